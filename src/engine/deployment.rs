@@ -1,0 +1,119 @@
+//! A deployment: one run of a program (or of none, for destroy and refresh) against a base
+//! snapshot, producing a new snapshot through the journal and a stream of events.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::control::{ApprovalPolicy, Control, ControlReceiver};
+use super::events::{EventSink, Operation, Outcome};
+use super::journal::Journal;
+use super::property::PropertyMap;
+use super::provider_registry::ProviderFactory;
+use super::snapshot::Snapshot;
+use super::step::StepOp;
+
+/// How a deployment runs.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub stack: String,
+    pub project: String,
+    pub operation: Operation,
+    /// Workers in the executor's pool (Pulumi's default: 4 × cores).
+    pub parallel: usize,
+    /// Run provider diffs on the workers while generation goes on.
+    pub parallel_diff: bool,
+    /// Keep going after a failed step, skipping what depends on it.
+    pub continue_on_error: bool,
+    pub approval: ApprovalPolicy,
+    /// URN globs to operate on (`*` within a segment, `**` anything); empty means everything.
+    pub targets: Vec<String>,
+    /// URN globs to replace whatever their diff says.
+    pub replace: Vec<String>,
+    pub target_dependents: bool,
+    /// Stack configuration, `<namespace>:<key>` to value text.
+    pub config: BTreeMap<String, String>,
+    pub secret_keys: Vec<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            stack: "dev".into(),
+            project: "project".into(),
+            operation: Operation::Update,
+            parallel: default_parallel(),
+            parallel_diff: false,
+            continue_on_error: false,
+            approval: ApprovalPolicy::Auto,
+            targets: Vec::new(),
+            replace: Vec::new(),
+            target_dependents: false,
+            config: BTreeMap::new(),
+            secret_keys: Vec::new(),
+        }
+    }
+}
+
+impl Options {
+    pub fn is_preview(&self) -> bool {
+        self.operation == Operation::Preview
+    }
+}
+
+/// Pulumi's default parallelism: four workers per core.
+pub fn default_parallel() -> usize {
+    4 * std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// What a deployment produced.
+#[derive(Clone, Debug)]
+pub struct DeploymentResult {
+    pub outcome: Outcome,
+    /// The state after the run (what the journal recorded).
+    pub snapshot: Snapshot,
+    /// Logical steps that completed, by op.
+    pub counts: BTreeMap<StepOp, usize>,
+    /// DBR cascades the operator or the policy declined.
+    pub declined: usize,
+    pub duration: Duration,
+    /// The root stack resource's outputs.
+    pub outputs: PropertyMap,
+}
+
+/// A deployment ready to run; take its [`Control`] before running it.
+pub struct Deployment {
+    pub(crate) options: Options,
+    pub(crate) base: Snapshot,
+    pub(crate) factory: Arc<dyn ProviderFactory>,
+    pub(crate) journal: Box<dyn Journal>,
+    pub(crate) events: EventSink,
+    pub(crate) control: Control,
+    pub(crate) control_rx: ControlReceiver,
+}
+
+impl Deployment {
+    pub fn new(
+        options: Options,
+        base: Snapshot,
+        factory: Arc<dyn ProviderFactory>,
+        journal: Box<dyn Journal>,
+        events: EventSink,
+    ) -> Deployment {
+        let (control, control_rx) = Control::new(events.clone());
+        Deployment {
+            options,
+            base,
+            factory,
+            journal,
+            events,
+            control,
+            control_rx,
+        }
+    }
+
+    /// The operator's handle; clone it into the console before calling `run`.
+    pub fn control(&self) -> Control {
+        self.control.clone()
+    }
+}

@@ -1,0 +1,269 @@
+//! The engine's event stream: everything a live display, a log printer or a JSON writer needs,
+//! sent without ever waiting for the consumer.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use super::property::PropertyMap;
+use super::provider::{DiffChanges, PropertyDiff};
+use super::step::StepOp;
+use super::urn::Urn;
+
+/// Identifies a chain of steps run serially on one worker.
+pub type ChainId = u64;
+/// Identifies a delete-before-replace cascade awaiting a decision.
+pub type CascadeId = u64;
+/// Identifies a worker of the executor's pool.
+pub type WorkerId = usize;
+
+/// Severity of a diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    Debug,
+    Info,
+    Warning,
+    Error,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Debug => "debug",
+            Severity::Info => "info",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// What kind of deployment runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operation {
+    Preview,
+    Update,
+    Destroy,
+    Refresh,
+}
+
+impl Operation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Preview => "preview",
+            Operation::Update => "up",
+            Operation::Destroy => "destroy",
+            Operation::Refresh => "refresh",
+        }
+    }
+}
+
+/// A planned step as a display sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepInfo {
+    pub op: StepOp,
+    pub urn: Urn,
+    pub type_: String,
+    pub parent: Option<Urn>,
+    pub custom: bool,
+    pub chain: Option<ChainId>,
+    /// Keys that changed.
+    pub diffs: Vec<String>,
+    /// Keys that force replacement.
+    pub replace_keys: Vec<String>,
+    pub detailed_diff: BTreeMap<String, PropertyDiff>,
+    pub old_inputs: Option<PropertyMap>,
+    pub old_outputs: Option<PropertyMap>,
+    pub new_inputs: Option<PropertyMap>,
+    pub provider: Option<String>,
+    pub delete_before_replace: bool,
+    pub dependencies: Vec<Urn>,
+    pub protect: bool,
+    pub retain_on_delete: bool,
+}
+
+/// Why a resource belongs to a DBR cascade.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CascadeReason {
+    /// The root itself: these keys force the replacement.
+    Root { keys: Vec<String> },
+    /// An input depends on a replaced resource and the provider's diff says replace.
+    Input {
+        inputs: Vec<String>,
+        on: Urn,
+        keys: Vec<String>,
+    },
+    /// Its provider is being replaced.
+    Provider { provider: Urn },
+    /// It is deleted with a replaced resource.
+    DeletedWith { target: Urn },
+}
+
+/// One resource that a DBR cascade replaces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CascadeMember {
+    pub urn: Urn,
+    pub type_: String,
+    pub reason: CascadeReason,
+}
+
+/// The end of a deployment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Succeeded,
+    Failed(String),
+    Cancelled,
+    Terminated,
+}
+
+impl Outcome {
+    pub fn is_success(&self) -> bool {
+        matches!(self, Outcome::Succeeded)
+    }
+}
+
+/// Who made a decision about a cascade.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decider {
+    Operator,
+    Policy,
+}
+
+/// The one stream the console, the progress printer and the JSON writer are built on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineEvent {
+    Prelude {
+        operation: Operation,
+        preview: bool,
+        stack: String,
+        project: String,
+        parallel: usize,
+        parallel_diff: bool,
+    },
+    RegistrationReceived {
+        urn: Urn,
+        type_: String,
+        parent: Option<Urn>,
+        custom: bool,
+        dependencies: Vec<Urn>,
+    },
+    StepPlanned(Box<StepInfo>),
+    ChainQueued {
+        chain: ChainId,
+        steps: Vec<(StepOp, Urn)>,
+    },
+    ChainStarted {
+        chain: ChainId,
+        worker: WorkerId,
+    },
+    ChainFinished {
+        chain: ChainId,
+        ok: bool,
+    },
+    StepStarted {
+        chain: ChainId,
+        op: StepOp,
+        urn: Urn,
+        worker: WorkerId,
+    },
+    StepFinished {
+        chain: ChainId,
+        op: StepOp,
+        urn: Urn,
+        outputs: PropertyMap,
+        duration: Duration,
+    },
+    StepFailed {
+        chain: ChainId,
+        op: StepOp,
+        urn: Urn,
+        error: String,
+        duration: Duration,
+    },
+    StepSkipped {
+        op: StepOp,
+        urn: Urn,
+        reason: String,
+    },
+    DiffQueued {
+        urn: Urn,
+    },
+    DiffStarted {
+        urn: Urn,
+        worker: WorkerId,
+    },
+    DiffFinished {
+        urn: Urn,
+        changes: DiffChanges,
+        replace: bool,
+    },
+    PendingReplacement {
+        cascade: CascadeId,
+        chain: ChainId,
+        root: Urn,
+        members: Vec<CascadeMember>,
+    },
+    Decision {
+        cascade: CascadeId,
+        approved: bool,
+        by: Decider,
+    },
+    Paused,
+    Resumed,
+    CancelRequested {
+        terminate: bool,
+    },
+    Diagnostic {
+        urn: Option<Urn>,
+        severity: Severity,
+        message: String,
+        ephemeral: bool,
+    },
+    ResourceOutputs {
+        urn: Urn,
+        outputs: PropertyMap,
+    },
+    Summary {
+        counts: BTreeMap<StepOp, usize>,
+        declined: usize,
+        duration: Duration,
+        outcome: Outcome,
+        preview: bool,
+    },
+}
+
+/// Sends events without waiting; a dropped receiver is not an error.
+#[derive(Clone, Debug, Default)]
+pub struct EventSink(Option<mpsc::UnboundedSender<EngineEvent>>);
+
+impl EventSink {
+    /// A sink and the stream that receives from it.
+    pub fn channel() -> (EventSink, mpsc::UnboundedReceiver<EngineEvent>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (EventSink(Some(tx)), rx)
+    }
+
+    /// A sink that drops everything (benchmarks, library use without a display).
+    pub fn none() -> EventSink {
+        EventSink(None)
+    }
+
+    pub fn send(&self, e: EngineEvent) {
+        if let Some(tx) = &self.0 {
+            let _ = tx.send(e);
+        }
+    }
+
+    pub fn is_active(&self) -> bool {
+        self.0.as_ref().is_some_and(|tx| !tx.is_closed())
+    }
+
+    pub fn diag(&self, urn: Option<Urn>, severity: Severity, message: impl Into<String>) {
+        self.send(EngineEvent::Diagnostic {
+            urn,
+            severity,
+            message: message.into(),
+            ephemeral: false,
+        });
+    }
+}

@@ -1,0 +1,96 @@
+//! Goals: what a program asks for when it registers a resource.
+
+use std::collections::BTreeMap;
+
+use super::property::PropertyMap;
+use super::resource::CustomTimeouts;
+use super::urn::Urn;
+
+/// An alias: another identity this resource had before (a full URN, or parts that default to
+/// the resource's own).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Alias {
+    Urn(Urn),
+    Spec {
+        name: Option<String>,
+        type_: Option<String>,
+        parent: Option<Urn>,
+        no_parent: bool,
+        project: Option<String>,
+        stack: Option<String>,
+    },
+}
+
+/// A registration of a resource by a program, with every resource option.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Goal {
+    pub type_: String,
+    pub name: String,
+    /// Custom resources are managed by a provider; components are not.
+    pub custom: bool,
+    pub parent: Option<Urn>,
+    /// Explicit provider reference `<URN>::<ID>`; a default provider is used when absent.
+    pub provider: Option<String>,
+    pub properties: PropertyMap,
+    pub dependencies: Vec<Urn>,
+    pub property_dependencies: BTreeMap<String, Vec<Urn>>,
+    pub protect: Option<bool>,
+    /// Overrides the provider's own delete-before-replace answer, in both directions.
+    pub delete_before_replace: Option<bool>,
+    pub ignore_changes: Vec<String>,
+    pub replace_on_changes: Vec<String>,
+    pub retain_on_delete: Option<bool>,
+    pub deleted_with: Option<Urn>,
+    pub aliases: Vec<Alias>,
+    pub import_id: Option<String>,
+    pub custom_timeouts: Option<CustomTimeouts>,
+    pub additional_secret_outputs: Vec<String>,
+    pub version: Option<String>,
+    pub source_position: Option<String>,
+}
+
+impl Goal {
+    /// A custom resource with the given inputs and no options.
+    pub fn custom(type_: &str, name: &str, properties: PropertyMap) -> Goal {
+        Goal {
+            type_: type_.to_string(),
+            name: name.to_string(),
+            custom: true,
+            properties,
+            ..Goal::default()
+        }
+    }
+
+    /// A component resource (no provider) with no inputs.
+    pub fn component(type_: &str, name: &str) -> Goal {
+        Goal {
+            type_: type_.to_string(),
+            name: name.to_string(),
+            ..Goal::default()
+        }
+    }
+
+    /// The package a custom resource's default provider comes from (`sim` for `sim:index:Bucket`).
+    pub fn package(&self) -> &str {
+        package_of(&self.type_)
+    }
+}
+
+/// The package part of a type token.
+pub fn package_of(ty: &str) -> &str {
+    ty.split(':').next().unwrap_or(ty)
+}
+
+/// A program's request to read an existing resource it does not manage.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReadGoal {
+    pub type_: String,
+    pub name: String,
+    pub id: String,
+    pub parent: Option<Urn>,
+    pub provider: Option<String>,
+    pub properties: PropertyMap,
+    pub dependencies: Vec<Urn>,
+    pub additional_secret_outputs: Vec<String>,
+    pub version: Option<String>,
+}

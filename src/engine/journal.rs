@@ -1,0 +1,344 @@
+//! The journal: every mutation of a stack's state as a small entry appended as it happens, and
+//! the replay that turns a base snapshot plus entries back into a snapshot. Writing an entry
+//! costs the same whatever the stack's size.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+
+use super::property::PropertyMap;
+use super::resource::{OperationType, PendingOperation, ResourceState};
+use super::snapshot::{Manifest, Snapshot};
+use super::urn::Urn;
+
+/// Identifies one begun operation within a deployment.
+pub type OpId = u64;
+
+/// One recorded mutation. Base resources are named by their position in the base snapshot,
+/// resources written during this deployment by the order they were written in.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum JournalEntry {
+    /// An operation is about to run; until it ends it is a pending operation.
+    Begin {
+        op: OpId,
+        operation: OperationType,
+        state: ResourceState,
+    },
+    /// An operation (or a step without one) finished.
+    #[serde(rename_all = "camelCase")]
+    Success {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        op: Option<OpId>,
+        /// A new state to append.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        new: Option<ResourceState>,
+        /// Keep a base state verbatim as a new state (an unchanged resource).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        keep_old: Option<usize>,
+        /// A base state this replaces or deletes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        remove_old: Option<usize>,
+        /// A base state left behind by create-before-delete, to delete later.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mark_delete_old: Option<usize>,
+        /// A base state deleted ahead of its replacement (delete-before-replace).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pending_replacement_old: Option<usize>,
+    },
+    /// An operation failed; the resource keeps its previous state.
+    Failure { op: OpId },
+    /// Outputs registered for a resource written in this deployment.
+    Outputs { new: usize, outputs: PropertyMap },
+}
+
+/// Where entries go: a file, or memory.
+pub trait Journal: Send {
+    fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError>;
+}
+
+/// A journal write or replay that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    #[error("writing the journal failed: {0}")]
+    Io(#[from] std::io::Error),
+    #[error("journal entry {entry}: {reason}")]
+    Replay { entry: usize, reason: String },
+    #[error("the deployment was terminated; no more state is written")]
+    Closed,
+}
+
+/// A journal that keeps nothing (previews).
+pub struct NullJournal;
+
+impl Journal for NullJournal {
+    fn append(&mut self, _entry: &JournalEntry) -> Result<(), JournalError> {
+        Ok(())
+    }
+}
+
+/// Rebuilds a snapshot from a base and entries; the same code runs live and on load.
+#[derive(Debug, Default)]
+pub struct Replayer {
+    base: Vec<ResourceState>,
+    base_pending: Vec<PendingOperation>,
+    done: Vec<bool>,
+    news: Vec<Option<ResourceState>>,
+    pending: IndexMap<OpId, PendingOperation>,
+    applied: usize,
+}
+
+impl Replayer {
+    pub fn new(base: &Snapshot) -> Replayer {
+        Replayer {
+            done: vec![false; base.resources.len()],
+            base: base.resources.clone(),
+            base_pending: base.pending_operations.clone(),
+            ..Replayer::default()
+        }
+    }
+
+    /// Applies one entry; returns the index of a new state it appended.
+    pub fn apply(&mut self, entry: &JournalEntry) -> Result<Option<usize>, JournalError> {
+        let n = self.applied;
+        self.applied += 1;
+        let bad = |reason: String| JournalError::Replay { entry: n, reason };
+        let base_len = self.base.len();
+        let check = |i: usize| {
+            if i < base_len {
+                Ok(i)
+            } else {
+                Err(bad(format!("base index {i} out of range ({base_len})")))
+            }
+        };
+        match entry {
+            JournalEntry::Begin {
+                op,
+                operation,
+                state,
+            } => {
+                self.pending.insert(
+                    *op,
+                    PendingOperation {
+                        resource: state.clone(),
+                        kind: *operation,
+                    },
+                );
+                Ok(None)
+            }
+            JournalEntry::Failure { op } => {
+                self.pending.shift_remove(op);
+                Ok(None)
+            }
+            JournalEntry::Success {
+                op,
+                new,
+                keep_old,
+                remove_old,
+                mark_delete_old,
+                pending_replacement_old,
+            } => {
+                if let Some(op) = op {
+                    self.pending.shift_remove(op);
+                }
+                if let Some(i) = remove_old {
+                    self.done[check(*i)?] = true;
+                }
+                if let Some(i) = mark_delete_old {
+                    self.base[check(*i)?].delete = true;
+                }
+                if let Some(i) = pending_replacement_old {
+                    self.base[check(*i)?].pending_replacement = true;
+                }
+                let appended = match (new, keep_old) {
+                    (Some(s), _) => Some(s.clone()),
+                    (None, Some(i)) => {
+                        let i = check(*i)?;
+                        self.done[i] = true;
+                        Some(self.base[i].clone())
+                    }
+                    (None, None) => None,
+                };
+                Ok(appended.map(|s| {
+                    self.news.push(Some(s));
+                    self.news.len() - 1
+                }))
+            }
+            JournalEntry::Outputs { new, outputs } => {
+                let s = self
+                    .news
+                    .get_mut(*new)
+                    .and_then(Option::as_mut)
+                    .ok_or_else(|| bad(format!("no new resource #{new}")))?;
+                s.outputs = outputs.clone();
+                Ok(None)
+            }
+        }
+    }
+
+    /// The snapshot as of the entries applied: new states in the order written, then base
+    /// states not superseded, then what is still in flight.
+    pub fn snapshot(&self) -> Snapshot {
+        let resources = self
+            .news
+            .iter()
+            .flatten()
+            .cloned()
+            .chain(
+                self.base
+                    .iter()
+                    .zip(&self.done)
+                    .filter(|(_, done)| !**done)
+                    .map(|(r, _)| r.clone()),
+            )
+            .collect();
+        let pending_operations = self
+            .base_pending
+            .iter()
+            .cloned()
+            .chain(self.pending.values().cloned())
+            .collect();
+        Snapshot {
+            manifest: Manifest::now(),
+            resources,
+            pending_operations,
+        }
+    }
+}
+
+/// Replays a whole journal onto a base snapshot (loading a stack).
+pub fn replay(base: &Snapshot, entries: &[JournalEntry]) -> Result<Snapshot, JournalError> {
+    let mut r = Replayer::new(base);
+    for e in entries {
+        r.apply(e)?;
+    }
+    Ok(r.snapshot())
+}
+
+struct ManagerState {
+    replayer: Replayer,
+    journal: Box<dyn Journal>,
+    next_op: OpId,
+    new_by_urn: HashMap<Urn, usize>,
+    closed: bool,
+}
+
+/// Serialises the executor's mutations into the journal and keeps the live snapshot.
+pub struct SnapshotManager {
+    state: Mutex<ManagerState>,
+}
+
+impl SnapshotManager {
+    pub fn new(base: &Snapshot, journal: Box<dyn Journal>) -> SnapshotManager {
+        SnapshotManager {
+            state: Mutex::new(ManagerState {
+                replayer: Replayer::new(base),
+                journal,
+                next_op: 1,
+                new_by_urn: HashMap::new(),
+                closed: false,
+            }),
+        }
+    }
+
+    fn record(
+        &self,
+        make: impl FnOnce(&mut ManagerState) -> JournalEntry,
+    ) -> Result<(), JournalError> {
+        let mut st = self.state.lock().expect("snapshot manager lock");
+        if st.closed {
+            return Err(JournalError::Closed);
+        }
+        let entry = make(&mut st);
+        st.journal.append(&entry)?;
+        let appended = st.replayer.apply(&entry)?;
+        if let (Some(i), JournalEntry::Success { new, keep_old, .. }) = (appended, &entry) {
+            let urn = match (new, keep_old) {
+                (Some(s), _) => s.urn.clone(),
+                (None, Some(o)) => st.replayer.base[*o].urn.clone(),
+                _ => unreachable!("an appended state comes from new or keep_old"),
+            };
+            st.new_by_urn.insert(urn, i);
+        }
+        Ok(())
+    }
+
+    /// Records that an operation is about to run.
+    pub fn begin(
+        &self,
+        operation: OperationType,
+        state: &ResourceState,
+    ) -> Result<OpId, JournalError> {
+        let mut id = 0;
+        self.record(|st| {
+            id = st.next_op;
+            st.next_op += 1;
+            JournalEntry::Begin {
+                op: id,
+                operation,
+                state: state.clone(),
+            }
+        })?;
+        Ok(id)
+    }
+
+    /// Records the end of a step.
+    pub fn success(&self, entry: SuccessEntry) -> Result<(), JournalError> {
+        self.record(|_| JournalEntry::Success {
+            op: entry.op,
+            new: entry.new,
+            keep_old: entry.keep_old,
+            remove_old: entry.remove_old,
+            mark_delete_old: entry.mark_delete_old,
+            pending_replacement_old: entry.pending_replacement_old,
+        })?;
+        Ok(())
+    }
+
+    pub fn failure(&self, op: OpId) -> Result<(), JournalError> {
+        self.record(|_| JournalEntry::Failure { op })?;
+        Ok(())
+    }
+
+    /// Records outputs registered for a resource written in this deployment.
+    pub fn outputs(&self, urn: &Urn, outputs: &PropertyMap) -> Result<(), JournalError> {
+        let new = {
+            let st = self.state.lock().expect("snapshot manager lock");
+            st.new_by_urn.get(urn).copied()
+        };
+        let Some(new) = new else {
+            return Ok(());
+        };
+        self.record(|_| JournalEntry::Outputs {
+            new,
+            outputs: outputs.clone(),
+        })?;
+        Ok(())
+    }
+
+    /// Stops all further writes (terminate): what is in flight stays pending.
+    pub fn close(&self) {
+        self.state.lock().expect("snapshot manager lock").closed = true;
+    }
+
+    pub fn snapshot(&self) -> Snapshot {
+        self.state
+            .lock()
+            .expect("snapshot manager lock")
+            .replayer
+            .snapshot()
+    }
+}
+
+/// The parts of a success entry; see [`JournalEntry::Success`].
+#[derive(Debug, Default)]
+pub struct SuccessEntry {
+    pub op: Option<OpId>,
+    pub new: Option<ResourceState>,
+    pub keep_old: Option<usize>,
+    pub remove_old: Option<usize>,
+    pub mark_delete_old: Option<usize>,
+    pub pending_replacement_old: Option<usize>,
+}

@@ -1,0 +1,383 @@
+//! Property values as the engine sees them: JSON-like data plus secrets, unknowns, resource
+//! references and opaque assets, with Pulumi's state encoding.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use super::urn::Urn;
+
+/// Key marking a special object in the state encoding.
+pub const SIG_KEY: &str = "4dabf18193072939515e22adb298388d";
+pub const SECRET_SIG: &str = "1b47061264138c4ac30d75fd1eb44270";
+pub const RESOURCE_REF_SIG: &str = "5cf8f73096256a8f31e491e813e4eb8e";
+pub const OUTPUT_SIG: &str = "d0e6a833031e9bbcd3f4e8bde6ca49a4";
+pub const ASSET_SIG: &str = "c44067f5952c0a294b673a41bacd8c17";
+pub const ARCHIVE_SIG: &str = "0def7320c3a5731c473e5ecbe6d01bc7";
+/// The string that stands for a value not known until apply.
+pub const UNKNOWN_SENTINEL: &str = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/// Sorted map, so that diffs, state files and snapshots are stable.
+pub type PropertyMap = BTreeMap<String, PropertyValue>;
+
+/// One property value. Unknowns exist only during planning; secrets wrap the value they hide.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum PropertyValue {
+    #[default]
+    Null,
+    Bool(bool),
+    Number(f64),
+    String(String),
+    Array(Vec<PropertyValue>),
+    Object(PropertyMap),
+    Secret(Box<PropertyValue>),
+    Unknown,
+    ResourceReference {
+        urn: Urn,
+        id: Option<Box<PropertyValue>>,
+        package_version: String,
+    },
+    /// Assets and archives are carried verbatim (the engine never opens them).
+    Asset(Map<String, Value>),
+    Archive(Map<String, Value>),
+}
+
+impl PropertyValue {
+    pub fn string(s: impl Into<String>) -> PropertyValue {
+        PropertyValue::String(s.into())
+    }
+
+    /// Whether the value or anything inside it is unknown.
+    pub fn contains_unknowns(&self) -> bool {
+        match self {
+            PropertyValue::Unknown => true,
+            PropertyValue::Array(a) => a.iter().any(PropertyValue::contains_unknowns),
+            PropertyValue::Object(m) => m.values().any(PropertyValue::contains_unknowns),
+            PropertyValue::Secret(v) => v.contains_unknowns(),
+            _ => false,
+        }
+    }
+
+    pub fn contains_secrets(&self) -> bool {
+        match self {
+            PropertyValue::Secret(_) => true,
+            PropertyValue::Array(a) => a.iter().any(PropertyValue::contains_secrets),
+            PropertyValue::Object(m) => m.values().any(PropertyValue::contains_secrets),
+            _ => false,
+        }
+    }
+
+    pub fn is_secret(&self) -> bool {
+        matches!(self, PropertyValue::Secret(_))
+    }
+
+    /// The value with every secret wrapper removed (for providers that do not accept secrets).
+    pub fn reveal(&self) -> PropertyValue {
+        match self {
+            PropertyValue::Secret(v) => v.reveal(),
+            PropertyValue::Array(a) => PropertyValue::Array(a.iter().map(Self::reveal).collect()),
+            PropertyValue::Object(m) => PropertyValue::Object(reveal_map(m)),
+            other => other.clone(),
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            PropertyValue::String(s) => Some(s),
+            PropertyValue::Secret(v) => v.as_str(),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            PropertyValue::Bool(b) => Some(*b),
+            PropertyValue::Secret(v) => v.as_bool(),
+            _ => None,
+        }
+    }
+
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            PropertyValue::Number(n) => Some(*n),
+            PropertyValue::Secret(v) => v.as_f64(),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[PropertyValue]> {
+        match self {
+            PropertyValue::Array(a) => Some(a),
+            PropertyValue::Secret(v) => v.as_array(),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&PropertyMap> {
+        match self {
+            PropertyValue::Object(m) => Some(m),
+            PropertyValue::Secret(v) => v.as_object(),
+            _ => None,
+        }
+    }
+
+    /// Converts plain JSON (as written by a user) into a property value, decoding special objects.
+    pub fn from_json(v: &Value) -> Result<PropertyValue, String> {
+        Ok(match v {
+            Value::Null => PropertyValue::Null,
+            Value::Bool(b) => PropertyValue::Bool(*b),
+            Value::Number(n) => PropertyValue::Number(n.as_f64().unwrap_or(f64::NAN)),
+            Value::String(s) if s == UNKNOWN_SENTINEL => PropertyValue::Unknown,
+            Value::String(s) => PropertyValue::String(s.clone()),
+            Value::Array(a) => PropertyValue::Array(
+                a.iter()
+                    .map(PropertyValue::from_json)
+                    .collect::<Result<_, _>>()?,
+            ),
+            Value::Object(m) => match m.get(SIG_KEY).and_then(Value::as_str) {
+                Some(SECRET_SIG) => {
+                    let inner = match (m.get("plaintext"), m.get("value")) {
+                        (Some(Value::String(p)), _) => {
+                            let v: Value = serde_json::from_str(p)
+                                .map_err(|e| format!("secret plaintext is not JSON: {e}"))?;
+                            PropertyValue::from_json(&v)?
+                        }
+                        (_, Some(v)) => PropertyValue::from_json(v)?,
+                        _ => {
+                            return Err(
+                                "secret has neither plaintext nor value (was it encrypted?)"
+                                    .to_string(),
+                            );
+                        }
+                    };
+                    PropertyValue::Secret(Box::new(inner))
+                }
+                Some(RESOURCE_REF_SIG) => {
+                    let urn = m
+                        .get("urn")
+                        .and_then(Value::as_str)
+                        .ok_or("resource reference without urn")?;
+                    PropertyValue::ResourceReference {
+                        urn: Urn::parse(urn).map_err(|e| e.to_string())?,
+                        id: m
+                            .get("id")
+                            .map(PropertyValue::from_json)
+                            .transpose()?
+                            .map(Box::new),
+                        package_version: m
+                            .get("packageVersion")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_string(),
+                    }
+                }
+                Some(OUTPUT_SIG) => {
+                    let inner = match m.get("value") {
+                        Some(v) => PropertyValue::from_json(v)?,
+                        None => PropertyValue::Unknown,
+                    };
+                    if m.get("secret").and_then(Value::as_bool) == Some(true) {
+                        PropertyValue::Secret(Box::new(inner))
+                    } else {
+                        inner
+                    }
+                }
+                Some(ASSET_SIG) => PropertyValue::Asset(m.clone()),
+                Some(ARCHIVE_SIG) => PropertyValue::Archive(m.clone()),
+                Some(other) => return Err(format!("unknown special object signature {other}")),
+                None => PropertyValue::Object(
+                    m.iter()
+                        .map(|(k, v)| Ok((k.clone(), PropertyValue::from_json(v)?)))
+                        .collect::<Result<_, String>>()?,
+                ),
+            },
+        })
+    }
+
+    /// The state encoding: secrets carry their plaintext (a secrets manager encrypts it before
+    /// anything reaches disk), unknowns become the sentinel string.
+    pub fn to_json(&self) -> Value {
+        match self {
+            PropertyValue::Null => Value::Null,
+            PropertyValue::Bool(b) => Value::Bool(*b),
+            PropertyValue::Number(n) => number_json(*n),
+            PropertyValue::String(s) => Value::String(s.clone()),
+            PropertyValue::Array(a) => Value::Array(a.iter().map(Self::to_json).collect()),
+            PropertyValue::Object(m) => Value::Object(map_to_json(m)),
+            PropertyValue::Secret(v) => {
+                let mut o = Map::new();
+                o.insert(SIG_KEY.into(), SECRET_SIG.into());
+                o.insert("plaintext".into(), Value::String(v.to_json().to_string()));
+                Value::Object(o)
+            }
+            PropertyValue::Unknown => Value::String(UNKNOWN_SENTINEL.into()),
+            PropertyValue::ResourceReference {
+                urn,
+                id,
+                package_version,
+            } => {
+                let mut o = Map::new();
+                o.insert(SIG_KEY.into(), RESOURCE_REF_SIG.into());
+                o.insert("urn".into(), urn.as_str().into());
+                if let Some(id) = id {
+                    o.insert("id".into(), id.to_json());
+                }
+                if !package_version.is_empty() {
+                    o.insert("packageVersion".into(), package_version.clone().into());
+                }
+                Value::Object(o)
+            }
+            PropertyValue::Asset(m) | PropertyValue::Archive(m) => Value::Object(m.clone()),
+        }
+    }
+
+    /// Plain JSON for people and programs: secrets masked, unknowns shown as such.
+    pub fn to_display_json(&self) -> Value {
+        match self {
+            PropertyValue::Secret(_) => Value::String("[secret]".into()),
+            PropertyValue::Unknown => Value::String("[unknown]".into()),
+            PropertyValue::Array(a) => Value::Array(a.iter().map(Self::to_display_json).collect()),
+            PropertyValue::Object(m) => Value::Object(
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.to_display_json()))
+                    .collect(),
+            ),
+            PropertyValue::ResourceReference { urn, .. } => Value::String(urn.to_string()),
+            other => other.to_json(),
+        }
+    }
+}
+
+fn number_json(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() < 9.0e15 {
+        Value::from(n as i64)
+    } else {
+        serde_json::Number::from_f64(n)
+            .map(Value::Number)
+            .unwrap_or(Value::Null)
+    }
+}
+
+pub fn map_to_json(m: &PropertyMap) -> Map<String, Value> {
+    m.iter().map(|(k, v)| (k.clone(), v.to_json())).collect()
+}
+
+/// Decodes a JSON object into a property map (state files, user input).
+pub fn map_from_json(v: &Value) -> Result<PropertyMap, String> {
+    match PropertyValue::from_json(v)? {
+        PropertyValue::Object(m) => Ok(m),
+        PropertyValue::Null => Ok(PropertyMap::new()),
+        _ => Err("expected an object".to_string()),
+    }
+}
+
+pub fn reveal_map(m: &PropertyMap) -> PropertyMap {
+    m.iter().map(|(k, v)| (k.clone(), v.reveal())).collect()
+}
+
+impl Serialize for PropertyValue {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for PropertyValue {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PropertyValue, D::Error> {
+        let v = Value::deserialize(d)?;
+        PropertyValue::from_json(&v).map_err(D::Error::custom)
+    }
+}
+
+impl fmt::Display for PropertyValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PropertyValue::String(s) => write!(f, "{s:?}"),
+            other => write!(f, "{}", other.to_display_json()),
+        }
+    }
+}
+
+impl From<&str> for PropertyValue {
+    fn from(s: &str) -> Self {
+        PropertyValue::String(s.to_string())
+    }
+}
+
+impl From<String> for PropertyValue {
+    fn from(s: String) -> Self {
+        PropertyValue::String(s)
+    }
+}
+
+impl From<f64> for PropertyValue {
+    fn from(n: f64) -> Self {
+        PropertyValue::Number(n)
+    }
+}
+
+impl From<bool> for PropertyValue {
+    fn from(b: bool) -> Self {
+        PropertyValue::Bool(b)
+    }
+}
+
+/// Builds a property map from pairs; handy for programs and tests.
+pub fn props<K: Into<String>, V: Into<PropertyValue>>(
+    pairs: impl IntoIterator<Item = (K, V)>,
+) -> PropertyMap {
+    pairs
+        .into_iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn state_encoding_round_trips_specials() {
+        let mut m = PropertyMap::new();
+        m.insert(
+            "pw".into(),
+            PropertyValue::Secret(Box::new(PropertyValue::string("hunter2"))),
+        );
+        m.insert("later".into(), PropertyValue::Unknown);
+        m.insert("n".into(), PropertyValue::Number(3.0));
+        m.insert("f".into(), PropertyValue::Number(0.5));
+        m.insert(
+            "list".into(),
+            PropertyValue::Array(vec![PropertyValue::Bool(true), PropertyValue::Null]),
+        );
+        let json = Value::Object(map_to_json(&m));
+        assert_eq!(json["pw"][SIG_KEY], SECRET_SIG);
+        assert_eq!(json["pw"]["plaintext"], "\"hunter2\"");
+        assert_eq!(json["later"], UNKNOWN_SENTINEL);
+        assert_eq!(json["n"], 3);
+        assert_eq!(map_from_json(&json).unwrap(), m);
+    }
+
+    #[test]
+    fn display_masks_secrets_and_unknowns() {
+        let v = PropertyValue::Object(props([
+            ("a", PropertyValue::Secret(Box::new("x".into()))),
+            ("b", PropertyValue::Unknown),
+        ]));
+        assert_eq!(
+            v.to_display_json().to_string(),
+            r#"{"a":"[secret]","b":"[unknown]"}"#
+        );
+        assert!(v.contains_unknowns());
+        assert!(v.contains_secrets());
+        assert!(!v.reveal().contains_secrets());
+    }
+
+    #[test]
+    fn unknown_signature_is_an_error() {
+        let v: Value = serde_json::json!({SIG_KEY: "nope"});
+        assert!(PropertyValue::from_json(&v).is_err());
+    }
+}

@@ -1,0 +1,169 @@
+//! Provider resources: loading a provider per `pulumi:providers:<pkg>` resource, configuring it,
+//! and finding it again by reference for the resources it manages.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use super::property::PropertyMap;
+use super::provider::{CheckResult, ConfigureResult, DiffResult, Provider, ProviderError};
+use super::resource::ResourceState;
+use super::urn::Urn;
+
+/// Makes provider instances for a package: the built-in ones, or plugins.
+pub trait ProviderFactory: Send + Sync {
+    fn load(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<dyn Provider>, ProviderError>;
+}
+
+/// A configured provider and what it told the engine about itself.
+#[derive(Clone)]
+pub struct LoadedProvider {
+    pub provider: Arc<dyn Provider>,
+    pub configure: ConfigureResult,
+}
+
+/// Every provider of a deployment, by reference `<URN>::<ID>`.
+pub struct ProviderRegistry {
+    factory: Arc<dyn ProviderFactory>,
+    loaded: RwLock<HashMap<String, LoadedProvider>>,
+    /// Providers recorded in the base snapshot, configured on first use by an old resource.
+    olds: HashMap<String, ResourceState>,
+}
+
+/// The package a provider type manages: `sim` for `pulumi:providers:sim`.
+pub fn provider_package(ty: &str) -> &str {
+    ty.strip_prefix("pulumi:providers:").unwrap_or(ty)
+}
+
+fn version_of(inputs: &PropertyMap) -> Option<&str> {
+    inputs.get("version").and_then(|v| v.as_str())
+}
+
+impl ProviderRegistry {
+    pub fn new(factory: Arc<dyn ProviderFactory>, base: &[ResourceState]) -> ProviderRegistry {
+        let olds = base
+            .iter()
+            .filter(|r| r.is_provider() && !r.delete)
+            .filter_map(|r| Some((format!("{}::{}", r.urn, r.id.as_deref()?), r.clone())))
+            .collect();
+        ProviderRegistry {
+            factory,
+            loaded: RwLock::new(HashMap::new()),
+            olds,
+        }
+    }
+
+    /// The provider behind a reference, if it is configured.
+    pub fn get(&self, reference: &str) -> Option<Arc<dyn Provider>> {
+        self.get_loaded(reference).map(|l| l.provider)
+    }
+
+    pub fn get_loaded(&self, reference: &str) -> Option<LoadedProvider> {
+        self.loaded
+            .read()
+            .expect("registry lock")
+            .get(reference)
+            .cloned()
+    }
+
+    /// The provider for a reference, configuring it from the base snapshot when an old resource
+    /// needs a provider the program did not register this time.
+    pub async fn ensure(&self, reference: &str) -> Result<LoadedProvider, ProviderError> {
+        if let Some(p) = self.get_loaded(reference) {
+            return Ok(p);
+        }
+        let old = self.olds.get(reference).ok_or_else(|| {
+            ProviderError::Failed(format!("unknown provider reference {reference}"))
+        })?;
+        let loaded = self
+            .load_and_configure(&old.type_, &old.inputs, false)
+            .await?;
+        self.loaded
+            .write()
+            .expect("registry lock")
+            .insert(reference.to_string(), loaded.clone());
+        Ok(loaded)
+    }
+
+    /// Check for a provider resource: loads an unconfigured instance and checks its config.
+    pub async fn check(
+        &self,
+        urn: &Urn,
+        olds: &PropertyMap,
+        news: &PropertyMap,
+    ) -> Result<CheckResult, ProviderError> {
+        let prov = self
+            .factory
+            .load(provider_package(urn.type_()), version_of(news))?;
+        prov.check_config(urn, olds, news).await
+    }
+
+    /// Diff for a provider resource: DiffConfig.
+    pub async fn diff(
+        &self,
+        urn: &Urn,
+        olds: &PropertyMap,
+        news: &PropertyMap,
+    ) -> Result<DiffResult, ProviderError> {
+        let prov = self
+            .factory
+            .load(provider_package(urn.type_()), version_of(news))?;
+        prov.diff_config(urn, olds, news).await
+    }
+
+    /// Create, update or same of a provider resource: configure it and make it referenceable.
+    pub async fn configure(
+        &self,
+        urn: &Urn,
+        id: &str,
+        inputs: &PropertyMap,
+        preview: bool,
+    ) -> Result<(), ProviderError> {
+        let loaded = self
+            .load_and_configure(urn.type_(), inputs, preview)
+            .await?;
+        self.loaded
+            .write()
+            .expect("registry lock")
+            .insert(format!("{urn}::{id}"), loaded);
+        Ok(())
+    }
+
+    async fn load_and_configure(
+        &self,
+        ty: &str,
+        inputs: &PropertyMap,
+        preview: bool,
+    ) -> Result<LoadedProvider, ProviderError> {
+        let provider = self
+            .factory
+            .load(provider_package(ty), version_of(inputs))?;
+        let unknown_config = inputs.values().any(|v| v.contains_unknowns());
+        let configure = if preview && unknown_config {
+            ConfigureResult::default()
+        } else {
+            provider.configure(inputs).await?
+        };
+        Ok(LoadedProvider {
+            provider,
+            configure,
+        })
+    }
+
+    /// Sends Cancel to every configured provider.
+    pub async fn cancel_all(&self) {
+        let all: Vec<_> = self
+            .loaded
+            .read()
+            .expect("registry lock")
+            .values()
+            .map(|l| l.provider.clone())
+            .collect();
+        for p in all {
+            let _ = p.cancel().await;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+//! Resource state: what the engine records about one resource, with the fields of Pulumi's
+//! ResourceV3 so that state exports read as Pulumi's.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::property::PropertyMap;
+use super::urn::Urn;
+
+/// Per-operation timeouts in seconds, passed to providers.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct CustomTimeouts {
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub create: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub update: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub delete: f64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub read: f64,
+}
+
+fn is_zero(f: &f64) -> bool {
+    *f == 0.0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// One resource as recorded in a snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceState {
+    pub urn: Urn,
+    #[serde(default)]
+    pub custom: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub delete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(rename = "type")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "PropertyMap::is_empty")]
+    pub inputs: PropertyMap,
+    #[serde(default, skip_serializing_if = "PropertyMap::is_empty")]
+    pub outputs: PropertyMap,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<Urn>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub protect: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub taint: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub external: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<Urn>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub init_errors: Vec<String>,
+    /// A provider reference, `<provider URN>::<provider ID>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub property_dependencies: BTreeMap<String, Vec<Urn>>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub pending_replacement: bool,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional_secret_outputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<Urn>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_timeouts: Option<CustomTimeouts>,
+    #[serde(default, rename = "importID", skip_serializing_if = "Option::is_none")]
+    pub import_id: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub retain_on_delete: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deleted_with: Option<Urn>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modified: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_position: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignore_changes: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace_on_changes: Vec<String>,
+}
+
+impl ResourceState {
+    /// Every resource this one needs to exist before it: parent, provider, dependencies,
+    /// property dependencies and deletedWith (the edges of the dependency graph).
+    pub fn dependency_urns(&self) -> impl Iterator<Item = Urn> + '_ {
+        self.parent
+            .iter()
+            .cloned()
+            .chain(self.provider.as_deref().and_then(provider_urn))
+            .chain(self.dependencies.iter().cloned())
+            .chain(self.property_dependencies.values().flatten().cloned())
+            .chain(self.deleted_with.iter().cloned())
+    }
+
+    pub fn is_provider(&self) -> bool {
+        is_provider_type(&self.type_)
+    }
+}
+
+/// Provider resources are ordinary custom resources of type `pulumi:providers:<package>`.
+pub fn is_provider_type(ty: &str) -> bool {
+    ty.starts_with("pulumi:providers:")
+}
+
+/// The URN half of a provider reference `<URN>::<ID>` (split on the last `::`).
+pub fn provider_urn(reference: &str) -> Option<Urn> {
+    let (urn, _) = reference.rsplit_once("::")?;
+    Urn::parse(urn).ok()
+}
+
+/// What was in flight when a deployment stopped, recorded so that the next run can warn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OperationType {
+    Creating,
+    Updating,
+    Deleting,
+    Reading,
+    Importing,
+}
+
+impl OperationType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OperationType::Creating => "creating",
+            OperationType::Updating => "updating",
+            OperationType::Deleting => "deleting",
+            OperationType::Reading => "reading",
+            OperationType::Importing => "importing",
+        }
+    }
+}
+
+/// An operation that began and has not been recorded as finished.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PendingOperation {
+    pub resource: ResourceState,
+    #[serde(rename = "type")]
+    pub kind: OperationType,
+}

@@ -1,0 +1,225 @@
+//! Snapshots: the recorded state of a stack, and the integrity rules every saved snapshot obeys.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::resource::{PendingOperation, ResourceState, provider_urn};
+use super::urn::Urn;
+
+/// The engine version written into manifests.
+pub const ENGINE_VERSION: &str = concat!("stepdeck-", env!("CARGO_PKG_VERSION"));
+
+/// Who wrote a snapshot and when; `magic` lets a reader detect a manifest edited by hand.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    pub time: String,
+    pub magic: String,
+    pub version: String,
+}
+
+impl Manifest {
+    pub fn now() -> Manifest {
+        Manifest {
+            time: chrono::Utc::now().to_rfc3339(),
+            magic: magic_for(ENGINE_VERSION),
+            version: ENGINE_VERSION.to_string(),
+        }
+    }
+}
+
+/// Hex SHA-256 of the version string, as Pulumi computes a manifest's magic.
+pub fn magic_for(version: &str) -> String {
+    hex::encode(Sha256::digest(version.as_bytes()))
+}
+
+impl Default for Manifest {
+    fn default() -> Self {
+        Manifest::now()
+    }
+}
+
+/// A stack's resources in dependency order, plus what was in flight.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Snapshot {
+    pub manifest: Manifest,
+    pub resources: Vec<ResourceState>,
+    pub pending_operations: Vec<PendingOperation>,
+}
+
+/// A broken rule found in a snapshot.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IntegrityError {
+    #[error("manifest magic {found:?} does not match version {version:?}")]
+    Magic { found: String, version: String },
+    #[error("resource #{index} has no URN or no type")]
+    MissingIdentity { index: usize },
+    #[error("component {urn} has an ID")]
+    ComponentWithId { urn: Urn },
+    #[error("provider {urn} has no ID and cannot be referenced")]
+    ProviderWithoutId { urn: Urn },
+    #[error("resource {urn}'s provider {provider} is malformed")]
+    BadProviderReference { urn: Urn, provider: String },
+    #[error("resource {urn}'s {field} {target} comes after it")]
+    ComesAfter {
+        urn: Urn,
+        field: &'static str,
+        target: String,
+    },
+    #[error("resource {urn}'s {field} {target} is missing from the snapshot")]
+    Missing {
+        urn: Urn,
+        field: &'static str,
+        target: String,
+    },
+    #[error("resource {urn} appears more than once without being marked for deletion")]
+    Duplicate { urn: Urn },
+}
+
+impl Snapshot {
+    /// Checks the rules of Pulumi's `VerifyIntegrity`: identity, provider references, and every
+    /// parent, provider, dependency and deletedWith target appearing earlier than its dependent.
+    pub fn verify_integrity(&self) -> Result<(), IntegrityError> {
+        if self.manifest.magic != magic_for(&self.manifest.version) {
+            return Err(IntegrityError::Magic {
+                found: self.manifest.magic.clone(),
+                version: self.manifest.version.clone(),
+            });
+        }
+        let all: HashSet<&Urn> = self.resources.iter().map(|r| &r.urn).collect();
+        let mut seen: HashSet<&Urn> = HashSet::with_capacity(self.resources.len());
+        let mut providers: HashMap<String, ()> = HashMap::new();
+        let mut live: HashSet<&Urn> = HashSet::with_capacity(self.resources.len());
+        for (index, r) in self.resources.iter().enumerate() {
+            if r.urn.as_str().is_empty() || r.type_.is_empty() {
+                return Err(IntegrityError::MissingIdentity { index });
+            }
+            if !r.custom && r.id.as_deref().is_some_and(|id| !id.is_empty()) {
+                return Err(IntegrityError::ComponentWithId { urn: r.urn.clone() });
+            }
+            if let Some(p) = &r.provider {
+                let Some(purn) = provider_urn(p) else {
+                    return Err(IntegrityError::BadProviderReference {
+                        urn: r.urn.clone(),
+                        provider: p.clone(),
+                    });
+                };
+                if !r.pending_replacement && !providers.contains_key(p.as_str()) {
+                    let field = "provider";
+                    return Err(if all.contains(&purn) {
+                        IntegrityError::ComesAfter {
+                            urn: r.urn.clone(),
+                            field,
+                            target: p.clone(),
+                        }
+                    } else {
+                        IntegrityError::Missing {
+                            urn: r.urn.clone(),
+                            field,
+                            target: p.clone(),
+                        }
+                    });
+                }
+            }
+            let check = |field: &'static str, target: &Urn| -> Result<(), IntegrityError> {
+                if seen.contains(target) {
+                    Ok(())
+                } else if all.contains(target) {
+                    Err(IntegrityError::ComesAfter {
+                        urn: r.urn.clone(),
+                        field,
+                        target: target.to_string(),
+                    })
+                } else {
+                    Err(IntegrityError::Missing {
+                        urn: r.urn.clone(),
+                        field,
+                        target: target.to_string(),
+                    })
+                }
+            };
+            if let Some(p) = &r.parent {
+                check("parent", p)?;
+            }
+            for d in &r.dependencies {
+                check("dependency", d)?;
+            }
+            for d in r.property_dependencies.values().flatten() {
+                check("property dependency", d)?;
+            }
+            if let Some(d) = &r.deleted_with {
+                check("deletedWith", d)?;
+            }
+            if r.is_provider() {
+                match &r.id {
+                    Some(id) if !id.is_empty() => {
+                        providers.insert(format!("{}::{}", r.urn, id), ());
+                    }
+                    _ => return Err(IntegrityError::ProviderWithoutId { urn: r.urn.clone() }),
+                }
+            }
+            if !r.delete && !live.insert(&r.urn) {
+                return Err(IntegrityError::Duplicate { urn: r.urn.clone() });
+            }
+            seen.insert(&r.urn);
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn res(name: &str, deps: &[&Urn]) -> ResourceState {
+        ResourceState {
+            urn: Urn::new("s", "p", None, "t:index:R", name),
+            custom: true,
+            id: Some(format!("id-{name}")),
+            type_: "t:index:R".into(),
+            dependencies: deps.iter().map(|u| (*u).clone()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn order_and_duplicates_are_checked() {
+        let a = res("a", &[]);
+        let b = res("b", &[&a.urn]);
+        let mut snap = Snapshot {
+            resources: vec![a.clone(), b.clone()],
+            ..Default::default()
+        };
+        assert_eq!(snap.verify_integrity(), Ok(()));
+        snap.resources.reverse();
+        assert!(matches!(
+            snap.verify_integrity(),
+            Err(IntegrityError::ComesAfter { .. })
+        ));
+        snap.resources = vec![b.clone()];
+        assert!(matches!(
+            snap.verify_integrity(),
+            Err(IntegrityError::Missing { .. })
+        ));
+        snap.resources = vec![a.clone(), a.clone()];
+        assert!(matches!(
+            snap.verify_integrity(),
+            Err(IntegrityError::Duplicate { .. })
+        ));
+        let mut old = a.clone();
+        old.delete = true;
+        snap.resources = vec![old, a];
+        assert_eq!(snap.verify_integrity(), Ok(()));
+    }
+
+    #[test]
+    fn tampered_magic_is_rejected() {
+        let mut snap = Snapshot::default();
+        snap.manifest.magic = "00".into();
+        assert!(matches!(
+            snap.verify_integrity(),
+            Err(IntegrityError::Magic { .. })
+        ));
+    }
+}

@@ -1,0 +1,351 @@
+//! The program side of a deployment: the resource monitor a program registers resources with,
+//! whether the program is a YAML file evaluated in-process or an SDK program over gRPC.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use futures::future::{BoxFuture, FutureExt, Shared};
+use tokio::sync::{mpsc, oneshot};
+
+use super::events::{EventSink, Severity};
+use super::goal::{Goal, ReadGoal, package_of};
+use super::property::PropertyMap;
+use super::provider_registry::ProviderRegistry;
+use super::urn::{ROOT_STACK_TYPE, Urn};
+
+/// How a registration ended, as the SDKs' `supportsResultReporting` expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegisterStatus {
+    Success,
+    /// The step failed under continue-on-error; outputs are unknown.
+    Failed,
+    /// The step was skipped because something it depends on failed.
+    Skipped,
+}
+
+/// What a program gets back for a registration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Registered {
+    pub urn: Urn,
+    pub id: Option<String>,
+    pub outputs: PropertyMap,
+    pub status: RegisterStatus,
+    /// The resource will not exist after this run (a skipped create): every output is unknown.
+    pub unknown: bool,
+}
+
+/// Why a registration was refused or failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RegisterError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Failed(String),
+    #[error("the deployment was cancelled")]
+    Cancelled,
+}
+
+/// Facts about the deployment a program may ask for.
+#[derive(Clone, Debug, Default)]
+pub struct DeploymentInfo {
+    pub stack: String,
+    pub project: String,
+    pub dry_run: bool,
+    pub parallel: usize,
+    /// Stack configuration, `<namespace>:<key>` to the value's JSON text or string.
+    pub config: BTreeMap<String, String>,
+    pub secret_keys: Vec<String>,
+}
+
+type Reply<T> = oneshot::Sender<Result<T, RegisterError>>;
+
+/// Requests from the program to the deployment loop.
+pub(crate) enum SourceEvent {
+    Register {
+        goal: Goal,
+        reply: Reply<Registered>,
+    },
+    RegisterOutputs {
+        urn: Urn,
+        outputs: PropertyMap,
+        reply: Reply<()>,
+    },
+    Read {
+        goal: ReadGoal,
+        reply: Reply<Registered>,
+    },
+}
+
+/// Options a child inherits from its parent when it does not set them.
+#[derive(Clone, Debug, Default)]
+struct Inherited {
+    protect: bool,
+    retain_on_delete: bool,
+    deleted_with: Option<Urn>,
+    /// Explicit providers by package, passed down to children of the same package.
+    providers: BTreeMap<String, String>,
+}
+
+type DefaultProvider = Shared<BoxFuture<'static, Result<String, RegisterError>>>;
+
+/// The handle a program registers resources through; clone it freely across tasks.
+#[derive(Clone)]
+pub struct ResourceMonitor {
+    tx: mpsc::UnboundedSender<SourceEvent>,
+    info: Arc<DeploymentInfo>,
+    registry: Arc<ProviderRegistry>,
+    events: EventSink,
+    inherited: Arc<Mutex<HashMap<Urn, Inherited>>>,
+    defaults: Arc<Mutex<HashMap<String, DefaultProvider>>>,
+    root: Arc<Mutex<Option<Urn>>>,
+}
+
+impl ResourceMonitor {
+    pub(crate) fn new(
+        tx: mpsc::UnboundedSender<SourceEvent>,
+        info: Arc<DeploymentInfo>,
+        registry: Arc<ProviderRegistry>,
+        events: EventSink,
+    ) -> ResourceMonitor {
+        ResourceMonitor {
+            tx,
+            info,
+            registry,
+            events,
+            inherited: Arc::default(),
+            defaults: Arc::default(),
+            root: Arc::default(),
+        }
+    }
+
+    pub fn info(&self) -> &DeploymentInfo {
+        &self.info
+    }
+
+    /// The root stack resource's URN, once the program registered it.
+    pub fn root(&self) -> Option<Urn> {
+        self.root.lock().expect("root lock").clone()
+    }
+
+    /// Lets an SDK set the root explicitly (the Engine service's SetRootResource).
+    pub fn set_root(&self, urn: Urn) {
+        *self.root.lock().expect("root lock") = Some(urn);
+    }
+
+    /// Registers a resource and waits until its step finished; applies parent inheritance and
+    /// default providers as Pulumi's resource monitor does.
+    pub async fn register(&self, mut goal: Goal) -> Result<Registered, RegisterError> {
+        if goal.type_ == ROOT_STACK_TYPE && goal.parent.is_none() {
+            let urn = Urn::new(
+                &self.info.stack,
+                &self.info.project,
+                None,
+                &goal.type_,
+                &goal.name,
+            );
+            self.set_root(urn);
+        } else if goal.parent.is_none() {
+            goal.parent = self.root();
+        }
+        let parent = goal.parent.as_ref().and_then(|p| {
+            self.inherited
+                .lock()
+                .expect("inherited lock")
+                .get(p)
+                .cloned()
+        });
+        let parent = parent.unwrap_or_default();
+        goal.protect = Some(goal.protect.unwrap_or(parent.protect));
+        goal.retain_on_delete = Some(goal.retain_on_delete.unwrap_or(parent.retain_on_delete));
+        if goal.deleted_with.is_none() {
+            goal.deleted_with = parent.deleted_with.clone();
+        }
+        let is_provider = goal.type_.starts_with("pulumi:providers:");
+        if goal.custom && !is_provider && goal.provider.is_none() {
+            let pkg = goal.package().to_string();
+            goal.provider = match parent.providers.get(&pkg) {
+                Some(p) => Some(p.clone()),
+                None => Some(self.default_provider(&pkg, goal.version.clone()).await?),
+            };
+        }
+        let mut providers = parent.providers.clone();
+        if !goal.custom
+            && let Some(p) = &goal.provider
+            && let Some(purn) = super::resource::provider_urn(p)
+        {
+            let pkg = purn
+                .type_()
+                .strip_prefix("pulumi:providers:")
+                .unwrap_or_default()
+                .to_string();
+            providers.insert(pkg, p.clone());
+        }
+        let own = Inherited {
+            protect: goal.protect.unwrap_or(false),
+            retain_on_delete: goal.retain_on_delete.unwrap_or(false),
+            deleted_with: goal.deleted_with.clone(),
+            providers,
+        };
+        let reg = self
+            .send(|reply| SourceEvent::Register { goal, reply })
+            .await?;
+        self.inherited
+            .lock()
+            .expect("inherited lock")
+            .insert(reg.urn.clone(), own);
+        Ok(reg)
+    }
+
+    /// Records a component's (or the stack's) outputs.
+    pub async fn register_outputs(
+        &self,
+        urn: &Urn,
+        outputs: PropertyMap,
+    ) -> Result<(), RegisterError> {
+        let urn = urn.clone();
+        self.send(|reply| SourceEvent::RegisterOutputs {
+            urn,
+            outputs,
+            reply,
+        })
+        .await
+    }
+
+    /// Reads an existing resource the program does not manage.
+    pub async fn read(&self, mut goal: ReadGoal) -> Result<Registered, RegisterError> {
+        if goal.parent.is_none() {
+            goal.parent = self.root();
+        }
+        if goal.provider.is_none() {
+            let pkg = package_of(&goal.type_).to_string();
+            goal.provider = Some(self.default_provider(&pkg, goal.version.clone()).await?);
+        }
+        self.send(|reply| SourceEvent::Read { goal, reply }).await
+    }
+
+    /// Calls a provider function.
+    pub async fn invoke(
+        &self,
+        token: &str,
+        args: &PropertyMap,
+        provider: Option<String>,
+    ) -> Result<PropertyMap, RegisterError> {
+        let reference = match provider {
+            Some(p) => p,
+            None => self.default_provider(package_of(token), None).await?,
+        };
+        let prov = self
+            .registry
+            .get(&reference)
+            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))?;
+        prov.invoke(token, args)
+            .await
+            .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
+    }
+
+    /// Forwards a program's log message as a diagnostic.
+    pub fn log(&self, severity: Severity, urn: Option<Urn>, message: impl Into<String>) {
+        self.events.diag(urn, severity, message);
+    }
+
+    async fn send<T>(
+        &self,
+        make: impl FnOnce(Reply<T>) -> SourceEvent,
+    ) -> Result<T, RegisterError> {
+        let (reply, rx) = oneshot::channel();
+        self.tx
+            .send(make(reply))
+            .map_err(|_| RegisterError::Cancelled)?;
+        rx.await.map_err(|_| RegisterError::Cancelled)?
+    }
+
+    /// Registers (once per package) the default provider `pulumi:providers:<pkg>::default`,
+    /// configured from the stack's `<pkg>:*` config, and returns its reference.
+    async fn default_provider(
+        &self,
+        pkg: &str,
+        version: Option<String>,
+    ) -> Result<String, RegisterError> {
+        let fut = {
+            let mut defaults = self.defaults.lock().expect("defaults lock");
+            defaults
+                .entry(pkg.to_string())
+                .or_insert_with(|| {
+                    let this = self.clone();
+                    let pkg = pkg.to_string();
+                    async move {
+                        let mut goal = Goal::custom(
+                            &format!("pulumi:providers:{pkg}"),
+                            "default",
+                            this.provider_config(&pkg),
+                        );
+                        goal.version = version;
+                        let urn = Urn::new(
+                            &this.info.stack,
+                            &this.info.project,
+                            None,
+                            &goal.type_,
+                            &goal.name,
+                        );
+                        let reg = this
+                            .send(|reply| SourceEvent::Register { goal, reply })
+                            .await?;
+                        let id = reg.id.unwrap_or_default();
+                        Ok(format!("{urn}::{id}"))
+                    }
+                    .boxed()
+                    .shared()
+                })
+                .clone()
+        };
+        fut.await
+    }
+
+    fn provider_config(&self, pkg: &str) -> PropertyMap {
+        let prefix = format!("{pkg}:");
+        self.info
+            .config
+            .iter()
+            .filter_map(|(k, v)| {
+                let key = k.strip_prefix(&prefix)?;
+                let value = serde_json::from_str::<serde_json::Value>(v)
+                    .ok()
+                    .filter(|j| !j.is_string())
+                    .and_then(|j| super::property::PropertyValue::from_json(&j).ok())
+                    .unwrap_or_else(|| super::property::PropertyValue::String(v.clone()));
+                let value = if self.info.secret_keys.iter().any(|s| s == k) {
+                    super::property::PropertyValue::Secret(Box::new(value))
+                } else {
+                    value
+                };
+                Some((key.to_string(), value))
+            })
+            .collect()
+    }
+}
+
+/// Why a program failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ProgramError(pub String);
+
+/// A program: anything that registers resources through a monitor and then returns.
+#[async_trait]
+pub trait Program: Send {
+    async fn run(self: Box<Self>, monitor: ResourceMonitor) -> Result<(), ProgramError>;
+}
+
+/// A program made from an async closure (tests, embedders).
+pub struct ProgramFn<F>(pub F);
+
+#[async_trait]
+impl<F, Fut> Program for ProgramFn<F>
+where
+    F: FnOnce(ResourceMonitor) -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = Result<(), ProgramError>> + Send + 'static,
+{
+    async fn run(self: Box<Self>, monitor: ResourceMonitor) -> Result<(), ProgramError> {
+        (self.0)(monitor).await
+    }
+}

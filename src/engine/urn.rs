@@ -1,0 +1,133 @@
+//! Uniform resource names: the identity of a resource across deployments.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The type token of the root stack resource; children of it do not carry its type in their URN.
+pub const ROOT_STACK_TYPE: &str = "pulumi:pulumi:Stack";
+
+/// `urn:pulumi:<stack>::<project>::<qualified type>::<name>`, cheap to clone because URNs are
+/// copied into every step, event and dependency list.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Urn(Arc<str>);
+
+/// Why a string is not a URN.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("invalid URN {0:?}: expected urn:pulumi:<stack>::<project>::<type>::<name>")]
+pub struct InvalidUrn(pub String);
+
+impl Urn {
+    /// Builds the URN a registration gets: the parent's qualified type prefixes the own type
+    /// unless the parent is absent or the root stack.
+    pub fn new(stack: &str, project: &str, parent: Option<&Urn>, ty: &str, name: &str) -> Urn {
+        let qualified = match parent {
+            Some(p) if p.type_() != ROOT_STACK_TYPE => format!("{}${ty}", p.qualified_type()),
+            _ => ty.to_string(),
+        };
+        Urn(format!("urn:pulumi:{stack}::{project}::{qualified}::{name}").into())
+    }
+
+    /// Validates and wraps a URN string read from a file or the wire.
+    pub fn parse(s: &str) -> Result<Urn, InvalidUrn> {
+        let rest = s
+            .strip_prefix("urn:pulumi:")
+            .ok_or_else(|| InvalidUrn(s.to_string()))?;
+        if rest.splitn(4, "::").count() != 4 {
+            return Err(InvalidUrn(s.to_string()));
+        }
+        Ok(Urn(s.into()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    fn parts(&self) -> [&str; 4] {
+        let rest = self.0.strip_prefix("urn:pulumi:").unwrap_or_default();
+        let mut it = rest.splitn(4, "::");
+        let stack = it.next().unwrap_or_default();
+        let project = it.next().unwrap_or_default();
+        let tail = it.next().unwrap_or_default();
+        let name = it.next().unwrap_or_default();
+        [stack, project, tail, name]
+    }
+
+    pub fn stack(&self) -> &str {
+        self.parts()[0]
+    }
+
+    pub fn project(&self) -> &str {
+        self.parts()[1]
+    }
+
+    /// The type with every ancestor's type, joined by `$`.
+    pub fn qualified_type(&self) -> &str {
+        self.parts()[2]
+    }
+
+    /// The resource's own type token (the last `$` segment).
+    pub fn type_(&self) -> &str {
+        let q = self.qualified_type();
+        q.rsplit('$').next().unwrap_or(q)
+    }
+
+    pub fn name(&self) -> &str {
+        self.parts()[3]
+    }
+}
+
+impl fmt::Display for Urn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl fmt::Debug for Urn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", &*self.0)
+    }
+}
+
+impl Serialize for Urn {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for Urn {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Urn, D::Error> {
+        let s = String::deserialize(d)?;
+        Urn::parse(&s).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn qualified_type_nests_under_non_root_parents() {
+        let stack = Urn::new("dev", "p", None, ROOT_STACK_TYPE, "p-dev");
+        let comp = Urn::new("dev", "p", Some(&stack), "my:comp:Comp", "c");
+        assert_eq!(comp.as_str(), "urn:pulumi:dev::p::my:comp:Comp::c");
+        let child = Urn::new("dev", "p", Some(&comp), "sim:index:Bucket", "b");
+        assert_eq!(
+            child.as_str(),
+            "urn:pulumi:dev::p::my:comp:Comp$sim:index:Bucket::b"
+        );
+        assert_eq!(child.type_(), "sim:index:Bucket");
+        assert_eq!(child.name(), "b");
+        assert_eq!(child.stack(), "dev");
+        assert_eq!(child.project(), "p");
+    }
+
+    #[test]
+    fn names_may_contain_double_colons() {
+        let u = Urn::parse("urn:pulumi:s::p::t::a::b").unwrap();
+        assert_eq!(u.name(), "a::b");
+        assert!(Urn::parse("urn:pulumi:s::p").is_err());
+        assert!(Urn::parse("arn:aws:x").is_err());
+    }
+}
