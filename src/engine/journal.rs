@@ -2,7 +2,7 @@
 //! the replay that turns a base snapshot plus entries back into a snapshot. Writing an entry
 //! costs the same whatever the stack's size.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use indexmap::IndexMap;
@@ -52,6 +52,11 @@ pub enum JournalEntry {
     Failure { op: OpId },
     /// Outputs registered for a resource written in this deployment.
     Outputs { new: usize, outputs: PropertyMap },
+    /// A base state refreshed in place (`None`: it no longer exists).
+    Refresh {
+        old: usize,
+        state: Option<ResourceState>,
+    },
 }
 
 /// Where entries go: a file, or memory.
@@ -88,6 +93,8 @@ pub struct Replayer {
     news: Vec<Option<ResourceState>>,
     pending: IndexMap<OpId, PendingOperation>,
     applied: usize,
+    /// A refresh found a resource gone: references to it are pruned from the snapshot.
+    vanished: bool,
 }
 
 impl Replayer {
@@ -166,6 +173,17 @@ impl Replayer {
                     self.news.len() - 1
                 }))
             }
+            JournalEntry::Refresh { old, state } => {
+                let i = check(*old)?;
+                match state {
+                    Some(s) => self.base[i] = s.clone(),
+                    None => {
+                        self.done[i] = true;
+                        self.vanished = true;
+                    }
+                }
+                Ok(None)
+            }
             JournalEntry::Outputs { new, outputs } => {
                 let s = self
                     .news
@@ -181,7 +199,7 @@ impl Replayer {
     /// The snapshot as of the entries applied: new states in the order written, then base
     /// states not superseded, then what is still in flight.
     pub fn snapshot(&self) -> Snapshot {
-        let resources = self
+        let resources: Vec<ResourceState> = self
             .news
             .iter()
             .flatten()
@@ -194,6 +212,11 @@ impl Replayer {
                     .map(|(r, _)| r.clone()),
             )
             .collect();
+        let resources = if self.vanished {
+            prune_dangling(resources)
+        } else {
+            resources
+        };
         let pending_operations = self
             .base_pending
             .iter()
@@ -206,6 +229,27 @@ impl Replayer {
             pending_operations,
         }
     }
+}
+
+/// Drops references to resources no longer in the snapshot, as Pulumi's rebuildBaseState does
+/// after a refresh; an orphaned child is left without a parent.
+fn prune_dangling(mut resources: Vec<ResourceState>) -> Vec<ResourceState> {
+    let mut seen: HashSet<Urn> = HashSet::with_capacity(resources.len());
+    for r in &mut resources {
+        let present = |u: &Urn| seen.contains(u);
+        if r.parent.as_ref().is_some_and(|p| !present(p)) {
+            r.parent = None;
+        }
+        r.dependencies.retain(present);
+        for deps in r.property_dependencies.values_mut() {
+            deps.retain(present);
+        }
+        if r.deleted_with.as_ref().is_some_and(|d| !present(d)) {
+            r.deleted_with = None;
+        }
+        seen.insert(r.urn.clone());
+    }
+    resources
 }
 
 /// Replays a whole journal onto a base snapshot (loading a stack).
@@ -316,6 +360,11 @@ impl SnapshotManager {
             outputs: outputs.clone(),
         })?;
         Ok(())
+    }
+
+    /// Records a base state refreshed in place (`None`: it is gone).
+    pub fn refresh(&self, old: usize, state: Option<ResourceState>) -> Result<(), JournalError> {
+        self.record(|_| JournalEntry::Refresh { old, state })
     }
 
     /// Stops all further writes (terminate): what is in flight stays pending.

@@ -3,17 +3,27 @@
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
 pub mod control;
+mod deletes;
 pub mod deployment;
+mod deployment_executor;
+pub mod diff;
 pub mod events;
+mod exec_state;
 pub mod goal;
+pub mod graph;
 pub mod journal;
 pub mod property;
+pub mod property_path;
 pub mod provider;
 pub mod provider_registry;
 pub mod resource;
 pub mod snapshot;
 pub mod source;
 pub mod step;
+mod step_apply;
+mod step_executor;
+mod step_generator;
+pub mod targets;
 pub mod urn;
 
 pub use control::{ApprovalPolicy, CancelLevel, Control};

@@ -228,12 +228,7 @@ pub trait Provider: Send + Sync {
     }
 
     /// Decides whether a change to the provider's configuration replaces what it manages.
-    async fn diff_config(
-        &self,
-        _urn: &Urn,
-        _old_inputs: &PropertyMap,
-        _new_inputs: &PropertyMap,
-    ) -> Result<DiffResult, ProviderError> {
+    async fn diff_config(&self, _req: DiffRequest) -> Result<DiffResult, ProviderError> {
         Ok(DiffResult::default())
     }
 

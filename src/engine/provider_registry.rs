@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
 use super::property::PropertyMap;
-use super::provider::{CheckResult, ConfigureResult, DiffResult, Provider, ProviderError};
+use super::provider::{
+    CheckResult, ConfigureResult, DiffRequest, DiffResult, Provider, ProviderError,
+};
 use super::resource::ResourceState;
 use super::urn::Urn;
 
@@ -102,16 +104,12 @@ impl ProviderRegistry {
     }
 
     /// Diff for a provider resource: DiffConfig.
-    pub async fn diff(
-        &self,
-        urn: &Urn,
-        olds: &PropertyMap,
-        news: &PropertyMap,
-    ) -> Result<DiffResult, ProviderError> {
-        let prov = self
-            .factory
-            .load(provider_package(urn.type_()), version_of(news))?;
-        prov.diff_config(urn, olds, news).await
+    pub async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
+        let prov = self.factory.load(
+            provider_package(req.urn.type_()),
+            version_of(&req.new_inputs),
+        )?;
+        prov.diff_config(req).await
     }
 
     /// Create, update or same of a provider resource: configure it and make it referenceable.

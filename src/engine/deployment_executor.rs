@@ -1,0 +1,556 @@
+//! The deployment loop (Pulumi's deployment executor): feeds registrations to the step
+//! generator, hands chains to the executor, holds DBR cascades for the operator, then runs the
+//! deletes, and reports how it all ended.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+use tokio::task::JoinSet;
+
+use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision};
+use super::deletes::{generate_deletes, schedule_deletes};
+use super::deployment::{Deployment, DeploymentResult, Options};
+use super::events::{
+    ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
+};
+use super::exec_state::ExecState;
+use super::journal::{NullJournal, SnapshotManager, SuccessEntry};
+use super::property::PropertyMap;
+use super::provider_registry::ProviderRegistry;
+use super::source::{
+    DeploymentInfo, Program, RegisterError, RegisterStatus, Registered, ResourceMonitor,
+    SourceEvent,
+};
+use super::step::{Step, StepOp};
+use super::step_apply::ApplyCtx;
+use super::step_executor::{Chain, ExecDone, RegisterReply, StepExecutor};
+use super::step_generator::{Cascade, Generated, PlannedChain, StepGenerator};
+use super::urn::{ROOT_STACK_TYPE, Urn};
+
+/// A chain held until the operator decides about its cascade.
+struct Parked {
+    chain: Chain,
+    cascade: Cascade,
+}
+
+/// Why the loop stopped early.
+enum Stop {
+    Terminated,
+}
+
+struct Loop {
+    opts: Arc<Options>,
+    events: EventSink,
+    exec: Arc<ExecState>,
+    ctx: Arc<ApplyCtx>,
+    sg: StepGenerator,
+    executor: StepExecutor,
+    tasks: JoinSet<()>,
+    done: mpsc::UnboundedReceiver<ExecDone>,
+    control: ControlReceiver,
+    inflight: usize,
+    next_chain: ChainId,
+    parked: BTreeMap<u64, Parked>,
+    declined: usize,
+    cancelled: bool,
+    stack_outputs: PropertyMap,
+}
+
+fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
+    let state = step.state();
+    StepInfo {
+        op: step.op,
+        urn: step.urn.clone(),
+        type_: state.type_.clone(),
+        parent: state.parent.clone(),
+        custom: state.custom,
+        chain,
+        diffs: step.diffs.clone(),
+        replace_keys: step.keys.clone(),
+        detailed_diff: step.detailed_diff.clone(),
+        old_inputs: step.old.as_ref().map(|o| o.state.inputs.clone()),
+        old_outputs: step.old.as_ref().map(|o| o.state.outputs.clone()),
+        new_inputs: step.new.as_ref().map(|n| n.inputs.clone()),
+        provider: state.provider.clone(),
+        delete_before_replace: step.delete_before_replace,
+        dependencies: state.dependency_urns().collect(),
+        protect: state.protect,
+        retain_on_delete: state.retain_on_delete,
+    }
+}
+
+impl Deployment {
+    /// Runs the deployment to the end (or until terminated) and returns the new state.
+    pub async fn run(self, program: Option<Box<dyn Program>>) -> DeploymentResult {
+        let started = Instant::now();
+        let Deployment {
+            options,
+            base,
+            factory,
+            journal,
+            events,
+            control: _,
+            control_rx,
+        } = self;
+        let opts = Arc::new(options);
+        let preview = opts.is_preview();
+        events.send(EngineEvent::Prelude {
+            operation: opts.operation,
+            preview,
+            stack: opts.stack.clone(),
+            project: opts.project.clone(),
+            parallel: opts.parallel.max(1),
+            parallel_diff: opts.parallel_diff,
+        });
+        if !preview {
+            for p in &base.pending_operations {
+                events.diag(
+                    Some(p.resource.urn.clone()),
+                    Severity::Warning,
+                    format!(
+                        "{} was interrupted while {}; its state may not match the world. Run `stepdeck refresh` to reconcile",
+                        p.resource.urn,
+                        p.kind.as_str()
+                    ),
+                );
+            }
+        }
+        let registry = Arc::new(ProviderRegistry::new(factory, &base.resources));
+        let journal = if preview {
+            Box::new(NullJournal)
+        } else {
+            journal
+        };
+        let manager = Arc::new(SnapshotManager::new(&base, journal));
+        let exec = Arc::new(ExecState::default());
+        let ctx = Arc::new(ApplyCtx {
+            registry: registry.clone(),
+            manager: manager.clone(),
+            exec: exec.clone(),
+            preview,
+            condemned: RwLock::new(HashSet::new()),
+        });
+        let (done_tx, done) = mpsc::unbounded_channel();
+        let executor = StepExecutor::new(
+            ctx.clone(),
+            events.clone(),
+            opts.parallel,
+            control_rx.paused.clone(),
+            control_rx.cancel.clone(),
+            opts.continue_on_error,
+            done_tx,
+        );
+        let base_states = Arc::new(base.resources.clone());
+        let sg = StepGenerator::new(
+            opts.clone(),
+            registry.clone(),
+            events.clone(),
+            exec.clone(),
+            base_states,
+        );
+        let mut lp = Loop {
+            opts: opts.clone(),
+            events: events.clone(),
+            exec: exec.clone(),
+            ctx,
+            sg,
+            executor,
+            tasks: JoinSet::new(),
+            done,
+            control: control_rx,
+            inflight: 0,
+            next_chain: 1,
+            parked: BTreeMap::new(),
+            declined: 0,
+            cancelled: false,
+            stack_outputs: PropertyMap::new(),
+        };
+        let info = Arc::new(DeploymentInfo {
+            stack: opts.stack.clone(),
+            project: opts.project.clone(),
+            dry_run: preview,
+            parallel: opts.parallel,
+            config: opts.config.clone(),
+            secret_keys: opts.secret_keys.clone(),
+        });
+        let outcome = match lp.run(program, info, registry.clone()).await {
+            Err(Stop::Terminated) => {
+                manager.close();
+                lp.tasks.abort_all();
+                Outcome::Terminated
+            }
+            Ok(program_error) => {
+                if lp.cancelled {
+                    Outcome::Cancelled
+                } else if let Some(e) = program_error.or_else(|| exec.first_error()) {
+                    Outcome::Failed(e)
+                } else {
+                    Outcome::Succeeded
+                }
+            }
+        };
+        if matches!(outcome, Outcome::Cancelled | Outcome::Terminated) {
+            registry.cancel_all().await;
+        }
+        let counts = exec.counts();
+        let duration = started.elapsed();
+        events.send(EngineEvent::Summary {
+            counts: counts.clone(),
+            declined: lp.declined,
+            duration,
+            outcome: outcome.clone(),
+            preview,
+        });
+        let snapshot = if preview { base } else { manager.snapshot() };
+        let outputs = if preview {
+            lp.stack_outputs
+        } else {
+            snapshot
+                .resources
+                .iter()
+                .find(|r| r.type_ == ROOT_STACK_TYPE && !r.delete)
+                .map(|r| r.outputs.clone())
+                .unwrap_or_default()
+        };
+        DeploymentResult {
+            outcome,
+            snapshot,
+            counts,
+            declined: lp.declined,
+            duration,
+            outputs,
+        }
+    }
+}
+
+impl Loop {
+    /// Runs the program phase and then the deletes; returns the program's error, if any.
+    async fn run(
+        &mut self,
+        program: Option<Box<dyn Program>>,
+        info: Arc<DeploymentInfo>,
+        registry: Arc<ProviderRegistry>,
+    ) -> Result<Option<String>, Stop> {
+        let (src_tx, mut src) = mpsc::unbounded_channel();
+        let monitor = ResourceMonitor::new(src_tx, info, registry, self.events.clone());
+        let mut program_task = program.map(|p| tokio::spawn(p.run(monitor)));
+        let mut program_error = None;
+        let mut cancel = self.control.cancel.clone();
+        loop {
+            let program_done = program_task.is_none();
+            if program_done && self.inflight == 0 && self.parked.is_empty() && src.is_empty() {
+                break;
+            }
+            tokio::select! {
+                Some(ev) = src.recv() => self.on_source(ev).await,
+                Some(d) = self.done.recv() => self.on_done(d).await,
+                Some(d) = self.control.decisions.recv() => self.on_decision(d),
+                r = async { program_task.as_mut().expect("guarded").await }, if !program_done => {
+                    program_task = None;
+                    program_error = match r {
+                        Ok(Ok(())) => None,
+                        Ok(Err(e)) => Some(format!("the program failed: {e}")),
+                        Err(e) => Some(format!("the program panicked: {e}")),
+                    };
+                    if let Some(e) = &program_error {
+                        self.events.diag(None, Severity::Error, e.clone());
+                    }
+                }
+                Ok(()) = cancel.changed() => {
+                    match *cancel.borrow() {
+                        CancelLevel::Terminating => return Err(Stop::Terminated),
+                        CancelLevel::Cancelling => {
+                            self.cancelled = true;
+                            if let Some(t) = program_task.take() {
+                                t.abort();
+                            }
+                            for (_, p) in std::mem::take(&mut self.parked) {
+                                if let Some(r) = p.chain.reply {
+                                    let _ = r.send(Err(RegisterError::Cancelled));
+                                }
+                            }
+                        }
+                        CancelLevel::Running => {}
+                    }
+                }
+                Some(_) = self.tasks.join_next(), if !self.tasks.is_empty() => {}
+            }
+        }
+        if self.cancelled
+            || program_error.is_some()
+            || (self.exec.saw_error() && !self.opts.continue_on_error)
+        {
+            return Ok(program_error);
+        }
+        if self.opts.operation == Operation::Refresh {
+            let steps = self.refresh_steps();
+            self.run_antichain(steps).await?;
+        } else {
+            self.run_deletes().await?;
+        }
+        Ok(program_error)
+    }
+
+    async fn on_source(&mut self, ev: SourceEvent) {
+        match ev {
+            SourceEvent::Register { goal, reply } => {
+                if self.cancelled {
+                    let _ = reply.send(Err(RegisterError::Cancelled));
+                    return;
+                }
+                match self.sg.generate(goal).await {
+                    Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
+                    Ok(Generated::Diff(pd)) => {
+                        self.inflight += 1;
+                        self.executor
+                            .submit_diff(&mut self.tasks, pd.ctx, pd.run, reply);
+                    }
+                    Ok(Generated::Done(reg)) => {
+                        let _ = reply.send(Ok(reg));
+                    }
+                    Err(e) => self.refuse(reply, e),
+                }
+            }
+            SourceEvent::RegisterOutputs {
+                urn,
+                outputs,
+                reply,
+            } => {
+                if urn.type_() == ROOT_STACK_TYPE {
+                    self.stack_outputs = outputs.clone();
+                }
+                let written = if self.opts.is_preview() {
+                    Ok(())
+                } else {
+                    self.ctx.manager.outputs(&urn, &outputs)
+                };
+                self.events
+                    .send(EngineEvent::ResourceOutputs { urn, outputs });
+                let _ = reply.send(written.map_err(|e| RegisterError::Failed(e.to_string())));
+            }
+            SourceEvent::Read { goal, reply } => {
+                let e = RegisterError::Invalid(format!(
+                    "reading existing resources ({} {:?}) is not supported yet",
+                    goal.type_, goal.name
+                ));
+                self.refuse(reply, e);
+            }
+        }
+    }
+
+    fn refuse(&mut self, reply: RegisterReply, e: RegisterError) {
+        self.exec.fail(&e.to_string());
+        self.events.diag(None, Severity::Error, e.to_string());
+        let _ = reply.send(Err(e));
+    }
+
+    async fn on_done(&mut self, d: ExecDone) {
+        self.inflight -= 1;
+        if let ExecDone::Diff { ctx, reply, result } = d {
+            let planned = match result {
+                Ok(diff) => self.sg.continue_from_diff(ctx, diff).await,
+                Err(e) => Err(e),
+            };
+            match planned {
+                Ok(pc) => self.schedule(pc, Some(reply)),
+                Err(e) => self.refuse(reply, e),
+            }
+        }
+    }
+
+    fn schedule(&mut self, pc: PlannedChain, reply: Option<RegisterReply>) {
+        let id = self.next_chain;
+        self.next_chain += 1;
+        for s in &pc.steps {
+            self.events
+                .send(EngineEvent::StepPlanned(Box::new(step_info(s, Some(id)))));
+        }
+        let chain = Chain {
+            id,
+            steps: pc.steps,
+            reply,
+        };
+        let Some(cascade) = pc.cascade else {
+            self.submit(chain);
+            return;
+        };
+        self.events.send(EngineEvent::PendingReplacement {
+            cascade: cascade.id,
+            chain: id,
+            root: cascade.root.clone(),
+            members: cascade.members.clone(),
+        });
+        let policy = if self.opts.is_preview() {
+            ApprovalPolicy::Auto
+        } else {
+            self.opts.approval
+        };
+        match policy {
+            ApprovalPolicy::Auto => {
+                if !self.opts.is_preview() {
+                    self.events.send(EngineEvent::Decision {
+                        cascade: cascade.id,
+                        approved: true,
+                        by: Decider::Policy,
+                    });
+                }
+                self.submit(chain);
+            }
+            ApprovalPolicy::Ask => {
+                self.parked.insert(cascade.id, Parked { chain, cascade });
+            }
+            ApprovalPolicy::Decline => self.decline(Parked { chain, cascade }, Decider::Policy),
+        }
+    }
+
+    fn submit(&mut self, chain: Chain) {
+        self.inflight += 1;
+        self.executor.submit(&mut self.tasks, chain);
+    }
+
+    fn on_decision(&mut self, d: Decision) {
+        let ids: Vec<u64> = match d {
+            Decision::Approve(id) | Decision::Decline(id) => vec![id],
+            Decision::ApproveAll => self.parked.keys().copied().collect(),
+        };
+        for id in ids {
+            let Some(p) = self.parked.remove(&id) else {
+                continue;
+            };
+            if matches!(d, Decision::Decline(_)) {
+                self.decline(p, Decider::Operator);
+            } else {
+                self.events.send(EngineEvent::Decision {
+                    cascade: id,
+                    approved: true,
+                    by: Decider::Operator,
+                });
+                self.submit(p.chain);
+            }
+        }
+    }
+
+    /// Leaves the root and its dependents as they are: the root is kept like an untargeted
+    /// resource and its registration gets the old outputs.
+    fn decline(&mut self, p: Parked, by: Decider) {
+        self.declined += 1;
+        self.events.send(EngineEvent::Decision {
+            cascade: p.cascade.id,
+            approved: false,
+            by,
+        });
+        let root_old = p
+            .chain
+            .steps
+            .iter()
+            .find(|s| s.urn == p.cascade.root)
+            .and_then(|s| s.old.clone());
+        for s in &p.chain.steps {
+            if let Some(o) = &s.old {
+                self.sg.pending_deletes.remove(&o.index);
+            }
+        }
+        for m in &p.cascade.members {
+            self.sg.deleted.remove(&m.urn);
+            self.sg.declined.insert(m.urn.clone());
+        }
+        let Some(old) = root_old else {
+            return;
+        };
+        let kept = if self.opts.is_preview() {
+            Ok(())
+        } else {
+            self.ctx.manager.success(SuccessEntry {
+                keep_old: Some(old.index),
+                ..SuccessEntry::default()
+            })
+        };
+        if let Some(reply) = p.chain.reply {
+            let answer = kept
+                .map_err(|e| RegisterError::Failed(e.to_string()))
+                .map(|()| Registered {
+                    urn: old.state.urn.clone(),
+                    id: old.state.id.clone(),
+                    outputs: old.state.outputs.clone(),
+                    status: RegisterStatus::Success,
+                    unknown: false,
+                });
+            let _ = reply.send(answer);
+        }
+    }
+
+    /// Submits every step as its own chain and waits for all of them.
+    async fn run_antichain(&mut self, steps: Vec<Step>) -> Result<(), Stop> {
+        for step in steps {
+            let id = self.next_chain;
+            self.next_chain += 1;
+            self.events
+                .send(EngineEvent::StepPlanned(Box::new(step_info(
+                    &step,
+                    Some(id),
+                ))));
+            self.submit(Chain {
+                id,
+                steps: vec![step],
+                reply: None,
+            });
+        }
+        let mut cancel = self.control.cancel.clone();
+        while self.inflight > 0 {
+            tokio::select! {
+                Some(d) = self.done.recv() => self.on_done(d).await,
+                Ok(()) = cancel.changed() => match *cancel.borrow() {
+                    CancelLevel::Terminating => return Err(Stop::Terminated),
+                    CancelLevel::Cancelling => self.cancelled = true,
+                    CancelLevel::Running => {}
+                },
+                Some(_) = self.tasks.join_next(), if !self.tasks.is_empty() => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes what the program no longer declares, antichain after antichain.
+    async fn run_deletes(&mut self) -> Result<(), Stop> {
+        let marked: HashSet<usize> = self.exec.marked_delete().into_iter().collect();
+        let base = self.sg.base().clone();
+        let steps = generate_deletes(
+            &base,
+            &marked,
+            &self.sg.pending_deletes,
+            |u: &Urn| self.sg.is_registered(u) || self.sg.declined.contains(u),
+            |u: &Urn| self.sg.is_targeted(u),
+        );
+        *self.ctx.condemned.write().expect("condemned lock") = steps
+            .iter()
+            .filter(|s| s.op != StepOp::DeleteReplaced)
+            .map(|s| s.urn.clone())
+            .collect();
+        for layer in schedule_deletes(steps, self.sg.graph()) {
+            self.run_antichain(layer).await?;
+            if self.cancelled || (self.exec.saw_error() && !self.opts.continue_on_error) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// One refresh step per managed resource (Pulumi's `pulumi refresh`), all in parallel.
+    fn refresh_steps(&self) -> Vec<Step> {
+        self.sg
+            .base()
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| r.custom && !r.is_provider() && !r.pending_replacement && !r.delete)
+            .filter(|(_, r)| self.sg.is_targeted(&r.urn))
+            .map(|(index, r)| {
+                Step::new(StepOp::Refresh, r.urn.clone()).with_old(super::step::OldState {
+                    index,
+                    state: r.clone(),
+                })
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,384 @@
+//! Applying one step: the provider call, the journal entries around it, and the state that
+//! results. Previews call providers in preview mode and journal nothing.
+
+use std::collections::HashSet;
+use std::sync::{Arc, RwLock};
+
+use super::exec_state::ExecState;
+use super::journal::{SnapshotManager, SuccessEntry};
+use super::property::{PropertyMap, PropertyValue};
+use super::provider::{CreateRequest, DeleteRequest, ProviderError, ReadRequest, UpdateRequest};
+use super::provider_registry::ProviderRegistry;
+use super::resource::{OperationType, ResourceState};
+use super::step::{Step, StepOp};
+
+/// What every step application shares.
+pub(crate) struct ApplyCtx {
+    pub registry: Arc<ProviderRegistry>,
+    pub manager: Arc<SnapshotManager>,
+    pub exec: Arc<ExecState>,
+    pub preview: bool,
+    /// URNs the delete phase removes (a deletedWith target among them skips the delete call).
+    pub condemned: RwLock<HashSet<super::urn::Urn>>,
+}
+
+fn now() -> Option<String> {
+    Some(chrono::Utc::now().to_rfc3339())
+}
+
+/// Outputs are secret where the program asked, or where the input of the same name was.
+fn secretize(outputs: &mut PropertyMap, inputs: &PropertyMap, additional: &[String]) {
+    for (k, v) in outputs.iter_mut() {
+        let wanted = additional.iter().any(|a| a == k)
+            || inputs.get(k).is_some_and(PropertyValue::is_secret);
+        if wanted && !v.is_secret() {
+            *v = PropertyValue::Secret(Box::new(std::mem::take(v)));
+        }
+    }
+}
+
+impl ApplyCtx {
+    fn journal<T>(
+        &self,
+        f: impl FnOnce(&SnapshotManager) -> Result<T, super::journal::JournalError>,
+    ) -> Result<Option<T>, String> {
+        if self.preview {
+            return Ok(None);
+        }
+        f(&self.manager).map(Some).map_err(|e| e.to_string())
+    }
+
+    fn begin(&self, kind: OperationType, state: &ResourceState) -> Result<Option<u64>, String> {
+        self.journal(|m| m.begin(kind, state))
+    }
+
+    fn end(&self, op: Option<u64>, entry: SuccessEntry) -> Result<(), String> {
+        self.journal(|m| m.success(SuccessEntry { op, ..entry }))
+            .map(|_| ())
+    }
+
+    fn fail(&self, op: Option<u64>) {
+        if let Some(op) = op {
+            let _ = self.journal(|m| m.failure(op));
+        }
+    }
+
+    /// Applies a step; returns the resource's resulting state when it has one.
+    pub async fn apply(&self, step: &Step) -> Result<Option<ResourceState>, String> {
+        let old_index = step.old.as_ref().map(|o| o.index);
+        match step.op {
+            StepOp::Same => self.same(step).await,
+            StepOp::Create | StepOp::CreateReplacement => {
+                let mut new = step.new.clone().expect("create has a new state");
+                let op = self.begin(OperationType::Creating, &new)?;
+                match self.create(&mut new).await {
+                    Ok(()) => {
+                        let mut entry = SuccessEntry {
+                            new: Some(new.clone()),
+                            ..SuccessEntry::default()
+                        };
+                        if step.op == StepOp::CreateReplacement {
+                            let old = step.old.as_ref().expect("replacement has an old state");
+                            if step.delete_before_replace || old.state.pending_replacement {
+                                entry.remove_old = old_index;
+                            } else {
+                                entry.mark_delete_old = old_index;
+                                self.exec.mark_delete(old.index);
+                            }
+                        }
+                        self.end(op, entry)?;
+                        Ok(Some(new))
+                    }
+                    Err(e) => {
+                        self.fail(op);
+                        Err(e)
+                    }
+                }
+            }
+            StepOp::Update => {
+                let old = step.old.as_ref().expect("update has an old state");
+                let mut new = step.new.clone().expect("update has a new state");
+                new.id = old.state.id.clone();
+                new.created = old.state.created.clone();
+                let op = self.begin(OperationType::Updating, &new)?;
+                match self.update(&old.state, &mut new).await {
+                    Ok(()) => {
+                        self.end(
+                            op,
+                            SuccessEntry {
+                                new: Some(new.clone()),
+                                remove_old: old_index,
+                                ..SuccessEntry::default()
+                            },
+                        )?;
+                        Ok(Some(new))
+                    }
+                    Err(e) => {
+                        self.fail(op);
+                        Err(e)
+                    }
+                }
+            }
+            StepOp::Delete | StepOp::DeleteReplaced => {
+                let old = &step.old.as_ref().expect("delete has an old state").state;
+                if step.op == StepOp::Delete && old.protect {
+                    return Err(format!(
+                        "resource \"{}\" cannot be deleted because it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`, or use the command: `pulumi state unprotect '{}'`",
+                        old.urn, old.urn
+                    ));
+                }
+                let op = self.begin(OperationType::Deleting, old)?;
+                match self.delete(old).await {
+                    Ok(()) => {
+                        let entry = if step.pending_replace {
+                            SuccessEntry {
+                                pending_replacement_old: old_index,
+                                ..SuccessEntry::default()
+                            }
+                        } else {
+                            SuccessEntry {
+                                remove_old: old_index,
+                                ..SuccessEntry::default()
+                            }
+                        };
+                        self.end(op, entry)?;
+                        Ok(None)
+                    }
+                    Err(e) => {
+                        self.fail(op);
+                        Err(e)
+                    }
+                }
+            }
+            StepOp::Replace => Ok(step.new.clone()),
+            StepOp::RemovePendingReplace | StepOp::Discard | StepOp::DiscardReplaced => {
+                self.end(
+                    None,
+                    SuccessEntry {
+                        remove_old: old_index,
+                        ..SuccessEntry::default()
+                    },
+                )?;
+                Ok(None)
+            }
+            StepOp::Refresh => self.refresh(step).await,
+            StepOp::Read | StepOp::ReadReplacement | StepOp::Import | StepOp::ImportReplacement => {
+                Err(format!("{} steps are not supported yet", step.op))
+            }
+        }
+    }
+
+    async fn same(&self, step: &Step) -> Result<Option<ResourceState>, String> {
+        let new = step.new.clone().expect("same has a new state");
+        if step.skipped_create {
+            return Ok(Some(new));
+        }
+        let old = step.old.as_ref().expect("same has an old state");
+        if new.is_provider() {
+            let id = old.state.id.clone().unwrap_or_default();
+            self.registry
+                .configure(&new.urn, &id, &new.inputs, self.preview)
+                .await
+                .map_err(|e| format!("configuring provider {}: {e}", new.urn))?;
+        }
+        let entry = if new == old.state {
+            SuccessEntry {
+                keep_old: Some(old.index),
+                ..SuccessEntry::default()
+            }
+        } else {
+            SuccessEntry {
+                new: Some(new.clone()),
+                remove_old: Some(old.index),
+                ..SuccessEntry::default()
+            }
+        };
+        self.end(None, entry)?;
+        Ok(Some(new))
+    }
+
+    async fn create(&self, new: &mut ResourceState) -> Result<(), String> {
+        new.created = now();
+        new.modified = new.created.clone();
+        if !new.custom {
+            return Ok(());
+        }
+        if new.is_provider() {
+            let id = uuid::Uuid::new_v4().to_string();
+            self.registry
+                .configure(&new.urn, &id, &new.inputs, self.preview)
+                .await
+                .map_err(|e| format!("configuring provider {}: {e}", new.urn))?;
+            new.id = Some(id);
+            new.outputs = new.inputs.clone();
+            return Ok(());
+        }
+        let loaded = self.provider(new).await?;
+        let inputs = if loaded.configure.accept_secrets {
+            new.inputs.clone()
+        } else {
+            super::property::reveal_map(&new.inputs)
+        };
+        let timeout = new.custom_timeouts.as_ref().map_or(0.0, |t| t.create);
+        let result = loaded
+            .provider
+            .create(CreateRequest {
+                urn: new.urn.clone(),
+                inputs,
+                timeout,
+                preview: self.preview,
+            })
+            .await;
+        match result {
+            Ok(r) => {
+                new.id = (!r.id.is_empty()).then_some(r.id);
+                new.outputs = r.outputs;
+                secretize(
+                    &mut new.outputs,
+                    &new.inputs,
+                    &new.additional_secret_outputs,
+                );
+                Ok(())
+            }
+            Err(ProviderError::PartialFailure {
+                id,
+                outputs,
+                reasons,
+            }) => {
+                new.id = Some(id);
+                new.outputs = outputs;
+                new.init_errors = reasons.clone();
+                Err(format!(
+                    "creating {} partially failed: {}",
+                    new.urn,
+                    reasons.join("; ")
+                ))
+            }
+            Err(e) => Err(format!("creating {} failed: {e}", new.urn)),
+        }
+    }
+
+    async fn update(&self, old: &ResourceState, new: &mut ResourceState) -> Result<(), String> {
+        new.modified = now();
+        if !new.custom {
+            new.outputs = old.outputs.clone();
+            return Ok(());
+        }
+        if new.is_provider() {
+            let id = old.id.clone().unwrap_or_default();
+            self.registry
+                .configure(&new.urn, &id, &new.inputs, self.preview)
+                .await
+                .map_err(|e| format!("configuring provider {}: {e}", new.urn))?;
+            new.outputs = new.inputs.clone();
+            return Ok(());
+        }
+        let loaded = self.provider(new).await?;
+        let reveal = |m: &PropertyMap| {
+            if loaded.configure.accept_secrets {
+                m.clone()
+            } else {
+                super::property::reveal_map(m)
+            }
+        };
+        let result = loaded
+            .provider
+            .update(UpdateRequest {
+                urn: new.urn.clone(),
+                id: old.id.clone().unwrap_or_default(),
+                old_inputs: reveal(&old.inputs),
+                old_outputs: reveal(&old.outputs),
+                new_inputs: reveal(&new.inputs),
+                timeout: new.custom_timeouts.as_ref().map_or(0.0, |t| t.update),
+                ignore_changes: new.ignore_changes.clone(),
+                preview: self.preview,
+            })
+            .await;
+        match result {
+            Ok(outputs) => {
+                new.outputs = outputs;
+                secretize(
+                    &mut new.outputs,
+                    &new.inputs,
+                    &new.additional_secret_outputs,
+                );
+                Ok(())
+            }
+            Err(e) => Err(format!("updating {} failed: {e}", new.urn)),
+        }
+    }
+
+    async fn delete(&self, old: &ResourceState) -> Result<(), String> {
+        if self.preview || !old.custom || old.is_provider() || old.retain_on_delete || old.external
+        {
+            return Ok(());
+        }
+        let with_target = old
+            .deleted_with
+            .as_ref()
+            .is_some_and(|d| self.condemned.read().expect("condemned lock").contains(d));
+        if with_target {
+            return Ok(());
+        }
+        let loaded = self.provider(old).await?;
+        loaded
+            .provider
+            .delete(DeleteRequest {
+                urn: old.urn.clone(),
+                id: old.id.clone().unwrap_or_default(),
+                inputs: old.inputs.clone(),
+                outputs: old.outputs.clone(),
+                timeout: old.custom_timeouts.as_ref().map_or(0.0, |t| t.delete),
+            })
+            .await
+            .map_err(|e| format!("deleting {} failed: {e}", old.urn))
+    }
+
+    /// Reads the resource back from its provider and records what it found, in place.
+    async fn refresh(&self, step: &Step) -> Result<Option<ResourceState>, String> {
+        let old = step.old.as_ref().expect("refresh has an old state");
+        let mut state = old.state.clone();
+        let loaded = self.provider(&state).await?;
+        let read = loaded
+            .provider
+            .read(ReadRequest {
+                urn: state.urn.clone(),
+                id: state.id.clone().unwrap_or_default(),
+                inputs: state.inputs.clone(),
+                state: state.outputs.clone(),
+            })
+            .await
+            .map_err(|e| format!("refreshing {} failed: {e}", state.urn))?;
+        let found = if read.id.is_empty() {
+            None
+        } else {
+            state.id = Some(read.id);
+            state.outputs = read.outputs;
+            if !read.inputs.is_empty() {
+                state.inputs = read.inputs;
+            }
+            secretize(
+                &mut state.outputs,
+                &state.inputs,
+                &state.additional_secret_outputs,
+            );
+            Some(state)
+        };
+        self.journal(|m| m.refresh(old.index, found.clone()))?;
+        Ok(found)
+    }
+
+    async fn provider(
+        &self,
+        state: &ResourceState,
+    ) -> Result<super::provider_registry::LoadedProvider, String> {
+        let reference = state
+            .provider
+            .as_deref()
+            .ok_or_else(|| format!("{} has no provider", state.urn))?;
+        self.registry
+            .ensure(reference)
+            .await
+            .map_err(|e| format!("loading the provider of {}: {e}", state.urn))
+    }
+}

@@ -1,0 +1,273 @@
+//! The step executor: chains run serially, chains in parallel on a pool of workers, each step
+//! held at the operator's gates (pause, cancel) and after a failure.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use tokio::sync::{Semaphore, mpsc, oneshot, watch};
+use tokio::task::JoinSet;
+
+use super::control::CancelLevel;
+use super::events::{ChainId, EngineEvent, EventSink, WorkerId};
+use super::provider::DiffResult;
+use super::resource::ResourceState;
+use super::source::{RegisterError, RegisterStatus, Registered};
+use super::step::Step;
+use super::step_apply::ApplyCtx;
+use super::step_generator::{DiffContext, DiffJob};
+
+pub(crate) type RegisterReply = oneshot::Sender<Result<Registered, RegisterError>>;
+
+/// A chain handed to the executor, with whoever waits for its outcome.
+pub(crate) struct Chain {
+    pub id: ChainId,
+    pub steps: Vec<Step>,
+    pub reply: Option<RegisterReply>,
+}
+
+/// What the executor reports back to the deployment loop.
+pub(crate) enum ExecDone {
+    Chain,
+    Diff {
+        ctx: DiffContext,
+        reply: RegisterReply,
+        result: Result<DiffResult, RegisterError>,
+    },
+}
+
+/// A lease on one worker of the pool.
+struct Worker {
+    id: WorkerId,
+    free: Arc<Mutex<Vec<WorkerId>>>,
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.free.lock().expect("worker lock").push(self.id);
+    }
+}
+
+/// The pool; cloning shares it.
+#[derive(Clone)]
+pub(crate) struct StepExecutor {
+    ctx: Arc<ApplyCtx>,
+    events: EventSink,
+    permits: Arc<Semaphore>,
+    free: Arc<Mutex<Vec<WorkerId>>>,
+    paused: watch::Receiver<bool>,
+    cancel: watch::Receiver<CancelLevel>,
+    continue_on_error: bool,
+    done: mpsc::UnboundedSender<ExecDone>,
+}
+
+impl StepExecutor {
+    pub fn new(
+        ctx: Arc<ApplyCtx>,
+        events: EventSink,
+        parallel: usize,
+        paused: watch::Receiver<bool>,
+        cancel: watch::Receiver<CancelLevel>,
+        continue_on_error: bool,
+        done: mpsc::UnboundedSender<ExecDone>,
+    ) -> StepExecutor {
+        let parallel = parallel.max(1);
+        StepExecutor {
+            ctx,
+            events,
+            permits: Arc::new(Semaphore::new(parallel)),
+            free: Arc::new(Mutex::new((0..parallel).rev().collect())),
+            paused,
+            cancel,
+            continue_on_error,
+            done,
+        }
+    }
+
+    async fn worker(&self) -> Worker {
+        let permit = self
+            .permits
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the pool is never closed");
+        let id = self
+            .free
+            .lock()
+            .expect("worker lock")
+            .pop()
+            .expect("a permit implies a free worker");
+        Worker {
+            id,
+            free: self.free.clone(),
+            _permit: permit,
+        }
+    }
+
+    /// Waits while paused; false when the chain must stop (cancelled, or a failure elsewhere).
+    async fn gate(&self) -> bool {
+        let mut paused = self.paused.clone();
+        let mut cancel = self.cancel.clone();
+        loop {
+            if *cancel.borrow() != CancelLevel::Running
+                || (self.ctx.exec.saw_error() && !self.continue_on_error)
+            {
+                return false;
+            }
+            if !*paused.borrow() {
+                return true;
+            }
+            tokio::select! {
+                _ = paused.changed() => {}
+                _ = cancel.changed() => {}
+            }
+        }
+    }
+
+    /// Queues a chain; it starts when a worker is free.
+    pub fn submit(&self, tasks: &mut JoinSet<()>, chain: Chain) {
+        self.events.send(EngineEvent::ChainQueued {
+            chain: chain.id,
+            steps: chain.steps.iter().map(|s| (s.op, s.urn.clone())).collect(),
+        });
+        let this = self.clone();
+        tasks.spawn(async move {
+            this.run_chain(chain).await;
+            let _ = this.done.send(ExecDone::Chain);
+        });
+    }
+
+    /// Runs a diff on a worker (parallel diff); generation continues when it reports back.
+    pub fn submit_diff(
+        &self,
+        tasks: &mut JoinSet<()>,
+        ctx: DiffContext,
+        job: DiffJob,
+        reply: RegisterReply,
+    ) {
+        self.events.send(EngineEvent::DiffQueued {
+            urn: job.urn.clone(),
+        });
+        let this = self.clone();
+        tasks.spawn(async move {
+            let worker = this.worker().await;
+            let urn = job.urn.clone();
+            this.events.send(EngineEvent::DiffStarted {
+                urn: urn.clone(),
+                worker: worker.id,
+            });
+            let result = job.run().await;
+            drop(worker);
+            if let Ok(d) = &result {
+                this.events.send(EngineEvent::DiffFinished {
+                    urn,
+                    changes: d.changes,
+                    replace: d.replaces(),
+                });
+            }
+            let _ = this.done.send(ExecDone::Diff { ctx, reply, result });
+        });
+    }
+
+    async fn run_chain(&self, chain: Chain) {
+        let Chain { id, steps, reply } = chain;
+        let worker = self.worker().await;
+        self.events.send(EngineEvent::ChainStarted {
+            chain: id,
+            worker: worker.id,
+        });
+        let mut last: Option<ResourceState> = None;
+        let mut outcome: Result<(), String> = Ok(());
+        let mut completed = true;
+        for step in &steps {
+            if !self.gate().await {
+                completed = false;
+                break;
+            }
+            self.events.send(EngineEvent::StepStarted {
+                chain: id,
+                op: step.op,
+                urn: step.urn.clone(),
+                worker: worker.id,
+            });
+            let started = Instant::now();
+            match self.ctx.apply(step).await {
+                Ok(state) => {
+                    if step.op.is_logical() {
+                        self.ctx.exec.count(step.op);
+                    }
+                    self.events.send(EngineEvent::StepFinished {
+                        chain: id,
+                        op: step.op,
+                        urn: step.urn.clone(),
+                        outputs: state
+                            .as_ref()
+                            .map(|s| s.outputs.clone())
+                            .unwrap_or_default(),
+                        duration: started.elapsed(),
+                    });
+                    if state.is_some() {
+                        last = state;
+                    }
+                }
+                Err(error) => {
+                    self.events.send(EngineEvent::StepFailed {
+                        chain: id,
+                        op: step.op,
+                        urn: step.urn.clone(),
+                        error: error.clone(),
+                        duration: started.elapsed(),
+                    });
+                    self.events.diag(
+                        Some(step.urn.clone()),
+                        super::events::Severity::Error,
+                        error.clone(),
+                    );
+                    self.ctx.exec.mark_failed(&step.urn, &error);
+                    outcome = Err(error);
+                    break;
+                }
+            }
+        }
+        drop(worker);
+        let ok = completed && outcome.is_ok();
+        if let Some(reply) = reply {
+            let urn = steps.last().map(|s| s.urn.clone()).unwrap_or_default();
+            let _ = reply.send(self.answer(urn, &steps, last, outcome, completed));
+        }
+        self.events
+            .send(EngineEvent::ChainFinished { chain: id, ok });
+    }
+
+    fn answer(
+        &self,
+        urn: super::urn::Urn,
+        steps: &[Step],
+        last: Option<ResourceState>,
+        outcome: Result<(), String>,
+        completed: bool,
+    ) -> Result<Registered, RegisterError> {
+        match outcome {
+            Err(_) if self.continue_on_error => Ok(Registered {
+                urn,
+                id: None,
+                outputs: Default::default(),
+                status: RegisterStatus::Failed,
+                unknown: true,
+            }),
+            Err(e) => Err(RegisterError::Failed(e)),
+            Ok(()) if !completed => Err(RegisterError::Cancelled),
+            Ok(()) => {
+                let skipped = steps.iter().any(|s| s.skipped_create);
+                let state = last.unwrap_or_default();
+                Ok(Registered {
+                    urn,
+                    id: state.id.clone(),
+                    outputs: state.outputs,
+                    status: RegisterStatus::Success,
+                    unknown: skipped,
+                })
+            }
+        }
+    }
+}

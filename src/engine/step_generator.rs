@@ -1,0 +1,760 @@
+//! The step generator: turns each registration into a chain of steps, as Pulumi's engine does
+//! (check, diff, create / same / update / replace, delete-before-replace cascades).
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use super::deployment::Options;
+use super::diff::{apply_replace_on_changes, diff_inputs};
+use super::events::{CascadeId, CascadeMember, CascadeReason, EngineEvent, EventSink, Severity};
+use super::exec_state::ExecState;
+use super::goal::{Alias, Goal};
+use super::graph::DependencyGraph;
+use super::property::PropertyValue;
+use super::property_path::{PropertyPath, apply_ignore_changes};
+use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
+use super::provider_registry::ProviderRegistry;
+use super::resource::{ResourceState, is_provider_type};
+use super::source::{RegisterError, RegisterStatus, Registered};
+use super::step::{OldState, Step, StepOp};
+use super::targets::UrnGlobs;
+use super::urn::{ROOT_STACK_TYPE, Urn};
+
+/// A DBR cascade: the root being replaced and every dependent replaced with it.
+#[derive(Clone, Debug)]
+pub(crate) struct Cascade {
+    pub id: CascadeId,
+    pub root: Urn,
+    pub members: Vec<CascadeMember>,
+}
+
+/// A chain the generator produced for one registration.
+pub(crate) struct PlannedChain {
+    pub steps: Vec<Step>,
+    pub cascade: Option<Cascade>,
+}
+
+/// A diff to run on a worker before generation can continue (parallel diff).
+pub(crate) struct PendingDiff {
+    pub ctx: DiffContext,
+    pub run: DiffJob,
+}
+
+/// What the generator needs to continue once a diff is known.
+pub(crate) struct DiffContext {
+    pub goal: Goal,
+    pub old: OldState,
+    pub new: ResourceState,
+}
+
+/// Everything a diff needs, detached from the generator so it can run on a worker.
+pub(crate) struct DiffJob {
+    pub urn: Urn,
+    target: DiffTarget,
+    request: DiffRequest,
+    replace_on_changes: Vec<PropertyPath>,
+    forced: Option<&'static str>,
+}
+
+enum DiffTarget {
+    Component,
+    ProviderResource(Arc<ProviderRegistry>),
+    Custom(Arc<dyn Provider>),
+}
+
+impl DiffJob {
+    /// Runs the provider's Diff (or the engine's) and applies replaceOnChanges.
+    pub async fn run(self) -> Result<DiffResult, RegisterError> {
+        if let Some(key) = self.forced {
+            let mut d = DiffResult {
+                changes: DiffChanges::Some,
+                replace_keys: vec![key.to_string()],
+                ..DiffResult::default()
+            };
+            d.changed_keys = d.replace_keys.clone();
+            return Ok(d);
+        }
+        let r = &self.request;
+        let diff = match &self.target {
+            DiffTarget::Component => diff_inputs(&r.old_inputs, &r.new_inputs),
+            DiffTarget::ProviderResource(reg) => reg
+                .diff(self.request.clone())
+                .await
+                .map_err(|e| RegisterError::Failed(format!("diffing {}: {e}", r.urn)))?,
+            DiffTarget::Custom(p) => p
+                .diff(self.request.clone())
+                .await
+                .map_err(|e| RegisterError::Failed(format!("diffing {}: {e}", r.urn)))?,
+        };
+        let diff = if diff.changes == DiffChanges::Unknown {
+            let mut engine = diff_inputs(&r.old_inputs, &r.new_inputs);
+            engine.replace_keys = diff.replace_keys;
+            engine.delete_before_replace = diff.delete_before_replace;
+            if !engine.replace_keys.is_empty() {
+                engine.changes = DiffChanges::Some;
+            }
+            engine
+        } else {
+            diff
+        };
+        Ok(apply_replace_on_changes(diff, &self.replace_on_changes))
+    }
+}
+
+/// What generating steps for a registration produced.
+pub(crate) enum Generated {
+    Chain(PlannedChain),
+    Diff(PendingDiff),
+    /// Answered without running anything (skipped under continue-on-error).
+    Done(Registered),
+}
+
+/// Owns the bookkeeping of one deployment's step generation; runs on the deployment loop.
+pub(crate) struct StepGenerator {
+    opts: Arc<Options>,
+    registry: Arc<ProviderRegistry>,
+    events: EventSink,
+    exec: Arc<ExecState>,
+    base: Arc<Vec<ResourceState>>,
+    graph: DependencyGraph,
+    /// Live base states by URN (not `delete: true` copies).
+    olds: HashMap<Urn, usize>,
+    /// URNs registered in this deployment.
+    registered: HashSet<Urn>,
+    /// URNs already stepped on; they cannot be DBR dependents any more.
+    operated: HashSet<Urn>,
+    /// URNs whose old copy a DBR chain deletes in this deployment.
+    pub deleted: HashSet<Urn>,
+    /// Base positions deleted by DBR chains (their later delete steps are skipped).
+    pub pending_deletes: HashSet<usize>,
+    dependent_replace_keys: HashMap<Urn, Vec<String>>,
+    /// URNs of declined cascades: they keep their old state.
+    pub declined: HashSet<Urn>,
+    targets: UrnGlobs,
+    replace_targets: UrnGlobs,
+    next_cascade: CascadeId,
+}
+
+fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
+    ResourceState {
+        urn: urn.clone(),
+        custom: goal.custom,
+        type_: goal.type_.clone(),
+        inputs: goal.properties.clone(),
+        parent: goal.parent.clone(),
+        protect: goal.protect.unwrap_or(false),
+        dependencies: goal.dependencies.clone(),
+        provider: if goal.custom {
+            goal.provider.clone()
+        } else {
+            None
+        },
+        property_dependencies: goal.property_dependencies.clone(),
+        additional_secret_outputs: goal.additional_secret_outputs.clone(),
+        custom_timeouts: goal.custom_timeouts.clone(),
+        import_id: goal.import_id.clone(),
+        retain_on_delete: goal.retain_on_delete.unwrap_or(false),
+        deleted_with: goal.deleted_with.clone(),
+        source_position: goal.source_position.clone(),
+        ignore_changes: goal.ignore_changes.clone(),
+        replace_on_changes: goal.replace_on_changes.clone(),
+        ..ResourceState::default()
+    }
+}
+
+fn parse_paths(
+    urn: &Urn,
+    what: &str,
+    paths: &[String],
+) -> Result<Vec<PropertyPath>, RegisterError> {
+    paths
+        .iter()
+        .map(|p| {
+            PropertyPath::parse(p)
+                .map_err(|e| RegisterError::Invalid(format!("{urn}: {what}: {e}")))
+        })
+        .collect()
+}
+
+impl StepGenerator {
+    pub fn new(
+        opts: Arc<Options>,
+        registry: Arc<ProviderRegistry>,
+        events: EventSink,
+        exec: Arc<ExecState>,
+        base: Arc<Vec<ResourceState>>,
+    ) -> StepGenerator {
+        let graph = DependencyGraph::new(&base);
+        let olds = base
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.delete)
+            .map(|(i, r)| (r.urn.clone(), i))
+            .collect();
+        StepGenerator {
+            targets: UrnGlobs::new(&opts.targets),
+            replace_targets: UrnGlobs::new(&opts.replace),
+            opts,
+            registry,
+            events,
+            exec,
+            base,
+            graph,
+            olds,
+            registered: HashSet::new(),
+            operated: HashSet::new(),
+            deleted: HashSet::new(),
+            pending_deletes: HashSet::new(),
+            dependent_replace_keys: HashMap::new(),
+            declined: HashSet::new(),
+            next_cascade: 1,
+        }
+    }
+
+    pub fn base(&self) -> &Arc<Vec<ResourceState>> {
+        &self.base
+    }
+
+    pub fn graph(&self) -> &DependencyGraph {
+        &self.graph
+    }
+
+    pub fn is_registered(&self, urn: &Urn) -> bool {
+        self.registered.contains(urn)
+    }
+
+    fn old(&self, i: usize) -> OldState {
+        OldState {
+            index: i,
+            state: self.base[i].clone(),
+        }
+    }
+
+    /// Providers and the root stack are always targeted.
+    pub fn is_targeted(&self, urn: &Urn) -> bool {
+        self.targets.is_empty()
+            || self.targets.matches(urn)
+            || is_provider_type(urn.type_())
+            || urn.type_() == ROOT_STACK_TYPE
+    }
+
+    fn lookup_old(&self, urn: &Urn, goal: &Goal) -> Option<usize> {
+        if let Some(&i) = self.olds.get(urn) {
+            return Some(i);
+        }
+        goal.aliases.iter().find_map(|a| {
+            let alias = match a {
+                Alias::Urn(u) => u.clone(),
+                Alias::Spec {
+                    name,
+                    type_,
+                    parent,
+                    no_parent,
+                    project,
+                    stack,
+                } => {
+                    let parent = if *no_parent {
+                        None
+                    } else {
+                        parent.as_ref().or(goal.parent.as_ref())
+                    };
+                    Urn::new(
+                        stack.as_deref().unwrap_or(&self.opts.stack),
+                        project.as_deref().unwrap_or(&self.opts.project),
+                        parent,
+                        type_.as_deref().unwrap_or(&goal.type_),
+                        name.as_deref().unwrap_or(&goal.name),
+                    )
+                }
+            };
+            self.olds
+                .get(&alias)
+                .copied()
+                .filter(|_| !self.registered.contains(&alias))
+        })
+    }
+
+    /// Generates the steps for one registration (Pulumi's `generateSteps`).
+    pub async fn generate(&mut self, goal: Goal) -> Result<Generated, RegisterError> {
+        let urn = Urn::new(
+            &self.opts.stack,
+            &self.opts.project,
+            goal.parent.as_ref(),
+            &goal.type_,
+            &goal.name,
+        );
+        if !self.registered.insert(urn.clone()) {
+            return Err(RegisterError::Invalid(format!(
+                "duplicate resource URN '{urn}'; try giving it a unique name"
+            )));
+        }
+        let mut new = state_from_goal(&urn, &goal);
+        self.events.send(EngineEvent::RegistrationReceived {
+            urn: urn.clone(),
+            type_: goal.type_.clone(),
+            parent: goal.parent.clone(),
+            custom: goal.custom,
+            dependencies: new.dependency_urns().collect(),
+        });
+        if let Some(bad) = new
+            .dependency_urns()
+            .find(|u| self.exec.is_failed_or_skipped(u))
+        {
+            self.exec.mark_skipped(&urn);
+            self.operated.insert(urn.clone());
+            self.events.send(EngineEvent::StepSkipped {
+                op: if self.olds.contains_key(&urn) {
+                    StepOp::Update
+                } else {
+                    StepOp::Create
+                },
+                urn: urn.clone(),
+                reason: format!("it depends on {bad}, which failed or was skipped"),
+            });
+            return Ok(Generated::Done(Registered {
+                urn,
+                id: None,
+                outputs: Default::default(),
+                status: RegisterStatus::Skipped,
+                unknown: true,
+            }));
+        }
+        let old_index = self.lookup_old(&urn, &goal);
+        let old = old_index.map(|i| self.old(i));
+        if let Some(old) = &old
+            && !goal.ignore_changes.is_empty()
+        {
+            let paths = parse_paths(&urn, "ignoreChanges", &goal.ignore_changes)?;
+            let (inputs, unignorable) =
+                apply_ignore_changes(&old.state.inputs, &new.inputs, &paths);
+            for p in unignorable {
+                self.events.diag(
+                    Some(urn.clone()),
+                    Severity::Info,
+                    format!("cannot ignore changes to {p}: it is in an added or removed element"),
+                );
+            }
+            new.inputs = inputs;
+        }
+        let targeted = self.is_targeted(&urn);
+        let untargeted_same = old.is_some() && !targeted;
+        if !untargeted_same && !self.declined.contains(&urn) {
+            new.inputs = self
+                .check(&urn, &goal, old.as_ref().map(|o| &o.state), &new)
+                .await?;
+        }
+        self.operated.insert(urn.clone());
+
+        if self.deleted.contains(&urn)
+            && let Some(old) = old
+        {
+            return Ok(Generated::Chain(self.recreate(old, new)));
+        }
+        let Some(old) = old else {
+            let mut step = Step::new(StepOp::Create, urn.clone()).with_new(new);
+            if !targeted {
+                step.op = StepOp::Same;
+                step.skipped_create = true;
+            }
+            return Ok(Generated::Chain(PlannedChain {
+                steps: vec![step],
+                cascade: None,
+            }));
+        };
+        if old.state.external {
+            let mut create = Step::new(StepOp::CreateReplacement, urn.clone())
+                .with_old(old.clone())
+                .with_new(new.clone());
+            create.keys = vec!["id".into()];
+            let mut replace = Step::new(StepOp::Replace, urn).with_old(old).with_new(new);
+            replace.keys = vec!["id".into()];
+            return Ok(Generated::Chain(PlannedChain {
+                steps: vec![create, replace],
+                cascade: None,
+            }));
+        }
+        if untargeted_same || self.declined.contains(&urn) {
+            let kept = old.state.clone();
+            let step = Step::new(StepOp::Same, urn).with_old(old).with_new(kept);
+            return Ok(Generated::Chain(PlannedChain {
+                steps: vec![step],
+                cascade: None,
+            }));
+        }
+        let job = self.diff_job(&goal, &old, &new)?;
+        let ctx = DiffContext { goal, old, new };
+        if self.opts.parallel_diff {
+            return Ok(Generated::Diff(PendingDiff { ctx, run: job }));
+        }
+        let diff = job.run().await?;
+        self.continue_from_diff(ctx, diff)
+            .await
+            .map(Generated::Chain)
+    }
+
+    async fn check(
+        &self,
+        urn: &Urn,
+        goal: &Goal,
+        old: Option<&ResourceState>,
+        new: &ResourceState,
+    ) -> Result<super::property::PropertyMap, RegisterError> {
+        let olds = old.map(|o| o.inputs.clone()).unwrap_or_default();
+        let result = if !goal.custom {
+            return Ok(new.inputs.clone());
+        } else if is_provider_type(&goal.type_) {
+            self.registry.check(urn, &olds, &new.inputs).await
+        } else {
+            let provider = self.provider_for(urn, new)?;
+            provider
+                .check(CheckRequest {
+                    urn: urn.clone(),
+                    olds,
+                    news: new.inputs.clone(),
+                    random_seed: Vec::new(),
+                })
+                .await
+        };
+        let result = result.map_err(|e| RegisterError::Failed(format!("checking {urn}: {e}")))?;
+        if !result.failures.is_empty() {
+            let reasons: Vec<String> = result
+                .failures
+                .iter()
+                .map(|f| {
+                    if f.property.is_empty() {
+                        f.reason.clone()
+                    } else {
+                        format!("{}: {}", f.property, f.reason)
+                    }
+                })
+                .collect();
+            for r in &reasons {
+                self.events
+                    .diag(Some(urn.clone()), Severity::Error, r.clone());
+            }
+            return Err(RegisterError::Failed(format!(
+                "{urn} has invalid inputs: {}",
+                reasons.join("; ")
+            )));
+        }
+        Ok(result.inputs)
+    }
+
+    fn provider_for(
+        &self,
+        urn: &Urn,
+        state: &ResourceState,
+    ) -> Result<Arc<dyn Provider>, RegisterError> {
+        let reference = state.provider.as_deref().ok_or_else(|| {
+            RegisterError::Invalid(format!("{urn} is a custom resource without a provider"))
+        })?;
+        self.registry.get(reference).ok_or_else(|| {
+            RegisterError::Invalid(format!(
+                "{urn}: provider {reference} is not registered in this deployment"
+            ))
+        })
+    }
+
+    fn diff_job(
+        &self,
+        goal: &Goal,
+        old: &OldState,
+        new: &ResourceState,
+    ) -> Result<DiffJob, RegisterError> {
+        let urn = new.urn.clone();
+        let forced = if self.replace_targets.matches(&urn) || old.state.taint {
+            Some("id")
+        } else if new
+            .deleted_with
+            .as_ref()
+            .is_some_and(|d| self.deleted.contains(d))
+        {
+            Some("deletedWith")
+        } else {
+            None
+        };
+        let target = if !goal.custom {
+            DiffTarget::Component
+        } else if is_provider_type(&goal.type_) {
+            DiffTarget::ProviderResource(self.registry.clone())
+        } else {
+            DiffTarget::Custom(self.provider_for(&urn, new)?)
+        };
+        Ok(DiffJob {
+            urn: urn.clone(),
+            target,
+            request: DiffRequest {
+                urn,
+                id: old.state.id.clone().unwrap_or_default(),
+                old_inputs: old.state.inputs.clone(),
+                old_outputs: old.state.outputs.clone(),
+                new_inputs: new.inputs.clone(),
+                ignore_changes: goal.ignore_changes.clone(),
+            },
+            replace_on_changes: parse_paths(
+                &new.urn,
+                "replaceOnChanges",
+                &goal.replace_on_changes,
+            )?,
+            forced,
+        })
+    }
+
+    /// Continues after a diff (Pulumi's `continueStepsFromDiff`).
+    pub async fn continue_from_diff(
+        &mut self,
+        ctx: DiffContext,
+        diff: DiffResult,
+    ) -> Result<PlannedChain, RegisterError> {
+        let DiffContext { goal, old, mut new } = ctx;
+        let urn = new.urn.clone();
+        if self.deleted.contains(&urn) {
+            return Ok(self.recreate(old, new));
+        }
+        let single = |step: Step| PlannedChain {
+            steps: vec![step],
+            cascade: None,
+        };
+        if diff.changes != DiffChanges::Some {
+            new.id = old.state.id.clone();
+            new.outputs = old.state.outputs.clone();
+            new.created = old.state.created.clone();
+            new.modified = old.state.modified.clone();
+            return Ok(single(
+                Step::new(StepOp::Same, urn).with_old(old).with_new(new),
+            ));
+        }
+        if !diff.replaces() {
+            let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
+            step.diffs = diff.changed_keys;
+            step.detailed_diff = diff.detailed_diff;
+            return Ok(single(step));
+        }
+        if old.state.protect && new.protect {
+            return Err(RegisterError::Failed(format!(
+                "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`"
+            )));
+        }
+        let dbr = goal
+            .delete_before_replace
+            .unwrap_or(diff.delete_before_replace);
+        let decorate = |mut s: Step, diff: &DiffResult| {
+            s.keys = diff.replace_keys.clone();
+            s.diffs = diff.changed_keys.clone();
+            s.detailed_diff = diff.detailed_diff.clone();
+            s.delete_before_replace = dbr;
+            s
+        };
+        if !dbr {
+            let create = decorate(
+                Step::new(StepOp::CreateReplacement, urn.clone())
+                    .with_old(old.clone())
+                    .with_new(new.clone()),
+                &diff,
+            );
+            let replace = decorate(
+                Step::new(StepOp::Replace, urn).with_old(old).with_new(new),
+                &diff,
+            );
+            return Ok(PlannedChain {
+                steps: vec![create, replace],
+                cascade: None,
+            });
+        }
+        // Delete-before-replace: the replacement is checked again without old inputs.
+        let fresh = ResourceState {
+            inputs: goal.properties.clone(),
+            ..new.clone()
+        };
+        new.inputs = self.check(&urn, &goal, None, &fresh).await?;
+        let dependents = self.dependent_replacements(old.index).await?;
+        let mut steps = Vec::new();
+        let mut members = vec![CascadeMember {
+            urn: urn.clone(),
+            type_: new.type_.clone(),
+            reason: CascadeReason::Root {
+                keys: diff.replace_keys.clone(),
+            },
+        }];
+        for (i, reason, keys) in dependents.iter().rev() {
+            let dep = self.old(*i);
+            members.push(CascadeMember {
+                urn: dep.state.urn.clone(),
+                type_: dep.state.type_.clone(),
+                reason: reason.clone(),
+            });
+            self.dependent_replace_keys
+                .insert(dep.state.urn.clone(), keys.clone());
+            self.deleted.insert(dep.state.urn.clone());
+            if self.pending_deletes.insert(*i) && !dep.state.pending_replacement {
+                let mut del =
+                    Step::new(StepOp::DeleteReplaced, dep.state.urn.clone()).with_old(dep);
+                del.pending_replace = true;
+                del.delete_before_replace = true;
+                del.keys = keys.clone();
+                steps.push(del);
+            }
+        }
+        members[1..].reverse();
+        self.deleted.insert(urn.clone());
+        if self.pending_deletes.insert(old.index) && !old.state.pending_replacement {
+            let mut del = decorate(
+                Step::new(StepOp::DeleteReplaced, urn.clone()).with_old(old.clone()),
+                &diff,
+            );
+            del.pending_replace = true;
+            steps.push(del);
+        }
+        steps.push(decorate(
+            Step::new(StepOp::Replace, urn.clone())
+                .with_old(old.clone())
+                .with_new(new.clone()),
+            &diff,
+        ));
+        steps.push(decorate(
+            Step::new(StepOp::CreateReplacement, urn.clone())
+                .with_old(old)
+                .with_new(new),
+            &diff,
+        ));
+        let cascade = Cascade {
+            id: self.next_cascade,
+            root: urn,
+            members,
+        };
+        self.next_cascade += 1;
+        Ok(PlannedChain {
+            steps,
+            cascade: Some(cascade),
+        })
+    }
+
+    /// A resource an earlier DBR chain deleted, registered again: `[replace, create-replacement]`.
+    fn recreate(&self, old: OldState, new: ResourceState) -> PlannedChain {
+        let keys = self
+            .dependent_replace_keys
+            .get(&new.urn)
+            .cloned()
+            .unwrap_or_default();
+        let urn = new.urn.clone();
+        let mut replace = Step::new(StepOp::Replace, urn.clone())
+            .with_old(old.clone())
+            .with_new(new.clone());
+        let mut create = Step::new(StepOp::CreateReplacement, urn)
+            .with_old(old)
+            .with_new(new);
+        for s in [&mut replace, &mut create] {
+            s.keys = keys.clone();
+            s.delete_before_replace = true;
+        }
+        PlannedChain {
+            steps: vec![replace, create],
+            cascade: None,
+        }
+    }
+
+    /// The dependents a delete-before-replace of base resource `root` must replace too
+    /// (Pulumi's `calculateDependentReplacements`), in dependency order.
+    async fn dependent_replacements(
+        &self,
+        root: usize,
+    ) -> Result<Vec<(usize, CascadeReason, Vec<String>)>, RegisterError> {
+        let mut set: HashSet<Urn> = [self.base[root].urn.clone()].into();
+        let mut out = Vec::new();
+        for i in self
+            .graph
+            .depending_on(root, &self.base, &self.operated, false)
+        {
+            let r = &self.base[i];
+            if !r.custom || r.external || r.delete {
+                continue;
+            }
+            let provider_urn = r
+                .provider
+                .as_deref()
+                .and_then(super::resource::provider_urn);
+            let reason = if let Some(p) = provider_urn.filter(|p| set.contains(p)) {
+                Some((
+                    CascadeReason::Provider { provider: p },
+                    vec!["provider".to_string()],
+                ))
+            } else if let Some(t) = r.deleted_with.as_ref().filter(|t| set.contains(*t)) {
+                Some((
+                    CascadeReason::DeletedWith { target: t.clone() },
+                    vec!["deletedWith".to_string()],
+                ))
+            } else {
+                self.replaced_through_inputs(r, &set).await?
+            };
+            if let Some((reason, keys)) = reason {
+                set.insert(r.urn.clone());
+                out.push((i, reason, keys));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Substitutes unknowns for the inputs that depend on the replace set and asks the
+    /// dependent's provider whether that forces a replacement.
+    async fn replaced_through_inputs(
+        &self,
+        r: &ResourceState,
+        set: &HashSet<Urn>,
+    ) -> Result<Option<(CascadeReason, Vec<String>)>, RegisterError> {
+        let mut inputs = Vec::new();
+        let mut on = None;
+        for (k, deps) in &r.property_dependencies {
+            if let Some(d) = deps.iter().find(|d| set.contains(*d)) {
+                inputs.push(k.clone());
+                on.get_or_insert_with(|| d.clone());
+            }
+        }
+        let Some(on) = on else {
+            return Ok(None);
+        };
+        let mut news = r.inputs.clone();
+        for k in &inputs {
+            news.insert(k.clone(), PropertyValue::Unknown);
+        }
+        let target = if r.is_provider() {
+            DiffTarget::ProviderResource(self.registry.clone())
+        } else {
+            let reference = r.provider.as_deref().unwrap_or_default();
+            let loaded = self.registry.ensure(reference).await.map_err(|e| {
+                RegisterError::Failed(format!("loading the provider of {}: {e}", r.urn))
+            })?;
+            DiffTarget::Custom(loaded.provider)
+        };
+        let job = DiffJob {
+            urn: r.urn.clone(),
+            target,
+            request: DiffRequest {
+                urn: r.urn.clone(),
+                id: r.id.clone().unwrap_or_default(),
+                old_inputs: r.inputs.clone(),
+                old_outputs: r.outputs.clone(),
+                new_inputs: news,
+                ignore_changes: r.ignore_changes.clone(),
+            },
+            replace_on_changes: parse_paths(&r.urn, "replaceOnChanges", &r.replace_on_changes)?,
+            forced: None,
+        };
+        let diff = job.run().await?;
+        if r.protect && diff.replaces() {
+            return Err(RegisterError::Failed(format!(
+                "unable to replace resource \"{}\" as part of replacing {on}: it is protected",
+                r.urn
+            )));
+        }
+        Ok(diff.replaces().then(|| {
+            (
+                CascadeReason::Input {
+                    inputs,
+                    on,
+                    keys: diff.replace_keys.clone(),
+                },
+                diff.replace_keys,
+            )
+        }))
+    }
+}

@@ -1,0 +1,503 @@
+//! Conformance of step generation and execution with Pulumi's engine, scenario by scenario.
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use stepdeck::engine::provider::DiffRequest;
+use stepdeck::engine::{EngineEvent, PropertyValue, Snapshot, StepOp};
+use support::*;
+
+fn fake(
+    diff: Option<Box<dyn Fn(&DiffRequest) -> stepdeck::engine::provider::DiffResult + Send + Sync>>,
+) -> Arc<FakeProvider> {
+    Arc::new(FakeProvider {
+        diff,
+        ..FakeProvider::default()
+    })
+}
+
+fn seeds(k: &'static str) -> Vec<Spec> {
+    let mut b = res("b", vec![]);
+    b.depends_on = vec!["a"];
+    vec![
+        res("a", vec![("k", In::Lit(k))]),
+        b,
+        res("c", vec![("x", In::Out("a", "k"))]),
+        res("d", vec![("y", In::Out("b", "id"))]),
+    ]
+}
+
+#[tokio::test]
+async fn dbr_of_a_replaces_only_its_property_dependents() {
+    let p = fake(Some(replace_on(&["k", "x"], true)));
+    let first = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(seeds("1"))),
+    )
+    .await;
+    assert!(
+        first.result.outcome.is_success(),
+        "{:?}",
+        first.result.outcome
+    );
+    assert_eq!(first.steps_of(StepOp::Create), vec!["a", "b", "c", "d"]);
+
+    p.calls.lock().unwrap().clear();
+    let second = run(
+        &p,
+        &first.result.snapshot,
+        options(),
+        Some(program(seeds("2"))),
+    )
+    .await;
+    assert!(
+        second.result.outcome.is_success(),
+        "{:?}",
+        second.result.outcome
+    );
+    let steps = second.steps();
+    let pos = |op, n: &str| {
+        steps
+            .iter()
+            .position(|(o, m)| *o == op && m == n)
+            .unwrap_or_else(|| panic!("no {op} {n} in {steps:?}"))
+    };
+    assert!(
+        pos(StepOp::DeleteReplaced, "c") < pos(StepOp::DeleteReplaced, "a"),
+        "deletes c before a"
+    );
+    assert!(
+        pos(StepOp::CreateReplacement, "a") < pos(StepOp::CreateReplacement, "c"),
+        "creates a before c"
+    );
+    let mut replaced = second.steps_of(StepOp::Replace);
+    replaced.sort();
+    assert_eq!(replaced, vec!["a", "c"]);
+    assert_eq!(second.steps_of(StepOp::Same), vec!["b", "d"]);
+    // c's Diff ran during the cascade with its input from a unknown.
+    let c_diff = p
+        .calls()
+        .into_iter()
+        .find(|c| c.op == "diff" && c.urn.name() == "c")
+        .expect("c was diffed");
+    assert_eq!(c_diff.inputs["x"], PropertyValue::Unknown);
+    assert_eq!(p.names("delete"), vec!["c", "a"]);
+    assert_eq!(second.names(), vec!["a", "b", "c", "d"]);
+}
+
+#[tokio::test]
+async fn twelve_resource_graph_replaces_exactly_a_b_c_e_f_k() {
+    use stepdeck::engine::property::props;
+    use stepdeck::engine::{ResourceState, Urn};
+    // Pulumi's complex DBR graph: A, C, D are providers; B, E, H use them; the second dependent
+    // of each depends on input "A" (replace-requiring), the third on input "B" (not).
+    let urn = |ty: &str, n: &str| Urn::new("test", "proj", None, ty, n);
+    let prov = "pulumi:providers:pkgA";
+    let dflt = urn(prov, "default");
+    let dref = format!("{dflt}::d0");
+    let mk = |u: Urn,
+              id: &str,
+              provider: Option<String>,
+              deps: &[(&str, &Urn)],
+              outputs: stepdeck::engine::PropertyMap| ResourceState {
+        type_: u.type_().to_string(),
+        urn: u,
+        custom: true,
+        id: Some(id.into()),
+        provider,
+        dependencies: deps.iter().map(|(_, u)| (*u).clone()).collect(),
+        property_dependencies: deps
+            .iter()
+            .map(|(k, u)| (k.to_string(), vec![(*u).clone()]))
+            .collect(),
+        outputs,
+        ..Default::default()
+    };
+    let [a, c, d] = ["A", "C", "D"].map(|n| urn(prov, n));
+    let [b, e, f, g, h, i, j, k, l] =
+        ["B", "E", "F", "G", "H", "I", "J", "K", "L"].map(|n| urn(TYPE, n));
+    let base = Snapshot {
+        resources: vec![
+            mk(
+                dflt.clone(),
+                "d0",
+                None,
+                &[],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(a.clone(), "0", None, &[], props([("A", "foo")])),
+            mk(
+                b.clone(),
+                "1",
+                Some(format!("{a}::0")),
+                &[],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(c.clone(), "2", None, &[("A", &a)], props([("A", "bar")])),
+            mk(
+                d.clone(),
+                "3",
+                None,
+                &[("B", &a)],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(
+                e.clone(),
+                "4",
+                Some(format!("{c}::2")),
+                &[],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(
+                f.clone(),
+                "5",
+                Some(dref.clone()),
+                &[("A", &c)],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(
+                g.clone(),
+                "6",
+                Some(dref.clone()),
+                &[("B", &c)],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(
+                h.clone(),
+                "7",
+                Some(format!("{d}::3")),
+                &[],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(
+                i.clone(),
+                "8",
+                Some(dref.clone()),
+                &[("A", &d)],
+                props::<&str, PropertyValue>([]),
+            ),
+            mk(
+                j.clone(),
+                "9",
+                Some(dref.clone()),
+                &[("B", &d)],
+                props::<&str, PropertyValue>([]),
+            ),
+            {
+                let mut r = mk(
+                    k.clone(),
+                    "10",
+                    Some(dref.clone()),
+                    &[("A", &f)],
+                    props::<&str, PropertyValue>([]),
+                );
+                r.property_dependencies
+                    .insert("A".into(), vec![f.clone(), g.clone()]);
+                r.dependencies = vec![f.clone(), g.clone()];
+                r
+            },
+            {
+                let mut r = mk(
+                    l.clone(),
+                    "11",
+                    Some(dref.clone()),
+                    &[("B", &f)],
+                    props::<&str, PropertyValue>([]),
+                );
+                r.property_dependencies
+                    .insert("B".into(), vec![f.clone(), g.clone()]);
+                r.dependencies = vec![f.clone(), g.clone()];
+                r
+            },
+        ],
+        ..Snapshot::default()
+    };
+    base.verify_integrity().unwrap();
+    let changed_a = |req: &DiffRequest| {
+        let mut r = stepdeck::engine::provider::DiffResult::none();
+        if req.old_outputs.get("A") != req.new_inputs.get("A") {
+            r.changes = stepdeck::engine::provider::DiffChanges::Some;
+            r.replace_keys = vec!["A".into()];
+            r.delete_before_replace = true;
+        }
+        r
+    };
+    let p = Arc::new(FakeProvider {
+        diff: Some(Box::new(changed_a)),
+        diff_config: Some(Box::new(changed_a)),
+        ..FakeProvider::default()
+    });
+    let program = Box::new(stepdeck::engine::ProgramFn(
+        move |m: stepdeck::engine::ResourceMonitor| async move {
+            use stepdeck::engine::Goal;
+            let reg = |ty: &'static str, name: &'static str, provider: Option<String>, inputs| {
+                let m = m.clone();
+                async move {
+                    let mut goal = Goal::custom(ty, name, inputs);
+                    goal.provider = provider;
+                    m.register(goal)
+                        .await
+                        .map_err(|e| stepdeck::engine::ProgramError(e.to_string()))
+                }
+            };
+            let none = stepdeck::engine::PropertyMap::new;
+            let ra = reg("pulumi:providers:pkgA", "A", None, props([("A", "bar")])).await?;
+            reg(
+                TYPE,
+                "B",
+                Some(format!("{}::{}", ra.urn, ra.id.unwrap())),
+                none(),
+            )
+            .await?;
+            let rc = reg("pulumi:providers:pkgA", "C", None, none()).await?;
+            let rd = reg("pulumi:providers:pkgA", "D", None, none()).await?;
+            reg(
+                TYPE,
+                "E",
+                Some(format!("{}::{}", rc.urn, rc.id.unwrap())),
+                none(),
+            )
+            .await?;
+            reg(TYPE, "F", None, none()).await?;
+            reg(TYPE, "G", None, none()).await?;
+            reg(
+                TYPE,
+                "H",
+                Some(format!("{}::{}", rd.urn, rd.id.unwrap())),
+                none(),
+            )
+            .await?;
+            for n in ["I", "J", "K", "L"] {
+                reg(TYPE, n, None, none()).await?;
+            }
+            Ok(())
+        },
+    ));
+    let run = run(&p, &base, options(), Some(program)).await;
+    assert!(run.result.outcome.is_success(), "{:?}", run.result.outcome);
+    let mut replaced = run.steps_of(StepOp::Replace);
+    replaced.sort();
+    assert_eq!(replaced, vec!["A", "B", "C", "E", "F", "K"]);
+}
+
+fn dbr_pair(dbr_option: Option<bool>, a: &'static str, b: &'static str) -> Vec<Spec> {
+    let mut ra = res("a", vec![("k", In::Lit(a))]);
+    ra.delete_before_replace = dbr_option;
+    vec![
+        ra,
+        res("b", vec![("k", In::Lit(b)), ("x", In::Out("a", "id"))]),
+    ]
+}
+
+#[tokio::test]
+async fn delete_before_replace_option_overrides_the_provider_both_ways() {
+    // Provider says create-before-delete; the option forces delete-before-replace.
+    let p = fake(Some(replace_on(&["k"], false)));
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(dbr_pair(None, "1", "1"))),
+    )
+    .await
+    .result
+    .snapshot;
+    let r = run(
+        &p,
+        &s0,
+        options(),
+        Some(program(dbr_pair(Some(true), "2", "1"))),
+    )
+    .await;
+    let steps: Vec<_> = r
+        .steps()
+        .into_iter()
+        .filter(|(o, _)| *o != StepOp::Same)
+        .collect();
+    assert_eq!(
+        steps[0],
+        (StepOp::DeleteReplaced, "a".to_string()),
+        "{steps:?}"
+    );
+    // The provider says delete-before-replace; the option turns it off.
+    let p = fake(Some(replace_on(&["k"], true)));
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(dbr_pair(None, "1", "1"))),
+    )
+    .await
+    .result
+    .snapshot;
+    let r = run(
+        &p,
+        &s0,
+        options(),
+        Some(program(dbr_pair(Some(false), "2", "1"))),
+    )
+    .await;
+    let steps: Vec<_> = r
+        .steps()
+        .into_iter()
+        .filter(|(o, _)| *o != StepOp::Same)
+        .collect();
+    assert_eq!(
+        steps,
+        vec![
+            (StepOp::CreateReplacement, "a".to_string()),
+            (StepOp::Replace, "a".to_string()),
+            (StepOp::DeleteReplaced, "a".to_string())
+        ]
+    );
+}
+
+#[tokio::test]
+async fn create_before_delete_deletes_the_old_copy_after_the_program() {
+    let p = fake(Some(replace_on(&["k"], false)));
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(dbr_pair(None, "1", "1"))),
+    )
+    .await
+    .result
+    .snapshot;
+    p.calls.lock().unwrap().clear();
+    let r = run(&p, &s0, options(), Some(program(dbr_pair(None, "2", "1")))).await;
+    let ops: Vec<StepOp> = r
+        .steps()
+        .into_iter()
+        .filter(|(_, n)| n == "a")
+        .map(|(o, _)| o)
+        .collect();
+    assert_eq!(
+        ops,
+        vec![
+            StepOp::CreateReplacement,
+            StepOp::Replace,
+            StepOp::DeleteReplaced
+        ]
+    );
+    // b (registered after a) finished before a's old copy was deleted.
+    let steps = r.steps();
+    let b = steps.iter().position(|(_, n)| n == "b").unwrap();
+    let del = steps
+        .iter()
+        .position(|(o, _)| *o == StepOp::DeleteReplaced)
+        .unwrap();
+    assert!(b < del);
+    assert_eq!(p.names("create"), vec!["a"]);
+    assert_eq!(p.names("delete"), vec!["a"]);
+    assert_eq!(
+        r.result
+            .snapshot
+            .resources
+            .iter()
+            .filter(|r| r.delete)
+            .count(),
+        0
+    );
+}
+
+#[tokio::test]
+async fn deletes_run_as_antichains_in_parallel() {
+    let specs = || {
+        vec![
+            res("root", vec![]),
+            res("l1", vec![("p", In::Out("root", "id"))]),
+            res("l2", vec![("p", In::Out("root", "id"))]),
+            res(
+                "leaf",
+                vec![("p", In::Out("l1", "id")), ("q", In::Out("l2", "id"))],
+            ),
+        ]
+    };
+    let p = Arc::new(FakeProvider {
+        delay: Duration::from_millis(100),
+        ..FakeProvider::default()
+    });
+    let s0 = run(&p, &Snapshot::default(), options(), Some(program(specs())))
+        .await
+        .result
+        .snapshot;
+    let empty = Box::new(stepdeck::engine::ProgramFn(|_m| async { Ok(()) }));
+    let r = run(&p, &s0, options(), Some(empty)).await;
+    assert_eq!(r.names(), Vec::<String>::new());
+    let deletes: Vec<_> = p.calls().into_iter().filter(|c| c.op == "delete").collect();
+    let order: Vec<&str> = deletes.iter().map(|c| c.urn.name()).collect();
+    assert_eq!(order[0], "leaf");
+    assert_eq!(order[3], "root");
+    let (l1, l2) = (&deletes[1], &deletes[2]);
+    assert!(
+        l1.started < l2.ended && l2.started < l1.ended,
+        "l1 and l2 are deleted concurrently"
+    );
+    assert!(
+        deletes[0].ended <= l1.started.max(l2.started),
+        "the leaf goes first"
+    );
+}
+
+#[tokio::test]
+async fn a_failure_cancels_the_rest() {
+    let p = Arc::new(FakeProvider {
+        fail: ["b".to_string()].into(),
+        ..FakeProvider::default()
+    });
+    let r = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(vec![
+            res("a", vec![]),
+            res("b", vec![]),
+            res("c", vec![]),
+        ])),
+    )
+    .await;
+    assert!(matches!(
+        r.result.outcome,
+        stepdeck::engine::Outcome::Failed(_)
+    ));
+    assert_eq!(p.names("create"), vec!["a", "b"]);
+    assert_eq!(r.names(), vec!["a"]);
+}
+
+#[tokio::test]
+async fn continue_on_error_skips_exactly_the_dependents() {
+    let p = Arc::new(FakeProvider {
+        fail: ["b".to_string()].into(),
+        ..FakeProvider::default()
+    });
+    let specs = vec![
+        res("a", vec![]),
+        res("b", vec![]),
+        res("c", vec![("x", In::Out("b", "id"))]),
+        res("d", vec![("x", In::Out("c", "id"))]),
+        res("e", vec![("x", In::Out("a", "id"))]),
+    ];
+    let mut opts = options();
+    opts.continue_on_error = true;
+    let r = run(&p, &Snapshot::default(), opts, Some(program(specs))).await;
+    assert!(matches!(
+        r.result.outcome,
+        stepdeck::engine::Outcome::Failed(_)
+    ));
+    assert_eq!(p.names("create"), vec!["a", "b", "e"]);
+    let skipped: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::StepSkipped { urn, .. } => Some(urn.name().to_string()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(skipped, vec!["c", "d"]);
+    assert_eq!(r.names(), vec!["a", "e"]);
+}

@@ -1,0 +1,373 @@
+//! The conformance harness, in the style of Pulumi's lifecycle tests: a scripted fake provider
+//! (as Pulumi's `deploytest.Provider`), scripted programs, and a journal that checks snapshot
+//! integrity after every entry. Everything else is the real engine.
+
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use stepdeck::engine::journal::Replayer;
+use stepdeck::engine::property::PropertyMap;
+use stepdeck::engine::provider::{
+    CreateRequest, CreateResult, DeleteRequest, DiffRequest, DiffResult, Provider, ProviderError,
+    UpdateRequest,
+};
+use stepdeck::engine::{
+    Deployment, DeploymentResult, EngineEvent, EventSink, Journal, JournalEntry, JournalError,
+    Options, Program, ProviderFactory, Snapshot, StepOp, Urn,
+};
+
+/// One provider call, with when it ran.
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub op: &'static str,
+    pub urn: Urn,
+    pub inputs: PropertyMap,
+    pub started: Instant,
+    pub ended: Instant,
+}
+
+type DiffFn = dyn Fn(&DiffRequest) -> DiffResult + Send + Sync;
+
+/// A provider whose behaviour each test scripts.
+pub struct FakeProvider {
+    pub calls: Mutex<Vec<Call>>,
+    pub diff: Option<Box<DiffFn>>,
+    pub diff_config: Option<Box<DiffFn>>,
+    pub delay: Duration,
+    /// Resource names whose create, update or delete fails.
+    pub fail: HashSet<String>,
+}
+
+impl Default for FakeProvider {
+    fn default() -> Self {
+        FakeProvider {
+            calls: Mutex::new(Vec::new()),
+            diff: None,
+            diff_config: None,
+            delay: Duration::ZERO,
+            fail: HashSet::new(),
+        }
+    }
+}
+
+impl FakeProvider {
+    async fn record(
+        &self,
+        op: &'static str,
+        urn: &Urn,
+        inputs: &PropertyMap,
+    ) -> Result<(), ProviderError> {
+        let started = Instant::now();
+        if !self.delay.is_zero() {
+            tokio::time::sleep(self.delay).await;
+        }
+        self.calls.lock().unwrap().push(Call {
+            op,
+            urn: urn.clone(),
+            inputs: inputs.clone(),
+            started,
+            ended: Instant::now(),
+        });
+        if op != "diff" && self.fail.contains(urn.name()) {
+            return Err(ProviderError::Failed(format!(
+                "{op} of {} failed on purpose",
+                urn.name()
+            )));
+        }
+        Ok(())
+    }
+
+    /// The calls of one kind, as (name) in order.
+    pub fn names(&self, op: &str) -> Vec<String> {
+        self.calls
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|c| c.op == op)
+            .map(|c| c.urn.name().to_string())
+            .collect()
+    }
+
+    pub fn calls(&self) -> Vec<Call> {
+        self.calls.lock().unwrap().clone()
+    }
+}
+
+/// Diff that replaces when any input named in `keys` changed (by comparing old outputs, as
+/// Pulumi's fake does), asking for delete-before-replace when `dbr`.
+pub fn replace_on(keys: &'static [&'static str], dbr: bool) -> Box<DiffFn> {
+    Box::new(move |req: &DiffRequest| {
+        let changed: Vec<String> = keys
+            .iter()
+            .filter(|k| req.old_outputs.get(**k) != req.new_inputs.get(**k))
+            .map(|k| k.to_string())
+            .collect();
+        let mut d = stepdeck::engine::diff::diff_inputs(&req.old_inputs, &req.new_inputs);
+        if !changed.is_empty() {
+            d.changes = stepdeck::engine::provider::DiffChanges::Some;
+            d.replace_keys = changed;
+            d.delete_before_replace = dbr;
+        }
+        d
+    })
+}
+
+#[async_trait]
+impl Provider for FakeProvider {
+    async fn diff_config(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
+        Ok(match &self.diff_config {
+            Some(f) => f(&req),
+            None => DiffResult::default(),
+        })
+    }
+
+    async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
+        self.record("diff", &req.urn, &req.new_inputs).await?;
+        Ok(match &self.diff {
+            Some(f) => f(&req),
+            None => DiffResult::default(),
+        })
+    }
+
+    async fn create(&self, req: CreateRequest) -> Result<CreateResult, ProviderError> {
+        self.record("create", &req.urn, &req.inputs).await?;
+        Ok(CreateResult {
+            id: format!("id-{}", req.urn.name()),
+            outputs: req.inputs,
+        })
+    }
+
+    async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
+        self.record("update", &req.urn, &req.new_inputs).await?;
+        Ok(req.new_inputs)
+    }
+
+    async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
+        self.record("delete", &req.urn, &req.inputs).await
+    }
+}
+
+/// Hands out the one fake for every package.
+pub struct FakeFactory(pub Arc<FakeProvider>);
+
+impl ProviderFactory for FakeFactory {
+    fn load(
+        &self,
+        _package: &str,
+        _version: Option<&str>,
+    ) -> Result<Arc<dyn Provider>, ProviderError> {
+        Ok(self.0.clone())
+    }
+}
+
+/// A journal that replays every entry and checks the snapshot's integrity after each one.
+pub struct CheckingJournal {
+    replayer: Replayer,
+    pub violations: Arc<Mutex<Vec<String>>>,
+    pub entries: Arc<Mutex<Vec<JournalEntry>>>,
+}
+
+impl CheckingJournal {
+    pub fn new(base: &Snapshot) -> CheckingJournal {
+        CheckingJournal {
+            replayer: Replayer::new(base),
+            violations: Arc::default(),
+            entries: Arc::default(),
+        }
+    }
+}
+
+impl Journal for CheckingJournal {
+    fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError> {
+        self.entries.lock().unwrap().push(entry.clone());
+        self.replayer.apply(entry)?;
+        if let Err(e) = self.replayer.snapshot().verify_integrity() {
+            self.violations
+                .lock()
+                .unwrap()
+                .push(format!("after {entry:?}: {e}"));
+        }
+        Ok(())
+    }
+}
+
+/// What a test run produced.
+pub struct Run {
+    pub result: DeploymentResult,
+    pub events: Vec<EngineEvent>,
+    pub entries: Vec<JournalEntry>,
+}
+
+impl Run {
+    /// Finished steps as (op, name), in the order they finished.
+    pub fn steps(&self) -> Vec<(StepOp, String)> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                EngineEvent::StepFinished { op, urn, .. } => Some((*op, urn.name().to_string())),
+                _ => None,
+            })
+            .filter(|(_, n)| n != "default")
+            .collect()
+    }
+
+    pub fn steps_of(&self, op: StepOp) -> Vec<String> {
+        self.steps()
+            .into_iter()
+            .filter(|(o, _)| *o == op)
+            .map(|(_, n)| n)
+            .collect()
+    }
+
+    pub fn names(&self) -> Vec<String> {
+        self.result
+            .snapshot
+            .resources
+            .iter()
+            .filter(|r| !r.is_provider())
+            .map(|r| r.urn.name().to_string())
+            .collect()
+    }
+}
+
+pub fn options() -> Options {
+    Options {
+        stack: "test".into(),
+        project: "proj".into(),
+        parallel: 8,
+        ..Options::default()
+    }
+}
+
+/// Starts a deployment; returns it with the event stream (take `control()` before running).
+pub fn deployment(
+    provider: &Arc<FakeProvider>,
+    base: &Snapshot,
+    opts: Options,
+) -> (
+    Deployment,
+    tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
+    Arc<Mutex<Vec<String>>>,
+    Arc<Mutex<Vec<JournalEntry>>>,
+) {
+    let journal = CheckingJournal::new(base);
+    let violations = journal.violations.clone();
+    let entries = journal.entries.clone();
+    let (sink, rx) = EventSink::channel();
+    let d = Deployment::new(
+        opts,
+        base.clone(),
+        Arc::new(FakeFactory(provider.clone())),
+        Box::new(journal),
+        sink,
+    );
+    (d, rx, violations, entries)
+}
+
+/// Runs a deployment to the end and checks integrity after every journal entry.
+pub async fn run(
+    provider: &Arc<FakeProvider>,
+    base: &Snapshot,
+    opts: Options,
+    program: Option<Box<dyn Program>>,
+) -> Run {
+    let (d, rx, violations, entries) = deployment(provider, base, opts);
+    let result = d.run(program).await;
+    finish(result, rx, &violations, &entries)
+}
+
+pub fn finish(
+    result: DeploymentResult,
+    mut rx: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
+    violations: &Arc<Mutex<Vec<String>>>,
+    entries: &Arc<Mutex<Vec<JournalEntry>>>,
+) -> Run {
+    let mut events = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        events.push(e);
+    }
+    let v = violations.lock().unwrap().clone();
+    assert!(v.is_empty(), "integrity violations: {v:#?}");
+    result
+        .snapshot
+        .verify_integrity()
+        .expect("final snapshot integrity");
+    Run {
+        result,
+        events,
+        entries: entries.lock().unwrap().clone(),
+    }
+}
+
+/// An input of a scripted resource: a literal, or another resource's output.
+#[derive(Clone, Debug)]
+pub enum In {
+    Lit(&'static str),
+    Out(&'static str, &'static str),
+}
+
+/// A scripted resource registration.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: &'static str,
+    pub inputs: Vec<(&'static str, In)>,
+    pub depends_on: Vec<&'static str>,
+    pub delete_before_replace: Option<bool>,
+    pub protect: bool,
+}
+
+pub fn res(name: &'static str, inputs: Vec<(&'static str, In)>) -> Spec {
+    Spec {
+        name,
+        inputs,
+        depends_on: Vec::new(),
+        delete_before_replace: None,
+        protect: false,
+    }
+}
+
+pub const TYPE: &str = "pkgA:index:Res";
+
+/// A program that registers the specs one after another, each waiting for what it references.
+pub fn program(specs: Vec<Spec>) -> Box<dyn Program> {
+    use std::collections::HashMap;
+    use stepdeck::engine::{Goal, ProgramFn, PropertyValue};
+    Box::new(ProgramFn(
+        move |monitor: stepdeck::engine::ResourceMonitor| async move {
+            let mut outs: HashMap<&str, (Urn, PropertyMap)> = HashMap::new();
+            for s in specs {
+                let mut goal = Goal::custom(TYPE, s.name, PropertyMap::new());
+                for (k, v) in &s.inputs {
+                    let value = match v {
+                        In::Lit(l) => PropertyValue::String(l.to_string()),
+                        In::Out(r, key) => {
+                            let (urn, o) = &outs[r];
+                            goal.property_dependencies
+                                .entry(k.to_string())
+                                .or_default()
+                                .push(urn.clone());
+                            goal.dependencies.push(urn.clone());
+                            o.get(*key).cloned().unwrap_or(PropertyValue::Unknown)
+                        }
+                    };
+                    goal.properties.insert(k.to_string(), value);
+                }
+                for d in &s.depends_on {
+                    goal.dependencies.push(outs[d].0.clone());
+                }
+                goal.delete_before_replace = s.delete_before_replace;
+                goal.protect = Some(s.protect);
+                let reg = monitor
+                    .register(goal)
+                    .await
+                    .map_err(|e| stepdeck::engine::ProgramError(e.to_string()))?;
+                outs.insert(s.name, (reg.urn, reg.outputs));
+            }
+            Ok(())
+        },
+    ))
+}
