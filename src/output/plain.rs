@@ -1,0 +1,189 @@
+//! Plain progress lines for terminals without the console and for logs, in the shape of
+//! Pulumi's non-interactive display.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use crate::engine::events::{Operation, Severity};
+use crate::engine::urn::ROOT_STACK_TYPE;
+use crate::engine::{EngineEvent, PropertyMap, StepOp, Urn};
+
+use super::summary::{human_duration, render};
+
+/// Turns events into lines as they arrive; diagnostics and outputs are printed at the end.
+pub struct ProgressPrinter<W: Write> {
+    out: W,
+    preview: bool,
+    diagnostics: BTreeMap<String, Vec<(Severity, String)>>,
+    outputs: Option<PropertyMap>,
+}
+
+fn row(op: StepOp, urn: &Urn, status: &str) -> String {
+    format!(" {} {} {} {status}", op.prefix(), urn.type_(), urn.name())
+}
+
+impl<W: Write> ProgressPrinter<W> {
+    pub fn new(out: W) -> ProgressPrinter<W> {
+        ProgressPrinter {
+            out,
+            preview: false,
+            diagnostics: BTreeMap::new(),
+            outputs: None,
+        }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    /// Prints what an event calls for.
+    pub fn event(&mut self, e: &EngineEvent) -> io::Result<()> {
+        match e {
+            EngineEvent::Prelude {
+                operation,
+                preview,
+                stack,
+                ..
+            } => {
+                self.preview = *preview;
+                let verb = match operation {
+                    Operation::Preview => "Previewing update",
+                    Operation::Update => "Updating",
+                    Operation::Destroy => "Destroying",
+                    Operation::Refresh => "Refreshing",
+                };
+                writeln!(self.out, "{verb} ({stack}):")?;
+            }
+            EngineEvent::StepPlanned(info)
+                if self.preview && info.op != StepOp::Same && info.op.is_logical() =>
+            {
+                writeln!(self.out, "{}", row(info.op, &info.urn, info.op.as_str()))?;
+            }
+            EngineEvent::StepStarted { op, urn, .. } if !self.preview && *op != StepOp::Same => {
+                writeln!(
+                    self.out,
+                    "{}",
+                    row(*op, urn, &format!("{} (0s)", op.progressive()))
+                )?;
+            }
+            EngineEvent::StepFinished {
+                op, urn, duration, ..
+            } if !self.preview && *op != StepOp::Same => {
+                writeln!(
+                    self.out,
+                    "{}",
+                    row(
+                        *op,
+                        urn,
+                        &format!("{} ({})", op.past_tense(), human_duration(*duration))
+                    )
+                )?;
+            }
+            EngineEvent::StepFailed { op, urn, error, .. } => {
+                writeln!(
+                    self.out,
+                    "{}",
+                    row(
+                        *op,
+                        urn,
+                        &format!("**{} failed** error: {error}", op.progressive())
+                    )
+                )?;
+            }
+            EngineEvent::StepSkipped { op, urn, reason } => {
+                writeln!(self.out, "{}", row(*op, urn, &format!("skipped: {reason}")))?;
+            }
+            EngineEvent::PendingReplacement { root, members, .. } => {
+                let others: Vec<&str> = members.iter().skip(1).map(|m| m.urn.name()).collect();
+                let with = if others.is_empty() {
+                    String::new()
+                } else {
+                    format!(" with {}", others.join(", "))
+                };
+                writeln!(
+                    self.out,
+                    "    delete-before-replace of {}{with}",
+                    root.name()
+                )?;
+            }
+            EngineEvent::Decision {
+                approved: false, ..
+            } => {
+                writeln!(
+                    self.out,
+                    "    replacement declined: the resources keep their current state"
+                )?;
+            }
+            EngineEvent::CancelRequested { terminate } => {
+                let msg = if *terminate {
+                    "terminating"
+                } else {
+                    "cancelling; running steps will finish"
+                };
+                writeln!(self.out, "^C received; {msg}")?;
+            }
+            EngineEvent::Diagnostic {
+                urn,
+                severity,
+                message,
+                ephemeral: false,
+            } if *severity > Severity::Debug => {
+                let key = urn
+                    .as_ref()
+                    .map_or_else(String::new, |u| format!("{} ({})", u.type_(), u.name()));
+                self.diagnostics
+                    .entry(key)
+                    .or_default()
+                    .push((*severity, message.clone()));
+            }
+            EngineEvent::ResourceOutputs { urn, outputs } if urn.type_() == ROOT_STACK_TYPE => {
+                self.outputs = Some(outputs.clone());
+            }
+            EngineEvent::Summary {
+                counts,
+                declined,
+                duration,
+                preview,
+                ..
+            } => {
+                self.finish(counts, *declined, *duration, *preview)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish(
+        &mut self,
+        counts: &BTreeMap<StepOp, usize>,
+        declined: usize,
+        duration: std::time::Duration,
+        preview: bool,
+    ) -> io::Result<()> {
+        writeln!(self.out)?;
+        if let Some(outputs) = self.outputs.take().filter(|o| !o.is_empty()) {
+            writeln!(self.out, "Outputs:")?;
+            for (k, v) in &outputs {
+                writeln!(self.out, "    {k}: {v}")?;
+            }
+            writeln!(self.out)?;
+        }
+        if !self.diagnostics.is_empty() {
+            writeln!(self.out, "Diagnostics:")?;
+            for (who, msgs) in std::mem::take(&mut self.diagnostics) {
+                let who = if who.is_empty() {
+                    "stepdeck".to_string()
+                } else {
+                    who
+                };
+                writeln!(self.out, "  {who}:")?;
+                for (sev, msg) in msgs {
+                    writeln!(self.out, "    {}: {msg}", sev.as_str())?;
+                }
+            }
+            writeln!(self.out)?;
+        }
+        let duration = (!preview).then_some(duration);
+        write!(self.out, "{}", render(counts, declined, duration, preview))
+    }
+}
