@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::analyzer::Analyzer;
 use super::control::{ApprovalPolicy, Control, ControlReceiver};
 use super::events::{EventSink, Operation, Outcome};
 use super::journal::Journal;
@@ -90,6 +91,7 @@ pub struct Deployment {
     pub(crate) events: EventSink,
     pub(crate) control: Control,
     pub(crate) control_rx: ControlReceiver,
+    pub(crate) analyzers: Vec<Arc<dyn Analyzer>>,
 }
 
 impl Deployment {
@@ -109,7 +111,14 @@ impl Deployment {
             events,
             control,
             control_rx,
+            analyzers: Vec::new(),
         }
+    }
+
+    /// Adds a policy pack that sees every resource after Check.
+    pub fn with_analyzer(mut self, analyzer: Arc<dyn Analyzer>) -> Deployment {
+        self.analyzers.push(analyzer);
+        self
     }
 
     /// The operator's handle; clone it into the console before calling `run`.

@@ -93,6 +93,7 @@ impl Deployment {
             events,
             control: _,
             control_rx,
+            analyzers,
         } = self;
         let opts = Arc::new(options);
         let preview = opts.is_preview();
@@ -149,6 +150,7 @@ impl Deployment {
             events.clone(),
             exec.clone(),
             base_states,
+            analyzers,
         );
         let mut lp = Loop {
             opts: opts.clone(),
@@ -331,11 +333,14 @@ impl Loop {
                 let _ = reply.send(written.map_err(|e| RegisterError::Failed(e.to_string())));
             }
             SourceEvent::Read { goal, reply } => {
-                let e = RegisterError::Invalid(format!(
-                    "reading existing resources ({} {:?}) is not supported yet",
-                    goal.type_, goal.name
-                ));
-                self.refuse(reply, e);
+                if self.cancelled {
+                    let _ = reply.send(Err(RegisterError::Cancelled));
+                    return;
+                }
+                match self.sg.generate_read(goal) {
+                    Ok(pc) => self.schedule(pc, Some(reply)),
+                    Err(e) => self.refuse(reply, e),
+                }
             }
         }
     }

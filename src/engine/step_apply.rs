@@ -162,9 +162,8 @@ impl ApplyCtx {
                 Ok(None)
             }
             StepOp::Refresh => self.refresh(step).await,
-            StepOp::Read | StepOp::ReadReplacement | StepOp::Import | StepOp::ImportReplacement => {
-                Err(format!("{} steps are not supported yet", step.op))
-            }
+            StepOp::Read | StepOp::ReadReplacement => self.read(step).await,
+            StepOp::Import | StepOp::ImportReplacement => self.import(step).await,
         }
     }
 
@@ -332,6 +331,100 @@ impl ApplyCtx {
             })
             .await
             .map_err(|e| format!("deleting {} failed: {e}", old.urn))
+    }
+
+    /// Reads a resource the program does not manage; the old managed copy of a read
+    /// replacement is left for deletion.
+    async fn read(&self, step: &Step) -> Result<Option<ResourceState>, String> {
+        let mut new = step.new.clone().expect("read has a new state");
+        let op = self.begin(OperationType::Reading, &new)?;
+        let found = self
+            .read_by_id(&new, new.id.clone().unwrap_or_default())
+            .await;
+        let read = match found {
+            Ok(r) => r,
+            Err(e) => {
+                self.fail(op);
+                return Err(e);
+            }
+        };
+        new.outputs = read.outputs;
+        secretize(
+            &mut new.outputs,
+            &new.inputs,
+            &new.additional_secret_outputs,
+        );
+        let mut entry = SuccessEntry {
+            new: Some(new.clone()),
+            ..SuccessEntry::default()
+        };
+        if let Some(old) = &step.old {
+            if step.op == StepOp::ReadReplacement {
+                entry.mark_delete_old = Some(old.index);
+                self.exec.mark_delete(old.index);
+            } else {
+                entry.remove_old = Some(old.index);
+            }
+        }
+        self.end(op, entry)?;
+        Ok(Some(new))
+    }
+
+    /// Adopts an existing resource by ID as a managed resource with the program's inputs.
+    async fn import(&self, step: &Step) -> Result<Option<ResourceState>, String> {
+        let mut new = step.new.clone().expect("import has a new state");
+        let id = step.keys.first().cloned().unwrap_or_default();
+        new.id = Some(id.clone());
+        new.import_id = Some(id.clone());
+        let op = self.begin(OperationType::Importing, &new)?;
+        let read = match self.read_by_id(&new, id).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.fail(op);
+                return Err(e);
+            }
+        };
+        new.outputs = read.outputs;
+        new.created = now();
+        new.modified = new.created.clone();
+        secretize(
+            &mut new.outputs,
+            &new.inputs,
+            &new.additional_secret_outputs,
+        );
+        self.end(
+            op,
+            SuccessEntry {
+                new: Some(new.clone()),
+                ..SuccessEntry::default()
+            },
+        )?;
+        Ok(Some(new))
+    }
+
+    async fn read_by_id(
+        &self,
+        state: &ResourceState,
+        id: String,
+    ) -> Result<super::provider::ReadResult, String> {
+        let loaded = self.provider(state).await?;
+        let read = loaded
+            .provider
+            .read(ReadRequest {
+                urn: state.urn.clone(),
+                id: id.clone(),
+                inputs: state.inputs.clone(),
+                state: PropertyMap::new(),
+            })
+            .await
+            .map_err(|e| format!("reading {} failed: {e}", state.urn))?;
+        if read.id.is_empty() {
+            return Err(format!(
+                "reading {}: resource '{id}' does not exist",
+                state.urn
+            ));
+        }
+        Ok(read)
     }
 
     /// Reads the resource back from its provider and records what it found, in place.

@@ -4,11 +4,12 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use super::analyzer::Analyzer;
 use super::deployment::Options;
 use super::diff::{apply_replace_on_changes, diff_inputs};
 use super::events::{CascadeId, CascadeMember, CascadeReason, EngineEvent, EventSink, Severity};
 use super::exec_state::ExecState;
-use super::goal::{Alias, Goal};
+use super::goal::{Alias, Goal, ReadGoal};
 use super::graph::DependencyGraph;
 use super::property::PropertyValue;
 use super::property_path::{PropertyPath, apply_ignore_changes};
@@ -133,6 +134,7 @@ pub(crate) struct StepGenerator {
     targets: UrnGlobs,
     replace_targets: UrnGlobs,
     next_cascade: CascadeId,
+    analyzers: Vec<Arc<dyn Analyzer>>,
 }
 
 fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
@@ -183,6 +185,7 @@ impl StepGenerator {
         events: EventSink,
         exec: Arc<ExecState>,
         base: Arc<Vec<ResourceState>>,
+        analyzers: Vec<Arc<dyn Analyzer>>,
     ) -> StepGenerator {
         let graph = DependencyGraph::new(&base);
         let olds = base
@@ -208,6 +211,7 @@ impl StepGenerator {
             dependent_replace_keys: HashMap::new(),
             declined: HashSet::new(),
             next_cascade: 1,
+            analyzers,
         }
     }
 
@@ -342,6 +346,7 @@ impl StepGenerator {
             new.inputs = self
                 .check(&urn, &goal, old.as_ref().map(|o| &o.state), &new)
                 .await?;
+            self.analyze(&new)?;
         }
         self.operated.insert(urn.clone());
 
@@ -351,6 +356,14 @@ impl StepGenerator {
             return Ok(Generated::Chain(self.recreate(old, new)));
         }
         let Some(old) = old else {
+            if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
+                let mut step = Step::new(StepOp::Import, urn.clone()).with_new(new);
+                step.keys = vec![id];
+                return Ok(Generated::Chain(PlannedChain {
+                    steps: vec![step],
+                    cascade: None,
+                }));
+            }
             let mut step = Step::new(StepOp::Create, urn.clone()).with_new(new);
             if !targeted {
                 step.op = StepOp::Same;
@@ -390,6 +403,98 @@ impl StepGenerator {
         self.continue_from_diff(ctx, diff)
             .await
             .map(Generated::Chain)
+    }
+
+    /// Runs every analyzer over a checked resource; a mandatory violation refuses it.
+    fn analyze(&self, state: &ResourceState) -> Result<(), RegisterError> {
+        let mut mandatory = Vec::new();
+        for a in &self.analyzers {
+            for v in a.analyze(state) {
+                let severity = if v.mandatory {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                };
+                self.events.diag(
+                    Some(state.urn.clone()),
+                    severity,
+                    format!("[{}] {}: {}", a.name(), v.policy, v.message),
+                );
+                if v.mandatory {
+                    mandatory.push(format!("{}: {}", v.policy, v.message));
+                }
+            }
+        }
+        if mandatory.is_empty() {
+            Ok(())
+        } else {
+            Err(RegisterError::Failed(format!(
+                "{} violates mandatory policies: {}",
+                state.urn,
+                mandatory.join("; ")
+            )))
+        }
+    }
+
+    /// Plans a read of an existing resource (`read`, or `read-replacement` when the program
+    /// managed a different resource under this URN).
+    pub fn generate_read(&mut self, goal: ReadGoal) -> Result<PlannedChain, RegisterError> {
+        let urn = Urn::new(
+            &self.opts.stack,
+            &self.opts.project,
+            goal.parent.as_ref(),
+            &goal.type_,
+            &goal.name,
+        );
+        if !self.registered.insert(urn.clone()) {
+            return Err(RegisterError::Invalid(format!(
+                "duplicate resource URN '{urn}'; try giving it a unique name"
+            )));
+        }
+        self.events.send(EngineEvent::RegistrationReceived {
+            urn: urn.clone(),
+            type_: goal.type_.clone(),
+            parent: goal.parent.clone(),
+            custom: true,
+            dependencies: goal.dependencies.clone(),
+        });
+        self.operated.insert(urn.clone());
+        let new = ResourceState {
+            urn: urn.clone(),
+            custom: true,
+            external: true,
+            id: Some(goal.id.clone()),
+            type_: goal.type_.clone(),
+            inputs: goal.properties.clone(),
+            parent: goal.parent.clone(),
+            provider: goal.provider.clone(),
+            dependencies: goal.dependencies.clone(),
+            additional_secret_outputs: goal.additional_secret_outputs.clone(),
+            ..ResourceState::default()
+        };
+        let old = self.olds.get(&urn).map(|&i| self.old(i));
+        match old {
+            Some(old)
+                if !old.state.external && old.state.id.as_deref() != Some(goal.id.as_str()) =>
+            {
+                let read = Step::new(StepOp::ReadReplacement, urn.clone())
+                    .with_old(old.clone())
+                    .with_new(new.clone());
+                let replace = Step::new(StepOp::Replace, urn).with_old(old).with_new(new);
+                Ok(PlannedChain {
+                    steps: vec![read, replace],
+                    cascade: None,
+                })
+            }
+            Some(old) => Ok(PlannedChain {
+                steps: vec![Step::new(StepOp::Read, urn).with_old(old).with_new(new)],
+                cascade: None,
+            }),
+            None => Ok(PlannedChain {
+                steps: vec![Step::new(StepOp::Read, urn).with_new(new)],
+                cascade: None,
+            }),
+        }
     }
 
     async fn check(
