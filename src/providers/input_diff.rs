@@ -128,7 +128,9 @@ pub(crate) fn changed_inputs(
     let mut changes = Vec::new();
     for (k, o) in old {
         match new.get(k) {
-            None if !matches!(o, PropertyValue::Null) => changes.push((k.clone(), DiffKind::Delete)),
+            None if !matches!(o, PropertyValue::Null) => {
+                changes.push((k.clone(), DiffKind::Delete))
+            }
             Some(n) if n.contains_unknowns() || n.reveal() != o.reveal() => {
                 changes.push((k.clone(), DiffKind::Update))
             }
@@ -189,7 +191,12 @@ mod tests {
     use crate::engine::property::props;
 
     fn obj(pairs: &[(&str, PropertyValue)]) -> PropertyValue {
-        PropertyValue::Object(pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect())
+        PropertyValue::Object(
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
     }
 
     #[test]
@@ -216,10 +223,19 @@ mod tests {
     #[test]
     fn ignore_changes_paths_hide_top_level_and_nested_changes() {
         let mut old = props([("name", "a")]);
-        old.insert("tags".into(), obj(&[("env", "dev".into()), ("team", "x".into())]));
+        old.insert(
+            "tags".into(),
+            obj(&[("env", "dev".into()), ("team", "x".into())]),
+        );
         let mut new = props([("name", "b")]);
-        new.insert("tags".into(), obj(&[("env", "prod".into()), ("team", "x".into())]));
-        assert_eq!(changed_inputs(&old, &new, &["name".into(), "tags.env".into()]), vec![]);
+        new.insert(
+            "tags".into(),
+            obj(&[("env", "prod".into()), ("team", "x".into())]),
+        );
+        assert_eq!(
+            changed_inputs(&old, &new, &["name".into(), "tags.env".into()]),
+            vec![]
+        );
         assert_eq!(
             changed_inputs(&old, &new, &["tags[\"env\"]".into()]),
             vec![("name".to_string(), DiffKind::Update)]
@@ -228,7 +244,11 @@ mod tests {
         new.insert("list".into(), PropertyValue::Array(vec!["x".into()]));
         old.insert("list".into(), PropertyValue::Array(vec!["y".into()]));
         assert_eq!(
-            changed_inputs(&old, &new, &["name".into(), "tags".into(), "list[0]".into()]),
+            changed_inputs(
+                &old,
+                &new,
+                &["name".into(), "tags".into(), "list[0]".into()]
+            ),
             vec![]
         );
     }
@@ -256,6 +276,9 @@ mod tests {
         let r = diff_result(changes, |_| false, true, vec!["id".into()]);
         assert!(!r.delete_before_replace);
         assert_eq!(r.stables, vec!["id"]);
-        assert_eq!(diff_result(vec![], |_| true, true, vec![]).changes, DiffChanges::None);
+        assert_eq!(
+            diff_result(vec![], |_| true, true, vec![]).changes,
+            DiffChanges::None
+        );
     }
 }

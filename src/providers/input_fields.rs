@@ -45,14 +45,19 @@ fn present<'a>(inputs: &'a PropertyMap, field: &str) -> Option<&'a PropertyValue
 
 /// Whether the input is unknown (checks of it wait until it is known).
 pub(crate) fn is_unknown(inputs: &PropertyMap, field: &str) -> bool {
-    inputs.get(field).is_some_and(PropertyValue::contains_unknowns)
+    inputs
+        .get(field)
+        .is_some_and(PropertyValue::contains_unknowns)
 }
 
 pub(crate) fn opt_str(inputs: &PropertyMap, field: &str) -> Result<Option<String>, FieldError> {
     match present(inputs, field) {
         None => Ok(None),
         Some(PropertyValue::String(s)) => Ok(Some(s.clone())),
-        Some(other) => Err(FieldError::new(field, format!("expected a string, got {other}"))),
+        Some(other) => Err(FieldError::new(
+            field,
+            format!("expected a string, got {other}"),
+        )),
     }
 }
 
@@ -61,7 +66,10 @@ pub(crate) fn opt_bool(inputs: &PropertyMap, field: &str) -> Result<Option<bool>
         None => Ok(None),
         Some(PropertyValue::Bool(b)) => Ok(Some(*b)),
         Some(PropertyValue::String(s)) if s == "true" || s == "false" => Ok(Some(s == "true")),
-        Some(other) => Err(FieldError::new(field, format!("expected a boolean, got {other}"))),
+        Some(other) => Err(FieldError::new(
+            field,
+            format!("expected a boolean, got {other}"),
+        )),
     }
 }
 
@@ -69,13 +77,18 @@ pub(crate) fn opt_bool(inputs: &PropertyMap, field: &str) -> Result<Option<bool>
 pub(crate) fn opt_int(inputs: &PropertyMap, field: &str) -> Result<Option<i64>, FieldError> {
     match present(inputs, field) {
         None => Ok(None),
-        Some(PropertyValue::Number(n)) if n.fract() == 0.0 && n.abs() < 9.0e15 => Ok(Some(*n as i64)),
+        Some(PropertyValue::Number(n)) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+            Ok(Some(*n as i64))
+        }
         Some(PropertyValue::String(s)) => s
             .trim()
             .parse()
             .map(Some)
             .map_err(|_| FieldError::new(field, format!("expected an integer, got {s:?}"))),
-        Some(other) => Err(FieldError::new(field, format!("expected an integer, got {other}"))),
+        Some(other) => Err(FieldError::new(
+            field,
+            format!("expected an integer, got {other}"),
+        )),
     }
 }
 
@@ -173,7 +186,10 @@ mod tests {
         assert_eq!(opt_int(&m, "s").unwrap(), Some(12));
         assert_eq!(opt_int(&m, "missing").unwrap(), None);
         let e = opt_bool(&m, "n").unwrap_err();
-        assert_eq!(e.to_string(), "invalid input `n`: expected a boolean, got 3");
+        assert_eq!(
+            e.to_string(),
+            "invalid input `n`: expected a boolean, got 3"
+        );
         let m = props([("l", PropertyValue::Array(vec!["a".into(), 1.0.into()]))]);
         assert_eq!(opt_str_list(&m, "l").unwrap_err().field, "l[1]");
         let m = props([("c", PropertyValue::from(-2.0))]);

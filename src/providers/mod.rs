@@ -1,8 +1,12 @@
 //! The built-in, in-process providers (`sim`, `random`, `command`) and the factory that makes a
 //! fresh instance of one for each provider resource of a deployment.
 
+pub mod command;
 mod input_diff;
 mod input_fields;
+mod pet_words;
+pub mod random;
+mod random_values;
 pub mod sim;
 mod sim_types;
 pub mod sim_world;
@@ -13,11 +17,13 @@ use std::sync::{Arc, Mutex};
 use crate::engine::provider::{Provider, ProviderError};
 use crate::engine::provider_registry::ProviderFactory;
 
+pub use command::CommandProvider;
+pub use random::RandomProvider;
 pub use sim::SimProvider;
-pub use sim_world::{load_world_file, SimWorld, SimWorldError, WorldResource, WorldResources};
+pub use sim_world::{SimWorld, SimWorldError, WorldResource, WorldResources, load_world_file};
 
 /// The packages this factory serves.
-pub const BUILTIN_PACKAGES: &[&str] = &["sim"];
+pub const BUILTIN_PACKAGES: &[&str] = &["sim", "random", "command"];
 
 /// Makes built-in providers. Every `sim` instance it makes shares one world, so that concurrent
 /// steps of different provider resources never overwrite each other's changes to the file.
@@ -59,6 +65,8 @@ impl ProviderFactory for BuiltinProviders {
     ) -> Result<Arc<dyn Provider>, ProviderError> {
         match package {
             "sim" => Ok(Arc::new(SimProvider::new(self.sim_world()?))),
+            "random" => Ok(Arc::new(RandomProvider::new())),
+            "command" => Ok(Arc::new(CommandProvider::new())),
             other => Err(ProviderError::Failed(format!(
                 "no provider for package `{other}`: the built-in providers are {}",
                 BUILTIN_PACKAGES.join(", ")

@@ -8,8 +8,8 @@ use std::time::Duration;
 use async_trait::async_trait;
 
 use super::input_diff::{changed_inputs, diff_result};
-use super::input_fields::{check_known, opt_bool, opt_count, opt_str_list, FieldError};
-use super::sim_types::{known_tokens, sim_type, SimType};
+use super::input_fields::{FieldError, check_known, opt_bool, opt_count, opt_str_list};
+use super::sim_types::{SimType, known_tokens, sim_type};
 use super::sim_world::{SimWorld, SimWorldError, WorldResource};
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
@@ -52,10 +52,18 @@ fn type_of(urn: &Urn) -> Result<&'static SimType, ProviderError> {
 
 /// `replaceOn` as given: `None` when unknown (then every change replaces).
 fn replace_on(inputs: &PropertyMap) -> Option<Vec<String>> {
-    if inputs.get(REPLACE_ON).is_some_and(PropertyValue::contains_unknowns) {
+    if inputs
+        .get(REPLACE_ON)
+        .is_some_and(PropertyValue::contains_unknowns)
+    {
         return None;
     }
-    Some(opt_str_list(inputs, REPLACE_ON).ok().flatten().unwrap_or_default())
+    Some(
+        opt_str_list(inputs, REPLACE_ON)
+            .ok()
+            .flatten()
+            .unwrap_or_default(),
+    )
 }
 
 /// Whether a changed top-level key is covered by a `replaceOn` entry (`*`, the key, or a path
@@ -76,7 +84,10 @@ fn fails_on(inputs: &PropertyMap, op: &str) -> bool {
 }
 
 /// Inputs echoed as outputs, with the computed outputs added.
-fn outputs_with(inputs: &PropertyMap, computed: impl Iterator<Item = (String, PropertyValue)>) -> PropertyMap {
+fn outputs_with(
+    inputs: &PropertyMap,
+    computed: impl Iterator<Item = (String, PropertyValue)>,
+) -> PropertyMap {
     let mut out = inputs.clone();
     out.extend(computed);
     out
@@ -146,7 +157,10 @@ impl Provider for SimProvider {
 
     async fn configure(&self, inputs: &PropertyMap) -> Result<ConfigureResult, ProviderError> {
         let ms = Self::latency_config(inputs).map_err(|e| {
-            ProviderError::Failed(format!("invalid provider config `sim:{}`: {}", e.field, e.reason))
+            ProviderError::Failed(format!(
+                "invalid provider config `sim:{}`: {}",
+                e.field, e.reason
+            ))
         })?;
         self.default_latency_ms.store(ms, Ordering::Relaxed);
         Ok(ConfigureResult::default())
@@ -157,14 +171,20 @@ impl Provider for SimProvider {
         let news = &req.news;
         let mut failures = Vec::new();
         check_known(news, REPLACE_ON, &mut failures, |m, f| opt_str_list(m, f));
-        check_known(news, DELETE_BEFORE_REPLACE, &mut failures, |m, f| opt_bool(m, f));
+        check_known(news, DELETE_BEFORE_REPLACE, &mut failures, |m, f| {
+            opt_bool(m, f)
+        });
         check_known(news, LATENCY_MS, &mut failures, |m, f| opt_count(m, f));
-        if let Some(Some(ops)) = check_known(news, FAIL_ON, &mut failures, |m, f| opt_str_list(m, f)) {
+        if let Some(Some(ops)) =
+            check_known(news, FAIL_ON, &mut failures, |m, f| opt_str_list(m, f))
+        {
             for (i, op) in ops.iter().enumerate() {
                 if !OPERATIONS.contains(&op.as_str()) {
                     failures.push(CheckFailure {
                         property: format!("{FAIL_ON}[{i}]"),
-                        reason: format!("unknown operation {op:?}; expected create, update or delete"),
+                        reason: format!(
+                            "unknown operation {op:?}; expected create, update or delete"
+                        ),
                     });
                 }
             }
@@ -206,7 +226,10 @@ impl Provider for SimProvider {
         let ty = type_of(&req.urn)?;
         let name = req.urn.name();
         if req.preview {
-            let computed = ty.computed.iter().map(|(k, c)| (k.to_string(), c.preview()));
+            let computed = ty
+                .computed
+                .iter()
+                .map(|(k, c)| (k.to_string(), c.preview()));
             return Ok(CreateResult {
                 id: String::new(),
                 outputs: outputs_with(&req.inputs, computed),
@@ -230,7 +253,11 @@ impl Provider for SimProvider {
 
     async fn read(&self, req: ReadRequest) -> Result<ReadResult, ProviderError> {
         let ty = type_of(&req.urn)?;
-        let latency_from = if req.inputs.is_empty() { &req.state } else { &req.inputs };
+        let latency_from = if req.inputs.is_empty() {
+            &req.state
+        } else {
+            &req.inputs
+        };
         self.simulate_latency(latency_from).await;
         let Some(found) = self.world.get(&req.id).await? else {
             return Ok(ReadResult::default());
@@ -260,7 +287,10 @@ impl Provider for SimProvider {
                 .collect::<Vec<_>>()
         };
         if req.preview {
-            return Ok(outputs_with(&req.new_inputs, kept_from(&req.old_outputs).into_iter()));
+            return Ok(outputs_with(
+                &req.new_inputs,
+                kept_from(&req.old_outputs).into_iter(),
+            ));
         }
         self.simulate_latency(&req.new_inputs).await;
         Self::injected_failure(&req.urn, &req.new_inputs, "update")?;
@@ -287,7 +317,11 @@ impl Provider for SimProvider {
 
     async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
         type_of(&req.urn)?;
-        let inputs = if req.inputs.is_empty() { &req.outputs } else { &req.inputs };
+        let inputs = if req.inputs.is_empty() {
+            &req.outputs
+        } else {
+            &req.inputs
+        };
         self.simulate_latency(inputs).await;
         Self::injected_failure(&req.urn, inputs, "delete")?;
         match self.world.remove(&req.id).await? {

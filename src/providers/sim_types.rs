@@ -176,8 +176,14 @@ mod tests {
         assert!(url.as_str().unwrap().ends_with(".fifo"));
         let ep = Computed::DbEndpoint.generate("db", &PropertyMap::new());
         let ep = ep.as_str().unwrap();
-        assert!(ep.starts_with("db-") && ep.ends_with(".sim") && ep.len() == 15, "{ep}");
-        assert_eq!(Computed::Number(5432).preview(), PropertyValue::Number(5432.0));
+        assert!(
+            ep.starts_with("db-") && ep.ends_with(".sim") && ep.len() == 15,
+            "{ep}"
+        );
+        assert_eq!(
+            Computed::Number(5432).preview(),
+            PropertyValue::Number(5432.0)
+        );
         assert_eq!(Computed::Ip.preview(), PropertyValue::Unknown);
         let arn = Computed::BucketArn.generate("b", &props([("namePrefix", "logs")]));
         assert!(arn.as_str().unwrap().starts_with("arn:sim:bucket:::logs-"));

@@ -97,8 +97,8 @@ fn write_world_file(path: &Path, resources: &WorldResources) -> Result<(), SimWo
     struct Out<'a> {
         resources: &'a WorldResources,
     }
-    let mut json = serde_json::to_vec_pretty(&Out { resources })
-        .map_err(|e| err(std::io::Error::other(e)))?;
+    let mut json =
+        serde_json::to_vec_pretty(&Out { resources }).map_err(|e| err(std::io::Error::other(e)))?;
     json.push(b'\n');
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(err)?;
