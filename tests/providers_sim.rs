@@ -505,3 +505,33 @@ fn unknown_packages_are_refused_by_name() {
     assert!(factory.load("random", None).is_ok());
     assert!(factory.load("command", None).is_ok());
 }
+
+#[tokio::test]
+async fn each_load_is_a_fresh_instance_sharing_one_world() {
+    let sim = Sim::new();
+    let slow = sim.factory.load("sim", None).unwrap();
+    slow.configure(&props([("latencyMs", PropertyValue::Number(400.0))]))
+        .await
+        .unwrap();
+    let t = Instant::now();
+    let (id, _) = sim
+        .create(&urn("sim:index:Bucket", "logs"), PropertyMap::new())
+        .await;
+    assert!(t.elapsed() < Duration::from_millis(400), "config leaked");
+    let r = slow
+        .read(ReadRequest {
+            urn: urn("sim:index:Bucket", "logs"),
+            id: id.clone(),
+            inputs: PropertyMap::new(),
+            state: PropertyMap::new(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(r.id, id, "both instances see the same world");
+    assert!(
+        r.outputs["arn"]
+            .as_str()
+            .unwrap()
+            .starts_with("arn:sim:bucket:::logs-")
+    );
+}

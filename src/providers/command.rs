@@ -130,6 +130,7 @@ fn bad(e: FieldError) -> ProviderError {
 }
 
 impl CommandProvider {
+    /// A provider with nothing running; after `cancel` it refuses to start more commands.
     pub fn new() -> CommandProvider {
         CommandProvider {
             cancel_tx: watch::channel(false).0,
@@ -266,21 +267,21 @@ impl Provider for CommandProvider {
         }
         let f = &mut failures;
         for k in ["create", "update", "delete", "dir", "stdin"] {
-            check_known(news, k, f, |m, k| opt_str(m, k));
+            check_known(news, k, f, opt_str);
         }
-        check_known(news, "interpreter", f, |m, k| opt_str_list(m, k));
-        check_known(news, "environment", f, |m, k| opt_str_map(m, k));
-        check_known(news, "addPreviousOutputInEnv", f, |m, k| opt_bool(m, k));
-        if let Some(Some(l)) = check_known(news, "logging", f, |m, k| opt_str(m, k)) {
-            if !LOGGING.contains(&l.as_str()) {
-                f.push(CheckFailure {
-                    property: "logging".into(),
-                    reason: format!(
-                        "unknown value {l:?}; expected one of {}",
-                        LOGGING.join(", ")
-                    ),
-                });
-            }
+        check_known(news, "interpreter", f, opt_str_list);
+        check_known(news, "environment", f, opt_str_map);
+        check_known(news, "addPreviousOutputInEnv", f, opt_bool);
+        if let Some(Some(l)) = check_known(news, "logging", f, opt_str)
+            && !LOGGING.contains(&l.as_str())
+        {
+            f.push(CheckFailure {
+                property: "logging".into(),
+                reason: format!(
+                    "unknown value {l:?}; expected one of {}",
+                    LOGGING.join(", ")
+                ),
+            });
         }
         for k in ["assetPaths", "archivePaths"] {
             if news.get(k).is_some_and(|v| *v != PropertyValue::Null) {
@@ -290,13 +291,15 @@ impl Provider for CommandProvider {
                 });
             }
         }
-        if let Some(t) = news.get("triggers") {
-            if !t.contains_unknowns() && t.as_array().is_none() && *t != PropertyValue::Null {
-                f.push(CheckFailure {
-                    property: "triggers".into(),
-                    reason: "expected a list".into(),
-                });
-            }
+        if let Some(t) = news.get("triggers")
+            && !t.contains_unknowns()
+            && t.as_array().is_none()
+            && *t != PropertyValue::Null
+        {
+            f.push(CheckFailure {
+                property: "triggers".into(),
+                reason: "expected a list".into(),
+            });
         }
         Ok(CheckResult {
             inputs: req.news,

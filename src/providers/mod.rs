@@ -41,6 +41,7 @@ impl BuiltinProviders {
         }
     }
 
+    /// Where the world lives, so that callers (and tests) can check it after a deployment.
     pub fn sim_world_path(&self) -> &Path {
         &self.sim_world_path
     }

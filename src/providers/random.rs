@@ -273,6 +273,7 @@ async fn generate(
 pub struct RandomProvider;
 
 impl RandomProvider {
+    /// The provider keeps no state: every value lives in the resource's outputs.
     pub fn new() -> RandomProvider {
         RandomProvider
     }
@@ -311,59 +312,60 @@ fn check_inputs(kind: Kind, news: &PropertyMap) -> Vec<CheckFailure> {
     match kind {
         Kind::String | Kind::Password => {
             for k in ["lower", "upper", "numeric", "number", "special"] {
-                check_known(news, k, f, |m, k| opt_bool(m, k));
+                check_known(news, k, f, opt_bool);
             }
             for k in ["length", "minLower", "minUpper", "minNumeric", "minSpecial"] {
-                check_known(news, k, f, |m, k| opt_count(m, k));
+                check_known(news, k, f, opt_count);
             }
-            check_known(news, "overrideSpecial", f, |m, k| opt_str(m, k));
+            check_known(news, "overrideSpecial", f, opt_str);
             let all_known = !STRING_INPUTS.iter().any(|k| is_unknown(news, k));
-            if f.is_empty() && all_known {
-                if let Some(problem) = string_spec(news).ok().and_then(|s| s.problem()) {
-                    f.push(CheckFailure {
-                        property: "length".into(),
-                        reason: problem,
-                    });
-                }
+            if f.is_empty()
+                && all_known
+                && let Some(problem) = string_spec(news).ok().and_then(|s| s.problem())
+            {
+                f.push(CheckFailure {
+                    property: "length".into(),
+                    reason: problem,
+                });
             }
         }
         Kind::Integer => {
-            let min = check_known(news, "min", f, |m, k| opt_int(m, k)).flatten();
-            let max = check_known(news, "max", f, |m, k| opt_int(m, k)).flatten();
-            check_known(news, "seed", f, |m, k| opt_str(m, k));
-            if let (Some(min), Some(max)) = (min, max) {
-                if min > max {
-                    f.push(CheckFailure {
-                        property: "min".into(),
-                        reason: format!("`min` ({min}) must not be greater than `max` ({max})"),
-                    });
-                }
+            let min = check_known(news, "min", f, opt_int).flatten();
+            let max = check_known(news, "max", f, opt_int).flatten();
+            check_known(news, "seed", f, opt_str);
+            if let (Some(min), Some(max)) = (min, max)
+                && min > max
+            {
+                f.push(CheckFailure {
+                    property: "min".into(),
+                    reason: format!("`min` ({min}) must not be greater than `max` ({max})"),
+                });
             }
         }
         Kind::Id => {
-            if let Some(Some(0)) = check_known(news, "byteLength", f, |m, k| opt_count(m, k)) {
+            if let Some(Some(0)) = check_known(news, "byteLength", f, opt_count) {
                 f.push(CheckFailure {
                     property: "byteLength".into(),
                     reason: "must be at least 1".into(),
                 });
             }
-            check_known(news, "prefix", f, |m, k| opt_str(m, k));
+            check_known(news, "prefix", f, opt_str);
         }
         Kind::Pet => {
-            if let Some(Some(0)) = check_known(news, "length", f, |m, k| opt_count(m, k)) {
+            if let Some(Some(0)) = check_known(news, "length", f, opt_count) {
                 f.push(CheckFailure {
                     property: "length".into(),
                     reason: "must be at least 1".into(),
                 });
             }
-            check_known(news, "prefix", f, |m, k| opt_str(m, k));
-            check_known(news, "separator", f, |m, k| opt_str(m, k));
+            check_known(news, "prefix", f, opt_str);
+            check_known(news, "separator", f, opt_str);
         }
         Kind::Uuid => {}
         Kind::Shuffle => {
-            check_known(news, "inputs", f, |m, k| opt_str_list(m, k));
-            check_known(news, "resultCount", f, |m, k| opt_count(m, k));
-            check_known(news, "seed", f, |m, k| opt_str(m, k));
+            check_known(news, "inputs", f, opt_str_list);
+            check_known(news, "resultCount", f, opt_count);
+            check_known(news, "seed", f, opt_str);
         }
     }
     failures

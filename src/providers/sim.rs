@@ -94,6 +94,7 @@ fn outputs_with(
 }
 
 impl SimProvider {
+    /// A provider over `world`, with no default latency until `configure` sets one.
     pub fn new(world: Arc<SimWorld>) -> SimProvider {
         SimProvider {
             world,
@@ -148,7 +149,7 @@ impl Provider for SimProvider {
         news: &PropertyMap,
     ) -> Result<CheckResult, ProviderError> {
         let mut failures = Vec::new();
-        check_known(news, LATENCY_MS, &mut failures, |m, f| opt_count(m, f));
+        check_known(news, LATENCY_MS, &mut failures, opt_count);
         Ok(CheckResult {
             inputs: news.clone(),
             failures,
@@ -170,14 +171,12 @@ impl Provider for SimProvider {
         let ty = type_of(&req.urn)?;
         let news = &req.news;
         let mut failures = Vec::new();
-        check_known(news, REPLACE_ON, &mut failures, |m, f| opt_str_list(m, f));
+        check_known(news, REPLACE_ON, &mut failures, opt_str_list);
         check_known(news, DELETE_BEFORE_REPLACE, &mut failures, |m, f| {
             opt_bool(m, f)
         });
-        check_known(news, LATENCY_MS, &mut failures, |m, f| opt_count(m, f));
-        if let Some(Some(ops)) =
-            check_known(news, FAIL_ON, &mut failures, |m, f| opt_str_list(m, f))
-        {
+        check_known(news, LATENCY_MS, &mut failures, opt_count);
+        if let Some(Some(ops)) = check_known(news, FAIL_ON, &mut failures, opt_str_list) {
             for (i, op) in ops.iter().enumerate() {
                 if !OPERATIONS.contains(&op.as_str()) {
                     failures.push(CheckFailure {

@@ -138,6 +138,7 @@ impl SimWorld {
         })
     }
 
+    /// The world file, for messages and for checks after a deployment.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -175,6 +176,7 @@ impl SimWorld {
         Ok(())
     }
 
+    /// One live resource by ID, as the world has it now (drift included).
     pub async fn get(&self, id: &str) -> Result<Option<WorldResource>, SimWorldError> {
         Ok(self.lock().await?.resources.get(id).cloned())
     }
