@@ -1,2 +1,3 @@
 pub mod engine;
 pub mod output;
+pub mod providers;

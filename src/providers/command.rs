@@ -1,0 +1,400 @@
+//! The `command` provider: `command:local:Command` of the `pulumi-command` package, running
+//! real processes on create, update and delete, with `triggers` forcing a replacement.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::watch;
+
+use super::input_diff::{changed_inputs, diff_result};
+use super::input_fields::{FieldError, check_known, opt_bool, opt_str, opt_str_list, opt_str_map};
+use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::provider::{
+    CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
+    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+};
+use crate::engine::urn::Urn;
+
+/// The type token of a local command.
+pub const LOCAL_COMMAND: &str = "command:local:Command";
+
+const INPUTS: &[&str] = &[
+    "addPreviousOutputInEnv",
+    "archivePaths",
+    "assetPaths",
+    "create",
+    "delete",
+    "dir",
+    "environment",
+    "interpreter",
+    "logging",
+    "stdin",
+    "triggers",
+    "update",
+];
+const LOGGING: &[&str] = &["stdout", "stderr", "stdoutAndStderr", "none"];
+/// How much of a failed command's output its error carries.
+const TAIL_LINES: usize = 20;
+
+/// How to run one command line, read from the resource's inputs.
+struct Invocation {
+    interpreter: Vec<String>,
+    dir: Option<String>,
+    environment: Vec<(String, String)>,
+    stdin: Option<String>,
+    /// `PULUMI_COMMAND_STDOUT`/`STDERR` from the previous run, when `addPreviousOutputInEnv`.
+    previous: Option<(String, String)>,
+}
+
+impl Invocation {
+    fn from_inputs(inputs: &PropertyMap, previous: &PropertyMap) -> Result<Invocation, FieldError> {
+        let interpreter = opt_str_list(inputs, "interpreter")?
+            .filter(|i| !i.is_empty())
+            .unwrap_or_else(|| vec!["/bin/sh".into(), "-c".into()]);
+        let add_previous = opt_bool(inputs, "addPreviousOutputInEnv")?.unwrap_or(true);
+        let prev = |k: &str| {
+            previous
+                .get(k)
+                .and_then(PropertyValue::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        Ok(Invocation {
+            interpreter,
+            dir: opt_str(inputs, "dir")?,
+            environment: opt_str_map(inputs, "environment")?.unwrap_or_default(),
+            stdin: opt_str(inputs, "stdin")?.filter(|s| !s.is_empty()),
+            previous: add_previous.then(|| (prev("stdout"), prev("stderr"))),
+        })
+    }
+}
+
+/// What a finished command printed, with one trailing newline removed as the package does.
+struct Output {
+    stdout: String,
+    stderr: String,
+}
+
+fn trim_newline(mut s: String) -> String {
+    if s.ends_with('\n') {
+        s.pop();
+    }
+    s
+}
+
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.trim_end().lines().collect();
+    lines[lines.len().saturating_sub(TAIL_LINES)..].join("\n")
+}
+
+/// The `command` provider. `cancel` kills the processes it is running.
+pub struct CommandProvider {
+    cancel_tx: watch::Sender<bool>,
+}
+
+impl Default for CommandProvider {
+    fn default() -> Self {
+        CommandProvider::new()
+    }
+}
+
+fn check_type(urn: &Urn) -> Result<(), ProviderError> {
+    if urn.type_() == LOCAL_COMMAND {
+        Ok(())
+    } else {
+        Err(ProviderError::Failed(format!(
+            "unknown command resource type `{}` (for {}); the built-in command provider has {LOCAL_COMMAND}",
+            urn.type_(),
+            urn.name()
+        )))
+    }
+}
+
+fn unique_id(name: &str) -> String {
+    let mut bytes = [0u8; 4];
+    rand::Rng::fill(&mut rand::rng(), &mut bytes[..]);
+    format!("{name}{}", hex::encode(bytes))
+}
+
+fn with_output(inputs: &PropertyMap, stdout: PropertyValue, stderr: PropertyValue) -> PropertyMap {
+    let mut out = inputs.clone();
+    out.insert("stdout".into(), stdout);
+    out.insert("stderr".into(), stderr);
+    out
+}
+
+fn bad(e: FieldError) -> ProviderError {
+    ProviderError::Failed(e.to_string())
+}
+
+impl CommandProvider {
+    /// A provider with nothing running; after `cancel` it refuses to start more commands.
+    pub fn new() -> CommandProvider {
+        CommandProvider {
+            cancel_tx: watch::channel(false).0,
+        }
+    }
+
+    /// Runs `command` to completion; the child is killed if this future is dropped, the
+    /// provider is cancelled, or `timeout` (seconds, 0 = none) passes.
+    async fn run(
+        &self,
+        command: &str,
+        how: &Invocation,
+        timeout: f64,
+    ) -> Result<Output, ProviderError> {
+        let (program, args) = how
+            .interpreter
+            .split_first()
+            .ok_or_else(|| ProviderError::Failed("`interpreter` is empty".into()))?;
+        let mut cmd = tokio::process::Command::new(program);
+        cmd.args(args)
+            .arg(command)
+            .stdin(if how.stdin.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        if let Some(dir) = &how.dir {
+            cmd.current_dir(dir);
+        }
+        cmd.envs(how.environment.iter().map(|(k, v)| (k, v)));
+        if let Some((out, err)) = &how.previous {
+            if !out.is_empty() {
+                cmd.env("PULUMI_COMMAND_STDOUT", out);
+            }
+            if !err.is_empty() {
+                cmd.env("PULUMI_COMMAND_STDERR", err);
+            }
+        }
+        let mut child = cmd.spawn().map_err(|e| {
+            let place = how
+                .dir
+                .as_deref()
+                .map(|d| format!(" in {d}"))
+                .unwrap_or_default();
+            ProviderError::Failed(format!(
+                "cannot start `{program}`{place} to run {command:?}: {e}"
+            ))
+        })?;
+        let stdin = child.stdin.take();
+        let input = how.stdin.clone().unwrap_or_default();
+        let feed = async move {
+            if let Some(mut s) = stdin {
+                // A command that exits without reading its input is not an error.
+                let _ = s.write_all(input.as_bytes()).await;
+            }
+        };
+        let mut out_pipe = child.stdout.take();
+        let mut err_pipe = child.stderr.take();
+        let read_out = async {
+            let mut buf = Vec::new();
+            if let Some(p) = out_pipe.as_mut() {
+                let _ = p.read_to_end(&mut buf).await;
+            }
+            buf
+        };
+        let read_err = async {
+            let mut buf = Vec::new();
+            if let Some(p) = err_pipe.as_mut() {
+                let _ = p.read_to_end(&mut buf).await;
+            }
+            buf
+        };
+        let finished = async {
+            let (_, out, err, status) = tokio::join!(feed, read_out, read_err, child.wait());
+            (out, err, status)
+        };
+        let mut cancelled = self.cancel_tx.subscribe();
+        let limit = if timeout > 0.0 {
+            Duration::from_secs_f64(timeout)
+        } else {
+            Duration::MAX
+        };
+        let (out, err, status) = tokio::select! {
+            r = finished => r,
+            _ = cancelled.wait_for(|c| *c) => return Err(ProviderError::Cancelled),
+            _ = tokio::time::sleep(limit) => {
+                return Err(ProviderError::Failed(format!(
+                    "command {command:?} did not finish within {timeout} s and was killed"
+                )));
+            }
+        };
+        let status =
+            status.map_err(|e| ProviderError::Failed(format!("waiting for {command:?}: {e}")))?;
+        let stdout = String::from_utf8_lossy(&out).into_owned();
+        let stderr = String::from_utf8_lossy(&err).into_owned();
+        if !status.success() {
+            let code = status
+                .code()
+                .map(|c| format!("exit status {c}"))
+                .unwrap_or_else(|| "a signal".to_string());
+            let shown = if stderr.trim().is_empty() {
+                &stdout
+            } else {
+                &stderr
+            };
+            return Err(ProviderError::Failed(format!(
+                "command {command:?} failed with {code}:\n{}",
+                tail(shown)
+            )));
+        }
+        Ok(Output {
+            stdout: trim_newline(stdout),
+            stderr: trim_newline(stderr),
+        })
+    }
+}
+
+#[async_trait]
+impl Provider for CommandProvider {
+    async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
+        check_type(&req.urn)?;
+        let news = &req.news;
+        let mut failures = Vec::new();
+        for key in news.keys() {
+            if !INPUTS.contains(&key.as_str()) {
+                failures.push(CheckFailure {
+                    property: key.clone(),
+                    reason: format!("unknown input; expected one of {}", INPUTS.join(", ")),
+                });
+            }
+        }
+        let f = &mut failures;
+        for k in ["create", "update", "delete", "dir", "stdin"] {
+            check_known(news, k, f, opt_str);
+        }
+        check_known(news, "interpreter", f, opt_str_list);
+        check_known(news, "environment", f, opt_str_map);
+        check_known(news, "addPreviousOutputInEnv", f, opt_bool);
+        if let Some(Some(l)) = check_known(news, "logging", f, opt_str)
+            && !LOGGING.contains(&l.as_str())
+        {
+            f.push(CheckFailure {
+                property: "logging".into(),
+                reason: format!(
+                    "unknown value {l:?}; expected one of {}",
+                    LOGGING.join(", ")
+                ),
+            });
+        }
+        for k in ["assetPaths", "archivePaths"] {
+            if news.get(k).is_some_and(|v| *v != PropertyValue::Null) {
+                f.push(CheckFailure {
+                    property: k.into(),
+                    reason: "not supported by stepdeck's built-in command provider".into(),
+                });
+            }
+        }
+        if let Some(t) = news.get("triggers")
+            && !t.contains_unknowns()
+            && t.as_array().is_none()
+            && *t != PropertyValue::Null
+        {
+            f.push(CheckFailure {
+                property: "triggers".into(),
+                reason: "expected a list".into(),
+            });
+        }
+        Ok(CheckResult {
+            inputs: req.news,
+            failures,
+        })
+    }
+
+    async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
+        check_type(&req.urn)?;
+        let changes = changed_inputs(&req.old_inputs, &req.new_inputs, &req.ignore_changes);
+        Ok(diff_result(changes, |k| k == "triggers", false, Vec::new()))
+    }
+
+    async fn create(&self, req: CreateRequest) -> Result<CreateResult, ProviderError> {
+        check_type(&req.urn)?;
+        let command = opt_str(&req.inputs, "create").map_err(bad)?;
+        if req.preview {
+            let (out, err) = match command {
+                Some(_) => (PropertyValue::Unknown, PropertyValue::Unknown),
+                None => (PropertyValue::string(""), PropertyValue::string("")),
+            };
+            return Ok(CreateResult {
+                id: String::new(),
+                outputs: with_output(&req.inputs, out, err),
+            });
+        }
+        let output = match command {
+            Some(c) => {
+                let how = Invocation::from_inputs(&req.inputs, &PropertyMap::new()).map_err(bad)?;
+                self.run(&c, &how, req.timeout).await?
+            }
+            None => Output {
+                stdout: String::new(),
+                stderr: String::new(),
+            },
+        };
+        Ok(CreateResult {
+            id: unique_id(req.urn.name()),
+            outputs: with_output(&req.inputs, output.stdout.into(), output.stderr.into()),
+        })
+    }
+
+    async fn read(&self, req: ReadRequest) -> Result<ReadResult, ProviderError> {
+        check_type(&req.urn)?;
+        Ok(ReadResult {
+            id: req.id,
+            inputs: req.inputs,
+            outputs: req.state,
+        })
+    }
+
+    /// Runs `update`, or `create` again when there is no `update`; with neither, keeps the
+    /// previous output.
+    async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
+        check_type(&req.urn)?;
+        let command = match opt_str(&req.new_inputs, "update").map_err(bad)? {
+            Some(u) => Some(u),
+            None => opt_str(&req.new_inputs, "create").map_err(bad)?,
+        };
+        let old = |k: &str| req.old_outputs.get(k).cloned().unwrap_or_else(|| "".into());
+        let Some(command) = command else {
+            return Ok(with_output(&req.new_inputs, old("stdout"), old("stderr")));
+        };
+        if req.preview {
+            return Ok(with_output(
+                &req.new_inputs,
+                PropertyValue::Unknown,
+                PropertyValue::Unknown,
+            ));
+        }
+        let how = Invocation::from_inputs(&req.new_inputs, &req.old_outputs).map_err(bad)?;
+        let output = self.run(&command, &how, req.timeout).await?;
+        Ok(with_output(
+            &req.new_inputs,
+            output.stdout.into(),
+            output.stderr.into(),
+        ))
+    }
+
+    async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
+        check_type(&req.urn)?;
+        let inputs = if req.outputs.is_empty() {
+            &req.inputs
+        } else {
+            &req.outputs
+        };
+        let Some(command) = opt_str(inputs, "delete").map_err(bad)? else {
+            return Ok(());
+        };
+        let how = Invocation::from_inputs(inputs, &req.outputs).map_err(bad)?;
+        self.run(&command, &how, req.timeout).await.map(|_| ())
+    }
+
+    async fn cancel(&self) -> Result<(), ProviderError> {
+        self.cancel_tx.send_replace(true);
+        Ok(())
+    }
+}

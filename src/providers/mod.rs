@@ -1,0 +1,77 @@
+//! The built-in, in-process providers (`sim`, `random`, `command`) and the factory that makes a
+//! fresh instance of one for each provider resource of a deployment.
+
+pub mod command;
+mod input_diff;
+mod input_fields;
+mod pet_words;
+pub mod random;
+mod random_values;
+pub mod sim;
+mod sim_types;
+pub mod sim_world;
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use crate::engine::provider::{Provider, ProviderError};
+use crate::engine::provider_registry::ProviderFactory;
+
+pub use command::CommandProvider;
+pub use random::RandomProvider;
+pub use sim::SimProvider;
+pub use sim_world::{SimWorld, SimWorldError, WorldResource, WorldResources, load_world_file};
+
+/// The packages this factory serves.
+pub const BUILTIN_PACKAGES: &[&str] = &["sim", "random", "command"];
+
+/// Makes built-in providers. Every `sim` instance it makes shares one world, so that concurrent
+/// steps of different provider resources never overwrite each other's changes to the file.
+pub struct BuiltinProviders {
+    sim_world_path: PathBuf,
+    sim_world: Mutex<Option<Arc<SimWorld>>>,
+}
+
+impl BuiltinProviders {
+    /// `sim_world` is the JSON file of the simulated cloud; it is read on the first `sim` load.
+    pub fn new(sim_world: PathBuf) -> BuiltinProviders {
+        BuiltinProviders {
+            sim_world_path: sim_world,
+            sim_world: Mutex::new(None),
+        }
+    }
+
+    /// Where the world lives, so that callers (and tests) can check it after a deployment.
+    pub fn sim_world_path(&self) -> &Path {
+        &self.sim_world_path
+    }
+
+    /// The shared world, loaded from disk the first time it is needed.
+    pub fn sim_world(&self) -> Result<Arc<SimWorld>, SimWorldError> {
+        let mut slot = self.sim_world.lock().expect("sim world slot");
+        if let Some(w) = slot.as_ref() {
+            return Ok(w.clone());
+        }
+        let world = Arc::new(SimWorld::open(self.sim_world_path.clone())?);
+        *slot = Some(world.clone());
+        Ok(world)
+    }
+}
+
+impl ProviderFactory for BuiltinProviders {
+    fn load(
+        &self,
+        package: &str,
+        _version: Option<&str>,
+    ) -> Result<Arc<dyn Provider>, ProviderError> {
+        match package {
+            "sim" => Ok(Arc::new(SimProvider::new(self.sim_world()?))),
+            "random" => Ok(Arc::new(RandomProvider::new())),
+            "command" => Ok(Arc::new(CommandProvider::new())),
+            other => Err(ProviderError::Failed(format!(
+                "no provider for package `{other}`: the built-in providers are {}",
+                BUILTIN_PACKAGES.join(", ")
+            ))),
+        }
+    }
+}

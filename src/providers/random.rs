@@ -1,0 +1,438 @@
+//! The `random` provider: the resources of the `pulumi-random` package with its type tokens,
+//! inputs and outputs. Every input (including `keepers`) forces a replacement, as there.
+
+use async_trait::async_trait;
+use rand::Rng;
+
+use super::input_diff::{changed_inputs, diff_result};
+use super::input_fields::{
+    FieldError, check_known, is_unknown, opt_bool, opt_count, opt_int, opt_str, opt_str_list,
+};
+use super::random_values::{StringSpec, id_encodings, pet_name, seeded, shuffle};
+use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::provider::{
+    CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
+    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+};
+use crate::engine::urn::Urn;
+
+/// The cost `pulumi-random` uses for `bcryptHash`.
+const BCRYPT_COST: u32 = 10;
+
+/// One resource type of the package.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    String,
+    Password,
+    Integer,
+    Id,
+    Pet,
+    Uuid,
+    Shuffle,
+}
+
+const STRING_INPUTS: &[&str] = &[
+    "keepers",
+    "length",
+    "lower",
+    "minLower",
+    "minNumeric",
+    "minSpecial",
+    "minUpper",
+    "number",
+    "numeric",
+    "overrideSpecial",
+    "special",
+    "upper",
+];
+
+impl Kind {
+    fn of(token: &str) -> Option<Kind> {
+        Some(match token {
+            "random:index/randomString:RandomString" => Kind::String,
+            "random:index/randomPassword:RandomPassword" => Kind::Password,
+            "random:index/randomInteger:RandomInteger" => Kind::Integer,
+            "random:index/randomId:RandomId" => Kind::Id,
+            "random:index/randomPet:RandomPet" => Kind::Pet,
+            "random:index/randomUuid:RandomUuid" => Kind::Uuid,
+            "random:index/randomShuffle:RandomShuffle" => Kind::Shuffle,
+            _ => return None,
+        })
+    }
+
+    fn inputs(self) -> &'static [&'static str] {
+        match self {
+            Kind::String | Kind::Password => STRING_INPUTS,
+            Kind::Integer => &["keepers", "max", "min", "seed"],
+            Kind::Id => &["byteLength", "keepers", "prefix"],
+            Kind::Pet => &["keepers", "length", "prefix", "separator"],
+            Kind::Uuid => &["keepers"],
+            Kind::Shuffle => &["inputs", "keepers", "resultCount", "seed"],
+        }
+    }
+
+    fn required(self) -> &'static [&'static str] {
+        match self {
+            Kind::String | Kind::Password => &["length"],
+            Kind::Integer => &["max", "min"],
+            Kind::Id => &["byteLength"],
+            Kind::Shuffle => &["inputs"],
+            Kind::Pet | Kind::Uuid => &[],
+        }
+    }
+
+    /// Outputs only known once the resource is created.
+    fn generated(self) -> &'static [&'static str] {
+        match self {
+            Kind::String | Kind::Integer | Kind::Uuid => &["result"],
+            Kind::Password => &["result", "bcryptHash"],
+            Kind::Id => &["b64Std", "b64Url", "dec", "hex"],
+            Kind::Shuffle => &["results"],
+            Kind::Pet => &[],
+        }
+    }
+
+    fn secret_outputs(self) -> bool {
+        self == Kind::Password
+    }
+}
+
+fn kind_of(urn: &Urn) -> Result<Kind, ProviderError> {
+    Kind::of(urn.type_()).ok_or_else(|| {
+        ProviderError::Failed(format!(
+            "unknown random resource type `{}` (for {})",
+            urn.type_(),
+            urn.name()
+        ))
+    })
+}
+
+fn string_spec(inputs: &PropertyMap) -> Result<StringSpec, FieldError> {
+    let numeric = match opt_bool(inputs, "numeric")? {
+        Some(n) => n,
+        None => opt_bool(inputs, "number")?.unwrap_or(true),
+    };
+    Ok(StringSpec {
+        length: opt_count(inputs, "length")?
+            .ok_or_else(|| FieldError::new("length", "missing required input"))?,
+        upper: opt_bool(inputs, "upper")?.unwrap_or(true),
+        lower: opt_bool(inputs, "lower")?.unwrap_or(true),
+        numeric,
+        special: opt_bool(inputs, "special")?.unwrap_or(true),
+        min_upper: opt_count(inputs, "minUpper")?.unwrap_or(0),
+        min_lower: opt_count(inputs, "minLower")?.unwrap_or(0),
+        min_numeric: opt_count(inputs, "minNumeric")?.unwrap_or(0),
+        min_special: opt_count(inputs, "minSpecial")?.unwrap_or(0),
+        override_special: opt_str(inputs, "overrideSpecial")?,
+    })
+}
+
+fn num(n: usize) -> PropertyValue {
+    PropertyValue::Number(n as f64)
+}
+
+/// The inputs as outputs, with the package's defaults filled in where they are known.
+fn echoed(kind: Kind, inputs: &PropertyMap) -> Result<PropertyMap, FieldError> {
+    let mut out = inputs.clone();
+    let mut default = |k: &str, v: PropertyValue| {
+        out.entry(k.to_string()).or_insert(v);
+    };
+    match kind {
+        Kind::String | Kind::Password => {
+            if STRING_INPUTS.iter().any(|k| is_unknown(inputs, k)) {
+                return Ok(out);
+            }
+            let s = string_spec(inputs)?;
+            for (k, v) in [
+                ("upper", s.upper),
+                ("lower", s.lower),
+                ("special", s.special),
+            ] {
+                default(k, PropertyValue::Bool(v));
+            }
+            default("numeric", PropertyValue::Bool(s.numeric));
+            default("number", PropertyValue::Bool(s.numeric));
+            for (k, v) in [
+                ("minUpper", s.min_upper),
+                ("minLower", s.min_lower),
+                ("minNumeric", s.min_numeric),
+                ("minSpecial", s.min_special),
+            ] {
+                default(k, num(v));
+            }
+        }
+        Kind::Pet => {
+            default("length", num(2));
+            default("separator", PropertyValue::string("-"));
+        }
+        Kind::Integer | Kind::Id | Kind::Uuid | Kind::Shuffle => {}
+    }
+    Ok(out)
+}
+
+fn bad(e: FieldError) -> ProviderError {
+    ProviderError::Failed(e.to_string())
+}
+
+/// Makes the values of a new resource: its ID and the generated outputs.
+async fn generate(
+    kind: Kind,
+    inputs: &PropertyMap,
+) -> Result<(String, PropertyMap), ProviderError> {
+    let mut out = PropertyMap::new();
+    let id = match kind {
+        Kind::String | Kind::Password => {
+            let spec = string_spec(inputs).map_err(bad)?;
+            let result = spec
+                .generate(&mut rand::rng())
+                .map_err(|e| ProviderError::Failed(format!("cannot generate the string: {e}")))?;
+            if kind == Kind::Password {
+                let plain = result.clone();
+                let hash = tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
+                    .await
+                    .map_err(|e| ProviderError::Failed(format!("bcrypt task failed: {e}")))?
+                    .map_err(|e| ProviderError::Failed(format!("bcrypt failed: {e}")))?;
+                out.insert("bcryptHash".into(), PropertyValue::string(hash));
+            }
+            out.insert("result".into(), PropertyValue::string(result));
+            "none".to_string()
+        }
+        Kind::Integer => {
+            let min = opt_int(inputs, "min").map_err(bad)?.unwrap_or(0);
+            let max = opt_int(inputs, "max").map_err(bad)?.unwrap_or(0);
+            if max < min {
+                return Err(ProviderError::Failed(format!(
+                    "`min` ({min}) must not be greater than `max` ({max})"
+                )));
+            }
+            let seed = opt_str(inputs, "seed").map_err(bad)?;
+            let n = seeded(seed.as_deref()).random_range(min..=max);
+            out.insert("result".into(), PropertyValue::Number(n as f64));
+            n.to_string()
+        }
+        Kind::Id => {
+            let len = opt_count(inputs, "byteLength").map_err(bad)?.unwrap_or(0);
+            if len < 1 {
+                return Err(ProviderError::Failed(
+                    "`byteLength` must be at least 1".into(),
+                ));
+            }
+            let mut bytes = vec![0u8; len];
+            rand::rng().fill(&mut bytes[..]);
+            let prefix = opt_str(inputs, "prefix").map_err(bad)?.unwrap_or_default();
+            let e = id_encodings(&bytes, &prefix);
+            for (k, v) in [
+                ("b64Std", e.b64_std),
+                ("b64Url", e.b64_url),
+                ("hex", e.hex),
+                ("dec", e.dec),
+            ] {
+                out.insert(k.into(), PropertyValue::string(v));
+            }
+            e.id
+        }
+        Kind::Pet => {
+            let length = opt_count(inputs, "length").map_err(bad)?.unwrap_or(2);
+            let sep = opt_str(inputs, "separator")
+                .map_err(bad)?
+                .unwrap_or_else(|| "-".into());
+            let prefix = opt_str(inputs, "prefix").map_err(bad)?;
+            pet_name(length, &sep, prefix.as_deref(), &mut rand::rng())
+        }
+        Kind::Uuid => {
+            let u = uuid::Uuid::new_v4().to_string();
+            out.insert("result".into(), PropertyValue::string(u.clone()));
+            u
+        }
+        Kind::Shuffle => {
+            let items = opt_str_list(inputs, "inputs")
+                .map_err(bad)?
+                .unwrap_or_default();
+            let count = opt_count(inputs, "resultCount")
+                .map_err(bad)?
+                .unwrap_or(items.len());
+            let seed = opt_str(inputs, "seed").map_err(bad)?;
+            let results = shuffle(&items, count, &mut seeded(seed.as_deref()));
+            out.insert(
+                "results".into(),
+                PropertyValue::Array(results.into_iter().map(PropertyValue::String).collect()),
+            );
+            "-".to_string()
+        }
+    };
+    if kind.secret_outputs() {
+        for v in out.values_mut() {
+            *v = PropertyValue::Secret(Box::new(std::mem::take(v)));
+        }
+    }
+    Ok((id, out))
+}
+
+/// The `random` provider; stateless, so one instance serves any number of resources.
+#[derive(Debug, Default)]
+pub struct RandomProvider;
+
+impl RandomProvider {
+    /// The provider keeps no state: every value lives in the resource's outputs.
+    pub fn new() -> RandomProvider {
+        RandomProvider
+    }
+}
+
+fn check_inputs(kind: Kind, news: &PropertyMap) -> Vec<CheckFailure> {
+    let mut failures = Vec::new();
+    for key in news.keys() {
+        if !kind.inputs().contains(&key.as_str()) {
+            failures.push(CheckFailure {
+                property: key.clone(),
+                reason: format!(
+                    "unknown input; expected one of {}",
+                    kind.inputs().join(", ")
+                ),
+            });
+        }
+    }
+    for key in kind.required() {
+        if matches!(news.get(*key), None | Some(PropertyValue::Null)) {
+            failures.push(CheckFailure {
+                property: key.to_string(),
+                reason: "missing required input".into(),
+            });
+        }
+    }
+    if news.get("keepers").is_some_and(|k| {
+        !k.contains_unknowns() && k.as_object().is_none() && *k != PropertyValue::Null
+    }) {
+        failures.push(CheckFailure {
+            property: "keepers".into(),
+            reason: "expected a map".into(),
+        });
+    }
+    let f = &mut failures;
+    match kind {
+        Kind::String | Kind::Password => {
+            for k in ["lower", "upper", "numeric", "number", "special"] {
+                check_known(news, k, f, opt_bool);
+            }
+            for k in ["length", "minLower", "minUpper", "minNumeric", "minSpecial"] {
+                check_known(news, k, f, opt_count);
+            }
+            check_known(news, "overrideSpecial", f, opt_str);
+            let all_known = !STRING_INPUTS.iter().any(|k| is_unknown(news, k));
+            if f.is_empty()
+                && all_known
+                && let Some(problem) = string_spec(news).ok().and_then(|s| s.problem())
+            {
+                f.push(CheckFailure {
+                    property: "length".into(),
+                    reason: problem,
+                });
+            }
+        }
+        Kind::Integer => {
+            let min = check_known(news, "min", f, opt_int).flatten();
+            let max = check_known(news, "max", f, opt_int).flatten();
+            check_known(news, "seed", f, opt_str);
+            if let (Some(min), Some(max)) = (min, max)
+                && min > max
+            {
+                f.push(CheckFailure {
+                    property: "min".into(),
+                    reason: format!("`min` ({min}) must not be greater than `max` ({max})"),
+                });
+            }
+        }
+        Kind::Id => {
+            if let Some(Some(0)) = check_known(news, "byteLength", f, opt_count) {
+                f.push(CheckFailure {
+                    property: "byteLength".into(),
+                    reason: "must be at least 1".into(),
+                });
+            }
+            check_known(news, "prefix", f, opt_str);
+        }
+        Kind::Pet => {
+            if let Some(Some(0)) = check_known(news, "length", f, opt_count) {
+                f.push(CheckFailure {
+                    property: "length".into(),
+                    reason: "must be at least 1".into(),
+                });
+            }
+            check_known(news, "prefix", f, opt_str);
+            check_known(news, "separator", f, opt_str);
+        }
+        Kind::Uuid => {}
+        Kind::Shuffle => {
+            check_known(news, "inputs", f, opt_str_list);
+            check_known(news, "resultCount", f, opt_count);
+            check_known(news, "seed", f, opt_str);
+        }
+    }
+    failures
+}
+
+#[async_trait]
+impl Provider for RandomProvider {
+    async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
+        let kind = kind_of(&req.urn)?;
+        let failures = check_inputs(kind, &req.news);
+        Ok(CheckResult {
+            inputs: req.news,
+            failures,
+        })
+    }
+
+    async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
+        kind_of(&req.urn)?;
+        let changes = changed_inputs(&req.old_inputs, &req.new_inputs, &req.ignore_changes);
+        Ok(diff_result(changes, |_| true, false, Vec::new()))
+    }
+
+    async fn create(&self, req: CreateRequest) -> Result<CreateResult, ProviderError> {
+        let kind = kind_of(&req.urn)?;
+        let mut outputs = echoed(kind, &req.inputs).map_err(bad)?;
+        if req.preview {
+            for k in kind.generated() {
+                let unknown = if kind.secret_outputs() {
+                    PropertyValue::Secret(Box::new(PropertyValue::Unknown))
+                } else {
+                    PropertyValue::Unknown
+                };
+                outputs.insert(k.to_string(), unknown);
+            }
+            return Ok(CreateResult {
+                id: String::new(),
+                outputs,
+            });
+        }
+        let (id, generated) = generate(kind, &req.inputs).await?;
+        outputs.extend(generated);
+        Ok(CreateResult { id, outputs })
+    }
+
+    async fn read(&self, req: ReadRequest) -> Result<ReadResult, ProviderError> {
+        kind_of(&req.urn)?;
+        Ok(ReadResult {
+            id: req.id,
+            inputs: req.inputs,
+            outputs: req.state,
+        })
+    }
+
+    /// Only reached when nothing forces a replacement, i.e. nothing changed: the values stay.
+    async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
+        let kind = kind_of(&req.urn)?;
+        let mut outputs = echoed(kind, &req.new_inputs).map_err(bad)?;
+        for k in kind.generated() {
+            if let Some(v) = req.old_outputs.get(*k) {
+                outputs.insert(k.to_string(), v.clone());
+            }
+        }
+        Ok(outputs)
+    }
+
+    async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
+        kind_of(&req.urn)?;
+        Ok(())
+    }
+}

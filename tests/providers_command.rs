@@ -1,0 +1,196 @@
+//! The `command` provider through the `Provider` trait, running real processes.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use stepdeck::engine::property::{PropertyMap, PropertyValue, props};
+use stepdeck::engine::provider::{
+    CreateRequest, DeleteRequest, DiffRequest, Provider, ProviderError, UpdateRequest,
+};
+use stepdeck::engine::provider_registry::ProviderFactory;
+use stepdeck::engine::urn::Urn;
+use stepdeck::providers::BuiltinProviders;
+
+fn provider() -> Arc<dyn Provider> {
+    BuiltinProviders::new("unused.json".into())
+        .load("command", None)
+        .unwrap()
+}
+
+fn urn(name: &str) -> Urn {
+    Urn::new("dev", "p", None, "command:local:Command", name)
+}
+
+fn create_req(inputs: PropertyMap, preview: bool) -> CreateRequest {
+    CreateRequest {
+        urn: urn("cmd"),
+        inputs,
+        timeout: 0.0,
+        preview,
+    }
+}
+
+#[tokio::test]
+async fn create_writes_a_file_and_delete_removes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = provider();
+    let inputs = props([
+        ("create", "echo hello > made.txt && echo created"),
+        ("delete", "rm made.txt"),
+        ("dir", dir.path().to_str().unwrap()),
+    ]);
+    let r = p.create(create_req(inputs.clone(), false)).await.unwrap();
+    assert!(r.id.starts_with("cmd") && r.id.len() == 3 + 8, "{}", r.id);
+    assert_eq!(r.outputs["stdout"], PropertyValue::from("created"));
+    assert_eq!(r.outputs["stderr"], PropertyValue::from(""));
+    assert_eq!(r.outputs["create"], inputs["create"]);
+    let made = dir.path().join("made.txt");
+    assert_eq!(std::fs::read_to_string(&made).unwrap(), "hello\n");
+
+    p.delete(DeleteRequest {
+        urn: urn("cmd"),
+        id: r.id,
+        inputs,
+        outputs: r.outputs,
+        timeout: 0.0,
+    })
+    .await
+    .unwrap();
+    assert!(!made.exists());
+}
+
+#[tokio::test]
+async fn failing_command_reports_exit_status_and_stderr_tail() {
+    let err = provider()
+        .create(create_req(
+            props([("create", "echo partial; echo boom >&2; exit 3")]),
+            false,
+        ))
+        .await
+        .unwrap_err();
+    let ProviderError::Failed(msg) = err else {
+        panic!("unexpected error {err:?}");
+    };
+    assert!(msg.contains("exit status 3"), "{msg}");
+    assert!(msg.ends_with("boom"), "{msg}");
+}
+
+#[tokio::test]
+async fn environment_stdin_and_interpreter_reach_the_process() {
+    let mut inputs = props([("create", "read line; echo \"$GREETING $line\"")]);
+    inputs.insert(
+        "environment".into(),
+        PropertyValue::Object(props([("GREETING", "hello")])),
+    );
+    inputs.insert("stdin".into(), "world\n".into());
+    let r = provider().create(create_req(inputs, false)).await.unwrap();
+    assert_eq!(r.outputs["stdout"], PropertyValue::from("hello world"));
+
+    let mut inputs = props([("create", "print-me")]);
+    inputs.insert(
+        "interpreter".into(),
+        PropertyValue::Array(vec!["/bin/echo".into(), "via".into()]),
+    );
+    let r = provider().create(create_req(inputs, false)).await.unwrap();
+    assert_eq!(r.outputs["stdout"], PropertyValue::from("via print-me"));
+}
+
+#[tokio::test]
+async fn update_runs_update_or_create_with_previous_output() {
+    let p = provider();
+    let old_in = props([("create", "echo one")]);
+    let created = p.create(create_req(old_in.clone(), false)).await.unwrap();
+    let update = |new: PropertyMap, preview: bool| UpdateRequest {
+        urn: urn("cmd"),
+        id: created.id.clone(),
+        old_inputs: old_in.clone(),
+        old_outputs: created.outputs.clone(),
+        new_inputs: new,
+        timeout: 0.0,
+        ignore_changes: Vec::new(),
+        preview,
+    };
+    let out = p
+        .update(update(
+            props([("create", "echo two; echo \"was $PULUMI_COMMAND_STDOUT\"")]),
+            false,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(out["stdout"], PropertyValue::from("two\nwas one"));
+    let out = p
+        .update(update(
+            props([("create", "echo x"), ("update", "echo updated")]),
+            false,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(out["stdout"], PropertyValue::from("updated"));
+    let out = p
+        .update(update(props([("create", "echo x")]), true))
+        .await
+        .unwrap();
+    assert_eq!(out["stdout"], PropertyValue::Unknown);
+}
+
+#[tokio::test]
+async fn preview_runs_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs = props([
+        ("create", "touch should-not-exist"),
+        ("dir", dir.path().to_str().unwrap()),
+    ]);
+    let r = provider().create(create_req(inputs, true)).await.unwrap();
+    assert_eq!(r.outputs["stdout"], PropertyValue::Unknown);
+    assert_eq!(r.outputs["stderr"], PropertyValue::Unknown);
+    assert!(!dir.path().join("should-not-exist").exists());
+}
+
+#[tokio::test]
+async fn triggers_force_replacement_other_changes_update() {
+    let p = provider();
+    let diff = |old: PropertyMap, new: PropertyMap| DiffRequest {
+        urn: urn("cmd"),
+        id: "cmd1".into(),
+        old_inputs: old,
+        old_outputs: PropertyMap::new(),
+        new_inputs: new,
+        ignore_changes: Vec::new(),
+    };
+    let mut old = props([("create", "echo a")]);
+    old.insert("triggers".into(), PropertyValue::Array(vec!["v1".into()]));
+    let mut new = old.clone();
+    new.insert("triggers".into(), PropertyValue::Array(vec!["v2".into()]));
+    let d = p.diff(diff(old.clone(), new)).await.unwrap();
+    assert_eq!(d.replace_keys, vec!["triggers"]);
+    let mut new = old.clone();
+    new.insert("create".into(), "echo b".into());
+    let d = p.diff(diff(old, new)).await.unwrap();
+    assert!(d.replace_keys.is_empty());
+    assert_eq!(d.changed_keys, vec!["create"]);
+}
+
+#[tokio::test]
+async fn cancel_and_timeout_kill_the_process() {
+    let p = provider();
+    let running = {
+        let p = p.clone();
+        tokio::spawn(async move {
+            p.create(create_req(props([("create", "sleep 30")]), false))
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let t = Instant::now();
+    p.cancel().await.unwrap();
+    let r = running.await.unwrap();
+    assert_eq!(r.unwrap_err(), ProviderError::Cancelled);
+    assert!(t.elapsed() < Duration::from_secs(5));
+
+    let mut req = create_req(props([("create", "sleep 30")]), false);
+    req.timeout = 0.3;
+    let t = Instant::now();
+    let err = provider().create(req).await.unwrap_err();
+    assert!(err.to_string().contains("did not finish"), "{err}");
+    assert!(t.elapsed() < Duration::from_secs(5));
+}

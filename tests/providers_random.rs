@@ -1,0 +1,249 @@
+//! The `random` provider through the `Provider` trait: output shapes as in `pulumi-random`,
+//! secrets, previews, and replacement on any input change.
+
+use std::sync::Arc;
+
+use stepdeck::engine::property::{PropertyMap, PropertyValue, props};
+use stepdeck::engine::provider::{
+    CheckRequest, CreateRequest, CreateResult, DiffChanges, DiffKind, DiffRequest, Provider,
+};
+use stepdeck::engine::provider_registry::ProviderFactory;
+use stepdeck::engine::urn::Urn;
+use stepdeck::providers::BuiltinProviders;
+
+fn provider() -> Arc<dyn Provider> {
+    BuiltinProviders::new("unused.json".into())
+        .load("random", None)
+        .unwrap()
+}
+
+fn urn(kind: &str, name: &str) -> Urn {
+    let lower = kind[..1].to_lowercase() + &kind[1..];
+    Urn::new(
+        "dev",
+        "p",
+        None,
+        &format!("random:index/{lower}:{kind}"),
+        name,
+    )
+}
+
+fn n(v: f64) -> PropertyValue {
+    PropertyValue::Number(v)
+}
+
+async fn create(kind: &str, inputs: PropertyMap, preview: bool) -> CreateResult {
+    provider()
+        .create(CreateRequest {
+            urn: urn(kind, "r"),
+            inputs,
+            timeout: 0.0,
+            preview,
+        })
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn random_string_outputs_result_and_defaults() {
+    let r = create(
+        "RandomString",
+        props([("length", n(24.0)), ("special", PropertyValue::Bool(false))]),
+        false,
+    )
+    .await;
+    let result = r.outputs["result"].as_str().unwrap();
+    assert_eq!(result.len(), 24);
+    assert!(
+        result.chars().all(|c| c.is_ascii_alphanumeric()),
+        "{result}"
+    );
+    assert_eq!(r.id, "none");
+    assert!(!r.outputs["result"].is_secret());
+    for (k, v) in [
+        ("upper", PropertyValue::Bool(true)),
+        ("lower", PropertyValue::Bool(true)),
+        ("numeric", PropertyValue::Bool(true)),
+        ("number", PropertyValue::Bool(true)),
+        ("special", PropertyValue::Bool(false)),
+        ("minUpper", n(0.0)),
+        ("length", n(24.0)),
+    ] {
+        assert_eq!(r.outputs[k], v, "{k}");
+    }
+}
+
+#[tokio::test]
+async fn random_password_hides_result_and_hash() {
+    let r = create(
+        "RandomPassword",
+        props([
+            ("length", n(16.0)),
+            ("minSpecial", n(2.0)),
+            ("overrideSpecial", "#!".into()),
+        ]),
+        false,
+    )
+    .await;
+    let result = match &r.outputs["result"] {
+        PropertyValue::Secret(v) => v.as_str().unwrap().to_string(),
+        other => panic!("result not secret: {other:?}"),
+    };
+    assert_eq!(result.len(), 16);
+    assert!(result.chars().filter(|c| *c == '#' || *c == '!').count() >= 2);
+    let hash = match &r.outputs["bcryptHash"] {
+        PropertyValue::Secret(v) => v.as_str().unwrap().to_string(),
+        other => panic!("bcryptHash not secret: {other:?}"),
+    };
+    assert!(bcrypt::verify(&result, &hash).unwrap());
+
+    let p = create("RandomPassword", props([("length", n(8.0))]), true).await;
+    assert_eq!(
+        p.outputs["result"],
+        PropertyValue::Secret(Box::new(PropertyValue::Unknown))
+    );
+    assert_eq!(p.outputs["length"], n(8.0));
+}
+
+#[tokio::test]
+async fn integer_id_uuid_pet_and_shuffle_shapes() {
+    let i = create(
+        "RandomInteger",
+        props([("min", n(5.0)), ("max", n(7.0))]),
+        false,
+    )
+    .await;
+    let v = i.outputs["result"].as_f64().unwrap();
+    assert!((5.0..=7.0).contains(&v));
+    assert_eq!(i.id, (v as i64).to_string());
+
+    let seeded = props([
+        ("min", n(0.0)),
+        ("max", n(1_000_000.0)),
+        ("seed", "abc".into()),
+    ]);
+    let a = create("RandomInteger", seeded.clone(), false).await;
+    let b = create("RandomInteger", seeded, false).await;
+    assert_eq!(
+        a.outputs["result"], b.outputs["result"],
+        "same seed, same value"
+    );
+
+    let id = create(
+        "RandomId",
+        props([("byteLength", n(8.0)), ("prefix", "x-".into())]),
+        false,
+    )
+    .await;
+    let hex = id.outputs["hex"].as_str().unwrap();
+    assert!(hex.starts_with("x-") && hex.len() == 2 + 16, "{hex}");
+    let dec = id.outputs["dec"]
+        .as_str()
+        .unwrap()
+        .strip_prefix("x-")
+        .unwrap();
+    let from_hex = u64::from_str_radix(&hex[2..], 16).unwrap();
+    assert_eq!(dec, from_hex.to_string());
+    assert_eq!(
+        id.outputs["b64Url"].as_str().unwrap(),
+        format!("x-{}", id.id)
+    );
+    assert!(id.outputs["b64Std"].as_str().unwrap().starts_with("x-"));
+
+    let u = create("RandomUuid", PropertyMap::new(), false).await;
+    let s = u.outputs["result"].as_str().unwrap();
+    assert!(uuid::Uuid::parse_str(s).is_ok());
+    assert_eq!(u.id, s);
+
+    let pet = create("RandomPet", props([("prefix", "app")]), false).await;
+    assert_eq!(pet.id.split('-').count(), 3, "{}", pet.id);
+    assert!(pet.id.starts_with("app-"));
+    assert_eq!(pet.outputs["length"], n(2.0));
+    assert_eq!(pet.outputs["separator"], PropertyValue::from("-"));
+
+    let items = PropertyValue::Array(vec!["a".into(), "b".into(), "c".into()]);
+    let sh = create(
+        "RandomShuffle",
+        props([("inputs", items.clone()), ("resultCount", n(2.0))]),
+        false,
+    )
+    .await;
+    let results = sh.outputs["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    assert_ne!(results[0], results[1]);
+    assert_eq!(sh.outputs["inputs"], items);
+}
+
+#[tokio::test]
+async fn any_input_change_replaces() {
+    let p = provider();
+    let old = props([("length", n(8.0))]);
+    let diff = |old: PropertyMap, new: PropertyMap| {
+        let p = p.clone();
+        async move {
+            p.diff(DiffRequest {
+                urn: urn("RandomString", "s"),
+                id: "none".into(),
+                old_inputs: old,
+                old_outputs: PropertyMap::new(),
+                new_inputs: new,
+                ignore_changes: Vec::new(),
+            })
+            .await
+            .unwrap()
+        }
+    };
+    assert_eq!(
+        diff(old.clone(), old.clone()).await.changes,
+        DiffChanges::None
+    );
+    let mut keepers = old.clone();
+    keepers.insert(
+        "keepers".into(),
+        PropertyValue::Object(props([("ami", "ami-2")])),
+    );
+    let d = diff(old.clone(), keepers).await;
+    assert_eq!(d.replace_keys, vec!["keepers"]);
+    assert_eq!(d.detailed_diff["keepers"].kind, DiffKind::AddReplace);
+    let d = diff(old, props([("length", n(9.0))])).await;
+    assert_eq!(d.replace_keys, vec!["length"]);
+    assert!(!d.delete_before_replace);
+}
+
+#[tokio::test]
+async fn check_names_bad_inputs() {
+    let p = provider();
+    let check = |kind: &str, news: PropertyMap| {
+        let p = p.clone();
+        let u = urn(kind, "c");
+        async move {
+            p.check(CheckRequest {
+                urn: u,
+                olds: PropertyMap::new(),
+                news,
+                random_seed: Vec::new(),
+            })
+            .await
+            .unwrap()
+            .failures
+        }
+    };
+    let f = check("RandomString", props([("lenght", n(3.0))])).await;
+    let fields: Vec<_> = f.iter().map(|f| f.property.as_str()).collect();
+    assert_eq!(fields, vec!["lenght", "length"]);
+    let f = check(
+        "RandomString",
+        props([
+            ("length", n(2.0)),
+            ("minUpper", n(2.0)),
+            ("minLower", n(1.0)),
+        ]),
+    )
+    .await;
+    assert_eq!(f.len(), 1);
+    assert!(f[0].reason.contains("minUpper"), "{}", f[0].reason);
+    let f = check("RandomInteger", props([("min", n(5.0)), ("max", n(1.0))])).await;
+    assert_eq!(f[0].property, "min");
+    let f = check("RandomString", props([("length", PropertyValue::Unknown)])).await;
+    assert!(f.is_empty(), "unknown inputs are checked later");
+}
