@@ -1,1 +1,3 @@
 pub mod engine;
+pub mod project;
+pub mod yaml;

@@ -1,0 +1,1 @@
+//! Projects (`Pulumi.yaml`), stack settings (`Pulumi.<stack>.yaml`) and stack configuration.

@@ -1,0 +1,8 @@
+//! The YAML program language (Pulumi YAML's format), evaluated in-process against the engine's
+//! resource monitor.
+
+pub mod error;
+pub mod node;
+
+pub use error::{Pos, SourceError};
+pub use node::{Key, Node, NodeKind};
