@@ -2,6 +2,7 @@
 //! resource monitor.
 
 pub mod error;
+pub mod interpolate;
 pub mod node;
 
 pub use error::{Pos, SourceError};
