@@ -1,6 +1,7 @@
 //! The YAML program language (Pulumi YAML's format), evaluated in-process against the engine's
 //! resource monitor.
 
+pub mod analyze;
 pub mod ast;
 pub mod error;
 pub mod interpolate;
