@@ -4,6 +4,7 @@
 pub mod analyze;
 pub mod ast;
 pub mod error;
+pub mod evaluate;
 pub mod interpolate;
 pub mod node;
 
