@@ -169,11 +169,7 @@ pub struct ConfigDecl {
 impl ConfigDecl {
     /// Reads one declaration: the long form `{type, default, secret, description}` or a bare
     /// value, which is the key's value for every stack.
-    pub fn from_node(
-        file: &str,
-        key: ConfigKey,
-        node: &Node,
-    ) -> Result<ConfigDecl, SourceError> {
+    pub fn from_node(file: &str, key: ConfigKey, node: &Node) -> Result<ConfigDecl, SourceError> {
         let Some(entries) = node.as_map() else {
             return Ok(ConfigDecl {
                 key,

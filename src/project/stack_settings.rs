@@ -76,18 +76,16 @@ impl StackSettings {
                         let key = ConfigKey::parse(&ck.name, project)
                             .map_err(|e| SourceError::new(file, ck.pos, e.to_string()))?;
                         let value = match (cv.as_map(), cv.get("secure")) {
-                            (Some(m), Some(ct)) if m.len() == 1 => {
-                                ConfigValue::Secure(
-                                    ct.as_str()
-                                        .ok_or_else(|| {
-                                            ct.error(
-                                                file,
-                                                format!("`secure` value of {key} must be a string"),
-                                            )
-                                        })?
-                                        .to_string(),
-                                )
-                            }
+                            (Some(m), Some(ct)) if m.len() == 1 => ConfigValue::Secure(
+                                ct.as_str()
+                                    .ok_or_else(|| {
+                                        ct.error(
+                                            file,
+                                            format!("`secure` value of {key} must be a string"),
+                                        )
+                                    })?
+                                    .to_string(),
+                            ),
                             _ => ConfigValue::Plain(cv.to_json()),
                         };
                         s.positions.insert(key.clone(), cv.pos);

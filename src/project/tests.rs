@@ -59,7 +59,10 @@ fn project_file_fields_are_read() {
 #[test]
 fn project_errors_name_file_line_and_column() {
     let err = Project::parse(Path::new("/p"), "name: x\n").unwrap_err();
-    assert_eq!(err.to_string(), "Pulumi.yaml:1:1: project is missing `runtime`");
+    assert_eq!(
+        err.to_string(),
+        "Pulumi.yaml:1:1: project is missing `runtime`"
+    );
     let err = Project::parse(Path::new("/p"), "name: 'a b'\nruntime: yaml\n").unwrap_err();
     assert!(
         err.to_string()
@@ -89,7 +92,10 @@ fn project_errors_name_file_line_and_column() {
 
 #[test]
 fn keys_without_namespace_belong_to_the_project() {
-    assert_eq!(ConfigKey::parse("size", "web").unwrap().to_string(), "web:size");
+    assert_eq!(
+        ConfigKey::parse("size", "web").unwrap().to_string(),
+        "web:size"
+    );
     assert_eq!(
         ConfigKey::parse("aws:region", "web").unwrap().to_string(),
         "aws:region"
@@ -110,12 +116,20 @@ fn set_get_rm_list_and_secrets_stay_encrypted() {
     ));
     let key = ConfigKey::parse("password", "web").unwrap();
     assert_eq!(s.config[&key], ConfigValue::Secure("v1:2retnuh".into()));
-    let got = s.get("web:password", "web", Some(&Reverse)).unwrap().unwrap();
+    let got = s
+        .get("web:password", "web", Some(&Reverse))
+        .unwrap()
+        .unwrap();
     assert_eq!(got.value.as_deref(), Some("hunter2"));
     assert!(got.secret);
     let hidden = s.get("password", "web", None).unwrap().unwrap();
     assert_eq!(hidden.value, None);
-    let listed: Vec<String> = s.list(None).unwrap().iter().map(|e| e.key.to_string()).collect();
+    let listed: Vec<String> = s
+        .list(None)
+        .unwrap()
+        .iter()
+        .map(|e| e.key.to_string())
+        .collect();
     assert_eq!(listed, ["web:password", "web:size"]);
     assert!(s.rm("size", "web").unwrap());
     assert!(!s.rm("size", "web").unwrap());
@@ -154,11 +168,20 @@ config:
         .collect();
     assert_eq!(
         keys,
-        ["aws:region", "web:count", "web:password", "web:tags", "web:zeta"],
+        [
+            "aws:region",
+            "web:count",
+            "web:password",
+            "web:tags",
+            "web:zeta"
+        ],
         "{out}"
     );
     let top: Vec<_> = out.lines().filter(|l| !l.starts_with(' ')).collect();
-    assert!(top[0].starts_with("config:") && top[1].starts_with("encryptionsalt"), "{out}");
+    assert!(
+        top[0].starts_with("config:") && top[1].starts_with("encryptionsalt"),
+        "{out}"
+    );
     // `yes` stays a string, `2` stays a number.
     let zeta = ConfigKey::parse("zeta", "web").unwrap();
     assert_eq!(again.config[&zeta], ConfigValue::Plain("yes".into()));

@@ -94,6 +94,22 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
                 deps.extend(expr_deps(file, &a, "resource", &r.key, e)?);
             }
         }
+        if let Some(e) = &r.condition {
+            for access in e.references() {
+                if !matches!(a.symbols.get(&access.root), Some(Symbol::Config(_)))
+                    && access.root != "pulumi"
+                {
+                    return Err(SourceError::new(
+                        file,
+                        e.pos,
+                        format!(
+                            "resource {:?}: `if` may only use config values, not {:?}",
+                            r.key, access.root
+                        ),
+                    ));
+                }
+            }
+        }
         if let Some(e) = &r.options.import {
             deps.extend(expr_deps(file, &a, "resource", &r.key, e)?);
         }
@@ -210,7 +226,7 @@ fn check_pulumi(
 }
 
 /// Depth-first topological order in declaration order; a cycle is reported with its members
-/// in order, at the position of the first member declared.
+/// in order, starting from (and at the position of) the member written first.
 fn topo_order(
     file: &str,
     declared: &[&str],
@@ -245,11 +261,12 @@ fn topo_order(
                     }
                     Mark::Active => {
                         let from = stack.iter().position(|(n, _)| *n == dep).unwrap_or(0);
-                        let mut members: Vec<&str> = stack[from..].iter().map(|(n, _)| *n).collect();
-                        let first = declared
+                        let mut members: Vec<&str> =
+                            stack[from..].iter().map(|(n, _)| *n).collect();
+                        let first = members
                             .iter()
                             .copied()
-                            .find(|d| members.contains(d))
+                            .min_by_key(|m| decl_pos.get(*m).map(|(p, _)| *p))
                             .unwrap_or(dep);
                         let rot = members.iter().position(|m| *m == first).unwrap_or(0);
                         members.rotate_left(rot);

@@ -143,6 +143,9 @@ pub struct ResourceDecl {
     pub properties: Vec<(String, Expr)>,
     pub options: ResourceOptions,
     pub get: Option<GetDecl>,
+    /// stepdeck's extension `if:`: a boolean over config; when false the resource is not part
+    /// of the program (Pulumi YAML has no conditionals, and demos need deletes).
+    pub condition: Option<Expr>,
 }
 
 /// A named expression in `variables:` or `outputs:`.
@@ -282,9 +285,12 @@ impl Builder<'_> {
             NodeKind::Bool(b) => ExprKind::Bool(*b),
             NodeKind::Number(x) => ExprKind::Number(*x),
             NodeKind::String(s) => self.string(n.pos, s)?,
-            NodeKind::Seq(items) => {
-                ExprKind::List(items.iter().map(|i| self.expr(i)).collect::<Result<_, _>>()?)
-            }
+            NodeKind::Seq(items) => ExprKind::List(
+                items
+                    .iter()
+                    .map(|i| self.expr(i))
+                    .collect::<Result<_, _>>()?,
+            ),
             NodeKind::Map(m) => {
                 if let [(k, v)] = m.as_slice()
                     && k.name.to_ascii_lowercase().starts_with("fn::")
@@ -362,7 +368,11 @@ impl Builder<'_> {
         let entries = n.as_map().ok_or_else(|| {
             n.error(
                 self.file,
-                format!("resource {:?} must be a mapping, found {}", k.name, n.kind_name()),
+                format!(
+                    "resource {:?} must be a mapping, found {}",
+                    k.name,
+                    n.kind_name()
+                ),
             )
         })?;
         let mut decl = ResourceDecl {
@@ -373,13 +383,17 @@ impl Builder<'_> {
             properties: Vec::new(),
             options: ResourceOptions::default(),
             get: None,
+            condition: None,
         };
         let mut has_type = false;
         for (fk, fv) in entries {
             match fk.name.as_str() {
                 "type" => {
                     let t = fv.as_str().ok_or_else(|| {
-                        fv.error(self.file, format!("resource {:?}: `type` must be a string", k.name))
+                        fv.error(
+                            self.file,
+                            format!("resource {:?}: `type` must be a string", k.name),
+                        )
                     })?;
                     if t.split(':').count() != 3 || t.split(':').any(str::is_empty) {
                         return Err(fv.error(
@@ -395,7 +409,10 @@ impl Builder<'_> {
                 }
                 "name" => {
                     decl.name = fv.scalar_text().ok_or_else(|| {
-                        fv.error(self.file, format!("resource {:?}: `name` must be a string", k.name))
+                        fv.error(
+                            self.file,
+                            format!("resource {:?}: `name` must be a string", k.name),
+                        )
                     })?;
                 }
                 "properties" => {
@@ -406,7 +423,10 @@ impl Builder<'_> {
                 "options" => decl.options = self.options(&k.name, fv)?,
                 "get" => {
                     let id = fv.get("id").ok_or_else(|| {
-                        fv.error(self.file, format!("resource {:?}: `get` needs an `id`", k.name))
+                        fv.error(
+                            self.file,
+                            format!("resource {:?}: `get` needs an `id`", k.name),
+                        )
                     })?;
                     let mut state = Vec::new();
                     if let Some(s) = fv.get("state") {
@@ -418,7 +438,10 @@ impl Builder<'_> {
                         if gk.name != "id" && gk.name != "state" {
                             return Err(self.err(
                                 gk.pos,
-                                format!("resource {:?}: unknown `get` field {:?} (expected id, state)", k.name, gk.name),
+                                format!(
+                                    "resource {:?}: unknown `get` field {:?} (expected id, state)",
+                                    k.name, gk.name
+                                ),
                             ));
                         }
                     }
@@ -427,12 +450,13 @@ impl Builder<'_> {
                         state,
                     });
                 }
+                "if" => decl.condition = Some(self.expr(fv)?),
                 "defaultProvider" => {}
                 other => {
                     return Err(self.err(
                         fk.pos,
                         format!(
-                            "resource {:?}: unknown field {other:?} (expected type, name, properties, options, get)",
+                            "resource {:?}: unknown field {other:?} (expected type, name, properties, options, get, if)",
                             k.name
                         ),
                     ));
@@ -445,7 +469,10 @@ impl Builder<'_> {
         if decl.get.is_some() && !decl.properties.is_empty() {
             return Err(self.err(
                 k.pos,
-                format!("resource {:?}: `get` and `properties` cannot be used together", k.name),
+                format!(
+                    "resource {:?}: `get` and `properties` cannot be used together",
+                    k.name
+                ),
             ));
         }
         Ok(decl)
@@ -469,9 +496,10 @@ impl Builder<'_> {
                     o.additional_secret_outputs = self.strings(res, opt, v)?
                 }
                 "version" => {
-                    o.version = Some(v.scalar_text().ok_or_else(|| {
-                        self.wrong_type(res, opt, "a string", v)
-                    })?)
+                    o.version = Some(
+                        v.scalar_text()
+                            .ok_or_else(|| self.wrong_type(res, opt, "a string", v))?,
+                    )
                 }
                 "import" => o.import = Some(self.expr(v)?),
                 "customTimeouts" => o.custom_timeouts = Some(self.timeouts(res, v)?),
@@ -549,9 +577,9 @@ impl Builder<'_> {
     fn timeouts(&self, res: &str, v: &Node) -> Result<CustomTimeouts, SourceError> {
         let mut t = CustomTimeouts::default();
         for (k, d) in self.map(v, "customTimeouts")? {
-            let text = d
-                .scalar_text()
-                .ok_or_else(|| self.wrong_type(res, "customTimeouts", "durations like \"5m\"", d))?;
+            let text = d.scalar_text().ok_or_else(|| {
+                self.wrong_type(res, "customTimeouts", "durations like \"5m\"", d)
+            })?;
             let secs = parse_duration(&text).ok_or_else(|| {
                 d.error(
                     self.file,

@@ -34,3 +34,15 @@ impl SourceError {
         }
     }
 }
+
+/// Why a program could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum YamlError {
+    #[error("{path}: {source}")]
+    Io {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Source(#[from] SourceError),
+}

@@ -3,7 +3,7 @@
 //! references and registers as soon as that resolved, so independent resources register
 //! concurrently, as they would from an SDK program.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -51,6 +51,8 @@ enum Slot {
     Resource(Arc<ResourceValue>),
     /// Evaluation or registration failed; dependents do not run.
     Failed,
+    /// The resource's `if:` is false: it is not part of this run.
+    Disabled,
 }
 
 type Slots = HashMap<String, Slot>;
@@ -129,7 +131,11 @@ impl Scope<'_> {
                 lift(&all, |vs| {
                     let d = text_of(vs[0]);
                     PropertyValue::String(
-                        vs[1..].iter().map(|v| text_of(v)).collect::<Vec<_>>().join(&d),
+                        vs[1..]
+                            .iter()
+                            .map(|v| text_of(v))
+                            .collect::<Vec<_>>()
+                            .join(&d),
                     )
                 })
             }
@@ -150,7 +156,10 @@ impl Scope<'_> {
                     SourceError::new(
                         self.file,
                         e.pos,
-                        format!("fn::select: index {n} is out of range (list has {})", list.len()),
+                        format!(
+                            "fn::select: index {n} is out of range (list has {})",
+                            list.len()
+                        ),
                     )
                 })?;
                 if i.is_secret() || items.is_secret() {
@@ -222,7 +231,7 @@ impl Scope<'_> {
                     _ => self.walk(pos, a, PropertyValue::Object(r.outputs.clone()), &a.path),
                 }
             }
-            Some(Slot::Failed) | None => Ok(PropertyValue::Unknown),
+            Some(Slot::Failed | Slot::Disabled) | None => Ok(PropertyValue::Unknown),
         }
     }
 
@@ -306,7 +315,10 @@ fn text_of(v: &PropertyValue) -> String {
 
 /// Applies `f` to plain values: any unknown makes the result unknown, any secret makes it
 /// secret.
-fn lift(values: &[&PropertyValue], f: impl FnOnce(&[&PropertyValue]) -> PropertyValue) -> PropertyValue {
+fn lift(
+    values: &[&PropertyValue],
+    f: impl FnOnce(&[&PropertyValue]) -> PropertyValue,
+) -> PropertyValue {
     if values.iter().any(|v| v.contains_unknowns()) {
         return PropertyValue::Unknown;
     }
@@ -372,9 +384,9 @@ impl YamlProgram {
                     ),
                 ));
             };
-            let json = ty.coerce(&text).map_err(|why| {
-                SourceError::new(file, c.pos, format!("config {key}: {why}"))
-            })?;
+            let json = ty
+                .coerce(&text)
+                .map_err(|why| SourceError::new(file, c.pos, format!("config {key}: {why}")))?;
             let value = PropertyValue::from_json(&json).unwrap_or(PropertyValue::String(text));
             let secret = c.decl.secret || secret_keys.iter().any(|k| k == &key);
             out.insert(
@@ -385,6 +397,48 @@ impl YamlProgram {
                     value
                 },
             );
+        }
+        Ok(out)
+    }
+}
+
+impl YamlProgram {
+    /// The resources whose `if:` evaluates to false under this configuration.
+    fn disabled(
+        &self,
+        config: &HashMap<String, PropertyValue>,
+        stack: &str,
+        project: &str,
+    ) -> Result<HashSet<String>, SourceError> {
+        let slots = Slots::new();
+        let scope = Scope {
+            file: &self.ast.file,
+            config,
+            slots: &slots,
+            stack,
+            project,
+            dry_run: false,
+        };
+        let mut out = HashSet::new();
+        for r in &self.ast.resources {
+            let Some(cond) = &r.condition else { continue };
+            match scope.eval(cond)?.value.reveal() {
+                PropertyValue::Bool(true) => {}
+                PropertyValue::Bool(false) => {
+                    out.insert(r.key.clone());
+                }
+                other => {
+                    return Err(SourceError::new(
+                        &self.ast.file,
+                        cond.pos,
+                        format!(
+                            "resource {:?}: `if` must be true or false, found {}",
+                            r.key,
+                            describe(&other)
+                        ),
+                    ));
+                }
+            }
         }
         Ok(out)
     }
@@ -405,9 +459,13 @@ impl Program for YamlProgram {
             .await
             .map_err(|e| ProgramError(format!("registering the stack failed: {e}")))?;
 
+        let disabled = self
+            .disabled(&config, &info.stack, &info.project)
+            .map_err(|e| ProgramError(e.to_string()))?;
         let shared = Arc::new(Shared {
             ast: self.ast.clone(),
             analysis: self.analysis.clone(),
+            disabled,
             config,
             stack: info.stack.clone(),
             project: info.project.clone(),
@@ -432,8 +490,16 @@ impl Program for YamlProgram {
             let name = name.clone();
             tasks.spawn(async move {
                 let slots = wait_for_deps(&shared.analysis, &name, &receivers).await;
-                let result = if slots.values().any(|s| matches!(s, Slot::Failed)) {
+                let disabled_dep = slots
+                    .iter()
+                    .find(|(_, s)| matches!(s, Slot::Disabled))
+                    .map(|(d, _)| d.clone());
+                let result = if shared.disabled.contains(&name) {
+                    Ok(Slot::Disabled)
+                } else if slots.values().any(|s| matches!(s, Slot::Failed)) {
                     Ok(Slot::Failed)
+                } else if let Some(dep) = disabled_dep {
+                    Err(shared.disabled_error(&name, &dep))
                 } else {
                     shared.resolve(&name, &slots, &monitor).await
                 };
@@ -468,7 +534,9 @@ impl Program for YamlProgram {
         let scope = shared.scope(&slots);
         let mut outputs = PropertyMap::new();
         for o in &self.ast.outputs {
-            let v = scope.eval(&o.value).map_err(|e| ProgramError(e.to_string()))?;
+            let v = scope
+                .eval(&o.value)
+                .map_err(|e| ProgramError(e.to_string()))?;
             outputs.insert(o.name.clone(), v.value);
         }
         monitor
@@ -503,6 +571,8 @@ async fn wait_for_deps(
 struct Shared {
     ast: Arc<ProgramAst>,
     analysis: Arc<Analysis>,
+    /// Resources whose `if:` is false.
+    disabled: HashSet<String>,
     config: HashMap<String, PropertyValue>,
     stack: String,
     project: String,
@@ -510,6 +580,22 @@ struct Shared {
 }
 
 impl Shared {
+    fn disabled_error(&self, name: &str, dep: &str) -> String {
+        let pos = match self.analysis.symbols.get(name) {
+            Some(Symbol::Resource(i)) => self.ast.resources[*i].pos,
+            Some(Symbol::Variable(i)) => self.ast.variables[*i].pos,
+            _ => Pos::default(),
+        };
+        SourceError::new(
+            &self.ast.file,
+            pos,
+            format!(
+                "{name:?} references resource {dep:?}, which this configuration disables with `if:`"
+            ),
+        )
+        .to_string()
+    }
+
     fn scope<'a>(&'a self, slots: &'a Slots) -> Scope<'a> {
         Scope {
             file: &self.ast.file,
@@ -571,15 +657,22 @@ impl Shared {
         let urn_of = |name: &str| resource(name).map(|v| v.urn.clone());
         let o = &r.options;
         let parent = o.parent.as_ref().and_then(|p| urn_of(&p.name));
-        let provider = o.provider.as_ref().and_then(|p| resource(&p.name)).map(|p| {
-            let id = p
-                .id
-                .clone()
-                .filter(|id| !id.is_empty() && !p.unknown)
-                .unwrap_or_else(|| UNKNOWN_SENTINEL.to_string());
-            format!("{}::{id}", p.urn)
-        });
-        let mut dependencies: Vec<Urn> = o.depends_on.iter().filter_map(|d| urn_of(&d.name)).collect();
+        let provider = o
+            .provider
+            .as_ref()
+            .and_then(|p| resource(&p.name))
+            .map(|p| {
+                let id =
+                    p.id.clone()
+                        .filter(|id| !id.is_empty() && !p.unknown)
+                        .unwrap_or_else(|| UNKNOWN_SENTINEL.to_string());
+                format!("{}::{id}", p.urn)
+            });
+        let mut dependencies: Vec<Urn> = o
+            .depends_on
+            .iter()
+            .filter_map(|d| urn_of(&d.name))
+            .collect();
         let failed = |e: crate::engine::source::RegisterError| {
             SourceError::new(file, r.pos, format!("resource {:?}: {e}", r.key))
         };
@@ -602,7 +695,11 @@ impl Shared {
                     return Err(SourceError::new(
                         file,
                         get.id.pos,
-                        format!("resource {:?}: `get.id` must be a string, found {}", r.key, describe(&other)),
+                        format!(
+                            "resource {:?}: `get.id` must be a string, found {}",
+                            r.key,
+                            describe(&other)
+                        ),
                     ));
                 }
             };

@@ -120,7 +120,9 @@ fn parse_access(inner: &str, offset: usize) -> Result<Access, InterpError> {
                     i += 1;
                 }
                 if name.is_empty() {
-                    return Err(err(format!("`${{{inner}}}`: expected a property name after `.`")));
+                    return Err(err(format!(
+                        "`${{{inner}}}`: expected a property name after `.`"
+                    )));
                 }
                 path.push(Accessor::Property(name));
             }
@@ -132,10 +134,7 @@ fn parse_access(inner: &str, offset: usize) -> Result<Access, InterpError> {
                     .ok_or_else(|| err(format!("`${{{inner}}}`: missing `]`")))?;
                 let index: String = chars[i + 1..close].iter().collect();
                 let index = index.trim();
-                if let Some(key) = index
-                    .strip_prefix('"')
-                    .and_then(|k| k.strip_suffix('"'))
-                {
+                if let Some(key) = index.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
                     path.push(Accessor::Key(key.to_string()));
                 } else if let Ok(n) = index.parse::<usize>() {
                     path.push(Accessor::Index(n));
@@ -168,9 +167,18 @@ mod tests {
 
     #[test]
     fn plain_text_is_one_part() {
-        assert_eq!(parse_interpolation("hello").unwrap(), [Part::Text("hello".into())]);
-        assert_eq!(parse_interpolation("").unwrap(), [Part::Text(String::new())]);
-        assert_eq!(parse_interpolation("a $ b }").unwrap(), [Part::Text("a $ b }".into())]);
+        assert_eq!(
+            parse_interpolation("hello").unwrap(),
+            [Part::Text("hello".into())]
+        );
+        assert_eq!(
+            parse_interpolation("").unwrap(),
+            [Part::Text(String::new())]
+        );
+        assert_eq!(
+            parse_interpolation("a $ b }").unwrap(),
+            [Part::Text("a $ b }".into())]
+        );
     }
 
     #[test]
@@ -208,14 +216,23 @@ mod tests {
                 Part::Text("/${x}".into()),
             ]
         );
-        assert_eq!(parse_interpolation("$${a}").unwrap(), [Part::Text("${a}".into())]);
+        assert_eq!(
+            parse_interpolation("$${a}").unwrap(),
+            [Part::Text("${a}".into())]
+        );
     }
 
     #[test]
     fn malformed_expressions_are_errors_with_offsets() {
         let e = parse_interpolation("ab${x").unwrap_err();
-        assert_eq!((e.offset, e.message.as_str()), (2, "unterminated `${`: missing `}`"));
-        assert_eq!(parse_interpolation("${}").unwrap_err().message, "empty `${}`");
+        assert_eq!(
+            (e.offset, e.message.as_str()),
+            (2, "unterminated `${`: missing `}`")
+        );
+        assert_eq!(
+            parse_interpolation("${}").unwrap_err().message,
+            "empty `${}`"
+        );
         assert_eq!(
             parse_interpolation("${a.}").unwrap_err().message,
             "`${a.}`: expected a property name after `.`"

@@ -302,8 +302,8 @@ mod tests {
 
     #[test]
     fn booleans_are_strict_and_leading_zeros_stay_strings() {
-        let doc = parse_document("f.yaml", "a: yes\nb: on\nc: true\nd: 0755\ne: 12\nf: 1.5\n")
-            .unwrap();
+        let doc =
+            parse_document("f.yaml", "a: yes\nb: on\nc: true\nd: 0755\ne: 12\nf: 1.5\n").unwrap();
         assert_eq!(doc.get("a").unwrap().kind, NodeKind::String("yes".into()));
         assert_eq!(doc.get("b").unwrap().kind, NodeKind::String("on".into()));
         assert_eq!(doc.get("c").unwrap().kind, NodeKind::Bool(true));
