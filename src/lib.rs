@@ -1,3 +1,5 @@
 pub mod engine;
 pub mod output;
+pub mod project;
 pub mod providers;
+pub mod yaml;

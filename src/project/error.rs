@@ -1,0 +1,38 @@
+//! What can go wrong reading or changing a project, its stack settings or its configuration.
+
+use std::path::PathBuf;
+
+use crate::yaml::SourceError;
+
+/// A project, stack settings or configuration problem, naming the file (and line) involved.
+#[derive(Debug, thiserror::Error)]
+pub enum ProjectError {
+    #[error("no Pulumi.yaml in {0} (is this a project directory?)")]
+    NotAProject(PathBuf),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    #[error("invalid configuration key {key:?}: {why}")]
+    BadKey { key: String, why: String },
+    #[error("configuration value for {key} is encrypted, but no secrets provider is available")]
+    NoCrypter { key: String },
+    #[error("could not {action} configuration value {key}: {source}")]
+    Crypt {
+        key: String,
+        action: &'static str,
+        source: CryptError,
+    },
+    #[error("missing required configuration value {key} (set it with `config set {short}`)")]
+    MissingRequired { key: String, short: String },
+    #[error("could not write {path}: {message}")]
+    Write { path: PathBuf, message: String },
+}
+
+/// Why encrypting or decrypting a secret failed (a wrong passphrase, corrupt ciphertext).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct CryptError(pub String);

@@ -1,0 +1,158 @@
+//! `Pulumi.yaml`: what a project is called, how its program runs and which configuration it
+//! declares.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::config::{ConfigDecl, ConfigKey};
+use super::error::ProjectError;
+use crate::yaml::node::parse_document;
+use crate::yaml::{Node, NodeKind, SourceError};
+
+/// The project file's name.
+pub const PROJECT_FILE: &str = "Pulumi.yaml";
+
+/// How the program runs: `yaml` in-process, or a language host with its options.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Runtime {
+    pub name: String,
+    pub options: BTreeMap<String, Value>,
+}
+
+/// A loaded project.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Project {
+    /// The directory holding `Pulumi.yaml`.
+    pub dir: PathBuf,
+    pub name: String,
+    pub runtime: Runtime,
+    pub description: Option<String>,
+    /// Where the program lives, relative to `dir` (`main:`), when not `dir` itself.
+    pub main: Option<String>,
+    /// Declared configuration keys, in file order.
+    pub config: Vec<ConfigDecl>,
+}
+
+impl Project {
+    /// Reads `<dir>/Pulumi.yaml`.
+    pub fn load(dir: &Path) -> Result<Project, ProjectError> {
+        let path = dir.join(PROJECT_FILE);
+        if !path.is_file() {
+            return Err(ProjectError::NotAProject(dir.to_path_buf()));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|source| ProjectError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(Project::parse(dir, &text)?)
+    }
+
+    /// Parses project file text (the program sections, if any, are ignored here).
+    pub fn parse(dir: &Path, text: &str) -> Result<Project, SourceError> {
+        let file = PROJECT_FILE;
+        let doc = parse_document(file, text)?;
+        if doc.as_map().is_none() {
+            return Err(doc.error(file, "Pulumi.yaml must be a mapping"));
+        }
+        let name_node = doc
+            .get("name")
+            .ok_or_else(|| doc.error(file, "project is missing `name`"))?;
+        let name = name_node
+            .scalar_text()
+            .ok_or_else(|| name_node.error(file, "`name` must be a string"))?;
+        if name.is_empty()
+            || !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            return Err(name_node.error(
+                file,
+                format!(
+                    "invalid project name {name:?}: use letters, digits, '-', '_' and '.' only"
+                ),
+            ));
+        }
+        let rt = doc
+            .get("runtime")
+            .ok_or_else(|| doc.error(file, "project is missing `runtime`"))?;
+        let runtime = parse_runtime(file, rt)?;
+        let description = string_field(file, &doc, "description")?;
+        let main = string_field(file, &doc, "main")?;
+        let mut config = Vec::new();
+        if let Some(section) = doc.get("config") {
+            let entries = section
+                .as_map()
+                .ok_or_else(|| section.error(file, "`config` must be a mapping"))?;
+            for (k, v) in entries {
+                let key = ConfigKey::parse(&k.name, &name)
+                    .map_err(|e| SourceError::new(file, k.pos, e.to_string()))?;
+                config.push(ConfigDecl::from_node(file, key, v)?);
+            }
+        }
+        Ok(Project {
+            dir: dir.to_path_buf(),
+            name,
+            runtime,
+            description,
+            main,
+            config,
+        })
+    }
+
+    /// The directory the program is in (`main:` resolved against the project directory).
+    pub fn program_dir(&self) -> PathBuf {
+        match &self.main {
+            Some(m) => self.dir.join(m),
+            None => self.dir.clone(),
+        }
+    }
+}
+
+fn parse_runtime(file: &str, rt: &Node) -> Result<Runtime, SourceError> {
+    match &rt.kind {
+        NodeKind::String(s) => Ok(Runtime {
+            name: s.clone(),
+            options: BTreeMap::new(),
+        }),
+        NodeKind::Map(_) => {
+            let name = rt
+                .get("name")
+                .and_then(Node::as_str)
+                .ok_or_else(|| rt.error(file, "`runtime` needs a `name`"))?;
+            let options = match rt.get("options") {
+                None => BTreeMap::new(),
+                Some(o) => match o.to_json() {
+                    Value::Object(m) => m.into_iter().collect(),
+                    _ => return Err(o.error(file, "`runtime.options` must be a mapping")),
+                },
+            };
+            Ok(Runtime {
+                name: name.to_string(),
+                options,
+            })
+        }
+        _ => Err(rt.error(
+            file,
+            format!(
+                "`runtime` must be a string or {{name, options}}, found {}",
+                rt.kind_name()
+            ),
+        )),
+    }
+}
+
+fn string_field(file: &str, doc: &Node, field: &str) -> Result<Option<String>, SourceError> {
+    match doc.get(field) {
+        None => Ok(None),
+        Some(Node {
+            kind: NodeKind::Null,
+            ..
+        }) => Ok(None),
+        Some(n) => n
+            .as_str()
+            .map(|s| Some(s.to_string()))
+            .ok_or_else(|| n.error(file, format!("`{field}` must be a string"))),
+    }
+}

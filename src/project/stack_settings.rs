@@ -1,0 +1,144 @@
+//! `Pulumi.<stack>.yaml`: a stack's configuration and secrets settings, loaded with positions
+//! for errors and saved with sorted keys so the file diffs cleanly.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::config::{ConfigKey, ConfigValue};
+use super::error::ProjectError;
+use crate::yaml::node::parse_document;
+use crate::yaml::{NodeKind, Pos, SourceError};
+
+/// One stack's settings file.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StackSettings {
+    /// `Pulumi.<stack>.yaml`, for error messages.
+    pub file_name: String,
+    pub encryption_salt: Option<String>,
+    pub config: BTreeMap<ConfigKey, ConfigValue>,
+    /// Other top-level keys (`secretsprovider`, `encryptedkey`, …), kept so a save loses nothing.
+    pub extra: BTreeMap<String, Value>,
+    /// Where each config value was written, for typed errors.
+    pub(crate) positions: BTreeMap<ConfigKey, Pos>,
+}
+
+/// The settings file name of a stack.
+pub fn settings_file_name(stack: &str) -> String {
+    format!("Pulumi.{stack}.yaml")
+}
+
+impl StackSettings {
+    /// Reads `<dir>/Pulumi.<stack>.yaml`; a stack without the file has empty settings.
+    pub fn load(dir: &Path, stack: &str, project: &str) -> Result<StackSettings, ProjectError> {
+        let file_name = settings_file_name(stack);
+        let path = dir.join(&file_name);
+        match std::fs::read_to_string(&path) {
+            Ok(text) => Ok(StackSettings::parse(&file_name, &text, project)?),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StackSettings {
+                file_name,
+                ..StackSettings::default()
+            }),
+            Err(source) => Err(ProjectError::Io { path, source }),
+        }
+    }
+
+    /// Parses settings text; keys without a namespace are put in the project's.
+    pub fn parse(file: &str, text: &str, project: &str) -> Result<StackSettings, SourceError> {
+        let doc = parse_document(file, text)?;
+        let mut s = StackSettings {
+            file_name: file.to_string(),
+            ..StackSettings::default()
+        };
+        let entries = match &doc.kind {
+            NodeKind::Map(m) => m,
+            NodeKind::Null => return Ok(s),
+            _ => return Err(doc.error(file, "stack settings must be a mapping")),
+        };
+        for (k, v) in entries {
+            match k.name.as_str() {
+                "encryptionsalt" => {
+                    s.encryption_salt = Some(
+                        v.as_str()
+                            .ok_or_else(|| v.error(file, "`encryptionsalt` must be a string"))?
+                            .to_string(),
+                    )
+                }
+                "config" => {
+                    let Some(cfg) = v.as_map() else {
+                        if matches!(v.kind, NodeKind::Null) {
+                            continue;
+                        }
+                        return Err(v.error(file, "`config` must be a mapping"));
+                    };
+                    for (ck, cv) in cfg {
+                        let key = ConfigKey::parse(&ck.name, project)
+                            .map_err(|e| SourceError::new(file, ck.pos, e.to_string()))?;
+                        let value = match (cv.as_map(), cv.get("secure")) {
+                            (Some(m), Some(ct)) if m.len() == 1 => ConfigValue::Secure(
+                                ct.as_str()
+                                    .ok_or_else(|| {
+                                        ct.error(
+                                            file,
+                                            format!("`secure` value of {key} must be a string"),
+                                        )
+                                    })?
+                                    .to_string(),
+                            ),
+                            _ => ConfigValue::Plain(cv.to_json()),
+                        };
+                        s.positions.insert(key.clone(), cv.pos);
+                        s.config.insert(key, value);
+                    }
+                }
+                other => {
+                    s.extra.insert(other.to_string(), v.to_json());
+                }
+            }
+        }
+        Ok(s)
+    }
+
+    /// The file's text: top-level and config keys sorted, secure values as `{secure: …}`.
+    pub fn to_yaml(&self) -> Result<String, String> {
+        let mut top: BTreeMap<String, Value> = self.extra.clone();
+        if let Some(salt) = &self.encryption_salt {
+            top.insert("encryptionsalt".into(), Value::String(salt.clone()));
+        }
+        if !self.config.is_empty() {
+            let mut cfg = Map::new();
+            for (k, v) in &self.config {
+                let value = match v {
+                    ConfigValue::Plain(v) => v.clone(),
+                    ConfigValue::Secure(ct) => {
+                        let mut m = Map::new();
+                        m.insert("secure".into(), Value::String(ct.clone()));
+                        Value::Object(m)
+                    }
+                };
+                cfg.insert(k.to_string(), value);
+            }
+            top.insert("config".into(), Value::Object(cfg));
+        }
+        let doc: Map<String, Value> = top.into_iter().collect();
+        serde_saphyr::to_string(&Value::Object(doc)).map_err(|e| e.to_string())
+    }
+
+    /// Writes `<dir>/Pulumi.<stack>.yaml` atomically (temp file, then rename).
+    pub fn save(&self, dir: &Path, stack: &str) -> Result<PathBuf, ProjectError> {
+        let path = dir.join(settings_file_name(stack));
+        let text = self.to_yaml().map_err(|message| ProjectError::Write {
+            path: path.clone(),
+            message,
+        })?;
+        let tmp = dir.join(format!(".{}.tmp", settings_file_name(stack)));
+        let io = |source| ProjectError::Io {
+            path: path.clone(),
+            source,
+        };
+        std::fs::write(&tmp, text).map_err(io)?;
+        std::fs::rename(&tmp, &path).map_err(io)?;
+        Ok(path)
+    }
+}

@@ -1,0 +1,248 @@
+//! Tests of project files, stack settings and configuration resolution.
+
+use std::path::Path;
+
+use super::*;
+
+/// Reversible test "encryption" (prefix + reversed text), standing in for a real secrets
+/// provider, which is another module's job.
+struct Reverse;
+
+impl ConfigCrypter for Reverse {
+    fn encrypt(&self, plain: &str) -> Result<String, CryptError> {
+        Ok(format!("v1:{}", plain.chars().rev().collect::<String>()))
+    }
+    fn decrypt(&self, ct: &str) -> Result<String, CryptError> {
+        ct.strip_prefix("v1:")
+            .map(|s| s.chars().rev().collect())
+            .ok_or_else(|| CryptError("not a v1 ciphertext".into()))
+    }
+}
+
+const PROJECT: &str = "name: web
+runtime:
+  name: yaml
+  options:
+    compiler: none
+description: A web app
+config:
+  size:
+    type: integer
+    default: 3
+  password:
+    type: string
+    secret: true
+  aws:region: us-east-1
+";
+
+fn project() -> Project {
+    Project::parse(Path::new("/p"), PROJECT).unwrap()
+}
+
+#[test]
+fn project_file_fields_are_read() {
+    let p = project();
+    assert_eq!(p.name, "web");
+    assert_eq!(p.runtime.name, "yaml");
+    assert_eq!(p.runtime.options["compiler"], "none");
+    assert_eq!(p.description.as_deref(), Some("A web app"));
+    assert_eq!(p.config.len(), 3);
+    assert_eq!(p.config[0].key.to_string(), "web:size");
+    assert_eq!(p.config[0].type_, Some(ConfigType::Integer));
+    assert!(p.config[1].secret);
+    assert_eq!(p.config[2].key.to_string(), "aws:region");
+    let short = Project::parse(Path::new("/p"), "name: x\nruntime: yaml\n").unwrap();
+    assert_eq!(short.runtime.name, "yaml");
+    assert_eq!(short.program_dir(), Path::new("/p"));
+}
+
+#[test]
+fn project_errors_name_file_line_and_column() {
+    let err = Project::parse(Path::new("/p"), "name: x\n").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Pulumi.yaml:1:1: project is missing `runtime`"
+    );
+    let err = Project::parse(Path::new("/p"), "name: 'a b'\nruntime: yaml\n").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Pulumi.yaml:1:7: invalid project name \"a b\""),
+        "{err}"
+    );
+    let err = Project::parse(
+        Path::new("/p"),
+        "name: x\nruntime: yaml\nconfig:\n  n:\n    type: quantity\n",
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("Pulumi.yaml:5:11: unknown config type \"quantity\""),
+        "{err}"
+    );
+    let err = Project::parse(
+        Path::new("/p"),
+        "name: x\nruntime: yaml\nconfig:\n  n:\n    secret: yes\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Pulumi.yaml:5:13: secret must be true or false, found a string"
+    );
+}
+
+#[test]
+fn keys_without_namespace_belong_to_the_project() {
+    assert_eq!(
+        ConfigKey::parse("size", "web").unwrap().to_string(),
+        "web:size"
+    );
+    assert_eq!(
+        ConfigKey::parse("aws:region", "web").unwrap().to_string(),
+        "aws:region"
+    );
+    assert!(ConfigKey::parse(":x", "web").is_err());
+    assert!(ConfigKey::parse("a:b:c", "web").is_err());
+}
+
+#[test]
+fn set_get_rm_list_and_secrets_stay_encrypted() {
+    let mut s = StackSettings::parse("Pulumi.dev.yaml", "", "web").unwrap();
+    s.set("size", "web", "5", false, None).unwrap();
+    s.set("password", "web", "hunter2", true, Some(&Reverse))
+        .unwrap();
+    assert!(matches!(
+        s.set("token", "web", "x", true, None),
+        Err(ProjectError::NoCrypter { .. })
+    ));
+    let key = ConfigKey::parse("password", "web").unwrap();
+    assert_eq!(s.config[&key], ConfigValue::Secure("v1:2retnuh".into()));
+    let got = s
+        .get("web:password", "web", Some(&Reverse))
+        .unwrap()
+        .unwrap();
+    assert_eq!(got.value.as_deref(), Some("hunter2"));
+    assert!(got.secret);
+    let hidden = s.get("password", "web", None).unwrap().unwrap();
+    assert_eq!(hidden.value, None);
+    let listed: Vec<String> = s
+        .list(None)
+        .unwrap()
+        .iter()
+        .map(|e| e.key.to_string())
+        .collect();
+    assert_eq!(listed, ["web:password", "web:size"]);
+    assert!(s.rm("size", "web").unwrap());
+    assert!(!s.rm("size", "web").unwrap());
+    let text = s.to_yaml().unwrap();
+    assert!(text.contains("secure: v1:2retnuh"), "{text}");
+    assert!(!text.contains("hunter2"));
+}
+
+#[test]
+fn stack_file_round_trips_with_sorted_keys() {
+    let text = "secretsprovider: passphrase
+encryptionsalt: v1:abc
+config:
+  web:zeta: 'yes'
+  aws:region: us-west-2
+  web:count: 2
+  web:password:
+    secure: v1:xyz
+  web:tags:
+    a: 1
+";
+    let s = StackSettings::parse("Pulumi.dev.yaml", text, "web").unwrap();
+    let out = s.to_yaml().unwrap();
+    let again = StackSettings::parse("Pulumi.dev.yaml", &out, "web").unwrap();
+    assert_eq!(again.config, s.config);
+    assert_eq!(again.extra, s.extra);
+    assert_eq!(again.encryption_salt.as_deref(), Some("v1:abc"));
+    let keys: Vec<_> = out
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
+        .map(|l| {
+            let key = l.trim().split(": ").next().unwrap().trim_end_matches(':');
+            // The serializer quotes keys holding ':' (valid YAML either way).
+            key.trim_matches('"').to_string()
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "aws:region",
+            "web:count",
+            "web:password",
+            "web:tags",
+            "web:zeta"
+        ],
+        "{out}"
+    );
+    let top: Vec<_> = out.lines().filter(|l| !l.starts_with(' ')).collect();
+    assert!(
+        top[0].starts_with("config:") && top[1].starts_with("encryptionsalt"),
+        "{out}"
+    );
+    // `yes` stays a string, `2` stays a number.
+    let zeta = ConfigKey::parse("zeta", "web").unwrap();
+    assert_eq!(again.config[&zeta], ConfigValue::Plain("yes".into()));
+    let count = ConfigKey::parse("count", "web").unwrap();
+    assert_eq!(again.config[&count], ConfigValue::Plain(2.into()));
+}
+
+#[test]
+fn save_and_load_through_the_file_system() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = StackSettings::load(dir.path(), "dev", "web").unwrap();
+    assert!(s.config.is_empty());
+    s.set("size", "web", "4", false, None).unwrap();
+    let path = s.save(dir.path(), "dev").unwrap();
+    assert!(path.ends_with("Pulumi.dev.yaml"));
+    let back = StackSettings::load(dir.path(), "dev", "web").unwrap();
+    assert_eq!(back.config, s.config);
+}
+
+#[test]
+fn resolution_types_defaults_and_secrets() {
+    let p = project();
+    let text = "config:\n  web:password:\n    secure: v1:2retnuh\n  web:size: 7\n";
+    let s = StackSettings::parse("Pulumi.dev.yaml", text, "web").unwrap();
+    let r = s.resolve(&p, Some(&Reverse)).unwrap();
+    assert_eq!(r.values["web:size"], "7");
+    assert_eq!(r.values["web:password"], "hunter2");
+    assert_eq!(r.values["aws:region"], "us-east-1");
+    assert_eq!(r.secret_keys, ["web:password"]);
+    assert!(matches!(
+        s.resolve(&p, None),
+        Err(ProjectError::NoCrypter { .. })
+    ));
+
+    let bad = StackSettings::parse(
+        "Pulumi.dev.yaml",
+        "config:\n  web:password:\n    secure: v1:x\n  web:size: lots\n",
+        "web",
+    )
+    .unwrap();
+    let err = bad.resolve(&p, Some(&Reverse)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Pulumi.dev.yaml:4:13: config value web:size: expected an integer, got \"lots\""
+    );
+
+    let missing = StackSettings::parse("Pulumi.dev.yaml", "config: {}\n", "web").unwrap();
+    let err = missing.resolve(&p, Some(&Reverse)).unwrap_err();
+    assert!(matches!(err, ProjectError::MissingRequired { ref key, .. } if key == "web:password"));
+}
+
+#[test]
+fn secure_value_must_be_a_string() {
+    let err = StackSettings::parse(
+        "Pulumi.dev.yaml",
+        "config:\n  web:p:\n    secure: [1]\n",
+        "web",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "Pulumi.dev.yaml:3:13: `secure` value of web:p must be a string"
+    );
+}

@@ -1,0 +1,20 @@
+//! The YAML program language (Pulumi YAML's format), evaluated in-process against the engine's
+//! resource monitor: `node` (spanned parse) → `ast` (checked shapes) → `analyze` (references,
+//! dependencies, cycles) → `evaluate` (concurrent registration).
+
+pub mod analyze;
+pub mod ast;
+pub mod error;
+pub mod evaluate;
+pub mod interpolate;
+pub mod node;
+pub mod program;
+
+pub use error::{Pos, SourceError, YamlError};
+pub use evaluate::{YamlProgram, is_component_type};
+pub use node::{Key, Node, NodeKind};
+
+#[cfg(test)]
+mod test_monitor;
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,53 @@
+//! Loading a YAML program: the project's `Pulumi.yaml` (or `Main.yaml` in the `main:`
+//! directory), parsed, built into an AST and analysed.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::project::{PROJECT_FILE, Project};
+
+use super::analyze::analyze;
+use super::ast::build;
+use super::error::{SourceError, YamlError};
+use super::evaluate::YamlProgram;
+use super::node::parse_document;
+
+impl YamlProgram {
+    /// Parses and checks program text; `file` names it in errors, `project` namespaces bare
+    /// config keys.
+    pub fn parse(file: &str, text: &str, project: &str) -> Result<YamlProgram, SourceError> {
+        let doc = parse_document(file, text)?;
+        let ast = build(file, &doc, project)?;
+        let analysis = analyze(&ast)?;
+        Ok(YamlProgram {
+            ast: Arc::new(ast),
+            analysis: Arc::new(analysis),
+        })
+    }
+
+    /// Loads the program of a `runtime: yaml` project: `Main.yaml` in the program directory
+    /// when present, otherwise its `Pulumi.yaml`.
+    pub fn load(project: &Project) -> Result<YamlProgram, YamlError> {
+        let dir = project.program_dir();
+        let main = dir.join("Main.yaml");
+        let path = if main.is_file() {
+            main
+        } else {
+            dir.join(PROJECT_FILE)
+        };
+        let text = std::fs::read_to_string(&path).map_err(|source| YamlError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let file = display_name(&project.dir, &path);
+        Ok(YamlProgram::parse(&file, &text, &project.name)?)
+    }
+}
+
+/// The program file's path relative to the project directory, as messages show it.
+fn display_name(dir: &Path, path: &Path) -> String {
+    path.strip_prefix(dir)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}

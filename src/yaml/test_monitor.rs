@@ -1,0 +1,160 @@
+//! Test-only stand-in for the deployment loop, which is not on this branch: it answers the
+//! resource monitor's requests (echoing inputs as outputs, recording goals and the order of
+//! events) so evaluation can be unit-tested against the real `ResourceMonitor`. Only unit tests
+//! use it; integration tests run programs through the real `Deployment`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::engine::EventSink;
+use crate::engine::goal::{Goal, ReadGoal};
+use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::provider::{Provider, ProviderError};
+use crate::engine::provider_registry::{ProviderFactory, ProviderRegistry};
+use crate::engine::source::{
+    DeploymentInfo, Program, ProgramError, RegisterStatus, Registered, ResourceMonitor, SourceEvent,
+};
+use crate::engine::urn::Urn;
+
+struct NoProviders;
+
+impl ProviderFactory for NoProviders {
+    fn load(&self, _: &str, _: Option<&str>) -> Result<Arc<dyn Provider>, ProviderError> {
+        Err(ProviderError::Unsupported("providers in the test monitor"))
+    }
+}
+
+/// How the stand-in answers: per resource name, a delay and whether the step "fails".
+#[derive(Default)]
+pub(crate) struct Script {
+    pub latency_ms: HashMap<String, u64>,
+    pub failed: Vec<String>,
+}
+
+/// What the program asked for.
+#[derive(Default, Debug)]
+pub(crate) struct Recorded {
+    pub goals: Vec<Goal>,
+    pub reads: Vec<ReadGoal>,
+    pub outputs: Option<(Urn, PropertyMap)>,
+    /// `start <name>` when a registration arrived, `done <name>` when it was answered.
+    pub log: Vec<String>,
+}
+
+impl Recorded {
+    pub fn goal(&self, name: &str) -> &Goal {
+        self.goals
+            .iter()
+            .find(|g| g.name == name)
+            .unwrap_or_else(|| panic!("no goal named {name}"))
+    }
+
+    pub fn index(&self, entry: &str) -> usize {
+        self.log
+            .iter()
+            .position(|l| l == entry)
+            .unwrap_or_else(|| panic!("{entry} not in {:?}", self.log))
+    }
+}
+
+pub(crate) fn info(config: &[(&str, &str)], secret_keys: &[&str]) -> DeploymentInfo {
+    DeploymentInfo {
+        stack: "dev".into(),
+        project: "proj".into(),
+        dry_run: false,
+        parallel: 8,
+        config: config
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<BTreeMap<_, _>>(),
+        secret_keys: secret_keys.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+/// Runs a program against the stand-in and returns its result and what it recorded.
+pub(crate) async fn run(
+    program: Box<dyn Program>,
+    info: DeploymentInfo,
+    script: Script,
+) -> (Result<(), ProgramError>, Recorded) {
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let registry = Arc::new(ProviderRegistry::new(Arc::new(NoProviders), &[]));
+    let (stack, project) = (info.stack.clone(), info.project.clone());
+    let monitor = ResourceMonitor::new(tx, Arc::new(info), registry, EventSink::none());
+    let rec = Arc::new(Mutex::new(Recorded::default()));
+    let script = Arc::new(script);
+    let program = tokio::spawn(program.run(monitor));
+    while let Some(ev) = rx.recv().await {
+        match ev {
+            SourceEvent::Register { goal, reply } => {
+                let urn = Urn::new(
+                    &stack,
+                    &project,
+                    goal.parent.as_ref(),
+                    &goal.type_,
+                    &goal.name,
+                );
+                let delay = script.latency_ms.get(&goal.name).copied().unwrap_or(0);
+                let failed = script.failed.contains(&goal.name);
+                {
+                    let mut r = rec.lock().unwrap();
+                    r.log.push(format!("start {}", goal.name));
+                    r.goals.push(goal.clone());
+                }
+                let rec = rec.clone();
+                tokio::spawn(async move {
+                    tokio::time::sleep(Duration::from_millis(delay)).await;
+                    rec.lock().unwrap().log.push(format!("done {}", goal.name));
+                    let _ = reply.send(Ok(Registered {
+                        urn,
+                        id: goal.custom.then(|| format!("{}-id", goal.name)),
+                        outputs: if failed {
+                            PropertyMap::new()
+                        } else {
+                            goal.properties.clone()
+                        },
+                        status: if failed {
+                            RegisterStatus::Failed
+                        } else {
+                            RegisterStatus::Success
+                        },
+                        unknown: failed,
+                    }));
+                });
+            }
+            SourceEvent::Read { goal, reply } => {
+                let urn = Urn::new(
+                    &stack,
+                    &project,
+                    goal.parent.as_ref(),
+                    &goal.type_,
+                    &goal.name,
+                );
+                let mut outputs = goal.properties.clone();
+                outputs.insert("readId".into(), PropertyValue::String(goal.id.clone()));
+                rec.lock().unwrap().reads.push(goal.clone());
+                let _ = reply.send(Ok(Registered {
+                    urn,
+                    id: Some(goal.id.clone()),
+                    outputs,
+                    status: RegisterStatus::Success,
+                    unknown: false,
+                }));
+            }
+            SourceEvent::RegisterOutputs {
+                urn,
+                outputs,
+                reply,
+            } => {
+                rec.lock().unwrap().outputs = Some((urn, outputs));
+                let _ = reply.send(Ok(()));
+            }
+        }
+    }
+    let result = program.await.expect("program task");
+    let rec = std::mem::take(&mut *rec.lock().unwrap());
+    (result, rec)
+}
