@@ -109,3 +109,16 @@ impl Engine for EngineService {
         Ok(Response::new(RequirePulumiVersionResponse {}))
     }
 }
+
+/// Serves a log-only Engine on 127.0.0.1:0 for provider plugins, which take an engine address
+/// as their argument even when no program runs.
+pub async fn serve_engine(
+    events: EventSink,
+) -> std::io::Result<(std::net::SocketAddr, super::monitor_service::ServerHandle)> {
+    let router = tonic::transport::Server::builder().add_service(
+        super::pulumirpc::engine_server::EngineServer::new(EngineService::new(None, events))
+            .max_decoding_message_size(super::MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(super::MAX_MESSAGE_SIZE),
+    );
+    super::monitor_service::spawn_router(router).await
+}

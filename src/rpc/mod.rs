@@ -6,6 +6,7 @@ pub mod language_host;
 pub mod marshal;
 pub mod monitor_service;
 pub mod plugin;
+pub mod plugin_providers;
 pub mod provider_client;
 
 /// The generated pulumirpc messages, clients and servers (from our own `proto/` files).
