@@ -120,5 +120,5 @@ pub async fn serve_engine(
             .max_decoding_message_size(super::MAX_MESSAGE_SIZE)
             .max_encoding_message_size(super::MAX_MESSAGE_SIZE),
     );
-    super::monitor_service::spawn_router(router).await
+    super::monitor_service::serve_router(router).await
 }

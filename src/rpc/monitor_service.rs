@@ -105,11 +105,11 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         );
-    spawn_router(router).await
+    serve_router(router).await
 }
 
 /// Binds 127.0.0.1:0 and serves the router until the handle stops it.
-pub(crate) async fn spawn_router(
+pub async fn serve_router(
     router: tonic::transport::server::Router,
 ) -> std::io::Result<(SocketAddr, ServerHandle)> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
