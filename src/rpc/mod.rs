@@ -17,3 +17,6 @@ pub mod pulumirpc {
 
 /// Pulumi raises gRPC message limits to 400 MiB; tonic's default decode limit is 4 MiB.
 pub const MAX_MESSAGE_SIZE: usize = 400 * 1024 * 1024;
+
+#[cfg(test)]
+mod sdk_program_tests;
