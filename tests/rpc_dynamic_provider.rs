@@ -300,3 +300,58 @@ fn a_missing_plugin_is_a_clear_load_error() {
     );
     assert!(msg.contains("resource-nosuchpkg-v1.2.3"), "{msg}");
 }
+
+const NODE_PROVIDER_JS: &str = r#"
+const sc = require("@pulumi/pulumi/runtime/closure/serializeClosure");
+const provider = {
+    async create(inputs) {
+        return { id: "n-" + inputs.name, outs: { message: "hi, " + inputs.name } };
+    },
+};
+sc.serializeFunction(() => provider, { allowSecrets: true }).then((sf) => process.stdout.write(sf.text));
+"#;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn node_dynamic_provider_creates() {
+    let env = rpc_support::sdk_env();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        env.root.join("node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("make_provider.js"), NODE_PROVIDER_JS).unwrap();
+    let out = std::process::Command::new("node")
+        .arg("make_provider.js")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let serialized = String::from_utf8(out.stdout).unwrap();
+
+    let ctx = PluginContext::new(dir.path(), "proj", env.python, EventSink::none());
+    let factory = PluginProviders::new(Arc::new(NoBuiltins), ctx);
+    let p = factory.load("pulumi-nodejs", None).unwrap();
+    let cfg = p.configure(&PropertyMap::new()).await.unwrap();
+    assert!(!cfg.accept_secrets);
+    let urn = Urn::parse("urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::n1").unwrap();
+    let inputs = props([
+        ("__provider", PropertyValue::String(serialized)),
+        ("name", "node".into()),
+    ]);
+    let created = p
+        .create(CreateRequest {
+            urn,
+            inputs,
+            timeout: 0.0,
+            preview: false,
+        })
+        .await
+        .unwrap();
+    assert_eq!(created.id, "n-node");
+    assert_eq!(created.outputs["message"], "hi, node".into());
+}

@@ -22,6 +22,7 @@ pub struct EngineService {
 }
 
 impl EngineService {
+    /// Logs go to `events`; the root resource is read from and written to `monitor`.
     pub fn new(monitor: Option<ResourceMonitor>, events: EventSink) -> EngineService {
         EngineService { monitor, events }
     }

@@ -144,6 +144,7 @@ impl SdkProgram {
         self
     }
 
+    /// The organization programs see (`pulumi.get_organization()`); defaults to `organization`.
     pub fn with_organization(mut self, organization: impl Into<String>) -> SdkProgram {
         self.organization = organization.into();
         self
@@ -165,6 +166,7 @@ impl SdkProgram {
         }
     }
 
+    /// Where the program runs; dynamic provider plugins run there too.
     pub fn program_directory(&self) -> &Path {
         &self.program_directory
     }
@@ -337,7 +339,7 @@ impl Program for SdkProgram {
             .await
             .map_err(|e| ProgramError(format!("cannot start the resource monitor: {e}")))?;
         let result = self.run_process(&monitor, &addr.to_string()).await;
-        server.shutdown().await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), server.shutdown()).await;
         result
     }
 }

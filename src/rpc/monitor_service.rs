@@ -52,6 +52,7 @@ pub struct MonitorService {
 }
 
 impl MonitorService {
+    /// Serves `monitor`, reporting `organization` in GetDeploymentInfo.
     pub fn new(monitor: ResourceMonitor, organization: impl Into<String>) -> MonitorService {
         MonitorService {
             monitor,

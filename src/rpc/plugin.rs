@@ -257,10 +257,12 @@ impl PluginProcess {
         })
     }
 
+    /// The plugin's name for errors (`pulumi-resource-<package>`).
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// The port the plugin serves gRPC on (127.0.0.1).
     pub fn port(&self) -> u16 {
         self.port
     }

@@ -17,6 +17,7 @@ pub struct PluginProviders {
 }
 
 impl PluginProviders {
+    /// `fallback` serves the built-in packages; everything else is looked up as a plugin in `ctx`.
     pub fn new(fallback: Arc<dyn ProviderFactory>, ctx: PluginContext) -> PluginProviders {
         PluginProviders {
             fallback,

@@ -52,6 +52,15 @@ fn sdk_env() -> PathBuf {
 /// A monitor whose registrations are answered like a random provider would: custom resources
 /// get an id and `result` (unknown in preview).
 fn harness(dry_run: bool, events: EventSink) -> (ResourceMonitor, Arc<Mutex<Recorded>>) {
+    harness_failing(dry_run, events, &[])
+}
+
+/// Like `harness`, but the resources named in `fail` report a failed step (continue-on-error).
+fn harness_failing(
+    dry_run: bool,
+    events: EventSink,
+    fail: &'static [&'static str],
+) -> (ResourceMonitor, Arc<Mutex<Recorded>>) {
     let (tx, mut rx) = mpsc::unbounded_channel();
     let info = Arc::new(DeploymentInfo {
         stack: "dev".into(),
@@ -87,12 +96,19 @@ fn harness(dry_run: bool, events: EventSink) -> (ResourceMonitor, Arc<Mutex<Reco
                         };
                         outputs.insert("result".into(), result);
                     }
+                    let status = if fail.contains(&goal.name.as_str()) {
+                        outputs.clear();
+                        id = None;
+                        RegisterStatus::Failed
+                    } else {
+                        RegisterStatus::Success
+                    };
                     rec.lock().unwrap().goals.push(goal);
                     let _ = reply.send(Ok(Registered {
                         urn,
                         id,
                         outputs,
-                        status: RegisterStatus::Success,
+                        status,
                         unknown: false,
                     }));
                 }
@@ -443,5 +459,21 @@ async fn node_without_the_sdk_is_a_clear_error() {
     assert!(
         err.0.contains("the Pulumi Node.js SDK is not installed"),
         "{err}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_registration_is_reported_as_a_result_and_the_program_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (monitor, recorded) = harness_failing(false, EventSink::none(), &["a"]);
+    run(python_program(dir.path(), PY_PROGRAM), monitor)
+        .await
+        .unwrap();
+    let rec = recorded.lock().unwrap();
+    let b = goal(&rec, "b");
+    assert_eq!(
+        b.properties["keepers"].as_object().unwrap()["fromA"],
+        PropertyValue::Unknown,
+        "outputs of a failed resource resolve as unknown"
     );
 }
