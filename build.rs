@@ -1,1 +1,17 @@
-fn main() {}
+//! Compiles our own pulumirpc .proto files with protox (no protoc needed) into tonic clients
+//! and servers.
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("cargo:rerun-if-changed=proto");
+    let files = [
+        "pulumi/engine.proto",
+        "pulumi/provider.proto",
+        "pulumi/resource.proto",
+    ];
+    let fds = protox::compile(files, ["proto"])?;
+    tonic_prost_build::configure()
+        .build_client(true)
+        .build_server(true)
+        .compile_fds(fds)?;
+    Ok(())
+}

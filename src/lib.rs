@@ -2,4 +2,5 @@ pub mod engine;
 pub mod output;
 pub mod project;
 pub mod providers;
+pub mod rpc;
 pub mod yaml;

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Pulumi SDKs the rpc tests drive into target/sdk-env/ (idempotent):
+#   target/sdk-env/venv          Python virtualenv with pulumi, pulumi-random, pulumi-command
+#   target/sdk-env/node_modules  @pulumi/pulumi and @pulumi/random
+# Tests find them through STEPDECK_SDK_ENV (default: <repo>/target/sdk-env).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+env_dir="${STEPDECK_SDK_ENV:-$root/target/sdk-env}"
+mkdir -p "$env_dir"
+
+python="${PYTHON:-python3}"
+if [ ! -x "$env_dir/venv/bin/python" ]; then
+  "$python" -m venv "$env_dir/venv"
+fi
+if ! "$env_dir/venv/bin/python" -c 'import pulumi, pulumi_random, pulumi_command' 2>/dev/null; then
+  "$env_dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+    pulumi pulumi-random pulumi-command
+fi
+
+if [ ! -f "$env_dir/node_modules/@pulumi/pulumi/cmd/run/index.js" ] \
+  || [ ! -d "$env_dir/node_modules/@pulumi/random" ]; then
+  if [ ! -f "$env_dir/package.json" ]; then
+    printf '{"name":"stepdeck-sdk-env","private":true}\n' >"$env_dir/package.json"
+  fi
+  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random)
+fi
+
+echo "SDKs ready in $env_dir"

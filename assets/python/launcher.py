@@ -1,0 +1,91 @@
+"""stepdeck's Python language host: runs a Pulumi program against stepdeck's resource monitor.
+
+The PyPI `pulumi` package has no program runner of its own, so stepdeck embeds this script and
+starts it with the same flags Pulumi's language host passes to its exec script.
+"""
+
+import argparse
+import asyncio
+import logging
+import os
+import runpy
+import sys
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+
+# Exit codes stepdeck understands: 32 = the error was already reported through Engine.Log.
+EXIT_REPORTED = 32
+EXIT_NO_SDK = 97
+
+try:
+    import pulumi
+    import pulumi.runtime
+except ImportError as missing:
+    sys.stderr.write(
+        "stepdeck: the Pulumi Python SDK is not importable by %s (%s)\n" % (sys.executable, missing)
+    )
+    sys.exit(EXIT_NO_SDK)
+
+
+def parse_args():
+    p = argparse.ArgumentParser(prog="stepdeck-python-launcher")
+    for flag in ("monitor", "engine", "project", "stack", "organization", "root_directory", "pwd"):
+        p.add_argument("--" + flag, default="")
+    p.add_argument("--dry_run", default="false")
+    p.add_argument("--parallel", type=int, default=1)
+    p.add_argument("program")
+    p.add_argument("args", nargs=argparse.REMAINDER)
+    return p.parse_args()
+
+
+def main():
+    opts = parse_args()
+    pulumi.runtime.set_all_config(
+        pulumi.runtime.get_config_env(), pulumi.runtime.get_config_secret_keys_env()
+    )
+    pulumi.runtime.configure(
+        pulumi.runtime.Settings(
+            monitor=opts.monitor,
+            engine=opts.engine,
+            project=opts.project,
+            stack=opts.stack,
+            parallel=opts.parallel,
+            dry_run=opts.dry_run == "true",
+            organization=opts.organization or None,
+            root_directory=opts.root_directory or None,
+        )
+    )
+    if opts.pwd:
+        os.chdir(opts.pwd)
+    program = opts.program
+    sys.argv = [program] + opts.args
+    sys.path.insert(0, os.path.abspath(program if os.path.isdir(program) else os.path.dirname(program) or "."))
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    loop.set_default_executor(ThreadPoolExecutor(max_workers=max(opts.parallel, 1) * 4))
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+    def run_program():
+        return runpy.run_path(program, run_name="__main__")
+
+    try:
+        loop.run_until_complete(pulumi.runtime.run_in_stack(run_program))
+    except Exception as exc:  # everything the program raised is reported, then we bail
+        if isinstance(exc, pulumi.RunError):
+            message = str(exc)
+        else:
+            message = "Program failed with an unhandled exception:\n" + "".join(
+                traceback.format_exception(type(exc), exc, exc.__traceback__)
+            )
+        try:
+            pulumi.log.error(message)
+        except Exception:
+            sys.stderr.write(message + "\n")
+        sys.exit(EXIT_REPORTED)
+    finally:
+        loop.close()
+
+
+if __name__ == "__main__":
+    main()

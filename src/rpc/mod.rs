@@ -1,0 +1,22 @@
+//! Pulumi's gRPC protocol: the resource monitor and engine services SDK programs talk to, the
+//! provider plugin client and launcher, the language hosts, and Struct⇄property marshalling.
+
+pub mod engine_service;
+pub mod language_host;
+pub mod marshal;
+pub mod monitor_service;
+pub mod plugin;
+pub mod plugin_providers;
+pub mod provider_client;
+
+/// The generated pulumirpc messages, clients and servers (from our own `proto/` files).
+#[allow(clippy::all, missing_docs)]
+pub mod pulumirpc {
+    tonic::include_proto!("pulumirpc");
+}
+
+/// Pulumi raises gRPC message limits to 400 MiB; tonic's default decode limit is 4 MiB.
+pub const MAX_MESSAGE_SIZE: usize = 400 * 1024 * 1024;
+
+#[cfg(test)]
+mod sdk_program_tests;

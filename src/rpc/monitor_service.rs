@@ -1,0 +1,589 @@
+//! The `pulumirpc.ResourceMonitor` service: SDK programs register resources here, and each
+//! registration becomes a goal for the engine's resource monitor, answered when its step ends.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use tokio::sync::oneshot;
+use tonic::transport::Server;
+use tonic::transport::server::TcpIncoming;
+use tonic::{Request, Response, Status};
+
+use super::MAX_MESSAGE_SIZE;
+use super::engine_service::EngineService;
+use super::marshal::{MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map};
+use super::pulumirpc::engine_server::EngineServer;
+use super::pulumirpc::resource_monitor_server::{
+    ResourceMonitor as MonitorRpc, ResourceMonitorServer,
+};
+use super::pulumirpc::{
+    self, Alias as WireAlias, CallResponse, Callback, DeploymentInfo, ReadResourceRequest,
+    ReadResourceResponse, RegisterErrorHookRequest, RegisterPackageRequest,
+    RegisterPackageResponse, RegisterResourceHookRequest, RegisterResourceOutputsRequest,
+    RegisterResourceRequest, RegisterResourceResponse, ResourceCallRequest, ResourceInvokeRequest,
+    ResourceInvokeResponse, ResourceMonitorFeature, SupportsFeatureRequest,
+    SupportsFeatureResponse, alias, register_resource_request,
+};
+use crate::engine::events::EventSink;
+use crate::engine::goal::{Alias, Goal, ReadGoal};
+use crate::engine::resource::{CustomTimeouts, provider_urn};
+use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
+use crate::engine::urn::Urn;
+
+/// Organization reported to programs when the stack has none.
+pub const DEFAULT_ORGANIZATION: &str = "organization";
+
+/// The features we implement, by the ids `SupportsFeature` is asked about.
+const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
+    ("secrets", ResourceMonitorFeature::Secrets),
+    (
+        "resourceReferences",
+        ResourceMonitorFeature::ResourceReferences,
+    ),
+    ("aliasSpecs", ResourceMonitorFeature::AliasSpecs),
+    ("deletedWith", ResourceMonitorFeature::DeletedWith),
+];
+
+/// Serves ResourceMonitor on top of the engine's monitor.
+#[derive(Clone)]
+pub struct MonitorService {
+    monitor: ResourceMonitor,
+    organization: String,
+}
+
+impl MonitorService {
+    /// Serves `monitor`, reporting `organization` in GetDeploymentInfo.
+    pub fn new(monitor: ResourceMonitor, organization: impl Into<String>) -> MonitorService {
+        MonitorService {
+            monitor,
+            organization: organization.into(),
+        }
+    }
+}
+
+/// A running gRPC server; dropping it (or calling `shutdown`) stops it.
+pub struct ServerHandle {
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl ServerHandle {
+    /// Stops accepting calls and waits for the server task to end.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Serves ResourceMonitor and Engine on one port of 127.0.0.1 (programs get the same address
+/// as `--monitor` and `--engine`).
+pub async fn serve(
+    monitor: ResourceMonitor,
+    events: EventSink,
+    organization: &str,
+) -> std::io::Result<(SocketAddr, ServerHandle)> {
+    let engine = EngineService::new(Some(monitor.clone()), events);
+    let router = Server::builder()
+        .add_service(
+            ResourceMonitorServer::new(MonitorService::new(monitor, organization))
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        )
+        .add_service(
+            EngineServer::new(engine)
+                .max_decoding_message_size(MAX_MESSAGE_SIZE)
+                .max_encoding_message_size(MAX_MESSAGE_SIZE),
+        );
+    serve_router(router).await
+}
+
+/// Binds 127.0.0.1:0 and serves the router until the handle stops it.
+pub async fn serve_router(
+    router: tonic::transport::server::Router,
+) -> std::io::Result<(SocketAddr, ServerHandle)> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = router
+            .serve_with_incoming_shutdown(TcpIncoming::from(listener), async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    Ok((
+        addr,
+        ServerHandle {
+            stop: Some(stop),
+            task: Some(task),
+        },
+    ))
+}
+
+fn invalid(field: &str, e: impl std::fmt::Display) -> Status {
+    Status::invalid_argument(format!("{field}: {e}"))
+}
+
+fn parse_urn(field: &str, s: &str) -> Result<Urn, Status> {
+    Urn::parse(s).map_err(|e| invalid(field, e))
+}
+
+fn opt_urn(field: &str, s: &str) -> Result<Option<Urn>, Status> {
+    if s.is_empty() {
+        Ok(None)
+    } else {
+        parse_urn(field, s).map(Some)
+    }
+}
+
+fn non_empty(s: String) -> Option<String> {
+    (!s.is_empty()).then_some(s)
+}
+
+fn register_status(e: RegisterError) -> Status {
+    match e {
+        RegisterError::Invalid(m) => Status::invalid_argument(m),
+        RegisterError::Failed(m) => Status::internal(m),
+        RegisterError::Cancelled => Status::cancelled("the deployment was cancelled"),
+    }
+}
+
+/// Parses a Go duration as the SDKs send custom timeouts (`"1h30m"`, `"2m"`, `"30s"`, `"1.5s"`).
+pub fn parse_duration(s: &str) -> Result<f64, String> {
+    if s.is_empty() {
+        return Ok(0.0);
+    }
+    let mut total = 0.0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .ok_or_else(|| format!("duration {s:?} lacks a unit"))?;
+        let n: f64 = rest[..num_len]
+            .parse()
+            .map_err(|_| format!("invalid duration {s:?}"))?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "h" => 3600.0,
+            "m" => 60.0,
+            "s" => 1.0,
+            "ms" => 1e-3,
+            "us" | "µs" => 1e-6,
+            "ns" => 1e-9,
+            u => return Err(format!("invalid duration {s:?}: unknown unit {u:?}")),
+        };
+        total += n * scale;
+        rest = &rest[unit_len..];
+    }
+    Ok(total)
+}
+
+fn custom_timeouts(
+    t: Option<register_resource_request::CustomTimeouts>,
+) -> Result<Option<CustomTimeouts>, Status> {
+    let Some(t) = t else { return Ok(None) };
+    let field = |name: &str, v: &str| {
+        parse_duration(v)
+            .map_err(|e| invalid(&format!("RegisterResourceRequest.customTimeouts.{name}"), e))
+    };
+    let ct = CustomTimeouts {
+        create: field("create", &t.create)?,
+        update: field("update", &t.update)?,
+        delete: field("delete", &t.delete)?,
+        read: field("read", &t.read)?,
+    };
+    Ok((ct != CustomTimeouts::default()).then_some(ct))
+}
+
+fn aliases(req: &RegisterResourceRequest) -> Result<Vec<Alias>, Status> {
+    let mut out = Vec::new();
+    for u in &req.alias_ur_ns {
+        out.push(Alias::Urn(parse_urn(
+            "RegisterResourceRequest.aliasURNs",
+            u,
+        )?));
+    }
+    for a in &req.aliases {
+        out.push(alias_of(a)?);
+    }
+    Ok(out)
+}
+
+fn alias_of(a: &WireAlias) -> Result<Alias, Status> {
+    match &a.alias {
+        Some(alias::Alias::Urn(u)) => Ok(Alias::Urn(parse_urn(
+            "RegisterResourceRequest.aliases.urn",
+            u,
+        )?)),
+        Some(alias::Alias::Spec(spec)) => {
+            let (parent, no_parent) = match &spec.parent {
+                Some(alias::spec::Parent::ParentUrn(p)) => (
+                    opt_urn("RegisterResourceRequest.aliases.spec.parentUrn", p)?,
+                    false,
+                ),
+                Some(alias::spec::Parent::NoParent(b)) => (None, *b),
+                None => (None, false),
+            };
+            Ok(Alias::Spec {
+                name: non_empty(spec.name.clone()),
+                type_: non_empty(spec.r#type.clone()),
+                parent,
+                no_parent,
+                project: non_empty(spec.project.clone()),
+                stack: non_empty(spec.stack.clone()),
+            })
+        }
+        None => Err(invalid(
+            "RegisterResourceRequest.aliases",
+            "alias with neither urn nor spec",
+        )),
+    }
+}
+
+fn source_position(p: Option<&pulumirpc::SourcePosition>) -> Option<String> {
+    let p = p.filter(|p| !p.uri.is_empty())?;
+    Some(if p.column > 0 {
+        format!("{}#{},{}", p.uri, p.line, p.column)
+    } else {
+        format!("{}#{}", p.uri, p.line)
+    })
+}
+
+/// Builds the engine's goal from a wire registration, option by option.
+pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
+    let properties = struct_to_map(req.object.as_ref(), MarshalOptions::ALL)
+        .map_err(|e| invalid("RegisterResourceRequest.object", e))?;
+    let dependencies = req
+        .dependencies
+        .iter()
+        .map(|d| parse_urn("RegisterResourceRequest.dependencies", d))
+        .collect::<Result<_, _>>()?;
+    let property_dependencies = req
+        .property_dependencies
+        .iter()
+        .map(|(k, deps)| {
+            let urns = deps
+                .urns
+                .iter()
+                .map(|u| {
+                    parse_urn(
+                        &format!("RegisterResourceRequest.propertyDependencies.{k}"),
+                        u,
+                    )
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((k.clone(), urns))
+        })
+        .collect::<Result<BTreeMap<_, _>, Status>>()?;
+    let delete_before_replace = if req.delete_before_replace_defined || req.delete_before_replace {
+        Some(req.delete_before_replace)
+    } else {
+        None
+    };
+    let package = crate::engine::goal::package_of(&req.r#type).to_string();
+    let provider = non_empty(req.provider.clone()).or_else(|| {
+        req.custom
+            .then(|| req.providers.get(&package).cloned())
+            .flatten()
+    });
+    if let Some(p) = &provider
+        && provider_urn(p).is_none()
+    {
+        return Err(invalid(
+            "RegisterResourceRequest.provider",
+            format!("{p:?} is not a provider reference <urn>::<id>"),
+        ));
+    }
+    Ok(Goal {
+        aliases: aliases(&req)?,
+        custom_timeouts: custom_timeouts(req.custom_timeouts)?,
+        parent: opt_urn("RegisterResourceRequest.parent", &req.parent)?,
+        deleted_with: opt_urn("RegisterResourceRequest.deletedWith", &req.deleted_with)?,
+        source_position: source_position(req.source_position.as_ref()),
+        type_: req.r#type,
+        name: req.name,
+        custom: req.custom,
+        provider,
+        properties,
+        dependencies,
+        property_dependencies,
+        protect: req.protect,
+        delete_before_replace,
+        ignore_changes: req.ignore_changes,
+        replace_on_changes: req.replace_on_changes,
+        retain_on_delete: req.retain_on_delete,
+        import_id: non_empty(req.import_id),
+        additional_secret_outputs: req.additional_secret_outputs,
+        version: non_empty(req.version),
+    })
+}
+
+fn result_of(status: RegisterStatus) -> pulumirpc::Result {
+    match status {
+        RegisterStatus::Success => pulumirpc::Result::Success,
+        RegisterStatus::Failed | RegisterStatus::Skipped => pulumirpc::Result::Fail,
+    }
+}
+
+/// Outputs as sent back to a program: additionalSecretOutputs applied, then encoded for what
+/// the program said it accepts.
+fn outputs_struct(
+    reg: &Registered,
+    secret_outputs: &[String],
+    accept_secrets: bool,
+    accept_resources: bool,
+) -> prost_types::Struct {
+    let mut outputs = reg.outputs.clone();
+    mark_secret_outputs(&mut outputs, secret_outputs);
+    map_to_struct(
+        &outputs,
+        MarshalOptions::for_peer(accept_secrets, accept_resources),
+    )
+}
+
+fn unsupported(what: &str) -> Status {
+    Status::unimplemented(format!("stepdeck does not support {what}"))
+}
+
+#[tonic::async_trait]
+impl MonitorRpc for MonitorService {
+    async fn get_deployment_info(
+        &self,
+        _req: Request<()>,
+    ) -> Result<Response<DeploymentInfo>, Status> {
+        let info = self.monitor.info();
+        Ok(Response::new(DeploymentInfo {
+            project: info.project.clone(),
+            stack: info.stack.clone(),
+            organization: self.organization.clone(),
+            config: info.config.clone().into_iter().collect(),
+            config_secret_keys: info.secret_keys.clone(),
+            dry_run: info.dry_run,
+            parallel: i32::try_from(info.parallel).unwrap_or(i32::MAX),
+            supported_features: SUPPORTED_FEATURES.iter().map(|(_, f)| *f as i32).collect(),
+        }))
+    }
+
+    async fn supports_feature(
+        &self,
+        req: Request<SupportsFeatureRequest>,
+    ) -> Result<Response<SupportsFeatureResponse>, Status> {
+        let id = req.into_inner().id;
+        let has_support = SUPPORTED_FEATURES.iter().any(|(name, _)| *name == id);
+        Ok(Response::new(SupportsFeatureResponse { has_support }))
+    }
+
+    async fn invoke(
+        &self,
+        req: Request<ResourceInvokeRequest>,
+    ) -> Result<Response<ResourceInvokeResponse>, Status> {
+        let req = req.into_inner();
+        let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
+            .map_err(|e| invalid("ResourceInvokeRequest.args", e))?;
+        let result = self
+            .monitor
+            .invoke(&req.tok, &args, non_empty(req.provider))
+            .await
+            .map_err(register_status)?;
+        Ok(Response::new(ResourceInvokeResponse {
+            r#return: Some(map_to_struct(
+                &result,
+                MarshalOptions::for_peer(true, req.accept_resources),
+            )),
+            failures: Vec::new(),
+            unknown: false,
+        }))
+    }
+
+    async fn call(
+        &self,
+        _req: Request<ResourceCallRequest>,
+    ) -> Result<Response<CallResponse>, Status> {
+        Err(unsupported("method calls on resources (Call)"))
+    }
+
+    async fn read_resource(
+        &self,
+        req: Request<ReadResourceRequest>,
+    ) -> Result<Response<ReadResourceResponse>, Status> {
+        let req = req.into_inner();
+        let goal = ReadGoal {
+            properties: struct_to_map(req.properties.as_ref(), MarshalOptions::ALL)
+                .map_err(|e| invalid("ReadResourceRequest.properties", e))?,
+            parent: opt_urn("ReadResourceRequest.parent", &req.parent)?,
+            dependencies: req
+                .dependencies
+                .iter()
+                .map(|d| parse_urn("ReadResourceRequest.dependencies", d))
+                .collect::<Result<_, _>>()?,
+            type_: req.r#type,
+            name: req.name,
+            id: req.id,
+            provider: non_empty(req.provider),
+            additional_secret_outputs: req.additional_secret_outputs.clone(),
+            version: non_empty(req.version),
+        };
+        let reg = self.monitor.read(goal).await.map_err(register_status)?;
+        Ok(Response::new(ReadResourceResponse {
+            urn: reg.urn.to_string(),
+            properties: Some(outputs_struct(
+                &reg,
+                &req.additional_secret_outputs,
+                req.accept_secrets,
+                req.accept_resources,
+            )),
+            result: result_of(reg.status) as i32,
+            unknown: reg.unknown,
+            id: reg.id.clone().unwrap_or_default(),
+        }))
+    }
+
+    async fn register_resource(
+        &self,
+        req: Request<RegisterResourceRequest>,
+    ) -> Result<Response<RegisterResourceResponse>, Status> {
+        let req = req.into_inner();
+        if !req.transforms.is_empty() {
+            return Err(unsupported("resource transforms"));
+        }
+        if req.remote {
+            return Err(unsupported("remote (multi-language) components"));
+        }
+        let (accept_secrets, accept_resources, reporting) = (
+            req.accept_secrets,
+            req.accept_resources,
+            req.supports_result_reporting,
+        );
+        let secret_outputs = req.additional_secret_outputs.clone();
+        let goal = goal_of(req)?;
+        let reg = self.monitor.register(goal).await.map_err(register_status)?;
+        if !reporting && reg.status != RegisterStatus::Success {
+            return Err(Status::internal(format!(
+                "resource registration of {} failed",
+                reg.urn
+            )));
+        }
+        Ok(Response::new(RegisterResourceResponse {
+            urn: reg.urn.to_string(),
+            id: reg.id.clone().unwrap_or_default(),
+            object: Some(outputs_struct(
+                &reg,
+                &secret_outputs,
+                accept_secrets,
+                accept_resources,
+            )),
+            stable: false,
+            stables: Vec::new(),
+            property_dependencies: Default::default(),
+            result: result_of(reg.status) as i32,
+            unknown: reg.unknown,
+        }))
+    }
+
+    async fn register_resource_outputs(
+        &self,
+        req: Request<RegisterResourceOutputsRequest>,
+    ) -> Result<Response<()>, Status> {
+        let req = req.into_inner();
+        let urn = parse_urn("RegisterResourceOutputsRequest.urn", &req.urn)?;
+        let outputs = struct_to_map(req.outputs.as_ref(), MarshalOptions::ALL)
+            .map_err(|e| invalid("RegisterResourceOutputsRequest.outputs", e))?;
+        self.monitor
+            .register_outputs(&urn, outputs)
+            .await
+            .map_err(register_status)?;
+        Ok(Response::new(()))
+    }
+
+    async fn register_stack_transform(
+        &self,
+        _req: Request<Callback>,
+    ) -> Result<Response<()>, Status> {
+        Err(unsupported("stack transforms"))
+    }
+
+    async fn register_stack_invoke_transform(
+        &self,
+        _req: Request<Callback>,
+    ) -> Result<Response<()>, Status> {
+        Err(unsupported("invoke transforms"))
+    }
+
+    async fn register_resource_hook(
+        &self,
+        _req: Request<RegisterResourceHookRequest>,
+    ) -> Result<Response<()>, Status> {
+        Err(unsupported("resource hooks"))
+    }
+
+    async fn register_error_hook(
+        &self,
+        _req: Request<RegisterErrorHookRequest>,
+    ) -> Result<Response<()>, Status> {
+        Err(unsupported("error hooks"))
+    }
+
+    async fn register_package(
+        &self,
+        _req: Request<RegisterPackageRequest>,
+    ) -> Result<Response<RegisterPackageResponse>, Status> {
+        Err(unsupported("parameterized packages (RegisterPackage)"))
+    }
+
+    /// Every registration is answered only after its step finished, so by the time a program
+    /// signals shutdown there is nothing left to wait for.
+    async fn signal_and_wait_for_shutdown(
+        &self,
+        _req: Request<()>,
+    ) -> Result<Response<()>, Status> {
+        Ok(Response::new(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_durations_parse() {
+        assert_eq!(parse_duration("2m").unwrap(), 120.0);
+        assert_eq!(parse_duration("1h30m").unwrap(), 5400.0);
+        assert_eq!(parse_duration("1.5s").unwrap(), 1.5);
+        assert!(parse_duration("10").is_err());
+        assert!(parse_duration("5d").is_err());
+    }
+
+    #[test]
+    fn delete_before_replace_defined_false_overrides_provider() {
+        let req = RegisterResourceRequest {
+            r#type: "random:index/randomString:RandomString".into(),
+            name: "a".into(),
+            custom: true,
+            delete_before_replace_defined: true,
+            delete_before_replace: false,
+            ..Default::default()
+        };
+        assert_eq!(goal_of(req).unwrap().delete_before_replace, Some(false));
+        let req = RegisterResourceRequest {
+            r#type: "x:y:Z".into(),
+            name: "b".into(),
+            ..Default::default()
+        };
+        assert_eq!(goal_of(req).unwrap().delete_before_replace, None);
+    }
+}

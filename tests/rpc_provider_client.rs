@@ -1,0 +1,327 @@
+//! The provider client's wire behaviour against a small gRPC ResourceProvider written here:
+//! what it sends to a provider that does not accept secrets, how it maps DiffResponse, and
+//! how `ErrorResourceInitFailed` details become a partial failure.
+
+use std::sync::{Arc, Mutex};
+
+use prost::Message;
+use prost_types::value::Kind;
+use tonic::{Request, Response, Status};
+
+use stepdeck::engine::property::{PropertyMap, PropertyValue, SIG_KEY, props};
+use stepdeck::engine::provider::{
+    CreateRequest, DiffChanges, DiffKind, DiffRequest, Provider, ProviderError,
+};
+use stepdeck::engine::urn::Urn;
+use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
+use stepdeck::rpc::monitor_service::ServerHandle;
+use stepdeck::rpc::monitor_service::serve_router;
+use stepdeck::rpc::provider_client::PluginProvider;
+use stepdeck::rpc::pulumirpc::resource_provider_server::{
+    ResourceProvider, ResourceProviderServer,
+};
+use stepdeck::rpc::pulumirpc::{self, diff_response, property_diff};
+
+/// What the fake provider saw.
+#[derive(Default)]
+struct Seen {
+    configure: Option<pulumirpc::ConfigureRequest>,
+    create: Option<pulumirpc::CreateRequest>,
+}
+
+struct Fake {
+    seen: Arc<Mutex<Seen>>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct RpcStatus {
+    #[prost(int32, tag = "1")]
+    code: i32,
+    #[prost(string, tag = "2")]
+    message: String,
+    #[prost(message, repeated, tag = "3")]
+    details: Vec<prost_types::Any>,
+}
+
+#[tonic::async_trait]
+impl ResourceProvider for Fake {
+    async fn check_config(
+        &self,
+        _: Request<pulumirpc::CheckRequest>,
+    ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
+        Err(Status::unimplemented("CheckConfig"))
+    }
+    async fn diff_config(
+        &self,
+        _: Request<pulumirpc::DiffRequest>,
+    ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
+        Err(Status::unimplemented("DiffConfig"))
+    }
+    async fn configure(
+        &self,
+        req: Request<pulumirpc::ConfigureRequest>,
+    ) -> Result<Response<pulumirpc::ConfigureResponse>, Status> {
+        self.seen.lock().unwrap().configure = Some(req.into_inner());
+        Ok(Response::new(pulumirpc::ConfigureResponse {
+            accept_secrets: false,
+            supports_preview: true,
+            accept_resources: false,
+            ..Default::default()
+        }))
+    }
+    async fn invoke(
+        &self,
+        _: Request<pulumirpc::InvokeRequest>,
+    ) -> Result<Response<pulumirpc::InvokeResponse>, Status> {
+        Ok(Response::new(pulumirpc::InvokeResponse {
+            r#return: None,
+            failures: vec![pulumirpc::CheckFailure {
+                property: "region".into(),
+                reason: "unknown region".into(),
+            }],
+        }))
+    }
+    async fn check(
+        &self,
+        req: Request<pulumirpc::CheckRequest>,
+    ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
+        Ok(Response::new(pulumirpc::CheckResponse {
+            inputs: req.into_inner().news,
+            failures: Vec::new(),
+        }))
+    }
+    async fn diff(
+        &self,
+        _: Request<pulumirpc::DiffRequest>,
+    ) -> Result<Response<pulumirpc::DiffResponse>, Status> {
+        Ok(Response::new(pulumirpc::DiffResponse {
+            replaces: vec!["size".into()],
+            stables: vec!["id".into()],
+            delete_before_replace: true,
+            changes: diff_response::DiffChanges::DiffSome as i32,
+            diffs: vec!["size".into(), "tags".into()],
+            detailed_diff: [
+                (
+                    "size".to_string(),
+                    pulumirpc::PropertyDiff {
+                        kind: property_diff::Kind::UpdateReplace as i32,
+                        input_diff: true,
+                    },
+                ),
+                (
+                    "tags.env".to_string(),
+                    pulumirpc::PropertyDiff {
+                        kind: property_diff::Kind::Add as i32,
+                        input_diff: false,
+                    },
+                ),
+            ]
+            .into_iter()
+            .collect(),
+            has_detailed_diff: true,
+        }))
+    }
+    async fn create(
+        &self,
+        req: Request<pulumirpc::CreateRequest>,
+    ) -> Result<Response<pulumirpc::CreateResponse>, Status> {
+        let req = req.into_inner();
+        self.seen.lock().unwrap().create = Some(req.clone());
+        let props = req.properties.unwrap_or_default();
+        if props.fields.contains_key("halfway") {
+            let init = pulumirpc::ErrorResourceInitFailed {
+                id: "vm-1".into(),
+                properties: Some(map_to_struct(
+                    &stepdeck::engine::property::props([("state", "booting")]),
+                    MarshalOptions::ALL,
+                )),
+                reasons: vec!["health check timed out".into()],
+                ..Default::default()
+            };
+            let details = RpcStatus {
+                code: tonic::Code::Unknown as i32,
+                message: "resource partially created".into(),
+                details: vec![prost_types::Any {
+                    type_url: "type.googleapis.com/pulumirpc.ErrorResourceInitFailed".into(),
+                    value: init.encode_to_vec(),
+                }],
+            };
+            return Err(Status::with_details(
+                tonic::Code::Unknown,
+                "resource partially created",
+                details.encode_to_vec().into(),
+            ));
+        }
+        Ok(Response::new(pulumirpc::CreateResponse {
+            id: "vm-2".into(),
+            properties: Some(props),
+            refresh_before_update: false,
+        }))
+    }
+    async fn read(
+        &self,
+        _: Request<pulumirpc::ReadRequest>,
+    ) -> Result<Response<pulumirpc::ReadResponse>, Status> {
+        Err(Status::unimplemented("Read"))
+    }
+    async fn update(
+        &self,
+        _: Request<pulumirpc::UpdateRequest>,
+    ) -> Result<Response<pulumirpc::UpdateResponse>, Status> {
+        Err(Status::internal("update exploded"))
+    }
+    async fn delete(&self, _: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
+        Ok(Response::new(()))
+    }
+    async fn cancel(&self, _: Request<()>) -> Result<Response<()>, Status> {
+        Ok(Response::new(()))
+    }
+    async fn get_plugin_info(
+        &self,
+        _: Request<()>,
+    ) -> Result<Response<pulumirpc::PluginInfo>, Status> {
+        Ok(Response::new(pulumirpc::PluginInfo {
+            version: "1.0.0".into(),
+        }))
+    }
+}
+
+fn urn() -> Urn {
+    Urn::parse("urn:pulumi:dev::proj::fake:index:Vm::vm").unwrap()
+}
+
+async fn start() -> (PluginProvider, Arc<Mutex<Seen>>, ServerHandle) {
+    let seen = Arc::new(Mutex::new(Seen::default()));
+    let router = tonic::transport::Server::builder()
+        .add_service(ResourceProviderServer::new(Fake { seen: seen.clone() }));
+    let (addr, handle) = serve_router(router).await.unwrap();
+    (
+        PluginProvider::connect_to("fake", &addr.to_string()),
+        seen,
+        handle,
+    )
+}
+
+#[tokio::test]
+async fn secrets_are_stripped_for_the_provider_and_outputs_re_marked() {
+    let (p, seen, _server) = start().await;
+    let cfg = p
+        .configure(&props([
+            ("region", PropertyValue::from("eu")),
+            ("token", PropertyValue::Secret(Box::new("t0k".into()))),
+        ]))
+        .await
+        .unwrap();
+    assert!(!cfg.accept_secrets && !cfg.accept_resources);
+    {
+        let seen = seen.lock().unwrap();
+        let conf = seen.configure.as_ref().unwrap();
+        assert!(conf.accept_secrets && conf.accept_resources);
+        assert_eq!(conf.variables["fake:config:region"], "eu");
+        assert_eq!(conf.variables["fake:config:token"], "t0k");
+    }
+    let inputs = props([
+        ("size", PropertyValue::from(2.0)),
+        ("password", PropertyValue::Secret(Box::new("pw".into()))),
+    ]);
+    let created = p
+        .create(CreateRequest {
+            urn: urn(),
+            inputs: inputs.clone(),
+            timeout: 300.0,
+            preview: false,
+        })
+        .await
+        .unwrap();
+    let sent = seen.lock().unwrap().create.clone().unwrap();
+    assert_eq!(sent.timeout, 300.0);
+    assert_eq!(sent.name, "vm");
+    assert_eq!(sent.r#type, "fake:index:Vm");
+    let password = &sent.properties.unwrap().fields["password"];
+    assert_eq!(
+        password.kind,
+        Some(Kind::StringValue("pw".into())),
+        "no {SIG_KEY} envelope"
+    );
+    assert_eq!(created.id, "vm-2");
+    assert_eq!(
+        created.outputs["password"],
+        PropertyValue::Secret(Box::new("pw".into()))
+    );
+    assert_eq!(created.outputs["size"], 2.0.into());
+}
+
+#[tokio::test]
+async fn diff_response_maps_to_the_engines_diff() {
+    let (p, _seen, _server) = start().await;
+    let d = p
+        .diff(DiffRequest {
+            urn: urn(),
+            id: "vm-2".into(),
+            old_inputs: PropertyMap::new(),
+            old_outputs: PropertyMap::new(),
+            new_inputs: PropertyMap::new(),
+            ignore_changes: Vec::new(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(d.changes, DiffChanges::Some);
+    assert_eq!(d.replace_keys, vec!["size".to_string()]);
+    assert_eq!(d.stables, vec!["id".to_string()]);
+    assert_eq!(d.changed_keys, vec!["size".to_string(), "tags".to_string()]);
+    assert!(d.delete_before_replace);
+    assert_eq!(d.detailed_diff["size"].kind, DiffKind::UpdateReplace);
+    assert!(d.detailed_diff["size"].input_diff);
+    assert_eq!(d.detailed_diff["tags.env"].kind, DiffKind::Add);
+}
+
+#[tokio::test]
+async fn init_failures_become_partial_failures_and_errors_keep_the_message() {
+    let (p, _seen, _server) = start().await;
+    let err = p
+        .create(CreateRequest {
+            urn: urn(),
+            inputs: props([("halfway", true)]),
+            timeout: 0.0,
+            preview: false,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ProviderError::PartialFailure {
+            id: "vm-1".into(),
+            outputs: props([("state", "booting")]),
+            reasons: vec!["health check timed out".into()],
+        }
+    );
+    let err = p
+        .update(stepdeck::engine::provider::UpdateRequest {
+            urn: urn(),
+            id: "vm-1".into(),
+            old_inputs: PropertyMap::new(),
+            old_outputs: PropertyMap::new(),
+            new_inputs: PropertyMap::new(),
+            timeout: 0.0,
+            ignore_changes: Vec::new(),
+            preview: false,
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err, ProviderError::Failed("update exploded".into()));
+    let err = p
+        .read(stepdeck::engine::provider::ReadRequest {
+            urn: urn(),
+            id: "vm-1".into(),
+            inputs: PropertyMap::new(),
+            state: PropertyMap::new(),
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(err, ProviderError::Unsupported("Read"));
+    let err = p
+        .invoke("fake:index:getVm", &PropertyMap::new())
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("region: unknown region"), "{err}");
+}
