@@ -58,7 +58,7 @@ fn is_secret(m: &Map<String, Value>) -> bool {
     m.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG)
 }
 
-fn at((mut path, source): (Vec<String>, SecretsError)) -> SecretsError {
+fn at((mut path, source): PathError) -> SecretsError {
     path.reverse();
     SecretsError::At {
         path: if path.is_empty() {
@@ -70,11 +70,14 @@ fn at((mut path, source): (Vec<String>, SecretsError)) -> SecretsError {
     }
 }
 
-/// Calls `f` on every secret object; an error carries the path to it, innermost first.
-fn walk(
-    value: &mut Value,
-    f: &mut dyn FnMut(&mut Map<String, Value>) -> Result<(), SecretsError>,
-) -> Result<(), (Vec<String>, SecretsError)> {
+/// What to do with one secret object.
+type OnSecret<'a> = dyn FnMut(&mut Map<String, Value>) -> Result<(), SecretsError> + 'a;
+
+/// A failure with the path to it, innermost segment first.
+type PathError = (Vec<String>, SecretsError);
+
+/// Calls `f` on every secret object.
+fn walk(value: &mut Value, f: &mut OnSecret<'_>) -> Result<(), PathError> {
     match value {
         Value::Object(m) if is_secret(m) => f(m).map_err(|e| (Vec::new(), e)),
         Value::Object(m) => m.iter_mut().try_for_each(|(k, v)| {
