@@ -647,3 +647,45 @@ fn a_dead_holders_lock_is_broken_and_another_hosts_is_not() {
     assert_eq!(b.unlock(&dev(), true).unwrap(), None);
     b.lock(&dev(), "up").unwrap();
 }
+
+#[test]
+fn readers_never_see_an_older_state_while_deployments_compact() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let writer = {
+        let b = b.clone();
+        std::thread::spawn(move || {
+            let lock = b.lock(&dev(), "up").unwrap();
+            for i in 0..25 {
+                let (base, journal) = b.begin_deployment(&lock, None).unwrap();
+                let mgr = SnapshotManager::new(&base, Box::new(journal));
+                for k in 0..base.resources.len() {
+                    mgr.success(SuccessEntry {
+                        keep_old: Some(k),
+                        ..Default::default()
+                    })
+                    .unwrap();
+                }
+                let r = res(&format!("r{i}"), &[]);
+                let op = mgr.begin(OperationType::Creating, &r).unwrap();
+                mgr.success(SuccessEntry {
+                    op: Some(op),
+                    new: Some(r),
+                    ..Default::default()
+                })
+                .unwrap();
+                drop(mgr);
+                b.finish_deployment(&lock, None).unwrap();
+            }
+        })
+    };
+    let mut seen = 0;
+    while !writer.is_finished() {
+        let n = b.load(&dev(), None).unwrap().snapshot.resources.len();
+        assert!(n >= seen, "read {n} resources after having read {seen}");
+        seen = n;
+    }
+    writer.join().unwrap();
+    assert_eq!(b.load(&dev(), None).unwrap().snapshot.resources.len(), 25);
+}

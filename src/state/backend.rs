@@ -124,7 +124,7 @@ impl Backend {
         }
         let dir = self.stack_dir(stack);
         fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
-        self.write_checkpoint(stack, &empty_snapshot(), 0, None, None)
+        self.write_checkpoint(stack, &Snapshot::default(), 0, None, None)
     }
 
     /// The stacks of a project, by name.
@@ -161,7 +161,10 @@ impl Backend {
                     .and_then(|l| l.pointer("/manifest/time"))
                     .and_then(Value::as_str)
                     .map(str::to_string),
-                lock: lock::read_lock(&self.stack_dir(&stack).join(LOCK))?,
+                // A corrupt lock file is reported by `lock` and `unlock`, not here.
+                lock: lock::read_lock(&self.stack_dir(&stack).join(LOCK))
+                    .ok()
+                    .flatten(),
                 name,
             });
         }
@@ -278,7 +281,23 @@ impl Backend {
 
     /// Loads a stack: the checkpoint, plus its journal replayed (a torn last line ignored),
     /// integrity checked. `crypter` decrypts secrets; without one, a stack with secrets fails.
+    /// Needs no lock: a compaction running meanwhile is detected and the read retried.
     pub fn load(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+    ) -> Result<StackState, StateError> {
+        let path = self.checkpoint_path(stack);
+        loop {
+            let before = file_version(&path);
+            let state = self.load_once(stack, crypter);
+            if file_version(&path) == before {
+                return state;
+            }
+        }
+    }
+
+    fn load_once(
         &self,
         stack: &StackRef,
         crypter: Option<&Crypter>,
@@ -287,7 +306,7 @@ impl Backend {
         let path = self.checkpoint_path(stack);
         let epoch = file.stepdeck.journal_epoch;
         let (base, secrets_providers) = match &file.checkpoint.latest {
-            None => (empty_snapshot(), None),
+            None => (Snapshot::default(), None),
             Some(latest) => {
                 if crypter.is_none() && has_ciphertext(latest) {
                     return Err(StateError::Secrets {
@@ -467,6 +486,12 @@ impl Backend {
     }
 }
 
-fn empty_snapshot() -> Snapshot {
-    Snapshot::default()
+/// Identifies one version of a file: an atomic rename gives the path a new inode.
+fn file_version(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let meta = fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let ino = meta.len();
+    Some((ino, meta.modified().ok()?))
 }
