@@ -71,6 +71,7 @@ impl Backend {
         })
     }
 
+    /// The URL this backend was opened with, for messages.
     pub fn url(&self) -> &BackendUrl {
         &self.url
     }
@@ -88,6 +89,7 @@ impl Backend {
             .join(stack.stack())
     }
 
+    /// The stack's checkpoint file, named in errors about its state.
     pub fn checkpoint_path(&self, stack: &StackRef) -> PathBuf {
         self.stack_dir(stack).join(CHECKPOINT)
     }
@@ -101,6 +103,7 @@ impl Backend {
         self.root.join("workspaces").join(format!("{project}.json"))
     }
 
+    /// Whether the stack was created (its checkpoint exists).
     pub fn stack_exists(&self, stack: &StackRef) -> bool {
         self.checkpoint_path(stack).is_file()
     }

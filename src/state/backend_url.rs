@@ -60,6 +60,7 @@ impl BackendUrl {
         })
     }
 
+    /// The URL as the user wrote it, for messages.
     pub fn as_str(&self) -> &str {
         &self.url
     }

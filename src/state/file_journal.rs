@@ -45,6 +45,7 @@ impl FileJournal {
         })
     }
 
+    /// Where the entries go (`journal.<epoch>.jsonl`), for messages.
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -52,6 +52,7 @@ impl LockInfo {
         }
     }
 
+    /// Checks the holder's pid on this host (`/proc`); other hosts cannot be checked.
     pub fn holder(&self) -> Holder {
         if self.hostname != hostname() || !Path::new("/proc/self").exists() {
             Holder::Unknown
@@ -85,10 +86,12 @@ pub struct StackLock {
 }
 
 impl StackLock {
+    /// The stack this lock protects; writes take it from here.
     pub fn stack(&self) -> &StackRef {
         &self.stack
     }
 
+    /// What this process wrote into the lock file.
     pub fn info(&self) -> &LockInfo {
         &self.info
     }

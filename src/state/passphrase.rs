@@ -134,6 +134,7 @@ impl Crypter {
         seal(&self.cipher, plaintext)
     }
 
+    /// Decrypts a `v1:<nonce>:<ciphertext>` value; a wrong key is [`SecretsError::DecryptFailed`].
     pub fn decrypt(&self, ciphertext: &str) -> Result<String, SecretsError> {
         let bad = |reason: &str| SecretsError::BadCiphertext {
             ciphertext: ciphertext.to_string(),

@@ -22,10 +22,12 @@ impl StackRef {
         })
     }
 
+    /// The project name, as in `Pulumi.yaml`.
     pub fn project(&self) -> &str {
         &self.project
     }
 
+    /// The stack name alone (the URN's stack part).
     pub fn stack(&self) -> &str {
         &self.stack
     }
