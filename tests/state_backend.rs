@@ -689,3 +689,30 @@ fn readers_never_see_an_older_state_while_deployments_compact() {
     writer.join().unwrap();
     assert_eq!(b.load(&dev(), None).unwrap().snapshot.resources.len(), 25);
 }
+
+#[test]
+fn a_journal_without_a_passphrase_refuses_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let lock = b.lock(&dev(), "up").unwrap();
+    let (base, journal) = b.begin_deployment(&lock, None).unwrap();
+    let path = journal.path().to_path_buf();
+    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    let r = with_secret(res("s", &[]), "leaky");
+    let msg = mgr
+        .begin(OperationType::Creating, &r)
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains(&path.display().to_string()), "{msg}");
+    assert!(msg.contains("PULUMI_CONFIG_PASSPHRASE"), "{msg}");
+    drop(mgr);
+    assert!(!fs::read_to_string(&path).unwrap().contains("leaky"));
+    assert!(
+        b.load(&dev(), None)
+            .unwrap()
+            .snapshot
+            .pending_operations
+            .is_empty()
+    );
+}
