@@ -3,4 +3,5 @@ pub mod output;
 pub mod project;
 pub mod providers;
 pub mod rpc;
+pub mod state;
 pub mod yaml;

@@ -1,0 +1,77 @@
+//! The errors of the state module: each names the URL, stack, file, line or field at fault so
+//! that the person reading it knows what to look at.
+
+use std::io;
+use std::path::PathBuf;
+
+use crate::engine::snapshot::IntegrityError;
+
+use super::lock::StackLocked;
+use super::passphrase::SecretsError;
+
+/// Anything that went wrong reading or writing a stack's state.
+#[derive(Debug, thiserror::Error)]
+pub enum StateError {
+    #[error("unsupported backend URL {url:?}: {reason}")]
+    BadUrl { url: String, reason: String },
+    #[error("invalid {kind} name {name:?}: {reason}")]
+    BadName {
+        kind: &'static str,
+        name: String,
+        reason: String,
+    },
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    #[error("stack {stack} already exists")]
+    StackExists { stack: String },
+    #[error("no stack named {stack} (create it with `stepdeck stack init`)")]
+    NoSuchStack { stack: String },
+    /// A state file that does not parse; `line` is 1-based for journals.
+    #[error("{}{}: {message}", path.display(), line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Corrupt {
+        path: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("{}: the stack's state fails the integrity check: {source}", path.display())]
+    Integrity {
+        path: PathBuf,
+        #[source]
+        source: IntegrityError,
+    },
+    #[error("{}: {source}", path.display())]
+    Secrets {
+        path: PathBuf,
+        #[source]
+        source: SecretsError,
+    },
+    #[error(transparent)]
+    Locked(#[from] Box<StackLocked>),
+    #[error(
+        "stack {stack} is locked by pid {pid} on host {host}, which may still be running; \
+         use `stepdeck stack unlock --force` if you are sure it is gone"
+    )]
+    LockHeldByLiveProcess {
+        stack: String,
+        pid: u32,
+        host: String,
+    },
+    #[error(
+        "stack {stack} still has {count} resources; destroy them first, or remove the stack with --force"
+    )]
+    HasResources { stack: String, count: usize },
+    /// A `stack import` document that is not a valid export; `field` is a JSON path.
+    #[error("invalid stack export at {field}: {message}")]
+    Import { field: String, message: String },
+}
+
+impl StateError {
+    pub(crate) fn io(path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> StateError {
+        let path = path.into();
+        move |source| StateError::Io { path, source }
+    }
+}

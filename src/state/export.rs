@@ -1,0 +1,139 @@
+//! `stack export` and `stack import`: Pulumi's `{version: 3, deployment: DeploymentV3}` with
+//! secrets encrypted as in state. Imports are validated field by field before anything is
+//! written, so a bad file never replaces a good state.
+
+use serde_json::{Value, json};
+
+use crate::engine::snapshot::Snapshot;
+
+use super::backend::Backend;
+use super::checkpoint::{
+    CHECKPOINT_VERSION, SecretsProviderState, deployment_json, parse_deployment,
+};
+use super::error::StateError;
+use super::lock::StackLock;
+use super::passphrase::Crypter;
+use super::secrets::has_ciphertext;
+use super::stack_ref::StackRef;
+
+impl Backend {
+    /// The stack's state as an export document; `crypter` decrypts the stored secrets and
+    /// re-encrypts them for the document (it names the stack's salt in `secrets_providers`).
+    pub fn export(&self, stack: &StackRef, crypter: Option<&Crypter>) -> Result<Value, StateError> {
+        let state = self.load(stack, crypter)?;
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or(state.secrets_providers);
+        let deployment =
+            deployment_json(&state.snapshot, providers.as_ref(), crypter).map_err(|source| {
+                StateError::Secrets {
+                    path: self.checkpoint_path(stack),
+                    source,
+                }
+            })?;
+        Ok(json!({ "version": CHECKPOINT_VERSION, "deployment": deployment }))
+    }
+
+    /// Replaces the stack's state with an export document after validating it: version,
+    /// shape, every resource's URN (of this stack) and type, secrets, integrity. `decrypt`
+    /// opens the document's secrets (see [`export_salt`]); `encrypt` seals them in state.
+    pub fn import(
+        &self,
+        lock: &StackLock,
+        document: &Value,
+        decrypt: Option<&Crypter>,
+        encrypt: Option<&Crypter>,
+    ) -> Result<Snapshot, StateError> {
+        let snapshot = validate_export(lock.stack(), document, decrypt)?;
+        self.save(lock, &snapshot, encrypt)?;
+        Ok(snapshot)
+    }
+}
+
+/// The passphrase salt an export's secrets were encrypted with, if it names one; when it
+/// differs from the stack's, build the decrypting crypter from it.
+pub fn export_salt(document: &Value) -> Option<String> {
+    let sp: SecretsProviderState =
+        serde_json::from_value(document.pointer("/deployment/secrets_providers")?.clone()).ok()?;
+    sp.salt().map(str::to_string)
+}
+
+fn import_error(field: impl Into<String>, message: impl Into<String>) -> StateError {
+    StateError::Import {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+/// Checks an export document and decodes its snapshot.
+pub fn validate_export(
+    stack: &StackRef,
+    document: &Value,
+    decrypt: Option<&Crypter>,
+) -> Result<Snapshot, StateError> {
+    let root = document
+        .as_object()
+        .ok_or_else(|| import_error("(top)", "expected a JSON object"))?;
+    match root.get("version").and_then(Value::as_u64) {
+        Some(CHECKPOINT_VERSION) => {}
+        Some(4) => {
+            return Err(import_error(
+                "features",
+                format!(
+                    "version 4 documents need features {} that stepdeck does not support",
+                    root.get("features").unwrap_or(&Value::Null)
+                ),
+            ));
+        }
+        Some(v) => return Err(import_error("version", format!("expected 3, found {v}"))),
+        None => return Err(import_error("version", "missing or not a number")),
+    }
+    let deployment = root
+        .get("deployment")
+        .ok_or_else(|| import_error("deployment", "missing"))?;
+    if has_ciphertext(deployment) {
+        let sp = deployment.get("secrets_providers");
+        let kind = sp.and_then(|s| s.get("type")).and_then(Value::as_str);
+        if kind != Some(super::passphrase::PASSPHRASE_PROVIDER) {
+            return Err(import_error(
+                "deployment.secrets_providers.type",
+                format!(
+                    "secrets are encrypted by {}, but only the passphrase provider is supported",
+                    kind.map_or("an unnamed provider".to_string(), |k| format!("{k:?}"))
+                ),
+            ));
+        }
+        let Some(decrypt) = decrypt else {
+            return Err(import_error(
+                "deployment",
+                "the document has encrypted secrets: set PULUMI_CONFIG_PASSPHRASE or PULUMI_CONFIG_PASSPHRASE_FILE",
+            ));
+        };
+        if export_salt(document).as_deref() != Some(decrypt.salt_state()) {
+            return Err(import_error(
+                "deployment.secrets_providers.state.salt",
+                "the secrets were encrypted with another salt than the one given to decrypt them",
+            ));
+        }
+    }
+    let parsed = parse_deployment(deployment, "deployment", decrypt)
+        .map_err(|e| import_error(e.field, e.message))?;
+    let snapshot = parsed.snapshot;
+    for (i, r) in snapshot.resources.iter().enumerate() {
+        if r.urn.stack() != stack.stack() || r.urn.project() != stack.project() {
+            return Err(import_error(
+                format!("deployment.resources[{i}].urn"),
+                format!(
+                    "{} belongs to stack {:?} of project {:?}, not {stack}",
+                    r.urn,
+                    r.urn.stack(),
+                    r.urn.project()
+                ),
+            ));
+        }
+    }
+    snapshot
+        .verify_integrity()
+        .map_err(|e| import_error("deployment.resources", e.to_string()))?;
+    Ok(snapshot)
+}

@@ -1,0 +1,126 @@
+//! The on-disk journal: one JSON line per [`JournalEntry`], appended with a single `write` so
+//! that a kill at any instant leaves at most a torn last line, which loading ignores. Secrets
+//! are encrypted before a line is written. The file is synced when the journal is dropped and
+//! the checkpoint that absorbs it is synced before the journal is removed.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::engine::journal::{Journal, JournalEntry, JournalError};
+
+use super::error::StateError;
+use super::passphrase::Crypter;
+use super::secrets::{decrypt_secrets, encrypt_secrets};
+
+/// An append-only journal file for one deployment of one stack.
+pub struct FileJournal {
+    file: File,
+    path: PathBuf,
+    crypter: Option<Crypter>,
+    len: u64,
+    broken: bool,
+    line: Vec<u8>,
+}
+
+impl FileJournal {
+    /// Creates a new, empty journal file; fails if it already exists.
+    pub(crate) fn create(path: PathBuf, crypter: Option<Crypter>) -> io::Result<FileJournal> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(&path)?;
+        if let Some(dir) = path.parent() {
+            super::atomic::sync_dir(dir)?;
+        }
+        Ok(FileJournal {
+            file,
+            path,
+            crypter,
+            len: 0,
+            broken: false,
+            line: Vec::new(),
+        })
+    }
+
+    /// Where the entries go (`journal.<epoch>.jsonl`), for messages.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Forces what was appended to stable storage.
+    pub fn sync(&mut self) -> io::Result<()> {
+        self.file.sync_data()
+    }
+}
+
+impl Journal for FileJournal {
+    fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError> {
+        if self.broken {
+            return Err(JournalError::Io(io::Error::other(format!(
+                "{}: an earlier write failed; nothing more is appended",
+                self.path.display()
+            ))));
+        }
+        let mut value = serde_json::to_value(entry).map_err(io::Error::other)?;
+        encrypt_secrets(&mut value, self.crypter.as_ref())
+            .map_err(|e| io::Error::other(format!("{}: {e}", self.path.display())))?;
+        self.line.clear();
+        serde_json::to_writer(&mut self.line, &value).map_err(io::Error::other)?;
+        self.line.push(b'\n');
+        if let Err(e) = self.file.write_all(&self.line) {
+            // A partial line in the middle would make the file unreadable: cut it off and
+            // refuse further entries, so that what was recorded before stays loadable.
+            self.broken = true;
+            let _ = self.file.set_len(self.len);
+            return Err(JournalError::Io(io::Error::new(
+                e.kind(),
+                format!("{}: {e}", self.path.display()),
+            )));
+        }
+        self.len += self.line.len() as u64;
+        Ok(())
+    }
+}
+
+impl Drop for FileJournal {
+    fn drop(&mut self) {
+        let _ = self.file.sync_data();
+    }
+}
+
+/// Reads a journal file: every complete line must be an entry; a last line without its
+/// newline is the torn write of a killed process and is ignored.
+pub(crate) fn read_journal(
+    path: &Path,
+    crypter: Option<&Crypter>,
+) -> Result<Vec<JournalEntry>, StateError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(StateError::io(path)(e)),
+    };
+    let complete = match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &[][..],
+    };
+    let corrupt = |line: usize, message: String| StateError::Corrupt {
+        path: path.to_path_buf(),
+        line: Some(line),
+        message,
+    };
+    complete
+        .split_inclusive(|b| *b == b'\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let n = i + 1;
+            let mut value: Value = serde_json::from_slice(line)
+                .map_err(|e| corrupt(n, format!("not a JSON journal entry: {e}")))?;
+            decrypt_secrets(&mut value, crypter).map_err(|e| corrupt(n, e.to_string()))?;
+            serde_json::from_value(value)
+                .map_err(|e| corrupt(n, format!("not a journal entry: {e}")))
+        })
+        .collect()
+}

@@ -1,0 +1,58 @@
+//! Stack state on the file backend: crash-safe checkpoints and journals, the passphrase
+//! secrets provider, export/import and the per-stack lock.
+//!
+//! # Layout of a `file://DIR` backend
+//!
+//! ```text
+//! DIR/.stepdeck/
+//!   stacks/<project>/<stack>/
+//!     checkpoint.json         {"version": 3, "checkpoint": {"stack", "latest": DeploymentV3},
+//!                              "stepdeck": {"journalEpoch": E}}   (rewritten atomically)
+//!     journal.<E>.jsonl       one JournalEntry per line, appended during a deployment
+//!     lock.json               {pid, hostname, user, time, operation, id} while locked
+//!   workspaces/<project>.json {"stack": "<current stack>"}
+//! ```
+//!
+//! # Crash safety
+//!
+//! A stack's state is its checkpoint plus the journal whose epoch the checkpoint names; any
+//! other journal is stale and ignored. Every journal entry is one `write` of one line, so a
+//! kill leaves at most a torn last line, which loading skips. Compaction (at the start and
+//! end of each deployment) replays the journal, writes the checkpoint of the next epoch
+//! (temporary file, fsync, rename, fsync of the directory) and only then removes the old
+//! journal: at every instant the files load to the same state, which must pass the
+//! integrity check.
+//!
+//! # Secrets
+//!
+//! Secret values are encrypted ([`passphrase::Crypter`]) before they reach a checkpoint,
+//! a journal line or an export; with no crypter, writing a secret is an error.
+//!
+//! # Locks
+//!
+//! Writes need a [`StackLock`]. A lock whose holder pid no longer runs on this host is
+//! broken automatically by the next locker ([`StackLock::broke_stale`] tells); a lock held by
+//! a live process or from another host needs `stack unlock --force`.
+
+pub mod atomic;
+pub mod backend;
+pub mod backend_url;
+pub mod checkpoint;
+pub mod error;
+pub mod export;
+pub mod file_journal;
+pub mod lock;
+pub mod passphrase;
+pub mod pbkdf2;
+pub mod secrets;
+pub mod stack_ref;
+
+pub use backend::{Backend, StackState, StackSummary};
+pub use backend_url::{BACKEND_URL_ENV, BackendUrl, DEFAULT_BACKEND_URL};
+pub use checkpoint::SecretsProviderState;
+pub use error::StateError;
+pub use export::{export_salt, validate_export};
+pub use file_journal::FileJournal;
+pub use lock::{Holder, LockInfo, StackLock, StackLocked};
+pub use passphrase::{Crypter, SecretsError, passphrase_from_env};
+pub use stack_ref::StackRef;
