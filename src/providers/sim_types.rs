@@ -119,7 +119,7 @@ pub(crate) static SIM_TYPES: &[SimType] = &[
     },
     SimType {
         token: "sim:index:Server",
-        replace_on: &["image", "subnetId"],
+        replace_on: &["image", "subnetId", "dbEndpoint"],
         delete_before_replace: false,
         required: &["image"],
         computed: &[("ip", Computed::Ip)],
