@@ -525,7 +525,7 @@ impl Loop {
             &base,
             &marked,
             &self.sg.pending_deletes,
-            |u: &Urn| self.sg.is_registered(u) || self.sg.declined.contains(u),
+            |u: &Urn| self.sg.is_live(u) || self.sg.declined.contains(u),
             |u: &Urn| self.sg.is_targeted(u),
         );
         *self.ctx.condemned.write().expect("condemned lock") = steps
@@ -533,11 +533,38 @@ impl Loop {
             .filter(|s| s.op != StepOp::DeleteReplaced)
             .map(|s| s.urn.clone())
             .collect();
+        // Base positions whose delete failed or was refused, and what they still need: those
+        // are kept rather than deleted from under them.
+        let mut kept: HashSet<usize> = HashSet::new();
         for layer in schedule_deletes(steps, self.sg.graph()) {
+            let graph = self.sg.graph();
+            let layer: Vec<Step> = layer
+                .into_iter()
+                .filter(|s| {
+                    let Some(i) = s.old.as_ref().map(|o| o.index) else {
+                        return true;
+                    };
+                    if graph.dependents_of(i).any(|d| kept.contains(&d)) {
+                        kept.insert(i);
+                        return false;
+                    }
+                    true
+                })
+                .collect();
+            let indices: Vec<(usize, Urn)> = layer
+                .iter()
+                .filter_map(|s| s.old.as_ref().map(|o| (o.index, s.urn.clone())))
+                .collect();
             self.run_antichain(layer).await?;
             if self.cancelled || (self.exec.saw_error() && !self.opts.continue_on_error) {
                 break;
             }
+            kept.extend(
+                indices
+                    .into_iter()
+                    .filter(|(_, u)| self.exec.is_failed_or_skipped(u))
+                    .map(|(i, _)| i),
+            );
         }
         Ok(())
     }

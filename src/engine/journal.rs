@@ -212,11 +212,12 @@ impl Replayer {
                     .map(|(r, _)| r.clone()),
             )
             .collect();
-        let resources = if self.vanished {
+        let mut resources = if self.vanished {
             prune_dangling(resources)
         } else {
             resources
         };
+        normalize_aliases(&mut resources);
         let pending_operations = self
             .base_pending
             .iter()
@@ -250,6 +251,40 @@ fn prune_dangling(mut resources: Vec<ResourceState>) -> Vec<ResourceState> {
         seen.insert(r.urn.clone());
     }
     resources
+}
+
+/// Rewrites every reference to an old URN a resource took over through an alias (URN, parent,
+/// provider reference, dependencies, property dependencies, deletedWith) to its new URN and
+/// drops the recorded aliases, as Pulumi's `NormalizeURNReferences` does on every write.
+fn normalize_aliases(resources: &mut [ResourceState]) {
+    let mut renamed: HashMap<Urn, Urn> = HashMap::new();
+    for r in resources.iter_mut() {
+        for a in std::mem::take(&mut r.aliases) {
+            renamed.insert(a, r.urn.clone());
+        }
+    }
+    if renamed.is_empty() {
+        return;
+    }
+    let fix = |u: &mut Urn| {
+        if let Some(n) = renamed.get(u) {
+            *u = n.clone();
+        }
+    };
+    for r in resources.iter_mut() {
+        fix(&mut r.urn);
+        r.parent.iter_mut().for_each(fix);
+        r.dependencies.iter_mut().for_each(fix);
+        r.property_dependencies.values_mut().flatten().for_each(fix);
+        r.deleted_with.iter_mut().for_each(fix);
+        if let Some(p) = &mut r.provider
+            && let Some((urn, id)) = p.rsplit_once("::")
+            && let Ok(old) = Urn::parse(urn)
+            && let Some(n) = renamed.get(&old)
+        {
+            *p = format!("{n}::{id}");
+        }
+    }
 }
 
 /// Replays a whole journal onto a base snapshot (loading a stack).

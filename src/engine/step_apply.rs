@@ -150,7 +150,7 @@ impl ApplyCtx {
                     }
                 }
             }
-            StepOp::Replace => Ok(step.new.clone()),
+            StepOp::Replace => Ok(None),
             StepOp::RemovePendingReplace | StepOp::Discard | StepOp::DiscardReplaced => {
                 self.end(
                     None,
@@ -213,6 +213,10 @@ impl ApplyCtx {
             return Ok(());
         }
         let loaded = self.provider(new).await?;
+        if !loaded.configured {
+            // A preview under a provider with unknown config: every output is unknown.
+            return Ok(());
+        }
         let inputs = if loaded.configure.accept_secrets {
             new.inputs.clone()
         } else {
@@ -273,6 +277,10 @@ impl ApplyCtx {
             return Ok(());
         }
         let loaded = self.provider(new).await?;
+        if !loaded.configured {
+            new.outputs = PropertyMap::new();
+            return Ok(());
+        }
         let reveal = |m: &PropertyMap| {
             if loaded.configure.accept_secrets {
                 m.clone()

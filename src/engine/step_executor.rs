@@ -223,7 +223,13 @@ impl StepExecutor {
                         super::events::Severity::Error,
                         error.clone(),
                     );
-                    self.ctx.exec.mark_failed(&step.urn, &error);
+                    let protected = step.op == super::step::StepOp::Delete
+                        && step.old.as_ref().is_some_and(|o| o.state.protect);
+                    if protected {
+                        self.ctx.exec.mark_refused(&step.urn, &error);
+                    } else {
+                        self.ctx.exec.mark_failed(&step.urn, &error);
+                    }
                     outcome = Err(error);
                     break;
                 }
