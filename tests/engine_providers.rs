@@ -14,7 +14,7 @@ use support::*;
 const PROV: &str = "pulumi:providers:pkgA";
 
 /// DiffConfig that replaces when `region` changed, delete-before-replace when `dbr`.
-fn region_replaces(dbr: bool) -> Box<dyn Fn(&DiffRequest) -> DiffResult + Send + Sync> {
+fn region_replaces(dbr: bool) -> Box<DiffFn> {
     Box::new(move |req: &DiffRequest| {
         let mut d = DiffResult::none();
         if req.old_inputs.get("region") != req.new_inputs.get("region") {

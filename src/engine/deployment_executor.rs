@@ -305,9 +305,10 @@ impl Loop {
                 match self.sg.generate(goal).await {
                     Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
                     Ok(Generated::Diff(pd)) => {
+                        let pd = *pd;
                         self.inflight += 1;
                         self.executor
-                            .submit_diff(&mut self.tasks, pd.ctx, pd.run, reply);
+                            .submit_diff(&mut self.tasks, Box::new(pd.ctx), pd.run, reply);
                     }
                     Ok(Generated::Done(reg)) => {
                         let _ = reply.send(Ok(reg));
@@ -355,7 +356,7 @@ impl Loop {
         self.inflight -= 1;
         if let ExecDone::Diff { ctx, reply, result } = d {
             let planned = match result {
-                Ok(diff) => self.sg.continue_from_diff(ctx, diff).await,
+                Ok(diff) => self.sg.continue_from_diff(*ctx, diff).await,
                 Err(e) => Err(e),
             };
             match planned {

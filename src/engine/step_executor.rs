@@ -29,7 +29,7 @@ pub(crate) struct Chain {
 pub(crate) enum ExecDone {
     Chain,
     Diff {
-        ctx: DiffContext,
+        ctx: Box<DiffContext>,
         reply: RegisterReply,
         result: Result<DiffResult, RegisterError>,
     },
@@ -141,7 +141,7 @@ impl StepExecutor {
     pub fn submit_diff(
         &self,
         tasks: &mut JoinSet<()>,
-        ctx: DiffContext,
+        ctx: Box<DiffContext>,
         job: DiffJob,
         reply: RegisterReply,
     ) {

@@ -112,7 +112,7 @@ impl DiffJob {
 /// What generating steps for a registration produced.
 pub(crate) enum Generated {
     Chain(PlannedChain),
-    Diff(PendingDiff),
+    Diff(Box<PendingDiff>),
     /// Answered without running anything (skipped under continue-on-error).
     Done(Registered),
 }
@@ -501,7 +501,7 @@ impl StepGenerator {
         }
         let ctx = DiffContext { goal, old, new };
         if self.opts.parallel_diff {
-            return Ok(Generated::Diff(PendingDiff { ctx, run: job }));
+            return Ok(Generated::Diff(Box::new(PendingDiff { ctx, run: job })));
         }
         let diff = job.run().await?;
         self.continue_from_diff(ctx, diff)

@@ -32,7 +32,7 @@ pub struct Call {
     pub ended: Instant,
 }
 
-type DiffFn = dyn Fn(&DiffRequest) -> DiffResult + Send + Sync;
+pub type DiffFn = dyn Fn(&DiffRequest) -> DiffResult + Send + Sync;
 
 /// A provider whose behaviour each test scripts.
 pub struct FakeProvider {
@@ -299,17 +299,16 @@ pub fn options() -> Options {
     }
 }
 
-/// Starts a deployment; returns it with the event stream (take `control()` before running).
-pub fn deployment(
-    provider: &Arc<FakeProvider>,
-    base: &Snapshot,
-    opts: Options,
-) -> (
+/// A deployment ready to run, its events, and the journal's violations and entries.
+pub type Started = (
     Deployment,
     tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
     Arc<Mutex<Vec<String>>>,
     Arc<Mutex<Vec<JournalEntry>>>,
-) {
+);
+
+/// Starts a deployment; returns it with the event stream (take `control()` before running).
+pub fn deployment(provider: &Arc<FakeProvider>, base: &Snapshot, opts: Options) -> Started {
     let journal = CheckingJournal::new(base);
     let violations = journal.violations.clone();
     let entries = journal.entries.clone();
