@@ -304,6 +304,9 @@ impl Loop {
                 }
                 match self.sg.generate(goal).await {
                     Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
+                    Ok(Generated::Import(pc, goal)) => {
+                        self.schedule_chain(pc, Some(reply), Some(goal));
+                    }
                     Ok(Generated::Diff(pd)) => {
                         let pd = *pd;
                         self.inflight += 1;
@@ -354,6 +357,17 @@ impl Loop {
 
     async fn on_done(&mut self, d: ExecDone) {
         self.inflight -= 1;
+        if let ExecDone::Imported { goal, state, reply } = d {
+            match self.sg.continue_from_import(*goal, *state).await {
+                Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
+                Ok(Generated::Done(reg)) => {
+                    let _ = reply.send(Ok(reg));
+                }
+                Ok(_) => unreachable!("an import continues with a chain or nothing"),
+                Err(e) => self.refuse(reply, e),
+            }
+            return;
+        }
         if let ExecDone::Diff { ctx, reply, result } = d {
             let planned = match result {
                 Ok(diff) => self.sg.continue_from_diff(*ctx, diff).await,
@@ -367,16 +381,33 @@ impl Loop {
     }
 
     fn schedule(&mut self, pc: PlannedChain, reply: Option<RegisterReply>) {
+        self.schedule_chain(pc, reply, None);
+    }
+
+    fn schedule_chain(
+        &mut self,
+        pc: PlannedChain,
+        reply: Option<RegisterReply>,
+        after_import: Option<Box<super::goal::Goal>>,
+    ) {
         let id = self.next_chain;
         self.next_chain += 1;
         for s in &pc.steps {
             self.events
                 .send(EngineEvent::StepPlanned(Box::new(step_info(s, Some(id)))));
         }
+        // A DBR chain deletes these old copies now: a deletedWith dependent skips its Delete.
+        self.ctx.condemned.write().expect("condemned lock").extend(
+            pc.steps
+                .iter()
+                .filter(|s| s.op == StepOp::DeleteReplaced)
+                .map(|s| s.urn.clone()),
+        );
         let chain = Chain {
             id,
             steps: pc.steps,
             reply,
+            after_import,
         };
         let Some(cascade) = pc.cascade else {
             self.submit(chain);
@@ -501,6 +532,7 @@ impl Loop {
                 id,
                 steps: vec![step],
                 reply: None,
+                after_import: None,
             });
         }
         let mut cancel = self.control.cancel.clone();
@@ -529,11 +561,11 @@ impl Loop {
             |u: &Urn| self.sg.is_live(u) || self.sg.declined.contains(u),
             |u: &Urn| self.sg.is_targeted(u),
         );
-        *self.ctx.condemned.write().expect("condemned lock") = steps
-            .iter()
-            .filter(|s| s.op != StepOp::DeleteReplaced)
-            .map(|s| s.urn.clone())
-            .collect();
+        self.ctx
+            .condemned
+            .write()
+            .expect("condemned lock")
+            .extend(steps.iter().map(|s| s.urn.clone()));
         // Base positions whose delete failed or was refused, and what they still need: those
         // are kept rather than deleted from under them.
         let mut kept: HashSet<usize> = HashSet::new();

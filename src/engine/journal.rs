@@ -47,6 +47,10 @@ pub enum JournalEntry {
         /// A base state deleted ahead of its replacement (delete-before-replace).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pending_replacement_old: Option<usize>,
+        /// A state written earlier in this deployment that this one supersedes (an imported
+        /// resource updated right after its import).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        supersede_new: Option<usize>,
     },
     /// An operation failed; the resource keeps its previous state.
     Failure { op: OpId },
@@ -146,9 +150,16 @@ impl Replayer {
                 remove_old,
                 mark_delete_old,
                 pending_replacement_old,
+                supersede_new,
             } => {
                 if let Some(op) = op {
                     self.pending.shift_remove(op);
+                }
+                if let Some(i) = supersede_new {
+                    *self
+                        .news
+                        .get_mut(*i)
+                        .ok_or_else(|| bad(format!("no new resource #{i}")))? = None;
                 }
                 if let Some(i) = remove_old {
                     self.done[check(*i)?] = true;
@@ -365,8 +376,12 @@ impl SnapshotManager {
 
     /// Records the end of a step.
     pub fn success(&self, entry: SuccessEntry) -> Result<(), JournalError> {
-        self.record(|_| JournalEntry::Success {
+        self.record(|st| JournalEntry::Success {
             op: entry.op,
+            supersede_new: entry
+                .supersede_new
+                .as_ref()
+                .and_then(|u| st.new_by_urn.get(u).copied()),
             new: entry.new,
             keep_old: entry.keep_old,
             remove_old: entry.remove_old,
@@ -425,4 +440,6 @@ pub struct SuccessEntry {
     pub remove_old: Option<usize>,
     pub mark_delete_old: Option<usize>,
     pub pending_replacement_old: Option<usize>,
+    /// The URN of a state written earlier in this deployment that the new one supersedes.
+    pub supersede_new: Option<Urn>,
 }

@@ -103,14 +103,20 @@ impl ApplyCtx {
                 let op = self.begin(OperationType::Updating, &new)?;
                 match self.update(&old.state, &mut new).await {
                     Ok(()) => {
-                        self.end(
-                            op,
+                        let entry = if step.old_is_new {
+                            SuccessEntry {
+                                new: Some(new.clone()),
+                                supersede_new: Some(new.urn.clone()),
+                                ..SuccessEntry::default()
+                            }
+                        } else {
                             SuccessEntry {
                                 new: Some(new.clone()),
                                 remove_old: old_index,
                                 ..SuccessEntry::default()
-                            },
-                        )?;
+                            }
+                        };
+                        self.end(op, entry)?;
                         Ok(Some(new))
                     }
                     Err(e) => {
@@ -391,6 +397,11 @@ impl ApplyCtx {
                 self.fail(op);
                 return Err(e);
             }
+        };
+        new.inputs = if read.inputs.is_empty() {
+            read.outputs.clone()
+        } else {
+            read.inputs
         };
         new.outputs = read.outputs;
         new.created = now();

@@ -115,6 +115,8 @@ pub(crate) enum Generated {
     Diff(Box<PendingDiff>),
     /// Answered without running anything (skipped under continue-on-error).
     Done(Registered),
+    /// An import; generation continues with a diff against the imported state.
+    Import(PlannedChain, Box<Goal>),
 }
 
 /// Owns the bookkeeping of one deployment's step generation; runs on the deployment loop.
@@ -459,10 +461,11 @@ impl StepGenerator {
             if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
                 let mut step = Step::new(StepOp::Import, urn.clone()).with_new(new);
                 step.keys = vec![id];
-                return Ok(Generated::Chain(PlannedChain {
+                let chain = PlannedChain {
                     steps: vec![step],
                     cascade: None,
-                }));
+                };
+                return Ok(Generated::Import(chain, Box::new(goal)));
             }
             let mut step = Step::new(StepOp::Create, urn.clone()).with_new(new);
             if !targeted {
@@ -935,6 +938,47 @@ impl StepGenerator {
             steps,
             cascade: Some(cascade),
         })
+    }
+
+    /// Continues after an import (Pulumi's `continueStepsFromImport`): the program's inputs are
+    /// diffed against the imported state; a difference is an update of the imported resource.
+    pub async fn continue_from_import(
+        &mut self,
+        goal: Goal,
+        imported: ResourceState,
+    ) -> Result<Generated, RegisterError> {
+        let urn = imported.urn.clone();
+        let old = OldState {
+            index: usize::MAX,
+            state: imported.clone(),
+        };
+        let mut new = state_from_goal(&urn, &goal);
+        new.import_id = imported.import_id.clone();
+        new.inputs = self.check(&urn, &goal, Some(&imported), &new).await?;
+        let diff = self.diff_job(&goal, &old, &new)?.run().await?;
+        if diff.changes != DiffChanges::Some {
+            return Ok(Generated::Done(Registered {
+                urn,
+                id: imported.id.clone(),
+                outputs: imported.outputs,
+                status: RegisterStatus::Success,
+                unknown: false,
+            }));
+        }
+        if diff.replaces() {
+            return Err(RegisterError::Failed(format!(
+                "{urn} was imported, but its inputs differ in ways that force a replacement ({}); change the program to match the imported resource or remove the import ID",
+                diff.replace_keys.join(", ")
+            )));
+        }
+        let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
+        step.old_is_new = true;
+        step.diffs = diff.changed_keys;
+        step.detailed_diff = diff.detailed_diff;
+        Ok(Generated::Chain(PlannedChain {
+            steps: vec![step],
+            cascade: None,
+        }))
     }
 
     /// A resource an earlier DBR chain deleted, registered again: `[replace, create-replacement]`.
