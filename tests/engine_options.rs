@@ -413,10 +413,10 @@ async fn retain_on_delete_never_calls_delete() {
     assert!(r.names().is_empty());
 }
 
-fn with_target(foo: &'static str, dbr: bool) -> Box<dyn stepdeck::engine::Program> {
+fn with_target(k: &'static str, dbr: bool) -> Box<dyn stepdeck::engine::Program> {
     goals(vec![
         Box::new(move |_| {
-            let mut g = custom("t", &[("k", foo)]);
+            let mut g = custom("t", &[("k", k)]);
             g.delete_before_replace = Some(dbr);
             g
         }),
