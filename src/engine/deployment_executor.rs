@@ -554,13 +554,16 @@ impl Loop {
     async fn run_deletes(&mut self) -> Result<(), Stop> {
         let marked: HashSet<usize> = self.exec.marked_delete().into_iter().collect();
         let base = self.sg.base().clone();
-        let steps = generate_deletes(
+        let mut steps = generate_deletes(
             &base,
             &marked,
             &self.sg.pending_deletes,
             |u: &Urn| self.sg.is_live(u) || self.sg.declined.contains(u),
             |u: &Urn| self.sg.is_targeted(u),
         );
+        if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {
+            return Ok(());
+        }
         self.ctx
             .condemned
             .write()
@@ -600,6 +603,53 @@ impl Loop {
             );
         }
         Ok(())
+    }
+
+    /// A targeted delete takes what depends on it along only under `target_dependents`;
+    /// otherwise deleting it from under an untargeted dependent is an error (Pulumi's
+    /// `determineAllowedResourcesToDeleteFromTargets`). False when the deletes may not run.
+    fn targeted_delete_closure(&mut self, steps: &mut Vec<Step>) -> bool {
+        let base = self.sg.base().clone();
+        let mut deleting: HashSet<usize> = steps
+            .iter()
+            .filter_map(|s| s.old.as_ref().map(|o| o.index))
+            .collect();
+        let roots: Vec<usize> = steps
+            .iter()
+            .filter(|s| s.op == StepOp::Delete)
+            .filter_map(|s| s.old.as_ref().map(|o| o.index))
+            .collect();
+        let mut refused = Vec::new();
+        let none = HashSet::new();
+        for root in roots {
+            for d in self.sg.graph().depending_on(root, &base, &none, true) {
+                let dep = &base[d];
+                // A targeted dependent registered in this run has a new state of its own.
+                let restated = self.sg.is_live(&dep.urn) && self.sg.is_targeted(&dep.urn);
+                if dep.delete || deleting.contains(&d) || restated {
+                    continue;
+                }
+                if self.opts.target_dependents && !self.sg.is_live(&dep.urn) {
+                    deleting.insert(d);
+                    steps.push(Step::new(StepOp::Delete, dep.urn.clone()).with_old(
+                        super::step::OldState {
+                            index: d,
+                            state: dep.clone(),
+                        },
+                    ));
+                } else {
+                    refused.push(dep.urn.clone());
+                }
+            }
+        }
+        for urn in &refused {
+            let msg = format!(
+                "resource '{urn}' will be destroyed but was not specified in --target list; add it to the targets or pass --target-dependents"
+            );
+            self.exec.fail(&msg);
+            self.events.diag(Some(urn.clone()), Severity::Error, msg);
+        }
+        refused.is_empty()
     }
 
     /// One refresh step per managed resource (Pulumi's `pulumi refresh`), all in parallel.

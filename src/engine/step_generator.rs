@@ -150,6 +150,11 @@ pub(crate) struct StepGenerator {
     replaced: HashSet<Urn>,
     targets: UrnGlobs,
     replace_targets: UrnGlobs,
+    excludes: UrnGlobs,
+    /// Targets explicit or reached through `target_dependents`, as registrations arrive.
+    targets_actual: HashSet<Urn>,
+    /// New resources not created because they are outside the targets.
+    skipped_creates: HashSet<Urn>,
     next_cascade: CascadeId,
     analyzers: Vec<Arc<dyn Analyzer>>,
 }
@@ -214,6 +219,9 @@ impl StepGenerator {
         StepGenerator {
             targets: UrnGlobs::new(&opts.targets),
             replace_targets: UrnGlobs::new(&opts.replace),
+            excludes: UrnGlobs::new(&opts.excludes),
+            targets_actual: HashSet::new(),
+            skipped_creates: HashSet::new(),
             opts,
             registry,
             events,
@@ -256,12 +264,54 @@ impl StepGenerator {
         }
     }
 
-    /// Providers and the root stack are always targeted.
+    /// Providers and the root stack are always targeted and never excluded.
     pub fn is_targeted(&self, urn: &Urn) -> bool {
-        self.targets.is_empty()
-            || self.targets.matches(urn)
-            || is_provider_type(urn.type_())
-            || urn.type_() == ROOT_STACK_TYPE
+        if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
+            return true;
+        }
+        if self.excludes.matches(urn) {
+            return false;
+        }
+        self.targets.is_empty() || self.targets.matches(urn)
+    }
+
+    /// Whether the operation is constrained to targets (`--target` or `--replace`).
+    pub fn has_targets(&self) -> bool {
+        !self.targets.is_empty()
+    }
+
+    /// Whether a registration is targeted: explicitly, or (with `target_dependents`) because
+    /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`).
+    fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
+        let urn = &state.urn;
+        let targeted = self.is_targeted(urn)
+            || (self.opts.target_dependents
+                && !self.excludes.matches(urn)
+                && state
+                    .dependency_urns()
+                    .any(|d| self.targets_actual.contains(&d)));
+        let implicit = is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE;
+        if targeted && !implicit && !self.targets.is_empty() {
+            self.targets_actual.insert(urn.clone());
+        }
+        targeted
+    }
+
+    /// A targeted step may not depend on a create skipped for being outside the targets.
+    fn check_skipped_dependencies(&self, state: &ResourceState) -> Result<(), RegisterError> {
+        if self.targets.is_empty() && self.replace_targets.is_empty() {
+            return Ok(());
+        }
+        match state
+            .dependency_urns()
+            .find(|d| self.skipped_creates.contains(d))
+        {
+            Some(dep) => Err(RegisterError::Invalid(format!(
+                "resource '{}' depends on '{dep}', which will be created but was not specified in --target list; add it to the targets or pass --target-dependents",
+                state.urn
+            ))),
+            None => Ok(()),
+        }
     }
 
     /// Collapses an alias to the URN it names (Pulumi's `collapseAliasToUrn`): missing parts
@@ -437,7 +487,10 @@ impl StepGenerator {
             }
             new.inputs = inputs;
         }
-        let targeted = self.is_targeted(&urn);
+        let targeted = self.targeted_for_update(&new);
+        if targeted {
+            self.check_skipped_dependencies(&new)?;
+        }
         let untargeted_same = old.is_some() && !targeted;
         if !untargeted_same && !self.declined.contains(&urn) {
             new.inputs = self
@@ -471,6 +524,7 @@ impl StepGenerator {
             if !targeted {
                 step.op = StepOp::Same;
                 step.skipped_create = true;
+                self.skipped_creates.insert(urn.clone());
             }
             return Ok(Generated::Chain(PlannedChain {
                 steps: vec![step],
