@@ -9,9 +9,7 @@ use stepdeck::engine::provider::DiffRequest;
 use stepdeck::engine::{EngineEvent, PropertyValue, Snapshot, StepOp};
 use support::*;
 
-fn fake(
-    diff: Option<Box<dyn Fn(&DiffRequest) -> stepdeck::engine::provider::DiffResult + Send + Sync>>,
-) -> Arc<FakeProvider> {
+fn fake(diff: Option<Box<DiffFn>>) -> Arc<FakeProvider> {
     Arc::new(FakeProvider {
         diff,
         ..FakeProvider::default()

@@ -31,7 +31,11 @@ pub struct Options {
     pub targets: Vec<String>,
     /// URN globs to replace whatever their diff says.
     pub replace: Vec<String>,
+    /// Also operate on whatever depends on a target (`--target-dependents`); lets a targeted
+    /// delete take its dependents with it.
     pub target_dependents: bool,
+    /// URN globs to leave alone (`--exclude`); providers and the root stack are never excluded.
+    pub excludes: Vec<String>,
     /// Stack configuration, `<namespace>:<key>` to value text.
     pub config: BTreeMap<String, String>,
     pub secret_keys: Vec<String>,
@@ -50,6 +54,7 @@ impl Default for Options {
             targets: Vec::new(),
             replace: Vec::new(),
             target_dependents: false,
+            excludes: Vec::new(),
             config: BTreeMap::new(),
             secret_keys: Vec::new(),
         }

@@ -304,10 +304,14 @@ impl Loop {
                 }
                 match self.sg.generate(goal).await {
                     Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
+                    Ok(Generated::Import(pc, goal)) => {
+                        self.schedule_chain(pc, Some(reply), Some(goal));
+                    }
                     Ok(Generated::Diff(pd)) => {
+                        let pd = *pd;
                         self.inflight += 1;
                         self.executor
-                            .submit_diff(&mut self.tasks, pd.ctx, pd.run, reply);
+                            .submit_diff(&mut self.tasks, Box::new(pd.ctx), pd.run, reply);
                     }
                     Ok(Generated::Done(reg)) => {
                         let _ = reply.send(Ok(reg));
@@ -353,9 +357,20 @@ impl Loop {
 
     async fn on_done(&mut self, d: ExecDone) {
         self.inflight -= 1;
+        if let ExecDone::Imported { goal, state, reply } = d {
+            match self.sg.continue_from_import(*goal, *state).await {
+                Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
+                Ok(Generated::Done(reg)) => {
+                    let _ = reply.send(Ok(reg));
+                }
+                Ok(_) => unreachable!("an import continues with a chain or nothing"),
+                Err(e) => self.refuse(reply, e),
+            }
+            return;
+        }
         if let ExecDone::Diff { ctx, reply, result } = d {
             let planned = match result {
-                Ok(diff) => self.sg.continue_from_diff(ctx, diff).await,
+                Ok(diff) => self.sg.continue_from_diff(*ctx, diff).await,
                 Err(e) => Err(e),
             };
             match planned {
@@ -366,16 +381,33 @@ impl Loop {
     }
 
     fn schedule(&mut self, pc: PlannedChain, reply: Option<RegisterReply>) {
+        self.schedule_chain(pc, reply, None);
+    }
+
+    fn schedule_chain(
+        &mut self,
+        pc: PlannedChain,
+        reply: Option<RegisterReply>,
+        after_import: Option<Box<super::goal::Goal>>,
+    ) {
         let id = self.next_chain;
         self.next_chain += 1;
         for s in &pc.steps {
             self.events
                 .send(EngineEvent::StepPlanned(Box::new(step_info(s, Some(id)))));
         }
+        // A DBR chain deletes these old copies now: a deletedWith dependent skips its Delete.
+        self.ctx.condemned.write().expect("condemned lock").extend(
+            pc.steps
+                .iter()
+                .filter(|s| s.op == StepOp::DeleteReplaced)
+                .map(|s| s.urn.clone()),
+        );
         let chain = Chain {
             id,
             steps: pc.steps,
             reply,
+            after_import,
         };
         let Some(cascade) = pc.cascade else {
             self.submit(chain);
@@ -500,6 +532,7 @@ impl Loop {
                 id,
                 steps: vec![step],
                 reply: None,
+                after_import: None,
             });
         }
         let mut cancel = self.control.cancel.clone();
@@ -521,25 +554,102 @@ impl Loop {
     async fn run_deletes(&mut self) -> Result<(), Stop> {
         let marked: HashSet<usize> = self.exec.marked_delete().into_iter().collect();
         let base = self.sg.base().clone();
-        let steps = generate_deletes(
+        let mut steps = generate_deletes(
             &base,
             &marked,
             &self.sg.pending_deletes,
-            |u: &Urn| self.sg.is_registered(u) || self.sg.declined.contains(u),
+            |u: &Urn| self.sg.is_live(u) || self.sg.declined.contains(u),
             |u: &Urn| self.sg.is_targeted(u),
         );
-        *self.ctx.condemned.write().expect("condemned lock") = steps
-            .iter()
-            .filter(|s| s.op != StepOp::DeleteReplaced)
-            .map(|s| s.urn.clone())
-            .collect();
+        if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {
+            return Ok(());
+        }
+        self.ctx
+            .condemned
+            .write()
+            .expect("condemned lock")
+            .extend(steps.iter().map(|s| s.urn.clone()));
+        // Base positions whose delete failed or was refused, and what they still need: those
+        // are kept rather than deleted from under them.
+        let mut kept: HashSet<usize> = HashSet::new();
         for layer in schedule_deletes(steps, self.sg.graph()) {
+            let graph = self.sg.graph();
+            let layer: Vec<Step> = layer
+                .into_iter()
+                .filter(|s| {
+                    let Some(i) = s.old.as_ref().map(|o| o.index) else {
+                        return true;
+                    };
+                    if graph.dependents_of(i).any(|d| kept.contains(&d)) {
+                        kept.insert(i);
+                        return false;
+                    }
+                    true
+                })
+                .collect();
+            let indices: Vec<(usize, Urn)> = layer
+                .iter()
+                .filter_map(|s| s.old.as_ref().map(|o| (o.index, s.urn.clone())))
+                .collect();
             self.run_antichain(layer).await?;
             if self.cancelled || (self.exec.saw_error() && !self.opts.continue_on_error) {
                 break;
             }
+            kept.extend(
+                indices
+                    .into_iter()
+                    .filter(|(_, u)| self.exec.is_failed_or_skipped(u))
+                    .map(|(i, _)| i),
+            );
         }
         Ok(())
+    }
+
+    /// A targeted delete takes what depends on it along only under `target_dependents`;
+    /// otherwise deleting it from under an untargeted dependent is an error (Pulumi's
+    /// `determineAllowedResourcesToDeleteFromTargets`). False when the deletes may not run.
+    fn targeted_delete_closure(&mut self, steps: &mut Vec<Step>) -> bool {
+        let base = self.sg.base().clone();
+        let mut deleting: HashSet<usize> = steps
+            .iter()
+            .filter_map(|s| s.old.as_ref().map(|o| o.index))
+            .collect();
+        let roots: Vec<usize> = steps
+            .iter()
+            .filter(|s| s.op == StepOp::Delete)
+            .filter_map(|s| s.old.as_ref().map(|o| o.index))
+            .collect();
+        let mut refused = Vec::new();
+        let none = HashSet::new();
+        for root in roots {
+            for d in self.sg.graph().depending_on(root, &base, &none, true) {
+                let dep = &base[d];
+                // A targeted dependent registered in this run has a new state of its own.
+                let restated = self.sg.is_live(&dep.urn) && self.sg.is_targeted(&dep.urn);
+                if dep.delete || deleting.contains(&d) || restated {
+                    continue;
+                }
+                if self.opts.target_dependents && !self.sg.is_live(&dep.urn) {
+                    deleting.insert(d);
+                    steps.push(Step::new(StepOp::Delete, dep.urn.clone()).with_old(
+                        super::step::OldState {
+                            index: d,
+                            state: dep.clone(),
+                        },
+                    ));
+                } else {
+                    refused.push(dep.urn.clone());
+                }
+            }
+        }
+        for urn in &refused {
+            let msg = format!(
+                "resource '{urn}' will be destroyed but was not specified in --target list; add it to the targets or pass --target-dependents"
+            );
+            self.exec.fail(&msg);
+            self.events.diag(Some(urn.clone()), Severity::Error, msg);
+        }
+        refused.is_empty()
     }
 
     /// One refresh step per managed resource (Pulumi's `pulumi refresh`), all in parallel.

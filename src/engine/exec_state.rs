@@ -30,6 +30,16 @@ impl ExecState {
             .get_or_insert_with(|| error.to_string());
     }
 
+    /// A refused delete of a protected resource: the run fails at the end, but nothing is
+    /// cancelled, so every protected delete is reported in one run.
+    pub fn mark_refused(&self, urn: &Urn, error: &str) {
+        self.failed.lock().expect("exec lock").insert(urn.clone());
+        self.first_error
+            .lock()
+            .expect("exec lock")
+            .get_or_insert_with(|| error.to_string());
+    }
+
     pub fn mark_skipped(&self, urn: &Urn) {
         self.skipped.lock().expect("exec lock").insert(urn.clone());
     }

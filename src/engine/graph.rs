@@ -61,6 +61,11 @@ impl DependencyGraph {
         &self.deps[i]
     }
 
+    /// Direct dependents of resource `i` (children included).
+    pub fn dependents_of(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.dependents[i].iter().map(|e| e.to)
+    }
+
     /// Every resource that transitively depends on `root`, in snapshot (topological) order,
     /// not walking through resources whose URN is in `ignore`. Children count as dependents
     /// only when `include_children` is set.

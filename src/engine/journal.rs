@@ -47,6 +47,10 @@ pub enum JournalEntry {
         /// A base state deleted ahead of its replacement (delete-before-replace).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         pending_replacement_old: Option<usize>,
+        /// A state written earlier in this deployment that this one supersedes (an imported
+        /// resource updated right after its import).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        supersede_new: Option<usize>,
     },
     /// An operation failed; the resource keeps its previous state.
     Failure { op: OpId },
@@ -146,9 +150,16 @@ impl Replayer {
                 remove_old,
                 mark_delete_old,
                 pending_replacement_old,
+                supersede_new,
             } => {
                 if let Some(op) = op {
                     self.pending.shift_remove(op);
+                }
+                if let Some(i) = supersede_new {
+                    *self
+                        .news
+                        .get_mut(*i)
+                        .ok_or_else(|| bad(format!("no new resource #{i}")))? = None;
                 }
                 if let Some(i) = remove_old {
                     self.done[check(*i)?] = true;
@@ -212,11 +223,12 @@ impl Replayer {
                     .map(|(r, _)| r.clone()),
             )
             .collect();
-        let resources = if self.vanished {
+        let mut resources = if self.vanished {
             prune_dangling(resources)
         } else {
             resources
         };
+        normalize_aliases(&mut resources);
         let pending_operations = self
             .base_pending
             .iter()
@@ -250,6 +262,40 @@ fn prune_dangling(mut resources: Vec<ResourceState>) -> Vec<ResourceState> {
         seen.insert(r.urn.clone());
     }
     resources
+}
+
+/// Rewrites every reference to an old URN a resource took over through an alias (URN, parent,
+/// provider reference, dependencies, property dependencies, deletedWith) to its new URN and
+/// drops the recorded aliases, as Pulumi's `NormalizeURNReferences` does on every write.
+fn normalize_aliases(resources: &mut [ResourceState]) {
+    let mut renamed: HashMap<Urn, Urn> = HashMap::new();
+    for r in resources.iter_mut() {
+        for a in std::mem::take(&mut r.aliases) {
+            renamed.insert(a, r.urn.clone());
+        }
+    }
+    if renamed.is_empty() {
+        return;
+    }
+    let fix = |u: &mut Urn| {
+        if let Some(n) = renamed.get(u) {
+            *u = n.clone();
+        }
+    };
+    for r in resources.iter_mut() {
+        fix(&mut r.urn);
+        r.parent.iter_mut().for_each(fix);
+        r.dependencies.iter_mut().for_each(fix);
+        r.property_dependencies.values_mut().flatten().for_each(fix);
+        r.deleted_with.iter_mut().for_each(fix);
+        if let Some(p) = &mut r.provider
+            && let Some((urn, id)) = p.rsplit_once("::")
+            && let Ok(old) = Urn::parse(urn)
+            && let Some(n) = renamed.get(&old)
+        {
+            *p = format!("{n}::{id}");
+        }
+    }
 }
 
 /// Replays a whole journal onto a base snapshot (loading a stack).
@@ -330,8 +376,12 @@ impl SnapshotManager {
 
     /// Records the end of a step.
     pub fn success(&self, entry: SuccessEntry) -> Result<(), JournalError> {
-        self.record(|_| JournalEntry::Success {
+        self.record(|st| JournalEntry::Success {
             op: entry.op,
+            supersede_new: entry
+                .supersede_new
+                .as_ref()
+                .and_then(|u| st.new_by_urn.get(u).copied()),
             new: entry.new,
             keep_old: entry.keep_old,
             remove_old: entry.remove_old,
@@ -390,4 +440,6 @@ pub struct SuccessEntry {
     pub remove_old: Option<usize>,
     pub mark_delete_old: Option<usize>,
     pub pending_replacement_old: Option<usize>,
+    /// The URN of a state written earlier in this deployment that the new one supersedes.
+    pub supersede_new: Option<Urn>,
 }

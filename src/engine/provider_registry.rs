@@ -25,6 +25,9 @@ pub trait ProviderFactory: Send + Sync {
 pub struct LoadedProvider {
     pub provider: Arc<dyn Provider>,
     pub configure: ConfigureResult,
+    /// False in a preview whose provider config has unknowns: the provider cannot diff or
+    /// plan, so the engine reports "diff unavailable" and previews with unknown outputs.
+    pub configured: bool,
 }
 
 /// Every provider of a deployment, by reference `<URN>::<ID>`.
@@ -140,14 +143,16 @@ impl ProviderRegistry {
             .factory
             .load(provider_package(ty), version_of(inputs))?;
         let unknown_config = inputs.values().any(|v| v.contains_unknowns());
-        let configure = if preview && unknown_config {
-            ConfigureResult::default()
-        } else {
+        let configured = !(preview && unknown_config);
+        let configure = if configured {
             provider.configure(inputs).await?
+        } else {
+            ConfigureResult::default()
         };
         Ok(LoadedProvider {
             provider,
             configure,
+            configured,
         })
     }
 

@@ -186,6 +186,9 @@ pub struct Step {
     pub skipped_create: bool,
     /// A replace that deletes before it creates.
     pub delete_before_replace: bool,
+    /// The old state was written earlier in this deployment (an update right after an
+    /// import), so the step supersedes that new state instead of a base one.
+    pub old_is_new: bool,
 }
 
 impl Step {
@@ -201,6 +204,7 @@ impl Step {
             pending_replace: false,
             skipped_create: false,
             delete_before_replace: false,
+            old_is_new: false,
         }
     }
 

@@ -103,14 +103,20 @@ impl ApplyCtx {
                 let op = self.begin(OperationType::Updating, &new)?;
                 match self.update(&old.state, &mut new).await {
                     Ok(()) => {
-                        self.end(
-                            op,
+                        let entry = if step.old_is_new {
+                            SuccessEntry {
+                                new: Some(new.clone()),
+                                supersede_new: Some(new.urn.clone()),
+                                ..SuccessEntry::default()
+                            }
+                        } else {
                             SuccessEntry {
                                 new: Some(new.clone()),
                                 remove_old: old_index,
                                 ..SuccessEntry::default()
-                            },
-                        )?;
+                            }
+                        };
+                        self.end(op, entry)?;
                         Ok(Some(new))
                     }
                     Err(e) => {
@@ -150,7 +156,7 @@ impl ApplyCtx {
                     }
                 }
             }
-            StepOp::Replace => Ok(step.new.clone()),
+            StepOp::Replace => Ok(None),
             StepOp::RemovePendingReplace | StepOp::Discard | StepOp::DiscardReplaced => {
                 self.end(
                     None,
@@ -213,6 +219,10 @@ impl ApplyCtx {
             return Ok(());
         }
         let loaded = self.provider(new).await?;
+        if !loaded.configured {
+            // A preview under a provider with unknown config: every output is unknown.
+            return Ok(());
+        }
         let inputs = if loaded.configure.accept_secrets {
             new.inputs.clone()
         } else {
@@ -273,6 +283,10 @@ impl ApplyCtx {
             return Ok(());
         }
         let loaded = self.provider(new).await?;
+        if !loaded.configured {
+            new.outputs = PropertyMap::new();
+            return Ok(());
+        }
         let reveal = |m: &PropertyMap| {
             if loaded.configure.accept_secrets {
                 m.clone()
@@ -383,6 +397,11 @@ impl ApplyCtx {
                 self.fail(op);
                 return Err(e);
             }
+        };
+        new.inputs = if read.inputs.is_empty() {
+            read.outputs.clone()
+        } else {
+            read.inputs
         };
         new.outputs = read.outputs;
         new.created = now();

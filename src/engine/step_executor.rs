@@ -23,13 +23,20 @@ pub(crate) struct Chain {
     pub id: ChainId,
     pub steps: Vec<Step>,
     pub reply: Option<RegisterReply>,
+    /// An import chain: on success generation continues from the imported state.
+    pub after_import: Option<Box<super::goal::Goal>>,
 }
 
 /// What the executor reports back to the deployment loop.
 pub(crate) enum ExecDone {
     Chain,
+    Imported {
+        goal: Box<super::goal::Goal>,
+        state: Box<ResourceState>,
+        reply: RegisterReply,
+    },
     Diff {
-        ctx: DiffContext,
+        ctx: Box<DiffContext>,
         reply: RegisterReply,
         result: Result<DiffResult, RegisterError>,
     },
@@ -132,8 +139,8 @@ impl StepExecutor {
         });
         let this = self.clone();
         tasks.spawn(async move {
-            this.run_chain(chain).await;
-            let _ = this.done.send(ExecDone::Chain);
+            let done = this.run_chain(chain).await;
+            let _ = this.done.send(done);
         });
     }
 
@@ -141,7 +148,7 @@ impl StepExecutor {
     pub fn submit_diff(
         &self,
         tasks: &mut JoinSet<()>,
-        ctx: DiffContext,
+        ctx: Box<DiffContext>,
         job: DiffJob,
         reply: RegisterReply,
     ) {
@@ -169,8 +176,13 @@ impl StepExecutor {
         });
     }
 
-    async fn run_chain(&self, chain: Chain) {
-        let Chain { id, steps, reply } = chain;
+    async fn run_chain(&self, chain: Chain) -> ExecDone {
+        let Chain {
+            id,
+            steps,
+            reply,
+            after_import,
+        } = chain;
         let worker = self.worker().await;
         self.events.send(EngineEvent::ChainStarted {
             chain: id,
@@ -223,7 +235,13 @@ impl StepExecutor {
                         super::events::Severity::Error,
                         error.clone(),
                     );
-                    self.ctx.exec.mark_failed(&step.urn, &error);
+                    let protected = step.op == super::step::StepOp::Delete
+                        && step.old.as_ref().is_some_and(|o| o.state.protect);
+                    if protected {
+                        self.ctx.exec.mark_refused(&step.urn, &error);
+                    } else {
+                        self.ctx.exec.mark_failed(&step.urn, &error);
+                    }
                     outcome = Err(error);
                     break;
                 }
@@ -231,12 +249,25 @@ impl StepExecutor {
         }
         drop(worker);
         let ok = completed && outcome.is_ok();
+        let reply = match (ok, after_import, reply, last.clone()) {
+            (true, Some(goal), Some(reply), Some(state)) => {
+                self.events
+                    .send(EngineEvent::ChainFinished { chain: id, ok });
+                return ExecDone::Imported {
+                    goal,
+                    state: Box::new(state),
+                    reply,
+                };
+            }
+            (_, _, reply, _) => reply,
+        };
         if let Some(reply) = reply {
             let urn = steps.last().map(|s| s.urn.clone()).unwrap_or_default();
             let _ = reply.send(self.answer(urn, &steps, last, outcome, completed));
         }
         self.events
             .send(EngineEvent::ChainFinished { chain: id, ok });
+        ExecDone::Chain
     }
 
     fn answer(

@@ -14,8 +14,8 @@ use super::graph::DependencyGraph;
 use super::property::PropertyValue;
 use super::property_path::{PropertyPath, apply_ignore_changes};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
-use super::provider_registry::ProviderRegistry;
-use super::resource::{ResourceState, is_provider_type};
+use super::provider_registry::{LoadedProvider, ProviderRegistry};
+use super::resource::{ResourceState, is_provider_type, provider_urn};
 use super::source::{RegisterError, RegisterStatus, Registered};
 use super::step::{OldState, Step, StepOp};
 use super::targets::UrnGlobs;
@@ -59,6 +59,8 @@ pub(crate) struct DiffJob {
 
 enum DiffTarget {
     Component,
+    /// The provider is not configured (unknown config in a preview): assume an update.
+    Unavailable,
     ProviderResource(Arc<ProviderRegistry>),
     Custom(Arc<dyn Provider>),
 }
@@ -78,6 +80,11 @@ impl DiffJob {
         let r = &self.request;
         let diff = match &self.target {
             DiffTarget::Component => diff_inputs(&r.old_inputs, &r.new_inputs),
+            DiffTarget::Unavailable => {
+                let mut d = diff_inputs(&r.old_inputs, &r.new_inputs);
+                d.changes = DiffChanges::Some;
+                d
+            }
             DiffTarget::ProviderResource(reg) => reg
                 .diff(self.request.clone())
                 .await
@@ -105,9 +112,11 @@ impl DiffJob {
 /// What generating steps for a registration produced.
 pub(crate) enum Generated {
     Chain(PlannedChain),
-    Diff(PendingDiff),
+    Diff(Box<PendingDiff>),
     /// Answered without running anything (skipped under continue-on-error).
     Done(Registered),
+    /// An import; generation continues with a diff against the imported state.
+    Import(PlannedChain, Box<Goal>),
 }
 
 /// Owns the bookkeeping of one deployment's step generation; runs on the deployment loop.
@@ -131,8 +140,21 @@ pub(crate) struct StepGenerator {
     dependent_replace_keys: HashMap<Urn, Vec<String>>,
     /// URNs of declined cascades: they keep their old state.
     pub declined: HashSet<Urn>,
+    /// Provider resources registered in this deployment, by URN and by the old URN they aliased.
+    providers: HashMap<Urn, ResourceState>,
+    /// Old URNs claimed through an alias, to the new URN that claimed them.
+    aliased: HashMap<Urn, Urn>,
+    /// New URNs registered through an alias, to the old URN they took over.
+    aliases: HashMap<Urn, Urn>,
+    /// URNs replaced in this deployment (a deletedWith dependent is replaced with them).
+    replaced: HashSet<Urn>,
     targets: UrnGlobs,
     replace_targets: UrnGlobs,
+    excludes: UrnGlobs,
+    /// Targets explicit or reached through `target_dependents`, as registrations arrive.
+    targets_actual: HashSet<Urn>,
+    /// New resources not created because they are outside the targets.
+    skipped_creates: HashSet<Urn>,
     next_cascade: CascadeId,
     analyzers: Vec<Arc<dyn Analyzer>>,
 }
@@ -197,6 +219,9 @@ impl StepGenerator {
         StepGenerator {
             targets: UrnGlobs::new(&opts.targets),
             replace_targets: UrnGlobs::new(&opts.replace),
+            excludes: UrnGlobs::new(&opts.excludes),
+            targets_actual: HashSet::new(),
+            skipped_creates: HashSet::new(),
             opts,
             registry,
             events,
@@ -210,6 +235,10 @@ impl StepGenerator {
             pending_deletes: HashSet::new(),
             dependent_replace_keys: HashMap::new(),
             declined: HashSet::new(),
+            providers: HashMap::new(),
+            aliased: HashMap::new(),
+            aliases: HashMap::new(),
+            replaced: HashSet::new(),
             next_cascade: 1,
             analyzers,
         }
@@ -223,8 +252,9 @@ impl StepGenerator {
         &self.graph
     }
 
-    pub fn is_registered(&self, urn: &Urn) -> bool {
-        self.registered.contains(urn)
+    /// Whether an old URN lives on in this deployment: registered, or claimed by an alias.
+    pub fn is_live(&self, urn: &Urn) -> bool {
+        self.registered.contains(urn) || self.aliased.contains_key(urn)
     }
 
     fn old(&self, i: usize) -> OldState {
@@ -234,48 +264,161 @@ impl StepGenerator {
         }
     }
 
-    /// Providers and the root stack are always targeted.
+    /// Providers and the root stack are always targeted and never excluded.
     pub fn is_targeted(&self, urn: &Urn) -> bool {
-        self.targets.is_empty()
-            || self.targets.matches(urn)
-            || is_provider_type(urn.type_())
-            || urn.type_() == ROOT_STACK_TYPE
+        if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
+            return true;
+        }
+        if self.excludes.matches(urn) {
+            return false;
+        }
+        self.targets.is_empty() || self.targets.matches(urn)
     }
 
-    fn lookup_old(&self, urn: &Urn, goal: &Goal) -> Option<usize> {
-        if let Some(&i) = self.olds.get(urn) {
-            return Some(i);
+    /// Whether the operation is constrained to targets (`--target` or `--replace`).
+    pub fn has_targets(&self) -> bool {
+        !self.targets.is_empty()
+    }
+
+    /// Whether a registration is targeted: explicitly, or (with `target_dependents`) because
+    /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`).
+    fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
+        let urn = &state.urn;
+        let targeted = self.is_targeted(urn)
+            || (self.opts.target_dependents
+                && !self.excludes.matches(urn)
+                && state
+                    .dependency_urns()
+                    .any(|d| self.targets_actual.contains(&d)));
+        let implicit = is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE;
+        if targeted && !implicit && !self.targets.is_empty() {
+            self.targets_actual.insert(urn.clone());
         }
-        goal.aliases.iter().find_map(|a| {
-            let alias = match a {
-                Alias::Urn(u) => u.clone(),
-                Alias::Spec {
-                    name,
-                    type_,
-                    parent,
-                    no_parent,
-                    project,
-                    stack,
-                } => {
-                    let parent = if *no_parent {
-                        None
-                    } else {
-                        parent.as_ref().or(goal.parent.as_ref())
-                    };
-                    Urn::new(
-                        stack.as_deref().unwrap_or(&self.opts.stack),
-                        project.as_deref().unwrap_or(&self.opts.project),
-                        parent,
-                        type_.as_deref().unwrap_or(&goal.type_),
-                        name.as_deref().unwrap_or(&goal.name),
-                    )
-                }
+        targeted
+    }
+
+    /// A targeted step may not depend on a create skipped for being outside the targets.
+    fn check_skipped_dependencies(&self, state: &ResourceState) -> Result<(), RegisterError> {
+        if self.targets.is_empty() && self.replace_targets.is_empty() {
+            return Ok(());
+        }
+        match state
+            .dependency_urns()
+            .find(|d| self.skipped_creates.contains(d))
+        {
+            Some(dep) => Err(RegisterError::Invalid(format!(
+                "resource '{}' depends on '{dep}', which will be created but was not specified in --target list; add it to the targets or pass --target-dependents",
+                state.urn
+            ))),
+            None => Ok(()),
+        }
+    }
+
+    /// Collapses an alias to the URN it names (Pulumi's `collapseAliasToUrn`): missing parts
+    /// default to the resource's own; an aliased parent stands for its old URN.
+    fn collapse_alias(&self, goal: &Goal, alias: &Alias) -> Urn {
+        let Alias::Spec {
+            name,
+            type_,
+            parent,
+            no_parent,
+            project,
+            stack,
+        } = alias
+        else {
+            let Alias::Urn(u) = alias else {
+                unreachable!("an alias is a URN or a spec")
             };
-            self.olds
-                .get(&alias)
-                .copied()
-                .filter(|_| !self.registered.contains(&alias))
-        })
+            return u.clone();
+        };
+        let parent = match parent {
+            None => goal.parent.clone(),
+            Some(p) => Some(self.aliases.get(p).unwrap_or(p).clone()),
+        };
+        let parent = parent.filter(|p| !*no_parent && p.type_() != ROOT_STACK_TYPE);
+        Urn::new(
+            stack.as_deref().unwrap_or(&self.opts.stack),
+            project.as_deref().unwrap_or(&self.opts.project),
+            parent.as_ref(),
+            type_.as_deref().unwrap_or(&goal.type_),
+            name.as_deref().unwrap_or(&goal.name),
+        )
+    }
+
+    /// The alias a child gets from its parent's old URN: same type under the old parent, the
+    /// parent's name prefix swapped for the old one (Pulumi's `inheritedChildAlias`).
+    fn inherited_alias(&self, ty: &str, name: &str, parent: &Urn, parent_old: &Urn) -> Urn {
+        let name = match name.strip_prefix(parent.name()) {
+            Some(rest) => format!("{}{rest}", parent_old.name()),
+            None => name.to_string(),
+        };
+        Urn::new(
+            &self.opts.stack,
+            &self.opts.project,
+            Some(parent_old),
+            ty,
+            &name,
+        )
+    }
+
+    /// Every URN the resource may have had (Pulumi's `generateAliases`): its own aliases, then
+    /// the ones its parent's alias multiplies into it.
+    fn generate_aliases(&self, goal: &Goal) -> Vec<Urn> {
+        let mut out: Vec<Urn> = Vec::new();
+        let mut add = |u: Urn| {
+            if !out.contains(&u) {
+                out.push(u);
+            }
+        };
+        let own: Vec<Urn> = goal
+            .aliases
+            .iter()
+            .map(|a| self.collapse_alias(goal, a))
+            .collect();
+        for u in &own {
+            add(u.clone());
+        }
+        if let Some(parent) = &goal.parent
+            && let Some(parent_old) = self.aliases.get(parent)
+        {
+            add(self.inherited_alias(&goal.type_, &goal.name, parent, parent_old));
+            for u in &own {
+                add(self.inherited_alias(u.type_(), u.name(), parent, parent_old));
+            }
+        }
+        out
+    }
+
+    /// Finds the old state of a registration: by its URN first, then by its aliases in order.
+    /// A match through an alias is recorded so the old URN is not deleted.
+    fn lookup_old(&mut self, urn: &Urn, goal: &Goal) -> Result<Option<usize>, RegisterError> {
+        if let Some(prev) = self.aliased.get(urn) {
+            return Err(RegisterError::Invalid(format!(
+                "duplicate resource URN '{urn}': resource '{prev}' already claimed it as an alias"
+            )));
+        }
+        if let Some(&i) = self.olds.get(urn) {
+            return Ok(Some(i));
+        }
+        for alias in self.generate_aliases(goal) {
+            let Some(&i) = self.olds.get(&alias) else {
+                continue;
+            };
+            if self.registered.contains(&alias) {
+                return Err(RegisterError::Invalid(format!(
+                    "resource '{urn}' has an alias '{alias}' that is registered in this deployment as another resource"
+                )));
+            }
+            if let Some(prev) = self.aliased.get(&alias) {
+                return Err(RegisterError::Invalid(format!(
+                    "resources '{urn}' and '{prev}' both claim the old resource '{alias}' through aliases"
+                )));
+            }
+            self.aliased.insert(alias.clone(), urn.clone());
+            self.aliases.insert(urn.clone(), alias);
+            return Ok(Some(i));
+        }
+        Ok(None)
     }
 
     /// Generates the steps for one registration (Pulumi's `generateSteps`).
@@ -323,8 +466,12 @@ impl StepGenerator {
                 unknown: true,
             }));
         }
-        let old_index = self.lookup_old(&urn, &goal);
+        self.check_provider_reference(&urn, &new)?;
+        let old_index = self.lookup_old(&urn, &goal)?;
         let old = old_index.map(|i| self.old(i));
+        if let Some(alias) = self.aliases.get(&urn) {
+            new.aliases = vec![alias.clone()];
+        }
         if let Some(old) = &old
             && !goal.ignore_changes.is_empty()
         {
@@ -340,13 +487,21 @@ impl StepGenerator {
             }
             new.inputs = inputs;
         }
-        let targeted = self.is_targeted(&urn);
+        let targeted = self.targeted_for_update(&new);
+        if targeted {
+            self.check_skipped_dependencies(&new)?;
+        }
         let untargeted_same = old.is_some() && !targeted;
         if !untargeted_same && !self.declined.contains(&urn) {
             new.inputs = self
                 .check(&urn, &goal, old.as_ref().map(|o| &o.state), &new)
                 .await?;
             self.analyze(&new)?;
+        }
+        if new.is_provider() {
+            for u in std::iter::once(&urn).chain(self.aliases.get(&urn)) {
+                self.providers.insert(u.clone(), new.clone());
+            }
         }
         self.operated.insert(urn.clone());
 
@@ -359,15 +514,17 @@ impl StepGenerator {
             if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
                 let mut step = Step::new(StepOp::Import, urn.clone()).with_new(new);
                 step.keys = vec![id];
-                return Ok(Generated::Chain(PlannedChain {
+                let chain = PlannedChain {
                     steps: vec![step],
                     cascade: None,
-                }));
+                };
+                return Ok(Generated::Import(chain, Box::new(goal)));
             }
             let mut step = Step::new(StepOp::Create, urn.clone()).with_new(new);
             if !targeted {
                 step.op = StepOp::Same;
                 step.skipped_create = true;
+                self.skipped_creates.insert(urn.clone());
             }
             return Ok(Generated::Chain(PlannedChain {
                 steps: vec![step],
@@ -394,10 +551,14 @@ impl StepGenerator {
                 cascade: None,
             }));
         }
-        let job = self.diff_job(&goal, &old, &new)?;
+        let provider_changed = self.provider_changed(&old.state, &new).await?;
+        let mut job = self.diff_job(&goal, &old, &new)?;
+        if provider_changed && job.forced.is_none() {
+            job.forced = Some("provider");
+        }
         let ctx = DiffContext { goal, old, new };
         if self.opts.parallel_diff {
-            return Ok(Generated::Diff(PendingDiff { ctx, run: job }));
+            return Ok(Generated::Diff(Box::new(PendingDiff { ctx, run: job })));
         }
         let diff = job.run().await?;
         self.continue_from_diff(ctx, diff)
@@ -550,14 +711,102 @@ impl StepGenerator {
         urn: &Urn,
         state: &ResourceState,
     ) -> Result<Arc<dyn Provider>, RegisterError> {
+        self.loaded_provider_for(urn, state).map(|l| l.provider)
+    }
+
+    fn loaded_provider_for(
+        &self,
+        urn: &Urn,
+        state: &ResourceState,
+    ) -> Result<LoadedProvider, RegisterError> {
         let reference = state.provider.as_deref().ok_or_else(|| {
             RegisterError::Invalid(format!("{urn} is a custom resource without a provider"))
         })?;
-        self.registry.get(reference).ok_or_else(|| {
+        self.registry.get_loaded(reference).ok_or_else(|| {
             RegisterError::Invalid(format!(
-                "{urn}: provider {reference} is not registered in this deployment"
+                "unknown provider '{reference}' for resource '{urn}': it is not registered in this deployment"
             ))
         })
+    }
+
+    /// A provider reference must read `<provider URN>::<provider ID>` and name a provider.
+    fn check_provider_reference(
+        &self,
+        urn: &Urn,
+        state: &ResourceState,
+    ) -> Result<(), RegisterError> {
+        let Some(reference) = state.provider.as_deref() else {
+            return Ok(());
+        };
+        let bad = |why: &str| {
+            RegisterError::Invalid(format!(
+                "bad provider reference '{reference}' for resource '{urn}': {why}"
+            ))
+        };
+        let purn = provider_urn(reference)
+            .ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
+        if !is_provider_type(purn.type_()) {
+            return Err(bad("the URN does not name a provider resource"));
+        }
+        if reference.ends_with("::") {
+            return Err(bad("the provider ID is empty"));
+        }
+        Ok(())
+    }
+
+    /// Whether a change of provider reference replaces the resource (Pulumi's
+    /// `providerChanged`): the new provider's DiffConfig over the old provider's config decides;
+    /// a provider renamed through an alias is the same provider.
+    async fn provider_changed(
+        &self,
+        old: &ResourceState,
+        new: &ResourceState,
+    ) -> Result<bool, RegisterError> {
+        if !new.custom || new.is_provider() || old.provider == new.provider {
+            return Ok(false);
+        }
+        let (Some(old_ref), Some(new_ref)) = (old.provider.as_deref(), new.provider.as_deref())
+        else {
+            return Ok(true);
+        };
+        let bad = |r: &str| {
+            RegisterError::Invalid(format!(
+                "bad provider reference '{r}' for resource '{}'",
+                new.urn
+            ))
+        };
+        let old_urn = provider_urn(old_ref).ok_or_else(|| bad(old_ref))?;
+        let new_urn = provider_urn(new_ref).ok_or_else(|| bad(new_ref))?;
+        if self.aliased.get(&old_urn) == Some(&new_urn) {
+            return Ok(false);
+        }
+        let (Some(old_provider), Some(new_provider)) = (
+            self.olds.get(&old_urn).map(|&i| &self.base[i]),
+            self.providers.get(&new_urn),
+        ) else {
+            return Err(RegisterError::Failed(format!(
+                "failed to resolve provider reference '{old_ref}' of resource '{}'",
+                new.urn
+            )));
+        };
+        let diff = self
+            .registry
+            .diff(DiffRequest {
+                urn: new_urn,
+                id: new_ref
+                    .rsplit_once("::")
+                    .map(|(_, id)| id.to_string())
+                    .unwrap_or_default(),
+                old_inputs: old_provider.inputs.clone(),
+                old_outputs: old_provider.outputs.clone(),
+                new_inputs: new_provider.inputs.clone(),
+                ignore_changes: Vec::new(),
+            })
+            .await
+            .map_err(|e| {
+                RegisterError::Failed(format!("diffing the provider of {}: {e}", new.urn))
+            })?;
+        Ok(diff.replaces())
     }
 
     fn diff_job(
@@ -572,7 +821,7 @@ impl StepGenerator {
         } else if new
             .deleted_with
             .as_ref()
-            .is_some_and(|d| self.deleted.contains(d))
+            .is_some_and(|d| self.deleted.contains(d) || self.replaced.contains(d))
         {
             Some("deletedWith")
         } else {
@@ -583,7 +832,17 @@ impl StepGenerator {
         } else if is_provider_type(&goal.type_) {
             DiffTarget::ProviderResource(self.registry.clone())
         } else {
-            DiffTarget::Custom(self.provider_for(&urn, new)?)
+            let loaded = self.loaded_provider_for(&urn, new)?;
+            if loaded.configured {
+                DiffTarget::Custom(loaded.provider)
+            } else {
+                self.events.diag(
+                    Some(urn.clone()),
+                    Severity::Warning,
+                    "The provider for this resource has inputs that are not known during preview.\nThis preview may not correctly represent the changes that will be applied during an update.",
+                );
+                DiffTarget::Unavailable
+            }
         };
         Ok(DiffJob {
             urn: urn.clone(),
@@ -640,6 +899,7 @@ impl StepGenerator {
                 "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`"
             )));
         }
+        self.replaced.insert(urn.clone());
         let dbr = goal
             .delete_before_replace
             .unwrap_or(diff.delete_before_replace);
@@ -732,6 +992,47 @@ impl StepGenerator {
             steps,
             cascade: Some(cascade),
         })
+    }
+
+    /// Continues after an import (Pulumi's `continueStepsFromImport`): the program's inputs are
+    /// diffed against the imported state; a difference is an update of the imported resource.
+    pub async fn continue_from_import(
+        &mut self,
+        goal: Goal,
+        imported: ResourceState,
+    ) -> Result<Generated, RegisterError> {
+        let urn = imported.urn.clone();
+        let old = OldState {
+            index: usize::MAX,
+            state: imported.clone(),
+        };
+        let mut new = state_from_goal(&urn, &goal);
+        new.import_id = imported.import_id.clone();
+        new.inputs = self.check(&urn, &goal, Some(&imported), &new).await?;
+        let diff = self.diff_job(&goal, &old, &new)?.run().await?;
+        if diff.changes != DiffChanges::Some {
+            return Ok(Generated::Done(Registered {
+                urn,
+                id: imported.id.clone(),
+                outputs: imported.outputs,
+                status: RegisterStatus::Success,
+                unknown: false,
+            }));
+        }
+        if diff.replaces() {
+            return Err(RegisterError::Failed(format!(
+                "{urn} was imported, but its inputs differ in ways that force a replacement ({}); change the program to match the imported resource or remove the import ID",
+                diff.replace_keys.join(", ")
+            )));
+        }
+        let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
+        step.old_is_new = true;
+        step.diffs = diff.changed_keys;
+        step.detailed_diff = diff.detailed_diff;
+        Ok(Generated::Chain(PlannedChain {
+            steps: vec![step],
+            cascade: None,
+        }))
     }
 
     /// A resource an earlier DBR chain deleted, registered again: `[replace, create-replacement]`.

@@ -4,7 +4,7 @@
 
 #![allow(dead_code)]
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -12,8 +12,8 @@ use async_trait::async_trait;
 use stepdeck::engine::journal::Replayer;
 use stepdeck::engine::property::PropertyMap;
 use stepdeck::engine::provider::{
-    CreateRequest, CreateResult, DeleteRequest, DiffRequest, DiffResult, Provider, ProviderError,
-    UpdateRequest,
+    ConfigureResult, CreateRequest, CreateResult, DeleteRequest, DiffRequest, DiffResult, Provider,
+    ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
 use stepdeck::engine::{
     Deployment, DeploymentResult, EngineEvent, EventSink, Journal, JournalEntry, JournalError,
@@ -26,11 +26,13 @@ pub struct Call {
     pub op: &'static str,
     pub urn: Urn,
     pub inputs: PropertyMap,
+    /// The custom timeout the engine passed (seconds; 0 when none).
+    pub timeout: f64,
     pub started: Instant,
     pub ended: Instant,
 }
 
-type DiffFn = dyn Fn(&DiffRequest) -> DiffResult + Send + Sync;
+pub type DiffFn = dyn Fn(&DiffRequest) -> DiffResult + Send + Sync;
 
 /// A provider whose behaviour each test scripts.
 pub struct FakeProvider {
@@ -40,6 +42,11 @@ pub struct FakeProvider {
     pub delay: Duration,
     /// Resource names whose create, update or delete fails.
     pub fail: HashSet<String>,
+    /// What exists "in the cloud", by ID: create and update write it, delete removes it, read
+    /// and refresh return it (an ID missing here reads as gone).
+    pub world: Mutex<HashMap<String, PropertyMap>>,
+    /// The configuration of every Configure call, in order.
+    pub configures: Mutex<Vec<PropertyMap>>,
 }
 
 impl Default for FakeProvider {
@@ -50,6 +57,8 @@ impl Default for FakeProvider {
             diff_config: None,
             delay: Duration::ZERO,
             fail: HashSet::new(),
+            world: Mutex::default(),
+            configures: Mutex::default(),
         }
     }
 }
@@ -61,6 +70,16 @@ impl FakeProvider {
         urn: &Urn,
         inputs: &PropertyMap,
     ) -> Result<(), ProviderError> {
+        self.record_timed(op, urn, inputs, 0.0).await
+    }
+
+    async fn record_timed(
+        &self,
+        op: &'static str,
+        urn: &Urn,
+        inputs: &PropertyMap,
+        timeout: f64,
+    ) -> Result<(), ProviderError> {
         let started = Instant::now();
         if !self.delay.is_zero() {
             tokio::time::sleep(self.delay).await;
@@ -69,6 +88,7 @@ impl FakeProvider {
             op,
             urn: urn.clone(),
             inputs: inputs.clone(),
+            timeout,
             started,
             ended: Instant::now(),
         });
@@ -133,21 +153,57 @@ impl Provider for FakeProvider {
         })
     }
 
+    async fn configure(&self, inputs: &PropertyMap) -> Result<ConfigureResult, ProviderError> {
+        self.configures.lock().unwrap().push(inputs.clone());
+        Ok(ConfigureResult::default())
+    }
+
     async fn create(&self, req: CreateRequest) -> Result<CreateResult, ProviderError> {
-        self.record("create", &req.urn, &req.inputs).await?;
+        self.record_timed("create", &req.urn, &req.inputs, req.timeout)
+            .await?;
+        let id = format!("id-{}", req.urn.name());
+        if !req.preview {
+            self.world
+                .lock()
+                .unwrap()
+                .insert(id.clone(), req.inputs.clone());
+        }
         Ok(CreateResult {
-            id: format!("id-{}", req.urn.name()),
+            id,
             outputs: req.inputs,
         })
     }
 
+    async fn read(&self, req: ReadRequest) -> Result<ReadResult, ProviderError> {
+        self.record("read", &req.urn, &req.inputs).await?;
+        let found = self.world.lock().unwrap().get(&req.id).cloned();
+        Ok(match found {
+            Some(outputs) => ReadResult {
+                id: req.id,
+                inputs: PropertyMap::new(),
+                outputs,
+            },
+            None => ReadResult::default(),
+        })
+    }
+
     async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
-        self.record("update", &req.urn, &req.new_inputs).await?;
+        self.record_timed("update", &req.urn, &req.new_inputs, req.timeout)
+            .await?;
+        if !req.preview {
+            self.world
+                .lock()
+                .unwrap()
+                .insert(req.id.clone(), req.new_inputs.clone());
+        }
         Ok(req.new_inputs)
     }
 
     async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
-        self.record("delete", &req.urn, &req.inputs).await
+        self.record_timed("delete", &req.urn, &req.inputs, req.timeout)
+            .await?;
+        self.world.lock().unwrap().remove(&req.id);
+        Ok(())
     }
 }
 
@@ -243,17 +299,16 @@ pub fn options() -> Options {
     }
 }
 
-/// Starts a deployment; returns it with the event stream (take `control()` before running).
-pub fn deployment(
-    provider: &Arc<FakeProvider>,
-    base: &Snapshot,
-    opts: Options,
-) -> (
+/// A deployment ready to run, its events, and the journal's violations and entries.
+pub type Started = (
     Deployment,
     tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
     Arc<Mutex<Vec<String>>>,
     Arc<Mutex<Vec<JournalEntry>>>,
-) {
+);
+
+/// Starts a deployment; returns it with the event stream (take `control()` before running).
+pub fn deployment(provider: &Arc<FakeProvider>, base: &Snapshot, opts: Options) -> Started {
     let journal = CheckingJournal::new(base);
     let violations = journal.violations.clone();
     let entries = journal.entries.clone();
@@ -334,7 +389,6 @@ pub const TYPE: &str = "pkgA:index:Res";
 
 /// A program that registers the specs one after another, each waiting for what it references.
 pub fn program(specs: Vec<Spec>) -> Box<dyn Program> {
-    use std::collections::HashMap;
     use stepdeck::engine::{Goal, ProgramFn, PropertyValue};
     Box::new(ProgramFn(
         move |monitor: stepdeck::engine::ResourceMonitor| async move {
@@ -370,4 +424,90 @@ pub fn program(specs: Vec<Spec>) -> Box<dyn Program> {
             Ok(())
         },
     ))
+}
+
+/// What a scripted program registered so far, by resource name.
+#[derive(Default)]
+pub struct Regs(pub HashMap<String, stepdeck::engine::Registered>);
+
+impl Regs {
+    pub fn urn(&self, name: &str) -> Urn {
+        self.0[name].urn.clone()
+    }
+
+    /// The provider reference `<URN>::<ID>` of a registered provider resource.
+    pub fn reference(&self, name: &str) -> String {
+        let r = &self.0[name];
+        format!("{}::{}", r.urn, r.id.clone().unwrap_or_default())
+    }
+}
+
+/// Builds one goal from what was registered before it.
+pub type GoalFn = Box<dyn Fn(&Regs) -> stepdeck::engine::Goal + Send + Sync>;
+
+/// A program registering the goals one after another (each may use earlier registrations).
+pub fn goals(list: Vec<GoalFn>) -> Box<dyn Program> {
+    use stepdeck::engine::ProgramFn;
+    Box::new(ProgramFn(
+        move |monitor: stepdeck::engine::ResourceMonitor| async move {
+            let mut regs = Regs::default();
+            for make in list {
+                let goal = make(&regs);
+                let name = goal.name.clone();
+                let reg = monitor
+                    .register(goal)
+                    .await
+                    .map_err(|e| stepdeck::engine::ProgramError(e.to_string()))?;
+                regs.0.insert(name, reg);
+            }
+            Ok(())
+        },
+    ))
+}
+
+/// A custom resource of the test type with string inputs.
+pub fn custom(name: &str, inputs: &[(&str, &str)]) -> stepdeck::engine::Goal {
+    stepdeck::engine::Goal::custom(
+        TYPE,
+        name,
+        stepdeck::engine::property::props(inputs.to_vec()),
+    )
+}
+
+/// The resource named `name` in a snapshot (the live copy).
+pub fn state<'a>(snap: &'a Snapshot, name: &str) -> &'a stepdeck::engine::ResourceState {
+    snap.resources
+        .iter()
+        .find(|r| r.urn.name() == name && !r.delete)
+        .unwrap_or_else(|| panic!("no {name} in the snapshot"))
+}
+
+/// Error diagnostics of a run.
+pub fn errors(run: &Run) -> Vec<String> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::Diagnostic {
+                severity: stepdeck::engine::Severity::Error,
+                message,
+                ..
+            } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Warning diagnostics of a run.
+pub fn warnings(run: &Run) -> Vec<String> {
+    run.events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::Diagnostic {
+                severity: stepdeck::engine::Severity::Warning,
+                message,
+                ..
+            } => Some(message.clone()),
+            _ => None,
+        })
+        .collect()
 }

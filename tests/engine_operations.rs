@@ -1,0 +1,288 @@
+//! Reads, refresh, destroy and state left behind by interrupted runs, as in Pulumi's
+//! step_generator_test.go, refresh_test.go, destroy_test.go, pending_replace_test.go and
+//! pulumi_test.go.
+
+mod support;
+
+use std::sync::Arc;
+
+use stepdeck::engine::property::props;
+use stepdeck::engine::resource::{OperationType, PendingOperation};
+use stepdeck::engine::{Operation, ProgramFn, ReadGoal, ResourceMonitor, Snapshot, StepOp, Urn};
+use support::*;
+
+fn read_program(name: &'static str, id: &'static str) -> Box<dyn stepdeck::engine::Program> {
+    Box::new(ProgramFn(move |m: ResourceMonitor| async move {
+        m.read(ReadGoal {
+            type_: TYPE.into(),
+            name: name.into(),
+            id: id.into(),
+            ..ReadGoal::default()
+        })
+        .await
+        .map_err(|e| stepdeck::engine::ProgramError(e.to_string()))?;
+        Ok(())
+    }))
+}
+
+fn empty() -> Box<dyn stepdeck::engine::Program> {
+    Box::new(ProgramFn(|_m| async { Ok(()) }))
+}
+
+#[tokio::test]
+async fn reads_record_external_resources_and_discard_them_when_no_longer_read() {
+    let p = Arc::new(FakeProvider::default());
+    p.world
+        .lock()
+        .unwrap()
+        .insert("ext".into(), props([("size", "10")]));
+    let r = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(read_program("x", "ext")),
+    )
+    .await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::Read), vec!["x"]);
+    let x = state(&r.result.snapshot, "x");
+    assert!(x.external);
+    assert_eq!(x.outputs, props([("size", "10")]));
+    let r = run(&p, &r.result.snapshot, options(), Some(empty())).await;
+    assert_eq!(r.steps(), vec![(StepOp::Discard, "x".to_string())]);
+    assert!(p.names("delete").is_empty(), "a discard calls no provider");
+    assert!(r.names().is_empty());
+}
+
+#[tokio::test]
+async fn reading_a_managed_resource_relinquishes_or_replaces_it() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(goals(vec![Box::new(|_| custom("x", &[("k", "1")]))])),
+    )
+    .await
+    .result
+    .snapshot;
+    // The same ID: relinquish, a plain read that stops managing it.
+    let r = run(&p, &s0, options(), Some(read_program("x", "id-x"))).await;
+    assert_eq!(r.steps(), vec![(StepOp::Read, "x".to_string())]);
+    assert!(state(&r.result.snapshot, "x").external);
+    assert!(p.names("delete").is_empty());
+    // Another ID: read-replacement; the managed copy is deleted at the end.
+    p.world
+        .lock()
+        .unwrap()
+        .insert("other".into(), props([("k", "9")]));
+    let r = run(&p, &s0, options(), Some(read_program("x", "other"))).await;
+    assert_eq!(
+        r.steps(),
+        vec![
+            (StepOp::ReadReplacement, "x".to_string()),
+            (StepOp::Replace, "x".to_string()),
+            (StepOp::DeleteReplaced, "x".to_string()),
+        ]
+    );
+    assert_eq!(p.names("delete"), vec!["x"]);
+    let x = state(&r.result.snapshot, "x");
+    assert_eq!((x.external, x.id.as_deref()), (true, Some("other")));
+    assert_eq!(r.result.snapshot.resources.len(), 2, "provider and x");
+}
+
+fn chain_program() -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![
+        Box::new(|_| custom("a", &[("k", "1")])),
+        Box::new(|r| {
+            let mut g = custom("b", &[]);
+            g.dependencies = vec![r.urn("a")];
+            g.property_dependencies = [("x".to_string(), vec![r.urn("a")])].into();
+            g.deleted_with = Some(r.urn("a"));
+            g
+        }),
+        Box::new(|r| {
+            let mut g = custom("c", &[]);
+            g.parent = Some(r.urn("a"));
+            g
+        }),
+    ])
+}
+
+#[tokio::test]
+async fn refresh_reads_every_resource_and_removes_vanished_ones() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = run(&p, &Snapshot::default(), options(), Some(chain_program()))
+        .await
+        .result
+        .snapshot;
+    p.calls.lock().unwrap().clear();
+    p.world.lock().unwrap().remove("id-a");
+    p.world
+        .lock()
+        .unwrap()
+        .insert("id-b".into(), props([("drift", "yes")]));
+    let mut opts = options();
+    opts.operation = Operation::Refresh;
+    let r = run(&p, &s0, opts, None).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let mut refreshed = r.steps_of(StepOp::Refresh);
+    refreshed.sort();
+    assert_eq!(refreshed, vec!["a", "b", "c"]);
+    assert_eq!(r.names(), vec!["b", "c"]);
+    let b = state(&r.result.snapshot, "b");
+    assert_eq!(b.outputs, props([("drift", "yes")]));
+    assert!(b.dependencies.is_empty() && b.deleted_with.is_none());
+    assert!(b.property_dependencies.values().all(Vec::is_empty));
+    assert!(state(&r.result.snapshot, "c").parent.is_none());
+    assert!(p.names("create").is_empty() && p.names("delete").is_empty());
+}
+
+#[tokio::test]
+async fn destroy_deletes_dependents_first_and_providers_last() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = run(&p, &Snapshot::default(), options(), Some(chain_program()))
+        .await
+        .result
+        .snapshot;
+    let mut opts = options();
+    opts.operation = Operation::Destroy;
+    let r = run(&p, &s0, opts, None).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let order: Vec<String> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            stepdeck::engine::EngineEvent::StepFinished { op, urn, .. }
+                if *op == StepOp::Delete =>
+            {
+                Some(urn.name().to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(order.last().map(String::as_str), Some("default"));
+    assert_eq!(order[order.len() - 2], "a");
+    assert!(r.result.snapshot.resources.is_empty());
+    // b is deleted with a: only a and c reach the provider.
+    let mut deleted = p.names("delete");
+    deleted.sort();
+    assert_eq!(deleted, vec!["a", "c"]);
+}
+
+#[tokio::test]
+async fn pending_operations_are_reported_on_the_next_run() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(goals(vec![Box::new(|_| custom("a", &[]))])),
+    )
+    .await
+    .result
+    .snapshot;
+    let mut base = s0.clone();
+    base.pending_operations.push(PendingOperation {
+        resource: state(&s0, "a").clone(),
+        kind: OperationType::Updating,
+    });
+    let r = run(
+        &p,
+        &base,
+        options(),
+        Some(goals(vec![Box::new(|_| custom("a", &[]))])),
+    )
+    .await;
+    let w = warnings(&r);
+    assert!(
+        w.iter()
+            .any(|m| m.contains("::a was interrupted while updating") && m.contains("refresh")),
+        "{w:?}"
+    );
+}
+
+fn pending_replacement_base(p: &Arc<FakeProvider>) -> impl std::future::Future<Output = Snapshot> {
+    let p = p.clone();
+    async move {
+        let s0 = run(
+            &p,
+            &Snapshot::default(),
+            options(),
+            Some(goals(vec![
+                Box::new(|_| custom("a", &[("k", "1")])),
+                Box::new(|_| custom("b", &[])),
+            ])),
+        )
+        .await
+        .result
+        .snapshot;
+        // A delete-before-replace of `a` that was interrupted after its delete.
+        let mut base = s0;
+        for r in &mut base.resources {
+            if r.urn.name() == "a" {
+                r.pending_replacement = true;
+            }
+        }
+        p.world.lock().unwrap().remove("id-a");
+        p.calls.lock().unwrap().clear();
+        base
+    }
+}
+
+#[tokio::test]
+async fn an_interrupted_delete_before_replace_resumes_without_deleting_again() {
+    let p = Arc::new(FakeProvider {
+        diff: Some(replace_on(&["k"], true)),
+        ..FakeProvider::default()
+    });
+    let base = pending_replacement_base(&p).await;
+    let r = run(
+        &p,
+        &base,
+        options(),
+        Some(goals(vec![
+            Box::new(|_| custom("a", &[("k", "2")])),
+            Box::new(|_| custom("b", &[])),
+        ])),
+    )
+    .await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(
+        r.steps(),
+        vec![
+            (StepOp::Replace, "a".to_string()),
+            (StepOp::CreateReplacement, "a".to_string()),
+            (StepOp::Same, "b".to_string()),
+        ]
+    );
+    assert!(p.names("delete").is_empty(), "no second delete");
+    assert_eq!(p.names("create"), vec!["a"]);
+    let a = state(&r.result.snapshot, "a");
+    assert!(!a.pending_replacement);
+    assert_eq!(r.names(), vec!["a", "b"]);
+}
+
+#[tokio::test]
+async fn a_pending_replacement_no_longer_registered_is_removed_without_a_delete() {
+    let p = Arc::new(FakeProvider::default());
+    let base = pending_replacement_base(&p).await;
+    let r = run(
+        &p,
+        &base,
+        options(),
+        Some(goals(vec![Box::new(|_| custom("b", &[]))])),
+    )
+    .await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::RemovePendingReplace), vec!["a"]);
+    assert!(p.names("delete").is_empty());
+    assert_eq!(r.names(), vec!["b"]);
+    assert!(
+        !r.result
+            .snapshot
+            .resources
+            .iter()
+            .any(|x| x.urn == Urn::new("test", "proj", None, TYPE, "a"))
+    );
+}

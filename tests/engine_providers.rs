@@ -1,0 +1,298 @@
+//! Providers as resources (Pulumi's provider_test.go): default providers configured from stack
+//! config, explicit providers, provider replacement cascading to what they manage, moves between
+//! providers, unknown configuration in previews, malformed references.
+
+mod support;
+
+use std::sync::Arc;
+
+use stepdeck::engine::property::props;
+use stepdeck::engine::provider::{DiffChanges, DiffRequest, DiffResult};
+use stepdeck::engine::{EngineEvent, Goal, Operation, Outcome, PropertyValue, Snapshot, StepOp};
+use support::*;
+
+const PROV: &str = "pulumi:providers:pkgA";
+
+/// DiffConfig that replaces when `region` changed, delete-before-replace when `dbr`.
+fn region_replaces(dbr: bool) -> Box<DiffFn> {
+    Box::new(move |req: &DiffRequest| {
+        let mut d = DiffResult::none();
+        if req.old_inputs.get("region") != req.new_inputs.get("region") {
+            d.changes = DiffChanges::Some;
+            d.changed_keys = vec!["region".into()];
+            d.replace_keys = vec!["region".into()];
+            d.delete_before_replace = dbr;
+        }
+        d
+    })
+}
+
+fn fake_with_config(dbr: bool) -> Arc<FakeProvider> {
+    Arc::new(FakeProvider {
+        diff_config: Some(region_replaces(dbr)),
+        ..FakeProvider::default()
+    })
+}
+
+/// An explicit provider `prov` with a region, `a` managed by it, `b` by the default provider.
+fn explicit(region: &'static str) -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![
+        Box::new(move |_| Goal::custom(PROV, "prov", props([("region", region)]))),
+        Box::new(|r| {
+            let mut g = custom("a", &[("k", "1")]);
+            g.provider = Some(r.reference("prov"));
+            g
+        }),
+        Box::new(|_| custom("b", &[("k", "1")])),
+    ])
+}
+
+fn replace_keys(run: &Run, name: &str) -> Vec<String> {
+    run.events
+        .iter()
+        .find_map(|e| match e {
+            EngineEvent::StepPlanned(i) if i.op == StepOp::Replace && i.urn.name() == name => {
+                Some(i.replace_keys.clone())
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no replace of {name}"))
+}
+
+fn changes(run: &Run) -> Vec<(StepOp, String)> {
+    run.steps()
+        .into_iter()
+        .filter(|(o, _)| *o != StepOp::Same)
+        .collect()
+}
+
+fn s(op: StepOp, n: &str) -> (StepOp, String) {
+    (op, n.to_string())
+}
+
+#[tokio::test]
+async fn default_provider_is_configured_from_the_stack_config() {
+    let p = Arc::new(FakeProvider::default());
+    let mut opts = options();
+    opts.config = [
+        ("pkgA:region".to_string(), "us-west-2".to_string()),
+        ("pkgA:retries".to_string(), "3".to_string()),
+        ("other:key".to_string(), "x".to_string()),
+    ]
+    .into();
+    let r = run(
+        &p,
+        &Snapshot::default(),
+        opts,
+        Some(goals(vec![Box::new(|_| custom("a", &[]))])),
+    )
+    .await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let dflt = state(&r.result.snapshot, "default");
+    assert_eq!(dflt.urn.type_(), PROV);
+    let want = props([
+        ("region", PropertyValue::from("us-west-2")),
+        ("retries", PropertyValue::Number(3.0)),
+    ]);
+    assert_eq!(dflt.inputs, want);
+    assert_eq!(*p.configures.lock().unwrap(), vec![want]);
+    let a = state(&r.result.snapshot, "a");
+    assert_eq!(
+        a.provider.as_deref(),
+        Some(format!("{}::{}", dflt.urn, dflt.id.as_deref().unwrap()).as_str())
+    );
+}
+
+#[tokio::test]
+async fn a_provider_replaced_by_diff_config_replaces_what_it_manages() {
+    let p = fake_with_config(false);
+    let s0 = run(&p, &Snapshot::default(), options(), Some(explicit("1")))
+        .await
+        .result
+        .snapshot;
+    let old_prov_id = state(&s0, "prov").id.clone().unwrap();
+    p.calls.lock().unwrap().clear();
+    let r = run(&p, &s0, options(), Some(explicit("2"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(
+        changes(&r),
+        vec![
+            s(StepOp::CreateReplacement, "prov"),
+            s(StepOp::Replace, "prov"),
+            s(StepOp::CreateReplacement, "a"),
+            s(StepOp::Replace, "a"),
+            s(StepOp::DeleteReplaced, "a"),
+            s(StepOp::DeleteReplaced, "prov"),
+        ]
+    );
+    assert_eq!(replace_keys(&r, "a"), vec!["provider"]);
+    assert_eq!(r.steps_of(StepOp::Same), vec!["b"]);
+    assert_eq!(p.names("create"), vec!["a"]);
+    assert_eq!(p.names("delete"), vec!["a"]);
+    let prov = state(&r.result.snapshot, "prov");
+    assert_ne!(prov.id.as_deref(), Some(old_prov_id.as_str()));
+    let a = state(&r.result.snapshot, "a");
+    assert_eq!(
+        a.provider.as_deref(),
+        Some(format!("{}::{}", prov.urn, prov.id.as_deref().unwrap()).as_str())
+    );
+    assert_eq!(r.names(), vec!["a", "b"]);
+}
+
+#[tokio::test]
+async fn a_delete_before_replace_provider_cascades_to_its_resources() {
+    let p = fake_with_config(true);
+    let s0 = run(&p, &Snapshot::default(), options(), Some(explicit("1")))
+        .await
+        .result
+        .snapshot;
+    p.calls.lock().unwrap().clear();
+    let r = run(&p, &s0, options(), Some(explicit("2"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(
+        changes(&r),
+        vec![
+            s(StepOp::DeleteReplaced, "a"),
+            s(StepOp::DeleteReplaced, "prov"),
+            s(StepOp::Replace, "prov"),
+            s(StepOp::CreateReplacement, "prov"),
+            s(StepOp::Replace, "a"),
+            s(StepOp::CreateReplacement, "a"),
+        ]
+    );
+    let calls: Vec<(&str, String)> = p
+        .calls()
+        .iter()
+        .filter(|c| c.op != "diff")
+        .map(|c| (c.op, c.urn.name().to_string()))
+        .collect();
+    assert_eq!(
+        calls,
+        vec![("delete", "a".to_string()), ("create", "a".to_string())]
+    );
+    assert_eq!(r.names(), vec!["a", "b"]);
+}
+
+fn two_providers(a_on: &'static str, r2: &'static str) -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![
+        Box::new(|_| Goal::custom(PROV, "p1", props([("region", "1")]))),
+        Box::new(move |_| Goal::custom(PROV, "p2", props([("region", r2)]))),
+        Box::new(move |r| {
+            let mut g = custom("a", &[("k", "1")]);
+            g.provider = Some(r.reference(a_on));
+            g
+        }),
+    ])
+}
+
+#[tokio::test]
+async fn moving_to_another_provider_asks_the_new_providers_diff_config() {
+    // Same configuration: the resource just moves.
+    let p = fake_with_config(false);
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(two_providers("p1", "1")),
+    )
+    .await
+    .result
+    .snapshot;
+    let r = run(&p, &s0, options(), Some(two_providers("p2", "1"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(changes(&r), vec![]);
+    let p2 = state(&r.result.snapshot, "p2");
+    assert_eq!(
+        state(&r.result.snapshot, "a").provider.as_deref(),
+        Some(format!("{}::{}", p2.urn, p2.id.as_deref().unwrap()).as_str())
+    );
+    // Different configuration: the new provider's DiffConfig replaces the resource.
+    let p = fake_with_config(false);
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(two_providers("p1", "2")),
+    )
+    .await
+    .result
+    .snapshot;
+    let r = run(&p, &s0, options(), Some(two_providers("p2", "2"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(
+        changes(&r),
+        vec![
+            s(StepOp::CreateReplacement, "a"),
+            s(StepOp::Replace, "a"),
+            s(StepOp::DeleteReplaced, "a"),
+        ]
+    );
+    assert_eq!(replace_keys(&r, "a"), vec!["provider"]);
+}
+
+#[tokio::test]
+async fn unknown_provider_config_in_preview_is_a_diff_unavailable_update() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = run(&p, &Snapshot::default(), options(), Some(explicit("1")))
+        .await
+        .result
+        .snapshot;
+    p.calls.lock().unwrap().clear();
+    let mut opts = options();
+    opts.operation = Operation::Preview;
+    let program = goals(vec![
+        Box::new(|_| Goal::custom(PROV, "prov", props([("region", PropertyValue::Unknown)]))),
+        Box::new(|r| {
+            let mut g = custom("a", &[("k", "1")]);
+            g.provider = Some(r.reference("prov"));
+            g
+        }),
+    ]);
+    let r = run(&p, &s0, opts, Some(program)).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::Update), vec!["prov", "a"]);
+    let w = warnings(&r);
+    assert!(
+        w.iter().any(|m| m.contains("not known during preview")),
+        "{w:?}"
+    );
+    assert!(
+        p.names("diff").is_empty(),
+        "no Diff with an unconfigured provider"
+    );
+    assert!(
+        p.names("update").is_empty(),
+        "no Update with an unconfigured provider"
+    );
+    assert_eq!(r.result.snapshot, s0, "a preview writes nothing");
+}
+
+#[tokio::test]
+async fn a_malformed_provider_reference_is_a_clear_error() {
+    for (reference, why) in [
+        (
+            "not-a-reference",
+            "expected '<provider URN>::<provider ID>'",
+        ),
+        (
+            "urn:pulumi:test::proj::pkgA:index:Res::x::id",
+            "does not name a provider",
+        ),
+    ] {
+        let p = Arc::new(FakeProvider::default());
+        let program = goals(vec![Box::new(move |_| {
+            let mut g = custom("a", &[]);
+            g.provider = Some(reference.to_string());
+            g
+        })]);
+        let r = run(&p, &Snapshot::default(), options(), Some(program)).await;
+        let Outcome::Failed(msg) = &r.result.outcome else {
+            panic!("{:?}", r.result.outcome)
+        };
+        assert!(
+            msg.contains(&format!("bad provider reference '{reference}'")) && msg.contains(why),
+            "{msg}"
+        );
+        assert!(p.names("create").is_empty());
+    }
+}

@@ -1,0 +1,116 @@
+//! Targeted operations (Pulumi's target_test.go): untargeted resources keep their state,
+//! skipped creates, targeted deletes and their dependents, excludes.
+
+mod support;
+
+use std::sync::Arc;
+
+use stepdeck::engine::{Outcome, Snapshot, StepOp};
+use support::*;
+
+fn urn(name: &str) -> String {
+    format!("urn:pulumi:test::proj::{TYPE}::{name}")
+}
+
+fn abc(k: &'static str) -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![
+        Box::new(move |_| custom("a", &[("k", k)])),
+        Box::new(|r| {
+            let mut g = custom("b", &[("k", k)]);
+            g.dependencies = vec![r.urn("a")];
+            g
+        }),
+        Box::new(move |_| custom("c", &[("k", k)])),
+    ])
+}
+
+async fn base(p: &Arc<FakeProvider>) -> Snapshot {
+    let s = run(p, &Snapshot::default(), options(), Some(abc("1")))
+        .await
+        .result
+        .snapshot;
+    p.calls.lock().unwrap().clear();
+    s
+}
+
+#[tokio::test]
+async fn untargeted_resources_keep_their_state() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let mut opts = options();
+    opts.targets = vec![urn("a")];
+    let r = run(&p, &s0, opts, Some(abc("2"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::Update), vec!["a"]);
+    assert_eq!(p.names("update"), vec!["a"]);
+    assert_eq!(state(&r.result.snapshot, "b"), state(&s0, "b"));
+    assert_eq!(state(&r.result.snapshot, "c"), state(&s0, "c"));
+}
+
+#[tokio::test]
+async fn target_dependents_reach_what_depends_on_a_target() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let mut opts = options();
+    opts.targets = vec![urn("a")];
+    opts.target_dependents = true;
+    let r = run(&p, &s0, opts, Some(abc("2"))).await;
+    assert_eq!(r.steps_of(StepOp::Update), vec!["a", "b"]);
+    assert_eq!(state(&r.result.snapshot, "c"), state(&s0, "c"));
+}
+
+#[tokio::test]
+async fn excluded_resources_are_left_alone() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let mut opts = options();
+    opts.excludes = vec![format!("urn:pulumi:test::proj::{TYPE}::*b*")];
+    let r = run(&p, &s0, opts, Some(abc("2"))).await;
+    assert_eq!(r.steps_of(StepOp::Update), vec!["a", "c"]);
+    assert_eq!(state(&r.result.snapshot, "b"), state(&s0, "b"));
+}
+
+#[tokio::test]
+async fn a_target_depending_on_a_skipped_create_is_an_error() {
+    let p = Arc::new(FakeProvider::default());
+    let mut opts = options();
+    opts.targets = vec![urn("b")];
+    let r = run(&p, &Snapshot::default(), opts, Some(abc("1"))).await;
+    let Outcome::Failed(msg) = &r.result.outcome else {
+        panic!("{:?}", r.result.outcome)
+    };
+    assert!(
+        msg.contains(&urn("a"))
+            && msg.contains("will be created but was not specified in --target list"),
+        "{msg}"
+    );
+    assert!(p.names("create").is_empty());
+    assert!(r.names().is_empty());
+}
+
+#[tokio::test]
+async fn a_targeted_delete_needs_its_dependents_targeted() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let only_c = || goals(vec![Box::new(|_| custom("c", &[("k", "1")]))]);
+    let mut opts = options();
+    opts.targets = vec![urn("a")];
+    let r = run(&p, &s0, opts.clone(), Some(only_c())).await;
+    let errs = errors(&r);
+    assert!(
+        errs.iter().any(|m| m.contains(&urn("b"))
+            && m.contains("will be destroyed but was not specified in --target list")),
+        "{errs:?}"
+    );
+    assert!(matches!(r.result.outcome, Outcome::Failed(_)));
+    assert!(p.names("delete").is_empty());
+    let mut names = r.names();
+    names.sort();
+    assert_eq!(names, vec!["a", "b", "c"]);
+    // With target_dependents the dependent goes too, first.
+    opts.target_dependents = true;
+    let r = run(&p, &s0, opts, Some(only_c())).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(p.names("delete"), vec!["b", "a"]);
+    assert_eq!(r.names(), vec!["c"]);
+}
