@@ -1,1 +1,3 @@
+pub mod app;
 pub mod engine;
+pub mod views;

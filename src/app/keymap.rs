@@ -1,0 +1,159 @@
+//! Keys to actions, as a pure function of the key and the input context, so every binding is
+//! testable without a terminal.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+
+use super::ui_state::ViewId;
+
+/// Everything the operator can ask of the console.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    /// Collapse (tree) or move left (graph).
+    Left,
+    /// Expand (tree) or move right (graph).
+    Right,
+    NextView,
+    PrevView,
+    ShowView(ViewId),
+    OpenDetails,
+    /// Esc: closes the topmost overlay, dialog or filter input.
+    Close,
+    StartFilter,
+    FilterChar(char),
+    FilterBackspace,
+    FilterCommit,
+    TogglePause,
+    Approve,
+    Decline,
+    ApproveAll,
+    /// `c`: asks to confirm a cancel.
+    Cancel,
+    /// `y` in a dialog.
+    Confirm,
+    /// `n` in a dialog.
+    Deny,
+    /// Ctrl-C: cancel, then terminate.
+    Interrupt,
+    Quit,
+    ToggleHelp,
+    PreviewApply,
+    PreviewAbort,
+    /// `f` in the graph: show only the selection's dependencies and dependents.
+    ToggleGraphFocus,
+    /// `s` in the log: cycle the minimum severity shown.
+    CycleSeverity,
+    ScrollUp,
+    ScrollDown,
+}
+
+/// What decides how a key is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct KeyContext {
+    /// `/` input is open: printable keys are filter text.
+    pub filter_input: bool,
+    /// A confirm dialog is open: `y`/`n`/Esc answer it.
+    pub confirming: bool,
+    /// A preview waits for `y`/`n`.
+    pub preview_decision: bool,
+}
+
+/// The action for a key, if any.
+pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
+        return Some(Action::Interrupt);
+    }
+    if ctx.filter_input {
+        return match key.code {
+            KeyCode::Esc => Some(Action::Close),
+            KeyCode::Enter => Some(Action::FilterCommit),
+            KeyCode::Backspace => Some(Action::FilterBackspace),
+            KeyCode::Char(c) if !ctrl => Some(Action::FilterChar(c)),
+            _ => None,
+        };
+    }
+    if ctx.confirming {
+        return match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => Some(Action::Confirm),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Some(Action::Deny),
+            _ => None,
+        };
+    }
+    Some(match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::Left | KeyCode::Char('h') => Action::Left,
+        KeyCode::Right | KeyCode::Char('l') => Action::Right,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Char('b') if ctrl => Action::PageUp,
+        KeyCode::Char('f') if ctrl => Action::PageDown,
+        KeyCode::Home | KeyCode::Char('g') => Action::Home,
+        KeyCode::End | KeyCode::Char('G') => Action::End,
+        KeyCode::Tab => Action::NextView,
+        KeyCode::BackTab => Action::PrevView,
+        KeyCode::Char(d @ '1'..='6') => {
+            ViewId::from_number(d as usize - '0' as usize).map(Action::ShowView)?
+        }
+        KeyCode::Enter => Action::OpenDetails,
+        KeyCode::Esc => Action::Close,
+        KeyCode::Char('/') => Action::StartFilter,
+        KeyCode::Char('p') => Action::TogglePause,
+        KeyCode::Char('a') => Action::Approve,
+        KeyCode::Char('x') => Action::Decline,
+        KeyCode::Char('A') => Action::ApproveAll,
+        KeyCode::Char('c') => Action::Cancel,
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('f') => Action::ToggleGraphFocus,
+        KeyCode::Char('s') => Action::CycleSeverity,
+        KeyCode::Char('y') if ctx.preview_decision => Action::PreviewApply,
+        KeyCode::Char('n') if ctx.preview_decision => Action::PreviewAbort,
+        _ => return None,
+    })
+}
+
+/// The action for a mouse event: the wheel scrolls.
+pub fn map_mouse(m: MouseEvent) -> Option<Action> {
+    match m.kind {
+        MouseEventKind::ScrollUp => Some(Action::ScrollUp),
+        MouseEventKind::ScrollDown => Some(Action::ScrollDown),
+        _ => None,
+    }
+}
+
+/// Every binding as (keys, what it does), for the help overlay; kept next to `map_key`.
+pub const BINDINGS: &[(&str, &str)] = &[
+    ("↑ ↓  k j", "move the selection"),
+    (
+        "← →  h l",
+        "collapse / expand (tree), move between layers (graph)",
+    ),
+    ("PgUp PgDn", "page up / down"),
+    ("Home End  g G", "first / last"),
+    ("Tab  Shift-Tab", "next / previous view"),
+    ("1-6", "Resources, Graph, Chains, Pending, Log, Diffs"),
+    ("Enter", "details of the selected resource"),
+    ("Esc", "close details, help, dialog or filter"),
+    ("/", "filter by name, type or op (op:replace)"),
+    ("p", "pause / resume"),
+    ("a", "approve the selected pending replacement"),
+    ("x", "decline the selected pending replacement"),
+    ("A", "approve all pending replacements"),
+    ("c", "cancel the deployment (asks to confirm)"),
+    ("Ctrl-C", "cancel; a second Ctrl-C terminates"),
+    ("f", "graph: focus on the selection's dependencies"),
+    ("s", "log: cycle the minimum severity"),
+    ("y  n", "preview: apply / abort"),
+    ("q", "quit (asks while the deployment runs)"),
+    ("?", "this help"),
+];

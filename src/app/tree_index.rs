@@ -1,0 +1,150 @@
+//! The resource tree flattened into display rows (children under parents, collapsed subtrees
+//! hidden, filtered rows kept with their ancestors). Rebuilt only when the model's structure,
+//! the filter or the collapsed set changes, so drawing a frame touches only the visible rows.
+
+use std::collections::HashSet;
+
+use crate::engine::urn::Urn;
+
+use super::filter::Filter;
+use super::model::Model;
+
+const NONE: u32 = u32::MAX;
+
+/// One visible row of the tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlatRow {
+    /// Index of the resource in the model.
+    pub idx: usize,
+    pub depth: u16,
+    /// Last among its visible siblings (draws `└─` rather than `├─`).
+    pub last: bool,
+    /// Position of the parent row in the flattened list.
+    parent_row: u32,
+    pub has_children: bool,
+}
+
+/// The flattened tree and its rebuild key.
+#[derive(Clone, Debug, Default)]
+pub struct TreeIndex {
+    key: Option<(u64, String, u64)>,
+    rows: Vec<FlatRow>,
+    /// Row position per resource index (`NONE` when hidden).
+    pos: Vec<u32>,
+}
+
+impl TreeIndex {
+    /// Rebuilds when the structure, the filter or the collapsed set changed; O(1) otherwise.
+    pub fn refresh(
+        &mut self,
+        model: &Model,
+        filter: &Filter,
+        collapsed: &HashSet<Urn>,
+        collapsed_version: u64,
+    ) {
+        let key = (
+            model.structure_version(),
+            filter.text().to_string(),
+            collapsed_version,
+        );
+        if self.key.as_ref() == Some(&key) {
+            return;
+        }
+        self.key = Some(key);
+        self.rebuild(model, filter, collapsed);
+    }
+
+    fn rebuild(&mut self, model: &Model, filter: &Filter, collapsed: &HashSet<Urn>) {
+        let n = model.resources().len();
+        let keep: Option<Vec<bool>> = (!filter.is_empty()).then(|| {
+            let mut keep = vec![false; n];
+            for (i, r) in model.resources().iter().enumerate() {
+                if !filter.matches(r) {
+                    continue;
+                }
+                let mut cur = Some(i);
+                while let Some(c) = cur {
+                    if keep[c] {
+                        break;
+                    }
+                    keep[c] = true;
+                    cur = model.resource(c).parent;
+                }
+            }
+            keep
+        });
+        let kept = |i: usize| keep.as_ref().is_none_or(|k| k[i]);
+        self.rows.clear();
+        self.pos.clear();
+        self.pos.resize(n, NONE);
+        // Depth-first, children in order; the stack holds (idx, depth, last, parent row).
+        let roots: Vec<usize> = model.roots().filter(|&i| kept(i)).collect();
+        let mut stack: Vec<(usize, u16, bool, u32)> = roots
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(k, &i)| (i, 0, k + 1 == roots.len(), NONE))
+            .collect();
+        while let Some((i, depth, last, parent_row)) = stack.pop() {
+            let r = model.resource(i);
+            let row = self.rows.len() as u32;
+            self.pos[i] = row;
+            let children: Vec<usize> = r.children.iter().copied().filter(|&c| kept(c)).collect();
+            self.rows.push(FlatRow {
+                idx: i,
+                depth,
+                last,
+                parent_row,
+                has_children: !children.is_empty(),
+            });
+            if collapsed.contains(&r.urn) {
+                continue;
+            }
+            let count = children.len();
+            for (k, &c) in children.iter().enumerate().rev() {
+                stack.push((c, depth + 1, k + 1 == count, row));
+            }
+        }
+    }
+
+    pub fn rows(&self) -> &[FlatRow] {
+        &self.rows
+    }
+
+    pub fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The row showing resource `idx`, if visible.
+    pub fn position(&self, idx: usize) -> Option<usize> {
+        self.pos
+            .get(idx)
+            .copied()
+            .filter(|&p| p != NONE)
+            .map(|p| p as usize)
+    }
+
+    /// Tree guides for a row (`│ ├─ └─`), built from its ancestors: O(depth).
+    pub fn guides(&self, row: usize) -> String {
+        let r = self.rows[row];
+        if r.depth == 0 {
+            return String::new();
+        }
+        let mut parts: Vec<&str> = Vec::with_capacity(r.depth as usize);
+        parts.push(if r.last { "└─" } else { "├─" });
+        let mut p = r.parent_row;
+        while p != NONE {
+            let pr = self.rows[p as usize];
+            if pr.depth == 0 {
+                break;
+            }
+            parts.push(if pr.last { "  " } else { "│ " });
+            p = pr.parent_row;
+        }
+        parts.iter().rev().copied().collect()
+    }
+}
