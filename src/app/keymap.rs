@@ -157,3 +157,152 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("q", "quit (asks while the deployment runs)"),
     ("?", "this help"),
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::{KeyEventState, MouseButton};
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn ctrl(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    fn normal(code: KeyCode) -> Option<Action> {
+        map_key(key(code), KeyContext::default())
+    }
+
+    #[test]
+    fn arrows_and_vim_keys_move() {
+        for (a, b, want) in [
+            (KeyCode::Up, KeyCode::Char('k'), Action::Up),
+            (KeyCode::Down, KeyCode::Char('j'), Action::Down),
+            (KeyCode::Left, KeyCode::Char('h'), Action::Left),
+            (KeyCode::Right, KeyCode::Char('l'), Action::Right),
+            (KeyCode::Home, KeyCode::Char('g'), Action::Home),
+            (KeyCode::End, KeyCode::Char('G'), Action::End),
+        ] {
+            assert_eq!(normal(a), Some(want.clone()));
+            assert_eq!(normal(b), Some(want));
+        }
+        assert_eq!(normal(KeyCode::PageDown), Some(Action::PageDown));
+        assert_eq!(normal(KeyCode::PageUp), Some(Action::PageUp));
+    }
+
+    #[test]
+    fn view_switching_keys() {
+        assert_eq!(normal(KeyCode::Tab), Some(Action::NextView));
+        assert_eq!(normal(KeyCode::BackTab), Some(Action::PrevView));
+        assert_eq!(
+            normal(KeyCode::Char('1')),
+            Some(Action::ShowView(ViewId::Resources))
+        );
+        assert_eq!(
+            normal(KeyCode::Char('4')),
+            Some(Action::ShowView(ViewId::Pending))
+        );
+        assert_eq!(
+            normal(KeyCode::Char('6')),
+            Some(Action::ShowView(ViewId::Diffs))
+        );
+        assert_eq!(normal(KeyCode::Char('7')), None);
+    }
+
+    #[test]
+    fn operator_keys() {
+        assert_eq!(normal(KeyCode::Char('p')), Some(Action::TogglePause));
+        assert_eq!(normal(KeyCode::Char('a')), Some(Action::Approve));
+        assert_eq!(normal(KeyCode::Char('x')), Some(Action::Decline));
+        assert_eq!(normal(KeyCode::Char('A')), Some(Action::ApproveAll));
+        assert_eq!(normal(KeyCode::Char('c')), Some(Action::Cancel));
+        assert_eq!(normal(KeyCode::Char('q')), Some(Action::Quit));
+        assert_eq!(normal(KeyCode::Char('?')), Some(Action::ToggleHelp));
+        assert_eq!(normal(KeyCode::Enter), Some(Action::OpenDetails));
+        assert_eq!(normal(KeyCode::Char('/')), Some(Action::StartFilter));
+        assert_eq!(
+            map_key(ctrl('c'), KeyContext::default()),
+            Some(Action::Interrupt)
+        );
+    }
+
+    #[test]
+    fn y_and_n_apply_or_abort_only_when_a_preview_waits() {
+        assert_eq!(normal(KeyCode::Char('y')), None);
+        let ctx = KeyContext {
+            preview_decision: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('y')), ctx),
+            Some(Action::PreviewApply)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('n')), ctx),
+            Some(Action::PreviewAbort)
+        );
+    }
+
+    #[test]
+    fn dialogs_and_filter_input_take_their_keys_but_ctrl_c_always_interrupts() {
+        let confirm = KeyContext {
+            confirming: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('y')), confirm),
+            Some(Action::Confirm)
+        );
+        assert_eq!(map_key(key(KeyCode::Esc), confirm), Some(Action::Deny));
+        assert_eq!(map_key(key(KeyCode::Char('p')), confirm), None);
+        let filter = KeyContext {
+            filter_input: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('q')), filter),
+            Some(Action::FilterChar('q'))
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Backspace), filter),
+            Some(Action::FilterBackspace)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Enter), filter),
+            Some(Action::FilterCommit)
+        );
+        assert_eq!(map_key(ctrl('c'), filter), Some(Action::Interrupt));
+        assert_eq!(map_key(ctrl('c'), confirm), Some(Action::Interrupt));
+    }
+
+    #[test]
+    fn key_releases_are_ignored_and_the_wheel_scrolls() {
+        let release = KeyEvent {
+            code: KeyCode::Char('p'),
+            modifiers: KeyModifiers::NONE,
+            kind: KeyEventKind::Release,
+            state: KeyEventState::NONE,
+        };
+        assert_eq!(map_key(release, KeyContext::default()), None);
+        let wheel = |kind| MouseEvent {
+            kind,
+            column: 0,
+            row: 0,
+            modifiers: KeyModifiers::NONE,
+        };
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::ScrollDown)),
+            Some(Action::ScrollDown)
+        );
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::ScrollUp)),
+            Some(Action::ScrollUp)
+        );
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::Down(MouseButton::Left))),
+            None
+        );
+    }
+}

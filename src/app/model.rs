@@ -936,3 +936,240 @@ impl Model {
         self.chains[c].state = state;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::sample::{sample_timeline, sample_urn, step_info};
+    use crate::engine::property::PropertyMap;
+
+    fn sample_model() -> Model {
+        let mut m = Model::new();
+        for (at, e) in sample_timeline() {
+            m.set_now(at);
+            m.apply(&e);
+        }
+        m
+    }
+
+    fn urn(t: &str, n: &str) -> Urn {
+        sample_urn(t, n)
+    }
+
+    #[test]
+    fn sample_reduces_to_counts_statuses_and_workers() {
+        let m = sample_model();
+        assert_eq!(m.stack, "dev");
+        assert_eq!(m.parallel, 8);
+        assert_eq!(m.planned_count(StepOp::Create), 4);
+        assert_eq!(m.planned_count(StepOp::Replace), 2);
+        assert_eq!(m.planned_count(StepOp::Delete), 1);
+        assert_eq!(m.done_count(StepOp::Create), 2);
+        assert_eq!(m.failed, 1);
+        assert_eq!(m.workers_busy, 2, "chains 4 and 5 still run");
+        let st = |n: &str, t: &str| m.get(&urn(t, n)).unwrap().status;
+        assert_eq!(st("net", "sim:index:Network"), Status::Done);
+        assert_eq!(st("subnet-b", "sim:index:Subnet"), Status::Running);
+        assert_eq!(st("server-2", "sim:index:Server"), Status::Failed);
+        assert_eq!(st("db", "sim:index:Database"), Status::WaitingForApproval);
+        assert_eq!(st("app", "sim:index:Service"), Status::WaitingForApproval);
+        assert_eq!(st("old-logs", "sim:index:Bucket"), Status::Planned);
+        let srv2 = m.get(&urn("sim:index:Server", "server-2")).unwrap();
+        assert_eq!(
+            srv2.error.as_deref(),
+            Some("quota exceeded for instance type large")
+        );
+        assert_eq!(srv2.busy, Duration::from_secs_f64(0.7));
+        assert_eq!(m.run_state(), RunState::AwaitingApproval);
+        assert_eq!(m.elapsed(), Duration::from_secs_f64(3.5));
+    }
+
+    #[test]
+    fn tree_puts_children_under_parents() {
+        let m = sample_model();
+        let roots: Vec<usize> = m.roots().collect();
+        assert_eq!(roots.len(), 1);
+        let stack = m.resource(roots[0]);
+        assert_eq!(stack.type_, "pulumi:pulumi:Stack");
+        let names: Vec<&str> = stack
+            .children
+            .iter()
+            .map(|&c| m.resource(c).name())
+            .collect();
+        assert_eq!(names, ["net", "db", "app", "old-logs"]);
+        let net = m.get(&urn("sim:index:Network", "net")).unwrap();
+        let subs: Vec<&str> = net.children.iter().map(|&c| m.resource(c).name()).collect();
+        assert_eq!(subs, ["subnet-a", "subnet-b"]);
+    }
+
+    #[test]
+    fn chains_are_ordered_awaiting_running_queued_finished() {
+        let m = sample_model();
+        let order: Vec<(u64, ChainState)> = m.chains_in_order().map(|c| (c.id, c.state)).collect();
+        assert_eq!(
+            order,
+            [
+                (7, ChainState::AwaitingApproval),
+                (4, ChainState::Running),
+                (5, ChainState::Running),
+                (8, ChainState::Queued),
+                (6, ChainState::Failed),
+                (3, ChainState::Done),
+                (2, ChainState::Done),
+            ]
+        );
+        assert_eq!(m.chain(4).unwrap().worker, Some(2));
+        assert_eq!(m.chain(4).unwrap().current, Some(0));
+    }
+
+    #[test]
+    fn diffs_and_log_are_tracked() {
+        let m = sample_model();
+        assert_eq!(m.diffs.queued, 1);
+        assert_eq!(m.diffs.running.len(), 1);
+        assert_eq!(m.diffs.done, 1);
+        let severities: Vec<Severity> = m.log().iter().map(|e| e.severity).collect();
+        assert_eq!(
+            severities,
+            [Severity::Warning, Severity::Error, Severity::Info]
+        );
+        let srv1 = m.get(&urn("sim:index:Server", "server-1")).unwrap();
+        assert_eq!(
+            srv1.message.as_deref(),
+            Some("waiting for instance to boot")
+        );
+    }
+
+    #[test]
+    fn approving_requeues_the_cascade_and_declining_keeps_it() {
+        let mut m = sample_model();
+        assert_eq!(m.undecided_cascades(), 1);
+        let mut declined = m.clone();
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: true,
+            by: Decider::Operator,
+        });
+        assert_eq!(m.undecided_cascades(), 0);
+        assert_eq!(m.chain(7).unwrap().state, ChainState::Queued);
+        assert_eq!(
+            m.get(&urn("sim:index:Database", "db")).unwrap().status,
+            Status::Planned
+        );
+        assert_eq!(m.run_state(), RunState::Running);
+
+        declined.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: false,
+            by: Decider::Policy,
+        });
+        assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
+        assert_eq!(
+            declined
+                .get(&urn("sim:index:Service", "app"))
+                .unwrap()
+                .status,
+            Status::Declined
+        );
+        assert_eq!(
+            declined.cascade(1).unwrap().decided,
+            Some((false, Decider::Policy))
+        );
+    }
+
+    #[test]
+    fn pause_cancel_and_summary_drive_the_run_state() {
+        let mut m = sample_model();
+        m.apply(&EngineEvent::Paused);
+        assert_eq!(m.run_state(), RunState::Paused);
+        m.apply(&EngineEvent::Resumed);
+        assert_eq!(m.run_state(), RunState::AwaitingApproval);
+        m.apply(&EngineEvent::CancelRequested { terminate: false });
+        assert_eq!(m.run_state(), RunState::Cancelling);
+        m.apply(&EngineEvent::Summary {
+            counts: BTreeMap::from([(StepOp::Create, 2)]),
+            declined: 0,
+            duration: Duration::from_secs(4),
+            outcome: Outcome::Cancelled,
+            preview: false,
+        });
+        assert_eq!(m.run_state(), RunState::Cancelled);
+        assert_eq!(m.elapsed(), Duration::from_secs(4));
+        let sub_b = m.get(&urn("sim:index:Subnet", "subnet-b")).unwrap();
+        assert_eq!(sub_b.status, Status::Interrupted);
+    }
+
+    #[test]
+    fn a_replacement_is_done_only_when_all_its_steps_finished() {
+        let mut m = Model::new();
+        let u = urn("sim:index:Database", "db");
+        for op in [
+            StepOp::CreateReplacement,
+            StepOp::Replace,
+            StepOp::DeleteReplaced,
+        ] {
+            m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+                op, &u, None, 1,
+            ))));
+        }
+        assert_eq!(m.get(&u).unwrap().op, Some(StepOp::Replace));
+        for (k, op) in [
+            StepOp::CreateReplacement,
+            StepOp::Replace,
+            StepOp::DeleteReplaced,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            m.apply(&EngineEvent::StepStarted {
+                chain: 1,
+                op,
+                urn: u.clone(),
+                worker: 0,
+            });
+            assert_eq!(m.get(&u).unwrap().status, Status::Running);
+            m.apply(&EngineEvent::StepFinished {
+                chain: 1,
+                op,
+                urn: u.clone(),
+                outputs: PropertyMap::new(),
+                duration: Duration::from_millis(100),
+            });
+            let want = if k == 2 {
+                Status::Done
+            } else {
+                Status::Planned
+            };
+            assert_eq!(m.get(&u).unwrap().status, want);
+        }
+        assert_eq!(m.done_count(StepOp::Replace), 1);
+        assert_eq!(
+            m.done_count(StepOp::CreateReplacement),
+            0,
+            "physical halves are not counted"
+        );
+    }
+
+    #[test]
+    fn children_seen_before_their_parent_move_under_it() {
+        let mut m = Model::new();
+        let stack = urn("pulumi:pulumi:Stack", "");
+        let child = urn("sim:index:Bucket", "b");
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Delete,
+            &child,
+            Some(&stack),
+            1,
+        ))));
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Delete,
+            &stack,
+            None,
+            2,
+        ))));
+        let roots: Vec<usize> = m.roots().collect();
+        assert_eq!(roots, [m.index_of(&stack).unwrap()]);
+        assert_eq!(m.resource(roots[0]).children, [m.index_of(&child).unwrap()]);
+        assert_eq!(m.resource(roots[0]).type_, "pulumi:pulumi:Stack");
+    }
+}

@@ -347,3 +347,208 @@ fn sideways(ui: &mut UiState, model: &Model, delta: isize) {
         _ => step(ui, model, delta),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::console::Title;
+    use crate::app::sample::sample_timeline;
+    use crate::engine::control::{CancelLevel, ControlReceiver, Decision};
+    use crate::engine::events::{EngineEvent, EventSink, Outcome};
+
+    fn setup(mode: ConsoleMode) -> (UiState, Model, Control, ControlReceiver) {
+        let mut m = Model::new();
+        for (at, e) in sample_timeline() {
+            m.set_now(at);
+            m.apply(&e);
+        }
+        let (control, rx) = Control::new(EventSink::none());
+        let title = Title {
+            operation: "up".into(),
+            stack: "dev".into(),
+            project: "myproj".into(),
+        };
+        let mut ui = UiState::new(mode, title);
+        ui.ensure_selection(&m);
+        (ui, m, control, rx)
+    }
+
+    fn finish(m: &mut Model, outcome: Outcome) {
+        m.apply(&EngineEvent::Summary {
+            counts: BTreeMap::new(),
+            declined: 0,
+            duration: Duration::from_secs(5),
+            outcome,
+            preview: false,
+        });
+    }
+
+    #[test]
+    fn p_pauses_and_resumes_through_control() {
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        assert_eq!(update(&mut ui, &m, &control, Action::TogglePause), None);
+        assert!(*rx.paused.borrow());
+        update(&mut ui, &m, &control, Action::TogglePause);
+        assert!(!*rx.paused.borrow());
+    }
+
+    #[test]
+    fn approve_and_decline_target_the_cascade_under_the_cursor() {
+        let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
+        ui.focus = ViewId::Pending;
+        update(&mut ui, &m, &control, Action::Approve);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Approve(1)));
+        update(&mut ui, &m, &control, Action::Decline);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Decline(1)));
+        update(&mut ui, &m, &control, Action::ApproveAll);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::ApproveAll));
+    }
+
+    #[test]
+    fn approving_from_another_view_uses_the_selected_resource_or_the_first_waiting() {
+        let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
+        ui.focus = ViewId::Resources;
+        update(&mut ui, &m, &control, Action::Approve);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Approve(1)));
+    }
+
+    #[test]
+    fn c_asks_then_cancels_and_ctrl_c_twice_terminates() {
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Cancel);
+        assert_eq!(ui.confirm, Some(Confirm::Cancel));
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Running);
+        update(&mut ui, &m, &control, Action::Confirm);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Interrupt);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+        update(&mut ui, &m, &control, Action::Interrupt);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Terminating);
+    }
+
+    #[test]
+    fn q_asks_while_running_and_quits_when_over() {
+        let (mut ui, mut m, control, rx) = setup(ConsoleMode::Live);
+        assert_eq!(update(&mut ui, &m, &control, Action::Quit), None);
+        assert_eq!(ui.confirm, Some(Confirm::Quit));
+        assert_eq!(update(&mut ui, &m, &control, Action::Deny), None);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Running);
+        finish(&mut m, Outcome::Succeeded);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::Quit),
+            Some(ConsoleExit::Quit { cancelled: false })
+        );
+
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Quit);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::Confirm),
+            Some(ConsoleExit::Quit { cancelled: true })
+        );
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+    }
+
+    #[test]
+    fn a_waiting_preview_applies_only_once_it_succeeded() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: true,
+        };
+        let (mut ui, mut m, control, _rx) = setup(mode);
+        assert_eq!(update(&mut ui, &m, &control, Action::PreviewApply), None);
+        assert_eq!(ui.notice.as_deref(), Some("the preview is still running"));
+        finish(&mut m, Outcome::Succeeded);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::PreviewApply),
+            Some(ConsoleExit::Apply)
+        );
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::PreviewAbort),
+            Some(ConsoleExit::Abort)
+        );
+        let (mut ui, mut m, control, _rx) = setup(mode);
+        finish(&mut m, Outcome::Failed("boom".into()));
+        assert_eq!(update(&mut ui, &m, &control, Action::PreviewApply), None);
+    }
+
+    #[test]
+    fn typing_a_filter_narrows_the_tree_and_esc_clears_it() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::StartFilter);
+        for c in "op:replace".chars() {
+            update(&mut ui, &m, &control, Action::FilterChar(c));
+        }
+        update(&mut ui, &m, &control, Action::FilterCommit);
+        ui.refresh_tree(&m);
+        let names: Vec<&str> = ui
+            .tree
+            .rows()
+            .iter()
+            .map(|r| m.resource(r.idx).name())
+            .collect();
+        assert_eq!(names, ["myproj-dev", "db", "app"]);
+        update(&mut ui, &m, &control, Action::Close);
+        ui.refresh_tree(&m);
+        assert_eq!(ui.tree.len(), m.resources().len());
+    }
+
+    #[test]
+    fn a_bad_filter_says_what_is_wrong() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::StartFilter);
+        for c in "op:explode".chars() {
+            update(&mut ui, &m, &control, Action::FilterChar(c));
+        }
+        update(&mut ui, &m, &control, Action::FilterCommit);
+        assert!(
+            ui.notice
+                .as_deref()
+                .unwrap()
+                .contains("unknown op \"explode\"")
+        );
+    }
+
+    #[test]
+    fn moving_follows_the_tree_and_left_collapses() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        let name = |ui: &UiState| ui.selected.as_ref().unwrap().name().to_string();
+        assert_eq!(name(&ui), "myproj-dev");
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(name(&ui), "net");
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(name(&ui), "subnet-a");
+        update(&mut ui, &m, &control, Action::Up);
+        update(&mut ui, &m, &control, Action::Left);
+        ui.refresh_tree(&m);
+        assert_eq!(
+            ui.tree.len(),
+            m.resources().len() - 4,
+            "net's subtree is hidden"
+        );
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(name(&ui), "db");
+        update(&mut ui, &m, &control, Action::End);
+        assert_eq!(name(&ui), "old-logs");
+        update(&mut ui, &m, &control, Action::Home);
+        assert_eq!(name(&ui), "myproj-dev");
+    }
+
+    #[test]
+    fn the_shared_selection_follows_the_pending_and_chains_views() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::ShowView(ViewId::Pending));
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "db");
+        update(&mut ui, &m, &control, Action::ShowView(ViewId::Chains));
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-b");
+        update(&mut ui, &m, &control, Action::OpenDetails);
+        assert!(ui.details);
+        update(&mut ui, &m, &control, Action::Close);
+        assert!(!ui.details);
+    }
+}
