@@ -57,12 +57,12 @@ pub fn info_text(r: &Resource) -> (String, bool) {
     }
     if !r.replace_keys.is_empty() {
         let dbr = if r.delete_before_replace {
-            "delete-before-replace; "
+            " (delete-before-replace)"
         } else {
             ""
         };
         return (
-            format!("{dbr}replace: {}", r.replace_keys.join(", ")),
+            format!("replace: {}{dbr}", r.replace_keys.join(", ")),
             false,
         );
     }
@@ -120,17 +120,18 @@ impl StatefulWidget for ResourcesView<'_> {
             let r = m.resource(fr.idx);
             let selected = sel == Some(row);
             let mut spans: Vec<Span> = Vec::new();
-            let mut guides = ui.tree.guides(row);
-            if fr.has_children && ui.collapsed.contains(&r.urn) {
-                guides.push('▸');
-            }
-            spans.push(Span::styled(guides, t.dim()));
             let op_style = r.op.map_or(Style::new(), |op| t.op(op));
             spans.push(Span::styled(
-                r.op.map_or("  ", StepOp::prefix).to_string(),
+                format!("{} ", r.op.map_or("  ", StepOp::prefix)),
                 op_style,
             ));
-            spans.push(Span::raw(" "));
+            let mut guides = ui.tree.guides(row);
+            if fr.has_children && ui.collapsed.contains(&r.urn) {
+                guides.push_str("▸ ");
+            } else if !guides.is_empty() {
+                guides.push(' ');
+            }
+            spans.push(Span::styled(guides, t.dim()));
             let used: usize = spans.iter().map(|s| width(&s.content)).sum();
             if show_type {
                 spans.push(Span::styled(

@@ -111,11 +111,14 @@ impl StatusBar<'_> {
                 if !counts.is_empty() {
                     counts.push(Span::raw(" "));
                 }
-                counts.push(Span::styled(format!("{}{n}", op.prefix()), t.op(op)));
+                counts.push(Span::styled(
+                    format!("{}{n}", op.prefix().trim_end()),
+                    t.op(op),
+                ));
             }
         }
         if m.failed > 0 {
-            counts.push(Span::styled(format!("  ✗ {} failed", m.failed), t.error()));
+            counts.push(Span::styled(format!("  ✗{} failed", m.failed), t.error()));
         }
         if !counts.is_empty() {
             segs.push((3, counts));
