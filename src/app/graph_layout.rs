@@ -1,8 +1,10 @@
 //! The dependency graph laid out in layers (longest path from resources without dependencies),
 //! each layer a column ordered by the average row of its dependencies to keep edges short.
-//! Rebuilt only when the model's structure or the focus changes.
+//! Rebuilt only when the model's structure or the focus changes; while the model grows, rebuilds
+//! are spaced so that they take at most a ninth of the time.
 
 use std::collections::VecDeque;
+use std::time::{Duration, Instant};
 
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
@@ -20,6 +22,12 @@ pub struct GraphLayout {
     pub deps: Vec<Vec<usize>>,
     /// Dependents per resource index.
     pub dependents: Vec<Vec<usize>>,
+    /// Characters in the longest name laid out (sizes the node boxes).
+    pub longest_name: usize,
+    /// Resources laid out.
+    pub nodes: usize,
+    built_at: Option<Instant>,
+    cost: Duration,
 }
 
 impl GraphLayout {
@@ -27,9 +35,16 @@ impl GraphLayout {
     /// and everything that depends on it (transitively).
     pub fn refresh(&mut self, model: &Model, focus: Option<&Urn>) {
         let key = (model.structure_version(), focus.cloned());
-        if self.key.as_ref() == Some(&key) {
-            return;
+        if let Some(old) = &self.key {
+            if *old == key {
+                return;
+            }
+            let recent = self.built_at.is_some_and(|at| at.elapsed() < self.cost * 8);
+            if old.1 == key.1 && recent {
+                return;
+            }
         }
+        let started = Instant::now();
         self.key = Some(key);
         let n = model.resources().len();
         self.deps = vec![Vec::new(); n];
@@ -44,11 +59,11 @@ impl GraphLayout {
                 continue;
             }
             for d in &r.dependencies {
-                if let Some(j) = model.index_of(d).filter(|&j| in_graph[j] && j != i) {
-                    if !self.deps[i].contains(&j) {
-                        self.deps[i].push(j);
-                        self.dependents[j].push(i);
-                    }
+                if let Some(j) = model.index_of(d).filter(|&j| in_graph[j] && j != i)
+                    && !self.deps[i].contains(&j)
+                {
+                    self.deps[i].push(j);
+                    self.dependents[j].push(i);
                 }
             }
         }
@@ -56,7 +71,16 @@ impl GraphLayout {
             Some(f) => self.closure(f, n),
             None => in_graph,
         };
-        self.layout(&member);
+        self.layout(model, &member);
+        self.built_at = Some(Instant::now());
+        self.cost = started.elapsed();
+    }
+
+    /// Whether the model changed since the last layout (a throttled rebuild is due).
+    pub fn is_stale(&self, model: &Model) -> bool {
+        self.key
+            .as_ref()
+            .is_some_and(|k| k.0 != model.structure_version())
     }
 
     fn closure(&self, f: usize, n: usize) -> Vec<bool> {
@@ -76,7 +100,7 @@ impl GraphLayout {
         member
     }
 
-    fn layout(&mut self, member: &[bool]) {
+    fn layout(&mut self, model: &Model, member: &[bool]) {
         let n = member.len();
         let mut indegree = vec![0usize; n];
         for i in (0..n).filter(|&i| member[i]) {
@@ -106,6 +130,12 @@ impl GraphLayout {
         for i in (0..n).filter(|&i| member[i]) {
             self.columns[layer[i] as usize].push(i);
         }
+        self.nodes = self.columns.iter().map(Vec::len).sum();
+        self.longest_name = (0..n)
+            .filter(|&i| member[i])
+            .map(|i| model.resource(i).name().chars().count())
+            .max()
+            .unwrap_or(0);
         for c in 0..self.columns.len() {
             if c > 0 {
                 let place = &self.place;

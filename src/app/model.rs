@@ -382,6 +382,11 @@ impl Model {
             .map(|&i| &self.chains[i])
     }
 
+    /// Chains running now.
+    pub fn running_chains(&self) -> usize {
+        self.running_chains.len()
+    }
+
     pub fn cascades(&self) -> &[Cascade] {
         &self.cascades
     }

@@ -122,7 +122,8 @@ async fn event_loop(
             }
             _ = tick.tick() => {
                 let clock_due = !model.run_state().is_over() && last_draw.elapsed() >= Duration::from_millis(100);
-                redraw |= events_since_draw || clock_due;
+                let layout_due = ui.tree.is_stale(&model) || ui.graph.is_stale(&model);
+                redraw |= events_since_draw || clock_due || layout_due;
             }
         }
     }

@@ -1,8 +1,10 @@
 //! The resource tree flattened into display rows (children under parents, collapsed subtrees
 //! hidden, filtered rows kept with their ancestors). Rebuilt only when the model's structure,
 //! the filter or the collapsed set changes, so drawing a frame touches only the visible rows.
+//! While the model grows, rebuilds are spaced so that they take at most a ninth of the time.
 
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use crate::engine::urn::Urn;
 
@@ -31,6 +33,8 @@ pub struct TreeIndex {
     rows: Vec<FlatRow>,
     /// Row position per resource index (`NONE` when hidden).
     pos: Vec<u32>,
+    built_at: Option<Instant>,
+    cost: Duration,
 }
 
 impl TreeIndex {
@@ -47,14 +51,36 @@ impl TreeIndex {
             filter.text().to_string(),
             collapsed_version,
         );
-        if self.key.as_ref() == Some(&key) {
+        let Some(old) = &self.key else {
+            return self.rebuild(key, model, filter, collapsed);
+        };
+        if *old == key {
             return;
         }
-        self.key = Some(key);
-        self.rebuild(model, filter, collapsed);
+        let only_model_grew = old.1 == key.1 && old.2 == key.2;
+        let recent = self.built_at.is_some_and(|at| at.elapsed() < self.cost * 8);
+        if only_model_grew && recent {
+            return;
+        }
+        self.rebuild(key, model, filter, collapsed);
     }
 
-    fn rebuild(&mut self, model: &Model, filter: &Filter, collapsed: &HashSet<Urn>) {
+    /// Whether the model changed since the last rebuild (a throttled rebuild is due).
+    pub fn is_stale(&self, model: &Model) -> bool {
+        self.key
+            .as_ref()
+            .is_some_and(|k| k.0 != model.structure_version())
+    }
+
+    fn rebuild(
+        &mut self,
+        key: (u64, String, u64),
+        model: &Model,
+        filter: &Filter,
+        collapsed: &HashSet<Urn>,
+    ) {
+        let started = Instant::now();
+        self.key = Some(key);
         let n = model.resources().len();
         let keep: Option<Vec<bool>> = (!filter.is_empty()).then(|| {
             let mut keep = vec![false; n];
@@ -89,22 +115,25 @@ impl TreeIndex {
             let r = model.resource(i);
             let row = self.rows.len() as u32;
             self.pos[i] = row;
-            let children: Vec<usize> = r.children.iter().copied().filter(|&c| kept(c)).collect();
+            let count = r.children.iter().filter(|&&c| kept(c)).count();
             self.rows.push(FlatRow {
                 idx: i,
                 depth,
                 last,
                 parent_row,
-                has_children: !children.is_empty(),
+                has_children: count > 0,
             });
             if collapsed.contains(&r.urn) {
                 continue;
             }
-            let count = children.len();
-            for (k, &c) in children.iter().enumerate().rev() {
-                stack.push((c, depth + 1, k + 1 == count, row));
+            let mut k = count;
+            for &c in r.children.iter().rev().filter(|&&c| kept(c)) {
+                stack.push((c, depth + 1, k == count, row));
+                k -= 1;
             }
         }
+        self.built_at = Some(Instant::now());
+        self.cost = started.elapsed();
     }
 
     pub fn rows(&self) -> &[FlatRow] {

@@ -227,10 +227,10 @@ pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
             .is_some_and(|c| c.decided.is_none())
             .then_some(id)
     };
-    if ui.focus == ViewId::Pending {
-        if let Some(c) = model.cascades().get(ui.pending_cursor) {
-            return undecided(c.id);
-        }
+    if ui.focus == ViewId::Pending
+        && let Some(c) = model.cascades().get(ui.pending_cursor)
+    {
+        return undecided(c.id);
     }
     ui.selected_index(model)
         .and_then(|i| model.resource(i).cascade)

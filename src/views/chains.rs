@@ -104,10 +104,7 @@ impl Widget for ChainsView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let m = self.model;
         let t = self.theme;
-        let running = m
-            .chains_in_order()
-            .filter(|c| c.state == ChainState::Running)
-            .count();
+        let running = m.running_chains();
         let title = format!(" Chains ({} · {running} running) ", m.chains().len());
         let block = Block::default()
             .borders(Borders::ALL)

@@ -145,12 +145,12 @@ pub fn details_lines(m: &Model, r: &Resource, t: Theme) -> Vec<Line<'static>> {
         let old = if r.old_inputs.is_some() { old } else { &empty };
         diff_lines(old, new, "", 0, &forces, t, &mut out);
     }
-    if let Some(outputs) = r.outputs.as_ref().or(r.old_outputs.as_ref()) {
-        if !outputs.is_empty() {
-            out.push(Line::styled("outputs:", t.bold()));
-            for (k, v) in outputs {
-                out.push(Line::raw(format!("    {k}: {}", value_text(v))));
-            }
+    if let Some(outputs) = r.outputs.as_ref().or(r.old_outputs.as_ref())
+        && !outputs.is_empty()
+    {
+        out.push(Line::styled("outputs:", t.bold()));
+        for (k, v) in outputs {
+            out.push(Line::raw(format!("    {k}: {}", value_text(v))));
         }
     }
     if let Some(c) = r.cascade.and_then(|id| m.cascade(id)) {

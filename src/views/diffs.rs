@@ -32,11 +32,7 @@ impl Widget for DiffGauge<'_> {
         let bar_w = (area.width as usize)
             .saturating_sub(width(&tail) + 7)
             .min(40);
-        let done_w = if total == 0 {
-            0
-        } else {
-            bar_w * d.done / total
-        };
+        let done_w = (bar_w * d.done).checked_div(total).unwrap_or(0);
         let run_w = if total == 0 {
             0
         } else {
@@ -88,22 +84,19 @@ impl Widget for DiffsView<'_> {
         }
         DiffGauge { model: m, theme: t }.render(Rect { height: 1, ..inner }, buf);
         let w = inner.width as usize;
-        let mut y = inner.y + 2;
-        if m.diffs.running.is_empty() && inner.height > 2 {
-            buf.set_string(inner.x, y, "no diff running", t.dim());
+        let first = inner.y + 2;
+        let rows = inner.height.saturating_sub(2) as usize;
+        if m.diffs.running.is_empty() && rows > 0 {
+            buf.set_string(inner.x, first, "no diff running", t.dim());
         }
-        for (urn, worker) in m.diffs.running.iter().skip(self.offset) {
-            if y >= inner.y + inner.height {
-                break;
-            }
-            let head = format!("w{worker:<3} ");
+        let shown = m.diffs.running.iter().skip(self.offset).take(rows);
+        for (y, (urn, worker)) in (first..).zip(shown) {
             let line = Line::from(vec![
-                Span::styled(head.clone(), t.dim()),
+                Span::styled(format!("w{worker:<3} "), t.dim()),
                 Span::styled(format!("{:<20} ", urn.name()), t.accent()),
                 Span::styled(shorten_left(urn.type_(), w.saturating_sub(26)), t.dim()),
             ]);
             buf.set_line(inner.x, y, &line, inner.width);
-            y += 1;
         }
     }
 }

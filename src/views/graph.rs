@@ -55,7 +55,7 @@ impl StatefulWidget for GraphView<'_> {
         let t = self.theme;
         ui.refresh_graph(m);
         let g = &ui.graph;
-        let nodes: usize = g.columns.iter().map(Vec::len).sum();
+        let nodes = g.nodes;
         let title = if ui.graph_focus {
             let name = ui.selected.as_ref().map_or("", |u| u.name());
             format!(" Graph  focus: {name}  ({nodes} nodes, Esc all) ")
@@ -78,13 +78,7 @@ impl StatefulWidget for GraphView<'_> {
             buf.set_string(inner.x + 1, inner.y, "no dependencies yet", t.dim());
             return;
         }
-        let longest = g
-            .columns
-            .iter()
-            .flatten()
-            .map(|&i| m.resource(i).name().chars().count())
-            .max()
-            .unwrap_or(4);
+        let longest = g.longest_name.max(4);
         let node_w = (longest + 5).clamp(8, 22);
         let col_w = node_w + GUTTER;
         let (vw, vh) = (inner.width as usize, inner.height as usize);

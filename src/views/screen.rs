@@ -207,21 +207,21 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
-    if ui.details {
-        if let Some(idx) = ui.selected_index(model) {
-            let area = if ui.wide {
-                centered(body, body.width * 9 / 10, body.height * 8 / 10)
-            } else {
-                body
-            };
-            DetailsView {
-                model,
-                theme,
-                idx,
-                scroll: ui.details_scroll,
-            }
-            .render(area, buf);
+    if ui.details
+        && let Some(idx) = ui.selected_index(model)
+    {
+        let area = if ui.wide {
+            centered(body, body.width * 9 / 10, body.height * 8 / 10)
+        } else {
+            body
+        };
+        DetailsView {
+            model,
+            theme,
+            idx,
+            scroll: ui.details_scroll,
         }
+        .render(area, buf);
     }
     if ui.help {
         let h = crate::app::keymap::BINDINGS.len() as u16 + 2;
