@@ -163,3 +163,36 @@ fn a_filter_shows_matches_with_their_ancestors() {
     }
     assert!(!s.contains("old-logs"), "{s}");
 }
+
+#[test]
+fn a_large_stack_scrolls_to_its_last_resource() {
+    use stepdeck::app::sample::{sample_urn, step_info};
+    use stepdeck::engine::step::StepOp;
+    let stack = sample_urn("pulumi:pulumi:Stack", "");
+    let mut m = Model::new();
+    m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+        StepOp::Same,
+        &stack,
+        None,
+        0,
+    ))));
+    for i in 0..10_000u64 {
+        let u = sample_urn("sim:index:Thing", &format!("thing-{i:05}"));
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Create,
+            &u,
+            Some(&stack),
+            i + 1,
+        ))));
+    }
+    let mut u = ui(ConsoleMode::Live);
+    select(&mut u, &m, "thing-09999");
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(s.contains("thing-09999"), "{s}");
+    assert!(
+        s.contains("└─ thing-09999"),
+        "the last child closes the tree:\n{s}"
+    );
+    assert!(!s.contains("thing-00000"), "{s}");
+    assert!(s.contains("Resources (10001)"), "{s}");
+}

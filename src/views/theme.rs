@@ -154,3 +154,31 @@ impl Theme {
         if focused { self.accent() } else { self.dim() }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_color_keeps_only_bold_and_reverse() {
+        let t = Theme { color: false };
+        let styles = [
+            t.op(StepOp::Create),
+            t.op(StepOp::Replace),
+            t.status(Status::Failed),
+            t.status(Status::WaitingForApproval),
+            t.run_state(RunState::AwaitingApproval),
+            t.severity(Severity::Error),
+            t.alert(),
+            t.dim(),
+            t.accent(),
+        ];
+        for s in styles {
+            assert_eq!((s.fg, s.bg), (None, None), "{s:?}");
+            let allowed = Modifier::BOLD | Modifier::REVERSED;
+            assert!(allowed.contains(s.add_modifier), "{s:?}");
+        }
+        assert!(t.alert().add_modifier.contains(Modifier::REVERSED));
+        assert_eq!(Theme::colored().op(StepOp::Create).fg, Some(Color::Green));
+    }
+}
