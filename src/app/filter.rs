@@ -45,14 +45,17 @@ impl Filter {
         })
     }
 
+    /// The text the filter was parsed from (shown in the Resources title).
     pub fn text(&self) -> &str {
         &self.text
     }
 
+    /// An empty filter keeps every resource.
     pub fn is_empty(&self) -> bool {
         self.ops.is_empty() && self.words.is_empty()
     }
 
+    /// Whether `r` passes: its op is among `op:` ops and every word is in its name, type or op.
     pub fn matches(&self, r: &Resource) -> bool {
         if !self.ops.is_empty() && !r.op.is_some_and(|op| self.ops.contains(&op)) {
             return false;

@@ -173,6 +173,7 @@ impl GraphLayout {
             .map(|(c, r)| (c as usize, r as usize))
     }
 
+    /// No resource to lay out (only the root stack, or nothing yet).
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
     }

@@ -123,6 +123,7 @@ impl Resource {
         }
     }
 
+    /// The resource's name (last URN segment).
     pub fn name(&self) -> &str {
         self.urn.name()
     }
@@ -171,6 +172,7 @@ pub struct Chain {
 }
 
 impl Chain {
+    /// Time since the chain started, up to its end.
     pub fn elapsed(&self, now: Duration) -> Option<Duration> {
         let start = self.started?;
         Some(self.ended.unwrap_or(now).saturating_sub(start))
@@ -189,6 +191,7 @@ pub struct DiffProgress {
 }
 
 impl DiffProgress {
+    /// Diffs seen so far, in any state (the gauge's 100%).
     pub fn total(&self) -> usize {
         self.queued + self.running.len() + self.done
     }
@@ -231,6 +234,7 @@ pub enum RunState {
 }
 
 impl RunState {
+    /// The state as the top bar spells it.
     pub fn label(self) -> &'static str {
         match self {
             RunState::Starting => "STARTING",
@@ -245,6 +249,7 @@ impl RunState {
         }
     }
 
+    /// The deployment ended (the summary arrived): quitting needs no confirmation.
     pub fn is_over(self) -> bool {
         matches!(
             self,
@@ -323,6 +328,7 @@ impl Model {
         self.now = self.now.max(now);
     }
 
+    /// The console clock: time since the console started.
     pub fn now(&self) -> Duration {
         self.now
     }
@@ -336,18 +342,22 @@ impl Model {
             .map_or(Duration::ZERO, |s| self.now.saturating_sub(s))
     }
 
+    /// Every resource row, indexable by the indexes the tree and the graph hold.
     pub fn resources(&self) -> &[Resource] {
         &self.resources
     }
 
+    /// The row at `idx` (an index from this model).
     pub fn resource(&self, idx: usize) -> &Resource {
         &self.resources[idx]
     }
 
+    /// The row index of `urn`, in O(1).
     pub fn index_of(&self, urn: &Urn) -> Option<usize> {
         self.index.get(urn).copied()
     }
 
+    /// The row of `urn`, in O(1).
     pub fn get(&self, urn: &Urn) -> Option<&Resource> {
         self.index_of(urn).map(|i| &self.resources[i])
     }
@@ -360,14 +370,17 @@ impl Model {
             .filter(|&i| self.resources[i].parent.is_none())
     }
 
+    /// Changes whenever rows or dependencies are added: the key of derived layouts.
     pub fn structure_version(&self) -> u64 {
         self.structure_version
     }
 
+    /// Every chain, in the order first seen.
     pub fn chains(&self) -> &[Chain] {
         &self.chains
     }
 
+    /// The chain `id`, in O(1).
     pub fn chain(&self, id: ChainId) -> Option<&Chain> {
         self.chain_index.get(&id).map(|&i| &self.chains[i])
     }
@@ -387,10 +400,12 @@ impl Model {
         self.running_chains.len()
     }
 
+    /// Every DBR cascade, decided or not, in the order announced.
     pub fn cascades(&self) -> &[Cascade] {
         &self.cascades
     }
 
+    /// The cascade `id`, in O(1).
     pub fn cascade(&self, id: CascadeId) -> Option<&Cascade> {
         self.cascade_index.get(&id).map(|&i| &self.cascades[i])
     }
@@ -400,6 +415,7 @@ impl Model {
         self.undecided
     }
 
+    /// Diagnostics, failures and decisions, oldest first.
     pub fn log(&self) -> &[LogEntry] {
         &self.log
     }
@@ -414,6 +430,7 @@ impl Model {
         self.done_counts[op as usize]
     }
 
+    /// The state the top bar shows: over > cancelling > paused > awaiting approval > running.
     pub fn run_state(&self) -> RunState {
         if let Some(s) = &self.summary {
             return match s.outcome {
@@ -504,6 +521,9 @@ impl Model {
                     ChainState::Failed
                 };
                 self.set_chain_state(c, state);
+                if !ok {
+                    self.skip_rest_of_chain(c);
+                }
             }
             EngineEvent::StepStarted {
                 chain,
@@ -554,7 +574,9 @@ impl Model {
                 r.busy += *duration;
                 r.steps_finished += 1;
                 r.outputs = Some(outputs.clone());
-                r.status = if r.steps_finished >= r.steps_planned {
+                r.status = if r.status == Status::Declined {
+                    Status::Declined
+                } else if r.steps_finished >= r.steps_planned {
                     r.ended = Some(now);
                     Status::Done
                 } else {
@@ -842,6 +864,27 @@ impl Model {
                 if approved { "approved" } else { "declined" }
             ),
         });
+    }
+
+    /// Steps of a failed chain that never started will not run: show them as skipped.
+    fn skip_rest_of_chain(&mut self, c: usize) {
+        let now = self.now;
+        let rest: Vec<Urn> = self.chains[c]
+            .steps
+            .iter()
+            .skip(self.chains[c].finished_steps)
+            .map(|(_, u)| u.clone())
+            .collect();
+        for urn in rest {
+            let i = self.ensure_row(&urn, None);
+            let r = &mut self.resources[i];
+            if r.status == Status::Planned {
+                r.status = Status::Skipped;
+                r.message = Some("not run: an earlier step of its chain failed".into());
+                r.log(now, "skipped: an earlier step of its chain failed");
+                self.skipped += 1;
+            }
+        }
     }
 
     fn chain_step_done(&mut self, chain: ChainId) {
@@ -1153,6 +1196,71 @@ mod tests {
             0,
             "physical halves are not counted"
         );
+    }
+
+    #[test]
+    fn a_failed_chain_skips_its_remaining_steps_and_a_declined_resource_stays_declined() {
+        let mut m = Model::new();
+        let a = urn("sim:index:Server", "a");
+        let b = urn("sim:index:Server", "b");
+        for u in [&a, &b] {
+            m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+                StepOp::Update,
+                u,
+                None,
+                1,
+            ))));
+        }
+        m.apply(&EngineEvent::ChainQueued {
+            chain: 1,
+            steps: vec![(StepOp::Update, a.clone()), (StepOp::Update, b.clone())],
+        });
+        m.apply(&EngineEvent::ChainStarted {
+            chain: 1,
+            worker: 0,
+        });
+        m.apply(&EngineEvent::StepStarted {
+            chain: 1,
+            op: StepOp::Update,
+            urn: a.clone(),
+            worker: 0,
+        });
+        m.apply(&EngineEvent::StepFailed {
+            chain: 1,
+            op: StepOp::Update,
+            urn: a.clone(),
+            error: "boom".into(),
+            duration: Duration::from_millis(10),
+        });
+        m.apply(&EngineEvent::ChainFinished {
+            chain: 1,
+            ok: false,
+        });
+        assert_eq!(m.get(&a).unwrap().status, Status::Failed);
+        assert_eq!(m.get(&b).unwrap().status, Status::Skipped);
+        assert_eq!(m.workers_busy, 0);
+
+        let mut m = sample_model();
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: false,
+            by: Decider::Operator,
+        });
+        let db = urn("sim:index:Database", "db");
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Same,
+            &db,
+            None,
+            9,
+        ))));
+        m.apply(&EngineEvent::StepFinished {
+            chain: 9,
+            op: StepOp::Same,
+            urn: db.clone(),
+            outputs: PropertyMap::new(),
+            duration: Duration::ZERO,
+        });
+        assert_eq!(m.get(&db).unwrap().status, Status::Declined);
     }
 
     #[test]

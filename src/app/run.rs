@@ -179,8 +179,11 @@ impl TerminalGuard {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         restore_terminal();
-        let previous = self.previous_hook.clone();
-        let _ = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| previous(info)));
+        // Changing the hook while unwinding would abort; the chained hook is harmless then.
+        if !std::thread::panicking() {
+            let previous = self.previous_hook.clone();
+            let _ = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| previous(info)));
+        }
     }
 }

@@ -136,14 +136,17 @@ impl TreeIndex {
         self.cost = started.elapsed();
     }
 
+    /// The visible rows, top to bottom.
     pub fn rows(&self) -> &[FlatRow] {
         &self.rows
     }
 
+    /// Number of visible rows.
     pub fn len(&self) -> usize {
         self.rows.len()
     }
 
+    /// No visible row (nothing yet, or the filter matches nothing).
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

@@ -33,6 +33,7 @@ impl ViewId {
         ViewId::Diffs,
     ];
 
+    /// The view's heading.
     pub fn title(self) -> &'static str {
         match self {
             ViewId::Resources => "Resources",
@@ -44,6 +45,7 @@ impl ViewId {
         }
     }
 
+    /// The number key that shows the view.
     pub fn number(self) -> usize {
         ViewId::ALL.iter().position(|&v| v == self).unwrap_or(0) + 1
     }
@@ -52,10 +54,12 @@ impl ViewId {
         n.checked_sub(1).and_then(|k| ViewId::ALL.get(k).copied())
     }
 
+    /// The view Tab goes to.
     pub fn next(self) -> ViewId {
         ViewId::ALL[self.number() % ViewId::ALL.len()]
     }
 
+    /// The view Shift-Tab goes to.
     pub fn prev(self) -> ViewId {
         ViewId::ALL[(self.number() + ViewId::ALL.len() - 2) % ViewId::ALL.len()]
     }
@@ -160,6 +164,7 @@ impl UiState {
         self.graph.refresh(model, focus);
     }
 
+    /// Collapses or expands a subtree of the resource tree.
     pub fn set_collapsed(&mut self, urn: &Urn, collapsed: bool) {
         let changed = if collapsed {
             self.collapsed.insert(urn.clone())

@@ -50,6 +50,7 @@ impl Theme {
         }
     }
 
+    /// A resource status: running bold, failures red, waiting for approval as an alert.
     pub fn status(self, s: Status) -> Style {
         match s {
             Status::Planned => self.dim(),
@@ -62,6 +63,7 @@ impl Theme {
         }
     }
 
+    /// A chain's state marker.
     pub fn chain(self, s: ChainState) -> Style {
         match s {
             ChainState::Queued | ChainState::Declined => self.dim(),
@@ -72,6 +74,7 @@ impl Theme {
         }
     }
 
+    /// The top bar's state badge.
     pub fn run_state(self, s: RunState) -> Style {
         let bold = Modifier::BOLD;
         if !self.color {
@@ -101,6 +104,7 @@ impl Theme {
         }
     }
 
+    /// A log entry's severity.
     pub fn severity(self, s: Severity) -> Style {
         match s {
             Severity::Debug => self.dim(),
@@ -122,6 +126,7 @@ impl Theme {
         }
     }
 
+    /// Border of a panel that waits for the operator.
     pub fn alert_border(self) -> Style {
         if self.color {
             Style::new().fg(Color::Yellow).add_modifier(Modifier::BOLD)
@@ -130,26 +135,32 @@ impl Theme {
         }
     }
 
+    /// The shared selection.
     pub fn selected(self) -> Style {
         Style::new().add_modifier(Modifier::REVERSED)
     }
 
+    /// Secondary text (types, guides, times).
     pub fn dim(self) -> Style {
         self.fg(Color::DarkGray)
     }
 
+    /// Focused borders and headings.
     pub fn accent(self) -> Style {
         self.fg(Color::Cyan).add_modifier(Modifier::BOLD)
     }
 
+    /// Emphasis that survives `NO_COLOR`.
     pub fn bold(self) -> Style {
         Style::new().add_modifier(Modifier::BOLD)
     }
 
+    /// Error text.
     pub fn error(self) -> Style {
         self.fg(Color::Red)
     }
 
+    /// A panel border, brighter when the panel has the focus.
     pub fn border(self, focused: bool) -> Style {
         if focused { self.accent() } else { self.dim() }
     }
