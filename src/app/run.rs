@@ -5,6 +5,7 @@
 
 use std::io::{self, Stdout};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
@@ -32,6 +33,10 @@ use super::update::{key_context, update};
 const FRAME: Duration = Duration::from_millis(33);
 /// Most events applied before input gets a turn again.
 const BATCH: usize = 65_536;
+
+/// Set by the panic hook after it restored the terminal. A panic in another task (which tokio
+/// catches) must not leave the console drawing on a cooked screen, so the loop takes it back.
+static RESTORED_BY_PANIC: AtomicBool = AtomicBool::new(false);
 
 /// Runs the console until the operator leaves it. Reads engine events from `events`, acts
 /// through `control`; `mode` says whether it shows a preview (and may ask to apply it).
@@ -67,6 +72,15 @@ async fn event_loop(
     let mut last_draw = Instant::now();
     let mut batch: Vec<EngineEvent> = Vec::with_capacity(1024);
     loop {
+        if RESTORED_BY_PANIC.swap(false, Ordering::SeqCst) {
+            enable_raw_mode()?;
+            execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+            // `resize` clears the screen and forces a full redraw without querying the cursor
+            // (which would race the input stream for the terminal's answer).
+            let size = terminal.size()?;
+            terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+            redraw = true;
+        }
         if redraw {
             model.set_now(start.elapsed());
             terminal.draw(|f| draw(f, &model, &mut ui, theme))?;
@@ -154,6 +168,7 @@ impl TerminalGuard {
         let chained = previous_hook.clone();
         std::panic::set_hook(Box::new(move |info| {
             restore_terminal();
+            RESTORED_BY_PANIC.store(true, Ordering::SeqCst);
             chained(info);
         }));
         enable_raw_mode()?;
