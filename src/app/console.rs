@@ -35,3 +35,9 @@ pub enum ConsoleError {
     #[error("terminal error: {0}")]
     Terminal(#[from] std::io::Error),
 }
+
+impl From<std::convert::Infallible> for ConsoleError {
+    fn from(never: std::convert::Infallible) -> Self {
+        match never {}
+    }
+}

@@ -13,9 +13,9 @@ use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
-use futures::StreamExt;
+use futures::{Stream, StreamExt};
 use ratatui::Terminal;
-use ratatui::backend::CrosstermBackend;
+use ratatui::backend::{Backend, CrosstermBackend};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
@@ -47,23 +47,60 @@ pub async fn run_console(
     title: Title,
 ) -> Result<ConsoleExit, ConsoleError> {
     let mut guard = TerminalGuard::enter()?;
-    let result = event_loop(&mut guard.terminal, &mut events, &control, mode, title).await;
+    let session = Session {
+        events: &mut events,
+        control: &control,
+        mode,
+        title,
+        theme: Theme::from_env(),
+    };
+    let result = event_loop(&mut guard.terminal, EventStream::new(), session, reclaim).await;
     drop(guard);
     result
 }
 
-async fn event_loop(
-    terminal: &mut Terminal<CrosstermBackend<Stdout>>,
-    events: &mut UnboundedReceiver<EngineEvent>,
-    control: &Control,
-    mode: ConsoleMode,
-    title: Title,
-) -> Result<ConsoleExit, ConsoleError> {
-    let theme = Theme::from_env();
+/// What one console session works with, apart from the terminal and its input.
+pub(crate) struct Session<'a> {
+    pub events: &'a mut UnboundedReceiver<EngineEvent>,
+    pub control: &'a Control,
+    pub mode: ConsoleMode,
+    pub title: Title,
+    pub theme: Theme,
+}
+
+/// Takes the terminal back after the panic hook restored it (a panic in another task).
+fn reclaim(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), ConsoleError> {
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    // `resize` clears the screen and forces a full redraw without querying the cursor
+    // (which would race the input stream for the terminal's answer).
+    let size = terminal.size()?;
+    terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    Ok(())
+}
+
+/// The loop proper, over any backend and input stream (tests drive it with a TestBackend).
+pub(crate) async fn event_loop<B, I>(
+    terminal: &mut Terminal<B>,
+    mut input: I,
+    session: Session<'_>,
+    reclaim: fn(&mut Terminal<B>) -> Result<(), ConsoleError>,
+) -> Result<ConsoleExit, ConsoleError>
+where
+    B: Backend,
+    ConsoleError: From<B::Error>,
+    I: Stream<Item = io::Result<Event>> + Unpin,
+{
+    let Session {
+        events,
+        control,
+        mode,
+        title,
+        theme,
+    } = session;
     let start = Instant::now();
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
-    let mut input = EventStream::new();
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut engine_open = true;
@@ -73,12 +110,7 @@ async fn event_loop(
     let mut batch: Vec<EngineEvent> = Vec::with_capacity(1024);
     loop {
         if RESTORED_BY_PANIC.swap(false, Ordering::SeqCst) {
-            enable_raw_mode()?;
-            execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-            // `resize` clears the screen and forces a full redraw without querying the cursor
-            // (which would race the input stream for the terminal's answer).
-            let size = terminal.size()?;
-            terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+            reclaim(terminal)?;
             redraw = true;
         }
         if redraw {
@@ -200,5 +232,140 @@ impl Drop for TerminalGuard {
             let _ = std::panic::take_hook();
             std::panic::set_hook(Box::new(move |info| previous(info)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use futures::channel::mpsc as input_channel;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::app::sample::sample_timeline;
+    use crate::engine::control::{CancelLevel, ControlReceiver};
+    use crate::engine::events::{EventSink, Operation, Outcome};
+
+    type Keys = input_channel::UnboundedSender<io::Result<Event>>;
+
+    fn no_reclaim(_: &mut Terminal<TestBackend>) -> Result<(), ConsoleError> {
+        Ok(())
+    }
+
+    fn press(keys: &Keys, c: char) {
+        let k = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        keys.unbounded_send(Ok(Event::Key(k))).unwrap();
+    }
+
+    fn summary(outcome: Outcome, preview: bool) -> EngineEvent {
+        EngineEvent::Summary {
+            counts: BTreeMap::new(),
+            declined: 0,
+            duration: Duration::from_secs(4),
+            outcome,
+            preview,
+        }
+    }
+
+    /// Runs the loop on a TestBackend; `script` gets the engine sink and the key sender.
+    async fn run_loop(
+        mode: ConsoleMode,
+        script: impl FnOnce(EventSink, Keys) + Send + 'static,
+    ) -> (
+        Result<ConsoleExit, ConsoleError>,
+        Terminal<TestBackend>,
+        ControlReceiver,
+    ) {
+        let (sink, mut events) = EventSink::channel();
+        let (control, rx) = Control::new(sink.clone());
+        let (keys, input) = input_channel::unbounded();
+        let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        tokio::task::spawn_blocking(move || script(sink, keys));
+        let session = Session {
+            events: &mut events,
+            control: &control,
+            mode,
+            title: Title {
+                operation: "up".into(),
+                stack: "dev".into(),
+                project: "myproj".into(),
+            },
+            theme: Theme::colored(),
+        };
+        let exit = tokio::time::timeout(
+            Duration::from_secs(10),
+            event_loop(&mut terminal, input, session, no_reclaim),
+        )
+        .await
+        .expect("the console loop ends");
+        (exit, terminal, rx)
+    }
+
+    fn screen(t: &Terminal<TestBackend>) -> String {
+        format!("{}", t.backend())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn q_after_the_summary_quits_and_the_last_frame_shows_every_event() {
+        let (exit, terminal, _rx) = run_loop(ConsoleMode::Live, |sink, keys| {
+            for (_, e) in sample_timeline() {
+                sink.send(e);
+            }
+            sink.send(summary(Outcome::Failed("1 step failed".into()), false));
+            std::thread::sleep(Duration::from_millis(200));
+            press(&keys, 'q');
+        })
+        .await;
+        assert_eq!(exit.unwrap(), ConsoleExit::Quit { cancelled: false });
+        let s = screen(&terminal);
+        assert!(s.contains("FAILED"), "{s}");
+        assert!(s.contains("old-logs"), "{s}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn p_pauses_through_control_and_the_screen_says_paused() {
+        let (exit, terminal, rx) = run_loop(ConsoleMode::Live, |sink, keys| {
+            for (_, e) in sample_timeline().into_iter().take(10) {
+                sink.send(e);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            press(&keys, 'p');
+            std::thread::sleep(Duration::from_millis(200));
+            press(&keys, 'q');
+            std::thread::sleep(Duration::from_millis(100));
+            press(&keys, 'y');
+        })
+        .await;
+        assert_eq!(exit.unwrap(), ConsoleExit::Quit { cancelled: true });
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+        let s = screen(&terminal);
+        assert!(s.contains("Quit while the deployment runs?"), "{s}");
+        assert!(s.contains("PAUSED"), "{s}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_finished_preview_applies_with_y() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: true,
+        };
+        let (exit, terminal, _rx) = run_loop(mode, |sink, keys| {
+            press(&keys, 'y');
+            sink.send(EngineEvent::Prelude {
+                operation: Operation::Update,
+                preview: true,
+                stack: "dev".into(),
+                project: "myproj".into(),
+                parallel: 4,
+                parallel_diff: false,
+            });
+            sink.send(summary(Outcome::Succeeded, true));
+            std::thread::sleep(Duration::from_millis(200));
+            press(&keys, 'y');
+        })
+        .await;
+        assert_eq!(exit.unwrap(), ConsoleExit::Apply);
+        assert!(screen(&terminal).contains("PREVIEW — y apply · n abort"));
     }
 }
