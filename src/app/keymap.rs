@@ -1,7 +1,9 @@
 //! Keys to actions, as a pure function of the key and the input context, so every binding is
 //! testable without a terminal.
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEvent, MouseEventKind};
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 
 use super::ui_state::ViewId;
 
@@ -50,6 +52,11 @@ pub enum Action {
     CycleSeverity,
     ScrollUp,
     ScrollDown,
+    /// A left click at a screen cell: selects the resource row there.
+    Click {
+        column: u16,
+        row: u16,
+    },
 }
 
 /// What decides how a key is read.
@@ -127,6 +134,10 @@ pub fn map_mouse(m: MouseEvent) -> Option<Action> {
     match m.kind {
         MouseEventKind::ScrollUp => Some(Action::ScrollUp),
         MouseEventKind::ScrollDown => Some(Action::ScrollDown),
+        MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
+            column: m.column,
+            row: m.row,
+        }),
         _ => None,
     }
 }
@@ -161,7 +172,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crossterm::event::{KeyEventState, MouseButton};
+    use crossterm::event::KeyEventState;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -302,6 +313,10 @@ mod tests {
         );
         assert_eq!(
             map_mouse(wheel(MouseEventKind::Down(MouseButton::Left))),
+            Some(Action::Click { column: 0, row: 0 })
+        );
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::Down(MouseButton::Right))),
             None
         );
     }

@@ -109,6 +109,8 @@ pub struct UiState {
     pub graph: GraphLayout,
     /// Rows of the last drawn resources list (for page up/down).
     pub page: usize,
+    /// Where the resource rows were last drawn (for mouse clicks).
+    pub resources_rows: Option<ratatui::layout::Rect>,
     /// Wide layout (several views) in the last drawn frame.
     pub wide: bool,
     /// The engine closed its event stream (finished or gone): quitting needs no confirmation.
@@ -143,6 +145,7 @@ impl UiState {
             tree: TreeIndex::default(),
             graph: GraphLayout::default(),
             page: 10,
+            resources_rows: None,
             wide: false,
             engine_gone: false,
         }

@@ -156,6 +156,7 @@ pub fn update(
         Action::Home => step(ui, model, isize::MIN / 2),
         Action::End => step(ui, model, isize::MAX / 2),
         Action::Left => sideways(ui, model, -1),
+        Action::Click { column, row } => click(ui, model, column, row),
         Action::Right => sideways(ui, model, 1),
     }
     None
@@ -242,6 +243,22 @@ pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
                 .find(|c| c.decided.is_none())
                 .map(|c| c.id)
         })
+}
+
+fn click(ui: &mut UiState, model: &Model, column: u16, row: u16) {
+    let Some(area) = ui.resources_rows else {
+        return;
+    };
+    let inside = ratatui::layout::Position::new(column, row);
+    if ui.details || ui.help || !area.contains(inside) {
+        return;
+    }
+    ui.focus = ViewId::Resources;
+    ui.refresh_tree(model);
+    let pos = ui.resources_offset + (row - area.y) as usize;
+    if let Some(r) = ui.tree.rows().get(pos) {
+        ui.selected = Some(model.resource(r.idx).urn.clone());
+    }
 }
 
 fn clamp_move(cur: usize, delta: isize, len: usize) -> usize {
@@ -535,6 +552,18 @@ mod tests {
         assert_eq!(name(&ui), "old-logs");
         update(&mut ui, &m, &control, Action::Home);
         assert_eq!(name(&ui), "myproj-dev");
+    }
+
+    #[test]
+    fn a_click_selects_the_resource_row_under_it() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        ui.focus = ViewId::Log;
+        ui.resources_rows = Some(ratatui::layout::Rect::new(1, 3, 78, 20));
+        update(&mut ui, &m, &control, Action::Click { column: 10, row: 5 });
+        assert_eq!(ui.focus, ViewId::Resources);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-a");
+        update(&mut ui, &m, &control, Action::Click { column: 10, row: 0 });
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-a");
     }
 
     #[test]

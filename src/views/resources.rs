@@ -99,6 +99,7 @@ impl StatefulWidget for ResourcesView<'_> {
             return;
         }
         ui.page = h.saturating_sub(1).max(1);
+        ui.resources_rows = Some(inner);
         let sel = ui.selected_index(m).and_then(|i| ui.tree.position(i));
         if let Some(s) = sel {
             if s < ui.resources_offset {
