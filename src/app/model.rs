@@ -315,7 +315,6 @@ pub struct Model {
     pub workers_busy: usize,
     running: HashSet<usize>,
     pub summary: Option<SummaryInfo>,
-    pub events_seen: u64,
 }
 
 impl Model {
@@ -457,7 +456,6 @@ impl Model {
 
     /// Applies one event; O(1) amortised apart from the sizes of the event's own lists.
     pub fn apply(&mut self, e: &EngineEvent) {
-        self.events_seen += 1;
         let now = self.now;
         match e {
             EngineEvent::Prelude {

@@ -124,6 +124,9 @@ pub fn details_lines(m: &Model, r: &Resource, t: Theme) -> Vec<Line<'static>> {
             r.replace_keys.join(", ")
         )));
     }
+    if r.protect {
+        head.push(Span::styled("   protected", t.bold()));
+    }
     if let Some(w) = r.worker {
         head.push(Span::styled(format!("   worker {w}"), t.dim()));
     }

@@ -84,6 +84,18 @@ impl Widget for DiffsView<'_> {
         }
         DiffGauge { model: m, theme: t }.render(Rect { height: 1, ..inner }, buf);
         let w = inner.width as usize;
+        if m.diffs.replaces > 0 && inner.height > 1 {
+            let text = format!(
+                "{} of the finished diffs found a replacement",
+                m.diffs.replaces
+            );
+            buf.set_string(
+                inner.x,
+                inner.y + 1,
+                text,
+                t.op(crate::engine::step::StepOp::Replace),
+            );
+        }
         let first = inner.y + 2;
         let rows = inner.height.saturating_sub(2) as usize;
         if m.diffs.running.is_empty() && rows > 0 {

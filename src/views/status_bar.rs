@@ -120,6 +120,9 @@ impl StatusBar<'_> {
         if m.failed > 0 {
             counts.push(Span::styled(format!("  ✗{} failed", m.failed), t.error()));
         }
+        if m.skipped > 0 {
+            counts.push(Span::styled(format!("  {} skipped", m.skipped), t.dim()));
+        }
         if !counts.is_empty() {
             segs.push((3, counts));
         }
