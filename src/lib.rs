@@ -1,7 +1,11 @@
+//! stepdeck: a deployment engine in the Pulumi model with a live operator's console.
+
+pub mod app;
 pub mod engine;
 pub mod output;
 pub mod project;
 pub mod providers;
 pub mod rpc;
 pub mod state;
+pub mod views;
 pub mod yaml;

@@ -1,0 +1,180 @@
+//! The dependency graph laid out in layers (longest path from resources without dependencies),
+//! each layer a column ordered by the average row of its dependencies to keep edges short.
+//! Rebuilt only when the model's structure or the focus changes; while the model grows, rebuilds
+//! are spaced so that they take at most a ninth of the time.
+
+use std::collections::VecDeque;
+use std::time::{Duration, Instant};
+
+use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
+
+use super::model::Model;
+
+/// A laid-out graph: columns of resource indexes, with resolved edges.
+#[derive(Clone, Debug, Default)]
+pub struct GraphLayout {
+    key: Option<(u64, Option<Urn>)>,
+    /// Column per layer, resource indexes top to bottom.
+    pub columns: Vec<Vec<usize>>,
+    /// (column, row) per resource index; `None` when not in the graph.
+    place: Vec<Option<(u32, u32)>>,
+    /// Dependencies per resource index (resolved, in the graph).
+    pub deps: Vec<Vec<usize>>,
+    /// Dependents per resource index.
+    pub dependents: Vec<Vec<usize>>,
+    /// Characters in the longest name laid out (sizes the node boxes).
+    pub longest_name: usize,
+    /// Resources laid out.
+    pub nodes: usize,
+    built_at: Option<Instant>,
+    cost: Duration,
+}
+
+impl GraphLayout {
+    /// Lays out the whole graph, or with `focus` only that resource, everything it depends on
+    /// and everything that depends on it (transitively).
+    pub fn refresh(&mut self, model: &Model, focus: Option<&Urn>) {
+        let key = (model.structure_version(), focus.cloned());
+        if let Some(old) = &self.key {
+            if *old == key {
+                return;
+            }
+            let recent = self.built_at.is_some_and(|at| at.elapsed() < self.cost * 8);
+            if old.1 == key.1 && recent {
+                return;
+            }
+        }
+        let started = Instant::now();
+        self.key = Some(key);
+        let n = model.resources().len();
+        self.deps = vec![Vec::new(); n];
+        self.dependents = vec![Vec::new(); n];
+        let in_graph: Vec<bool> = model
+            .resources()
+            .iter()
+            .map(|r| r.type_ != ROOT_STACK_TYPE)
+            .collect();
+        for (i, r) in model.resources().iter().enumerate() {
+            if !in_graph[i] {
+                continue;
+            }
+            for d in &r.dependencies {
+                if let Some(j) = model.index_of(d).filter(|&j| in_graph[j] && j != i)
+                    && !self.deps[i].contains(&j)
+                {
+                    self.deps[i].push(j);
+                    self.dependents[j].push(i);
+                }
+            }
+        }
+        let member = match focus.and_then(|u| model.index_of(u)) {
+            Some(f) => self.closure(f, n),
+            None => in_graph,
+        };
+        self.layout(model, &member);
+        self.built_at = Some(Instant::now());
+        self.cost = started.elapsed();
+    }
+
+    /// Whether the model changed since the last layout (a throttled rebuild is due).
+    pub fn is_stale(&self, model: &Model) -> bool {
+        self.key
+            .as_ref()
+            .is_some_and(|k| k.0 != model.structure_version())
+    }
+
+    fn closure(&self, f: usize, n: usize) -> Vec<bool> {
+        let mut member = vec![false; n];
+        member[f] = true;
+        for edges in [&self.deps, &self.dependents] {
+            let mut todo = vec![f];
+            while let Some(x) = todo.pop() {
+                for &y in &edges[x] {
+                    if !member[y] {
+                        member[y] = true;
+                        todo.push(y);
+                    }
+                }
+            }
+        }
+        member
+    }
+
+    fn layout(&mut self, model: &Model, member: &[bool]) {
+        let n = member.len();
+        let mut indegree = vec![0usize; n];
+        for i in (0..n).filter(|&i| member[i]) {
+            indegree[i] = self.deps[i].iter().filter(|&&d| member[d]).count();
+        }
+        let mut layer = vec![0u32; n];
+        let mut queue: VecDeque<usize> =
+            (0..n).filter(|&i| member[i] && indegree[i] == 0).collect();
+        let mut seen = 0;
+        while let Some(i) = queue.pop_front() {
+            seen += 1;
+            for &j in &self.dependents[i] {
+                if !member[j] {
+                    continue;
+                }
+                layer[j] = layer[j].max(layer[i] + 1);
+                indegree[j] -= 1;
+                if indegree[j] == 0 {
+                    queue.push_back(j);
+                }
+            }
+        }
+        debug_assert!(seen <= n);
+        let depth = (0..n).filter(|&i| member[i]).map(|i| layer[i]).max();
+        self.columns = vec![Vec::new(); depth.map_or(0, |d| d as usize + 1)];
+        self.place = vec![None; n];
+        for i in (0..n).filter(|&i| member[i]) {
+            self.columns[layer[i] as usize].push(i);
+        }
+        self.nodes = self.columns.iter().map(Vec::len).sum();
+        self.longest_name = (0..n)
+            .filter(|&i| member[i])
+            .map(|i| model.resource(i).name().chars().count())
+            .max()
+            .unwrap_or(0);
+        for c in 0..self.columns.len() {
+            if c > 0 {
+                let place = &self.place;
+                let deps = &self.deps;
+                let mut keyed: Vec<(f64, usize)> = self.columns[c]
+                    .iter()
+                    .map(|&i| {
+                        let rows: Vec<f64> = deps[i]
+                            .iter()
+                            .filter_map(|&d| place[d].map(|(_, r)| f64::from(r)))
+                            .collect();
+                        let key = if rows.is_empty() {
+                            f64::MAX
+                        } else {
+                            rows.iter().sum::<f64>() / rows.len() as f64
+                        };
+                        (key, i)
+                    })
+                    .collect();
+                keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                self.columns[c] = keyed.into_iter().map(|(_, i)| i).collect();
+            }
+            for (row, &i) in self.columns[c].iter().enumerate() {
+                self.place[i] = Some((c as u32, row as u32));
+            }
+        }
+    }
+
+    /// (column, row) of resource `idx` in the layout.
+    pub fn place(&self, idx: usize) -> Option<(usize, usize)> {
+        self.place
+            .get(idx)
+            .copied()
+            .flatten()
+            .map(|(c, r)| (c as usize, r as usize))
+    }
+
+    /// No resource to lay out (only the root stack, or nothing yet).
+    pub fn is_empty(&self) -> bool {
+        self.columns.is_empty()
+    }
+}

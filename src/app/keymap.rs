@@ -1,0 +1,323 @@
+//! Keys to actions, as a pure function of the key and the input context, so every binding is
+//! testable without a terminal.
+
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::ui_state::ViewId;
+
+/// Everything the operator can ask of the console.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    /// Collapse (tree) or move left (graph).
+    Left,
+    /// Expand (tree) or move right (graph).
+    Right,
+    NextView,
+    PrevView,
+    ShowView(ViewId),
+    OpenDetails,
+    /// Esc: closes the topmost overlay, dialog or filter input.
+    Close,
+    StartFilter,
+    FilterChar(char),
+    FilterBackspace,
+    FilterCommit,
+    TogglePause,
+    Approve,
+    Decline,
+    ApproveAll,
+    /// `c`: asks to confirm a cancel.
+    Cancel,
+    /// `y` in a dialog.
+    Confirm,
+    /// `n` in a dialog.
+    Deny,
+    /// Ctrl-C: cancel, then terminate.
+    Interrupt,
+    Quit,
+    ToggleHelp,
+    PreviewApply,
+    PreviewAbort,
+    /// `f` in the graph: show only the selection's dependencies and dependents.
+    ToggleGraphFocus,
+    /// `s` in the log: cycle the minimum severity shown.
+    CycleSeverity,
+    ScrollUp,
+    ScrollDown,
+    /// A left click at a screen cell: selects the resource row there.
+    Click {
+        column: u16,
+        row: u16,
+    },
+}
+
+/// What decides how a key is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct KeyContext {
+    /// `/` input is open: printable keys are filter text.
+    pub filter_input: bool,
+    /// A confirm dialog is open: `y`/`n`/Esc answer it.
+    pub confirming: bool,
+    /// A preview waits for `y`/`n`.
+    pub preview_decision: bool,
+}
+
+/// The action for a key, if any.
+pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
+    if key.kind == KeyEventKind::Release {
+        return None;
+    }
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
+        return Some(Action::Interrupt);
+    }
+    if ctx.filter_input {
+        return match key.code {
+            KeyCode::Esc => Some(Action::Close),
+            KeyCode::Enter => Some(Action::FilterCommit),
+            KeyCode::Backspace => Some(Action::FilterBackspace),
+            KeyCode::Char(c) if !ctrl => Some(Action::FilterChar(c)),
+            _ => None,
+        };
+    }
+    if ctx.confirming {
+        return match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => Some(Action::Confirm),
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => Some(Action::Deny),
+            _ => None,
+        };
+    }
+    Some(match key.code {
+        KeyCode::Up | KeyCode::Char('k') => Action::Up,
+        KeyCode::Down | KeyCode::Char('j') => Action::Down,
+        KeyCode::Left | KeyCode::Char('h') => Action::Left,
+        KeyCode::Right | KeyCode::Char('l') => Action::Right,
+        KeyCode::PageUp => Action::PageUp,
+        KeyCode::PageDown => Action::PageDown,
+        KeyCode::Char('b') if ctrl => Action::PageUp,
+        KeyCode::Char('f') if ctrl => Action::PageDown,
+        KeyCode::Home | KeyCode::Char('g') => Action::Home,
+        KeyCode::End | KeyCode::Char('G') => Action::End,
+        KeyCode::Tab => Action::NextView,
+        KeyCode::BackTab => Action::PrevView,
+        KeyCode::Char(d @ '1'..='6') => {
+            ViewId::from_number(d as usize - '0' as usize).map(Action::ShowView)?
+        }
+        KeyCode::Enter => Action::OpenDetails,
+        KeyCode::Esc => Action::Close,
+        KeyCode::Char('/') => Action::StartFilter,
+        KeyCode::Char('p') => Action::TogglePause,
+        KeyCode::Char('a') => Action::Approve,
+        KeyCode::Char('x') => Action::Decline,
+        KeyCode::Char('A') => Action::ApproveAll,
+        KeyCode::Char('c') => Action::Cancel,
+        KeyCode::Char('q') => Action::Quit,
+        KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('f') => Action::ToggleGraphFocus,
+        KeyCode::Char('s') => Action::CycleSeverity,
+        KeyCode::Char('y') if ctx.preview_decision => Action::PreviewApply,
+        KeyCode::Char('n') if ctx.preview_decision => Action::PreviewAbort,
+        _ => return None,
+    })
+}
+
+/// The action for a mouse event: the wheel scrolls.
+pub fn map_mouse(m: MouseEvent) -> Option<Action> {
+    match m.kind {
+        MouseEventKind::ScrollUp => Some(Action::ScrollUp),
+        MouseEventKind::ScrollDown => Some(Action::ScrollDown),
+        MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
+            column: m.column,
+            row: m.row,
+        }),
+        _ => None,
+    }
+}
+
+/// Every binding as (keys, what it does), for the help overlay; kept next to `map_key`.
+pub const BINDINGS: &[(&str, &str)] = &[
+    ("↑ ↓  k j", "move the selection"),
+    (
+        "← →  h l",
+        "collapse / expand (tree), move between layers (graph)",
+    ),
+    ("PgUp PgDn", "page up / down"),
+    ("Home End  g G", "first / last"),
+    ("Tab  Shift-Tab", "next / previous view"),
+    ("1-6", "Resources, Graph, Chains, Pending, Log, Diffs"),
+    ("Enter", "details of the selected resource"),
+    ("Esc", "close details, help, dialog or filter"),
+    ("/", "filter by name, type or op (op:replace)"),
+    ("p", "pause / resume"),
+    ("a", "approve the selected pending replacement"),
+    ("x", "decline the selected pending replacement"),
+    ("A", "approve all pending replacements"),
+    ("c", "cancel the deployment (asks to confirm)"),
+    ("Ctrl-C", "cancel; a second Ctrl-C terminates"),
+    ("f", "graph: focus on the selection's dependencies"),
+    ("s", "log: cycle the minimum severity"),
+    ("y  n", "preview: apply / abort"),
+    ("q", "quit (asks while the deployment runs)"),
+    ("?", "this help"),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossterm::event::KeyEventState;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn ctrl(c: char) -> KeyEvent {
+        KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+    }
+
+    fn normal(code: KeyCode) -> Option<Action> {
+        map_key(key(code), KeyContext::default())
+    }
+
+    #[test]
+    fn arrows_and_vim_keys_move() {
+        for (a, b, want) in [
+            (KeyCode::Up, KeyCode::Char('k'), Action::Up),
+            (KeyCode::Down, KeyCode::Char('j'), Action::Down),
+            (KeyCode::Left, KeyCode::Char('h'), Action::Left),
+            (KeyCode::Right, KeyCode::Char('l'), Action::Right),
+            (KeyCode::Home, KeyCode::Char('g'), Action::Home),
+            (KeyCode::End, KeyCode::Char('G'), Action::End),
+        ] {
+            assert_eq!(normal(a), Some(want.clone()));
+            assert_eq!(normal(b), Some(want));
+        }
+        assert_eq!(normal(KeyCode::PageDown), Some(Action::PageDown));
+        assert_eq!(normal(KeyCode::PageUp), Some(Action::PageUp));
+    }
+
+    #[test]
+    fn view_switching_keys() {
+        assert_eq!(normal(KeyCode::Tab), Some(Action::NextView));
+        assert_eq!(normal(KeyCode::BackTab), Some(Action::PrevView));
+        assert_eq!(
+            normal(KeyCode::Char('1')),
+            Some(Action::ShowView(ViewId::Resources))
+        );
+        assert_eq!(
+            normal(KeyCode::Char('4')),
+            Some(Action::ShowView(ViewId::Pending))
+        );
+        assert_eq!(
+            normal(KeyCode::Char('6')),
+            Some(Action::ShowView(ViewId::Diffs))
+        );
+        assert_eq!(normal(KeyCode::Char('7')), None);
+    }
+
+    #[test]
+    fn operator_keys() {
+        assert_eq!(normal(KeyCode::Char('p')), Some(Action::TogglePause));
+        assert_eq!(normal(KeyCode::Char('a')), Some(Action::Approve));
+        assert_eq!(normal(KeyCode::Char('x')), Some(Action::Decline));
+        assert_eq!(normal(KeyCode::Char('A')), Some(Action::ApproveAll));
+        assert_eq!(normal(KeyCode::Char('c')), Some(Action::Cancel));
+        assert_eq!(normal(KeyCode::Char('q')), Some(Action::Quit));
+        assert_eq!(normal(KeyCode::Char('?')), Some(Action::ToggleHelp));
+        assert_eq!(normal(KeyCode::Enter), Some(Action::OpenDetails));
+        assert_eq!(normal(KeyCode::Char('/')), Some(Action::StartFilter));
+        assert_eq!(
+            map_key(ctrl('c'), KeyContext::default()),
+            Some(Action::Interrupt)
+        );
+    }
+
+    #[test]
+    fn y_and_n_apply_or_abort_only_when_a_preview_waits() {
+        assert_eq!(normal(KeyCode::Char('y')), None);
+        let ctx = KeyContext {
+            preview_decision: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('y')), ctx),
+            Some(Action::PreviewApply)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('n')), ctx),
+            Some(Action::PreviewAbort)
+        );
+    }
+
+    #[test]
+    fn dialogs_and_filter_input_take_their_keys_but_ctrl_c_always_interrupts() {
+        let confirm = KeyContext {
+            confirming: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('y')), confirm),
+            Some(Action::Confirm)
+        );
+        assert_eq!(map_key(key(KeyCode::Esc), confirm), Some(Action::Deny));
+        assert_eq!(map_key(key(KeyCode::Char('p')), confirm), None);
+        let filter = KeyContext {
+            filter_input: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('q')), filter),
+            Some(Action::FilterChar('q'))
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Backspace), filter),
+            Some(Action::FilterBackspace)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Enter), filter),
+            Some(Action::FilterCommit)
+        );
+        assert_eq!(map_key(ctrl('c'), filter), Some(Action::Interrupt));
+        assert_eq!(map_key(ctrl('c'), confirm), Some(Action::Interrupt));
+    }
+
+    #[test]
+    fn key_releases_are_ignored_and_the_wheel_scrolls() {
+        let release = KeyEvent {
+            code: KeyCode::Char('p'),
+            modifiers: KeyModifiers::NONE,
+            kind: KeyEventKind::Release,
+            state: KeyEventState::NONE,
+        };
+        assert_eq!(map_key(release, KeyContext::default()), None);
+        let wheel = |kind| MouseEvent {
+            kind,
+            column: 0,
+            row: 0,
+            modifiers: KeyModifiers::NONE,
+        };
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::ScrollDown)),
+            Some(Action::ScrollDown)
+        );
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::ScrollUp)),
+            Some(Action::ScrollUp)
+        );
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::Down(MouseButton::Left))),
+            Some(Action::Click { column: 0, row: 0 })
+        );
+        assert_eq!(
+            map_mouse(wheel(MouseEventKind::Down(MouseButton::Right))),
+            None
+        );
+    }
+}

@@ -1,0 +1,16 @@
+//! The operator's console: a model reduced from engine events, the operator's UI state, a pure
+//! key map, an update step that acts through `Control`, and the terminal event loop.
+
+pub mod console;
+pub mod filter;
+pub mod graph_layout;
+pub mod keymap;
+pub mod model;
+pub mod run;
+pub mod sample;
+pub mod tree_index;
+pub mod ui_state;
+pub mod update;
+
+pub use console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
+pub use run::run_console;

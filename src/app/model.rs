@@ -1,0 +1,1286 @@
+//! The console's model: everything the screen shows, reduced from the engine's event stream so
+//! that the views stay pure functions of it. Every event costs O(1) amortised (hash indexes into
+//! vectors, no scans over all resources), so a 100,000-resource deployment does not slow it down.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::time::Duration;
+
+use indexmap::IndexMap;
+
+use crate::engine::events::{
+    CascadeId, CascadeMember, ChainId, Decider, EngineEvent, Operation, Outcome, Severity,
+    StepInfo, WorkerId,
+};
+use crate::engine::property::PropertyMap;
+use crate::engine::provider::PropertyDiff;
+use crate::engine::step::StepOp;
+use crate::engine::urn::Urn;
+
+/// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    /// Registered or planned, not started yet.
+    Planned,
+    /// One of its steps is running.
+    Running,
+    /// Every planned step finished.
+    Done,
+    Failed,
+    Skipped,
+    /// Part of a DBR cascade that waits for the operator.
+    WaitingForApproval,
+    /// Was running when the deployment was cancelled or terminated.
+    Interrupted,
+    /// Part of a cascade the operator or the policy declined: kept as it is.
+    Declined,
+}
+
+/// One line of a resource's history, stamped with the console clock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HistoryEntry {
+    pub at: Duration,
+    pub what: String,
+}
+
+/// Everything known about one resource.
+#[derive(Clone, Debug)]
+pub struct Resource {
+    pub urn: Urn,
+    pub type_: String,
+    pub custom: bool,
+    /// Index of the parent row, when the parent is known.
+    pub parent: Option<usize>,
+    /// Child rows, in the order they appeared.
+    pub children: Vec<usize>,
+    /// The op that stands for the resource (a replacement's halves show as `+-`).
+    pub op: Option<StepOp>,
+    pub status: Status,
+    /// The step running now.
+    pub running_op: Option<StepOp>,
+    /// The last step that finished.
+    pub last_done_op: Option<StepOp>,
+    pub steps_planned: u32,
+    pub steps_finished: u32,
+    pub started: Option<Duration>,
+    pub ended: Option<Duration>,
+    /// Time spent in finished steps.
+    pub busy: Duration,
+    pub diffs: Vec<String>,
+    pub replace_keys: Vec<String>,
+    pub detailed_diff: BTreeMap<String, PropertyDiff>,
+    pub old_inputs: Option<PropertyMap>,
+    pub new_inputs: Option<PropertyMap>,
+    pub old_outputs: Option<PropertyMap>,
+    pub outputs: Option<PropertyMap>,
+    pub dependencies: Vec<Urn>,
+    pub delete_before_replace: bool,
+    pub protect: bool,
+    pub history: Vec<HistoryEntry>,
+    pub worker: Option<WorkerId>,
+    pub chain: Option<ChainId>,
+    pub cascade: Option<CascadeId>,
+    pub error: Option<String>,
+    /// The latest message about the resource (ephemeral diagnostics, skip reasons).
+    pub message: Option<String>,
+    /// A provider diff for it is running.
+    pub diffing: bool,
+}
+
+impl Resource {
+    fn new(urn: Urn, type_: String) -> Resource {
+        Resource {
+            urn,
+            type_,
+            custom: true,
+            parent: None,
+            children: Vec::new(),
+            op: None,
+            status: Status::Planned,
+            running_op: None,
+            last_done_op: None,
+            steps_planned: 0,
+            steps_finished: 0,
+            started: None,
+            ended: None,
+            busy: Duration::ZERO,
+            diffs: Vec::new(),
+            replace_keys: Vec::new(),
+            detailed_diff: BTreeMap::new(),
+            old_inputs: None,
+            new_inputs: None,
+            old_outputs: None,
+            outputs: None,
+            dependencies: Vec::new(),
+            delete_before_replace: false,
+            protect: false,
+            history: Vec::new(),
+            worker: None,
+            chain: None,
+            cascade: None,
+            error: None,
+            message: None,
+            diffing: false,
+        }
+    }
+
+    /// The resource's name (last URN segment).
+    pub fn name(&self) -> &str {
+        self.urn.name()
+    }
+
+    /// Time spent so far: the running step counts up to `now`.
+    pub fn elapsed(&self, now: Duration) -> Option<Duration> {
+        match (self.status, self.started) {
+            (Status::Running, Some(s)) => Some(self.busy + now.saturating_sub(s)),
+            _ if self.busy > Duration::ZERO => Some(self.busy),
+            _ => None,
+        }
+    }
+
+    fn log(&mut self, at: Duration, what: impl Into<String>) {
+        self.history.push(HistoryEntry {
+            at,
+            what: what.into(),
+        });
+    }
+}
+
+/// Where a chain of steps is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainState {
+    Queued,
+    Running,
+    Done,
+    Failed,
+    AwaitingApproval,
+    Declined,
+}
+
+/// A chain of steps run serially on one worker.
+#[derive(Clone, Debug)]
+pub struct Chain {
+    pub id: ChainId,
+    pub steps: Vec<(StepOp, Urn)>,
+    pub state: ChainState,
+    pub worker: Option<WorkerId>,
+    /// Index into `steps` of the step running now.
+    pub current: Option<usize>,
+    pub finished_steps: usize,
+    pub started: Option<Duration>,
+    pub ended: Option<Duration>,
+    pub cascade: Option<CascadeId>,
+}
+
+impl Chain {
+    /// Time since the chain started, up to its end.
+    pub fn elapsed(&self, now: Duration) -> Option<Duration> {
+        let start = self.started?;
+        Some(self.ended.unwrap_or(now).saturating_sub(start))
+    }
+}
+
+/// Progress of provider diffs run in parallel with generation.
+#[derive(Clone, Debug, Default)]
+pub struct DiffProgress {
+    pub queued: usize,
+    /// Resources being diffed now, with their worker.
+    pub running: IndexMap<Urn, WorkerId>,
+    pub done: usize,
+    /// Diffs that found a replacement.
+    pub replaces: usize,
+}
+
+impl DiffProgress {
+    /// Diffs seen so far, in any state (the gauge's 100%).
+    pub fn total(&self) -> usize {
+        self.queued + self.running.len() + self.done
+    }
+}
+
+/// A delete-before-replace cascade shown to the operator.
+#[derive(Clone, Debug)]
+pub struct Cascade {
+    pub id: CascadeId,
+    pub chain: ChainId,
+    pub root: Urn,
+    pub members: Vec<CascadeMember>,
+    /// `Some((approved, by))` once decided.
+    pub decided: Option<(bool, Decider)>,
+    pub at: Duration,
+}
+
+/// A diagnostic or engine message for the log view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogEntry {
+    pub at: Duration,
+    pub severity: Severity,
+    pub urn: Option<Urn>,
+    pub message: String,
+}
+
+/// The deployment's state as the top bar shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// Waiting for the first event.
+    Starting,
+    Preview,
+    Running,
+    Paused,
+    AwaitingApproval,
+    Cancelling,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl RunState {
+    /// The state as the top bar spells it.
+    pub fn label(self) -> &'static str {
+        match self {
+            RunState::Starting => "STARTING",
+            RunState::Preview => "PREVIEW",
+            RunState::Running => "RUNNING",
+            RunState::Paused => "PAUSED",
+            RunState::AwaitingApproval => "AWAITING APPROVAL",
+            RunState::Cancelling => "CANCELLING",
+            RunState::Done => "DONE",
+            RunState::Failed => "FAILED",
+            RunState::Cancelled => "CANCELLED",
+        }
+    }
+
+    /// The deployment ended (the summary arrived): quitting needs no confirmation.
+    pub fn is_over(self) -> bool {
+        matches!(
+            self,
+            RunState::Done | RunState::Failed | RunState::Cancelled
+        )
+    }
+}
+
+/// The engine's closing summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryInfo {
+    pub counts: BTreeMap<StepOp, usize>,
+    pub declined: usize,
+    pub duration: Duration,
+    pub outcome: Outcome,
+    pub preview: bool,
+}
+
+/// How far cancellation has gone, as seen in events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CancelSeen {
+    #[default]
+    None,
+    Cancelling,
+    Terminating,
+}
+
+const OPS: usize = StepOp::ALL.len();
+
+/// The console's model; see the module documentation.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    pub operation: Option<Operation>,
+    pub preview: bool,
+    pub stack: String,
+    pub project: String,
+    pub parallel: usize,
+    pub parallel_diff: bool,
+    now: Duration,
+    started_at: Option<Duration>,
+    resources: Vec<Resource>,
+    index: HashMap<Urn, usize>,
+    roots: Vec<usize>,
+    /// Bumped whenever rows are added or re-parented, so that derived layouts know to rebuild.
+    structure_version: u64,
+    chains: Vec<Chain>,
+    chain_index: HashMap<ChainId, usize>,
+    awaiting_chains: BTreeSet<usize>,
+    running_chains: BTreeSet<usize>,
+    queued_chains: BTreeSet<usize>,
+    finished_chains: Vec<usize>,
+    pub diffs: DiffProgress,
+    cascades: Vec<Cascade>,
+    cascade_index: HashMap<CascadeId, usize>,
+    undecided: usize,
+    log: Vec<LogEntry>,
+    planned_counts: [usize; OPS],
+    done_counts: [usize; OPS],
+    pub failed: usize,
+    pub skipped: usize,
+    pub paused: bool,
+    pub cancel: CancelSeen,
+    pub workers_busy: usize,
+    running: HashSet<usize>,
+    pub summary: Option<SummaryInfo>,
+}
+
+impl Model {
+    pub fn new() -> Model {
+        Model::default()
+    }
+
+    /// Advances the console clock; events applied afterwards are stamped with it.
+    pub fn set_now(&mut self, now: Duration) {
+        self.now = self.now.max(now);
+    }
+
+    /// The console clock: time since the console started.
+    pub fn now(&self) -> Duration {
+        self.now
+    }
+
+    /// Elapsed deployment time: the summary's duration once over.
+    pub fn elapsed(&self) -> Duration {
+        if let Some(s) = &self.summary {
+            return s.duration;
+        }
+        self.started_at
+            .map_or(Duration::ZERO, |s| self.now.saturating_sub(s))
+    }
+
+    /// Every resource row, indexable by the indexes the tree and the graph hold.
+    pub fn resources(&self) -> &[Resource] {
+        &self.resources
+    }
+
+    /// The row at `idx` (an index from this model).
+    pub fn resource(&self, idx: usize) -> &Resource {
+        &self.resources[idx]
+    }
+
+    /// The row index of `urn`, in O(1).
+    pub fn index_of(&self, urn: &Urn) -> Option<usize> {
+        self.index.get(urn).copied()
+    }
+
+    /// The row of `urn`, in O(1).
+    pub fn get(&self, urn: &Urn) -> Option<&Resource> {
+        self.index_of(urn).map(|i| &self.resources[i])
+    }
+
+    /// Top-level rows (the root stack, and orphans whose parent is not known yet).
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.roots
+            .iter()
+            .copied()
+            .filter(|&i| self.resources[i].parent.is_none())
+    }
+
+    /// Changes whenever rows or dependencies are added: the key of derived layouts.
+    pub fn structure_version(&self) -> u64 {
+        self.structure_version
+    }
+
+    /// Every chain, in the order first seen.
+    pub fn chains(&self) -> &[Chain] {
+        &self.chains
+    }
+
+    /// The chain `id`, in O(1).
+    pub fn chain(&self, id: ChainId) -> Option<&Chain> {
+        self.chain_index.get(&id).map(|&i| &self.chains[i])
+    }
+
+    /// Chains in display order: awaiting approval, running, queued, then finished (newest first).
+    pub fn chains_in_order(&self) -> impl Iterator<Item = &Chain> + '_ {
+        self.awaiting_chains
+            .iter()
+            .chain(self.running_chains.iter())
+            .chain(self.queued_chains.iter())
+            .chain(self.finished_chains.iter().rev())
+            .map(|&i| &self.chains[i])
+    }
+
+    /// Chains running now.
+    pub fn running_chains(&self) -> usize {
+        self.running_chains.len()
+    }
+
+    /// Every DBR cascade, decided or not, in the order announced.
+    pub fn cascades(&self) -> &[Cascade] {
+        &self.cascades
+    }
+
+    /// The cascade `id`, in O(1).
+    pub fn cascade(&self, id: CascadeId) -> Option<&Cascade> {
+        self.cascade_index.get(&id).map(|&i| &self.cascades[i])
+    }
+
+    /// Cascades that still wait for a decision.
+    pub fn undecided_cascades(&self) -> usize {
+        self.undecided
+    }
+
+    /// Diagnostics, failures and decisions, oldest first.
+    pub fn log(&self) -> &[LogEntry] {
+        &self.log
+    }
+
+    /// Steps planned per op (what a preview shows).
+    pub fn planned_count(&self, op: StepOp) -> usize {
+        self.planned_counts[op as usize]
+    }
+
+    /// Logical steps finished per op (what an update has done so far).
+    pub fn done_count(&self, op: StepOp) -> usize {
+        self.done_counts[op as usize]
+    }
+
+    /// The state the top bar shows: over > cancelling > paused > awaiting approval > running.
+    pub fn run_state(&self) -> RunState {
+        if let Some(s) = &self.summary {
+            return match s.outcome {
+                Outcome::Succeeded => RunState::Done,
+                Outcome::Failed(_) => RunState::Failed,
+                Outcome::Cancelled | Outcome::Terminated => RunState::Cancelled,
+            };
+        }
+        if self.operation.is_none() {
+            return RunState::Starting;
+        }
+        if self.cancel != CancelSeen::None {
+            RunState::Cancelling
+        } else if self.paused {
+            RunState::Paused
+        } else if self.undecided > 0 {
+            RunState::AwaitingApproval
+        } else if self.preview {
+            RunState::Preview
+        } else {
+            RunState::Running
+        }
+    }
+
+    /// Applies one event; O(1) amortised apart from the sizes of the event's own lists.
+    pub fn apply(&mut self, e: &EngineEvent) {
+        let now = self.now;
+        match e {
+            EngineEvent::Prelude {
+                operation,
+                preview,
+                stack,
+                project,
+                parallel,
+                parallel_diff,
+            } => {
+                self.operation = Some(*operation);
+                self.preview = *preview;
+                self.stack.clone_from(stack);
+                self.project.clone_from(project);
+                self.parallel = *parallel;
+                self.parallel_diff = *parallel_diff;
+                self.started_at = Some(now);
+            }
+            EngineEvent::RegistrationReceived {
+                urn,
+                type_,
+                parent,
+                custom,
+                dependencies,
+            } => {
+                let i = self.ensure_row(urn, Some(type_));
+                self.set_parent(i, parent.as_ref());
+                let r = &mut self.resources[i];
+                r.custom = *custom;
+                r.dependencies.clone_from(dependencies);
+                r.log(now, "registered");
+            }
+            EngineEvent::StepPlanned(info) => self.step_planned(info),
+            EngineEvent::ChainQueued { chain, steps } => {
+                let c = self.ensure_chain(*chain);
+                self.chains[c].steps.clone_from(steps);
+                for (_, urn) in steps {
+                    let i = self.ensure_row(urn, None);
+                    self.resources[i].chain = Some(*chain);
+                }
+            }
+            EngineEvent::ChainStarted { chain, worker } => {
+                let c = self.ensure_chain(*chain);
+                self.workers_busy += 1;
+                let ch = &mut self.chains[c];
+                ch.worker = Some(*worker);
+                ch.started.get_or_insert(now);
+                self.set_chain_state(c, ChainState::Running);
+            }
+            EngineEvent::ChainFinished { chain, ok } => {
+                let c = self.ensure_chain(*chain);
+                if self.chains[c].started.is_some() && self.chains[c].ended.is_none() {
+                    self.workers_busy = self.workers_busy.saturating_sub(1);
+                }
+                let ch = &mut self.chains[c];
+                ch.ended = Some(now);
+                ch.current = None;
+                let state = if *ok {
+                    ChainState::Done
+                } else {
+                    ChainState::Failed
+                };
+                self.set_chain_state(c, state);
+                if !ok {
+                    self.skip_rest_of_chain(c);
+                }
+            }
+            EngineEvent::StepStarted {
+                chain,
+                op,
+                urn,
+                worker,
+            } => {
+                let c = self.ensure_chain(*chain);
+                let ch = &mut self.chains[c];
+                ch.worker = Some(*worker);
+                ch.started.get_or_insert(now);
+                ch.current = ch
+                    .steps
+                    .iter()
+                    .enumerate()
+                    .skip(ch.finished_steps)
+                    .find(|(_, (o, u))| o == op && u == urn)
+                    .map(|(k, _)| k);
+                if self.chains[c].state == ChainState::Queued {
+                    self.set_chain_state(c, ChainState::Running);
+                }
+                let i = self.ensure_row(urn, None);
+                self.running.insert(i);
+                let r = &mut self.resources[i];
+                r.status = Status::Running;
+                r.running_op = Some(*op);
+                r.started = Some(now);
+                r.worker = Some(*worker);
+                r.chain = Some(*chain);
+                r.log(now, format!("{} on worker {worker}", op.progressive()));
+            }
+            EngineEvent::StepFinished {
+                chain,
+                op,
+                urn,
+                outputs,
+                duration,
+            } => {
+                self.chain_step_done(*chain);
+                if op.is_logical() {
+                    self.done_counts[*op as usize] += 1;
+                }
+                let i = self.ensure_row(urn, None);
+                self.running.remove(&i);
+                let r = &mut self.resources[i];
+                r.running_op = None;
+                r.last_done_op = Some(*op);
+                r.busy += *duration;
+                r.steps_finished += 1;
+                r.outputs = Some(outputs.clone());
+                r.status = if r.status == Status::Declined {
+                    Status::Declined
+                } else if r.steps_finished >= r.steps_planned {
+                    r.ended = Some(now);
+                    Status::Done
+                } else {
+                    Status::Planned
+                };
+                r.log(now, op.past_tense());
+            }
+            EngineEvent::StepFailed {
+                chain,
+                op,
+                urn,
+                error,
+                duration,
+            } => {
+                self.chain_step_done(*chain);
+                self.failed += 1;
+                let i = self.ensure_row(urn, None);
+                self.running.remove(&i);
+                let r = &mut self.resources[i];
+                r.running_op = None;
+                r.busy += *duration;
+                r.status = Status::Failed;
+                r.ended = Some(now);
+                r.error = Some(error.clone());
+                r.log(now, format!("{} failed: {error}", op.as_str()));
+                self.log.push(LogEntry {
+                    at: now,
+                    severity: Severity::Error,
+                    urn: Some(urn.clone()),
+                    message: format!("{} failed: {error}", op.as_str()),
+                });
+            }
+            EngineEvent::StepSkipped { op, urn, reason } => {
+                self.skipped += 1;
+                let i = self.ensure_row(urn, None);
+                let r = &mut self.resources[i];
+                r.op.get_or_insert(*op);
+                r.status = Status::Skipped;
+                r.message = Some(reason.clone());
+                r.log(now, format!("{} skipped: {reason}", op.as_str()));
+            }
+            EngineEvent::DiffQueued { urn } => {
+                self.diffs.queued += 1;
+                let i = self.ensure_row(urn, None);
+                self.resources[i].log(now, "diff queued");
+            }
+            EngineEvent::DiffStarted { urn, worker } => {
+                self.diffs.queued = self.diffs.queued.saturating_sub(1);
+                self.diffs.running.insert(urn.clone(), *worker);
+                let i = self.ensure_row(urn, None);
+                self.resources[i].diffing = true;
+            }
+            EngineEvent::DiffFinished {
+                urn,
+                changes,
+                replace,
+            } => {
+                self.diffs.running.swap_remove(urn);
+                self.diffs.done += 1;
+                if *replace {
+                    self.diffs.replaces += 1;
+                }
+                let i = self.ensure_row(urn, None);
+                let r = &mut self.resources[i];
+                r.diffing = false;
+                let what = match (replace, changes) {
+                    (true, _) => "diff: replace".to_string(),
+                    (false, c) => format!("diff: {c:?} changes").to_lowercase(),
+                };
+                r.log(now, what);
+            }
+            EngineEvent::PendingReplacement {
+                cascade,
+                chain,
+                root,
+                members,
+            } => self.pending_replacement(*cascade, *chain, root, members),
+            EngineEvent::Decision {
+                cascade,
+                approved,
+                by,
+            } => self.decision(*cascade, *approved, *by),
+            EngineEvent::Paused => self.paused = true,
+            EngineEvent::Resumed => self.paused = false,
+            EngineEvent::CancelRequested { terminate } => {
+                self.cancel = if *terminate {
+                    CancelSeen::Terminating
+                } else {
+                    CancelSeen::Cancelling
+                };
+                self.paused = false;
+                self.log.push(LogEntry {
+                    at: now,
+                    severity: Severity::Warning,
+                    urn: None,
+                    message: if *terminate {
+                        "terminating: in-flight operations stay pending".into()
+                    } else {
+                        "cancelling: running steps finish, no new steps start".into()
+                    },
+                });
+            }
+            EngineEvent::Diagnostic {
+                urn,
+                severity,
+                message,
+                ephemeral,
+            } => {
+                if let Some(u) = urn {
+                    let i = self.ensure_row(u, None);
+                    self.resources[i].message = Some(message.clone());
+                }
+                if !ephemeral {
+                    self.log.push(LogEntry {
+                        at: now,
+                        severity: *severity,
+                        urn: urn.clone(),
+                        message: message.clone(),
+                    });
+                }
+            }
+            EngineEvent::ResourceOutputs { urn, outputs } => {
+                let i = self.ensure_row(urn, None);
+                self.resources[i].outputs = Some(outputs.clone());
+            }
+            EngineEvent::Summary {
+                counts,
+                declined,
+                duration,
+                outcome,
+                preview,
+            } => {
+                if !matches!(outcome, Outcome::Succeeded) {
+                    let interrupted: Vec<usize> = self.running.drain().collect();
+                    for i in interrupted {
+                        let r = &mut self.resources[i];
+                        r.status = Status::Interrupted;
+                        r.running_op = None;
+                        r.log(now, "interrupted");
+                    }
+                }
+                self.summary = Some(SummaryInfo {
+                    counts: counts.clone(),
+                    declined: *declined,
+                    duration: *duration,
+                    outcome: outcome.clone(),
+                    preview: *preview,
+                });
+            }
+        }
+    }
+
+    fn step_planned(&mut self, info: &StepInfo) {
+        let now = self.now;
+        self.planned_counts[info.op as usize] += 1;
+        let i = self.ensure_row(&info.urn, Some(&info.type_));
+        self.set_parent(i, info.parent.as_ref());
+        let r = &mut self.resources[i];
+        r.custom = info.custom;
+        r.op = Some(match (r.op, info.op) {
+            (Some(StepOp::Replace), _)
+            | (_, StepOp::Replace | StepOp::CreateReplacement | StepOp::DeleteReplaced) => {
+                StepOp::Replace
+            }
+            (_, op) => op,
+        });
+        r.steps_planned += 1;
+        if r.status == Status::Done {
+            r.status = Status::Planned;
+        }
+        if let Some(c) = info.chain {
+            r.chain = Some(c);
+        }
+        if !info.diffs.is_empty() {
+            r.diffs.clone_from(&info.diffs);
+        }
+        if !info.replace_keys.is_empty() {
+            r.replace_keys.clone_from(&info.replace_keys);
+        }
+        if !info.detailed_diff.is_empty() {
+            r.detailed_diff.clone_from(&info.detailed_diff);
+        }
+        if info.old_inputs.is_some() {
+            r.old_inputs.clone_from(&info.old_inputs);
+        }
+        if info.old_outputs.is_some() {
+            r.old_outputs.clone_from(&info.old_outputs);
+        }
+        if info.new_inputs.is_some() {
+            r.new_inputs.clone_from(&info.new_inputs);
+        }
+        if !info.dependencies.is_empty() || r.dependencies.is_empty() {
+            r.dependencies.clone_from(&info.dependencies);
+        }
+        r.delete_before_replace |= info.delete_before_replace;
+        r.protect = info.protect;
+        r.log(now, format!("planned {}", info.op.as_str()));
+    }
+
+    fn pending_replacement(
+        &mut self,
+        cascade: CascadeId,
+        chain: ChainId,
+        root: &Urn,
+        members: &[CascadeMember],
+    ) {
+        let now = self.now;
+        let k = match self.cascade_index.get(&cascade) {
+            Some(&k) => k,
+            None => {
+                self.cascades.push(Cascade {
+                    id: cascade,
+                    chain,
+                    root: root.clone(),
+                    members: Vec::new(),
+                    decided: None,
+                    at: now,
+                });
+                self.cascade_index.insert(cascade, self.cascades.len() - 1);
+                self.undecided += 1;
+                self.cascades.len() - 1
+            }
+        };
+        self.cascades[k].members = members.to_vec();
+        let c = self.ensure_chain(chain);
+        self.chains[c].cascade = Some(cascade);
+        self.set_chain_state(c, ChainState::AwaitingApproval);
+        for urn in std::iter::once(root).chain(members.iter().map(|m| &m.urn)) {
+            let i = self.ensure_row(urn, None);
+            let r = &mut self.resources[i];
+            r.cascade = Some(cascade);
+            if r.status != Status::WaitingForApproval {
+                r.status = Status::WaitingForApproval;
+                r.log(now, "waiting for approval");
+            }
+        }
+    }
+
+    fn decision(&mut self, cascade: CascadeId, approved: bool, by: Decider) {
+        let now = self.now;
+        let Some(&k) = self.cascade_index.get(&cascade) else {
+            return;
+        };
+        if self.cascades[k].decided.is_none() {
+            self.undecided -= 1;
+        }
+        self.cascades[k].decided = Some((approved, by));
+        let chain = self.cascades[k].chain;
+        let c = self.ensure_chain(chain);
+        if self.chains[c].state == ChainState::AwaitingApproval {
+            let state = if approved {
+                ChainState::Queued
+            } else {
+                ChainState::Declined
+            };
+            self.set_chain_state(c, state);
+        }
+        let who = match by {
+            Decider::Operator => "operator",
+            Decider::Policy => "policy",
+        };
+        let urns: Vec<Urn> = std::iter::once(self.cascades[k].root.clone())
+            .chain(self.cascades[k].members.iter().map(|m| m.urn.clone()))
+            .collect();
+        for urn in &urns {
+            let i = self.ensure_row(urn, None);
+            let r = &mut self.resources[i];
+            if r.status == Status::WaitingForApproval {
+                r.status = if approved {
+                    Status::Planned
+                } else {
+                    Status::Declined
+                };
+                let verb = if approved { "approved" } else { "declined" };
+                r.log(now, format!("{verb} by {who}"));
+            }
+        }
+        self.log.push(LogEntry {
+            at: now,
+            severity: Severity::Info,
+            urn: Some(self.cascades[k].root.clone()),
+            message: format!(
+                "replacement of {} {} by {who}",
+                self.cascades[k].root.name(),
+                if approved { "approved" } else { "declined" }
+            ),
+        });
+    }
+
+    /// Steps of a failed chain that never started will not run: show them as skipped.
+    fn skip_rest_of_chain(&mut self, c: usize) {
+        let now = self.now;
+        let rest: Vec<Urn> = self.chains[c]
+            .steps
+            .iter()
+            .skip(self.chains[c].finished_steps)
+            .map(|(_, u)| u.clone())
+            .collect();
+        for urn in rest {
+            let i = self.ensure_row(&urn, None);
+            let r = &mut self.resources[i];
+            if r.status == Status::Planned {
+                r.status = Status::Skipped;
+                r.message = Some("not run: an earlier step of its chain failed".into());
+                r.log(now, "skipped: an earlier step of its chain failed");
+                self.skipped += 1;
+            }
+        }
+    }
+
+    fn chain_step_done(&mut self, chain: ChainId) {
+        let c = self.ensure_chain(chain);
+        let ch = &mut self.chains[c];
+        ch.current = None;
+        ch.finished_steps += 1;
+    }
+
+    /// The row for `urn`, created as a placeholder when an event names it first.
+    fn ensure_row(&mut self, urn: &Urn, type_: Option<&String>) -> usize {
+        if let Some(&i) = self.index.get(urn) {
+            if let Some(t) = type_ {
+                self.resources[i].type_.clone_from(t);
+            }
+            return i;
+        }
+        let t = type_.cloned().unwrap_or_else(|| urn.type_().to_string());
+        let i = self.resources.len();
+        self.resources.push(Resource::new(urn.clone(), t));
+        self.index.insert(urn.clone(), i);
+        self.roots.push(i);
+        self.structure_version += 1;
+        i
+    }
+
+    fn set_parent(&mut self, i: usize, parent: Option<&Urn>) {
+        let Some(p_urn) = parent else { return };
+        let p = self.ensure_row(p_urn, None);
+        if p == i || self.resources[i].parent == Some(p) {
+            return;
+        }
+        if let Some(old) = self.resources[i].parent {
+            self.resources[old].children.retain(|&c| c != i);
+        }
+        self.resources[i].parent = Some(p);
+        self.resources[p].children.push(i);
+        self.structure_version += 1;
+    }
+
+    fn ensure_chain(&mut self, id: ChainId) -> usize {
+        if let Some(&c) = self.chain_index.get(&id) {
+            return c;
+        }
+        let c = self.chains.len();
+        self.chains.push(Chain {
+            id,
+            steps: Vec::new(),
+            state: ChainState::Queued,
+            worker: None,
+            current: None,
+            finished_steps: 0,
+            started: None,
+            ended: None,
+            cascade: None,
+        });
+        self.chain_index.insert(id, c);
+        self.queued_chains.insert(c);
+        c
+    }
+
+    fn set_chain_state(&mut self, c: usize, state: ChainState) {
+        let old = self.chains[c].state;
+        if old == state {
+            return;
+        }
+        match old {
+            ChainState::Queued => {
+                self.queued_chains.remove(&c);
+            }
+            ChainState::Running => {
+                self.running_chains.remove(&c);
+            }
+            ChainState::AwaitingApproval => {
+                self.awaiting_chains.remove(&c);
+            }
+            ChainState::Done | ChainState::Failed | ChainState::Declined => {
+                if let Some(pos) = self.finished_chains.iter().rposition(|&x| x == c) {
+                    self.finished_chains.remove(pos);
+                }
+            }
+        }
+        match state {
+            ChainState::Queued => {
+                self.queued_chains.insert(c);
+            }
+            ChainState::Running => {
+                self.running_chains.insert(c);
+            }
+            ChainState::AwaitingApproval => {
+                self.awaiting_chains.insert(c);
+            }
+            ChainState::Done | ChainState::Failed | ChainState::Declined => {
+                self.finished_chains.push(c);
+            }
+        }
+        self.chains[c].state = state;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::sample::{sample_timeline, sample_urn, step_info};
+    use crate::engine::property::PropertyMap;
+
+    fn sample_model() -> Model {
+        let mut m = Model::new();
+        for (at, e) in sample_timeline() {
+            m.set_now(at);
+            m.apply(&e);
+        }
+        m
+    }
+
+    fn urn(t: &str, n: &str) -> Urn {
+        sample_urn(t, n)
+    }
+
+    #[test]
+    fn sample_reduces_to_counts_statuses_and_workers() {
+        let m = sample_model();
+        assert_eq!(m.stack, "dev");
+        assert_eq!(m.parallel, 8);
+        assert_eq!(m.planned_count(StepOp::Create), 4);
+        assert_eq!(m.planned_count(StepOp::Replace), 2);
+        assert_eq!(m.planned_count(StepOp::Delete), 1);
+        assert_eq!(m.done_count(StepOp::Create), 2);
+        assert_eq!(m.failed, 1);
+        assert_eq!(m.workers_busy, 2, "chains 4 and 5 still run");
+        let st = |n: &str, t: &str| m.get(&urn(t, n)).unwrap().status;
+        assert_eq!(st("net", "sim:index:Network"), Status::Done);
+        assert_eq!(st("subnet-b", "sim:index:Subnet"), Status::Running);
+        assert_eq!(st("server-2", "sim:index:Server"), Status::Failed);
+        assert_eq!(st("db", "sim:index:Database"), Status::WaitingForApproval);
+        assert_eq!(st("app", "sim:index:Service"), Status::WaitingForApproval);
+        assert_eq!(st("old-logs", "sim:index:Bucket"), Status::Planned);
+        let srv2 = m.get(&urn("sim:index:Server", "server-2")).unwrap();
+        assert_eq!(
+            srv2.error.as_deref(),
+            Some("quota exceeded for instance type large")
+        );
+        assert_eq!(srv2.busy, Duration::from_secs_f64(0.7));
+        assert_eq!(m.run_state(), RunState::AwaitingApproval);
+        assert_eq!(m.elapsed(), Duration::from_secs_f64(3.5));
+    }
+
+    #[test]
+    fn tree_puts_children_under_parents() {
+        let m = sample_model();
+        let roots: Vec<usize> = m.roots().collect();
+        assert_eq!(roots.len(), 1);
+        let stack = m.resource(roots[0]);
+        assert_eq!(stack.type_, "pulumi:pulumi:Stack");
+        let names: Vec<&str> = stack
+            .children
+            .iter()
+            .map(|&c| m.resource(c).name())
+            .collect();
+        assert_eq!(names, ["net", "db", "app", "old-logs"]);
+        let net = m.get(&urn("sim:index:Network", "net")).unwrap();
+        let subs: Vec<&str> = net.children.iter().map(|&c| m.resource(c).name()).collect();
+        assert_eq!(subs, ["subnet-a", "subnet-b"]);
+    }
+
+    #[test]
+    fn chains_are_ordered_awaiting_running_queued_finished() {
+        let m = sample_model();
+        let order: Vec<(u64, ChainState)> = m.chains_in_order().map(|c| (c.id, c.state)).collect();
+        assert_eq!(
+            order,
+            [
+                (7, ChainState::AwaitingApproval),
+                (4, ChainState::Running),
+                (5, ChainState::Running),
+                (8, ChainState::Queued),
+                (6, ChainState::Failed),
+                (3, ChainState::Done),
+                (2, ChainState::Done),
+            ]
+        );
+        assert_eq!(m.chain(4).unwrap().worker, Some(2));
+        assert_eq!(m.chain(4).unwrap().current, Some(0));
+    }
+
+    #[test]
+    fn diffs_and_log_are_tracked() {
+        let m = sample_model();
+        assert_eq!(m.diffs.queued, 1);
+        assert_eq!(m.diffs.running.len(), 1);
+        assert_eq!(m.diffs.done, 1);
+        let severities: Vec<Severity> = m.log().iter().map(|e| e.severity).collect();
+        assert_eq!(
+            severities,
+            [Severity::Warning, Severity::Error, Severity::Info]
+        );
+        let srv1 = m.get(&urn("sim:index:Server", "server-1")).unwrap();
+        assert_eq!(
+            srv1.message.as_deref(),
+            Some("waiting for instance to boot")
+        );
+    }
+
+    #[test]
+    fn approving_requeues_the_cascade_and_declining_keeps_it() {
+        let mut m = sample_model();
+        assert_eq!(m.undecided_cascades(), 1);
+        let mut declined = m.clone();
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: true,
+            by: Decider::Operator,
+        });
+        assert_eq!(m.undecided_cascades(), 0);
+        assert_eq!(m.chain(7).unwrap().state, ChainState::Queued);
+        assert_eq!(
+            m.get(&urn("sim:index:Database", "db")).unwrap().status,
+            Status::Planned
+        );
+        assert_eq!(m.run_state(), RunState::Running);
+
+        declined.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: false,
+            by: Decider::Policy,
+        });
+        assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
+        assert_eq!(
+            declined
+                .get(&urn("sim:index:Service", "app"))
+                .unwrap()
+                .status,
+            Status::Declined
+        );
+        assert_eq!(
+            declined.cascade(1).unwrap().decided,
+            Some((false, Decider::Policy))
+        );
+    }
+
+    #[test]
+    fn pause_cancel_and_summary_drive_the_run_state() {
+        let mut m = sample_model();
+        m.apply(&EngineEvent::Paused);
+        assert_eq!(m.run_state(), RunState::Paused);
+        m.apply(&EngineEvent::Resumed);
+        assert_eq!(m.run_state(), RunState::AwaitingApproval);
+        m.apply(&EngineEvent::CancelRequested { terminate: false });
+        assert_eq!(m.run_state(), RunState::Cancelling);
+        m.apply(&EngineEvent::Summary {
+            counts: BTreeMap::from([(StepOp::Create, 2)]),
+            declined: 0,
+            duration: Duration::from_secs(4),
+            outcome: Outcome::Cancelled,
+            preview: false,
+        });
+        assert_eq!(m.run_state(), RunState::Cancelled);
+        assert_eq!(m.elapsed(), Duration::from_secs(4));
+        let sub_b = m.get(&urn("sim:index:Subnet", "subnet-b")).unwrap();
+        assert_eq!(sub_b.status, Status::Interrupted);
+    }
+
+    #[test]
+    fn a_replacement_is_done_only_when_all_its_steps_finished() {
+        let mut m = Model::new();
+        let u = urn("sim:index:Database", "db");
+        for op in [
+            StepOp::CreateReplacement,
+            StepOp::Replace,
+            StepOp::DeleteReplaced,
+        ] {
+            m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+                op, &u, None, 1,
+            ))));
+        }
+        assert_eq!(m.get(&u).unwrap().op, Some(StepOp::Replace));
+        for (k, op) in [
+            StepOp::CreateReplacement,
+            StepOp::Replace,
+            StepOp::DeleteReplaced,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            m.apply(&EngineEvent::StepStarted {
+                chain: 1,
+                op,
+                urn: u.clone(),
+                worker: 0,
+            });
+            assert_eq!(m.get(&u).unwrap().status, Status::Running);
+            m.apply(&EngineEvent::StepFinished {
+                chain: 1,
+                op,
+                urn: u.clone(),
+                outputs: PropertyMap::new(),
+                duration: Duration::from_millis(100),
+            });
+            let want = if k == 2 {
+                Status::Done
+            } else {
+                Status::Planned
+            };
+            assert_eq!(m.get(&u).unwrap().status, want);
+        }
+        assert_eq!(m.done_count(StepOp::Replace), 1);
+        assert_eq!(
+            m.done_count(StepOp::CreateReplacement),
+            0,
+            "physical halves are not counted"
+        );
+    }
+
+    #[test]
+    fn a_failed_chain_skips_its_remaining_steps_and_a_declined_resource_stays_declined() {
+        let mut m = Model::new();
+        let a = urn("sim:index:Server", "a");
+        let b = urn("sim:index:Server", "b");
+        for u in [&a, &b] {
+            m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+                StepOp::Update,
+                u,
+                None,
+                1,
+            ))));
+        }
+        m.apply(&EngineEvent::ChainQueued {
+            chain: 1,
+            steps: vec![(StepOp::Update, a.clone()), (StepOp::Update, b.clone())],
+        });
+        m.apply(&EngineEvent::ChainStarted {
+            chain: 1,
+            worker: 0,
+        });
+        m.apply(&EngineEvent::StepStarted {
+            chain: 1,
+            op: StepOp::Update,
+            urn: a.clone(),
+            worker: 0,
+        });
+        m.apply(&EngineEvent::StepFailed {
+            chain: 1,
+            op: StepOp::Update,
+            urn: a.clone(),
+            error: "boom".into(),
+            duration: Duration::from_millis(10),
+        });
+        m.apply(&EngineEvent::ChainFinished {
+            chain: 1,
+            ok: false,
+        });
+        assert_eq!(m.get(&a).unwrap().status, Status::Failed);
+        assert_eq!(m.get(&b).unwrap().status, Status::Skipped);
+        assert_eq!(m.workers_busy, 0);
+
+        let mut m = sample_model();
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: false,
+            by: Decider::Operator,
+        });
+        let db = urn("sim:index:Database", "db");
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Same,
+            &db,
+            None,
+            9,
+        ))));
+        m.apply(&EngineEvent::StepFinished {
+            chain: 9,
+            op: StepOp::Same,
+            urn: db.clone(),
+            outputs: PropertyMap::new(),
+            duration: Duration::ZERO,
+        });
+        assert_eq!(m.get(&db).unwrap().status, Status::Declined);
+    }
+
+    #[test]
+    fn children_seen_before_their_parent_move_under_it() {
+        let mut m = Model::new();
+        let stack = urn("pulumi:pulumi:Stack", "");
+        let child = urn("sim:index:Bucket", "b");
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Delete,
+            &child,
+            Some(&stack),
+            1,
+        ))));
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Delete,
+            &stack,
+            None,
+            2,
+        ))));
+        let roots: Vec<usize> = m.roots().collect();
+        assert_eq!(roots, [m.index_of(&stack).unwrap()]);
+        assert_eq!(m.resource(roots[0]).children, [m.index_of(&child).unwrap()]);
+        assert_eq!(m.resource(roots[0]).type_, "pulumi:pulumi:Stack");
+    }
+}

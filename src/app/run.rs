@@ -1,0 +1,371 @@
+//! The console's event loop: terminal input, the engine's events and a frame tick in one
+//! `select!`. Engine events are drained and coalesced between frames (at most ~30 redraws a
+//! second from events), so the engine never waits for the screen. The terminal is restored on
+//! exit, on error and on panic.
+
+use std::io::{self, Stdout};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
+use crossterm::execute;
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use futures::{Stream, StreamExt};
+use ratatui::Terminal;
+use ratatui::backend::{Backend, CrosstermBackend};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::time::MissedTickBehavior;
+
+use crate::engine::control::Control;
+use crate::engine::events::EngineEvent;
+use crate::views::{Theme, draw};
+
+use super::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
+use super::keymap::{map_key, map_mouse};
+use super::model::Model;
+use super::ui_state::UiState;
+use super::update::{key_context, update};
+
+/// Time between frames driven by engine events.
+const FRAME: Duration = Duration::from_millis(33);
+/// Most events applied before input gets a turn again.
+const BATCH: usize = 65_536;
+
+/// Set by the panic hook after it restored the terminal. A panic in another task (which tokio
+/// catches) must not leave the console drawing on a cooked screen, so the loop takes it back.
+static RESTORED_BY_PANIC: AtomicBool = AtomicBool::new(false);
+
+/// Runs the console until the operator leaves it. Reads engine events from `events`, acts
+/// through `control`; `mode` says whether it shows a preview (and may ask to apply it).
+pub async fn run_console(
+    mut events: UnboundedReceiver<EngineEvent>,
+    control: Control,
+    mode: ConsoleMode,
+    title: Title,
+) -> Result<ConsoleExit, ConsoleError> {
+    let mut guard = TerminalGuard::enter()?;
+    let session = Session {
+        events: &mut events,
+        control: &control,
+        mode,
+        title,
+        theme: Theme::from_env(),
+    };
+    let result = event_loop(&mut guard.terminal, EventStream::new(), session, reclaim).await;
+    drop(guard);
+    result
+}
+
+/// What one console session works with, apart from the terminal and its input.
+pub(crate) struct Session<'a> {
+    pub events: &'a mut UnboundedReceiver<EngineEvent>,
+    pub control: &'a Control,
+    pub mode: ConsoleMode,
+    pub title: Title,
+    pub theme: Theme,
+}
+
+/// Takes the terminal back after the panic hook restored it (a panic in another task).
+fn reclaim(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), ConsoleError> {
+    enable_raw_mode()?;
+    execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
+    // `resize` clears the screen and forces a full redraw without querying the cursor
+    // (which would race the input stream for the terminal's answer).
+    let size = terminal.size()?;
+    terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    Ok(())
+}
+
+/// The loop proper, over any backend and input stream (tests drive it with a TestBackend).
+pub(crate) async fn event_loop<B, I>(
+    terminal: &mut Terminal<B>,
+    mut input: I,
+    session: Session<'_>,
+    reclaim: fn(&mut Terminal<B>) -> Result<(), ConsoleError>,
+) -> Result<ConsoleExit, ConsoleError>
+where
+    B: Backend,
+    ConsoleError: From<B::Error>,
+    I: Stream<Item = io::Result<Event>> + Unpin,
+{
+    let Session {
+        events,
+        control,
+        mode,
+        title,
+        theme,
+    } = session;
+    let start = Instant::now();
+    let mut model = Model::new();
+    let mut ui = UiState::new(mode, title);
+    let mut tick = tokio::time::interval(FRAME);
+    tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
+    let mut engine_open = true;
+    let mut redraw = true;
+    let mut events_since_draw = false;
+    let mut last_draw = Instant::now();
+    let mut batch: Vec<EngineEvent> = Vec::with_capacity(1024);
+    loop {
+        if RESTORED_BY_PANIC.swap(false, Ordering::SeqCst) {
+            reclaim(terminal)?;
+            redraw = true;
+        }
+        if redraw {
+            model.set_now(start.elapsed());
+            terminal.draw(|f| draw(f, &model, &mut ui, theme))?;
+            redraw = false;
+            events_since_draw = false;
+            last_draw = Instant::now();
+        }
+        tokio::select! {
+            ev = input.next() => {
+                let action = match ev {
+                    Some(Ok(Event::Key(k))) => map_key(k, key_context(&ui)),
+                    Some(Ok(Event::Mouse(m))) => map_mouse(m),
+                    Some(Ok(Event::Resize(..))) => {
+                        terminal.autoresize()?;
+                        redraw = true;
+                        None
+                    }
+                    Some(Ok(_)) => None,
+                    Some(Err(e)) => return Err(e.into()),
+                    None => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "terminal input closed").into()),
+                };
+                if let Some(action) = action {
+                    model.set_now(start.elapsed());
+                    ui.ensure_selection(&model);
+                    if let Some(exit) = update(&mut ui, &model, control, action) {
+                        return Ok(exit);
+                    }
+                    redraw = true;
+                }
+            }
+            n = events.recv_many(&mut batch, BATCH), if engine_open => {
+                if n == 0 {
+                    engine_open = false;
+                    ui.engine_gone = true;
+                    redraw = true;
+                }
+                model.set_now(start.elapsed());
+                let mut applied = 0;
+                for e in batch.drain(..) {
+                    model.apply(&e);
+                    applied += 1;
+                }
+                while applied < BATCH {
+                    match events.try_recv() {
+                        Ok(e) => {
+                            model.apply(&e);
+                            applied += 1;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                events_since_draw = true;
+            }
+            _ = tick.tick() => {
+                let clock_due = !model.run_state().is_over() && last_draw.elapsed() >= Duration::from_millis(100);
+                let layout_due = ui.tree.is_stale(&model) || ui.graph.is_stale(&model);
+                redraw |= events_since_draw || clock_due || layout_due;
+            }
+        }
+    }
+}
+
+/// Raw mode, alternate screen and mouse capture for as long as it lives; restores them when
+/// dropped and from the panic hook it installs.
+struct TerminalGuard {
+    terminal: Terminal<CrosstermBackend<Stdout>>,
+    previous_hook: Arc<PanicHook>,
+}
+
+type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'static>;
+
+fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+impl TerminalGuard {
+    fn enter() -> io::Result<TerminalGuard> {
+        let previous_hook: Arc<PanicHook> = Arc::new(std::panic::take_hook());
+        let chained = previous_hook.clone();
+        std::panic::set_hook(Box::new(move |info| {
+            restore_terminal();
+            RESTORED_BY_PANIC.store(true, Ordering::SeqCst);
+            chained(info);
+        }));
+        enable_raw_mode()?;
+        let mut stdout = io::stdout();
+        if let Err(e) = execute!(stdout, EnterAlternateScreen, EnableMouseCapture) {
+            restore_terminal();
+            return Err(e);
+        }
+        let terminal = match Terminal::new(CrosstermBackend::new(stdout)) {
+            Ok(t) => t,
+            Err(e) => {
+                restore_terminal();
+                return Err(e);
+            }
+        };
+        Ok(TerminalGuard {
+            terminal,
+            previous_hook,
+        })
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore_terminal();
+        // Changing the hook while unwinding would abort; the chained hook is harmless then.
+        if !std::thread::panicking() {
+            let previous = self.previous_hook.clone();
+            let _ = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| previous(info)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use futures::channel::mpsc as input_channel;
+    use ratatui::backend::TestBackend;
+
+    use super::*;
+    use crate::app::sample::sample_timeline;
+    use crate::engine::control::{CancelLevel, ControlReceiver};
+    use crate::engine::events::{EventSink, Operation, Outcome};
+
+    type Keys = input_channel::UnboundedSender<io::Result<Event>>;
+
+    fn no_reclaim(_: &mut Terminal<TestBackend>) -> Result<(), ConsoleError> {
+        Ok(())
+    }
+
+    fn press(keys: &Keys, c: char) {
+        let k = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
+        keys.unbounded_send(Ok(Event::Key(k))).unwrap();
+    }
+
+    fn summary(outcome: Outcome, preview: bool) -> EngineEvent {
+        EngineEvent::Summary {
+            counts: BTreeMap::new(),
+            declined: 0,
+            duration: Duration::from_secs(4),
+            outcome,
+            preview,
+        }
+    }
+
+    /// Runs the loop on a TestBackend; `script` gets the engine sink and the key sender.
+    async fn run_loop(
+        mode: ConsoleMode,
+        script: impl FnOnce(EventSink, Keys) + Send + 'static,
+    ) -> (
+        Result<ConsoleExit, ConsoleError>,
+        Terminal<TestBackend>,
+        ControlReceiver,
+    ) {
+        let (sink, mut events) = EventSink::channel();
+        let (control, rx) = Control::new(sink.clone());
+        let (keys, input) = input_channel::unbounded();
+        let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        tokio::task::spawn_blocking(move || script(sink, keys));
+        let session = Session {
+            events: &mut events,
+            control: &control,
+            mode,
+            title: Title {
+                operation: "up".into(),
+                stack: "dev".into(),
+                project: "myproj".into(),
+            },
+            theme: Theme::colored(),
+        };
+        let exit = tokio::time::timeout(
+            Duration::from_secs(10),
+            event_loop(&mut terminal, input, session, no_reclaim),
+        )
+        .await
+        .expect("the console loop ends");
+        (exit, terminal, rx)
+    }
+
+    fn screen(t: &Terminal<TestBackend>) -> String {
+        format!("{}", t.backend())
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn q_after_the_summary_quits_and_the_last_frame_shows_every_event() {
+        let (exit, terminal, _rx) = run_loop(ConsoleMode::Live, |sink, keys| {
+            for (_, e) in sample_timeline() {
+                sink.send(e);
+            }
+            sink.send(summary(Outcome::Failed("1 step failed".into()), false));
+            std::thread::sleep(Duration::from_millis(200));
+            press(&keys, 'q');
+        })
+        .await;
+        assert_eq!(exit.unwrap(), ConsoleExit::Quit { cancelled: false });
+        let s = screen(&terminal);
+        assert!(s.contains("FAILED"), "{s}");
+        assert!(s.contains("old-logs"), "{s}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn p_pauses_through_control_and_the_screen_says_paused() {
+        let (exit, terminal, rx) = run_loop(ConsoleMode::Live, |sink, keys| {
+            for (_, e) in sample_timeline().into_iter().take(10) {
+                sink.send(e);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+            press(&keys, 'p');
+            std::thread::sleep(Duration::from_millis(200));
+            press(&keys, 'q');
+            std::thread::sleep(Duration::from_millis(100));
+            press(&keys, 'y');
+        })
+        .await;
+        assert_eq!(exit.unwrap(), ConsoleExit::Quit { cancelled: true });
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+        let s = screen(&terminal);
+        assert!(s.contains("Quit while the deployment runs?"), "{s}");
+        assert!(s.contains("PAUSED"), "{s}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_finished_preview_applies_with_y() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: true,
+        };
+        let (exit, terminal, _rx) = run_loop(mode, |sink, keys| {
+            press(&keys, 'y');
+            sink.send(EngineEvent::Prelude {
+                operation: Operation::Update,
+                preview: true,
+                stack: "dev".into(),
+                project: "myproj".into(),
+                parallel: 4,
+                parallel_diff: false,
+            });
+            sink.send(summary(Outcome::Succeeded, true));
+            std::thread::sleep(Duration::from_millis(200));
+            press(&keys, 'y');
+        })
+        .await;
+        assert_eq!(exit.unwrap(), ConsoleExit::Apply);
+        assert!(screen(&terminal).contains("PREVIEW — y apply · n abort"));
+    }
+}

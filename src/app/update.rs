@@ -1,0 +1,583 @@
+//! Applies an operator's action: moves the selection, opens overlays, and acts on the deployment
+//! only through [`Control`]. Returns how the console should end, when it should.
+
+use crate::engine::control::Control;
+use crate::engine::events::{CascadeId, Severity};
+
+use super::console::{ConsoleExit, ConsoleMode};
+use super::filter::Filter;
+use super::keymap::{Action, KeyContext};
+use super::model::{Model, RunState};
+use super::ui_state::{Confirm, UiState, ViewId};
+
+/// How a key is read right now.
+pub fn key_context(ui: &UiState) -> KeyContext {
+    KeyContext {
+        filter_input: ui.filter_input.is_some(),
+        confirming: ui.confirm.is_some(),
+        preview_decision: matches!(
+            ui.mode,
+            ConsoleMode::Preview {
+                awaiting_decision: true
+            }
+        ),
+    }
+}
+
+fn awaiting_decision(ui: &UiState) -> bool {
+    key_context(ui).preview_decision
+}
+
+/// Applies `action`; `Some(exit)` means the console should close.
+pub fn update(
+    ui: &mut UiState,
+    model: &Model,
+    control: &Control,
+    action: Action,
+) -> Option<ConsoleExit> {
+    let state = model.run_state();
+    if !matches!(action, Action::FilterChar(_) | Action::FilterBackspace) {
+        ui.notice = None;
+    }
+    match action {
+        Action::Interrupt => return interrupt(ui, control, state),
+        Action::Confirm => {
+            let asked = ui.confirm.take();
+            match asked {
+                Some(Confirm::Cancel) => control.cancel(),
+                Some(Confirm::Quit) => {
+                    control.cancel();
+                    return Some(ConsoleExit::Quit { cancelled: true });
+                }
+                None => {}
+            }
+        }
+        Action::Deny => ui.confirm = None,
+        Action::Quit => {
+            if awaiting_decision(ui) {
+                return Some(ConsoleExit::Abort);
+            }
+            if state.is_over() || ui.engine_gone {
+                return Some(ConsoleExit::Quit { cancelled: false });
+            }
+            ui.confirm = Some(Confirm::Quit);
+        }
+        Action::Cancel => {
+            if state.is_over() {
+                ui.notice = Some("the deployment is over; q quits".into());
+            } else {
+                ui.confirm = Some(Confirm::Cancel);
+            }
+        }
+        Action::PreviewApply => match state {
+            RunState::Done => return Some(ConsoleExit::Apply),
+            RunState::Failed | RunState::Cancelled => {
+                ui.notice = Some("the preview did not succeed; n aborts".into());
+            }
+            _ => ui.notice = Some("the preview is still running".into()),
+        },
+        Action::PreviewAbort => {
+            if !state.is_over() {
+                control.cancel();
+            }
+            return Some(ConsoleExit::Abort);
+        }
+        Action::TogglePause => {
+            if state.is_over() {
+                ui.notice = Some("the deployment is over".into());
+            } else if control.is_paused() {
+                control.resume();
+            } else {
+                control.pause();
+            }
+        }
+        Action::Approve | Action::Decline => match target_cascade(ui, model) {
+            Some(id) if action == Action::Approve => control.approve(id),
+            Some(id) => control.decline(id),
+            None => ui.notice = Some("no replacement waits for approval".into()),
+        },
+        Action::ApproveAll => {
+            if model.undecided_cascades() == 0 {
+                ui.notice = Some("no replacement waits for approval".into());
+            } else {
+                control.approve_all();
+            }
+        }
+        Action::ToggleHelp => ui.help = !ui.help,
+        Action::Close => close(ui, model),
+        Action::OpenDetails => {
+            ui.ensure_selection(model);
+            ui.details = ui.selected.is_some();
+            ui.details_scroll = 0;
+        }
+        Action::StartFilter => ui.filter_input = Some(ui.filter.text().to_string()),
+        Action::FilterChar(c) => {
+            let text = ui.filter_input.get_or_insert_with(String::new);
+            text.push(c);
+            let text = text.clone();
+            live_filter(ui, model, &text);
+        }
+        Action::FilterBackspace => {
+            let text = ui.filter_input.get_or_insert_with(String::new);
+            text.pop();
+            let text = text.clone();
+            live_filter(ui, model, &text);
+        }
+        Action::FilterCommit => {
+            let text = ui.filter_input.take().unwrap_or_default();
+            match Filter::parse(&text) {
+                Ok(f) => set_filter(ui, model, f),
+                Err(e) => ui.notice = Some(e.to_string()),
+            }
+        }
+        Action::NextView => ui.focus = ui.focus.next(),
+        Action::PrevView => ui.focus = ui.focus.prev(),
+        Action::ShowView(v) => ui.focus = v,
+        Action::ToggleGraphFocus => {
+            ui.ensure_selection(model);
+            ui.graph_focus = !ui.graph_focus;
+            ui.graph_offset = (0, 0);
+        }
+        Action::CycleSeverity => {
+            ui.log_min_severity = match ui.log_min_severity {
+                Severity::Debug => Severity::Info,
+                Severity::Info => Severity::Warning,
+                Severity::Warning => Severity::Error,
+                Severity::Error => Severity::Debug,
+            };
+            ui.log_back = 0;
+        }
+        Action::Up => step(ui, model, -1),
+        Action::Down => step(ui, model, 1),
+        Action::ScrollUp => step(ui, model, -3),
+        Action::ScrollDown => step(ui, model, 3),
+        Action::PageUp => step(ui, model, -(ui.page.max(1) as isize)),
+        Action::PageDown => step(ui, model, ui.page.max(1) as isize),
+        Action::Home => step(ui, model, isize::MIN / 2),
+        Action::End => step(ui, model, isize::MAX / 2),
+        Action::Left => sideways(ui, model, -1),
+        Action::Click { column, row } => click(ui, model, column, row),
+        Action::Right => sideways(ui, model, 1),
+    }
+    None
+}
+
+fn interrupt(ui: &mut UiState, control: &Control, state: RunState) -> Option<ConsoleExit> {
+    if awaiting_decision(ui) {
+        if !state.is_over() {
+            control.cancel();
+        }
+        return Some(ConsoleExit::Abort);
+    }
+    if state.is_over() {
+        return Some(ConsoleExit::Quit { cancelled: false });
+    }
+    ui.confirm = None;
+    ui.interrupts = ui.interrupts.saturating_add(1);
+    if ui.interrupts == 1 {
+        control.cancel();
+        ui.notice = Some("cancelling; Ctrl-C again terminates".into());
+    } else {
+        control.terminate();
+        ui.notice = Some("terminating".into());
+    }
+    None
+}
+
+fn close(ui: &mut UiState, model: &Model) {
+    if ui.help {
+        ui.help = false;
+    } else if ui.details {
+        ui.details = false;
+    } else if ui.graph_focus && ui.focus == ViewId::Graph {
+        ui.graph_focus = false;
+    } else if !ui.filter.is_empty() {
+        set_filter(ui, model, Filter::default());
+    }
+}
+
+fn live_filter(ui: &mut UiState, model: &Model, text: &str) {
+    if let Ok(f) = Filter::parse(text) {
+        set_filter(ui, model, f);
+    }
+}
+
+fn set_filter(ui: &mut UiState, model: &Model, filter: Filter) {
+    ui.filter = filter;
+    ui.resources_offset = 0;
+    ui.refresh_tree(model);
+    let visible = ui
+        .selected_index(model)
+        .and_then(|i| ui.tree.position(i))
+        .is_some();
+    if !visible {
+        ui.selected = ui
+            .tree
+            .rows()
+            .first()
+            .map(|r| model.resource(r.idx).urn.clone());
+    }
+}
+
+/// The cascade `a`/`x` act on: the one under the cursor in the pending view, else the selected
+/// resource's, else the first one waiting.
+pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
+    let undecided = |id: CascadeId| {
+        model
+            .cascade(id)
+            .is_some_and(|c| c.decided.is_none())
+            .then_some(id)
+    };
+    if ui.focus == ViewId::Pending
+        && let Some(c) = model.cascades().get(ui.pending_cursor)
+    {
+        return undecided(c.id);
+    }
+    ui.selected_index(model)
+        .and_then(|i| model.resource(i).cascade)
+        .and_then(undecided)
+        .or_else(|| {
+            model
+                .cascades()
+                .iter()
+                .find(|c| c.decided.is_none())
+                .map(|c| c.id)
+        })
+}
+
+fn click(ui: &mut UiState, model: &Model, column: u16, row: u16) {
+    let Some(area) = ui.resources_rows else {
+        return;
+    };
+    let inside = ratatui::layout::Position::new(column, row);
+    if ui.details || ui.help || !area.contains(inside) {
+        return;
+    }
+    ui.focus = ViewId::Resources;
+    ui.refresh_tree(model);
+    let pos = ui.resources_offset + (row - area.y) as usize;
+    if let Some(r) = ui.tree.rows().get(pos) {
+        ui.selected = Some(model.resource(r.idx).urn.clone());
+    }
+}
+
+fn clamp_move(cur: usize, delta: isize, len: usize) -> usize {
+    if len == 0 {
+        return 0;
+    }
+    (cur as isize)
+        .saturating_add(delta)
+        .clamp(0, len as isize - 1) as usize
+}
+
+fn step(ui: &mut UiState, model: &Model, delta: isize) {
+    if ui.details {
+        ui.details_scroll = clamp_move(ui.details_scroll, delta, usize::MAX / 4);
+        return;
+    }
+    if ui.help {
+        return;
+    }
+    match ui.focus {
+        ViewId::Resources => {
+            ui.refresh_tree(model);
+            let cur = ui
+                .selected_index(model)
+                .and_then(|i| ui.tree.position(i))
+                .unwrap_or(0);
+            let next = clamp_move(cur, delta, ui.tree.len());
+            if let Some(r) = ui.tree.rows().get(next) {
+                ui.selected = Some(model.resource(r.idx).urn.clone());
+            }
+        }
+        ViewId::Graph => {
+            ui.refresh_graph(model);
+            let place = ui.selected_index(model).and_then(|i| ui.graph.place(i));
+            let (c, r) = place.unwrap_or((0, 0));
+            if let Some(col) = ui.graph.columns.get(c) {
+                let r = if place.is_some() {
+                    clamp_move(r, delta, col.len())
+                } else {
+                    0
+                };
+                ui.selected = col.get(r).map(|&i| model.resource(i).urn.clone());
+            }
+        }
+        ViewId::Chains => {
+            let len = model.chains().len();
+            ui.chains_cursor = clamp_move(ui.chains_cursor, delta, len);
+            if let Some(ch) = model.chains_in_order().nth(ui.chains_cursor) {
+                let k = ch
+                    .current
+                    .unwrap_or(ch.finished_steps.min(ch.steps.len().saturating_sub(1)));
+                if let Some((_, urn)) = ch.steps.get(k) {
+                    ui.selected = Some(urn.clone());
+                }
+            }
+        }
+        ViewId::Pending => {
+            ui.pending_cursor = clamp_move(ui.pending_cursor, delta, model.cascades().len());
+            if let Some(c) = model.cascades().get(ui.pending_cursor) {
+                ui.selected = Some(c.root.clone());
+            }
+        }
+        ViewId::Log => {
+            let back = ui.log_back as isize - delta;
+            ui.log_back = back.clamp(0, model.log().len() as isize) as usize;
+        }
+        ViewId::Diffs => {
+            ui.diffs_offset = clamp_move(ui.diffs_offset, delta, model.diffs.running.len());
+        }
+    }
+}
+
+fn sideways(ui: &mut UiState, model: &Model, delta: isize) {
+    match ui.focus {
+        ViewId::Resources => {
+            ui.ensure_selection(model);
+            let Some(i) = ui.selected_index(model) else {
+                return;
+            };
+            let r = model.resource(i);
+            let collapsed = ui.collapsed.contains(&r.urn);
+            if delta > 0 {
+                ui.set_collapsed(&r.urn.clone(), false);
+            } else if !collapsed && !r.children.is_empty() {
+                ui.set_collapsed(&r.urn.clone(), true);
+            } else if let Some(p) = r.parent {
+                ui.selected = Some(model.resource(p).urn.clone());
+            }
+        }
+        ViewId::Graph => {
+            ui.ensure_selection(model);
+            ui.refresh_graph(model);
+            let (c, r) = ui
+                .selected_index(model)
+                .and_then(|i| ui.graph.place(i))
+                .unwrap_or((0, 0));
+            let nc = clamp_move(c, delta, ui.graph.columns.len());
+            if let Some(col) = ui.graph.columns.get(nc) {
+                let nr = r.min(col.len().saturating_sub(1));
+                ui.selected = col.get(nr).map(|&i| model.resource(i).urn.clone());
+            }
+        }
+        _ => step(ui, model, delta),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::console::Title;
+    use crate::app::sample::sample_timeline;
+    use crate::engine::control::{CancelLevel, ControlReceiver, Decision};
+    use crate::engine::events::{EngineEvent, EventSink, Outcome};
+
+    fn setup(mode: ConsoleMode) -> (UiState, Model, Control, ControlReceiver) {
+        let mut m = Model::new();
+        for (at, e) in sample_timeline() {
+            m.set_now(at);
+            m.apply(&e);
+        }
+        let (control, rx) = Control::new(EventSink::none());
+        let title = Title {
+            operation: "up".into(),
+            stack: "dev".into(),
+            project: "myproj".into(),
+        };
+        let mut ui = UiState::new(mode, title);
+        ui.ensure_selection(&m);
+        (ui, m, control, rx)
+    }
+
+    fn finish(m: &mut Model, outcome: Outcome) {
+        m.apply(&EngineEvent::Summary {
+            counts: BTreeMap::new(),
+            declined: 0,
+            duration: Duration::from_secs(5),
+            outcome,
+            preview: false,
+        });
+    }
+
+    #[test]
+    fn p_pauses_and_resumes_through_control() {
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        assert_eq!(update(&mut ui, &m, &control, Action::TogglePause), None);
+        assert!(*rx.paused.borrow());
+        update(&mut ui, &m, &control, Action::TogglePause);
+        assert!(!*rx.paused.borrow());
+    }
+
+    #[test]
+    fn approve_and_decline_target_the_cascade_under_the_cursor() {
+        let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
+        ui.focus = ViewId::Pending;
+        update(&mut ui, &m, &control, Action::Approve);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Approve(1)));
+        update(&mut ui, &m, &control, Action::Decline);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Decline(1)));
+        update(&mut ui, &m, &control, Action::ApproveAll);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::ApproveAll));
+    }
+
+    #[test]
+    fn approving_from_another_view_uses_the_selected_resource_or_the_first_waiting() {
+        let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
+        ui.focus = ViewId::Resources;
+        update(&mut ui, &m, &control, Action::Approve);
+        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Approve(1)));
+    }
+
+    #[test]
+    fn c_asks_then_cancels_and_ctrl_c_twice_terminates() {
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Cancel);
+        assert_eq!(ui.confirm, Some(Confirm::Cancel));
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Running);
+        update(&mut ui, &m, &control, Action::Confirm);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Interrupt);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+        update(&mut ui, &m, &control, Action::Interrupt);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Terminating);
+    }
+
+    #[test]
+    fn q_asks_while_running_and_quits_when_over() {
+        let (mut ui, mut m, control, rx) = setup(ConsoleMode::Live);
+        assert_eq!(update(&mut ui, &m, &control, Action::Quit), None);
+        assert_eq!(ui.confirm, Some(Confirm::Quit));
+        assert_eq!(update(&mut ui, &m, &control, Action::Deny), None);
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Running);
+        finish(&mut m, Outcome::Succeeded);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::Quit),
+            Some(ConsoleExit::Quit { cancelled: false })
+        );
+
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Quit);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::Confirm),
+            Some(ConsoleExit::Quit { cancelled: true })
+        );
+        assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
+    }
+
+    #[test]
+    fn a_waiting_preview_applies_only_once_it_succeeded() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: true,
+        };
+        let (mut ui, mut m, control, _rx) = setup(mode);
+        assert_eq!(update(&mut ui, &m, &control, Action::PreviewApply), None);
+        assert_eq!(ui.notice.as_deref(), Some("the preview is still running"));
+        finish(&mut m, Outcome::Succeeded);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::PreviewApply),
+            Some(ConsoleExit::Apply)
+        );
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::PreviewAbort),
+            Some(ConsoleExit::Abort)
+        );
+        let (mut ui, mut m, control, _rx) = setup(mode);
+        finish(&mut m, Outcome::Failed("boom".into()));
+        assert_eq!(update(&mut ui, &m, &control, Action::PreviewApply), None);
+    }
+
+    #[test]
+    fn typing_a_filter_narrows_the_tree_and_esc_clears_it() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::StartFilter);
+        for c in "op:replace".chars() {
+            update(&mut ui, &m, &control, Action::FilterChar(c));
+        }
+        update(&mut ui, &m, &control, Action::FilterCommit);
+        ui.refresh_tree(&m);
+        let names: Vec<&str> = ui
+            .tree
+            .rows()
+            .iter()
+            .map(|r| m.resource(r.idx).name())
+            .collect();
+        assert_eq!(names, ["myproj-dev", "db", "app"]);
+        update(&mut ui, &m, &control, Action::Close);
+        ui.refresh_tree(&m);
+        assert_eq!(ui.tree.len(), m.resources().len());
+    }
+
+    #[test]
+    fn a_bad_filter_says_what_is_wrong() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::StartFilter);
+        for c in "op:explode".chars() {
+            update(&mut ui, &m, &control, Action::FilterChar(c));
+        }
+        update(&mut ui, &m, &control, Action::FilterCommit);
+        assert!(
+            ui.notice
+                .as_deref()
+                .unwrap()
+                .contains("unknown op \"explode\"")
+        );
+    }
+
+    #[test]
+    fn moving_follows_the_tree_and_left_collapses() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        let name = |ui: &UiState| ui.selected.as_ref().unwrap().name().to_string();
+        assert_eq!(name(&ui), "myproj-dev");
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(name(&ui), "net");
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(name(&ui), "subnet-a");
+        update(&mut ui, &m, &control, Action::Up);
+        update(&mut ui, &m, &control, Action::Left);
+        ui.refresh_tree(&m);
+        assert_eq!(
+            ui.tree.len(),
+            m.resources().len() - 4,
+            "net's subtree is hidden"
+        );
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(name(&ui), "db");
+        update(&mut ui, &m, &control, Action::End);
+        assert_eq!(name(&ui), "old-logs");
+        update(&mut ui, &m, &control, Action::Home);
+        assert_eq!(name(&ui), "myproj-dev");
+    }
+
+    #[test]
+    fn a_click_selects_the_resource_row_under_it() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        ui.focus = ViewId::Log;
+        ui.resources_rows = Some(ratatui::layout::Rect::new(1, 3, 78, 20));
+        update(&mut ui, &m, &control, Action::Click { column: 10, row: 5 });
+        assert_eq!(ui.focus, ViewId::Resources);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-a");
+        update(&mut ui, &m, &control, Action::Click { column: 10, row: 0 });
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-a");
+    }
+
+    #[test]
+    fn the_shared_selection_follows_the_pending_and_chains_views() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::ShowView(ViewId::Pending));
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "db");
+        update(&mut ui, &m, &control, Action::ShowView(ViewId::Chains));
+        update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-b");
+        update(&mut ui, &m, &control, Action::OpenDetails);
+        assert!(ui.details);
+        update(&mut ui, &m, &control, Action::Close);
+        assert!(!ui.details);
+    }
+}

@@ -1,0 +1,137 @@
+//! One lane per step chain: its steps in order (done, running, to come), the worker, elapsed time,
+//! and whether it waits for approval or is held by pause. Lanes that wait for the operator first.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+
+use crate::app::model::{Chain, ChainState, Model};
+
+use super::text::{duration, width};
+use super::theme::Theme;
+
+/// The chains view.
+pub struct ChainsView<'a> {
+    pub model: &'a Model,
+    pub theme: Theme,
+    pub focused: bool,
+    /// Lane under the cursor (in display order).
+    pub cursor: usize,
+    /// Rows at the bottom left for the diff gauge.
+    pub footer: u16,
+}
+
+fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
+    match c.state {
+        ChainState::AwaitingApproval => ("⚠ awaiting approval", c.state),
+        ChainState::Queued | ChainState::Running if paused && c.current.is_none() => {
+            ("⏸ paused", ChainState::Queued)
+        }
+        ChainState::Queued => ("queued", c.state),
+        ChainState::Running => ("", c.state),
+        ChainState::Done => ("✓ done", c.state),
+        ChainState::Failed => ("✗ failed", c.state),
+        ChainState::Declined => ("declined", c.state),
+    }
+}
+
+/// One lane as a line `#7 w3  -- app ▸ -- db ▸ ++ db   ⚠ awaiting approval  2.1s`, fitted to `w`.
+pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
+    let worker = c.worker.map_or("  ".to_string(), |w| format!("w{w}"));
+    let (mark, mark_state) = marker(c, m.paused);
+    let elapsed = c.elapsed(m.now()).map(duration).unwrap_or_default();
+    let mut tail: Vec<Span<'static>> = Vec::new();
+    if !mark.is_empty() {
+        tail.push(Span::raw("  "));
+        tail.push(Span::styled(mark.to_string(), t.chain(mark_state)));
+    }
+    if !elapsed.is_empty() {
+        tail.push(Span::styled(format!("  {elapsed}"), t.dim()));
+    }
+    let head = Span::styled(format!("#{:<3} {worker:<3} ", c.id), t.dim());
+    let room = w
+        .saturating_sub(width(&head.content))
+        .saturating_sub(tail.iter().map(|s| width(&s.content)).sum());
+    let first = c.current.unwrap_or(c.finished_steps).saturating_sub(1);
+    let first = if c.steps.len() > 3 {
+        first.min(c.steps.len() - 1)
+    } else {
+        0
+    };
+    let mut steps: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    if first > 0 {
+        steps.push(Span::styled("… ", t.dim()));
+        used += 2;
+    }
+    for (k, (op, urn)) in c.steps.iter().enumerate().skip(first) {
+        let sep = if k > first { " ▸ " } else { "" };
+        let text = format!(
+            "{}{}",
+            op.prefix().trim_end(),
+            format_args!(" {}", urn.name())
+        );
+        if used + width(sep) + width(&text) + 2 > room {
+            steps.push(Span::styled(" …", t.dim()));
+            break;
+        }
+        used += width(sep) + width(&text);
+        let style = if Some(k) == c.current {
+            t.op(*op).patch(t.bold()).patch(
+                ratatui::style::Style::new().add_modifier(ratatui::style::Modifier::UNDERLINED),
+            )
+        } else if k < c.finished_steps {
+            t.dim()
+        } else {
+            t.op(*op)
+        };
+        steps.push(Span::styled(sep, t.dim()));
+        steps.push(Span::styled(text, style));
+    }
+    let mut spans = vec![head];
+    spans.extend(steps);
+    let now_used: usize = spans.iter().map(|s| width(&s.content)).sum();
+    let tail_w: usize = tail.iter().map(|s| width(&s.content)).sum();
+    if now_used + tail_w < w {
+        spans.push(Span::raw(" ".repeat(w - now_used - tail_w)));
+    }
+    spans.extend(tail);
+    Line::from(spans)
+}
+
+impl Widget for ChainsView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let m = self.model;
+        let t = self.theme;
+        let running = m.running_chains();
+        let title = format!(" Chains ({} · {running} running) ", m.chains().len());
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(t.border(self.focused))
+            .title(Span::styled(title, t.border(self.focused)));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let h = inner.height.saturating_sub(self.footer) as usize;
+        if h == 0 {
+            return;
+        }
+        let offset = self.cursor.saturating_sub(h - 1);
+        for (line_no, (k, c)) in m
+            .chains_in_order()
+            .enumerate()
+            .skip(offset)
+            .take(h)
+            .enumerate()
+        {
+            let mut line = lane(c, m, t, inner.width as usize);
+            if self.focused && k == self.cursor {
+                line = line.patch_style(t.selected());
+            }
+            buf.set_line(inner.x, inner.y + line_no as u16, &line, inner.width);
+        }
+        if m.chains().is_empty() {
+            buf.set_string(inner.x + 1, inner.y, "no chain queued yet", t.dim());
+        }
+    }
+}

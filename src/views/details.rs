@@ -1,0 +1,206 @@
+//! Details of one resource (Enter): the property diff old → new, nested, with unknown and secret
+//! values shown as such, replace reasons, outputs, and the step history.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
+
+use crate::app::model::{Model, Resource};
+use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::step::StepOp;
+
+use super::pending::reason_text;
+use super::resources::status_text;
+use super::text::{offset, shorten_left, width};
+use super::theme::Theme;
+
+/// The details popup for the resource at `idx`.
+pub struct DetailsView<'a> {
+    pub model: &'a Model,
+    pub theme: Theme,
+    pub idx: usize,
+    pub scroll: usize,
+}
+
+/// A value in one line: strings quoted, `[secret]`, `[unknown]`, containers compact.
+pub fn value_text(v: &PropertyValue) -> String {
+    match v {
+        PropertyValue::Secret(_) => "[secret]".into(),
+        PropertyValue::Unknown => "[unknown]".into(),
+        PropertyValue::String(s) => format!("{s:?}"),
+        other => {
+            let s = other.to_display_json().to_string();
+            if s.chars().count() > 60 {
+                format!("{}…", s.chars().take(59).collect::<String>())
+            } else {
+                s
+            }
+        }
+    }
+}
+
+/// Diff lines of two property maps, recursing into objects present on both sides.
+pub fn diff_lines(
+    old: &PropertyMap,
+    new: &PropertyMap,
+    path: &str,
+    depth: usize,
+    forces: &dyn Fn(&str) -> bool,
+    t: Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    let indent = "  ".repeat(depth + 1);
+    let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    for key in keys {
+        let full = if path.is_empty() {
+            key.clone()
+        } else {
+            format!("{path}.{key}")
+        };
+        let force = if forces(&full) {
+            "  (forces replacement)"
+        } else {
+            ""
+        };
+        match (old.get(key), new.get(key)) {
+            (Some(PropertyValue::Object(a)), Some(PropertyValue::Object(b))) if a != b => {
+                out.push(Line::styled(
+                    format!("{indent}~ {key}:"),
+                    t.op(StepOp::Update),
+                ));
+                diff_lines(a, b, &full, depth + 1, forces, t, out);
+            }
+            (Some(a), Some(b)) if a == b => {
+                out.push(Line::styled(
+                    format!("{indent}  {key}: {}", value_text(a)),
+                    t.dim(),
+                ));
+            }
+            (Some(a), Some(b)) => {
+                let op = if force.is_empty() {
+                    StepOp::Update
+                } else {
+                    StepOp::Replace
+                };
+                out.push(Line::styled(
+                    format!(
+                        "{indent}~ {key}: {} => {}{force}",
+                        value_text(a),
+                        value_text(b)
+                    ),
+                    t.op(op),
+                ));
+            }
+            (None, Some(b)) => out.push(Line::styled(
+                format!("{indent}+ {key}: {}{force}", value_text(b)),
+                t.op(StepOp::Create),
+            )),
+            (Some(a), None) => out.push(Line::styled(
+                format!("{indent}- {key}: {}{force}", value_text(a)),
+                t.op(StepOp::Delete),
+            )),
+            (None, None) => {}
+        }
+    }
+}
+
+/// Every line of the details of `r`.
+pub fn details_lines(m: &Model, r: &Resource, t: Theme) -> Vec<Line<'static>> {
+    let mut out: Vec<Line<'static>> = Vec::new();
+    let op = r.op.unwrap_or(StepOp::Same);
+    let mut head = vec![Span::styled(
+        format!("{} {}", op.prefix().trim_end(), op.as_str()),
+        t.op(op),
+    )];
+    if r.delete_before_replace {
+        head.push(Span::styled(" (delete-before-replace)", t.op(op)));
+    }
+    head.push(Span::raw("   "));
+    head.push(Span::styled(status_text(r, m.preview), t.status(r.status)));
+    if !r.replace_keys.is_empty() {
+        head.push(Span::raw(format!(
+            "   reasons: {}",
+            r.replace_keys.join(", ")
+        )));
+    }
+    if r.protect {
+        head.push(Span::styled("   protected", t.bold()));
+    }
+    if let Some(w) = r.worker {
+        head.push(Span::styled(format!("   worker {w}"), t.dim()));
+    }
+    out.push(Line::from(head));
+    if let Some(e) = &r.error {
+        out.push(Line::styled(format!("error: {e}"), t.error()));
+    }
+    let empty = PropertyMap::new();
+    let old = r.old_inputs.as_ref().unwrap_or(&empty);
+    let new = r.new_inputs.as_ref().unwrap_or(old);
+    if !old.is_empty() || !new.is_empty() {
+        out.push(Line::styled("inputs:", t.bold()));
+        let forces = |path: &str| {
+            r.replace_keys.iter().any(|k| k == path)
+                || r.detailed_diff
+                    .get(path)
+                    .is_some_and(|d| d.kind.is_replace())
+        };
+        let old = if r.old_inputs.is_some() { old } else { &empty };
+        diff_lines(old, new, "", 0, &forces, t, &mut out);
+    }
+    if let Some(outputs) = r.outputs.as_ref().or(r.old_outputs.as_ref())
+        && !outputs.is_empty()
+    {
+        out.push(Line::styled("outputs:", t.bold()));
+        for (k, v) in outputs {
+            out.push(Line::raw(format!("    {k}: {}", value_text(v))));
+        }
+    }
+    if let Some(c) = r.cascade.and_then(|id| m.cascade(id)) {
+        out.push(Line::styled(
+            format!("cascade of {} (delete-before-replace):", c.root.name()),
+            t.bold(),
+        ));
+        for member in &c.members {
+            out.push(Line::raw(format!(
+                "    {}: {}",
+                member.urn.name(),
+                reason_text(&member.reason)
+            )));
+        }
+    }
+    if !r.dependencies.is_empty() {
+        let deps: Vec<&str> = r.dependencies.iter().map(|u| u.name()).collect();
+        out.push(Line::raw(format!("depends on: {}", deps.join(", "))));
+    }
+    out.push(Line::styled("history:", t.bold()));
+    for h in &r.history {
+        out.push(Line::from(vec![
+            Span::styled(format!("    {}  ", offset(h.at)), t.dim()),
+            Span::raw(h.what.clone()),
+        ]));
+    }
+    out
+}
+
+impl Widget for DetailsView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let m = self.model;
+        let t = self.theme;
+        let r = m.resource(self.idx);
+        Clear.render(area, buf);
+        let fixed = format!(" {}  {}  ", r.name(), r.type_);
+        let urn_room = (area.width as usize).saturating_sub(width(&fixed) + 4);
+        let title = format!("{fixed}{} ", shorten_left(r.urn.as_str(), urn_room));
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(t.accent())
+            .title(Span::styled(title, t.accent()))
+            .title_bottom(Span::styled(" ↑↓ scroll · Esc close ", t.dim()));
+        Paragraph::new(details_lines(m, r, t))
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))
+            .render(area, buf);
+    }
+}

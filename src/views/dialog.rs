@@ -1,0 +1,57 @@
+//! The confirm dialog: the one place the console asks before acting (cancel, quit while running).
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Alignment, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
+
+use crate::app::ui_state::Confirm;
+
+use super::theme::Theme;
+
+/// The confirm dialog for `confirm`.
+pub struct ConfirmDialog {
+    pub confirm: Confirm,
+    pub theme: Theme,
+}
+
+impl ConfirmDialog {
+    fn question(&self) -> (&'static str, &'static str) {
+        match self.confirm {
+            Confirm::Cancel => (
+                " Cancel the deployment? ",
+                "No new steps start; running steps finish and are recorded.",
+            ),
+            Confirm::Quit => (
+                " Quit while the deployment runs? ",
+                "The deployment is cancelled first: running steps finish and are recorded.",
+            ),
+        }
+    }
+}
+
+impl Widget for ConfirmDialog {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        let (title, body) = self.question();
+        Clear.render(area, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(t.alert_border())
+            .title(Span::styled(title, t.alert()));
+        Paragraph::new(vec![
+            Line::raw(body),
+            Line::raw(""),
+            Line::from(vec![
+                Span::styled("y", t.bold()),
+                Span::raw(" yes    "),
+                Span::styled("n", t.bold()),
+                Span::raw(" / Esc no"),
+            ]),
+        ])
+        .alignment(Alignment::Center)
+        .wrap(Wrap { trim: true })
+        .block(block)
+        .render(area, buf);
+    }
+}

@@ -1,0 +1,74 @@
+//! The one-line key hint at the foot of the screen: what the operator can do right now, the
+//! filter being typed, or a notice.
+
+use ratatui::text::{Line, Span};
+
+use crate::app::console::ConsoleMode;
+use crate::app::model::{Model, RunState};
+use crate::app::ui_state::{UiState, ViewId};
+
+use super::text::width;
+use super::theme::Theme;
+
+/// Hints for the current state, at most `w` cells (whole hints are dropped, never cut).
+pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static> {
+    if let Some(text) = &ui.filter_input {
+        return Line::from(vec![
+            Span::styled(" / ", t.accent()),
+            Span::raw(format!("{text}█")),
+            Span::styled("   Enter keep · Esc clear · op:replace", t.dim()),
+        ]);
+    }
+    if let Some(n) = &ui.notice {
+        return Line::styled(format!(" {n}"), t.alert_border());
+    }
+    let state = model.run_state();
+    let mut hints: Vec<(&str, &str)> = Vec::new();
+    if matches!(
+        ui.mode,
+        ConsoleMode::Preview {
+            awaiting_decision: true
+        }
+    ) {
+        hints.push(("y", "apply"));
+        hints.push(("n", "abort"));
+    }
+    if model.undecided_cascades() > 0 {
+        hints.push(("a", "approve"));
+        hints.push(("x", "decline"));
+        hints.push(("A", "all"));
+    }
+    if !ui.wide {
+        hints.push(("1-6", "views"));
+    }
+    hints.push(("Enter", "details"));
+    hints.push(("/", "filter"));
+    if !state.is_over() && ui.mode == ConsoleMode::Live {
+        hints.push((
+            "p",
+            if state == RunState::Paused {
+                "resume"
+            } else {
+                "pause"
+            },
+        ));
+        hints.push(("c", "cancel"));
+    }
+    if ui.focus == ViewId::Graph {
+        hints.push(("f", "focus"));
+    }
+    hints.push(("q", "quit"));
+    hints.push(("?", "help"));
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for (k, what) in hints {
+        let item = width(k) + width(what) + 3;
+        if used + item > w {
+            break;
+        }
+        used += item;
+        spans.push(Span::styled(format!(" {k}"), t.bold()));
+        spans.push(Span::styled(format!(" {what} "), t.dim()));
+    }
+    Line::from(spans)
+}

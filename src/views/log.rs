@@ -1,0 +1,97 @@
+//! The log: diagnostics, failures and decisions, newest at the bottom, filtered by severity.
+//! Also the one-line log at the foot of the wide layout.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+
+use crate::app::model::{LogEntry, Model};
+use crate::engine::events::Severity;
+
+use super::text::{fit_words, offset, width};
+use super::theme::Theme;
+
+/// The log view.
+pub struct LogView<'a> {
+    pub model: &'a Model,
+    pub theme: Theme,
+    pub focused: bool,
+    pub min_severity: Severity,
+    /// Entries scrolled back from the newest.
+    pub back: usize,
+}
+
+fn entry_line(e: &LogEntry, t: Theme, w: usize) -> Line<'static> {
+    let mut spans = vec![
+        Span::styled(format!("{} ", offset(e.at)), t.dim()),
+        Span::styled(
+            format!("{:<8}", e.severity.as_str()),
+            t.severity(e.severity),
+        ),
+    ];
+    if let Some(u) = &e.urn {
+        spans.push(Span::styled(format!("{}: ", u.name()), t.bold()));
+    }
+    let used: usize = spans.iter().map(|s| width(&s.content)).sum();
+    spans.push(Span::raw(fit_words(&e.message, w.saturating_sub(used))));
+    Line::from(spans)
+}
+
+impl Widget for LogView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        let title = format!(" Log (≥ {}, s to change) ", self.min_severity.as_str());
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(t.border(self.focused))
+            .title(Span::styled(title, t.border(self.focused)));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let h = inner.height as usize;
+        let shown: Vec<&LogEntry> = self
+            .model
+            .log()
+            .iter()
+            .rev()
+            .filter(|e| e.severity >= self.min_severity)
+            .skip(self.back)
+            .take(h)
+            .collect();
+        for (k, e) in shown.iter().rev().enumerate() {
+            let line = entry_line(e, t, inner.width as usize);
+            buf.set_line(inner.x, inner.y + k as u16, &line, inner.width);
+        }
+        if shown.is_empty() && h > 0 {
+            buf.set_string(inner.x, inner.y, "nothing logged at this severity", t.dim());
+        }
+    }
+}
+
+/// The last log entry (info or worse) on one line, with key hints on the right.
+pub struct LogLine<'a> {
+    pub model: &'a Model,
+    pub theme: Theme,
+    pub hints: Line<'a>,
+}
+
+impl Widget for LogLine<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        let hints_w = self.hints.width().min(area.width as usize);
+        let room = (area.width as usize).saturating_sub(hints_w + 7);
+        let last = self
+            .model
+            .log()
+            .iter()
+            .rev()
+            .find(|e| e.severity >= Severity::Info);
+        let mut spans = vec![Span::styled(" Log  ", t.bold())];
+        if let Some(e) = last {
+            spans.extend(entry_line(e, t, room).spans.into_iter().skip(1));
+        }
+        buf.set_line(area.x, area.y, &Line::from(spans), room as u16 + 6);
+        let x = area.x + area.width - hints_w as u16;
+        buf.set_line(x, area.y, &self.hints, hints_w as u16);
+    }
+}

@@ -1,0 +1,177 @@
+//! Pending replacements: each delete-before-replace cascade with its root, every dependent and
+//! why it goes too, a small picture of the cascade, and the keys that decide it.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Widget};
+
+use crate::app::model::{Cascade, Model};
+use crate::engine::events::{CascadeReason, Decider};
+
+use super::text::{cut_right, fit_words, width};
+use super::theme::Theme;
+
+/// The pending replacements view.
+pub struct PendingView<'a> {
+    pub model: &'a Model,
+    pub theme: Theme,
+    pub focused: bool,
+    pub cursor: usize,
+}
+
+/// Why a member goes with the cascade, in words.
+pub fn reason_text(reason: &CascadeReason) -> String {
+    match reason {
+        CascadeReason::Root { keys } => format!("root: {} forces replacement", keys.join(", ")),
+        CascadeReason::Input { inputs, on, keys } => {
+            let mut s = format!("input {} depends on {}", inputs.join(", "), on.name());
+            if !keys.is_empty() {
+                s.push_str(&format!("; its diff replaces on {}", keys.join(", ")));
+            }
+            s
+        }
+        CascadeReason::Provider { provider } => {
+            format!("its provider {} is replaced", provider.name())
+        }
+        CascadeReason::DeletedWith { target } => format!("deleted with {}", target.name()),
+    }
+}
+
+fn picture(c: &Cascade, w: usize) -> String {
+    let mut s = format!("[{}]", c.root.name());
+    let others: Vec<&str> = c
+        .members
+        .iter()
+        .filter(|m| m.urn != c.root)
+        .map(|m| m.urn.name())
+        .collect();
+    for name in &others {
+        let next = format!("═▶[{name}]");
+        if width(&s) + width(&next) + 2 > w {
+            s.push_str(" …");
+            break;
+        }
+        s.push_str(&next);
+    }
+    s
+}
+
+/// Lines for one cascade.
+fn cascade_lines(
+    c: &Cascade,
+    m: &Model,
+    t: Theme,
+    w: usize,
+    under_cursor: bool,
+) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    let root_type = m
+        .get(&c.root)
+        .map_or(c.root.type_().to_string(), |r| r.type_.clone());
+    let (state, style) = match c.decided {
+        None => ("waiting for approval".to_string(), t.alert()),
+        Some((true, by)) => (
+            format!("approved by {}", who(by)),
+            t.op(crate::engine::step::StepOp::Create),
+        ),
+        Some((false, by)) => (format!("declined by {}: kept", who(by)), t.dim()),
+    };
+    let pointer = if under_cursor { "▸ " } else { "  " };
+    let mut head = vec![
+        Span::styled(pointer, t.accent()),
+        Span::styled(c.root.name().to_string(), t.bold()),
+        Span::styled(format!("  ({root_type})  delete-before-replace  "), t.dim()),
+    ];
+    let used: usize = head.iter().map(|s| width(&s.content)).sum();
+    if used + width(&state) <= w {
+        head.push(Span::styled(state, style));
+    } else {
+        head.truncate(2);
+        head.push(Span::raw("  "));
+        head.push(Span::styled(state, style));
+    }
+    let mut line = Line::from(head);
+    if under_cursor {
+        line = line.patch_style(t.selected());
+    }
+    out.push(line);
+    let indent = "    ";
+    for member in &c.members {
+        let why = reason_text(&member.reason);
+        let text = if member.urn == c.root {
+            format!("{indent}why: {why}")
+        } else {
+            format!("{indent}{}: {why}", member.urn.name())
+        };
+        out.push(Line::styled(fit_words(&text, w), t.dim()));
+    }
+    out.push(Line::styled(
+        cut_right(&format!("{indent}{}", picture(c, w.saturating_sub(4))), w),
+        t.op(crate::engine::step::StepOp::Replace),
+    ));
+    out
+}
+
+fn who(by: Decider) -> &'static str {
+    match by {
+        Decider::Operator => "operator",
+        Decider::Policy => "policy",
+    }
+}
+
+impl Widget for PendingView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let m = self.model;
+        let t = self.theme;
+        let waiting = m.undecided_cascades();
+        let (title, border) = if waiting > 0 {
+            (
+                format!(" Pending replacements ⚠ {waiting} waiting "),
+                t.alert_border(),
+            )
+        } else {
+            (" Pending replacements ".to_string(), t.border(self.focused))
+        };
+        let title_style = if waiting > 0 { t.alert() } else { border };
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(border)
+            .title(Span::styled(title, title_style));
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let w = inner.width as usize;
+        let h = inner.height as usize;
+        if h == 0 {
+            return;
+        }
+        let keys = Line::from(vec![
+            Span::styled("a", t.bold()),
+            Span::raw(" approve   "),
+            Span::styled("x", t.bold()),
+            Span::raw(" decline   "),
+            Span::styled("A", t.bold()),
+            Span::raw(" approve all"),
+        ]);
+        let body_h = if waiting > 0 { h.saturating_sub(1) } else { h };
+        let mut lines: Vec<Line> = Vec::new();
+        let mut cursor_line = 0;
+        // Undecided first, then decided; the cursor indexes cascades in model order.
+        for (k, c) in m.cascades().iter().enumerate() {
+            if k == self.cursor {
+                cursor_line = lines.len();
+            }
+            lines.extend(cascade_lines(c, m, t, w, self.focused && k == self.cursor));
+        }
+        if lines.is_empty() {
+            lines.push(Line::styled("no delete-before-replace cascade", t.dim()));
+        }
+        let offset = cursor_line.saturating_sub(body_h.saturating_sub(4));
+        for (y, line) in lines.iter().skip(offset).take(body_h).enumerate() {
+            buf.set_line(inner.x, inner.y + y as u16, line, inner.width);
+        }
+        if waiting > 0 {
+            buf.set_line(inner.x, inner.y + inner.height - 1, &keys, inner.width);
+        }
+    }
+}

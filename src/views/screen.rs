@@ -1,0 +1,233 @@
+//! The whole screen: the top bar, then either the wide layout (Resources and Graph over Chains
+//! and Pending, a log line) or, on a narrow terminal, one view at a time with tabs; overlays on
+//! top (details, help, confirm dialog).
+
+use ratatui::Frame;
+use ratatui::buffer::Buffer;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{StatefulWidget, Widget};
+
+use crate::app::model::Model;
+use crate::app::ui_state::{UiState, ViewId};
+
+use super::chains::ChainsView;
+use super::details::DetailsView;
+use super::dialog::ConfirmDialog;
+use super::diffs::{DiffGauge, DiffsView};
+use super::graph::GraphView;
+use super::help::HelpView;
+use super::key_hint::key_hint;
+use super::log::{LogLine, LogView};
+use super::pending::PendingView;
+use super::resources::ResourcesView;
+use super::status_bar::StatusBar;
+use super::theme::Theme;
+
+/// Terminals at least this wide (and [`WIDE_MIN_HEIGHT`] high) get the multi-view layout.
+pub const WIDE_MIN_WIDTH: u16 = 120;
+pub const WIDE_MIN_HEIGHT: u16 = 28;
+
+/// Draws the console into a frame.
+pub fn draw(frame: &mut Frame, model: &Model, ui: &mut UiState, theme: Theme) {
+    let area = frame.area();
+    render_screen(area, frame.buffer_mut(), model, ui, theme);
+}
+
+/// Draws the console into a buffer (what `draw` does, usable without a terminal).
+pub fn render_screen(area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
+    if area.height < 3 || area.width < 20 {
+        buf.set_string(area.x, area.y, "terminal too small", theme.bold());
+        return;
+    }
+    ui.wide = area.width >= WIDE_MIN_WIDTH && area.height >= WIDE_MIN_HEIGHT;
+    let [top, body, foot] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    StatusBar { model, ui, theme }.render(top, buf);
+    if ui.wide {
+        wide(body, buf, model, ui, theme);
+        let hints = key_hint(model, ui, theme, (foot.width / 2) as usize);
+        if ui.filter_input.is_some() || ui.notice.is_some() {
+            buf.set_line(foot.x, foot.y, &hints, foot.width);
+        } else {
+            LogLine {
+                model,
+                theme,
+                hints,
+            }
+            .render(foot, buf);
+        }
+    } else {
+        narrow(body, buf, model, ui, theme);
+        let hints = key_hint(model, ui, theme, foot.width as usize);
+        buf.set_line(foot.x, foot.y, &hints, foot.width);
+    }
+    overlays(body, buf, model, ui, theme);
+}
+
+fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
+    let [upper, lower] =
+        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(body);
+    let [res, graph] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(upper);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(lower);
+    let focus = ui.focus;
+    ResourcesView {
+        model,
+        theme,
+        focused: focus == ViewId::Resources,
+    }
+    .render(res, buf, ui);
+    GraphView {
+        model,
+        theme,
+        focused: focus == ViewId::Graph,
+    }
+    .render(graph, buf, ui);
+    if focus == ViewId::Diffs {
+        view(ViewId::Diffs, left, buf, model, ui, theme);
+    } else {
+        ChainsView {
+            model,
+            theme,
+            focused: focus == ViewId::Chains,
+            cursor: ui.chains_cursor,
+            footer: 1,
+        }
+        .render(left, buf);
+        let gauge = Rect::new(
+            left.x + 1,
+            left.bottom().saturating_sub(2),
+            left.width.saturating_sub(2),
+            1,
+        );
+        DiffGauge { model, theme }.render(gauge, buf);
+    }
+    let right_view = if focus == ViewId::Log {
+        ViewId::Log
+    } else {
+        ViewId::Pending
+    };
+    view(right_view, right, buf, model, ui, theme);
+}
+
+fn narrow(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
+    let [tabs, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(body);
+    let mut spans: Vec<Span> = Vec::new();
+    for v in ViewId::ALL {
+        let name = match v {
+            ViewId::Pending => "Pending",
+            other => other.title(),
+        };
+        let text = format!(" {} {name} ", v.number());
+        let style = if v == ui.focus {
+            theme.selected().patch(theme.bold())
+        } else if v == ViewId::Pending && model.undecided_cascades() > 0 {
+            theme.alert()
+        } else {
+            theme.dim()
+        };
+        spans.push(Span::styled(text, style));
+    }
+    buf.set_line(tabs.x, tabs.y, &Line::from(spans), tabs.width);
+    view(ui.focus, rest, buf, model, ui, theme);
+}
+
+fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
+    let focused = ui.focus == v;
+    match v {
+        ViewId::Resources => ResourcesView {
+            model,
+            theme,
+            focused,
+        }
+        .render(area, buf, ui),
+        ViewId::Graph => GraphView {
+            model,
+            theme,
+            focused,
+        }
+        .render(area, buf, ui),
+        ViewId::Chains => {
+            ChainsView {
+                model,
+                theme,
+                focused,
+                cursor: ui.chains_cursor,
+                footer: 2,
+            }
+            .render(area, buf);
+            let gauge = Rect::new(
+                area.x + 1,
+                area.bottom().saturating_sub(2),
+                area.width.saturating_sub(2),
+                1,
+            );
+            DiffGauge { model, theme }.render(gauge, buf);
+        }
+        ViewId::Pending => PendingView {
+            model,
+            theme,
+            focused,
+            cursor: ui.pending_cursor,
+        }
+        .render(area, buf),
+        ViewId::Log => LogView {
+            model,
+            theme,
+            focused,
+            min_severity: ui.log_min_severity,
+            back: ui.log_back,
+        }
+        .render(area, buf),
+        ViewId::Diffs => DiffsView {
+            model,
+            theme,
+            focused,
+            offset: ui.diffs_offset,
+        }
+        .render(area, buf),
+    }
+}
+
+fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
+    if ui.details
+        && let Some(idx) = ui.selected_index(model)
+    {
+        let area = if ui.wide {
+            centered(body, body.width * 9 / 10, body.height * 8 / 10)
+        } else {
+            body
+        };
+        DetailsView {
+            model,
+            theme,
+            idx,
+            scroll: ui.details_scroll,
+        }
+        .render(area, buf);
+    }
+    if ui.help {
+        let h = crate::app::keymap::BINDINGS.len() as u16 + 2;
+        HelpView { theme }.render(centered(body, 76, h), buf);
+    }
+    if let Some(confirm) = ui.confirm {
+        ConfirmDialog { confirm, theme }.render(centered(body, 60, 7), buf);
+    }
+}

@@ -1,0 +1,161 @@
+//! The top bar: operation, stack, state, elapsed time, workers and counts, always visible.
+//! Segments are dropped by priority when the terminal is narrow, never cut mid-word.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use crate::app::console::ConsoleMode;
+use crate::app::model::{Model, RunState};
+use crate::app::ui_state::UiState;
+use crate::engine::step::StepOp;
+
+use super::text::{clock, width};
+use super::theme::Theme;
+
+/// The top bar widget.
+pub struct StatusBar<'a> {
+    pub model: &'a Model,
+    pub ui: &'a UiState,
+    pub theme: Theme,
+}
+
+/// Ops shown in the counts, in Pulumi's order.
+const COUNTED: [StepOp; 7] = [
+    StepOp::Create,
+    StepOp::Update,
+    StepOp::Replace,
+    StepOp::Delete,
+    StepOp::Read,
+    StepOp::Import,
+    StepOp::Refresh,
+];
+
+impl StatusBar<'_> {
+    fn segments(&self) -> Vec<(u8, Vec<Span<'static>>)> {
+        let m = self.model;
+        let t = self.theme;
+        let state = m.run_state();
+        let operation = m
+            .operation
+            .map_or(self.ui.title.operation.clone(), |o| o.as_str().to_string());
+        let stack = if m.stack.is_empty() {
+            &self.ui.title.stack
+        } else {
+            &m.stack
+        };
+        let project = if m.project.is_empty() {
+            &self.ui.title.project
+        } else {
+            &m.project
+        };
+        let mut segs: Vec<(u8, Vec<Span<'static>>)> = Vec::new();
+        segs.push((6, vec![Span::styled(" stepdeck ", t.accent())]));
+        segs.push((
+            1,
+            vec![
+                Span::styled(format!("{operation} "), t.bold()),
+                Span::raw(format!("{stack} ▸ {project}")),
+            ],
+        ));
+        let preview_decision = matches!(
+            self.ui.mode,
+            ConsoleMode::Preview {
+                awaiting_decision: true
+            }
+        );
+        let mut state_spans = vec![Span::styled(
+            format!(" {} ", state.label()),
+            t.run_state(state),
+        )];
+        if state == RunState::AwaitingApproval {
+            state_spans[0] = Span::styled(
+                format!(" ⚠ AWAITING APPROVAL ({}) ", m.undecided_cascades()),
+                t.alert(),
+            );
+        } else if m.undecided_cascades() > 0 && !state.is_over() {
+            state_spans.push(Span::raw(" "));
+            state_spans.push(Span::styled(" ⚠ AWAITING APPROVAL ", t.alert()));
+        }
+        if preview_decision {
+            state_spans = vec![Span::styled(" PREVIEW — y apply · n abort ", t.alert())];
+            if state != RunState::Done {
+                state_spans.push(Span::raw(" "));
+                state_spans.push(Span::styled(
+                    format!(" {} ", state.label()),
+                    t.run_state(state),
+                ));
+            }
+        }
+        segs.push((0, state_spans));
+        segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
+        if m.parallel > 0 && !m.preview {
+            segs.push((
+                4,
+                vec![Span::raw(format!(
+                    "workers {}/{}",
+                    m.workers_busy, m.parallel
+                ))],
+            ));
+        }
+        let planned = m.preview || m.summary.as_ref().is_some_and(|s| s.preview);
+        let mut counts: Vec<Span<'static>> = Vec::new();
+        for op in COUNTED {
+            let n = if planned {
+                m.planned_count(op)
+            } else {
+                m.done_count(op)
+            };
+            if n > 0 {
+                if !counts.is_empty() {
+                    counts.push(Span::raw(" "));
+                }
+                counts.push(Span::styled(
+                    format!("{}{n}", op.prefix().trim_end()),
+                    t.op(op),
+                ));
+            }
+        }
+        if m.failed > 0 {
+            counts.push(Span::styled(format!("  ✗{} failed", m.failed), t.error()));
+        }
+        if m.skipped > 0 {
+            counts.push(Span::styled(format!("  {} skipped", m.skipped), t.dim()));
+        }
+        if !counts.is_empty() {
+            segs.push((3, counts));
+        }
+        segs.push((5, vec![Span::styled("? help", t.dim())]));
+        segs
+    }
+}
+
+impl Widget for StatusBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let segs = self.segments();
+        let gap = 2;
+        let seg_width = |s: &Vec<Span>| s.iter().map(|x| width(&x.content)).sum::<usize>();
+        let mut order: Vec<usize> = (0..segs.len()).collect();
+        order.sort_by_key(|&i| segs[i].0);
+        let mut keep = vec![false; segs.len()];
+        let mut used = 0;
+        for i in order {
+            let w = seg_width(&segs[i].1) + if used == 0 { 0 } else { gap };
+            if used + w <= area.width as usize {
+                keep[i] = true;
+                used += w;
+            }
+        }
+        let mut spans: Vec<Span> = Vec::new();
+        for (i, (_, s)) in segs.into_iter().enumerate() {
+            if keep[i] {
+                if !spans.is_empty() {
+                    spans.push(Span::raw(" ".repeat(gap)));
+                }
+                spans.extend(s);
+            }
+        }
+        Line::from(spans).render(area, buf);
+    }
+}

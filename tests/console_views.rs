@@ -1,0 +1,198 @@
+//! Snapshot tests of every console view, drawn with ratatui's TestBackend at 80×24 (one view at
+//! a time) and 200×60 (the wide layout), from a model reduced from a realistic event timeline.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use stepdeck::app::model::Model;
+use stepdeck::app::sample::sample_timeline;
+use stepdeck::app::ui_state::{Confirm, UiState, ViewId};
+use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::engine::events::{EngineEvent, Outcome};
+use stepdeck::engine::urn::Urn;
+use stepdeck::views::{Theme, draw};
+
+fn sample_model() -> Model {
+    let mut m = Model::new();
+    for (at, e) in sample_timeline() {
+        m.set_now(at);
+        m.apply(&e);
+    }
+    m.set_now(Duration::from_secs(4));
+    m
+}
+
+fn ui(mode: ConsoleMode) -> UiState {
+    let title = Title {
+        operation: "up".into(),
+        stack: "dev".into(),
+        project: "myproj".into(),
+    };
+    UiState::new(mode, title)
+}
+
+fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| draw(f, m, ui, Theme::colored())).unwrap();
+    format!("{}", t.backend())
+}
+
+fn select(ui: &mut UiState, m: &Model, name: &str) {
+    let urn: &Urn = &m.resources().iter().find(|r| r.name() == name).unwrap().urn;
+    ui.selected = Some(urn.clone());
+}
+
+#[test]
+fn every_view_at_80x24() {
+    let m = sample_model();
+    for v in ViewId::ALL {
+        let mut u = ui(ConsoleMode::Live);
+        u.focus = v;
+        select(&mut u, &m, "db");
+        let name = format!("narrow_{}", v.title().replace(' ', "_").to_lowercase());
+        insta::assert_snapshot!(name, screen(&m, &mut u, 80, 24));
+    }
+}
+
+#[test]
+fn every_view_at_200x60() {
+    let m = sample_model();
+    for v in ViewId::ALL {
+        let mut u = ui(ConsoleMode::Live);
+        u.focus = v;
+        select(&mut u, &m, "subnet-b");
+        let name = format!("wide_{}", v.title().replace(' ', "_").to_lowercase());
+        insta::assert_snapshot!(name, screen(&m, &mut u, 200, 60));
+    }
+}
+
+#[test]
+fn details_help_and_confirm_overlays() {
+    let m = sample_model();
+    for (w, h) in [(80, 24), (200, 60)] {
+        let mut u = ui(ConsoleMode::Live);
+        select(&mut u, &m, "db");
+        u.details = true;
+        insta::assert_snapshot!(format!("details_{w}x{h}"), screen(&m, &mut u, w, h));
+        let mut u = ui(ConsoleMode::Live);
+        u.help = true;
+        insta::assert_snapshot!(format!("help_{w}x{h}"), screen(&m, &mut u, w, h));
+    }
+    let mut u = ui(ConsoleMode::Live);
+    u.confirm = Some(Confirm::Cancel);
+    insta::assert_snapshot!("confirm_cancel_80x24", screen(&m, &mut u, 80, 24));
+}
+
+#[test]
+fn graph_focus_on_the_selection() {
+    let m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    u.focus = ViewId::Graph;
+    u.graph_focus = true;
+    select(&mut u, &m, "server-1");
+    insta::assert_snapshot!("graph_focus_80x24", screen(&m, &mut u, 80, 24));
+}
+
+#[test]
+fn a_finished_preview_asks_to_apply() {
+    let mut m = Model::new();
+    for (at, e) in sample_timeline() {
+        m.set_now(at);
+        let e = match e {
+            EngineEvent::Prelude {
+                operation,
+                stack,
+                project,
+                parallel,
+                parallel_diff,
+                ..
+            } => EngineEvent::Prelude {
+                operation,
+                preview: true,
+                stack,
+                project,
+                parallel,
+                parallel_diff,
+            },
+            EngineEvent::StepStarted { .. }
+            | EngineEvent::StepFinished { .. }
+            | EngineEvent::StepFailed { .. }
+            | EngineEvent::ChainStarted { .. }
+            | EngineEvent::ChainFinished { .. } => continue,
+            other => other,
+        };
+        m.apply(&e);
+    }
+    m.apply(&EngineEvent::Summary {
+        counts: BTreeMap::new(),
+        declined: 0,
+        duration: Duration::from_secs(4),
+        outcome: Outcome::Succeeded,
+        preview: true,
+    });
+    for (w, h) in [(80, 24), (200, 60)] {
+        let mut u = ui(ConsoleMode::Preview {
+            awaiting_decision: true,
+        });
+        let s = screen(&m, &mut u, w, h);
+        assert!(s.contains("PREVIEW — y apply · n abort"), "{s}");
+        insta::assert_snapshot!(format!("preview_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn awaiting_approval_is_in_the_top_bar_at_80_columns() {
+    let m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    let s = screen(&m, &mut u, 80, 24);
+    let top = s.lines().next().unwrap();
+    assert!(top.contains("AWAITING APPROVAL"), "{top}");
+    assert!(s.contains("waiting for approval"));
+}
+
+#[test]
+fn a_filter_shows_matches_with_their_ancestors() {
+    let m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    u.filter = stepdeck::app::filter::Filter::parse("server").unwrap();
+    let s = screen(&m, &mut u, 80, 24);
+    for name in ["myproj-dev", "net", "subnet-a", "server-1", "server-2"] {
+        assert!(s.contains(name), "{name} missing:\n{s}");
+    }
+    assert!(!s.contains("old-logs"), "{s}");
+}
+
+#[test]
+fn a_large_stack_scrolls_to_its_last_resource() {
+    use stepdeck::app::sample::{sample_urn, step_info};
+    use stepdeck::engine::step::StepOp;
+    let stack = sample_urn("pulumi:pulumi:Stack", "");
+    let mut m = Model::new();
+    m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+        StepOp::Same,
+        &stack,
+        None,
+        0,
+    ))));
+    for i in 0..10_000u64 {
+        let u = sample_urn("sim:index:Thing", &format!("thing-{i:05}"));
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Create,
+            &u,
+            Some(&stack),
+            i + 1,
+        ))));
+    }
+    let mut u = ui(ConsoleMode::Live);
+    select(&mut u, &m, "thing-09999");
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(s.contains("thing-09999"), "{s}");
+    assert!(
+        s.contains("└─ thing-09999"),
+        "the last child closes the tree:\n{s}"
+    );
+    assert!(!s.contains("thing-00000"), "{s}");
+    assert!(s.contains("Resources (10001)"), "{s}");
+}
