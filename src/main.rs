@@ -1,1 +1,7 @@
-fn main() {}
+//! The `stepdeck` binary: the command line over the library.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

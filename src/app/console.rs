@@ -27,6 +27,8 @@ pub enum ConsoleExit {
     Abort,
     /// The operator quit; `cancelled` when the deployment was still running and was cancelled.
     Quit { cancelled: bool },
+    /// The deployment ended and the session was asked to leave by itself.
+    Finished,
 }
 
 /// Why the console could not run.

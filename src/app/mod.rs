@@ -13,4 +13,4 @@ pub mod ui_state;
 pub mod update;
 
 pub use console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-pub use run::run_console;
+pub use run::Console;

@@ -38,25 +38,43 @@ const BATCH: usize = 65_536;
 /// catches) must not leave the console drawing on a cooked screen, so the loop takes it back.
 static RESTORED_BY_PANIC: AtomicBool = AtomicBool::new(false);
 
-/// Runs the console until the operator leaves it. Reads engine events from `events`, acts
-/// through `control`; `mode` says whether it shows a preview (and may ask to apply it).
-pub async fn run_console(
-    mut events: UnboundedReceiver<EngineEvent>,
-    control: Control,
-    mode: ConsoleMode,
-    title: Title,
-) -> Result<ConsoleExit, ConsoleError> {
-    let mut guard = TerminalGuard::enter()?;
-    let session = Session {
-        events: &mut events,
-        control: &control,
-        mode,
-        title,
-        theme: Theme::from_env(),
-    };
-    let result = event_loop(&mut guard.terminal, EventStream::new(), session, reclaim).await;
-    drop(guard);
-    result
+/// The console on the terminal: raw mode and the alternate screen for as long as it lives,
+/// restored when dropped and on panic. Several deployments (a preview, then its update) run
+/// as sessions of one console, so the screen never flickers back to the shell between them.
+pub struct Console {
+    guard: TerminalGuard,
+    input: EventStream,
+}
+
+impl Console {
+    pub fn enter() -> Result<Console, ConsoleError> {
+        Ok(Console {
+            guard: TerminalGuard::enter()?,
+            input: EventStream::new(),
+        })
+    }
+
+    /// Shows one deployment until the operator leaves it (or, with `leave_when_done`, shortly
+    /// after the deployment ends). Reads engine events from `events` and acts through
+    /// `control`; `mode` says whether it shows a preview (and may ask to apply it).
+    pub async fn session(
+        &mut self,
+        mut events: UnboundedReceiver<EngineEvent>,
+        control: Control,
+        mode: ConsoleMode,
+        title: Title,
+        leave_when_done: bool,
+    ) -> Result<ConsoleExit, ConsoleError> {
+        let session = Session {
+            events: &mut events,
+            control: &control,
+            mode,
+            title,
+            theme: Theme::from_env(),
+            leave_when_done,
+        };
+        event_loop(&mut self.guard.terminal, &mut self.input, session, reclaim).await
+    }
 }
 
 /// What one console session works with, apart from the terminal and its input.
@@ -66,7 +84,12 @@ pub(crate) struct Session<'a> {
     pub mode: ConsoleMode,
     pub title: Title,
     pub theme: Theme,
+    /// Return [`ConsoleExit::Finished`] shortly after the engine's stream ends.
+    pub leave_when_done: bool,
 }
+
+/// How long a finished session stays on screen before it leaves by itself.
+const LINGER: Duration = Duration::from_millis(1500);
 
 /// Takes the terminal back after the panic hook restored it (a panic in another task).
 fn reclaim(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), ConsoleError> {
@@ -82,7 +105,7 @@ fn reclaim(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), Cons
 /// The loop proper, over any backend and input stream (tests drive it with a TestBackend).
 pub(crate) async fn event_loop<B, I>(
     terminal: &mut Terminal<B>,
-    mut input: I,
+    input: &mut I,
     session: Session<'_>,
     reclaim: fn(&mut Terminal<B>) -> Result<(), ConsoleError>,
 ) -> Result<ConsoleExit, ConsoleError>
@@ -97,7 +120,9 @@ where
         mode,
         title,
         theme,
+        leave_when_done,
     } = session;
+    let mut finished_at: Option<Instant> = None;
     let start = Instant::now();
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
@@ -148,6 +173,7 @@ where
                     engine_open = false;
                     ui.engine_gone = true;
                     redraw = true;
+                    finished_at = Some(Instant::now());
                 }
                 model.set_now(start.elapsed());
                 let mut applied = 0;
@@ -167,6 +193,9 @@ where
                 events_since_draw = true;
             }
             _ = tick.tick() => {
+                if leave_when_done && finished_at.is_some_and(|t| t.elapsed() >= LINGER) {
+                    return Ok(ConsoleExit::Finished);
+                }
                 let clock_due = !model.run_state().is_over() && last_draw.elapsed() >= Duration::from_millis(100);
                 let layout_due = ui.tree.is_stale(&model) || ui.graph.is_stale(&model);
                 redraw |= events_since_draw || clock_due || layout_due;
@@ -280,7 +309,7 @@ mod tests {
     ) {
         let (sink, mut events) = EventSink::channel();
         let (control, rx) = Control::new(sink.clone());
-        let (keys, input) = input_channel::unbounded();
+        let (keys, mut input) = input_channel::unbounded();
         let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
         tokio::task::spawn_blocking(move || script(sink, keys));
         let session = Session {
@@ -293,10 +322,11 @@ mod tests {
                 project: "myproj".into(),
             },
             theme: Theme::colored(),
+            leave_when_done: false,
         };
         let exit = tokio::time::timeout(
             Duration::from_secs(10),
-            event_loop(&mut terminal, input, session, no_reclaim),
+            event_loop(&mut terminal, &mut input, session, no_reclaim),
         )
         .await
         .expect("the console loop ends");

@@ -1,0 +1,131 @@
+//! `stepdeck demo`: the bundled demo project, run in two phases against a fresh state: the
+//! first rollout (a preview to explore, then creates in parallel chains), and an upgrade that
+//! replaces resources create-before-delete, holds a delete-before-replace cascade for the
+//! operator's approval and deletes a retired tier in groups.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
+use stepdeck::engine::Operation;
+
+use super::args::{ApprovalArg, DemoArgs, DeployArgs, StackArg};
+use super::console::session;
+use super::deploy::{self, Display, conclude, options};
+use super::workspace::Workspace;
+
+const STACK: &str = "demo";
+const FILES: [(&str, &str); 2] = [
+    (
+        "Pulumi.yaml",
+        include_str!("../../assets/examples/demo/Pulumi.yaml"),
+    ),
+    (
+        "Pulumi.demo.yaml",
+        include_str!("../../assets/examples/demo/Pulumi.demo.yaml"),
+    ),
+];
+/// The second phase's stack settings, swapped in for the upgrade.
+const PHASE_2: &str = include_str!("../../assets/examples/demo/Pulumi.demo2.yaml");
+
+/// Writes the demo project into `dir` (phase 1 settings) and returns its workspace.
+fn materialize(dir: &Path) -> Result<Workspace> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for (name, text) in FILES {
+        std::fs::write(dir.join(name), text)
+            .with_context(|| format!("writing the demo's {name}"))?;
+    }
+    let backend = format!("file://{}", dir.join("state").display());
+    Workspace::open(dir, Some(&backend))
+}
+
+fn phase_2(dir: &Path) -> Result<()> {
+    std::fs::write(dir.join("Pulumi.demo.yaml"), PHASE_2)
+        .context("writing the demo's phase 2 settings")
+}
+
+fn demo_dir(args: &DemoArgs) -> PathBuf {
+    args.state_dir.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("stepdeck-demo-{}", std::process::id()))
+    })
+}
+
+fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
+    DeployArgs {
+        stack: StackArg {
+            stack: Some(STACK.into()),
+        },
+        parallel: Some(8),
+        parallel_diff: true,
+        targets: Vec::new(),
+        excludes: Vec::new(),
+        target_dependents: false,
+        replace: Vec::new(),
+        continue_on_error: false,
+        approve_replacements: approval,
+        yes: true,
+        non_interactive: true,
+        json: false,
+    }
+}
+
+pub async fn run(args: DemoArgs) -> Result<()> {
+    let dir = demo_dir(&args);
+    let ws = materialize(&dir)?;
+    let display = Display::choose(false, args.non_interactive);
+    if display != Display::Console {
+        let a = deploy_args(None);
+        deploy::run(
+            &dir,
+            Some(&format!("file://{}", dir.join("state").display())),
+            Operation::Update,
+            a.clone(),
+        )
+        .await?;
+        phase_2(&dir)?;
+        return deploy::run(
+            &dir,
+            Some(&format!("file://{}", dir.join("state").display())),
+            Operation::Update,
+            a,
+        )
+        .await;
+    }
+    let a = deploy_args(Some(ApprovalArg::Ask));
+    let mut console = Console::enter()?;
+    let outcome = async {
+        for phase in 1..=2 {
+            if phase == 2 {
+                phase_2(&dir)?;
+            }
+            let stack = ws.stack(Some(STACK), true)?;
+            let preview = options(&ws, &stack, Operation::Preview, &a, Display::Console)?;
+            let (result, left) = session(
+                &mut console,
+                &ws,
+                &stack,
+                preview,
+                ConsoleMode::Preview {
+                    awaiting_decision: true,
+                },
+                false,
+            )
+            .await?;
+            conclude(&result)?;
+            if left != ConsoleExit::Apply {
+                return Ok(());
+            }
+            let up = options(&ws, &stack, Operation::Update, &a, Display::Console)?;
+            let (result, left) =
+                session(&mut console, &ws, &stack, up, ConsoleMode::Live, phase == 1).await?;
+            conclude(&result)?;
+            if matches!(left, ConsoleExit::Quit { .. }) {
+                return Ok(());
+            }
+        }
+        Ok(())
+    }
+    .await;
+    drop(console);
+    outcome
+}

@@ -1,0 +1,63 @@
+//! The command line: parses arguments, runs the command, maps errors to exit codes.
+
+mod args;
+mod config;
+mod console;
+mod demo;
+mod deploy;
+mod errors;
+mod graph;
+mod stack;
+mod workspace;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use stepdeck::engine::Operation;
+
+use args::{Cli, Command};
+
+/// Runs the command line and returns the process's exit code.
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: starting the runtime: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    match runtime.block_on(dispatch(cli)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(errors::exit_code(&e))
+        }
+    }
+}
+
+async fn dispatch(cli: Cli) -> anyhow::Result<()> {
+    let backend = cli.backend.as_deref();
+    if let Command::Demo(args) = cli.command {
+        return demo::run(args).await;
+    }
+    let dir = workspace::project_dir(cli.cwd.as_deref())?;
+    match cli.command {
+        Command::Preview(a) => deploy::run(&dir, backend, Operation::Preview, a).await,
+        Command::Up(a) => deploy::run(&dir, backend, Operation::Update, a).await,
+        Command::Destroy(a) => deploy::run(&dir, backend, Operation::Destroy, a).await,
+        Command::Refresh(a) => deploy::run(&dir, backend, Operation::Refresh, a).await,
+        Command::Stack(c) => stack::run(&dir, backend, c),
+        Command::Config(c) => config::run(&dir, backend, c),
+        Command::Demo(_) => unreachable!("handled above"),
+    }
+}

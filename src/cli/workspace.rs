@@ -1,0 +1,168 @@
+//! Where a command runs: the project, the backend, the stack, its settings and secrets.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, anyhow};
+use stepdeck::engine::ProviderFactory;
+use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
+use stepdeck::providers::BuiltinProviders;
+use stepdeck::state::{Backend, BackendUrl, Crypter, StackRef, passphrase_from_env};
+
+use super::errors::usage;
+
+/// Bridges the state's passphrase crypter to the project's config encryption.
+pub struct ConfigSecrets(pub Crypter);
+
+impl ConfigCrypter for ConfigSecrets {
+    fn encrypt(&self, plain: &str) -> Result<String, CryptError> {
+        Ok(self.0.encrypt(plain))
+    }
+
+    fn decrypt(&self, ciphertext: &str) -> Result<String, CryptError> {
+        self.0
+            .decrypt(ciphertext)
+            .map_err(|e| CryptError(e.to_string()))
+    }
+}
+
+/// The project and backend a command works with.
+pub struct Workspace {
+    pub project: Project,
+    pub backend: Backend,
+}
+
+/// One stack of the workspace, with its settings and (when a passphrase is set) its crypter.
+pub struct Stack {
+    pub name: String,
+    pub reference: StackRef,
+    pub settings: StackSettings,
+    pub crypter: Option<Crypter>,
+}
+
+impl Workspace {
+    /// Loads the project in `dir` and opens the backend.
+    pub fn open(dir: &Path, backend: Option<&str>) -> Result<Workspace> {
+        let project = Project::load(dir).map_err(|e| usage(e.to_string()))?;
+        let url = BackendUrl::resolve(backend).map_err(|e| usage(e.to_string()))?;
+        let backend = Backend::open(&url)?;
+        Ok(Workspace { project, backend })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.project.dir
+    }
+
+    /// The stack named on the command line, else the selected one.
+    pub fn stack_name(&self, explicit: Option<&str>) -> Result<String> {
+        if let Some(s) = explicit {
+            return Ok(s.to_string());
+        }
+        self.backend
+            .current_stack(&self.project.name)?
+            .ok_or_else(|| usage("no stack is selected: pass --stack NAME, or run `stepdeck stack select NAME` (or `stepdeck stack init NAME`)"))
+    }
+
+    pub fn reference(&self, name: &str) -> Result<StackRef> {
+        StackRef::new(&self.project.name, name).map_err(|e| usage(e.to_string()))
+    }
+
+    /// Opens a stack, creating it on first use (with a notice on standard error).
+    pub fn stack(&self, explicit: Option<&str>, create: bool) -> Result<Stack> {
+        let name = self.stack_name(explicit)?;
+        let reference = self.reference(&name)?;
+        if !self.backend.stack_exists(&reference) {
+            if !create {
+                return Err(usage(format!(
+                    "no stack named '{name}' exists in project '{}'",
+                    self.project.name
+                )));
+            }
+            self.backend.create_stack(&reference)?;
+            if self.backend.current_stack(&self.project.name)?.is_none() {
+                self.backend.select_stack(&reference)?;
+            }
+            eprintln!("Created stack '{name}'");
+        }
+        let settings = StackSettings::load(self.dir(), &name, &self.project.name)
+            .map_err(|e| usage(e.to_string()))?;
+        let crypter = crypter_for(&settings)?;
+        Ok(Stack {
+            name,
+            reference,
+            settings,
+            crypter,
+        })
+    }
+}
+
+/// The passphrase crypter for a stack whose settings carry a salt (and a passphrase is set).
+fn crypter_for(settings: &StackSettings) -> Result<Option<Crypter>> {
+    let Some(salt) = settings.encryption_salt.as_deref() else {
+        return Ok(passphrase_from_env()?.map(|p| Crypter::new_salt(&p)));
+    };
+    match passphrase_from_env()? {
+        Some(p) => Ok(Some(
+            Crypter::from_salt(&p, salt).map_err(|e| usage(e.to_string()))?,
+        )),
+        None => Ok(None),
+    }
+}
+
+impl Stack {
+    /// A crypter, or the error Pulumi gives when secrets need a passphrase.
+    pub fn require_crypter(&self) -> Result<&Crypter> {
+        self.crypter.as_ref().ok_or_else(|| {
+            usage("this stack's secrets need a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)")
+        })
+    }
+
+    /// Records the salt of a newly made crypter in the settings, so the next run derives the
+    /// same key.
+    pub fn remember_salt(&mut self, dir: &Path) -> Result<()> {
+        if let Some(c) = &self.crypter
+            && self.settings.encryption_salt.is_none()
+        {
+            self.settings.encryption_salt = Some(c.salt_state().to_string());
+            self.settings
+                .save(dir, &self.name)
+                .map_err(|e| anyhow!(e.to_string()))?;
+        }
+        Ok(())
+    }
+
+    /// The configuration as the engine takes it.
+    pub fn resolve_config(&self, project: &Project) -> Result<ResolvedConfig> {
+        let secrets = self.crypter.clone().map(ConfigSecrets);
+        self.settings
+            .resolve(project, secrets.as_ref().map(|s| s as &dyn ConfigCrypter))
+            .map_err(|e| usage(e.to_string()))
+    }
+}
+
+/// Where the sim provider keeps its world: `STEPDECK_SIM_WORLD`, else beside the state.
+pub fn sim_world_path(backend: &Backend) -> PathBuf {
+    std::env::var_os("STEPDECK_SIM_WORLD")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| backend.root().join("sim-world.json"))
+}
+
+/// The providers a deployment can load: the built-in ones.
+pub fn provider_factory(backend: &Backend) -> Arc<dyn ProviderFactory> {
+    Arc::new(BuiltinProviders::new(sim_world_path(backend)))
+}
+
+/// Resolves `--cwd` to the project directory.
+pub fn project_dir(cwd: Option<&Path>) -> Result<PathBuf> {
+    let dir = match cwd {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    if !dir.join("Pulumi.yaml").exists() && !dir.join("Pulumi.yml").exists() {
+        return Err(usage(format!(
+            "no Pulumi.yaml project file found in {}; pass --cwd DIR or run from a project directory",
+            dir.display()
+        )));
+    }
+    Ok(dir)
+}

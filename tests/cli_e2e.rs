@@ -1,0 +1,376 @@
+//! The command line end to end: the real binary, real files, the sim provider's world.
+
+mod cli_support;
+
+use std::time::{Duration, Instant};
+
+use cli_support::*;
+
+const PROGRAM: &str = r#"
+config:
+  engine:
+    type: string
+    default: pg15
+  tag:
+    type: string
+    default: one
+  withExtra:
+    type: boolean
+    default: true
+resources:
+  net:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+  db:
+    type: sim:index:Database
+    properties:
+      engine: ${engine}
+      networkId: ${net.networkId}
+  app:
+    type: sim:index:Server
+    properties:
+      image: img-1
+      subnetId: ${net.networkId}
+      dbEndpoint: ${db.endpoint}
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: ${tag}
+  extra:
+    type: sim:index:Resource
+    if: ${withExtra}
+    properties:
+      v: 1
+outputs:
+  endpoint: ${db.endpoint}
+"#;
+
+fn up(env: &Env) -> String {
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+}
+
+#[test]
+fn up_creates_everything_and_a_second_up_changes_nothing() {
+    let env = Env::new(PROGRAM);
+    let out = up(&env);
+    assert!(out.contains("Updating (dev):"), "{out}");
+    assert!(out.contains(" +  sim:index:Database db created"), "{out}");
+    assert!(out.contains("Resources:"), "{out}");
+    assert_eq!(env.managed("dev").len(), 5);
+    env.assert_no_leaks("dev");
+    let world = env.world();
+    let db = world.values().find(|r| r["name"] == "db").unwrap();
+    assert_eq!(db["type"], "sim:index:Database");
+    assert_eq!(db["properties"]["engine"], "pg15");
+    let before = env.managed("dev");
+
+    let out = up(&env);
+    assert!(!out.contains("created"), "{out}");
+    assert!(out.contains("unchanged"), "{out}");
+    assert_eq!(env.managed("dev"), before);
+    let outputs = env.ok(&["stack", "output", "endpoint", "--stack", "dev"]);
+    assert!(
+        outputs.trim().starts_with("db-") && outputs.trim().ends_with(".sim"),
+        "{outputs}"
+    );
+}
+
+#[test]
+fn preview_shows_a_change_without_making_it() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let before = env.managed("dev");
+    env.ok(&["config", "set", "tag", "two", "--stack", "dev"]);
+    let out = env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert!(out.contains("Previewing update (dev):"), "{out}");
+    assert!(out.contains(" ~  sim:index:Resource box update"), "{out}");
+    assert!(out.contains("~ 1 to update"), "{out}");
+    assert_eq!(env.managed("dev"), before);
+    let json: serde_json::Value =
+        serde_json::from_str(&env.ok(&["preview", "--stack", "dev", "--json"])).unwrap();
+    let step = json["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["op"] == "update")
+        .unwrap();
+    assert!(step["urn"].as_str().unwrap().ends_with("::box"));
+    assert_eq!(step["diffReasons"], serde_json::json!(["tag"]));
+    assert_eq!(json["changeSummary"]["update"], 1);
+}
+
+#[test]
+fn a_dbr_cascade_replaces_the_database_and_its_server_or_is_declined() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let before = env.managed("dev");
+    env.ok(&["config", "set", "engine", "pg16", "--stack", "dev"]);
+    let declined = env.ok(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--approve-replacements",
+        "decline",
+    ]);
+    assert!(
+        declined.contains("delete-before-replace of db with app"),
+        "{declined}"
+    );
+    assert!(declined.contains("1 replacement declined"), "{declined}");
+    assert_eq!(env.managed("dev"), before, "declined: nothing changes");
+
+    let out = up(&env);
+    assert!(out.contains("+- 2 replaced"), "{out}");
+    let after = env.managed("dev");
+    let id = |v: &[(String, String)], n: &str| v.iter().find(|(m, _)| m == n).unwrap().1.clone();
+    assert_ne!(id(&before, "db"), id(&after, "db"));
+    assert_ne!(id(&before, "app"), id(&after, "app"));
+    assert_eq!(id(&before, "net"), id(&after, "net"));
+    let deleted_db = out
+        .find(" -- sim:index:Database db deleted original")
+        .expect("db deleted");
+    let deleted_app = out
+        .find(" -- sim:index:Server app deleted original")
+        .expect("app deleted");
+    assert!(deleted_app < deleted_db, "the dependent goes first:\n{out}");
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn destroy_leaves_an_empty_state_and_an_empty_world() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let refused = env.run(&["destroy", "--stack", "dev", "--non-interactive"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused)
+            .contains("--yes must be passed in to proceed when running in non-interactive mode")
+    );
+    let out = env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(out.contains("deleted"), "{out}");
+    assert!(env.managed("dev").is_empty());
+    assert!(env.world().is_empty(), "{:?}", env.world());
+}
+
+#[test]
+fn refresh_records_drift_and_removes_what_vanished() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.world_path()).unwrap()).unwrap();
+    let resources = doc["resources"].as_object_mut().unwrap();
+    let box_id = resources
+        .iter()
+        .find(|(_, r)| r["name"] == "box")
+        .unwrap()
+        .0
+        .clone();
+    let extra_id = resources
+        .iter()
+        .find(|(_, r)| r["name"] == "extra")
+        .unwrap()
+        .0
+        .clone();
+    resources[&box_id]["properties"]["tag"] = "drifted".into();
+    resources.remove(&extra_id);
+    std::fs::write(env.world_path(), serde_json::to_string(&doc).unwrap()).unwrap();
+
+    env.ok(&["refresh", "--stack", "dev", "--yes", "--non-interactive"]);
+    let names: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert!(!names.contains(&"extra".to_string()), "{names:?}");
+    let state = env.export("dev");
+    let boxed = state["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with("::box"))
+        .unwrap()
+        .clone();
+    assert_eq!(boxed["outputs"]["tag"], "drifted");
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn export_and_import_round_trip() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let path = env.root.path().join("dev.json");
+    env.ok(&[
+        "stack",
+        "export",
+        "--stack",
+        "dev",
+        "--file",
+        path.to_str().unwrap(),
+    ]);
+    let exported: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(exported["version"], 3);
+    assert!(exported["deployment"]["manifest"]["magic"].is_string());
+
+    // Into the same stack of a fresh backend: the state comes back identical.
+    let other = Env::new(PROGRAM);
+    other.ok(&["stack", "init", "dev"]);
+    other.ok(&[
+        "stack",
+        "import",
+        "--stack",
+        "dev",
+        "--file",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(other.managed("dev"), env.managed("dev"));
+    assert_eq!(
+        other.export("dev")["deployment"]["resources"],
+        exported["deployment"]["resources"]
+    );
+
+    let mut broken = exported.clone();
+    broken["deployment"]["resources"][0]["urn"] = 7.into();
+    std::fs::write(&path, broken.to_string()).unwrap();
+    let bad = other.run(&[
+        "stack",
+        "import",
+        "--stack",
+        "dev",
+        "--file",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+    assert!(
+        stderr(&bad).contains("resources[0].urn"),
+        "{}",
+        stderr(&bad)
+    );
+    std::fs::write(&path, "{ nope").unwrap();
+    let bad = other.run(&[
+        "stack",
+        "import",
+        "--stack",
+        "dev",
+        "--file",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("dev.json:1:3"), "{}", stderr(&bad));
+    assert_eq!(
+        other.managed("dev"),
+        env.managed("dev"),
+        "a rejected import changes nothing"
+    );
+}
+
+#[test]
+fn a_locked_stack_refuses_a_second_update_until_unlocked() {
+    let env = Env::new(&format!("{PROGRAM}\n"));
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 1000\n");
+    let mut first = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let lock = env
+        .root
+        .path()
+        .join("state/.stepdeck/stacks/e2e/dev/lock.json");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !lock.exists() {
+        assert!(
+            Instant::now() < deadline,
+            "the first update never locked the stack"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!second.status.success());
+    let err = stderr(&second);
+    assert!(
+        err.contains("locked") && err.contains(&first.id().to_string()),
+        "{err}"
+    );
+    assert!(first.wait().unwrap().success());
+    up(&env);
+}
+
+#[test]
+fn kill_9_during_up_then_up_again_leaks_nothing() {
+    let env = Env::new(PROGRAM);
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 300\n");
+    let mut child = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let journal_dir = env.root.path().join("state/.stepdeck/stacks/e2e/dev");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    // Wait until a create is in flight (begun in the journal, not yet finished).
+    loop {
+        assert!(Instant::now() < deadline, "no create began");
+        let begun = std::fs::read_dir(&journal_dir)
+            .map(|d| {
+                d.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("journal."))
+                    .any(|e| {
+                        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+                        text.matches("\"begin\"").count() > text.matches("\"success\"").count()
+                            && text.contains("sim:index:Database")
+                    })
+            })
+            .unwrap_or(false);
+        if begun {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("interrupted while creating"),
+        "the pending create is reported:\n{text}"
+    );
+    assert_eq!(env.managed("dev").len(), 5);
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn bad_input_gets_a_clear_error_and_exit_code_2() {
+    let env = Env::new("resources:\n  a:\n    type: sim:index:Resource\n    properties: [oops\n");
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("Pulumi.yaml:"), "{}", stderr(&out));
+
+    let env = Env::new(
+        "resources:\n  a:\n    type: sim:index:Resource\n    properties:\n      x: ${b.y}\n  b:\n    type: sim:index:Resource\n    properties:\n      y: ${a.x}\n",
+    );
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("cycle"), "{}", stderr(&out));
+
+    let env = Env::new("resources:\n  a:\n    type: sim:index:Nope\n");
+    let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!out.status.success());
+    assert!(
+        stdout(&out).contains("sim:index:Nope") || stderr(&out).contains("sim:index:Nope"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+
+    let env = Env::new("resources:\n  a:\n    type: nopkg:index:Thing\n");
+    let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!out.status.success());
+    assert!(stdout(&out).contains("nopkg") || stderr(&out).contains("nopkg"));
+
+    let out = env.run(&["up", "--stack", "dev", "--parallel", "lots"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--parallel"));
+
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let checkpoint = env
+        .root
+        .path()
+        .join("state/.stepdeck/stacks/e2e/dev/checkpoint.json");
+    std::fs::write(&checkpoint, "{ not json").unwrap();
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("checkpoint.json"), "{}", stderr(&out));
+}

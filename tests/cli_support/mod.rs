@@ -1,0 +1,153 @@
+//! Runs the real `stepdeck` binary against a temporary project, backend and sim world.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::Value;
+
+pub struct Env {
+    pub root: tempfile::TempDir,
+}
+
+pub const PASSPHRASE: &str = "correct horse battery staple";
+
+impl Env {
+    /// A project named `e2e` whose `Pulumi.yaml` is `program` (after the name/runtime lines).
+    pub fn new(program: &str) -> Env {
+        let root = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(root.path().join("project")).unwrap();
+        std::fs::create_dir_all(root.path().join("state")).unwrap();
+        let env = Env { root };
+        env.write(
+            "Pulumi.yaml",
+            &format!("name: e2e\nruntime: yaml\n{program}"),
+        );
+        env
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn world_path(&self) -> PathBuf {
+        self.root.path().join("world.json")
+    }
+
+    pub fn write(&self, file: &str, text: &str) {
+        std::fs::write(self.project().join(file), text).unwrap();
+    }
+
+    pub fn command(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_stepdeck"));
+        c.args(args)
+            .arg("--cwd")
+            .arg(self.project())
+            .env(
+                "STEPDECK_BACKEND_URL",
+                format!("file://{}", self.root.path().join("state").display()),
+            )
+            .env("STEPDECK_SIM_WORLD", self.world_path())
+            .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
+            .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
+            .stdin(Stdio::null());
+        c
+    }
+
+    /// Runs to the end; returns the output.
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.command(args).output().expect("run stepdeck")
+    }
+
+    /// Runs and insists on success.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "stepdeck {args:?} failed ({:?}):\n{}\n{}",
+            out.status.code(),
+            stdout(&out),
+            stderr(&out)
+        );
+        stdout(&out)
+    }
+
+    pub fn spawn(&self, args: &[&str]) -> Child {
+        self.command(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn stepdeck")
+    }
+
+    /// The sim world's resources, by ID.
+    pub fn world(&self) -> serde_json::Map<String, Value> {
+        match std::fs::read_to_string(self.world_path()) {
+            Ok(t) => serde_json::from_str::<Value>(&t).unwrap()["resources"]
+                .as_object()
+                .cloned()
+                .unwrap_or_default(),
+            Err(_) => Default::default(),
+        }
+    }
+
+    /// The stack's exported deployment.
+    pub fn export(&self, stack: &str) -> Value {
+        serde_json::from_str(&self.ok(&["stack", "export", "--stack", stack]))
+            .expect("export is JSON")
+    }
+
+    /// Custom, non-provider resources in the exported state: (name, id).
+    pub fn managed(&self, stack: &str) -> Vec<(String, String)> {
+        let doc = self.export(stack);
+        let mut v: Vec<(String, String)> = doc["deployment"]["resources"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| {
+                r["custom"] == true
+                    && !r["type"]
+                        .as_str()
+                        .unwrap_or("")
+                        .starts_with("pulumi:providers:")
+            })
+            .map(|r| {
+                (
+                    r["urn"]
+                        .as_str()
+                        .unwrap()
+                        .rsplit("::")
+                        .next()
+                        .unwrap()
+                        .to_string(),
+                    r["id"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Asserts that the world holds exactly the resources the state manages.
+    pub fn assert_no_leaks(&self, stack: &str) {
+        let mut in_state: Vec<String> = self.managed(stack).into_iter().map(|(_, id)| id).collect();
+        let mut in_world: Vec<String> = self.world().keys().cloned().collect();
+        in_state.sort();
+        in_world.sort();
+        assert_eq!(in_world, in_state, "the world and the state disagree");
+    }
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn exists(p: &Path) -> bool {
+    p.exists()
+}
