@@ -197,7 +197,7 @@ async fn pending_operations_are_reported_on_the_next_run() {
     let w = warnings(&r);
     assert!(
         w.iter()
-            .any(|m| m.contains("::a was interrupted while updating") && m.contains("refresh")),
+            .any(|m| m.contains("::a, interrupted while updating") && m.contains("refresh")),
         "{w:?}"
     );
 }

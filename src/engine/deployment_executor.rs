@@ -19,6 +19,7 @@ use super::exec_state::ExecState;
 use super::journal::{NullJournal, SnapshotManager, SuccessEntry};
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
+use super::resource::PendingOperation;
 use super::source::{
     DeploymentInfo, Program, RegisterError, RegisterStatus, Registered, ResourceMonitor,
     SourceEvent,
@@ -81,6 +82,29 @@ fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
     }
 }
 
+/// The warning Pulumi prints before a run over a state with pending operations: each one
+/// listed, and how to resolve them.
+fn pending_operations_warning(pending: &[PendingOperation]) -> String {
+    let mut msg = format!(
+        "Attempting to deploy or update resources with {} pending operations from a previous deployment.\n",
+        pending.len()
+    );
+    for p in pending {
+        msg.push_str(&format!(
+            "  * {}, interrupted while {}\n",
+            p.resource.urn,
+            p.kind.as_str()
+        ));
+    }
+    msg.push_str(
+        "These resources are in an unknown state: the previous run stopped while waiting for these \
+         operations to complete. Check with the provider whether they completed, then run \
+         `stepdeck refresh` to read their real state and clear the pending operations \
+         (pending creates need an interactive refresh to clear).",
+    );
+    msg
+}
+
 impl Deployment {
     /// Runs the deployment to the end (or until terminated) and returns the new state.
     pub async fn run(self, program: Option<Box<dyn Program>>) -> DeploymentResult {
@@ -105,18 +129,12 @@ impl Deployment {
             parallel: opts.parallel.max(1),
             parallel_diff: opts.parallel_diff,
         });
-        if !preview {
-            for p in &base.pending_operations {
-                events.diag(
-                    Some(p.resource.urn.clone()),
-                    Severity::Warning,
-                    format!(
-                        "{} was interrupted while {}; its state may not match the world. Run `stepdeck refresh` to reconcile",
-                        p.resource.urn,
-                        p.kind.as_str()
-                    ),
-                );
-            }
+        if !preview && !base.pending_operations.is_empty() {
+            events.diag(
+                None,
+                Severity::Warning,
+                pending_operations_warning(&base.pending_operations),
+            );
         }
         let registry = Arc::new(ProviderRegistry::new(factory, &base.resources));
         let journal = if preview {
@@ -131,6 +149,7 @@ impl Deployment {
             manager: manager.clone(),
             exec: exec.clone(),
             preview,
+            ignore_protect: opts.ignore_protect,
             condemned: RwLock::new(HashSet::new()),
         });
         let (done_tx, done) = mpsc::unbounded_channel();

@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::resource::is_default_provider;
 use super::step::StepOp;
 use super::urn::Urn;
 
@@ -74,7 +75,12 @@ impl ExecState {
         self.marked_delete.lock().expect("exec lock").clone()
     }
 
-    pub fn count(&self, op: StepOp) {
+    /// Counts a logical step for the summary; default providers are not counted (Pulumi's
+    /// `resourceChanges` leaves them out).
+    pub fn count(&self, op: StepOp, urn: &Urn) {
+        if is_default_provider(urn) {
+            return;
+        }
         *self
             .counts
             .lock()

@@ -894,7 +894,7 @@ impl StepGenerator {
             step.detailed_diff = diff.detailed_diff;
             return Ok(single(step));
         }
-        if old.state.protect && new.protect {
+        if old.state.protect && new.protect && !self.opts.ignore_protect {
             return Err(RegisterError::Failed(format!(
                 "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`"
             )));
@@ -1146,7 +1146,7 @@ impl StepGenerator {
             forced: None,
         };
         let diff = job.run().await?;
-        if r.protect && diff.replaces() {
+        if r.protect && diff.replaces() && !self.opts.ignore_protect {
             return Err(RegisterError::Failed(format!(
                 "unable to replace resource \"{}\" as part of replacing {on}: it is protected",
                 r.urn
