@@ -171,7 +171,7 @@ async fn destroy_deletes_dependents_first_and_providers_last() {
 }
 
 #[tokio::test]
-async fn pending_operations_are_reported_on_the_next_run() {
+async fn pending_operations_are_reported_and_only_creates_carry_over() {
     let p = Arc::new(FakeProvider::default());
     let s0 = run(
         &p,
@@ -183,10 +183,18 @@ async fn pending_operations_are_reported_on_the_next_run() {
     .result
     .snapshot;
     let mut base = s0.clone();
-    base.pending_operations.push(PendingOperation {
-        resource: state(&s0, "a").clone(),
-        kind: OperationType::Updating,
-    });
+    let mut lost = state(&s0, "a").clone();
+    lost.urn = Urn::new("test", "proj", None, TYPE, "lost");
+    base.pending_operations = vec![
+        PendingOperation {
+            resource: state(&s0, "a").clone(),
+            kind: OperationType::Updating,
+        },
+        PendingOperation {
+            resource: lost,
+            kind: OperationType::Creating,
+        },
+    ];
     let r = run(
         &p,
         &base,
@@ -196,10 +204,32 @@ async fn pending_operations_are_reported_on_the_next_run() {
     .await;
     let w = warnings(&r);
     assert!(
-        w.iter()
-            .any(|m| m.contains("::a, interrupted while updating") && m.contains("refresh")),
+        w.iter().any(|m| m.contains("2 pending operations")
+            && m.contains("::a, interrupted while updating")
+            && m.contains("::lost, interrupted while creating")
+            && m.contains("refresh")),
         "{w:?}"
     );
+    // The update's pending operation vanishes with the next write; the create's stays.
+    let kinds: Vec<(String, OperationType)> = r
+        .result
+        .snapshot
+        .pending_operations
+        .iter()
+        .map(|p| (p.resource.urn.name().to_string(), p.kind))
+        .collect();
+    assert_eq!(kinds, vec![("lost".to_string(), OperationType::Creating)]);
+    // A preview says nothing.
+    let mut opts = options();
+    opts.operation = Operation::Preview;
+    let r = run(
+        &p,
+        &base,
+        opts,
+        Some(goals(vec![Box::new(|_| custom("a", &[]))])),
+    )
+    .await;
+    assert!(warnings(&r).is_empty(), "{:?}", warnings(&r));
 }
 
 fn pending_replacement_base(p: &Arc<FakeProvider>) -> impl std::future::Future<Output = Snapshot> {

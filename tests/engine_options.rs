@@ -602,3 +602,53 @@ async fn import_adopts_and_then_updates_when_inputs_differ() {
     let r = run(&p, &r.result.snapshot, options(), Some(prog("new"))).await;
     assert_eq!(changes(&r), vec![]);
 }
+
+fn protected(name: &'static str, k: &'static str) -> GoalFn {
+    Box::new(move |_| {
+        let mut g = custom(name, &[("k", k)]);
+        g.protect = Some(true);
+        g
+    })
+}
+
+#[tokio::test]
+async fn ignore_protect_allows_deletes_and_replacements_of_protected_resources() {
+    let p = Arc::new(FakeProvider {
+        diff: Some(replace_on(&["k"], false)),
+        ..FakeProvider::default()
+    });
+    let s0 = first(
+        &p,
+        goals(vec![protected("gone", "1"), protected("swapped", "1")]),
+    )
+    .await;
+    let next = || goals(vec![protected("swapped", "2")]);
+    // Without the option both are refused.
+    let r = run(&p, &s0, options(), Some(next())).await;
+    assert!(
+        failed(&r).contains("marked for protection"),
+        "{}",
+        failed(&r)
+    );
+    assert!(p.names("delete").is_empty());
+    let mut opts = options();
+    opts.ignore_protect = true;
+    let r = run(&p, &s0, opts, Some(next())).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(
+        changes(&r),
+        vec![
+            s(StepOp::CreateReplacement, "swapped"),
+            s(StepOp::Replace, "swapped"),
+            s(StepOp::Delete, "gone"),
+            s(StepOp::DeleteReplaced, "swapped"),
+        ]
+    );
+    let mut deleted = p.names("delete");
+    deleted.sort();
+    assert_eq!(deleted, vec!["gone", "swapped"]);
+    assert!(
+        state(&r.result.snapshot, "swapped").protect,
+        "the stored flag is unchanged"
+    );
+}
