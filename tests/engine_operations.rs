@@ -316,3 +316,74 @@ async fn a_pending_replacement_no_longer_registered_is_removed_without_a_delete(
             .any(|x| x.urn == Urn::new("test", "proj", None, TYPE, "a"))
     );
 }
+
+/// Diff as Pulumi's fakes do after a refresh: an update wherever the recorded outputs differ
+/// from the program's inputs.
+fn outputs_vs_inputs() -> Box<DiffFn> {
+    Box::new(|req: &stepdeck::engine::provider::DiffRequest| {
+        let mut d = stepdeck::engine::diff::diff_inputs(&req.old_outputs, &req.new_inputs);
+        if !d.changed_keys.is_empty() {
+            d.changes = stepdeck::engine::provider::DiffChanges::Some;
+        }
+        d
+    })
+}
+
+#[tokio::test]
+async fn up_with_refresh_corrects_drift_and_recreates_what_vanished() {
+    let p = Arc::new(FakeProvider {
+        diff: Some(outputs_vs_inputs()),
+        ..FakeProvider::default()
+    });
+    let program = || {
+        goals(vec![
+            Box::new(|_| custom("a", &[("k", "1")])),
+            Box::new(|r| {
+                let mut g = custom("b", &[("k", "1")]);
+                g.dependencies = vec![r.urn("a")];
+                g
+            }),
+        ])
+    };
+    let s0 = run(&p, &Snapshot::default(), options(), Some(program()))
+        .await
+        .result
+        .snapshot;
+    p.world
+        .lock()
+        .unwrap()
+        .insert("id-a".into(), props([("k", "drifted")]));
+    p.world.lock().unwrap().remove("id-b");
+    p.calls.lock().unwrap().clear();
+    // Without a refresh the engine believes its state: nothing to do.
+    let r = run(&p, &s0, options(), Some(program())).await;
+    assert_eq!(r.steps_of(StepOp::Same), vec!["a", "b"]);
+    p.calls.lock().unwrap().clear();
+    let mut opts = options();
+    opts.refresh = true;
+    let r = run(&p, &s0, opts, Some(program())).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let mut refreshed = r.steps_of(StepOp::Refresh);
+    refreshed.sort();
+    assert_eq!(refreshed, vec!["a", "b"]);
+    assert_eq!(r.steps_of(StepOp::Update), vec!["a"]);
+    assert_eq!(r.steps_of(StepOp::Create), vec!["b"]);
+    assert!(
+        p.names("delete").is_empty(),
+        "a vanished resource is not deleted"
+    );
+    assert_eq!(p.names("update"), vec!["a"]);
+    assert_eq!(p.names("create"), vec!["b"]);
+    let snap = &r.result.snapshot;
+    assert_eq!(state(snap, "a").outputs, props([("k", "1")]));
+    assert_eq!(state(snap, "b").id.as_deref(), Some("id-b"));
+    assert_eq!(
+        state(snap, "b").dependencies,
+        vec![state(snap, "a").urn.clone()]
+    );
+    assert_eq!(r.names(), vec!["a", "b"]);
+    assert_eq!(
+        p.world.lock().unwrap().get("id-a"),
+        Some(&props([("k", "1")]))
+    );
+}

@@ -254,6 +254,17 @@ impl Loop {
         info: Arc<DeploymentInfo>,
         registry: Arc<ProviderRegistry>,
     ) -> Result<Option<String>, Stop> {
+        if self.opts.refresh
+            && matches!(self.opts.operation, Operation::Update | Operation::Preview)
+        {
+            // `up --refresh`: read everything back first; the update plans against that.
+            let steps = self.refresh_steps();
+            self.run_antichain(steps).await?;
+            if self.cancelled || self.exec.saw_error() {
+                return Ok(None);
+            }
+            self.sg.rebase(self.exec.take_refreshed());
+        }
         let (src_tx, mut src) = mpsc::unbounded_channel();
         let monitor = ResourceMonitor::new(src_tx, info, registry, self.events.clone());
         let mut program_task = program.map(|p| tokio::spawn(p.run(monitor)));

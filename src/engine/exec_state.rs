@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::resource::is_default_provider;
+use super::resource::{ResourceState, is_default_provider};
 use super::step::StepOp;
 use super::urn::Urn;
 
@@ -17,6 +17,8 @@ pub(crate) struct ExecState {
     /// Base positions of old copies a create-before-delete replacement left behind.
     marked_delete: Mutex<Vec<usize>>,
     counts: Mutex<BTreeMap<StepOp, usize>>,
+    /// What refresh steps found, by base position (`None`: gone), for `up --refresh`.
+    refreshed: Mutex<Vec<(usize, Option<ResourceState>)>>,
     saw_error: AtomicBool,
     first_error: Mutex<Option<String>>,
 }
@@ -87,6 +89,17 @@ impl ExecState {
             .expect("exec lock")
             .entry(op)
             .or_default() += 1;
+    }
+
+    pub fn record_refresh(&self, index: usize, state: Option<ResourceState>) {
+        self.refreshed
+            .lock()
+            .expect("exec lock")
+            .push((index, state));
+    }
+
+    pub fn take_refreshed(&self) -> Vec<(usize, Option<ResourceState>)> {
+        std::mem::take(&mut *self.refreshed.lock().expect("exec lock"))
     }
 
     pub fn counts(&self) -> BTreeMap<StepOp, usize> {

@@ -479,6 +479,7 @@ impl ApplyCtx {
             Some(state)
         };
         self.journal(|m| m.refresh(old.index, found.clone()))?;
+        self.exec.record_refresh(old.index, found.clone());
         Ok(found)
     }
 

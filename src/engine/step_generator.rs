@@ -155,6 +155,8 @@ pub(crate) struct StepGenerator {
     targets_actual: HashSet<Urn>,
     /// New resources not created because they are outside the targets.
     skipped_creates: HashSet<Urn>,
+    /// Base positions a refresh before the update found gone.
+    vanished: HashSet<usize>,
     next_cascade: CascadeId,
     analyzers: Vec<Arc<dyn Analyzer>>,
 }
@@ -222,6 +224,7 @@ impl StepGenerator {
             excludes: UrnGlobs::new(&opts.excludes),
             targets_actual: HashSet::new(),
             skipped_creates: HashSet::new(),
+            vanished: HashSet::new(),
             opts,
             registry,
             events,
@@ -246,6 +249,25 @@ impl StepGenerator {
 
     pub fn base(&self) -> &Arc<Vec<ResourceState>> {
         &self.base
+    }
+
+    /// Takes what a refresh before the update found (`up --refresh`): refreshed states replace
+    /// their old states in place (positions do not change, as in the journal); a resource found
+    /// gone has no old state any more, so a registration creates it again and no delete runs.
+    pub fn rebase(&mut self, refreshed: Vec<(usize, Option<ResourceState>)>) {
+        let base = Arc::make_mut(&mut self.base);
+        for (i, state) in refreshed {
+            match state {
+                Some(s) => base[i] = s,
+                None => {
+                    if self.olds.get(&base[i].urn) == Some(&i) {
+                        self.olds.remove(&base[i].urn);
+                    }
+                    self.vanished.insert(i);
+                    self.pending_deletes.insert(i);
+                }
+            }
+        }
     }
 
     pub fn graph(&self) -> &DependencyGraph {
@@ -1072,7 +1094,7 @@ impl StepGenerator {
             .depending_on(root, &self.base, &self.operated, false)
         {
             let r = &self.base[i];
-            if !r.custom || r.external || r.delete {
+            if !r.custom || r.external || r.delete || self.vanished.contains(&i) {
                 continue;
             }
             let provider_urn = r
