@@ -413,13 +413,15 @@ impl ApplyCtx {
             &new.inputs,
             &new.additional_secret_outputs,
         );
-        self.end(
-            op,
-            SuccessEntry {
-                new: Some(new.clone()),
-                ..SuccessEntry::default()
-            },
-        )?;
+        let mut entry = SuccessEntry {
+            new: Some(new.clone()),
+            ..SuccessEntry::default()
+        };
+        if let (StepOp::ImportReplacement, Some(old)) = (step.op, &step.old) {
+            entry.mark_delete_old = Some(old.index);
+            self.exec.mark_delete(old.index);
+        }
+        self.end(op, entry)?;
         Ok(Some(new))
     }
 

@@ -553,6 +553,24 @@ impl StepGenerator {
                 cascade: None,
             }));
         };
+        if let Some(id) = goal.import_id.clone().filter(|_| targeted && goal.custom) {
+            let old_import_id = old.state.import_id.as_ref().or(old.state.id.as_ref());
+            if old.state.external || old_import_id != Some(&id) {
+                // A different resource adopted under this URN: `import-replacement`, and the
+                // old copy is deleted at the end (Pulumi's ImportReplacementStep).
+                let mut import = Step::new(StepOp::ImportReplacement, urn.clone())
+                    .with_old(old.clone())
+                    .with_new(new.clone());
+                import.keys = vec![id];
+                let mut replace = Step::new(StepOp::Replace, urn).with_old(old).with_new(new);
+                replace.keys = vec!["id".into()];
+                let chain = PlannedChain {
+                    steps: vec![import, replace],
+                    cascade: None,
+                };
+                return Ok(Generated::Import(chain, Box::new(goal)));
+            }
+        }
         if old.state.external {
             let mut create = Step::new(StepOp::CreateReplacement, urn.clone())
                 .with_old(old.clone())
@@ -921,6 +939,15 @@ impl StepGenerator {
                 "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`"
             )));
         }
+        if goal.import_id.is_some() {
+            // The replacement would change the ID the program still asks to import.
+            let msg = "previously-imported resources that still specify an ID may not be replaced; remove the import ID from the program";
+            if !self.opts.is_preview() {
+                return Err(RegisterError::Failed(format!("{urn}: {msg}")));
+            }
+            self.events
+                .diag(Some(urn.clone()), Severity::Warning, msg.to_string());
+        }
         self.replaced.insert(urn.clone());
         let dbr = goal
             .delete_before_replace
@@ -1042,10 +1069,21 @@ impl StepGenerator {
             }));
         }
         if diff.replaces() {
-            return Err(RegisterError::Failed(format!(
+            let msg = format!(
                 "{urn} was imported, but its inputs differ in ways that force a replacement ({}); change the program to match the imported resource or remove the import ID",
                 diff.replace_keys.join(", ")
-            )));
+            );
+            if !self.opts.is_preview() {
+                return Err(RegisterError::Failed(msg));
+            }
+            self.events.diag(Some(urn.clone()), Severity::Warning, msg);
+            return Ok(Generated::Done(Registered {
+                urn,
+                id: imported.id.clone(),
+                outputs: imported.outputs,
+                status: RegisterStatus::Success,
+                unknown: true,
+            }));
         }
         let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
         step.old_is_new = true;
