@@ -265,6 +265,9 @@ impl Loop {
             }
             self.sg.rebase(self.exec.take_refreshed());
         }
+        if !self.check_targets(&self.opts.replace.clone()) {
+            return Ok(None);
+        }
         let (src_tx, mut src) = mpsc::unbounded_channel();
         let monitor = ResourceMonitor::new(src_tx, info, registry, self.events.clone());
         let mut program_task = program.map(|p| tokio::spawn(p.run(monitor)));
@@ -316,13 +319,79 @@ impl Loop {
         {
             return Ok(program_error);
         }
+        // Unknown targets fail the run, after the deletes (as Pulumi's executor does).
+        let targets_known = self.check_targets(&self.opts.targets.clone());
         if self.opts.operation == Operation::Refresh {
             let steps = self.refresh_steps();
             self.run_antichain(steps).await?;
         } else {
             self.run_deletes().await?;
         }
+        if !targets_known {
+            self.exec
+                .record_error("one or more targets could not be found in the stack");
+        }
         Ok(program_error)
+    }
+
+    /// Reports every literal target that names nothing in the stack (Pulumi's
+    /// `checkTargets`); false when there was one.
+    fn check_targets(&mut self, globs: &[String]) -> bool {
+        let unknown = self.sg.unknown_targets(globs);
+        for t in &unknown {
+            let hint = if t.contains('$') {
+                ""
+            } else {
+                " Did your shell swallow a `$` in it?"
+            };
+            self.events.diag(
+                None,
+                Severity::Error,
+                format!("target '{t}' could not be found in the stack.{hint}"),
+            );
+        }
+        if unknown.is_empty() {
+            return true;
+        }
+        self.exec.record_error(&format!(
+            "one or more targets could not be found in the stack: {}",
+            unknown.join(", ")
+        ));
+        false
+    }
+
+    /// Base positions an exclusion keeps from being deleted (Pulumi's
+    /// `determineForbiddenResourcesToDeleteFromExcludes`): excluded resources, with
+    /// `exclude_dependents` whatever depends on them, and everything those depend on.
+    fn forbidden_deletes(&self) -> HashSet<usize> {
+        let base = self.sg.base();
+        let graph = self.sg.graph();
+        let excludes = super::targets::UrnGlobs::new(&self.opts.excludes);
+        let mut seen: HashSet<usize> = base
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| excludes.matches(&r.urn) || self.sg.excluded().contains(&r.urn))
+            .map(|(i, _)| i)
+            .collect();
+        if self.opts.exclude_dependents {
+            let mut stack: Vec<usize> = seen.iter().copied().collect();
+            while let Some(i) = stack.pop() {
+                for d in graph.dependents_of(i) {
+                    if seen.insert(d) {
+                        stack.push(d);
+                    }
+                }
+            }
+        }
+        let mut stack: Vec<usize> = seen.iter().copied().collect();
+        while let Some(i) = stack.pop() {
+            for &d in graph.dependencies_of(i) {
+                if seen.insert(d) {
+                    stack.push(d);
+                }
+            }
+        }
+        seen
     }
 
     async fn on_source(&mut self, ev: SourceEvent) {
@@ -593,6 +662,10 @@ impl Loop {
         );
         if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {
             return Ok(());
+        }
+        if !self.opts.excludes.is_empty() {
+            let forbidden = self.forbidden_deletes();
+            steps.retain(|s| s.old.as_ref().is_none_or(|o| !forbidden.contains(&o.index)));
         }
         self.ctx
             .condemned

@@ -65,6 +65,15 @@ impl ExecState {
             .get_or_insert_with(|| error.to_string());
     }
 
+    /// Records an error that fails the run at the end without stopping anything now (a
+    /// preview reporting every problem, a target that names nothing).
+    pub fn record_error(&self, error: &str) {
+        self.first_error
+            .lock()
+            .expect("exec lock")
+            .get_or_insert_with(|| error.to_string());
+    }
+
     pub fn first_error(&self) -> Option<String> {
         self.first_error.lock().expect("exec lock").clone()
     }

@@ -89,6 +89,9 @@ struct Inherited {
 
 type DefaultProvider = Shared<BoxFuture<'static, Result<String, RegisterError>>>;
 
+/// Default providers registered so far, by package and requested version.
+type DefaultProviders = HashMap<(String, Option<String>), DefaultProvider>;
+
 /// The stack config key listing packages whose default providers are denied.
 const DISABLE_DEFAULT_PROVIDERS: &str = "pulumi:disable-default-providers";
 
@@ -116,7 +119,7 @@ pub struct ResourceMonitor {
     registry: Arc<ProviderRegistry>,
     events: EventSink,
     inherited: Arc<Mutex<HashMap<Urn, Inherited>>>,
-    defaults: Arc<Mutex<HashMap<(String, Option<String>), DefaultProvider>>>,
+    defaults: Arc<Mutex<DefaultProviders>>,
     root: Arc<Mutex<Option<Urn>>>,
 }
 

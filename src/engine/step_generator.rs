@@ -153,6 +153,8 @@ pub(crate) struct StepGenerator {
     excludes: UrnGlobs,
     /// Targets explicit or reached through `target_dependents`, as registrations arrive.
     targets_actual: HashSet<Urn>,
+    /// Exclusions explicit or reached through `exclude_dependents`, as registrations arrive.
+    excludes_actual: HashSet<Urn>,
     /// New resources not created because they are outside the targets.
     skipped_creates: HashSet<Urn>,
     /// Base positions a refresh before the update found gone.
@@ -223,6 +225,7 @@ impl StepGenerator {
             replace_targets: UrnGlobs::new(&opts.replace),
             excludes: UrnGlobs::new(&opts.excludes),
             targets_actual: HashSet::new(),
+            excludes_actual: HashSet::new(),
             skipped_creates: HashSet::new(),
             vanished: HashSet::new(),
             opts,
@@ -303,37 +306,84 @@ impl StepGenerator {
     }
 
     /// Whether a registration is targeted: explicitly, or (with `target_dependents`) because
-    /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`).
+    /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`); and not excluded,
+    /// explicitly or (with `exclude_dependents`) through its provider or a dependency.
     fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
         let urn = &state.urn;
-        let targeted = self.is_targeted(urn)
+        if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
+            if self.targets.matches(urn) {
+                self.targets_actual.insert(urn.clone());
+            }
+            return true;
+        }
+        let excluded = self.excludes.matches(urn)
+            || (self.opts.exclude_dependents
+                && state
+                    .dependency_urns()
+                    .any(|d| self.excludes_actual.contains(&d)));
+        if excluded {
+            self.excludes_actual.insert(urn.clone());
+            return false;
+        }
+        if self.targets.is_empty() {
+            return true;
+        }
+        let targeted = self.targets.matches(urn)
             || (self.opts.target_dependents
-                && !self.excludes.matches(urn)
                 && state
                     .dependency_urns()
                     .any(|d| self.targets_actual.contains(&d)));
-        let implicit = is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE;
-        if targeted && !implicit && !self.targets.is_empty() {
+        if targeted {
             self.targets_actual.insert(urn.clone());
         }
         targeted
     }
 
+    /// URNs excluded so far, explicitly or as dependents of excluded ones.
+    pub fn excluded(&self) -> &HashSet<Urn> {
+        &self.excludes_actual
+    }
+
+    /// Literal targets (no glob) naming nothing in the old state nor registered in this run
+    /// (Pulumi's `checkTargets`).
+    pub fn unknown_targets(&self, globs: &[String]) -> Vec<String> {
+        globs
+            .iter()
+            .filter(|g| !g.contains('*'))
+            .filter(|g| {
+                Urn::parse(g).map_or(true, |u| {
+                    !self.olds.contains_key(&u) && !self.registered.contains(&u)
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
     /// A targeted step may not depend on a create skipped for being outside the targets.
-    fn check_skipped_dependencies(&self, state: &ResourceState) -> Result<(), RegisterError> {
+    /// In a preview every such dependency is reported and generation goes on (the run fails
+    /// at the end); in an update the first one stops the run.
+    fn check_skipped_dependencies(&mut self, state: &ResourceState) -> Result<(), RegisterError> {
         if self.targets.is_empty() && self.replace_targets.is_empty() {
             return Ok(());
         }
-        match state
+        let skipped: Vec<Urn> = state
             .dependency_urns()
-            .find(|d| self.skipped_creates.contains(d))
-        {
-            Some(dep) => Err(RegisterError::Invalid(format!(
+            .filter(|d| self.skipped_creates.contains(d))
+            .collect();
+        for dep in skipped {
+            let msg = format!(
                 "resource '{}' depends on '{dep}', which will be created but was not specified in --target list; add it to the targets or pass --target-dependents",
                 state.urn
-            ))),
-            None => Ok(()),
+            );
+            if !self.opts.is_preview() {
+                return Err(RegisterError::Invalid(msg));
+            }
+            self.exec.record_error(&msg);
+            self.events
+                .diag(Some(state.urn.clone()), Severity::Error, msg);
+            self.skipped_creates.remove(&dep);
         }
+        Ok(())
     }
 
     /// Collapses an alias to the URN it names (Pulumi's `collapseAliasToUrn`): missing parts
