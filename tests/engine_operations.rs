@@ -171,7 +171,7 @@ async fn destroy_deletes_dependents_first_and_providers_last() {
 }
 
 #[tokio::test]
-async fn pending_operations_are_reported_on_the_next_run() {
+async fn pending_operations_are_reported_and_only_creates_carry_over() {
     let p = Arc::new(FakeProvider::default());
     let s0 = run(
         &p,
@@ -183,10 +183,18 @@ async fn pending_operations_are_reported_on_the_next_run() {
     .result
     .snapshot;
     let mut base = s0.clone();
-    base.pending_operations.push(PendingOperation {
-        resource: state(&s0, "a").clone(),
-        kind: OperationType::Updating,
-    });
+    let mut lost = state(&s0, "a").clone();
+    lost.urn = Urn::new("test", "proj", None, TYPE, "lost");
+    base.pending_operations = vec![
+        PendingOperation {
+            resource: state(&s0, "a").clone(),
+            kind: OperationType::Updating,
+        },
+        PendingOperation {
+            resource: lost,
+            kind: OperationType::Creating,
+        },
+    ];
     let r = run(
         &p,
         &base,
@@ -196,10 +204,32 @@ async fn pending_operations_are_reported_on_the_next_run() {
     .await;
     let w = warnings(&r);
     assert!(
-        w.iter()
-            .any(|m| m.contains("::a was interrupted while updating") && m.contains("refresh")),
+        w.iter().any(|m| m.contains("2 pending operations")
+            && m.contains("::a, interrupted while updating")
+            && m.contains("::lost, interrupted while creating")
+            && m.contains("refresh")),
         "{w:?}"
     );
+    // The update's pending operation vanishes with the next write; the create's stays.
+    let kinds: Vec<(String, OperationType)> = r
+        .result
+        .snapshot
+        .pending_operations
+        .iter()
+        .map(|p| (p.resource.urn.name().to_string(), p.kind))
+        .collect();
+    assert_eq!(kinds, vec![("lost".to_string(), OperationType::Creating)]);
+    // A preview says nothing.
+    let mut opts = options();
+    opts.operation = Operation::Preview;
+    let r = run(
+        &p,
+        &base,
+        opts,
+        Some(goals(vec![Box::new(|_| custom("a", &[]))])),
+    )
+    .await;
+    assert!(warnings(&r).is_empty(), "{:?}", warnings(&r));
 }
 
 fn pending_replacement_base(p: &Arc<FakeProvider>) -> impl std::future::Future<Output = Snapshot> {
@@ -284,5 +314,76 @@ async fn a_pending_replacement_no_longer_registered_is_removed_without_a_delete(
             .resources
             .iter()
             .any(|x| x.urn == Urn::new("test", "proj", None, TYPE, "a"))
+    );
+}
+
+/// Diff as Pulumi's fakes do after a refresh: an update wherever the recorded outputs differ
+/// from the program's inputs.
+fn outputs_vs_inputs() -> Box<DiffFn> {
+    Box::new(|req: &stepdeck::engine::provider::DiffRequest| {
+        let mut d = stepdeck::engine::diff::diff_inputs(&req.old_outputs, &req.new_inputs);
+        if !d.changed_keys.is_empty() {
+            d.changes = stepdeck::engine::provider::DiffChanges::Some;
+        }
+        d
+    })
+}
+
+#[tokio::test]
+async fn up_with_refresh_corrects_drift_and_recreates_what_vanished() {
+    let p = Arc::new(FakeProvider {
+        diff: Some(outputs_vs_inputs()),
+        ..FakeProvider::default()
+    });
+    let program = || {
+        goals(vec![
+            Box::new(|_| custom("a", &[("k", "1")])),
+            Box::new(|r| {
+                let mut g = custom("b", &[("k", "1")]);
+                g.dependencies = vec![r.urn("a")];
+                g
+            }),
+        ])
+    };
+    let s0 = run(&p, &Snapshot::default(), options(), Some(program()))
+        .await
+        .result
+        .snapshot;
+    p.world
+        .lock()
+        .unwrap()
+        .insert("id-a".into(), props([("k", "drifted")]));
+    p.world.lock().unwrap().remove("id-b");
+    p.calls.lock().unwrap().clear();
+    // Without a refresh the engine believes its state: nothing to do.
+    let r = run(&p, &s0, options(), Some(program())).await;
+    assert_eq!(r.steps_of(StepOp::Same), vec!["a", "b"]);
+    p.calls.lock().unwrap().clear();
+    let mut opts = options();
+    opts.refresh = true;
+    let r = run(&p, &s0, opts, Some(program())).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let mut refreshed = r.steps_of(StepOp::Refresh);
+    refreshed.sort();
+    assert_eq!(refreshed, vec!["a", "b"]);
+    assert_eq!(r.steps_of(StepOp::Update), vec!["a"]);
+    assert_eq!(r.steps_of(StepOp::Create), vec!["b"]);
+    assert!(
+        p.names("delete").is_empty(),
+        "a vanished resource is not deleted"
+    );
+    assert_eq!(p.names("update"), vec!["a"]);
+    assert_eq!(p.names("create"), vec!["b"]);
+    let snap = &r.result.snapshot;
+    assert_eq!(state(snap, "a").outputs, props([("k", "1")]));
+    assert_eq!(state(snap, "b").id.as_deref(), Some("id-b"));
+    assert_eq!(
+        state(snap, "b").dependencies,
+        vec![state(snap, "a").urn.clone()]
+    );
+    assert_eq!(r.names(), vec!["a", "b"]);
+    assert_eq!(
+        p.world.lock().unwrap().get("id-a"),
+        Some(&props([("k", "1")]))
     );
 }

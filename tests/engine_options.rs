@@ -602,3 +602,156 @@ async fn import_adopts_and_then_updates_when_inputs_differ() {
     let r = run(&p, &r.result.snapshot, options(), Some(prog("new"))).await;
     assert_eq!(changes(&r), vec![]);
 }
+
+fn protected(name: &'static str, k: &'static str) -> GoalFn {
+    Box::new(move |_| {
+        let mut g = custom(name, &[("k", k)]);
+        g.protect = Some(true);
+        g
+    })
+}
+
+#[tokio::test]
+async fn ignore_protect_allows_deletes_and_replacements_of_protected_resources() {
+    let p = Arc::new(FakeProvider {
+        diff: Some(replace_on(&["k"], false)),
+        ..FakeProvider::default()
+    });
+    let s0 = first(
+        &p,
+        goals(vec![protected("gone", "1"), protected("swapped", "1")]),
+    )
+    .await;
+    let next = || goals(vec![protected("swapped", "2")]);
+    // Without the option both are refused.
+    let r = run(&p, &s0, options(), Some(next())).await;
+    assert!(
+        failed(&r).contains("marked for protection"),
+        "{}",
+        failed(&r)
+    );
+    assert!(p.names("delete").is_empty());
+    let mut opts = options();
+    opts.ignore_protect = true;
+    let r = run(&p, &s0, opts, Some(next())).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(
+        changes(&r),
+        vec![
+            s(StepOp::CreateReplacement, "swapped"),
+            s(StepOp::Replace, "swapped"),
+            s(StepOp::Delete, "gone"),
+            s(StepOp::DeleteReplaced, "swapped"),
+        ]
+    );
+    let mut deleted = p.names("delete");
+    deleted.sort();
+    assert_eq!(deleted, vec!["gone", "swapped"]);
+    assert!(
+        state(&r.result.snapshot, "swapped").protect,
+        "the stored flag is unchanged"
+    );
+}
+
+fn importing(k: &'static str, id: &'static str) -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![Box::new(move |_| {
+        let mut g = custom("a", &[("k", k)]);
+        g.import_id = Some(id.into());
+        g
+    })])
+}
+
+#[tokio::test]
+async fn importing_another_id_over_a_managed_resource_is_an_import_replacement() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = first(&p, goals(vec![Box::new(|_| custom("a", &[("k", "1")]))])).await;
+    p.world
+        .lock()
+        .unwrap()
+        .insert("ext-2".into(), props([("k", "1")]));
+    let r = run(&p, &s0, options(), Some(importing("1", "ext-2"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(
+        changes(&r),
+        vec![
+            s(StepOp::ImportReplacement, "a"),
+            s(StepOp::Replace, "a"),
+            s(StepOp::DeleteReplaced, "a"),
+        ]
+    );
+    assert_eq!(p.names("delete"), vec!["a"], "the old copy is deleted");
+    assert!(!p.world.lock().unwrap().contains_key("id-a"));
+    let a = state(&r.result.snapshot, "a");
+    assert_eq!(
+        (a.id.as_deref(), a.import_id.as_deref()),
+        (Some("ext-2"), Some("ext-2"))
+    );
+    assert_eq!(r.names(), vec!["a"]);
+    // The same import ID again: already managed, nothing to do.
+    let r = run(
+        &p,
+        &r.result.snapshot,
+        options(),
+        Some(importing("1", "ext-2")),
+    )
+    .await;
+    assert_eq!(changes(&r), vec![]);
+}
+
+#[tokio::test]
+async fn an_import_that_needs_a_replacement_fails_an_update_but_only_warns_in_a_preview() {
+    let p = Arc::new(FakeProvider {
+        diff: Some(replace_on(&["k"], false)),
+        ..FakeProvider::default()
+    });
+    p.world
+        .lock()
+        .unwrap()
+        .insert("ext-1".into(), props([("k", "1")]));
+    let mut opts = options();
+    opts.operation = stepdeck::engine::Operation::Preview;
+    let r = run(
+        &p,
+        &Snapshot::default(),
+        opts,
+        Some(importing("2", "ext-1")),
+    )
+    .await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let w = warnings(&r);
+    assert!(
+        w.iter().any(|m| m.contains("force a replacement (k)")),
+        "{w:?}"
+    );
+    let r = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(importing("2", "ext-1")),
+    )
+    .await;
+    assert!(
+        failed(&r).contains("force a replacement (k)"),
+        "{}",
+        failed(&r)
+    );
+    assert!(p.names("create").is_empty());
+    // A managed resource whose program still names its import ID may not be replaced either.
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(importing("1", "ext-1")),
+    )
+    .await
+    .result
+    .snapshot;
+    let r = run(&p, &s0, options(), Some(importing("2", "ext-1"))).await;
+    assert!(
+        failed(&r)
+            .contains("previously-imported resources that still specify an ID may not be replaced"),
+        "{}",
+        failed(&r)
+    );
+    assert!(p.names("delete").is_empty());
+}

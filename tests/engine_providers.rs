@@ -296,3 +296,150 @@ async fn a_malformed_provider_reference_is_a_clear_error() {
         assert!(p.names("create").is_empty());
     }
 }
+
+/// A factory that hands out the fake and records every load as (package, version).
+struct CountingFactory {
+    fake: Arc<FakeProvider>,
+    loads: std::sync::Mutex<Vec<(String, Option<String>)>>,
+}
+
+impl stepdeck::engine::ProviderFactory for CountingFactory {
+    fn load(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<dyn stepdeck::engine::Provider>, stepdeck::engine::provider::ProviderError>
+    {
+        self.loads
+            .lock()
+            .unwrap()
+            .push((package.to_string(), version.map(str::to_string)));
+        Ok(self.fake.clone())
+    }
+}
+
+async fn run_counting(
+    factory: &Arc<CountingFactory>,
+    base: &Snapshot,
+    opts: stepdeck::engine::Options,
+    program: Box<dyn stepdeck::engine::Program>,
+) -> Run {
+    let journal = CheckingJournal::new(base);
+    let violations = journal.violations.clone();
+    let entries = journal.entries.clone();
+    let (sink, rx) = stepdeck::engine::EventSink::channel();
+    let d = stepdeck::engine::Deployment::new(
+        opts,
+        base.clone(),
+        factory.clone(),
+        Box::new(journal),
+        sink,
+    );
+    let result = d.run(Some(program)).await;
+    finish(result, rx, &violations, &entries)
+}
+
+#[tokio::test]
+async fn a_provider_plugin_is_loaded_once_for_check_diff_and_configure() {
+    let factory = Arc::new(CountingFactory {
+        fake: fake_with_config(false),
+        loads: Default::default(),
+    });
+    let r = run_counting(&factory, &Snapshot::default(), options(), explicit("1")).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    // One instance per provider resource: CheckConfig's instance is the one configured.
+    assert_eq!(factory.loads.lock().unwrap().len(), 2);
+    factory.loads.lock().unwrap().clear();
+    // An unchanged run: CheckConfig and DiffConfig share one instance, which Configure takes.
+    let r = run_counting(&factory, &r.result.snapshot, options(), explicit("1")).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(factory.loads.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_requested_version_gets_its_own_default_provider() {
+    let factory = Arc::new(CountingFactory {
+        fake: Arc::new(FakeProvider::default()),
+        loads: Default::default(),
+    });
+    let program = goals(vec![
+        Box::new(|_| custom("plain", &[])),
+        Box::new(|_| {
+            let mut g = custom("pinned", &[]);
+            g.version = Some("1.2.3-beta.1".into());
+            g
+        }),
+    ]);
+    let r = run_counting(&factory, &Snapshot::default(), options(), program).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let snap = &r.result.snapshot;
+    let pinned = state(snap, "default_1_2_3_beta_1");
+    assert_eq!(pinned.urn.type_(), PROV);
+    assert_eq!(pinned.inputs, props([("version", "1.2.3-beta.1")]));
+    assert!(
+        state(snap, "pinned")
+            .provider
+            .as_deref()
+            .is_some_and(|p| p.starts_with(pinned.urn.as_str()))
+    );
+    assert!(
+        state(snap, "plain")
+            .provider
+            .as_deref()
+            .is_some_and(|p| p.contains("::default::"))
+    );
+    let loads = factory.loads.lock().unwrap().clone();
+    assert!(
+        loads.contains(&("pkgA".to_string(), Some("1.2.3-beta.1".to_string())))
+            && loads.contains(&("pkgA".to_string(), None)),
+        "{loads:?}"
+    );
+}
+
+#[tokio::test]
+async fn disabled_default_providers_refuse_resources_without_an_explicit_provider() {
+    for denied in [r#"["pkgA"]"#, r#"["*"]"#] {
+        let p = Arc::new(FakeProvider::default());
+        let mut opts = options();
+        opts.config = [(
+            "pulumi:disable-default-providers".to_string(),
+            denied.to_string(),
+        )]
+        .into();
+        // The explicit provider is fine; `b` asks for the default one.
+        let r = run(&p, &Snapshot::default(), opts, Some(explicit("1"))).await;
+        let Outcome::Failed(msg) = &r.result.outcome else {
+            panic!("{:?}", r.result.outcome)
+        };
+        assert!(
+            msg.contains(&format!(
+                "Default provider for 'pkgA' disabled. 'urn:pulumi:test::proj::{}::b' must use an explicit provider.",
+                TYPE
+            )),
+            "{msg}"
+        );
+        assert_eq!(p.names("create"), vec!["a"]);
+        assert!(
+            !r.result
+                .snapshot
+                .resources
+                .iter()
+                .any(|x| x.urn.name() == "default")
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_summary_leaves_default_providers_out() {
+    let p = Arc::new(FakeProvider::default());
+    let program = goals(vec![
+        Box::new(|_| Goal::component(stepdeck::engine::urn::ROOT_STACK_TYPE, "proj-test")),
+        Box::new(|_| custom("a", &[])),
+        Box::new(|_| custom("b", &[])),
+        Box::new(|_| custom("c", &[])),
+    ]);
+    let r = run(&p, &Snapshot::default(), options(), Some(program)).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.result.counts, [(StepOp::Create, 4)].into());
+    assert!(state(&r.result.snapshot, "default").is_provider());
+}

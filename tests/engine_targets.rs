@@ -114,3 +114,142 @@ async fn a_targeted_delete_needs_its_dependents_targeted() {
     assert_eq!(p.names("delete"), vec!["b", "a"]);
     assert_eq!(r.names(), vec!["c"]);
 }
+
+#[tokio::test]
+async fn unknown_targets_are_listed_and_fail_the_run() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let mut opts = options();
+    opts.targets = vec![urn("a"), urn("nope"), urn("gone")];
+    let r = run(&p, &s0, opts, Some(abc("2"))).await;
+    let Outcome::Failed(msg) = &r.result.outcome else {
+        panic!("{:?}", r.result.outcome)
+    };
+    assert!(
+        msg.contains("could not be found")
+            && msg.contains(&urn("nope"))
+            && msg.contains(&urn("gone")),
+        "{msg}"
+    );
+    assert_eq!(
+        errors(&r)
+            .iter()
+            .filter(|m| m.contains("could not be found in the stack"))
+            .count(),
+        2
+    );
+    // The known target still ran.
+    assert_eq!(p.names("update"), vec!["a"]);
+    // An unknown replace target stops the run before the program.
+    p.calls.lock().unwrap().clear();
+    let mut opts = options();
+    opts.replace = vec![urn("nope")];
+    let r = run(&p, &s0, opts, Some(abc("2"))).await;
+    assert!(matches!(r.result.outcome, Outcome::Failed(_)));
+    assert!(p.calls().is_empty());
+}
+
+fn two_chains() -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![
+        Box::new(|_| custom("a", &[])),
+        Box::new(|r| {
+            let mut g = custom("b", &[]);
+            g.dependencies = vec![r.urn("a")];
+            g
+        }),
+        Box::new(|_| custom("c", &[])),
+        Box::new(|r| {
+            let mut g = custom("d", &[]);
+            g.dependencies = vec![r.urn("c")];
+            g
+        }),
+    ])
+}
+
+#[tokio::test]
+async fn a_preview_reports_every_skipped_create_dependency_an_update_stops_at_the_first() {
+    let p = Arc::new(FakeProvider::default());
+    let mut opts = options();
+    opts.targets = vec![urn("b"), urn("d")];
+    opts.operation = stepdeck::engine::Operation::Preview;
+    let r = run(&p, &Snapshot::default(), opts.clone(), Some(two_chains())).await;
+    assert!(matches!(r.result.outcome, Outcome::Failed(_)));
+    let skipped: Vec<String> = errors(&r)
+        .into_iter()
+        .filter(|m| m.contains("will be created but was not specified in --target list"))
+        .collect();
+    assert_eq!(skipped.len(), 2, "{skipped:#?}");
+    opts.operation = stepdeck::engine::Operation::Update;
+    p.calls.lock().unwrap().clear();
+    let r = run(&p, &Snapshot::default(), opts, Some(two_chains())).await;
+    assert!(matches!(r.result.outcome, Outcome::Failed(_)));
+    // One refusal (the program's own failure repeats it).
+    let skipped = errors(&r)
+        .into_iter()
+        .filter(|m| m.contains("will be created but was not specified in --target list"))
+        .filter(|m| !m.starts_with("the program failed"))
+        .count();
+    assert_eq!(skipped, 1);
+    assert!(p.names("create").is_empty());
+}
+
+#[tokio::test]
+async fn target_dependents_follow_an_explicit_provider() {
+    let p = Arc::new(FakeProvider::default());
+    let program = |k: &'static str| {
+        goals(vec![
+            Box::new(|_| {
+                stepdeck::engine::Goal::custom("pulumi:providers:pkgA", "prov", Default::default())
+            }),
+            Box::new(move |r| {
+                let mut g = custom("a", &[("k", k)]);
+                g.provider = Some(r.reference("prov"));
+                g
+            }),
+            Box::new(move |_| custom("c", &[("k", k)])),
+        ])
+    };
+    let s0 = run(&p, &Snapshot::default(), options(), Some(program("1")))
+        .await
+        .result
+        .snapshot;
+    let mut opts = options();
+    opts.targets = vec!["urn:pulumi:test::proj::pulumi:providers:pkgA::prov".into()];
+    opts.target_dependents = true;
+    let r = run(&p, &s0, opts, Some(program("2"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::Update), vec!["a"]);
+    assert_eq!(state(&r.result.snapshot, "c"), state(&s0, "c"));
+}
+
+#[tokio::test]
+async fn excluded_resources_and_what_they_need_are_not_deleted() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let empty = || goals(vec![]);
+    let mut opts = options();
+    opts.excludes = vec![urn("b")];
+    let r = run(&p, &s0, opts, Some(empty())).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    // b is excluded and needs a: only c goes.
+    assert_eq!(p.names("delete"), vec!["c"]);
+    assert_eq!(r.names(), vec!["a", "b"]);
+}
+
+#[tokio::test]
+async fn exclude_dependents_leaves_what_depends_on_an_excluded_resource_alone() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let mut opts = options();
+    opts.excludes = vec![urn("a")];
+    opts.exclude_dependents = true;
+    let r = run(&p, &s0, opts.clone(), Some(abc("2"))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::Update), vec!["c"]);
+    assert_eq!(state(&r.result.snapshot, "b"), state(&s0, "b"));
+    // Deletes: a dependent of an excluded resource is kept too.
+    p.calls.lock().unwrap().clear();
+    let r = run(&p, &s0, opts, Some(goals(vec![]))).await;
+    assert_eq!(p.names("delete"), vec!["c"]);
+    assert_eq!(r.names(), vec!["a", "b"]);
+}

@@ -35,7 +35,16 @@ pub struct Options {
     /// delete take its dependents with it.
     pub target_dependents: bool,
     /// URN globs to leave alone (`--exclude`); providers and the root stack are never excluded.
+    /// Neither excluded resources nor what they depend on are deleted.
     pub excludes: Vec<String>,
+    /// Also leave alone whatever depends on an excluded resource (`--exclude-dependents`).
+    pub exclude_dependents: bool,
+    /// Refresh every resource before the update (`up --refresh`), so the update works from
+    /// what really exists.
+    pub refresh: bool,
+    /// Delete and replace protected resources anyway (`--ignore-protect`); the stored flag
+    /// is not changed.
+    pub ignore_protect: bool,
     /// Stack configuration, `<namespace>:<key>` to value text.
     pub config: BTreeMap<String, String>,
     pub secret_keys: Vec<String>,
@@ -55,6 +64,9 @@ impl Default for Options {
             replace: Vec::new(),
             target_dependents: false,
             excludes: Vec::new(),
+            exclude_dependents: false,
+            refresh: false,
+            ignore_protect: false,
             config: BTreeMap::new(),
             secret_keys: Vec::new(),
         }

@@ -19,6 +19,7 @@ use super::exec_state::ExecState;
 use super::journal::{NullJournal, SnapshotManager, SuccessEntry};
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
+use super::resource::PendingOperation;
 use super::source::{
     DeploymentInfo, Program, RegisterError, RegisterStatus, Registered, ResourceMonitor,
     SourceEvent,
@@ -81,6 +82,29 @@ fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
     }
 }
 
+/// The warning Pulumi prints before a run over a state with pending operations: each one
+/// listed, and how to resolve them.
+fn pending_operations_warning(pending: &[PendingOperation]) -> String {
+    let mut msg = format!(
+        "Attempting to deploy or update resources with {} pending operations from a previous deployment.\n",
+        pending.len()
+    );
+    for p in pending {
+        msg.push_str(&format!(
+            "  * {}, interrupted while {}\n",
+            p.resource.urn,
+            p.kind.as_str()
+        ));
+    }
+    msg.push_str(
+        "These resources are in an unknown state: the previous run stopped while waiting for these \
+         operations to complete. Check with the provider whether they completed, then run \
+         `stepdeck refresh` to read their real state and clear the pending operations \
+         (pending creates need an interactive refresh to clear).",
+    );
+    msg
+}
+
 impl Deployment {
     /// Runs the deployment to the end (or until terminated) and returns the new state.
     pub async fn run(self, program: Option<Box<dyn Program>>) -> DeploymentResult {
@@ -105,18 +129,12 @@ impl Deployment {
             parallel: opts.parallel.max(1),
             parallel_diff: opts.parallel_diff,
         });
-        if !preview {
-            for p in &base.pending_operations {
-                events.diag(
-                    Some(p.resource.urn.clone()),
-                    Severity::Warning,
-                    format!(
-                        "{} was interrupted while {}; its state may not match the world. Run `stepdeck refresh` to reconcile",
-                        p.resource.urn,
-                        p.kind.as_str()
-                    ),
-                );
-            }
+        if !preview && !base.pending_operations.is_empty() {
+            events.diag(
+                None,
+                Severity::Warning,
+                pending_operations_warning(&base.pending_operations),
+            );
         }
         let registry = Arc::new(ProviderRegistry::new(factory, &base.resources));
         let journal = if preview {
@@ -131,6 +149,7 @@ impl Deployment {
             manager: manager.clone(),
             exec: exec.clone(),
             preview,
+            ignore_protect: opts.ignore_protect,
             condemned: RwLock::new(HashSet::new()),
         });
         let (done_tx, done) = mpsc::unbounded_channel();
@@ -235,6 +254,20 @@ impl Loop {
         info: Arc<DeploymentInfo>,
         registry: Arc<ProviderRegistry>,
     ) -> Result<Option<String>, Stop> {
+        if self.opts.refresh
+            && matches!(self.opts.operation, Operation::Update | Operation::Preview)
+        {
+            // `up --refresh`: read everything back first; the update plans against that.
+            let steps = self.refresh_steps();
+            self.run_antichain(steps).await?;
+            if self.cancelled || self.exec.saw_error() {
+                return Ok(None);
+            }
+            self.sg.rebase(self.exec.take_refreshed());
+        }
+        if !self.check_targets(&self.opts.replace.clone()) {
+            return Ok(None);
+        }
         let (src_tx, mut src) = mpsc::unbounded_channel();
         let monitor = ResourceMonitor::new(src_tx, info, registry, self.events.clone());
         let mut program_task = program.map(|p| tokio::spawn(p.run(monitor)));
@@ -286,13 +319,79 @@ impl Loop {
         {
             return Ok(program_error);
         }
+        // Unknown targets fail the run, after the deletes (as Pulumi's executor does).
+        let targets_known = self.check_targets(&self.opts.targets.clone());
         if self.opts.operation == Operation::Refresh {
             let steps = self.refresh_steps();
             self.run_antichain(steps).await?;
         } else {
             self.run_deletes().await?;
         }
+        if !targets_known {
+            self.exec
+                .record_error("one or more targets could not be found in the stack");
+        }
         Ok(program_error)
+    }
+
+    /// Reports every literal target that names nothing in the stack (Pulumi's
+    /// `checkTargets`); false when there was one.
+    fn check_targets(&mut self, globs: &[String]) -> bool {
+        let unknown = self.sg.unknown_targets(globs);
+        for t in &unknown {
+            let hint = if t.contains('$') {
+                ""
+            } else {
+                " Did your shell swallow a `$` in it?"
+            };
+            self.events.diag(
+                None,
+                Severity::Error,
+                format!("target '{t}' could not be found in the stack.{hint}"),
+            );
+        }
+        if unknown.is_empty() {
+            return true;
+        }
+        self.exec.record_error(&format!(
+            "one or more targets could not be found in the stack: {}",
+            unknown.join(", ")
+        ));
+        false
+    }
+
+    /// Base positions an exclusion keeps from being deleted (Pulumi's
+    /// `determineForbiddenResourcesToDeleteFromExcludes`): excluded resources, with
+    /// `exclude_dependents` whatever depends on them, and everything those depend on.
+    fn forbidden_deletes(&self) -> HashSet<usize> {
+        let base = self.sg.base();
+        let graph = self.sg.graph();
+        let excludes = super::targets::UrnGlobs::new(&self.opts.excludes);
+        let mut seen: HashSet<usize> = base
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| excludes.matches(&r.urn) || self.sg.excluded().contains(&r.urn))
+            .map(|(i, _)| i)
+            .collect();
+        if self.opts.exclude_dependents {
+            let mut stack: Vec<usize> = seen.iter().copied().collect();
+            while let Some(i) = stack.pop() {
+                for d in graph.dependents_of(i) {
+                    if seen.insert(d) {
+                        stack.push(d);
+                    }
+                }
+            }
+        }
+        let mut stack: Vec<usize> = seen.iter().copied().collect();
+        while let Some(i) = stack.pop() {
+            for &d in graph.dependencies_of(i) {
+                if seen.insert(d) {
+                    stack.push(d);
+                }
+            }
+        }
+        seen
     }
 
     async fn on_source(&mut self, ev: SourceEvent) {
@@ -563,6 +662,10 @@ impl Loop {
         );
         if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {
             return Ok(());
+        }
+        if !self.opts.excludes.is_empty() {
+            let forbidden = self.forbidden_deletes();
+            steps.retain(|s| s.old.as_ref().is_none_or(|o| !forbidden.contains(&o.index)));
         }
         self.ctx
             .condemned

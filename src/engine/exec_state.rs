@@ -5,6 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use super::resource::{ResourceState, is_default_provider};
 use super::step::StepOp;
 use super::urn::Urn;
 
@@ -16,6 +17,8 @@ pub(crate) struct ExecState {
     /// Base positions of old copies a create-before-delete replacement left behind.
     marked_delete: Mutex<Vec<usize>>,
     counts: Mutex<BTreeMap<StepOp, usize>>,
+    /// What refresh steps found, by base position (`None`: gone), for `up --refresh`.
+    refreshed: Mutex<Vec<(usize, Option<ResourceState>)>>,
     saw_error: AtomicBool,
     first_error: Mutex<Option<String>>,
 }
@@ -62,6 +65,15 @@ impl ExecState {
             .get_or_insert_with(|| error.to_string());
     }
 
+    /// Records an error that fails the run at the end without stopping anything now (a
+    /// preview reporting every problem, a target that names nothing).
+    pub fn record_error(&self, error: &str) {
+        self.first_error
+            .lock()
+            .expect("exec lock")
+            .get_or_insert_with(|| error.to_string());
+    }
+
     pub fn first_error(&self) -> Option<String> {
         self.first_error.lock().expect("exec lock").clone()
     }
@@ -74,13 +86,29 @@ impl ExecState {
         self.marked_delete.lock().expect("exec lock").clone()
     }
 
-    pub fn count(&self, op: StepOp) {
+    /// Counts a logical step for the summary; default providers are not counted (Pulumi's
+    /// `resourceChanges` leaves them out).
+    pub fn count(&self, op: StepOp, urn: &Urn) {
+        if is_default_provider(urn) {
+            return;
+        }
         *self
             .counts
             .lock()
             .expect("exec lock")
             .entry(op)
             .or_default() += 1;
+    }
+
+    pub fn record_refresh(&self, index: usize, state: Option<ResourceState>) {
+        self.refreshed
+            .lock()
+            .expect("exec lock")
+            .push((index, state));
+    }
+
+    pub fn take_refreshed(&self) -> Vec<(usize, Option<ResourceState>)> {
+        std::mem::take(&mut *self.refreshed.lock().expect("exec lock"))
     }
 
     pub fn counts(&self) -> BTreeMap<StepOp, usize> {

@@ -229,9 +229,12 @@ impl Replayer {
             resources
         };
         normalize_aliases(&mut resources);
+        // Only the base's pending creates carry over (Pulumi's `Snap`): an interrupted create
+        // may have made something nobody tracks; the other kinds are resolved by refresh.
         let pending_operations = self
             .base_pending
             .iter()
+            .filter(|p| p.kind == OperationType::Creating)
             .cloned()
             .chain(self.pending.values().cloned())
             .collect();

@@ -2,7 +2,7 @@
 //! and finding it again by reference for the resources it manages.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
 
 use super::property::PropertyMap;
 use super::provider::{
@@ -36,11 +36,21 @@ pub struct ProviderRegistry {
     loaded: RwLock<HashMap<String, LoadedProvider>>,
     /// Providers recorded in the base snapshot, configured on first use by an old resource.
     olds: HashMap<String, ResourceState>,
+    /// Unconfigured instances by (package, version), loaded once for CheckConfig and
+    /// DiffConfig: for a plugin every load is a process. The first Configure of that
+    /// (package, version) takes the instance over.
+    unconfigured: Mutex<HashMap<PluginKey, Arc<dyn Provider>>>,
 }
+
+type PluginKey = (String, Option<String>);
 
 /// The package a provider type manages: `sim` for `pulumi:providers:sim`.
 pub fn provider_package(ty: &str) -> &str {
     ty.strip_prefix("pulumi:providers:").unwrap_or(ty)
+}
+
+fn plugin_key(package: &str, version: Option<&str>) -> PluginKey {
+    (package.to_string(), version.map(str::to_string))
 }
 
 fn version_of(inputs: &PropertyMap) -> Option<&str> {
@@ -58,6 +68,7 @@ impl ProviderRegistry {
             factory,
             loaded: RwLock::new(HashMap::new()),
             olds,
+            unconfigured: Mutex::new(HashMap::new()),
         }
     }
 
@@ -100,15 +111,13 @@ impl ProviderRegistry {
         olds: &PropertyMap,
         news: &PropertyMap,
     ) -> Result<CheckResult, ProviderError> {
-        let prov = self
-            .factory
-            .load(provider_package(urn.type_()), version_of(news))?;
+        let prov = self.unconfigured(provider_package(urn.type_()), version_of(news))?;
         prov.check_config(urn, olds, news).await
     }
 
     /// Diff for a provider resource: DiffConfig.
     pub async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
-        let prov = self.factory.load(
+        let prov = self.unconfigured(
             provider_package(req.urn.type_()),
             version_of(&req.new_inputs),
         )?;
@@ -139,9 +148,16 @@ impl ProviderRegistry {
         inputs: &PropertyMap,
         preview: bool,
     ) -> Result<LoadedProvider, ProviderError> {
-        let provider = self
-            .factory
-            .load(provider_package(ty), version_of(inputs))?;
+        let key = plugin_key(provider_package(ty), version_of(inputs));
+        let cached = self
+            .unconfigured
+            .lock()
+            .expect("registry lock")
+            .remove(&key);
+        let provider = match cached {
+            Some(p) => p,
+            None => self.factory.load(&key.0, key.1.as_deref())?,
+        };
         let unknown_config = inputs.values().any(|v| v.contains_unknowns());
         let configured = !(preview && unknown_config);
         let configure = if configured {
@@ -154,6 +170,22 @@ impl ProviderRegistry {
             configure,
             configured,
         })
+    }
+
+    /// The cached unconfigured instance for a (package, version), loading it once.
+    fn unconfigured(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<dyn Provider>, ProviderError> {
+        let key = plugin_key(package, version);
+        let mut cache = self.unconfigured.lock().expect("registry lock");
+        if let Some(p) = cache.get(&key) {
+            return Ok(p.clone());
+        }
+        let p = self.factory.load(package, version)?;
+        cache.insert(key, p.clone());
+        Ok(p)
     }
 
     /// Sends Cancel to every configured provider.

@@ -112,6 +112,12 @@ pub fn is_provider_type(ty: &str) -> bool {
     ty.starts_with("pulumi:providers:")
 }
 
+/// Default providers (`default`, `default_X_Y_Z`) are the engine's own bookkeeping: Pulumi
+/// leaves them out of the summary and the display.
+pub fn is_default_provider(urn: &Urn) -> bool {
+    is_provider_type(urn.type_()) && (urn.name() == "default" || urn.name().starts_with("default_"))
+}
+
 /// The URN half of a provider reference `<URN>::<ID>` (split on the last `::`).
 pub fn provider_urn(reference: &str) -> Option<Urn> {
     let (urn, _) = reference.rsplit_once("::")?;

@@ -89,6 +89,28 @@ struct Inherited {
 
 type DefaultProvider = Shared<BoxFuture<'static, Result<String, RegisterError>>>;
 
+/// Default providers registered so far, by package and requested version.
+type DefaultProviders = HashMap<(String, Option<String>), DefaultProvider>;
+
+/// The stack config key listing packages whose default providers are denied.
+const DISABLE_DEFAULT_PROVIDERS: &str = "pulumi:disable-default-providers";
+
+/// A default provider's name (Pulumi's `DefaultName`): `default`, or for a requested version
+/// `default_` and the version with its separators as underscores (`default_1_2_3_beta_1`).
+pub fn default_provider_name(version: Option<&str>) -> String {
+    match version {
+        None => "default".to_string(),
+        Some(v) => {
+            let v = v.trim_start_matches('v');
+            let flat: String = v
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            format!("default_{flat}")
+        }
+    }
+}
+
 /// The handle a program registers resources through; clone it freely across tasks.
 #[derive(Clone)]
 pub struct ResourceMonitor {
@@ -97,7 +119,7 @@ pub struct ResourceMonitor {
     registry: Arc<ProviderRegistry>,
     events: EventSink,
     inherited: Arc<Mutex<HashMap<Urn, Inherited>>>,
-    defaults: Arc<Mutex<HashMap<String, DefaultProvider>>>,
+    defaults: Arc<Mutex<DefaultProviders>>,
     root: Arc<Mutex<Option<Urn>>>,
 }
 
@@ -166,7 +188,19 @@ impl ResourceMonitor {
             let pkg = goal.package().to_string();
             goal.provider = match parent.providers.get(&pkg) {
                 Some(p) => Some(p.clone()),
-                None => Some(self.default_provider(&pkg, goal.version.clone()).await?),
+                None => {
+                    let user = Urn::new(
+                        &self.info.stack,
+                        &self.info.project,
+                        goal.parent.as_ref(),
+                        &goal.type_,
+                        &goal.name,
+                    );
+                    Some(
+                        self.default_provider(&pkg, goal.version.clone(), user.as_str())
+                            .await?,
+                    )
+                }
             };
         }
         let mut providers = parent.providers.clone();
@@ -219,7 +253,17 @@ impl ResourceMonitor {
         }
         if goal.provider.is_none() {
             let pkg = package_of(&goal.type_).to_string();
-            goal.provider = Some(self.default_provider(&pkg, goal.version.clone()).await?);
+            let user = Urn::new(
+                &self.info.stack,
+                &self.info.project,
+                goal.parent.as_ref(),
+                &goal.type_,
+                &goal.name,
+            );
+            goal.provider = Some(
+                self.default_provider(&pkg, goal.version.clone(), user.as_str())
+                    .await?,
+            );
         }
         self.send(|reply| SourceEvent::Read { goal, reply }).await
     }
@@ -233,7 +277,10 @@ impl ResourceMonitor {
     ) -> Result<PropertyMap, RegisterError> {
         let reference = match provider {
             Some(p) => p,
-            None => self.default_provider(package_of(token), None).await?,
+            None => {
+                self.default_provider(package_of(token), None, token)
+                    .await?
+            }
         };
         let prov = self
             .registry
@@ -260,26 +307,39 @@ impl ResourceMonitor {
         rx.await.map_err(|_| RegisterError::Cancelled)?
     }
 
-    /// Registers (once per package) the default provider `pulumi:providers:<pkg>::default`,
-    /// configured from the stack's `<pkg>:*` config, and returns its reference.
+    /// Registers (once per package and version) the default provider
+    /// `pulumi:providers:<pkg>::default[_X_Y_Z]`, configured from the stack's `<pkg>:*` config,
+    /// and returns its reference. `user` names what needs it, for the error when the stack's
+    /// `pulumi:disable-default-providers` config denies default providers for the package.
     async fn default_provider(
         &self,
         pkg: &str,
         version: Option<String>,
+        user: &str,
     ) -> Result<String, RegisterError> {
+        if self.default_provider_denied(pkg)? {
+            return Err(RegisterError::Invalid(format!(
+                "Default provider for '{pkg}' disabled. '{user}' must use an explicit provider."
+            )));
+        }
         let fut = {
             let mut defaults = self.defaults.lock().expect("defaults lock");
             defaults
-                .entry(pkg.to_string())
+                .entry((pkg.to_string(), version.clone()))
                 .or_insert_with(|| {
                     let this = self.clone();
                     let pkg = pkg.to_string();
                     async move {
-                        let mut goal = Goal::custom(
-                            &format!("pulumi:providers:{pkg}"),
-                            "default",
-                            this.provider_config(&pkg),
-                        );
+                        let mut inputs = this.provider_config(&pkg);
+                        if let Some(v) = &version {
+                            inputs.insert(
+                                "version".to_string(),
+                                super::property::PropertyValue::String(v.clone()),
+                            );
+                        }
+                        let name = default_provider_name(version.as_deref());
+                        let mut goal =
+                            Goal::custom(&format!("pulumi:providers:{pkg}"), &name, inputs);
                         goal.version = version;
                         let urn = Urn::new(
                             &this.info.stack,
@@ -300,6 +360,20 @@ impl ResourceMonitor {
                 .clone()
         };
         fut.await
+    }
+
+    /// Whether `pulumi:disable-default-providers` (a JSON list of packages, `*` for all)
+    /// denies the package's default provider.
+    fn default_provider_denied(&self, pkg: &str) -> Result<bool, RegisterError> {
+        let Some(raw) = self.info.config.get(DISABLE_DEFAULT_PROVIDERS) else {
+            return Ok(false);
+        };
+        let denied: Vec<String> = serde_json::from_str(raw).map_err(|e| {
+            RegisterError::Invalid(format!(
+                "config '{DISABLE_DEFAULT_PROVIDERS}' must be a list of package names: {e}"
+            ))
+        })?;
+        Ok(denied.iter().any(|d| d == "*" || d == pkg))
     }
 
     fn provider_config(&self, pkg: &str) -> PropertyMap {

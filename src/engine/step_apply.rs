@@ -18,6 +18,8 @@ pub(crate) struct ApplyCtx {
     pub manager: Arc<SnapshotManager>,
     pub exec: Arc<ExecState>,
     pub preview: bool,
+    /// Protected resources may be deleted (`--ignore-protect`).
+    pub ignore_protect: bool,
     /// URNs the delete phase removes (a deletedWith target among them skips the delete call).
     pub condemned: RwLock<HashSet<super::urn::Urn>>,
 }
@@ -127,7 +129,7 @@ impl ApplyCtx {
             }
             StepOp::Delete | StepOp::DeleteReplaced => {
                 let old = &step.old.as_ref().expect("delete has an old state").state;
-                if step.op == StepOp::Delete && old.protect {
+                if step.op == StepOp::Delete && old.protect && !self.ignore_protect {
                     return Err(format!(
                         "resource \"{}\" cannot be deleted because it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`, or use the command: `pulumi state unprotect '{}'`",
                         old.urn, old.urn
@@ -411,13 +413,15 @@ impl ApplyCtx {
             &new.inputs,
             &new.additional_secret_outputs,
         );
-        self.end(
-            op,
-            SuccessEntry {
-                new: Some(new.clone()),
-                ..SuccessEntry::default()
-            },
-        )?;
+        let mut entry = SuccessEntry {
+            new: Some(new.clone()),
+            ..SuccessEntry::default()
+        };
+        if let (StepOp::ImportReplacement, Some(old)) = (step.op, &step.old) {
+            entry.mark_delete_old = Some(old.index);
+            self.exec.mark_delete(old.index);
+        }
+        self.end(op, entry)?;
         Ok(Some(new))
     }
 
@@ -477,6 +481,7 @@ impl ApplyCtx {
             Some(state)
         };
         self.journal(|m| m.refresh(old.index, found.clone()))?;
+        self.exec.record_refresh(old.index, found.clone());
         Ok(found)
     }
 

@@ -206,7 +206,7 @@ impl StepExecutor {
             match self.ctx.apply(step).await {
                 Ok(state) => {
                     if step.op.is_logical() {
-                        self.ctx.exec.count(step.op);
+                        self.ctx.exec.count(step.op, &step.urn);
                     }
                     self.events.send(EngineEvent::StepFinished {
                         chain: id,
@@ -236,6 +236,7 @@ impl StepExecutor {
                         error.clone(),
                     );
                     let protected = step.op == super::step::StepOp::Delete
+                        && !self.ctx.ignore_protect
                         && step.old.as_ref().is_some_and(|o| o.state.protect);
                     if protected {
                         self.ctx.exec.mark_refused(&step.urn, &error);

@@ -153,8 +153,12 @@ pub(crate) struct StepGenerator {
     excludes: UrnGlobs,
     /// Targets explicit or reached through `target_dependents`, as registrations arrive.
     targets_actual: HashSet<Urn>,
+    /// Exclusions explicit or reached through `exclude_dependents`, as registrations arrive.
+    excludes_actual: HashSet<Urn>,
     /// New resources not created because they are outside the targets.
     skipped_creates: HashSet<Urn>,
+    /// Base positions a refresh before the update found gone.
+    vanished: HashSet<usize>,
     next_cascade: CascadeId,
     analyzers: Vec<Arc<dyn Analyzer>>,
 }
@@ -221,7 +225,9 @@ impl StepGenerator {
             replace_targets: UrnGlobs::new(&opts.replace),
             excludes: UrnGlobs::new(&opts.excludes),
             targets_actual: HashSet::new(),
+            excludes_actual: HashSet::new(),
             skipped_creates: HashSet::new(),
+            vanished: HashSet::new(),
             opts,
             registry,
             events,
@@ -246,6 +252,25 @@ impl StepGenerator {
 
     pub fn base(&self) -> &Arc<Vec<ResourceState>> {
         &self.base
+    }
+
+    /// Takes what a refresh before the update found (`up --refresh`): refreshed states replace
+    /// their old states in place (positions do not change, as in the journal); a resource found
+    /// gone has no old state any more, so a registration creates it again and no delete runs.
+    pub fn rebase(&mut self, refreshed: Vec<(usize, Option<ResourceState>)>) {
+        let base = Arc::make_mut(&mut self.base);
+        for (i, state) in refreshed {
+            match state {
+                Some(s) => base[i] = s,
+                None => {
+                    if self.olds.get(&base[i].urn) == Some(&i) {
+                        self.olds.remove(&base[i].urn);
+                    }
+                    self.vanished.insert(i);
+                    self.pending_deletes.insert(i);
+                }
+            }
+        }
     }
 
     pub fn graph(&self) -> &DependencyGraph {
@@ -281,37 +306,84 @@ impl StepGenerator {
     }
 
     /// Whether a registration is targeted: explicitly, or (with `target_dependents`) because
-    /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`).
+    /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`); and not excluded,
+    /// explicitly or (with `exclude_dependents`) through its provider or a dependency.
     fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
         let urn = &state.urn;
-        let targeted = self.is_targeted(urn)
+        if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
+            if self.targets.matches(urn) {
+                self.targets_actual.insert(urn.clone());
+            }
+            return true;
+        }
+        let excluded = self.excludes.matches(urn)
+            || (self.opts.exclude_dependents
+                && state
+                    .dependency_urns()
+                    .any(|d| self.excludes_actual.contains(&d)));
+        if excluded {
+            self.excludes_actual.insert(urn.clone());
+            return false;
+        }
+        if self.targets.is_empty() {
+            return true;
+        }
+        let targeted = self.targets.matches(urn)
             || (self.opts.target_dependents
-                && !self.excludes.matches(urn)
                 && state
                     .dependency_urns()
                     .any(|d| self.targets_actual.contains(&d)));
-        let implicit = is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE;
-        if targeted && !implicit && !self.targets.is_empty() {
+        if targeted {
             self.targets_actual.insert(urn.clone());
         }
         targeted
     }
 
+    /// URNs excluded so far, explicitly or as dependents of excluded ones.
+    pub fn excluded(&self) -> &HashSet<Urn> {
+        &self.excludes_actual
+    }
+
+    /// Literal targets (no glob) naming nothing in the old state nor registered in this run
+    /// (Pulumi's `checkTargets`).
+    pub fn unknown_targets(&self, globs: &[String]) -> Vec<String> {
+        globs
+            .iter()
+            .filter(|g| !g.contains('*'))
+            .filter(|g| {
+                Urn::parse(g).map_or(true, |u| {
+                    !self.olds.contains_key(&u) && !self.registered.contains(&u)
+                })
+            })
+            .cloned()
+            .collect()
+    }
+
     /// A targeted step may not depend on a create skipped for being outside the targets.
-    fn check_skipped_dependencies(&self, state: &ResourceState) -> Result<(), RegisterError> {
+    /// In a preview every such dependency is reported and generation goes on (the run fails
+    /// at the end); in an update the first one stops the run.
+    fn check_skipped_dependencies(&mut self, state: &ResourceState) -> Result<(), RegisterError> {
         if self.targets.is_empty() && self.replace_targets.is_empty() {
             return Ok(());
         }
-        match state
+        let skipped: Vec<Urn> = state
             .dependency_urns()
-            .find(|d| self.skipped_creates.contains(d))
-        {
-            Some(dep) => Err(RegisterError::Invalid(format!(
+            .filter(|d| self.skipped_creates.contains(d))
+            .collect();
+        for dep in skipped {
+            let msg = format!(
                 "resource '{}' depends on '{dep}', which will be created but was not specified in --target list; add it to the targets or pass --target-dependents",
                 state.urn
-            ))),
-            None => Ok(()),
+            );
+            if !self.opts.is_preview() {
+                return Err(RegisterError::Invalid(msg));
+            }
+            self.exec.record_error(&msg);
+            self.events
+                .diag(Some(state.urn.clone()), Severity::Error, msg);
+            self.skipped_creates.remove(&dep);
         }
+        Ok(())
     }
 
     /// Collapses an alias to the URN it names (Pulumi's `collapseAliasToUrn`): missing parts
@@ -531,6 +603,24 @@ impl StepGenerator {
                 cascade: None,
             }));
         };
+        if let Some(id) = goal.import_id.clone().filter(|_| targeted && goal.custom) {
+            let old_import_id = old.state.import_id.as_ref().or(old.state.id.as_ref());
+            if old.state.external || old_import_id != Some(&id) {
+                // A different resource adopted under this URN: `import-replacement`, and the
+                // old copy is deleted at the end (Pulumi's ImportReplacementStep).
+                let mut import = Step::new(StepOp::ImportReplacement, urn.clone())
+                    .with_old(old.clone())
+                    .with_new(new.clone());
+                import.keys = vec![id];
+                let mut replace = Step::new(StepOp::Replace, urn).with_old(old).with_new(new);
+                replace.keys = vec!["id".into()];
+                let chain = PlannedChain {
+                    steps: vec![import, replace],
+                    cascade: None,
+                };
+                return Ok(Generated::Import(chain, Box::new(goal)));
+            }
+        }
         if old.state.external {
             let mut create = Step::new(StepOp::CreateReplacement, urn.clone())
                 .with_old(old.clone())
@@ -894,10 +984,19 @@ impl StepGenerator {
             step.detailed_diff = diff.detailed_diff;
             return Ok(single(step));
         }
-        if old.state.protect && new.protect {
+        if old.state.protect && new.protect && !self.opts.ignore_protect {
             return Err(RegisterError::Failed(format!(
                 "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`"
             )));
+        }
+        if goal.import_id.is_some() {
+            // The replacement would change the ID the program still asks to import.
+            let msg = "previously-imported resources that still specify an ID may not be replaced; remove the import ID from the program";
+            if !self.opts.is_preview() {
+                return Err(RegisterError::Failed(format!("{urn}: {msg}")));
+            }
+            self.events
+                .diag(Some(urn.clone()), Severity::Warning, msg.to_string());
         }
         self.replaced.insert(urn.clone());
         let dbr = goal
@@ -1020,10 +1119,21 @@ impl StepGenerator {
             }));
         }
         if diff.replaces() {
-            return Err(RegisterError::Failed(format!(
+            let msg = format!(
                 "{urn} was imported, but its inputs differ in ways that force a replacement ({}); change the program to match the imported resource or remove the import ID",
                 diff.replace_keys.join(", ")
-            )));
+            );
+            if !self.opts.is_preview() {
+                return Err(RegisterError::Failed(msg));
+            }
+            self.events.diag(Some(urn.clone()), Severity::Warning, msg);
+            return Ok(Generated::Done(Registered {
+                urn,
+                id: imported.id.clone(),
+                outputs: imported.outputs,
+                status: RegisterStatus::Success,
+                unknown: true,
+            }));
         }
         let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
         step.old_is_new = true;
@@ -1072,7 +1182,7 @@ impl StepGenerator {
             .depending_on(root, &self.base, &self.operated, false)
         {
             let r = &self.base[i];
-            if !r.custom || r.external || r.delete {
+            if !r.custom || r.external || r.delete || self.vanished.contains(&i) {
                 continue;
             }
             let provider_urn = r
@@ -1146,7 +1256,7 @@ impl StepGenerator {
             forced: None,
         };
         let diff = job.run().await?;
-        if r.protect && diff.replaces() {
+        if r.protect && diff.replaces() && !self.opts.ignore_protect {
             return Err(RegisterError::Failed(format!(
                 "unable to replace resource \"{}\" as part of replacing {on}: it is protected",
                 r.urn
