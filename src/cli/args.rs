@@ -72,6 +72,15 @@ pub struct DeployArgs {
     /// Also operate on resources that depend on the targets.
     #[arg(long)]
     pub target_dependents: bool,
+    /// Also leave alone resources that depend on the excluded ones.
+    #[arg(long)]
+    pub exclude_dependents: bool,
+    /// Refresh every resource from its provider before the update.
+    #[arg(short, long)]
+    pub refresh: bool,
+    /// Delete or replace protected resources anyway (their protect flag is kept).
+    #[arg(long)]
+    pub ignore_protect: bool,
     /// Replace these URNs whatever their diff says.
     #[arg(long = "replace", value_name = "URN")]
     pub replace: Vec<String>,

@@ -135,6 +135,9 @@ pub fn options(
         excludes: args.excludes.clone(),
         replace: args.replace.clone(),
         target_dependents: args.target_dependents,
+        exclude_dependents: args.exclude_dependents,
+        refresh: args.refresh,
+        ignore_protect: args.ignore_protect,
         config: config.values,
         secret_keys: config.secret_keys,
     })
