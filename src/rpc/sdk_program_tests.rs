@@ -241,15 +241,26 @@ fn assert_program_registrations(rec: &Recorded, stack: &Urn) {
     assert!(a.custom);
     assert_eq!(a.parent.as_ref(), Some(stack));
     assert_eq!(a.properties["length"], PropertyValue::Number(8.0));
-    assert!(
-        a.provider
-            .as_deref()
-            .unwrap()
-            .starts_with("urn:pulumi:dev::proj::pulumi:providers:random::default::")
+    let p = rec
+        .goals
+        .iter()
+        .find(|g| g.type_ == "pulumi:providers:random")
+        .cloned()
+        .expect("a default provider for random");
+    let version = p.version.clone().expect("the SDK asks for its version");
+    assert_eq!(
+        p.name,
+        format!("default_{}", version.replace(['.', '-', '+'], "_"))
     );
-    let p = goal(rec, "default");
-    assert_eq!(p.type_, "pulumi:providers:random");
-    assert!(p.version.is_some());
+    let provider_urn = format!(
+        "urn:pulumi:dev::proj::pulumi:providers:random::{}::",
+        p.name
+    );
+    assert!(
+        a.provider.as_deref().unwrap().starts_with(&provider_urn),
+        "{:?}",
+        a.provider
+    );
     let b = goal(rec, "b");
     assert_eq!(b.additional_secret_outputs, vec!["result".to_string()]);
     let a_urn = Urn::new("dev", "proj", Some(stack), RANDOM_STRING, "a");
