@@ -374,3 +374,96 @@ fn bad_input_gets_a_clear_error_and_exit_code_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("checkpoint.json"), "{}", stderr(&out));
 }
+
+#[test]
+fn stack_and_config_commands() {
+    let program = PROGRAM.replacen(
+        "config:\n",
+        "config:\n  secretToken:\n    type: string\n    secret: true\n    default: none\n",
+        1,
+    );
+    let mut env = Env::new(&format!("{program}  token: ${{secretToken}}\n"));
+    env.passphrase = true;
+    env.ok(&["stack", "init", "dev"]);
+    env.ok(&["stack", "init", "prod"]);
+    let ls = env.ok(&["stack", "ls"]);
+    assert!(ls.contains("prod*"), "the last init is selected:\n{ls}");
+    env.ok(&["stack", "select", "dev"]);
+    assert!(env.ok(&["stack", "ls"]).contains("dev*"));
+
+    env.ok(&["config", "set", "tag", "blue"]);
+    env.ok(&["config", "set", "--secret", "secretToken", "hunter2"]);
+    assert_eq!(env.ok(&["config", "get", "tag"]).trim(), "blue");
+    assert_eq!(env.ok(&["config", "get", "secretToken"]).trim(), "hunter2");
+    let settings = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
+    assert!(
+        !settings.contains("hunter2"),
+        "secrets are encrypted at rest:\n{settings}"
+    );
+    assert!(
+        settings.contains("secure:") && settings.contains("encryptionsalt"),
+        "{settings}"
+    );
+    let listed = env.ok(&["config", "ls"]);
+    assert!(
+        listed.contains("e2e:secretToken")
+            && listed.contains("[secret]")
+            && !listed.contains("hunter2"),
+        "{listed}"
+    );
+
+    env.ok(&["up", "--yes", "--non-interactive"]);
+    let outputs: serde_json::Value =
+        serde_json::from_str(&env.ok(&["stack", "output", "--json"])).unwrap();
+    assert_eq!(outputs["token"], "[secret]");
+    assert_eq!(
+        env.ok(&["stack", "output", "token", "--show-secrets"])
+            .trim(),
+        "hunter2"
+    );
+    let exported = env.ok(&["stack", "export"]);
+    assert!(
+        !exported.contains("hunter2"),
+        "exports keep secrets encrypted"
+    );
+    let state_files = walk(&env.root.path().join("state"));
+    for f in state_files {
+        let text = std::fs::read_to_string(&f).unwrap_or_default();
+        assert!(
+            !text.contains("hunter2"),
+            "{} holds the secret in plain text",
+            f.display()
+        );
+    }
+
+    let dot = env.ok(&["stack", "graph"]);
+    assert!(dot.starts_with("strict digraph {"), "{dot}");
+    assert!(dot.contains("label = \"networkId\""), "{dot}");
+    let mermaid = env.ok(&["stack", "graph", "--format", "mermaid"]);
+    assert!(
+        mermaid.starts_with("graph TD") && mermaid.contains("-.->"),
+        "{mermaid}"
+    );
+
+    let removed = env.run(&["stack", "rm", "dev", "--yes"]);
+    assert!(
+        !removed.status.success(),
+        "a stack with resources is not removed without --force"
+    );
+    env.ok(&["destroy", "--yes", "--non-interactive"]);
+    env.ok(&["stack", "rm", "dev", "--yes"]);
+    assert!(!env.ok(&["stack", "ls"]).contains("dev"));
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
