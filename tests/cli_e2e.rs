@@ -467,3 +467,43 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+/// An example project from `assets/examples`, in a fresh environment.
+fn example(name: &str) -> Env {
+    let text = std::fs::read_to_string(format!(
+        "{}/assets/examples/{name}/Pulumi.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let env = Env::new("");
+    env.write("Pulumi.yaml", &text);
+    env
+}
+
+#[test]
+fn the_random_and_command_examples_run() {
+    let env = example("random");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let name = env.ok(&["stack", "output", "name", "--stack", "dev"]);
+    let (pet, suffix) = name.trim().rsplit_once('-').unwrap();
+    assert!(pet.starts_with("dev-") && suffix.len() == 8, "{name}");
+    assert!(
+        suffix
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()),
+        "{name}"
+    );
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+
+    let env = example("command");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(
+        env.ok(&["stack", "output", "greeting", "--stack", "dev"])
+            .trim(),
+        "hello from dev"
+    );
+    let reply = env.ok(&["stack", "output", "reply", "--stack", "dev"]);
+    assert!(reply.contains("hello from dev"), "{reply}");
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(env.managed("dev").is_empty());
+}
