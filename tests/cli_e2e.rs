@@ -507,3 +507,43 @@ fn the_random_and_command_examples_run() {
     env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
     assert!(env.managed("dev").is_empty());
 }
+
+#[test]
+fn targets_limit_an_update_and_target_replace_forces_a_replacement() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let before = env.managed("dev");
+    env.ok(&["config", "set", "tag", "two", "--stack", "dev"]);
+    let urn = |name: &str| format!("urn:pulumi:dev::e2e::*::{name}");
+    let out = env.ok(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--target-replace",
+        &urn("net"),
+    ]);
+    assert!(out.contains("+- sim:index:Network net replaced"), "{out}");
+    assert!(!out.contains("box"), "box is not targeted:\n{out}");
+    let after = env.managed("dev");
+    let id = |v: &[(String, String)], n: &str| v.iter().find(|(m, _)| m == n).unwrap().1.clone();
+    assert_ne!(id(&before, "net"), id(&after, "net"));
+    assert_eq!(id(&before, "box"), id(&after, "box"));
+    let bad = env.run(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--target",
+        "urn:pulumi:dev::e2e::sim:index:Resource::nothing",
+    ]);
+    assert!(!bad.status.success());
+    assert!(
+        stdout(&bad).contains("could not be found") || stderr(&bad).contains("could not be found"),
+        "{}\n{}",
+        stdout(&bad),
+        stderr(&bad)
+    );
+}

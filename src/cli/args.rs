@@ -84,6 +84,9 @@ pub struct DeployArgs {
     /// Replace these URNs whatever their diff says.
     #[arg(long = "replace", value_name = "URN")]
     pub replace: Vec<String>,
+    /// Shorthand for `--target URN --replace URN`.
+    #[arg(long = "target-replace", value_name = "URN")]
+    pub target_replace: Vec<String>,
     /// Keep going after a failed step, skipping what depends on it.
     #[arg(long)]
     pub continue_on_error: bool,

@@ -64,6 +64,7 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         refresh: false,
         ignore_protect: false,
         replace: Vec::new(),
+        target_replace: Vec::new(),
         continue_on_error: false,
         approve_replacements: approval,
         yes: true,

@@ -131,9 +131,19 @@ pub fn options(
         parallel_diff: args.parallel_diff,
         continue_on_error: args.continue_on_error,
         approval,
-        targets: args.targets.clone(),
+        targets: args
+            .targets
+            .iter()
+            .chain(&args.target_replace)
+            .cloned()
+            .collect(),
         excludes: args.excludes.clone(),
-        replace: args.replace.clone(),
+        replace: args
+            .replace
+            .iter()
+            .chain(&args.target_replace)
+            .cloned()
+            .collect(),
         target_dependents: args.target_dependents,
         exclude_dependents: args.exclude_dependents,
         refresh: args.refresh,
