@@ -55,8 +55,30 @@ fn sdk_project(name: &str) -> Env {
     env
 }
 
+/// Sets a plain config value by editing `Pulumi.dev.yaml` as a user would (each `config set`
+/// costs a passphrase key derivation, which is slow in debug builds).
 fn config(env: &Env, key: &str, value: &str) {
-    env.ok(&["config", "set", key, value, "--stack", "dev"]);
+    let project_file = std::fs::read_to_string(env.project().join("Pulumi.yaml")).unwrap();
+    let project = project_file
+        .lines()
+        .find_map(|l| l.strip_prefix("name: "))
+        .expect("Pulumi.yaml names the project");
+    let path = env.project().join("Pulumi.dev.yaml");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let full = format!("\"{project}:{key}\":");
+    let entry = format!("  {full} {}", serde_json::to_string(value).unwrap());
+    let mut lines: Vec<String> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with(&full))
+        .map(str::to_string)
+        .collect();
+    match lines.iter().position(|l| l == "config:") {
+        Some(i) => lines.insert(i + 1, entry),
+        None => lines
+            .splice(0..0, ["config:".to_string(), entry])
+            .for_each(drop),
+    }
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
 }
 
 fn up(env: &Env, extra: &[&str]) -> String {
@@ -81,11 +103,16 @@ fn resources(env: &Env) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-fn resource(env: &Env, name: &str) -> Value {
-    resources(env)
-        .into_iter()
+/// The resource named `name` among exported `resources`.
+fn find<'a>(resources: &'a [Value], name: &str) -> &'a Value {
+    resources
+        .iter()
         .find(|r| r["urn"].as_str().unwrap().ends_with(&format!("::{name}")))
         .unwrap_or_else(|| panic!("{name} is not in the state"))
+}
+
+fn resource(env: &Env, name: &str) -> Value {
+    find(&resources(env), name).clone()
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
@@ -161,20 +188,22 @@ fn random_program_lifecycle(name: &str, project: &str) {
     assert_eq!(outputs(&env, true)["token"], "s3cr3t");
 
     let stack_urn = format!("urn:pulumi:dev::{project}::pulumi:pulumi:Stack::{project}-dev");
-    let pair = resource(&env, "pair");
+    let exported = env.export("dev");
+    let state = exported["deployment"]["resources"].as_array().unwrap();
+    let pair = find(state, "pair");
     assert_eq!(pair["type"], "stepdeck:test:Pair");
     assert_eq!(pair["custom"], false);
     assert_eq!(pair["parent"], stack_urn.as_str());
-    let child = resource(&env, "pair-child");
+    let child = find(state, "pair-child");
     assert_eq!(child["parent"], pair["urn"]);
     assert_eq!(
-        str_of(&child, "urn"),
+        str_of(child, "urn"),
         format!(
             "urn:pulumi:dev::{project}::stepdeck:test:Pair$random:index/randomString:RandomString::pair-child"
         )
     );
-    let first_urn = resource(&env, "first")["urn"].clone();
-    let second = resource(&env, "second");
+    let first_urn = find(state, "first")["urn"].clone();
+    let second = find(state, "second");
     assert!(
         second["dependencies"]
             .as_array()
@@ -184,10 +213,10 @@ fn random_program_lifecycle(name: &str, project: &str) {
     );
     assert_eq!(second["inputs"]["keepers"]["from"], first_result.as_str());
     assert!(
-        str_of(&second, "provider").contains("pulumi:providers:random::default_4_"),
+        str_of(second, "provider").contains("pulumi:providers:random::default_4_"),
         "{second}"
     );
-    let exported = serde_json::to_string(&env.export("dev")).unwrap();
+    let exported = serde_json::to_string(&exported).unwrap();
     assert!(!exported.contains("s3cr3t"), "the secret is in the state");
 
     config(&env, "greeting", "bye");
