@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Pulumi SDKs the rpc tests drive into target/sdk-env/ (idempotent):
 #   target/sdk-env/venv          Python virtualenv with pulumi, pulumi-random, pulumi-command
-#   target/sdk-env/node_modules  @pulumi/pulumi and @pulumi/random
+#   target/sdk-env/node_modules  @pulumi/pulumi, @pulumi/random and @pulumi/command
 # Tests find them through STEPDECK_SDK_ENV (default: <repo>/target/sdk-env).
 set -euo pipefail
 
@@ -19,11 +19,12 @@ if ! "$env_dir/venv/bin/python" -c 'import pulumi, pulumi_random, pulumi_command
 fi
 
 if [ ! -f "$env_dir/node_modules/@pulumi/pulumi/cmd/run/index.js" ] \
-  || [ ! -d "$env_dir/node_modules/@pulumi/random" ]; then
+  || [ ! -d "$env_dir/node_modules/@pulumi/random" ] \
+  || [ ! -d "$env_dir/node_modules/@pulumi/command" ]; then
   if [ ! -f "$env_dir/package.json" ]; then
     printf '{"name":"stepdeck-sdk-env","private":true}\n' >"$env_dir/package.json"
   fi
-  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random)
+  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random @pulumi/command)
 fi
 
 echo "SDKs ready in $env_dir"

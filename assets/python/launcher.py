@@ -38,6 +38,25 @@ def parse_args():
     return p.parse_args()
 
 
+def refused_by_engine(exc):
+    """True when the error comes from the engine refusing a registration (gRPC UNAVAILABLE):
+    the engine has already reported why, so the program stops without a report of its own."""
+    import grpc
+
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        code = getattr(exc, "code", None)
+        if callable(code):
+            try:
+                if code() == grpc.StatusCode.UNAVAILABLE:
+                    return True
+            except Exception:
+                pass
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
 def main():
     opts = parse_args()
     pulumi.runtime.set_all_config(
@@ -72,6 +91,8 @@ def main():
     try:
         loop.run_until_complete(pulumi.runtime.run_in_stack(run_program))
     except Exception as exc:  # everything the program raised is reported, then we bail
+        if refused_by_engine(exc):
+            sys.exit(EXIT_REPORTED)
         if isinstance(exc, pulumi.RunError):
             message = str(exc)
         else:

@@ -10,6 +10,7 @@ use async_trait::async_trait;
 use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
+use tokio::sync::watch;
 
 use super::monitor_service::{DEFAULT_ORGANIZATION, serve};
 use crate::engine::events::{EventSink, Severity};
@@ -23,10 +24,13 @@ pub const EXIT_REPORTED: i32 = 32;
 /// Exit code of our Python launcher when the `pulumi` package cannot be imported.
 const EXIT_NO_PYTHON_SDK: i32 = 97;
 /// The error a program returns after it reported its own failure (print nothing more).
-pub const BAIL_MESSAGE: &str = "the program failed (its error is reported above)";
+pub const BAIL_MESSAGE: &str = "its error is reported above";
 /// The Node SDK's program runner, resolved from the program directory.
 pub const NODE_RUN_MODULE: &str = "@pulumi/pulumi/cmd/run/index.js";
 const STDERR_TAIL: usize = 20;
+/// How long a program may take to stop by itself after the engine refused one of its
+/// registrations (Node's error path can take tens of seconds; the program is killed then).
+const REFUSED_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A `Pulumi.yaml` runtime stepdeck cannot host.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -237,7 +241,14 @@ impl SdkProgram {
         }
     }
 
-    async fn run_process(&self, monitor: &ResourceMonitor, addr: &str) -> Result<(), ProgramError> {
+    /// Runs the program to its end. Once `refused` is set the program is stopped (after a short
+    /// grace) and its own failure is not reported: the engine's error is the run's error.
+    async fn run_process(
+        &self,
+        monitor: &ResourceMonitor,
+        addr: &str,
+        refused: &watch::Sender<bool>,
+    ) -> Result<(), ProgramError> {
         let mut cmd = self.command(monitor, addr)?;
         let program = cmd.as_std().get_program().to_string_lossy().into_owned();
         let mut child = cmd.spawn().map_err(|e| {
@@ -259,12 +270,27 @@ impl SdkProgram {
                 Some(tail.clone()),
             ))
         });
-        let status = child
-            .wait()
-            .await
-            .map_err(|e| ProgramError(format!("waiting for the program failed: {e}")))?;
+        let mut refusal = refused.subscribe();
+        let exited = tokio::select! {
+            status = child.wait() => Some(status),
+            _ = refusal.wait_for(|r| *r) => None,
+        };
+        let status = match exited {
+            Some(status) => status,
+            None => match tokio::time::timeout(REFUSED_GRACE, child.wait()).await {
+                Ok(status) => status,
+                Err(_) => {
+                    let _ = child.start_kill();
+                    child.wait().await
+                }
+            },
+        }
+        .map_err(|e| ProgramError(format!("waiting for the program failed: {e}")))?;
         for task in [out, err].into_iter().flatten() {
             let _ = task.await;
+        }
+        if *refused.borrow() {
+            return Ok(());
         }
         let tail: Vec<String> = tail.lock().expect("stderr tail lock").drain(..).collect();
         match status.code() {
@@ -335,10 +361,18 @@ fn write_launcher() -> std::io::Result<PathBuf> {
 #[async_trait]
 impl Program for SdkProgram {
     async fn run(self: Box<Self>, monitor: ResourceMonitor) -> Result<(), ProgramError> {
-        let (addr, server) = serve(monitor.clone(), self.events.clone(), &self.organization)
-            .await
-            .map_err(|e| ProgramError(format!("cannot start the resource monitor: {e}")))?;
-        let result = self.run_process(&monitor, &addr.to_string()).await;
+        let refused = Arc::new(watch::Sender::new(false));
+        let (addr, server) = serve(
+            monitor.clone(),
+            self.events.clone(),
+            &self.organization,
+            refused.clone(),
+        )
+        .await
+        .map_err(|e| ProgramError(format!("cannot start the resource monitor: {e}")))?;
+        let result = self
+            .run_process(&monitor, &addr.to_string(), &refused)
+            .await;
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), server.shutdown()).await;
         result
     }

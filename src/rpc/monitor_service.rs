@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tonic::transport::Server;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
@@ -49,6 +50,7 @@ const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
 pub struct MonitorService {
     monitor: ResourceMonitor,
     organization: String,
+    refused: Option<Arc<watch::Sender<bool>>>,
 }
 
 impl MonitorService {
@@ -57,7 +59,24 @@ impl MonitorService {
         MonitorService {
             monitor,
             organization: organization.into(),
+            refused: None,
         }
+    }
+
+    /// Sets `refused` when the engine refuses a registration, so the language host can stop the
+    /// program (the engine has reported why, and the run fails).
+    pub fn with_refusal_signal(mut self, refused: Arc<watch::Sender<bool>>) -> MonitorService {
+        self.refused = Some(refused);
+        self
+    }
+
+    /// A refused registration or read: the engine reported why and the run fails, so the SDK is
+    /// told the monitor is shutting down (UNAVAILABLE), which both SDKs treat as "stop quietly".
+    fn refusal(&self, e: RegisterError) -> Status {
+        if let Some(refused) = &self.refused {
+            refused.send_replace(true);
+        }
+        Status::unavailable(e.to_string())
     }
 }
 
@@ -89,15 +108,18 @@ impl Drop for ServerHandle {
 
 /// Serves ResourceMonitor and Engine on one port of 127.0.0.1 (programs get the same address
 /// as `--monitor` and `--engine`).
+/// `refused` is set when the engine refuses a registration.
 pub async fn serve(
     monitor: ResourceMonitor,
     events: EventSink,
     organization: &str,
+    refused: Arc<watch::Sender<bool>>,
 ) -> std::io::Result<(SocketAddr, ServerHandle)> {
     let engine = EngineService::new(Some(monitor.clone()), events);
+    let monitor = MonitorService::new(monitor, organization).with_refusal_signal(refused);
     let router = Server::builder()
         .add_service(
-            ResourceMonitorServer::new(MonitorService::new(monitor, organization))
+            ResourceMonitorServer::new(monitor)
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         )
@@ -438,7 +460,7 @@ impl MonitorRpc for MonitorService {
             additional_secret_outputs: req.additional_secret_outputs.clone(),
             version: non_empty(req.version),
         };
-        let reg = self.monitor.read(goal).await.map_err(register_status)?;
+        let reg = self.monitor.read(goal).await.map_err(|e| self.refusal(e))?;
         Ok(Response::new(ReadResourceResponse {
             urn: reg.urn.to_string(),
             properties: Some(outputs_struct(
@@ -471,7 +493,11 @@ impl MonitorRpc for MonitorService {
         );
         let secret_outputs = req.additional_secret_outputs.clone();
         let goal = goal_of(req)?;
-        let reg = self.monitor.register(goal).await.map_err(register_status)?;
+        let reg = self
+            .monitor
+            .register(goal)
+            .await
+            .map_err(|e| self.refusal(e))?;
         if !reporting && reg.status != RegisterStatus::Success {
             return Err(Status::internal(format!(
                 "resource registration of {} failed",
