@@ -412,6 +412,9 @@ fn stack_and_config_commands() {
         "{listed}"
     );
 
+    let digest: serde_json::Value = serde_json::from_str(&env.ok(&["preview", "--json"])).unwrap();
+    assert_eq!(digest["config"]["e2e:secretToken"], "[secret]");
+    assert_eq!(digest["config"]["e2e:tag"], "blue");
     env.ok(&["up", "--yes", "--non-interactive"]);
     let outputs: serde_json::Value =
         serde_json::from_str(&env.ok(&["stack", "output", "--json"])).unwrap();

@@ -194,3 +194,30 @@ async fn cancel_and_timeout_kill_the_process() {
     assert!(err.to_string().contains("did not finish"), "{err}");
     assert!(t.elapsed() < Duration::from_secs(5));
 }
+
+#[tokio::test]
+async fn a_preview_accepts_commands_not_known_yet() {
+    let p = provider();
+    let mut inputs = PropertyMap::new();
+    inputs.insert("create".into(), PropertyValue::Unknown);
+    let r = p.create(create_req(inputs.clone(), true)).await.unwrap();
+    assert_eq!(r.outputs["stdout"], PropertyValue::Unknown);
+    let created = p
+        .create(create_req(props([("create", "echo one")]), false))
+        .await
+        .unwrap();
+    let out = p
+        .update(UpdateRequest {
+            urn: urn("cmd"),
+            id: created.id,
+            old_inputs: props([("create", "echo one")]),
+            old_outputs: created.outputs,
+            new_inputs: inputs,
+            timeout: 0.0,
+            ignore_changes: Vec::new(),
+            preview: true,
+        })
+        .await
+        .unwrap();
+    assert_eq!(out["stderr"], PropertyValue::Unknown);
+}

@@ -212,6 +212,21 @@ async fn print(
     }
 }
 
+/// The configuration as displays may show it: secret values masked.
+fn shown_config(opts: &Options) -> BTreeMap<String, String> {
+    opts.config
+        .iter()
+        .map(|(k, v)| {
+            let shown = if opts.secret_keys.contains(k) {
+                "[secret]".to_string()
+            } else {
+                v.clone()
+            };
+            (k.clone(), shown)
+        })
+        .collect()
+}
+
 /// The outcome as this command's result: a failed or cancelled run exits 1.
 pub fn conclude(result: &DeploymentResult) -> Result<()> {
     match &result.outcome {
@@ -248,7 +263,7 @@ pub async fn run(
     }
     let opts = options(&ws, &stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
-    let config = opts.config.clone();
+    let config = shown_config(&opts);
     let result = execute(&ws, &stack, opts, sink, |d, p| {
         drive(d, events, display, config, p)
     })

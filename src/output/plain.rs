@@ -14,6 +14,8 @@ use super::summary::{human_duration, render};
 pub struct ProgressPrinter<W: Write> {
     out: W,
     preview: bool,
+    /// Where diagnostics without a resource belong: the stack's row, as Pulumi shows them.
+    stack_row: String,
     diagnostics: BTreeMap<String, Vec<(Severity, String)>>,
     outputs: Option<PropertyMap>,
 }
@@ -27,6 +29,7 @@ impl<W: Write> ProgressPrinter<W> {
         ProgressPrinter {
             out,
             preview: false,
+            stack_row: ROOT_STACK_TYPE.to_string(),
             diagnostics: BTreeMap::new(),
             outputs: None,
         }
@@ -43,9 +46,11 @@ impl<W: Write> ProgressPrinter<W> {
                 operation,
                 preview,
                 stack,
+                project,
                 ..
             } => {
                 self.preview = *preview;
+                self.stack_row = format!("{ROOT_STACK_TYPE} ({project}-{stack})");
                 let verb = match operation {
                     Operation::Preview => "Previewing update",
                     Operation::Update => "Updating",
@@ -128,9 +133,10 @@ impl<W: Write> ProgressPrinter<W> {
                 message,
                 ephemeral: false,
             } if *severity > Severity::Debug => {
-                let key = urn
-                    .as_ref()
-                    .map_or_else(String::new, |u| format!("{} ({})", u.type_(), u.name()));
+                let key = urn.as_ref().map_or_else(
+                    || self.stack_row.clone(),
+                    |u| format!("{} ({})", u.type_(), u.name()),
+                );
                 self.diagnostics
                     .entry(key)
                     .or_default()
@@ -171,11 +177,6 @@ impl<W: Write> ProgressPrinter<W> {
         if !self.diagnostics.is_empty() {
             writeln!(self.out, "Diagnostics:")?;
             for (who, msgs) in std::mem::take(&mut self.diagnostics) {
-                let who = if who.is_empty() {
-                    "stepdeck".to_string()
-                } else {
-                    who
-                };
                 writeln!(self.out, "  {who}:")?;
                 for (sev, msg) in msgs {
                     writeln!(self.out, "    {}: {msg}", sev.as_str())?;

@@ -315,17 +315,19 @@ impl Provider for CommandProvider {
 
     async fn create(&self, req: CreateRequest) -> Result<CreateResult, ProviderError> {
         check_type(&req.urn)?;
-        let command = opt_str(&req.inputs, "create").map_err(bad)?;
         if req.preview {
-            let (out, err) = match command {
-                Some(_) => (PropertyValue::Unknown, PropertyValue::Unknown),
-                None => (PropertyValue::string(""), PropertyValue::string("")),
+            // The command may not be known yet; nothing runs in a preview anyway.
+            let (out, err) = if given(&req.inputs, "create") {
+                (PropertyValue::Unknown, PropertyValue::Unknown)
+            } else {
+                (PropertyValue::string(""), PropertyValue::string(""))
             };
             return Ok(CreateResult {
                 id: String::new(),
                 outputs: with_output(&req.inputs, out, err),
             });
         }
+        let command = opt_str(&req.inputs, "create").map_err(bad)?;
         let output = match command {
             Some(c) => {
                 let how = Invocation::from_inputs(&req.inputs, &PropertyMap::new()).map_err(bad)?;
@@ -355,6 +357,13 @@ impl Provider for CommandProvider {
     /// previous output.
     async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
         check_type(&req.urn)?;
+        if req.preview && (given(&req.new_inputs, "update") || given(&req.new_inputs, "create")) {
+            return Ok(with_output(
+                &req.new_inputs,
+                PropertyValue::Unknown,
+                PropertyValue::Unknown,
+            ));
+        }
         let command = match opt_str(&req.new_inputs, "update").map_err(bad)? {
             Some(u) => Some(u),
             None => opt_str(&req.new_inputs, "create").map_err(bad)?,
@@ -363,13 +372,6 @@ impl Provider for CommandProvider {
         let Some(command) = command else {
             return Ok(with_output(&req.new_inputs, old("stdout"), old("stderr")));
         };
-        if req.preview {
-            return Ok(with_output(
-                &req.new_inputs,
-                PropertyValue::Unknown,
-                PropertyValue::Unknown,
-            ));
-        }
         let how = Invocation::from_inputs(&req.new_inputs, &req.old_outputs).map_err(bad)?;
         let output = self.run(&command, &how, req.timeout).await?;
         Ok(with_output(
@@ -397,4 +399,11 @@ impl Provider for CommandProvider {
         self.cancel_tx.send_replace(true);
         Ok(())
     }
+}
+
+/// Whether an input is set (to anything, known or not).
+fn given(inputs: &PropertyMap, key: &str) -> bool {
+    inputs
+        .get(key)
+        .is_some_and(|v| !matches!(v, PropertyValue::Null))
 }
