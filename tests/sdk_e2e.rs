@@ -37,7 +37,9 @@ fn sdk_env() -> PathBuf {
 /// environment linked in (`venv` for Python, `node_modules` for Node.js), and a `dev` stack.
 fn sdk_project(name: &str) -> Env {
     let sdks = sdk_env();
-    let env = Env::new("");
+    let mut env = Env::new("");
+    // Dynamic providers' code and secret config are secrets in the state.
+    env.passphrase = true;
     let source = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/sdk_programs")
         .join(name);
