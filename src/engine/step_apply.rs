@@ -59,10 +59,14 @@ impl ApplyCtx {
             .map(|_| ())
     }
 
-    fn fail(&self, op: Option<u64>) {
-        if let Some(op) = op {
+    /// Passes a provider call's result through, journaling the operation's failure first.
+    fn recorded<T>(&self, op: Option<u64>, result: Result<T, String>) -> Result<T, String> {
+        if result.is_err()
+            && let Some(op) = op
+        {
             let _ = self.journal(|m| m.failure(op));
         }
+        result
     }
 
     /// Applies a step; returns the resource's resulting state when it has one.
@@ -73,29 +77,22 @@ impl ApplyCtx {
             StepOp::Create | StepOp::CreateReplacement => {
                 let mut new = step.new.clone().expect("create has a new state");
                 let op = self.begin(OperationType::Creating, &new)?;
-                match self.create(&mut new).await {
-                    Ok(()) => {
-                        let mut entry = SuccessEntry {
-                            new: Some(new.clone()),
-                            ..SuccessEntry::default()
-                        };
-                        if step.op == StepOp::CreateReplacement {
-                            let old = step.old.as_ref().expect("replacement has an old state");
-                            if step.delete_before_replace || old.state.pending_replacement {
-                                entry.remove_old = old_index;
-                            } else {
-                                entry.mark_delete_old = old_index;
-                                self.exec.mark_delete(old.index);
-                            }
-                        }
-                        self.end(op, entry)?;
-                        Ok(Some(new))
-                    }
-                    Err(e) => {
-                        self.fail(op);
-                        Err(e)
+                self.recorded(op, self.create(&mut new).await)?;
+                let mut entry = SuccessEntry {
+                    new: Some(new.clone()),
+                    ..SuccessEntry::default()
+                };
+                if step.op == StepOp::CreateReplacement {
+                    let old = step.old.as_ref().expect("replacement has an old state");
+                    if step.delete_before_replace || old.state.pending_replacement {
+                        entry.remove_old = old_index;
+                    } else {
+                        entry.mark_delete_old = old_index;
+                        self.exec.mark_delete(old.index);
                     }
                 }
+                self.end(op, entry)?;
+                Ok(Some(new))
             }
             StepOp::Update => {
                 let old = step.old.as_ref().expect("update has an old state");
@@ -103,29 +100,22 @@ impl ApplyCtx {
                 new.id = old.state.id.clone();
                 new.created = old.state.created.clone();
                 let op = self.begin(OperationType::Updating, &new)?;
-                match self.update(&old.state, &mut new).await {
-                    Ok(()) => {
-                        let entry = if step.old_is_new {
-                            SuccessEntry {
-                                new: Some(new.clone()),
-                                supersede_new: Some(new.urn.clone()),
-                                ..SuccessEntry::default()
-                            }
-                        } else {
-                            SuccessEntry {
-                                new: Some(new.clone()),
-                                remove_old: old_index,
-                                ..SuccessEntry::default()
-                            }
-                        };
-                        self.end(op, entry)?;
-                        Ok(Some(new))
+                self.recorded(op, self.update(&old.state, &mut new).await)?;
+                let entry = if step.old_is_new {
+                    SuccessEntry {
+                        new: Some(new.clone()),
+                        supersede_new: Some(new.urn.clone()),
+                        ..SuccessEntry::default()
                     }
-                    Err(e) => {
-                        self.fail(op);
-                        Err(e)
+                } else {
+                    SuccessEntry {
+                        new: Some(new.clone()),
+                        remove_old: old_index,
+                        ..SuccessEntry::default()
                     }
-                }
+                };
+                self.end(op, entry)?;
+                Ok(Some(new))
             }
             StepOp::Delete | StepOp::DeleteReplaced => {
                 let old = &step.old.as_ref().expect("delete has an old state").state;
@@ -136,27 +126,20 @@ impl ApplyCtx {
                     ));
                 }
                 let op = self.begin(OperationType::Deleting, old)?;
-                match self.delete(old).await {
-                    Ok(()) => {
-                        let entry = if step.pending_replace {
-                            SuccessEntry {
-                                pending_replacement_old: old_index,
-                                ..SuccessEntry::default()
-                            }
-                        } else {
-                            SuccessEntry {
-                                remove_old: old_index,
-                                ..SuccessEntry::default()
-                            }
-                        };
-                        self.end(op, entry)?;
-                        Ok(None)
+                self.recorded(op, self.delete(old).await)?;
+                let entry = if step.pending_replace {
+                    SuccessEntry {
+                        pending_replacement_old: old_index,
+                        ..SuccessEntry::default()
                     }
-                    Err(e) => {
-                        self.fail(op);
-                        Err(e)
+                } else {
+                    SuccessEntry {
+                        remove_old: old_index,
+                        ..SuccessEntry::default()
                     }
-                }
+                };
+                self.end(op, entry)?;
+                Ok(None)
             }
             StepOp::Replace => Ok(None),
             StepOp::RemovePendingReplace | StepOp::Discard | StepOp::DiscardReplaced => {
@@ -357,13 +340,7 @@ impl ApplyCtx {
         let found = self
             .read_by_id(&new, new.id.clone().unwrap_or_default())
             .await;
-        let read = match found {
-            Ok(r) => r,
-            Err(e) => {
-                self.fail(op);
-                return Err(e);
-            }
-        };
+        let read = self.recorded(op, found)?;
         new.outputs = read.outputs;
         secretize(
             &mut new.outputs,
@@ -393,13 +370,7 @@ impl ApplyCtx {
         new.id = Some(id.clone());
         new.import_id = Some(id.clone());
         let op = self.begin(OperationType::Importing, &new)?;
-        let read = match self.read_by_id(&new, id).await {
-            Ok(r) => r,
-            Err(e) => {
-                self.fail(op);
-                return Err(e);
-            }
-        };
+        let read = self.recorded(op, self.read_by_id(&new, id).await)?;
         new.inputs = if read.inputs.is_empty() {
             read.outputs.clone()
         } else {

@@ -493,20 +493,25 @@ impl StepGenerator {
         Ok(None)
     }
 
-    /// Generates the steps for one registration (Pulumi's `generateSteps`).
-    pub async fn generate(&mut self, goal: Goal) -> Result<Generated, RegisterError> {
-        let urn = Urn::new(
-            &self.opts.stack,
-            &self.opts.project,
-            goal.parent.as_ref(),
-            &goal.type_,
-            &goal.name,
-        );
+    /// The URN of a registration, refused when this deployment already registered it.
+    fn claim_urn(
+        &mut self,
+        parent: Option<&Urn>,
+        ty: &str,
+        name: &str,
+    ) -> Result<Urn, RegisterError> {
+        let urn = Urn::new(&self.opts.stack, &self.opts.project, parent, ty, name);
         if !self.registered.insert(urn.clone()) {
             return Err(RegisterError::Invalid(format!(
                 "duplicate resource URN '{urn}'; try giving it a unique name"
             )));
         }
+        Ok(urn)
+    }
+
+    /// Generates the steps for one registration (Pulumi's `generateSteps`).
+    pub async fn generate(&mut self, goal: Goal) -> Result<Generated, RegisterError> {
+        let urn = self.claim_urn(goal.parent.as_ref(), &goal.type_, &goal.name)?;
         let mut new = state_from_goal(&urn, &goal);
         self.events.send(EngineEvent::RegistrationReceived {
             urn: urn.clone(),
@@ -690,18 +695,7 @@ impl StepGenerator {
     /// Plans a read of an existing resource (`read`, or `read-replacement` when the program
     /// managed a different resource under this URN).
     pub fn generate_read(&mut self, goal: ReadGoal) -> Result<PlannedChain, RegisterError> {
-        let urn = Urn::new(
-            &self.opts.stack,
-            &self.opts.project,
-            goal.parent.as_ref(),
-            &goal.type_,
-            &goal.name,
-        );
-        if !self.registered.insert(urn.clone()) {
-            return Err(RegisterError::Invalid(format!(
-                "duplicate resource URN '{urn}'; try giving it a unique name"
-            )));
-        }
+        let urn = self.claim_urn(goal.parent.as_ref(), &goal.type_, &goal.name)?;
         self.events.send(EngineEvent::RegistrationReceived {
             urn: urn.clone(),
             type_: goal.type_.clone(),
