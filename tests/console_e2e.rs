@@ -19,7 +19,8 @@ struct Tmux {
 }
 
 /// What the shell prints after the binary exits: its status and whether the tty is cooked.
-const AFTER: &str = "; echo EXITED $?; stty -a | grep -q -- -icanon && echo TTY-RAW || echo TTY-COOKED; sleep 60";
+const AFTER: &str =
+    "; echo EXITED $?; stty -a | grep -q -- -icanon && echo TTY-RAW || echo TTY-COOKED; sleep 60";
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -87,7 +88,13 @@ impl Tmux {
     fn pane_flag(&self, name: &str) -> String {
         let out = self
             .tmux()
-            .args(["display-message", "-p", "-t", "e2e", &format!("#{{{name}}}")])
+            .args([
+                "display-message",
+                "-p",
+                "-t",
+                "e2e",
+                &format!("#{{{name}}}"),
+            ])
             .output()
             .expect("tmux display-message");
         String::from_utf8_lossy(&out.stdout).trim().to_string()
@@ -138,7 +145,11 @@ impl Tmux {
         assert!(s.contains("TTY-COOKED"), "the tty is left raw:\n{s}");
         assert_eq!(self.pane_flag("alternate_on"), "0", "{s}");
         assert_eq!(self.pane_flag("cursor_flag"), "1", "cursor hidden:\n{s}");
-        assert_eq!(self.pane_flag("mouse_any_flag"), "0", "mouse still captured");
+        assert_eq!(
+            self.pane_flag("mouse_any_flag"),
+            "0",
+            "mouse still captured"
+        );
         for artefact in ["Resources", "┌", "stepdeck  "] {
             assert!(!s.contains(artefact), "{artefact:?} left on screen:\n{s}");
         }
@@ -312,7 +323,10 @@ fn cancel_confirmed_ends_with_a_consistent_state() {
     });
     t.keys(&["q"]);
     let s = t.wait_for("TTY-");
-    assert!(!s.contains("EXITED 0"), "a cancelled update reports failure:\n{s}");
+    assert!(
+        !s.contains("EXITED 0"),
+        "a cancelled update reports failure:\n{s}"
+    );
     let doc = env.export("dev");
     let pending = doc["deployment"]["pending_operations"]
         .as_array()
@@ -320,7 +334,10 @@ fn cancel_confirmed_ends_with_a_consistent_state() {
         .unwrap_or_default();
     assert!(pending.is_empty(), "cancel lets steps finish: {pending:?}");
     let created = env.managed("dev").len();
-    assert!(created < 8, "the cancel stopped the chain ({created} created)");
+    assert!(
+        created < 8,
+        "the cancel stopped the chain ({created} created)"
+    );
     env.assert_no_leaks("dev");
 }
 

@@ -130,7 +130,13 @@ impl ResourcesView<'_> {
             ));
         }
         let status = status_text(r, m.preview);
-        spans.push(Span::styled(pad(&status, cols.status), t.status(r.status)));
+        // Unchanged resources recede so that the changes stand out.
+        let status_style = if r.op == Some(StepOp::Same) {
+            t.dim()
+        } else {
+            t.status(r.status)
+        };
+        spans.push(Span::styled(pad(&status, cols.status), status_style));
         // A time only means something for work done or under way in a live run.
         let timed = !m.preview && r.op != Some(StepOp::Same);
         let elapsed = if timed {
