@@ -245,6 +245,33 @@ fn the_demo_starts_shows_its_resources_and_n_leaves_cleanly() {
 }
 
 #[test]
+fn the_demo_runs_both_phases_and_its_cascade_waits_for_approval() {
+    let env = Env::new("resources: {}\n");
+    let dir = env.root.path().join("demo");
+    let t = Tmux::start(
+        &env,
+        200,
+        60,
+        &["demo", "--state-dir", &dir.display().to_string()],
+    );
+    t.wait_for("PREVIEW — y apply · n abort");
+    t.keys(&["y"]);
+    t.wait_for("creating…");
+    // Phase 1 leaves by itself when done; phase 2's plan replaces and deletes.
+    t.wait("the second phase's plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("+-") && s.contains("-4")
+    });
+    t.keys(&["y"]);
+    let s = t.wait_for("AWAITING APPROVAL");
+    assert!(s.contains("Pending replacements"), "{s}");
+    assert!(s.contains("waiting for approval"), "{s}");
+    assert!(s.contains("dbEndpoint"), "the pending panel says why:\n{s}");
+    t.keys(&["A"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
 fn p_pauses_and_no_step_starts_until_it_resumes() {
     let env = chain_project(6, 300);
     let t = Tmux::start(&env, 120, 40, &["up", "--stack", "dev", "--yes"]);
