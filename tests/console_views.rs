@@ -190,7 +190,7 @@ fn a_large_stack_scrolls_to_its_last_resource() {
     let s = screen(&m, &mut u, 80, 24);
     assert!(s.contains("thing-09999"), "{s}");
     assert!(
-        s.contains("└─ thing-09999"),
+        s.contains("└── thing-09999"),
         "the last child closes the tree:\n{s}"
     );
     assert!(!s.contains("thing-00000"), "{s}");

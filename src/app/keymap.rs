@@ -40,7 +40,7 @@ pub enum Action {
     Confirm,
     /// `n` in a dialog.
     Deny,
-    /// Ctrl-C: cancel, then terminate.
+    /// Ctrl-C: cancel, then terminate and quit.
     Interrupt,
     Quit,
     ToggleHelp,
@@ -161,7 +161,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("x", "decline the selected pending replacement"),
     ("A", "approve all pending replacements"),
     ("c", "cancel the deployment (asks to confirm)"),
-    ("Ctrl-C", "cancel; a second Ctrl-C terminates"),
+    ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
     ("f", "graph: focus on the selection's dependencies"),
     ("s", "log: cycle the minimum severity"),
     ("y  n", "preview: apply / abort"),

@@ -716,6 +716,15 @@ impl Model {
                         r.log(now, "interrupted");
                     }
                 }
+                if let Outcome::Failed(why) = outcome {
+                    // A program error has no resource row to show it: the log carries it.
+                    self.log.push(LogEntry {
+                        at: now,
+                        severity: Severity::Error,
+                        urn: None,
+                        message: why.clone(),
+                    });
+                }
                 self.summary = Some(SummaryInfo {
                     counts: counts.clone(),
                     declined: *declined,

@@ -191,6 +191,11 @@ where
                     }
                 }
                 events_since_draw = true;
+                // The control handle keeps a sender alive, so the summary (not the channel's
+                // end) says the deployment is over.
+                if finished_at.is_none() && model.run_state().is_over() {
+                    finished_at = Some(Instant::now());
+                }
             }
             _ = tick.tick() => {
                 if leave_when_done && finished_at.is_some_and(|t| t.elapsed() >= LINGER) {
@@ -238,7 +243,11 @@ impl TerminalGuard {
             restore_terminal();
             return Err(e);
         }
-        let terminal = match Terminal::new(CrosstermBackend::new(stdout)) {
+        let terminal = match Terminal::new(CrosstermBackend::new(stdout)).and_then(|mut t| {
+            // Anything written before (a warning on stderr) must not survive into the screen.
+            t.clear()?;
+            Ok(t)
+        }) {
             Ok(t) => t,
             Err(e) => {
                 restore_terminal();

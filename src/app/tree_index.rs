@@ -160,6 +160,12 @@ impl TreeIndex {
             .map(|p| p as usize)
     }
 
+    /// The row of a row's parent (`None` for a root).
+    pub fn parent_row(&self, row: usize) -> Option<usize> {
+        let p = self.rows[row].parent_row;
+        (p != NONE).then_some(p as usize)
+    }
+
     /// Tree guides for a row (`│ ├─ └─`), built from its ancestors: O(depth).
     pub fn guides(&self, row: usize) -> String {
         let r = self.rows[row];

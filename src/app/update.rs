@@ -177,11 +177,13 @@ fn interrupt(ui: &mut UiState, control: &Control, state: RunState) -> Option<Con
     if ui.interrupts == 1 {
         control.cancel();
         ui.notice = Some("cancelling; Ctrl-C again terminates".into());
+        None
     } else {
+        // Pressed twice: the operator wants out now; the engine stops without waiting for
+        // running steps (they stay pending operations) and the terminal is handed back.
         control.terminate();
-        ui.notice = Some("terminating".into());
+        Some(ConsoleExit::Quit { cancelled: true })
     }
-    None
 }
 
 fn close(ui: &mut UiState, model: &Model) {
@@ -444,7 +446,10 @@ mod tests {
         let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
         update(&mut ui, &m, &control, Action::Interrupt);
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
-        update(&mut ui, &m, &control, Action::Interrupt);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::Interrupt),
+            Some(ConsoleExit::Quit { cancelled: true })
+        );
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Terminating);
     }
 

@@ -96,6 +96,8 @@ pub async fn run(args: DemoArgs) -> Result<()> {
         .await;
     }
     let a = deploy_args(Some(ApprovalArg::Ask));
+    // Creating the stack prints a line; do it before the console owns the screen.
+    ws.stack(Some(STACK), true)?;
     let mut console = Console::enter()?;
     let outcome = async {
         for phase in 1..=2 {

@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Widget};
 
 use crate::app::model::{Chain, ChainState, Model};
+use crate::engine::step::StepOp;
 
-use super::text::{duration, width};
+use super::text::{duration, fit_words, width};
 use super::theme::Theme;
 
 /// The chains view.
@@ -88,6 +89,22 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
         };
         steps.push(Span::styled(sep, t.dim()));
         steps.push(Span::styled(text, style));
+    }
+    // A cascade held for approval has no steps yet: say what it will do.
+    if c.steps.is_empty()
+        && let Some(cascade) = c.cascade.and_then(|id| m.cascade(id))
+    {
+        let dependents = cascade
+            .members
+            .iter()
+            .filter(|x| x.urn != cascade.root)
+            .count();
+        let text = format!(
+            "+- {} and {dependents} dependent{} (delete-before-replace)",
+            cascade.root.name(),
+            if dependents == 1 { "" } else { "s" }
+        );
+        steps.push(Span::styled(fit_words(&text, room), t.op(StepOp::Replace)));
     }
     let mut spans = vec![head];
     spans.extend(steps);

@@ -23,7 +23,7 @@ pub struct PendingView<'a> {
 /// Why a member goes with the cascade, in words.
 pub fn reason_text(reason: &CascadeReason) -> String {
     match reason {
-        CascadeReason::Root { keys } => format!("root: {} forces replacement", keys.join(", ")),
+        CascadeReason::Root { keys } => format!("{} forces replacement", keys.join(", ")),
         CascadeReason::Input { inputs, on, keys } => {
             let mut s = format!("input {} depends on {}", inputs.join(", "), on.name());
             if !keys.is_empty() {
@@ -38,16 +38,13 @@ pub fn reason_text(reason: &CascadeReason) -> String {
     }
 }
 
+/// `[db] ═▶ server-1 · server-2 · …`: the root fanning out to the dependents it takes along
+/// (each one's own edge is in its "why" line).
 fn picture(c: &Cascade, w: usize) -> String {
-    let mut s = format!("[{}]", c.root.name());
-    let others: Vec<&str> = c
-        .members
-        .iter()
-        .filter(|m| m.urn != c.root)
-        .map(|m| m.urn.name())
-        .collect();
-    for name in &others {
-        let next = format!("═▶[{name}]");
+    let mut s = format!("[{}] ═▶", c.root.name());
+    let others = c.members.iter().filter(|m| m.urn != c.root);
+    for (k, m) in others.enumerate() {
+        let next = format!("{}{}", if k == 0 { " " } else { " · " }, m.urn.name());
         if width(&s) + width(&next) + 2 > w {
             s.push_str(" …");
             break;

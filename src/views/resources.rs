@@ -1,12 +1,16 @@
 //! The resource tree: children under parents with tree guides, Pulumi's op symbols, status,
-//! elapsed time and an info column. Virtualised: only the visible rows are built, so a frame
-//! costs the same for 10 or 100,000 resources.
+//! elapsed time and an info column, drawn by tui-tree-widget. Virtualised: the widget gets
+//! `TreeItem`s only for the visible window of rows (and that window's ancestors, which it needs
+//! for the depth of the first row), so a frame costs the same for 10 or 100,000 resources.
+
+use std::ops::Range;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, StatefulWidget, Widget};
+use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::model::{Model, Resource, Status};
 use crate::app::ui_state::UiState;
@@ -72,6 +76,154 @@ pub fn info_text(r: &Resource) -> (String, bool) {
     (r.message.clone().unwrap_or_default(), false)
 }
 
+/// Identifier of the hidden child that makes a collapsed node show as closed.
+const PLACEHOLDER: usize = usize::MAX;
+/// Width of the op column left of the tree (`+- `).
+const OP_W: u16 = 3;
+
+/// Column widths for one inner width.
+#[derive(Clone, Copy)]
+struct Columns {
+    /// Guides, node symbol and name together, so the columns after it line up at any depth.
+    tree: usize,
+    /// 0 when the type column is left out (narrow terminals).
+    type_: usize,
+    status: usize,
+}
+
+impl Columns {
+    fn for_width(w: usize) -> Columns {
+        if w >= 100 {
+            Columns {
+                tree: 28,
+                type_: 22,
+                status: 21,
+            }
+        } else {
+            Columns {
+                tree: 24,
+                type_: 0,
+                status: 21,
+            }
+        }
+    }
+}
+
+impl ResourcesView<'_> {
+    /// The text right of a row's guides: name, type, status, elapsed time and info.
+    fn row_text(&self, r: &Resource, depth: u16, cols: Columns, text_w: usize) -> Line<'static> {
+        let t = self.theme;
+        let m = self.model;
+        let op_style = r.op.map_or(Style::new(), |op| t.op(op));
+        // The widget puts the indent and the node symbol before this text.
+        let indent = 2 * depth as usize + 2;
+        let text_w = text_w.saturating_sub(indent);
+        let name_w = cols.tree.saturating_sub(indent).max(8);
+        let mut spans = vec![Span::styled(
+            pad(&cut_right(r.name(), name_w - 1), name_w),
+            op_style,
+        )];
+        if cols.type_ > 0 {
+            spans.push(Span::styled(
+                pad(&shorten_left(&r.type_, cols.type_ - 1), cols.type_),
+                t.dim(),
+            ));
+        }
+        let status = status_text(r, m.preview);
+        // Unchanged resources recede so that the changes stand out.
+        let status_style = if r.op == Some(StepOp::Same) {
+            t.dim()
+        } else {
+            t.status(r.status)
+        };
+        spans.push(Span::styled(pad(&status, cols.status), status_style));
+        // A time only means something for work done or under way in a live run.
+        let timed = !m.preview && r.op != Some(StepOp::Same);
+        let elapsed = if timed {
+            r.elapsed(m.now()).map(duration).unwrap_or_default()
+        } else {
+            String::new()
+        };
+        spans.push(Span::styled(format!("{elapsed:>6} "), t.dim()));
+        let used: usize = spans.iter().map(|s| width(&s.content)).sum();
+        let (info, is_err) = info_text(r);
+        let room = text_w.saturating_sub(used);
+        if room > 3 && !info.is_empty() {
+            let style = if is_err { t.error() } else { t.dim() };
+            spans.push(Span::styled(fit_words(&info, room), style));
+        }
+        Line::from(spans)
+    }
+
+    /// The tree items for `window` (rows of the flattened tree) under the window's ancestors,
+    /// the number of ancestor rows the widget draws before the window, and the widget state
+    /// (open nodes, selection) for them.
+    fn window_items(
+        &self,
+        ui: &UiState,
+        window: Range<usize>,
+        selected_row: Option<usize>,
+        cols: Columns,
+        text_w: usize,
+    ) -> (Vec<TreeItem<'static, usize>>, usize, TreeState<usize>) {
+        let tree = &ui.tree;
+        let mut ancestors = Vec::new();
+        let mut up = tree.parent_row(window.start);
+        while let Some(row) = up {
+            ancestors.push(row);
+            up = tree.parent_row(row);
+        }
+        ancestors.reverse();
+        let skipped = ancestors.len();
+        let mut state = TreeState::default();
+        let mut roots: Vec<TreeItem<'static, usize>> = Vec::new();
+        let mut open: Vec<(u16, TreeItem<'static, usize>)> = Vec::new();
+        let mut path: Vec<usize> = Vec::new();
+        fn close(
+            open: &mut Vec<(u16, TreeItem<'static, usize>)>,
+            roots: &mut Vec<TreeItem<'static, usize>>,
+        ) {
+            if let Some((_, item)) = open.pop() {
+                match open.last_mut() {
+                    Some((_, parent)) => parent
+                        .add_child(item)
+                        .expect("resource indexes are unique among siblings"),
+                    None => roots.push(item),
+                }
+            }
+        }
+        for row in ancestors.into_iter().chain(window) {
+            let fr = tree.rows()[row];
+            while open.last().is_some_and(|(d, _)| *d >= fr.depth) {
+                close(&mut open, &mut roots);
+                path.pop();
+            }
+            path.push(fr.idx);
+            let r = self.model.resource(fr.idx);
+            let collapsed = fr.has_children && ui.collapsed.contains(&r.urn);
+            let children = if collapsed {
+                vec![TreeItem::new_leaf(PLACEHOLDER, "")]
+            } else {
+                Vec::new()
+            };
+            if fr.has_children && !collapsed {
+                state.open(path.clone());
+            }
+            if selected_row == Some(row) {
+                state.select(path.clone());
+            }
+            let text = self.row_text(r, fr.depth, cols, text_w);
+            let item = TreeItem::new(fr.idx, text, children)
+                .expect("a collapsed node has one placeholder child");
+            open.push((fr.depth, item));
+        }
+        while !open.is_empty() {
+            close(&mut open, &mut roots);
+        }
+        (roots, skipped, state)
+    }
+}
+
 impl StatefulWidget for ResourcesView<'_> {
     type State = UiState;
 
@@ -95,7 +247,7 @@ impl StatefulWidget for ResourcesView<'_> {
         let inner = block.inner(area);
         block.render(area, buf);
         let h = inner.height as usize;
-        if h == 0 || inner.width == 0 {
+        if h == 0 || inner.width <= OP_W {
             return;
         }
         ui.page = h.saturating_sub(1).max(1);
@@ -109,75 +261,59 @@ impl StatefulWidget for ResourcesView<'_> {
             }
         }
         ui.resources_offset = ui.resources_offset.min(ui.tree.len().saturating_sub(h));
-        let w = inner.width as usize;
-        let show_type = w >= 100;
-        let type_w = if show_type { 22 } else { 0 };
-        let name_w = if w >= 100 { 20 } else { 16 };
-        let status_w = 21;
-        let now = m.now();
-        let end = (ui.resources_offset + h).min(ui.tree.len());
-        for (line_no, row) in (ui.resources_offset..end).enumerate() {
-            let fr = ui.tree.rows()[row];
-            let r = m.resource(fr.idx);
-            let selected = sel == Some(row);
-            let mut spans: Vec<Span> = Vec::new();
-            let op_style = r.op.map_or(Style::new(), |op| t.op(op));
-            spans.push(Span::styled(
-                format!("{} ", r.op.map_or("  ", StepOp::prefix)),
-                op_style,
-            ));
-            let mut guides = ui.tree.guides(row);
-            if fr.has_children && ui.collapsed.contains(&r.urn) {
-                guides.push_str("▸ ");
-            } else if !guides.is_empty() {
-                guides.push(' ');
-            }
-            spans.push(Span::styled(guides, t.dim()));
-            let used: usize = spans.iter().map(|s| width(&s.content)).sum();
-            if show_type {
-                spans.push(Span::styled(
-                    pad(&shorten_left(&r.type_, type_w - 1), type_w),
-                    t.dim(),
-                ));
-            }
-            let name_room = name_w.max(8).min(w.saturating_sub(used + type_w));
-            spans.push(Span::styled(
-                pad(&cut_right(r.name(), name_room.saturating_sub(1)), name_room),
-                op_style,
-            ));
-            let status = status_text(r, m.preview);
-            spans.push(Span::styled(pad(&status, status_w), t.status(r.status)));
-            let elapsed = r.elapsed(now).map(duration).unwrap_or_default();
-            spans.push(Span::styled(format!("{elapsed:>6} "), t.dim()));
-            let used: usize = spans.iter().map(|s| width(&s.content)).sum();
-            let (info, is_err) = info_text(r);
-            let room = w.saturating_sub(used);
-            if room > 3 {
-                let style = if is_err { t.error() } else { t.dim() };
-                spans.push(Span::styled(fit_words(&info, room), style));
-            }
-            let mut line = Line::from(spans);
-            if selected {
-                line = line.patch_style(t.selected());
-            }
-            let y = inner.y + line_no as u16;
-            buf.set_line(inner.x, y, &line, inner.width);
-            if selected {
-                buf.set_style(Rect::new(inner.x, y, inner.width, 1), t.selected());
-            }
-        }
         if ui.tree.is_empty() {
             let msg = if ui.filter.is_empty() {
                 "waiting for the first resource…"
             } else {
                 "no resource matches the filter (Esc clears it)"
             };
+            let w = inner.width as usize;
             buf.set_string(
                 inner.x + 1,
                 inner.y,
                 fit_words(msg, w.saturating_sub(1)),
                 t.dim(),
             );
+            return;
+        }
+        let window = ui.resources_offset..(ui.resources_offset + h).min(ui.tree.len());
+        let tree_w = inner.width - OP_W;
+        let cols = Columns::for_width(inner.width as usize);
+        let (items, skipped, mut state) =
+            self.window_items(ui, window.clone(), sel, cols, tree_w as usize);
+        // The widget draws the window's ancestors first; it draws off screen and the window
+        // is copied into place.
+        let rows = (skipped + window.len()).min(u16::MAX as usize) as u16;
+        let mut scratch = Buffer::empty(Rect::new(0, 0, tree_w, rows));
+        let widget = Tree::new(&items)
+            .expect("resource indexes are unique among roots")
+            .highlight_style(t.selected())
+            .node_open_symbol("▾ ")
+            .node_closed_symbol("▸ ")
+            .node_no_children_symbol("  ");
+        StatefulWidget::render(widget, scratch.area, &mut scratch, &mut state);
+        for (line_no, row) in window.enumerate() {
+            let y = inner.y + line_no as u16;
+            for x in 0..tree_w {
+                buf[(inner.x + OP_W + x, y)] = scratch[(x, (skipped + line_no) as u16)].clone();
+            }
+            let fr = ui.tree.rows()[row];
+            let r = m.resource(fr.idx);
+            let op_style = r.op.map_or(Style::new(), |op| t.op(op));
+            let op = format!("{:<3}", r.op.map_or("", StepOp::prefix).trim_end());
+            buf.set_stringn(inner.x, y, op, OP_W as usize, op_style);
+            // The widget indents with blanks; the guides go over them.
+            if fr.depth > 0 {
+                let mut guides = ui.tree.guides(row);
+                if !fr.has_children {
+                    guides.push('─');
+                }
+                let guide_w = width(&guides).min(tree_w as usize);
+                buf.set_stringn(inner.x + OP_W, y, guides, guide_w, t.dim());
+            }
+            if sel == Some(row) {
+                buf.set_style(Rect::new(inner.x, y, inner.width, 1), t.selected());
+            }
         }
     }
 }

@@ -79,14 +79,15 @@ impl StatusBar<'_> {
             state_spans.push(Span::styled(" ⚠ AWAITING APPROVAL ", t.alert()));
         }
         if preview_decision {
-            state_spans = vec![Span::styled(" PREVIEW — y apply · n abort ", t.alert())];
-            if state != RunState::Done {
-                state_spans.push(Span::raw(" "));
-                state_spans.push(Span::styled(
-                    format!(" {} ", state.label()),
-                    t.run_state(state),
-                ));
-            }
+            // `y` only applies a finished plan: the bar asks for it only then.
+            state_spans = match state {
+                RunState::Done => vec![Span::styled(" PREVIEW — y apply · n abort ", t.alert())],
+                RunState::Failed | RunState::Cancelled => vec![
+                    Span::styled(format!(" PREVIEW {} ", state.label()), t.run_state(state)),
+                    Span::raw(" n abort"),
+                ],
+                _ => vec![Span::styled(" PREVIEWING… ", t.run_state(state))],
+            };
         }
         segs.push((0, state_spans));
         segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
