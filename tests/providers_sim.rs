@@ -407,6 +407,15 @@ async fn latency_comes_from_the_resource_or_the_provider_config() {
     sim.create(&u, PropertyMap::new()).await;
     assert!(t.elapsed() >= Duration::from_millis(120));
 
+    let t = Instant::now();
+    let slow = props([("latencyMs", PropertyValue::Number(400.0))]);
+    sim.diff(&u, &slow, &slow).await;
+    let took = t.elapsed();
+    assert!(
+        took >= Duration::from_millis(100) && took < Duration::from_millis(400),
+        "a diff takes a quarter: {took:?}"
+    );
+
     let bad = sim
         .provider
         .configure(&props([("latencyMs", "fast")]))

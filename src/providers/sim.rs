@@ -1,5 +1,7 @@
 //! The `sim` provider: a simulated cloud whose resources live in a JSON world file, with knobs
 //! (`replaceOn`, `deleteBeforeReplace`, `latencyMs`, `failOn`) to stage any deployment scenario.
+//! Create, update and delete take the full latency; a diff, which asks the cloud about one
+//! resource, takes a quarter of it (previews included), so parallel diffs can be watched.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -108,11 +110,18 @@ impl SimProvider {
 
     /// Waits the resource's `latencyMs`, or the provider's default.
     async fn simulate_latency(&self, inputs: &PropertyMap) {
-        let ms = opt_count(inputs, LATENCY_MS)
+        self.wait(self.latency_ms(inputs)).await;
+    }
+
+    fn latency_ms(&self, inputs: &PropertyMap) -> u64 {
+        opt_count(inputs, LATENCY_MS)
             .ok()
             .flatten()
             .map(|n| n as u64)
-            .unwrap_or_else(|| self.default_latency_ms.load(Ordering::Relaxed));
+            .unwrap_or_else(|| self.default_latency_ms.load(Ordering::Relaxed))
+    }
+
+    async fn wait(&self, ms: u64) {
         if ms > 0 {
             tokio::time::sleep(Duration::from_millis(ms)).await;
         }
@@ -204,6 +213,7 @@ impl Provider for SimProvider {
 
     async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
         let ty = type_of(&req.urn)?;
+        self.wait(self.latency_ms(&req.new_inputs) / 4).await;
         let changes = changed_inputs(&req.old_inputs, &req.new_inputs, &req.ignore_changes);
         let extra = replace_on(&req.new_inputs);
         let replaces = |key: &str| {
