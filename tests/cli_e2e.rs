@@ -294,7 +294,10 @@ fn a_locked_stack_refuses_a_second_update_until_unlocked() {
 #[test]
 fn kill_9_during_up_then_up_again_leaks_nothing() {
     let env = Env::new(PROGRAM);
-    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 300\n");
+    // Long operations, so that the kill lands while a create is in flight (a kill between the
+    // provider's answer and the journal's success entry would leave a pending create whose
+    // resource exists: Pulumi's window too, reported as an interrupted create).
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 1500\n");
     let mut child = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let journal_dir = env.root.path().join("state/.stepdeck/stacks/e2e/dev");
     let deadline = Instant::now() + Duration::from_secs(20);

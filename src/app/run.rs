@@ -390,7 +390,6 @@ mod tests {
             awaiting_decision: true,
         };
         let (exit, terminal, _rx) = run_loop(mode, |sink, keys| {
-            press(&keys, 'y');
             sink.send(EngineEvent::Prelude {
                 operation: Operation::Update,
                 preview: true,
