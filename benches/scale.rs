@@ -57,12 +57,14 @@ fn per_resource(d: Duration, n: usize) -> String {
 
 fn line(what: &str, n: usize, r: &RunReport) {
     let steps: usize = r.result.counts.values().sum();
+    let now = Usage::now();
     println!(
-        "{what} n={n}: {:.3} s wall, {}, {steps} steps, {} events, peak RSS {} MiB",
+        "{what} n={n}: {:.3} s wall, {}, {steps} steps, {} events, peak RSS {} MiB, process cpu so far {:.2} s",
         r.wall.as_secs_f64(),
         per_resource(r.wall, n),
         r.events,
-        Usage::now().peak_rss_bytes / (1 << 20)
+        now.peak_rss_bytes / (1 << 20),
+        now.cpu().as_secs_f64()
     );
 }
 
@@ -140,9 +142,13 @@ async fn noop(n: usize) {
     check("second up", &r);
     line("second up (engine)", n, &r);
     println!(
-        "  second up with load, compaction and journal: {:.3} s; journal {} bytes",
+        "  second up with load, compaction and journal: {:.3} s (begin_deployment {:.3} s, \
+         finish_deployment {:.3} s); journal {} bytes, checkpoint {} bytes",
         started.elapsed().as_secs_f64(),
-        bytes.journal
+        bytes.begin.as_secs_f64(),
+        bytes.finish.as_secs_f64(),
+        bytes.journal,
+        bytes.checkpoint
     );
 }
 
@@ -164,8 +170,11 @@ async fn destroy(n: usize) {
     check("destroy", &r);
     line("destroy (engine)", n, &r);
     println!(
-        "  destroy with load, compaction and journal: {:.3} s; journal {} bytes",
+        "  destroy with load, compaction and journal: {:.3} s (begin_deployment {:.3} s, \
+         finish_deployment {:.3} s); journal {} bytes",
         started.elapsed().as_secs_f64(),
+        bytes.begin.as_secs_f64(),
+        bytes.finish.as_secs_f64(),
         bytes.journal
     );
 }

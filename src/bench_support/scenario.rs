@@ -117,6 +117,9 @@ pub struct JournalBytes {
     pub entries: u64,
     /// The checkpoint written when the run finished.
     pub checkpoint: u64,
+    /// `begin_deployment` (load and compact) and `finish_deployment` (fold the journal in).
+    pub begin: Duration,
+    pub finish: Duration,
 }
 
 impl FileStack {
@@ -144,13 +147,17 @@ impl FileStack {
         config: &RunConfig,
     ) -> Result<(RunReport, JournalBytes), StateError> {
         let lock = self.backend.lock(&self.stack, operation.as_str())?;
+        let started = Instant::now();
         let (base, journal) = self.backend.begin_deployment(&lock, None)?;
+        let begin = started.elapsed();
         let journal_path = journal.path().to_path_buf();
         let report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
         let journal_bytes = std::fs::metadata(&journal_path).map_or(0, |m| m.len());
         let entries = std::fs::read(&journal_path)
             .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count() as u64);
+        let started = Instant::now();
         self.backend.finish_deployment(&lock, None)?;
+        let finish = started.elapsed();
         let cp = self.backend.checkpoint_path(&self.stack);
         let checkpoint = std::fs::metadata(&cp).map_or(0, |m| m.len());
         Ok((
@@ -159,6 +166,8 @@ impl FileStack {
                 journal: journal_bytes,
                 entries,
                 checkpoint,
+                begin,
+                finish,
             },
         ))
     }

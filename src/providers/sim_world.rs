@@ -45,7 +45,7 @@ enum Change {
 
 /// Worlds with fewer resources than this are rewritten whole on every change (what a person
 /// or a test reads is then always the file alone); larger ones log their changes.
-const LOG_FROM: usize = 512;
+const LOG_FROM: usize = 64;
 
 /// Why the world file could not be read or written.
 #[derive(Debug, thiserror::Error)]
