@@ -9,10 +9,16 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use stepdeck::bench_support::{
-    DagSpec, FileStack, GeneratedDag, RunConfig, RunReport, Usage, builtin_factory,
-    run_unjournaled,
+    DagSpec, FileStack, GeneratedDag, RunConfig, RunReport, SlowDiffFactory, Usage,
+    builtin_factory, run_unjournaled,
 };
-use stepdeck::engine::{Operation, Outcome, Snapshot};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use stepdeck::app::model::Model;
+use stepdeck::app::ui_state::UiState;
+use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
+use stepdeck::views::{Theme, render_screen};
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -32,8 +38,13 @@ fn main() {
             "noop" => noop(n.unwrap_or(100_000)).await,
             "destroy" => destroy(n.unwrap_or(10_000)).await,
             "pardiff" => pardiff(n.unwrap_or(400)).await,
+            "console-ingest" => console_ingest(n.unwrap_or(1_000_000)).await,
+            "console-frame" => console_frame(n.unwrap_or(100_000)).await,
             other => {
-                eprintln!("unknown scenario `{other}`: preview, up, noop, destroy, pardiff");
+                eprintln!(
+                    "unknown scenario `{other}`: preview, up, noop, destroy, pardiff, \
+                     console-ingest, console-frame"
+                );
                 std::process::exit(2);
             }
         }
@@ -179,7 +190,128 @@ async fn destroy(n: usize) {
     );
 }
 
+/// `n` resources in one layer (their diffs are independent), created once, then previewed
+/// unchanged with a 20 ms Diff: at `--parallel 16` with parallel diff, and serially.
 async fn pardiff(n: usize) {
-    let _ = n;
-    eprintln!("pardiff: not yet");
+    let dir = tempdir();
+    let spec = DagSpec {
+        layer_width: n,
+        ..DagSpec::new(n)
+    };
+    let dag = Arc::new(GeneratedDag::generate(&spec));
+    let factory = builtin_factory(dir.path());
+    let stack = FileStack::create(dir.path()).expect("stack");
+    let (first, _) = stack
+        .run(Operation::Update, Some(&dag), factory.clone(), &RunConfig::default())
+        .await
+        .expect("up");
+    check("up", &first);
+    let lock = stack.backend.lock(&stack.stack, "preview").expect("lock");
+    let base = stack.backend.load(&stack.stack, None).expect("load").snapshot;
+    drop(lock);
+    let delay = Duration::from_millis(20);
+    let slow: Arc<dyn stepdeck::engine::ProviderFactory> =
+        Arc::new(SlowDiffFactory::new(factory, delay));
+    let ideal = delay.as_secs_f64() * n as f64 / 16.0;
+    for parallel_diff in [true, false] {
+        let cfg = RunConfig {
+            parallel: 16,
+            parallel_diff,
+            ..RunConfig::default()
+        };
+        let r = run_unjournaled(Operation::Preview, Some(&dag), base.clone(), slow.clone(), &cfg)
+            .await;
+        check("preview", &r);
+        println!(
+            "preview n={n}, 20 ms Diff, parallel 16, parallel diff {}: {:.3} s ({:.2}x the ideal {:.3} s)",
+            if parallel_diff { "on" } else { "off" },
+            r.wall.as_secs_f64(),
+            r.wall.as_secs_f64() / ideal,
+            ideal
+        );
+    }
+}
+
+/// The events of a preview of `n` resources, as the console would receive them.
+async fn preview_events(n: usize) -> Vec<EngineEvent> {
+    let dir = tempdir();
+    let (events, mut rx) = EventSink::channel();
+    let collector = tokio::spawn(async move {
+        let mut all = Vec::new();
+        while let Some(e) = rx.recv().await {
+            all.push(e);
+        }
+        all
+    });
+    let options = stepdeck::engine::Options {
+        stack: "bench".into(),
+        project: "bench".into(),
+        operation: Operation::Preview,
+        ..Default::default()
+    };
+    let program = stepdeck::bench_support::DagProgram::new(dag(n), 256);
+    let result = stepdeck::engine::Deployment::new(
+        options,
+        Snapshot::default(),
+        builtin_factory(dir.path()),
+        Box::new(stepdeck::engine::NullJournal),
+        events,
+    )
+    .run(Some(Box::new(program)))
+    .await;
+    assert_eq!(result.outcome, Outcome::Succeeded);
+    collector.await.expect("collector")
+}
+
+/// The console model applying at least `n` engine events (those of a preview big enough).
+async fn console_ingest(n: usize) {
+    // A preview sends about 7 events per resource.
+    let events = preview_events(n / 7 + 1).await;
+    let mut model = Model::new();
+    let started = Instant::now();
+    for e in &events {
+        model.apply(e);
+    }
+    let took = started.elapsed();
+    println!(
+        "console model: {} events applied in {:.3} s ({:.0} ns/event), {} resources",
+        events.len(),
+        took.as_secs_f64(),
+        took.as_secs_f64() * 1e9 / events.len() as f64,
+        model.resources().len()
+    );
+}
+
+/// Frames of the console drawn over the model of an `n`-resource preview, at 200×50.
+async fn console_frame(n: usize) {
+    let events = preview_events(n).await;
+    let mut model = Model::new();
+    for e in &events {
+        model.apply(e);
+    }
+    let title = Title {
+        operation: "preview".into(),
+        stack: "bench".into(),
+        project: "bench".into(),
+    };
+    let mut ui = UiState::new(ConsoleMode::Live, title);
+    let area = Rect::new(0, 0, 200, 50);
+    let mut buf = Buffer::empty(area);
+    let started = Instant::now();
+    render_screen(area, &mut buf, &model, &mut ui, Theme::colored());
+    let first = started.elapsed();
+    let frames = 200;
+    let started = Instant::now();
+    for i in 0..frames {
+        model.set_now(Duration::from_millis(33 * i));
+        buf.reset();
+        render_screen(area, &mut buf, &model, &mut ui, Theme::colored());
+    }
+    let each = started.elapsed() / frames as u32;
+    println!(
+        "console frame of {} resources at 200x50: first {:.2} ms (builds the tree index), then {:.3} ms per frame",
+        model.resources().len(),
+        first.as_secs_f64() * 1e3,
+        each.as_secs_f64() * 1e3
+    );
 }

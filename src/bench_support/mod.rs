@@ -5,10 +5,12 @@ mod dag;
 mod dag_program;
 mod rusage;
 mod scenario;
+mod slow_diff;
 
 pub use dag::{DagSpec, GenResource, GeneratedDag};
 pub use dag_program::DagProgram;
 pub use rusage::{Usage, peak_rss_bytes, thread_cpu_time};
+pub use slow_diff::SlowDiffFactory;
 pub use scenario::{
     FileStack, JournalBytes, RunConfig, RunReport, builtin_factory, run_dag, run_unjournaled,
 };
