@@ -8,15 +8,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stepdeck::bench_support::{
-    DagSpec, FileStack, GeneratedDag, RunConfig, RunReport, SlowDiffFactory, Usage,
-    builtin_factory, run_unjournaled,
-};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use stepdeck::app::model::Model;
 use stepdeck::app::ui_state::UiState;
 use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::bench_support::{
+    DagSpec, FileStack, GeneratedDag, RunConfig, RunReport, SlowDiffFactory, Usage,
+    builtin_factory, run_unjournaled,
+};
 use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
 use stepdeck::views::{Theme, render_screen};
 
@@ -202,12 +202,21 @@ async fn pardiff(n: usize) {
     let factory = builtin_factory(dir.path());
     let stack = FileStack::create(dir.path()).expect("stack");
     let (first, _) = stack
-        .run(Operation::Update, Some(&dag), factory.clone(), &RunConfig::default())
+        .run(
+            Operation::Update,
+            Some(&dag),
+            factory.clone(),
+            &RunConfig::default(),
+        )
         .await
         .expect("up");
     check("up", &first);
     let lock = stack.backend.lock(&stack.stack, "preview").expect("lock");
-    let base = stack.backend.load(&stack.stack, None).expect("load").snapshot;
+    let base = stack
+        .backend
+        .load(&stack.stack, None)
+        .expect("load")
+        .snapshot;
     drop(lock);
     let delay = Duration::from_millis(20);
     let slow: Arc<dyn stepdeck::engine::ProviderFactory> =
@@ -219,8 +228,14 @@ async fn pardiff(n: usize) {
             parallel_diff,
             ..RunConfig::default()
         };
-        let r = run_unjournaled(Operation::Preview, Some(&dag), base.clone(), slow.clone(), &cfg)
-            .await;
+        let r = run_unjournaled(
+            Operation::Preview,
+            Some(&dag),
+            base.clone(),
+            slow.clone(),
+            &cfg,
+        )
+        .await;
         check("preview", &r);
         println!(
             "preview n={n}, 20 ms Diff, parallel 16, parallel diff {}: {:.3} s ({:.2}x the ideal {:.3} s)",

@@ -10,7 +10,7 @@ mod slow_diff;
 pub use dag::{DagSpec, GenResource, GeneratedDag};
 pub use dag_program::DagProgram;
 pub use rusage::{Usage, peak_rss_bytes, thread_cpu_time};
-pub use slow_diff::SlowDiffFactory;
 pub use scenario::{
     FileStack, JournalBytes, RunConfig, RunReport, builtin_factory, run_dag, run_unjournaled,
 };
+pub use slow_diff::SlowDiffFactory;

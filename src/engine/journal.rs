@@ -92,7 +92,7 @@ impl Journal for NullJournal {
 /// so that an unchanged resource costs no copy until the snapshot is taken).
 #[derive(Debug)]
 enum NewState {
-    Owned(ResourceState),
+    Owned(Box<ResourceState>),
     Kept(usize),
 }
 
@@ -137,14 +137,14 @@ impl Replayer {
     /// A base state about to change in place: a new state keeping it gets its own copy first.
     fn base_mut(&mut self, i: usize) -> &mut ResourceState {
         if let Some(j) = self.kept.remove(&i) {
-            self.news[j] = Some(NewState::Owned(self.base[i].clone()));
+            self.news[j] = Some(NewState::Owned(Box::new(self.base[i].clone())));
         }
         &mut Arc::make_mut(&mut self.base)[i]
     }
 
     fn new_state(&self, s: &NewState) -> ResourceState {
         match s {
-            NewState::Owned(s) => s.clone(),
+            NewState::Owned(s) => ResourceState::clone(s),
             NewState::Kept(i) => self.base[*i].clone(),
         }
     }
@@ -220,7 +220,7 @@ impl Replayer {
                     self.base_mut(check(*i)?).pending_replacement = true;
                 }
                 let appended = match (new, keep_old) {
-                    (Some(s), _) => Some(NewState::Owned(s.clone())),
+                    (Some(s), _) => Some(NewState::Owned(Box::new(s.clone()))),
                     (None, Some(i)) => {
                         let i = check(*i)?;
                         self.done[i] = true;
@@ -253,7 +253,7 @@ impl Replayer {
                     .ok_or_else(|| bad(format!("no new resource #{new}")))?;
                 if let NewState::Kept(b) = *slot {
                     self.kept.remove(&b);
-                    *slot = NewState::Owned(self.base[b].clone());
+                    *slot = NewState::Owned(Box::new(self.base[b].clone()));
                 }
                 if let NewState::Owned(s) = slot {
                     s.outputs = outputs.clone();
