@@ -1,6 +1,7 @@
 //! stepdeck: a deployment engine in the Pulumi model with a live operator's console.
 
 pub mod app;
+pub mod bench_support;
 pub mod engine;
 pub mod output;
 pub mod project;

@@ -111,7 +111,7 @@ impl Deployment {
         let started = Instant::now();
         let Deployment {
             options,
-            base,
+            mut base,
             factory,
             journal,
             events,
@@ -142,7 +142,18 @@ impl Deployment {
         } else {
             journal
         };
-        let manager = Arc::new(SnapshotManager::new(&base, journal));
+        // An update shares the base states between the generator and the journal's replayer;
+        // a preview keeps the base whole to return it.
+        let base_states = if preview {
+            Arc::new(base.resources.clone())
+        } else {
+            Arc::new(std::mem::take(&mut base.resources))
+        };
+        let manager = Arc::new(SnapshotManager::shared(
+            base_states.clone(),
+            base.pending_operations.clone(),
+            journal,
+        ));
         let exec = Arc::new(ExecState::default());
         let ctx = Arc::new(ApplyCtx {
             registry: registry.clone(),
@@ -162,7 +173,6 @@ impl Deployment {
             opts.continue_on_error,
             done_tx,
         );
-        let base_states = Arc::new(base.resources.clone());
         let sg = StepGenerator::new(
             opts.clone(),
             registry.clone(),

@@ -3,7 +3,7 @@
 //! costs the same whatever the stack's size.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -88,13 +88,25 @@ impl Journal for NullJournal {
     }
 }
 
+/// A state written in this deployment: its own, or a base state kept verbatim (by position,
+/// so that an unchanged resource costs no copy until the snapshot is taken).
+#[derive(Debug)]
+enum NewState {
+    Owned(Box<ResourceState>),
+    Kept(usize),
+}
+
 /// Rebuilds a snapshot from a base and entries; the same code runs live and on load.
 #[derive(Debug, Default)]
 pub struct Replayer {
-    base: Vec<ResourceState>,
+    /// Shared with the step generator during a deployment; copied only if an entry changes a
+    /// base state in place.
+    base: Arc<Vec<ResourceState>>,
     base_pending: Vec<PendingOperation>,
     done: Vec<bool>,
-    news: Vec<Option<ResourceState>>,
+    news: Vec<Option<NewState>>,
+    /// Base position to the new state keeping it.
+    kept: HashMap<usize, usize>,
     pending: IndexMap<OpId, PendingOperation>,
     applied: usize,
     /// A refresh found a resource gone: references to it are pruned from the snapshot.
@@ -103,11 +115,45 @@ pub struct Replayer {
 
 impl Replayer {
     pub fn new(base: &Snapshot) -> Replayer {
+        Replayer::shared(
+            Arc::new(base.resources.clone()),
+            base.pending_operations.clone(),
+        )
+    }
+
+    /// A replayer over base states shared with their other reader (no copy of the stack).
+    pub fn shared(
+        resources: Arc<Vec<ResourceState>>,
+        pending_operations: Vec<PendingOperation>,
+    ) -> Replayer {
         Replayer {
-            done: vec![false; base.resources.len()],
-            base: base.resources.clone(),
-            base_pending: base.pending_operations.clone(),
+            done: vec![false; resources.len()],
+            base: resources,
+            base_pending: pending_operations,
             ..Replayer::default()
+        }
+    }
+
+    /// A base state about to change in place: a new state keeping it gets its own copy first.
+    fn base_mut(&mut self, i: usize) -> &mut ResourceState {
+        if let Some(j) = self.kept.remove(&i) {
+            self.news[j] = Some(NewState::Owned(Box::new(self.base[i].clone())));
+        }
+        &mut Arc::make_mut(&mut self.base)[i]
+    }
+
+    fn new_state(&self, s: &NewState) -> ResourceState {
+        match s {
+            NewState::Owned(s) => ResourceState::clone(s),
+            NewState::Kept(i) => self.base[*i].clone(),
+        }
+    }
+
+    /// The URN of a new state.
+    fn new_urn(&self, i: usize) -> Option<&Urn> {
+        match self.news.get(i)?.as_ref()? {
+            NewState::Owned(s) => Some(&s.urn),
+            NewState::Kept(b) => Some(&self.base[*b].urn),
         }
     }
 
@@ -156,26 +202,30 @@ impl Replayer {
                     self.pending.shift_remove(op);
                 }
                 if let Some(i) = supersede_new {
-                    *self
+                    let slot = self
                         .news
                         .get_mut(*i)
-                        .ok_or_else(|| bad(format!("no new resource #{i}")))? = None;
+                        .ok_or_else(|| bad(format!("no new resource #{i}")))?;
+                    if let Some(NewState::Kept(b)) = slot.take() {
+                        self.kept.remove(&b);
+                    }
                 }
                 if let Some(i) = remove_old {
                     self.done[check(*i)?] = true;
                 }
                 if let Some(i) = mark_delete_old {
-                    self.base[check(*i)?].delete = true;
+                    self.base_mut(check(*i)?).delete = true;
                 }
                 if let Some(i) = pending_replacement_old {
-                    self.base[check(*i)?].pending_replacement = true;
+                    self.base_mut(check(*i)?).pending_replacement = true;
                 }
                 let appended = match (new, keep_old) {
-                    (Some(s), _) => Some(s.clone()),
+                    (Some(s), _) => Some(NewState::Owned(Box::new(s.clone()))),
                     (None, Some(i)) => {
                         let i = check(*i)?;
                         self.done[i] = true;
-                        Some(self.base[i].clone())
+                        self.kept.insert(i, self.news.len());
+                        Some(NewState::Kept(i))
                     }
                     (None, None) => None,
                 };
@@ -187,7 +237,7 @@ impl Replayer {
             JournalEntry::Refresh { old, state } => {
                 let i = check(*old)?;
                 match state {
-                    Some(s) => self.base[i] = s.clone(),
+                    Some(s) => *self.base_mut(i) = s.clone(),
                     None => {
                         self.done[i] = true;
                         self.vanished = true;
@@ -196,12 +246,18 @@ impl Replayer {
                 Ok(None)
             }
             JournalEntry::Outputs { new, outputs } => {
-                let s = self
+                let slot = self
                     .news
                     .get_mut(*new)
                     .and_then(Option::as_mut)
                     .ok_or_else(|| bad(format!("no new resource #{new}")))?;
-                s.outputs = outputs.clone();
+                if let NewState::Kept(b) = *slot {
+                    self.kept.remove(&b);
+                    *slot = NewState::Owned(Box::new(self.base[b].clone()));
+                }
+                if let NewState::Owned(s) = slot {
+                    s.outputs = outputs.clone();
+                }
                 Ok(None)
             }
         }
@@ -214,7 +270,7 @@ impl Replayer {
             .news
             .iter()
             .flatten()
-            .cloned()
+            .map(|s| self.new_state(s))
             .chain(
                 self.base
                     .iter()
@@ -325,9 +381,22 @@ pub struct SnapshotManager {
 
 impl SnapshotManager {
     pub fn new(base: &Snapshot, journal: Box<dyn Journal>) -> SnapshotManager {
+        SnapshotManager::with_replayer(Replayer::new(base), journal)
+    }
+
+    /// A manager over base states shared with the step generator (no copy of the stack).
+    pub fn shared(
+        resources: Arc<Vec<ResourceState>>,
+        pending_operations: Vec<PendingOperation>,
+        journal: Box<dyn Journal>,
+    ) -> SnapshotManager {
+        SnapshotManager::with_replayer(Replayer::shared(resources, pending_operations), journal)
+    }
+
+    fn with_replayer(replayer: Replayer, journal: Box<dyn Journal>) -> SnapshotManager {
         SnapshotManager {
             state: Mutex::new(ManagerState {
-                replayer: Replayer::new(base),
+                replayer,
                 journal,
                 next_op: 1,
                 new_by_urn: HashMap::new(),
@@ -350,7 +419,11 @@ impl SnapshotManager {
         if let (Some(i), JournalEntry::Success { new, keep_old, .. }) = (appended, &entry) {
             let urn = match (new, keep_old) {
                 (Some(s), _) => s.urn.clone(),
-                (None, Some(o)) => st.replayer.base[*o].urn.clone(),
+                (None, Some(_)) => st
+                    .replayer
+                    .new_urn(i)
+                    .expect("the state just appended")
+                    .clone(),
                 _ => unreachable!("an appended state comes from new or keep_old"),
             };
             st.new_by_urn.insert(urn, i);

@@ -20,7 +20,9 @@ use crate::engine::provider_registry::ProviderFactory;
 pub use command::CommandProvider;
 pub use random::RandomProvider;
 pub use sim::SimProvider;
-pub use sim_world::{SimWorld, SimWorldError, WorldResource, WorldResources, load_world_file};
+pub use sim_world::{
+    SimWorld, SimWorldError, WorldResource, WorldResources, load_world_file, world_log_path,
+};
 
 /// The packages this factory serves.
 pub const BUILTIN_PACKAGES: &[&str] = &["sim", "random", "command"];

@@ -1,7 +1,12 @@
 //! The simulated cloud's persisted world: every live `sim` resource by ID, in a JSON file that
-//! is rewritten atomically after each change so that anyone can check nothing leaked or was lost.
+//! anyone can read to check that nothing leaked or was lost. A small world is rewritten
+//! atomically after each change; a large one appends each change to a log beside it
+//! (`<file>.log`, one JSON line per change) and folds the log into the file once the log holds
+//! as many changes as the world has resources, and when the world is dropped, so a change
+//! costs the same whatever the world's size.
 
 use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -29,6 +34,18 @@ struct WorldFile {
     #[serde(default)]
     resources: WorldResources,
 }
+
+/// One change in the world's log.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+enum Change {
+    Put { id: String, resource: WorldResource },
+    Delete { id: String },
+}
+
+/// Worlds with fewer resources than this are rewritten whole on every change (what a person
+/// or a test reads is then always the file alone); larger ones log their changes.
+const LOG_FROM: usize = 64;
 
 /// Why the world file could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -61,33 +78,66 @@ fn stamp(path: &Path) -> FileStamp {
     Some((meta.modified().ok()?, meta.len()))
 }
 
-/// Reads a world file; a missing file is an empty world.
+/// The change log beside a world file.
+pub fn world_log_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".log");
+    path.with_file_name(name)
+}
+
+/// Reads a world file and applies its change log, if any; a missing file is an empty world.
 pub fn load_world_file(path: &Path) -> Result<WorldResources, SimWorldError> {
+    let read_err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SimWorldError::Read { path, source }
+    };
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(WorldResources::new()),
-        Err(source) => {
-            return Err(SimWorldError::Read {
-                path: path.to_path_buf(),
-                source,
-            });
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => return Err(read_err(path)(source)),
     };
-    if text.trim().is_empty() {
-        return Ok(WorldResources::new());
-    }
-    serde_json::from_str::<WorldFile>(&text)
-        .map(|f| f.resources)
-        .map_err(|e| SimWorldError::Parse {
-            path: path.to_path_buf(),
-            line: e.line(),
+    let mut resources = if text.trim().is_empty() {
+        WorldResources::new()
+    } else {
+        serde_json::from_str::<WorldFile>(&text)
+            .map(|f| f.resources)
+            .map_err(|e| SimWorldError::Parse {
+                path: path.to_path_buf(),
+                line: e.line(),
+                column: e.column(),
+                message: e.to_string(),
+            })?
+    };
+    let log = world_log_path(path);
+    let text = match std::fs::read_to_string(&log) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => return Err(read_err(&log)(source)),
+    };
+    // A last line without its newline is a write cut short by a kill: ignored.
+    let complete = text.rfind('\n').map_or("", |i| &text[..=i]);
+    for (i, line) in complete.lines().enumerate() {
+        let change: Change = serde_json::from_str(line).map_err(|e| SimWorldError::Parse {
+            path: log.clone(),
+            line: i + 1,
             column: e.column(),
             message: e.to_string(),
-        })
+        })?;
+        match change {
+            Change::Put { id, resource } => {
+                resources.insert(id, resource);
+            }
+            Change::Delete { id } => {
+                resources.remove(&id);
+            }
+        }
+    }
+    Ok(resources)
 }
 
 /// Writes the world to a temporary file beside the target, syncs it and renames it over the
-/// target, so that a reader (or a crash) only ever sees a whole world.
+/// target, so that a reader (or a crash) only ever sees a whole world; then drops the log the
+/// file now includes.
 fn write_world_file(path: &Path, resources: &WorldResources) -> Result<(), SimWorldError> {
     let err = |source| SimWorldError::Write {
         path: path.to_path_buf(),
@@ -108,33 +158,65 @@ fn write_world_file(path: &Path, resources: &WorldResources) -> Result<(), SimWo
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "world.json".to_string());
     let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    let mut f = std::fs::File::create(&tmp).map_err(err)?;
+    let mut f = File::create(&tmp).map_err(err)?;
     f.write_all(&json).map_err(err)?;
     f.sync_all().map_err(err)?;
     drop(f);
-    std::fs::rename(&tmp, path).map_err(err)
+    std::fs::rename(&tmp, path).map_err(err)?;
+    match std::fs::remove_file(world_log_path(path)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(err(e)),
+        _ => Ok(()),
+    }
 }
 
 struct Loaded {
     resources: WorldResources,
     stamp: FileStamp,
+    /// The open change log and the changes it holds, while the world is large.
+    log: Option<File>,
+    logged: usize,
+}
+
+impl Loaded {
+    fn apply(&mut self, change: Change) {
+        match change {
+            Change::Put { id, resource } => {
+                self.resources.insert(id, resource);
+            }
+            Change::Delete { id } => {
+                self.resources.remove(&id);
+            }
+        }
+    }
 }
 
 /// The world shared by every `sim` provider instance of a process: an in-memory copy guarded
 /// by one lock, so concurrent steps serialise their writes and never lose each other's changes.
 pub struct SimWorld {
     path: PathBuf,
+    /// The size from which changes are logged ([`LOG_FROM`] but in tests).
+    log_from: usize,
     state: tokio::sync::Mutex<Loaded>,
 }
 
 impl SimWorld {
     /// Loads the world from `path` (missing means empty).
     pub fn open(path: PathBuf) -> Result<SimWorld, SimWorldError> {
+        Self::open_logging_from(path, LOG_FROM)
+    }
+
+    fn open_logging_from(path: PathBuf, log_from: usize) -> Result<SimWorld, SimWorldError> {
         let resources = load_world_file(&path)?;
         let stamp = stamp(&path);
         Ok(SimWorld {
             path,
-            state: tokio::sync::Mutex::new(Loaded { resources, stamp }),
+            log_from,
+            state: tokio::sync::Mutex::new(Loaded {
+                resources,
+                stamp,
+                log: None,
+                logged: 0,
+            }),
         })
     }
 
@@ -154,13 +236,18 @@ impl SimWorld {
         Ok(guard)
     }
 
-    /// Applies a change to a copy, persists it, and only then makes it current.
-    async fn commit(
-        &self,
-        guard: &mut Loaded,
-        resources: WorldResources,
-    ) -> Result<(), SimWorldError> {
+    /// Persists a change, and only then makes it current: appended to the log while the world
+    /// is large, else (or when the log has grown as large as the world) the whole file.
+    async fn commit(&self, guard: &mut Loaded, change: Change) -> Result<(), SimWorldError> {
+        let size = guard.resources.len();
+        if size >= self.log_from && guard.logged < size {
+            return self.append(guard, change);
+        }
+        guard.apply(change);
+        guard.log = None;
+        guard.logged = 0;
         let path = self.path.clone();
+        let resources = std::mem::take(&mut guard.resources);
         let (resources, written) = tokio::task::spawn_blocking(move || {
             let r = write_world_file(&path, &resources);
             (resources, r)
@@ -170,9 +257,38 @@ impl SimWorld {
             path: self.path.clone(),
             source: std::io::Error::other(e),
         })?;
-        written?;
         guard.resources = resources;
+        written?;
         guard.stamp = stamp(&self.path);
+        Ok(())
+    }
+
+    /// Appends one change to the log with a single `write`, so a kill leaves at most a torn
+    /// last line; the log is synced when it is folded into the file.
+    fn append(&self, guard: &mut Loaded, change: Change) -> Result<(), SimWorldError> {
+        let log_path = world_log_path(&self.path);
+        let err = |source| SimWorldError::Write {
+            path: log_path.clone(),
+            source,
+        };
+        if guard.log.is_none() {
+            let file = OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&log_path)
+                .map_err(err)?;
+            guard.log = Some(file);
+        }
+        let mut line = serde_json::to_vec(&change).map_err(|e| err(std::io::Error::other(e)))?;
+        line.push(b'\n');
+        guard
+            .log
+            .as_mut()
+            .expect("log opened above")
+            .write_all(&line)
+            .map_err(err)?;
+        guard.logged += 1;
+        guard.apply(change);
         Ok(())
     }
 
@@ -197,9 +313,11 @@ impl SimWorld {
         while guard.resources.contains_key(&id) {
             id = make_id();
         }
-        let mut next = guard.resources.clone();
-        next.insert(id.clone(), resource);
-        self.commit(&mut guard, next).await?;
+        let change = Change::Put {
+            id: id.clone(),
+            resource,
+        };
+        self.commit(&mut guard, change).await?;
         Ok(id)
     }
 
@@ -210,26 +328,40 @@ impl SimWorld {
         properties: PropertyMap,
     ) -> Result<bool, SimWorldError> {
         let mut guard = self.lock().await?;
-        if !guard.resources.contains_key(id) {
+        let Some(current) = guard.resources.get(id) else {
             return Ok(false);
-        }
-        let mut next = guard.resources.clone();
-        if let Some(r) = next.get_mut(id) {
-            r.properties = properties;
-        }
-        self.commit(&mut guard, next).await?;
+        };
+        let resource = WorldResource {
+            properties,
+            ..current.clone()
+        };
+        let change = Change::Put {
+            id: id.to_string(),
+            resource,
+        };
+        self.commit(&mut guard, change).await?;
         Ok(true)
     }
 
     /// Removes a resource; `None` if there was none.
     pub async fn remove(&self, id: &str) -> Result<Option<WorldResource>, SimWorldError> {
         let mut guard = self.lock().await?;
-        let mut next = guard.resources.clone();
-        let Some(removed) = next.remove(id) else {
+        let Some(removed) = guard.resources.get(id).cloned() else {
             return Ok(None);
         };
-        self.commit(&mut guard, next).await?;
+        let change = Change::Delete { id: id.to_string() };
+        self.commit(&mut guard, change).await?;
         Ok(Some(removed))
+    }
+}
+
+impl Drop for SimWorld {
+    /// Folds a pending log into the file, so that the world file alone is whole again.
+    fn drop(&mut self) {
+        let st = self.state.get_mut();
+        if st.log.take().is_some() {
+            let _ = write_world_file(&self.path, &st.resources);
+        }
     }
 }
 
@@ -295,6 +427,50 @@ mod tests {
         std::fs::write(&path, r#"{"resources": {}}"#).unwrap();
         assert_eq!(world.get("a").await.unwrap(), None);
         assert_eq!(world.remove("a").await.unwrap(), None);
+    }
+
+    #[tokio::test]
+    async fn a_large_world_logs_changes_and_folds_them_in() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("world.json");
+        let log = world_log_path(&path);
+        let world = SimWorld::open_logging_from(path.clone(), 4).unwrap();
+        for i in 0..6 {
+            world
+                .insert_new(|| format!("id-{i}"), res(&format!("r{i}")))
+                .await
+                .unwrap();
+        }
+        assert!(log.exists(), "changes beyond 4 resources go to the log");
+        assert_eq!(load_world_file(&path).unwrap().len(), 6);
+        world.remove("id-0").await.unwrap();
+        world
+            .set_properties("id-5", props([("k", "w")]))
+            .await
+            .unwrap();
+        let seen = load_world_file(&path).unwrap();
+        assert_eq!(seen.len(), 5);
+        assert_eq!(seen["id-5"].properties, props([("k", "w")]));
+        world.remove("id-1").await.unwrap();
+        // The log holds as many changes as the world has resources: the next one folds it in.
+        world.insert_new(|| "id-6".into(), res("r6")).await.unwrap();
+        assert!(!log.exists());
+        world.remove("id-2").await.unwrap();
+        assert!(log.exists());
+        // A torn last line (a kill mid-write) is ignored.
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&log)
+            .unwrap()
+            .write_all(b"{\"delete\":{\"id\":\"id-3")
+            .unwrap();
+        assert_eq!(load_world_file(&path).unwrap().len(), 4);
+        drop(world);
+        assert!(!log.exists());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let whole: WorldFile = serde_json::from_str(&text).unwrap();
+        assert_eq!(whole.resources.len(), 4);
+        assert!(!whole.resources.contains_key("id-2"));
     }
 
     #[test]

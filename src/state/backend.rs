@@ -384,14 +384,23 @@ impl Backend {
         Ok(state)
     }
 
-    /// Starts a deployment: compacts, then opens the new epoch's journal. Pass the snapshot
-    /// to the engine as its base and the journal as its journal.
+    /// Starts a deployment: compacts when an earlier run left a journal (or the checkpoint
+    /// must record the secrets provider first), then opens the epoch's journal. Pass the
+    /// snapshot to the engine as its base and the journal as its journal.
     pub fn begin_deployment(
         &self,
         lock: &StackLock,
         crypter: Option<&Crypter>,
     ) -> Result<(Snapshot, FileJournal), StateError> {
-        let state = self.compact(lock, crypter)?;
+        let loaded = self.load(lock.stack(), crypter)?;
+        let journal_left = self.journal_path(lock.stack(), loaded.epoch).exists();
+        let providers_recorded = crypter.is_none() || loaded.secrets_providers.is_some();
+        let state = if journal_left || !providers_recorded {
+            self.compact(lock, crypter)?
+        } else {
+            // The checkpoint already is the whole state: rewriting it would only cost time.
+            loaded
+        };
         let path = self.journal_path(lock.stack(), state.epoch);
         let journal =
             FileJournal::create(path.clone(), crypter.cloned()).map_err(StateError::io(&path))?;

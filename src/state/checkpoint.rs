@@ -11,7 +11,7 @@ use crate::engine::snapshot::{Manifest, Snapshot};
 use crate::engine::urn::Urn;
 
 use super::passphrase::{Crypter, PASSPHRASE_PROVIDER, SecretsError};
-use super::secrets::{decrypt_secrets, encrypt_secrets};
+use super::secrets::{decrypt_secrets, encrypt_secrets, has_ciphertext};
 
 /// The checkpoint format version we write (Pulumi's DeploymentV3).
 pub const CHECKPOINT_VERSION: u64 = 3;
@@ -214,6 +214,10 @@ fn parse_resource(
     match r.get("type").and_then(Value::as_str) {
         None | Some("") => return Err(FieldError::new(format!("{at}.type"), "missing")),
         Some(_) => {}
+    }
+    if !has_ciphertext(value) {
+        // Nothing to decrypt: decode from the borrowed JSON, without a copy of it.
+        return ResourceState::deserialize(value).map_err(|e| FieldError::new(at, e.to_string()));
     }
     let mut value = value.clone();
     decrypt_secrets(&mut value, crypter).map_err(|e| match e {

@@ -1,0 +1,112 @@
+//! Divan benchmarks of the engine at modest sizes (`cargo bench --bench engine`). Bigger
+//! sizes: set `STEPDECK_BENCH_BIG=1`. Whole-process figures come from `benches/scale.rs`.
+
+use std::sync::Arc;
+
+use divan::Bencher;
+use stepdeck::app::model::Model;
+use stepdeck::bench_support::{
+    DagSpec, FileStack, GeneratedDag, RunConfig, builtin_factory, run_unjournaled,
+};
+use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
+
+fn main() {
+    divan::main();
+}
+
+fn sizes() -> Vec<usize> {
+    if std::env::var_os("STEPDECK_BENCH_BIG").is_some() {
+        vec![1_000, 10_000, 100_000]
+    } else {
+        vec![100, 1_000]
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+fn dag(n: usize) -> Arc<GeneratedDag> {
+    Arc::new(GeneratedDag::generate(&DagSpec::new(n)))
+}
+
+/// A preview of a new stack: every resource a create.
+#[divan::bench(args = sizes(), sample_count = 5)]
+fn preview(bencher: Bencher, n: usize) {
+    let rt = runtime();
+    let dag = dag(n);
+    let dir = tempfile::tempdir().unwrap();
+    bencher.bench_local(|| {
+        let r = rt.block_on(run_unjournaled(
+            Operation::Preview,
+            Some(&dag),
+            Snapshot::default(),
+            builtin_factory(dir.path()),
+            &RunConfig::default(),
+        ));
+        assert_eq!(r.result.outcome, Outcome::Succeeded);
+    });
+}
+
+/// An update creating everything, journaled to the file backend.
+#[divan::bench(args = sizes(), sample_count = 3)]
+fn up(bencher: Bencher, n: usize) {
+    let rt = runtime();
+    let dag = dag(n);
+    bencher
+        .with_inputs(|| tempfile::tempdir().unwrap())
+        .bench_local_values(|dir| {
+            let stack = FileStack::create(dir.path()).unwrap();
+            let (r, _) = rt
+                .block_on(stack.run(
+                    Operation::Update,
+                    Some(&dag),
+                    builtin_factory(dir.path()),
+                    &RunConfig::default(),
+                ))
+                .unwrap();
+            assert_eq!(r.result.outcome, Outcome::Succeeded);
+            dir
+        });
+}
+
+/// The console model applying a preview's events.
+#[divan::bench(args = sizes(), sample_count = 5)]
+fn console_ingest(bencher: Bencher, n: usize) {
+    let rt = runtime();
+    let dag = dag(n);
+    let dir = tempfile::tempdir().unwrap();
+    let (events, mut rx) = EventSink::channel();
+    let r = rt.block_on(async {
+        let options = stepdeck::engine::Options {
+            operation: Operation::Preview,
+            ..Default::default()
+        };
+        stepdeck::engine::Deployment::new(
+            options,
+            Snapshot::default(),
+            builtin_factory(dir.path()),
+            Box::new(stepdeck::engine::NullJournal),
+            events,
+        )
+        .run(Some(Box::new(stepdeck::bench_support::DagProgram::new(
+            dag, 256,
+        ))))
+        .await
+    });
+    assert_eq!(r.outcome, Outcome::Succeeded);
+    let mut all: Vec<EngineEvent> = Vec::new();
+    while let Ok(e) = rx.try_recv() {
+        all.push(e);
+    }
+    bencher.counter(all.len()).bench_local(|| {
+        let mut model = Model::new();
+        for e in &all {
+            model.apply(e);
+        }
+        model
+    });
+}

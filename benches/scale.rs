@@ -1,0 +1,332 @@
+//! The scale harness: whole-process figures for BENCHMARKS.md. Not a divan bench; run one
+//! scenario per process so that peak RSS belongs to it:
+//!
+//! `cargo bench --bench scale -- <scenario> [resources]`
+//!
+//! Scenarios: preview, up, noop, destroy, pardiff, sdk. See BENCHMARKS.md.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use stepdeck::app::model::Model;
+use stepdeck::app::ui_state::UiState;
+use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::bench_support::{
+    DagSpec, FileStack, GeneratedDag, RunConfig, RunReport, SlowDiffFactory, Usage,
+    builtin_factory, run_unjournaled,
+};
+use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
+use stepdeck::views::{Theme, render_screen};
+
+fn main() {
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    let scenario = args.first().map_or("preview", String::as_str).to_string();
+    let n: Option<usize> = args.get(1).and_then(|a| a.replace('_', "").parse().ok());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    rt.block_on(async move {
+        match scenario.as_str() {
+            "preview" => preview(n.unwrap_or(100_000)).await,
+            "up" => up(n.unwrap_or(10_000)).await,
+            "noop" => noop(n.unwrap_or(100_000)).await,
+            "destroy" => destroy(n.unwrap_or(10_000)).await,
+            "pardiff" => pardiff(n.unwrap_or(400)).await,
+            "console-ingest" => console_ingest(n.unwrap_or(1_000_000)).await,
+            "console-frame" => console_frame(n.unwrap_or(100_000)).await,
+            other => {
+                eprintln!(
+                    "unknown scenario `{other}`: preview, up, noop, destroy, pardiff, \
+                     console-ingest, console-frame"
+                );
+                std::process::exit(2);
+            }
+        }
+    });
+}
+
+fn dag(n: usize) -> Arc<GeneratedDag> {
+    Arc::new(GeneratedDag::generate(&DagSpec::new(n)))
+}
+
+fn check(what: &str, r: &RunReport) {
+    if r.result.outcome != Outcome::Succeeded {
+        eprintln!("{what}: {:?}", r.result.outcome);
+        std::process::exit(1);
+    }
+}
+
+fn per_resource(d: Duration, n: usize) -> String {
+    format!("{:.1} µs/resource", d.as_secs_f64() * 1e6 / n as f64)
+}
+
+fn line(what: &str, n: usize, r: &RunReport) {
+    let steps: usize = r.result.counts.values().sum();
+    let now = Usage::now();
+    println!(
+        "{what} n={n}: {:.3} s wall, {}, {steps} steps, {} events, peak RSS {} MiB, process cpu so far {:.2} s",
+        r.wall.as_secs_f64(),
+        per_resource(r.wall, n),
+        r.events,
+        now.peak_rss_bytes / (1 << 20),
+        now.cpu().as_secs_f64()
+    );
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temporary directory")
+}
+
+async fn preview(n: usize) {
+    let dir = tempdir();
+    let dag = dag(n);
+    let cfg = RunConfig::default();
+    let before = Usage::now();
+    let r = run_unjournaled(
+        Operation::Preview,
+        Some(&dag),
+        Snapshot::default(),
+        builtin_factory(dir.path()),
+        &cfg,
+    )
+    .await;
+    check("preview", &r);
+    line("preview", n, &r);
+    let after = Usage::now();
+    println!(
+        "  cpu {:.3} s (user {:.3}, sys {:.3})",
+        (after.cpu() - before.cpu()).as_secs_f64(),
+        (after.user - before.user).as_secs_f64(),
+        (after.system - before.system).as_secs_f64()
+    );
+}
+
+async fn up(n: usize) {
+    let dir = tempdir();
+    let stack = FileStack::create(dir.path()).expect("stack");
+    let (r, bytes) = stack
+        .run(
+            Operation::Update,
+            Some(&dag(n)),
+            builtin_factory(dir.path()),
+            &RunConfig::default(),
+        )
+        .await
+        .expect("up");
+    check("up", &r);
+    line("up", n, &r);
+    let steps: usize = r.result.counts.values().sum();
+    println!(
+        "  journal {} bytes, {} entries, {:.0} bytes/step; checkpoint {} bytes \
+         (a whole-checkpoint rewrite per step would write ~{:.0} bytes/step on average)",
+        bytes.journal,
+        bytes.entries,
+        bytes.journal as f64 / steps as f64,
+        bytes.checkpoint,
+        bytes.checkpoint as f64 / 2.0
+    );
+}
+
+async fn noop(n: usize) {
+    let dir = tempdir();
+    let stack = FileStack::create(dir.path()).expect("stack");
+    let dag = dag(n);
+    let factory = builtin_factory(dir.path());
+    let cfg = RunConfig::default();
+    let (first, _) = stack
+        .run(Operation::Update, Some(&dag), factory.clone(), &cfg)
+        .await
+        .expect("first up");
+    check("first up", &first);
+    line("first up", n, &first);
+    let started = Instant::now();
+    let (r, bytes) = stack
+        .run(Operation::Update, Some(&dag), factory, &cfg)
+        .await
+        .expect("second up");
+    check("second up", &r);
+    line("second up (engine)", n, &r);
+    println!(
+        "  second up with load, compaction and journal: {:.3} s (begin_deployment {:.3} s, \
+         finish_deployment {:.3} s); journal {} bytes, checkpoint {} bytes",
+        started.elapsed().as_secs_f64(),
+        bytes.begin.as_secs_f64(),
+        bytes.finish.as_secs_f64(),
+        bytes.journal,
+        bytes.checkpoint
+    );
+}
+
+async fn destroy(n: usize) {
+    let dir = tempdir();
+    let stack = FileStack::create(dir.path()).expect("stack");
+    let factory = builtin_factory(dir.path());
+    let cfg = RunConfig::default();
+    let (first, _) = stack
+        .run(Operation::Update, Some(&dag(n)), factory.clone(), &cfg)
+        .await
+        .expect("up");
+    check("up", &first);
+    let started = Instant::now();
+    let (r, bytes) = stack
+        .run(Operation::Destroy, None, factory, &cfg)
+        .await
+        .expect("destroy");
+    check("destroy", &r);
+    line("destroy (engine)", n, &r);
+    println!(
+        "  destroy with load, compaction and journal: {:.3} s (begin_deployment {:.3} s, \
+         finish_deployment {:.3} s); journal {} bytes",
+        started.elapsed().as_secs_f64(),
+        bytes.begin.as_secs_f64(),
+        bytes.finish.as_secs_f64(),
+        bytes.journal
+    );
+}
+
+/// `n` resources in one layer (their diffs are independent), created once, then previewed
+/// unchanged with a 20 ms Diff: at `--parallel 16` with parallel diff, and serially.
+async fn pardiff(n: usize) {
+    let dir = tempdir();
+    let spec = DagSpec {
+        layer_width: n,
+        ..DagSpec::new(n)
+    };
+    let dag = Arc::new(GeneratedDag::generate(&spec));
+    let factory = builtin_factory(dir.path());
+    let stack = FileStack::create(dir.path()).expect("stack");
+    let (first, _) = stack
+        .run(
+            Operation::Update,
+            Some(&dag),
+            factory.clone(),
+            &RunConfig::default(),
+        )
+        .await
+        .expect("up");
+    check("up", &first);
+    let lock = stack.backend.lock(&stack.stack, "preview").expect("lock");
+    let base = stack
+        .backend
+        .load(&stack.stack, None)
+        .expect("load")
+        .snapshot;
+    drop(lock);
+    let delay = Duration::from_millis(20);
+    let slow: Arc<dyn stepdeck::engine::ProviderFactory> =
+        Arc::new(SlowDiffFactory::new(factory, delay));
+    let ideal = delay.as_secs_f64() * n as f64 / 16.0;
+    for parallel_diff in [true, false] {
+        let cfg = RunConfig {
+            parallel: 16,
+            parallel_diff,
+            ..RunConfig::default()
+        };
+        let r = run_unjournaled(
+            Operation::Preview,
+            Some(&dag),
+            base.clone(),
+            slow.clone(),
+            &cfg,
+        )
+        .await;
+        check("preview", &r);
+        println!(
+            "preview n={n}, 20 ms Diff, parallel 16, parallel diff {}: {:.3} s ({:.2}x the ideal {:.3} s)",
+            if parallel_diff { "on" } else { "off" },
+            r.wall.as_secs_f64(),
+            r.wall.as_secs_f64() / ideal,
+            ideal
+        );
+    }
+}
+
+/// The events of a preview of `n` resources, as the console would receive them.
+async fn preview_events(n: usize) -> Vec<EngineEvent> {
+    let dir = tempdir();
+    let (events, mut rx) = EventSink::channel();
+    let collector = tokio::spawn(async move {
+        let mut all = Vec::new();
+        while let Some(e) = rx.recv().await {
+            all.push(e);
+        }
+        all
+    });
+    let options = stepdeck::engine::Options {
+        stack: "bench".into(),
+        project: "bench".into(),
+        operation: Operation::Preview,
+        ..Default::default()
+    };
+    let program = stepdeck::bench_support::DagProgram::new(dag(n), 256);
+    let result = stepdeck::engine::Deployment::new(
+        options,
+        Snapshot::default(),
+        builtin_factory(dir.path()),
+        Box::new(stepdeck::engine::NullJournal),
+        events,
+    )
+    .run(Some(Box::new(program)))
+    .await;
+    assert_eq!(result.outcome, Outcome::Succeeded);
+    collector.await.expect("collector")
+}
+
+/// The console model applying at least `n` engine events (those of a preview big enough).
+async fn console_ingest(n: usize) {
+    // A preview sends about 7 events per resource.
+    let events = preview_events(n / 7 + 1).await;
+    let mut model = Model::new();
+    let started = Instant::now();
+    for e in &events {
+        model.apply(e);
+    }
+    let took = started.elapsed();
+    println!(
+        "console model: {} events applied in {:.3} s ({:.0} ns/event), {} resources",
+        events.len(),
+        took.as_secs_f64(),
+        took.as_secs_f64() * 1e9 / events.len() as f64,
+        model.resources().len()
+    );
+}
+
+/// Frames of the console drawn over the model of an `n`-resource preview, at 200×50.
+async fn console_frame(n: usize) {
+    let events = preview_events(n).await;
+    let mut model = Model::new();
+    for e in &events {
+        model.apply(e);
+    }
+    let title = Title {
+        operation: "preview".into(),
+        stack: "bench".into(),
+        project: "bench".into(),
+    };
+    let mut ui = UiState::new(ConsoleMode::Live, title);
+    let area = Rect::new(0, 0, 200, 50);
+    let mut buf = Buffer::empty(area);
+    let started = Instant::now();
+    render_screen(area, &mut buf, &model, &mut ui, Theme::colored());
+    let first = started.elapsed();
+    let frames = 200;
+    let started = Instant::now();
+    for i in 0..frames {
+        model.set_now(Duration::from_millis(33 * i));
+        buf.reset();
+        render_screen(area, &mut buf, &model, &mut ui, Theme::colored());
+    }
+    let each = started.elapsed() / frames as u32;
+    println!(
+        "console frame of {} resources at 200x50: first {:.2} ms (builds the tree index), then {:.3} ms per frame",
+        model.resources().len(),
+        first.as_secs_f64() * 1e3,
+        each.as_secs_f64() * 1e3
+    );
+}
