@@ -99,6 +99,12 @@ impl Columns {
                 type_: 22,
                 status: 21,
             }
+        } else if w >= 84 {
+            Columns {
+                tree: 24,
+                type_: 21,
+                status: 21,
+            }
         } else {
             Columns {
                 tree: 24,
