@@ -1,11 +1,13 @@
 //! The dependency graph laid out in layers (longest path from resources without dependencies),
 //! each layer a column ordered by the average row of its dependencies to keep edges short.
+//! Providers and links to parent components are left out: the tree shows containment.
 //! Rebuilt only when the model's structure or the focus changes; while the model grows, rebuilds
 //! are spaced so that they take at most a ninth of the time.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
+use crate::engine::resource::is_provider_type;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
 use super::model::Model;
@@ -52,14 +54,17 @@ impl GraphLayout {
         let in_graph: Vec<bool> = model
             .resources()
             .iter()
-            .map(|r| r.type_ != ROOT_STACK_TYPE)
+            .map(|r| r.type_ != ROOT_STACK_TYPE && !is_provider_type(&r.type_))
             .collect();
         for (i, r) in model.resources().iter().enumerate() {
             if !in_graph[i] {
                 continue;
             }
+            // Containment is the tree's business; the graph shows what depends on what.
             for d in &r.dependencies {
-                if let Some(j) = model.index_of(d).filter(|&j| in_graph[j] && j != i)
+                if let Some(j) = model
+                    .index_of(d)
+                    .filter(|&j| in_graph[j] && j != i && !contains(model, r.parent, j))
                     && !self.deps[i].contains(&j)
                 {
                     self.deps[i].push(j);
@@ -69,7 +74,15 @@ impl GraphLayout {
         }
         let member = match focus.and_then(|u| model.index_of(u)) {
             Some(f) => self.closure(f, n),
-            None => in_graph,
+            // A component linked to nothing only groups its children: the tree shows that.
+            None => (0..n)
+                .map(|i| {
+                    in_graph[i]
+                        && (model.resources()[i].custom
+                            || !self.deps[i].is_empty()
+                            || !self.dependents[i].is_empty())
+                })
+                .collect(),
         };
         self.layout(model, &member);
         self.built_at = Some(Instant::now());
@@ -177,4 +190,9 @@ impl GraphLayout {
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
     }
+}
+
+/// Whether `j` is `parent`, a component: a link that only says "contains".
+fn contains(model: &Model, parent: Option<usize>, j: usize) -> bool {
+    parent == Some(j) && !model.resources()[j].custom
 }
