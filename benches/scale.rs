@@ -20,6 +20,10 @@ use stepdeck::bench_support::{
 use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
 use stepdeck::views::{Theme, render_screen};
 
+/// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     let args: Vec<String> = std::env::args()
         .skip(1)
