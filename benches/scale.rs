@@ -3,7 +3,8 @@
 //!
 //! `cargo bench --bench scale -- <scenario> [resources]`
 //!
-//! Scenarios: preview, up, noop, destroy, pardiff, sdk. See BENCHMARKS.md.
+//! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
+//! console-frame, sdk. See BENCHMARKS.md.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,7 +19,12 @@ use stepdeck::bench_support::{
     builtin_factory, run_unjournaled,
 };
 use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
+use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::views::{Theme, render_screen};
+
+/// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let args: Vec<String> = std::env::args()
@@ -40,10 +46,12 @@ fn main() {
             "pardiff" => pardiff(n.unwrap_or(400)).await,
             "console-ingest" => console_ingest(n.unwrap_or(1_000_000)).await,
             "console-frame" => console_frame(n.unwrap_or(100_000)).await,
+            "preview-scaling" => preview_scaling(n.unwrap_or(100_000)).await,
+            "sdk" => sdk(n.unwrap_or(2_000)).await,
             other => {
                 eprintln!(
-                    "unknown scenario `{other}`: preview, up, noop, destroy, pardiff, \
-                     console-ingest, console-frame"
+                    "unknown scenario `{other}`: preview, preview-scaling, up, noop, destroy, \
+                     pardiff, console-ingest, console-frame, sdk"
                 );
                 std::process::exit(2);
             }
@@ -328,5 +336,121 @@ async fn console_frame(n: usize) {
         model.resources().len(),
         first.as_secs_f64() * 1e3,
         each.as_secs_f64() * 1e3
+    );
+}
+
+/// The cost per resource of a preview at 1,000 and at `n` resources, in one process: the
+/// median of 5 previews of 1,000 (after a warm-up), then one of `n`.
+async fn preview_scaling(n: usize) {
+    let dir = tempdir();
+    let cfg = RunConfig::default();
+    let run = async |size: usize| {
+        let r = run_unjournaled(
+            Operation::Preview,
+            Some(&dag(size)),
+            Snapshot::default(),
+            builtin_factory(dir.path()),
+            &cfg,
+        )
+        .await;
+        check("preview", &r);
+        r.wall.as_secs_f64() * 1e6 / size as f64
+    };
+    run(1_000).await;
+    let mut small = Vec::new();
+    for _ in 0..5 {
+        small.push(run(1_000).await);
+    }
+    small.sort_by(f64::total_cmp);
+    let small = small[2];
+    let big = run(n).await;
+    println!(
+        "preview cost per resource: {small:.1} µs at 1,000 (median of 5), {big:.1} µs at {n}: {:.2}x",
+        big / small
+    );
+}
+
+/// A real Python SDK program (`target/sdk-env`, from `.ci/install-sdks.sh`) registering `n`
+/// `random.RandomString` resources in an `up`: the engine's CPU time (this process) against
+/// the SDK's (the interpreter, a child process).
+async fn sdk(n: usize) {
+    let env = std::env::var_os("STEPDECK_SDK_ENV")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/sdk-env")
+        });
+    let venv = env.join("venv");
+    if !venv.join("bin/python").exists() {
+        eprintln!(
+            "no Python SDK in {}: run .ci/install-sdks.sh",
+            env.display()
+        );
+        std::process::exit(2);
+    }
+    let dir = tempdir();
+    std::fs::write(
+        dir.path().join("Pulumi.yaml"),
+        "name: sdkbench\nruntime: python\n",
+    )
+    .expect("Pulumi.yaml");
+    std::fs::write(
+        dir.path().join("__main__.py"),
+        format!(
+            "import pulumi_random as random\n\nfor i in range({n}):\n    \
+             random.RandomString(f\"s{{i}}\", length=8, special=False)\n"
+        ),
+    )
+    .expect("__main__.py");
+    let (events, mut rx) = EventSink::channel();
+    let consumer = tokio::spawn(async move {
+        let mut n = 0usize;
+        while rx.recv().await.is_some() {
+            n += 1;
+        }
+        n
+    });
+    let options = stepdeck::engine::Options {
+        stack: "bench".into(),
+        project: "sdkbench".into(),
+        operation: Operation::Update,
+        ..Default::default()
+    };
+    let program = SdkProgram::new(
+        Runtime::Python {
+            virtualenv: Some(venv),
+        },
+        dir.path(),
+        events.clone(),
+    );
+    let before = Usage::now();
+    let started = Instant::now();
+    let result = stepdeck::engine::Deployment::new(
+        options,
+        Snapshot::default(),
+        builtin_factory(dir.path()),
+        Box::new(stepdeck::engine::NullJournal),
+        events,
+    )
+    .run(Some(Box::new(program)))
+    .await;
+    let wall = started.elapsed();
+    let after = Usage::now();
+    let events = consumer.await.unwrap_or_default();
+    if result.outcome != Outcome::Succeeded {
+        eprintln!("sdk: {:?}", result.outcome);
+        std::process::exit(1);
+    }
+    let engine = (after.cpu() - before.cpu()).as_secs_f64();
+    let sdk = (after.children - before.children).as_secs_f64();
+    let steps: usize = result.counts.values().sum();
+    println!(
+        "python sdk up n={n}: {:.3} s wall, {steps} steps, {events} events; cpu: engine {engine:.2} s \
+         ({:.0} µs/resource), sdk {sdk:.2} s ({:.0} µs/resource); engine share {:.1}% of cpu, \
+         {:.1}% of wall",
+        wall.as_secs_f64(),
+        engine * 1e6 / n as f64,
+        sdk * 1e6 / n as f64,
+        100.0 * engine / (engine + sdk),
+        100.0 * engine / wall.as_secs_f64()
     );
 }

@@ -8,16 +8,20 @@ use std::time::Duration;
 pub struct Usage {
     pub user: Duration,
     pub system: Duration,
+    /// CPU time (user + system) of children that have exited and been waited for: an SDK
+    /// program's interpreter once its run is over.
+    pub children: Duration,
     pub peak_rss_bytes: u64,
 }
 
 impl Usage {
     /// This process's usage now; zeros where `/proc` is unavailable.
     pub fn now() -> Usage {
-        let (user, system) = cpu_times("/proc/self/stat").unwrap_or_default();
+        let [user, system, c_user, c_system] = cpu_times("/proc/self/stat").unwrap_or_default();
         Usage {
             user,
             system,
+            children: c_user + c_system,
             peak_rss_bytes: peak_rss_bytes(),
         }
     }
@@ -41,12 +45,13 @@ pub fn peak_rss_bytes() -> u64 {
 /// CPU time (user + system) of the calling thread.
 pub fn thread_cpu_time() -> Duration {
     cpu_times("/proc/thread-self/stat")
-        .map(|(u, s)| u + s)
+        .map(|[u, s, ..]| u + s)
         .unwrap_or_default()
 }
 
-/// utime and stime (fields 14 and 15) of a `stat` file, in clock ticks of 1/100 s.
-fn cpu_times(path: &str) -> Option<(Duration, Duration)> {
+/// utime, stime, cutime and cstime (fields 14 to 17) of a `stat` file, in clock ticks of
+/// 1/100 s.
+fn cpu_times(path: &str) -> Option<[Duration; 4]> {
     let stat = std::fs::read_to_string(path).ok()?;
     // The command name (field 2) may hold spaces; fields after it follow its `)`.
     let rest = &stat[stat.rfind(')')? + 2..];
@@ -55,7 +60,7 @@ fn cpu_times(path: &str) -> Option<(Duration, Duration)> {
         let t: u64 = fields.get(i)?.parse().ok()?;
         Some(Duration::from_millis(t * 10))
     };
-    Some((tick(11)?, tick(12)?))
+    Some([tick(11)?, tick(12)?, tick(13)?, tick(14)?])
 }
 
 #[cfg(test)]

@@ -279,6 +279,53 @@ impl Replayer {
                     .map(|(r, _)| r.clone()),
             )
             .collect();
+        self.finish(resources)
+    }
+
+    /// [`Replayer::snapshot`] that moves the states out when nothing else shares the base (a
+    /// stack loaded from disk): no copy of every resource.
+    pub fn into_snapshot(mut self) -> Snapshot {
+        let base = std::mem::take(&mut self.base);
+        let base = match Arc::try_unwrap(base) {
+            Ok(base) => base,
+            Err(shared) => {
+                self.base = shared;
+                return self.snapshot();
+            }
+        };
+        let mut refs = vec![0usize; base.len()];
+        for s in self.news.iter().flatten() {
+            if let NewState::Kept(i) = s {
+                refs[*i] += 1;
+            }
+        }
+        let mut base: Vec<Option<ResourceState>> = base.into_iter().map(Some).collect();
+        let mut take = |i: usize, last: bool| -> ResourceState {
+            if last {
+                base[i].take().expect("a base state is moved out once")
+            } else {
+                base[i].clone().expect("a base state is moved out last")
+            }
+        };
+        let mut resources = Vec::with_capacity(self.news.len() + refs.len());
+        for s in std::mem::take(&mut self.news).into_iter().flatten() {
+            resources.push(match s {
+                NewState::Owned(s) => *s,
+                NewState::Kept(i) => {
+                    refs[i] -= 1;
+                    take(i, refs[i] == 0 && self.done[i])
+                }
+            });
+        }
+        for i in 0..self.done.len() {
+            if !self.done[i] {
+                resources.push(take(i, true));
+            }
+        }
+        self.finish(resources)
+    }
+
+    fn finish(&self, resources: Vec<ResourceState>) -> Snapshot {
         let mut resources = if self.vanished {
             prune_dangling(resources)
         } else {
@@ -364,6 +411,16 @@ pub fn replay(base: &Snapshot, entries: &[JournalEntry]) -> Result<Snapshot, Jou
         r.apply(e)?;
     }
     Ok(r.snapshot())
+}
+
+/// [`replay`] on a base the caller gives up (a stack being loaded): its states are moved
+/// into the result rather than copied.
+pub fn replay_owned(base: Snapshot, entries: &[JournalEntry]) -> Result<Snapshot, JournalError> {
+    let mut r = Replayer::shared(Arc::new(base.resources), base.pending_operations);
+    for e in entries {
+        r.apply(e)?;
+    }
+    Ok(r.into_snapshot())
 }
 
 struct ManagerState {

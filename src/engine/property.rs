@@ -278,9 +278,24 @@ pub fn reveal_map(m: &PropertyMap) -> PropertyMap {
     m.iter().map(|(k, v)| (k.clone(), v.reveal())).collect()
 }
 
+/// The encoding of [`PropertyValue::to_json`], written directly: state files serialize
+/// every property of every resource, and a JSON tree per value would double the work.
 impl Serialize for PropertyValue {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        self.to_json().serialize(s)
+        match self {
+            PropertyValue::Null => s.serialize_unit(),
+            PropertyValue::Bool(b) => s.serialize_bool(*b),
+            PropertyValue::Number(n) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+                s.serialize_i64(*n as i64)
+            }
+            PropertyValue::Number(n) if n.is_finite() => s.serialize_f64(*n),
+            PropertyValue::Number(_) => s.serialize_unit(),
+            PropertyValue::String(v) => s.serialize_str(v),
+            PropertyValue::Unknown => s.serialize_str(UNKNOWN_SENTINEL),
+            PropertyValue::Array(a) => s.collect_seq(a),
+            PropertyValue::Object(m) => s.collect_map(m),
+            other => other.to_json().serialize(s),
+        }
     }
 }
 

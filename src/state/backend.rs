@@ -7,15 +7,16 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::engine::journal::{JournalError, replay};
+use crate::engine::journal::{JournalError, replay_owned};
 use crate::engine::snapshot::Snapshot;
 
-use super::atomic::{is_leftover_temp, sync_dir, write_atomic};
+use super::atomic::{is_leftover_temp, sync_dir, write_atomic, write_atomic_with};
 use super::backend_url::BackendUrl;
 use super::checkpoint::{
-    CHECKPOINT_VERSION, CheckpointBody, CheckpointFile, SecretsProviderState, StepdeckMeta,
-    deployment_json, parse_deployment,
+    CHECKPOINT_VERSION, CheckpointFile, SecretsProviderState, StepdeckMeta, check_encryptable,
+    parse_deployment_text, write_checkpoint_file,
 };
 use super::error::StateError;
 use super::file_journal::{FileJournal, read_journal};
@@ -256,30 +257,22 @@ impl Backend {
     }
 
     pub(crate) fn read_checkpoint(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
-        let path = self.checkpoint_path(stack);
-        let bytes = match fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(StateError::NoSuchStack {
-                    stack: stack.to_string(),
-                });
-            }
-            Err(e) => return Err(StateError::io(&path)(e)),
-        };
-        let corrupt = |message: String| StateError::Corrupt {
-            path: path.clone(),
-            line: None,
-            message,
-        };
+        let (path, bytes) = self.checkpoint_bytes(stack)?;
         let file: CheckpointFile =
-            serde_json::from_slice(&bytes).map_err(|e| corrupt(e.to_string()))?;
-        if file.version != CHECKPOINT_VERSION || !file.features.is_empty() {
-            return Err(corrupt(format!(
-                "checkpoint version {} with features {:?} is not supported (expected version {CHECKPOINT_VERSION})",
-                file.version, file.features
-            )));
-        }
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
+        check_version(&path, file.version, &file.features)?;
         Ok(file)
+    }
+
+    fn checkpoint_bytes(&self, stack: &StackRef) -> Result<(PathBuf, Vec<u8>), StateError> {
+        let path = self.checkpoint_path(stack);
+        match fs::read(&path) {
+            Ok(b) => Ok((path, b)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(StateError::NoSuchStack {
+                stack: stack.to_string(),
+            }),
+            Err(e) => Err(StateError::io(&path)(e)),
+        }
     }
 
     /// Loads a stack: the checkpoint, plus its journal replayed (a torn last line ignored),
@@ -305,25 +298,28 @@ impl Backend {
         stack: &StackRef,
         crypter: Option<&Crypter>,
     ) -> Result<StackState, StateError> {
-        let file = self.read_checkpoint(stack)?;
-        let path = self.checkpoint_path(stack);
+        // The checkpoint is decoded from its text resource by resource: a JSON tree of a
+        // large stack costs several times the file in memory and time.
+        let (path, bytes) = self.checkpoint_bytes(stack)?;
+        let file: RawCheckpointFile<'_> =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
+        check_version(&path, file.version, &file.features)?;
         let epoch = file.stepdeck.journal_epoch;
-        let (base, secrets_providers) = match &file.checkpoint.latest {
+        let (base, secrets_providers) = match file.checkpoint.latest {
             None => (Snapshot::default(), None),
             Some(latest) => {
-                if crypter.is_none() && has_ciphertext(latest) {
+                let text = latest.get();
+                if crypter.is_none()
+                    && text.contains("ciphertext")
+                    && serde_json::from_str::<Value>(text).is_ok_and(|v| has_ciphertext(&v))
+                {
                     return Err(StateError::Secrets {
                         path,
                         source: SecretsError::NoPassphrase,
                     });
                 }
-                let d = parse_deployment(latest, "checkpoint.latest", crypter).map_err(|e| {
-                    StateError::Corrupt {
-                        path: path.clone(),
-                        line: None,
-                        message: format!("{}: {}", e.field, e.message),
-                    }
-                })?;
+                let d = parse_deployment_text(text, "checkpoint.latest", crypter)
+                    .map_err(|e| corrupt(&path, format!("{}: {}", e.field, e.message)))?;
                 (d.snapshot, d.secrets_providers)
             }
         };
@@ -332,7 +328,7 @@ impl Backend {
         let (snapshot, checked) = if entries.is_empty() {
             (base, path)
         } else {
-            let snap = replay(&base, &entries).map_err(|e| match e {
+            let snap = replay_owned(base, &entries).map_err(|e| match e {
                 JournalError::Replay { entry, reason } => StateError::Corrupt {
                     path: journal.clone(),
                     line: Some(entry + 1),
@@ -459,25 +455,15 @@ impl Backend {
                 path: path.clone(),
                 source,
             })?;
-        let latest = deployment_json(snapshot, providers, crypter).map_err(|source| {
-            StateError::Secrets {
-                path: path.clone(),
-                source,
-            }
+        check_encryptable(snapshot, crypter).map_err(|source| StateError::Secrets {
+            path: path.clone(),
+            source,
         })?;
-        let file = CheckpointFile {
-            version: CHECKPOINT_VERSION,
-            features: Vec::new(),
-            checkpoint: CheckpointBody {
-                stack: stack.qualified(),
-                latest: Some(latest),
-            },
-            stepdeck: StepdeckMeta {
-                journal_epoch: epoch,
-            },
-        };
-        let bytes = serde_json::to_vec_pretty(&file).expect("checkpoint serializes");
-        write_atomic(&path, &bytes).map_err(StateError::io(&path))?;
+        let qualified = stack.qualified();
+        write_atomic_with(&path, |out| {
+            write_checkpoint_file(out, &qualified, snapshot, epoch, providers, crypter)
+        })
+        .map_err(StateError::io(&path))?;
         self.remove_stale_files(stack, epoch)
     }
 
@@ -496,6 +482,44 @@ impl Backend {
         }
         sync_dir(&dir).map_err(StateError::io(&dir))
     }
+}
+
+/// A checkpoint file as loaded: `latest` stays text until it is decoded resource by resource.
+#[derive(Deserialize)]
+struct RawCheckpointFile<'a> {
+    version: u64,
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(borrow)]
+    checkpoint: RawCheckpointBody<'a>,
+    #[serde(default)]
+    stepdeck: StepdeckMeta,
+}
+
+#[derive(Deserialize)]
+struct RawCheckpointBody<'a> {
+    #[serde(borrow, default)]
+    latest: Option<&'a RawValue>,
+}
+
+fn corrupt(path: &Path, message: String) -> StateError {
+    StateError::Corrupt {
+        path: path.to_path_buf(),
+        line: None,
+        message,
+    }
+}
+
+fn check_version(path: &Path, version: u64, features: &[String]) -> Result<(), StateError> {
+    if version != CHECKPOINT_VERSION || !features.is_empty() {
+        return Err(corrupt(
+            path,
+            format!(
+                "checkpoint version {version} with features {features:?} is not supported (expected version {CHECKPOINT_VERSION})"
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// Identifies one version of a file: an atomic rename gives the path a new inode.

@@ -4,8 +4,10 @@
 //! checks shape with errors that name the JSON path.
 
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
+use crate::engine::property::PropertyValue;
 use crate::engine::resource::{PendingOperation, ResourceState};
 use crate::engine::snapshot::{Manifest, Snapshot};
 use crate::engine::urn::Urn;
@@ -110,6 +112,151 @@ pub fn deployment_json(
     Ok(Value::Object(d))
 }
 
+/// Fails as [`deployment_json`] would when the snapshot holds a secret and there is no
+/// crypter (plaintext never reaches disk); with a crypter, encryption cannot fail.
+pub fn check_encryptable(
+    snapshot: &Snapshot,
+    crypter: Option<&Crypter>,
+) -> Result<(), SecretsError> {
+    if crypter.is_some() {
+        return Ok(());
+    }
+    let first = |states: &mut dyn Iterator<Item = &ResourceState>| {
+        states
+            .enumerate()
+            .find(|(_, r)| needs_encryption(r))
+            .map(|(i, r)| (i, to_json(r)))
+    };
+    if let Some((i, mut v)) = first(&mut snapshot.resources.iter()) {
+        return encrypt_secrets(&mut v, None).map_err(|e| prefix(&format!("resources[{i}]"), e));
+    }
+    if let Some((i, mut v)) = first(&mut snapshot.pending_operations.iter().map(|p| &p.resource)) {
+        return encrypt_secrets(&mut v, None)
+            .map_err(|e| prefix(&format!("pending_operations[{i}].resource"), e));
+    }
+    Ok(())
+}
+
+/// Writes the whole checkpoint file (the shape of [`CheckpointFile`], DeploymentV3 inside)
+/// as compact JSON straight from the snapshot: no JSON tree of the stack is ever built, and
+/// only a resource holding a secret goes through one, to encrypt it. Call
+/// [`check_encryptable`] first: a secret without a crypter fails the write here.
+pub fn write_checkpoint_file<W: std::io::Write>(
+    out: W,
+    stack: &str,
+    snapshot: &Snapshot,
+    epoch: u64,
+    secrets_providers: Option<&SecretsProviderState>,
+    crypter: Option<&Crypter>,
+) -> std::io::Result<()> {
+    let file = FileOut {
+        version: CHECKPOINT_VERSION,
+        checkpoint: BodyOut {
+            stack,
+            latest: LatestOut {
+                manifest: &snapshot.manifest,
+                secrets_providers,
+                resources: Encrypted {
+                    items: &snapshot.resources,
+                    crypter,
+                },
+                pending_operations: Encrypted {
+                    items: &snapshot.pending_operations,
+                    crypter,
+                },
+            },
+        },
+        stepdeck: StepdeckMeta {
+            journal_epoch: epoch,
+        },
+    };
+    serde_json::to_writer(out, &file).map_err(std::io::Error::other)
+}
+
+#[derive(Serialize)]
+struct FileOut<'a> {
+    version: u64,
+    checkpoint: BodyOut<'a>,
+    stepdeck: StepdeckMeta,
+}
+
+#[derive(Serialize)]
+struct BodyOut<'a> {
+    stack: &'a str,
+    latest: LatestOut<'a>,
+}
+
+#[derive(Serialize)]
+struct LatestOut<'a> {
+    manifest: &'a Manifest,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secrets_providers: Option<&'a SecretsProviderState>,
+    resources: Encrypted<'a, ResourceState>,
+    #[serde(skip_serializing_if = "Encrypted::is_empty")]
+    pending_operations: Encrypted<'a, PendingOperation>,
+}
+
+/// State items serialized one by one, each with its secrets encrypted.
+struct Encrypted<'a, T> {
+    items: &'a [T],
+    crypter: Option<&'a Crypter>,
+}
+
+impl<T> Encrypted<'_, T> {
+    fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// A state item that may hold secrets.
+trait HoldsSecrets: Serialize {
+    fn state(&self) -> &ResourceState;
+}
+
+impl HoldsSecrets for ResourceState {
+    fn state(&self) -> &ResourceState {
+        self
+    }
+}
+
+impl HoldsSecrets for PendingOperation {
+    fn state(&self) -> &ResourceState {
+        &self.resource
+    }
+}
+
+impl<T: HoldsSecrets> Serialize for Encrypted<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error, SerializeSeq};
+        let mut seq = s.serialize_seq(Some(self.items.len()))?;
+        for item in self.items {
+            if needs_encryption(item.state()) {
+                let mut v = to_json(item);
+                encrypt_secrets(&mut v, self.crypter).map_err(S::Error::custom)?;
+                seq.serialize_element(&v)?;
+            } else {
+                seq.serialize_element(item)?;
+            }
+        }
+        seq.end()
+    }
+}
+
+/// Whether a state's encoding may hold a secret object (assets and archives are raw JSON
+/// and are checked by the JSON walk).
+fn needs_encryption(r: &ResourceState) -> bool {
+    fn value(v: &PropertyValue) -> bool {
+        match v {
+            PropertyValue::Secret(_) | PropertyValue::Asset(_) | PropertyValue::Archive(_) => true,
+            PropertyValue::Array(a) => a.iter().any(value),
+            PropertyValue::Object(m) => m.values().any(value),
+            PropertyValue::ResourceReference { id, .. } => id.as_deref().is_some_and(value),
+            _ => false,
+        }
+    }
+    r.inputs.values().any(value) || r.outputs.values().any(value)
+}
+
 fn prefix(field: &str, e: SecretsError) -> SecretsError {
     match e {
         SecretsError::At { path, source } => SecretsError::At {
@@ -187,6 +334,77 @@ pub fn parse_deployment(
         },
         secrets_providers,
     })
+}
+
+/// [`parse_deployment`] on the deployment's JSON text, resource by resource: only the text
+/// and one resource's JSON at a time are held, never a tree of the whole stack. A malformed
+/// deployment is handed to [`parse_deployment`] so that errors name the same fields.
+pub fn parse_deployment_text(
+    text: &str,
+    at: &str,
+    crypter: Option<&Crypter>,
+) -> Result<Deployment, FieldError> {
+    #[derive(Deserialize)]
+    struct Shape<'a> {
+        manifest: Value,
+        #[serde(default)]
+        secrets_providers: Value,
+        #[serde(borrow)]
+        resources: Option<Vec<&'a RawValue>>,
+        #[serde(borrow)]
+        pending_operations: Option<Vec<&'a RawValue>>,
+    }
+    let shape = match serde_json::from_str::<Shape>(text) {
+        Ok(shape) => shape,
+        Err(_) => {
+            let value: Value =
+                serde_json::from_str(text).map_err(|e| FieldError::new(at, e.to_string()))?;
+            return parse_deployment(&value, at, crypter);
+        }
+    };
+    let mut head = Map::new();
+    head.insert("manifest".into(), shape.manifest);
+    head.insert("secrets_providers".into(), shape.secrets_providers);
+    let mut d = parse_deployment(&Value::Object(head), at, crypter)?;
+    d.snapshot.resources = shape
+        .resources
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(i, r)| parse_resource_text(r.get(), &format!("{at}.resources[{i}]"), crypter))
+        .collect::<Result<_, _>>()?;
+    d.snapshot.pending_operations = shape
+        .pending_operations
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let at = format!("{at}.pending_operations[{i}]");
+            let value: Value =
+                serde_json::from_str(p.get()).map_err(|e| FieldError::new(&at, e.to_string()))?;
+            parse_pending(&value, &at, crypter)
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(d)
+}
+
+/// One resource from its JSON text: decoded directly when it holds no ciphertext and is well
+/// formed, else through [`parse_resource`] (decryption, and errors naming the field).
+fn parse_resource_text(
+    text: &str,
+    at: &str,
+    crypter: Option<&Crypter>,
+) -> Result<ResourceState, FieldError> {
+    if !text.contains("ciphertext")
+        && let Ok(r) = serde_json::from_str::<ResourceState>(text)
+        && !r.type_.is_empty()
+        && !r.urn.as_str().is_empty()
+    {
+        return Ok(r);
+    }
+    let value: Value =
+        serde_json::from_str(text).map_err(|e| FieldError::new(at, e.to_string()))?;
+    parse_resource(&value, at, crypter)
 }
 
 fn array<'a>(d: &'a Map<String, Value>, at: &str, key: &str) -> Result<&'a [Value], FieldError> {
