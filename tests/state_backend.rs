@@ -227,6 +227,48 @@ fn a_deployment_is_journaled_then_compacted() {
     assert_eq!(after.snapshot.resources, end.resources);
 }
 
+#[test]
+fn a_deployment_that_changed_nothing_leaves_the_checkpoint_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let a = res("a", &[]);
+    let c = res("c", &[&a]);
+    let lock = b.lock(&dev(), "up").unwrap();
+    b.save(&lock, &snap(vec![a, c]), None).unwrap();
+    let before = std::fs::read(b.checkpoint_path(&dev())).unwrap();
+    let epoch = b.load(&dev(), None).unwrap().epoch;
+
+    let (base, journal) = b.begin_deployment(&lock, None).unwrap();
+    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    for i in [0, 1] {
+        mgr.success(SuccessEntry {
+            keep_old: Some(i),
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    drop(mgr);
+    let end = b.finish_deployment(&lock, None).unwrap();
+    assert_eq!(end.resources.len(), 2);
+    assert_eq!(
+        std::fs::read(b.checkpoint_path(&dev())).unwrap(),
+        before,
+        "no rewrite"
+    );
+    assert!(journals(&b, &dev()).is_empty(), "the journal is gone");
+    assert_eq!(b.load(&dev(), None).unwrap().epoch, epoch);
+
+    // A journal with a real change is folded into a new checkpoint.
+    journaled(&b, &lock);
+    b.finish_deployment(&lock, None).unwrap();
+    assert_ne!(std::fs::read(b.checkpoint_path(&dev())).unwrap(), before);
+    assert_eq!(
+        urns(&b.load(&dev(), None).unwrap().snapshot),
+        ["x", "y", "a", "c"]
+    );
+}
+
 /// Writes a journal by running a short deployment, returning the path of its journal.
 fn journaled(b: &Backend, lock: &stepdeck::state::StackLock) -> PathBuf {
     let (base, journal) = b.begin_deployment(lock, None).unwrap();

@@ -63,6 +63,25 @@ pub enum JournalEntry {
     },
 }
 
+impl JournalEntry {
+    /// Whether the entry only keeps a base state as it was (an unchanged resource): a journal
+    /// of nothing else leaves the stack's state as its base.
+    pub fn keeps_only(&self) -> bool {
+        matches!(
+            self,
+            JournalEntry::Success {
+                op: None,
+                new: None,
+                keep_old: Some(_),
+                remove_old: None,
+                mark_delete_old: None,
+                pending_replacement_old: None,
+                supersede_new: None,
+            }
+        )
+    }
+}
+
 /// Where entries go: a file, or memory.
 pub trait Journal: Send {
     fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError>;

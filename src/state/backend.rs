@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::engine::journal::{JournalError, replay_owned};
+use crate::engine::journal::{JournalEntry, JournalError, replay_owned};
 use crate::engine::snapshot::Snapshot;
 
 use super::atomic::{is_leftover_temp, sync_dir, write_atomic, write_atomic_with};
@@ -404,12 +404,25 @@ impl Backend {
     }
 
     /// Ends a deployment (after the engine dropped the journal): compacts and returns the
-    /// stack's final snapshot.
+    /// stack's final snapshot. A journal that only kept resources as they were changes
+    /// nothing, so the checkpoint stays and the journal goes: both load to the same state.
     pub fn finish_deployment(
         &self,
         lock: &StackLock,
         crypter: Option<&Crypter>,
     ) -> Result<Snapshot, StateError> {
+        let stack = lock.stack();
+        let loaded = self.load(stack, crypter)?;
+        let journal = self.journal_path(stack, loaded.epoch);
+        let entries = read_journal(&journal, crypter)?;
+        if entries.iter().all(JournalEntry::keeps_only) {
+            match std::fs::remove_file(&journal) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(StateError::io(&journal)(e));
+                }
+                _ => return Ok(loaded.snapshot),
+            }
+        }
         Ok(self.compact(lock, crypter)?.snapshot)
     }
 
