@@ -97,121 +97,56 @@ async fn twelve_resource_graph_replaces_exactly_a_b_c_e_f_k() {
     let prov = "pulumi:providers:pkgA";
     let dflt = urn(prov, "default");
     let dref = format!("{dflt}::d0");
-    let mk = |u: Urn,
-              id: &str,
-              provider: Option<String>,
-              deps: &[(&str, &Urn)],
-              outputs: stepdeck::engine::PropertyMap| ResourceState {
-        type_: u.type_().to_string(),
-        urn: u,
-        custom: true,
-        id: Some(id.into()),
-        provider,
-        dependencies: deps.iter().map(|(_, u)| (*u).clone()).collect(),
-        property_dependencies: deps
-            .iter()
-            .map(|(k, u)| (k.to_string(), vec![(*u).clone()]))
-            .collect(),
-        outputs,
-        ..Default::default()
-    };
     let [a, c, d] = ["A", "C", "D"].map(|n| urn(prov, n));
     let [b, e, f, g, h, i, j, k, l] =
         ["B", "E", "F", "G", "H", "I", "J", "K", "L"].map(|n| urn(TYPE, n));
+    let by = |u: &Urn, id: &str| Some(format!("{u}::{id}"));
+    let dp = || Some(dref.clone());
+    // (resource, ID, provider reference, property dependencies, output "A")
+    type Row<'a> = (
+        &'a Urn,
+        &'a str,
+        Option<String>,
+        Vec<(&'a str, Vec<&'a Urn>)>,
+        Option<&'a str>,
+    );
+    let rows: Vec<Row> = vec![
+        (&dflt, "d0", None, vec![], None),
+        (&a, "0", None, vec![], Some("foo")),
+        (&b, "1", by(&a, "0"), vec![], None),
+        (&c, "2", None, vec![("A", vec![&a])], Some("bar")),
+        (&d, "3", None, vec![("B", vec![&a])], None),
+        (&e, "4", by(&c, "2"), vec![], None),
+        (&f, "5", dp(), vec![("A", vec![&c])], None),
+        (&g, "6", dp(), vec![("B", vec![&c])], None),
+        (&h, "7", by(&d, "3"), vec![], None),
+        (&i, "8", dp(), vec![("A", vec![&d])], None),
+        (&j, "9", dp(), vec![("B", vec![&d])], None),
+        (&k, "10", dp(), vec![("A", vec![&f, &g])], None),
+        (&l, "11", dp(), vec![("B", vec![&f, &g])], None),
+    ];
+    let resources = rows
+        .into_iter()
+        .map(|(u, id, provider, deps, out)| ResourceState {
+            type_: u.type_().to_string(),
+            urn: u.clone(),
+            custom: true,
+            id: Some(id.into()),
+            provider,
+            dependencies: deps
+                .iter()
+                .flat_map(|(_, us)| us.iter().map(|u| (*u).clone()))
+                .collect(),
+            property_dependencies: deps
+                .iter()
+                .map(|(key, us)| (key.to_string(), us.iter().map(|u| (*u).clone()).collect()))
+                .collect(),
+            outputs: out.map(|v| props([("A", v)])).unwrap_or_default(),
+            ..Default::default()
+        })
+        .collect();
     let base = Snapshot {
-        resources: vec![
-            mk(
-                dflt.clone(),
-                "d0",
-                None,
-                &[],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(a.clone(), "0", None, &[], props([("A", "foo")])),
-            mk(
-                b.clone(),
-                "1",
-                Some(format!("{a}::0")),
-                &[],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(c.clone(), "2", None, &[("A", &a)], props([("A", "bar")])),
-            mk(
-                d.clone(),
-                "3",
-                None,
-                &[("B", &a)],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(
-                e.clone(),
-                "4",
-                Some(format!("{c}::2")),
-                &[],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(
-                f.clone(),
-                "5",
-                Some(dref.clone()),
-                &[("A", &c)],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(
-                g.clone(),
-                "6",
-                Some(dref.clone()),
-                &[("B", &c)],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(
-                h.clone(),
-                "7",
-                Some(format!("{d}::3")),
-                &[],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(
-                i.clone(),
-                "8",
-                Some(dref.clone()),
-                &[("A", &d)],
-                props::<&str, PropertyValue>([]),
-            ),
-            mk(
-                j.clone(),
-                "9",
-                Some(dref.clone()),
-                &[("B", &d)],
-                props::<&str, PropertyValue>([]),
-            ),
-            {
-                let mut r = mk(
-                    k.clone(),
-                    "10",
-                    Some(dref.clone()),
-                    &[("A", &f)],
-                    props::<&str, PropertyValue>([]),
-                );
-                r.property_dependencies
-                    .insert("A".into(), vec![f.clone(), g.clone()]);
-                r.dependencies = vec![f.clone(), g.clone()];
-                r
-            },
-            {
-                let mut r = mk(
-                    l.clone(),
-                    "11",
-                    Some(dref.clone()),
-                    &[("B", &f)],
-                    props::<&str, PropertyValue>([]),
-                );
-                r.property_dependencies
-                    .insert("B".into(), vec![f.clone(), g.clone()]);
-                r.dependencies = vec![f.clone(), g.clone()];
-                r
-            },
-        ],
+        resources,
         ..Snapshot::default()
     };
     base.verify_integrity().unwrap();
