@@ -226,65 +226,42 @@ fn dbr_pair(dbr_option: Option<bool>, a: &'static str, b: &'static str) -> Vec<S
     ]
 }
 
+/// Creates the pair, then changes `a` under a provider that asks (or not) for
+/// delete-before-replace and the resource option; returns the steps other than sames.
+async fn replacing_a(provider_dbr: bool, option: Option<bool>) -> Vec<(StepOp, String)> {
+    let p = fake(Some(replace_on(&["k"], provider_dbr)));
+    let first = Some(program(dbr_pair(None, "1", "1")));
+    let s0 = run(&p, &Snapshot::default(), options(), first)
+        .await
+        .result
+        .snapshot;
+    let second = Some(program(dbr_pair(option, "2", "1")));
+    let r = run(&p, &s0, options(), second).await;
+    r.steps()
+        .into_iter()
+        .filter(|(o, _)| *o != StepOp::Same)
+        .collect()
+}
+
 #[tokio::test]
 async fn delete_before_replace_option_overrides_the_provider_both_ways() {
-    // Provider says create-before-delete; the option forces delete-before-replace.
-    let p = fake(Some(replace_on(&["k"], false)));
-    let s0 = run(
-        &p,
-        &Snapshot::default(),
-        options(),
-        Some(program(dbr_pair(None, "1", "1"))),
-    )
-    .await
-    .result
-    .snapshot;
-    let r = run(
-        &p,
-        &s0,
-        options(),
-        Some(program(dbr_pair(Some(true), "2", "1"))),
-    )
-    .await;
-    let steps: Vec<_> = r
-        .steps()
-        .into_iter()
-        .filter(|(o, _)| *o != StepOp::Same)
-        .collect();
+    let step = |op, name: &str| (op, name.to_string());
+    // The provider says create-before-delete; the option forces delete-before-replace.
     assert_eq!(
-        steps[0],
-        (StepOp::DeleteReplaced, "a".to_string()),
-        "{steps:?}"
+        replacing_a(false, Some(true)).await,
+        vec![
+            step(StepOp::DeleteReplaced, "a"),
+            step(StepOp::Replace, "a"),
+            step(StepOp::CreateReplacement, "a"),
+        ]
     );
     // The provider says delete-before-replace; the option turns it off.
-    let p = fake(Some(replace_on(&["k"], true)));
-    let s0 = run(
-        &p,
-        &Snapshot::default(),
-        options(),
-        Some(program(dbr_pair(None, "1", "1"))),
-    )
-    .await
-    .result
-    .snapshot;
-    let r = run(
-        &p,
-        &s0,
-        options(),
-        Some(program(dbr_pair(Some(false), "2", "1"))),
-    )
-    .await;
-    let steps: Vec<_> = r
-        .steps()
-        .into_iter()
-        .filter(|(o, _)| *o != StepOp::Same)
-        .collect();
     assert_eq!(
-        steps,
+        replacing_a(true, Some(false)).await,
         vec![
-            (StepOp::CreateReplacement, "a".to_string()),
-            (StepOp::Replace, "a".to_string()),
-            (StepOp::DeleteReplaced, "a".to_string())
+            step(StepOp::CreateReplacement, "a"),
+            step(StepOp::Replace, "a"),
+            step(StepOp::DeleteReplaced, "a"),
         ]
     );
 }
