@@ -28,6 +28,11 @@ const FILES: [(&str, &str); 2] = [
 /// The second phase's stack settings, swapped in for the upgrade.
 const PHASE_2: &str = include_str!("../../assets/examples/demo/Pulumi.demo2.yaml");
 
+/// The demo keeps its state beside its project.
+fn backend_url(dir: &Path) -> String {
+    format!("file://{}", dir.join("state").display())
+}
+
 /// Writes the demo project into `dir` (phase 1 settings) and returns its workspace.
 fn materialize(dir: &Path) -> Result<Workspace> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -35,8 +40,7 @@ fn materialize(dir: &Path) -> Result<Workspace> {
         std::fs::write(dir.join(name), text)
             .with_context(|| format!("writing the demo's {name}"))?;
     }
-    let backend = format!("file://{}", dir.join("state").display());
-    Workspace::open(dir, Some(&backend))
+    Workspace::open(dir, Some(&backend_url(dir)))
 }
 
 fn phase_2(dir: &Path) -> Result<()> {
@@ -78,22 +82,14 @@ pub async fn run(args: DemoArgs) -> Result<()> {
     let ws = materialize(&dir)?;
     let display = Display::choose(false, args.non_interactive);
     if display != Display::Console {
-        let a = deploy_args(None);
-        deploy::run(
-            &dir,
-            Some(&format!("file://{}", dir.join("state").display())),
-            Operation::Update,
-            a.clone(),
-        )
-        .await?;
-        phase_2(&dir)?;
-        return deploy::run(
-            &dir,
-            Some(&format!("file://{}", dir.join("state").display())),
-            Operation::Update,
-            a,
-        )
-        .await;
+        let backend = backend_url(&dir);
+        for phase in 1..=2 {
+            if phase == 2 {
+                phase_2(&dir)?;
+            }
+            deploy::run(&dir, Some(&backend), Operation::Update, deploy_args(None)).await?;
+        }
+        return Ok(());
     }
     let a = deploy_args(Some(ApprovalArg::Ask));
     // Creating the stack prints a line; do it before the console owns the screen.

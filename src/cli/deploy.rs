@@ -1,14 +1,12 @@
 //! `preview`, `up`, `destroy` and `refresh`: one deployment of a stack, shown in the console,
 //! as plain progress lines, or as JSON.
 
-use std::io::{IsTerminal, Write};
-use std::path::Path;
-
-use anyhow::Result;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use anyhow::Result;
 use stepdeck::engine::{
     ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, Journal,
     NullJournal, Operation, Options, Outcome, Program, ProviderFactory,
