@@ -4,11 +4,12 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
+use ratatui::widgets::Widget;
 
 use crate::app::model::{Chain, ChainState, Model};
 use crate::engine::step::StepOp;
 
+use super::frame::frame;
 use super::text::{duration, fit_words, width};
 use super::theme::Theme;
 
@@ -123,12 +124,8 @@ impl Widget for ChainsView<'_> {
         let t = self.theme;
         let running = m.running_chains();
         let title = format!(" Chains ({} · {running} running) ", m.chains().len());
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(t.border(self.focused))
-            .title(Span::styled(title, t.border(self.focused)));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let focus = t.border(self.focused);
+        let inner = frame(area, buf, title, focus, focus);
         let h = inner.height.saturating_sub(self.footer) as usize;
         if h == 0 {
             return;

@@ -4,10 +4,11 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
+use ratatui::widgets::Widget;
 
 use crate::app::model::Model;
 
+use super::frame::frame;
 use super::text::{shorten_left, width};
 use super::theme::Theme;
 
@@ -70,15 +71,8 @@ impl Widget for DiffsView<'_> {
         } else {
             "serial"
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(t.border(self.focused))
-            .title(Span::styled(
-                format!(" Diffs ({mode}) "),
-                t.border(self.focused),
-            ));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let focus = t.border(self.focused);
+        let inner = frame(area, buf, format!(" Diffs ({mode}) "), focus, focus);
         if inner.height == 0 {
             return;
         }

@@ -7,14 +7,14 @@ use std::collections::{HashMap, HashSet};
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::text::Span;
-use ratatui::widgets::{Block, Borders, StatefulWidget, Widget};
+use ratatui::widgets::StatefulWidget;
 
 use crate::app::model::{Model, Status};
 use crate::app::ui_state::UiState;
 
 use crate::app::graph_layout::GraphLayout;
 
+use super::frame::frame;
 use super::text::{cut_right, width};
 use super::theme::Theme;
 
@@ -65,12 +65,8 @@ impl StatefulWidget for GraphView<'_> {
                 g.columns.len()
             )
         };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(t.border(self.focused))
-            .title(Span::styled(title, t.border(self.focused)));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let focus = t.border(self.focused);
+        let inner = frame(area, buf, title, focus, focus);
         if inner.width < 8 || inner.height == 0 {
             return;
         }

@@ -4,11 +4,12 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
+use ratatui::widgets::Widget;
 
 use crate::app::model::{LogEntry, Model};
 use crate::engine::events::Severity;
 
+use super::frame::frame;
 use super::text::{fit_words, offset, width};
 use super::theme::Theme;
 
@@ -42,12 +43,8 @@ impl Widget for LogView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let t = self.theme;
         let title = format!(" Log (≥ {}, s to change) ", self.min_severity.as_str());
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(t.border(self.focused))
-            .title(Span::styled(title, t.border(self.focused)));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let focus = t.border(self.focused);
+        let inner = frame(area, buf, title, focus, focus);
         let h = inner.height as usize;
         let shown: Vec<&LogEntry> = self
             .model

@@ -4,6 +4,7 @@ pub mod chains;
 pub mod details;
 pub mod dialog;
 pub mod diffs;
+pub mod frame;
 pub mod graph;
 pub mod help;
 pub mod key_hint;

@@ -4,11 +4,12 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Widget};
+use ratatui::widgets::Widget;
 
 use crate::app::model::{Cascade, Model};
 use crate::engine::events::{CascadeReason, Decider};
 
+use super::frame::frame;
 use super::text::{cut_right, fit_words, width};
 use super::theme::Theme;
 
@@ -131,12 +132,7 @@ impl Widget for PendingView<'_> {
             (" Pending replacements ".to_string(), t.border(self.focused))
         };
         let title_style = if waiting > 0 { t.alert() } else { border };
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(border)
-            .title(Span::styled(title, title_style));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let inner = frame(area, buf, title, border, title_style);
         let w = inner.width as usize;
         let h = inner.height as usize;
         if h == 0 {

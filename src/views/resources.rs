@@ -9,13 +9,14 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, StatefulWidget, Widget};
+use ratatui::widgets::StatefulWidget;
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::model::{Model, Resource, Status};
 use crate::app::ui_state::UiState;
 use crate::engine::step::StepOp;
 
+use super::frame::frame;
 use super::text::{cut_right, duration, fit_words, pad, shorten_left, width};
 use super::theme::Theme;
 
@@ -246,12 +247,8 @@ impl StatefulWidget for ResourcesView<'_> {
                 ui.tree.len()
             );
         }
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(t.border(self.focused))
-            .title(Span::styled(title, t.border(self.focused)));
-        let inner = block.inner(area);
-        block.render(area, buf);
+        let focus = t.border(self.focused);
+        let inner = frame(area, buf, title, focus, focus);
         let h = inner.height as usize;
         if h == 0 || inner.width <= OP_W {
             return;
