@@ -291,6 +291,38 @@ fn a_locked_stack_refuses_a_second_update_until_unlocked() {
     up(&env);
 }
 
+/// Names of the resources whose operations the stack's journal has begun and not ended.
+fn in_flight(journal_dir: &std::path::Path) -> Vec<String> {
+    let mut names = std::collections::BTreeMap::new();
+    for e in std::fs::read_dir(journal_dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        if !e.file_name().to_string_lossy().starts_with("journal.") {
+            continue;
+        }
+        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
+        for entry in text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        {
+            let op = entry["op"].as_u64();
+            match (entry["kind"].as_str(), op) {
+                (Some("begin"), Some(op)) => {
+                    let urn = entry["state"]["urn"].as_str().unwrap_or_default();
+                    names.insert(op, urn.rsplit("::").next().unwrap_or_default().to_string());
+                }
+                (Some("success" | "failure"), Some(op)) => {
+                    names.remove(&op);
+                }
+                _ => {}
+            }
+        }
+    }
+    names.into_values().collect()
+}
+
 #[test]
 fn kill_9_during_up_then_up_again_leaks_nothing() {
     let env = Env::new(PROGRAM);
@@ -301,21 +333,14 @@ fn kill_9_during_up_then_up_again_leaks_nothing() {
     let mut child = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let journal_dir = env.root.path().join("state/.stepdeck/stacks/e2e/dev");
     let deadline = Instant::now() + Duration::from_secs(20);
-    // Wait until a create is in flight (begun in the journal, not yet finished).
+    // Wait until the database's create is the only operation in flight (begun in the journal,
+    // not yet ended), so that no other create can be between its answer and its entry.
     loop {
-        assert!(Instant::now() < deadline, "no create began");
-        let begun = std::fs::read_dir(&journal_dir)
-            .map(|d| {
-                d.flatten()
-                    .filter(|e| e.file_name().to_string_lossy().starts_with("journal."))
-                    .any(|e| {
-                        let text = std::fs::read_to_string(e.path()).unwrap_or_default();
-                        text.matches("\"begin\"").count() > text.matches("\"success\"").count()
-                            && text.contains("sim:index:Database")
-                    })
-            })
-            .unwrap_or(false);
-        if begun {
+        assert!(
+            Instant::now() < deadline,
+            "the database's create never ran alone"
+        );
+        if in_flight(&journal_dir) == ["db"] {
             break;
         }
         std::thread::sleep(Duration::from_millis(10));
