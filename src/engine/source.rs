@@ -155,17 +155,16 @@ impl ResourceMonitor {
         *self.root.lock().expect("root lock") = Some(urn);
     }
 
+    /// The URN a registration gets in this deployment's stack and project.
+    fn urn(&self, parent: Option<&Urn>, ty: &str, name: &str) -> Urn {
+        Urn::new(&self.info.stack, &self.info.project, parent, ty, name)
+    }
+
     /// Registers a resource and waits until its step finished; applies parent inheritance and
     /// default providers as Pulumi's resource monitor does.
     pub async fn register(&self, mut goal: Goal) -> Result<Registered, RegisterError> {
         if goal.type_ == ROOT_STACK_TYPE && goal.parent.is_none() {
-            let urn = Urn::new(
-                &self.info.stack,
-                &self.info.project,
-                None,
-                &goal.type_,
-                &goal.name,
-            );
+            let urn = self.urn(None, &goal.type_, &goal.name);
             self.set_root(urn);
         } else if goal.parent.is_none() {
             goal.parent = self.root();
@@ -189,13 +188,7 @@ impl ResourceMonitor {
             goal.provider = match parent.providers.get(&pkg) {
                 Some(p) => Some(p.clone()),
                 None => {
-                    let user = Urn::new(
-                        &self.info.stack,
-                        &self.info.project,
-                        goal.parent.as_ref(),
-                        &goal.type_,
-                        &goal.name,
-                    );
+                    let user = self.urn(goal.parent.as_ref(), &goal.type_, &goal.name);
                     Some(
                         self.default_provider(&pkg, goal.version.clone(), user.as_str())
                             .await?,
@@ -253,13 +246,7 @@ impl ResourceMonitor {
         }
         if goal.provider.is_none() {
             let pkg = package_of(&goal.type_).to_string();
-            let user = Urn::new(
-                &self.info.stack,
-                &self.info.project,
-                goal.parent.as_ref(),
-                &goal.type_,
-                &goal.name,
-            );
+            let user = self.urn(goal.parent.as_ref(), &goal.type_, &goal.name);
             goal.provider = Some(
                 self.default_provider(&pkg, goal.version.clone(), user.as_str())
                     .await?,
@@ -341,13 +328,7 @@ impl ResourceMonitor {
                         let mut goal =
                             Goal::custom(&format!("pulumi:providers:{pkg}"), &name, inputs);
                         goal.version = version;
-                        let urn = Urn::new(
-                            &this.info.stack,
-                            &this.info.project,
-                            None,
-                            &goal.type_,
-                            &goal.name,
-                        );
+                        let urn = this.urn(None, &goal.type_, &goal.name);
                         let reg = this
                             .send(|reply| SourceEvent::Register { goal, reply })
                             .await?;

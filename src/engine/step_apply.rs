@@ -335,32 +335,13 @@ impl ApplyCtx {
     /// Reads a resource the program does not manage; the old managed copy of a read
     /// replacement is left for deletion.
     async fn read(&self, step: &Step) -> Result<Option<ResourceState>, String> {
-        let mut new = step.new.clone().expect("read has a new state");
+        let new = step.new.clone().expect("read has a new state");
         let op = self.begin(OperationType::Reading, &new)?;
         let found = self
             .read_by_id(&new, new.id.clone().unwrap_or_default())
             .await;
         let read = self.recorded(op, found)?;
-        new.outputs = read.outputs;
-        secretize(
-            &mut new.outputs,
-            &new.inputs,
-            &new.additional_secret_outputs,
-        );
-        let mut entry = SuccessEntry {
-            new: Some(new.clone()),
-            ..SuccessEntry::default()
-        };
-        if let Some(old) = &step.old {
-            if step.op == StepOp::ReadReplacement {
-                entry.mark_delete_old = Some(old.index);
-                self.exec.mark_delete(old.index);
-            } else {
-                entry.remove_old = Some(old.index);
-            }
-        }
-        self.end(op, entry)?;
-        Ok(Some(new))
+        self.found(op, new, read.outputs, step)
     }
 
     /// Adopts an existing resource by ID as a managed resource with the program's inputs.
@@ -376,9 +357,21 @@ impl ApplyCtx {
         } else {
             read.inputs
         };
-        new.outputs = read.outputs;
         new.created = now();
         new.modified = new.created.clone();
+        self.found(op, new, read.outputs, step)
+    }
+
+    /// Records a resource a read or an import found: outputs secret where due; a plain read
+    /// supersedes the old state, a replacement leaves the old copy for deletion.
+    fn found(
+        &self,
+        op: Option<u64>,
+        mut new: ResourceState,
+        outputs: PropertyMap,
+        step: &Step,
+    ) -> Result<Option<ResourceState>, String> {
+        new.outputs = outputs;
         secretize(
             &mut new.outputs,
             &new.inputs,
@@ -388,9 +381,15 @@ impl ApplyCtx {
             new: Some(new.clone()),
             ..SuccessEntry::default()
         };
-        if let (StepOp::ImportReplacement, Some(old)) = (step.op, &step.old) {
-            entry.mark_delete_old = Some(old.index);
-            self.exec.mark_delete(old.index);
+        if let Some(old) = &step.old {
+            match step.op {
+                StepOp::ReadReplacement | StepOp::ImportReplacement => {
+                    entry.mark_delete_old = Some(old.index);
+                    self.exec.mark_delete(old.index);
+                }
+                StepOp::Read => entry.remove_old = Some(old.index),
+                _ => {}
+            }
         }
         self.end(op, entry)?;
         Ok(Some(new))
