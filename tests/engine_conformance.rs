@@ -411,3 +411,180 @@ async fn continue_on_error_skips_exactly_the_dependents() {
     assert_eq!(skipped, vec!["c", "d"]);
     assert_eq!(r.names(), vec!["a", "e"]);
 }
+
+use stepdeck::engine::property::props;
+
+fn partial_fake(partial: &[&str]) -> Arc<FakeProvider> {
+    Arc::new(FakeProvider {
+        partial: partial.iter().map(|n| n.to_string()).collect(),
+        ..FakeProvider::default()
+    })
+}
+
+fn one(k: &'static str) -> Option<Box<dyn stepdeck::engine::Program>> {
+    Some(program(vec![res("a", vec![("k", In::Lit(k))])]))
+}
+
+#[tokio::test]
+async fn a_partially_failed_create_stays_with_its_init_errors_and_is_retried_as_an_update() {
+    // Pulumi's CreateStep keeps the ID and outputs of a create that returned
+    // ErrorResourceInitFailed; the next update is an (empty) update that clears initErrors.
+    let first = run(
+        &partial_fake(&["a"]),
+        &Snapshot::default(),
+        options(),
+        one("1"),
+    )
+    .await;
+    assert!(!first.result.outcome.is_success());
+    let a = state(&first.result.snapshot, "a");
+    assert_eq!(a.id.as_deref(), Some("id-a"));
+    assert_eq!(a.inputs["k"], PropertyValue::String("1".into()));
+    assert_eq!(a.outputs["health"], PropertyValue::String("failing".into()));
+    assert_eq!(a.init_errors, vec!["a did not become healthy".to_string()]);
+
+    let p = fake(None);
+    let second = run(&p, &first.result.snapshot, options(), one("1")).await;
+    assert!(
+        second.result.outcome.is_success(),
+        "{:?}",
+        second.result.outcome
+    );
+    assert_eq!(second.steps(), vec![(StepOp::Update, "a".to_string())]);
+    assert_eq!(p.names("update"), vec!["a"]);
+    let a = state(&second.result.snapshot, "a");
+    assert!(a.init_errors.is_empty());
+    assert_eq!(a.id.as_deref(), Some("id-a"));
+}
+
+#[tokio::test]
+async fn a_partially_failed_update_keeps_old_inputs_and_new_outputs() {
+    // Pulumi's TestUpdatePartialFailure: old inputs, the provider's new outputs.
+    let s0 = run(&fake(None), &Snapshot::default(), options(), one("1"))
+        .await
+        .result
+        .snapshot;
+    let failed = run(&partial_fake(&["a"]), &s0, options(), one("2")).await;
+    assert!(!failed.result.outcome.is_success());
+    let a = state(&failed.result.snapshot, "a");
+    assert_eq!(a.inputs["k"], PropertyValue::String("1".into()));
+    assert_eq!(a.outputs["k"], PropertyValue::String("2".into()));
+    assert_eq!(a.outputs["health"], PropertyValue::String("failing".into()));
+    assert_eq!(a.init_errors, vec!["a did not become healthy".to_string()]);
+
+    let retried = run(&fake(None), &failed.result.snapshot, options(), one("2")).await;
+    assert!(
+        retried.result.outcome.is_success(),
+        "{:?}",
+        retried.result.outcome
+    );
+    assert_eq!(retried.steps(), vec![(StepOp::Update, "a".to_string())]);
+    let a = state(&retried.result.snapshot, "a");
+    assert_eq!(a.inputs["k"], PropertyValue::String("2".into()));
+    assert!(a.init_errors.is_empty());
+    assert!(!a.outputs.contains_key("health"));
+}
+
+/// a; d; c reads a's `k` (a replace-requiring input) and depends on d.
+fn cascade_specs(k: &'static str) -> Vec<Spec> {
+    let mut c = res("c", vec![("x", In::Out("a", "k"))]);
+    c.depends_on = vec!["d"];
+    vec![
+        res("a", vec![("k", In::Lit(k))]),
+        res("d", vec![("n", In::Lit("d"))]),
+        c,
+    ]
+}
+
+#[tokio::test]
+async fn dbr_dependents_the_program_dropped_leave_the_state_in_the_same_deployment() {
+    // c is deleted by a's delete-before-replace cascade and the program no longer declares it:
+    // Pulumi removes it (remove-pending-replace) before deleting d, which c depends on.
+    let p = fake(Some(replace_on(&["k", "x"], true)));
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(cascade_specs("1"))),
+    )
+    .await
+    .result
+    .snapshot;
+    let second = Some(program(vec![res("a", vec![("k", In::Lit("2"))])]));
+    let r = run(&p, &s0, options(), second).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let steps = r.steps();
+    let pos = |op, n: &str| {
+        steps
+            .iter()
+            .position(|(o, m)| *o == op && m == n)
+            .unwrap_or_else(|| panic!("no {op} {n} in {steps:?}"))
+    };
+    assert!(pos(StepOp::DeleteReplaced, "c") < pos(StepOp::DeleteReplaced, "a"));
+    assert!(pos(StepOp::RemovePendingReplace, "c") < pos(StepOp::Delete, "d"));
+    assert_eq!(r.names(), vec!["a"]);
+    assert!(
+        r.result
+            .snapshot
+            .resources
+            .iter()
+            .all(|s| !s.pending_replacement)
+    );
+    // The stack stays usable: a destroy removes what is left.
+    let mut destroy = options();
+    destroy.operation = stepdeck::engine::Operation::Destroy;
+    let destroyed = run(&p, &r.result.snapshot, destroy, None).await;
+    assert!(destroyed.result.outcome.is_success());
+    assert!(destroyed.names().is_empty());
+}
+
+#[tokio::test]
+async fn check_of_a_dependent_recreated_after_a_dbr_gets_no_old_inputs() {
+    // Pulumi's recreate_resource_check: c was deleted by a's cascade, so its old inputs
+    // describe nothing that exists; Check of its recreation is given none.
+    let p = fake(Some(replace_on(&["k", "x"], true)));
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(cascade_specs("1"))),
+    )
+    .await
+    .result
+    .snapshot;
+    p.checks.lock().unwrap().clear();
+    let r = run(&p, &s0, options(), Some(program(cascade_specs("2")))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::CreateReplacement), vec!["a", "c"]);
+    let olds = p.check_olds("c");
+    assert_eq!(olds.len(), 1, "{olds:?}");
+    assert!(olds[0].is_empty(), "c was checked against {:?}", olds[0]);
+    // d is unchanged and still checked against its old inputs.
+    assert_eq!(p.check_olds("d"), vec![props([("n", "d")])]);
+}
+
+#[tokio::test]
+async fn replace_on_changes_initerror_replaces_a_resource_that_did_not_initialise() {
+    let first = run(
+        &partial_fake(&["a"]),
+        &Snapshot::default(),
+        options(),
+        one("1"),
+    )
+    .await;
+    let with_trigger: GoalFn = Box::new(|_| {
+        let mut g = custom("a", &[("k", "1")]);
+        g.replace_on_changes = vec!["#initerror".into()];
+        g
+    });
+    let r = run(
+        &fake(None),
+        &first.result.snapshot,
+        options(),
+        Some(goals(vec![with_trigger])),
+    )
+    .await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::CreateReplacement), vec!["a"]);
+    assert!(state(&r.result.snapshot, "a").init_errors.is_empty());
+}

@@ -11,17 +11,34 @@ use super::urn::Urn;
 
 /// The delete steps for everything in the base the program did not register (Pulumi's
 /// `GenerateDeletes`). `live` says whether a URN is still wanted; `is_targeted` whether the
-/// operation may touch it.
+/// operation may touch it. `already_deleted` positions get no delete; those among them that a
+/// delete-before-replace deleted in this run (`pending_replaced`) and the program no longer
+/// declares leave the state (`remove-pending-replace`), so nothing keeps depending on what is
+/// deleted next.
 pub(crate) fn generate_deletes(
     base: &[ResourceState],
     marked_delete: &HashSet<usize>,
     already_deleted: &HashSet<usize>,
+    pending_replaced: &HashSet<usize>,
     live: impl Fn(&Urn) -> bool,
     is_targeted: impl Fn(&Urn) -> bool,
 ) -> Vec<Step> {
     let mut steps = Vec::new();
     for (index, r) in base.iter().enumerate() {
-        if already_deleted.contains(&index) || !is_targeted(&r.urn) {
+        if !is_targeted(&r.urn) {
+            continue;
+        }
+        if already_deleted.contains(&index) {
+            if pending_replaced.contains(&index) && !r.delete && !live(&r.urn) {
+                let state = ResourceState {
+                    pending_replacement: true,
+                    ..r.clone()
+                };
+                steps.push(
+                    Step::new(StepOp::RemovePendingReplace, r.urn.clone())
+                        .with_old(OldState { index, state }),
+                );
+            }
             continue;
         }
         let old = OldState {
@@ -102,7 +119,7 @@ mod tests {
         let base = vec![a, b, c, d, e];
         let graph = DependencyGraph::new(&base);
         let none = HashSet::new();
-        let steps = generate_deletes(&base, &none, &none, |_| false, |_| true);
+        let steps = generate_deletes(&base, &none, &none, &none, |_| false, |_| true);
         let layers = schedule_deletes(steps, &graph);
         let names: Vec<Vec<&str>> = layers
             .iter()

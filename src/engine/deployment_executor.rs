@@ -662,11 +662,13 @@ impl Loop {
     /// Deletes what the program no longer declares, antichain after antichain.
     async fn run_deletes(&mut self) -> Result<(), Stop> {
         let marked: HashSet<usize> = self.exec.marked_delete().into_iter().collect();
+        let pending_replaced: HashSet<usize> = self.exec.pending_replaced().into_iter().collect();
         let base = self.sg.base().clone();
         let mut steps = generate_deletes(
             &base,
             &marked,
             &self.sg.pending_deletes,
+            &pending_replaced,
             |u: &Urn| self.sg.is_live(u) || self.sg.declined.contains(u),
             |u: &Urn| self.sg.is_targeted(u),
         );

@@ -16,6 +16,8 @@ pub(crate) struct ExecState {
     skipped: Mutex<HashSet<Urn>>,
     /// Base positions of old copies a create-before-delete replacement left behind.
     marked_delete: Mutex<Vec<usize>>,
+    /// Base positions a delete-before-replace deleted in this run (now pending replacement).
+    pending_replaced: Mutex<Vec<usize>>,
     counts: Mutex<BTreeMap<StepOp, usize>>,
     /// What refresh steps found, by base position (`None`: gone), for `up --refresh`.
     refreshed: Mutex<Vec<(usize, Option<ResourceState>)>>,
@@ -84,6 +86,16 @@ impl ExecState {
 
     pub fn marked_delete(&self) -> Vec<usize> {
         self.marked_delete.lock().expect("exec lock").clone()
+    }
+
+    /// Records an old copy whose delete-before-replace delete succeeded: if the program does
+    /// not declare it again, it leaves the state at the end of the run.
+    pub fn mark_pending_replacement(&self, index: usize) {
+        self.pending_replaced.lock().expect("exec lock").push(index);
+    }
+
+    pub fn pending_replaced(&self) -> Vec<usize> {
+        self.pending_replaced.lock().expect("exec lock").clone()
     }
 
     /// Counts a logical step for the summary; default providers are not counted (Pulumi's

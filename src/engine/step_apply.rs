@@ -39,6 +39,15 @@ fn secretize(outputs: &mut PropertyMap, inputs: &PropertyMap, additional: &[Stri
     }
 }
 
+/// The init errors a partial failure records; never empty, so the next update retries it.
+fn init_errors(reasons: Vec<String>) -> Vec<String> {
+    if reasons.is_empty() {
+        vec!["resource init failed".to_string()]
+    } else {
+        reasons
+    }
+}
+
 impl ApplyCtx {
     fn journal<T>(
         &self,
@@ -77,7 +86,12 @@ impl ApplyCtx {
             StepOp::Create | StepOp::CreateReplacement => {
                 let mut new = step.new.clone().expect("create has a new state");
                 let op = self.begin(OperationType::Creating, &new)?;
-                self.recorded(op, self.create(&mut new).await)?;
+                let created = self.create(&mut new).await;
+                // A partial failure (init errors) still created the resource: it is recorded
+                // below and the step fails after that.
+                if new.init_errors.is_empty() {
+                    self.recorded(op, created.clone())?;
+                }
                 let mut entry = SuccessEntry {
                     new: Some(new.clone()),
                     ..SuccessEntry::default()
@@ -92,6 +106,7 @@ impl ApplyCtx {
                     }
                 }
                 self.end(op, entry)?;
+                created?;
                 Ok(Some(new))
             }
             StepOp::Update => {
@@ -100,7 +115,10 @@ impl ApplyCtx {
                 new.id = old.state.id.clone();
                 new.created = old.state.created.clone();
                 let op = self.begin(OperationType::Updating, &new)?;
-                self.recorded(op, self.update(&old.state, &mut new).await)?;
+                let updated = self.update(&old.state, &mut new).await;
+                if new.init_errors.is_empty() {
+                    self.recorded(op, updated.clone())?;
+                }
                 let entry = if step.old_is_new {
                     SuccessEntry {
                         new: Some(new.clone()),
@@ -115,6 +133,7 @@ impl ApplyCtx {
                     }
                 };
                 self.end(op, entry)?;
+                updated?;
                 Ok(Some(new))
             }
             StepOp::Delete | StepOp::DeleteReplaced => {
@@ -139,6 +158,9 @@ impl ApplyCtx {
                     }
                 };
                 self.end(op, entry)?;
+                if let Some(i) = old_index.filter(|_| step.pending_replace) {
+                    self.exec.mark_pending_replacement(i);
+                }
                 Ok(None)
             }
             StepOp::Replace => Ok(None),
@@ -239,13 +261,18 @@ impl ApplyCtx {
                 outputs,
                 reasons,
             }) => {
-                new.id = Some(id);
+                new.id = (!id.is_empty()).then_some(id);
                 new.outputs = outputs;
-                new.init_errors = reasons.clone();
+                secretize(
+                    &mut new.outputs,
+                    &new.inputs,
+                    &new.additional_secret_outputs,
+                );
+                new.init_errors = init_errors(reasons);
                 Err(format!(
                     "creating {} partially failed: {}",
                     new.urn,
-                    reasons.join("; ")
+                    new.init_errors.join("; ")
                 ))
             }
             Err(e) => Err(format!("creating {} failed: {e}", new.urn)),
@@ -301,6 +328,25 @@ impl ApplyCtx {
                     &new.additional_secret_outputs,
                 );
                 Ok(())
+            }
+            Err(ProviderError::PartialFailure {
+                outputs, reasons, ..
+            }) => {
+                // The resource took the new outputs but not the inputs that led there
+                // (Pulumi keeps old inputs and new outputs after a partial update).
+                new.inputs = old.inputs.clone();
+                new.outputs = outputs;
+                secretize(
+                    &mut new.outputs,
+                    &new.inputs,
+                    &new.additional_secret_outputs,
+                );
+                new.init_errors = init_errors(reasons);
+                Err(format!(
+                    "updating {} partially failed: {}",
+                    new.urn,
+                    new.init_errors.join("; ")
+                ))
             }
             Err(e) => Err(format!("updating {} failed: {e}", new.urn)),
         }

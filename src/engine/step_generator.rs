@@ -55,7 +55,13 @@ pub(crate) struct DiffJob {
     request: DiffRequest,
     replace_on_changes: Vec<PropertyPath>,
     forced: Option<&'static str>,
+    /// The old state has init errors (a partial failure): `#initerror` in replaceOnChanges
+    /// replaces it.
+    init_errors: bool,
 }
+
+/// The replaceOnChanges path that replaces a resource whose old state has init errors.
+const INIT_ERROR_KEY: &str = "#initerror";
 
 enum DiffTarget {
     Component,
@@ -105,8 +111,26 @@ impl DiffJob {
         } else {
             diff
         };
-        Ok(apply_replace_on_changes(diff, &self.replace_on_changes))
+        let mut diff = apply_replace_on_changes(diff, &self.replace_on_changes);
+        if self.init_errors && self.replace_on_changes.iter().any(covers_init_errors) {
+            diff.changes = DiffChanges::Some;
+            diff.replace_keys.push(INIT_ERROR_KEY.to_string());
+            if !diff.detailed_diff.is_empty() {
+                diff.detailed_diff.insert(
+                    INIT_ERROR_KEY.to_string(),
+                    super::provider::PropertyDiff {
+                        kind: super::provider::DiffKind::UpdateReplace,
+                        input_diff: false,
+                    },
+                );
+            }
+        }
+        Ok(diff)
     }
+}
+
+fn covers_init_errors(path: &PropertyPath) -> bool {
+    PropertyPath::parse(INIT_ERROR_KEY).is_ok_and(|p| path.contains(&p))
 }
 
 /// What generating steps for a registration produced.
@@ -570,9 +594,17 @@ impl StepGenerator {
         }
         let untargeted_same = old.is_some() && !targeted;
         if !untargeted_same && !self.declined.contains(&urn) {
-            new.inputs = self
-                .check(&urn, &goal, old.as_ref().map(|o| &o.state), &new)
-                .await?;
+            // Old inputs describe nothing that exists when the old copy was deleted by an
+            // earlier DBR in this run, was not ours (external), or is replaced on request:
+            // Check gets none then (Pulumi's `generateSteps`).
+            let fresh = self.deleted.contains(&urn)
+                || self.replace_targets.matches(&urn)
+                || old.as_ref().is_some_and(|o| o.state.external);
+            if fresh {
+                new.inputs = goal.properties.clone();
+            }
+            let olds = old.as_ref().map(|o| &o.state).filter(|_| !fresh);
+            new.inputs = self.check(&urn, &goal, olds, &new).await?;
             self.analyze(&new)?;
         }
         if new.is_provider() {
@@ -945,6 +977,7 @@ impl StepGenerator {
                 &goal.replace_on_changes,
             )?,
             forced,
+            init_errors: !old.state.init_errors.is_empty(),
         })
     }
 
@@ -963,6 +996,13 @@ impl StepGenerator {
             steps: vec![step],
             cascade: None,
         };
+        if diff.changes != DiffChanges::Some && !old.state.init_errors.is_empty() {
+            // A resource that did not initialise is updated again even without changes, to
+            // "continue" awaiting its initialisation (Pulumi's empty update).
+            return Ok(single(
+                Step::new(StepOp::Update, urn).with_old(old).with_new(new),
+            ));
+        }
         if diff.changes != DiffChanges::Some {
             new.id = old.state.id.clone();
             new.outputs = old.state.outputs.clone();
@@ -1248,6 +1288,7 @@ impl StepGenerator {
             },
             replace_on_changes: parse_paths(&r.urn, "replaceOnChanges", &r.replace_on_changes)?,
             forced: None,
+            init_errors: !r.init_errors.is_empty(),
         };
         let diff = job.run().await?;
         if r.protect && diff.replaces() && !self.opts.ignore_protect {

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use stepdeck::engine::journal::Replayer;
-use stepdeck::engine::property::PropertyMap;
+use stepdeck::engine::property::{PropertyMap, PropertyValue};
 use stepdeck::engine::provider::{
-    ConfigureResult, CreateRequest, CreateResult, DeleteRequest, DiffRequest, DiffResult, Provider,
-    ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult, DeleteRequest,
+    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
 use stepdeck::engine::{
     Deployment, DeploymentResult, EngineEvent, EventSink, Journal, JournalEntry, JournalError,
@@ -42,6 +42,11 @@ pub struct FakeProvider {
     pub delay: Duration,
     /// Resource names whose create, update or delete fails.
     pub fail: HashSet<String>,
+    /// Resource names whose create or update partially fails: the resource exists (with an ID
+    /// and outputs) but did not initialise (Pulumi's `ErrorResourceInitFailed`).
+    pub partial: HashSet<String>,
+    /// The old inputs of every Check call, as (name, olds) in order.
+    pub checks: Mutex<Vec<(String, PropertyMap)>>,
     /// What exists "in the cloud", by ID: create and update write it, delete removes it, read
     /// and refresh return it (an ID missing here reads as gone).
     pub world: Mutex<HashMap<String, PropertyMap>>,
@@ -57,6 +62,8 @@ impl Default for FakeProvider {
             diff_config: None,
             delay: Duration::ZERO,
             fail: HashSet::new(),
+            partial: HashSet::new(),
+            checks: Mutex::default(),
             world: Mutex::default(),
             configures: Mutex::default(),
         }
@@ -115,6 +122,31 @@ impl FakeProvider {
     pub fn calls(&self) -> Vec<Call> {
         self.calls.lock().unwrap().clone()
     }
+
+    /// The old inputs Check was given for `name`, call by call.
+    pub fn check_olds(&self, name: &str) -> Vec<PropertyMap> {
+        self.checks
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, olds)| olds.clone())
+            .collect()
+    }
+
+    /// A partial failure for `urn` when scripted: the given outputs plus an unhealthy status.
+    fn partially(&self, urn: &Urn, id: &str, outputs: &PropertyMap) -> Result<(), ProviderError> {
+        if !self.partial.contains(urn.name()) {
+            return Ok(());
+        }
+        let mut outputs = outputs.clone();
+        outputs.insert("health".into(), PropertyValue::String("failing".into()));
+        Err(ProviderError::PartialFailure {
+            id: id.to_string(),
+            outputs,
+            reasons: vec![format!("{} did not become healthy", urn.name())],
+        })
+    }
 }
 
 /// Diff that replaces when any input named in `keys` changed (by comparing old outputs, as
@@ -158,6 +190,17 @@ impl Provider for FakeProvider {
         Ok(ConfigureResult::default())
     }
 
+    async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
+        self.checks
+            .lock()
+            .unwrap()
+            .push((req.urn.name().to_string(), req.olds));
+        Ok(CheckResult {
+            inputs: req.news,
+            failures: Vec::new(),
+        })
+    }
+
     async fn create(&self, req: CreateRequest) -> Result<CreateResult, ProviderError> {
         self.record_timed("create", &req.urn, &req.inputs, req.timeout)
             .await?;
@@ -168,6 +211,7 @@ impl Provider for FakeProvider {
                 .unwrap()
                 .insert(id.clone(), req.inputs.clone());
         }
+        self.partially(&req.urn, &id, &req.inputs)?;
         Ok(CreateResult {
             id,
             outputs: req.inputs,
@@ -196,6 +240,7 @@ impl Provider for FakeProvider {
                 .unwrap()
                 .insert(req.id.clone(), req.new_inputs.clone());
         }
+        self.partially(&req.urn, &req.id, &req.new_inputs)?;
         Ok(req.new_inputs)
     }
 
@@ -389,7 +434,7 @@ pub const TYPE: &str = "pkgA:index:Res";
 
 /// A program that registers the specs one after another, each waiting for what it references.
 pub fn program(specs: Vec<Spec>) -> Box<dyn Program> {
-    use stepdeck::engine::{Goal, ProgramFn, PropertyValue};
+    use stepdeck::engine::{Goal, ProgramFn};
     Box::new(ProgramFn(
         move |monitor: stepdeck::engine::ResourceMonitor| async move {
             let mut outs: HashMap<&str, (Urn, PropertyMap)> = HashMap::new();
