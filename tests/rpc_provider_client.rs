@@ -278,20 +278,31 @@ async fn diff_response_maps_to_the_engines_diff() {
 #[tokio::test]
 async fn init_failures_become_partial_failures_and_errors_keep_the_message() {
     let (p, _seen, _server) = start().await;
+    let mut inputs = props([("halfway", true)]);
+    // The partial outputs come back plain; the secret input marks them secret again.
+    inputs.insert(
+        "state".into(),
+        PropertyValue::Secret(Box::new(PropertyValue::String("booting".into()))),
+    );
     let err = p
         .create(CreateRequest {
             urn: urn(),
-            inputs: props([("halfway", true)]),
+            inputs,
             timeout: 0.0,
             preview: false,
         })
         .await
         .unwrap_err();
+    let mut outputs = PropertyMap::new();
+    outputs.insert(
+        "state".into(),
+        PropertyValue::Secret(Box::new(PropertyValue::String("booting".into()))),
+    );
     assert_eq!(
         err,
         ProviderError::PartialFailure {
             id: "vm-1".into(),
-            outputs: props([("state", "booting")]),
+            outputs,
             reasons: vec!["health check timed out".into()],
         }
     );

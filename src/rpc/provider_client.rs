@@ -222,6 +222,26 @@ fn partial_failure(status: &Status) -> Option<ProviderError> {
     })
 }
 
+/// A partial failure's outputs re-marked secret where their inputs were, as a successful
+/// call's outputs are (the wire loses the marks of a provider that does not keep secrets).
+fn secret_where_input_was(err: ProviderError, inputs: &PropertyMap) -> ProviderError {
+    match err {
+        ProviderError::PartialFailure {
+            id,
+            mut outputs,
+            reasons,
+        } => {
+            annotate_secrets(&mut outputs, inputs);
+            ProviderError::PartialFailure {
+                id,
+                outputs,
+                reasons,
+            }
+        }
+        e => e,
+    }
+}
+
 fn check_result(
     provider: &PluginProvider,
     resp: pulumirpc::CheckResponse,
@@ -433,7 +453,10 @@ impl Provider for PluginProvider {
                     id: resp.id,
                 })
             }
-            Err(s) => Err(self.rpc_error("Create", s).await),
+            Err(s) => Err(secret_where_input_was(
+                self.rpc_error("Create", s).await,
+                &req.inputs,
+            )),
         }
     }
 
@@ -493,7 +516,10 @@ impl Provider for PluginProvider {
                 &req.new_inputs,
                 "UpdateResponse.properties",
             ),
-            Err(s) => Err(self.rpc_error("Update", s).await),
+            Err(s) => Err(secret_where_input_was(
+                self.rpc_error("Update", s).await,
+                &req.new_inputs,
+            )),
         }
     }
 
