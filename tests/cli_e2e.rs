@@ -578,3 +578,115 @@ fn targets_limit_an_update_and_target_replace_forces_a_replacement() {
         stderr(&bad)
     );
 }
+
+#[test]
+fn a_resource_that_did_not_initialise_stays_in_state_and_the_next_up_updates_it() {
+    let env = Env::new(
+        r#"
+resources:
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: one
+      initFailOn: [create]
+"#,
+    );
+    let failed = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!failed.status.success());
+    let text = format!("{}{}", stdout(&failed), stderr(&failed));
+    assert!(text.contains("did not initialise after create"), "{text}");
+    // The resource exists: the state holds it with its ID, outputs and init errors.
+    env.assert_no_leaks("dev");
+    let boxed = resource(&env.export("dev"), "box");
+    assert_eq!(boxed["outputs"]["tag"], "one");
+    assert!(
+        boxed["initErrors"][0]
+            .as_str()
+            .unwrap()
+            .contains("did not initialise"),
+        "{boxed}"
+    );
+    let id = boxed["id"].as_str().unwrap().to_string();
+
+    // Same program: an update (the sim only fails creates), never a second create.
+    let out = up(&env);
+    assert!(out.contains("box updated"), "{out}");
+    assert!(!out.contains("created"), "{out}");
+    let boxed = resource(&env.export("dev"), "box");
+    assert_eq!(boxed["id"], id.as_str());
+    assert!(boxed.get("initErrors").is_none(), "{boxed}");
+    env.assert_no_leaks("dev");
+}
+
+/// The resource named `name` in an exported stack.
+fn resource(export: &serde_json::Value, name: &str) -> serde_json::Value {
+    export["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with(&format!("::{name}")))
+        .unwrap_or_else(|| panic!("no {name} in {export}"))
+        .clone()
+}
+
+#[test]
+fn a_dbr_cascade_whose_dependents_were_dropped_leaves_a_loadable_stack() {
+    let env = Env::new(
+        r#"
+resources:
+  net:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+  db:
+    type: sim:index:Database
+    properties:
+      engine: pg15
+      networkId: ${net.networkId}
+  side:
+    type: sim:index:Resource
+    properties:
+      v: 1
+  app:
+    type: sim:index:Server
+    properties:
+      image: img-1
+      subnetId: ${net.networkId}
+      dbEndpoint: ${db.endpoint}
+    options:
+      dependsOn:
+        - ${side}
+"#,
+    );
+    up(&env);
+    // The database is replaced delete-before-replace, which deletes app first; the program
+    // no longer declares app nor side, which app depended on.
+    env.write(
+        "Pulumi.yaml",
+        r#"name: e2e
+runtime: yaml
+resources:
+  net:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+  db:
+    type: sim:index:Database
+    properties:
+      engine: pg16
+      networkId: ${net.networkId}
+"#,
+    );
+    let out = up(&env);
+    assert!(out.contains("app deleted original"), "{out}");
+    let names: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(names, vec!["db", "net"]);
+    let export = env.export("dev");
+    assert!(
+        !export.to_string().contains("pendingReplacement"),
+        "{export}"
+    );
+    env.assert_no_leaks("dev");
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(env.world().is_empty(), "{:?}", env.world());
+}

@@ -352,6 +352,7 @@ async fn check_rejects_malformed_reserved_inputs() {
     let mut news = props([("replaceOn", "zone")]);
     news.insert("failOn".into(), list(&["create", "explode"]));
     news.insert("latencyMs".into(), PropertyValue::from("soon"));
+    news.insert("initFailOn".into(), list(&["update", "delete"]));
     let r = sim
         .provider
         .check(CheckRequest {
@@ -363,7 +364,10 @@ async fn check_rejects_malformed_reserved_inputs() {
         .await
         .unwrap();
     let props: Vec<_> = r.failures.iter().map(|f| f.property.as_str()).collect();
-    assert_eq!(props, vec!["replaceOn", "latencyMs", "failOn[1]"]);
+    assert_eq!(
+        props,
+        vec!["replaceOn", "latencyMs", "failOn[1]", "initFailOn[1]"]
+    );
 
     let r = sim
         .provider

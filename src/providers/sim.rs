@@ -1,5 +1,6 @@
 //! The `sim` provider: a simulated cloud whose resources live in a JSON world file, with knobs
-//! (`replaceOn`, `deleteBeforeReplace`, `latencyMs`, `failOn`) to stage any deployment scenario.
+//! (`replaceOn`, `deleteBeforeReplace`, `latencyMs`, `failOn`, `initFailOn`) to stage any
+//! deployment scenario.
 //! Create, update and delete take the full latency; a diff, which asks the cloud about one
 //! resource, takes a quarter of it (previews included), so parallel diffs can be watched.
 
@@ -26,6 +27,9 @@ const REPLACE_ON: &str = "replaceOn";
 const DELETE_BEFORE_REPLACE: &str = "deleteBeforeReplace";
 const LATENCY_MS: &str = "latencyMs";
 const FAIL_ON: &str = "failOn";
+/// Operations that make the resource but report that it did not initialise (a partial
+/// failure with its ID and outputs, as Pulumi's `ErrorResourceInitFailed`).
+const INIT_FAIL_ON: &str = "initFailOn";
 const OPERATIONS: [&str; 3] = ["create", "update", "delete"];
 
 impl From<SimWorldError> for ProviderError {
@@ -79,7 +83,11 @@ fn covers(entry: &str, key: &str) -> bool {
 }
 
 fn fails_on(inputs: &PropertyMap, op: &str) -> bool {
-    opt_str_list(inputs, FAIL_ON)
+    lists(inputs, FAIL_ON, op)
+}
+
+fn lists(inputs: &PropertyMap, key: &str, op: &str) -> bool {
+    opt_str_list(inputs, key)
         .ok()
         .flatten()
         .is_some_and(|ops| ops.iter().any(|o| o == op))
@@ -134,6 +142,28 @@ impl SimProvider {
                 urn.name(),
                 urn.type_()
             )));
+        }
+        Ok(())
+    }
+
+    /// The partial failure `initFailOn` asks for, once the operation has made the resource.
+    fn injected_init_failure(
+        urn: &Urn,
+        inputs: &PropertyMap,
+        op: &str,
+        id: &str,
+        outputs: &PropertyMap,
+    ) -> Result<(), ProviderError> {
+        if lists(inputs, INIT_FAIL_ON, op) {
+            return Err(ProviderError::PartialFailure {
+                id: id.to_string(),
+                outputs: outputs.clone(),
+                reasons: vec![format!(
+                    "sim: {} ({}) did not initialise after {op} because its `initFailOn` input lists \"{op}\"",
+                    urn.name(),
+                    urn.type_()
+                )],
+            });
         }
         Ok(())
     }
@@ -193,6 +223,16 @@ impl Provider for SimProvider {
                         reason: format!(
                             "unknown operation {op:?}; expected create, update or delete"
                         ),
+                    });
+                }
+            }
+        }
+        if let Some(Some(ops)) = check_known(news, INIT_FAIL_ON, &mut failures, opt_str_list) {
+            for (i, op) in ops.iter().enumerate() {
+                if op != "create" && op != "update" {
+                    failures.push(CheckFailure {
+                        property: format!("{INIT_FAIL_ON}[{i}]"),
+                        reason: format!("unknown operation {op:?}; expected create or update"),
                     });
                 }
             }
@@ -257,6 +297,7 @@ impl Provider for SimProvider {
             properties: outputs.clone(),
         };
         let id = self.world.insert_new(|| new_id(name), resource).await?;
+        Self::injected_init_failure(&req.urn, &req.inputs, "create", &id, &outputs)?;
         Ok(CreateResult { id, outputs })
     }
 
@@ -321,6 +362,7 @@ impl Provider for SimProvider {
         if !self.world.set_properties(&req.id, outputs.clone()).await? {
             return Err(Self::missing(&req.id));
         }
+        Self::injected_init_failure(&req.urn, &req.new_inputs, "update", &req.id, &outputs)?;
         Ok(outputs)
     }
 
