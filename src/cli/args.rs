@@ -34,6 +34,9 @@ pub enum Command {
     /// Manage stack configuration.
     #[command(subcommand)]
     Config(ConfigCommand),
+    /// Edit the stack's state directly (delete, protect, rename, taint resources; repair).
+    #[command(subcommand)]
+    State(StateCommand),
     /// Run the bundled demo deployment in the console.
     Demo(DemoArgs),
 }
@@ -214,4 +217,80 @@ pub struct DemoArgs {
     /// Print plain progress lines instead of opening the console.
     #[arg(long)]
     pub non_interactive: bool,
+}
+
+/// What every `state` edit takes: the stack and the confirmation.
+#[derive(Debug, Clone, Args)]
+pub struct StateEditArgs {
+    #[command(flatten)]
+    pub stack: StackArg,
+    /// Skip the confirmation prompt.
+    #[arg(short, long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum StateCommand {
+    /// Delete resources from the state only (the cloud is not touched).
+    #[command(visible_aliases = ["rm", "remove"])]
+    Delete {
+        #[command(flatten)]
+        edit: StateEditArgs,
+        #[arg(required = true, value_name = "URN")]
+        urns: Vec<String>,
+        /// Also delete everything that depends on them.
+        #[arg(long)]
+        target_dependents: bool,
+        /// Delete protected resources too.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Set the protect flag, so that no deployment deletes the resources.
+    Protect {
+        #[command(flatten)]
+        edit: StateEditArgs,
+        #[arg(value_name = "URN", required_unless_present = "all")]
+        urns: Vec<String>,
+        /// Every resource of the stack.
+        #[arg(long, conflicts_with = "urns")]
+        all: bool,
+    },
+    /// Clear the protect flag.
+    Unprotect {
+        #[command(flatten)]
+        edit: StateEditArgs,
+        #[arg(value_name = "URN", required_unless_present = "all")]
+        urns: Vec<String>,
+        /// Every resource of the stack.
+        #[arg(long, conflicts_with = "urns")]
+        all: bool,
+    },
+    /// Give a resource a new name, keeping everything that refers to it pointing at it.
+    Rename {
+        #[command(flatten)]
+        edit: StateEditArgs,
+        #[arg(value_name = "URN")]
+        urn: String,
+        #[arg(value_name = "NEW_NAME")]
+        new_name: String,
+    },
+    /// Mark resources to be replaced by the next update.
+    Taint {
+        #[command(flatten)]
+        edit: StateEditArgs,
+        #[arg(required = true, value_name = "URN")]
+        urns: Vec<String>,
+    },
+    /// Clear the taint mark.
+    Untaint {
+        #[command(flatten)]
+        edit: StateEditArgs,
+        #[arg(required = true, value_name = "URN")]
+        urns: Vec<String>,
+    },
+    /// Sort a state that fails the integrity check and drop references to missing resources.
+    Repair {
+        #[command(flatten)]
+        edit: StateEditArgs,
+    },
 }

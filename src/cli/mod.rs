@@ -8,6 +8,7 @@ mod deploy;
 mod errors;
 mod graph;
 mod stack;
+mod state;
 mod workspace;
 
 use std::process::ExitCode;
@@ -58,6 +59,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Refresh(a) => deploy::run(&dir, backend, Operation::Refresh, a).await,
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
+        Command::State(c) => state::run(&dir, backend, c),
         Command::Demo(_) => unreachable!("handled above"),
     }
 }

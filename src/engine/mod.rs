@@ -19,6 +19,7 @@ pub mod provider;
 pub mod provider_registry;
 pub mod resource;
 pub mod snapshot;
+pub mod snapshot_repair;
 pub mod source;
 pub mod step;
 mod step_apply;

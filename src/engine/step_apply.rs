@@ -140,7 +140,7 @@ impl ApplyCtx {
                 let old = &step.old.as_ref().expect("delete has an old state").state;
                 if step.op == StepOp::Delete && old.protect && !self.ignore_protect {
                     return Err(format!(
-                        "resource \"{}\" cannot be deleted because it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`, or use the command: `pulumi state unprotect '{}'`",
+                        "resource \"{}\" cannot be deleted because it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{}'`",
                         old.urn, old.urn
                     ));
                 }

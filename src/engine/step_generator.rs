@@ -1020,7 +1020,7 @@ impl StepGenerator {
         }
         if old.state.protect && new.protect && !self.opts.ignore_protect {
             return Err(RegisterError::Failed(format!(
-                "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `pulumi up`"
+                "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{urn}'`"
             )));
         }
         if goal.import_id.is_some() {
@@ -1293,8 +1293,8 @@ impl StepGenerator {
         let diff = job.run().await?;
         if r.protect && diff.replaces() && !self.opts.ignore_protect {
             return Err(RegisterError::Failed(format!(
-                "unable to replace resource \"{}\" as part of replacing {on}: it is protected",
-                r.urn
+                "unable to replace resource \"{}\" as part of replacing {on}: it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{}'`",
+                r.urn, r.urn
             )));
         }
         Ok(diff.replaces().then(|| {

@@ -1,0 +1,242 @@
+//! `stepdeck state …` end to end: the real binary edits a real stack's state (Pulumi's
+//! `pulumi state` commands), and later deployments act on what it wrote.
+
+mod cli_support;
+
+use cli_support::*;
+use serde_json::Value;
+
+const PROGRAM: &str = r#"
+resources:
+  net:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+  db:
+    type: sim:index:Database
+    properties:
+      engine: pg15
+      networkId: ${net.networkId}
+  other:
+    type: sim:index:Resource
+    properties:
+      tag: two
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: one
+"#;
+
+fn urn(ty: &str, name: &str) -> String {
+    format!("urn:pulumi:dev::e2e::{ty}::{name}")
+}
+
+fn net() -> String {
+    urn("sim:index:Network", "net")
+}
+
+fn db() -> String {
+    urn("sim:index:Database", "db")
+}
+
+fn boxed() -> String {
+    urn("sim:index:Resource", "box")
+}
+
+fn up(env: &Env) -> String {
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+}
+
+/// Runs a `state` subcommand on stack dev with `--yes`.
+fn state(env: &Env, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["state"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--stack", "dev", "--yes"]);
+    env.run(&all)
+}
+
+fn ok(env: &Env, args: &[&str]) -> String {
+    let out = state(env, args);
+    assert!(
+        out.status.success(),
+        "state {args:?}: {}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+    stdout(&out)
+}
+
+fn refused(env: &Env, args: &[&str]) -> String {
+    let out = state(env, args);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "state {args:?}: {}",
+        stdout(&out)
+    );
+    stderr(&out)
+}
+
+fn resource(env: &Env, urn: &str) -> Option<Value> {
+    env.export("dev")["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"] == urn)
+        .cloned()
+}
+
+#[test]
+fn unprotect_lets_destroy_delete_a_protected_resource_and_protect_sets_it_again() {
+    let env = Env::new(&format!("{PROGRAM}    options:\n      protect: true\n"));
+    up(&env);
+    let refused = env.run(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!refused.status.success());
+    let text = format!("{}{}", stdout(&refused), stderr(&refused));
+    assert!(
+        text.contains(&format!("`stepdeck state unprotect '{}'`", boxed())),
+        "{text}"
+    );
+    assert!(!text.contains("pulumi state"), "{text}");
+
+    let out = ok(&env, &["unprotect", &boxed()]);
+    assert!(out.contains("1 resource unprotected"), "{out}");
+    assert!(resource(&env, &boxed()).unwrap().get("protect").is_none());
+    ok(&env, &["protect", &boxed()]);
+    assert_eq!(resource(&env, &boxed()).unwrap()["protect"], true);
+    ok(&env, &["unprotect", "--all"]);
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(env.world().is_empty(), "{:?}", env.world());
+}
+
+#[test]
+fn delete_refuses_dependents_and_protected_resources_unless_asked() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let world = env.world().len();
+
+    let no_yes = env.run(&["state", "delete", &db(), "--stack", "dev"]);
+    assert_eq!(no_yes.status.code(), Some(2));
+    assert!(stderr(&no_yes).contains("--yes must be passed"));
+
+    let err = refused(&env, &["delete", &net()]);
+    assert!(
+        err.contains("can't be safely deleted because the following resources depend on it"),
+        "{err}"
+    );
+    assert!(err.contains(&db()), "{err}");
+    assert!(err.contains("--target-dependents"), "{err}");
+
+    let out = ok(&env, &["delete", &net(), "--target-dependents"]);
+    assert!(out.contains("2 resources deleted"), "{out}");
+    assert!(resource(&env, &net()).is_none() && resource(&env, &db()).is_none());
+    assert_eq!(env.world().len(), world, "the cloud is not touched");
+
+    ok(&env, &["protect", &boxed()]);
+    let err = refused(&env, &["delete", &boxed()]);
+    assert!(err.contains("because it is protected"), "{err}");
+    assert!(err.contains("--force"), "{err}");
+    let forced = state(&env, &["delete", &boxed(), "--force"]);
+    assert!(forced.status.success());
+    assert!(stderr(&forced).contains("deleting protected resource"));
+    assert!(resource(&env, &boxed()).is_none());
+
+    let err = refused(&env, &["delete", &urn("sim:index:Resource", "nothing")]);
+    assert!(err.contains("no resource"), "{err}");
+}
+
+#[test]
+fn rename_keeps_every_reference_pointing_at_the_resource() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let provider = "urn:pulumi:dev::e2e::pulumi:providers:sim::default";
+    let out = ok(&env, &["rename", &net(), "network"]);
+    let renamed = urn("sim:index:Network", "network");
+    assert!(out.contains(&renamed), "{out}");
+    let database = resource(&env, &db()).unwrap();
+    assert_eq!(database["dependencies"], serde_json::json!([renamed]));
+    assert_eq!(
+        database["propertyDependencies"]["networkId"],
+        serde_json::json!([renamed])
+    );
+    ok(&env, &["rename", provider, "sims"]);
+    let database = resource(&env, &db()).unwrap();
+    assert!(
+        database["provider"]
+            .as_str()
+            .unwrap()
+            .starts_with("urn:pulumi:dev::e2e::pulumi:providers:sim::sims::"),
+        "{database}"
+    );
+    let err = refused(&env, &["rename", &boxed(), "other"]);
+    assert!(err.contains("already exists"), "{err}");
+    let err = refused(&env, &["rename", &boxed(), "bad::name"]);
+    assert!(err.contains("not a valid resource name"), "{err}");
+}
+
+#[test]
+fn taint_replaces_at_the_next_up_and_untaint_takes_it_back() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    let id = resource(&env, &boxed()).unwrap()["id"].clone();
+    ok(&env, &["taint", &boxed()]);
+    ok(&env, &["untaint", &boxed()]);
+    let out = up(&env);
+    assert!(!out.contains("replaced"), "{out}");
+    ok(&env, &["taint", &boxed()]);
+    assert_eq!(resource(&env, &boxed()).unwrap()["taint"], true);
+    let out = up(&env);
+    assert!(out.contains("1 replaced"), "{out}");
+    let after = resource(&env, &boxed()).unwrap();
+    assert_ne!(after["id"], id);
+    assert!(after.get("taint").is_none(), "{after}");
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn repair_sorts_a_broken_state_and_drops_references_to_missing_resources() {
+    let env = Env::new(PROGRAM);
+    up(&env);
+    ok(&env, &["repair"]);
+    // Break the checkpoint: db before the network it depends on, box depending on a resource
+    // that does not exist.
+    let path = env
+        .root
+        .path()
+        .join("state/.stepdeck/stacks/e2e/dev/checkpoint.json");
+    let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let resources = doc["checkpoint"]["latest"]["resources"]
+        .as_array_mut()
+        .unwrap();
+    let at = |rs: &Vec<Value>, u: &str| rs.iter().position(|r| r["urn"] == u).unwrap();
+    let db_at = at(resources, &db());
+    let db_state = resources.remove(db_at);
+    let net_at = at(resources, &net());
+    resources.insert(net_at, db_state);
+    let box_at = at(resources, &boxed());
+    resources[box_at]["dependencies"] = serde_json::json!([urn("sim:index:Resource", "gone")]);
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+
+    let broken = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(broken.status.code(), Some(2));
+    assert!(
+        stderr(&broken).contains("integrity check"),
+        "{}",
+        stderr(&broken)
+    );
+
+    let out = ok(&env, &["repair"]);
+    assert!(out.contains("State repaired successfully"), "{out}");
+    assert!(out.contains(&format!("move {}", db())), "{out}");
+    assert!(
+        out.contains("dependency urn:pulumi:dev::e2e::sim:index:Resource::gone (missing)"),
+        "{out}"
+    );
+    let repaired = env.export("dev");
+    let rs = repaired["deployment"]["resources"].as_array().unwrap();
+    assert!(at(rs, &net()) < at(rs, &db()));
+    assert!(rs[at(rs, &boxed())].get("dependencies").is_none());
+    let out = up(&env);
+    assert!(!out.contains("created"), "{out}");
+    env.assert_no_leaks("dev");
+}
