@@ -11,10 +11,10 @@ use super::urn::Urn;
 
 /// The delete steps for everything in the base the program did not register (Pulumi's
 /// `GenerateDeletes`). `live` says whether a URN is still wanted; `is_targeted` whether the
-/// operation may touch it. `already_deleted` positions get no delete; those among them that a
-/// delete-before-replace deleted in this run (`pending_replaced`) and the program no longer
-/// declares leave the state (`remove-pending-replace`), so nothing keeps depending on what is
-/// deleted next.
+/// operation may touch it. `already_deleted` positions get no delete; those among them pending
+/// replacement (deleted by a delete-before-replace in this run, `pending_replaced`, or in an
+/// earlier one) that the program no longer declares leave the state (`remove-pending-replace`),
+/// so nothing keeps depending on what is deleted next.
 pub(crate) fn generate_deletes(
     base: &[ResourceState],
     marked_delete: &HashSet<usize>,
@@ -29,7 +29,8 @@ pub(crate) fn generate_deletes(
             continue;
         }
         if already_deleted.contains(&index) {
-            if pending_replaced.contains(&index) && !r.delete && !live(&r.urn) {
+            let pending = r.pending_replacement || pending_replaced.contains(&index);
+            if pending && !r.delete && !live(&r.urn) {
                 let state = ResourceState {
                     pending_replacement: true,
                     ..r.clone()

@@ -685,8 +685,14 @@ impl Loop {
             .expect("condemned lock")
             .extend(steps.iter().map(|s| s.urn.clone()));
         // Base positions whose delete failed or was refused, and what they still need: those
-        // are kept rather than deleted from under them.
-        let mut kept: HashSet<usize> = HashSet::new();
+        // are kept rather than deleted from under them. A resource whose step failed or was
+        // skipped (continue-on-error) keeps its old state, so what that needs is kept too.
+        let mut kept: HashSet<usize> = base
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.delete && self.exec.is_failed_or_skipped(&r.urn))
+            .map(|(i, _)| i)
+            .collect();
         for layer in schedule_deletes(steps, self.sg.graph()) {
             let graph = self.sg.graph();
             let layer: Vec<Step> = layer

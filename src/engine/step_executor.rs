@@ -243,6 +243,11 @@ impl StepExecutor {
                     } else {
                         self.ctx.exec.mark_failed(&step.urn, &error);
                     }
+                    // A chain fails its registration too (a DBR chain whose dependent's delete
+                    // failed): what depends on that resource is skipped under continue-on-error.
+                    if let Some(last) = steps.last().filter(|l| l.urn != step.urn) {
+                        self.ctx.exec.mark_failed(&last.urn, &error);
+                    }
                     outcome = Err(error);
                     break;
                 }
