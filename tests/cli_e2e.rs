@@ -631,19 +631,9 @@ fn resource(export: &serde_json::Value, name: &str) -> serde_json::Value {
 
 #[test]
 fn a_dbr_cascade_whose_dependents_were_dropped_leaves_a_loadable_stack() {
-    let env = Env::new(
-        r#"
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: pg15
-      networkId: ${net.networkId}
-  side:
+    let env = Env::new(&format!(
+        "{NET_AND_DB}{}",
+        r#"  side:
     type: sim:index:Resource
     properties:
       v: 1
@@ -656,26 +646,17 @@ resources:
     options:
       dependsOn:
         - ${side}
-"#,
-    );
+"#
+    ));
     up(&env);
     // The database is replaced delete-before-replace, which deletes app first; the program
     // no longer declares app nor side, which app depended on.
     env.write(
         "Pulumi.yaml",
-        r#"name: e2e
-runtime: yaml
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: pg16
-      networkId: ${net.networkId}
-"#,
+        &format!(
+            "name: e2e\nruntime: yaml\n{}",
+            NET_AND_DB.replace("pg15", "pg16")
+        ),
     );
     let out = up(&env);
     assert!(out.contains("app deleted original"), "{out}");

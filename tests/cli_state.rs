@@ -6,18 +6,8 @@ mod cli_support;
 use cli_support::*;
 use serde_json::Value;
 
-const PROGRAM: &str = r#"
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: pg15
-      networkId: ${net.networkId}
-  other:
+/// Appended to [`NET_AND_DB`].
+const MORE: &str = r#"  other:
     type: sim:index:Resource
     properties:
       tag: two
@@ -26,6 +16,10 @@ resources:
     properties:
       tag: one
 "#;
+
+fn program() -> String {
+    format!("{NET_AND_DB}{MORE}")
+}
 
 fn urn(ty: &str, name: &str) -> String {
     format!("urn:pulumi:dev::e2e::{ty}::{name}")
@@ -88,7 +82,7 @@ fn resource(env: &Env, urn: &str) -> Option<Value> {
 
 #[test]
 fn unprotect_lets_destroy_delete_a_protected_resource_and_protect_sets_it_again() {
-    let env = Env::new(&format!("{PROGRAM}    options:\n      protect: true\n"));
+    let env = Env::new(&format!("{}    options:\n      protect: true\n", program()));
     up(&env);
     let refused = env.run(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
     assert!(!refused.status.success());
@@ -111,7 +105,7 @@ fn unprotect_lets_destroy_delete_a_protected_resource_and_protect_sets_it_again(
 
 #[test]
 fn delete_refuses_dependents_and_protected_resources_unless_asked() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&program());
     up(&env);
     let world = env.world().len();
 
@@ -147,7 +141,7 @@ fn delete_refuses_dependents_and_protected_resources_unless_asked() {
 
 #[test]
 fn rename_keeps_every_reference_pointing_at_the_resource() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&program());
     up(&env);
     let provider = "urn:pulumi:dev::e2e::pulumi:providers:sim::default";
     let out = ok(&env, &["rename", &net(), "network"]);
@@ -176,7 +170,7 @@ fn rename_keeps_every_reference_pointing_at_the_resource() {
 
 #[test]
 fn taint_replaces_at_the_next_up_and_untaint_takes_it_back() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&program());
     up(&env);
     let id = resource(&env, &boxed()).unwrap()["id"].clone();
     ok(&env, &["taint", &boxed()]);
@@ -195,7 +189,7 @@ fn taint_replaces_at_the_next_up_and_untaint_takes_it_back() {
 
 #[test]
 fn repair_sorts_a_broken_state_and_drops_references_to_missing_resources() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&program());
     up(&env);
     ok(&env, &["repair"]);
     // Break the checkpoint: db before the network it depends on, box depending on a resource

@@ -425,17 +425,17 @@ fn one(k: &'static str) -> Option<Box<dyn stepdeck::engine::Program>> {
     Some(program(vec![res("a", vec![("k", In::Lit(k))])]))
 }
 
+/// A run whose create of `a` partially fails.
+async fn partially_created_a() -> Run {
+    let p = partial_fake(&["a"]);
+    run(&p, &Snapshot::default(), options(), one("1")).await
+}
+
 #[tokio::test]
 async fn a_partially_failed_create_stays_with_its_init_errors_and_is_retried_as_an_update() {
     // Pulumi's CreateStep keeps the ID and outputs of a create that returned
     // ErrorResourceInitFailed; the next update is an (empty) update that clears initErrors.
-    let first = run(
-        &partial_fake(&["a"]),
-        &Snapshot::default(),
-        options(),
-        one("1"),
-    )
-    .await;
+    let first = partially_created_a().await;
     assert!(!first.result.outcome.is_success());
     let a = state(&first.result.snapshot, "a");
     assert_eq!(a.id.as_deref(), Some("id-a"));
@@ -496,20 +496,21 @@ fn cascade_specs(k: &'static str) -> Vec<Spec> {
     ]
 }
 
+/// The stack `cascade_specs("1")` creates.
+async fn cascade_base(p: &Arc<FakeProvider>) -> Snapshot {
+    let first = Some(program(cascade_specs("1")));
+    run(p, &Snapshot::default(), options(), first)
+        .await
+        .result
+        .snapshot
+}
+
 #[tokio::test]
 async fn dbr_dependents_the_program_dropped_leave_the_state_in_the_same_deployment() {
     // c is deleted by a's delete-before-replace cascade and the program no longer declares it:
     // Pulumi removes it (remove-pending-replace) before deleting d, which c depends on.
     let p = fake(Some(replace_on(&["k", "x"], true)));
-    let s0 = run(
-        &p,
-        &Snapshot::default(),
-        options(),
-        Some(program(cascade_specs("1"))),
-    )
-    .await
-    .result
-    .snapshot;
+    let s0 = cascade_base(&p).await;
     let second = Some(program(vec![res("a", vec![("k", In::Lit("2"))])]));
     let r = run(&p, &s0, options(), second).await;
     assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
@@ -543,15 +544,7 @@ async fn check_of_a_dependent_recreated_after_a_dbr_gets_no_old_inputs() {
     // Pulumi's recreate_resource_check: c was deleted by a's cascade, so its old inputs
     // describe nothing that exists; Check of its recreation is given none.
     let p = fake(Some(replace_on(&["k", "x"], true)));
-    let s0 = run(
-        &p,
-        &Snapshot::default(),
-        options(),
-        Some(program(cascade_specs("1"))),
-    )
-    .await
-    .result
-    .snapshot;
+    let s0 = cascade_base(&p).await;
     p.checks.lock().unwrap().clear();
     let r = run(&p, &s0, options(), Some(program(cascade_specs("2")))).await;
     assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
@@ -565,13 +558,7 @@ async fn check_of_a_dependent_recreated_after_a_dbr_gets_no_old_inputs() {
 
 #[tokio::test]
 async fn replace_on_changes_initerror_replaces_a_resource_that_did_not_initialise() {
-    let first = run(
-        &partial_fake(&["a"]),
-        &Snapshot::default(),
-        options(),
-        one("1"),
-    )
-    .await;
+    let first = partially_created_a().await;
     let with_trigger: GoalFn = Box::new(|_| {
         let mut g = custom("a", &[("k", "1")]);
         g.replace_on_changes = vec!["#initerror".into()];

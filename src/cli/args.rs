@@ -229,6 +229,27 @@ pub struct StateEditArgs {
     pub yes: bool,
 }
 
+/// `state protect` / `state unprotect`: some resources, or all of them.
+#[derive(Debug, Clone, Args)]
+pub struct StateProtectArgs {
+    #[command(flatten)]
+    pub edit: StateEditArgs,
+    #[arg(value_name = "URN", required_unless_present = "all")]
+    pub urns: Vec<String>,
+    /// Every resource of the stack.
+    #[arg(long, conflicts_with = "urns")]
+    pub all: bool,
+}
+
+/// A `state` edit of the resources named by URN.
+#[derive(Debug, Clone, Args)]
+pub struct StateUrnsArgs {
+    #[command(flatten)]
+    pub edit: StateEditArgs,
+    #[arg(required = true, value_name = "URN")]
+    pub urns: Vec<String>,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum StateCommand {
     /// Delete resources from the state only (the cloud is not touched).
@@ -246,25 +267,9 @@ pub enum StateCommand {
         force: bool,
     },
     /// Set the protect flag, so that no deployment deletes the resources.
-    Protect {
-        #[command(flatten)]
-        edit: StateEditArgs,
-        #[arg(value_name = "URN", required_unless_present = "all")]
-        urns: Vec<String>,
-        /// Every resource of the stack.
-        #[arg(long, conflicts_with = "urns")]
-        all: bool,
-    },
+    Protect(StateProtectArgs),
     /// Clear the protect flag.
-    Unprotect {
-        #[command(flatten)]
-        edit: StateEditArgs,
-        #[arg(value_name = "URN", required_unless_present = "all")]
-        urns: Vec<String>,
-        /// Every resource of the stack.
-        #[arg(long, conflicts_with = "urns")]
-        all: bool,
-    },
+    Unprotect(StateProtectArgs),
     /// Give a resource a new name, keeping everything that refers to it pointing at it.
     Rename {
         #[command(flatten)]
@@ -275,19 +280,9 @@ pub enum StateCommand {
         new_name: String,
     },
     /// Mark resources to be replaced by the next update.
-    Taint {
-        #[command(flatten)]
-        edit: StateEditArgs,
-        #[arg(required = true, value_name = "URN")]
-        urns: Vec<String>,
-    },
+    Taint(StateUrnsArgs),
     /// Clear the taint mark.
-    Untaint {
-        #[command(flatten)]
-        edit: StateEditArgs,
-        #[arg(required = true, value_name = "URN")]
-        urns: Vec<String>,
-    },
+    Untaint(StateUrnsArgs),
     /// Sort a state that fails the integrity check and drop references to missing resources.
     Repair {
         #[command(flatten)]

@@ -29,24 +29,22 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
         } => edit_state(&ws, &edit, "state delete", |snap| {
             delete(snap, &urns, target_dependents, force)
         }),
-        StateCommand::Protect { edit, urns, all } => edit_state(&ws, &edit, "state protect", |s| {
-            mark(s, &urns, all, "protected", |r| r.protect = true)
+        StateCommand::Protect(a) => edit_state(&ws, &a.edit, "state protect", |s| {
+            mark(s, &a.urns, a.all, "protected", |r| r.protect = true)
         }),
-        StateCommand::Unprotect { edit, urns, all } => {
-            edit_state(&ws, &edit, "state unprotect", |s| {
-                mark(s, &urns, all, "unprotected", |r| r.protect = false)
-            })
-        }
+        StateCommand::Unprotect(a) => edit_state(&ws, &a.edit, "state unprotect", |s| {
+            mark(s, &a.urns, a.all, "unprotected", |r| r.protect = false)
+        }),
         StateCommand::Rename {
             edit,
             urn,
             new_name,
         } => edit_state(&ws, &edit, "state rename", |s| rename(s, &urn, &new_name)),
-        StateCommand::Taint { edit, urns } => edit_state(&ws, &edit, "state taint", |s| {
-            mark(s, &urns, false, "tainted", |r| r.taint = true)
+        StateCommand::Taint(a) => edit_state(&ws, &a.edit, "state taint", |s| {
+            mark(s, &a.urns, false, "tainted", |r| r.taint = true)
         }),
-        StateCommand::Untaint { edit, urns } => edit_state(&ws, &edit, "state untaint", |s| {
-            mark(s, &urns, false, "untainted", |r| r.taint = false)
+        StateCommand::Untaint(a) => edit_state(&ws, &a.edit, "state untaint", |s| {
+            mark(s, &a.urns, false, "untainted", |r| r.taint = false)
         }),
         StateCommand::Repair { edit } => repair(&ws, &edit),
     }

@@ -39,13 +39,30 @@ fn secretize(outputs: &mut PropertyMap, inputs: &PropertyMap, additional: &[Stri
     }
 }
 
-/// The init errors a partial failure records; never empty, so the next update retries it.
-fn init_errors(reasons: Vec<String>) -> Vec<String> {
-    if reasons.is_empty() {
+/// Records a partial failure (the resource exists but did not initialise): its outputs and
+/// init errors, never empty so that the next update retries it; the step fails.
+fn partially_initialised(
+    new: &mut ResourceState,
+    outputs: PropertyMap,
+    reasons: Vec<String>,
+    doing: &str,
+) -> Result<(), String> {
+    new.outputs = outputs;
+    secretize(
+        &mut new.outputs,
+        &new.inputs,
+        &new.additional_secret_outputs,
+    );
+    new.init_errors = if reasons.is_empty() {
         vec!["resource init failed".to_string()]
     } else {
         reasons
-    }
+    };
+    Err(format!(
+        "{doing} {} partially failed: {}",
+        new.urn,
+        new.init_errors.join("; ")
+    ))
 }
 
 impl ApplyCtx {
@@ -262,18 +279,7 @@ impl ApplyCtx {
                 reasons,
             }) => {
                 new.id = (!id.is_empty()).then_some(id);
-                new.outputs = outputs;
-                secretize(
-                    &mut new.outputs,
-                    &new.inputs,
-                    &new.additional_secret_outputs,
-                );
-                new.init_errors = init_errors(reasons);
-                Err(format!(
-                    "creating {} partially failed: {}",
-                    new.urn,
-                    new.init_errors.join("; ")
-                ))
+                partially_initialised(new, outputs, reasons, "creating")
             }
             Err(e) => Err(format!("creating {} failed: {e}", new.urn)),
         }
@@ -335,18 +341,7 @@ impl ApplyCtx {
                 // The resource took the new outputs but not the inputs that led there
                 // (Pulumi keeps old inputs and new outputs after a partial update).
                 new.inputs = old.inputs.clone();
-                new.outputs = outputs;
-                secretize(
-                    &mut new.outputs,
-                    &new.inputs,
-                    &new.additional_secret_outputs,
-                );
-                new.init_errors = init_errors(reasons);
-                Err(format!(
-                    "updating {} partially failed: {}",
-                    new.urn,
-                    new.init_errors.join("; ")
-                ))
+                partially_initialised(new, outputs, reasons, "updating")
             }
             Err(e) => Err(format!("updating {} failed: {e}", new.urn)),
         }

@@ -15,6 +15,20 @@ pub struct Env {
 
 pub const PASSPHRASE: &str = "correct horse battery staple";
 
+/// A `resources:` section opening with a network and a database in it (more may follow).
+pub const NET_AND_DB: &str = r#"
+resources:
+  net:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+  db:
+    type: sim:index:Database
+    properties:
+      engine: pg15
+      networkId: ${net.networkId}
+"#;
+
 impl Env {
     /// A project named `e2e` whose `Pulumi.yaml` is `program` (after the name/runtime lines).
     pub fn new(program: &str) -> Env {
