@@ -686,3 +686,41 @@ async fn random_program_sequences_never_produce_an_invalid_snapshot() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_pending_replacement_registered_again_is_created_even_without_a_diff() {
+    // Pulumi's pending_replace_test: a DBR whose create failed left `a` deleted and pending
+    // replacement. Registered again, it is replaced (created, never deleted twice) whatever its
+    // diff says, and the pending flag goes.
+    let p = fake(Some(replace_on(&["k"], true)));
+    let s0 = run(&p, &Snapshot::default(), options(), one("1"))
+        .await
+        .result
+        .snapshot;
+    let failing = Arc::new(FakeProvider {
+        diff: Some(replace_on(&["k"], true)),
+        fail_create: ["a".to_string()].into(),
+        ..FakeProvider::default()
+    });
+    let interrupted = run(&failing, &s0, options(), one("2")).await;
+    assert!(!interrupted.result.outcome.is_success());
+    assert!(state(&interrupted.result.snapshot, "a").pending_replacement);
+
+    for k in ["2", "1"] {
+        let p = fake(Some(replace_on(&["k"], true)));
+        let r = run(&p, &interrupted.result.snapshot, options(), one(k)).await;
+        assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+        assert_eq!(
+            r.steps(),
+            vec![
+                (StepOp::Replace, "a".to_string()),
+                (StepOp::CreateReplacement, "a".to_string())
+            ],
+            "k = {k}"
+        );
+        assert!(p.names("delete").is_empty());
+        let a = state(&r.result.snapshot, "a");
+        assert!(!a.pending_replacement);
+        assert_eq!(a.inputs["k"], PropertyValue::String(k.into()));
+    }
+}

@@ -996,14 +996,17 @@ impl StepGenerator {
             steps: vec![step],
             cascade: None,
         };
-        if diff.changes != DiffChanges::Some && !old.state.init_errors.is_empty() {
+        // An old copy a delete-before-replace already deleted is replaced whatever the diff
+        // says (Pulumi's `old.PendingReplacement`), without deleting it again.
+        let pending = old.state.pending_replacement;
+        if diff.changes != DiffChanges::Some && !pending && !old.state.init_errors.is_empty() {
             // A resource that did not initialise is updated again even without changes, to
             // "continue" awaiting its initialisation (Pulumi's empty update).
             return Ok(single(
                 Step::new(StepOp::Update, urn).with_old(old).with_new(new),
             ));
         }
-        if diff.changes != DiffChanges::Some {
+        if diff.changes != DiffChanges::Some && !pending {
             new.id = old.state.id.clone();
             new.outputs = old.state.outputs.clone();
             new.created = old.state.created.clone();
@@ -1012,7 +1015,7 @@ impl StepGenerator {
                 Step::new(StepOp::Same, urn).with_old(old).with_new(new),
             ));
         }
-        if !diff.replaces() {
+        if !diff.replaces() && !pending {
             let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
             step.diffs = diff.changed_keys;
             step.detailed_diff = diff.detailed_diff;
@@ -1033,9 +1036,10 @@ impl StepGenerator {
                 .diag(Some(urn.clone()), Severity::Warning, msg.to_string());
         }
         self.replaced.insert(urn.clone());
-        let dbr = goal
-            .delete_before_replace
-            .unwrap_or(diff.delete_before_replace);
+        let dbr = pending
+            || goal
+                .delete_before_replace
+                .unwrap_or(diff.delete_before_replace);
         let decorate = |mut s: Step, diff: &DiffResult| {
             s.keys = diff.replace_keys.clone();
             s.diffs = diff.changed_keys.clone();

@@ -42,6 +42,8 @@ pub struct FakeProvider {
     pub delay: Duration,
     /// Resource names whose create, update or delete fails.
     pub fail: HashSet<String>,
+    /// Resource names whose create (only) fails.
+    pub fail_create: HashSet<String>,
     /// Resource names whose create or update partially fails: the resource exists (with an ID
     /// and outputs) but did not initialise (Pulumi's `ErrorResourceInitFailed`).
     pub partial: HashSet<String>,
@@ -62,6 +64,7 @@ impl Default for FakeProvider {
             diff_config: None,
             delay: Duration::ZERO,
             fail: HashSet::new(),
+            fail_create: HashSet::new(),
             partial: HashSet::new(),
             checks: Mutex::default(),
             world: Mutex::default(),
@@ -99,7 +102,9 @@ impl FakeProvider {
             started,
             ended: Instant::now(),
         });
-        if op != "diff" && self.fail.contains(urn.name()) {
+        let failing = self.fail.contains(urn.name())
+            || (op == "create" && self.fail_create.contains(urn.name()));
+        if op != "diff" && failing {
             return Err(ProviderError::Failed(format!(
                 "{op} of {} failed on purpose",
                 urn.name()
