@@ -213,11 +213,9 @@ fn repair_sorts_a_broken_state_and_drops_references_to_missing_resources() {
 
     let broken = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     assert_eq!(broken.status.code(), Some(2));
-    assert!(
-        stderr(&broken).contains("integrity check"),
-        "{}",
-        stderr(&broken)
-    );
+    let err = stderr(&broken);
+    assert!(err.contains("integrity check"), "{err}");
+    assert!(err.contains("`stepdeck state repair`"), "{err}");
 
     let out = ok(&env, &["repair"]);
     assert!(out.contains("State repaired successfully"), "{out}");

@@ -41,6 +41,9 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
+            if state::fails_integrity(&e) {
+                eprintln!("The stack's state can be repaired with `stepdeck state repair`.");
+            }
             ExitCode::from(errors::exit_code(&e))
         }
     }

@@ -12,7 +12,7 @@ use stepdeck::engine::graph::DependencyGraph;
 use stepdeck::engine::resource::provider_urn;
 use stepdeck::engine::snapshot::Manifest;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
-use stepdeck::state::{Crypter, StackLock};
+use stepdeck::state::{Crypter, StackLock, StateError};
 
 use super::args::{StateCommand, StateEditArgs};
 use super::errors::usage;
@@ -48,6 +48,16 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
         }),
         StateCommand::Repair { edit } => repair(&ws, &edit),
     }
+}
+
+/// Whether an error is a state failing the integrity check (which `state repair` may fix).
+pub fn fails_integrity(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        matches!(
+            c.downcast_ref::<StateError>(),
+            Some(StateError::Integrity { .. })
+        )
+    })
 }
 
 /// Asks before editing state, as Pulumi does; without a terminal `--yes` is required.
