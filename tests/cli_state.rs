@@ -232,3 +232,78 @@ fn repair_sorts_a_broken_state_and_drops_references_to_missing_resources() {
     assert!(!out.contains("created"), "{out}");
     env.assert_no_leaks("dev");
 }
+
+#[test]
+fn move_takes_resources_to_another_stack_with_a_copy_of_their_provider() {
+    let env = Env::new(&program());
+    up(&env);
+    env.ok(&["stack", "init", "prod"]);
+    let world = env.world();
+    let mv = |args: &[&str]| {
+        let mut all = vec![
+            "state", "move", "--source", "dev", "--dest", "prod", "--yes",
+        ];
+        all.extend_from_slice(args);
+        env.run(&all)
+    };
+    let out = mv(&["urn:pulumi:dev::e2e::pulumi:providers:sim::default"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("providers cannot be moved"));
+
+    // net moves; db stays in dev and loses its dependency on it.
+    let out = mv(&[&net(), &boxed()]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("remaining in dev have dependencies"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Successfully moved resources from dev to prod"),
+        "{text}"
+    );
+    let dev = env.export("dev")["deployment"]["resources"].clone();
+    let dev_urns: Vec<&str> = dev
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["urn"].as_str().unwrap())
+        .collect();
+    assert!(!dev_urns.contains(&net().as_str()) && !dev_urns.contains(&boxed().as_str()));
+    let db = dev
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"] == db())
+        .unwrap();
+    assert!(db.get("dependencies").is_none(), "{db}");
+
+    let prod = env.export("prod")["deployment"]["resources"].clone();
+    let prod_box = prod
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"] == "urn:pulumi:prod::e2e::sim:index:Resource::box")
+        .expect("box in prod")
+        .clone();
+    assert!(
+        prod_box["provider"]
+            .as_str()
+            .unwrap()
+            .starts_with("urn:pulumi:prod::e2e::pulumi:providers:sim::default::"),
+        "{prod_box}"
+    );
+    assert_eq!(
+        prod_box["parent"],
+        "urn:pulumi:prod::e2e::pulumi:pulumi:Stack::e2e-prod"
+    );
+    assert_eq!(env.world(), world, "the cloud is not touched");
+
+    // prod's next update keeps the moved resources and creates only what it lacks.
+    let out = env.ok(&["up", "--stack", "prod", "--yes", "--non-interactive"]);
+    assert!(
+        !out.contains("box created") && !out.contains("net created"),
+        "{out}"
+    );
+    assert!(out.contains("db created"), "{out}");
+}

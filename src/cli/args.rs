@@ -288,4 +288,25 @@ pub enum StateCommand {
         #[command(flatten)]
         edit: StateEditArgs,
     },
+    /// Move resources (with their children) to another stack of the project.
+    #[command(visible_alias = "mv")]
+    Move(StateMoveArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct StateMoveArgs {
+    /// The stack to move from (default: the current stack).
+    #[arg(long, value_name = "NAME")]
+    pub source: Option<String>,
+    /// The stack to move to (default: the current stack).
+    #[arg(long, value_name = "NAME")]
+    pub dest: Option<String>,
+    #[arg(required = true, value_name = "URN")]
+    pub urns: Vec<String>,
+    /// Move the resources' parents too.
+    #[arg(long)]
+    pub include_parents: bool,
+    /// Skip the confirmation prompt.
+    #[arg(short, long)]
+    pub yes: bool,
 }

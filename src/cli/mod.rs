@@ -9,6 +9,7 @@ mod errors;
 mod graph;
 mod stack;
 mod state;
+mod state_move;
 mod workspace;
 
 use std::process::ExitCode;

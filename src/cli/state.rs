@@ -47,6 +47,7 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
             mark(s, &a.urns, false, "untainted", |r| r.taint = false)
         }),
         StateCommand::Repair { edit } => repair(&ws, &edit),
+        StateCommand::Move(a) => super::state_move::run(&ws, a),
     }
 }
 
@@ -61,7 +62,7 @@ pub fn fails_integrity(e: &anyhow::Error) -> bool {
 }
 
 /// Asks before editing state, as Pulumi does; without a terminal `--yes` is required.
-fn confirm(yes: bool) -> Result<bool> {
+pub(super) fn confirm(yes: bool) -> Result<bool> {
     if yes {
         return Ok(true);
     }
@@ -99,7 +100,12 @@ fn edit_state(
     Ok(())
 }
 
-fn save(ws: &Workspace, lock: &StackLock, mut snap: Snapshot, c: Option<&Crypter>) -> Result<()> {
+pub(super) fn save(
+    ws: &Workspace,
+    lock: &StackLock,
+    mut snap: Snapshot,
+    c: Option<&Crypter>,
+) -> Result<()> {
     snap.manifest = Manifest::now();
     ws.backend.save(lock, &snap, c)?;
     Ok(())
