@@ -278,13 +278,7 @@ fn rename(snap: &mut Snapshot, arg: &str, new_name: &str) -> Result<String> {
     };
     for r in &mut snap.resources {
         follow(&mut r.urn);
-        r.parent.iter_mut().for_each(follow);
-        r.dependencies.iter_mut().for_each(follow);
-        r.property_dependencies
-            .values_mut()
-            .flatten()
-            .for_each(follow);
-        r.deleted_with.iter_mut().for_each(follow);
+        r.for_each_reference(follow);
         r.aliases.iter_mut().for_each(follow);
         if let Some(reference) = &mut r.provider
             && provider_urn(reference).as_ref() == Some(&old)

@@ -289,12 +289,7 @@ fn move_resources(
                 *u = n.clone();
             }
         };
-        r.dependencies.iter_mut().for_each(follow);
-        r.property_dependencies
-            .values_mut()
-            .flatten()
-            .for_each(follow);
-        r.deleted_with.iter_mut().for_each(follow);
+        r.for_each_reference(follow);
         r.aliases.clear();
         if let Some(p) = r.provider.take() {
             r.provider = Some(references.get(&p).cloned().unwrap_or(p));

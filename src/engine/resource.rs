@@ -102,6 +102,18 @@ impl ResourceState {
             .chain(self.deleted_with.iter().cloned())
     }
 
+    /// Applies `f` to every URN this resource refers to but its provider (parent,
+    /// dependencies, property dependencies, deletedWith): renames and moves rewrite them here.
+    pub fn for_each_reference(&mut self, mut f: impl FnMut(&mut Urn)) {
+        self.parent.iter_mut().for_each(&mut f);
+        self.dependencies.iter_mut().for_each(&mut f);
+        self.property_dependencies
+            .values_mut()
+            .flatten()
+            .for_each(&mut f);
+        self.deleted_with.iter_mut().for_each(&mut f);
+    }
+
     pub fn is_provider(&self) -> bool {
         is_provider_type(&self.type_)
     }
