@@ -724,3 +724,23 @@ async fn a_pending_replacement_registered_again_is_created_even_without_a_diff()
         assert_eq!(a.inputs["k"], PropertyValue::String(k.into()));
     }
 }
+
+#[tokio::test]
+async fn check_of_a_resource_replaced_on_request_gets_no_old_inputs() {
+    // Pulumi's generateSteps ignores the old state of a `--replace` target when checking.
+    let p = fake(None);
+    let s0 = run(&p, &Snapshot::default(), options(), one("1"))
+        .await
+        .result
+        .snapshot;
+    p.checks.lock().unwrap().clear();
+    let mut opts = options();
+    opts.replace = vec![state(&s0, "a").urn.to_string()];
+    let r = run(&p, &s0, opts, one("1")).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::CreateReplacement), vec!["a"]);
+    assert_eq!(
+        p.check_olds("a"),
+        vec![stepdeck::engine::PropertyMap::new()]
+    );
+}
