@@ -307,3 +307,43 @@ fn move_takes_resources_to_another_stack_with_a_copy_of_their_provider() {
     );
     assert!(out.contains("db created"), "{out}");
 }
+
+#[test]
+fn edit_replaces_the_state_with_a_valid_edit_and_keeps_a_bad_one_aside() {
+    let env = Env::new(&program());
+    up(&env);
+    let script = |name: &str, body: &str| {
+        let path = env.root.path().join(name);
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+        path.display().to_string()
+    };
+    let edit = |editor: &str| {
+        env.command(&["state", "edit", "--stack", "dev"])
+            .env("EDITOR", editor)
+            .env_remove("VISUAL")
+            .output()
+            .unwrap()
+    };
+    let retag = script("retag", r#"sed -i 's/"tag": "one"/"tag": "edited"/' "$1""#);
+    let out = edit(&retag);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("State edited"));
+    assert_eq!(resource(&env, &boxed()).unwrap()["inputs"]["tag"], "edited");
+
+    let unchanged = edit("true");
+    assert!(stdout(&unchanged).contains("No changes"));
+
+    let before = env.export("dev");
+    let break_it = script("break", r#"echo '{"version": 3' > "$1""#);
+    let out = edit(&break_it);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("invalid JSON") && err.contains("the edit is in"),
+        "{err}"
+    );
+    assert_eq!(env.export("dev"), before, "a bad edit changes nothing");
+}

@@ -291,6 +291,11 @@ pub enum StateCommand {
     /// Move resources (with their children) to another stack of the project.
     #[command(visible_alias = "mv")]
     Move(StateMoveArgs),
+    /// Edit the state as exported JSON in $VISUAL or $EDITOR; saved only if it is valid.
+    Edit {
+        #[command(flatten)]
+        stack: StackArg,
+    },
 }
 
 #[derive(Debug, Clone, Args)]

@@ -48,6 +48,7 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
         }),
         StateCommand::Repair { edit } => repair(&ws, &edit),
         StateCommand::Move(a) => super::state_move::run(&ws, a),
+        StateCommand::Edit { stack } => edit_in_editor(&ws, stack.stack.as_deref()),
     }
 }
 
@@ -339,5 +340,63 @@ fn repair(ws: &Workspace, args: &StateEditArgs) -> Result<()> {
     }
     save(ws, &lock, snap, crypter)?;
     println!("State repaired successfully");
+    Ok(())
+}
+
+/// Opens the state, as `stack export` writes it, in the user's editor; the edited document is
+/// validated as `stack import` does and replaces the state only if it passes. On a bad edit
+/// the file is kept so that nothing typed is lost.
+fn edit_in_editor(ws: &Workspace, stack: Option<&str>) -> Result<()> {
+    let stack = ws.stack(stack, false)?;
+    let editor = std::env::var("VISUAL")
+        .or_else(|_| std::env::var("EDITOR"))
+        .unwrap_or_else(|_| "vi".to_string());
+    let crypter = stack.crypter.as_ref();
+    let lock = ws.backend.lock(&stack.reference, "state edit")?;
+    let before = serde_json::to_string_pretty(&ws.backend.export(&stack.reference, crypter)?)?;
+    let path = std::env::temp_dir().join(format!(
+        "stepdeck-state-{}-{}.json",
+        stack.name,
+        std::process::id()
+    ));
+    std::fs::write(&path, format!("{before}\n"))?;
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("sh")
+        .arg(&path)
+        .status()
+        .map_err(|e| anyhow!("running the editor `{editor}`: {e}"))?;
+    if !status.success() {
+        return Err(anyhow!(
+            "the editor `{editor}` failed ({status}); the state is unchanged, the edit is in {}",
+            path.display()
+        ));
+    }
+    let after = std::fs::read_to_string(&path)?;
+    if after.trim() == before.trim() {
+        std::fs::remove_file(&path)?;
+        println!("No changes; the state is unchanged");
+        return Ok(());
+    }
+    let kept = |e: String| {
+        usage(format!(
+            "{e}; the state is unchanged, the edit is in {}",
+            path.display()
+        ))
+    };
+    let doc: serde_json::Value = serde_json::from_str(&after).map_err(|e| {
+        kept(format!(
+            "{}:{}:{}: invalid JSON: {e}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })?;
+    ws.backend
+        .import(&lock, &doc, crypter, crypter)
+        .map_err(|e| kept(e.to_string()))?;
+    std::fs::remove_file(&path)?;
+    println!("State edited");
     Ok(())
 }
