@@ -1,7 +1,8 @@
 //! `stepdeck state …`: edits of a stack's recorded state without a deployment (Pulumi's
-//! `pulumi state`): delete, protect, unprotect, rename, taint, untaint, and repair. Every edit
-//! holds the stack lock, loads the state with its journal and saves it as a new checkpoint
-//! (integrity checked), so nothing recorded is lost and no deployment runs meanwhile.
+//! `pulumi state`): delete, protect, unprotect, rename, taint, untaint, repair and edit (`move`
+//! is in `state_move`). Every edit holds the stack lock, loads the state with its journal and
+//! saves it as a new checkpoint (integrity checked), so nothing recorded is lost and no
+//! deployment runs meanwhile.
 
 use std::collections::HashSet;
 use std::io::{BufRead, IsTerminal, Write};
