@@ -253,3 +253,119 @@ async fn exclude_dependents_leaves_what_depends_on_an_excluded_resource_alone() 
     assert_eq!(p.names("delete"), vec!["c"]);
     assert_eq!(r.names(), vec!["a", "b"]);
 }
+
+fn targeting(names: &[&str], dependents: bool) -> stepdeck::engine::Options {
+    let mut opts = options();
+    opts.targets = names.iter().map(|n| urn(n)).collect();
+    opts.target_dependents = dependents;
+    opts
+}
+
+#[tokio::test]
+async fn an_untargeted_resource_keeps_the_old_dependencies_the_program_dropped_before_it() {
+    // Pulumi's getDependencySteps: c keeps its old state, which needs b; the program dropped b
+    // and the targets spare it, so b is kept too, before c.
+    let p = Arc::new(FakeProvider::default());
+    let mut b = res("b", vec![]);
+    b.depends_on = vec!["a"];
+    let mut c = res("c", vec![]);
+    c.depends_on = vec!["b"];
+    let s0 = run(
+        &p,
+        &Snapshot::default(),
+        options(),
+        Some(program(vec![res("a", vec![]), b, c])),
+    )
+    .await
+    .result
+    .snapshot;
+    let next = Some(program(vec![res("a", vec![]), res("c", vec![])]));
+    let r = run(&p, &s0, targeting(&["a"], false), next).await;
+    assert_eq!(r.result.outcome, Outcome::Succeeded);
+    assert_eq!(r.names(), vec!["a", "b", "c"]);
+}
+
+#[tokio::test]
+async fn an_untargeted_recreation_may_not_need_a_skipped_create() {
+    // a's delete-before-replace deletes c; c, untargeted, is recreated, but now depends on b,
+    // whose create the targets skip: an error, as Pulumi's validateSteps makes it.
+    let p = Arc::new(FakeProvider {
+        diff: Some(replace_on(&["k", "x"], true)),
+        ..FakeProvider::default()
+    });
+    let first = vec![
+        res("a", vec![("k", In::Lit("1"))]),
+        res("c", vec![("x", In::Out("a", "k"))]),
+    ];
+    let s0 = run(&p, &Snapshot::default(), options(), Some(program(first)))
+        .await
+        .result
+        .snapshot;
+    let mut c = res("c", vec![]);
+    c.depends_on = vec!["b"];
+    let next = vec![res("a", vec![("k", In::Lit("2"))]), res("b", vec![]), c];
+    let r = run(&p, &s0, targeting(&["a"], false), Some(program(next))).await;
+    assert!(!r.result.outcome.is_success());
+    assert!(
+        errors(&r)
+            .iter()
+            .any(|e| e.contains("not specified in --target list")),
+        "{:?}",
+        errors(&r)
+    );
+}
+
+#[tokio::test]
+async fn a_targeted_destroy_leaves_the_provider_of_what_it_spares() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let mut opts = targeting(&["c"], true);
+    opts.operation = stepdeck::engine::Operation::Destroy;
+    let r = run(&p, &s0, opts, None).await;
+    assert_eq!(r.result.outcome, Outcome::Succeeded);
+    assert_eq!(r.steps_of(StepOp::Delete), vec!["c"]);
+    assert_eq!(r.names(), vec!["a", "b"]);
+}
+
+#[tokio::test]
+async fn a_targeted_delete_of_every_copy_of_a_urn_needs_what_depends_on_the_old_copy() {
+    // d depends on the URN of a, which resolves to the copy pending deletion: deleting both
+    // copies would leave d dangling, so it must be targeted too.
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let a = s0
+        .resources
+        .iter()
+        .position(|r| r.urn.name() == "a")
+        .unwrap();
+    let mut resources = s0.resources.clone();
+    let mut old_a = resources[a].clone();
+    old_a.delete = true;
+    old_a.id = Some("id-a-old".into());
+    let mut d = resources[a].clone();
+    d.urn = stepdeck::engine::Urn::parse(&urn("d")).unwrap();
+    d.id = Some("id-d".into());
+    d.dependencies = vec![resources[a].urn.clone()];
+    resources.push(old_a);
+    resources.push(d);
+    let s1 = Snapshot {
+        resources,
+        ..s0.clone()
+    };
+    s1.verify_integrity().unwrap();
+    let mut opts = targeting(&["a"], false);
+    opts.operation = stepdeck::engine::Operation::Destroy;
+    let refused = run(&p, &s1, opts.clone(), None).await;
+    assert!(!refused.result.outcome.is_success());
+    assert!(
+        errors(&refused)
+            .iter()
+            .any(|e| e.contains("::d' will be destroyed")),
+        "{:?}",
+        errors(&refused)
+    );
+    opts.target_dependents = true;
+    let r = run(&p, &s1, opts, None).await;
+    assert_eq!(r.result.outcome, Outcome::Succeeded);
+    assert_eq!(r.names(), vec!["c"]);
+}

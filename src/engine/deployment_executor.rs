@@ -2,7 +2,7 @@
 //! generator, hands chains to the executor, holds DBR cascades for the operator, then runs the
 //! deletes, and reports how it all ended.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
 
@@ -670,7 +670,7 @@ impl Loop {
             &self.sg.pending_deletes,
             &pending_replaced,
             |u: &Urn| self.sg.is_live(u) || self.sg.declined.contains(u),
-            |u: &Urn| self.sg.is_targeted(u),
+            |u: &Urn| self.sg.may_delete(u),
         );
         if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {
             return Ok(());
@@ -735,14 +735,27 @@ impl Loop {
             .iter()
             .filter_map(|s| s.old.as_ref().map(|o| o.index))
             .collect();
+        // A dependent names its dependency by URN and resolves to the latest earlier copy, so
+        // deleting a pending-delete copy can leave it dangling too, once no copy of the URN
+        // is left.
+        let mut copies: HashMap<&Urn, Vec<usize>> = HashMap::new();
+        for (i, r) in base.iter().enumerate() {
+            copies.entry(&r.urn).or_default().push(i);
+        }
         let roots: Vec<usize> = steps
             .iter()
-            .filter(|s| s.op == StepOp::Delete)
+            .filter(|s| matches!(s.op, StepOp::Delete | StepOp::DeleteReplaced))
             .filter_map(|s| s.old.as_ref().map(|o| o.index))
             .collect();
         let mut refused = Vec::new();
         let none = HashSet::new();
         for root in roots {
+            let urn = &base[root].urn;
+            let survives =
+                self.sg.is_live(urn) || copies[urn].iter().any(|i| !deleting.contains(i));
+            if base[root].delete && survives {
+                continue;
+            }
             for d in self.sg.graph().depending_on(root, &base, &none, true) {
                 let dep = &base[d];
                 // A targeted dependent registered in this run has a new state of its own.

@@ -324,6 +324,17 @@ impl StepGenerator {
         self.targets.is_empty() || self.targets.matches(urn)
     }
 
+    /// Whether the delete phase may delete `urn`: with targets, only what they name (Pulumi's
+    /// `determineAllowedResourcesToDeleteFromTargets`); providers and the root stack are not
+    /// implicitly included there, or a targeted destroy would take everything they serve.
+    pub fn may_delete(&self, urn: &Urn) -> bool {
+        if self.targets.is_empty() {
+            self.is_targeted(urn)
+        } else {
+            self.targets.matches(urn)
+        }
+    }
+
     /// Whether the operation is constrained to targets (`--target` or `--replace`).
     pub fn has_targets(&self) -> bool {
         !self.targets.is_empty()
@@ -589,7 +600,9 @@ impl StepGenerator {
             new.inputs = inputs;
         }
         let targeted = self.targeted_for_update(&new);
-        if targeted {
+        // A recreation runs even when untargeted, so it may not need a skipped create either
+        // (Pulumi's `validateSteps` checks every step).
+        if targeted || self.deleted.contains(&urn) {
             self.check_skipped_dependencies(&new)?;
         }
         let untargeted_same = old.is_some() && !targeted;
@@ -671,10 +684,14 @@ impl StepGenerator {
             }));
         }
         if untargeted_same || self.declined.contains(&urn) {
+            let mut steps = Vec::new();
+            if untargeted_same {
+                self.untargeted_dependencies(&old.state, &mut steps);
+            }
             let kept = old.state.clone();
-            let step = Step::new(StepOp::Same, urn).with_old(old).with_new(kept);
+            steps.push(Step::new(StepOp::Same, urn).with_old(old).with_new(kept));
             return Ok(Generated::Chain(PlannedChain {
-                steps: vec![step],
+                steps,
                 cascade: None,
             }));
         }
@@ -691,6 +708,28 @@ impl StepGenerator {
         self.continue_from_diff(ctx, diff)
             .await
             .map(Generated::Chain)
+    }
+
+    /// An untargeted resource keeps its old state, which may depend on old resources nothing
+    /// registered (the program dropped them, and the targets spare them): those are kept too,
+    /// before it, depth first, so the snapshot stays in dependency order (Pulumi's
+    /// `getDependencySteps`). They count as registered: a later registration of one is a
+    /// duplicate, as in Pulumi.
+    fn untargeted_dependencies(&mut self, state: &ResourceState, steps: &mut Vec<Step>) {
+        for dep in state.dependency_urns().collect::<Vec<_>>() {
+            if self.registered.contains(&dep) || self.aliased.contains_key(&dep) {
+                continue;
+            }
+            let Some(&i) = self.olds.get(&dep) else {
+                continue;
+            };
+            let old = self.old(i);
+            self.registered.insert(dep.clone());
+            self.operated.insert(dep.clone());
+            self.untargeted_dependencies(&old.state, steps);
+            let kept = old.state.clone();
+            steps.push(Step::new(StepOp::Same, dep).with_old(old).with_new(kept));
+        }
     }
 
     /// Runs every analyzer over a checked resource; a mandatory violation refuses it.
