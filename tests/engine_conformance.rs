@@ -648,6 +648,9 @@ async fn random_program_sequences_never_produce_an_invalid_snapshot() {
                 let name = NAMES[rng.below(6) as usize];
                 opts.targets = vec![format!("urn:pulumi:test::proj::{TYPE}::{name}")];
                 opts.target_dependents = rng.below(2) == 0;
+                if rng.below(2) == 0 {
+                    opts.replace = opts.targets.clone();
+                }
             }
             // A refresh reads from a fresh fake whose world is empty: everything vanished.
             let exact = !targeted && !opts.refresh;

@@ -369,3 +369,45 @@ async fn a_targeted_delete_of_every_copy_of_a_urn_needs_what_depends_on_the_old_
     assert_eq!(r.result.outcome, Outcome::Succeeded);
     assert_eq!(r.names(), vec!["c"]);
 }
+
+#[tokio::test]
+async fn a_targeted_create_before_delete_replacement_leaves_its_dependents_alone() {
+    // The old copy goes once the new one exists: what depends on the URN still has it.
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let mut opts = targeting(&["a"], false);
+    opts.replace = vec![urn("a")];
+    let r = run(&p, &s0, opts, Some(abc("1"))).await;
+    assert_eq!(r.result.outcome, Outcome::Succeeded);
+    assert_eq!(r.steps_of(StepOp::DeleteReplaced), vec!["a"]);
+    assert_eq!(r.names(), vec!["a", "b", "c"]);
+}
+
+#[tokio::test]
+async fn an_untargeted_resource_needing_a_failed_one_is_skipped_under_continue_on_error() {
+    // a's replacement fails; b, untargeted, would keep its old state, which needs a: as in
+    // Pulumi, its step is skipped, so the state keeps b after a.
+    let p = Arc::new(FakeProvider::default());
+    let s0 = base(&p).await;
+    let failing = Arc::new(FakeProvider {
+        fail: ["a".to_string()].into(),
+        ..FakeProvider::default()
+    });
+    let mut opts = targeting(&["a"], false);
+    opts.replace = vec![urn("a")];
+    opts.continue_on_error = true;
+    let independent = goals(vec![
+        Box::new(|_| custom("a", &[("k", "1")])),
+        Box::new(|_| custom("b", &[("k", "1")])),
+    ]);
+    let r = run(&failing, &s0, opts, Some(independent)).await;
+    assert!(!r.result.outcome.is_success());
+    assert!(
+        r.events.iter().any(|e| matches!(
+            e,
+            stepdeck::engine::EngineEvent::StepSkipped { urn, .. } if urn.name() == "b"
+        )),
+        "b is skipped"
+    );
+    assert_eq!(r.names(), vec!["a", "b", "c"]);
+}

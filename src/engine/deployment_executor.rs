@@ -742,18 +742,21 @@ impl Loop {
         for (i, r) in base.iter().enumerate() {
             copies.entry(&r.urn).or_default().push(i);
         }
-        let roots: Vec<usize> = steps
+        let roots: Vec<(usize, bool)> = steps
             .iter()
             .filter(|s| matches!(s.op, StepOp::Delete | StepOp::DeleteReplaced))
-            .filter_map(|s| s.old.as_ref().map(|o| o.index))
+            .filter_map(|s| {
+                let old_copy = s.op == StepOp::DeleteReplaced;
+                s.old.as_ref().map(|o| (o.index, old_copy))
+            })
             .collect();
         let mut refused = Vec::new();
         let none = HashSet::new();
-        for root in roots {
+        for (root, old_copy) in roots {
             let urn = &base[root].urn;
             let survives =
                 self.sg.is_live(urn) || copies[urn].iter().any(|i| !deleting.contains(i));
-            if base[root].delete && survives {
+            if old_copy && survives {
                 continue;
             }
             for d in self.sg.graph().depending_on(root, &base, &none, true) {

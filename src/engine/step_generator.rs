@@ -559,24 +559,7 @@ impl StepGenerator {
             .dependency_urns()
             .find(|u| self.exec.is_failed_or_skipped(u))
         {
-            self.exec.mark_skipped(&urn);
-            self.operated.insert(urn.clone());
-            self.events.send(EngineEvent::StepSkipped {
-                op: if self.olds.contains_key(&urn) {
-                    StepOp::Update
-                } else {
-                    StepOp::Create
-                },
-                urn: urn.clone(),
-                reason: format!("it depends on {bad}, which failed or was skipped"),
-            });
-            return Ok(Generated::Done(Registered {
-                urn,
-                id: None,
-                outputs: Default::default(),
-                status: RegisterStatus::Skipped,
-                unknown: true,
-            }));
+            return Ok(self.skip(urn, &bad));
         }
         self.check_provider_reference(&urn, &new)?;
         let old_index = self.lookup_old(&urn, &goal)?;
@@ -686,7 +669,28 @@ impl StepGenerator {
         if untargeted_same || self.declined.contains(&urn) {
             let mut steps = Vec::new();
             if untargeted_same {
-                self.untargeted_dependencies(&old.state, &mut steps);
+                let mut kept = Vec::new();
+                self.untargeted_dependencies(&old.state, &mut kept);
+                // What is kept as it was may not need a resource that failed or was skipped
+                // (continue-on-error): its old state would precede that one's.
+                let bad = std::iter::once(&old.state)
+                    .chain(kept.iter().map(|&i| &self.base[i]))
+                    .flat_map(ResourceState::dependency_urns)
+                    .find(|u| self.exec.is_failed_or_skipped(u));
+                if let Some(bad) = bad {
+                    return Ok(self.skip(urn, &bad));
+                }
+                for i in kept {
+                    let dep = self.old(i);
+                    self.registered.insert(dep.state.urn.clone());
+                    self.operated.insert(dep.state.urn.clone());
+                    let state = dep.state.clone();
+                    steps.push(
+                        Step::new(StepOp::Same, state.urn.clone())
+                            .with_old(dep)
+                            .with_new(state),
+                    );
+                }
             }
             let kept = old.state.clone();
             steps.push(Step::new(StepOp::Same, urn).with_old(old).with_new(kept));
@@ -713,23 +717,45 @@ impl StepGenerator {
     /// An untargeted resource keeps its old state, which may depend on old resources nothing
     /// registered (the program dropped them, and the targets spare them): those are kept too,
     /// before it, depth first, so the snapshot stays in dependency order (Pulumi's
-    /// `getDependencySteps`). They count as registered: a later registration of one is a
-    /// duplicate, as in Pulumi.
-    fn untargeted_dependencies(&mut self, state: &ResourceState, steps: &mut Vec<Step>) {
-        for dep in state.dependency_urns().collect::<Vec<_>>() {
+    /// `getDependencySteps`). Collects their base positions into `kept`; once kept they count
+    /// as registered, and a later registration of one is a duplicate, as in Pulumi.
+    fn untargeted_dependencies(&self, state: &ResourceState, kept: &mut Vec<usize>) {
+        for dep in state.dependency_urns() {
             if self.registered.contains(&dep) || self.aliased.contains_key(&dep) {
                 continue;
             }
             let Some(&i) = self.olds.get(&dep) else {
                 continue;
             };
-            let old = self.old(i);
-            self.registered.insert(dep.clone());
-            self.operated.insert(dep.clone());
-            self.untargeted_dependencies(&old.state, steps);
-            let kept = old.state.clone();
-            steps.push(Step::new(StepOp::Same, dep).with_old(old).with_new(kept));
+            if kept.contains(&i) {
+                continue;
+            }
+            self.untargeted_dependencies(&self.base[i], kept);
+            kept.push(i);
         }
+    }
+
+    /// Answers a registration that depends on a failed or skipped resource without running
+    /// anything (continue-on-error).
+    fn skip(&mut self, urn: Urn, bad: &Urn) -> Generated {
+        self.exec.mark_skipped(&urn);
+        self.operated.insert(urn.clone());
+        self.events.send(EngineEvent::StepSkipped {
+            op: if self.olds.contains_key(&urn) {
+                StepOp::Update
+            } else {
+                StepOp::Create
+            },
+            urn: urn.clone(),
+            reason: format!("it depends on {bad}, which failed or was skipped"),
+        });
+        Generated::Done(Registered {
+            urn,
+            id: None,
+            outputs: Default::default(),
+            status: RegisterStatus::Skipped,
+            unknown: true,
+        })
     }
 
     /// Runs every analyzer over a checked resource; a mandatory violation refuses it.
