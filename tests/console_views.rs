@@ -29,6 +29,7 @@ fn ui(mode: ConsoleMode) -> UiState {
         operation: "up".into(),
         stack: "dev".into(),
         project: "myproj".into(),
+        phase: None,
     };
     UiState::new(mode, title)
 }

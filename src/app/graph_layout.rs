@@ -11,6 +11,7 @@ use crate::engine::resource::is_provider_type;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
 use super::model::Model;
+use super::sort::SortKey;
 
 /// A laid-out graph: columns of resource indexes, with resolved edges.
 #[derive(Clone, Debug, Default)]
@@ -143,6 +144,11 @@ impl GraphLayout {
         for i in (0..n).filter(|&i| member[i]) {
             self.columns[layer[i] as usize].push(i);
         }
+        // The same order every run, whatever order the resources arrived in.
+        let by_name = |a: &usize, b: &usize| SortKey::Name.compare(model, *a, *b);
+        if let Some(first) = self.columns.first_mut() {
+            first.sort_by(by_name);
+        }
         self.nodes = self.columns.iter().map(Vec::len).sum();
         self.longest_name = (0..n)
             .filter(|&i| member[i])
@@ -168,7 +174,7 @@ impl GraphLayout {
                         (key, i)
                     })
                     .collect();
-                keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| by_name(&a.1, &b.1)));
                 self.columns[c] = keyed.into_iter().map(|(_, i)| i).collect();
             }
             for (row, &i) in self.columns[c].iter().enumerate() {

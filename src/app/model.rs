@@ -35,6 +35,36 @@ pub enum Status {
     Declined,
 }
 
+impl Status {
+    /// Every status, as `status:` filters name them.
+    const NAMES: [(Status, &'static str); 8] = [
+        (Status::Planned, "planned"),
+        (Status::Running, "running"),
+        (Status::Done, "done"),
+        (Status::Failed, "failed"),
+        (Status::Skipped, "skipped"),
+        (Status::WaitingForApproval, "waiting"),
+        (Status::Interrupted, "interrupted"),
+        (Status::Declined, "declined"),
+    ];
+
+    /// The status's name in filters and sort order.
+    pub fn label(self) -> &'static str {
+        Status::NAMES
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map_or("planned", |(_, n)| n)
+    }
+
+    /// The status named `name` (as [`Status::label`] spells it).
+    pub fn parse(name: &str) -> Option<Status> {
+        Status::NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(s, _)| *s)
+    }
+}
+
 /// One line of a resource's history, stamped with the console clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryEntry {
@@ -84,6 +114,12 @@ pub struct Resource {
     pub message: Option<String>,
     /// A provider diff for it is running.
     pub diffing: bool,
+    /// Its original was deleted (delete-before-replace, or the old copy of a replacement).
+    pub deleted_original: bool,
+    /// Its replacement was created: only then is a replacement done.
+    pub created_replacement: bool,
+    /// The logical `replace` marker finished (counted once both halves are done).
+    pub replace_marked: bool,
 }
 
 impl Resource {
@@ -120,6 +156,9 @@ impl Resource {
             error: None,
             message: None,
             diffing: false,
+            deleted_original: false,
+            created_replacement: false,
+            replace_marked: false,
         }
     }
 
@@ -128,7 +167,8 @@ impl Resource {
         self.urn.name()
     }
 
-    /// Time spent so far: the running step counts up to `now`.
+    /// Time spent so far: the running step counts up to `now` (the model's active clock, which
+    /// stands still while paused).
     pub fn elapsed(&self, now: Duration) -> Option<Duration> {
         match (self.status, self.started) {
             (Status::Running, Some(s)) => Some(self.busy + now.saturating_sub(s)),
@@ -143,6 +183,21 @@ impl Resource {
             what: what.into(),
         });
     }
+
+    /// Records a finished half of a replacement; true when this completes the replacement
+    /// (its `replace` marker and its create both finished).
+    fn note_replacement_half(&mut self, op: StepOp) -> bool {
+        let before = self.replace_marked && self.created_replacement;
+        match op {
+            StepOp::Replace => self.replace_marked = true,
+            StepOp::CreateReplacement | StepOp::ImportReplacement => {
+                self.created_replacement = true;
+            }
+            StepOp::DeleteReplaced => self.deleted_original = true,
+            _ => {}
+        }
+        !before && self.replace_marked && self.created_replacement
+    }
 }
 
 /// Where a chain of steps is.
@@ -154,6 +209,8 @@ pub enum ChainState {
     Failed,
     AwaitingApproval,
     Declined,
+    /// Never ran (or stopped before its next step): cancelled, or a failure elsewhere.
+    Skipped,
 }
 
 /// A chain of steps run serially on one worker.
@@ -169,6 +226,8 @@ pub struct Chain {
     pub started: Option<Duration>,
     pub ended: Option<Duration>,
     pub cascade: Option<CascadeId>,
+    /// One of its own steps failed (as opposed to being stopped from outside).
+    pub failed: bool,
 }
 
 impl Chain {
@@ -207,6 +266,17 @@ pub struct Cascade {
     /// `Some((approved, by))` once decided.
     pub decided: Option<(bool, Decider)>,
     pub at: Duration,
+    /// Planned by a preview: nothing waits for a decision yet.
+    pub planned: bool,
+    /// The run ended (failed or cancelled) before anyone decided: it will not run.
+    pub abandoned: bool,
+}
+
+impl Cascade {
+    /// Whether the operator still has to decide it.
+    pub fn waiting(&self) -> bool {
+        self.decided.is_none() && !self.planned && !self.abandoned
+    }
 }
 
 /// A diagnostic or engine message for the log view.
@@ -315,6 +385,27 @@ pub struct Model {
     pub workers_busy: usize,
     running: HashSet<usize>,
     pub summary: Option<SummaryInfo>,
+    /// When the current pause began (console clock).
+    paused_since: Option<Duration>,
+    /// Time spent paused in earlier pauses.
+    paused_total: Duration,
+    /// Steps planned so far in a live run, and those settled (finished, failed or skipped).
+    steps_total: usize,
+    steps_settled: usize,
+    /// Bumped by every event: the key of layouts that depend on statuses or times.
+    version: u64,
+}
+
+/// `urns` without repeats, in their first order (a dependency named by two inputs is one edge).
+fn unique(urns: &[Urn]) -> Vec<Urn> {
+    let mut seen = HashSet::new();
+    urns.iter().filter(|u| seen.insert(*u)).cloned().collect()
+}
+
+/// Default providers are set up by the engine, not declared: counts leave them out, as
+/// Pulumi's `resourceChanges` and the plain display do.
+pub fn is_default_provider(urn: &Urn) -> bool {
+    urn.type_().starts_with("pulumi:providers:") && urn.name().starts_with("default")
 }
 
 impl Model {
@@ -332,13 +423,51 @@ impl Model {
         self.now
     }
 
-    /// Elapsed deployment time: the summary's duration once over.
+    /// The console clock without the time spent paused: step and chain times are on it, so a
+    /// pause does not make them look slow.
+    pub fn active_now(&self) -> Duration {
+        self.now.saturating_sub(self.paused_total).saturating_sub(
+            self.paused_since
+                .map_or(Duration::ZERO, |p| self.now.saturating_sub(p)),
+        )
+    }
+
+    /// Time spent paused so far.
+    pub fn paused_time(&self) -> Duration {
+        self.paused_total
+            + self
+                .paused_since
+                .map_or(Duration::ZERO, |p| self.now.saturating_sub(p))
+    }
+
+    /// Elapsed deployment time without pauses: the summary's duration (less pauses) once over.
     pub fn elapsed(&self) -> Duration {
         if let Some(s) = &self.summary {
-            return s.duration;
+            return s.duration.saturating_sub(self.paused_total);
         }
         self.started_at
-            .map_or(Duration::ZERO, |s| self.now.saturating_sub(s))
+            .map_or(Duration::ZERO, |s| self.active_now().saturating_sub(s))
+    }
+
+    /// Steps settled and planned so far in a live run: the header's progress.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.steps_settled, self.steps_total)
+    }
+
+    /// Estimated time left, from the pace so far (None until a step settled).
+    pub fn eta(&self) -> Option<Duration> {
+        let (done, total) = self.progress();
+        if done == 0 || done >= total || self.summary.is_some() {
+            return None;
+        }
+        let per_step = self.elapsed().as_secs_f64() / done as f64;
+        Some(Duration::from_secs_f64(per_step * (total - done) as f64))
+    }
+
+    fn end_pause(&mut self) {
+        if let Some(since) = self.paused_since.take() {
+            self.paused_total += self.now.saturating_sub(since);
+        }
     }
 
     /// Every resource row, indexable by the indexes the tree and the graph hold.
@@ -372,6 +501,11 @@ impl Model {
     /// Changes whenever rows or dependencies are added: the key of derived layouts.
     pub fn structure_version(&self) -> u64 {
         self.structure_version
+    }
+
+    /// Changes with every event applied.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// Every chain, in the order first seen.
@@ -457,6 +591,8 @@ impl Model {
     /// Applies one event; O(1) amortised apart from the sizes of the event's own lists.
     pub fn apply(&mut self, e: &EngineEvent) {
         let now = self.now;
+        let active = self.active_now();
+        self.version += 1;
         match e {
             EngineEvent::Prelude {
                 operation,
@@ -472,7 +608,7 @@ impl Model {
                 self.project.clone_from(project);
                 self.parallel = *parallel;
                 self.parallel_diff = *parallel_diff;
-                self.started_at = Some(now);
+                self.started_at = Some(active);
             }
             EngineEvent::RegistrationReceived {
                 urn,
@@ -485,7 +621,7 @@ impl Model {
                 self.set_parent(i, parent.as_ref());
                 let r = &mut self.resources[i];
                 r.custom = *custom;
-                r.dependencies.clone_from(dependencies);
+                r.dependencies = unique(dependencies);
                 r.log(now, "registered");
             }
             EngineEvent::StepPlanned(info) => self.step_planned(info),
@@ -502,7 +638,7 @@ impl Model {
                 self.workers_busy += 1;
                 let ch = &mut self.chains[c];
                 ch.worker = Some(*worker);
-                ch.started.get_or_insert(now);
+                ch.started.get_or_insert(active);
                 self.set_chain_state(c, ChainState::Running);
             }
             EngineEvent::ChainFinished { chain, ok } => {
@@ -511,16 +647,25 @@ impl Model {
                     self.workers_busy = self.workers_busy.saturating_sub(1);
                 }
                 let ch = &mut self.chains[c];
-                ch.ended = Some(now);
+                ch.ended = Some(active);
                 ch.current = None;
                 let state = if *ok {
                     ChainState::Done
-                } else {
+                } else if ch.failed {
                     ChainState::Failed
+                } else {
+                    ChainState::Skipped
                 };
                 self.set_chain_state(c, state);
                 if !ok {
-                    self.skip_rest_of_chain(c);
+                    let why = if self.chains[c].failed {
+                        "an earlier step of its chain failed"
+                    } else if self.cancel != CancelSeen::None {
+                        "the deployment was cancelled"
+                    } else {
+                        "another step failed"
+                    };
+                    self.skip_rest_of_chain(c, why);
                 }
             }
             EngineEvent::StepStarted {
@@ -532,7 +677,7 @@ impl Model {
                 let c = self.ensure_chain(*chain);
                 let ch = &mut self.chains[c];
                 ch.worker = Some(*worker);
-                ch.started.get_or_insert(now);
+                ch.started.get_or_insert(active);
                 ch.current = ch
                     .steps
                     .iter()
@@ -545,13 +690,17 @@ impl Model {
                 }
                 let i = self.ensure_row(urn, None);
                 self.running.insert(i);
+                let preview = self.preview;
                 let r = &mut self.resources[i];
                 r.status = Status::Running;
                 r.running_op = Some(*op);
-                r.started = Some(now);
+                r.started = Some(active);
                 r.worker = Some(*worker);
                 r.chain = Some(*chain);
-                r.log(now, format!("{} on worker {worker}", op.progressive()));
+                if !preview {
+                    r.log(now, format!("{} on worker {worker}", op.progressive()));
+                    self.audit(urn, format!("{} started on worker {worker}", op.as_str()));
+                }
             }
             EngineEvent::StepFinished {
                 chain,
@@ -561,26 +710,48 @@ impl Model {
                 duration,
             } => {
                 self.chain_step_done(*chain);
-                if op.is_logical() {
-                    self.done_counts[*op as usize] += 1;
-                }
                 let i = self.ensure_row(urn, None);
                 self.running.remove(&i);
+                let preview = self.preview;
                 let r = &mut self.resources[i];
                 r.running_op = None;
                 r.last_done_op = Some(*op);
                 r.busy += *duration;
                 r.steps_finished += 1;
                 r.outputs = Some(outputs.clone());
+                let replacement_done = r.note_replacement_half(*op);
+                // A replacement is done only when its replacement exists; until then a deleted
+                // original waits (for its cascade's root, or for its own create).
+                let waits_for_create = r.op == Some(StepOp::Replace) && !r.created_replacement;
                 r.status = if r.status == Status::Declined {
                     Status::Declined
-                } else if r.steps_finished >= r.steps_planned {
-                    r.ended = Some(now);
+                } else if r.steps_finished >= r.steps_planned && (preview || !waits_for_create) {
+                    r.ended = Some(active);
                     Status::Done
                 } else {
                     Status::Planned
                 };
-                r.log(now, op.past_tense());
+                if preview {
+                    r.log(now, format!("would {} (preview: nothing ran)", op.as_str()));
+                } else {
+                    r.log(now, op.past_tense());
+                }
+                let counted = match op {
+                    StepOp::Replace | StepOp::CreateReplacement | StepOp::ImportReplacement => {
+                        replacement_done.then_some(StepOp::Replace)
+                    }
+                    op if op.is_logical() => Some(*op),
+                    _ => None,
+                };
+                if let Some(op) = counted
+                    && !is_default_provider(urn)
+                {
+                    self.done_counts[op as usize] += 1;
+                }
+                if !preview {
+                    self.steps_settled += 1;
+                    self.audit(urn, format!("{} finished", op.as_str()));
+                }
             }
             EngineEvent::StepFailed {
                 chain,
@@ -590,7 +761,12 @@ impl Model {
                 duration,
             } => {
                 self.chain_step_done(*chain);
+                let c = self.ensure_chain(*chain);
+                self.chains[c].failed = true;
                 self.failed += 1;
+                if !self.preview {
+                    self.steps_settled += 1;
+                }
                 let i = self.ensure_row(urn, None);
                 self.running.remove(&i);
                 let r = &mut self.resources[i];
@@ -600,6 +776,7 @@ impl Model {
                 r.ended = Some(now);
                 r.error = Some(error.clone());
                 r.log(now, format!("{} failed: {error}", op.as_str()));
+                r.message = None;
                 self.log.push(LogEntry {
                     at: now,
                     severity: Severity::Error,
@@ -657,8 +834,19 @@ impl Model {
                 approved,
                 by,
             } => self.decision(*cascade, *approved, *by),
-            EngineEvent::Paused => self.paused = true,
-            EngineEvent::Resumed => self.paused = false,
+            EngineEvent::Paused => {
+                self.paused = true;
+                self.paused_since.get_or_insert(now);
+                self.note(
+                    Severity::Warning,
+                    "paused by the operator: running steps finish, no new step starts",
+                );
+            }
+            EngineEvent::Resumed => {
+                self.paused = false;
+                self.end_pause();
+                self.note(Severity::Info, "resumed by the operator");
+            }
             EngineEvent::CancelRequested { terminate } => {
                 self.cancel = if *terminate {
                     CancelSeen::Terminating
@@ -666,6 +854,8 @@ impl Model {
                     CancelSeen::Cancelling
                 };
                 self.paused = false;
+                self.end_pause();
+                self.abandon_undecided("the deployment was cancelled");
                 self.log.push(LogEntry {
                     at: now,
                     severity: Severity::Warning,
@@ -683,11 +873,18 @@ impl Model {
                 message,
                 ephemeral,
             } => {
-                if let Some(u) = urn {
+                // A failed step's error is logged with the failure already.
+                let repeat = urn.as_ref().is_some_and(|u| {
+                    self.get(u)
+                        .is_some_and(|r| r.error.as_deref() == Some(message.as_str()))
+                });
+                if let Some(u) = urn
+                    && !repeat
+                {
                     let i = self.ensure_row(u, None);
                     self.resources[i].message = Some(message.clone());
                 }
-                if !ephemeral {
+                if !ephemeral && !repeat {
                     self.log.push(LogEntry {
                         at: now,
                         severity: *severity,
@@ -707,6 +904,14 @@ impl Model {
                 outcome,
                 preview,
             } => {
+                self.end_pause();
+                self.workers_busy = 0;
+                let why = match outcome {
+                    Outcome::Succeeded => "the deployment ended",
+                    Outcome::Failed(_) => "the deployment failed",
+                    Outcome::Cancelled | Outcome::Terminated => "the deployment was cancelled",
+                };
+                self.abandon_undecided(why);
                 if !matches!(outcome, Outcome::Succeeded) {
                     let interrupted: Vec<usize> = self.running.drain().collect();
                     for i in interrupted {
@@ -738,7 +943,12 @@ impl Model {
 
     fn step_planned(&mut self, info: &StepInfo) {
         let now = self.now;
-        self.planned_counts[info.op as usize] += 1;
+        if !is_default_provider(&info.urn) {
+            self.planned_counts[info.op as usize] += 1;
+        }
+        if !self.preview {
+            self.steps_total += 1;
+        }
         let i = self.ensure_row(&info.urn, Some(&info.type_));
         self.set_parent(i, info.parent.as_ref());
         let r = &mut self.resources[i];
@@ -776,7 +986,7 @@ impl Model {
             r.new_inputs.clone_from(&info.new_inputs);
         }
         if !info.dependencies.is_empty() || r.dependencies.is_empty() {
-            r.dependencies.clone_from(&info.dependencies);
+            r.dependencies = unique(&info.dependencies);
         }
         r.delete_before_replace |= info.delete_before_replace;
         r.protect = info.protect;
@@ -801,21 +1011,29 @@ impl Model {
                     members: Vec::new(),
                     decided: None,
                     at: now,
+                    planned: self.preview,
+                    abandoned: false,
                 });
                 self.cascade_index.insert(cascade, self.cascades.len() - 1);
-                self.undecided += 1;
+                if !self.preview {
+                    self.undecided += 1;
+                }
                 self.cascades.len() - 1
             }
         };
         self.cascades[k].members = members.to_vec();
         let c = self.ensure_chain(chain);
         self.chains[c].cascade = Some(cascade);
-        self.set_chain_state(c, ChainState::AwaitingApproval);
+        // A preview plans the cascade and runs on: nothing waits there.
+        if !self.preview {
+            self.set_chain_state(c, ChainState::AwaitingApproval);
+        }
+        let preview = self.preview;
         for urn in std::iter::once(root).chain(members.iter().map(|m| &m.urn)) {
             let i = self.ensure_row(urn, None);
             let r = &mut self.resources[i];
             r.cascade = Some(cascade);
-            if r.status != Status::WaitingForApproval {
+            if !preview && r.status != Status::WaitingForApproval {
                 r.status = Status::WaitingForApproval;
                 r.log(now, "waiting for approval");
             }
@@ -827,7 +1045,7 @@ impl Model {
         let Some(&k) = self.cascade_index.get(&cascade) else {
             return;
         };
-        if self.cascades[k].decided.is_none() {
+        if self.cascades[k].waiting() {
             self.undecided -= 1;
         }
         self.cascades[k].decided = Some((approved, by));
@@ -851,6 +1069,12 @@ impl Model {
         for urn in &urns {
             let i = self.ensure_row(urn, None);
             let r = &mut self.resources[i];
+            if !approved {
+                // Kept as it is: no longer shown as a replacement.
+                r.op = Some(StepOp::Same);
+                r.replace_keys.clear();
+                r.message = Some(format!("replacement declined by {who}: kept as it is"));
+            }
             if r.status == Status::WaitingForApproval {
                 r.status = if approved {
                     Status::Planned
@@ -866,15 +1090,69 @@ impl Model {
             severity: Severity::Info,
             urn: Some(self.cascades[k].root.clone()),
             message: format!(
-                "replacement of {} {} by {who}",
+                "replacement of {}{} {} by {who}",
                 self.cascades[k].root.name(),
+                match urns.len() - 1 {
+                    0 => String::new(),
+                    1 => " and 1 dependent".to_string(),
+                    n => format!(" and {n} dependents"),
+                },
                 if approved { "approved" } else { "declined" }
             ),
         });
     }
 
-    /// Steps of a failed chain that never started will not run: show them as skipped.
-    fn skip_rest_of_chain(&mut self, c: usize) {
+    /// Cascades nobody decided when the run stopped will not run: nothing waits any more.
+    fn abandon_undecided(&mut self, why: &str) {
+        let now = self.now;
+        let waiting: Vec<usize> = (0..self.cascades.len())
+            .filter(|&k| self.cascades[k].waiting())
+            .collect();
+        for k in waiting {
+            self.cascades[k].abandoned = true;
+            self.undecided = self.undecided.saturating_sub(1);
+            let c = self.ensure_chain(self.cascades[k].chain);
+            if self.chains[c].state == ChainState::AwaitingApproval {
+                self.set_chain_state(c, ChainState::Skipped);
+            }
+            let urns: Vec<Urn> = std::iter::once(self.cascades[k].root.clone())
+                .chain(self.cascades[k].members.iter().map(|m| m.urn.clone()))
+                .collect();
+            for urn in urns {
+                let i = self.ensure_row(&urn, None);
+                let r = &mut self.resources[i];
+                if r.status == Status::WaitingForApproval {
+                    r.status = Status::Skipped;
+                    r.message = Some(format!("not run: {why} before it was approved"));
+                    r.log(now, format!("skipped: {why} before it was approved"));
+                    self.skipped += 1;
+                }
+            }
+        }
+    }
+
+    /// An audit line about one resource in the log.
+    fn audit(&mut self, urn: &Urn, message: String) {
+        self.log.push(LogEntry {
+            at: self.now,
+            severity: Severity::Info,
+            urn: Some(urn.clone()),
+            message,
+        });
+    }
+
+    /// An operator or engine note in the log.
+    fn note(&mut self, severity: Severity, message: &str) {
+        self.log.push(LogEntry {
+            at: self.now,
+            severity,
+            urn: None,
+            message: message.to_string(),
+        });
+    }
+
+    /// Steps of a stopped chain that never started will not run: show them as skipped.
+    fn skip_rest_of_chain(&mut self, c: usize, why: &str) {
         let now = self.now;
         let rest: Vec<Urn> = self.chains[c]
             .steps
@@ -887,9 +1165,12 @@ impl Model {
             let r = &mut self.resources[i];
             if r.status == Status::Planned {
                 r.status = Status::Skipped;
-                r.message = Some("not run: an earlier step of its chain failed".into());
-                r.log(now, "skipped: an earlier step of its chain failed");
+                r.message = Some(format!("not run: {why}"));
+                r.log(now, format!("skipped: {why}"));
                 self.skipped += 1;
+            }
+            if !self.preview {
+                self.steps_settled += 1;
             }
         }
     }
@@ -947,6 +1228,7 @@ impl Model {
             started: None,
             ended: None,
             cascade: None,
+            failed: false,
         });
         self.chain_index.insert(id, c);
         self.queued_chains.insert(c);
@@ -968,7 +1250,7 @@ impl Model {
             ChainState::AwaitingApproval => {
                 self.awaiting_chains.remove(&c);
             }
-            ChainState::Done | ChainState::Failed | ChainState::Declined => {
+            ChainState::Done | ChainState::Failed | ChainState::Declined | ChainState::Skipped => {
                 if let Some(pos) = self.finished_chains.iter().rposition(|&x| x == c) {
                     self.finished_chains.remove(pos);
                 }
@@ -984,7 +1266,7 @@ impl Model {
             ChainState::AwaitingApproval => {
                 self.awaiting_chains.insert(c);
             }
-            ChainState::Done | ChainState::Failed | ChainState::Declined => {
+            ChainState::Done | ChainState::Failed | ChainState::Declined | ChainState::Skipped => {
                 self.finished_chains.push(c);
             }
         }
@@ -1083,10 +1365,27 @@ mod tests {
         assert_eq!(m.diffs.queued, 1);
         assert_eq!(m.diffs.running.len(), 1);
         assert_eq!(m.diffs.done, 1);
-        let severities: Vec<Severity> = m.log().iter().map(|e| e.severity).collect();
+        let severities: Vec<Severity> = m
+            .log()
+            .iter()
+            .map(|e| e.severity)
+            .filter(|&s| s > Severity::Info)
+            .collect();
+        assert_eq!(severities, [Severity::Warning, Severity::Error]);
+        let audit: Vec<&str> = m.log().iter().map(|e| e.message.as_str()).collect();
+        assert!(audit.contains(&"create started on worker 0"), "{audit:?}");
+        assert!(audit.contains(&"create finished"), "{audit:?}");
+        assert!(
+            audit.contains(&"create failed: quota exceeded for instance type large"),
+            "{audit:?}"
+        );
         assert_eq!(
-            severities,
-            [Severity::Warning, Severity::Error, Severity::Info]
+            audit
+                .iter()
+                .filter(|a| a.contains("quota exceeded"))
+                .count(),
+            1,
+            "the failure's diagnostic is not logged twice"
         );
         let srv1 = m.get(&urn("sim:index:Server", "server-1")).unwrap();
         assert_eq!(

@@ -35,6 +35,7 @@ fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
         ChainState::Done => ("✓ done", c.state),
         ChainState::Failed => ("✗ failed", c.state),
         ChainState::Declined => ("declined", c.state),
+        ChainState::Skipped => ("skipped", c.state),
     }
 }
 
@@ -42,7 +43,7 @@ fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
 pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     let worker = c.worker.map_or("  ".to_string(), |w| format!("w{w}"));
     let (mark, mark_state) = marker(c, m.paused);
-    let elapsed = c.elapsed(m.now()).map(duration).unwrap_or_default();
+    let elapsed = c.elapsed(m.active_now()).map(duration).unwrap_or_default();
     let mut tail: Vec<Span<'static>> = Vec::new();
     if !mark.is_empty() {
         tail.push(Span::raw("  "));

@@ -117,7 +117,7 @@ pub fn details_lines(m: &Model, r: &Resource, t: Theme) -> Vec<Line<'static>> {
         head.push(Span::styled(" (delete-before-replace)", t.op(op)));
     }
     head.push(Span::raw("   "));
-    head.push(Span::styled(status_text(r, m.preview), t.status(r.status)));
+    head.push(Span::styled(status_text(r, m), t.status(r.status)));
     if !r.replace_keys.is_empty() {
         head.push(Span::raw(format!(
             "   reasons: {}",

@@ -13,6 +13,7 @@ use ratatui::widgets::StatefulWidget;
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::model::{Model, Resource, Status};
+use crate::app::sort::SortKey;
 use crate::app::ui_state::UiState;
 use crate::engine::step::StepOp;
 
@@ -27,8 +28,27 @@ pub struct ResourcesView<'a> {
     pub focused: bool,
 }
 
-/// Status text as the row shows it (`creating…`, `created`, `waiting for approval`).
-pub fn status_text(r: &Resource, preview: bool) -> String {
+/// Status text as the row shows it (`creating…`, `created`, `waiting for approval`); a
+/// replacement follows its physical steps (`deleted, waiting for db`, `creating replacement…`).
+pub fn status_text(r: &Resource, m: &Model) -> String {
+    let preview = m.preview;
+    if !preview && r.status == Status::Planned && r.op == Some(StepOp::Replace) {
+        if r.created_replacement {
+            return "replacement created".into();
+        }
+        if r.deleted_original {
+            let root = r
+                .cascade
+                .and_then(|id| m.cascade(id))
+                .map(|c| &c.root)
+                .filter(|root| **root != r.urn)
+                .filter(|root| m.get(root).is_none_or(|x| x.status != Status::Done));
+            return match root {
+                Some(root) => format!("deleted, waiting for {}", root.name()),
+                None => "deleted, replacement next".into(),
+            };
+        }
+    }
     match r.status {
         Status::Running => format!(
             "{}…",
@@ -136,7 +156,7 @@ impl ResourcesView<'_> {
                 t.dim(),
             ));
         }
-        let status = status_text(r, m.preview);
+        let status = status_text(r, m);
         // Unchanged resources recede so that the changes stand out.
         let status_style = if r.op == Some(StepOp::Same) {
             t.dim()
@@ -147,7 +167,7 @@ impl ResourcesView<'_> {
         // A time only means something for work done or under way in a live run.
         let timed = !m.preview && r.op != Some(StepOp::Same);
         let elapsed = if timed {
-            r.elapsed(m.now()).map(duration).unwrap_or_default()
+            r.elapsed(m.active_now()).map(duration).unwrap_or_default()
         } else {
             String::new()
         };
@@ -246,6 +266,9 @@ impl StatefulWidget for ResourcesView<'_> {
                 ui.filter.text(),
                 ui.tree.len()
             );
+        }
+        if ui.sort != SortKey::default() {
+            title.push_str(&format!("by {} ", ui.sort.label()));
         }
         let focus = t.border(self.focused);
         let inner = frame(area, buf, title, focus, focus);

@@ -22,6 +22,7 @@ use super::log::{LogLine, LogView};
 use super::pending::PendingView;
 use super::resources::ResourcesView;
 use super::status_bar::StatusBar;
+use super::summary::SummaryView;
 use super::theme::Theme;
 
 /// Terminals at least this wide (and [`WIDE_MIN_HEIGHT`] high) get the multi-view layout.
@@ -108,10 +109,11 @@ fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Th
         );
         DiffGauge { model, theme }.render(gauge, buf);
     }
-    let right_view = if focus == ViewId::Log {
-        ViewId::Log
-    } else {
-        ViewId::Pending
+    let over = model.summary.is_some();
+    let right_view = match focus {
+        ViewId::Log | ViewId::Pending | ViewId::Summary => focus,
+        _ if over => ViewId::Summary,
+        _ => ViewId::Pending,
     };
     view(right_view, right, buf, model, ui, theme);
 }
@@ -175,6 +177,8 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             theme,
             focused,
             cursor: ui.pending_cursor,
+            presets: &ui.presets,
+            deciding: ui.deciding_preview(),
         }
         .render(area, buf),
         ViewId::Log => LogView {
@@ -190,6 +194,13 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             theme,
             focused,
             offset: ui.diffs_offset,
+        }
+        .render(area, buf),
+        ViewId::Summary => SummaryView {
+            model,
+            theme,
+            focused,
+            scroll: ui.summary_scroll,
         }
         .render(area, buf),
     }

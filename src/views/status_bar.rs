@@ -59,6 +59,9 @@ impl StatusBar<'_> {
                 Span::raw(format!("{stack} ▸ {project}")),
             ],
         ));
+        if let Some(phase) = &self.ui.title.phase {
+            segs.push((1, vec![Span::styled(phase.clone(), t.accent())]));
+        }
         let preview_decision = matches!(
             self.ui.mode,
             ConsoleMode::Preview {
@@ -91,6 +94,18 @@ impl StatusBar<'_> {
         }
         segs.push((0, state_spans));
         segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
+        let (done, total) = m.progress();
+        if total > 0 && !m.preview {
+            let done = done.min(total);
+            let mut text = format!("{done}/{total} steps {}%", done * 100 / total);
+            if let Some(eta) = m.eta() {
+                text.push_str(&format!(" ETA {}", clock(eta)));
+            }
+            segs.push((3, vec![Span::raw(text)]));
+        }
+        if !m.parallel_diff && !m.preview && m.summary.is_none() && m.operation.is_some() {
+            segs.push((7, vec![Span::styled("diffs serial", t.dim())]));
+        }
         if m.parallel > 0 && !m.preview {
             segs.push((
                 4,
