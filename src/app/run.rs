@@ -315,9 +315,12 @@ type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'sta
 
 fn restore_terminal() {
     let _ = disable_raw_mode();
+    // The alternate screen is cleared before it is left: after a resize some terminals (tmux)
+    // carry its last frame over to the shell's screen otherwise.
     let _ = execute!(
         io::stdout(),
         DisableMouseCapture,
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
         LeaveAlternateScreen,
         crossterm::cursor::Show
     );

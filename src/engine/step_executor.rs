@@ -320,6 +320,10 @@ impl StepExecutor {
                 unknown: true,
             }),
             Err(e) => Err(RegisterError::Failed(e)),
+            // Stopped at a gate: by the operator's cancel, or by a failure elsewhere.
+            Ok(()) if !completed && *self.cancel.borrow() == CancelLevel::Running => Err(
+                RegisterError::Failed(super::deployment_executor::NOT_RUN.into()),
+            ),
             Ok(()) if !completed => Err(RegisterError::Cancelled),
             Ok(()) => {
                 let skipped = steps.iter().any(|s| s.skipped_create);

@@ -78,7 +78,12 @@ pub fn status_text(r: &Resource, m: &Model) -> String {
 /// What the info column says: the error, why it is replaced, what changed, or the last message.
 pub fn info_text(r: &Resource) -> (String, bool) {
     if let Some(e) = &r.error {
-        return (e.clone(), true);
+        // The row has the resource already: show the provider's words first ("creating
+        // <urn> failed: sim: …" reads as "sim: …"); details and the log keep all of it.
+        let brief = e
+            .split_once(&format!(" {} failed: ", r.urn.as_str()))
+            .map_or(e.as_str(), |(_, m)| m);
+        return (brief.to_string(), true);
     }
     if !r.replace_keys.is_empty() {
         let dbr = if r.delete_before_replace {

@@ -109,7 +109,10 @@ fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Th
         );
         DiffGauge { model, theme }.render(gauge, buf);
     }
-    let over = model.summary.is_some();
+    // The summary takes the pending panel's place once the run is over, unless the plan has
+    // cascades to decide before `y`.
+    let to_decide = ui.deciding_preview() && model.cascades().iter().any(|c| c.planned);
+    let over = model.summary.is_some() && !to_decide;
     let right_view = match focus {
         ViewId::Log | ViewId::Pending | ViewId::Summary => focus,
         _ if over => ViewId::Summary,
