@@ -254,7 +254,9 @@ fn the_demo_runs_both_phases_and_its_cascade_waits_for_approval() {
         60,
         &["demo", "--state-dir", &dir.display().to_string()],
     );
-    t.wait_for("PREVIEW — y apply · n abort");
+    t.wait("the first phase's plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("demo 1/2 first rollout")
+    });
     t.keys(&["y"]);
     t.wait_for("creating…");
     // Phase 1 leaves by itself when done; phase 2's plan replaces and deletes.
@@ -266,7 +268,10 @@ fn the_demo_runs_both_phases_and_its_cascade_waits_for_approval() {
     assert!(s.contains("Pending replacements"), "{s}");
     assert!(s.contains("waiting for approval"), "{s}");
     assert!(s.contains("dbEndpoint"), "the pending panel says why:\n{s}");
+    assert!(s.contains("demo 2/2"), "the phase is announced:\n{s}");
     t.keys(&["A"]);
+    t.wait_for("Approve every pending replacement?");
+    t.keys(&["y"]);
     t.wait_for("DONE");
     t.quit_and_expect_restored(0);
 }
@@ -571,4 +576,47 @@ fn quitting_after_a_resize_leaves_nothing_over_the_shell() {
     }
     t.keys(&["q"]);
     t.expect_restored(0);
+}
+
+#[test]
+fn a_pause_holds_queued_chains_off_the_workers() {
+    let mut program = String::from("resources:\n");
+    for i in 1..=6 {
+        program.push_str(&format!(
+            "  r{i}:\n    type: sim:index:Resource\n    properties:\n      step: {i}\n"
+        ));
+    }
+    let env = Env::new(&program);
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 700\n");
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--yes", "--parallel", "2"],
+    );
+    t.wait_for("creating…");
+    t.keys(&["p"]);
+    // What ran finishes; nothing queued takes a worker while paused.
+    t.wait("paused with every worker free", |s| {
+        s.contains("PAUSED") && s.contains("workers 0/2") && !s.contains("creating…")
+    });
+    let world = env.world();
+    let end = Instant::now() + Duration::from_millis(1500);
+    while Instant::now() < end {
+        let s = t.screen();
+        assert!(
+            s.contains("workers 0/2"),
+            "a worker was taken while paused:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(env.world(), world, "a step ran while paused");
+    t.keys(&["p"]);
+    let s = t.wait_for("DONE");
+    assert!(
+        s.contains("paused for"),
+        "the summary says how long it paused:\n{s}"
+    );
+    t.quit_and_expect_restored(0);
+    assert_eq!(env.world().len(), 6);
 }

@@ -1092,7 +1092,7 @@ impl Model {
             message: format!(
                 "replacement of {}{} {} by {who}",
                 self.cascades[k].root.name(),
-                match urns.len() - 1 {
+                match urns.iter().filter(|u| **u != self.cascades[k].root).count() {
                     0 => String::new(),
                     1 => " and 1 dependent".to_string(),
                     n => format!(" and {n} dependents"),
@@ -1278,6 +1278,7 @@ impl Model {
 mod tests {
     use super::*;
     use crate::app::sample::{sample_timeline, sample_urn, step_info};
+    use crate::engine::events::CascadeMember;
     use crate::engine::property::PropertyMap;
 
     fn sample_model() -> Model {
@@ -1590,5 +1591,266 @@ mod tests {
         assert_eq!(roots, [m.index_of(&stack).unwrap()]);
         assert_eq!(m.resource(roots[0]).children, [m.index_of(&child).unwrap()]);
         assert_eq!(m.resource(roots[0]).type_, "pulumi:pulumi:Stack");
+    }
+
+    fn run(m: &mut Model, chain: u64, op: StepOp, u: &Urn) {
+        m.apply(&EngineEvent::StepStarted {
+            chain,
+            op,
+            urn: u.clone(),
+            worker: 0,
+        });
+        m.apply(&EngineEvent::StepFinished {
+            chain,
+            op,
+            urn: u.clone(),
+            outputs: PropertyMap::new(),
+            duration: Duration::from_millis(10),
+        });
+    }
+
+    fn plan(m: &mut Model, chain: u64, steps: &[(StepOp, &Urn)]) {
+        for (op, u) in steps {
+            m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+                *op, u, None, chain,
+            ))));
+        }
+    }
+
+    fn live() -> Model {
+        let mut m = Model::new();
+        m.apply(&EngineEvent::Prelude {
+            operation: Operation::Update,
+            preview: false,
+            stack: "dev".into(),
+            project: "myproj".into(),
+            parallel: 4,
+            parallel_diff: false,
+        });
+        m
+    }
+
+    fn cascade(root: &Urn, dependent: &Urn) -> EngineEvent {
+        EngineEvent::PendingReplacement {
+            cascade: 1,
+            chain: 1,
+            root: root.clone(),
+            members: vec![
+                CascadeMember {
+                    urn: root.clone(),
+                    type_: root.type_().into(),
+                    reason: crate::engine::events::CascadeReason::Root {
+                        keys: vec!["engine".into()],
+                    },
+                },
+                CascadeMember {
+                    urn: dependent.clone(),
+                    type_: dependent.type_().into(),
+                    reason: crate::engine::events::CascadeReason::Input {
+                        inputs: vec!["dbHost".into()],
+                        on: root.clone(),
+                        keys: vec!["dbHost".into()],
+                    },
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_dbr_row_follows_its_physical_steps_and_counts_only_when_recreated() {
+        use crate::views::resources::status_text;
+        let mut m = live();
+        let db = urn("sim:index:Database", "db");
+        let app = urn("sim:index:Server", "app");
+        plan(
+            &mut m,
+            1,
+            &[
+                (StepOp::DeleteReplaced, &app),
+                (StepOp::DeleteReplaced, &db),
+                (StepOp::Replace, &db),
+                (StepOp::CreateReplacement, &db),
+            ],
+        );
+        m.apply(&cascade(&db, &app));
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: true,
+            by: Decider::Operator,
+        });
+        let text = |m: &Model, u: &Urn| status_text(m.get(u).unwrap(), m);
+        run(&mut m, 1, StepOp::DeleteReplaced, &app);
+        assert_eq!(text(&m, &app), "deleted, waiting for db");
+        run(&mut m, 1, StepOp::DeleteReplaced, &db);
+        run(&mut m, 1, StepOp::Replace, &db);
+        assert_eq!(text(&m, &db), "deleted, replacement next");
+        assert_eq!(m.done_count(StepOp::Replace), 0, "nothing is replaced yet");
+        m.apply(&EngineEvent::StepStarted {
+            chain: 1,
+            op: StepOp::CreateReplacement,
+            urn: db.clone(),
+            worker: 0,
+        });
+        assert_eq!(text(&m, &db), "creating replacement…");
+        m.apply(&EngineEvent::StepFinished {
+            chain: 1,
+            op: StepOp::CreateReplacement,
+            urn: db.clone(),
+            outputs: PropertyMap::new(),
+            duration: Duration::ZERO,
+        });
+        assert_eq!(text(&m, &db), "replaced");
+        assert_eq!(m.done_count(StepOp::Replace), 1);
+        assert_eq!(text(&m, &app), "deleted, replacement next");
+        plan(
+            &mut m,
+            2,
+            &[(StepOp::Replace, &app), (StepOp::CreateReplacement, &app)],
+        );
+        run(&mut m, 2, StepOp::Replace, &app);
+        assert_eq!(text(&m, &app), "deleted, replacement next");
+        run(&mut m, 2, StepOp::CreateReplacement, &app);
+        assert_eq!(text(&m, &app), "replaced");
+        assert_eq!(m.done_count(StepOp::Replace), 2);
+    }
+
+    #[test]
+    fn a_cancel_or_a_failure_leaves_nothing_waiting_and_stopped_chains_are_skipped() {
+        for outcome in [
+            Outcome::Cancelled,
+            Outcome::Failed("update of x failed".into()),
+        ] {
+            let mut m = sample_model();
+            if outcome == Outcome::Cancelled {
+                m.apply(&EngineEvent::CancelRequested { terminate: false });
+                assert_eq!(m.undecided_cascades(), 0);
+            }
+            m.apply(&EngineEvent::ChainFinished {
+                chain: 8,
+                ok: false,
+            });
+            m.apply(&EngineEvent::Summary {
+                counts: BTreeMap::new(),
+                declined: 0,
+                duration: Duration::from_secs(4),
+                outcome: outcome.clone(),
+                preview: false,
+            });
+            assert_eq!(m.undecided_cascades(), 0, "{outcome:?}");
+            let db = m.get(&urn("sim:index:Database", "db")).unwrap();
+            assert_eq!(db.status, Status::Skipped, "{outcome:?}");
+            assert_eq!(m.chain(7).unwrap().state, ChainState::Skipped);
+            assert_eq!(
+                m.chain(8).unwrap().state,
+                ChainState::Skipped,
+                "stopped from outside, not failed"
+            );
+            assert_eq!(m.chain(6).unwrap().state, ChainState::Failed);
+            assert!(m.cascades()[0].abandoned);
+        }
+    }
+
+    #[test]
+    fn time_paused_is_left_out_of_elapsed_times() {
+        let mut m = live();
+        let u = urn("sim:index:Server", "a");
+        plan(&mut m, 1, &[(StepOp::Create, &u)]);
+        m.apply(&EngineEvent::ChainStarted {
+            chain: 1,
+            worker: 0,
+        });
+        m.set_now(Duration::from_secs(1));
+        m.apply(&EngineEvent::Paused);
+        m.set_now(Duration::from_secs(5));
+        assert_eq!(m.elapsed(), Duration::from_secs(1));
+        m.apply(&EngineEvent::Resumed);
+        m.set_now(Duration::from_secs(6));
+        assert_eq!(m.elapsed(), Duration::from_secs(2));
+        assert_eq!(
+            m.chain(1).unwrap().elapsed(m.active_now()),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(m.paused_time(), Duration::from_secs(4));
+        let log: Vec<&str> = m.log().iter().map(|e| e.message.as_str()).collect();
+        assert!(log.iter().any(|l| l.starts_with("paused by the operator")));
+        assert!(log.contains(&"resumed by the operator"));
+    }
+
+    #[test]
+    fn counts_leave_out_default_providers_and_dependencies_are_listed_once() {
+        let mut m = live();
+        let provider = Urn::new("dev", "myproj", None, "pulumi:providers:sim", "default");
+        let vpc = urn("sim:index:Vpc", "vpc");
+        let sub = urn("sim:index:Subnet", "sub");
+        plan(
+            &mut m,
+            1,
+            &[(StepOp::Create, &provider), (StepOp::Create, &vpc)],
+        );
+        let mut info = step_info(StepOp::Create, &sub, None, 2);
+        info.dependencies = vec![vpc.clone(), vpc.clone()];
+        m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        assert_eq!(m.planned_count(StepOp::Create), 2, "as `+ 2 to create`");
+        assert_eq!(m.get(&sub).unwrap().dependencies, [vpc.clone()]);
+        run(&mut m, 1, StepOp::Create, &provider);
+        assert_eq!(m.done_count(StepOp::Create), 0);
+    }
+
+    #[test]
+    fn declined_dependents_are_no_longer_replacements() {
+        let mut m = live();
+        let db = urn("sim:index:Database", "db");
+        let app = urn("sim:index:Server", "app");
+        plan(&mut m, 1, &[(StepOp::DeleteReplaced, &app)]);
+        m.apply(&cascade(&db, &app));
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: false,
+            by: Decider::Operator,
+        });
+        let r = m.get(&app).unwrap();
+        assert_eq!(r.op, Some(StepOp::Same));
+        assert!(r.replace_keys.is_empty());
+        assert_eq!(r.status, Status::Declined);
+        assert!(
+            m.log()
+                .last()
+                .unwrap()
+                .message
+                .contains("db and 1 dependent declined by operator")
+        );
+    }
+
+    #[test]
+    fn a_preview_records_what_would_run_and_waits_for_nobody() {
+        let mut m = Model::new();
+        m.apply(&EngineEvent::Prelude {
+            operation: Operation::Preview,
+            preview: true,
+            stack: "dev".into(),
+            project: "myproj".into(),
+            parallel: 4,
+            parallel_diff: false,
+        });
+        let db = urn("sim:index:Database", "db");
+        let app = urn("sim:index:Server", "app");
+        plan(&mut m, 1, &[(StepOp::Create, &app)]);
+        m.apply(&cascade(&db, &app));
+        assert_eq!(m.undecided_cascades(), 0);
+        assert!(m.cascades()[0].planned);
+        assert_ne!(m.run_state(), RunState::AwaitingApproval);
+        run(&mut m, 1, StepOp::Create, &app);
+        let history: Vec<&str> = m
+            .get(&app)
+            .unwrap()
+            .history
+            .iter()
+            .map(|h| h.what.as_str())
+            .collect();
+        assert!(
+            history.contains(&"would create (preview: nothing ran)"),
+            "{history:?}"
+        );
+        assert!(!history.iter().any(|h| h.contains("worker")), "{history:?}");
     }
 }

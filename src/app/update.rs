@@ -714,4 +714,91 @@ mod tests {
         update(&mut ui, &m, &control, Action::Close);
         assert!(!ui.details);
     }
+
+    #[test]
+    fn esc_closes_the_filter_prompt_so_the_next_keys_act() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::StartFilter);
+        update(&mut ui, &m, &control, Action::FilterChar('d'));
+        update(&mut ui, &m, &control, Action::Close);
+        assert_eq!(ui.filter_input, None);
+        assert!(ui.filter.is_empty());
+        let q = crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('q'),
+            crossterm::event::KeyModifiers::NONE,
+        );
+        assert_eq!(
+            crate::app::keymap::map_key(q, key_context(&ui)),
+            Some(Action::Quit)
+        );
+    }
+
+    #[test]
+    fn q_leaves_a_read_only_preview_without_a_dialog_and_dialogs_end_with_the_run() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: false,
+        };
+        let (mut ui, m, control, rx) = setup(mode);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::Quit),
+            Some(ConsoleExit::Quit { cancelled: false })
+        );
+        assert_eq!(ui.confirm, None);
+        assert_eq!(
+            *rx.cancel.borrow(),
+            CancelLevel::Cancelling,
+            "the preview stops"
+        );
+        update(&mut ui, &m, &control, Action::Approve);
+        assert!(ui.notice.as_deref().unwrap().contains("read-only preview"));
+        assert!(ui.presets.is_empty());
+
+        let (mut ui, mut m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Quit);
+        assert_eq!(ui.confirm, Some(Confirm::Quit));
+        finish(&mut m, Outcome::Succeeded);
+        ui.settle(&m);
+        assert_eq!(ui.confirm, None, "no dialog survives DONE");
+    }
+
+    #[test]
+    fn decisions_in_a_deciding_preview_are_kept_for_the_apply() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: true,
+        };
+        let (mut ui, _, control, mut rx) = setup(mode);
+        let mut m = Model::new();
+        for (_, e) in sample_timeline() {
+            let e = match e {
+                EngineEvent::Prelude {
+                    operation,
+                    stack,
+                    project,
+                    parallel,
+                    parallel_diff,
+                    ..
+                } => EngineEvent::Prelude {
+                    operation,
+                    preview: true,
+                    stack,
+                    project,
+                    parallel,
+                    parallel_diff,
+                },
+                e => e,
+            };
+            m.apply(&e);
+        }
+        assert_eq!(m.undecided_cascades(), 0, "a preview waits for nobody");
+        update(&mut ui, &m, &control, Action::Decline);
+        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(false));
+        assert!(
+            rx.decisions.try_recv().is_err(),
+            "nothing is sent to a preview"
+        );
+        update(&mut ui, &m, &control, Action::ApproveAll);
+        assert_eq!(ui.confirm, Some(Confirm::ApproveAll));
+        update(&mut ui, &m, &control, Action::Confirm);
+        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(true));
+    }
 }

@@ -28,7 +28,7 @@ const FILES: [(&str, &str); 2] = [
 /// What each phase does, as the console announces it.
 const PHASES: [&str; 2] = [
     "first rollout",
-    "upgrade: replacements, a cascade to approve, a retired tier deleted",
+    "upgrade: replacements, a cascade to approve, deletes",
 ];
 /// The second phase's stack settings, swapped in for the upgrade.
 const PHASE_2: &str = include_str!("../../assets/examples/demo/Pulumi.demo2.yaml");
@@ -117,9 +117,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                     awaiting_decision: true,
                 },
                 false,
-                Some(format!(
-                    "demo phase {phase}/2 — {what}: its plan (y applies, n leaves)"
-                )),
+                Some(format!("demo {phase}/2 {what}: plan (y applies)")),
             )
             .await?;
             conclude(&result)?;
@@ -128,9 +126,9 @@ pub async fn run(args: DemoArgs) -> Result<()> {
             }
             let up = options(&ws, &stack, Operation::Update, &a, Display::Console)?;
             let note = if phase == 1 {
-                format!("demo phase 1/2 — {what}: running; phase 2 follows when it is done")
+                format!("demo 1/2 {what}: running, then phase 2")
             } else {
-                format!("demo phase 2/2 — {what}: running")
+                format!("demo 2/2 {what}: running")
             };
             let (result, left) = session(
                 &mut console,

@@ -60,7 +60,7 @@ impl StatusBar<'_> {
             ],
         ));
         if let Some(phase) = &self.ui.title.phase {
-            segs.push((1, vec![Span::styled(phase.clone(), t.accent())]));
+            segs.push((4, vec![Span::styled(phase.clone(), t.accent())]));
         }
         let preview_decision = matches!(
             self.ui.mode,
