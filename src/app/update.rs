@@ -155,7 +155,10 @@ pub fn update(
                 ui.confirm = Some(Confirm::ApproveAll);
             }
         }
-        Action::ToggleHelp => ui.help = !ui.help,
+        Action::ToggleHelp => {
+            ui.help = !ui.help;
+            ui.help_scroll = 0;
+        }
         Action::Close if ui.filter_input.is_some() => {
             ui.filter_input = None;
             set_filter(ui, model, Filter::default());
@@ -394,6 +397,8 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
         return;
     }
     if ui.help {
+        let len = crate::app::keymap::BINDINGS.len();
+        ui.help_scroll = clamp_move(ui.help_scroll, delta, len);
         return;
     }
     match ui.focus {

@@ -118,6 +118,34 @@ struct Columns {
 }
 
 impl Columns {
+    /// Columns as wide as the visible rows need (so the info column gets the rest of a wide
+    /// terminal), within the fixed widths' limits.
+    fn fit(w: usize, m: &Model, ui: &UiState, window: Range<usize>) -> Columns {
+        let most = Columns::for_width(w);
+        let rows = || window.clone().map(|row| ui.tree.rows()[row]);
+        let tree = rows()
+            .map(|fr| 2 * fr.depth as usize + 3 + width(m.resource(fr.idx).name()))
+            .max()
+            .unwrap_or(0);
+        let type_ = rows()
+            .map(|fr| width(&m.resource(fr.idx).type_) + 1)
+            .max()
+            .unwrap_or(0);
+        let status = rows()
+            .map(|fr| width(&status_text(m.resource(fr.idx), m)) + 1)
+            .max()
+            .unwrap_or(0);
+        Columns {
+            tree: tree.clamp(12, most.tree.max(12) + 8),
+            type_: if most.type_ == 0 {
+                0
+            } else {
+                type_.clamp(8, most.type_ + 6)
+            },
+            status: status.clamp(10, most.status + 6),
+        }
+    }
+
     fn for_width(w: usize) -> Columns {
         if w >= 100 {
             Columns {
@@ -309,7 +337,7 @@ impl StatefulWidget for ResourcesView<'_> {
         }
         let window = ui.resources_offset..(ui.resources_offset + h).min(ui.tree.len());
         let tree_w = inner.width - OP_W;
-        let cols = Columns::for_width(inner.width as usize);
+        let cols = Columns::fit(inner.width as usize, m, ui, window.clone());
         let (items, skipped, mut state) =
             self.window_items(ui, window.clone(), sel, cols, tree_w as usize);
         // The widget draws the window's ancestors first; it draws off screen and the window

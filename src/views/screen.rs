@@ -239,7 +239,11 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
     }
     if ui.help {
         let h = crate::app::keymap::BINDINGS.len() as u16 + 2;
-        HelpView { theme }.render(centered(body, 76, h), buf);
+        HelpView {
+            theme,
+            scroll: ui.help_scroll,
+        }
+        .render(centered(body, 80, h), buf);
     }
     if let Some(confirm) = ui.confirm {
         ConfirmDialog { confirm, theme }.render(centered(body, 60, 7), buf);

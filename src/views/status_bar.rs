@@ -51,7 +51,7 @@ impl StatusBar<'_> {
             &m.project
         };
         let mut segs: Vec<(u8, Vec<Span<'static>>)> = Vec::new();
-        segs.push((6, vec![Span::styled(" stepdeck ", t.accent())]));
+        segs.push((7, vec![Span::styled(" stepdeck ", t.accent())]));
         segs.push((
             1,
             vec![
@@ -60,7 +60,7 @@ impl StatusBar<'_> {
             ],
         ));
         if let Some(phase) = &self.ui.title.phase {
-            segs.push((4, vec![Span::styled(phase.clone(), t.accent())]));
+            segs.push((5, vec![Span::styled(phase.clone(), t.accent())]));
         }
         let preview_decision = matches!(
             self.ui.mode,
@@ -101,14 +101,18 @@ impl StatusBar<'_> {
             if let Some(eta) = m.eta() {
                 text.push_str(&format!(" ETA {}", clock(eta)));
             }
-            segs.push((3, vec![Span::raw(text)]));
+            segs.push((4, vec![Span::raw(text)]));
         }
-        if !m.parallel_diff && !m.preview && m.summary.is_none() && m.operation.is_some() {
-            segs.push((7, vec![Span::styled("diffs serial", t.dim())]));
+        if !m.parallel_diff
+            && !m.preview
+            && m.summary.is_none()
+            && m.operation == Some(crate::engine::events::Operation::Update)
+        {
+            segs.push((8, vec![Span::styled("diffs serial", t.dim())]));
         }
         if m.parallel > 0 && !m.preview {
             segs.push((
-                4,
+                5,
                 vec![Span::raw(format!(
                     "workers {}/{}",
                     m.workers_busy, m.parallel
@@ -142,7 +146,7 @@ impl StatusBar<'_> {
         if !counts.is_empty() {
             segs.push((3, counts));
         }
-        segs.push((5, vec![Span::styled("? help", t.dim())]));
+        segs.push((6, vec![Span::styled("? help", t.dim())]));
         segs
     }
 }
