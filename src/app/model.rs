@@ -1791,7 +1791,10 @@ mod tests {
         info.dependencies = vec![vpc.clone(), vpc.clone()];
         m.apply(&EngineEvent::StepPlanned(Box::new(info)));
         assert_eq!(m.planned_count(StepOp::Create), 2, "as `+ 2 to create`");
-        assert_eq!(m.get(&sub).unwrap().dependencies, std::slice::from_ref(&vpc));
+        assert_eq!(
+            m.get(&sub).unwrap().dependencies,
+            std::slice::from_ref(&vpc)
+        );
         run(&mut m, 1, StepOp::Create, &provider);
         assert_eq!(m.done_count(StepOp::Create), 0);
     }
