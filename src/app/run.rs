@@ -506,6 +506,52 @@ mod tests {
         assert!(s.contains("PAUSED"), "{s}");
     }
 
+    #[test]
+    fn osc52_carries_the_text_base64_encoded() {
+        assert_eq!(osc52("urn:a"), "\x1b]52;c;dXJuOmE=\x07");
+    }
+
+    #[test]
+    fn preview_decisions_are_sent_once_for_the_same_cascade_only() {
+        let mut preview = Model::new();
+        let mut live = Model::new();
+        for (_, e) in sample_timeline() {
+            if let EngineEvent::Prelude { .. } = e {
+                live.apply(&e);
+                preview.preview = true;
+                continue;
+            }
+            preview.apply(&e);
+            live.apply(&e);
+        }
+        let (sink, _events) = EventSink::channel();
+        let (control, mut rx) = Control::new(sink);
+        let title = Title {
+            operation: "up".into(),
+            stack: "dev".into(),
+            project: "myproj".into(),
+            phase: None,
+        };
+        let mut ui = UiState::new(ConsoleMode::Live, title);
+        ui.presets.decide(&preview.cascades()[0], true);
+        apply_presets(&mut ui, &live, &control);
+        apply_presets(&mut ui, &live, &control);
+        assert_eq!(
+            rx.decisions.try_recv().ok(),
+            Some(crate::engine::control::Decision::Approve(1))
+        );
+        assert!(rx.decisions.try_recv().is_err(), "sent once");
+
+        let mut other = preview.cascades()[0].clone();
+        other.members.pop();
+        ui.presets.decide(&other, true);
+        apply_presets(&mut ui, &live, &control);
+        assert!(
+            rx.decisions.try_recv().is_err(),
+            "a cascade unlike the one explored asks again"
+        );
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_finished_preview_applies_with_y() {
         let mode = ConsoleMode::Preview {

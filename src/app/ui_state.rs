@@ -244,7 +244,7 @@ impl UiState {
         } else {
             None
         };
-        self.graph.refresh(model, focus);
+        self.graph.refresh(model, focus, &self.filter);
     }
 
     /// Collapses or expands a subtree of the resource tree.

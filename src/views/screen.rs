@@ -229,11 +229,14 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
         } else {
             body
         };
+        ui.refresh_graph(model);
+        let blast = ui.graph.blast_radius(idx);
         DetailsView {
             model,
             theme,
             idx,
             scroll: ui.details_scroll,
+            blast: &blast,
         }
         .render(area, buf);
     }
