@@ -7,7 +7,7 @@ use std::time::Duration;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use stepdeck::app::model::Model;
-use stepdeck::app::sample::sample_timeline;
+use stepdeck::app::sample::{as_preview, sample_timeline};
 use stepdeck::app::ui_state::{Confirm, UiState, ViewId};
 use stepdeck::app::{ConsoleMode, Title};
 use stepdeck::engine::events::{EngineEvent, Outcome};
@@ -101,22 +101,7 @@ fn a_finished_preview_asks_to_apply() {
     let mut m = Model::new();
     for (at, e) in sample_timeline() {
         m.set_now(at);
-        let e = match e {
-            EngineEvent::Prelude {
-                operation,
-                stack,
-                project,
-                parallel,
-                parallel_diff,
-                ..
-            } => EngineEvent::Prelude {
-                operation,
-                preview: true,
-                stack,
-                project,
-                parallel,
-                parallel_diff,
-            },
+        let e = match as_preview(e) {
             EngineEvent::StepStarted { .. }
             | EngineEvent::StepFinished { .. }
             | EngineEvent::StepFailed { .. }

@@ -774,25 +774,7 @@ mod tests {
         let (mut ui, _, control, mut rx) = setup(mode);
         let mut m = Model::new();
         for (_, e) in sample_timeline() {
-            let e = match e {
-                EngineEvent::Prelude {
-                    operation,
-                    stack,
-                    project,
-                    parallel,
-                    parallel_diff,
-                    ..
-                } => EngineEvent::Prelude {
-                    operation,
-                    preview: true,
-                    stack,
-                    project,
-                    parallel,
-                    parallel_diff,
-                },
-                e => e,
-            };
-            m.apply(&e);
+            m.apply(&crate::app::sample::as_preview(e));
         }
         assert_eq!(m.undecided_cascades(), 0, "a preview waits for nobody");
         update(&mut ui, &m, &control, Action::Decline);

@@ -23,7 +23,8 @@ pub struct LogView<'a> {
     pub back: usize,
 }
 
-fn entry_line(e: &LogEntry, t: Theme, w: usize) -> Line<'static> {
+/// An entry's time, severity and resource, before its message.
+fn entry_head(e: &LogEntry, t: Theme) -> Vec<Span<'static>> {
     let mut spans = vec![
         Span::styled(format!("{} ", offset(e.at)), t.dim()),
         Span::styled(
@@ -34,22 +35,19 @@ fn entry_line(e: &LogEntry, t: Theme, w: usize) -> Line<'static> {
     if let Some(u) = &e.urn {
         spans.push(Span::styled(format!("{}: ", u.name()), t.bold()));
     }
+    spans
+}
+
+fn entry_line(e: &LogEntry, t: Theme, w: usize) -> Line<'static> {
+    let mut spans = entry_head(e, t);
     let used: usize = spans.iter().map(|s| width(&s.content)).sum();
     spans.push(Span::raw(fit_words(&e.message, w.saturating_sub(used))));
     Line::from(spans)
 }
 
+/// The entry wrapped to `w` cells, continuation lines under the message.
 fn entry_lines(e: &LogEntry, t: Theme, w: usize) -> Vec<Line<'static>> {
-    let mut head = vec![
-        Span::styled(format!("{} ", offset(e.at)), t.dim()),
-        Span::styled(
-            format!("{:<8}", e.severity.as_str()),
-            t.severity(e.severity),
-        ),
-    ];
-    if let Some(u) = &e.urn {
-        head.push(Span::styled(format!("{}: ", u.name()), t.bold()));
-    }
+    let mut head = entry_head(e, t);
     let indent: usize = head.iter().map(|s| width(&s.content)).sum();
     let style = if e.severity == Severity::Error {
         t.error()
