@@ -457,7 +457,9 @@ impl Model {
     /// Estimated time left, from the pace so far (None until a step settled).
     pub fn eta(&self) -> Option<Duration> {
         let (done, total) = self.progress();
-        if done == 0 || done >= total || self.summary.is_some() {
+        // Waiting for the operator (a pause, a cascade) has no pace to extrapolate.
+        if done == 0 || done >= total || self.summary.is_some() || self.paused || self.undecided > 0
+        {
             return None;
         }
         let per_step = self.elapsed().as_secs_f64() / done as f64;

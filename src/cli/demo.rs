@@ -148,6 +148,10 @@ pub async fn run(args: DemoArgs) -> Result<()> {
         Ok(())
     }
     .await;
+    let report = console.take_report();
     drop(console);
+    if let Some(report) = report {
+        print!("{report}");
+    }
     outcome
 }

@@ -180,7 +180,9 @@ impl StatefulWidget for GraphView<'_> {
         }
         for (edges, heads, style) in [(&cells, &arrows, t.dim()), (&hot, &hot_arrows, t.accent())] {
             for (&(x, y), &bits) in edges {
-                put(buf, x, y, box_char(bits).encode_utf8(&mut [0; 4]), style);
+                // A junction keeps every edge through it, whichever layer draws it.
+                let all = bits | cells.get(&(x, y)).copied().unwrap_or(0);
+                put(buf, x, y, box_char(all).encode_utf8(&mut [0; 4]), style);
             }
             for &(x, y) in heads {
                 put(buf, x, y, "▶", style);

@@ -140,11 +140,12 @@ fn cascade_lines(
     for member in &c.members {
         let why = reason_text(&member.reason);
         let text = if member.urn == c.root {
-            format!("{indent}why: {why}")
+            format!("why: {why}")
         } else {
-            format!("{indent}{}: {why}", member.urn.name())
+            format!("{}: {why}", member.urn.name())
         };
-        out.push(Line::styled(fit_words(&text, w), t.dim()));
+        let fitted = fit_words(&text, w.saturating_sub(indent.len()));
+        out.push(Line::styled(format!("{indent}{fitted}"), t.dim()));
     }
     out.push(Line::styled(
         cut_right(&format!("{indent}{}", picture(c, w.saturating_sub(4))), w),
