@@ -72,8 +72,9 @@ pub fn reason_text(reason: &CascadeReason) -> String {
 /// (each one's own edge is in its "why" line).
 fn picture(c: &Cascade, w: usize) -> String {
     let mut s = format!("[{}] ═▶", c.root.name());
-    let others = c.members.iter().filter(|m| m.urn != c.root);
-    for (k, m) in others.enumerate() {
+    let mut others: Vec<_> = c.members.iter().filter(|m| m.urn != c.root).collect();
+    others.sort_by_key(|m| m.urn.name());
+    for (k, m) in others.into_iter().enumerate() {
         let next = format!("{}{}", if k == 0 { " " } else { " · " }, m.urn.name());
         if width(&s) + width(&next) + 2 > w {
             s.push_str(" …");
@@ -137,7 +138,10 @@ fn cascade_lines(
     }
     out.push(line);
     let indent = "    ";
-    for member in &c.members {
+    // The root first, then its dependents by name: the same order every run.
+    let mut members: Vec<_> = c.members.iter().collect();
+    members.sort_by_key(|m| (m.urn != c.root, m.urn.name()));
+    for member in members {
         let why = reason_text(&member.reason);
         let text = if member.urn == c.root {
             format!("why: {why}")

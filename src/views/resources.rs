@@ -65,7 +65,10 @@ pub fn status_text(r: &Resource, m: &Model) -> String {
             (Some(StepOp::Same), _) => "same".into(),
             (Some(op), _) if preview => op.as_str().into(),
             (Some(_), _) => "queued".into(),
-            (None, _) => String::new(),
+            // Registered, its step not planned yet: its diff runs, or it waits for inputs.
+            (None, _) if r.diffing => "diffing…".into(),
+            (None, _) if r.history.is_empty() => String::new(),
+            (None, _) => "registered".into(),
         },
         Status::Failed => "failed".into(),
         Status::Skipped => "skipped".into(),
