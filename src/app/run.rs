@@ -296,11 +296,19 @@ fn apply_presets(ui: &mut UiState, model: &Model, control: &Control) {
         return;
     }
     for c in model.cascades().iter().filter(|c| c.waiting()) {
-        match ui.presets.take_matching(c) {
-            Some(true) => control.approve(c.id),
-            Some(false) => control.decline(c.id),
-            None => {}
+        let Some(approve) = ui.presets.take_matching(c) else {
+            continue;
+        };
+        if approve {
+            control.approve(c.id);
+        } else {
+            control.decline(c.id);
         }
+        ui.notice = Some(format!(
+            "the replacement of {} {} as decided in the preview",
+            c.root.name(),
+            if approve { "approved" } else { "declined" }
+        ));
     }
 }
 
