@@ -243,3 +243,15 @@ fn status_and_urn_filters_keep_what_they_name() {
     assert_eq!(names(&mut u), ["myproj-dev", "old-logs"]);
     assert!(stepdeck::app::filter::Filter::parse("status:exploded").is_err());
 }
+
+#[test]
+fn zooming_out_fits_more_of_the_graph() {
+    let m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    u.focus = ViewId::Graph;
+    select(&mut u, &m, "net");
+    u.graph_zoomed_out = true;
+    let s = screen(&m, &mut u, 80, 24);
+    insta::assert_snapshot!("graph_zoomed_out_80x24", s);
+    assert!(s.contains("z names"), "{s}");
+}

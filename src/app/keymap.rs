@@ -62,6 +62,8 @@ pub enum Action {
     ToggleMouse,
     /// `o`: sort the tree by the next key (name, type, status, duration).
     CycleSort,
+    /// `z`: the graph's nodes narrow (more layers in view) or back to full names.
+    ToggleZoom,
     /// A left click at a screen cell: selects the resource row there.
     Click {
         column: u16,
@@ -138,6 +140,7 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('u') => Action::CopyUrn,
         KeyCode::Char('m') => Action::ToggleMouse,
         KeyCode::Char('o') => Action::CycleSort,
+        KeyCode::Char('z') => Action::ToggleZoom,
         KeyCode::Char('y') if ctx.preview_decision => Action::PreviewApply,
         KeyCode::Char('n') if ctx.preview_decision => Action::PreviewAbort,
         _ => return None,
@@ -191,6 +194,10 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("c", "cancel the deployment (asks to confirm)"),
     ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
     ("f", "graph: focus on the selection's dependencies"),
+    (
+        "z",
+        "graph: narrow nodes (more layers in view) / full names",
+    ),
     ("s", "log: cycle the minimum severity"),
     ("y  n", "preview: apply / abort"),
     (
@@ -268,6 +275,12 @@ mod tests {
         assert_eq!(normal(KeyCode::Char('?')), Some(Action::ToggleHelp));
         assert_eq!(normal(KeyCode::Enter), Some(Action::OpenDetails));
         assert_eq!(normal(KeyCode::Char('/')), Some(Action::StartFilter));
+        assert_eq!(normal(KeyCode::Char('e')), Some(Action::NextError));
+        assert_eq!(normal(KeyCode::Char('E')), Some(Action::PrevError));
+        assert_eq!(normal(KeyCode::Char('u')), Some(Action::CopyUrn));
+        assert_eq!(normal(KeyCode::Char('m')), Some(Action::ToggleMouse));
+        assert_eq!(normal(KeyCode::Char('o')), Some(Action::CycleSort));
+        assert_eq!(normal(KeyCode::Char('z')), Some(Action::ToggleZoom));
         assert_eq!(
             map_key(ctrl('c'), KeyContext::default()),
             Some(Action::Interrupt)

@@ -105,6 +105,8 @@ pub struct UiState {
     pub diffs_offset: usize,
     pub graph_focus: bool,
     pub graph_offset: (usize, usize),
+    /// Narrow graph nodes, so that more layers fit.
+    pub graph_zoomed_out: bool,
     pub help: bool,
     pub help_scroll: usize,
     pub details: bool,
@@ -158,6 +160,7 @@ impl UiState {
             diffs_offset: 0,
             graph_focus: false,
             graph_offset: (0, 0),
+            graph_zoomed_out: false,
             help: false,
             help_scroll: 0,
             details: false,

@@ -226,6 +226,10 @@ pub fn update(
                 "mouse released: the terminal selects text (m takes it back)".into()
             });
         }
+        Action::ToggleZoom => {
+            ui.graph_zoomed_out = !ui.graph_zoomed_out;
+            ui.graph_offset = (0, 0);
+        }
         Action::CycleSort => {
             ui.sort = ui.sort.next();
             ui.resources_offset = 0;

@@ -63,8 +63,13 @@ impl StatefulWidget for GraphView<'_> {
             format!(" Graph  focus: {name}  ({nodes} nodes, Esc all) ")
         } else {
             format!(
-                " Graph  {} layers · {nodes} nodes · f focus ",
-                g.columns.len()
+                " Graph  {} layers · {nodes} nodes · f focus · z {} ",
+                g.columns.len(),
+                if ui.graph_zoomed_out {
+                    "names"
+                } else {
+                    "more layers"
+                }
             )
         };
         let focus = t.border(self.focused);
@@ -77,7 +82,11 @@ impl StatefulWidget for GraphView<'_> {
             return;
         }
         let longest = g.longest_name.max(4);
-        let node_w = (longest + 5).clamp(8, 22);
+        let node_w = if ui.graph_zoomed_out {
+            (longest + 5).clamp(8, 12)
+        } else {
+            (longest + 5).clamp(8, 22)
+        };
         let col_w = node_w + GUTTER;
         // The last row tells what the selection reaches and what `⇠n` means.
         let footer = inner.height >= 4;

@@ -67,6 +67,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     if ui.focus == ViewId::Graph {
         hints.push(("f", "focus"));
+        hints.push(("z", "zoom"));
     }
     hints.push(("q", "quit"));
     hints.push(("?", "help"));
