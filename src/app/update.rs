@@ -792,4 +792,26 @@ mod tests {
         update(&mut ui, &m, &control, Action::Confirm);
         assert_eq!(ui.presets.get(&m.cascades()[0]), Some(true));
     }
+
+    #[test]
+    fn e_opens_the_next_failure_u_copies_m_releases_the_mouse_o_sorts() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::NextError);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "server-2");
+        assert!(ui.details, "the whole error is in the details");
+        update(&mut ui, &m, &control, Action::Close);
+        update(&mut ui, &m, &control, Action::CopyUrn);
+        assert_eq!(
+            ui.clipboard.as_deref(),
+            Some(ui.selected.as_ref().unwrap().as_str())
+        );
+        update(&mut ui, &m, &control, Action::ToggleMouse);
+        assert!(!ui.mouse_capture);
+        update(&mut ui, &m, &control, Action::CycleSort);
+        update(&mut ui, &m, &control, Action::CycleSort);
+        assert_eq!(ui.sort, crate::app::sort::SortKey::Status);
+        ui.refresh_tree(&m);
+        let first_child = m.resource(ui.tree.rows()[1].idx).name().to_string();
+        assert_eq!(first_child, "app", "waiting for approval before done");
+    }
 }
