@@ -437,7 +437,8 @@ fn refresh_previews_first_and_n_changes_nothing() {
     let env = deployed_chain(2);
     let before = env.export("dev");
     let t = Tmux::start(&env, 120, 40, &["refresh", "--stack", "dev"]);
-    t.wait_for("PREVIEW — y apply · n abort");
+    let s = t.wait_for("PREVIEW — y apply · n abort");
+    assert!(s.contains("modifies no resource"), "{s}");
     t.keys(&["n"]);
     t.wait_for("TTY-");
     assert_eq!(env.export("dev"), before);

@@ -48,6 +48,12 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         Kind::Error
     };
     out.push((kind, headline));
+    if s.preview && m.operation == Some(crate::engine::events::Operation::Refresh) {
+        out.push((
+            Kind::Plain,
+            "Applying it modifies no resource, only the stack's state.".into(),
+        ));
+    }
     out.push((Kind::Plain, String::new()));
     let outputs = m
         .roots()
