@@ -316,6 +316,7 @@ async fn console_frame(n: usize) {
         operation: "preview".into(),
         stack: "bench".into(),
         project: "bench".into(),
+        phase: None,
     };
     let mut ui = UiState::new(ConsoleMode::Live, title);
     let area = Rect::new(0, 0, 200, 50);

@@ -150,7 +150,7 @@ impl Tmux {
             "0",
             "mouse still captured"
         );
-        for artefact in ["Resources", "┌", "stepdeck  "] {
+        for artefact in ["Resources (", "┌", "stepdeck  "] {
             assert!(!s.contains(artefact), "{artefact:?} left on screen:\n{s}");
         }
     }
@@ -254,7 +254,9 @@ fn the_demo_runs_both_phases_and_its_cascade_waits_for_approval() {
         60,
         &["demo", "--state-dir", &dir.display().to_string()],
     );
-    t.wait_for("PREVIEW — y apply · n abort");
+    t.wait("the first phase's plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("demo 1/2 first rollout")
+    });
     t.keys(&["y"]);
     t.wait_for("creating…");
     // Phase 1 leaves by itself when done; phase 2's plan replaces and deletes.
@@ -266,7 +268,10 @@ fn the_demo_runs_both_phases_and_its_cascade_waits_for_approval() {
     assert!(s.contains("Pending replacements"), "{s}");
     assert!(s.contains("waiting for approval"), "{s}");
     assert!(s.contains("dbEndpoint"), "the pending panel says why:\n{s}");
+    assert!(s.contains("demo 2/2"), "the phase is announced:\n{s}");
     t.keys(&["A"]);
+    t.wait_for("Approve every pending replacement?");
+    t.keys(&["y"]);
     t.wait_for("DONE");
     t.quit_and_expect_restored(0);
 }
@@ -394,4 +399,225 @@ fn a_failed_step_ends_failed_and_q_restores_the_terminal() {
     let t = Tmux::start(&env, 100, 30, &["up", "--stack", "dev", "--yes"]);
     t.wait_for("FAILED");
     t.quit_and_expect_restored(1);
+}
+
+/// Three resources created with the plain display, ready for a destroy or a refresh.
+fn deployed_chain(n: usize) -> Env {
+    let env = chain_project(n, 50);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(env.world().len(), n);
+    env
+}
+
+#[test]
+fn destroy_previews_first_and_deletes_only_on_y() {
+    let env = deployed_chain(3);
+    let t = Tmux::start(&env, 120, 40, &["destroy", "--stack", "dev"]);
+    let s = t.wait("the destroy's plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("to delete")
+    });
+    assert!(s.contains("destroy dev"), "{s}");
+    assert_eq!(env.world().len(), 3, "a preview deletes nothing");
+    t.keys(&["n"]);
+    let s = t.wait_for("TTY-");
+    assert!(s.contains("the destroy was aborted"), "{s}");
+    assert_eq!(env.world().len(), 3, "n deletes nothing");
+    drop(t);
+
+    let t = Tmux::start(&env, 120, 40, &["destroy", "--stack", "dev"]);
+    t.wait_for("PREVIEW — y apply · n abort");
+    t.keys(&["y"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+    assert!(env.world().is_empty(), "y destroys");
+}
+
+#[test]
+fn refresh_previews_first_and_n_changes_nothing() {
+    let env = deployed_chain(2);
+    let before = env.export("dev");
+    let t = Tmux::start(&env, 120, 40, &["refresh", "--stack", "dev"]);
+    let s = t.wait_for("PREVIEW — y apply · n abort");
+    assert!(s.contains("modifies no resource"), "{s}");
+    t.keys(&["n"]);
+    t.wait_for("TTY-");
+    assert_eq!(env.export("dev"), before);
+}
+
+#[test]
+fn a_failure_is_shown_on_its_row_in_the_summary_and_after_exit() {
+    let env = Env::new(
+        "resources:\n  ok:\n    type: sim:index:Resource\n    properties:\n      step: 1\n  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n",
+    );
+    let t = Tmux::start(&env, 160, 45, &["up", "--stack", "dev", "--yes"]);
+    let s = t.wait("the failed run and its summary", |s| {
+        s.contains("FAILED") && s.contains("Failures:")
+    });
+    let row = s.lines().find(|l| l.contains("── bad")).unwrap_or_default();
+    assert!(row.contains("failed"), "the row says so:\n{s}");
+    assert!(s.contains("failOn"), "the error is on screen:\n{s}");
+    t.keys(&["e"]);
+    let s = t.wait("the failed resource's details", |s| s.contains("error: "));
+    assert!(s.contains("sim:index:Resource::bad"), "{s}");
+    t.keys(&["Escape"]);
+    t.keys(&["q"]);
+    let s = t.wait_for("TTY-");
+    assert!(
+        s.contains("Failures:"),
+        "the summary is printed after exit:\n{s}"
+    );
+    assert!(s.contains("bad (sim:index:Resource)"), "{s}");
+    assert!(!s.contains("cancelled"), "nobody cancelled:\n{s}");
+}
+
+#[test]
+fn esc_closes_the_filter_prompt_and_q_quits_a_read_only_preview() {
+    let env = chain_project(3, 20);
+    let t = Tmux::start(&env, 120, 40, &["preview", "--stack", "dev"]);
+    t.wait("the finished preview", |s| {
+        s.contains("DONE") && s.contains("r3")
+    });
+    t.keys(&["/", "r", "2"]);
+    t.wait_for("Enter keep");
+    t.keys(&["Escape"]);
+    t.wait("the prompt closed", |s| !s.contains("Enter keep"));
+    let s = t.screen();
+    assert!(
+        !s.contains("a approve"),
+        "a read-only preview offers no approval:\n{s}"
+    );
+    t.keys(&["q"]);
+    let s = t.wait_for("TTY-");
+    assert!(!s.contains("Quit while"), "{s}");
+    t.expect_restored(0);
+}
+
+#[test]
+fn after_a_cancel_no_approval_is_asked_and_chains_say_skipped() {
+    let env = cascade_project();
+    let t = Tmux::start(&env, 200, 60, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("AWAITING APPROVAL");
+    t.keys(&["c"]);
+    t.wait_for("Cancel the deployment?");
+    t.keys(&["y"]);
+    let s = t.wait("the cancelled run", |s| s.contains("CANCELLED"));
+    assert!(!s.contains("waiting for approval"), "{s}");
+    assert!(!s.contains("a approve"), "{s}");
+    assert!(!s.contains("AWAITING"), "{s}");
+    t.keys(&["3"]);
+    let s = t.wait_for("Chains (");
+    assert!(!s.contains("✗ failed"), "nothing failed:\n{s}");
+    t.keys(&["q"]);
+    t.wait_for("TTY-");
+}
+
+#[test]
+fn a_failure_ends_the_run_without_asking_for_a_cascade() {
+    let env = cascade_project();
+    let program = format!(
+        "{CASCADE}  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n"
+    );
+    env.write(
+        "Pulumi.yaml",
+        &format!("name: e2e\nruntime: yaml\n{program}"),
+    );
+    let t = Tmux::start(&env, 200, 60, &["up", "--stack", "dev", "--yes"]);
+    let s = t.wait("the failed run", |s| s.contains("FAILED"));
+    assert!(!s.contains("waiting for approval"), "{s}");
+    assert!(!s.contains("a approve"), "{s}");
+    t.keys(&["q"]);
+    let s = t.wait_for("TTY-");
+    assert!(!s.contains("cancelled"), "nobody cancelled:\n{s}");
+    assert!(s.contains("failOn"), "the real error is reported:\n{s}");
+}
+
+#[test]
+fn approvals_made_in_the_preview_carry_into_the_apply() {
+    let env = cascade_project();
+    let (old_id, _) = world_engine_of_db(&env);
+    let t = Tmux::start(&env, 200, 60, &["up", "--stack", "dev"]);
+    let s = t.wait("the plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("a approve")
+    });
+    assert!(s.contains("input \"engine\" forces replacement"), "{s}");
+    t.keys(&["a"]);
+    t.wait_for("approved for the apply");
+    t.keys(&["y"]);
+    let s = t.wait("the apply's end", |s| {
+        s.contains("DONE") || s.contains("AWAITING")
+    });
+    assert!(s.contains("DONE"), "the apply asked again:\n{s}");
+    t.quit_and_expect_restored(0);
+    let (new_id, engine) = world_engine_of_db(&env);
+    assert_eq!(engine, "pg16");
+    assert_ne!(new_id, old_id);
+}
+
+#[test]
+fn quitting_after_a_resize_leaves_nothing_over_the_shell() {
+    let env = chain_project(3, 20);
+    let t = Tmux::start(&env, 160, 45, &["preview", "--stack", "dev"]);
+    t.wait_for("DONE");
+    for (w, h) in [(100, 30), (220, 60)] {
+        let ok = t
+            .tmux()
+            .args(["resize-window", "-t", "e2e", "-x"])
+            .arg(w.to_string())
+            .arg("-y")
+            .arg(h.to_string())
+            .status()
+            .expect("tmux resize-window")
+            .success();
+        assert!(ok);
+        t.wait("the console at the new size", |s| {
+            s.lines().count() == h
+                && s.lines().last().is_some_and(|l| l.contains("quit"))
+                && s.lines().next().is_some_and(|l| l.contains("stepdeck"))
+        });
+    }
+    t.keys(&["q"]);
+    t.expect_restored(0);
+}
+
+#[test]
+fn a_pause_holds_queued_chains_off_the_workers() {
+    let mut program = String::from("resources:\n");
+    for i in 1..=6 {
+        program.push_str(&format!(
+            "  r{i}:\n    type: sim:index:Resource\n    properties:\n      step: {i}\n"
+        ));
+    }
+    let env = Env::new(&program);
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 700\n");
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--yes", "--parallel", "2"],
+    );
+    t.wait_for("creating…");
+    t.keys(&["p"]);
+    // What ran finishes; nothing queued takes a worker while paused.
+    t.wait("paused with every worker free", |s| {
+        s.contains("PAUSED") && s.contains("workers 0/2") && !s.contains("creating…")
+    });
+    let world = env.world();
+    let end = Instant::now() + Duration::from_millis(1500);
+    while Instant::now() < end {
+        let s = t.screen();
+        assert!(
+            s.contains("workers 0/2"),
+            "a worker was taken while paused:\n{s}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(env.world(), world, "a step ran while paused");
+    t.keys(&["p"]);
+    let s = t.wait_for("DONE");
+    assert!(
+        s.contains("paused for"),
+        "the summary says how long it paused:\n{s}"
+    );
+    t.quit_and_expect_restored(0);
+    assert_eq!(env.world().len(), 6);
 }

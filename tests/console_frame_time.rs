@@ -65,6 +65,7 @@ fn a_frame_of_a_100k_resource_tree_costs_only_its_visible_rows() {
             operation: "up".into(),
             stack: "dev".into(),
             project: "myproj".into(),
+            phase: None,
         },
     );
     let mut buf = Buffer::empty(Rect::new(0, 0, 200, 60));

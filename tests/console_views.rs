@@ -7,7 +7,7 @@ use std::time::Duration;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use stepdeck::app::model::Model;
-use stepdeck::app::sample::sample_timeline;
+use stepdeck::app::sample::{as_preview, sample_timeline};
 use stepdeck::app::ui_state::{Confirm, UiState, ViewId};
 use stepdeck::app::{ConsoleMode, Title};
 use stepdeck::engine::events::{EngineEvent, Outcome};
@@ -29,6 +29,7 @@ fn ui(mode: ConsoleMode) -> UiState {
         operation: "up".into(),
         stack: "dev".into(),
         project: "myproj".into(),
+        phase: None,
     };
     UiState::new(mode, title)
 }
@@ -100,22 +101,7 @@ fn a_finished_preview_asks_to_apply() {
     let mut m = Model::new();
     for (at, e) in sample_timeline() {
         m.set_now(at);
-        let e = match e {
-            EngineEvent::Prelude {
-                operation,
-                stack,
-                project,
-                parallel,
-                parallel_diff,
-                ..
-            } => EngineEvent::Prelude {
-                operation,
-                preview: true,
-                stack,
-                project,
-                parallel,
-                parallel_diff,
-            },
+        let e = match as_preview(e) {
             EngineEvent::StepStarted { .. }
             | EngineEvent::StepFinished { .. }
             | EngineEvent::StepFailed { .. }
@@ -195,4 +181,77 @@ fn a_large_stack_scrolls_to_its_last_resource() {
     );
     assert!(!s.contains("thing-00000"), "{s}");
     assert!(s.contains("Resources (10001)"), "{s}");
+}
+
+fn failed(mut m: Model) -> Model {
+    m.apply(&EngineEvent::Summary {
+        counts: BTreeMap::from([(stepdeck::engine::StepOp::Create, 2)]),
+        declined: 0,
+        duration: Duration::from_secs(4),
+        outcome: Outcome::Failed("1 step failed".into()),
+        preview: false,
+    });
+    m
+}
+
+#[test]
+fn the_failed_screen_sums_up_the_run() {
+    let m = failed(sample_model());
+    for (w, h) in [(80, 24), (160, 45)] {
+        let mut u = ui(ConsoleMode::Live);
+        u.settle(&m);
+        let s = screen(&m, &mut u, w, h);
+        assert!(s.contains("Failures:"), "{s}");
+        assert!(s.contains("quota exceeded for instance type"), "{s}");
+        assert!(
+            !s.contains("waiting for approval"),
+            "nothing waits after the end:\n{s}"
+        );
+        insta::assert_snapshot!(format!("failed_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn the_graph_names_the_blast_radius_and_follows_the_filter() {
+    let m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    u.focus = ViewId::Graph;
+    select(&mut u, &m, "net");
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(s.contains("depend on net: subnet-a"), "{s}");
+    u.filter = stepdeck::app::filter::Filter::parse("type:Server").unwrap();
+    let s = screen(&m, &mut u, 80, 24);
+    insta::assert_snapshot!("graph_filtered_80x24", s);
+    assert!(s.contains("server-1") && !s.contains("subnet-a"), "{s}");
+}
+
+#[test]
+fn status_and_urn_filters_keep_what_they_name() {
+    let m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    let names = |u: &mut UiState| -> Vec<String> {
+        u.refresh_tree(&m);
+        u.tree
+            .rows()
+            .iter()
+            .map(|r| m.resource(r.idx).name().to_string())
+            .collect()
+    };
+    u.filter = stepdeck::app::filter::Filter::parse("status:failed").unwrap();
+    assert_eq!(names(&mut u), ["myproj-dev", "net", "subnet-a", "server-2"]);
+    u.filter = stepdeck::app::filter::Filter::parse("urn:Bucket").unwrap();
+    assert_eq!(names(&mut u), ["myproj-dev", "old-logs"]);
+    assert!(stepdeck::app::filter::Filter::parse("status:exploded").is_err());
+}
+
+#[test]
+fn zooming_out_fits_more_of_the_graph() {
+    let m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    u.focus = ViewId::Graph;
+    select(&mut u, &m, "net");
+    u.graph_zoomed_out = true;
+    let s = screen(&m, &mut u, 80, 24);
+    insta::assert_snapshot!("graph_zoomed_out_80x24", s);
+    assert!(s.contains("z names"), "{s}");
 }

@@ -16,6 +16,8 @@ pub struct Title {
     pub operation: String,
     pub stack: String,
     pub project: String,
+    /// Where this session stands in a longer story (the demo's phases), shown in the top bar.
+    pub phase: Option<String>,
 }
 
 /// How the console ended.

@@ -10,12 +10,14 @@ use std::time::{Duration, Instant};
 use crate::engine::resource::is_provider_type;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
+use super::filter::Filter;
 use super::model::Model;
+use super::sort::SortKey;
 
 /// A laid-out graph: columns of resource indexes, with resolved edges.
 #[derive(Clone, Debug, Default)]
 pub struct GraphLayout {
-    key: Option<(u64, Option<Urn>)>,
+    key: Option<(u64, Option<Urn>, String)>,
     /// Column per layer, resource indexes top to bottom.
     pub columns: Vec<Vec<usize>>,
     /// (column, row) per resource index; `None` when not in the graph.
@@ -34,15 +36,19 @@ pub struct GraphLayout {
 
 impl GraphLayout {
     /// Lays out the whole graph, or with `focus` only that resource, everything it depends on
-    /// and everything that depends on it (transitively).
-    pub fn refresh(&mut self, model: &Model, focus: Option<&Urn>) {
-        let key = (model.structure_version(), focus.cloned());
+    /// and everything that depends on it (transitively); only resources `filter` keeps.
+    pub fn refresh(&mut self, model: &Model, focus: Option<&Urn>, filter: &Filter) {
+        let key = (
+            model.structure_version(),
+            focus.cloned(),
+            filter.text().to_string(),
+        );
         if let Some(old) = &self.key {
             if *old == key {
                 return;
             }
             let recent = self.built_at.is_some_and(|at| at.elapsed() < self.cost * 8);
-            if old.1 == key.1 && recent {
+            if old.1 == key.1 && old.2 == key.2 && recent {
                 return;
             }
         }
@@ -72,7 +78,7 @@ impl GraphLayout {
                 }
             }
         }
-        let member = match focus.and_then(|u| model.index_of(u)) {
+        let mut member = match focus.and_then(|u| model.index_of(u)) {
             Some(f) => self.closure(f, n),
             // A component linked to nothing only groups its children: the tree shows that.
             None => (0..n)
@@ -84,6 +90,11 @@ impl GraphLayout {
                 })
                 .collect(),
         };
+        if !filter.is_empty() {
+            for (i, r) in model.resources().iter().enumerate() {
+                member[i] &= filter.matches(r);
+            }
+        }
         self.layout(model, &member);
         self.built_at = Some(Instant::now());
         self.cost = started.elapsed();
@@ -143,6 +154,11 @@ impl GraphLayout {
         for i in (0..n).filter(|&i| member[i]) {
             self.columns[layer[i] as usize].push(i);
         }
+        // The same order every run, whatever order the resources arrived in.
+        let by_name = |a: &usize, b: &usize| SortKey::Name.compare(model, *a, *b);
+        if let Some(first) = self.columns.first_mut() {
+            first.sort_by(by_name);
+        }
         self.nodes = self.columns.iter().map(Vec::len).sum();
         self.longest_name = (0..n)
             .filter(|&i| member[i])
@@ -168,13 +184,34 @@ impl GraphLayout {
                         (key, i)
                     })
                     .collect();
-                keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+                keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| by_name(&a.1, &b.1)));
                 self.columns[c] = keyed.into_iter().map(|(_, i)| i).collect();
             }
             for (row, &i) in self.columns[c].iter().enumerate() {
                 self.place[i] = Some((c as u32, row as u32));
             }
         }
+    }
+
+    /// Everything that depends on `idx`, directly or not (what a change to it can reach), in
+    /// breadth-first order: nearest first.
+    pub fn blast_radius(&self, idx: usize) -> Vec<usize> {
+        let mut seen = vec![false; self.dependents.len()];
+        let mut out = Vec::new();
+        let mut queue: VecDeque<usize> = VecDeque::from([idx]);
+        if let Some(s) = seen.get_mut(idx) {
+            *s = true;
+        }
+        while let Some(x) = queue.pop_front() {
+            for &y in self.dependents.get(x).into_iter().flatten() {
+                if !seen[y] {
+                    seen[y] = true;
+                    out.push(y);
+                    queue.push_back(y);
+                }
+            }
+        }
+        out
     }
 
     /// (column, row) of resource `idx` in the layout.

@@ -52,6 +52,18 @@ pub enum Action {
     CycleSeverity,
     ScrollUp,
     ScrollDown,
+    /// `e`: select the next failed resource and show its error.
+    NextError,
+    /// `E`: the previous failed resource.
+    PrevError,
+    /// `u`: copy the selected resource's URN to the clipboard (OSC 52).
+    CopyUrn,
+    /// `m`: capture the mouse, or let the terminal select text.
+    ToggleMouse,
+    /// `o`: sort the tree by the next key (name, type, status, duration).
+    CycleSort,
+    /// `z`: the graph's nodes narrow (more layers in view) or back to full names.
+    ToggleZoom,
     /// A left click at a screen cell: selects the resource row there.
     Click {
         column: u16,
@@ -108,7 +120,7 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::End | KeyCode::Char('G') => Action::End,
         KeyCode::Tab => Action::NextView,
         KeyCode::BackTab => Action::PrevView,
-        KeyCode::Char(d @ '1'..='6') => {
+        KeyCode::Char(d @ '1'..='7') => {
             ViewId::from_number(d as usize - '0' as usize).map(Action::ShowView)?
         }
         KeyCode::Enter => Action::OpenDetails,
@@ -123,6 +135,12 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('f') => Action::ToggleGraphFocus,
         KeyCode::Char('s') => Action::CycleSeverity,
+        KeyCode::Char('e') => Action::NextError,
+        KeyCode::Char('E') => Action::PrevError,
+        KeyCode::Char('u') => Action::CopyUrn,
+        KeyCode::Char('m') => Action::ToggleMouse,
+        KeyCode::Char('o') => Action::CycleSort,
+        KeyCode::Char('z') => Action::ToggleZoom,
         KeyCode::Char('y') if ctx.preview_decision => Action::PreviewApply,
         KeyCode::Char('n') if ctx.preview_decision => Action::PreviewAbort,
         _ => return None,
@@ -152,20 +170,40 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("PgUp PgDn", "page up / down"),
     ("Home End  g G", "first / last"),
     ("Tab  Shift-Tab", "next / previous view"),
-    ("1-6", "Resources, Graph, Chains, Pending, Log, Diffs"),
+    (
+        "1-7",
+        "Resources, Graph, Chains, Pending, Log, Diffs, Summary",
+    ),
     ("Enter", "details of the selected resource"),
     ("Esc", "close details, help, dialog or filter"),
-    ("/", "filter by name, type or op (op:replace)"),
+    ("/", "filter: words, op:replace, type:, status:failed, urn:"),
+    ("e  E", "next / previous failed resource, with its error"),
+    ("o", "sort the tree by name, type, status, duration"),
+    ("u", "copy the selected URN to the clipboard (OSC 52)"),
+    (
+        "m",
+        "mouse capture on / off (off lets the terminal select text)",
+    ),
     ("p", "pause / resume"),
-    ("a", "approve the selected pending replacement"),
+    (
+        "a",
+        "approve the selected replacement (in a preview: for the apply)",
+    ),
     ("x", "decline the selected pending replacement"),
-    ("A", "approve all pending replacements"),
+    ("A", "approve all pending replacements (asks to confirm)"),
     ("c", "cancel the deployment (asks to confirm)"),
     ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
     ("f", "graph: focus on the selection's dependencies"),
+    (
+        "z",
+        "graph: narrow nodes (more layers in view) / full names",
+    ),
     ("s", "log: cycle the minimum severity"),
     ("y  n", "preview: apply / abort"),
-    ("q", "quit (asks while the deployment runs)"),
+    (
+        "q",
+        "quit (asks while a deployment runs; a preview just ends)",
+    ),
     ("?", "this help"),
 ];
 
@@ -219,7 +257,11 @@ mod tests {
             normal(KeyCode::Char('6')),
             Some(Action::ShowView(ViewId::Diffs))
         );
-        assert_eq!(normal(KeyCode::Char('7')), None);
+        assert_eq!(
+            normal(KeyCode::Char('7')),
+            Some(Action::ShowView(ViewId::Summary))
+        );
+        assert_eq!(normal(KeyCode::Char('8')), None);
     }
 
     #[test]
@@ -233,6 +275,12 @@ mod tests {
         assert_eq!(normal(KeyCode::Char('?')), Some(Action::ToggleHelp));
         assert_eq!(normal(KeyCode::Enter), Some(Action::OpenDetails));
         assert_eq!(normal(KeyCode::Char('/')), Some(Action::StartFilter));
+        assert_eq!(normal(KeyCode::Char('e')), Some(Action::NextError));
+        assert_eq!(normal(KeyCode::Char('E')), Some(Action::PrevError));
+        assert_eq!(normal(KeyCode::Char('u')), Some(Action::CopyUrn));
+        assert_eq!(normal(KeyCode::Char('m')), Some(Action::ToggleMouse));
+        assert_eq!(normal(KeyCode::Char('o')), Some(Action::CycleSort));
+        assert_eq!(normal(KeyCode::Char('z')), Some(Action::ToggleZoom));
         assert_eq!(
             map_key(ctrl('c'), KeyContext::default()),
             Some(Action::Interrupt)

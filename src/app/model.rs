@@ -35,6 +35,36 @@ pub enum Status {
     Declined,
 }
 
+impl Status {
+    /// Every status, as `status:` filters name them.
+    const NAMES: [(Status, &'static str); 8] = [
+        (Status::Planned, "planned"),
+        (Status::Running, "running"),
+        (Status::Done, "done"),
+        (Status::Failed, "failed"),
+        (Status::Skipped, "skipped"),
+        (Status::WaitingForApproval, "waiting"),
+        (Status::Interrupted, "interrupted"),
+        (Status::Declined, "declined"),
+    ];
+
+    /// The status's name in filters and sort order.
+    pub fn label(self) -> &'static str {
+        Status::NAMES
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map_or("planned", |(_, n)| n)
+    }
+
+    /// The status named `name` (as [`Status::label`] spells it).
+    pub fn parse(name: &str) -> Option<Status> {
+        Status::NAMES
+            .iter()
+            .find(|(_, n)| *n == name)
+            .map(|(s, _)| *s)
+    }
+}
+
 /// One line of a resource's history, stamped with the console clock.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryEntry {
@@ -84,6 +114,12 @@ pub struct Resource {
     pub message: Option<String>,
     /// A provider diff for it is running.
     pub diffing: bool,
+    /// Its original was deleted (delete-before-replace, or the old copy of a replacement).
+    pub deleted_original: bool,
+    /// Its replacement was created: only then is a replacement done.
+    pub created_replacement: bool,
+    /// The logical `replace` marker finished (counted once both halves are done).
+    pub replace_marked: bool,
 }
 
 impl Resource {
@@ -120,6 +156,9 @@ impl Resource {
             error: None,
             message: None,
             diffing: false,
+            deleted_original: false,
+            created_replacement: false,
+            replace_marked: false,
         }
     }
 
@@ -128,7 +167,8 @@ impl Resource {
         self.urn.name()
     }
 
-    /// Time spent so far: the running step counts up to `now`.
+    /// Time spent so far: the running step counts up to `now` (the model's active clock, which
+    /// stands still while paused).
     pub fn elapsed(&self, now: Duration) -> Option<Duration> {
         match (self.status, self.started) {
             (Status::Running, Some(s)) => Some(self.busy + now.saturating_sub(s)),
@@ -143,6 +183,21 @@ impl Resource {
             what: what.into(),
         });
     }
+
+    /// Records a finished half of a replacement; true when this completes the replacement
+    /// (its `replace` marker and its create both finished).
+    fn note_replacement_half(&mut self, op: StepOp) -> bool {
+        let before = self.replace_marked && self.created_replacement;
+        match op {
+            StepOp::Replace => self.replace_marked = true,
+            StepOp::CreateReplacement | StepOp::ImportReplacement => {
+                self.created_replacement = true;
+            }
+            StepOp::DeleteReplaced => self.deleted_original = true,
+            _ => {}
+        }
+        !before && self.replace_marked && self.created_replacement
+    }
 }
 
 /// Where a chain of steps is.
@@ -154,6 +209,8 @@ pub enum ChainState {
     Failed,
     AwaitingApproval,
     Declined,
+    /// Never ran (or stopped before its next step): cancelled, or a failure elsewhere.
+    Skipped,
 }
 
 /// A chain of steps run serially on one worker.
@@ -169,6 +226,8 @@ pub struct Chain {
     pub started: Option<Duration>,
     pub ended: Option<Duration>,
     pub cascade: Option<CascadeId>,
+    /// One of its own steps failed (as opposed to being stopped from outside).
+    pub failed: bool,
 }
 
 impl Chain {
@@ -207,6 +266,17 @@ pub struct Cascade {
     /// `Some((approved, by))` once decided.
     pub decided: Option<(bool, Decider)>,
     pub at: Duration,
+    /// Planned by a preview: nothing waits for a decision yet.
+    pub planned: bool,
+    /// The run ended (failed or cancelled) before anyone decided: it will not run.
+    pub abandoned: bool,
+}
+
+impl Cascade {
+    /// Whether the operator still has to decide it.
+    pub fn waiting(&self) -> bool {
+        self.decided.is_none() && !self.planned && !self.abandoned
+    }
 }
 
 /// A diagnostic or engine message for the log view.
@@ -315,6 +385,27 @@ pub struct Model {
     pub workers_busy: usize,
     running: HashSet<usize>,
     pub summary: Option<SummaryInfo>,
+    /// When the current pause began (console clock).
+    paused_since: Option<Duration>,
+    /// Time spent paused in earlier pauses.
+    paused_total: Duration,
+    /// Steps planned so far in a live run, and those settled (finished, failed or skipped).
+    steps_total: usize,
+    steps_settled: usize,
+    /// Bumped by every event: the key of layouts that depend on statuses or times.
+    version: u64,
+}
+
+/// `urns` without repeats, in their first order (a dependency named by two inputs is one edge).
+fn unique(urns: &[Urn]) -> Vec<Urn> {
+    let mut seen = HashSet::new();
+    urns.iter().filter(|u| seen.insert(*u)).cloned().collect()
+}
+
+/// Default providers are set up by the engine, not declared: counts leave them out, as
+/// Pulumi's `resourceChanges` and the plain display do.
+pub fn is_default_provider(urn: &Urn) -> bool {
+    urn.type_().starts_with("pulumi:providers:") && urn.name().starts_with("default")
 }
 
 impl Model {
@@ -332,13 +423,53 @@ impl Model {
         self.now
     }
 
-    /// Elapsed deployment time: the summary's duration once over.
+    /// The console clock without the time spent paused: step and chain times are on it, so a
+    /// pause does not make them look slow.
+    pub fn active_now(&self) -> Duration {
+        self.now.saturating_sub(self.paused_total).saturating_sub(
+            self.paused_since
+                .map_or(Duration::ZERO, |p| self.now.saturating_sub(p)),
+        )
+    }
+
+    /// Time spent paused so far.
+    pub fn paused_time(&self) -> Duration {
+        self.paused_total
+            + self
+                .paused_since
+                .map_or(Duration::ZERO, |p| self.now.saturating_sub(p))
+    }
+
+    /// Elapsed deployment time without pauses: the summary's duration (less pauses) once over.
     pub fn elapsed(&self) -> Duration {
         if let Some(s) = &self.summary {
-            return s.duration;
+            return s.duration.saturating_sub(self.paused_total);
         }
         self.started_at
-            .map_or(Duration::ZERO, |s| self.now.saturating_sub(s))
+            .map_or(Duration::ZERO, |s| self.active_now().saturating_sub(s))
+    }
+
+    /// Steps settled and planned so far in a live run: the header's progress.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.steps_settled, self.steps_total)
+    }
+
+    /// Estimated time left, from the pace so far (None until a step settled).
+    pub fn eta(&self) -> Option<Duration> {
+        let (done, total) = self.progress();
+        // Waiting for the operator (a pause, a cascade) has no pace to extrapolate.
+        if done == 0 || done >= total || self.summary.is_some() || self.paused || self.undecided > 0
+        {
+            return None;
+        }
+        let per_step = self.elapsed().as_secs_f64() / done as f64;
+        Some(Duration::from_secs_f64(per_step * (total - done) as f64))
+    }
+
+    fn end_pause(&mut self) {
+        if let Some(since) = self.paused_since.take() {
+            self.paused_total += self.now.saturating_sub(since);
+        }
     }
 
     /// Every resource row, indexable by the indexes the tree and the graph hold.
@@ -372,6 +503,11 @@ impl Model {
     /// Changes whenever rows or dependencies are added: the key of derived layouts.
     pub fn structure_version(&self) -> u64 {
         self.structure_version
+    }
+
+    /// Changes with every event applied.
+    pub fn version(&self) -> u64 {
+        self.version
     }
 
     /// Every chain, in the order first seen.
@@ -457,6 +593,8 @@ impl Model {
     /// Applies one event; O(1) amortised apart from the sizes of the event's own lists.
     pub fn apply(&mut self, e: &EngineEvent) {
         let now = self.now;
+        let active = self.active_now();
+        self.version += 1;
         match e {
             EngineEvent::Prelude {
                 operation,
@@ -472,7 +610,7 @@ impl Model {
                 self.project.clone_from(project);
                 self.parallel = *parallel;
                 self.parallel_diff = *parallel_diff;
-                self.started_at = Some(now);
+                self.started_at = Some(active);
             }
             EngineEvent::RegistrationReceived {
                 urn,
@@ -485,7 +623,7 @@ impl Model {
                 self.set_parent(i, parent.as_ref());
                 let r = &mut self.resources[i];
                 r.custom = *custom;
-                r.dependencies.clone_from(dependencies);
+                r.dependencies = unique(dependencies);
                 r.log(now, "registered");
             }
             EngineEvent::StepPlanned(info) => self.step_planned(info),
@@ -502,7 +640,7 @@ impl Model {
                 self.workers_busy += 1;
                 let ch = &mut self.chains[c];
                 ch.worker = Some(*worker);
-                ch.started.get_or_insert(now);
+                ch.started.get_or_insert(active);
                 self.set_chain_state(c, ChainState::Running);
             }
             EngineEvent::ChainFinished { chain, ok } => {
@@ -511,16 +649,25 @@ impl Model {
                     self.workers_busy = self.workers_busy.saturating_sub(1);
                 }
                 let ch = &mut self.chains[c];
-                ch.ended = Some(now);
+                ch.ended = Some(active);
                 ch.current = None;
                 let state = if *ok {
                     ChainState::Done
-                } else {
+                } else if ch.failed {
                     ChainState::Failed
+                } else {
+                    ChainState::Skipped
                 };
                 self.set_chain_state(c, state);
                 if !ok {
-                    self.skip_rest_of_chain(c);
+                    let why = if self.chains[c].failed {
+                        "an earlier step of its chain failed"
+                    } else if self.cancel != CancelSeen::None {
+                        "the deployment was cancelled"
+                    } else {
+                        "another step failed"
+                    };
+                    self.skip_rest_of_chain(c, why);
                 }
             }
             EngineEvent::StepStarted {
@@ -532,7 +679,7 @@ impl Model {
                 let c = self.ensure_chain(*chain);
                 let ch = &mut self.chains[c];
                 ch.worker = Some(*worker);
-                ch.started.get_or_insert(now);
+                ch.started.get_or_insert(active);
                 ch.current = ch
                     .steps
                     .iter()
@@ -545,13 +692,17 @@ impl Model {
                 }
                 let i = self.ensure_row(urn, None);
                 self.running.insert(i);
+                let preview = self.preview;
                 let r = &mut self.resources[i];
                 r.status = Status::Running;
                 r.running_op = Some(*op);
-                r.started = Some(now);
+                r.started = Some(active);
                 r.worker = Some(*worker);
                 r.chain = Some(*chain);
-                r.log(now, format!("{} on worker {worker}", op.progressive()));
+                if !preview {
+                    r.log(now, format!("{} on worker {worker}", op.progressive()));
+                    self.audit(urn, format!("{} started on worker {worker}", op.as_str()));
+                }
             }
             EngineEvent::StepFinished {
                 chain,
@@ -561,26 +712,48 @@ impl Model {
                 duration,
             } => {
                 self.chain_step_done(*chain);
-                if op.is_logical() {
-                    self.done_counts[*op as usize] += 1;
-                }
                 let i = self.ensure_row(urn, None);
                 self.running.remove(&i);
+                let preview = self.preview;
                 let r = &mut self.resources[i];
                 r.running_op = None;
                 r.last_done_op = Some(*op);
                 r.busy += *duration;
                 r.steps_finished += 1;
                 r.outputs = Some(outputs.clone());
+                let replacement_done = r.note_replacement_half(*op);
+                // A replacement is done only when its replacement exists; until then a deleted
+                // original waits (for its cascade's root, or for its own create).
+                let waits_for_create = r.op == Some(StepOp::Replace) && !r.created_replacement;
                 r.status = if r.status == Status::Declined {
                     Status::Declined
-                } else if r.steps_finished >= r.steps_planned {
-                    r.ended = Some(now);
+                } else if r.steps_finished >= r.steps_planned && (preview || !waits_for_create) {
+                    r.ended = Some(active);
                     Status::Done
                 } else {
                     Status::Planned
                 };
-                r.log(now, op.past_tense());
+                if preview {
+                    r.log(now, format!("would {} (preview: nothing ran)", op.as_str()));
+                } else {
+                    r.log(now, op.past_tense());
+                }
+                let counted = match op {
+                    StepOp::Replace | StepOp::CreateReplacement | StepOp::ImportReplacement => {
+                        replacement_done.then_some(StepOp::Replace)
+                    }
+                    op if op.is_logical() => Some(*op),
+                    _ => None,
+                };
+                if let Some(op) = counted
+                    && !is_default_provider(urn)
+                {
+                    self.done_counts[op as usize] += 1;
+                }
+                if !preview {
+                    self.steps_settled += 1;
+                    self.audit(urn, format!("{} finished", op.as_str()));
+                }
             }
             EngineEvent::StepFailed {
                 chain,
@@ -590,7 +763,12 @@ impl Model {
                 duration,
             } => {
                 self.chain_step_done(*chain);
+                let c = self.ensure_chain(*chain);
+                self.chains[c].failed = true;
                 self.failed += 1;
+                if !self.preview {
+                    self.steps_settled += 1;
+                }
                 let i = self.ensure_row(urn, None);
                 self.running.remove(&i);
                 let r = &mut self.resources[i];
@@ -600,6 +778,7 @@ impl Model {
                 r.ended = Some(now);
                 r.error = Some(error.clone());
                 r.log(now, format!("{} failed: {error}", op.as_str()));
+                r.message = None;
                 self.log.push(LogEntry {
                     at: now,
                     severity: Severity::Error,
@@ -657,8 +836,19 @@ impl Model {
                 approved,
                 by,
             } => self.decision(*cascade, *approved, *by),
-            EngineEvent::Paused => self.paused = true,
-            EngineEvent::Resumed => self.paused = false,
+            EngineEvent::Paused => {
+                self.paused = true;
+                self.paused_since.get_or_insert(now);
+                self.note(
+                    Severity::Warning,
+                    "paused by the operator: running steps finish, no new step starts",
+                );
+            }
+            EngineEvent::Resumed => {
+                self.paused = false;
+                self.end_pause();
+                self.note(Severity::Info, "resumed by the operator");
+            }
             EngineEvent::CancelRequested { terminate } => {
                 self.cancel = if *terminate {
                     CancelSeen::Terminating
@@ -666,6 +856,8 @@ impl Model {
                     CancelSeen::Cancelling
                 };
                 self.paused = false;
+                self.end_pause();
+                self.abandon_undecided("the deployment was cancelled");
                 self.log.push(LogEntry {
                     at: now,
                     severity: Severity::Warning,
@@ -683,11 +875,18 @@ impl Model {
                 message,
                 ephemeral,
             } => {
-                if let Some(u) = urn {
+                // A failed step's error is logged with the failure already.
+                let repeat = urn.as_ref().is_some_and(|u| {
+                    self.get(u)
+                        .is_some_and(|r| r.error.as_deref() == Some(message.as_str()))
+                });
+                if let Some(u) = urn
+                    && !repeat
+                {
                     let i = self.ensure_row(u, None);
                     self.resources[i].message = Some(message.clone());
                 }
-                if !ephemeral {
+                if !ephemeral && !repeat {
                     self.log.push(LogEntry {
                         at: now,
                         severity: *severity,
@@ -707,6 +906,14 @@ impl Model {
                 outcome,
                 preview,
             } => {
+                self.end_pause();
+                self.workers_busy = 0;
+                let why = match outcome {
+                    Outcome::Succeeded => "the deployment ended",
+                    Outcome::Failed(_) => "the deployment failed",
+                    Outcome::Cancelled | Outcome::Terminated => "the deployment was cancelled",
+                };
+                self.abandon_undecided(why);
                 if !matches!(outcome, Outcome::Succeeded) {
                     let interrupted: Vec<usize> = self.running.drain().collect();
                     for i in interrupted {
@@ -738,7 +945,12 @@ impl Model {
 
     fn step_planned(&mut self, info: &StepInfo) {
         let now = self.now;
-        self.planned_counts[info.op as usize] += 1;
+        if !is_default_provider(&info.urn) {
+            self.planned_counts[info.op as usize] += 1;
+        }
+        if !self.preview {
+            self.steps_total += 1;
+        }
         let i = self.ensure_row(&info.urn, Some(&info.type_));
         self.set_parent(i, info.parent.as_ref());
         let r = &mut self.resources[i];
@@ -776,7 +988,7 @@ impl Model {
             r.new_inputs.clone_from(&info.new_inputs);
         }
         if !info.dependencies.is_empty() || r.dependencies.is_empty() {
-            r.dependencies.clone_from(&info.dependencies);
+            r.dependencies = unique(&info.dependencies);
         }
         r.delete_before_replace |= info.delete_before_replace;
         r.protect = info.protect;
@@ -801,21 +1013,29 @@ impl Model {
                     members: Vec::new(),
                     decided: None,
                     at: now,
+                    planned: self.preview,
+                    abandoned: false,
                 });
                 self.cascade_index.insert(cascade, self.cascades.len() - 1);
-                self.undecided += 1;
+                if !self.preview {
+                    self.undecided += 1;
+                }
                 self.cascades.len() - 1
             }
         };
         self.cascades[k].members = members.to_vec();
         let c = self.ensure_chain(chain);
         self.chains[c].cascade = Some(cascade);
-        self.set_chain_state(c, ChainState::AwaitingApproval);
+        // A preview plans the cascade and runs on: nothing waits there.
+        if !self.preview {
+            self.set_chain_state(c, ChainState::AwaitingApproval);
+        }
+        let preview = self.preview;
         for urn in std::iter::once(root).chain(members.iter().map(|m| &m.urn)) {
             let i = self.ensure_row(urn, None);
             let r = &mut self.resources[i];
             r.cascade = Some(cascade);
-            if r.status != Status::WaitingForApproval {
+            if !preview && r.status != Status::WaitingForApproval {
                 r.status = Status::WaitingForApproval;
                 r.log(now, "waiting for approval");
             }
@@ -827,7 +1047,7 @@ impl Model {
         let Some(&k) = self.cascade_index.get(&cascade) else {
             return;
         };
-        if self.cascades[k].decided.is_none() {
+        if self.cascades[k].waiting() {
             self.undecided -= 1;
         }
         self.cascades[k].decided = Some((approved, by));
@@ -851,6 +1071,12 @@ impl Model {
         for urn in &urns {
             let i = self.ensure_row(urn, None);
             let r = &mut self.resources[i];
+            if !approved {
+                // Kept as it is: no longer shown as a replacement.
+                r.op = Some(StepOp::Same);
+                r.replace_keys.clear();
+                r.message = Some(format!("replacement declined by {who}: kept as it is"));
+            }
             if r.status == Status::WaitingForApproval {
                 r.status = if approved {
                     Status::Planned
@@ -866,15 +1092,69 @@ impl Model {
             severity: Severity::Info,
             urn: Some(self.cascades[k].root.clone()),
             message: format!(
-                "replacement of {} {} by {who}",
+                "replacement of {}{} {} by {who}",
                 self.cascades[k].root.name(),
+                match urns.iter().filter(|u| **u != self.cascades[k].root).count() {
+                    0 => String::new(),
+                    1 => " and 1 dependent".to_string(),
+                    n => format!(" and {n} dependents"),
+                },
                 if approved { "approved" } else { "declined" }
             ),
         });
     }
 
-    /// Steps of a failed chain that never started will not run: show them as skipped.
-    fn skip_rest_of_chain(&mut self, c: usize) {
+    /// Cascades nobody decided when the run stopped will not run: nothing waits any more.
+    fn abandon_undecided(&mut self, why: &str) {
+        let now = self.now;
+        let waiting: Vec<usize> = (0..self.cascades.len())
+            .filter(|&k| self.cascades[k].waiting())
+            .collect();
+        for k in waiting {
+            self.cascades[k].abandoned = true;
+            self.undecided = self.undecided.saturating_sub(1);
+            let c = self.ensure_chain(self.cascades[k].chain);
+            if self.chains[c].state == ChainState::AwaitingApproval {
+                self.set_chain_state(c, ChainState::Skipped);
+            }
+            let urns: Vec<Urn> = std::iter::once(self.cascades[k].root.clone())
+                .chain(self.cascades[k].members.iter().map(|m| m.urn.clone()))
+                .collect();
+            for urn in urns {
+                let i = self.ensure_row(&urn, None);
+                let r = &mut self.resources[i];
+                if r.status == Status::WaitingForApproval {
+                    r.status = Status::Skipped;
+                    r.message = Some(format!("not run: {why} before it was approved"));
+                    r.log(now, format!("skipped: {why} before it was approved"));
+                    self.skipped += 1;
+                }
+            }
+        }
+    }
+
+    /// An audit line about one resource in the log.
+    fn audit(&mut self, urn: &Urn, message: String) {
+        self.log.push(LogEntry {
+            at: self.now,
+            severity: Severity::Info,
+            urn: Some(urn.clone()),
+            message,
+        });
+    }
+
+    /// An operator or engine note in the log.
+    fn note(&mut self, severity: Severity, message: &str) {
+        self.log.push(LogEntry {
+            at: self.now,
+            severity,
+            urn: None,
+            message: message.to_string(),
+        });
+    }
+
+    /// Steps of a stopped chain that never started will not run: show them as skipped.
+    fn skip_rest_of_chain(&mut self, c: usize, why: &str) {
         let now = self.now;
         let rest: Vec<Urn> = self.chains[c]
             .steps
@@ -887,9 +1167,12 @@ impl Model {
             let r = &mut self.resources[i];
             if r.status == Status::Planned {
                 r.status = Status::Skipped;
-                r.message = Some("not run: an earlier step of its chain failed".into());
-                r.log(now, "skipped: an earlier step of its chain failed");
+                r.message = Some(format!("not run: {why}"));
+                r.log(now, format!("skipped: {why}"));
                 self.skipped += 1;
+            }
+            if !self.preview {
+                self.steps_settled += 1;
             }
         }
     }
@@ -947,6 +1230,7 @@ impl Model {
             started: None,
             ended: None,
             cascade: None,
+            failed: false,
         });
         self.chain_index.insert(id, c);
         self.queued_chains.insert(c);
@@ -968,7 +1252,7 @@ impl Model {
             ChainState::AwaitingApproval => {
                 self.awaiting_chains.remove(&c);
             }
-            ChainState::Done | ChainState::Failed | ChainState::Declined => {
+            ChainState::Done | ChainState::Failed | ChainState::Declined | ChainState::Skipped => {
                 if let Some(pos) = self.finished_chains.iter().rposition(|&x| x == c) {
                     self.finished_chains.remove(pos);
                 }
@@ -984,7 +1268,7 @@ impl Model {
             ChainState::AwaitingApproval => {
                 self.awaiting_chains.insert(c);
             }
-            ChainState::Done | ChainState::Failed | ChainState::Declined => {
+            ChainState::Done | ChainState::Failed | ChainState::Declined | ChainState::Skipped => {
                 self.finished_chains.push(c);
             }
         }
@@ -996,6 +1280,7 @@ impl Model {
 mod tests {
     use super::*;
     use crate::app::sample::{sample_timeline, sample_urn, step_info};
+    use crate::engine::events::CascadeMember;
     use crate::engine::property::PropertyMap;
 
     fn sample_model() -> Model {
@@ -1083,10 +1368,27 @@ mod tests {
         assert_eq!(m.diffs.queued, 1);
         assert_eq!(m.diffs.running.len(), 1);
         assert_eq!(m.diffs.done, 1);
-        let severities: Vec<Severity> = m.log().iter().map(|e| e.severity).collect();
+        let severities: Vec<Severity> = m
+            .log()
+            .iter()
+            .map(|e| e.severity)
+            .filter(|&s| s > Severity::Info)
+            .collect();
+        assert_eq!(severities, [Severity::Warning, Severity::Error]);
+        let audit: Vec<&str> = m.log().iter().map(|e| e.message.as_str()).collect();
+        assert!(audit.contains(&"create started on worker 0"), "{audit:?}");
+        assert!(audit.contains(&"create finished"), "{audit:?}");
+        assert!(
+            audit.contains(&"create failed: quota exceeded for instance type large"),
+            "{audit:?}"
+        );
         assert_eq!(
-            severities,
-            [Severity::Warning, Severity::Error, Severity::Info]
+            audit
+                .iter()
+                .filter(|a| a.contains("quota exceeded"))
+                .count(),
+            1,
+            "the failure's diagnostic is not logged twice"
         );
         let srv1 = m.get(&urn("sim:index:Server", "server-1")).unwrap();
         assert_eq!(
@@ -1291,5 +1593,269 @@ mod tests {
         assert_eq!(roots, [m.index_of(&stack).unwrap()]);
         assert_eq!(m.resource(roots[0]).children, [m.index_of(&child).unwrap()]);
         assert_eq!(m.resource(roots[0]).type_, "pulumi:pulumi:Stack");
+    }
+
+    fn run(m: &mut Model, chain: u64, op: StepOp, u: &Urn) {
+        m.apply(&EngineEvent::StepStarted {
+            chain,
+            op,
+            urn: u.clone(),
+            worker: 0,
+        });
+        m.apply(&EngineEvent::StepFinished {
+            chain,
+            op,
+            urn: u.clone(),
+            outputs: PropertyMap::new(),
+            duration: Duration::from_millis(10),
+        });
+    }
+
+    fn plan(m: &mut Model, chain: u64, steps: &[(StepOp, &Urn)]) {
+        for (op, u) in steps {
+            m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+                *op, u, None, chain,
+            ))));
+        }
+    }
+
+    fn live() -> Model {
+        let mut m = Model::new();
+        m.apply(&EngineEvent::Prelude {
+            operation: Operation::Update,
+            preview: false,
+            stack: "dev".into(),
+            project: "myproj".into(),
+            parallel: 4,
+            parallel_diff: false,
+        });
+        m
+    }
+
+    fn cascade(root: &Urn, dependent: &Urn) -> EngineEvent {
+        EngineEvent::PendingReplacement {
+            cascade: 1,
+            chain: 1,
+            root: root.clone(),
+            members: vec![
+                CascadeMember {
+                    urn: root.clone(),
+                    type_: root.type_().into(),
+                    reason: crate::engine::events::CascadeReason::Root {
+                        keys: vec!["engine".into()],
+                    },
+                },
+                CascadeMember {
+                    urn: dependent.clone(),
+                    type_: dependent.type_().into(),
+                    reason: crate::engine::events::CascadeReason::Input {
+                        inputs: vec!["dbHost".into()],
+                        on: root.clone(),
+                        keys: vec!["dbHost".into()],
+                    },
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_dbr_row_follows_its_physical_steps_and_counts_only_when_recreated() {
+        use crate::views::resources::status_text;
+        let mut m = live();
+        let db = urn("sim:index:Database", "db");
+        let app = urn("sim:index:Server", "app");
+        plan(
+            &mut m,
+            1,
+            &[
+                (StepOp::DeleteReplaced, &app),
+                (StepOp::DeleteReplaced, &db),
+                (StepOp::Replace, &db),
+                (StepOp::CreateReplacement, &db),
+            ],
+        );
+        m.apply(&cascade(&db, &app));
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: true,
+            by: Decider::Operator,
+        });
+        let text = |m: &Model, u: &Urn| status_text(m.get(u).unwrap(), m);
+        run(&mut m, 1, StepOp::DeleteReplaced, &app);
+        assert_eq!(text(&m, &app), "deleted, waiting for db");
+        run(&mut m, 1, StepOp::DeleteReplaced, &db);
+        run(&mut m, 1, StepOp::Replace, &db);
+        assert_eq!(text(&m, &db), "deleted, replacement next");
+        assert_eq!(m.done_count(StepOp::Replace), 0, "nothing is replaced yet");
+        m.apply(&EngineEvent::StepStarted {
+            chain: 1,
+            op: StepOp::CreateReplacement,
+            urn: db.clone(),
+            worker: 0,
+        });
+        assert_eq!(text(&m, &db), "creating replacement…");
+        m.apply(&EngineEvent::StepFinished {
+            chain: 1,
+            op: StepOp::CreateReplacement,
+            urn: db.clone(),
+            outputs: PropertyMap::new(),
+            duration: Duration::ZERO,
+        });
+        assert_eq!(text(&m, &db), "replaced");
+        assert_eq!(m.done_count(StepOp::Replace), 1);
+        assert_eq!(text(&m, &app), "deleted, replacement next");
+        plan(
+            &mut m,
+            2,
+            &[(StepOp::Replace, &app), (StepOp::CreateReplacement, &app)],
+        );
+        run(&mut m, 2, StepOp::Replace, &app);
+        assert_eq!(text(&m, &app), "deleted, replacement next");
+        run(&mut m, 2, StepOp::CreateReplacement, &app);
+        assert_eq!(text(&m, &app), "replaced");
+        assert_eq!(m.done_count(StepOp::Replace), 2);
+    }
+
+    #[test]
+    fn a_cancel_or_a_failure_leaves_nothing_waiting_and_stopped_chains_are_skipped() {
+        for outcome in [
+            Outcome::Cancelled,
+            Outcome::Failed("update of x failed".into()),
+        ] {
+            let mut m = sample_model();
+            if outcome == Outcome::Cancelled {
+                m.apply(&EngineEvent::CancelRequested { terminate: false });
+                assert_eq!(m.undecided_cascades(), 0);
+            }
+            m.apply(&EngineEvent::ChainFinished {
+                chain: 8,
+                ok: false,
+            });
+            m.apply(&EngineEvent::Summary {
+                counts: BTreeMap::new(),
+                declined: 0,
+                duration: Duration::from_secs(4),
+                outcome: outcome.clone(),
+                preview: false,
+            });
+            assert_eq!(m.undecided_cascades(), 0, "{outcome:?}");
+            let db = m.get(&urn("sim:index:Database", "db")).unwrap();
+            assert_eq!(db.status, Status::Skipped, "{outcome:?}");
+            assert_eq!(m.chain(7).unwrap().state, ChainState::Skipped);
+            assert_eq!(
+                m.chain(8).unwrap().state,
+                ChainState::Skipped,
+                "stopped from outside, not failed"
+            );
+            assert_eq!(m.chain(6).unwrap().state, ChainState::Failed);
+            assert!(m.cascades()[0].abandoned);
+        }
+    }
+
+    #[test]
+    fn time_paused_is_left_out_of_elapsed_times() {
+        let mut m = live();
+        let u = urn("sim:index:Server", "a");
+        plan(&mut m, 1, &[(StepOp::Create, &u)]);
+        m.apply(&EngineEvent::ChainStarted {
+            chain: 1,
+            worker: 0,
+        });
+        m.set_now(Duration::from_secs(1));
+        m.apply(&EngineEvent::Paused);
+        m.set_now(Duration::from_secs(5));
+        assert_eq!(m.elapsed(), Duration::from_secs(1));
+        m.apply(&EngineEvent::Resumed);
+        m.set_now(Duration::from_secs(6));
+        assert_eq!(m.elapsed(), Duration::from_secs(2));
+        assert_eq!(
+            m.chain(1).unwrap().elapsed(m.active_now()),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(m.paused_time(), Duration::from_secs(4));
+        let log: Vec<&str> = m.log().iter().map(|e| e.message.as_str()).collect();
+        assert!(log.iter().any(|l| l.starts_with("paused by the operator")));
+        assert!(log.contains(&"resumed by the operator"));
+    }
+
+    #[test]
+    fn counts_leave_out_default_providers_and_dependencies_are_listed_once() {
+        let mut m = live();
+        let provider = Urn::new("dev", "myproj", None, "pulumi:providers:sim", "default");
+        let vpc = urn("sim:index:Vpc", "vpc");
+        let sub = urn("sim:index:Subnet", "sub");
+        plan(
+            &mut m,
+            1,
+            &[(StepOp::Create, &provider), (StepOp::Create, &vpc)],
+        );
+        let mut info = step_info(StepOp::Create, &sub, None, 2);
+        info.dependencies = vec![vpc.clone(), vpc.clone()];
+        m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        assert_eq!(m.planned_count(StepOp::Create), 2, "as `+ 2 to create`");
+        assert_eq!(
+            m.get(&sub).unwrap().dependencies,
+            std::slice::from_ref(&vpc)
+        );
+        run(&mut m, 1, StepOp::Create, &provider);
+        assert_eq!(m.done_count(StepOp::Create), 0);
+    }
+
+    #[test]
+    fn declined_dependents_are_no_longer_replacements() {
+        let mut m = live();
+        let db = urn("sim:index:Database", "db");
+        let app = urn("sim:index:Server", "app");
+        plan(&mut m, 1, &[(StepOp::DeleteReplaced, &app)]);
+        m.apply(&cascade(&db, &app));
+        m.apply(&EngineEvent::Decision {
+            cascade: 1,
+            approved: false,
+            by: Decider::Operator,
+        });
+        let r = m.get(&app).unwrap();
+        assert_eq!(r.op, Some(StepOp::Same));
+        assert!(r.replace_keys.is_empty());
+        assert_eq!(r.status, Status::Declined);
+        assert!(
+            m.log()
+                .last()
+                .unwrap()
+                .message
+                .contains("db and 1 dependent declined by operator")
+        );
+    }
+
+    #[test]
+    fn a_preview_records_what_would_run_and_waits_for_nobody() {
+        let mut m = Model::new();
+        m.apply(&EngineEvent::Prelude {
+            operation: Operation::Preview,
+            preview: true,
+            stack: "dev".into(),
+            project: "myproj".into(),
+            parallel: 4,
+            parallel_diff: false,
+        });
+        let db = urn("sim:index:Database", "db");
+        let app = urn("sim:index:Server", "app");
+        plan(&mut m, 1, &[(StepOp::Create, &app)]);
+        m.apply(&cascade(&db, &app));
+        assert_eq!(m.undecided_cascades(), 0);
+        assert!(m.cascades()[0].planned);
+        assert_ne!(m.run_state(), RunState::AwaitingApproval);
+        run(&mut m, 1, StepOp::Create, &app);
+        let history: Vec<&str> = m
+            .get(&app)
+            .unwrap()
+            .history
+            .iter()
+            .map(|h| h.what.as_str())
+            .collect();
+        assert!(
+            history.contains(&"would create (preview: nothing ran)"),
+            "{history:?}"
+        );
+        assert!(!history.iter().any(|h| h.contains("worker")), "{history:?}");
     }
 }

@@ -21,11 +21,13 @@ use tokio::time::MissedTickBehavior;
 
 use crate::engine::control::Control;
 use crate::engine::events::EngineEvent;
+use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
 use super::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
 use super::keymap::{map_key, map_mouse};
 use super::model::Model;
+use super::preset::Presets;
 use super::ui_state::UiState;
 use super::update::{key_context, update};
 
@@ -44,6 +46,10 @@ static RESTORED_BY_PANIC: AtomicBool = AtomicBool::new(false);
 pub struct Console {
     guard: TerminalGuard,
     input: EventStream,
+    /// Decisions made in a preview session, for the apply session that follows it.
+    presets: Presets,
+    /// The last finished session's summary, printed once the terminal is back.
+    report: Option<String>,
 }
 
 impl Console {
@@ -51,7 +57,14 @@ impl Console {
         Ok(Console {
             guard: TerminalGuard::enter()?,
             input: EventStream::new(),
+            presets: Presets::default(),
+            report: None,
         })
+    }
+
+    /// The summary of the last session that ended, to print after the console is dropped.
+    pub fn take_report(&mut self) -> Option<String> {
+        self.report.take()
     }
 
     /// Shows one deployment until the operator leaves it (or, with `leave_when_done`, shortly
@@ -72,9 +85,52 @@ impl Console {
             title,
             theme: Theme::from_env(),
             leave_when_done,
+            presets: &mut self.presets,
+            report: &mut self.report,
         };
-        event_loop(&mut self.guard.terminal, &mut self.input, session, reclaim).await
+        let ops = TerminalOps {
+            reclaim,
+            set_mouse,
+            copy,
+        };
+        event_loop(&mut self.guard.terminal, &mut self.input, session, ops).await
     }
+}
+
+/// What the loop asks of the real terminal beyond drawing (tests pass no-ops).
+pub(crate) struct TerminalOps<B: Backend> {
+    /// Takes the terminal back after the panic hook restored it.
+    pub reclaim: fn(&mut Terminal<B>) -> Result<(), ConsoleError>,
+    /// Captures the mouse, or lets the terminal have it (to select text).
+    pub set_mouse: fn(&mut Terminal<B>, bool) -> Result<(), ConsoleError>,
+    /// Writes an OSC 52 sequence: the terminal puts the text on the clipboard.
+    pub copy: fn(&mut Terminal<B>, &str) -> Result<(), ConsoleError>,
+}
+
+fn set_mouse(_: &mut Terminal<CrosstermBackend<Stdout>>, on: bool) -> Result<(), ConsoleError> {
+    if on {
+        execute!(io::stdout(), EnableMouseCapture)?;
+    } else {
+        execute!(io::stdout(), DisableMouseCapture)?;
+    }
+    Ok(())
+}
+
+fn copy(_: &mut Terminal<CrosstermBackend<Stdout>>, text: &str) -> Result<(), ConsoleError> {
+    use std::io::Write;
+    let mut out = io::stdout();
+    write!(out, "{}", osc52(text))?;
+    out.flush()?;
+    Ok(())
+}
+
+/// The OSC 52 sequence that asks the terminal to put `text` on the clipboard.
+pub fn osc52(text: &str) -> String {
+    use base64::Engine;
+    format!(
+        "\x1b]52;c;{}\x07",
+        base64::engine::general_purpose::STANDARD.encode(text)
+    )
 }
 
 /// What one console session works with, apart from the terminal and its input.
@@ -86,6 +142,10 @@ pub(crate) struct Session<'a> {
     pub theme: Theme,
     /// Return [`ConsoleExit::Finished`] shortly after the engine's stream ends.
     pub leave_when_done: bool,
+    /// Preview decisions: filled by a deciding preview, used (once each) by the apply.
+    pub presets: &'a mut Presets,
+    /// Set to the session's summary when it ends (left as it was when the run had none).
+    pub report: &'a mut Option<String>,
 }
 
 /// How long a finished session stays on screen before it leaves by itself.
@@ -101,13 +161,12 @@ fn reclaim(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), Cons
     terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
     Ok(())
 }
-
 /// The loop proper, over any backend and input stream (tests drive it with a TestBackend).
 pub(crate) async fn event_loop<B, I>(
     terminal: &mut Terminal<B>,
     input: &mut I,
     session: Session<'_>,
-    reclaim: fn(&mut Terminal<B>) -> Result<(), ConsoleError>,
+    ops: TerminalOps<B>,
 ) -> Result<ConsoleExit, ConsoleError>
 where
     B: Backend,
@@ -121,22 +180,33 @@ where
         title,
         theme,
         leave_when_done,
+        presets,
+        report,
     } = session;
     let mut finished_at: Option<Instant> = None;
     let start = Instant::now();
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
+    ui.presets = std::mem::take(presets);
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut engine_open = true;
     let mut redraw = true;
     let mut events_since_draw = false;
     let mut last_draw = Instant::now();
+    let mut mouse = ui.mouse_capture;
     let mut batch: Vec<EngineEvent> = Vec::with_capacity(1024);
-    loop {
+    let exit = loop {
         if RESTORED_BY_PANIC.swap(false, Ordering::SeqCst) {
-            reclaim(terminal)?;
+            (ops.reclaim)(terminal)?;
             redraw = true;
+        }
+        if mouse != ui.mouse_capture {
+            mouse = ui.mouse_capture;
+            (ops.set_mouse)(terminal, mouse)?;
+        }
+        if let Some(text) = ui.clipboard.take() {
+            (ops.copy)(terminal, &text)?;
         }
         if redraw {
             model.set_now(start.elapsed());
@@ -163,7 +233,7 @@ where
                     model.set_now(start.elapsed());
                     ui.ensure_selection(&model);
                     if let Some(exit) = update(&mut ui, &model, control, action) {
-                        return Ok(exit);
+                        break exit;
                     }
                     redraw = true;
                 }
@@ -191,6 +261,8 @@ where
                     }
                 }
                 events_since_draw = true;
+                apply_presets(&mut ui, &model, control);
+                ui.settle(&model);
                 // The control handle keeps a sender alive, so the summary (not the channel's
                 // end) says the deployment is over.
                 if finished_at.is_none() && model.run_state().is_over() {
@@ -199,13 +271,44 @@ where
             }
             _ = tick.tick() => {
                 if leave_when_done && finished_at.is_some_and(|t| t.elapsed() >= LINGER) {
-                    return Ok(ConsoleExit::Finished);
+                    break ConsoleExit::Finished;
                 }
                 let clock_due = !model.run_state().is_over() && last_draw.elapsed() >= Duration::from_millis(100);
                 let layout_due = ui.tree.is_stale(&model) || ui.graph.is_stale(&model);
                 redraw |= events_since_draw || clock_due || layout_due;
             }
         }
+    };
+    *presets = std::mem::take(&mut ui.presets);
+    if let Some(text) = summary_text(&model) {
+        *report = Some(text);
+    }
+    if !mouse {
+        (ops.set_mouse)(terminal, true)?;
+    }
+    Ok(exit)
+}
+
+/// In a live run, decides the cascades the operator already decided in the preview (the same
+/// root with the same dependents), each once.
+fn apply_presets(ui: &mut UiState, model: &Model, control: &Control) {
+    if ui.presets.is_empty() || ui.mode != ConsoleMode::Live {
+        return;
+    }
+    for c in model.cascades().iter().filter(|c| c.waiting()) {
+        let Some(approve) = ui.presets.take_matching(c) else {
+            continue;
+        };
+        if approve {
+            control.approve(c.id);
+        } else {
+            control.decline(c.id);
+        }
+        ui.notice = Some(format!(
+            "the replacement of {} {} as decided in the preview",
+            c.root.name(),
+            if approve { "approved" } else { "declined" }
+        ));
     }
 }
 
@@ -220,9 +323,12 @@ type PanicHook = Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send + 'sta
 
 fn restore_terminal() {
     let _ = disable_raw_mode();
+    // The alternate screen is cleared before it is left: after a resize some terminals (tmux)
+    // carry its last frame over to the shell's screen otherwise.
     let _ = execute!(
         io::stdout(),
         DisableMouseCapture,
+        crossterm::terminal::Clear(crossterm::terminal::ClearType::All),
         LeaveAlternateScreen,
         crossterm::cursor::Show
     );
@@ -292,6 +398,14 @@ mod tests {
         Ok(())
     }
 
+    fn no_mouse(_: &mut Terminal<TestBackend>, _: bool) -> Result<(), ConsoleError> {
+        Ok(())
+    }
+
+    fn no_copy(_: &mut Terminal<TestBackend>, _: &str) -> Result<(), ConsoleError> {
+        Ok(())
+    }
+
     fn press(keys: &Keys, c: char) {
         let k = KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE);
         keys.unbounded_send(Ok(Event::Key(k))).unwrap();
@@ -321,6 +435,8 @@ mod tests {
         let (keys, mut input) = input_channel::unbounded();
         let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
         tokio::task::spawn_blocking(move || script(sink, keys));
+        let mut presets = Presets::default();
+        let mut report = None;
         let session = Session {
             events: &mut events,
             control: &control,
@@ -329,13 +445,21 @@ mod tests {
                 operation: "up".into(),
                 stack: "dev".into(),
                 project: "myproj".into(),
+                phase: None,
             },
             theme: Theme::colored(),
             leave_when_done: false,
+            presets: &mut presets,
+            report: &mut report,
+        };
+        let ops = TerminalOps {
+            reclaim: no_reclaim,
+            set_mouse: no_mouse,
+            copy: no_copy,
         };
         let exit = tokio::time::timeout(
             Duration::from_secs(10),
-            event_loop(&mut terminal, &mut input, session, no_reclaim),
+            event_loop(&mut terminal, &mut input, session, ops),
         )
         .await
         .expect("the console loop ends");
@@ -360,7 +484,13 @@ mod tests {
         assert_eq!(exit.unwrap(), ConsoleExit::Quit { cancelled: false });
         let s = screen(&terminal);
         assert!(s.contains("FAILED"), "{s}");
-        assert!(s.contains("old-logs"), "{s}");
+        // On a narrow terminal the summary comes forward: the failure in full.
+        assert!(s.contains("Failures:"), "{s}");
+        assert!(s.contains("quota exceeded for instance type large"), "{s}");
+        assert!(
+            s.contains("workers 0/8"),
+            "nothing runs after the end:\n{s}"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -382,6 +512,52 @@ mod tests {
         let s = screen(&terminal);
         assert!(s.contains("Quit while the deployment runs?"), "{s}");
         assert!(s.contains("PAUSED"), "{s}");
+    }
+
+    #[test]
+    fn osc52_carries_the_text_base64_encoded() {
+        assert_eq!(osc52("urn:a"), "\x1b]52;c;dXJuOmE=\x07");
+    }
+
+    #[test]
+    fn preview_decisions_are_sent_once_for_the_same_cascade_only() {
+        let mut preview = Model::new();
+        let mut live = Model::new();
+        for (_, e) in sample_timeline() {
+            if let EngineEvent::Prelude { .. } = e {
+                live.apply(&e);
+                preview.preview = true;
+                continue;
+            }
+            preview.apply(&e);
+            live.apply(&e);
+        }
+        let (sink, _events) = EventSink::channel();
+        let (control, mut rx) = Control::new(sink);
+        let title = Title {
+            operation: "up".into(),
+            stack: "dev".into(),
+            project: "myproj".into(),
+            phase: None,
+        };
+        let mut ui = UiState::new(ConsoleMode::Live, title);
+        ui.presets.decide(&preview.cascades()[0], true);
+        apply_presets(&mut ui, &live, &control);
+        apply_presets(&mut ui, &live, &control);
+        assert_eq!(
+            rx.decisions.try_recv().ok(),
+            Some(crate::engine::control::Decision::Approve(1))
+        );
+        assert!(rx.decisions.try_recv().is_err(), "sent once");
+
+        let mut other = preview.cascades()[0].clone();
+        other.members.pop();
+        ui.presets.decide(&other, true);
+        apply_presets(&mut ui, &live, &control);
+        assert!(
+            rx.decisions.try_recv().is_err(),
+            "a cascade unlike the one explored asks again"
+        );
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -381,3 +381,25 @@ pub fn sample_timeline() -> Vec<(Duration, EngineEvent)> {
     );
     t
 }
+
+/// `e` as a preview session would send it: the prelude says preview.
+pub fn as_preview(e: EngineEvent) -> EngineEvent {
+    match e {
+        EngineEvent::Prelude {
+            operation,
+            stack,
+            project,
+            parallel,
+            parallel_diff,
+            ..
+        } => EngineEvent::Prelude {
+            operation,
+            preview: true,
+            stack,
+            project,
+            parallel,
+            parallel_diff,
+        },
+        other => other,
+    }
+}

@@ -10,6 +10,7 @@ use crate::engine::urn::Urn;
 
 use super::filter::Filter;
 use super::model::Model;
+use super::sort::SortKey;
 
 const NONE: u32 = u32::MAX;
 
@@ -29,7 +30,7 @@ pub struct FlatRow {
 /// The flattened tree and its rebuild key.
 #[derive(Clone, Debug, Default)]
 pub struct TreeIndex {
-    key: Option<(u64, String, u64)>,
+    key: Option<(u64, String, u64, SortKey, u64)>,
     rows: Vec<FlatRow>,
     /// Row position per resource index (`NONE` when hidden).
     pos: Vec<u32>,
@@ -45,11 +46,21 @@ impl TreeIndex {
         filter: &Filter,
         collapsed: &HashSet<Urn>,
         collapsed_version: u64,
+        sort: SortKey,
     ) {
+        // Orders and filters that follow statuses go stale with every event, not only with
+        // new resources.
+        let volatile = if sort.volatile() || filter.by_status() {
+            model.version()
+        } else {
+            0
+        };
         let key = (
             model.structure_version(),
             filter.text().to_string(),
             collapsed_version,
+            sort,
+            volatile,
         );
         let Some(old) = &self.key else {
             return self.rebuild(key, model, filter, collapsed);
@@ -57,9 +68,9 @@ impl TreeIndex {
         if *old == key {
             return;
         }
-        let only_model_grew = old.1 == key.1 && old.2 == key.2;
+        let only_model_changed = old.1 == key.1 && old.2 == key.2 && old.3 == key.3;
         let recent = self.built_at.is_some_and(|at| at.elapsed() < self.cost * 8);
-        if only_model_grew && recent {
+        if only_model_changed && recent {
             return;
         }
         self.rebuild(key, model, filter, collapsed);
@@ -74,12 +85,13 @@ impl TreeIndex {
 
     fn rebuild(
         &mut self,
-        key: (u64, String, u64),
+        key: (u64, String, u64, SortKey, u64),
         model: &Model,
         filter: &Filter,
         collapsed: &HashSet<Urn>,
     ) {
         let started = Instant::now();
+        let sort = key.3;
         self.key = Some(key);
         let n = model.resources().len();
         let keep: Option<Vec<bool>> = (!filter.is_empty()).then(|| {
@@ -103,8 +115,9 @@ impl TreeIndex {
         self.rows.clear();
         self.pos.clear();
         self.pos.resize(n, NONE);
-        // Depth-first, children in order; the stack holds (idx, depth, last, parent row).
-        let roots: Vec<usize> = model.roots().filter(|&i| kept(i)).collect();
+        // Depth-first, siblings sorted; the stack holds (idx, depth, last, parent row).
+        let mut roots: Vec<usize> = model.roots().filter(|&i| kept(i)).collect();
+        roots.sort_by(|&a, &b| sort.compare(model, a, b));
         let mut stack: Vec<(usize, u16, bool, u32)> = roots
             .iter()
             .enumerate()
@@ -115,7 +128,9 @@ impl TreeIndex {
             let r = model.resource(i);
             let row = self.rows.len() as u32;
             self.pos[i] = row;
-            let count = r.children.iter().filter(|&&c| kept(c)).count();
+            let mut kids: Vec<usize> = r.children.iter().copied().filter(|&c| kept(c)).collect();
+            kids.sort_by(|&a, &b| sort.compare(model, a, b));
+            let count = kids.len();
             self.rows.push(FlatRow {
                 idx: i,
                 depth,
@@ -127,7 +142,7 @@ impl TreeIndex {
                 continue;
             }
             let mut k = count;
-            for &c in r.children.iter().rev().filter(|&&c| kept(c)) {
+            for &c in kids.iter().rev() {
                 stack.push((c, depth + 1, k == count, row));
                 k -= 1;
             }

@@ -9,7 +9,9 @@ use crate::engine::urn::Urn;
 use super::console::{ConsoleMode, Title};
 use super::filter::Filter;
 use super::graph_layout::GraphLayout;
-use super::model::Model;
+use super::model::{Model, RunState};
+use super::preset::Presets;
+use super::sort::SortKey;
 use super::tree_index::TreeIndex;
 
 /// The views; numbers are their keys in narrow mode.
@@ -21,16 +23,19 @@ pub enum ViewId {
     Pending,
     Log,
     Diffs,
+    /// The closing summary (what ran, failures, outputs), once the run is over.
+    Summary,
 }
 
 impl ViewId {
-    pub const ALL: [ViewId; 6] = [
+    pub const ALL: [ViewId; 7] = [
         ViewId::Resources,
         ViewId::Graph,
         ViewId::Chains,
         ViewId::Pending,
         ViewId::Log,
         ViewId::Diffs,
+        ViewId::Summary,
     ];
 
     /// The view's heading.
@@ -42,6 +47,7 @@ impl ViewId {
             ViewId::Pending => "Pending replacements",
             ViewId::Log => "Log",
             ViewId::Diffs => "Diffs",
+            ViewId::Summary => "Summary",
         }
     }
 
@@ -72,6 +78,8 @@ pub enum Confirm {
     Cancel,
     /// `q` while running: cancel and quit?
     Quit,
+    /// `A`: approve every waiting cascade (each deletes before it creates)?
+    ApproveAll,
 }
 
 /// The operator's side of the console.
@@ -97,7 +105,10 @@ pub struct UiState {
     pub diffs_offset: usize,
     pub graph_focus: bool,
     pub graph_offset: (usize, usize),
+    /// Narrow graph nodes, so that more layers fit.
+    pub graph_zoomed_out: bool,
     pub help: bool,
+    pub help_scroll: usize,
     pub details: bool,
     pub details_scroll: usize,
     pub confirm: Option<Confirm>,
@@ -115,10 +126,23 @@ pub struct UiState {
     pub wide: bool,
     /// The engine closed its event stream (finished or gone): quitting needs no confirmation.
     pub engine_gone: bool,
+    /// Decisions made on a preview's cascades, carried into its apply.
+    pub presets: Presets,
+    /// Summary rows scrolled past.
+    pub summary_scroll: usize,
+    /// The summary was brought forward once when the run ended.
+    pub summary_shown: bool,
+    /// What the tree's siblings are sorted by.
+    pub sort: SortKey,
+    /// Whether the console captures the mouse (off lets the terminal select text).
+    pub mouse_capture: bool,
+    /// A terminal escape the loop should write (OSC 52 copy), taken once written.
+    pub clipboard: Option<String>,
 }
 
 impl UiState {
     pub fn new(mode: ConsoleMode, title: Title) -> UiState {
+        let notice = title.phase.clone();
         UiState {
             mode,
             title,
@@ -136,25 +160,84 @@ impl UiState {
             diffs_offset: 0,
             graph_focus: false,
             graph_offset: (0, 0),
+            graph_zoomed_out: false,
             help: false,
+            help_scroll: 0,
             details: false,
             details_scroll: 0,
             confirm: None,
             interrupts: 0,
-            notice: None,
+            notice,
             tree: TreeIndex::default(),
             graph: GraphLayout::default(),
             page: 10,
             resources_rows: None,
             wide: false,
             engine_gone: false,
+            presets: Presets::default(),
+            summary_scroll: 0,
+            summary_shown: false,
+            sort: SortKey::default(),
+            mouse_capture: true,
+            clipboard: None,
         }
+    }
+
+    /// Whether this console is a preview that ends with `y`/`n` (its decisions carry over).
+    pub fn deciding_preview(&self) -> bool {
+        matches!(
+            self.mode,
+            ConsoleMode::Preview {
+                awaiting_decision: true
+            }
+        )
+    }
+
+    /// A preview that only shows (`stepdeck preview`): nothing to approve, nothing to cancel.
+    pub fn read_only_preview(&self) -> bool {
+        matches!(
+            self.mode,
+            ConsoleMode::Preview {
+                awaiting_decision: false
+            }
+        )
+    }
+
+    /// Drops questions the deployment has made moot: nothing runs to cancel once it is over,
+    /// and approve-all with nothing waiting asks nothing.
+    pub fn settle(&mut self, model: &Model) {
+        let over = model.run_state().is_over() || self.engine_gone;
+        // On a narrow terminal the summary is one view among others: show it when the run
+        // ends (the wide layout shows it beside the chains by itself).
+        if model.summary.is_some() && !self.summary_shown {
+            self.summary_shown = true;
+            if !self.wide && self.focus == ViewId::Resources && !self.deciding_preview() {
+                self.focus = ViewId::Summary;
+            }
+        }
+        self.confirm = match self.confirm {
+            Some(Confirm::Cancel | Confirm::Quit) if over => None,
+            Some(Confirm::ApproveAll)
+                if !self.deciding_preview()
+                    && (over
+                        || model.undecided_cascades() == 0
+                        || model.run_state() == RunState::Cancelling) =>
+            {
+                None
+            }
+            other => other,
+        };
     }
 
     /// Brings the flattened tree up to date with the model, filter and collapsed set.
     pub fn refresh_tree(&mut self, model: &Model) {
-        self.tree
-            .refresh(model, &self.filter, &self.collapsed, self.collapsed_version);
+        self.tree.refresh(
+            model,
+            &self.filter,
+            &self.collapsed,
+            self.collapsed_version,
+            self.sort,
+        );
     }
 
     /// Brings the graph layout up to date (focused on the selection in focus mode).
@@ -164,7 +247,7 @@ impl UiState {
         } else {
             None
         };
-        self.graph.refresh(model, focus);
+        self.graph.refresh(model, focus, &self.filter);
     }
 
     /// Collapses or expands a subtree of the resource tree.

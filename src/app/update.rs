@@ -7,7 +7,7 @@ use crate::engine::events::{CascadeId, Severity};
 use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::keymap::{Action, KeyContext};
-use super::model::{Model, RunState};
+use super::model::{Cascade, Model, RunState};
 use super::ui_state::{Confirm, UiState, ViewId};
 
 /// How a key is read right now.
@@ -27,6 +27,18 @@ pub fn key_context(ui: &UiState) -> KeyContext {
 fn awaiting_decision(ui: &UiState) -> bool {
     key_context(ui).preview_decision
 }
+
+/// Whether `a`/`x`/`A` may act on `c` now: a cascade the preview planned (decided for the
+/// apply), or one the live run holds for the operator.
+fn open_cascade(ui: &UiState, c: &Cascade) -> bool {
+    if ui.deciding_preview() {
+        c.planned
+    } else {
+        c.waiting()
+    }
+}
+
+const READ_ONLY: &str = "a read-only preview: nothing to approve here (`stepdeck up` asks)";
 
 /// Applies `action`; `Some(exit)` means the console should close.
 pub fn update(
@@ -49,6 +61,18 @@ pub fn update(
                     control.cancel();
                     return Some(ConsoleExit::Quit { cancelled: true });
                 }
+                Some(Confirm::ApproveAll) if ui.deciding_preview() => {
+                    let planned: Vec<&Cascade> =
+                        model.cascades().iter().filter(|c| c.planned).collect();
+                    for c in &planned {
+                        ui.presets.decide(c, true);
+                    }
+                    ui.notice = Some(format!(
+                        "{} replacement(s) will be approved when you apply (y)",
+                        planned.len()
+                    ));
+                }
+                Some(Confirm::ApproveAll) => control.approve_all(),
                 None => {}
             }
         }
@@ -56,6 +80,13 @@ pub fn update(
         Action::Quit => {
             if awaiting_decision(ui) {
                 return Some(ConsoleExit::Abort);
+            }
+            if ui.read_only_preview() {
+                // A preview changes nothing: leaving it needs no question.
+                if !state.is_over() {
+                    control.cancel();
+                }
+                return Some(ConsoleExit::Quit { cancelled: false });
             }
             if state.is_over() || ui.engine_gone {
                 return Some(ConsoleExit::Quit { cancelled: false });
@@ -91,19 +122,47 @@ pub fn update(
                 control.pause();
             }
         }
-        Action::Approve | Action::Decline => match target_cascade(ui, model) {
-            Some(id) if action == Action::Approve => control.approve(id),
-            Some(id) => control.decline(id),
-            None => ui.notice = Some("no replacement waits for approval".into()),
-        },
-        Action::ApproveAll => {
-            if model.undecided_cascades() == 0 {
-                ui.notice = Some("no replacement waits for approval".into());
-            } else {
-                control.approve_all();
+        Action::Approve | Action::Decline if ui.read_only_preview() => {
+            ui.notice = Some(READ_ONLY.into());
+        }
+        Action::Approve | Action::Decline => {
+            let approve = action == Action::Approve;
+            match target_cascade(ui, model).and_then(|id| model.cascade(id)) {
+                Some(c) if ui.deciding_preview() => {
+                    ui.presets.decide(c, approve);
+                    ui.notice = Some(format!(
+                        "the replacement of {} will be {} when you apply (y)",
+                        c.root.name(),
+                        if approve { "approved" } else { "declined" }
+                    ));
+                }
+                Some(c) if approve => control.approve(c.id),
+                Some(c) => control.decline(c.id),
+                None => ui.notice = Some("no replacement waits for approval".into()),
             }
         }
-        Action::ToggleHelp => ui.help = !ui.help,
+        Action::ApproveAll => {
+            let open = model
+                .cascades()
+                .iter()
+                .filter(|c| open_cascade(ui, c))
+                .count();
+            if ui.read_only_preview() {
+                ui.notice = Some(READ_ONLY.into());
+            } else if open == 0 {
+                ui.notice = Some("no replacement waits for approval".into());
+            } else {
+                ui.confirm = Some(Confirm::ApproveAll);
+            }
+        }
+        Action::ToggleHelp => {
+            ui.help = !ui.help;
+            ui.help_scroll = 0;
+        }
+        Action::Close if ui.filter_input.is_some() => {
+            ui.filter_input = None;
+            set_filter(ui, model, Filter::default());
+        }
         Action::Close => close(ui, model),
         Action::OpenDetails => {
             ui.ensure_selection(model);
@@ -147,6 +206,35 @@ pub fn update(
             };
             ui.log_back = 0;
         }
+        Action::NextError => next_error(ui, model, true),
+        Action::PrevError => next_error(ui, model, false),
+        Action::CopyUrn => {
+            ui.ensure_selection(model);
+            match &ui.selected {
+                Some(urn) => {
+                    ui.clipboard = Some(urn.as_str().to_string());
+                    ui.notice = Some(format!("copied {urn} (OSC 52)", urn = urn.as_str()));
+                }
+                None => ui.notice = Some("nothing selected to copy".into()),
+            }
+        }
+        Action::ToggleMouse => {
+            ui.mouse_capture = !ui.mouse_capture;
+            ui.notice = Some(if ui.mouse_capture {
+                "mouse captured: the wheel scrolls, a click selects (m lets go)".into()
+            } else {
+                "mouse released: the terminal selects text (m takes it back)".into()
+            });
+        }
+        Action::ToggleZoom => {
+            ui.graph_zoomed_out = !ui.graph_zoomed_out;
+            ui.graph_offset = (0, 0);
+        }
+        Action::CycleSort => {
+            ui.sort = ui.sort.next();
+            ui.resources_offset = 0;
+            ui.notice = Some(format!("resources sorted by {}", ui.sort.label()));
+        }
         Action::Up => step(ui, model, -1),
         Action::Down => step(ui, model, 1),
         Action::ScrollUp => step(ui, model, -3),
@@ -183,6 +271,41 @@ fn interrupt(ui: &mut UiState, control: &Control, state: RunState) -> Option<Con
         // running steps (they stay pending operations) and the terminal is handed back.
         control.terminate();
         Some(ConsoleExit::Quit { cancelled: true })
+    }
+}
+
+/// Selects the next (or previous) failed resource in tree order, wrapping around, and opens its
+/// details, where the whole error is shown.
+fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
+    ui.refresh_tree(model);
+    let failed: Vec<usize> = ui
+        .tree
+        .rows()
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| model.resource(r.idx).error.is_some())
+        .map(|(k, _)| k)
+        .collect();
+    if failed.is_empty() {
+        ui.notice = Some(if model.failed > 0 {
+            "no failed resource under this filter".into()
+        } else {
+            "no error so far".into()
+        });
+        return;
+    }
+    let cur = ui.selected_index(model).and_then(|i| ui.tree.position(i));
+    let pick = match (cur, forward) {
+        (Some(c), true) => failed.iter().find(|&&k| k > c).or(failed.first()),
+        (Some(c), false) => failed.iter().rev().find(|&&k| k < c).or(failed.last()),
+        (None, true) => failed.first(),
+        (None, false) => failed.last(),
+    };
+    if let Some(&row) = pick {
+        ui.selected = Some(model.resource(ui.tree.rows()[row].idx).urn.clone());
+        ui.focus = ViewId::Resources;
+        ui.details = true;
+        ui.details_scroll = 0;
     }
 }
 
@@ -227,7 +350,7 @@ pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
     let undecided = |id: CascadeId| {
         model
             .cascade(id)
-            .is_some_and(|c| c.decided.is_none())
+            .is_some_and(|c| open_cascade(ui, c))
             .then_some(id)
     };
     if ui.focus == ViewId::Pending
@@ -242,7 +365,7 @@ pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
             model
                 .cascades()
                 .iter()
-                .find(|c| c.decided.is_none())
+                .find(|c| open_cascade(ui, c))
                 .map(|c| c.id)
         })
 }
@@ -278,6 +401,8 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
         return;
     }
     if ui.help {
+        let len = crate::app::keymap::BINDINGS.len();
+        ui.help_scroll = clamp_move(ui.help_scroll, delta, len);
         return;
     }
     match ui.focus {
@@ -329,6 +454,9 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
         }
         ViewId::Diffs => {
             ui.diffs_offset = clamp_move(ui.diffs_offset, delta, model.diffs.running.len());
+        }
+        ViewId::Summary => {
+            ui.summary_scroll = clamp_move(ui.summary_scroll, delta, usize::MAX / 4);
         }
     }
 }
@@ -389,6 +517,7 @@ mod tests {
             operation: "up".into(),
             stack: "dev".into(),
             project: "myproj".into(),
+            phase: None,
         };
         let mut ui = UiState::new(mode, title);
         ui.ensure_selection(&m);
@@ -423,6 +552,9 @@ mod tests {
         update(&mut ui, &m, &control, Action::Decline);
         assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Decline(1)));
         update(&mut ui, &m, &control, Action::ApproveAll);
+        assert_eq!(ui.confirm, Some(Confirm::ApproveAll), "A asks first");
+        assert!(rx.decisions.try_recv().is_err());
+        update(&mut ui, &m, &control, Action::Confirm);
         assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::ApproveAll));
     }
 
@@ -512,7 +644,7 @@ mod tests {
             .iter()
             .map(|r| m.resource(r.idx).name())
             .collect();
-        assert_eq!(names, ["myproj-dev", "db", "app"]);
+        assert_eq!(names, ["myproj-dev", "app", "db"], "siblings by name");
         update(&mut ui, &m, &control, Action::Close);
         ui.refresh_tree(&m);
         assert_eq!(ui.tree.len(), m.resources().len());
@@ -540,6 +672,12 @@ mod tests {
         let name = |ui: &UiState| ui.selected.as_ref().unwrap().name().to_string();
         assert_eq!(name(&ui), "myproj-dev");
         update(&mut ui, &m, &control, Action::Down);
+        assert_eq!(name(&ui), "app", "siblings by name");
+        update(&mut ui, &m, &control, Action::PageDown);
+        update(&mut ui, &m, &control, Action::Home);
+        for _ in 0..3 {
+            update(&mut ui, &m, &control, Action::Down);
+        }
         assert_eq!(name(&ui), "net");
         update(&mut ui, &m, &control, Action::Down);
         assert_eq!(name(&ui), "subnet-a");
@@ -552,7 +690,7 @@ mod tests {
             "net's subtree is hidden"
         );
         update(&mut ui, &m, &control, Action::Down);
-        assert_eq!(name(&ui), "db");
+        assert_eq!(name(&ui), "old-logs");
         update(&mut ui, &m, &control, Action::End);
         assert_eq!(name(&ui), "old-logs");
         update(&mut ui, &m, &control, Action::Home);
@@ -566,9 +704,9 @@ mod tests {
         ui.resources_rows = Some(ratatui::layout::Rect::new(1, 3, 78, 20));
         update(&mut ui, &m, &control, Action::Click { column: 10, row: 5 });
         assert_eq!(ui.focus, ViewId::Resources);
-        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-a");
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "db");
         update(&mut ui, &m, &control, Action::Click { column: 10, row: 0 });
-        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-a");
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "db");
     }
 
     #[test]
@@ -584,5 +722,96 @@ mod tests {
         assert!(ui.details);
         update(&mut ui, &m, &control, Action::Close);
         assert!(!ui.details);
+    }
+
+    #[test]
+    fn esc_closes_the_filter_prompt_so_the_next_keys_act() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::StartFilter);
+        update(&mut ui, &m, &control, Action::FilterChar('d'));
+        update(&mut ui, &m, &control, Action::Close);
+        assert_eq!(ui.filter_input, None);
+        assert!(ui.filter.is_empty());
+        let q = crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('q'),
+            crossterm::event::KeyModifiers::NONE,
+        );
+        assert_eq!(
+            crate::app::keymap::map_key(q, key_context(&ui)),
+            Some(Action::Quit)
+        );
+    }
+
+    #[test]
+    fn q_leaves_a_read_only_preview_without_a_dialog_and_dialogs_end_with_the_run() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: false,
+        };
+        let (mut ui, m, control, rx) = setup(mode);
+        assert_eq!(
+            update(&mut ui, &m, &control, Action::Quit),
+            Some(ConsoleExit::Quit { cancelled: false })
+        );
+        assert_eq!(ui.confirm, None);
+        assert_eq!(
+            *rx.cancel.borrow(),
+            CancelLevel::Cancelling,
+            "the preview stops"
+        );
+        update(&mut ui, &m, &control, Action::Approve);
+        assert!(ui.notice.as_deref().unwrap().contains("read-only preview"));
+        assert!(ui.presets.is_empty());
+
+        let (mut ui, mut m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Quit);
+        assert_eq!(ui.confirm, Some(Confirm::Quit));
+        finish(&mut m, Outcome::Succeeded);
+        ui.settle(&m);
+        assert_eq!(ui.confirm, None, "no dialog survives DONE");
+    }
+
+    #[test]
+    fn decisions_in_a_deciding_preview_are_kept_for_the_apply() {
+        let mode = ConsoleMode::Preview {
+            awaiting_decision: true,
+        };
+        let (mut ui, _, control, mut rx) = setup(mode);
+        let mut m = Model::new();
+        for (_, e) in sample_timeline() {
+            m.apply(&crate::app::sample::as_preview(e));
+        }
+        assert_eq!(m.undecided_cascades(), 0, "a preview waits for nobody");
+        update(&mut ui, &m, &control, Action::Decline);
+        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(false));
+        assert!(
+            rx.decisions.try_recv().is_err(),
+            "nothing is sent to a preview"
+        );
+        update(&mut ui, &m, &control, Action::ApproveAll);
+        assert_eq!(ui.confirm, Some(Confirm::ApproveAll));
+        update(&mut ui, &m, &control, Action::Confirm);
+        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(true));
+    }
+
+    #[test]
+    fn e_opens_the_next_failure_u_copies_m_releases_the_mouse_o_sorts() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::NextError);
+        assert_eq!(ui.selected.as_ref().unwrap().name(), "server-2");
+        assert!(ui.details, "the whole error is in the details");
+        update(&mut ui, &m, &control, Action::Close);
+        update(&mut ui, &m, &control, Action::CopyUrn);
+        assert_eq!(
+            ui.clipboard.as_deref(),
+            Some(ui.selected.as_ref().unwrap().as_str())
+        );
+        update(&mut ui, &m, &control, Action::ToggleMouse);
+        assert!(!ui.mouse_capture);
+        update(&mut ui, &m, &control, Action::CycleSort);
+        update(&mut ui, &m, &control, Action::CycleSort);
+        assert_eq!(ui.sort, crate::app::sort::SortKey::Status);
+        ui.refresh_tree(&m);
+        let first_child = m.resource(ui.tree.rows()[1].idx).name().to_string();
+        assert_eq!(first_child, "app", "waiting for approval before done");
     }
 }

@@ -1,5 +1,5 @@
-//! Deployments in the console: `preview` to explore, `up` previewing first (`y` applies, `n`
-//! aborts), `destroy` and `refresh` live. One terminal session spans the preview and the update.
+//! Deployments in the console: `preview` to explore; `up`, `destroy` and `refresh` previewing
+//! first (`y` applies, `n` aborts). One terminal session spans the preview and the run.
 
 use std::sync::Mutex;
 
@@ -21,11 +21,13 @@ pub async fn session(
     opts: Options,
     mode: ConsoleMode,
     leave_when_done: bool,
+    phase: Option<String>,
 ) -> Result<(DeploymentResult, ConsoleExit)> {
     let title = Title {
         operation: opts.operation.as_str().to_string(),
         stack: stack.name.clone(),
         project: ws.project.name.clone(),
+        phase,
     };
     let (sink, events) = EventSink::channel();
     let exit = Mutex::new(None);
@@ -46,7 +48,9 @@ pub async fn session(
     Ok((result, left?))
 }
 
-/// `preview`, `up`, `destroy`, `refresh` with the console.
+/// `preview`, `up`, `destroy`, `refresh` with the console. Unless `--yes`, every operation but
+/// `preview` shows its plan first and runs only on `y` (as `pulumi destroy` and `pulumi refresh`
+/// preview before asking); the run's summary is printed once the terminal is back.
 pub async fn run(
     ws: &Workspace,
     stack: &Stack,
@@ -55,9 +59,14 @@ pub async fn run(
 ) -> Result<()> {
     let mut console = Console::enter()?;
     let outcome = async {
-        if matches!(operation, Operation::Preview | Operation::Update) && !args.yes {
-            let preview = options(ws, stack, Operation::Preview, args, Display::Console)?;
-            let asks = operation == Operation::Update;
+        if operation == Operation::Preview || !args.yes {
+            let mut preview = if operation == Operation::Update {
+                options(ws, stack, Operation::Preview, args, Display::Console)?
+            } else {
+                options(ws, stack, operation, args, Display::Console)?
+            };
+            preview.dry_run = true;
+            let asks = operation != Operation::Preview;
             let (result, left) = session(
                 &mut console,
                 ws,
@@ -67,25 +76,52 @@ pub async fn run(
                     awaiting_decision: asks,
                 },
                 false,
+                None,
             )
             .await?;
-            conclude(&result)?;
-            if !asks || left != ConsoleExit::Apply {
-                return if asks {
-                    Err(DeploymentFailed("the update was aborted".into()).into())
-                } else {
-                    Ok(())
+            if !asks {
+                // The operator may leave a read-only preview early; that is not a failure.
+                return match left {
+                    ConsoleExit::Quit { .. } if !result.outcome.is_success() => Ok(()),
+                    _ => conclude(&result),
                 };
             }
-        }
-        if operation == Operation::Preview {
-            return Ok(());
+            if left != ConsoleExit::Apply {
+                return Err(DeploymentFailed(format!(
+                    "the {} was aborted",
+                    operation_noun(operation)
+                ))
+                .into());
+            }
+            conclude(&result)?;
         }
         let opts = options(ws, stack, operation, args, Display::Console)?;
-        let (result, _) = session(&mut console, ws, stack, opts, ConsoleMode::Live, false).await?;
+        let (result, _) = session(
+            &mut console,
+            ws,
+            stack,
+            opts,
+            ConsoleMode::Live,
+            false,
+            None,
+        )
+        .await?;
         conclude(&result)
     }
     .await;
+    let report = console.take_report();
     drop(console);
+    if let Some(report) = report {
+        print!("{report}");
+    }
     outcome
+}
+
+/// How the aborted operation is named in the error.
+fn operation_noun(operation: Operation) -> &'static str {
+    match operation {
+        Operation::Preview | Operation::Update => "update",
+        Operation::Destroy => "destroy",
+        Operation::Refresh => "refresh",
+    }
 }

@@ -25,6 +25,11 @@ const FILES: [(&str, &str); 2] = [
         include_str!("../../assets/examples/demo/Pulumi.demo.yaml"),
     ),
 ];
+/// What each phase does, as the console announces it.
+const PHASES: [&str; 2] = [
+    "first rollout",
+    "upgrade: replacements, a cascade to approve, deletes",
+];
 /// The second phase's stack settings, swapped in for the upgrade.
 const PHASE_2: &str = include_str!("../../assets/examples/demo/Pulumi.demo2.yaml");
 
@@ -101,6 +106,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 phase_2(&dir)?;
             }
             let stack = ws.stack(Some(STACK), true)?;
+            let what = PHASES[phase - 1];
             let preview = options(&ws, &stack, Operation::Preview, &a, Display::Console)?;
             let (result, left) = session(
                 &mut console,
@@ -111,6 +117,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                     awaiting_decision: true,
                 },
                 false,
+                Some(format!("demo {phase}/2 {what}: plan (y applies)")),
             )
             .await?;
             conclude(&result)?;
@@ -118,8 +125,21 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 return Ok(());
             }
             let up = options(&ws, &stack, Operation::Update, &a, Display::Console)?;
-            let (result, left) =
-                session(&mut console, &ws, &stack, up, ConsoleMode::Live, phase == 1).await?;
+            let note = if phase == 1 {
+                format!("demo 1/2 {what}: running, then phase 2")
+            } else {
+                format!("demo 2/2 {what}: running")
+            };
+            let (result, left) = session(
+                &mut console,
+                &ws,
+                &stack,
+                up,
+                ConsoleMode::Live,
+                phase == 1,
+                Some(note),
+            )
+            .await?;
             conclude(&result)?;
             if matches!(left, ConsoleExit::Quit { .. }) {
                 return Ok(());
@@ -128,6 +148,10 @@ pub async fn run(args: DemoArgs) -> Result<()> {
         Ok(())
     }
     .await;
+    let report = console.take_report();
     drop(console);
+    if let Some(report) = report {
+        print!("{report}");
+    }
     outcome
 }

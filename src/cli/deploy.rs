@@ -148,6 +148,7 @@ pub fn options(
         ignore_protect: args.ignore_protect,
         config: config.values,
         secret_keys: config.secret_keys,
+        dry_run: false,
     })
 }
 

@@ -48,6 +48,9 @@ pub struct Options {
     /// Stack configuration, `<namespace>:<key>` to value text.
     pub config: BTreeMap<String, String>,
     pub secret_keys: Vec<String>,
+    /// Plan a `destroy` or `refresh` without acting (its preview, shown before the operator
+    /// confirms it); an `up`'s preview is [`Operation::Preview`].
+    pub dry_run: bool,
 }
 
 impl Default for Options {
@@ -69,13 +72,14 @@ impl Default for Options {
             ignore_protect: false,
             config: BTreeMap::new(),
             secret_keys: Vec::new(),
+            dry_run: false,
         }
     }
 }
 
 impl Options {
     pub fn is_preview(&self) -> bool {
-        self.operation == Operation::Preview
+        self.operation == Operation::Preview || self.dry_run
     }
 }
 

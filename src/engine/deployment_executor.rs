@@ -36,6 +36,9 @@ struct Parked {
     cascade: Cascade,
 }
 
+/// What a registration that a failure elsewhere stopped is told.
+pub(crate) const NOT_RUN: &str = "not run: an earlier step of the deployment failed";
+
 /// Why the loop stopped early.
 enum Stop {
     Terminated,
@@ -284,6 +287,15 @@ impl Loop {
         let mut program_error = None;
         let mut cancel = self.control.cancel.clone();
         loop {
+            // After a failure nothing new runs: a cascade still waiting for the operator would
+            // only hold the run open, so it is dropped (its registration fails, not cancelled).
+            if !self.parked.is_empty() && self.exec.saw_error() && !self.opts.continue_on_error {
+                for (_, p) in std::mem::take(&mut self.parked) {
+                    if let Some(r) = p.chain.reply {
+                        let _ = r.send(Err(RegisterError::Failed(NOT_RUN.into())));
+                    }
+                }
+            }
             let program_done = program_task.is_none();
             if program_done && self.inflight == 0 && self.parked.is_empty() && src.is_empty() {
                 break;

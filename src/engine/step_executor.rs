@@ -131,6 +131,18 @@ impl StepExecutor {
         }
     }
 
+    /// Waits while paused (a cancel ends the wait: the caller's own gates decide then).
+    async fn unpaused(&self) {
+        let mut paused = self.paused.clone();
+        let mut cancel = self.cancel.clone();
+        while *paused.borrow() && *cancel.borrow() == CancelLevel::Running {
+            tokio::select! {
+                _ = paused.changed() => {}
+                _ = cancel.changed() => {}
+            }
+        }
+    }
+
     /// Queues a chain; it starts when a worker is free.
     pub fn submit(&self, tasks: &mut JoinSet<()>, chain: Chain) {
         self.events.send(EngineEvent::ChainQueued {
@@ -157,6 +169,8 @@ impl StepExecutor {
         });
         let this = self.clone();
         tasks.spawn(async move {
+            // A diff is a provider call too: none starts while paused.
+            this.unpaused().await;
             let worker = this.worker().await;
             let urn = job.urn.clone();
             this.events.send(EngineEvent::DiffStarted {
@@ -183,7 +197,25 @@ impl StepExecutor {
             reply,
             after_import,
         } = chain;
-        let worker = self.worker().await;
+        // Paused chains wait before taking a worker (and give back one taken as the pause
+        // began), so the pool shows only what really runs.
+        let worker = loop {
+            if !self.gate().await {
+                if let Some(reply) = reply {
+                    let urn = steps.last().map(|s| s.urn.clone()).unwrap_or_default();
+                    let _ = reply.send(self.answer(urn, &steps, None, Ok(()), false));
+                }
+                self.events.send(EngineEvent::ChainFinished {
+                    chain: id,
+                    ok: false,
+                });
+                return ExecDone::Chain;
+            }
+            let worker = self.worker().await;
+            if !*self.paused.borrow() {
+                break worker;
+            }
+        };
         self.events.send(EngineEvent::ChainStarted {
             chain: id,
             worker: worker.id,
@@ -293,6 +325,10 @@ impl StepExecutor {
                 unknown: true,
             }),
             Err(e) => Err(RegisterError::Failed(e)),
+            // Stopped at a gate: by the operator's cancel, or by a failure elsewhere.
+            Ok(()) if !completed && *self.cancel.borrow() == CancelLevel::Running => Err(
+                RegisterError::Failed(super::deployment_executor::NOT_RUN.into()),
+            ),
             Ok(()) if !completed => Err(RegisterError::Cancelled),
             Ok(()) => {
                 let skipped = steps.iter().any(|s| s.skipped_create);

@@ -35,14 +35,26 @@ fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
         ChainState::Done => ("✓ done", c.state),
         ChainState::Failed => ("✗ failed", c.state),
         ChainState::Declined => ("declined", c.state),
+        ChainState::Skipped => ("skipped", c.state),
     }
 }
 
 /// One lane as a line `#7 w3  -- app ▸ -- db ▸ ++ db   ⚠ awaiting approval  2.1s`, fitted to `w`.
 pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
-    let worker = c.worker.map_or("  ".to_string(), |w| format!("w{w}"));
-    let (mark, mark_state) = marker(c, m.paused);
-    let elapsed = c.elapsed(m.now()).map(duration).unwrap_or_default();
+    // A preview runs nothing: its chains are plans, with no worker or time of their own.
+    let worker = match c.worker {
+        Some(w) if !m.preview => format!("w{w}"),
+        _ => "  ".to_string(),
+    };
+    let (mark, mark_state) = match marker(c, m.paused) {
+        (_, ChainState::Done) if m.preview => ("planned", ChainState::Queued),
+        other => other,
+    };
+    let elapsed = if m.preview {
+        String::new()
+    } else {
+        c.elapsed(m.active_now()).map(duration).unwrap_or_default()
+    };
     let mut tail: Vec<Span<'static>> = Vec::new();
     if !mark.is_empty() {
         tail.push(Span::raw("  "));

@@ -21,6 +21,8 @@ pub struct DetailsView<'a> {
     pub theme: Theme,
     pub idx: usize,
     pub scroll: usize,
+    /// What depends on the resource, transitively (nearest first).
+    pub blast: &'a [usize],
 }
 
 /// A value in one line: strings quoted, `[secret]`, `[unknown]`, containers compact.
@@ -106,7 +108,7 @@ pub fn diff_lines(
 }
 
 /// Every line of the details of `r`.
-pub fn details_lines(m: &Model, r: &Resource, t: Theme) -> Vec<Line<'static>> {
+pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     let op = r.op.unwrap_or(StepOp::Same);
     let mut head = vec![Span::styled(
@@ -117,7 +119,7 @@ pub fn details_lines(m: &Model, r: &Resource, t: Theme) -> Vec<Line<'static>> {
         head.push(Span::styled(" (delete-before-replace)", t.op(op)));
     }
     head.push(Span::raw("   "));
-    head.push(Span::styled(status_text(r, m.preview), t.status(r.status)));
+    head.push(Span::styled(status_text(r, m), t.status(r.status)));
     if !r.replace_keys.is_empty() {
         head.push(Span::raw(format!(
             "   reasons: {}",
@@ -173,6 +175,14 @@ pub fn details_lines(m: &Model, r: &Resource, t: Theme) -> Vec<Line<'static>> {
         let deps: Vec<&str> = r.dependencies.iter().map(|u| u.name()).collect();
         out.push(Line::raw(format!("depends on: {}", deps.join(", "))));
     }
+    if !blast.is_empty() {
+        let names: Vec<&str> = blast.iter().map(|&i| m.resource(i).name()).collect();
+        out.push(Line::raw(format!(
+            "blast radius ({} depend on it, directly or not): {}",
+            blast.len(),
+            names.join(", ")
+        )));
+    }
     out.push(Line::styled("history:", t.bold()));
     for h in &r.history {
         out.push(Line::from(vec![
@@ -197,7 +207,7 @@ impl Widget for DetailsView<'_> {
             .border_style(t.accent())
             .title(Span::styled(title, t.accent()))
             .title_bottom(Span::styled(" ↑↓ scroll · Esc close ", t.dim()));
-        Paragraph::new(details_lines(m, r, t))
+        Paragraph::new(details_lines(m, r, self.blast, t))
             .block(block)
             .wrap(Wrap { trim: false })
             .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))

@@ -1,4 +1,5 @@
-//! The confirm dialog: the one place the console asks before acting (cancel, quit while running).
+//! The confirm dialog: the one place the console asks before acting (cancel, quit while
+//! running, approve every pending replacement).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
@@ -25,6 +26,10 @@ impl ConfirmDialog {
             Confirm::Quit => (
                 " Quit while the deployment runs? ",
                 "The deployment is cancelled first: running steps finish and are recorded.",
+            ),
+            Confirm::ApproveAll => (
+                " Approve every pending replacement? ",
+                "Each one deletes its resource and every dependent before creating them again.",
             ),
         }
     }

@@ -2,6 +2,8 @@
 //! characters in the gutters between layers, nodes coloured by status. It follows the selection,
 //! can focus on the selection's dependencies and dependents (`f`), and draws only what is in view.
 //! Edges that skip layers are not routed; the node then shows `⇠n` for n such dependencies.
+//! The selection's own edges are highlighted, and the last row names what depends on it,
+//! transitively (its blast radius). The `/` filter applies.
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,7 +17,7 @@ use crate::app::ui_state::UiState;
 use crate::app::graph_layout::GraphLayout;
 
 use super::frame::frame;
-use super::text::{cut_right, width};
+use super::text::{cut_right, fit_words, width};
 use super::theme::Theme;
 
 /// The graph view; its state is the console's [`UiState`] (layout cache, offset, selection).
@@ -61,8 +63,13 @@ impl StatefulWidget for GraphView<'_> {
             format!(" Graph  focus: {name}  ({nodes} nodes, Esc all) ")
         } else {
             format!(
-                " Graph  {} layers · {nodes} nodes · f focus ",
-                g.columns.len()
+                " Graph  {} layers · {nodes} nodes · f focus · z {} ",
+                g.columns.len(),
+                if ui.graph_zoomed_out {
+                    "names"
+                } else {
+                    "more layers"
+                }
             )
         };
         let focus = t.border(self.focused);
@@ -75,9 +82,18 @@ impl StatefulWidget for GraphView<'_> {
             return;
         }
         let longest = g.longest_name.max(4);
-        let node_w = (longest + 5).clamp(8, 22);
+        let node_w = if ui.graph_zoomed_out {
+            (longest + 5).clamp(8, 12)
+        } else {
+            (longest + 5).clamp(8, 22)
+        };
         let col_w = node_w + GUTTER;
-        let (vw, vh) = (inner.width as usize, inner.height as usize);
+        // The last row tells what the selection reaches and what `⇠n` means.
+        let footer = inner.height >= 4;
+        let (vw, vh) = (
+            inner.width as usize,
+            inner.height as usize - usize::from(footer),
+        );
         // Follow the selection.
         let sel = ui.selected_index(m);
         if let Some((c, r)) = sel.and_then(|i| g.place(i)) {
@@ -111,9 +127,12 @@ impl StatefulWidget for GraphView<'_> {
                 );
             }
         };
-        // Edges between adjacent layers: each source gets a lane in its gutter.
+        // Edges between adjacent layers: each source gets a lane in its gutter. The
+        // selection's edges are kept apart so they can be drawn over the others.
         let mut cells: HashMap<(usize, usize), u8> = HashMap::new();
         let mut arrows: HashSet<(usize, usize)> = HashSet::new();
+        let mut hot: HashMap<(usize, usize), u8> = HashMap::new();
+        let mut hot_arrows: HashSet<(usize, usize)> = HashSet::new();
         for c in first_col.saturating_sub(1)..last_col {
             if c + 1 >= g.columns.len() {
                 break;
@@ -139,8 +158,14 @@ impl StatefulWidget for GraphView<'_> {
                 let start = c * col_w + width(&node_label(m, g, s, c, node_w));
                 let (_, rd) = g.place(d).unwrap_or_default();
                 let lane = x0 + 1 + rs % (GUTTER - 3);
+                let selected = sel == Some(s) || sel == Some(d);
+                let (target, heads) = if selected {
+                    (&mut hot, &mut hot_arrows)
+                } else {
+                    (&mut cells, &mut arrows)
+                };
                 let mut add =
-                    |x: usize, y: usize, bits: u8| *cells.entry((x, y)).or_default() |= bits;
+                    |x: usize, y: usize, bits: u8| *target.entry((x, y)).or_default() |= bits;
                 for x in start..lane {
                     add(x, rs, LEFT | RIGHT);
                 }
@@ -159,21 +184,18 @@ impl StatefulWidget for GraphView<'_> {
                 for x in lane + 1..x0 + GUTTER - 1 {
                     add(x, rd, LEFT | RIGHT);
                 }
-                arrows.insert((x0 + GUTTER - 1, rd));
+                heads.insert((x0 + GUTTER - 1, rd));
             }
         }
-        let edge_style = t.dim();
-        for (&(x, y), &bits) in &cells {
-            put(
-                buf,
-                x,
-                y,
-                box_char(bits).encode_utf8(&mut [0; 4]),
-                edge_style,
-            );
-        }
-        for &(x, y) in &arrows {
-            put(buf, x, y, "▶", edge_style);
+        for (edges, heads, style) in [(&cells, &arrows, t.dim()), (&hot, &hot_arrows, t.accent())] {
+            for (&(x, y), &bits) in edges {
+                // A junction keeps every edge through it, whichever layer draws it.
+                let all = bits | cells.get(&(x, y)).copied().unwrap_or(0);
+                put(buf, x, y, box_char(all).encode_utf8(&mut [0; 4]), style);
+            }
+            for &(x, y) in heads {
+                put(buf, x, y, "▶", style);
+            }
         }
         // Nodes.
         for c in first_col..last_col {
@@ -189,7 +211,45 @@ impl StatefulWidget for GraphView<'_> {
                 put(buf, c * col_w, r, &node_label(m, g, i, c, node_w), style);
             }
         }
+        if footer {
+            let line = footer_text(m, g, sel);
+            buf.set_stringn(
+                inner.x,
+                inner.y + vh as u16,
+                fit_words(&line, vw),
+                vw,
+                t.dim(),
+            );
+        }
     }
+}
+
+/// The footer: the selection's blast radius, and the `⇠n` legend.
+fn footer_text(m: &Model, g: &GraphLayout, sel: Option<usize>) -> String {
+    const LEGEND: &str = "⇠n: n dependencies further left";
+    let Some(i) = sel.filter(|&i| g.place(i).is_some()) else {
+        return LEGEND.into();
+    };
+    let reach = g.blast_radius(i);
+    let name = m.resource(i).name();
+    if reach.is_empty() {
+        return format!("nothing depends on {name} · {LEGEND}");
+    }
+    let names: Vec<&str> = reach
+        .iter()
+        .take(6)
+        .map(|&j| m.resource(j).name())
+        .collect();
+    let more = if reach.len() > names.len() {
+        ", …"
+    } else {
+        ""
+    };
+    format!(
+        "{} depend on {name}: {}{more} · {LEGEND}",
+        reach.len(),
+        names.join(", ")
+    )
 }
 
 /// `[+ name]`, prefixed with `⇠n` when n dependencies sit more than one layer to the left.

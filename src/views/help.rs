@@ -13,6 +13,8 @@ use super::theme::Theme;
 /// The help overlay.
 pub struct HelpView {
     pub theme: Theme,
+    /// Rows scrolled past (↑↓ when the terminal is shorter than the list).
+    pub scroll: usize,
 }
 
 impl Widget for HelpView {
@@ -38,10 +40,11 @@ impl Widget for HelpView {
             .borders(Borders::ALL)
             .border_style(t.accent())
             .title(Span::styled(" Keys ", t.accent()))
-            .title_bottom(Span::styled(" Esc or ? closes ", t.dim()));
+            .title_bottom(Span::styled(" ↑↓ scroll · Esc or ? closes ", t.dim()));
         Paragraph::new(lines)
             .block(block)
             .wrap(Wrap { trim: false })
+            .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))
             .render(area, buf);
     }
 }

@@ -16,7 +16,10 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         return Line::from(vec![
             Span::styled(" / ", t.accent()),
             Span::raw(format!("{text}█")),
-            Span::styled("   Enter keep · Esc clear · op:replace", t.dim()),
+            Span::styled(
+                "   Enter keep · Esc close · op: type: status: urn:",
+                t.dim(),
+            ),
         ]);
     }
     if let Some(n) = &ui.notice {
@@ -33,13 +36,21 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         hints.push(("y", "apply"));
         hints.push(("n", "abort"));
     }
-    if model.undecided_cascades() > 0 {
+    let decidable = if ui.deciding_preview() {
+        model.cascades().iter().any(|c| c.planned)
+    } else {
+        !ui.read_only_preview() && model.undecided_cascades() > 0
+    };
+    if decidable {
         hints.push(("a", "approve"));
         hints.push(("x", "decline"));
         hints.push(("A", "all"));
     }
+    if model.failed > 0 {
+        hints.push(("e", "next error"));
+    }
     if !ui.wide {
-        hints.push(("1-6", "views"));
+        hints.push(("1-7", "views"));
     }
     hints.push(("Enter", "details"));
     hints.push(("/", "filter"));
@@ -56,6 +67,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     if ui.focus == ViewId::Graph {
         hints.push(("f", "focus"));
+        hints.push(("z", "zoom"));
     }
     hints.push(("q", "quit"));
     hints.push(("?", "help"));

@@ -10,7 +10,7 @@ use crate::app::model::{LogEntry, Model};
 use crate::engine::events::Severity;
 
 use super::frame::frame;
-use super::text::{fit_words, offset, width};
+use super::text::{fit_words, offset, width, wrap_words};
 use super::theme::Theme;
 
 /// The log view.
@@ -23,7 +23,8 @@ pub struct LogView<'a> {
     pub back: usize,
 }
 
-fn entry_line(e: &LogEntry, t: Theme, w: usize) -> Line<'static> {
+/// An entry's time, severity and resource, before its message.
+fn entry_head(e: &LogEntry, t: Theme) -> Vec<Span<'static>> {
     let mut spans = vec![
         Span::styled(format!("{} ", offset(e.at)), t.dim()),
         Span::styled(
@@ -34,9 +35,39 @@ fn entry_line(e: &LogEntry, t: Theme, w: usize) -> Line<'static> {
     if let Some(u) = &e.urn {
         spans.push(Span::styled(format!("{}: ", u.name()), t.bold()));
     }
+    spans
+}
+
+fn entry_line(e: &LogEntry, t: Theme, w: usize) -> Line<'static> {
+    let mut spans = entry_head(e, t);
     let used: usize = spans.iter().map(|s| width(&s.content)).sum();
     spans.push(Span::raw(fit_words(&e.message, w.saturating_sub(used))));
     Line::from(spans)
+}
+
+/// The entry wrapped to `w` cells, continuation lines under the message.
+fn entry_lines(e: &LogEntry, t: Theme, w: usize) -> Vec<Line<'static>> {
+    let mut head = entry_head(e, t);
+    let indent: usize = head.iter().map(|s| width(&s.content)).sum();
+    let style = if e.severity == Severity::Error {
+        t.error()
+    } else {
+        ratatui::style::Style::new()
+    };
+    let mut out = Vec::new();
+    for (k, part) in wrap_words(&e.message, w.saturating_sub(indent))
+        .into_iter()
+        .enumerate()
+    {
+        let mut spans = if k == 0 {
+            std::mem::take(&mut head)
+        } else {
+            vec![Span::raw(" ".repeat(indent))]
+        };
+        spans.push(Span::styled(part, style));
+        out.push(Line::from(spans));
+    }
+    out
 }
 
 impl Widget for LogView<'_> {
@@ -46,20 +77,28 @@ impl Widget for LogView<'_> {
         let focus = t.border(self.focused);
         let inner = frame(area, buf, title, focus, focus);
         let h = inner.height as usize;
-        let shown: Vec<&LogEntry> = self
+        // Newest at the bottom; long messages wrap, so fill upwards until the view is full.
+        let mut lines: Vec<Line> = Vec::new();
+        for e in self
             .model
             .log()
             .iter()
             .rev()
             .filter(|e| e.severity >= self.min_severity)
             .skip(self.back)
-            .take(h)
-            .collect();
-        for (k, e) in shown.iter().rev().enumerate() {
-            let line = entry_line(e, t, inner.width as usize);
-            buf.set_line(inner.x, inner.y + k as u16, &line, inner.width);
+        {
+            if lines.len() >= h {
+                break;
+            }
+            let mut wrapped = entry_lines(e, t, inner.width as usize);
+            wrapped.reverse();
+            lines.extend(wrapped);
         }
-        if shown.is_empty() && h > 0 {
+        lines.truncate(h);
+        for (k, line) in lines.iter().rev().enumerate() {
+            buf.set_line(inner.x, inner.y + k as u16, line, inner.width);
+        }
+        if lines.is_empty() && h > 0 {
             buf.set_string(inner.x, inner.y, "nothing logged at this severity", t.dim());
         }
     }
@@ -77,12 +116,14 @@ impl Widget for LogLine<'_> {
         let t = self.theme;
         let hints_w = self.hints.width().min(area.width as usize);
         let room = (area.width as usize).saturating_sub(hints_w + 7);
-        let last = self
-            .model
-            .log()
-            .iter()
-            .rev()
-            .find(|e| e.severity >= Severity::Info);
+        // Once something failed, the latest error stays in sight (`e` shows each one).
+        let log = self.model.log();
+        let last = if self.model.failed > 0 {
+            log.iter().rev().find(|e| e.severity == Severity::Error)
+        } else {
+            None
+        }
+        .or_else(|| log.iter().rev().find(|e| e.severity >= Severity::Info));
         let mut spans = vec![Span::styled(" Log  ", t.bold())];
         if let Some(e) = last {
             spans.extend(entry_line(e, t, room).spans.into_iter().skip(1));

@@ -13,6 +13,7 @@ pub mod pending;
 pub mod resources;
 pub mod screen;
 pub mod status_bar;
+pub mod summary;
 pub mod text;
 pub mod theme;
 

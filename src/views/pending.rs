@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::model::{Cascade, Model};
+use crate::app::preset::Presets;
 use crate::engine::events::{CascadeReason, Decider};
 
 use super::frame::frame;
@@ -19,14 +20,42 @@ pub struct PendingView<'a> {
     pub theme: Theme,
     pub focused: bool,
     pub cursor: usize,
+    /// Decisions made in this preview for the apply.
+    pub presets: &'a Presets,
+    /// A preview that ends with `y`/`n`: its cascades can be decided for the apply.
+    pub deciding: bool,
+}
+
+/// Input names as the operator reads them: `input "engine"`, `inputs "a", "b"`.
+fn inputs(keys: &[String]) -> String {
+    let quoted: Vec<String> = keys.iter().map(|k| format!("{k:?}")).collect();
+    match quoted.len() {
+        1 => format!("input {}", quoted[0]),
+        _ => format!("inputs {}", quoted.join(", ")),
+    }
 }
 
 /// Why a member goes with the cascade, in words.
 pub fn reason_text(reason: &CascadeReason) -> String {
     match reason {
-        CascadeReason::Root { keys } => format!("{} forces replacement", keys.join(", ")),
-        CascadeReason::Input { inputs, on, keys } => {
-            let mut s = format!("input {} depends on {}", inputs.join(", "), on.name());
+        CascadeReason::Root { keys } if keys.is_empty() => {
+            "its provider asks for a replacement".into()
+        }
+        CascadeReason::Root { keys } if keys.len() == 1 => {
+            format!("{} forces replacement", inputs(keys))
+        }
+        CascadeReason::Root { keys } => format!("{} force replacement", inputs(keys)),
+        CascadeReason::Input {
+            inputs: names,
+            on,
+            keys,
+        } => {
+            let verb = if names.len() == 1 {
+                "depends"
+            } else {
+                "depend"
+            };
+            let mut s = format!("{} {verb} on {}", inputs(names), on.name());
             if !keys.is_empty() {
                 s.push_str(&format!("; its diff replaces on {}", keys.join(", ")));
             }
@@ -43,8 +72,9 @@ pub fn reason_text(reason: &CascadeReason) -> String {
 /// (each one's own edge is in its "why" line).
 fn picture(c: &Cascade, w: usize) -> String {
     let mut s = format!("[{}] ═▶", c.root.name());
-    let others = c.members.iter().filter(|m| m.urn != c.root);
-    for (k, m) in others.enumerate() {
+    let mut others: Vec<_> = c.members.iter().filter(|m| m.urn != c.root).collect();
+    others.sort_by_key(|m| m.urn.name());
+    for (k, m) in others.into_iter().enumerate() {
         let next = format!("{}{}", if k == 0 { " " } else { " · " }, m.urn.name());
         if width(&s) + width(&next) + 2 > w {
             s.push_str(" …");
@@ -59,6 +89,7 @@ fn picture(c: &Cascade, w: usize) -> String {
 fn cascade_lines(
     c: &Cascade,
     m: &Model,
+    preset: Option<bool>,
     t: Theme,
     w: usize,
     under_cursor: bool,
@@ -68,6 +99,18 @@ fn cascade_lines(
         .get(&c.root)
         .map_or(c.root.type_().to_string(), |r| r.type_.clone());
     let (state, style) = match c.decided {
+        None if c.abandoned => ("not run: the run ended first".to_string(), t.dim()),
+        None if c.planned => match preset {
+            Some(true) => (
+                "approved for the apply".to_string(),
+                t.op(crate::engine::step::StepOp::Create),
+            ),
+            Some(false) => ("declined for the apply: kept".to_string(), t.dim()),
+            None => (
+                "planned".to_string(),
+                t.op(crate::engine::step::StepOp::Replace),
+            ),
+        },
         None => ("waiting for approval".to_string(), t.alert()),
         Some((true, by)) => (
             format!("approved by {}", who(by)),
@@ -95,14 +138,18 @@ fn cascade_lines(
     }
     out.push(line);
     let indent = "    ";
-    for member in &c.members {
+    // The root first, then its dependents by name: the same order every run.
+    let mut members: Vec<_> = c.members.iter().collect();
+    members.sort_by_key(|m| (m.urn != c.root, m.urn.name()));
+    for member in members {
         let why = reason_text(&member.reason);
         let text = if member.urn == c.root {
-            format!("{indent}why: {why}")
+            format!("why: {why}")
         } else {
-            format!("{indent}{}: {why}", member.urn.name())
+            format!("{}: {why}", member.urn.name())
         };
-        out.push(Line::styled(fit_words(&text, w), t.dim()));
+        let fitted = fit_words(&text, w.saturating_sub(indent.len()));
+        out.push(Line::styled(format!("{indent}{fitted}"), t.dim()));
     }
     out.push(Line::styled(
         cut_right(&format!("{indent}{}", picture(c, w.saturating_sub(4))), w),
@@ -122,10 +169,21 @@ impl Widget for PendingView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let m = self.model;
         let t = self.theme;
-        let waiting = m.undecided_cascades();
+        let waiting = if self.deciding {
+            m.cascades()
+                .iter()
+                .filter(|c| c.planned && self.presets.get(c).is_none())
+                .count()
+        } else {
+            m.undecided_cascades()
+        };
         let (title, border) = if waiting > 0 {
             (
-                format!(" Pending replacements ⚠ {waiting} waiting "),
+                if self.deciding {
+                    format!(" Pending replacements ⚠ {waiting} to decide for the apply ")
+                } else {
+                    format!(" Pending replacements ⚠ {waiting} waiting ")
+                },
                 t.alert_border(),
             )
         } else {
@@ -154,7 +212,15 @@ impl Widget for PendingView<'_> {
             if k == self.cursor {
                 cursor_line = lines.len();
             }
-            lines.extend(cascade_lines(c, m, t, w, self.focused && k == self.cursor));
+            let preset = self.presets.get(c);
+            lines.extend(cascade_lines(
+                c,
+                m,
+                preset,
+                t,
+                w,
+                self.focused && k == self.cursor,
+            ));
         }
         if lines.is_empty() {
             lines.push(Line::styled("no delete-before-replace cascade", t.dim()));

@@ -13,6 +13,7 @@ use ratatui::widgets::StatefulWidget;
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::model::{Model, Resource, Status};
+use crate::app::sort::SortKey;
 use crate::app::ui_state::UiState;
 use crate::engine::step::StepOp;
 
@@ -27,8 +28,27 @@ pub struct ResourcesView<'a> {
     pub focused: bool,
 }
 
-/// Status text as the row shows it (`creating…`, `created`, `waiting for approval`).
-pub fn status_text(r: &Resource, preview: bool) -> String {
+/// Status text as the row shows it (`creating…`, `created`, `waiting for approval`); a
+/// replacement follows its physical steps (`deleted, waiting for db`, `creating replacement…`).
+pub fn status_text(r: &Resource, m: &Model) -> String {
+    let preview = m.preview;
+    if !preview && r.status == Status::Planned && r.op == Some(StepOp::Replace) {
+        if r.created_replacement {
+            return "replacement created".into();
+        }
+        if r.deleted_original {
+            let root = r
+                .cascade
+                .and_then(|id| m.cascade(id))
+                .map(|c| &c.root)
+                .filter(|root| **root != r.urn)
+                .filter(|root| m.get(root).is_none_or(|x| x.status != Status::Done));
+            return match root {
+                Some(root) => format!("deleted, waiting for {}", root.name()),
+                None => "deleted, replacement next".into(),
+            };
+        }
+    }
     match r.status {
         Status::Running => format!(
             "{}…",
@@ -45,7 +65,10 @@ pub fn status_text(r: &Resource, preview: bool) -> String {
             (Some(StepOp::Same), _) => "same".into(),
             (Some(op), _) if preview => op.as_str().into(),
             (Some(_), _) => "queued".into(),
-            (None, _) => String::new(),
+            // Registered, its step not planned yet: its diff runs, or it waits for inputs.
+            (None, _) if r.diffing => "diffing…".into(),
+            (None, _) if r.history.is_empty() => String::new(),
+            (None, _) => "registered".into(),
         },
         Status::Failed => "failed".into(),
         Status::Skipped => "skipped".into(),
@@ -58,7 +81,12 @@ pub fn status_text(r: &Resource, preview: bool) -> String {
 /// What the info column says: the error, why it is replaced, what changed, or the last message.
 pub fn info_text(r: &Resource) -> (String, bool) {
     if let Some(e) = &r.error {
-        return (e.clone(), true);
+        // The row has the resource already: show the provider's words first ("creating
+        // <urn> failed: sim: …" reads as "sim: …"); details and the log keep all of it.
+        let brief = e
+            .split_once(&format!(" {} failed: ", r.urn.as_str()))
+            .map_or(e.as_str(), |(_, m)| m);
+        return (brief.to_string(), true);
     }
     if !r.replace_keys.is_empty() {
         let dbr = if r.delete_before_replace {
@@ -93,6 +121,34 @@ struct Columns {
 }
 
 impl Columns {
+    /// Columns as wide as the visible rows need (so the info column gets the rest of a wide
+    /// terminal), within the fixed widths' limits.
+    fn fit(w: usize, m: &Model, ui: &UiState, window: Range<usize>) -> Columns {
+        let most = Columns::for_width(w);
+        let rows = || window.clone().map(|row| ui.tree.rows()[row]);
+        let tree = rows()
+            .map(|fr| 2 * fr.depth as usize + 3 + width(m.resource(fr.idx).name()))
+            .max()
+            .unwrap_or(0);
+        let type_ = rows()
+            .map(|fr| width(&m.resource(fr.idx).type_) + 1)
+            .max()
+            .unwrap_or(0);
+        let status = rows()
+            .map(|fr| width(&status_text(m.resource(fr.idx), m)) + 1)
+            .max()
+            .unwrap_or(0);
+        Columns {
+            tree: tree.clamp(12, most.tree.max(12) + 8),
+            type_: if most.type_ == 0 {
+                0
+            } else {
+                type_.clamp(8, most.type_ + 6)
+            },
+            status: status.clamp(10, most.status + 6),
+        }
+    }
+
     fn for_width(w: usize) -> Columns {
         if w >= 100 {
             Columns {
@@ -136,7 +192,7 @@ impl ResourcesView<'_> {
                 t.dim(),
             ));
         }
-        let status = status_text(r, m.preview);
+        let status = status_text(r, m);
         // Unchanged resources recede so that the changes stand out.
         let status_style = if r.op == Some(StepOp::Same) {
             t.dim()
@@ -147,7 +203,7 @@ impl ResourcesView<'_> {
         // A time only means something for work done or under way in a live run.
         let timed = !m.preview && r.op != Some(StepOp::Same);
         let elapsed = if timed {
-            r.elapsed(m.now()).map(duration).unwrap_or_default()
+            r.elapsed(m.active_now()).map(duration).unwrap_or_default()
         } else {
             String::new()
         };
@@ -247,6 +303,9 @@ impl StatefulWidget for ResourcesView<'_> {
                 ui.tree.len()
             );
         }
+        if ui.sort != SortKey::default() {
+            title.push_str(&format!("by {} ", ui.sort.label()));
+        }
         let focus = t.border(self.focused);
         let inner = frame(area, buf, title, focus, focus);
         let h = inner.height as usize;
@@ -281,7 +340,7 @@ impl StatefulWidget for ResourcesView<'_> {
         }
         let window = ui.resources_offset..(ui.resources_offset + h).min(ui.tree.len());
         let tree_w = inner.width - OP_W;
-        let cols = Columns::for_width(inner.width as usize);
+        let cols = Columns::fit(inner.width as usize, m, ui, window.clone());
         let (items, skipped, mut state) =
             self.window_items(ui, window.clone(), sel, cols, tree_w as usize);
         // The widget draws the window's ancestors first; it draws off screen and the window

@@ -22,6 +22,7 @@ use super::log::{LogLine, LogView};
 use super::pending::PendingView;
 use super::resources::ResourcesView;
 use super::status_bar::StatusBar;
+use super::summary::SummaryView;
 use super::theme::Theme;
 
 /// Terminals at least this wide (and [`WIDE_MIN_HEIGHT`] high) get the multi-view layout.
@@ -108,10 +109,14 @@ fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Th
         );
         DiffGauge { model, theme }.render(gauge, buf);
     }
-    let right_view = if focus == ViewId::Log {
-        ViewId::Log
-    } else {
-        ViewId::Pending
+    // The summary takes the pending panel's place once the run is over, unless the plan has
+    // cascades to decide before `y`.
+    let to_decide = ui.deciding_preview() && model.cascades().iter().any(|c| c.planned);
+    let over = model.summary.is_some() && !to_decide;
+    let right_view = match focus {
+        ViewId::Log | ViewId::Pending | ViewId::Summary => focus,
+        _ if over => ViewId::Summary,
+        _ => ViewId::Pending,
     };
     view(right_view, right, buf, model, ui, theme);
 }
@@ -175,6 +180,8 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             theme,
             focused,
             cursor: ui.pending_cursor,
+            presets: &ui.presets,
+            deciding: ui.deciding_preview(),
         }
         .render(area, buf),
         ViewId::Log => LogView {
@@ -190,6 +197,13 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             theme,
             focused,
             offset: ui.diffs_offset,
+        }
+        .render(area, buf),
+        ViewId::Summary => SummaryView {
+            model,
+            theme,
+            focused,
+            scroll: ui.summary_scroll,
         }
         .render(area, buf),
     }
@@ -215,17 +229,24 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
         } else {
             body
         };
+        ui.refresh_graph(model);
+        let blast = ui.graph.blast_radius(idx);
         DetailsView {
             model,
             theme,
             idx,
             scroll: ui.details_scroll,
+            blast: &blast,
         }
         .render(area, buf);
     }
     if ui.help {
         let h = crate::app::keymap::BINDINGS.len() as u16 + 2;
-        HelpView { theme }.render(centered(body, 76, h), buf);
+        HelpView {
+            theme,
+            scroll: ui.help_scroll,
+        }
+        .render(centered(body, 80, h), buf);
     }
     if let Some(confirm) = ui.confirm {
         ConfirmDialog { confirm, theme }.render(centered(body, 60, 7), buf);

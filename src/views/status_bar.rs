@@ -51,7 +51,7 @@ impl StatusBar<'_> {
             &m.project
         };
         let mut segs: Vec<(u8, Vec<Span<'static>>)> = Vec::new();
-        segs.push((6, vec![Span::styled(" stepdeck ", t.accent())]));
+        segs.push((7, vec![Span::styled(" stepdeck ", t.accent())]));
         segs.push((
             1,
             vec![
@@ -59,6 +59,9 @@ impl StatusBar<'_> {
                 Span::raw(format!("{stack} ▸ {project}")),
             ],
         ));
+        if let Some(phase) = &self.ui.title.phase {
+            segs.push((5, vec![Span::styled(phase.clone(), t.accent())]));
+        }
         let preview_decision = matches!(
             self.ui.mode,
             ConsoleMode::Preview {
@@ -91,9 +94,25 @@ impl StatusBar<'_> {
         }
         segs.push((0, state_spans));
         segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
+        let (done, total) = m.progress();
+        if total > 0 && !m.preview {
+            let done = done.min(total);
+            let mut text = format!("{done}/{total} steps {}%", done * 100 / total);
+            if let Some(eta) = m.eta() {
+                text.push_str(&format!(" ETA {}", clock(eta)));
+            }
+            segs.push((4, vec![Span::raw(text)]));
+        }
+        if !m.parallel_diff
+            && !m.preview
+            && m.summary.is_none()
+            && m.operation == Some(crate::engine::events::Operation::Update)
+        {
+            segs.push((8, vec![Span::styled("diffs serial", t.dim())]));
+        }
         if m.parallel > 0 && !m.preview {
             segs.push((
-                4,
+                5,
                 vec![Span::raw(format!(
                     "workers {}/{}",
                     m.workers_busy, m.parallel
@@ -127,7 +146,7 @@ impl StatusBar<'_> {
         if !counts.is_empty() {
             segs.push((3, counts));
         }
-        segs.push((5, vec![Span::styled("? help", t.dim())]));
+        segs.push((6, vec![Span::styled("? help", t.dim())]));
         segs
     }
 }

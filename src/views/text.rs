@@ -31,6 +31,45 @@ pub fn shorten_left(s: &str, max: usize) -> String {
     std::iter::once('…').chain(kept.into_iter().rev()).collect()
 }
 
+/// `s` broken into lines of at most `max` cells, at spaces where it can (a word longer than a
+/// line is cut), so that nothing of a long message is lost.
+pub fn wrap_words(s: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut lines = Vec::new();
+    let mut cur = String::new();
+    for word in s.split(' ') {
+        let mut word = word.to_string();
+        loop {
+            let sep = usize::from(!cur.is_empty());
+            if width(&cur) + sep + width(&word) <= max {
+                if sep == 1 {
+                    cur.push(' ');
+                }
+                cur.push_str(&word);
+                break;
+            }
+            if !cur.is_empty() {
+                lines.push(std::mem::take(&mut cur));
+                continue;
+            }
+            // A word wider than a line: cut it.
+            let head: String = word
+                .chars()
+                .scan(0, |w, c| {
+                    *w += width(c.encode_utf8(&mut [0; 4]));
+                    (*w <= max).then_some(c)
+                })
+                .collect();
+            word = word[head.len()..].to_string();
+            lines.push(head);
+        }
+    }
+    if !cur.is_empty() || lines.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}
+
 /// `s` cut to `max` cells at the last word boundary that fits, marked with `…`.
 pub fn fit_words(s: &str, max: usize) -> String {
     if width(s) <= max {

@@ -66,7 +66,7 @@ impl Theme {
     /// A chain's state marker.
     pub fn chain(self, s: ChainState) -> Style {
         match s {
-            ChainState::Queued | ChainState::Declined => self.dim(),
+            ChainState::Queued | ChainState::Declined | ChainState::Skipped => self.dim(),
             ChainState::Running => self.fg(Color::Cyan).add_modifier(Modifier::BOLD),
             ChainState::Done => self.fg(Color::Green),
             ChainState::Failed => self.fg(Color::Red).add_modifier(Modifier::BOLD),

@@ -1,0 +1,175 @@
+//! The closing summary of a run: its outcome, the stack's outputs, every failure with its full
+//! message, the declined cascades, what was skipped, and the counts and duration in the plain
+//! display's wording. Shown on the DONE/FAILED screen and printed when the terminal is back.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget, Wrap};
+
+use crate::app::model::{Model, Status};
+use crate::engine::events::Outcome;
+use crate::engine::urn::ROOT_STACK_TYPE;
+use crate::output::summary::render;
+
+use super::details::value_text;
+use super::frame::frame;
+use super::theme::Theme;
+
+/// One line of the summary, with how it is styled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Heading,
+    Error,
+    Plain,
+}
+
+/// The summary's lines, once the run has ended (`None` before).
+fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
+    let s = m.summary.as_ref()?;
+    let mut out = Vec::new();
+    let what = m.operation.map_or("deployment", |o| match o.as_str() {
+        "up" | "preview" => "update",
+        other => other,
+    });
+    let headline = match (&s.outcome, s.preview) {
+        (Outcome::Succeeded, true) => format!("Preview of the {what} done: nothing ran"),
+        (Outcome::Succeeded, false) => format!("The {what} succeeded"),
+        (Outcome::Failed(why), true) => format!("The preview failed: {why}"),
+        (Outcome::Failed(why), false) => format!("The {what} failed: {why}"),
+        (Outcome::Cancelled, _) => format!("The {what} was cancelled"),
+        (Outcome::Terminated, _) => format!(
+            "The {what} was terminated: run `stepdeck refresh` to reconcile what was in flight"
+        ),
+    };
+    let kind = if s.outcome.is_success() {
+        Kind::Heading
+    } else {
+        Kind::Error
+    };
+    out.push((kind, headline));
+    if s.preview && m.operation == Some(crate::engine::events::Operation::Refresh) {
+        out.push((
+            Kind::Plain,
+            "Applying it modifies no resource, only the stack's state.".into(),
+        ));
+    }
+    out.push((Kind::Plain, String::new()));
+    let outputs = m
+        .roots()
+        .map(|i| m.resource(i))
+        .find(|r| r.type_ == ROOT_STACK_TYPE)
+        .and_then(|r| r.outputs.as_ref())
+        .filter(|o| !o.is_empty());
+    if let Some(outputs) = outputs {
+        out.push((Kind::Heading, "Outputs:".into()));
+        for (k, v) in outputs {
+            out.push((Kind::Plain, format!("    {k}: {}", value_text(v))));
+        }
+        out.push((Kind::Plain, String::new()));
+    }
+    let failed: Vec<_> = m
+        .resources()
+        .iter()
+        .filter(|r| r.status == Status::Failed)
+        .collect();
+    if !failed.is_empty() {
+        out.push((Kind::Heading, "Failures:".into()));
+        for r in failed {
+            let error = r.error.as_deref().unwrap_or("failed");
+            out.push((
+                Kind::Error,
+                format!("    {} ({}): {error}", r.name(), r.type_),
+            ));
+        }
+        out.push((Kind::Plain, String::new()));
+    }
+    let declined: Vec<String> = m
+        .cascades()
+        .iter()
+        .filter_map(|c| match c.decided {
+            Some((false, by)) => Some(format!(
+                "    {} and {} dependent(s), declined by {}: kept as they are",
+                c.root.name(),
+                c.members.iter().filter(|x| x.urn != c.root).count(),
+                match by {
+                    crate::engine::events::Decider::Operator => "the operator",
+                    crate::engine::events::Decider::Policy => "policy",
+                }
+            )),
+            _ => None,
+        })
+        .collect();
+    if !declined.is_empty() {
+        out.push((Kind::Heading, "Declined replacements:".into()));
+        out.extend(declined.into_iter().map(|l| (Kind::Plain, l)));
+        out.push((Kind::Plain, String::new()));
+    }
+    if m.skipped > 0 {
+        out.push((
+            Kind::Plain,
+            format!("{} resource(s) skipped: not run", m.skipped),
+        ));
+        out.push((Kind::Plain, String::new()));
+    }
+    let duration = (!s.preview).then_some(m.elapsed());
+    for line in render(&s.counts, s.declined, duration, s.preview).lines() {
+        let kind = if line.ends_with(':') {
+            Kind::Heading
+        } else {
+            Kind::Plain
+        };
+        out.push((kind, line.to_string()));
+    }
+    if m.paused_time() > std::time::Duration::ZERO && !s.preview {
+        out.push((
+            Kind::Plain,
+            format!(
+                "(paused for {}, not counted)",
+                crate::output::summary::human_duration(m.paused_time())
+            ),
+        ));
+    }
+    Some(out)
+}
+
+/// The summary as plain text, for the terminal after the console leaves.
+pub fn summary_text(m: &Model) -> Option<String> {
+    let lines = summary_lines(m)?;
+    let mut text = String::new();
+    for (_, l) in lines {
+        text.push_str(&l);
+        text.push('\n');
+    }
+    Some(text)
+}
+
+/// The summary panel of a finished run.
+pub struct SummaryView<'a> {
+    pub model: &'a Model,
+    pub theme: Theme,
+    pub focused: bool,
+    pub scroll: usize,
+}
+
+impl Widget for SummaryView<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        let lines = summary_lines(self.model)
+            .unwrap_or_else(|| vec![(Kind::Plain, "the summary appears when the run ends".into())]);
+        let border = t.border(self.focused);
+        let inner = frame(area, buf, " Summary ".into(), border, border);
+        let text: Vec<Line> = lines
+            .into_iter()
+            .map(|(k, l)| match k {
+                Kind::Heading => Line::styled(l, t.bold()),
+                Kind::Error => Line::styled(l, t.error()),
+                Kind::Plain => Line::raw(l),
+            })
+            .collect();
+        Paragraph::new(text)
+            .wrap(Wrap { trim: false })
+            .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))
+            .render(inner, buf);
+    }
+}
