@@ -20,10 +20,12 @@ use stepdeck::engine::{Deployment, Options, ProgramError, ProgramFn, ResourceMon
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::monitor_service::serve;
+use stepdeck::rpc::pulumirpc::engine_client::EngineClient;
 use stepdeck::rpc::pulumirpc::resource_monitor_client::ResourceMonitorClient;
 use stepdeck::rpc::pulumirpc::{
     Alias, ReadResourceRequest, RegisterResourceOutputsRequest, RegisterResourceRequest,
-    ResourceInvokeRequest, SupportsFeatureRequest, alias, register_resource_request,
+    ResourceInvokeRequest, SetRootResourceRequest, SupportsFeatureRequest, alias,
+    register_resource_request,
 };
 use stepdeck::rpc::server::connect;
 use stepdeck::state::{Backend, BackendUrl, StackRef};
@@ -35,6 +37,7 @@ use tonic::{Code, Status};
 const STACK: &str = "urn:pulumi:dev::proj::pulumi:pulumi:Stack::proj-dev";
 const RANDOM: &str = "random:index/randomString:RandomString";
 const BOGUS: &str = "urn:pulumi:dev::proj::my:c:C::nobody";
+const COMP: &str = "urn:pulumi:dev::proj::my:c:C::comp";
 
 type Monitor = ResourceMonitorClient<Channel>;
 
@@ -267,6 +270,19 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
             "SupportsFeatureRequest.id:",
         );
 
+        let mut engine = EngineClient::new(connect(&addr).await.unwrap());
+        assert_refused(
+            "root set to an unknown stack",
+            engine.set_root_resource(SetRootResourceRequest { urn: BOGUS.into() }).await,
+            &format!("SetRootResourceRequest.urn: {BOGUS} is not a registered resource"),
+        );
+        assert_refused(
+            "root set to a component",
+            engine.set_root_resource(SetRootResourceRequest { urn: COMP.into() }).await,
+            "SetRootResourceRequest.urn:",
+        );
+        engine.set_root_resource(SetRootResourceRequest { urn: STACK.into() }).await.unwrap();
+
         // The deployment goes on: a valid registration after all of that is served.
         let mut b = random("b");
         b.dependencies = vec![a.urn.clone()];
@@ -381,18 +397,17 @@ async fn a_python_program_gets_invalid_argument_for_a_bogus_parent() {
     .unwrap();
     std::fs::write(dir.path().join("__main__.py"), PY_SENDS_A_BOGUS_PARENT).unwrap();
     let (events, mut rx) = EventSink::channel();
-    let venv = env
-        .python
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .to_path_buf();
     let program = SdkProgram::new(
         Runtime::Python {
-            virtualenv: Some(venv),
+            virtualenv: Some(env.root.join("venv")),
         },
         dir.path(),
         events,
+    );
+    assert_eq!(
+        program.python(),
+        env.python,
+        "the program runs on the SDK's interpreter"
     );
     let lock = stack.backend.lock(&stack.stack, "up").unwrap();
     let (base, journal) = stack.backend.begin_deployment(&lock, None).unwrap();
@@ -562,10 +577,17 @@ async fn deep_structs_huge_lists_and_garbage_bytes_are_refused_and_the_server_li
             request_with_value("deep", &nested_struct_bytes(10_000)),
         )
         .await;
-        assert_refused(
-            "10,000 nested structs",
-            deep,
-            "malformed RegisterResourceRequest:",
+        let status = deep.expect_err("10,000 nested structs");
+        assert_eq!(status.code(), Code::InvalidArgument);
+        assert!(
+            status
+                .message()
+                .starts_with("malformed RegisterResourceRequest:")
+                && status
+                    .message()
+                    .contains("nest deeper than protobuf's limit"),
+            "{}",
+            status.message()
         );
 
         // A list of more values than one request may carry is refused; a big one is fine.
@@ -651,4 +673,251 @@ async fn deep_structs_huge_lists_and_garbage_bytes_are_refused_and_the_server_li
         );
     }
     assert!(!names(&snap).iter().any(|n| n == "deep" || n == "huge"));
+}
+
+/// A field value the fuzzer picks, and whether the monitor must accept it.
+#[derive(Clone, Debug)]
+struct Pick<T> {
+    value: T,
+    valid: bool,
+}
+
+fn pick<T: Clone + std::fmt::Debug + 'static>(
+    valid: &[T],
+    invalid: &[T],
+) -> BoxedStrategy<Pick<T>> {
+    let tag = |values: &[T], valid: bool| -> Vec<Pick<T>> {
+        values
+            .iter()
+            .map(|v| Pick {
+                value: v.clone(),
+                valid,
+            })
+            .collect()
+    };
+    let (good, bad) = (tag(valid, true), tag(invalid, false));
+    if good.is_empty() {
+        return proptest::sample::select(bad).boxed();
+    }
+    prop_oneof![3 => proptest::sample::select(good), 1 => proptest::sample::select(bad)].boxed()
+}
+
+fn urn_pick() -> impl Strategy<Value = Pick<String>> {
+    pick(
+        &[STACK.to_string(), COMP.to_string()],
+        &[
+            BOGUS.to_string(),
+            "garbage".to_string(),
+            "urn:pulumi:dev::proj::pulumi:pulumi:Stack::other".to_string(),
+        ],
+    )
+}
+
+fn value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Kind::NullValue(0)),
+        any::<bool>().prop_map(Kind::BoolValue),
+        (-1e12f64..1e12).prop_map(Kind::NumberValue),
+        ".{0,8}".prop_map(Kind::StringValue),
+    ]
+    .prop_map(|k| Value { kind: Some(k) });
+    leaf.prop_recursive(4, 48, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(|values| Value {
+                kind: Some(Kind::ListValue(ListValue { values }))
+            }),
+            proptest::collection::btree_map("[a-z]{1,4}", inner, 0..4).prop_map(|m| Value {
+                kind: Some(Kind::StructValue(Struct {
+                    fields: m.into_iter().collect()
+                })),
+            }),
+        ]
+    })
+}
+
+/// A registration built from fuzzed fields, and whether every field is valid.
+fn registration() -> impl Strategy<Value = (RegisterResourceRequest, bool)> {
+    let ty = pick(
+        &["my:c:C", "my:mod/sub:Thing", "any component type"].map(String::from),
+        &["", "my::c", "a$b", "x\u{1}y"].map(String::from),
+    );
+    let custom_ty = pick(&[], &["", "random", "a:b", "a::b:c"].map(String::from));
+    let name = pick(&[true], &[false]);
+    let parent = prop_oneof![
+        Just(Pick {
+            value: String::new(),
+            valid: true
+        }),
+        urn_pick()
+    ];
+    let deps = proptest::collection::vec(urn_pick(), 0..3);
+    let prop_deps = proptest::collection::vec(urn_pick(), 0..3);
+    let deleted_with = prop_oneof![
+        Just(Pick {
+            value: String::new(),
+            valid: true
+        }),
+        urn_pick()
+    ];
+    let version = pick(
+        &["", "1.2.3", "v2.0.0-beta.1"].map(String::from),
+        &["1", "x.y.z", "1.2.3.4"].map(String::from),
+    );
+    let provider = pick(
+        &[String::new()],
+        &[
+            "junk",
+            "urn:pulumi:dev::proj::pulumi:providers:random::ghost::id",
+        ]
+        .map(String::from),
+    );
+    let alias = pick(
+        &[None],
+        &[
+            Some(Alias { alias: None }),
+            Some(Alias {
+                alias: Some(alias::Alias::Urn("nope".into())),
+            }),
+            Some(Alias {
+                alias: Some(alias::Alias::Spec(alias::Spec {
+                    stack: "a::b".into(),
+                    ..Default::default()
+                })),
+            }),
+        ],
+    );
+    let timeout = pick(
+        &["", "1m30s"].map(String::from),
+        &["soon", "5d"].map(String::from),
+    );
+    let object = (
+        proptest::collection::btree_map("[a-z]{1,6}", value(), 0..5),
+        pick(&[None], &[Some(f64::NAN), Some(f64::INFINITY)]),
+    );
+    let custom = any::<bool>();
+    (
+        (ty, custom_ty, custom, name, parent, deps, prop_deps),
+        (deleted_with, version, provider, alias, timeout, object),
+    )
+        .prop_map(
+            |(
+                (ty, custom_ty, custom, name, parent, deps, prop_deps),
+                (deleted_with, version, provider, alias, timeout, (fields, odd)),
+            )| {
+                let ty = if custom { custom_ty } else { ty };
+                let mut fields: std::collections::BTreeMap<String, Value> = fields;
+                if let Some(n) = odd.value {
+                    fields.insert("n".into(), number(n));
+                }
+                let req = RegisterResourceRequest {
+                    r#type: ty.value.clone(),
+                    name: if name.value {
+                        "x".into()
+                    } else {
+                        String::new()
+                    },
+                    custom,
+                    parent: parent.value.clone(),
+                    dependencies: deps.iter().map(|d| d.value.clone()).collect(),
+                    property_dependencies: [(
+                        "k".to_string(),
+                        register_resource_request::PropertyDependencies {
+                            urns: prop_deps.iter().map(|d| d.value.clone()).collect(),
+                        },
+                    )]
+                    .into_iter()
+                    .collect(),
+                    deleted_with: deleted_with.value.clone(),
+                    version: version.value.clone(),
+                    provider: provider.value.clone(),
+                    aliases: alias.value.clone().into_iter().collect(),
+                    custom_timeouts: Some(register_resource_request::CustomTimeouts {
+                        create: timeout.value.clone(),
+                        ..Default::default()
+                    }),
+                    object: Some(Struct {
+                        fields: fields.into_iter().collect(),
+                    }),
+                    ..Default::default()
+                };
+                let valid = ty.valid
+                    && name.valid
+                    && parent.valid
+                    && deps.iter().chain(&prop_deps).all(|d| d.valid)
+                    && deleted_with.valid
+                    && version.valid
+                    && provider.valid
+                    && alias.valid
+                    && timeout.valid
+                    && odd.valid;
+                (req, valid)
+            },
+        )
+}
+
+/// Sends `cases` fuzzed registrations during one deployment: each valid one is accepted, each
+/// other one refused with INVALID_ARGUMENT; the stack then holds exactly the accepted ones.
+async fn fuzz_registrations(cases: u32) {
+    let stack = new_stack();
+    let (accepted, snap) = deploy(&stack, move |addr| async move {
+        let channel = connect(&addr).await.unwrap();
+        let mut m = ResourceMonitorClient::new(channel.clone());
+        m.register_resource(stack_request()).await.unwrap();
+        m.register_resource(component("my:c:C", "comp"))
+            .await
+            .unwrap();
+        let accepted = Arc::new(Mutex::new(Vec::new()));
+        let seen = accepted.clone();
+        let rt = tokio::runtime::Handle::current();
+        let mut runner = TestRunner::new(Config {
+            cases,
+            ..Config::default()
+        });
+        let counter = std::sync::atomic::AtomicUsize::new(0);
+        tokio::task::spawn_blocking(move || {
+            runner
+                .run(&registration(), |(mut req, valid)| {
+                    if !req.name.is_empty() {
+                        let n = counter.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        req.name = format!("r{n}");
+                    }
+                    let name = req.name.clone();
+                    let mut m = ResourceMonitorClient::new(channel.clone());
+                    let r = rt.block_on(m.register_resource(req.clone()));
+                    match r {
+                        Ok(_) => {
+                            prop_assert!(valid, "accepted an invalid request: {req:?}");
+                            seen.lock().unwrap().push(name);
+                        }
+                        Err(s) => {
+                            prop_assert!(!valid, "refused a valid request: {s:?} {req:?}");
+                            prop_assert_eq!(s.code(), Code::InvalidArgument, "{:?}", s);
+                        }
+                    }
+                    Ok(())
+                })
+                .unwrap();
+        })
+        .await
+        .unwrap();
+        accepted.lock().unwrap().clone()
+    })
+    .await;
+    let mut expected = vec!["proj-dev".to_string(), "comp".to_string()];
+    expected.extend(accepted);
+    let mut got = names(&snap);
+    got.sort();
+    expected.sort();
+    assert_eq!(got, expected);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn fuzzed_registrations_are_accepted_or_refused_and_the_journal_stays_valid() {
+    fuzz_registrations(96).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a longer fuzzing run: cargo test --test rpc_monitor_validation -- --ignored"]
+async fn fuzzed_registrations_long_run() {
+    fuzz_registrations(3000).await;
 }

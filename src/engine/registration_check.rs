@@ -161,11 +161,11 @@ pub fn check_provider_reference(field: &str, reference: &str) -> Checked {
     let bad = |why: &str| {
         InvalidField::new(
             field,
-            format!("{reference:?} is not a provider reference: {why}"),
+            format!("bad provider reference '{reference}': {why}"),
         )
     };
     let urn =
-        provider_urn(reference).ok_or_else(|| bad("expected <provider URN>::<provider ID>"))?;
+        provider_urn(reference).ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
     if !is_provider_type(urn.type_()) || urn.type_() == "pulumi:providers:" {
         return Err(bad("the URN does not name a provider resource"));
     }
