@@ -16,7 +16,10 @@ use prost_types::value::Kind;
 use prost_types::{ListValue, Struct, Value};
 use stepdeck::engine::events::EventSink;
 use stepdeck::engine::snapshot::Snapshot;
-use stepdeck::engine::{Deployment, Options, ProgramError, ProgramFn, ResourceMonitor};
+use stepdeck::engine::{
+    Deployment, DeploymentResult, Options, Outcome, Program, ProgramError, ProgramFn,
+    ResourceMonitor,
+};
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::monitor_service::serve;
@@ -29,6 +32,7 @@ use stepdeck::rpc::pulumirpc::{
 };
 use stepdeck::rpc::server::connect;
 use stepdeck::state::{Backend, BackendUrl, StackRef};
+use stepdeck::yaml::YamlProgram;
 use tokio::sync::watch;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
 use tonic::transport::Channel;
@@ -81,6 +85,19 @@ where
         *slot.lock().unwrap() = Some(result);
         Ok(())
     });
+    let (result, loaded) = run_on_stack(stack, Box::new(program)).await;
+    assert!(
+        result.outcome.is_success(),
+        "the deployment failed: {:?}",
+        result.outcome
+    );
+    let value = out.lock().unwrap().take().expect("the program ran");
+    (value, loaded)
+}
+
+/// Runs one deployment of `program` against the stack in its file backend; returns the result
+/// and the snapshot as loaded again from disk (which must pass its integrity check).
+async fn run_on_stack(stack: &Stack, program: Box<dyn Program>) -> (DeploymentResult, Snapshot) {
     let lock = stack.backend.lock(&stack.stack, "up").unwrap();
     let (base, journal) = stack.backend.begin_deployment(&lock, None).unwrap();
     let options = Options {
@@ -97,20 +114,14 @@ where
         Box::new(journal),
         EventSink::none(),
     )
-    .run(Some(Box::new(program)))
+    .run(Some(program))
     .await;
-    assert!(
-        result.outcome.is_success(),
-        "the deployment failed: {:?}",
-        result.outcome
-    );
     let end = stack.backend.finish_deployment(&lock, None).unwrap();
     drop(lock);
     let loaded = stack.backend.load(&stack.stack, None).unwrap().snapshot;
     loaded.verify_integrity().unwrap();
     assert_eq!(loaded.resources, end.resources);
-    let value = out.lock().unwrap().take().expect("the program ran");
-    (value, loaded)
+    (result, loaded)
 }
 
 async fn client(addr: &str) -> Monitor {
@@ -409,22 +420,7 @@ async fn a_python_program_gets_invalid_argument_for_a_bogus_parent() {
         env.python,
         "the program runs on the SDK's interpreter"
     );
-    let lock = stack.backend.lock(&stack.stack, "up").unwrap();
-    let (base, journal) = stack.backend.begin_deployment(&lock, None).unwrap();
-    let options = Options {
-        stack: "dev".into(),
-        project: "proj".into(),
-        ..Options::default()
-    };
-    let result = Deployment::new(
-        options,
-        base,
-        Arc::new(BuiltinProviders::new(stack.dir.path().join("world.json"))),
-        Box::new(journal),
-        EventSink::none(),
-    )
-    .run(Some(Box::new(program)))
-    .await;
+    let (result, snap) = run_on_stack(&stack, Box::new(program)).await;
     let mut lines = Vec::new();
     while let Ok(ev) = rx.try_recv() {
         if let stepdeck::engine::EngineEvent::Diagnostic { message, .. } = ev {
@@ -443,10 +439,40 @@ async fn a_python_program_gets_invalid_argument_for_a_bogus_parent() {
             )),
         "{lines:#?}"
     );
-    stack.backend.finish_deployment(&lock, None).unwrap();
-    drop(lock);
-    let snap = stack.backend.load(&stack.stack, None).unwrap().snapshot;
     assert_eq!(names(&snap), ["proj-dev", "good"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_yaml_program_gets_the_same_checks() {
+    let stack = new_stack();
+    let text = r#"name: proj
+runtime: yaml
+resources:
+  good:
+    type: random:index/randomString:RandomString
+    properties:
+      length: 4
+  bad:
+    type: random:index/randomString:RandomString
+    properties:
+      length: ${good.length}
+    options:
+      version: four-ish
+"#;
+    let program = YamlProgram::parse("Pulumi.yaml", text, "proj").unwrap();
+    let (result, snap) = run_on_stack(&stack, Box::new(program)).await;
+    let Outcome::Failed(msg) = &result.outcome else {
+        panic!("{:?}", result.outcome)
+    };
+    assert!(
+        msg.contains("version: \"four-ish\" is not a semantic version"),
+        "{msg}"
+    );
+    assert!(
+        !names(&snap).contains(&"bad".to_string()),
+        "{:?}",
+        names(&snap)
+    );
 }
 
 /// Sends raw bytes as a method's request message and decodes nothing of the answer.
