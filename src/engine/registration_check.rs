@@ -230,70 +230,87 @@ fn check_timeouts(t: &CustomTimeouts) -> Checked {
 }
 
 /// Checks a property map: nesting depth, number of values, finite numbers (the state is JSON,
-/// which has no NaN or infinity).
+/// which has no NaN or infinity). Linear in the values; a path is built only for the culprit.
 pub fn check_properties(field: &str, props: &PropertyMap) -> Checked {
     let mut budget = MAX_PROPERTY_VALUES;
     for (k, v) in props {
-        check_value(&format!("{field}.{k}"), v, 1, &mut budget)?;
+        check_value(v, 1, &mut budget).map_err(|f| f.into_field(&format!("{field}.{k}")))?;
     }
     Ok(())
 }
 
-fn check_value(path: &str, v: &PropertyValue, depth: usize, budget: &mut usize) -> Checked {
+/// What is wrong with a value, and the path to it from the innermost segment outward.
+struct ValueFault {
+    reason: String,
+    segments: Vec<String>,
+}
+
+impl ValueFault {
+    fn new(reason: String) -> ValueFault {
+        ValueFault {
+            reason,
+            segments: Vec::new(),
+        }
+    }
+
+    fn under(mut self, segment: String) -> ValueFault {
+        self.segments.push(segment);
+        self
+    }
+
+    fn into_field(self, prefix: &str) -> InvalidField {
+        let mut path = prefix.to_string();
+        path.extend(self.segments.into_iter().rev());
+        InvalidField::new(path, self.reason)
+    }
+}
+
+/// Counts one value at `depth` against the limits.
+fn admit(depth: usize, budget: &mut usize) -> Result<(), ValueFault> {
     if depth > MAX_PROPERTY_DEPTH {
-        return Err(InvalidField::new(
-            path,
-            format!("values nest deeper than {MAX_PROPERTY_DEPTH} levels"),
-        ));
+        return Err(ValueFault::new(format!(
+            "values nest deeper than {MAX_PROPERTY_DEPTH} levels"
+        )));
     }
     if *budget == 0 {
-        return Err(InvalidField::new(
-            path,
-            format!("more than {MAX_PROPERTY_VALUES} values in one request"),
-        ));
+        return Err(ValueFault::new(format!(
+            "more than {MAX_PROPERTY_VALUES} values in one request"
+        )));
     }
     *budget -= 1;
+    Ok(())
+}
+
+fn check_value(v: &PropertyValue, depth: usize, budget: &mut usize) -> Result<(), ValueFault> {
+    admit(depth, budget)?;
     match v {
-        PropertyValue::Number(n) if !n.is_finite() => Err(InvalidField::new(
-            path,
-            format!("{n} is not a finite number"),
-        )),
-        PropertyValue::Array(items) => items
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, e)| check_value(&format!("{path}[{i}]"), e, depth + 1, budget)),
-        PropertyValue::Object(m) => m
-            .iter()
-            .try_for_each(|(k, e)| check_value(&format!("{path}.{k}"), e, depth + 1, budget)),
-        PropertyValue::Secret(inner) => check_value(path, inner, depth + 1, budget),
-        PropertyValue::ResourceReference { id: Some(id), .. } => {
-            check_value(path, id, depth + 1, budget)
+        PropertyValue::Number(n) if !n.is_finite() => {
+            Err(ValueFault::new(format!("{n} is not a finite number")))
         }
-        PropertyValue::Asset(m) | PropertyValue::Archive(m) => m
-            .iter()
-            .try_for_each(|(k, e)| check_json(&format!("{path}.{k}"), e, depth + 1, budget)),
+        PropertyValue::Array(items) => items.iter().enumerate().try_for_each(|(i, e)| {
+            check_value(e, depth + 1, budget).map_err(|f| f.under(format!("[{i}]")))
+        }),
+        PropertyValue::Object(m) => m.iter().try_for_each(|(k, e)| {
+            check_value(e, depth + 1, budget).map_err(|f| f.under(format!(".{k}")))
+        }),
+        PropertyValue::Secret(inner) => check_value(inner, depth + 1, budget),
+        PropertyValue::ResourceReference { id: Some(id), .. } => check_value(id, depth + 1, budget),
+        PropertyValue::Asset(m) | PropertyValue::Archive(m) => m.iter().try_for_each(|(k, e)| {
+            check_json(e, depth + 1, budget).map_err(|f| f.under(format!(".{k}")))
+        }),
         _ => Ok(()),
     }
 }
 
-fn check_json(path: &str, v: &serde_json::Value, depth: usize, budget: &mut usize) -> Checked {
-    if depth > MAX_PROPERTY_DEPTH || *budget == 0 {
-        return Err(InvalidField::new(
-            path,
-            format!(
-                "values nest deeper than {MAX_PROPERTY_DEPTH} levels or number more than {MAX_PROPERTY_VALUES}"
-            ),
-        ));
-    }
-    *budget -= 1;
+fn check_json(v: &serde_json::Value, depth: usize, budget: &mut usize) -> Result<(), ValueFault> {
+    admit(depth, budget)?;
     match v {
-        serde_json::Value::Array(items) => items
-            .iter()
-            .enumerate()
-            .try_for_each(|(i, e)| check_json(&format!("{path}[{i}]"), e, depth + 1, budget)),
-        serde_json::Value::Object(m) => m
-            .iter()
-            .try_for_each(|(k, e)| check_json(&format!("{path}.{k}"), e, depth + 1, budget)),
+        serde_json::Value::Array(items) => items.iter().enumerate().try_for_each(|(i, e)| {
+            check_json(e, depth + 1, budget).map_err(|f| f.under(format!("[{i}]")))
+        }),
+        serde_json::Value::Object(m) => m.iter().try_for_each(|(k, e)| {
+            check_json(e, depth + 1, budget).map_err(|f| f.under(format!(".{k}")))
+        }),
         _ => Ok(()),
     }
 }
@@ -362,9 +379,18 @@ mod tests {
                 .contains("deeper than 64")
         );
         g.properties.clear();
-        g.properties
-            .insert("n".into(), PropertyValue::Number(f64::NAN));
-        assert_eq!(field_of(check_goal(&g)), "object.n");
+        g.properties.insert(
+            "n".into(),
+            PropertyValue::Array(vec![
+                PropertyValue::Null,
+                PropertyValue::Object(
+                    [("x".to_string(), PropertyValue::Number(f64::NAN))]
+                        .into_iter()
+                        .collect(),
+                ),
+            ]),
+        );
+        assert_eq!(field_of(check_goal(&g)), "object.n[1].x");
         g.properties.clear();
         g.properties.insert(
             "big".into(),
