@@ -1,5 +1,5 @@
 //! Compiles our own pulumirpc .proto files with protox (no protoc needed) into tonic clients
-//! and servers.
+//! and servers that use our codec (`src/rpc/codec.rs`).
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
@@ -12,6 +12,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     tonic_prost_build::configure()
         .build_client(true)
         .build_server(true)
+        .codec_path("crate::rpc::codec::StrictCodec")
         .compile_fds(fds)?;
     Ok(())
 }

@@ -14,13 +14,13 @@ use stepdeck::engine::provider::{
 };
 use stepdeck::engine::urn::Urn;
 use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
-use stepdeck::rpc::monitor_service::ServerHandle;
-use stepdeck::rpc::monitor_service::serve_router;
 use stepdeck::rpc::provider_client::PluginProvider;
 use stepdeck::rpc::pulumirpc::resource_provider_server::{
     ResourceProvider, ResourceProviderServer,
 };
 use stepdeck::rpc::pulumirpc::{self, diff_response, property_diff};
+use stepdeck::rpc::server::ServerHandle;
+use stepdeck::rpc::server::serve_router;
 
 /// What the fake provider saw.
 #[derive(Default)]

@@ -18,13 +18,31 @@ EXIT_REPORTED = 32
 EXIT_NO_SDK = 97
 
 try:
+    import grpc
     import pulumi
     import pulumi.runtime
+    from pulumi.runtime.proto import engine_pb2_grpc, resource_pb2_grpc
 except ImportError as missing:
     sys.stderr.write(
         "stepdeck: the Pulumi Python SDK is not importable by %s (%s)\n" % (sys.executable, missing)
     )
     sys.exit(EXIT_NO_SDK)
+
+
+# The SDK's own limit on received messages (400 MiB).
+MAX_MESSAGE_SIZE = 400 * 1024 * 1024
+
+
+def stub(make, target):
+    """A client stub on a channel of our own. stepdeck serves the monitor and the engine on a
+    private Unix socket, and gRPC's C core would send the socket path as the HTTP/2 :authority,
+    which is not a valid authority and is refused; the SDK's own channels cannot be told
+    otherwise, so the launcher hands the SDK ready stubs that say `localhost`."""
+    options = [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_SIZE),
+        ("grpc.default_authority", "localhost"),
+    ]
+    return make(grpc.insecure_channel(target, options=options))
 
 
 def parse_args():
@@ -64,8 +82,8 @@ def main():
     )
     pulumi.runtime.configure(
         pulumi.runtime.Settings(
-            monitor=opts.monitor,
-            engine=opts.engine,
+            monitor=stub(resource_pb2_grpc.ResourceMonitorStub, opts.monitor),
+            engine=stub(engine_pb2_grpc.EngineStub, opts.engine),
             project=opts.project,
             stack=opts.stack,
             parallel=opts.parallel,

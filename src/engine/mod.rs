@@ -17,6 +17,7 @@ pub mod property;
 pub mod property_path;
 pub mod provider;
 pub mod provider_registry;
+pub mod registration_check;
 pub mod resource;
 pub mod snapshot;
 pub mod snapshot_repair;

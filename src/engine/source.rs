@@ -1,7 +1,7 @@
 //! The program side of a deployment: the resource monitor a program registers resources with,
 //! whether the program is a YAML file evaluated in-process or an SDK program over gRPC.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
@@ -12,6 +12,10 @@ use super::events::{EventSink, Severity};
 use super::goal::{Goal, ReadGoal, package_of};
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
+use super::registration_check::{
+    InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
+};
+use super::resource::provider_urn;
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
 /// How a registration ended, as the SDKs' `supportsResultReporting` expects.
@@ -38,6 +42,10 @@ pub struct Registered {
 /// Why a registration was refused or failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RegisterError {
+    /// A request field is malformed or names a resource not registered in this deployment;
+    /// nothing was recorded and the deployment goes on.
+    #[error(transparent)]
+    Rejected(#[from] InvalidField),
     #[error("{0}")]
     Invalid(String),
     #[error("{0}")]
@@ -121,6 +129,9 @@ pub struct ResourceMonitor {
     inherited: Arc<Mutex<HashMap<Urn, Inherited>>>,
     defaults: Arc<Mutex<DefaultProviders>>,
     root: Arc<Mutex<Option<Urn>>>,
+    /// Every URN this deployment answered a registration or read for: the only resources a
+    /// request may name as parent, dependency, provider or owner of outputs.
+    registered: Arc<Mutex<HashSet<Urn>>>,
 }
 
 impl ResourceMonitor {
@@ -138,6 +149,7 @@ impl ResourceMonitor {
             inherited: Arc::default(),
             defaults: Arc::default(),
             root: Arc::default(),
+            registered: Arc::default(),
         }
     }
 
@@ -150,9 +162,68 @@ impl ResourceMonitor {
         self.root.lock().expect("root lock").clone()
     }
 
-    /// Lets an SDK set the root explicitly (the Engine service's SetRootResource).
-    pub fn set_root(&self, urn: Urn) {
+    /// Lets an SDK set the root explicitly (the Engine service's SetRootResource); it must be a
+    /// stack this deployment registered.
+    pub fn set_root(&self, urn: Urn) -> Result<(), InvalidField> {
+        self.check_registered("urn", &urn)?;
+        if urn.type_() != ROOT_STACK_TYPE {
+            return Err(InvalidField::new(
+                "urn",
+                format!("{urn} is not a {ROOT_STACK_TYPE} resource"),
+            ));
+        }
         *self.root.lock().expect("root lock") = Some(urn);
+        Ok(())
+    }
+
+    fn check_registered(&self, field: &str, urn: &Urn) -> Result<(), InvalidField> {
+        if self
+            .registered
+            .lock()
+            .expect("registered lock")
+            .contains(urn)
+        {
+            Ok(())
+        } else {
+            Err(InvalidField::new(
+                field,
+                format!("{urn} is not a registered resource"),
+            ))
+        }
+    }
+
+    fn check_provider_registered(&self, reference: Option<&str>) -> Result<(), InvalidField> {
+        match reference.and_then(provider_urn) {
+            Some(urn) => self.check_registered("provider", &urn),
+            None => Ok(()),
+        }
+    }
+
+    /// Every resource a registration names must be registered already (an SDK learns a URN
+    /// only from the answer to its registration).
+    fn check_references(&self, goal: &Goal) -> Result<(), InvalidField> {
+        if let Some(p) = &goal.parent {
+            self.check_registered("parent", p)?;
+        }
+        for (i, d) in goal.dependencies.iter().enumerate() {
+            self.check_registered(&format!("dependencies[{i}]"), d)?;
+        }
+        for (key, deps) in &goal.property_dependencies {
+            for (i, d) in deps.iter().enumerate() {
+                self.check_registered(&format!("propertyDependencies.{key}[{i}]"), d)?;
+            }
+        }
+        if let Some(d) = &goal.deleted_with {
+            self.check_registered("deletedWith", d)?;
+        }
+        self.check_provider_registered(goal.provider.as_deref())
+    }
+
+    fn record_registered(&self, urn: &Urn) {
+        self.registered
+            .lock()
+            .expect("registered lock")
+            .insert(urn.clone());
     }
 
     /// The URN a registration gets in this deployment's stack and project.
@@ -163,12 +234,20 @@ impl ResourceMonitor {
     /// Registers a resource and waits until its step finished; applies parent inheritance and
     /// default providers as Pulumi's resource monitor does.
     pub async fn register(&self, mut goal: Goal) -> Result<Registered, RegisterError> {
-        if goal.type_ == ROOT_STACK_TYPE && goal.parent.is_none() {
-            let urn = self.urn(None, &goal.type_, &goal.name);
-            self.set_root(urn);
+        check_goal(&goal)?;
+        let is_root = goal.type_ == ROOT_STACK_TYPE;
+        if is_root {
+            if let Some(root) = self.root() {
+                return Err(InvalidField::new(
+                    "type",
+                    format!("the stack is registered already as {root}"),
+                )
+                .into());
+            }
         } else if goal.parent.is_none() {
             goal.parent = self.root();
         }
+        self.check_references(&goal)?;
         let parent = goal.parent.as_ref().and_then(|p| {
             self.inherited
                 .lock()
@@ -217,6 +296,10 @@ impl ResourceMonitor {
         let reg = self
             .send(|reply| SourceEvent::Register { goal, reply })
             .await?;
+        self.record_registered(&reg.urn);
+        if is_root {
+            *self.root.lock().expect("root lock") = Some(reg.urn.clone());
+        }
         self.inherited
             .lock()
             .expect("inherited lock")
@@ -230,6 +313,8 @@ impl ResourceMonitor {
         urn: &Urn,
         outputs: PropertyMap,
     ) -> Result<(), RegisterError> {
+        self.check_registered("urn", urn)?;
+        check_properties("outputs", &outputs)?;
         let urn = urn.clone();
         self.send(|reply| SourceEvent::RegisterOutputs {
             urn,
@@ -241,9 +326,17 @@ impl ResourceMonitor {
 
     /// Reads an existing resource the program does not manage.
     pub async fn read(&self, mut goal: ReadGoal) -> Result<Registered, RegisterError> {
+        check_read_goal(&goal)?;
         if goal.parent.is_none() {
             goal.parent = self.root();
         }
+        if let Some(p) = &goal.parent {
+            self.check_registered("parent", p)?;
+        }
+        for (i, d) in goal.dependencies.iter().enumerate() {
+            self.check_registered(&format!("dependencies[{i}]"), d)?;
+        }
+        self.check_provider_registered(goal.provider.as_deref())?;
         if goal.provider.is_none() {
             let pkg = package_of(&goal.type_).to_string();
             let user = self.urn(goal.parent.as_ref(), &goal.type_, &goal.name);
@@ -252,7 +345,9 @@ impl ResourceMonitor {
                     .await?,
             );
         }
-        self.send(|reply| SourceEvent::Read { goal, reply }).await
+        let reg = self.send(|reply| SourceEvent::Read { goal, reply }).await?;
+        self.record_registered(&reg.urn);
+        Ok(reg)
     }
 
     /// Calls a provider function.
@@ -262,6 +357,8 @@ impl ResourceMonitor {
         args: &PropertyMap,
         provider: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
+        check_invoke(token, provider.as_deref(), args)?;
+        self.check_provider_registered(provider.as_deref())?;
         let reference = match provider {
             Some(p) => p,
             None => {
@@ -332,6 +429,7 @@ impl ResourceMonitor {
                         let reg = this
                             .send(|reply| SourceEvent::Register { goal, reply })
                             .await?;
+                        this.record_registered(&reg.urn);
                         let id = reg.id.unwrap_or_default();
                         Ok(format!("{urn}::{id}"))
                     }

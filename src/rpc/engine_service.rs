@@ -90,7 +90,9 @@ impl Engine for EngineService {
             .ok_or_else(|| Status::failed_precondition("no program is running on this engine"))?;
         let urn = Urn::parse(&req.into_inner().urn)
             .map_err(|e| Status::invalid_argument(format!("SetRootResourceRequest.urn: {e}")))?;
-        monitor.set_root(urn);
+        monitor
+            .set_root(urn)
+            .map_err(|f| Status::invalid_argument(format!("SetRootResourceRequest.{f}")))?;
         Ok(Response::new(SetRootResourceResponse {}))
     }
 
@@ -111,15 +113,15 @@ impl Engine for EngineService {
     }
 }
 
-/// Serves a log-only Engine on 127.0.0.1:0 for provider plugins, which take an engine address
-/// as their argument even when no program runs.
+/// Serves a log-only Engine on a private Unix socket for provider plugins, which take an engine
+/// address as their argument even when no program runs.
 pub async fn serve_engine(
     events: EventSink,
-) -> std::io::Result<(std::net::SocketAddr, super::monitor_service::ServerHandle)> {
+) -> std::io::Result<(super::server::PrivateAddress, super::server::ServerHandle)> {
     let router = tonic::transport::Server::builder().add_service(
         super::pulumirpc::engine_server::EngineServer::new(EngineService::new(None, events))
             .max_decoding_message_size(super::MAX_MESSAGE_SIZE)
             .max_encoding_message_size(super::MAX_MESSAGE_SIZE),
     );
-    super::monitor_service::serve_router(router).await
+    super::server::serve_private(router).await
 }

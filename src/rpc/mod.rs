@@ -1,6 +1,7 @@
 //! Pulumi's gRPC protocol: the resource monitor and engine services SDK programs talk to, the
 //! provider plugin client and launcher, the language hosts, and Struct⇄property marshalling.
 
+pub mod codec;
 pub mod engine_service;
 pub mod language_host;
 pub mod marshal;
@@ -8,6 +9,7 @@ pub mod monitor_service;
 pub mod plugin;
 pub mod plugin_providers;
 pub mod provider_client;
+pub mod server;
 
 /// The generated pulumirpc messages, clients and servers (from our own `proto/` files).
 #[allow(clippy::all, missing_docs)]

@@ -2,12 +2,10 @@
 //! registration becomes a goal for the engine's resource monitor, answered when its step ends.
 
 use std::collections::BTreeMap;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::watch;
 use tonic::transport::Server;
-use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
 use super::MAX_MESSAGE_SIZE;
@@ -25,9 +23,11 @@ use super::pulumirpc::{
     ResourceInvokeResponse, ResourceMonitorFeature, SupportsFeatureRequest,
     SupportsFeatureResponse, alias, register_resource_request,
 };
+use super::server::{PrivateAddress, ServerHandle, serve_private};
 use crate::engine::events::EventSink;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
-use crate::engine::resource::{CustomTimeouts, provider_urn};
+use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
+use crate::engine::resource::CustomTimeouts;
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
 use crate::engine::urn::Urn;
 
@@ -72,7 +72,12 @@ impl MonitorService {
 
     /// A refused registration or read: the engine reported why and the run fails, so the SDK is
     /// told the monitor is shutting down (UNAVAILABLE), which both SDKs treat as "stop quietly".
-    fn refusal(&self, e: RegisterError) -> Status {
+    /// A malformed request is the program's error: INVALID_ARGUMENT naming the field of
+    /// `message`, and the deployment goes on.
+    fn refusal(&self, message: &str, e: RegisterError) -> Status {
+        if let RegisterError::Rejected(f) = &e {
+            return rejected(message, f);
+        }
         if let Some(refused) = &self.refused {
             refused.send_replace(true);
         }
@@ -80,41 +85,15 @@ impl MonitorService {
     }
 }
 
-/// A running gRPC server; dropping it (or calling `shutdown`) stops it.
-pub struct ServerHandle {
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl ServerHandle {
-    /// Stops accepting calls and waits for the server task to end.
-    pub async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            let _ = task.await;
-        }
-    }
-}
-
-impl Drop for ServerHandle {
-    fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-    }
-}
-
-/// Serves ResourceMonitor and Engine on one port of 127.0.0.1 (programs get the same address
-/// as `--monitor` and `--engine`).
+/// Serves ResourceMonitor and Engine on one private Unix socket (programs get the same address
+/// as `--monitor` and `--engine`); only the program we start is told where it is.
 /// `refused` is set when the engine refuses a registration.
 pub async fn serve(
     monitor: ResourceMonitor,
     events: EventSink,
     organization: &str,
     refused: Arc<watch::Sender<bool>>,
-) -> std::io::Result<(SocketAddr, ServerHandle)> {
+) -> std::io::Result<(PrivateAddress, ServerHandle)> {
     let engine = EngineService::new(Some(monitor.clone()), events);
     let monitor = MonitorService::new(monitor, organization).with_refusal_signal(refused);
     let router = Server::builder()
@@ -128,30 +107,7 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         );
-    serve_router(router).await
-}
-
-/// Binds 127.0.0.1:0 and serves the router until the handle stops it.
-pub async fn serve_router(
-    router: tonic::transport::server::Router,
-) -> std::io::Result<(SocketAddr, ServerHandle)> {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = router
-            .serve_with_incoming_shutdown(TcpIncoming::from(listener), async {
-                let _ = stopped.await;
-            })
-            .await;
-    });
-    Ok((
-        addr,
-        ServerHandle {
-            stop: Some(stop),
-            task: Some(task),
-        },
-    ))
+    serve_private(router).await
 }
 
 fn invalid(field: &str, e: impl std::fmt::Display) -> Status {
@@ -174,8 +130,14 @@ fn non_empty(s: String) -> Option<String> {
     (!s.is_empty()).then_some(s)
 }
 
-fn register_status(e: RegisterError) -> Status {
+/// INVALID_ARGUMENT naming the field as `<message>.<field>: <reason>`.
+fn rejected(message: &str, f: &InvalidField) -> Status {
+    Status::invalid_argument(format!("{message}.{f}"))
+}
+
+fn register_status(message: &str, e: RegisterError) -> Status {
     match e {
+        RegisterError::Rejected(f) => rejected(message, &f),
         RegisterError::Invalid(m) => Status::invalid_argument(m),
         RegisterError::Failed(m) => Status::internal(m),
         RegisterError::Cancelled => Status::cancelled("the deployment was cancelled"),
@@ -317,20 +279,16 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
     } else {
         None
     };
+    for (pkg, reference) in &req.providers {
+        check_provider_reference(&format!("providers.{pkg}"), reference)
+            .map_err(|f| rejected("RegisterResourceRequest", &f))?;
+    }
     let package = crate::engine::goal::package_of(&req.r#type).to_string();
     let provider = non_empty(req.provider.clone()).or_else(|| {
         req.custom
             .then(|| req.providers.get(&package).cloned())
             .flatten()
     });
-    if let Some(p) = &provider
-        && provider_urn(p).is_none()
-    {
-        return Err(invalid(
-            "RegisterResourceRequest.provider",
-            format!("{p:?} is not a provider reference <urn>::<id>"),
-        ));
-    }
     Ok(Goal {
         aliases: aliases(&req)?,
         custom_timeouts: custom_timeouts(req.custom_timeouts)?,
@@ -406,6 +364,9 @@ impl MonitorRpc for MonitorService {
         req: Request<SupportsFeatureRequest>,
     ) -> Result<Response<SupportsFeatureResponse>, Status> {
         let id = req.into_inner().id;
+        if id.is_empty() {
+            return Err(invalid("SupportsFeatureRequest.id", "must not be empty"));
+        }
         let has_support = SUPPORTED_FEATURES.iter().any(|(name, _)| *name == id);
         Ok(Response::new(SupportsFeatureResponse { has_support }))
     }
@@ -417,11 +378,15 @@ impl MonitorRpc for MonitorService {
         let req = req.into_inner();
         let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
             .map_err(|e| invalid("ResourceInvokeRequest.args", e))?;
+        if !req.version.is_empty() {
+            check_version("version", &req.version)
+                .map_err(|f| rejected("ResourceInvokeRequest", &f))?;
+        }
         let result = self
             .monitor
             .invoke(&req.tok, &args, non_empty(req.provider))
             .await
-            .map_err(register_status)?;
+            .map_err(|e| register_status("ResourceInvokeRequest", e))?;
         Ok(Response::new(ResourceInvokeResponse {
             r#return: Some(map_to_struct(
                 &result,
@@ -460,7 +425,11 @@ impl MonitorRpc for MonitorService {
             additional_secret_outputs: req.additional_secret_outputs.clone(),
             version: non_empty(req.version),
         };
-        let reg = self.monitor.read(goal).await.map_err(|e| self.refusal(e))?;
+        let reg = self
+            .monitor
+            .read(goal)
+            .await
+            .map_err(|e| self.refusal("ReadResourceRequest", e))?;
         Ok(Response::new(ReadResourceResponse {
             urn: reg.urn.to_string(),
             properties: Some(outputs_struct(
@@ -497,7 +466,7 @@ impl MonitorRpc for MonitorService {
             .monitor
             .register(goal)
             .await
-            .map_err(|e| self.refusal(e))?;
+            .map_err(|e| self.refusal("RegisterResourceRequest", e))?;
         if !reporting && reg.status != RegisterStatus::Success {
             return Err(Status::internal(format!(
                 "resource registration of {} failed",
@@ -532,7 +501,7 @@ impl MonitorRpc for MonitorService {
         self.monitor
             .register_outputs(&urn, outputs)
             .await
-            .map_err(register_status)?;
+            .map_err(|e| register_status("RegisterResourceOutputsRequest", e))?;
         Ok(Response::new(()))
     }
 

@@ -14,11 +14,11 @@ use tonic::{Code, Status};
 
 use super::MAX_MESSAGE_SIZE;
 use super::marshal::{MarshalOptions, annotate_secrets, map_to_struct, struct_to_map};
-use super::monitor_service::ServerHandle;
 use super::plugin::{PluginCommand, PluginContext, PluginProcess};
 use super::pulumirpc::{
     self, diff_response, property_diff, resource_provider_client::ResourceProviderClient,
 };
+use super::server::ServerHandle;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult,

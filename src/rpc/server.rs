@@ -1,0 +1,207 @@
+//! Where our gRPC services listen. The resource monitor and the engine service accept
+//! registrations that end up in the stack's journal, so they are served on a Unix socket inside
+//! a directory only we can enter (mode 0700, created fresh for each server); the program and
+//! the plugins we start get the `unix:` address, other users cannot reach it, and it is gone
+//! when the server stops.
+
+use std::fmt;
+use std::future::Future;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, UnixListener, UnixStream};
+use tokio::sync::oneshot;
+use tonic::codegen::Service;
+use tonic::codegen::http::Uri;
+use tonic::transport::server::{Router, TcpIncoming};
+use tonic::transport::{Channel, Endpoint};
+
+/// File name of the socket inside the private directory.
+const SOCKET_NAME: &str = "grpc.sock";
+/// Linux limits a socket path to 107 bytes; a longer temp dir falls back to `/tmp`.
+const MAX_SOCKET_PATH: usize = 100;
+
+/// A running gRPC server; dropping it (or calling `shutdown`) stops it and removes its socket.
+pub struct ServerHandle {
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<()>>,
+    dir: Option<PrivateDir>,
+}
+
+impl ServerHandle {
+    /// Stops accepting calls and waits for the server task to end.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+        self.dir.take();
+    }
+}
+
+impl Drop for ServerHandle {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// The address of a server on a private Unix socket, written as gRPC targets are
+/// (`unix:/abs/path`), which both SDKs, Go plugins and `connect` accept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrivateAddress {
+    socket: PathBuf,
+}
+
+impl PrivateAddress {
+    /// The socket file.
+    pub fn socket(&self) -> &Path {
+        &self.socket
+    }
+}
+
+impl fmt::Display for PrivateAddress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unix:{}", self.socket.display())
+    }
+}
+
+/// A directory we created with mode 0700 and own; removed (with the socket) on drop.
+struct PrivateDir(PathBuf);
+
+impl PrivateDir {
+    /// Creates a fresh directory (never reuses one that exists, so nothing planted is trusted)
+    /// and checks that it is ours and closed to others before anything is put in it.
+    fn create() -> std::io::Result<PrivateDir> {
+        let mut base = std::env::temp_dir();
+        if base.as_os_str().len() + 40 > MAX_SOCKET_PATH {
+            base = PathBuf::from("/tmp");
+        }
+        let mut attempts = 0;
+        let dir = loop {
+            let candidate = base.join(format!("stepdeck-rpc-{:016x}", rand::random::<u64>()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&candidate) {
+                Ok(()) => break candidate,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
+                    attempts += 1;
+                }
+                Err(e) => return Err(e),
+            }
+        };
+        let dir = PrivateDir(dir);
+        std::fs::set_permissions(&dir.0, std::fs::Permissions::from_mode(0o700))?;
+        let meta = std::fs::symlink_metadata(&dir.0)?;
+        let own_uid = std::fs::metadata("/proc/self")?.uid();
+        if !meta.is_dir() || meta.uid() != own_uid || meta.mode() & 0o077 != 0 {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "{} is not a private directory of ours (mode {:o}, owner {})",
+                    dir.0.display(),
+                    meta.mode() & 0o777,
+                    meta.uid()
+                ),
+            ));
+        }
+        Ok(dir)
+    }
+}
+
+impl Drop for PrivateDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Serves the router on a fresh private Unix socket until the handle stops it.
+pub async fn serve_private(router: Router) -> std::io::Result<(PrivateAddress, ServerHandle)> {
+    let dir = PrivateDir::create()?;
+    let socket = dir.0.join(SOCKET_NAME);
+    let listener = UnixListener::bind(&socket)?;
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    let incoming = futures::stream::unfold(listener, |listener| async move {
+        let conn = listener.accept().await.map(|(stream, _)| stream);
+        Some((conn, listener))
+    });
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = router
+            .serve_with_incoming_shutdown(incoming, async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    Ok((
+        PrivateAddress { socket },
+        ServerHandle {
+            stop: Some(stop),
+            task: Some(task),
+            dir: Some(dir),
+        },
+    ))
+}
+
+/// Binds 127.0.0.1:0 and serves the router until the handle stops it (for stand-ins of
+/// provider plugins, which listen on TCP as real plugins do).
+pub async fn serve_router(router: Router) -> std::io::Result<(std::net::SocketAddr, ServerHandle)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let (stop, stopped) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = router
+            .serve_with_incoming_shutdown(TcpIncoming::from(listener), async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    Ok((
+        addr,
+        ServerHandle {
+            stop: Some(stop),
+            task: Some(task),
+            dir: None,
+        },
+    ))
+}
+
+/// Dials a Unix socket for every connection the channel makes.
+#[derive(Clone)]
+struct UnixConnector(PathBuf);
+
+impl Service<Uri> for UnixConnector {
+    type Response = TokioIo<UnixStream>;
+    type Error = std::io::Error;
+    type Future = Pin<Box<dyn Future<Output = std::io::Result<Self::Response>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, _uri: Uri) -> Self::Future {
+        let path = self.0.clone();
+        Box::pin(async move { UnixStream::connect(path).await.map(TokioIo::new) })
+    }
+}
+
+/// Connects to a gRPC target as the SDKs write it: `unix:/path` or `host:port`.
+pub async fn connect(target: &str) -> Result<Channel, tonic::transport::Error> {
+    match target.strip_prefix("unix:") {
+        Some(path) => {
+            let path = PathBuf::from(path.strip_prefix("//").unwrap_or(path));
+            Endpoint::from_static("http://localhost")
+                .connect_with_connector(UnixConnector(path))
+                .await
+        }
+        None => {
+            Endpoint::from_shared(format!("http://{target}"))?
+                .connect()
+                .await
+        }
+    }
+}
