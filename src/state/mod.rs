@@ -9,7 +9,7 @@
 //!     checkpoint.json         {"version": 3, "checkpoint": {"stack", "latest": DeploymentV3},
 //!                              "stepdeck": {"journalEpoch": E}}   (rewritten atomically)
 //!     journal.<E>.jsonl       one JournalEntry per line, appended during a deployment
-//!     lock.json               {pid, hostname, user, time, operation, id} while locked
+//!     lock.json               {pid, hostname, user, time, operation, id, expires} while locked
 //!   workspaces/<project>.json {"stack": "<current stack>"}
 //! ```
 //!
@@ -30,9 +30,11 @@
 //!
 //! # Locks
 //!
-//! Writes need a [`StackLock`]. A lock whose holder pid no longer runs on this host is
-//! broken automatically by the next locker ([`StackLock::broke_stale`] tells); a lock held by
-//! a live process or from another host needs `stack unlock --force`.
+//! Writes need a [`StackLock`]. Its holder renews a lease on it while it runs; a lock whose
+//! lease expired (on any host), or whose holder pid no longer runs on this host, is broken
+//! automatically by the next locker ([`StackLock::broke_stale`] tells); a lock with a live
+//! lease needs `stack unlock --force`. A stack is created under its lock
+//! ([`Backend::lock_or_create`]), so its creator sets up its secrets before anyone else runs.
 
 pub mod atomic;
 pub mod backend;
