@@ -18,6 +18,7 @@ pub mod property_path;
 pub mod provider;
 pub mod provider_registry;
 pub mod resource;
+pub mod secret_mask;
 pub mod snapshot;
 pub mod source;
 pub mod step;
