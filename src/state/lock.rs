@@ -217,11 +217,11 @@ fn write_temp(path: &Path, info: &LockInfo) -> io::Result<PathBuf> {
 fn heartbeat(path: PathBuf, mut info: LockInfo, stop: mpsc::Receiver<()>) {
     let lease = lease();
     while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(lease / 3) {
-        if !read_lock(&path)
+        let ours = read_lock(&path)
             .ok()
             .flatten()
-            .is_some_and(|l| l.id == info.id)
-        {
+            .is_some_and(|l| l.id == info.id);
+        if !ours {
             eprintln!(
                 "warning: {}: this process's lock was taken over after its lease expired",
                 path.display()
