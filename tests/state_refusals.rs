@@ -3,60 +3,16 @@
 //! began, removing a stack whose resources are only journaled, integrity faults named by file.
 
 mod cli_support;
+mod state_support;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::{Value, json};
-use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
-use stepdeck::engine::property::{PropertyMap, PropertyValue};
-use stepdeck::engine::resource::{OperationType, ResourceState};
 use stepdeck::engine::snapshot::Snapshot;
-use stepdeck::engine::urn::Urn;
-use stepdeck::state::{Backend, BackendUrl, StackLock, StackRef, StateError};
+use stepdeck::state::{Backend, StateError};
 
-fn backend(dir: &Path) -> Backend {
-    let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
-    Backend::open(&url).unwrap()
-}
-
-fn dev() -> StackRef {
-    StackRef::new("proj", "dev").unwrap()
-}
-
-fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
-    let mut inputs = PropertyMap::new();
-    inputs.insert("size".into(), PropertyValue::Number(3.0));
-    ResourceState {
-        urn: Urn::new("dev", "proj", None, "sim:index:Resource", name),
-        custom: true,
-        id: Some(format!("id-{name}")),
-        type_: "sim:index:Resource".into(),
-        outputs: inputs.clone(),
-        inputs,
-        dependencies: deps.iter().map(|d| d.urn.clone()).collect(),
-        ..Default::default()
-    }
-}
-
-/// Runs a deployment that creates `x` and `y` and is killed before it finishes (the journal
-/// is never compacted); returns the journal's path.
-fn killed_deployment(b: &Backend, lock: &StackLock) -> PathBuf {
-    let (base, journal) = b.begin_deployment(lock, None).unwrap();
-    let path = journal.path().to_path_buf();
-    let mgr = SnapshotManager::new(&base, Box::new(journal));
-    for name in ["x", "y"] {
-        let r = res(name, &[]);
-        let op = mgr.begin(OperationType::Creating, &r).unwrap();
-        mgr.success(SuccessEntry {
-            op: Some(op),
-            new: Some(r),
-            ..Default::default()
-        })
-        .unwrap();
-    }
-    path
-}
+use state_support::{backend, dev, journaled, killed_first_deployment, res};
 
 fn names(s: &Snapshot) -> Vec<String> {
     s.resources
@@ -72,12 +28,7 @@ fn read_json(path: &Path) -> Value {
 #[test]
 fn a_journal_without_its_checkpoint_is_refused_and_kept() {
     let dir = tempfile::tempdir().unwrap();
-    let b = backend(dir.path());
-    b.create_stack(&dev()).unwrap();
-    let journal = {
-        let lock = b.lock(&dev(), "up").unwrap();
-        killed_deployment(&b, &lock)
-    };
+    let (b, journal) = killed_first_deployment(dir.path());
     let recorded = fs::read(&journal).unwrap();
     fs::remove_file(b.checkpoint_path(&dev())).unwrap();
 
@@ -145,7 +96,7 @@ fn the_last_epoch_is_refused_at_compaction_without_wrapping() {
     b.create_stack(&dev()).unwrap();
     let lock = b.lock(&dev(), "up").unwrap();
     b.save(&lock, &Snapshot::default(), None).unwrap();
-    let journal = killed_deployment(&b, &lock);
+    let journal = journaled(&b, &lock);
     let last = b.journal_path(&dev(), u64::MAX);
     fs::rename(&journal, &last).unwrap();
     set_epoch(&b, u64::MAX);
@@ -175,7 +126,7 @@ fn a_stray_journal_of_a_later_epoch_is_not_adopted() {
     let b = backend(dir.path());
     b.create_stack(&dev()).unwrap();
     let lock = b.lock(&dev(), "up").unwrap();
-    let journal = killed_deployment(&b, &lock);
+    let journal = journaled(&b, &lock);
     let epoch = b.load(&dev(), None).unwrap().epoch;
     let text = fs::read_to_string(&journal).unwrap();
     // The stray claims entries against a base this checkpoint never had.
@@ -207,7 +158,7 @@ fn an_operation_ended_before_it_began_is_named_by_file_and_line() {
     let b = backend(dir.path());
     b.create_stack(&dev()).unwrap();
     let lock = b.lock(&dev(), "up").unwrap();
-    let journal = killed_deployment(&b, &lock);
+    let journal = journaled(&b, &lock);
     let good = fs::read_to_string(&journal).unwrap();
     let lines: Vec<&str> = good.lines().collect();
     assert_eq!(lines.len(), 4);
@@ -249,12 +200,7 @@ fn an_operation_ended_before_it_began_is_named_by_file_and_line() {
 #[test]
 fn removing_a_stack_whose_resources_are_only_journaled_needs_force() {
     let dir = tempfile::tempdir().unwrap();
-    let b = backend(dir.path());
-    b.create_stack(&dev()).unwrap();
-    let journal = {
-        let lock = b.lock(&dev(), "up").unwrap();
-        killed_deployment(&b, &lock)
-    };
+    let (b, journal) = killed_first_deployment(dir.path());
     let e = b.remove_stack(&dev(), false).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, StateError::UnfinishedJournal { .. }), "{msg}");
@@ -306,7 +252,7 @@ fn an_integrity_fault_of_the_checkpoint_names_the_checkpoint() {
         None,
     )
     .unwrap();
-    let journal = killed_deployment(&b, &lock);
+    let journal = journaled(&b, &lock);
     let path = b.checkpoint_path(&dev());
     let mut file = read_json(&path);
     file["checkpoint"]["latest"]["resources"]
