@@ -50,6 +50,10 @@ fn a_journal_without_its_checkpoint_is_refused_and_kept() {
     }
     assert_eq!(fs::read(&journal).unwrap(), recorded, "the journal is kept");
     assert!(!b.stack_exists(&dev()));
+    // The operator's explicit choice: removed with --force.
+    b.remove_stack(&dev(), true).unwrap();
+    assert!(!b.stack_dir(&dev()).exists());
+    b.create_stack(&dev()).unwrap();
 }
 
 #[test]

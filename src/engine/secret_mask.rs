@@ -10,8 +10,8 @@ use super::property::{PropertyMap, PropertyValue};
 /// What a secret value is replaced with in messages.
 pub const MASKED: &str = "[secret]";
 
-/// Values shorter than this are not masked: `1` or `no` would blank out ordinary words
-/// (Pulumi's log filter draws the same line).
+/// Values shorter than this, and `true`/`false`, are not masked: they would blank out
+/// ordinary words (Pulumi's log filter draws the same lines).
 const MIN_MASKED_LEN: usize = 3;
 
 /// The secret plaintexts of one deployment, longest first so that a secret containing
@@ -25,7 +25,10 @@ impl SecretMask {
         let escaped = serde_json::to_string(text).unwrap_or_default();
         let escaped = &escaped[1..escaped.len().saturating_sub(1).max(1)];
         for s in [text, escaped] {
-            if s.len() < MIN_MASKED_LEN {
+            if s.len() < MIN_MASKED_LEN
+                || s.eq_ignore_ascii_case("true")
+                || s.eq_ignore_ascii_case("false")
+            {
                 continue;
             }
             let known = self
@@ -95,13 +98,16 @@ mod tests {
         props.insert("b".into(), PropertyValue::string("visible"));
         props.insert(
             "c".into(),
-            PropertyValue::Secret(Box::new(PropertyValue::string("no"))),
+            PropertyValue::Secret(Box::new(PropertyValue::Array(vec![
+                PropertyValue::string("no"),
+                PropertyValue::string("True"),
+            ]))),
         );
         mask.add_secrets_of(&props);
         mask.add_text("hunter2-longer");
         assert_eq!(
-            mask.mask(r#"got hunter2-longer, hunter2, say \"hi\", 12345, visible, no"#),
-            r#"got [secret], [secret], [secret], [secret], visible, no"#
+            mask.mask(r#"got hunter2-longer, hunter2, say \"hi\", 12345, visible, no, True"#),
+            r#"got [secret], [secret], [secret], [secret], visible, no, True"#
         );
     }
 }

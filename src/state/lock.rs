@@ -217,16 +217,17 @@ fn write_temp(path: &Path, info: &LockInfo) -> io::Result<PathBuf> {
 fn heartbeat(path: PathBuf, mut info: LockInfo, stop: mpsc::Receiver<()>) {
     let lease = lease();
     while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(lease / 3) {
-        let ours = read_lock(&path)
-            .ok()
-            .flatten()
-            .is_some_and(|l| l.id == info.id);
-        if !ours {
-            eprintln!(
-                "warning: {}: this process's lock was taken over after its lease expired",
-                path.display()
-            );
-            return;
+        match read_lock(&path) {
+            Ok(Some(held)) if held.id == info.id => {}
+            Ok(Some(_)) => {
+                eprintln!(
+                    "warning: {}: this process's lock was taken over after its lease expired",
+                    path.display()
+                );
+                return;
+            }
+            // Removed with its stack, or unreadable: nothing of ours to renew.
+            Ok(None) | Err(_) => return,
         }
         info.expires = Some(expiry(lease));
         let Ok(tmp) = write_temp(&path, &info) else {
