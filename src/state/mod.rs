@@ -15,8 +15,10 @@
 //!
 //! # Crash safety
 //!
-//! A stack's state is its checkpoint plus the journal whose epoch the checkpoint names; any
-//! other journal is stale and ignored. Every journal entry is one `write` of one line, so a
+//! A stack's state is its checkpoint plus the journal whose epoch the checkpoint names; a
+//! journal of an earlier epoch is stale (already folded in) and ignored. Anything else is
+//! refused, never cleaned up: a journal without a checkpoint, a journal of a later epoch (at
+//! compaction), an epoch that cannot advance, an operation that ends without having begun. Every journal entry is one `write` of one line, so a
 //! kill leaves at most a torn last line, which loading skips. Compaction (at the start and
 //! end of each deployment) replays the journal, writes the checkpoint of the next epoch
 //! (temporary file, fsync, rename, fsync of the directory) and only then removes the old
