@@ -110,3 +110,17 @@ fn console_ingest(bencher: Bencher, n: usize) {
         model
     });
 }
+
+/// A `--target` glob with `stars` stars (each `*a`, then `*c`) that fails to match a URN
+/// of 400 `a`s: the cost grows linearly with the stars (a backtracking matcher doubles it
+/// with each one).
+#[divan::bench(args = [1, 4, 13, 32, 64])]
+fn target_glob_stars(bencher: Bencher, stars: usize) {
+    use stepdeck::engine::targets::UrnGlob;
+    let urn = format!("urn:pulumi:dev::p::sim:index:Server::{}b", "a".repeat(400));
+    let glob = UrnGlob::new(&format!(
+        "urn:pulumi:dev::p::sim:index:Server::{}*c",
+        "*a".repeat(stars)
+    ));
+    bencher.bench(|| assert!(!glob.matches(divan::black_box(&urn))));
+}

@@ -7,43 +7,20 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
-use stepdeck::engine::property::{PropertyMap, PropertyValue};
+use stepdeck::engine::property::PropertyValue;
 use stepdeck::engine::resource::{OperationType, PendingOperation, ResourceState};
 use stepdeck::engine::snapshot::Snapshot;
-use stepdeck::engine::urn::Urn;
-use stepdeck::state::{
-    Backend, BackendUrl, Crypter, SecretsError, StackRef, StateError, export_salt,
-};
+use stepdeck::state::{Backend, Crypter, SecretsError, StackRef, StateError, export_salt};
+
+mod state_support;
+
+use state_support::{backend, dev, journal_create, journaled, res};
 
 const PASSPHRASE: &str = "correct horse battery staple";
 
 fn crypter() -> &'static Crypter {
     static C: OnceLock<Crypter> = OnceLock::new();
     C.get_or_init(|| Crypter::new_salt(PASSPHRASE))
-}
-
-fn backend(dir: &Path) -> Backend {
-    let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
-    Backend::open(&url).unwrap()
-}
-
-fn dev() -> StackRef {
-    StackRef::new("proj", "dev").unwrap()
-}
-
-fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
-    let mut inputs = PropertyMap::new();
-    inputs.insert("size".into(), PropertyValue::Number(3.0));
-    ResourceState {
-        urn: Urn::new("dev", "proj", None, "sim:index:Resource", name),
-        custom: true,
-        id: Some(format!("id-{name}")),
-        type_: "sim:index:Resource".into(),
-        outputs: inputs.clone(),
-        inputs,
-        dependencies: deps.iter().map(|d| d.urn.clone()).collect(),
-        ..Default::default()
-    }
 }
 
 fn with_secret(mut r: ResourceState, value: &str) -> ResourceState {
@@ -267,24 +244,6 @@ fn a_deployment_that_changed_nothing_leaves_the_checkpoint_as_it_was() {
         urns(&b.load(&dev(), None).unwrap().snapshot),
         ["x", "y", "a", "c"]
     );
-}
-
-/// Writes a journal by running a short deployment, returning the path of its journal.
-fn journaled(b: &Backend, lock: &stepdeck::state::StackLock) -> PathBuf {
-    let (base, journal) = b.begin_deployment(lock, None).unwrap();
-    let path = journal.path().to_path_buf();
-    let mgr = SnapshotManager::new(&base, Box::new(journal));
-    for name in ["x", "y"] {
-        let r = res(name, &[]);
-        let op = mgr.begin(OperationType::Creating, &r).unwrap();
-        mgr.success(SuccessEntry {
-            op: Some(op),
-            new: Some(r),
-            ..Default::default()
-        })
-        .unwrap();
-    }
-    path
 }
 
 #[test]
@@ -709,14 +668,7 @@ fn readers_never_see_an_older_state_while_deployments_compact() {
                     })
                     .unwrap();
                 }
-                let r = res(&format!("r{i}"), &[]);
-                let op = mgr.begin(OperationType::Creating, &r).unwrap();
-                mgr.success(SuccessEntry {
-                    op: Some(op),
-                    new: Some(r),
-                    ..Default::default()
-                })
-                .unwrap();
+                journal_create(&mgr, res(&format!("r{i}"), &[]));
                 drop(mgr);
                 b.finish_deployment(&lock, None).unwrap();
             }

@@ -60,8 +60,8 @@ pub struct StackArg {
 pub struct DeployArgs {
     #[command(flatten)]
     pub stack: StackArg,
-    /// Workers that run steps at once (default: 4 × cores).
-    #[arg(short, long, value_name = "N")]
+    /// Workers that run steps at once (default: 4 × cores; at most 16384).
+    #[arg(short, long, value_name = "N", value_parser = parse_parallel)]
     pub parallel: Option<usize>,
     /// Run provider diffs on the workers while planning goes on.
     #[arg(long)]
@@ -105,6 +105,17 @@ pub struct DeployArgs {
     /// Print Pulumi-shaped JSON.
     #[arg(short, long)]
     pub json: bool,
+}
+
+/// The most workers `--parallel` may ask for: the engine sizes its worker pool by it.
+pub const MAX_PARALLEL: usize = 16_384;
+
+/// `--parallel`: a count of workers from 1 to [`MAX_PARALLEL`].
+fn parse_parallel(text: &str) -> Result<usize, String> {
+    text.parse::<usize>()
+        .ok()
+        .filter(|n| (1..=MAX_PARALLEL).contains(n))
+        .ok_or_else(|| format!("expected a number of workers from 1 to {MAX_PARALLEL}"))
 }
 
 #[derive(Debug, Subcommand)]

@@ -52,6 +52,9 @@ fn is_input_error(e: &stepdeck::state::StateError) -> bool {
         E::NoSuchStack { .. }
             | E::StackExists { .. }
             | E::HasResources { .. }
+            | E::OrphanJournal { .. }
+            | E::StrayJournal { .. }
+            | E::UnfinishedJournal { .. }
             | E::Corrupt { .. }
             | E::Integrity { .. }
             | E::Secrets { .. }

@@ -11,7 +11,7 @@ use stepdeck::state::{Crypter, export_salt, passphrase_from_env};
 use super::args::{GraphFormat, StackCommand};
 use super::errors::usage;
 use super::graph;
-use super::workspace::Workspace;
+use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
     let ws = Workspace::open(dir, backend)?;
@@ -94,6 +94,7 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
                 _ => None,
             };
             let lock = ws.backend.lock(&stack.reference, "import")?;
+            warn_if_broke_stale(&lock);
             ws.backend
                 .import(&lock, &doc, decrypt.as_ref(), stack.crypter.as_ref())?;
             println!("Import complete.");

@@ -7,7 +7,7 @@ use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::ProviderFactory;
 use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
 use stepdeck::providers::BuiltinProviders;
-use stepdeck::state::{Backend, BackendUrl, Crypter, StackRef, passphrase_from_env};
+use stepdeck::state::{Backend, BackendUrl, Crypter, StackLock, StackRef, passphrase_from_env};
 
 use super::errors::usage;
 
@@ -38,6 +38,8 @@ pub struct Stack {
     pub reference: StackRef,
     pub settings: StackSettings,
     pub crypter: Option<Crypter>,
+    /// The backend whose lock guards the settings' salt.
+    backend: Backend,
 }
 
 impl Workspace {
@@ -67,32 +69,69 @@ impl Workspace {
         StackRef::new(&self.project.name, name).map_err(|e| usage(e.to_string()))
     }
 
-    /// Opens a stack, creating it on first use (with a notice on standard error).
+    /// Opens a stack, creating it on first use (with a notice on standard error). The stack
+    /// and its secrets settings are created under the stack's lock: of concurrent first uses,
+    /// one creates both and the others use them (or are told who holds the lock).
     pub fn stack(&self, explicit: Option<&str>, create: bool) -> Result<Stack> {
         let name = self.stack_name(explicit)?;
         let reference = self.reference(&name)?;
-        if !self.backend.stack_exists(&reference) {
-            if !create {
-                return Err(usage(format!(
-                    "no stack named '{name}' exists in project '{}'",
-                    self.project.name
-                )));
+        let stack = if self.backend.check_exists(&reference)? {
+            let settings = self.settings(&name)?;
+            let crypter = crypter_for(&settings)?;
+            Stack {
+                name,
+                reference,
+                settings,
+                crypter,
+                backend: self.backend.clone(),
             }
-            self.backend.create_stack(&reference)?;
-            if self.backend.current_stack(&self.project.name)?.is_none() {
-                self.backend.select_stack(&reference)?;
+        } else if create {
+            let (lock, created) = self.backend.lock_or_create(&reference, "create")?;
+            warn_if_broke_stale(&lock);
+            let settings = self.settings(&name)?;
+            let crypter = crypter_for(&settings)?;
+            let mut stack = Stack {
+                name,
+                reference,
+                settings,
+                crypter,
+                backend: self.backend.clone(),
+            };
+            stack.save_salt(self.dir())?;
+            drop(lock);
+            if created {
+                if self.backend.current_stack(&self.project.name)?.is_none() {
+                    self.backend.select_stack(&stack.reference)?;
+                }
+                eprintln!("Created stack '{}'", stack.name);
             }
-            eprintln!("Created stack '{name}'");
-        }
-        let settings = StackSettings::load(self.dir(), &name, &self.project.name)
-            .map_err(|e| usage(e.to_string()))?;
-        let crypter = crypter_for(&settings)?;
-        Ok(Stack {
-            name,
-            reference,
-            settings,
-            crypter,
-        })
+            stack
+        } else {
+            return Err(usage(format!(
+                "no stack named '{name}' exists in project '{}'",
+                self.project.name
+            )));
+        };
+        Ok(stack)
+    }
+
+    fn settings(&self, stack: &str) -> Result<StackSettings> {
+        StackSettings::load(self.dir(), stack, &self.project.name).map_err(|e| usage(e.to_string()))
+    }
+}
+
+/// Tells the operator that taking `lock` broke a stale one (a holder whose lease expired or
+/// whose process is gone).
+pub fn warn_if_broke_stale(lock: &StackLock) {
+    if let Some(stale) = lock.broke_stale() {
+        eprintln!(
+            "warning: removed a stale lock left by pid {} on {} ({} since {}, lease until {})",
+            stale.pid,
+            stale.hostname,
+            stale.operation,
+            stale.time,
+            stale.expires.as_deref().unwrap_or("unknown")
+        );
     }
 }
 
@@ -118,11 +157,32 @@ impl Stack {
     }
 
     /// Records the salt of a newly made crypter in the settings, so the next run derives the
-    /// same key.
+    /// same key. Done under the stack's lock: a salt another process recorded meanwhile is
+    /// adopted, never overwritten (its secrets could no longer be decrypted).
     pub fn remember_salt(&mut self, dir: &Path) -> Result<()> {
-        if let Some(c) = &self.crypter
-            && self.settings.encryption_salt.is_none()
-        {
+        if self.crypter.is_some() && self.settings.encryption_salt.is_none() {
+            let lock = self.backend.lock(&self.reference, "create")?;
+            warn_if_broke_stale(&lock);
+            self.save_salt(dir)?;
+            drop(lock);
+        }
+        Ok(())
+    }
+
+    /// Under the stack's lock: rereads the settings and records our salt unless one is there,
+    /// in which case the crypter becomes that salt's.
+    fn save_salt(&mut self, dir: &Path) -> Result<()> {
+        let fresh = StackSettings::load(dir, &self.name, self.reference.project())
+            .map_err(|e| usage(e.to_string()))?;
+        if fresh.encryption_salt.is_some() {
+            if fresh.encryption_salt != self.settings.encryption_salt {
+                self.crypter = crypter_for(&fresh)?;
+            }
+            self.settings = fresh;
+            return Ok(());
+        }
+        if let Some(c) = &self.crypter {
+            self.settings = fresh;
             self.settings.encryption_salt = Some(c.salt_state().to_string());
             self.settings
                 .save(dir, &self.name)

@@ -124,6 +124,11 @@ impl Deployment {
         } = self;
         let opts = Arc::new(options);
         let preview = opts.is_preview();
+        for key in &opts.secret_keys {
+            if let Some(value) = opts.config.get(key) {
+                events.secrets().add_text(value);
+            }
+        }
         events.send(EngineEvent::Prelude {
             operation: opts.operation,
             preview,
@@ -247,6 +252,10 @@ impl Deployment {
                 .find(|r| r.type_ == ROOT_STACK_TYPE && !r.delete)
                 .map(|r| r.outputs.clone())
                 .unwrap_or_default()
+        };
+        let outcome = match outcome {
+            Outcome::Failed(e) => Outcome::Failed(events.secrets().mask(&e)),
+            other => other,
         };
         DeploymentResult {
             outcome,

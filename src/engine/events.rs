@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 
 use super::property::PropertyMap;
 use super::provider::{DiffChanges, PropertyDiff};
+use super::secret_mask::SecretMask;
 use super::step::StepOp;
 use super::urn::Urn;
 
@@ -232,26 +233,42 @@ pub enum EngineEvent {
     },
 }
 
-/// Sends events without waiting; a dropped receiver is not an error.
+/// Sends events without waiting; a dropped receiver is not an error. Messages are masked
+/// with the deployment's secrets on the way out.
 #[derive(Clone, Debug, Default)]
-pub struct EventSink(Option<mpsc::UnboundedSender<EngineEvent>>);
+pub struct EventSink(Option<mpsc::UnboundedSender<EngineEvent>>, SecretMask);
 
 impl EventSink {
     /// A sink and the stream that receives from it.
     pub fn channel() -> (EventSink, mpsc::UnboundedReceiver<EngineEvent>) {
         let (tx, rx) = mpsc::unbounded_channel();
-        (EventSink(Some(tx)), rx)
+        (EventSink(Some(tx), SecretMask::default()), rx)
     }
 
     /// A sink that drops everything (benchmarks, library use without a display).
     pub fn none() -> EventSink {
-        EventSink(None)
+        EventSink(None, SecretMask::default())
     }
 
-    pub fn send(&self, e: EngineEvent) {
+    pub fn send(&self, mut e: EngineEvent) {
         if let Some(tx) = &self.0 {
+            match &mut e {
+                EngineEvent::Diagnostic { message: text, .. }
+                | EngineEvent::StepFailed { error: text, .. }
+                | EngineEvent::StepSkipped { reason: text, .. }
+                | EngineEvent::Summary {
+                    outcome: Outcome::Failed(text),
+                    ..
+                } => *text = self.1.mask(text),
+                _ => {}
+            }
             let _ = tx.send(e);
         }
+    }
+
+    /// The secrets this sink masks; the engine registers them as it meets them.
+    pub fn secrets(&self) -> &SecretMask {
+        &self.1
     }
 
     pub fn is_active(&self) -> bool {

@@ -19,6 +19,7 @@ pub mod provider;
 pub mod provider_registry;
 pub mod registration_check;
 pub mod resource;
+pub mod secret_mask;
 pub mod snapshot;
 pub mod snapshot_repair;
 pub mod source;

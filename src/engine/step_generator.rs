@@ -847,6 +847,13 @@ impl StepGenerator {
         new: &ResourceState,
     ) -> Result<super::property::PropertyMap, RegisterError> {
         let olds = old.map(|o| o.inputs.clone()).unwrap_or_default();
+        // A provider may quote what it rejects: its messages are masked with these.
+        let secrets = self.events.secrets();
+        secrets.add_secrets_of(&new.inputs);
+        if let Some(o) = old {
+            secrets.add_secrets_of(&o.inputs);
+            secrets.add_secrets_of(&o.outputs);
+        }
         let result = if !goal.custom {
             return Ok(new.inputs.clone());
         } else if is_provider_type(&goal.type_) {
@@ -862,7 +869,8 @@ impl StepGenerator {
                 })
                 .await
         };
-        let result = result.map_err(|e| RegisterError::Failed(format!("checking {urn}: {e}")))?;
+        let result = result
+            .map_err(|e| RegisterError::Failed(secrets.mask(&format!("checking {urn}: {e}"))))?;
         if !result.failures.is_empty() {
             let reasons: Vec<String> = result
                 .failures
@@ -879,10 +887,10 @@ impl StepGenerator {
                 self.events
                     .diag(Some(urn.clone()), Severity::Error, r.clone());
             }
-            return Err(RegisterError::Failed(format!(
+            return Err(RegisterError::Failed(secrets.mask(&format!(
                 "{urn} has invalid inputs: {}",
                 reasons.join("; ")
-            )));
+            ))));
         }
         Ok(result.inputs)
     }

@@ -132,13 +132,30 @@ impl StackSettings {
             path: path.clone(),
             message,
         })?;
-        let tmp = dir.join(format!(".{}.tmp", settings_file_name(stack)));
+        // A fresh name, created exclusively: a file or symlink planted at the temporary name
+        // is never written through, and concurrent saves do not share one.
+        let tmp = dir.join(format!(
+            ".{}.{}.tmp",
+            settings_file_name(stack),
+            uuid::Uuid::new_v4().simple()
+        ));
         let io = |source| ProjectError::Io {
             path: path.clone(),
             source,
         };
-        std::fs::write(&tmp, text).map_err(io)?;
-        std::fs::rename(&tmp, &path).map_err(io)?;
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| {
+                std::io::Write::write_all(&mut f, text.as_bytes())?;
+                f.sync_all()
+            })
+            .and_then(|()| std::fs::rename(&tmp, &path));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written.map_err(io)?;
         Ok(path)
     }
 }

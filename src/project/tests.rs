@@ -246,3 +246,20 @@ fn secure_value_must_be_a_string() {
         "Pulumi.dev.yaml:3:13: `secure` value of web:p must be a string"
     );
 }
+
+#[test]
+fn saving_settings_does_not_write_through_a_planted_temporary() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    // The fixed temporary name settings were once saved through.
+    std::os::unix::fs::symlink(&victim, dir.path().join(".Pulumi.dev.yaml.tmp")).unwrap();
+    let settings = StackSettings {
+        encryption_salt: Some("v1:salt".into()),
+        ..StackSettings::default()
+    };
+    settings.save(dir.path(), "dev").unwrap();
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let loaded = StackSettings::load(dir.path(), "dev", "p").unwrap();
+    assert_eq!(loaded.encryption_salt.as_deref(), Some("v1:salt"));
+}

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -157,12 +158,26 @@ fn write_world_file(path: &Path, resources: &WorldResources) -> Result<(), SimWo
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "world.json".to_string());
-    let tmp = path.with_file_name(format!(".{file_name}.{}.tmp", std::process::id()));
-    let mut f = File::create(&tmp).map_err(err)?;
-    f.write_all(&json).map_err(err)?;
-    f.sync_all().map_err(err)?;
-    drop(f);
-    std::fs::rename(&tmp, path).map_err(err)?;
+    // A fresh name created exclusively, without following a symlink: a file or link planted
+    // at a guessable name is never written through.
+    let tmp = path.with_file_name(format!(
+        ".{file_name}.{}.tmp",
+        uuid::Uuid::new_v4().simple()
+    ));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(&json)?;
+            f.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written.map_err(err)?;
     match std::fs::remove_file(world_log_path(path)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(err(e)),
         _ => Ok(()),
@@ -377,6 +392,26 @@ mod tests {
             name: name.into(),
             properties: props([("k", "v")]),
         }
+    }
+
+    #[test]
+    fn a_planted_temporary_symlink_is_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("world.json");
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        // The names this process's temporaries once had.
+        for name in [
+            ".world.json.tmp".to_string(),
+            format!(".world.json.{}.tmp", std::process::id()),
+        ] {
+            std::os::unix::fs::symlink(&victim, dir.path().join(name)).unwrap();
+        }
+        let mut resources = WorldResources::new();
+        resources.insert("id-1".into(), res("a"));
+        write_world_file(&path, &resources).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(load_world_file(&path).unwrap().len(), 1);
     }
 
     #[tokio::test]

@@ -7,17 +7,14 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
-use sha2::{Digest, Sha256};
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 use tokio::sync::watch;
 
+use super::launcher_file::write_python_launcher;
 use super::monitor_service::{DEFAULT_ORGANIZATION, serve};
 use crate::engine::events::{EventSink, Severity};
 use crate::engine::source::{Program, ProgramError, ResourceMonitor};
-
-/// Our Python program runner (the PyPI SDK ships none), written to a temp file at run time.
-const PYTHON_LAUNCHER: &str = include_str!("../../assets/python/launcher.py");
 
 /// Exit code of an SDK program whose error was already reported through `Engine.Log`.
 pub const EXIT_REPORTED: i32 = 32;
@@ -179,7 +176,7 @@ impl SdkProgram {
         let info = monitor.info();
         let mut cmd = match &self.runtime {
             Runtime::Python { .. } => {
-                let launcher = write_launcher().map_err(|e| {
+                let launcher = write_python_launcher().map_err(|e| {
                     ProgramError(format!("cannot write the Python launcher script: {e}"))
                 })?;
                 let mut cmd = Command::new(self.python());
@@ -339,23 +336,6 @@ async fn forward(
         }
         events.diag(None, severity, line);
     }
-}
-
-/// Writes the embedded launcher once per content version and returns its path.
-fn write_launcher() -> std::io::Result<PathBuf> {
-    let digest = hex::encode(&Sha256::digest(PYTHON_LAUNCHER.as_bytes())[..8]);
-    let dir = std::env::temp_dir().join("stepdeck");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(format!("python-launcher-{digest}.py"));
-    if !path.exists() {
-        let tmp = dir.join(format!(
-            "python-launcher-{digest}.{}.tmp",
-            std::process::id()
-        ));
-        std::fs::write(&tmp, PYTHON_LAUNCHER)?;
-        std::fs::rename(&tmp, &path)?;
-    }
-    Ok(path)
 }
 
 #[async_trait]

@@ -4,6 +4,7 @@
 pub mod codec;
 pub mod engine_service;
 pub mod language_host;
+mod launcher_file;
 pub mod marshal;
 pub mod monitor_service;
 pub mod plugin;

@@ -113,22 +113,91 @@ impl Backend {
         if self.stack_exists(stack) {
             Ok(())
         } else {
-            Err(StateError::NoSuchStack {
+            Err(self.missing(stack))
+        }
+    }
+
+    /// The error for a stack without a checkpoint: no such stack, or, when a journal is
+    /// there, a state that lost its checkpoint (starting over would create its resources twice).
+    fn missing(&self, stack: &StackRef) -> StateError {
+        match self.journals(stack) {
+            Ok(journals) if !journals.is_empty() => StateError::OrphanJournal {
+                stack: stack.to_string(),
+                checkpoint: self.checkpoint_path(stack),
+                journal: journals[journals.len() - 1].1.clone(),
+            },
+            Ok(_) => StateError::NoSuchStack {
+                stack: stack.to_string(),
+            },
+            Err(e) => e,
+        }
+    }
+
+    /// Whether the stack exists (`Ok(false)`: it can be created); a journal without its
+    /// checkpoint is an error, never a stack to start afresh.
+    pub fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
+        match self.require(stack) {
+            Ok(()) => Ok(true),
+            Err(StateError::NoSuchStack { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The journal files of a stack's directory, by epoch (names that are not
+    /// `journal.<u64>.jsonl` are not ours and are left alone).
+    fn journals(&self, stack: &StackRef) -> Result<Vec<(u64, PathBuf)>, StateError> {
+        let dir = self.stack_dir(stack);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StateError::io(&dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(StateError::io(&dir))?;
+            let name = entry.file_name();
+            let epoch = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("journal."))
+                .and_then(|n| n.strip_suffix(".jsonl"))
+                .and_then(|n| n.parse::<u64>().ok());
+            if let Some(epoch) = epoch {
+                out.push((epoch, entry.path()));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Creates a stack with an empty state; fails if it exists.
+    pub fn create_stack(&self, stack: &StackRef) -> Result<(), StateError> {
+        let (lock, created) = self.lock_or_create(stack, "create")?;
+        drop(lock);
+        if created {
+            Ok(())
+        } else {
+            Err(StateError::StackExists {
                 stack: stack.to_string(),
             })
         }
     }
 
-    /// Creates a stack with an empty state; fails if it exists.
-    pub fn create_stack(&self, stack: &StackRef) -> Result<(), StateError> {
-        if self.stack_exists(stack) {
-            return Err(StateError::StackExists {
-                stack: stack.to_string(),
-            });
-        }
+    /// Takes the stack's lock, creating the stack under it when it does not exist (`true`):
+    /// concurrent first uses see one creation, and whatever the creator sets up under the lock
+    /// (its secrets settings) before any other process can start on the stack.
+    pub fn lock_or_create(
+        &self,
+        stack: &StackRef,
+        operation: &str,
+    ) -> Result<(StackLock, bool), StateError> {
         let dir = self.stack_dir(stack);
         fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
-        self.write_checkpoint(stack, &Snapshot::default(), 0, None, None)
+        let lock = lock::acquire(stack, &dir.join(LOCK), operation)?;
+        if self.check_exists(stack)? {
+            return Ok((lock, false));
+        }
+        self.write_checkpoint(stack, &Snapshot::default(), 0, None, None)?;
+        Ok((lock, true))
     }
 
     /// The stacks of a project, by name.
@@ -176,29 +245,74 @@ impl Backend {
         Ok(out)
     }
 
-    /// Removes a stack; refuses while it is locked, or while it has resources unless `force`.
+    /// Removes a stack; refuses while it is locked, or unless `force` while it may have
+    /// resources: in its checkpoint, in a journal of an unfinished deployment, or in a
+    /// checkpoint too damaged to tell.
     pub fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
-        let held = self.lock(stack, "remove")?;
-        let count = self
-            .read_checkpoint(stack)?
-            .checkpoint
-            .latest
-            .as_ref()
-            .and_then(|l| l.get("resources"))
-            .and_then(Value::as_array)
-            .map_or(0, Vec::len);
-        if count > 0 && !force {
-            return Err(StateError::HasResources {
-                stack: stack.to_string(),
-                count,
-            });
-        }
         let dir = self.stack_dir(stack);
+        let held = if force && !self.stack_exists(stack) && dir.is_dir() {
+            lock::acquire(stack, &dir.join(LOCK), "remove")?
+        } else {
+            self.lock(stack, "remove")?
+        };
+        if !force {
+            self.check_empty(stack)?;
+        }
         fs::remove_dir_all(&dir).map_err(StateError::io(&dir))?;
         drop(held);
         if self.current_stack(stack.project())?.as_deref() == Some(stack.stack()) {
             let ws = self.workspace_path(stack.project());
             fs::remove_file(&ws).map_err(StateError::io(&ws))?;
+        }
+        Ok(())
+    }
+
+    /// Refuses unless the stack's state certainly holds no resource.
+    fn check_empty(&self, stack: &StackRef) -> Result<(), StateError> {
+        let (path, bytes) = self.checkpoint_bytes(stack)?;
+        let file: RawCheckpointFile<'_> =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
+        check_version(&path, file.version, &file.features)?;
+        let mut count = 0;
+        if let Some(latest) = file.checkpoint.latest {
+            let latest: Value =
+                serde_json::from_str(latest.get()).map_err(|e| corrupt(&path, e.to_string()))?;
+            for key in ["resources", "pending_operations"] {
+                match latest.get(key) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(items)) => count += items.len(),
+                    Some(_) => {
+                        return Err(corrupt(
+                            &path,
+                            format!(
+                                "checkpoint.latest.{key} is not an array: the stack may still have \
+                                 resources; remove it with --force only if you are sure it has none"
+                            ),
+                        ));
+                    }
+                }
+            }
+            if !latest.is_object() && !latest.is_null() {
+                return Err(corrupt(&path, "checkpoint.latest is not an object".into()));
+            }
+        }
+        if count > 0 {
+            return Err(StateError::HasResources {
+                stack: stack.to_string(),
+                count,
+            });
+        }
+        let epoch = file.stepdeck.journal_epoch;
+        for (e, journal) in self.journals(stack)? {
+            let recorded = fs::read(&journal)
+                .map_err(StateError::io(&journal))?
+                .contains(&b'\n');
+            if e >= epoch && recorded {
+                return Err(StateError::UnfinishedJournal {
+                    stack: stack.to_string(),
+                    journal,
+                });
+            }
         }
         Ok(())
     }
@@ -268,9 +382,7 @@ impl Backend {
         let path = self.checkpoint_path(stack);
         match fs::read(&path) {
             Ok(b) => Ok((path, b)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(StateError::NoSuchStack {
-                stack: stack.to_string(),
-            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(self.missing(stack)),
             Err(e) => Err(StateError::io(&path)(e)),
         }
     }
@@ -325,28 +437,11 @@ impl Backend {
             serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
         check_version(&path, file.version, &file.features)?;
         let epoch = file.stepdeck.journal_epoch;
-        let (base, secrets_providers) = match file.checkpoint.latest {
-            None => (Snapshot::default(), None),
-            Some(latest) => {
-                let text = latest.get();
-                if crypter.is_none()
-                    && text.contains("ciphertext")
-                    && serde_json::from_str::<Value>(text).is_ok_and(|v| has_ciphertext(&v))
-                {
-                    return Err(StateError::Secrets {
-                        path,
-                        source: SecretsError::NoPassphrase,
-                    });
-                }
-                let d = parse_deployment_text(text, "checkpoint.latest", crypter)
-                    .map_err(|e| corrupt(&path, format!("{}: {}", e.field, e.message)))?;
-                (d.snapshot, d.secrets_providers)
-            }
-        };
+        let (base, secrets_providers) = decode_base(&path, file.checkpoint.latest, crypter)?;
         let journal = self.journal_path(stack, epoch);
         let entries = read_journal(&journal, crypter)?;
         let (snapshot, checked) = if entries.is_empty() {
-            (base, path)
+            (base, path.clone())
         } else {
             let snap = replay_owned(base, &entries).map_err(|e| match e {
                 JournalError::Replay { entry, reason } => StateError::Corrupt {
@@ -362,13 +457,16 @@ impl Backend {
             })?;
             (snap, journal)
         };
-        if verify {
-            snapshot
-                .verify_integrity()
-                .map_err(|source| StateError::Integrity {
+        if verify && let Err(source) = snapshot.verify_integrity() {
+            // The fault may be the checkpoint's own: name the file that holds it.
+            let base = decode_base(&path, file.checkpoint.latest, crypter)?.0;
+            return Err(match base.verify_integrity() {
+                Err(source) => StateError::Integrity { path, source },
+                Ok(()) => StateError::Integrity {
                     path: checked,
                     source,
-                })?;
+                },
+            });
         }
         Ok(StackState {
             snapshot,
@@ -390,7 +488,7 @@ impl Backend {
         let providers = crypter
             .map(SecretsProviderState::passphrase)
             .or(state.secrets_providers.take());
-        state.epoch += 1;
+        state.epoch = self.next_epoch(stack, state.epoch)?;
         self.write_checkpoint(
             stack,
             &state.snapshot,
@@ -464,17 +562,42 @@ impl Backend {
             .and_then(|l| l.get("secrets_providers"))
             .and_then(|v| serde_json::from_value(v.clone()).ok());
         let providers = crypter.map(SecretsProviderState::passphrase).or(recorded);
-        self.write_checkpoint(
-            stack,
-            snapshot,
-            file.stepdeck.journal_epoch + 1,
-            providers.as_ref(),
-            crypter,
-        )
+        let epoch = self.next_epoch(stack, file.stepdeck.journal_epoch)?;
+        self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
     }
 
-    /// Writes the checkpoint of `epoch` atomically, then removes every journal of another
-    /// epoch and temporaries left by interrupted writes.
+    /// The epoch after `epoch`. It must not wrap, and no journal of it or later may exist
+    /// yet: such a journal was not written by the deployments of this checkpoint, and adopting
+    /// it would replay entries against the wrong state.
+    fn next_epoch(&self, stack: &StackRef, epoch: u64) -> Result<u64, StateError> {
+        let next = epoch.checked_add(1).ok_or_else(|| {
+            corrupt(
+                &self.checkpoint_path(stack),
+                format!(
+                    "stepdeck.journalEpoch is {epoch}, the last epoch there is: the state cannot be \
+                     compacted; move it to a fresh stack with `stepdeck stack export --file state.json`, \
+                     `stepdeck stack rm --force --yes`, `stepdeck stack init` and \
+                     `stepdeck stack import --file state.json`"
+                ),
+            )
+        })?;
+        for (e, journal) in self.journals(stack)? {
+            let empty = fs::metadata(&journal)
+                .map_err(StateError::io(&journal))?
+                .len()
+                == 0;
+            if e >= next && !empty {
+                return Err(StateError::StrayJournal {
+                    journal,
+                    epoch: next,
+                });
+            }
+        }
+        Ok(next)
+    }
+
+    /// Writes the checkpoint of `epoch` atomically, then removes the journals it absorbed
+    /// (earlier epochs) and temporaries left by interrupted writes.
     fn write_checkpoint(
         &self,
         stack: &StackRef,
@@ -504,13 +627,16 @@ impl Backend {
 
     fn remove_stale_files(&self, stack: &StackRef, epoch: u64) -> Result<(), StateError> {
         let dir = self.stack_dir(stack);
-        let live = format!("journal.{epoch}.jsonl");
+        for (e, journal) in self.journals(stack)? {
+            if e < epoch {
+                fs::remove_file(&journal).map_err(StateError::io(&journal))?;
+            }
+        }
         for entry in fs::read_dir(&dir).map_err(StateError::io(&dir))? {
             let entry = entry.map_err(StateError::io(&dir))?;
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            let stale_journal = name.starts_with("journal.") && name != live;
-            if stale_journal || (is_leftover_temp(name) && name.contains(CHECKPOINT)) {
+            if is_leftover_temp(name) && name.contains(CHECKPOINT) {
                 let p = entry.path();
                 fs::remove_file(&p).map_err(StateError::io(&p))?;
             }
@@ -535,6 +661,30 @@ struct RawCheckpointFile<'a> {
 struct RawCheckpointBody<'a> {
     #[serde(borrow, default)]
     latest: Option<&'a RawValue>,
+}
+
+/// The checkpoint's deployment as a snapshot, with its secrets provider.
+fn decode_base(
+    path: &Path,
+    latest: Option<&RawValue>,
+    crypter: Option<&Crypter>,
+) -> Result<(Snapshot, Option<SecretsProviderState>), StateError> {
+    let Some(latest) = latest else {
+        return Ok((Snapshot::default(), None));
+    };
+    let text = latest.get();
+    if crypter.is_none()
+        && text.contains("ciphertext")
+        && serde_json::from_str::<Value>(text).is_ok_and(|v| has_ciphertext(&v))
+    {
+        return Err(StateError::Secrets {
+            path: path.to_path_buf(),
+            source: SecretsError::NoPassphrase,
+        });
+    }
+    let d = parse_deployment_text(text, "checkpoint.latest", crypter)
+        .map_err(|e| corrupt(path, format!("{}: {}", e.field, e.message)))?;
+    Ok((d.snapshot, d.secrets_providers))
 }
 
 fn corrupt(path: &Path, message: String) -> StateError {

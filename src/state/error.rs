@@ -64,6 +64,33 @@ pub enum StateError {
         "stack {stack} still has {count} resources; destroy them first, or remove the stack with --force"
     )]
     HasResources { stack: String, count: usize },
+    /// A journal whose checkpoint is gone: the stack's resources are recorded only there.
+    #[error(
+        "stack {stack} has no {} but its journal {} records a deployment: starting the stack \
+         afresh would create its resources twice. Restore the checkpoint from a backup; or, if \
+         you are sure nothing it recorded exists any more, move the journal aside: `mv {} {}.orphaned`",
+        checkpoint.display(), journal.display(), journal.display(), journal.display()
+    )]
+    OrphanJournal {
+        stack: String,
+        checkpoint: PathBuf,
+        journal: PathBuf,
+    },
+    /// A journal of an epoch the checkpoint has not reached: not written by this stack's runs.
+    #[error(
+        "{}: a journal for epoch {epoch} exists before the checkpoint reached that epoch; it was \
+         not written by this stack's deployments and is not adopted. Inspect it, then move it aside \
+         (`mv {} {}.stray`) and run the command again",
+        journal.display(), journal.display(), journal.display()
+    )]
+    StrayJournal { journal: PathBuf, epoch: u64 },
+    /// A deployment that did not finish recorded resources that only its journal holds.
+    #[error(
+        "stack {stack} has an unfinished deployment recorded in {}: its resources may exist; run \
+         `stepdeck destroy` on it first, or remove the stack with --force",
+        journal.display()
+    )]
+    UnfinishedJournal { stack: String, journal: PathBuf },
     /// A `stack import` document that is not a valid export; `field` is a JSON path.
     #[error("invalid stack export at {field}: {message}")]
     Import { field: String, message: String },

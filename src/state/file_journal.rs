@@ -3,6 +3,7 @@
 //! are encrypted before a line is written. The file is synced when the journal is dropped and
 //! the checkpoint that absorbs it is synced before the journal is removed.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -111,7 +112,7 @@ pub(crate) fn read_journal(
         line: Some(line),
         message,
     };
-    complete
+    let entries = complete
         .split_inclusive(|b| *b == b'\n')
         .enumerate()
         .map(|(i, line)| {
@@ -122,5 +123,34 @@ pub(crate) fn read_journal(
             serde_json::from_value(value)
                 .map_err(|e| corrupt(n, format!("not a journal entry: {e}")))
         })
-        .collect()
+        .collect::<Result<Vec<JournalEntry>, StateError>>()?;
+    check_operations(&entries).map_err(|(i, message)| corrupt(i + 1, message))?;
+    Ok(entries)
+}
+
+/// Every operation ends at most once, after its `Begin`: an end without one was not written
+/// by our journal (which writes `Begin` before calling the provider) and cannot be replayed.
+/// Returns the index of the first entry at fault.
+fn check_operations(entries: &[JournalEntry]) -> Result<(), (usize, String)> {
+    let mut open = HashSet::new();
+    for (i, entry) in entries.iter().enumerate() {
+        let (op, what) = match entry {
+            JournalEntry::Begin { op, .. } => {
+                if !open.insert(*op) {
+                    return Err((i, format!("operation {op} begins twice")));
+                }
+                continue;
+            }
+            JournalEntry::Success { op: Some(op), .. } => (op, "success"),
+            JournalEntry::Failure { op } => (op, "failure"),
+            _ => continue,
+        };
+        if !open.remove(op) {
+            return Err((
+                i,
+                format!("{what} of operation {op}, which has not begun (or already ended)"),
+            ));
+        }
+    }
+    Ok(())
 }

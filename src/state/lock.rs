@@ -1,11 +1,15 @@
 //! The per-stack update lock: a `lock.json` that only one process can create, naming who holds
-//! it. A lock left by a process that died on this host (kill -9, power loss) is stale and is
-//! broken automatically by the next locker, which is told about it; a lock from another host
-//! or from a process still running is never broken without `stack unlock --force`.
+//! it and until when: the holder renews a lease on it (a heartbeat thread) while it runs. A
+//! lock whose lease expired (a holder killed, hung, or a zombie, on any host) or whose pid is
+//! gone from this host is stale and is broken by the next locker, which is told about it; a
+//! lock with a live lease is never broken without `stack unlock --force`.
 
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -25,6 +29,29 @@ pub struct LockInfo {
     pub operation: String,
     /// Distinguishes this lock from a later one by the same pid.
     pub id: String,
+    /// When the lease ends unless the holder renews it (RFC 3339); absent in locks written
+    /// before leases, which are judged by their pid alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires: Option<String>,
+}
+
+/// How long a lease lasts: `STEPDECK_LOCK_LEASE_SECS`, else 30 s. The holder renews it every
+/// third of that, so a holder that stopped is detected within one lease.
+pub const LEASE_ENV: &str = "STEPDECK_LOCK_LEASE_SECS";
+const DEFAULT_LEASE: Duration = Duration::from_secs(30);
+
+fn lease() -> Duration {
+    std::env::var(LEASE_ENV)
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .filter(|s| *s > 0)
+        .map_or(DEFAULT_LEASE, Duration::from_secs)
+}
+
+fn expiry(lease: Duration) -> String {
+    let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
+    let now = chrono::Utc::now();
+    now.checked_add_signed(lease).unwrap_or(now).to_rfc3339()
 }
 
 /// Whether a lock's holder is still there, as far as this host can tell.
@@ -49,17 +76,31 @@ impl LockInfo {
             time: chrono::Utc::now().to_rfc3339(),
             operation: operation.to_string(),
             id: uuid::Uuid::new_v4().to_string(),
+            expires: Some(expiry(lease())),
         }
     }
 
-    /// Checks the holder's pid on this host (`/proc`); other hosts cannot be checked.
+    /// Judges the holder by its lease (any host): expired is gone, renewed is alive. On this
+    /// host a pid that no longer runs is gone at once; a lock without a lease from another
+    /// host cannot be judged.
     pub fn holder(&self) -> Holder {
-        if self.hostname != hostname() || !Path::new("/proc/self").exists() {
-            Holder::Unknown
-        } else if Path::new("/proc").join(self.pid.to_string()).exists() {
+        let lease = self
+            .expires
+            .as_deref()
+            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
+        if lease.is_some_and(|t| t < chrono::Utc::now()) {
+            return Holder::Gone;
+        }
+        if self.hostname == hostname() && Path::new("/proc/self").exists() {
+            if Path::new("/proc").join(self.pid.to_string()).exists() {
+                Holder::Alive
+            } else {
+                Holder::Gone
+            }
+        } else if lease.is_some() {
             Holder::Alive
         } else {
-            Holder::Gone
+            Holder::Unknown
         }
     }
 }
@@ -67,22 +108,24 @@ impl LockInfo {
 /// A second locker's error: who holds the stack.
 #[derive(Debug, thiserror::Error)]
 #[error(
-    "the stack {stack} is locked by pid {pid} on host {host} since {time} ({operation}, user {user}); \
-     if that process is gone, run `stepdeck stack unlock`",
-    pid = info.pid, host = info.hostname, time = info.time, operation = info.operation, user = info.user
+    "the stack {stack} is locked by pid {pid} on host {host} since {time} ({operation}, user {user}, \
+     lease until {expires}); if that process is gone, run `stepdeck stack unlock`",
+    pid = info.pid, host = info.hostname, time = info.time, operation = info.operation, user = info.user,
+    expires = info.expires.as_deref().unwrap_or("unknown")
 )]
 pub struct StackLocked {
     pub stack: String,
     pub info: LockInfo,
 }
 
-/// The held lock; dropping it releases the lock (if it is still ours).
+/// The held lock; dropping it stops the heartbeat and releases the lock (if it is still ours).
 #[derive(Debug)]
 pub struct StackLock {
     stack: StackRef,
     path: PathBuf,
     info: LockInfo,
     broke_stale: Option<LockInfo>,
+    heartbeat: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
 }
 
 impl StackLock {
@@ -104,6 +147,10 @@ impl StackLock {
 
 impl Drop for StackLock {
     fn drop(&mut self) {
+        if let Some((stop, thread)) = self.heartbeat.take() {
+            drop(stop);
+            let _ = thread.join();
+        }
         if read_lock(&self.path)
             .ok()
             .flatten()
@@ -140,19 +187,66 @@ pub(crate) fn read_lock(path: &Path) -> Result<Option<LockInfo>, StateError> {
     }
 }
 
+/// Writes `info` to a new temporary file beside `path` (created exclusively) and returns it.
+fn write_temp(path: &Path, info: &LockInfo) -> io::Result<PathBuf> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = dir.join(format!(
+        ".lock.{}.{}.tmp",
+        info.id,
+        uuid::Uuid::new_v4().simple()
+    ));
+    let written = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| {
+            f.write_all(&serde_json::to_vec(info).map_err(io::Error::other)?)?;
+            f.sync_all()
+        });
+    match written {
+        Ok(()) => Ok(tmp),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(e)
+        }
+    }
+}
+
+/// Renews the lease every third of it until `stop` is dropped; stops renewing once the
+/// lock is no longer ours (broken by someone who found the lease expired).
+fn heartbeat(path: PathBuf, mut info: LockInfo, stop: mpsc::Receiver<()>) {
+    let lease = lease();
+    while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(lease / 3) {
+        match read_lock(&path) {
+            Ok(Some(held)) if held.id == info.id => {}
+            Ok(Some(_)) => {
+                eprintln!(
+                    "warning: {}: this process's lock was taken over after its lease expired",
+                    path.display()
+                );
+                return;
+            }
+            // Removed with its stack, or unreadable: nothing of ours to renew.
+            Ok(None) | Err(_) => return,
+        }
+        info.expires = Some(expiry(lease));
+        let Ok(tmp) = write_temp(&path, &info) else {
+            continue;
+        };
+        if fs::rename(&tmp, &path).is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+    }
+}
+
 /// Creates the lock file with its content in one step: written to a temporary name, then
 /// hard-linked into place, which fails if a lock exists.
 fn try_create(path: &Path, info: &LockInfo) -> Result<bool, StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(".lock.{}.tmp", info.id));
+    let mut tmp = None;
     let result = (|| {
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&tmp)?;
-        f.write_all(&serde_json::to_vec(info).map_err(io::Error::other)?)?;
-        f.sync_all()?;
-        match fs::hard_link(&tmp, path) {
+        let t = tmp.insert(write_temp(path, info)?);
+        match fs::hard_link(t, path) {
             Ok(()) => {
                 sync_dir(dir)?;
                 Ok(true)
@@ -161,7 +255,9 @@ fn try_create(path: &Path, info: &LockInfo) -> Result<bool, StateError> {
             Err(e) => Err(e),
         }
     })();
-    let _ = fs::remove_file(&tmp);
+    if let Some(tmp) = tmp {
+        let _ = fs::remove_file(tmp);
+    }
     result.map_err(StateError::io(path))
 }
 
@@ -175,11 +271,18 @@ pub(crate) fn acquire(
     let mut broke_stale = None;
     for _ in 0..2 {
         if try_create(path, &info)? {
+            let (stop, stopped) = mpsc::channel();
+            let (renewed, renewing) = (path.to_path_buf(), info.clone());
+            let thread = std::thread::Builder::new()
+                .name("stack-lock-lease".into())
+                .spawn(move || heartbeat(renewed, renewing, stopped))
+                .map_err(StateError::io(path))?;
             return Ok(StackLock {
                 stack: stack.clone(),
                 path: path.to_path_buf(),
                 info,
                 broke_stale,
+                heartbeat: Some((stop, thread)),
             });
         }
         match read_lock(path)? {

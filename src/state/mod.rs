@@ -9,14 +9,16 @@
 //!     checkpoint.json         {"version": 3, "checkpoint": {"stack", "latest": DeploymentV3},
 //!                              "stepdeck": {"journalEpoch": E}}   (rewritten atomically)
 //!     journal.<E>.jsonl       one JournalEntry per line, appended during a deployment
-//!     lock.json               {pid, hostname, user, time, operation, id} while locked
+//!     lock.json               {pid, hostname, user, time, operation, id, expires} while locked
 //!   workspaces/<project>.json {"stack": "<current stack>"}
 //! ```
 //!
 //! # Crash safety
 //!
-//! A stack's state is its checkpoint plus the journal whose epoch the checkpoint names; any
-//! other journal is stale and ignored. Every journal entry is one `write` of one line, so a
+//! A stack's state is its checkpoint plus the journal whose epoch the checkpoint names; a
+//! journal of an earlier epoch is stale (already folded in) and ignored. Anything else is
+//! refused, never cleaned up: a journal without a checkpoint, a journal of a later epoch (at
+//! compaction), an epoch that cannot advance, an operation that ends without having begun. Every journal entry is one `write` of one line, so a
 //! kill leaves at most a torn last line, which loading skips. Compaction (at the start and
 //! end of each deployment) replays the journal, writes the checkpoint of the next epoch
 //! (temporary file, fsync, rename, fsync of the directory) and only then removes the old
@@ -30,9 +32,11 @@
 //!
 //! # Locks
 //!
-//! Writes need a [`StackLock`]. A lock whose holder pid no longer runs on this host is
-//! broken automatically by the next locker ([`StackLock::broke_stale`] tells); a lock held by
-//! a live process or from another host needs `stack unlock --force`.
+//! Writes need a [`StackLock`]. Its holder renews a lease on it while it runs; a lock whose
+//! lease expired (on any host), or whose holder pid no longer runs on this host, is broken
+//! automatically by the next locker ([`StackLock::broke_stale`] tells); a lock with a live
+//! lease needs `stack unlock --force`. A stack is created under its lock
+//! ([`Backend::lock_or_create`]), so its creator sets up its secrets before anyone else runs.
 
 pub mod atomic;
 pub mod backend;

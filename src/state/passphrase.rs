@@ -8,8 +8,10 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::PathBuf;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use aes_gcm::aead::Aead;
 use aes_gcm::{Aes256Gcm, KeyInit, Nonce};
@@ -208,12 +210,64 @@ pub fn passphrase_from(
     match lookup(PASSPHRASE_FILE_ENV).filter(|f| !f.is_empty()) {
         Some(file) => {
             let path = PathBuf::from(file);
-            let text = std::fs::read_to_string(&path)
+            let text = read_passphrase_file(&path)
                 .map_err(|source| SecretsError::PassphraseFile { path, source })?;
             Ok(Some(text.trim().to_string()))
         }
         None => Ok(None),
     }
+}
+
+/// The most a passphrase file may hold.
+const PASSPHRASE_FILE_LIMIT: usize = 64 * 1024;
+/// How long a pipe may take to deliver the passphrase once open.
+const PASSPHRASE_PIPE_WAIT: Duration = Duration::from_secs(10);
+
+/// Reads a passphrase file with bounds: at most [`PASSPHRASE_FILE_LIMIT`] bytes (`/dev/zero`
+/// is refused, not read forever), opened without blocking (a FIFO with no writer is refused
+/// rather than waited on for ever), and a pipe that stays silent is given up after
+/// [`PASSPHRASE_PIPE_WAIT`]. Pipes such as `<(pass show …)` still work.
+fn read_passphrase_file(path: &Path) -> io::Result<String> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let regular = file.metadata()?.is_file();
+    let deadline = Instant::now() + PASSPHRASE_PIPE_WAIT;
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match file.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => {
+                text.extend_from_slice(&chunk[..n]);
+                if text.len() > PASSPHRASE_FILE_LIMIT {
+                    return Err(io::Error::other(format!(
+                        "holds more than {} KiB: not a passphrase file",
+                        PASSPHRASE_FILE_LIMIT / 1024
+                    )));
+                }
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        "nothing was written to it in time",
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if !regular && text.is_empty() {
+        return Err(io::Error::other(
+            "not a regular file, and nothing could be read from it (a FIFO with no writer?)",
+        ));
+    }
+    String::from_utf8(text).map_err(|_| io::Error::new(io::ErrorKind::InvalidData, "not UTF-8"))
 }
 
 #[cfg(test)]
@@ -272,5 +326,30 @@ mod tests {
         let missing = |k: &str| (k == PASSPHRASE_FILE_ENV).then(|| "/nonexistent/pp".to_string());
         let e = passphrase_from(missing).unwrap_err().to_string();
         assert!(e.contains("/nonexistent/pp"), "{e}");
+    }
+
+    #[test]
+    fn passphrase_files_are_read_with_bounds() {
+        let from = |path: &Path| {
+            let p = path.to_str().unwrap().to_string();
+            passphrase_from(move |k: &str| (k == PASSPHRASE_FILE_ENV).then(|| p.clone()))
+        };
+        let e = from(Path::new("/dev/zero")).unwrap_err().to_string();
+        assert!(e.contains("/dev/zero") && e.contains("64 KiB"), "{e}");
+
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: `c` is a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = from(&fifo).unwrap_err().to_string();
+        assert!(e.contains("fifo") && e.contains("no writer"), "{e}");
+
+        let big = dir.path().join("big");
+        std::fs::write(&big, "x".repeat(PASSPHRASE_FILE_LIMIT + 1)).unwrap();
+        assert!(from(&big).is_err());
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, "").unwrap();
+        assert_eq!(from(&empty).unwrap().as_deref(), Some(""));
     }
 }

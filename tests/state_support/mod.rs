@@ -1,0 +1,69 @@
+//! What the file-backend tests share: a backend in a temporary directory, a stack, resources,
+//! and a deployment killed before it finished.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
+use stepdeck::engine::property::{PropertyMap, PropertyValue};
+use stepdeck::engine::resource::{OperationType, ResourceState};
+use stepdeck::engine::urn::Urn;
+use stepdeck::state::{Backend, BackendUrl, StackLock, StackRef};
+
+pub fn backend(dir: &Path) -> Backend {
+    let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
+    Backend::open(&url).unwrap()
+}
+
+pub fn dev() -> StackRef {
+    StackRef::new("proj", "dev").unwrap()
+}
+
+pub fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
+    let mut inputs = PropertyMap::new();
+    inputs.insert("size".into(), PropertyValue::Number(3.0));
+    ResourceState {
+        urn: Urn::new("dev", "proj", None, "sim:index:Resource", name),
+        custom: true,
+        id: Some(format!("id-{name}")),
+        type_: "sim:index:Resource".into(),
+        outputs: inputs.clone(),
+        inputs,
+        dependencies: deps.iter().map(|d| d.urn.clone()).collect(),
+        ..Default::default()
+    }
+}
+
+/// Runs a deployment that creates `x` and `y` and stops before it is finished (its journal
+/// is not compacted); returns the journal's path.
+pub fn journaled(b: &Backend, lock: &StackLock) -> PathBuf {
+    let (base, journal) = b.begin_deployment(lock, None).unwrap();
+    let path = journal.path().to_path_buf();
+    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    for name in ["x", "y"] {
+        journal_create(&mgr, res(name, &[]));
+    }
+    path
+}
+
+/// Journals the creation of `r` (its begin, then its success).
+pub fn journal_create(mgr: &SnapshotManager, r: ResourceState) {
+    let op = mgr.begin(OperationType::Creating, &r).unwrap();
+    mgr.success(SuccessEntry {
+        op: Some(op),
+        new: Some(r),
+        ..Default::default()
+    })
+    .unwrap();
+}
+
+/// A new `dev` stack whose first deployment was killed after journaling `x` and `y`:
+/// the backend and the journal's path.
+pub fn killed_first_deployment(dir: &Path) -> (Backend, PathBuf) {
+    let b = backend(dir);
+    b.create_stack(&dev()).unwrap();
+    let lock = b.lock(&dev(), "up").unwrap();
+    let journal = journaled(&b, &lock);
+    (b, journal)
+}
