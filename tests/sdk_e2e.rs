@@ -21,6 +21,7 @@ fn sdk_env() -> PathBuf {
         "node_modules/@pulumi/pulumi/cmd/run/index.js",
         "node_modules/@pulumi/random",
         "node_modules/@pulumi/command",
+        "node_modules/typescript",
     ]
     .into_iter()
     .filter(|p| !root.join(p).exists())
@@ -494,4 +495,32 @@ fn a_failed_step_stops_the_program_with_the_providers_error_only() {
     assert!(!text.contains("Resource monitor"), "{text}");
     assert!(take_ops(&dir).is_empty());
     assert_eq!(resource(&env, "root")["outputs"]["content"], "v1");
+}
+
+#[test]
+fn a_typescript_program_runs_with_its_tsconfig_and_node_arguments() {
+    let env = sdk_project("node_ts");
+    config(&env, "length", "5");
+    let out = up(&env, &[]);
+    assert!(
+        out.contains(" +  stepdeck:test:TsPair pair created"),
+        "{out}"
+    );
+    assert!(out.contains("+ 4 created"), "{out}");
+    let outputs = outputs(&env, false);
+    let joined = str_of(&outputs, "joined");
+    let (left, right) = joined
+        .strip_prefix("ts:")
+        .and_then(|j| j.split_once('-'))
+        .unwrap_or_else(|| panic!("{outputs}"));
+    assert_eq!((left.len(), right.len()), (5, 5), "{outputs}");
+    assert_eq!(outputs["lengthUsed"], 5);
+    assert_eq!(outputs["preloaded"], "yes");
+    let left_state = resource(&env, "pair-left");
+    assert_eq!(left_state["outputs"]["result"], left);
+    assert_eq!(
+        left_state["parent"],
+        resource(&env, "pair")["urn"],
+        "{left_state}"
+    );
 }
