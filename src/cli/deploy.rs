@@ -46,25 +46,28 @@ impl Display {
     }
 }
 
-/// A project's program and the providers it may load.
+/// A project's program (when the operation runs it) and the providers it may load.
 pub struct Prepared {
-    pub program: Box<dyn Program>,
+    pub program: Option<Box<dyn Program>>,
     pub factory: Arc<dyn ProviderFactory>,
 }
 
-/// Loads the project's program (YAML in-process, or a Python/Node SDK program over gRPC) and
-/// the provider factory: built-in providers first, then plugins found for the project.
-pub fn prepare(ws: &Workspace, events: &EventSink) -> Result<Prepared> {
+/// Loads the project's program (YAML in-process, or a Python/Node SDK program over gRPC) when
+/// `run_program`, and the provider factory: built-in providers first, then plugins found for
+/// the project. Without `run_program` the program is never read, as Pulumi's destroy and
+/// refresh never evaluate it: a stack whose program no longer loads can still be destroyed.
+pub fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> Result<Prepared> {
     let project = &ws.project;
-    let (program, python, dir): (Box<dyn Program>, PathBuf, PathBuf) =
+    let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) =
         match project.runtime.name.as_str() {
             "yaml" => {
-                let program = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
-                (
-                    Box::new(program),
-                    PathBuf::from("python3"),
-                    project.program_dir(),
-                )
+                let program: Option<Box<dyn Program>> = if run_program {
+                    let yaml = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
+                    Some(Box::new(yaml))
+                } else {
+                    None
+                };
+                (program, PathBuf::from("python3"), project.program_dir())
             }
             name @ ("python" | "nodejs") => {
                 let options: serde_json::Map<String, serde_json::Value> = project
@@ -81,7 +84,8 @@ pub fn prepare(ws: &Workspace, events: &EventSink) -> Result<Prepared> {
                 }
                 let python = sdk.python();
                 let dir = sdk.program_directory().to_path_buf();
-                (Box::new(sdk), python, dir)
+                let program: Option<Box<dyn Program>> = run_program.then(|| Box::new(sdk) as _);
+                (program, python, dir)
             }
             other => {
                 return Err(usage(format!(
@@ -282,9 +286,9 @@ where
     F: FnOnce(Deployment, Option<Box<dyn Program>>) -> Fut,
     Fut: std::future::Future<Output = DeploymentResult>,
 {
-    let prepared = prepare(ws, &sink)?;
-    let program = matches!(opts.operation, Operation::Preview | Operation::Update)
-        .then_some(prepared.program);
+    let runs_program = matches!(opts.operation, Operation::Preview | Operation::Update);
+    let prepared = prepare(ws, &sink, runs_program)?;
+    let program = prepared.program;
     let crypter = stack.crypter.as_ref();
     if opts.is_preview() {
         let base = ws.backend.load(&stack.reference, crypter)?.snapshot;
