@@ -524,3 +524,32 @@ fn a_typescript_program_runs_with_its_tsconfig_and_node_arguments() {
         "{left_state}"
     );
 }
+
+/// A dynamic provider's configure() sees the stack's configuration with namespaced keys,
+/// secrets decrypted, as Pulumi hands the `pulumi-python`/`pulumi-nodejs` providers the whole
+/// stack config.
+fn dynamic_provider_reads_config(name: &str) {
+    let env = sdk_project(name);
+    config(&env, "greeting", "howdy");
+    env.ok(&[
+        "config", "set", "--secret", "token", "s3cr3t!", "--stack", "dev",
+    ]);
+    env.ok(&["config", "set", "aws:region", "eu-west-3", "--stack", "dev"]);
+    up(&env, &[]);
+    assert_eq!(
+        outputs(&env, false),
+        serde_json::json!({"message": "howdy, world", "tokenLength": 7, "region": "eu-west-3"})
+    );
+    let exported = serde_json::to_string(&env.export("dev")).unwrap();
+    assert!(!exported.contains("s3cr3t!"), "the secret is in the state");
+}
+
+#[test]
+fn a_python_dynamic_providers_configure_reads_the_stack_config() {
+    dynamic_provider_reads_config("py_dynamic_config");
+}
+
+#[test]
+fn a_node_dynamic_providers_configure_reads_the_stack_config() {
+    dynamic_provider_reads_config("node_dynamic_config");
+}
