@@ -553,3 +553,36 @@ fn a_python_dynamic_providers_configure_reads_the_stack_config() {
 fn a_node_dynamic_providers_configure_reads_the_stack_config() {
     dynamic_provider_reads_config("node_dynamic_config");
 }
+
+/// Runs the program of `tests/sdk_programs/<name>` once, then again with config `gen` 2 and
+/// `fail` set; returns the stack outputs after the failed update.
+fn outputs_after_a_failed_update(name: &str) -> Value {
+    let env = sdk_project(name);
+    up(&env, &[]);
+    assert_eq!(
+        outputs(&env, false),
+        serde_json::json!({"first": "first@1", "second": "second@1", "third": "third@1"})
+    );
+    config(&env, "gen", "2");
+    config(&env, "fail", "true");
+    let failed = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
+    assert!(stdout(&failed).contains("failing "), "{}", stdout(&failed));
+    outputs(&env, false)
+}
+
+#[test]
+fn a_failed_python_update_keeps_the_previous_outputs_and_merges_what_it_registered() {
+    assert_eq!(
+        outputs_after_a_failed_update("py_outputs_fail"),
+        serde_json::json!({"first": "first@2", "second": "second@1", "third": "third@1"})
+    );
+}
+
+#[test]
+fn a_failed_node_update_keeps_the_previous_outputs() {
+    assert_eq!(
+        outputs_after_a_failed_update("node_outputs_fail"),
+        serde_json::json!({"first": "first@1", "second": "second@1", "third": "third@1"})
+    );
+}
