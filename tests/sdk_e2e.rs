@@ -68,11 +68,11 @@ fn config(env: &Env, key: &str, value: &str) {
         .expect("Pulumi.yaml names the project");
     let path = env.project().join("Pulumi.dev.yaml");
     let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let full = format!("\"{project}:{key}\":");
+    let full = format!("{project}:{key}:");
     let entry = format!("  {full} {}", serde_json::to_string(value).unwrap());
     let mut lines: Vec<String> = text
         .lines()
-        .filter(|l| !l.trim_start().starts_with(&full))
+        .filter(|l| !l.trim_start().trim_start_matches('"').starts_with(&full))
         .map(str::to_string)
         .collect();
     match lines.iter().position(|l| l == "config:") {
@@ -585,4 +585,35 @@ fn a_failed_node_update_keeps_the_previous_outputs() {
         outputs_after_a_failed_update("node_outputs_fail"),
         serde_json::json!({"first": "first@1", "second": "second@1", "third": "third@1"})
     );
+}
+
+#[test]
+fn secrets_nested_in_config_objects_and_arrays_reach_the_program_decrypted() {
+    let env = sdk_project("py_config_paths");
+    let set = |args: &[&str]| {
+        let mut all = vec!["config", "set", "--stack", "dev", "--path"];
+        all.extend_from_slice(args);
+        env.ok(&all);
+    };
+    set(&["db.user", "admin"]);
+    set(&["db.port", "5432"]);
+    set(&["--secret", "db.password", "hunter22"]);
+    set(&["tokens[0]", "abc"]);
+    set(&["--secret", "tokens[1]", "s3cr3t-token"]);
+    config(&env, "plain", "visible");
+    up(&env, &[]);
+    assert_eq!(
+        outputs(&env, false),
+        serde_json::json!({
+            "dbUser": "admin",
+            "dbPort": 5432,
+            "passwordLength": 8,
+            "tokenLengths": [3, 12],
+            "secretKeys": ["db", "tokens"],
+        })
+    );
+    let settings = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
+    assert!(!settings.contains("hunter22"), "{settings}");
+    let exported = serde_json::to_string(&env.export("dev")).unwrap();
+    assert!(!exported.contains("hunter22"), "the secret is in the state");
 }

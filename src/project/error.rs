@@ -18,6 +18,8 @@ pub enum ProjectError {
     Source(#[from] SourceError),
     #[error("invalid configuration key {key:?}: {why}")]
     BadKey { key: String, why: String },
+    #[error("could not set configuration value {key}: {why}")]
+    BadValue { key: String, why: String },
     #[error("configuration value for {key} is encrypted, but no secrets provider is available")]
     NoCrypter { key: String },
     #[error("could not {action} configuration value {key}: {source}")]
