@@ -102,6 +102,21 @@ pub struct DeployArgs {
     /// Print Pulumi-shaped JSON.
     #[arg(short, long)]
     pub json: bool,
+    /// Fail with exit code 7 if a preview or update changes anything.
+    #[arg(long)]
+    pub expect_no_changes: bool,
+    /// Set a config value (`KEY=VALUE`, repeatable) in the stack's settings before running.
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+    /// The --config keys are paths into maps or lists.
+    #[arg(long)]
+    pub config_path: bool,
+    /// Do not show the stack's outputs.
+    #[arg(long)]
+    pub suppress_outputs: bool,
+    /// In the console, update without previewing first.
+    #[arg(short = 'f', long)]
+    pub skip_preview: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -8,7 +8,7 @@ use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
 use stepdeck::engine::{DeploymentResult, EventSink, Operation, Options};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, conclude, execute, options};
+use super::deploy::{Display, conclude, execute, expect_no_changes, options};
 use super::errors::DeploymentFailed;
 use super::workspace::{Stack, Workspace};
 
@@ -55,7 +55,9 @@ pub async fn run(
 ) -> Result<()> {
     let mut console = Console::enter()?;
     let outcome = async {
-        if matches!(operation, Operation::Preview | Operation::Update) && !args.yes {
+        let previews_first = operation == Operation::Preview
+            || (operation == Operation::Update && !args.skip_preview);
+        if previews_first && !args.yes {
             let preview = options(ws, stack, Operation::Preview, args, Display::Console)?;
             let asks = operation == Operation::Update;
             let (result, left) = session(
@@ -70,6 +72,9 @@ pub async fn run(
             )
             .await?;
             conclude(&result)?;
+            if !asks {
+                expect_no_changes(args, operation, &result)?;
+            }
             if !asks || left != ConsoleExit::Apply {
                 return if asks {
                     Err(DeploymentFailed("the update was aborted".into()).into())
@@ -83,7 +88,8 @@ pub async fn run(
         }
         let opts = options(ws, stack, operation, args, Display::Console)?;
         let (result, _) = session(&mut console, ws, stack, opts, ConsoleMode::Live, false).await?;
-        conclude(&result)
+        conclude(&result)?;
+        expect_no_changes(args, operation, &result)
     }
     .await;
     drop(console);

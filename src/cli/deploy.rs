@@ -7,12 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Result;
+use stepdeck::engine::step::StepOp;
+use stepdeck::engine::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, Journal,
     NullJournal, Operation, Options, Outcome, Program, ProviderFactory,
 };
 use stepdeck::output::json::{EventWriter, PreviewDigest};
 use stepdeck::output::plain::ProgressPrinter;
+use stepdeck::project::{ConfigCrypter, NewConfigValue};
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
@@ -20,8 +23,8 @@ use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::{ApprovalArg, DeployArgs};
-use super::errors::{DeploymentFailed, usage};
-use super::workspace::{Stack, Workspace, provider_factory};
+use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
+use super::workspace::{ConfigSecrets, Stack, Workspace, provider_factory};
 
 /// How a deployment is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -161,11 +164,12 @@ pub async fn drive(
     events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
+    suppress_outputs: bool,
     program: Option<Box<dyn Program>>,
 ) -> DeploymentResult {
     let control = deployment.control();
     let interrupts = tokio::spawn(cancel_on_ctrl_c(control));
-    let printer = tokio::spawn(print(events, display, config));
+    let printer = tokio::spawn(print(events, display, config, suppress_outputs));
     let result = deployment.run(program).await;
     interrupts.abort();
     let _ = printer.await;
@@ -182,6 +186,7 @@ async fn print(
     mut events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
+    suppress_outputs: bool,
 ) {
     let stdout = std::io::stdout();
     match display {
@@ -208,7 +213,10 @@ async fn print(
         _ => {
             let mut printer = ProgressPrinter::new(stdout);
             while let Some(e) = events.recv().await {
-                let _ = printer.event(&e);
+                let stack_outputs = matches!(&e, EngineEvent::ResourceOutputs { urn, .. } if urn.type_() == ROOT_STACK_TYPE);
+                if !(suppress_outputs && stack_outputs) {
+                    let _ = printer.event(&e);
+                }
             }
         }
     }
@@ -243,6 +251,63 @@ pub fn conclude(result: &DeploymentResult) -> Result<()> {
     }
 }
 
+/// `--expect-no-changes`: a preview or update that changed anything (Pulumi's `HasChanges`:
+/// any step but same and reads) fails with exit code 7.
+pub fn expect_no_changes(
+    args: &DeployArgs,
+    operation: Operation,
+    result: &DeploymentResult,
+) -> Result<()> {
+    if !args.expect_no_changes {
+        return Ok(());
+    }
+    let changed = result.counts.iter().any(|(op, n)| {
+        *n > 0 && !matches!(op, StepOp::Same | StepOp::Read | StepOp::ReadReplacement)
+    });
+    if changed {
+        let name = if operation == Operation::Preview {
+            "preview"
+        } else {
+            "update"
+        };
+        return Err(ChangesNotExpected(name).into());
+    }
+    Ok(())
+}
+
+/// `--config KEY=VALUE` (with `--config-path`, paths): sets each value in the stack's
+/// settings and saves them, as Pulumi does before running.
+fn apply_config_args(ws: &Workspace, stack: &mut Stack, args: &DeployArgs) -> Result<()> {
+    if args.config.is_empty() {
+        return Ok(());
+    }
+    let secrets = stack.crypter.clone().map(ConfigSecrets);
+    for pair in &args.config {
+        let (key, value) = pair
+            .split_once('=')
+            .ok_or_else(|| usage(format!("--config {pair:?}: expected KEY=VALUE")))?;
+        let new = NewConfigValue::Text {
+            text: value,
+            type_: None,
+        };
+        stack
+            .settings
+            .set_path(
+                key,
+                &ws.project.name,
+                new,
+                args.config_path,
+                secrets.as_ref().map(|s| s as &dyn ConfigCrypter),
+            )
+            .map_err(|e| usage(e.to_string()))?;
+    }
+    stack
+        .settings
+        .save(ws.dir(), &stack.name)
+        .map_err(|e| usage(e.to_string()))?;
+    Ok(())
+}
+
 /// `preview`, `up`, `destroy`, `refresh` from the command line.
 pub async fn run(
     dir: &Path,
@@ -255,6 +320,10 @@ pub async fn run(
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt(ws.dir())?;
+    if args.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update) {
+        return Err(usage("--expect-no-changes applies to preview and up"));
+    }
+    apply_config_args(&ws, &mut stack, &args)?;
     if operation != Operation::Preview && !args.yes && display != Display::Console {
         return Err(usage(
             "--yes must be passed in to proceed when running in non-interactive mode",
@@ -266,11 +335,13 @@ pub async fn run(
     let opts = options(&ws, &stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);
+    let suppress = args.suppress_outputs;
     let result = execute(&ws, &stack, opts, sink, |d, p| {
-        drive(d, events, display, config, p)
+        drive(d, events, display, config, suppress, p)
     })
     .await?;
-    conclude(&result)
+    conclude(&result)?;
+    expect_no_changes(&args, operation, &result)
 }
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
