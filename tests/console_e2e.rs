@@ -395,3 +395,16 @@ fn a_failed_step_ends_failed_and_q_restores_the_terminal() {
     t.wait_for("FAILED");
     t.quit_and_expect_restored(1);
 }
+
+#[test]
+fn skip_preview_runs_the_update_without_previewing_first() {
+    let env = chain_project(2, 50);
+    let t = Tmux::start(&env, 120, 40, &["up", "--stack", "dev", "--skip-preview"]);
+    let s = t.wait("the update's end or a preview", |s| {
+        s.contains("DONE") || s.contains("PREVIEW")
+    });
+    assert!(!s.contains("PREVIEW"), "{s}");
+    assert_eq!(env.world().len(), 2);
+    t.quit_and_expect_restored(0);
+    env.assert_no_leaks("dev");
+}
