@@ -4,6 +4,8 @@
 
 mod cli_support;
 
+use std::process::Output;
+
 use cli_support::*;
 
 const PROGRAM: &str = r#"
@@ -19,6 +21,32 @@ resources:
 outputs:
   shownTag: ${box.tag}
 "#;
+
+/// `preview` or `up` (with `--yes`) on stack `dev` with plain output and `extra` flags.
+fn deploy(env: &Env, op: &str, extra: &[&str]) -> Output {
+    let mut args = vec![op, "--stack", "dev", "--non-interactive"];
+    if op == "up" {
+        args.push("--yes");
+    }
+    args.extend_from_slice(extra);
+    env.run(&args)
+}
+
+/// Asserts the run failed with `code` and said `message` on stderr.
+fn assert_fails(out: &Output, code: i32, message: &str) {
+    assert_eq!(out.status.code(), Some(code), "{}", stderr(out));
+    assert!(stderr(out).contains(message), "{}", stderr(out));
+}
+
+fn settings(env: &Env) -> String {
+    std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap()
+}
+
+fn shown_tag(env: &Env) -> String {
+    env.ok(&["stack", "output", "shownTag", "--stack", "dev"])
+        .trim()
+        .to_string()
+}
 
 #[test]
 fn json_output_is_json_only_and_notices_go_to_stderr() {
@@ -45,117 +73,66 @@ fn json_output_is_json_only_and_notices_go_to_stderr() {
 #[test]
 fn expect_no_changes_fails_with_exit_code_7_when_something_changes() {
     let env = Env::new(PROGRAM);
-    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
-    env.ok(&[
-        "preview",
-        "--stack",
-        "dev",
-        "--non-interactive",
-        "--expect-no-changes",
-    ]);
-    env.ok(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--expect-no-changes",
-    ]);
+    for (op, extra) in [
+        ("up", &[][..]),
+        ("preview", &["--expect-no-changes"][..]),
+        ("up", &["--expect-no-changes"][..]),
+    ] {
+        let out = deploy(&env, op, extra);
+        assert!(out.status.success(), "{op} {extra:?}: {}", stderr(&out));
+    }
 
-    let preview = env.run(&[
+    let preview = deploy(
+        &env,
         "preview",
-        "--stack",
-        "dev",
-        "--non-interactive",
-        "--expect-no-changes",
-        "--config",
-        "tag=two",
-    ]);
-    assert_eq!(preview.status.code(), Some(7), "{}", stderr(&preview));
-    assert!(
-        stderr(&preview).contains("no changes were expected for preview but changes were proposed"),
-        "{}",
-        stderr(&preview)
+        &["--expect-no-changes", "--config", "tag=two"],
     );
-    let settings = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
-    assert_eq!(settings, "config:\n  e2e:tag: two\n");
+    assert_fails(
+        &preview,
+        7,
+        "no changes were expected for preview but changes were proposed",
+    );
+    assert_eq!(settings(&env), "config:\n  e2e:tag: two\n");
 
     // Pulumi's update runs, then reports the unexpected changes.
-    let up = env.run(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--expect-no-changes",
-        "-c",
-        "tag=three",
-    ]);
-    assert_eq!(up.status.code(), Some(7), "{}", stderr(&up));
-    assert!(
-        stderr(&up).contains("no changes were expected for update"),
-        "{}",
-        stderr(&up)
-    );
-    let tag = env.ok(&["stack", "output", "shownTag", "--stack", "dev"]);
-    assert_eq!(tag.trim(), "three");
+    let up = deploy(&env, "up", &["--expect-no-changes", "-c", "tag=three"]);
+    assert_fails(&up, 7, "no changes were expected for update");
+    assert_eq!(shown_tag(&env), "three");
 }
 
 #[test]
 fn config_paths_on_the_command_line_are_saved_before_the_update() {
     let env = Env::new(PROGRAM);
-    env.ok(&[
+    let out = deploy(
+        &env,
         "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--config-path",
-        "--config",
-        "tag=from-flag",
-        "--config",
-        "extra.list[0]=1",
-    ]);
-    let settings = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
+        &[
+            "--config-path",
+            "--config",
+            "tag=from-flag",
+            "--config",
+            "extra.list[0]=1",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
-        settings,
+        settings(&env),
         "config:\n  e2e:extra:\n    list:\n      - 1\n  e2e:tag: from-flag\n"
     );
-    let tag = env.ok(&["stack", "output", "shownTag", "--stack", "dev"]);
-    assert_eq!(tag.trim(), "from-flag");
-    let bad = env.run(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--config",
-        "novalue",
-    ]);
-    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
-    assert!(
-        stderr(&bad).contains("expected KEY=VALUE"),
-        "{}",
-        stderr(&bad)
-    );
+    assert_eq!(shown_tag(&env), "from-flag");
+    let bad = deploy(&env, "up", &["--config", "novalue"]);
+    assert_fails(&bad, 2, "expected KEY=VALUE");
 }
 
 #[test]
 fn suppress_outputs_hides_the_stack_outputs() {
     let env = Env::new(PROGRAM);
-    let shown = env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let shown = stdout(&deploy(&env, "up", &[]));
     assert!(
         shown.contains("Outputs:") && shown.contains("shownTag"),
         "{shown}"
     );
-    let hidden = env.ok(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--suppress-outputs",
-    ]);
+    let hidden = stdout(&deploy(&env, "up", &["--suppress-outputs"]));
     assert!(
         !hidden.contains("Outputs:") && !hidden.contains("shownTag"),
         "{hidden}"

@@ -7,7 +7,7 @@ use stepdeck::project::{ConfigCrypter, NewConfigValue, ScalarType};
 
 use super::args::{ConfigCommand, ConfigTypeArg};
 use super::errors::usage;
-use super::workspace::{ConfigSecrets, Workspace};
+use super::workspace::{ConfigSecrets, Stack, Workspace};
 
 pub fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> {
     let ws = Workspace::open(dir, backend)?;
@@ -30,7 +30,8 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> 
                     type_: type_.map(scalar_type),
                 }
             };
-            set_values(&ws, stack.stack.as_deref(), &[(key, new)], path)?;
+            let mut stack = ws.stack(stack.stack.as_deref(), true)?;
+            set_values(&ws, &mut stack, &[(key, new)], path)?;
         }
         ConfigCommand::SetAll {
             stack,
@@ -67,7 +68,8 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> 
                     (k.clone(), new)
                 })
                 .collect();
-            set_values(&ws, stack.stack.as_deref(), &values, path)?;
+            let mut stack = ws.stack(stack.stack.as_deref(), true)?;
+            set_values(&ws, &mut stack, &values, path)?;
         }
         ConfigCommand::Get { stack, key, path } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
@@ -155,14 +157,14 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> 
     Ok(())
 }
 
-/// Sets each value (encrypting secrets with the stack's crypter) and saves the stack file once.
-fn set_values(
+/// Sets each value in the stack's settings (encrypting secrets with the stack's crypter), with
+/// `path` as paths, and saves the stack file once.
+pub fn set_values(
     ws: &Workspace,
-    stack: Option<&str>,
+    stack: &mut Stack,
     values: &[(String, NewConfigValue<'_>)],
     path: bool,
 ) -> Result<()> {
-    let mut stack = ws.stack(stack, true)?;
     if values
         .iter()
         .any(|(_, v)| matches!(v, NewConfigValue::Secret(_)))

@@ -15,7 +15,7 @@ use stepdeck::engine::{
 };
 use stepdeck::output::json::{EventWriter, PreviewDigest};
 use stepdeck::output::plain::ProgressPrinter;
-use stepdeck::project::{ConfigCrypter, NewConfigValue};
+use stepdeck::project::NewConfigValue;
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
@@ -24,7 +24,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::{ApprovalArg, DeployArgs};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
-use super::workspace::{ConfigSecrets, Stack, Workspace, provider_factory};
+use super::workspace::{Stack, Workspace, provider_factory};
 
 /// How a deployment is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -281,31 +281,21 @@ fn apply_config_args(ws: &Workspace, stack: &mut Stack, args: &DeployArgs) -> Re
     if args.config.is_empty() {
         return Ok(());
     }
-    let secrets = stack.crypter.clone().map(ConfigSecrets);
-    for pair in &args.config {
-        let (key, value) = pair
-            .split_once('=')
-            .ok_or_else(|| usage(format!("--config {pair:?}: expected KEY=VALUE")))?;
-        let new = NewConfigValue::Text {
-            text: value,
-            type_: None,
-        };
-        stack
-            .settings
-            .set_path(
-                key,
-                &ws.project.name,
-                new,
-                args.config_path,
-                secrets.as_ref().map(|s| s as &dyn ConfigCrypter),
-            )
-            .map_err(|e| usage(e.to_string()))?;
-    }
-    stack
-        .settings
-        .save(ws.dir(), &stack.name)
-        .map_err(|e| usage(e.to_string()))?;
-    Ok(())
+    let values = args
+        .config
+        .iter()
+        .map(|pair| {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| usage(format!("--config {pair:?}: expected KEY=VALUE")))?;
+            let new = NewConfigValue::Text {
+                text: value,
+                type_: None,
+            };
+            Ok((key.to_string(), new))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    super::config::set_values(ws, stack, &values, args.config_path)
 }
 
 /// `preview`, `up`, `destroy`, `refresh` from the command line.

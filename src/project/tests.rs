@@ -140,16 +140,14 @@ fn set_get_rm_list_and_secrets_stay_encrypted() {
 
 #[test]
 fn stack_file_round_trips_in_pulumis_layout() {
-    let text = "secretsprovider: passphrase
-encryptionsalt: v1:abc
-config:
+    let text = "config:
   web:zeta: 'yes'
+  web:tags: {b: [x], a: 1}
   aws:region: us-west-2
+  web:password: {secure: v1:xyz}
   web:count: 2
-  web:password:
-    secure: v1:xyz
-  web:tags:
-    a: 1
+encryptionsalt: v1:abc
+secretsprovider: passphrase
 ";
     let s = StackSettings::parse("Pulumi.dev.yaml", text, "web").unwrap();
     let out = s.to_yaml().unwrap();
@@ -170,6 +168,8 @@ config:
     secure: v1:xyz
   web:tags:
     a: 1
+    b:
+      - x
   web:zeta: \"yes\"
 "
     );
