@@ -567,7 +567,10 @@ fn outputs_after_a_failed_update(name: &str) -> Value {
     config(&env, "fail", "true");
     let failed = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
-    assert!(stdout(&failed).contains("failing "), "{}", stdout(&failed));
+    let shown = stdout(&failed);
+    assert!(shown.contains("failing "), "{shown}");
+    // The display shows the outputs the stack keeps.
+    assert!(shown.contains("third: \"third@1\""), "{shown}");
     outputs(&env, false)
 }
 

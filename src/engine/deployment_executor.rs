@@ -353,28 +353,33 @@ impl Loop {
         Ok(program_error)
     }
 
-    /// Writes the root stack's outputs once the run's result is known (Pulumi's finalization of
-    /// stack outputs): after a failure the previous outputs stay, and those the program did
-    /// register replace theirs, since an output missing then may just not have been reached.
-    fn finalize_stack_outputs(&self, failed: bool) -> Result<(), JournalError> {
-        let Some(urn) = &self.stack_outputs_urn else {
+    /// Writes and shows the root stack's outputs once the run's result is known (Pulumi's
+    /// finalization of stack outputs): after a failure the previous outputs stay, and those
+    /// the program did register replace theirs, since an output missing then may just not have
+    /// been reached.
+    fn finalize_stack_outputs(&mut self, failed: bool) -> Result<(), JournalError> {
+        let Some(urn) = self.stack_outputs_urn.clone() else {
             return Ok(());
         };
+        if failed {
+            let mut merged = self
+                .sg
+                .base()
+                .iter()
+                .find(|r| r.urn == urn && !r.delete)
+                .map(|r| r.outputs.clone())
+                .unwrap_or_default();
+            merged.extend(std::mem::take(&mut self.stack_outputs));
+            self.stack_outputs = merged;
+        }
+        self.events.send(EngineEvent::ResourceOutputs {
+            urn: urn.clone(),
+            outputs: self.stack_outputs.clone(),
+        });
         if self.opts.is_preview() {
             return Ok(());
         }
-        let mut outputs = if failed {
-            self.sg
-                .base()
-                .iter()
-                .find(|r| &r.urn == urn && !r.delete)
-                .map(|r| r.outputs.clone())
-                .unwrap_or_default()
-        } else {
-            PropertyMap::new()
-        };
-        outputs.extend(self.stack_outputs.clone());
-        self.ctx.manager.outputs(urn, &outputs)
+        self.ctx.manager.outputs(&urn, &self.stack_outputs)
     }
 
     /// Reports every literal target that names nothing in the stack (Pulumi's
@@ -466,12 +471,14 @@ impl Loop {
                 outputs,
                 reply,
             } => {
-                let stack = urn.type_() == ROOT_STACK_TYPE;
-                if stack {
-                    self.stack_outputs = outputs.clone();
-                    self.stack_outputs_urn = Some(urn.clone());
+                if urn.type_() == ROOT_STACK_TYPE {
+                    // Written and shown once the run's result is known.
+                    self.stack_outputs = outputs;
+                    self.stack_outputs_urn = Some(urn);
+                    let _ = reply.send(Ok(()));
+                    return;
                 }
-                let written = if self.opts.is_preview() || stack {
+                let written = if self.opts.is_preview() {
                     Ok(())
                 } else {
                     self.ctx.manager.outputs(&urn, &outputs)
