@@ -68,10 +68,6 @@ pub enum ConfigValue {
 }
 
 impl ConfigValue {
-    pub fn is_secure(&self) -> bool {
-        matches!(self, ConfigValue::Secure(_))
-    }
-
     /// Whether the value is secret: encrypted itself, or holding an encrypted leaf
     /// (`{secure: …}` inside an object or array), as Pulumi's `Value.Secure` says.
     pub fn has_secret(&self) -> bool {

@@ -30,8 +30,6 @@ pub enum ProjectError {
     },
     #[error("missing required configuration value {key} (set it with `config set {short}`)")]
     MissingRequired { key: String, short: String },
-    #[error("could not write {path}: {message}")]
-    Write { path: PathBuf, message: String },
 }
 
 /// Why encrypting or decrypting a secret failed (a wrong passphrase, corrupt ciphertext).

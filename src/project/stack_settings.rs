@@ -105,7 +105,7 @@ impl StackSettings {
     /// The file's text as Pulumi writes it: `secretsprovider`, `encryptedkey`,
     /// `encryptionsalt`, `config`, `environment` in that order, then any other keys; config
     /// keys in go-yaml's order; secure values as `{secure: …}`.
-    pub fn to_yaml(&self) -> Result<String, String> {
+    pub fn to_yaml(&self) -> String {
         let mut extra = self.extra.clone();
         let mut top: Vec<(String, Value)> = Vec::new();
         for key in ["secretsprovider", "encryptedkey"] {
@@ -134,16 +134,13 @@ impl StackSettings {
             top.push(("environment".into(), v));
         }
         top.extend(extra);
-        Ok(yaml_text::document(&top))
+        yaml_text::document(&top)
     }
 
     /// Writes `<dir>/Pulumi.<stack>.yaml` atomically (temp file, then rename).
     pub fn save(&self, dir: &Path, stack: &str) -> Result<PathBuf, ProjectError> {
         let path = dir.join(settings_file_name(stack));
-        let text = self.to_yaml().map_err(|message| ProjectError::Write {
-            path: path.clone(),
-            message,
-        })?;
+        let text = self.to_yaml();
         let tmp = dir.join(format!(".{}.tmp", settings_file_name(stack)));
         let io = |source| ProjectError::Io {
             path: path.clone(),

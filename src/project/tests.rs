@@ -133,7 +133,7 @@ fn set_get_rm_list_and_secrets_stay_encrypted() {
     assert_eq!(listed, ["web:password", "web:size"]);
     assert!(s.rm("size", "web").unwrap());
     assert!(!s.rm("size", "web").unwrap());
-    let text = s.to_yaml().unwrap();
+    let text = s.to_yaml();
     assert!(text.contains("secure: v1:2retnuh"), "{text}");
     assert!(!text.contains("hunter2"));
 }
@@ -150,7 +150,7 @@ encryptionsalt: v1:abc
 secretsprovider: passphrase
 ";
     let s = StackSettings::parse("Pulumi.dev.yaml", text, "web").unwrap();
-    let out = s.to_yaml().unwrap();
+    let out = s.to_yaml();
     let again = StackSettings::parse("Pulumi.dev.yaml", &out, "web").unwrap();
     assert_eq!(again.config, s.config);
     assert_eq!(again.extra, s.extra);
