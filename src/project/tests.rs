@@ -237,3 +237,87 @@ fn secure_value_must_be_a_string() {
         "Pulumi.dev.yaml:3:13: `secure` value of web:p must be a string"
     );
 }
+
+#[test]
+fn stack_files_read_back_every_value_they_write() {
+    let strings = [
+        "",
+        " ",
+        "true",
+        "False",
+        "yes",
+        "n",
+        "null",
+        "~",
+        "123",
+        "-1",
+        "+1",
+        "0x1F",
+        "0o17",
+        "1e3",
+        "1_000",
+        ".5",
+        ".inf",
+        "12:30",
+        "2024-01-02",
+        "2024-01-02T10:11:12Z",
+        "<<",
+        "a: b",
+        "a #b",
+        "#x",
+        "- x",
+        "-x",
+        "? x",
+        ":x",
+        "x:",
+        "'q'",
+        "\"dq\"",
+        "[a]",
+        "{a}",
+        "*a",
+        "&a",
+        "!a",
+        "|a",
+        ">a",
+        "%a",
+        "@a",
+        "`a",
+        "---",
+        "...",
+        " lead",
+        "trail ",
+        "tab\there",
+        "line1\nline2",
+        "ends\n",
+        "two\n\n",
+        "\nlead",
+        "sp \nx",
+        "über ☃",
+        "back\\slash",
+        "v1:abc=",
+        "a,b",
+        "x\u{1}y",
+        "\u{feff}bom",
+    ];
+    let mut settings = StackSettings::parse("Pulumi.dev.yaml", "", "web").unwrap();
+    for (i, s) in strings.iter().enumerate() {
+        let key = format!("k{i}");
+        settings.set(&key, "web", s, false, None).unwrap();
+        settings
+            .set_path(
+                &format!("nested.{key}[0]"),
+                "web",
+                crate::project::NewConfigValue::Text {
+                    text: s,
+                    type_: None,
+                },
+                true,
+                None,
+            )
+            .unwrap();
+    }
+    let text = settings.to_yaml();
+    let back = StackSettings::parse("Pulumi.dev.yaml", &text, "web")
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back.config, settings.config, "{text}");
+}
