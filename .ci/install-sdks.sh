@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Pulumi SDKs the rpc tests drive into target/sdk-env/ (idempotent):
 #   target/sdk-env/venv          Python virtualenv with pulumi, pulumi-random, pulumi-command
-#   target/sdk-env/node_modules  @pulumi/pulumi, @pulumi/random and @pulumi/command
+#   target/sdk-env/node_modules  @pulumi/pulumi, @pulumi/random, @pulumi/command, typescript and
+#                                @types/node for TypeScript programs (typescript 5.x, the major
+#                                Pulumi's templates use: 6 rejects their tsconfig's moduleResolution)
 # Tests find them through STEPDECK_SDK_ENV (default: <repo>/target/sdk-env).
 set -euo pipefail
 
@@ -20,11 +22,13 @@ fi
 
 if [ ! -f "$env_dir/node_modules/@pulumi/pulumi/cmd/run/index.js" ] \
   || [ ! -d "$env_dir/node_modules/@pulumi/random" ] \
-  || [ ! -d "$env_dir/node_modules/@pulumi/command" ]; then
+  || [ ! -d "$env_dir/node_modules/@pulumi/command" ] \
+  || [ ! -d "$env_dir/node_modules/typescript" ] \
+  || [ ! -d "$env_dir/node_modules/@types/node" ]; then
   if [ ! -f "$env_dir/package.json" ]; then
     printf '{"name":"stepdeck-sdk-env","private":true}\n' >"$env_dir/package.json"
   fi
-  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random @pulumi/command)
+  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random @pulumi/command typescript@^5 @types/node)
 fi
 
 echo "SDKs ready in $env_dir"

@@ -621,3 +621,16 @@ fn a_pause_holds_queued_chains_off_the_workers() {
     t.quit_and_expect_restored(0);
     assert_eq!(env.world().len(), 6);
 }
+
+#[test]
+fn skip_preview_runs_the_update_without_previewing_first() {
+    let env = chain_project(2, 50);
+    let t = Tmux::start(&env, 120, 40, &["up", "--stack", "dev", "--skip-preview"]);
+    let s = t.wait("the update's end or a preview", |s| {
+        s.contains("DONE") || s.contains("PREVIEW")
+    });
+    assert!(!s.contains("PREVIEW"), "{s}");
+    assert_eq!(env.world().len(), 2);
+    t.quit_and_expect_restored(0);
+    env.assert_no_leaks("dev");
+}

@@ -21,6 +21,7 @@ fn sdk_env() -> PathBuf {
         "node_modules/@pulumi/pulumi/cmd/run/index.js",
         "node_modules/@pulumi/random",
         "node_modules/@pulumi/command",
+        "node_modules/typescript",
     ]
     .into_iter()
     .filter(|p| !root.join(p).exists())
@@ -67,11 +68,11 @@ fn config(env: &Env, key: &str, value: &str) {
         .expect("Pulumi.yaml names the project");
     let path = env.project().join("Pulumi.dev.yaml");
     let text = std::fs::read_to_string(&path).unwrap_or_default();
-    let full = format!("\"{project}:{key}\":");
+    let full = format!("{project}:{key}:");
     let entry = format!("  {full} {}", serde_json::to_string(value).unwrap());
     let mut lines: Vec<String> = text
         .lines()
-        .filter(|l| !l.trim_start().starts_with(&full))
+        .filter(|l| !l.trim_start().trim_start_matches('"').starts_with(&full))
         .map(str::to_string)
         .collect();
     match lines.iter().position(|l| l == "config:") {
@@ -494,4 +495,128 @@ fn a_failed_step_stops_the_program_with_the_providers_error_only() {
     assert!(!text.contains("Resource monitor"), "{text}");
     assert!(take_ops(&dir).is_empty());
     assert_eq!(resource(&env, "root")["outputs"]["content"], "v1");
+}
+
+#[test]
+fn a_typescript_program_runs_with_its_tsconfig_and_node_arguments() {
+    let env = sdk_project("node_ts");
+    config(&env, "length", "5");
+    let out = up(&env, &[]);
+    assert!(
+        out.contains(" +  stepdeck:test:TsPair pair created"),
+        "{out}"
+    );
+    assert!(out.contains("+ 4 created"), "{out}");
+    let outputs = outputs(&env, false);
+    let joined = str_of(&outputs, "joined");
+    let (left, right) = joined
+        .strip_prefix("ts:")
+        .and_then(|j| j.split_once('-'))
+        .unwrap_or_else(|| panic!("{outputs}"));
+    assert_eq!((left.len(), right.len()), (5, 5), "{outputs}");
+    assert_eq!(outputs["lengthUsed"], 5);
+    assert_eq!(outputs["preloaded"], "yes");
+    let left_state = resource(&env, "pair-left");
+    assert_eq!(left_state["outputs"]["result"], left);
+    assert_eq!(
+        left_state["parent"],
+        resource(&env, "pair")["urn"],
+        "{left_state}"
+    );
+}
+
+/// A dynamic provider's configure() sees the stack's configuration with namespaced keys,
+/// secrets decrypted, as Pulumi hands the `pulumi-python`/`pulumi-nodejs` providers the whole
+/// stack config.
+fn dynamic_provider_reads_config(name: &str) {
+    let env = sdk_project(name);
+    config(&env, "greeting", "howdy");
+    env.ok(&[
+        "config", "set", "--secret", "token", "s3cr3t!", "--stack", "dev",
+    ]);
+    env.ok(&["config", "set", "aws:region", "eu-west-3", "--stack", "dev"]);
+    up(&env, &[]);
+    assert_eq!(
+        outputs(&env, false),
+        serde_json::json!({"message": "howdy, world", "tokenLength": 7, "region": "eu-west-3"})
+    );
+    let exported = serde_json::to_string(&env.export("dev")).unwrap();
+    assert!(!exported.contains("s3cr3t!"), "the secret is in the state");
+}
+
+#[test]
+fn a_python_dynamic_providers_configure_reads_the_stack_config() {
+    dynamic_provider_reads_config("py_dynamic_config");
+}
+
+#[test]
+fn a_node_dynamic_providers_configure_reads_the_stack_config() {
+    dynamic_provider_reads_config("node_dynamic_config");
+}
+
+/// Runs the program of `tests/sdk_programs/<name>` once, then again with config `gen` 2 and
+/// `fail` set; returns the stack outputs after the failed update.
+fn outputs_after_a_failed_update(name: &str) -> Value {
+    let env = sdk_project(name);
+    up(&env, &[]);
+    assert_eq!(
+        outputs(&env, false),
+        serde_json::json!({"first": "first@1", "second": "second@1", "third": "third@1"})
+    );
+    config(&env, "gen", "2");
+    config(&env, "fail", "true");
+    let failed = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
+    let shown = stdout(&failed);
+    assert!(shown.contains("failing "), "{shown}");
+    // The display shows the outputs the stack keeps.
+    assert!(shown.contains("third: \"third@1\""), "{shown}");
+    outputs(&env, false)
+}
+
+#[test]
+fn a_failed_python_update_keeps_the_previous_outputs_and_merges_what_it_registered() {
+    assert_eq!(
+        outputs_after_a_failed_update("py_outputs_fail"),
+        serde_json::json!({"first": "first@2", "second": "second@1", "third": "third@1"})
+    );
+}
+
+#[test]
+fn a_failed_node_update_keeps_the_previous_outputs() {
+    assert_eq!(
+        outputs_after_a_failed_update("node_outputs_fail"),
+        serde_json::json!({"first": "first@1", "second": "second@1", "third": "third@1"})
+    );
+}
+
+#[test]
+fn secrets_nested_in_config_objects_and_arrays_reach_the_program_decrypted() {
+    let env = sdk_project("py_config_paths");
+    let set = |args: &[&str]| {
+        let mut all = vec!["config", "set", "--stack", "dev", "--path"];
+        all.extend_from_slice(args);
+        env.ok(&all);
+    };
+    set(&["db.user", "admin"]);
+    set(&["db.port", "5432"]);
+    set(&["--secret", "db.password", "hunter22"]);
+    set(&["tokens[0]", "abc"]);
+    set(&["--secret", "tokens[1]", "s3cr3t-token"]);
+    config(&env, "plain", "visible");
+    up(&env, &[]);
+    assert_eq!(
+        outputs(&env, false),
+        serde_json::json!({
+            "dbUser": "admin",
+            "dbPort": 5432,
+            "passwordLength": 8,
+            "tokenLengths": [3, 12],
+            "secretKeys": ["db", "tokens"],
+        })
+    );
+    let settings = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
+    assert!(!settings.contains("hunter22"), "{settings}");
+    let exported = serde_json::to_string(&env.export("dev")).unwrap();
+    assert!(!exported.contains("hunter22"), "the secret is in the state");
 }

@@ -105,6 +105,21 @@ pub struct DeployArgs {
     /// Print Pulumi-shaped JSON.
     #[arg(short, long)]
     pub json: bool,
+    /// Fail with exit code 7 if a preview or update changes anything.
+    #[arg(long)]
+    pub expect_no_changes: bool,
+    /// Set a config value (`KEY=VALUE`, repeatable) in the stack's settings before running.
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+    /// The --config keys are paths into maps or lists.
+    #[arg(long)]
+    pub config_path: bool,
+    /// Do not show the stack's outputs.
+    #[arg(long)]
+    pub suppress_outputs: bool,
+    /// In the console, update without previewing first.
+    #[arg(short = 'f', long)]
+    pub skip_preview: bool,
 }
 
 /// The most workers `--parallel` may ask for: the engine sizes its worker pool by it.
@@ -193,20 +208,53 @@ pub enum ConfigCommand {
         stack: StackArg,
         key: String,
         value: String,
-        #[arg(long)]
+        /// Encrypt the value.
+        #[arg(long, conflicts_with_all = ["plaintext", "type_"])]
         secret: bool,
+        /// Save the value as plaintext (the default; excludes --secret and --type).
+        #[arg(long, conflicts_with = "type_")]
+        plaintext: bool,
+        /// Save the value as this type.
+        #[arg(long = "type", value_enum, value_name = "TYPE")]
+        type_: Option<ConfigTypeArg>,
+        /// The key is a path into a map or list (`names[0]`, `db.port`, `["a.b"]`).
+        #[arg(long)]
+        path: bool,
+    },
+    /// Set several configuration values at once.
+    SetAll {
+        #[command(flatten)]
+        stack: StackArg,
+        /// A `key=value` pair saved in plaintext (repeatable).
+        #[arg(long, value_name = "KEY=VALUE")]
+        plaintext: Vec<String>,
+        /// A `key=value` pair saved encrypted (repeatable).
+        #[arg(long, value_name = "KEY=VALUE")]
+        secret: Vec<String>,
+        /// The keys are paths into maps or lists.
+        #[arg(long)]
+        path: bool,
+        /// The values as a JSON object: `{"key": {"value": "v", "secret": true}}`.
+        #[arg(long, value_name = "JSON", conflicts_with_all = ["plaintext", "secret", "path"])]
+        json: Option<String>,
     },
     /// Print a configuration value.
     Get {
         #[command(flatten)]
         stack: StackArg,
         key: String,
+        /// The key is a path into a map or list.
+        #[arg(long)]
+        path: bool,
     },
     /// Remove a configuration value.
     Rm {
         #[command(flatten)]
         stack: StackArg,
         key: String,
+        /// The key is a path into a map or list.
+        #[arg(long)]
+        path: bool,
     },
     /// List the configuration.
     Ls {
@@ -218,6 +266,15 @@ pub enum ConfigCommand {
         #[arg(short, long)]
         json: bool,
     },
+}
+
+/// `config set --type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ConfigTypeArg {
+    String,
+    Int,
+    Bool,
+    Float,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -8,7 +8,7 @@ use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
 use stepdeck::engine::{DeploymentResult, EventSink, Operation, Options};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, conclude, execute, options};
+use super::deploy::{Display, conclude, execute, expect_no_changes, options};
 use super::errors::DeploymentFailed;
 use super::workspace::{Stack, Workspace};
 
@@ -59,7 +59,7 @@ pub async fn run(
 ) -> Result<()> {
     let mut console = Console::enter()?;
     let outcome = async {
-        if operation == Operation::Preview || !args.yes {
+        if operation == Operation::Preview || !(args.yes || args.skip_preview) {
             let mut preview = if operation == Operation::Update {
                 options(ws, stack, Operation::Preview, args, Display::Console)?
             } else {
@@ -83,7 +83,10 @@ pub async fn run(
                 // The operator may leave a read-only preview early; that is not a failure.
                 return match left {
                     ConsoleExit::Quit { .. } if !result.outcome.is_success() => Ok(()),
-                    _ => conclude(&result),
+                    _ => {
+                        conclude(&result)?;
+                        expect_no_changes(args, operation, &result)
+                    }
                 };
             }
             if left != ConsoleExit::Apply {
@@ -106,7 +109,8 @@ pub async fn run(
             None,
         )
         .await?;
-        conclude(&result)
+        conclude(&result)?;
+        expect_no_changes(args, operation, &result)
     }
     .await;
     let report = console.take_report();

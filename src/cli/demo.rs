@@ -79,6 +79,11 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         yes: true,
         non_interactive: true,
         json: false,
+        expect_no_changes: false,
+        config: Vec::new(),
+        config_path: false,
+        suppress_outputs: false,
+        skip_preview: false,
     }
 }
 

@@ -7,12 +7,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Result;
+use stepdeck::engine::step::StepOp;
+use stepdeck::engine::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, Journal,
     NullJournal, Operation, Options, Outcome, Program, ProviderFactory,
 };
 use stepdeck::output::json::{EventWriter, PreviewDigest};
 use stepdeck::output::plain::ProgressPrinter;
+use stepdeck::project::NewConfigValue;
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
@@ -20,7 +23,7 @@ use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::{ApprovalArg, DeployArgs};
-use super::errors::{DeploymentFailed, usage};
+use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
 use super::workspace::{Stack, Workspace, provider_factory};
 
 /// How a deployment is shown.
@@ -46,25 +49,28 @@ impl Display {
     }
 }
 
-/// A project's program and the providers it may load.
+/// A project's program (when the operation runs it) and the providers it may load.
 pub struct Prepared {
-    pub program: Box<dyn Program>,
+    pub program: Option<Box<dyn Program>>,
     pub factory: Arc<dyn ProviderFactory>,
 }
 
-/// Loads the project's program (YAML in-process, or a Python/Node SDK program over gRPC) and
-/// the provider factory: built-in providers first, then plugins found for the project.
-pub fn prepare(ws: &Workspace, events: &EventSink) -> Result<Prepared> {
+/// Loads the project's program (YAML in-process, or a Python/Node SDK program over gRPC) when
+/// `run_program`, and the provider factory: built-in providers first, then plugins found for
+/// the project. Without `run_program` the program is never read, as Pulumi's destroy and
+/// refresh never evaluate it: a stack whose program no longer loads can still be destroyed.
+pub fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> Result<Prepared> {
     let project = &ws.project;
-    let (program, python, dir): (Box<dyn Program>, PathBuf, PathBuf) =
+    let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) =
         match project.runtime.name.as_str() {
             "yaml" => {
-                let program = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
-                (
-                    Box::new(program),
-                    PathBuf::from("python3"),
-                    project.program_dir(),
-                )
+                let program: Option<Box<dyn Program>> = if run_program {
+                    let yaml = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
+                    Some(Box::new(yaml))
+                } else {
+                    None
+                };
+                (program, PathBuf::from("python3"), project.program_dir())
             }
             name @ ("python" | "nodejs") => {
                 let options: serde_json::Map<String, serde_json::Value> = project
@@ -81,7 +87,8 @@ pub fn prepare(ws: &Workspace, events: &EventSink) -> Result<Prepared> {
                 }
                 let python = sdk.python();
                 let dir = sdk.program_directory().to_path_buf();
-                (Box::new(sdk), python, dir)
+                let program: Option<Box<dyn Program>> = run_program.then(|| Box::new(sdk) as _);
+                (program, python, dir)
             }
             other => {
                 return Err(usage(format!(
@@ -158,11 +165,12 @@ pub async fn drive(
     events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
+    suppress_outputs: bool,
     program: Option<Box<dyn Program>>,
 ) -> DeploymentResult {
     let control = deployment.control();
     let interrupts = tokio::spawn(cancel_on_ctrl_c(control));
-    let printer = tokio::spawn(print(events, display, config));
+    let printer = tokio::spawn(print(events, display, config, suppress_outputs));
     let result = deployment.run(program).await;
     interrupts.abort();
     let _ = printer.await;
@@ -179,6 +187,7 @@ async fn print(
     mut events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
+    suppress_outputs: bool,
 ) {
     let stdout = std::io::stdout();
     match display {
@@ -205,7 +214,10 @@ async fn print(
         _ => {
             let mut printer = ProgressPrinter::new(stdout);
             while let Some(e) = events.recv().await {
-                let _ = printer.event(&e);
+                let stack_outputs = matches!(&e, EngineEvent::ResourceOutputs { urn, .. } if urn.type_() == ROOT_STACK_TYPE);
+                if !(suppress_outputs && stack_outputs) {
+                    let _ = printer.event(&e);
+                }
             }
         }
     }
@@ -240,6 +252,53 @@ pub fn conclude(result: &DeploymentResult) -> Result<()> {
     }
 }
 
+/// `--expect-no-changes`: a preview or update that changed anything (Pulumi's `HasChanges`:
+/// any step but same and reads) fails with exit code 7.
+pub fn expect_no_changes(
+    args: &DeployArgs,
+    operation: Operation,
+    result: &DeploymentResult,
+) -> Result<()> {
+    if !args.expect_no_changes {
+        return Ok(());
+    }
+    let changed = result.counts.iter().any(|(op, n)| {
+        *n > 0 && !matches!(op, StepOp::Same | StepOp::Read | StepOp::ReadReplacement)
+    });
+    if changed {
+        let name = if operation == Operation::Preview {
+            "preview"
+        } else {
+            "update"
+        };
+        return Err(ChangesNotExpected(name).into());
+    }
+    Ok(())
+}
+
+/// `--config KEY=VALUE` (with `--config-path`, paths): sets each value in the stack's
+/// settings and saves them, as Pulumi does before running.
+fn apply_config_args(ws: &Workspace, stack: &mut Stack, args: &DeployArgs) -> Result<()> {
+    if args.config.is_empty() {
+        return Ok(());
+    }
+    let values = args
+        .config
+        .iter()
+        .map(|pair| {
+            let (key, value) = pair
+                .split_once('=')
+                .ok_or_else(|| usage(format!("--config {pair:?}: expected KEY=VALUE")))?;
+            let new = NewConfigValue::Text {
+                text: value,
+                type_: None,
+            };
+            Ok((key.to_string(), new))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    super::config::set_values(ws, stack, &values, args.config_path)
+}
+
 /// `preview`, `up`, `destroy`, `refresh` from the command line.
 pub async fn run(
     dir: &Path,
@@ -252,6 +311,10 @@ pub async fn run(
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt(ws.dir())?;
+    if args.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update) {
+        return Err(usage("--expect-no-changes applies to preview and up"));
+    }
+    apply_config_args(&ws, &mut stack, &args)?;
     if operation != Operation::Preview && !args.yes && display != Display::Console {
         return Err(usage(
             "--yes must be passed in to proceed when running in non-interactive mode",
@@ -263,11 +326,13 @@ pub async fn run(
     let opts = options(&ws, &stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);
+    let suppress = args.suppress_outputs;
     let result = execute(&ws, &stack, opts, sink, |d, p| {
-        drive(d, events, display, config, p)
+        drive(d, events, display, config, suppress, p)
     })
     .await?;
-    conclude(&result)
+    conclude(&result)?;
+    expect_no_changes(&args, operation, &result)
 }
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
@@ -283,9 +348,9 @@ where
     F: FnOnce(Deployment, Option<Box<dyn Program>>) -> Fut,
     Fut: std::future::Future<Output = DeploymentResult>,
 {
-    let prepared = prepare(ws, &sink)?;
-    let program = matches!(opts.operation, Operation::Preview | Operation::Update)
-        .then_some(prepared.program);
+    let runs_program = matches!(opts.operation, Operation::Preview | Operation::Update);
+    let prepared = prepare(ws, &sink, runs_program)?;
+    let program = prepared.program;
     let crypter = stack.crypter.as_ref();
     if opts.is_preview() {
         let base = ws.backend.load(&stack.reference, crypter)?.snapshot;

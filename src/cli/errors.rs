@@ -1,4 +1,5 @@
-//! Exit codes: 0 success, 1 a failed deployment, 2 bad usage or bad input.
+//! Exit codes: 0 success, 1 a failed deployment, 2 bad usage or bad input, 7 changes where
+//! `--expect-no-changes` expected none.
 
 use std::fmt;
 
@@ -30,8 +31,28 @@ impl fmt::Display for DeploymentFailed {
 
 impl std::error::Error for DeploymentFailed {}
 
-/// The exit code for an error: usage and input errors are 2, everything else 1.
+/// `--expect-no-changes` saw changes (exit code 7, Pulumi's `ExitNoChanges`).
+#[derive(Debug)]
+pub struct ChangesNotExpected(pub &'static str);
+
+impl fmt::Display for ChangesNotExpected {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "no changes were expected for {} but changes were proposed",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for ChangesNotExpected {}
+
+/// The exit code for an error: usage and input errors are 2, unexpected changes 7, everything
+/// else 1.
 pub fn exit_code(e: &anyhow::Error) -> u8 {
+    if e.downcast_ref::<ChangesNotExpected>().is_some() {
+        return 7;
+    }
     if e.downcast_ref::<UsageError>().is_some()
         || e.downcast_ref::<clap::Error>().is_some()
         || e.chain().any(|c| {

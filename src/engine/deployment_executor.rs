@@ -16,7 +16,7 @@ use super::events::{
     ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
 };
 use super::exec_state::ExecState;
-use super::journal::{NullJournal, SnapshotManager, SuccessEntry};
+use super::journal::{JournalError, NullJournal, SnapshotManager, SuccessEntry};
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
 use super::resource::PendingOperation;
@@ -60,6 +60,8 @@ struct Loop {
     declined: usize,
     cancelled: bool,
     stack_outputs: PropertyMap,
+    /// The root stack whose registered outputs wait for the run's result to be written.
+    stack_outputs_urn: Option<Urn>,
 }
 
 fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
@@ -205,6 +207,7 @@ impl Deployment {
             declined: 0,
             cancelled: false,
             stack_outputs: PropertyMap::new(),
+            stack_outputs_urn: None,
         };
         let info = Arc::new(DeploymentInfo {
             stack: opts.stack.clone(),
@@ -221,6 +224,12 @@ impl Deployment {
                 Outcome::Terminated
             }
             Ok(program_error) => {
+                let failed =
+                    lp.cancelled || program_error.is_some() || exec.first_error().is_some();
+                let program_error = match lp.finalize_stack_outputs(failed) {
+                    Ok(()) => program_error,
+                    Err(e) => program_error.or(Some(format!("recording the stack outputs: {e}"))),
+                };
                 if lp.cancelled {
                     Outcome::Cancelled
                 } else if let Some(e) = program_error.or_else(|| exec.first_error()) {
@@ -365,6 +374,35 @@ impl Loop {
         Ok(program_error)
     }
 
+    /// Writes and shows the root stack's outputs once the run's result is known (Pulumi's
+    /// finalization of stack outputs): after a failure the previous outputs stay, and those
+    /// the program did register replace theirs, since an output missing then may just not have
+    /// been reached.
+    fn finalize_stack_outputs(&mut self, failed: bool) -> Result<(), JournalError> {
+        let Some(urn) = self.stack_outputs_urn.clone() else {
+            return Ok(());
+        };
+        if failed {
+            let mut merged = self
+                .sg
+                .base()
+                .iter()
+                .find(|r| r.urn == urn && !r.delete)
+                .map(|r| r.outputs.clone())
+                .unwrap_or_default();
+            merged.extend(std::mem::take(&mut self.stack_outputs));
+            self.stack_outputs = merged;
+        }
+        self.events.send(EngineEvent::ResourceOutputs {
+            urn: urn.clone(),
+            outputs: self.stack_outputs.clone(),
+        });
+        if self.opts.is_preview() {
+            return Ok(());
+        }
+        self.ctx.manager.outputs(&urn, &self.stack_outputs)
+    }
+
     /// Reports every literal target that names nothing in the stack (Pulumi's
     /// `checkTargets`); false when there was one.
     fn check_targets(&mut self, globs: &[String]) -> bool {
@@ -455,7 +493,11 @@ impl Loop {
                 reply,
             } => {
                 if urn.type_() == ROOT_STACK_TYPE {
-                    self.stack_outputs = outputs.clone();
+                    // Written and shown once the run's result is known.
+                    self.stack_outputs = outputs;
+                    self.stack_outputs_urn = Some(urn);
+                    let _ = reply.send(Ok(()));
+                    return;
                 }
                 let written = if self.opts.is_preview() {
                     Ok(())

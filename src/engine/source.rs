@@ -103,6 +103,9 @@ type DefaultProviders = HashMap<(String, Option<String>), DefaultProvider>;
 /// The stack config key listing packages whose default providers are denied.
 const DISABLE_DEFAULT_PROVIDERS: &str = "pulumi:disable-default-providers";
 
+/// The packages of the Python and Node.js SDKs' dynamic providers.
+const DYNAMIC_PROVIDER_PACKAGES: [&str; 2] = ["pulumi-python", "pulumi-nodejs"];
+
 /// A default provider's name (Pulumi's `DefaultName`): `default`, or for a requested version
 /// `default_` and the version with its separators as underscores (`default_1_2_3_beta_1`).
 pub fn default_provider_name(version: Option<&str>) -> String {
@@ -455,16 +458,24 @@ impl ResourceMonitor {
         Ok(denied.iter().any(|d| d == "*" || d == pkg))
     }
 
+    /// The default provider's inputs: the package's own keys without their namespace, or for
+    /// the SDKs' dynamic providers the whole stack config with namespaced keys and text values,
+    /// which their `configure()` reads (Pulumi's `Target.GetPackageConfig`).
     fn provider_config(&self, pkg: &str) -> PropertyMap {
         let prefix = format!("{pkg}:");
+        let dynamic = DYNAMIC_PROVIDER_PACKAGES.contains(&pkg);
         self.info
             .config
             .iter()
             .filter_map(|(k, v)| {
-                let key = k.strip_prefix(&prefix)?;
+                let key = if dynamic {
+                    k.as_str()
+                } else {
+                    k.strip_prefix(&prefix)?
+                };
                 let value = serde_json::from_str::<serde_json::Value>(v)
                     .ok()
-                    .filter(|j| !j.is_string())
+                    .filter(|j| !j.is_string() && !dynamic)
                     .and_then(|j| super::property::PropertyValue::from_json(&j).ok())
                     .unwrap_or_else(|| super::property::PropertyValue::String(v.clone()));
                 let value = if self.info.secret_keys.iter().any(|s| s == k) {

@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use super::config_path::{self, PathStep};
 use super::error::{CryptError, ProjectError};
 use super::project_file::Project;
 use super::stack_settings::StackSettings;
@@ -67,8 +68,131 @@ pub enum ConfigValue {
 }
 
 impl ConfigValue {
-    pub fn is_secure(&self) -> bool {
-        matches!(self, ConfigValue::Secure(_))
+    /// Whether the value is secret: encrypted itself, or holding an encrypted leaf
+    /// (`{secure: …}` inside an object or array), as Pulumi's `Value.Secure` says.
+    pub fn has_secret(&self) -> bool {
+        match self {
+            ConfigValue::Secure(_) => true,
+            ConfigValue::Plain(v) => config_path::has_secure_leaf(v),
+        }
+    }
+
+    /// The value as structured config: an encrypted value is an encrypted leaf.
+    fn to_json(&self) -> Value {
+        match self {
+            ConfigValue::Plain(v) => v.clone(),
+            ConfigValue::Secure(ct) => config_path::secure(ct),
+        }
+    }
+}
+
+/// What `config set` stores, at a key or a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewConfigValue<'a> {
+    /// Text as given: `type_` makes it a bool or number; without a type, a text set under a
+    /// path that reads as a bool or an integer is stored as one (Pulumi's coercion).
+    Text {
+        text: &'a str,
+        type_: Option<ScalarType>,
+    },
+    /// Text encrypted with the stack's crypter.
+    Secret(&'a str),
+}
+
+/// `config set --type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScalarType {
+    String,
+    Int,
+    Bool,
+    Float,
+}
+
+impl ScalarType {
+    fn value(self, key: &ConfigKey, text: &str) -> Result<Value, ProjectError> {
+        let bad = |why: &str| ProjectError::BadValue {
+            key: key.to_string(),
+            why: format!("{text:?} is not {why}"),
+        };
+        Ok(match self {
+            ScalarType::String => Value::String(text.into()),
+            ScalarType::Int => Value::from(text.parse::<i64>().map_err(|_| bad("an int"))?),
+            ScalarType::Bool => Value::Bool(parse_go_bool(text).ok_or_else(|| bad("a bool"))?),
+            ScalarType::Float => text
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64)
+                .map(Value::Number)
+                .ok_or_else(|| bad("a float"))?,
+        })
+    }
+}
+
+/// Go's `strconv.ParseBool` spellings.
+fn parse_go_bool(text: &str) -> Option<bool> {
+    match text {
+        "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
+        "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
+        _ => None,
+    }
+}
+
+/// Pulumi's coercion of untyped text set under a path: `true`/`false` become bools, integers
+/// (not written with a leading zero) become numbers, anything else stays text.
+fn coerce(text: &str) -> Value {
+    match text {
+        "true" => return Value::Bool(true),
+        "false" => return Value::Bool(false),
+        _ => {}
+    }
+    if text.len() > 1 && text.starts_with('0') {
+        return Value::String(text.into());
+    }
+    text.parse::<i64>()
+        .map(Value::from)
+        .or_else(|_| text.parse::<u64>().map(Value::from))
+        .unwrap_or_else(|_| Value::String(text.into()))
+}
+
+/// A key as `config` commands take it, with `--path` its path: the namespace applies to the
+/// first segment only (`aws:tags.Name` is `aws:tags`, path `tags.Name`), as Pulumi parses it.
+fn parse_key_path(
+    key: &str,
+    project: &str,
+    path: bool,
+) -> Result<(ConfigKey, Vec<PathStep>), ProjectError> {
+    if !path {
+        let k = ConfigKey::parse(key, project)?;
+        let steps = vec![PathStep::Key(k.name.clone())];
+        return Ok((k, steps));
+    }
+    let full = match key.find(['[', '.']) {
+        Some(i) if i > 0 => {
+            let top = ConfigKey::parse(&key[..i], project)?;
+            ConfigKey {
+                namespace: top.namespace,
+                name: format!("{}{}", top.name, &key[i..]),
+            }
+        }
+        _ => ConfigKey::parse(key, project)?,
+    };
+    let bad = |why: String| ProjectError::BadKey {
+        key: key.to_string(),
+        why,
+    };
+    let steps =
+        config_path::parse_path(&full.name).map_err(|e| bad(format!("invalid path: {e}")))?;
+    match steps.first() {
+        Some(PathStep::Key(first)) if !first.is_empty() => Ok((
+            ConfigKey {
+                namespace: full.namespace,
+                name: first.clone(),
+            },
+            steps,
+        )),
+        Some(PathStep::Key(_)) => Err(bad("the config key is empty".into())),
+        Some(PathStep::Index(_)) => Err(bad("the first path segment must be a name".into())),
+        None => Err(bad("empty config key path".into())),
     }
 }
 
@@ -148,11 +272,29 @@ impl ConfigType {
     }
 }
 
-/// The text a deployment sees for a plain value: strings as they are, anything else as JSON.
+/// The text a deployment sees for a plain value: strings as they are, anything else as JSON
+/// with sorted keys (as Go marshals Pulumi's config objects).
 pub fn value_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => sorted_keys(other).to_string(),
+    }
+}
+
+fn sorted_keys(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), sorted_keys(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.iter().map(sorted_keys).collect()),
+        other => other.clone(),
     }
 }
 
@@ -264,11 +406,33 @@ impl StackSettings {
         project: &str,
         crypter: Option<&dyn ConfigCrypter>,
     ) -> Result<Option<ConfigEntry>, ProjectError> {
-        let key = ConfigKey::parse(key, project)?;
+        self.get_path(key, project, false, crypter)
+    }
+
+    /// The value of one key, or with `path` of a path inside it (`config get --path`).
+    pub fn get_path(
+        &self,
+        key: &str,
+        project: &str,
+        path: bool,
+        crypter: Option<&dyn ConfigCrypter>,
+    ) -> Result<Option<ConfigEntry>, ProjectError> {
+        let (key, steps) = parse_key_path(key, project, path)?;
         let Some(value) = self.config.get(&key) else {
             return Ok(None);
         };
-        Ok(Some(entry(&key, value, crypter)?))
+        if steps.len() == 1 {
+            return Ok(Some(entry(&key, value, crypter)?));
+        }
+        let root = value.to_json();
+        let Some(found) = config_path::get(&root, &steps[1..]) else {
+            return Ok(None);
+        };
+        let found = match config_path::secure_leaf(found) {
+            Some(ct) => ConfigValue::Secure(ct.to_string()),
+            None => ConfigValue::Plain(found.clone()),
+        };
+        Ok(Some(entry(&key, &found, crypter)?))
     }
 
     /// Sets a key; a secret is encrypted with the crypter before it is stored.
@@ -280,21 +444,69 @@ impl StackSettings {
         secret: bool,
         crypter: Option<&dyn ConfigCrypter>,
     ) -> Result<ConfigKey, ProjectError> {
-        let key = ConfigKey::parse(key, project)?;
-        let stored = if secret {
-            let crypter = crypter.ok_or_else(|| ProjectError::NoCrypter {
-                key: key.to_string(),
-            })?;
-            let ct = crypter
-                .encrypt(value)
-                .map_err(|source| ProjectError::Crypt {
-                    key: key.to_string(),
-                    action: "encrypt",
-                    source,
-                })?;
-            ConfigValue::Secure(ct)
+        let new = if secret {
+            NewConfigValue::Secret(value)
         } else {
-            ConfigValue::Plain(Value::String(value.to_string()))
+            NewConfigValue::Text {
+                text: value,
+                type_: None,
+            }
+        };
+        self.set_path(key, project, new, false, crypter)
+    }
+
+    /// Sets a key, or with `path` a path inside it, storing what Pulumi's `config set
+    /// [--path]` stores.
+    pub fn set_path(
+        &mut self,
+        key: &str,
+        project: &str,
+        new: NewConfigValue<'_>,
+        path: bool,
+        crypter: Option<&dyn ConfigCrypter>,
+    ) -> Result<ConfigKey, ProjectError> {
+        let (key, steps) = parse_key_path(key, project, path)?;
+        let nested = steps.len() > 1;
+        let leaf = match new {
+            NewConfigValue::Secret(text) => {
+                let crypter = crypter.ok_or_else(|| ProjectError::NoCrypter {
+                    key: key.to_string(),
+                })?;
+                let ct = crypter
+                    .encrypt(text)
+                    .map_err(|source| ProjectError::Crypt {
+                        key: key.to_string(),
+                        action: "encrypt",
+                        source,
+                    })?;
+                ConfigValue::Secure(ct)
+            }
+            NewConfigValue::Text {
+                text,
+                type_: Some(t),
+            } => ConfigValue::Plain(t.value(&key, text)?),
+            NewConfigValue::Text { text, type_: None } if nested => {
+                ConfigValue::Plain(coerce(text))
+            }
+            NewConfigValue::Text { text, type_: None } => {
+                ConfigValue::Plain(Value::String(text.to_string()))
+            }
+        };
+        let stored = if nested {
+            let mut root = self
+                .config
+                .get(&key)
+                .map_or(Value::Null, ConfigValue::to_json);
+            let mut prefix = vec![steps[0].clone()];
+            config_path::set(&mut root, &mut prefix, &steps[1..], leaf.to_json()).map_err(
+                |why| ProjectError::BadValue {
+                    key: key.to_string(),
+                    why,
+                },
+            )?;
+            ConfigValue::Plain(root)
+        } else {
+            leaf
         };
         self.config.insert(key.clone(), stored);
         self.positions.remove(&key);
@@ -303,9 +515,24 @@ impl StackSettings {
 
     /// Removes a key; says whether it was there.
     pub fn rm(&mut self, key: &str, project: &str) -> Result<bool, ProjectError> {
-        let key = ConfigKey::parse(key, project)?;
+        self.rm_path(key, project, false)
+    }
+
+    /// Removes a key, or with `path` a path inside it; says whether the key was there.
+    pub fn rm_path(&mut self, key: &str, project: &str, path: bool) -> Result<bool, ProjectError> {
+        let (key, steps) = parse_key_path(key, project, path)?;
         self.positions.remove(&key);
-        Ok(self.config.remove(&key).is_some())
+        if steps.len() == 1 {
+            return Ok(self.config.remove(&key).is_some());
+        }
+        let Some(ConfigValue::Plain(root)) = self.config.get_mut(&key) else {
+            return Ok(self.config.contains_key(&key));
+        };
+        config_path::remove(root, &steps[1..]).map_err(|why| ProjectError::BadValue {
+            key: key.to_string(),
+            why,
+        })?;
+        Ok(true)
     }
 
     /// Every key in order, secrets decrypted only when a crypter is given.
@@ -329,7 +556,7 @@ impl StackSettings {
         let mut out = ResolvedConfig::default();
         for (key, value) in &self.config {
             let plain = match value {
-                ConfigValue::Plain(v) => value_text(v),
+                ConfigValue::Plain(v) => value_text(&decrypt_leaves(key, v, crypter)?),
                 ConfigValue::Secure(ct) => decrypt(key, ct, crypter)?,
             };
             let declared = project.config.iter().find(|d| &d.key == key);
@@ -344,7 +571,7 @@ impl StackSettings {
                 )
                 .into());
             }
-            if value.is_secure() || declared.is_some_and(|d| d.secret) {
+            if value.has_secret() || declared.is_some_and(|d| d.secret) {
                 out.secret_keys.push(key.to_string());
             }
             out.values.insert(key.to_string(), plain);
@@ -380,20 +607,41 @@ fn entry(
     value: &ConfigValue,
     crypter: Option<&dyn ConfigCrypter>,
 ) -> Result<ConfigEntry, ProjectError> {
-    Ok(match value {
-        ConfigValue::Plain(v) => ConfigEntry {
-            key: key.clone(),
-            value: Some(value_text(v)),
-            secret: false,
-        },
-        ConfigValue::Secure(ct) => ConfigEntry {
-            key: key.clone(),
-            value: match crypter {
-                Some(_) => Some(decrypt(key, ct, crypter)?),
-                None => None,
-            },
-            secret: true,
-        },
+    let shown = match (value, crypter) {
+        (ConfigValue::Plain(v), _) if !config_path::has_secure_leaf(v) => Some(value_text(v)),
+        (_, None) => None,
+        (ConfigValue::Plain(v), Some(_)) => Some(value_text(&decrypt_leaves(key, v, crypter)?)),
+        (ConfigValue::Secure(ct), Some(_)) => Some(decrypt(key, ct, crypter)?),
+    };
+    Ok(ConfigEntry {
+        key: key.clone(),
+        value: shown,
+        secret: value.has_secret(),
+    })
+}
+
+/// `v` with every encrypted leaf replaced by its plaintext.
+fn decrypt_leaves(
+    key: &ConfigKey,
+    v: &Value,
+    crypter: Option<&dyn ConfigCrypter>,
+) -> Result<Value, ProjectError> {
+    if let Some(ct) = config_path::secure_leaf(v) {
+        return decrypt(key, ct, crypter).map(Value::String);
+    }
+    Ok(match v {
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, item)| Ok((k.clone(), decrypt_leaves(key, item, crypter)?)))
+                .collect::<Result<_, ProjectError>>()?,
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|item| decrypt_leaves(key, item, crypter))
+                .collect::<Result<_, _>>()?,
+        ),
+        other => other.clone(),
     })
 }
 

@@ -18,6 +18,8 @@ pub enum ProjectError {
     Source(#[from] SourceError),
     #[error("invalid configuration key {key:?}: {why}")]
     BadKey { key: String, why: String },
+    #[error("could not set configuration value {key}: {why}")]
+    BadValue { key: String, why: String },
     #[error("configuration value for {key} is encrypted, but no secrets provider is available")]
     NoCrypter { key: String },
     #[error("could not {action} configuration value {key}: {source}")]
@@ -28,8 +30,6 @@ pub enum ProjectError {
     },
     #[error("missing required configuration value {key} (set it with `config set {short}`)")]
     MissingRequired { key: String, short: String },
-    #[error("could not write {path}: {message}")]
-    Write { path: PathBuf, message: String },
 }
 
 /// Why encrypting or decrypting a secret failed (a wrong passphrase, corrupt ciphertext).

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::config::{ConfigKey, ConfigValue};
+use super::config_path;
 use super::error::ProjectError;
+use super::yaml_text;
 use crate::yaml::node::parse_document;
 use crate::yaml::{NodeKind, Pos, SourceError};
 
@@ -100,38 +102,45 @@ impl StackSettings {
         Ok(s)
     }
 
-    /// The file's text: top-level and config keys sorted, secure values as `{secure: …}`.
-    pub fn to_yaml(&self) -> Result<String, String> {
-        let mut top: BTreeMap<String, Value> = self.extra.clone();
+    /// The file's text as Pulumi writes it: `secretsprovider`, `encryptedkey`,
+    /// `encryptionsalt`, `config`, `environment` in that order, then any other keys; config
+    /// keys in go-yaml's order; secure values as `{secure: …}`.
+    pub fn to_yaml(&self) -> String {
+        let mut extra = self.extra.clone();
+        let mut top: Vec<(String, Value)> = Vec::new();
+        for key in ["secretsprovider", "encryptedkey"] {
+            if let Some(v) = extra.remove(key) {
+                top.push((key.to_string(), v));
+            }
+        }
         if let Some(salt) = &self.encryption_salt {
-            top.insert("encryptionsalt".into(), Value::String(salt.clone()));
+            top.push(("encryptionsalt".into(), Value::String(salt.clone())));
         }
         if !self.config.is_empty() {
-            let mut cfg = Map::new();
-            for (k, v) in &self.config {
-                let value = match v {
-                    ConfigValue::Plain(v) => v.clone(),
-                    ConfigValue::Secure(ct) => {
-                        let mut m = Map::new();
-                        m.insert("secure".into(), Value::String(ct.clone()));
-                        Value::Object(m)
-                    }
-                };
-                cfg.insert(k.to_string(), value);
-            }
-            top.insert("config".into(), Value::Object(cfg));
+            let cfg: Map<String, Value> = self
+                .config
+                .iter()
+                .map(|(k, v)| {
+                    let value = match v {
+                        ConfigValue::Plain(v) => v.clone(),
+                        ConfigValue::Secure(ct) => config_path::secure(ct),
+                    };
+                    (k.to_string(), value)
+                })
+                .collect();
+            top.push(("config".into(), Value::Object(cfg)));
         }
-        let doc: Map<String, Value> = top.into_iter().collect();
-        serde_saphyr::to_string(&Value::Object(doc)).map_err(|e| e.to_string())
+        if let Some(v) = extra.remove("environment") {
+            top.push(("environment".into(), v));
+        }
+        top.extend(extra);
+        yaml_text::document(&top)
     }
 
     /// Writes `<dir>/Pulumi.<stack>.yaml` atomically (temp file, then rename).
     pub fn save(&self, dir: &Path, stack: &str) -> Result<PathBuf, ProjectError> {
         let path = dir.join(settings_file_name(stack));
-        let text = self.to_yaml().map_err(|message| ProjectError::Write {
-            path: path.clone(),
-            message,
-        })?;
+        let text = self.to_yaml();
         // A fresh name, created exclusively: a file or symlink planted at the temporary name
         // is never written through, and concurrent saves do not share one.
         let tmp = dir.join(format!(

@@ -133,54 +133,45 @@ fn set_get_rm_list_and_secrets_stay_encrypted() {
     assert_eq!(listed, ["web:password", "web:size"]);
     assert!(s.rm("size", "web").unwrap());
     assert!(!s.rm("size", "web").unwrap());
-    let text = s.to_yaml().unwrap();
+    let text = s.to_yaml();
     assert!(text.contains("secure: v1:2retnuh"), "{text}");
     assert!(!text.contains("hunter2"));
 }
 
 #[test]
-fn stack_file_round_trips_with_sorted_keys() {
-    let text = "secretsprovider: passphrase
+fn stack_file_round_trips_in_pulumis_layout() {
+    let text = "config:
+  web:zeta: 'yes'
+  web:tags: {b: [x], a: 1}
+  aws:region: us-west-2
+  web:password: {secure: v1:xyz}
+  web:count: 2
+encryptionsalt: v1:abc
+secretsprovider: passphrase
+";
+    let s = StackSettings::parse("Pulumi.dev.yaml", text, "web").unwrap();
+    let out = s.to_yaml();
+    let again = StackSettings::parse("Pulumi.dev.yaml", &out, "web").unwrap();
+    assert_eq!(again.config, s.config);
+    assert_eq!(again.extra, s.extra);
+    assert_eq!(again.encryption_salt.as_deref(), Some("v1:abc"));
+    // Pulumi's layout: the settings' fields in Pulumi's order, keys in go-yaml's order,
+    // `yes` quoted so that it stays a string.
+    assert_eq!(
+        out,
+        "secretsprovider: passphrase
 encryptionsalt: v1:abc
 config:
-  web:zeta: 'yes'
   aws:region: us-west-2
   web:count: 2
   web:password:
     secure: v1:xyz
   web:tags:
     a: 1
-";
-    let s = StackSettings::parse("Pulumi.dev.yaml", text, "web").unwrap();
-    let out = s.to_yaml().unwrap();
-    let again = StackSettings::parse("Pulumi.dev.yaml", &out, "web").unwrap();
-    assert_eq!(again.config, s.config);
-    assert_eq!(again.extra, s.extra);
-    assert_eq!(again.encryption_salt.as_deref(), Some("v1:abc"));
-    let keys: Vec<_> = out
-        .lines()
-        .filter(|l| l.starts_with("  ") && !l.starts_with("    "))
-        .map(|l| {
-            let key = l.trim().split(": ").next().unwrap().trim_end_matches(':');
-            // The serializer quotes keys holding ':' (valid YAML either way).
-            key.trim_matches('"').to_string()
-        })
-        .collect();
-    assert_eq!(
-        keys,
-        [
-            "aws:region",
-            "web:count",
-            "web:password",
-            "web:tags",
-            "web:zeta"
-        ],
-        "{out}"
-    );
-    let top: Vec<_> = out.lines().filter(|l| !l.starts_with(' ')).collect();
-    assert!(
-        top[0].starts_with("config:") && top[1].starts_with("encryptionsalt"),
-        "{out}"
+    b:
+      - x
+  web:zeta: \"yes\"
+"
     );
     // `yes` stays a string, `2` stays a number.
     let zeta = ConfigKey::parse("zeta", "web").unwrap();
@@ -262,4 +253,88 @@ fn saving_settings_does_not_write_through_a_planted_temporary() {
     assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
     let loaded = StackSettings::load(dir.path(), "dev", "p").unwrap();
     assert_eq!(loaded.encryption_salt.as_deref(), Some("v1:salt"));
+}
+
+#[test]
+fn stack_files_read_back_every_value_they_write() {
+    let strings = [
+        "",
+        " ",
+        "true",
+        "False",
+        "yes",
+        "n",
+        "null",
+        "~",
+        "123",
+        "-1",
+        "+1",
+        "0x1F",
+        "0o17",
+        "1e3",
+        "1_000",
+        ".5",
+        ".inf",
+        "12:30",
+        "2024-01-02",
+        "2024-01-02T10:11:12Z",
+        "<<",
+        "a: b",
+        "a #b",
+        "#x",
+        "- x",
+        "-x",
+        "? x",
+        ":x",
+        "x:",
+        "'q'",
+        "\"dq\"",
+        "[a]",
+        "{a}",
+        "*a",
+        "&a",
+        "!a",
+        "|a",
+        ">a",
+        "%a",
+        "@a",
+        "`a",
+        "---",
+        "...",
+        " lead",
+        "trail ",
+        "tab\there",
+        "line1\nline2",
+        "ends\n",
+        "two\n\n",
+        "\nlead",
+        "sp \nx",
+        "über ☃",
+        "back\\slash",
+        "v1:abc=",
+        "a,b",
+        "x\u{1}y",
+        "\u{feff}bom",
+    ];
+    let mut settings = StackSettings::parse("Pulumi.dev.yaml", "", "web").unwrap();
+    for (i, s) in strings.iter().enumerate() {
+        let key = format!("k{i}");
+        settings.set(&key, "web", s, false, None).unwrap();
+        settings
+            .set_path(
+                &format!("nested.{key}[0]"),
+                "web",
+                crate::project::NewConfigValue::Text {
+                    text: s,
+                    type_: None,
+                },
+                true,
+                None,
+            )
+            .unwrap();
+    }
+    let text = settings.to_yaml();
+    let back = StackSettings::parse("Pulumi.dev.yaml", &text, "web")
+        .unwrap_or_else(|e| panic!("{e}\n{text}"));
+    assert_eq!(back.config, settings.config, "{text}");
 }

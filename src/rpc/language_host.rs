@@ -36,8 +36,11 @@ pub enum LanguageHostError {
         "Pulumi.yaml: runtime {0:?} is not supported (stepdeck hosts python and nodejs programs)"
     )]
     UnsupportedRuntime(String),
-    #[error("Pulumi.yaml: runtime.options.{option} must be a string")]
-    BadOption { option: String },
+    #[error("Pulumi.yaml: runtime.options.{option} must be {expected}")]
+    BadOption {
+        option: String,
+        expected: &'static str,
+    },
 }
 
 /// The language a program is written in, with what is needed to start it.
@@ -47,7 +50,67 @@ pub enum Runtime {
     Python {
         virtualenv: Option<PathBuf>,
     },
-    Nodejs,
+    Nodejs(NodeOptions),
+}
+
+/// The `runtime.options` of a Node.js project, as Pulumi's Node language host reads them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeOptions {
+    /// Run `.ts` sources through the SDK's ts-node (`typescript`, default true).
+    pub typescript: bool,
+    /// The tsconfig file ts-node uses (`tsconfig`), relative to the program directory.
+    pub tsconfig: Option<String>,
+    /// Extra arguments for `node` itself (`nodeargs`, split as a shell would).
+    pub nodeargs: Vec<String>,
+}
+
+impl Default for NodeOptions {
+    fn default() -> NodeOptions {
+        NodeOptions {
+            typescript: true,
+            tsconfig: None,
+            nodeargs: Vec::new(),
+        }
+    }
+}
+
+impl NodeOptions {
+    /// Reads `typescript`, `tsconfig`, `nodeargs` and checks `packagemanager` (which only
+    /// matters when installing dependencies).
+    fn from_options(
+        options: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<NodeOptions, LanguageHostError> {
+        let bad = |option: &str, expected: &'static str| LanguageHostError::BadOption {
+            option: option.into(),
+            expected,
+        };
+        let string = |option: &str| match options.get(option) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(bad(option, "a string")),
+        };
+        let typescript = match options.get("typescript") {
+            None | Some(serde_json::Value::Null) => true,
+            Some(serde_json::Value::Bool(b)) => *b,
+            Some(_) => return Err(bad("typescript", "true or false")),
+        };
+        let nodeargs = match string("nodeargs")? {
+            None => Vec::new(),
+            Some(text) => {
+                shlex::split(&text).ok_or_else(|| bad("nodeargs", "arguments a shell can split"))?
+            }
+        };
+        if let Some(pm) = string("packagemanager")?
+            && !["auto", "npm", "yarn", "pnpm", "bun"].contains(&pm.as_str())
+        {
+            return Err(bad("packagemanager", "one of auto, npm, yarn, pnpm or bun"));
+        }
+        Ok(NodeOptions {
+            typescript,
+            tsconfig: string("tsconfig")?,
+            nodeargs,
+        })
+    }
 }
 
 impl Runtime {
@@ -64,12 +127,13 @@ impl Runtime {
                     Some(_) => {
                         return Err(LanguageHostError::BadOption {
                             option: "virtualenv".into(),
+                            expected: "a string",
                         });
                     }
                 };
                 Ok(Runtime::Python { virtualenv })
             }
-            "nodejs" => Ok(Runtime::Nodejs),
+            "nodejs" => Ok(Runtime::Nodejs(NodeOptions::from_options(options)?)),
             other => Err(LanguageHostError::UnsupportedRuntime(other.to_string())),
         }
     }
@@ -163,7 +227,7 @@ impl SdkProgram {
             Runtime::Python { virtualenv } => {
                 python_interpreter(&self.root_directory, virtualenv.as_deref())
             }
-            Runtime::Nodejs => python_interpreter(&self.root_directory, None),
+            Runtime::Nodejs(_) => python_interpreter(&self.root_directory, None),
         }
     }
 
@@ -190,7 +254,7 @@ impl SdkProgram {
                 cmd.args(["--parallel", &info.parallel.to_string()]);
                 cmd
             }
-            Runtime::Nodejs => {
+            Runtime::Nodejs(options) => {
                 let run = find_node_module(&self.program_directory, NODE_RUN_MODULE).ok_or_else(|| {
                     ProgramError(format!(
                         "the Pulumi Node.js SDK is not installed: no node_modules/{NODE_RUN_MODULE} in {} or its parents (run `npm install`)",
@@ -198,7 +262,13 @@ impl SdkProgram {
                     ))
                 })?;
                 let mut cmd = Command::new("node");
-                cmd.arg(run);
+                cmd.args(&options.nodeargs).arg(run);
+                if options.typescript {
+                    cmd.env("PULUMI_NODEJS_TYPESCRIPT", "true");
+                }
+                if let Some(tsconfig) = &options.tsconfig {
+                    cmd.env("PULUMI_NODEJS_TSCONFIG_PATH", tsconfig);
+                }
                 cmd.args(["--monitor", addr, "--engine", addr]);
                 cmd.args(["--organization", &self.organization]);
                 cmd.args(["--project", &info.project, "--stack", &info.stack]);
@@ -234,7 +304,7 @@ impl SdkProgram {
     fn runtime_name(&self) -> &'static str {
         match self.runtime {
             Runtime::Python { .. } => "python",
-            Runtime::Nodejs => "nodejs",
+            Runtime::Nodejs(_) => "nodejs",
         }
     }
 

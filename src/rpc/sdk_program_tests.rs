@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
-use super::language_host::{BAIL_MESSAGE, Runtime, SdkProgram};
+use super::language_host::{BAIL_MESSAGE, NodeOptions, Runtime, SdkProgram};
 use crate::engine::events::{EngineEvent, EventSink, Severity};
 use crate::engine::goal::Goal;
 use crate::engine::property::{PropertyMap, PropertyValue};
@@ -430,7 +430,7 @@ async fn node_program_registers_resources() {
     let (events, mut rx) = EventSink::channel();
     let (monitor, recorded) = harness(false, EventSink::none());
     run(
-        SdkProgram::new(Runtime::Nodejs, dir.path(), events),
+        SdkProgram::new(Runtime::Nodejs(NodeOptions::default()), dir.path(), events),
         monitor.clone(),
     )
     .await
@@ -462,7 +462,11 @@ async fn node_without_the_sdk_is_a_clear_error() {
     write(dir.path(), "index.js", JS_PROGRAM);
     let (monitor, _) = harness(false, EventSink::none());
     let err = run(
-        SdkProgram::new(Runtime::Nodejs, dir.path(), EventSink::none()),
+        SdkProgram::new(
+            Runtime::Nodejs(NodeOptions::default()),
+            dir.path(),
+            EventSink::none(),
+        ),
         monitor,
     )
     .await
@@ -487,4 +491,57 @@ async fn a_failed_registration_is_reported_as_a_result_and_the_program_goes_on()
         PropertyValue::Unknown,
         "outputs of a failed resource resolve as unknown"
     );
+}
+
+fn node_options(
+    json: serde_json::Value,
+) -> Result<Runtime, super::language_host::LanguageHostError> {
+    Runtime::from_project("nodejs", json.as_object().expect("an object"))
+}
+
+#[test]
+fn node_runtime_options_are_read_as_pulumis_node_host_reads_them() {
+    assert_eq!(
+        node_options(serde_json::json!({})).unwrap(),
+        Runtime::Nodejs(NodeOptions {
+            typescript: true,
+            tsconfig: None,
+            nodeargs: Vec::new(),
+        })
+    );
+    assert_eq!(
+        node_options(serde_json::json!({
+            "typescript": false,
+            "tsconfig": "tsconfig.pulumi.json",
+            "nodeargs": "--require './pre load.js' --inspect",
+            "packagemanager": "pnpm",
+        }))
+        .unwrap(),
+        Runtime::Nodejs(NodeOptions {
+            typescript: false,
+            tsconfig: Some("tsconfig.pulumi.json".into()),
+            nodeargs: vec![
+                "--require".into(),
+                "./pre load.js".into(),
+                "--inspect".into()
+            ],
+        })
+    );
+    for (options, message) in [
+        (
+            serde_json::json!({"typescript": "yes"}),
+            "runtime.options.typescript must be true or false",
+        ),
+        (
+            serde_json::json!({"nodeargs": 3}),
+            "runtime.options.nodeargs must be a string",
+        ),
+        (
+            serde_json::json!({"packagemanager": "cargo"}),
+            "runtime.options.packagemanager must be one of auto, npm, yarn, pnpm or bun",
+        ),
+    ] {
+        let err = node_options(options).unwrap_err().to_string();
+        assert!(err.contains(message), "{err}");
+    }
 }
