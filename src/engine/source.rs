@@ -262,10 +262,22 @@ impl ResourceMonitor {
         args: &PropertyMap,
         provider: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
+        self.invoke_with_version(token, args, provider, None).await
+    }
+
+    /// Calls a provider function; without an explicit provider, the default provider of the
+    /// requested version serves it (an invoke's `version` option).
+    pub async fn invoke_with_version(
+        &self,
+        token: &str,
+        args: &PropertyMap,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<PropertyMap, RegisterError> {
         let reference = match provider {
             Some(p) => p,
             None => {
-                self.default_provider(package_of(token), None, token)
+                self.default_provider(package_of(token), version, token)
                     .await?
             }
         };

@@ -4,6 +4,7 @@
 use crate::engine::resource::CustomTimeouts;
 use crate::project::{ConfigDecl, ConfigKey};
 
+use super::builtin::Builtin;
 use super::error::{Pos, SourceError};
 use super::interpolate::{Access, Part, parse_interpolation};
 use super::node::{Key, Node, NodeKind};
@@ -28,14 +29,26 @@ pub enum ExprKind {
     Interpolate(Vec<Part>),
     List(Vec<Expr>),
     Object(Vec<(String, Expr)>),
-    /// `fn::secret`: the value, marked secret.
-    Secret(Box<Expr>),
-    /// `fn::join: [delimiter, [items]]`.
-    Join(Box<Expr>, Box<Expr>),
-    /// `fn::toJSON`: the value as JSON text.
-    ToJson(Box<Expr>),
-    /// `fn::select: [index, [values]]`.
-    Select(Box<Expr>, Box<Expr>),
+    /// A built-in function over its arguments (two for join, split and select, else one).
+    Call(Builtin, Vec<Expr>),
+    /// `fn::assetArchive`: named assets and archives.
+    AssetArchive(Vec<(String, Expr)>),
+    /// `fn::invoke`: a provider function call.
+    Invoke(Box<Invoke>),
+}
+
+/// `fn::invoke` as written: the function's token, its arguments, options and `return`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Invoke {
+    pub token: String,
+    pub arguments: Vec<(String, Expr)>,
+    /// The one output field to return instead of the whole result.
+    pub ret: Option<String>,
+    pub provider: Option<Expr>,
+    pub parent: Option<Expr>,
+    pub depends_on: Vec<Expr>,
+    pub version: Option<String>,
+    pub plugin_download_url: Option<String>,
 }
 
 impl Expr {
@@ -55,10 +68,13 @@ impl Expr {
             })),
             ExprKind::List(items) => items.iter().for_each(|i| i.collect(out)),
             ExprKind::Object(m) => m.iter().for_each(|(_, v)| v.collect(out)),
-            ExprKind::Secret(e) | ExprKind::ToJson(e) => e.collect(out),
-            ExprKind::Join(a, b) | ExprKind::Select(a, b) => {
-                a.collect(out);
-                b.collect(out);
+            ExprKind::Call(_, args) => args.iter().for_each(|a| a.collect(out)),
+            ExprKind::AssetArchive(m) => m.iter().for_each(|(_, v)| v.collect(out)),
+            ExprKind::Invoke(i) => {
+                i.arguments.iter().for_each(|(_, v)| v.collect(out));
+                i.provider.iter().for_each(|v| v.collect(out));
+                i.parent.iter().for_each(|v| v.collect(out));
+                i.depends_on.iter().for_each(|v| v.collect(out));
             }
             ExprKind::Null | ExprKind::Bool(_) | ExprKind::Number(_) | ExprKind::String(_) => {}
         }
@@ -259,12 +275,13 @@ pub fn build(file: &str, doc: &Node, project: &str) -> Result<ProgramAst, Source
     Ok(ast)
 }
 
-struct Builder<'a> {
-    file: &'a str,
+/// Builds AST nodes from located YAML nodes, naming `file` in errors.
+pub(super) struct Builder<'a> {
+    pub(super) file: &'a str,
 }
 
 impl Builder<'_> {
-    fn err(&self, pos: Pos, message: impl Into<String>) -> SourceError {
+    pub(super) fn err(&self, pos: Pos, message: impl Into<String>) -> SourceError {
         SourceError::new(self.file, pos, message)
     }
 
@@ -279,7 +296,7 @@ impl Builder<'_> {
         }
     }
 
-    fn expr(&self, n: &Node) -> Result<Expr, SourceError> {
+    pub(super) fn expr(&self, n: &Node) -> Result<Expr, SourceError> {
         let kind = match &n.kind {
             NodeKind::Null => ExprKind::Null,
             NodeKind::Bool(b) => ExprKind::Bool(*b),
@@ -328,40 +345,6 @@ impl Builder<'_> {
             },
             _ => ExprKind::Interpolate(parts),
         })
-    }
-
-    fn builtin(&self, k: &Key, v: &Node) -> Result<Expr, SourceError> {
-        let name = k.name.to_ascii_lowercase();
-        let pair = |what: &str| -> Result<(Expr, Expr), SourceError> {
-            match &v.kind {
-                NodeKind::Seq(items) if items.len() == 2 => {
-                    Ok((self.expr(&items[0])?, self.expr(&items[1])?))
-                }
-                _ => Err(v.error(self.file, format!("{} takes a list of {what}", k.name))),
-            }
-        };
-        let kind = match name.as_str() {
-            "fn::secret" => ExprKind::Secret(Box::new(self.expr(v)?)),
-            "fn::tojson" => ExprKind::ToJson(Box::new(self.expr(v)?)),
-            "fn::join" => {
-                let (d, items) = pair("two items: a delimiter and a list")?;
-                ExprKind::Join(Box::new(d), Box::new(items))
-            }
-            "fn::select" => {
-                let (i, items) = pair("two items: an index and a list")?;
-                ExprKind::Select(Box::new(i), Box::new(items))
-            }
-            _ => {
-                return Err(self.err(
-                    k.pos,
-                    format!(
-                        "unsupported builtin function {:?} (supported: fn::secret, fn::join, fn::toJSON, fn::select)",
-                        k.name
-                    ),
-                ));
-            }
-        };
-        Ok(Expr { pos: k.pos, kind })
     }
 
     fn resource(&self, k: &Key, n: &Node) -> Result<ResourceDecl, SourceError> {

@@ -1,7 +1,7 @@
 //! Loading a YAML program: the project's `Pulumi.yaml` (or `Main.yaml` in the `main:`
 //! directory), parsed, built into an AST and analysed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::project::{PROJECT_FILE, Project};
@@ -22,6 +22,8 @@ impl YamlProgram {
         Ok(YamlProgram {
             ast: Arc::new(ast),
             analysis: Arc::new(analysis),
+            dir: PathBuf::from("."),
+            root_dir: PathBuf::from("."),
         })
     }
 
@@ -40,7 +42,10 @@ impl YamlProgram {
             source,
         })?;
         let file = display_name(&project.dir, &path);
-        Ok(YamlProgram::parse(&file, &text, &project.name)?)
+        let mut program = YamlProgram::parse(&file, &text, &project.name)?;
+        program.dir = dir;
+        program.root_dir = project.dir.clone();
+        Ok(program)
     }
 }
 
