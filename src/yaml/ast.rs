@@ -5,7 +5,7 @@ use crate::engine::resource::CustomTimeouts;
 use crate::project::{ConfigDecl, ConfigKey};
 
 use super::builtin::Builtin;
-use super::error::{Pos, SourceError};
+use super::error::{Pos, SourceError, no_such_field};
 use super::interpolate::{Access, Part, parse_interpolation};
 use super::node::{Key, Node, NodeKind};
 
@@ -351,11 +351,7 @@ impl Builder<'_> {
         let entries = n.as_map().ok_or_else(|| {
             n.error(
                 self.file,
-                format!(
-                    "resource {:?} must be a mapping, found {}",
-                    k.name,
-                    n.kind_name()
-                ),
+                format!("resources.{} must be an object", k.name),
             )
         })?;
         let mut decl = ResourceDecl {
@@ -375,19 +371,18 @@ impl Builder<'_> {
                     let t = fv.as_str().ok_or_else(|| {
                         fv.error(
                             self.file,
-                            format!("resource {:?}: `type` must be a string", k.name),
+                            format!("resources.{}.type must be a string", k.name),
                         )
                     })?;
-                    if t.split(':').count() != 3 || t.split(':').any(str::is_empty) {
-                        return Err(fv.error(
+                    decl.type_ = canonical_type(t).ok_or_else(|| {
+                        fv.error(
                             self.file,
                             format!(
-                                "resource {:?}: invalid type {t:?} (expected <package>:<module>:<Type>)",
+                                "error resolving type of resource {}: invalid type token {t:?}",
                                 k.name
                             ),
-                        ));
-                    }
-                    decl.type_ = t.to_string();
+                        )
+                    })?;
                     has_type = true;
                 }
                 "name" => {
@@ -438,16 +433,22 @@ impl Builder<'_> {
                 other => {
                     return Err(self.err(
                         fk.pos,
-                        format!(
-                            "resource {:?}: unknown field {other:?} (expected type, name, properties, options, get, if)",
-                            k.name
+                        no_such_field(
+                            &format!("Field '{other}'"),
+                            &format!("Object 'resources.{}'", k.name),
+                            other,
+                            &["'type'", "'name'", "'defaultProvider'", "'properties'", "'options'", "'get'", "'if'"],
+                            "fields",
                         ),
                     ));
                 }
             }
         }
         if !has_type {
-            return Err(self.err(k.pos, format!("resource {:?} has no `type`", k.name)));
+            return Err(self.err(
+                k.pos,
+                format!("Required field 'type' is missing on resource {:?}", k.name),
+            ));
         }
         if decl.get.is_some() && !decl.properties.is_empty() {
             return Err(self.err(
@@ -491,7 +492,13 @@ impl Builder<'_> {
                 other => {
                     return Err(self.err(
                         k.pos,
-                        format!("resource {res:?}: unknown resource option {other:?}"),
+                        no_such_field(
+                            &format!("Field '{other}'"),
+                            &format!("Object 'resources.{res}.options'"),
+                            other,
+                            RESOURCE_OPTIONS,
+                            "fields",
+                        ),
                     ));
                 }
             }
@@ -622,6 +629,43 @@ impl Builder<'_> {
                 _ => Err(self.wrong_type(res, "aliases", "URN strings or {name, type, parent}", i)),
             })
             .collect()
+    }
+}
+
+/// Pulumi YAML's resource options, as its messages list them.
+const RESOURCE_OPTIONS: &[&str] = &[
+    "'additionalSecretOutputs'",
+    "'aliases'",
+    "'customTimeouts'",
+    "'deleteBeforeReplace'",
+    "'deletedWith'",
+    "'dependsOn'",
+    "'hideDiffs'",
+    "'ignoreChanges'",
+    "'import'",
+    "'parent'",
+    "'pluginDownloadURL'",
+    "'protect'",
+    "'provider'",
+    "'providers'",
+    "'replaceOnChanges'",
+    "'replaceWith'",
+    "'replacementTrigger'",
+    "'retainOnDelete'",
+    "'version'",
+];
+
+/// A resource type token as Pulumi YAML resolves it without a schema: `pkg:module:Type` as is,
+/// `pkg:Type` as `pkg:index:Type`; anything else is invalid.
+pub fn canonical_type(t: &str) -> Option<String> {
+    let parts: Vec<&str> = t.split(':').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return None;
+    }
+    match parts.as_slice() {
+        [pkg, ty] => Some(format!("{pkg}:index:{ty}")),
+        [_, _, _] => Some(t.to_string()),
+        _ => None,
     }
 }
 

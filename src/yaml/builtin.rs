@@ -1,7 +1,7 @@
 //! Pulumi YAML's built-in functions as the parser sees them: a one-key mapping `fn::name: args`
 //! (names are case-insensitive) checked for its shape, with Pulumi YAML's wording for misuse.
 
-use super::ast::{Builder, Expr, ExprKind, Invoke};
+use super::ast::{Builder, Expr, ExprKind, Invoke, canonical_type};
 use super::error::SourceError;
 use super::node::{Key, Node, NodeKind};
 
@@ -269,6 +269,12 @@ impl Builder<'_> {
         if !function {
             return Err(v.error(self.file, "missing function name ('function')"));
         }
+        inv.token = canonical_type(&inv.token).ok_or_else(|| {
+            v.error(
+                self.file,
+                format!("invalid type token {:?}", inv.token),
+            )
+        })?;
         Ok(inv)
     }
 

@@ -22,6 +22,8 @@ pub use node::{Key, Node, NodeKind};
 #[cfg(test)]
 mod builtin_tests;
 #[cfg(test)]
+mod program_tests;
+#[cfg(test)]
 mod test_monitor;
 #[cfg(test)]
 mod tests;

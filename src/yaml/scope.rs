@@ -17,7 +17,7 @@ use crate::engine::urn::Urn;
 use super::asset;
 use super::ast::{Expr, ExprKind, Invoke};
 use super::builtin::Builtin;
-use super::error::{Pos, SourceError};
+use super::error::{Pos, SourceError, no_such_field};
 use super::functions::{self, Index, index_value, lift, secret_of, type_string};
 use super::interpolate::{Access, Accessor, Part};
 use super::node::number_text;
@@ -469,41 +469,7 @@ fn missing_property(name: &str, resource: &str, r: &ResourceValue) -> String {
     if r.custom {
         existing.push("id");
     }
-    existing.sort_by_key(|e| (edit_distance(e, name), e.to_string()));
-    const MAX: usize = 5;
-    let mut list = existing
-        .iter()
-        .take(MAX)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if existing.len() > MAX {
-        let extra = existing.len() - MAX;
-        list = format!(
-            "{list} and {extra} {}",
-            if extra == 1 { "other" } else { "others" }
-        );
-    }
-    format!("{name} does not exist on {resource}; Existing properties are: {list}")
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
+    no_such_field(name, resource, name, &existing, "properties")
 }
 
 /// The text a value contributes to an interpolated string.

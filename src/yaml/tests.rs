@@ -55,7 +55,7 @@ fn error_classes_name_file_line_and_column() {
     // Bad option.
     assert_eq!(
         err("resources:\n  a:\n    type: sim:index:Resource\n    options:\n      protekt: true\n"),
-        "Pulumi.yaml:5:7: resource \"a\": unknown resource option \"protekt\""
+        "Pulumi.yaml:5:7: Field 'protekt' does not exist on Object 'resources.a.options'; Existing fields are: 'protect', 'parent', 'provider', 'import', 'providers' and 14 others"
     );
     // Wrong option type.
     assert_eq!(
@@ -78,15 +78,15 @@ fn error_classes_name_file_line_and_column() {
     // Missing type, bad type token, unknown field.
     assert_eq!(
         err("resources:\n  a:\n    properties: {}\n"),
-        "Pulumi.yaml:2:3: resource \"a\" has no `type`"
+        "Pulumi.yaml:2:3: Required field 'type' is missing on resource \"a\""
     );
     assert_eq!(
         err("resources:\n  a:\n    type: Bucket\n"),
-        "Pulumi.yaml:3:11: resource \"a\": invalid type \"Bucket\" (expected <package>:<module>:<Type>)"
+        "Pulumi.yaml:3:11: error resolving type of resource a: invalid type token \"Bucket\""
     );
     assert_eq!(
         err("resources:\n  a:\n    type: sim:index:Resource\n    propertes: {}\n"),
-        "Pulumi.yaml:4:5: resource \"a\": unknown field \"propertes\" (expected type, name, properties, options, get, if)"
+        "Pulumi.yaml:4:5: Field 'propertes' does not exist on Object 'resources.a'; Existing fields are: 'properties', 'get', 'options', 'type', 'name' and 2 others"
     );
     // Malformed interpolation.
     assert_eq!(
