@@ -108,6 +108,8 @@ pub struct ResourceOptions {
     pub depends_on: Vec<ResourceRef>,
     pub parent: Option<ResourceRef>,
     pub provider: Option<ResourceRef>,
+    /// Explicit providers by package, for this resource and its children.
+    pub providers: Vec<ResourceRef>,
     pub deleted_with: Option<ResourceRef>,
     pub protect: Option<bool>,
     pub delete_before_replace: Option<bool>,
@@ -127,6 +129,7 @@ impl ResourceOptions {
         let mut out: Vec<&ResourceRef> = self.depends_on.iter().collect();
         out.extend(self.parent.iter());
         out.extend(self.provider.iter());
+        out.extend(self.providers.iter());
         out.extend(self.deleted_with.iter());
         for a in &self.aliases {
             if let AliasDecl::Spec {
@@ -159,6 +162,9 @@ pub struct ResourceDecl {
     pub properties: Vec<(String, Expr)>,
     pub options: ResourceOptions,
     pub get: Option<GetDecl>,
+    /// `defaultProvider: true` on a provider resource: the provider of every resource and
+    /// invoke of its package that names none.
+    pub default_provider: bool,
     /// stepdeck's extension `if:`: a boolean over config; when false the resource is not part
     /// of the program (Pulumi YAML has no conditionals, and demos need deletes).
     pub condition: Option<Expr>,
@@ -272,7 +278,71 @@ pub fn build(file: &str, doc: &Node, project: &str) -> Result<ProgramAst, Source
             }
         }
     }
+    apply_default_providers(file, &mut ast)?;
     Ok(ast)
+}
+
+/// Pulumi YAML's `defaultProvider: true`: every resource of the provider's package without a
+/// `provider` option (and every invoke of it without one) uses that provider.
+fn apply_default_providers(file: &str, ast: &mut ProgramAst) -> Result<(), SourceError> {
+    let mut defaults: Vec<(String, ResourceRef, Option<String>)> = Vec::new();
+    for r in &ast.resources {
+        match r.type_.strip_prefix("pulumi:providers:") {
+            Some(pkg) if r.default_provider => defaults.push((
+                pkg.to_string(),
+                ResourceRef {
+                    name: r.key.clone(),
+                    pos: r.pos,
+                },
+                r.options.version.clone(),
+            )),
+            None if r.default_provider => {
+                return Err(SourceError::new(
+                    file,
+                    r.pos,
+                    "cannot set defaultProvider on non-provider resource",
+                ));
+            }
+            _ => {}
+        }
+    }
+    for r in &mut ast.resources {
+        if r.type_.starts_with("pulumi:providers:") || r.options.provider.is_some() {
+            continue;
+        }
+        let pkg = r.type_.split(':').next().unwrap_or_default();
+        if let Some((_, p, version)) = defaults.iter().find(|(d, _, _)| d == pkg) {
+            if r.options.version.is_some() && r.options.version != *version {
+                return Err(SourceError::new(
+                    file,
+                    r.pos,
+                    format!(
+                        "Version conflicts with the default provider version; Try removing this option on resource {:?}",
+                        r.key
+                    ),
+                ));
+            }
+            r.options.provider = Some(p.clone());
+        }
+    }
+    for v in &mut ast.variables {
+        if let ExprKind::Invoke(inv) = &mut v.value.kind
+            && inv.provider.is_none()
+        {
+            let pkg = inv.token.split(':').next().unwrap_or_default();
+            if let Some((_, p, _)) = defaults.iter().find(|(d, _, _)| d == pkg) {
+                inv.provider = Some(Expr {
+                    pos: p.pos,
+                    kind: ExprKind::Symbol(Access {
+                        root: p.name.clone(),
+                        path: Vec::new(),
+                        offset: 0,
+                    }),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Builds AST nodes from located YAML nodes, naming `file` in errors.
@@ -348,12 +418,9 @@ impl Builder<'_> {
     }
 
     fn resource(&self, k: &Key, n: &Node) -> Result<ResourceDecl, SourceError> {
-        let entries = n.as_map().ok_or_else(|| {
-            n.error(
-                self.file,
-                format!("resources.{} must be an object", k.name),
-            )
-        })?;
+        let entries = n
+            .as_map()
+            .ok_or_else(|| n.error(self.file, format!("resources.{} must be an object", k.name)))?;
         let mut decl = ResourceDecl {
             key: k.name.clone(),
             pos: k.pos,
@@ -362,6 +429,7 @@ impl Builder<'_> {
             properties: Vec::new(),
             options: ResourceOptions::default(),
             get: None,
+            default_provider: false,
             condition: None,
         };
         let mut has_type = false;
@@ -429,7 +497,17 @@ impl Builder<'_> {
                     });
                 }
                 "if" => decl.condition = Some(self.expr(fv)?),
-                "defaultProvider" => {}
+                "defaultProvider" => {
+                    decl.default_provider = match fv.kind {
+                        NodeKind::Bool(b) => b,
+                        _ => {
+                            return Err(fv.error(
+                                self.file,
+                                format!("resources.{}.defaultProvider must be a boolean", k.name),
+                            ));
+                        }
+                    };
+                }
                 other => {
                     return Err(self.err(
                         fk.pos,
@@ -437,7 +515,15 @@ impl Builder<'_> {
                             &format!("Field '{other}'"),
                             &format!("Object 'resources.{}'", k.name),
                             other,
-                            &["'type'", "'name'", "'defaultProvider'", "'properties'", "'options'", "'get'", "'if'"],
+                            &[
+                                "'type'",
+                                "'name'",
+                                "'defaultProvider'",
+                                "'properties'",
+                                "'options'",
+                                "'get'",
+                                "'if'",
+                            ],
                             "fields",
                         ),
                     ));
@@ -470,6 +556,7 @@ impl Builder<'_> {
                 "dependsOn" => o.depends_on = self.refs(res, opt, v)?,
                 "parent" => o.parent = Some(self.one_ref(res, opt, v)?),
                 "provider" => o.provider = Some(self.one_ref(res, opt, v)?),
+                "providers" => o.providers = self.refs(res, opt, v)?,
                 "deletedWith" => o.deleted_with = Some(self.one_ref(res, opt, v)?),
                 "protect" => o.protect = Some(self.bool(res, opt, v)?),
                 "deleteBeforeReplace" => o.delete_before_replace = Some(self.bool(res, opt, v)?),
@@ -488,7 +575,23 @@ impl Builder<'_> {
                 "import" => o.import = Some(self.expr(v)?),
                 "customTimeouts" => o.custom_timeouts = Some(self.timeouts(res, v)?),
                 "aliases" => o.aliases = self.aliases(res, v)?,
-                "providers" | "pluginDownloadURL" | "hideDiffs" | "replaceWith" => {}
+                // Where plugins are downloaded from and which diffs the display hides: stepdeck
+                // loads installed plugins and shows every diff, so neither changes a deployment.
+                "pluginDownloadURL" => {
+                    v.scalar_text()
+                        .ok_or_else(|| self.wrong_type(res, opt, "a string", v))?;
+                }
+                "hideDiffs" => {
+                    self.strings(res, opt, v)?;
+                }
+                "replaceWith" | "replacementTrigger" => {
+                    return Err(self.err(
+                        k.pos,
+                        format!(
+                            "resource {res:?}: option `{opt}` needs support in stepdeck's engine, which it does not have yet"
+                        ),
+                    ));
+                }
                 other => {
                     return Err(self.err(
                         k.pos,

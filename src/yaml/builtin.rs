@@ -269,12 +269,8 @@ impl Builder<'_> {
         if !function {
             return Err(v.error(self.file, "missing function name ('function')"));
         }
-        inv.token = canonical_type(&inv.token).ok_or_else(|| {
-            v.error(
-                self.file,
-                format!("invalid type token {:?}", inv.token),
-            )
-        })?;
+        inv.token = canonical_type(&inv.token)
+            .ok_or_else(|| v.error(self.file, format!("invalid type token {:?}", inv.token)))?;
         Ok(inv)
     }
 

@@ -49,7 +49,13 @@ pub enum YamlError {
 
 /// Pulumi YAML's message for a name that does not exist where it was used (`NonExistentField`):
 /// "`label` does not exist on `parent`; Existing `kind` are: …", the closest five first.
-pub fn no_such_field(label: &str, parent: &str, field: &str, existing: &[&str], kind: &str) -> String {
+pub fn no_such_field(
+    label: &str,
+    parent: &str,
+    field: &str,
+    existing: &[&str],
+    kind: &str,
+) -> String {
     let mut existing = existing.to_vec();
     existing.sort_by_key(|e| (edit_distance(e, field), e.to_string()));
     let body = if existing.is_empty() {

@@ -387,29 +387,46 @@ impl Shared {
                     id: reg.id,
                     outputs: reg.outputs,
                     custom: !is_component_type(&r.type_),
-                    provider: self.provider_of(r, slots),
+                    providers: self.providers_of(r, slots).map_err(|e| e.to_string())?,
                 })))
             }
             _ => Err(format!("{name:?} is not a variable or resource")),
         }
     }
 
-    /// The provider reference a resource was registered with: its own `provider`, else its
-    /// parent's when that serves the same package (what the monitor's inheritance does).
-    fn provider_of(&self, r: &ResourceDecl, slots: &Slots) -> Option<String> {
+    /// The explicit providers by package a resource passes to its children: its parent's,
+    /// then its `providers`, then its own `provider`.
+    fn providers_of(
+        &self,
+        r: &ResourceDecl,
+        slots: &Slots,
+    ) -> Result<BTreeMap<String, String>, SourceError> {
         let resource = |name: &str| match slots.get(name) {
             Some(Slot::Resource(v)) => Some(v.clone()),
             _ => None,
         };
-        if let Some(p) = r.options.provider.as_ref().and_then(|p| resource(&p.name)) {
-            return Some(p.provider_reference());
+        let mut out = r
+            .options
+            .parent
+            .as_ref()
+            .and_then(|p| resource(&p.name))
+            .map(|p| p.providers.clone())
+            .unwrap_or_default();
+        for p in r.options.providers.iter().chain(r.options.provider.iter()) {
+            let Some(v) = resource(&p.name) else { continue };
+            let Some(pkg) = v.urn.type_().strip_prefix("pulumi:providers:") else {
+                return Err(SourceError::new(
+                    &self.ast.file,
+                    p.pos,
+                    format!(
+                        "resource passed as provider was not a provider resource '{}'",
+                        v.urn
+                    ),
+                ));
+            };
+            out.insert(pkg.to_string(), v.provider_reference());
         }
-        let parent = r.options.parent.as_ref().and_then(|p| resource(&p.name))?;
-        let pkg = crate::engine::goal::package_of(&r.type_);
-        parent
-            .provider
-            .clone()
-            .filter(|p| p.contains(&format!("::pulumi:providers:{pkg}::")))
+        Ok(out)
     }
 
     async fn register(
@@ -427,11 +444,14 @@ impl Shared {
         let urn_of = |name: &str| resource(name).map(|v| v.urn.clone());
         let o = &r.options;
         let parent = o.parent.as_ref().and_then(|p| urn_of(&p.name));
-        let provider = o
-            .provider
-            .as_ref()
-            .and_then(|p| resource(&p.name))
-            .map(|p| p.provider_reference());
+        let providers = self.providers_of(r, slots)?;
+        let provider = match o.provider.as_ref().and_then(|p| resource(&p.name)) {
+            Some(p) => Some(p.provider_reference()),
+            None if !is_component_type(&r.type_) => providers
+                .get(crate::engine::goal::package_of(&r.type_))
+                .cloned(),
+            None => None,
+        };
         let mut dependencies: Vec<Urn> = o
             .depends_on
             .iter()

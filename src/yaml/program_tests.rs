@@ -26,14 +26,20 @@ async fn short_type_tokens_resolve_to_the_index_module() {
     assert_eq!(rec.goal("pw").type_, "random:index:RandomPassword");
     let r = &rec.goal("r").properties;
     assert_eq!(r["v"], PropertyValue::string("fns:index:echo"));
-    assert_eq!(r["w"].as_object().unwrap()["token"], PropertyValue::string("fns:index:echo"));
+    assert_eq!(
+        r["w"].as_object().unwrap()["token"],
+        PropertyValue::string("fns:index:echo")
+    );
     let err = YamlProgram::parse(
         "Pulumi.yaml",
         "variables:\n  v:\n    fn::invoke:\n      function: a:b:c:d\n",
         "proj",
     )
     .unwrap_err();
-    assert_eq!(err.to_string(), "Pulumi.yaml:4:7: invalid type token \"a:b:c:d\"");
+    assert_eq!(
+        err.to_string(),
+        "Pulumi.yaml:4:7: invalid type token \"a:b:c:d\""
+    );
 }
 
 #[tokio::test]
@@ -44,4 +50,152 @@ async fn the_older_configuration_key_declares_config() {
     )
     .await;
     assert_eq!(rec.goal("r").properties["size"], PropertyValue::Number(2.0));
+}
+
+fn parse_err(text: &str) -> String {
+    YamlProgram::parse("Pulumi.yaml", text, "proj")
+        .map(|_| String::new())
+        .unwrap_or_else(|e| e.to_string())
+}
+
+const PROV_SIM: &str = "urn:pulumi:dev::proj::pulumi:providers:sim::psim::psim-id";
+const PROV_FNS: &str = "urn:pulumi:dev::proj::pulumi:providers:fns::pfns::pfns-id";
+
+#[tokio::test]
+async fn providers_serve_their_package_and_pass_to_children() {
+    let rec = record(
+        r#"resources:
+  psim:
+    type: pulumi:providers:sim
+  pfns:
+    type: pulumi:providers:fns
+  tier:
+    type: demo:component:Tier
+    options:
+      providers: ["${psim}", "${pfns}"]
+  own:
+    type: sim:index:Resource
+    options:
+      providers: ["${psim}"]
+  child:
+    type: sim:index:Resource
+    options:
+      parent: ${tier}
+  grandchild:
+    type: fns:index:Thing
+    options:
+      parent: ${child}
+  r:
+    type: sim:index:Resource
+    properties:
+      viaParent:
+        fn::invoke:
+          function: fns:index:echo
+          options:
+            parent: ${tier}
+          return: token
+"#,
+        &[],
+    )
+    .await;
+    assert_eq!(rec.goal("own").provider.as_deref(), Some(PROV_SIM));
+    assert_eq!(rec.goal("child").provider.as_deref(), Some(PROV_SIM));
+    assert_eq!(rec.goal("grandchild").provider.as_deref(), Some(PROV_FNS));
+    assert_eq!(
+        rec.goal("r").properties["viaParent"],
+        PropertyValue::string("fns:index:echo")
+    );
+    assert!(
+        !rec.goals
+            .iter()
+            .any(|g| g.name == "default" && g.type_ == "pulumi:providers:fns"),
+        "the invoke used the parent's provider, not a default one"
+    );
+    let (res, _) = run(
+        Box::new(parse(
+            "resources:\n  a:\n    type: sim:index:Resource\n  b:\n    type: sim:index:Resource\n    options:\n      providers: [\"${a}\"]\n",
+        )),
+        info(&[], &[]),
+        Script::default(),
+    )
+    .await;
+    assert_eq!(
+        res.unwrap_err().0,
+        "Pulumi.yaml:7:19: resource passed as provider was not a provider resource 'urn:pulumi:dev::proj::sim:index:Resource::a'"
+    );
+}
+
+#[tokio::test]
+async fn default_provider_serves_resources_and_invokes_without_one() {
+    let rec = record(
+        r#"resources:
+  psim:
+    type: pulumi:providers:sim
+    defaultProvider: true
+  pfns:
+    type: pulumi:providers:fns
+    defaultProvider: true
+    options:
+      version: 2.0.0
+  plain:
+    type: sim:index:Resource
+  other:
+    type: pulumi:providers:sim
+  explicit:
+    type: sim:index:Resource
+    options:
+      provider: ${other}
+variables:
+  called:
+    fn::invoke:
+      function: fns:index:echo
+      return: version
+outputs:
+  called: ${called}
+"#,
+        &[],
+    )
+    .await;
+    assert_eq!(rec.goal("plain").provider.as_deref(), Some(PROV_SIM));
+    assert_eq!(
+        rec.goal("explicit").provider.as_deref(),
+        Some("urn:pulumi:dev::proj::pulumi:providers:sim::other::other-id")
+    );
+    assert!(
+        rec.goals.iter().all(|g| g.name != "default"),
+        "no default providers"
+    );
+    assert_eq!(
+        parse_err("resources:\n  a:\n    type: sim:index:Resource\n    defaultProvider: true\n"),
+        "Pulumi.yaml:2:3: cannot set defaultProvider on non-provider resource"
+    );
+    assert_eq!(
+        parse_err(
+            "resources:\n  p:\n    type: pulumi:providers:sim\n    defaultProvider: true\n    options:\n      version: 1.0.0\n  a:\n    type: sim:index:Resource\n    options:\n      version: 2.0.0\n"
+        ),
+        "Pulumi.yaml:7:3: Version conflicts with the default provider version; Try removing this option on resource \"a\""
+    );
+}
+
+#[test]
+fn options_stepdeck_cannot_honour_are_refused_and_display_options_accepted() {
+    let opt = |o: &str| {
+        parse_err(&format!(
+            "resources:\n  a:\n    type: sim:index:Resource\n  b:\n    type: sim:index:Resource\n    options:\n      {o}\n"
+        ))
+    };
+    assert_eq!(
+        opt("replaceWith: [\"${a}\"]"),
+        "Pulumi.yaml:7:7: resource \"b\": option `replaceWith` needs support in stepdeck's engine, which it does not have yet"
+    );
+    assert_eq!(
+        opt("replacementTrigger: x"),
+        "Pulumi.yaml:7:7: resource \"b\": option `replacementTrigger` needs support in stepdeck's engine, which it does not have yet"
+    );
+    assert_eq!(opt("hideDiffs: [tags]"), "");
+    assert_eq!(opt("pluginDownloadURL: https://example.com"), "");
+    assert_eq!(
+        opt("hideDiffs: tags"),
+        "Pulumi.yaml:7:18: resource \"b\": option `hideDiffs` must be a list of strings, found a string"
+    );
 }

@@ -3,7 +3,7 @@
 //! from. Unknowns propagate in previews, secrets through every function, and property access
 //! follows Pulumi YAML's rules and errors.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -31,8 +31,9 @@ pub(super) struct ResourceValue {
     /// Failed, skipped or not yet existing: every output is unknown.
     pub unknown: bool,
     pub custom: bool,
-    /// The provider reference the resource was registered with, when explicit or inherited.
-    pub provider: Option<String>,
+    /// Explicit providers by package that the resource's children (and invokes naming it as
+    /// `parent`) inherit.
+    pub providers: BTreeMap<String, String>,
 }
 
 impl ResourceValue {
@@ -292,10 +293,7 @@ impl Scope<'_> {
                 unknown |= p.unknown;
                 Some(p.provider_reference())
             }
-            (None, Some(parent)) => parent
-                .provider
-                .clone()
-                .filter(|r| r.contains(&format!("::pulumi:providers:{pkg}::"))),
+            (None, Some(parent)) => parent.providers.get(pkg).cloned(),
             (None, None) => None,
         };
         if unknown
