@@ -290,6 +290,11 @@ impl ResourceMonitor {
             .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
     }
 
+    /// The resource types the provider of a package declares, for resolving short type tokens.
+    pub fn resource_types(&self, package: &str, version: Option<&str>) -> Vec<String> {
+        self.registry.resource_types(package, version)
+    }
+
     /// Forwards a program's log message as a diagnostic.
     pub fn log(&self, severity: Severity, urn: Option<Urn>, message: impl Into<String>) {
         self.events.diag(urn, severity, message);

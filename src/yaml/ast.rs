@@ -772,6 +772,23 @@ pub fn canonical_type(t: &str) -> Option<String> {
     }
 }
 
+/// A type token as the provider's schema names it (Pulumi YAML's `resolveToken`): the token
+/// itself, ignoring case, or the classic `pkg:module/type:Type` form of `pkg:module:Type`; as
+/// written when `declared` (the provider's types) has neither.
+pub fn resolve_type(token: &str, declared: &[String]) -> String {
+    let find = |t: &str| declared.iter().find(|d| d.eq_ignore_ascii_case(t)).cloned();
+    if let Some(t) = find(token) {
+        return t;
+    }
+    if let [pkg, module, ty] = token.split(':').collect::<Vec<_>>().as_slice()
+        && !module.contains('/')
+        && let Some(t) = find(&format!("{pkg}:{module}/{}:{ty}", ty.to_lowercase()))
+    {
+        return t;
+    }
+    token.to_string()
+}
+
 /// Seconds in a Go-style duration (`90s`, `5m`, `1h30m`, `1.5h`).
 pub fn parse_duration(text: &str) -> Option<f64> {
     let mut total = 0.0;

@@ -18,7 +18,7 @@ use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
-use super::ast::{AliasDecl, ProgramAst, ResourceDecl};
+use super::ast::{AliasDecl, ProgramAst, ResourceDecl, resolve_type};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
 use super::scope::{PulumiVars, ResourceValue, Scope, Slot, Slots, text_of};
@@ -437,6 +437,11 @@ impl Shared {
         monitor: &ResourceMonitor,
     ) -> Result<Registered, SourceError> {
         let file = self.ast.file.as_str();
+        let declared = monitor.resource_types(
+            crate::engine::goal::package_of(&r.type_),
+            r.options.version.as_deref(),
+        );
+        let type_ = resolve_type(&r.type_, &declared);
         let resource = |name: &str| match slots.get(name) {
             Some(Slot::Resource(v)) => Some(v.clone()),
             _ => None,
@@ -488,7 +493,7 @@ impl Shared {
                 }
             };
             let goal = ReadGoal {
-                type_: r.type_.clone(),
+                type_,
                 name: r.name.clone(),
                 id,
                 parent,
@@ -547,7 +552,7 @@ impl Shared {
             .collect::<Result<Vec<_>, _>>()?;
         let custom = !is_component_type(&r.type_);
         let goal = Goal {
-            type_: r.type_.clone(),
+            type_,
             name: r.name.clone(),
             custom,
             parent,

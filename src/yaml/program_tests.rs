@@ -199,3 +199,29 @@ fn options_stepdeck_cannot_honour_are_refused_and_display_options_accepted() {
         "Pulumi.yaml:7:18: resource \"b\": option `hideDiffs` must be a list of strings, found a string"
     );
 }
+
+#[test]
+fn type_tokens_resolve_against_the_providers_schema_names() {
+    use super::ast::resolve_type;
+    let declared = vec![
+        "random:index/randomPassword:RandomPassword".to_string(),
+        "command:local:Command".to_string(),
+    ];
+    assert_eq!(
+        resolve_type("random:index:RandomPassword", &declared),
+        "random:index/randomPassword:RandomPassword"
+    );
+    assert_eq!(
+        resolve_type("random:index/randompassword:randompassword", &declared),
+        "random:index/randomPassword:RandomPassword"
+    );
+    assert_eq!(
+        resolve_type("command:local:Command", &declared),
+        "command:local:Command"
+    );
+    assert_eq!(
+        resolve_type("sim:index:Bucket", &declared),
+        "sim:index:Bucket"
+    );
+    assert_eq!(resolve_type("random:index:Nope", &[]), "random:index:Nope");
+}

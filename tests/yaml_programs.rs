@@ -1,0 +1,260 @@
+//! Whole Pulumi YAML programs in the style of pulumi-yaml's examples (random, command, assets,
+//! invokes, config), run through the real binary with the built-in providers: preview, up, the
+//! exported state and the stack outputs.
+
+mod cli_support;
+
+use serde_json::Value;
+
+use cli_support::*;
+
+fn up(env: &Env) -> String {
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+}
+
+/// Every stack output with secrets revealed.
+fn outputs(env: &Env) -> Value {
+    let text = env.ok(&[
+        "stack",
+        "output",
+        "--json",
+        "--show-secrets",
+        "--stack",
+        "dev",
+    ]);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The exported state of one resource by its name.
+fn resource(env: &Env, name: &str) -> Value {
+    env.export("dev")["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with(&format!("::{name}")))
+        .cloned()
+        .unwrap_or_else(|| panic!("no resource {name}"))
+}
+
+#[test]
+fn random_program_with_short_tokens_and_functions() {
+    let mut env = Env::new(
+        r#"
+resources:
+  password:
+    type: random:RandomPassword
+    properties:
+      length: 16
+      special: false
+  pet:
+    type: random:index:RandomPet
+    properties:
+      prefix: ${pulumi.stack}
+      length: 2
+outputs:
+  passwordLength: {fn::length: "${password.result}"}
+  petParts: {fn::length: {fn::split: ["-", "${pet.id}"]}}
+  firstPart: {fn::select: [0, {fn::split: ["-", "${pet.id}"]}]}
+  encoded: {fn::toBase64: "${pet.id}"}
+  where: ${pulumi.project}/${pulumi.stack}/${pulumi.organization}
+"#,
+    );
+    env.passphrase = true;
+    let preview = env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert!(
+        preview.contains("random:index/randomPassword:RandomPassword"),
+        "the short token resolves to the provider's type: {preview}"
+    );
+    up(&env);
+    assert_eq!(
+        resource(&env, "password")["type"],
+        "random:index/randomPassword:RandomPassword"
+    );
+    assert_eq!(
+        resource(&env, "pet")["type"],
+        "random:index/randomPet:RandomPet"
+    );
+    let o = outputs(&env);
+    assert_eq!(o["passwordLength"], 16);
+    assert_eq!(o["petParts"], 3);
+    assert_eq!(o["firstPart"], "dev");
+    let pet = resource(&env, "pet")["id"].as_str().unwrap().to_string();
+    use base64::Engine as _;
+    assert_eq!(
+        o["encoded"],
+        base64::engine::general_purpose::STANDARD.encode(&pet)
+    );
+    assert_eq!(o["where"], "e2e/dev/organization");
+    let plain = env.ok(&["stack", "output", "--json", "--stack", "dev"]);
+    assert!(
+        plain.contains("\"passwordLength\": \"[secret]\""),
+        "a function of a secret output is secret: {plain}"
+    );
+}
+
+#[test]
+fn command_program_with_invokes() {
+    let env = Env::new(
+        r#"
+variables:
+  greeting:
+    fn::invoke:
+      function: command:local:run
+      arguments:
+        command: echo hello from ${pulumi.stack}
+      return: stdout
+  shorthand:
+    fn::command:local:run:
+      command: printf short
+resources:
+  hello:
+    type: command:local:Command
+    properties:
+      create: echo ${greeting}
+outputs:
+  greeting: ${greeting}
+  shorthand: ${shorthand.stdout}
+  echoed: ${hello.stdout}
+"#,
+    );
+    let preview = env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert!(preview.contains("command:local:Command"), "{preview}");
+    up(&env);
+    let o = outputs(&env);
+    assert_eq!(o["greeting"], "hello from dev");
+    assert_eq!(o["shorthand"], "short");
+    assert_eq!(o["echoed"], "hello from dev");
+    env.write(
+        "Pulumi.yaml",
+        "name: e2e\nruntime: yaml\nvariables:\n  v:\n    fn::invoke:\n      function: command:local:run\n      arguments:\n        command: exit 3\noutputs:\n  v: ${v}\n",
+    );
+    let failed = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!failed.status.success());
+    let text = format!("{}{}", stdout(&failed), stderr(&failed));
+    assert!(
+        text.contains("Pulumi.yaml:5:5:"),
+        "the failing invoke is located: {text}"
+    );
+}
+
+#[test]
+fn assets_and_archives_reach_the_state_with_pulumis_hashes() {
+    let env = Env::new(
+        r#"
+resources:
+  site:
+    type: sim:Resource
+    properties:
+      index: {fn::fileAsset: ./www/index.html}
+      inline: {fn::stringAsset: "<h1>inline</h1>"}
+      text: {fn::readFile: ./www/index.html}
+      bundle:
+        fn::assetArchive:
+          index.html: {fn::fileAsset: ./www/index.html}
+          www: {fn::fileArchive: ./www}
+outputs:
+  text: ${site.text}
+  hash: ${site.index.hash}
+"#,
+    );
+    std::fs::create_dir_all(env.project().join("www")).unwrap();
+    env.write("www/index.html", "<h1>hello</h1>");
+    up(&env);
+    let site = resource(&env, "site");
+    assert_eq!(
+        site["type"], "sim:index:Resource",
+        "sim:Resource is sim:index:Resource"
+    );
+    let index = &site["inputs"]["index"];
+    assert_eq!(
+        index["4dabf18193072939515e22adb298388d"],
+        "c44067f5952c0a294b673a41bacd8c17"
+    );
+    assert_eq!(index["path"], "./www/index.html");
+    // Pulumi's asset hash: the SHA-256 of the file's bytes.
+    let want = {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(b"<h1>hello</h1>"))
+    };
+    assert_eq!(index["hash"], want.as_str());
+    assert_eq!(site["inputs"]["inline"]["text"], "<h1>inline</h1>");
+    let bundle = &site["inputs"]["bundle"];
+    assert_eq!(
+        bundle["4dabf18193072939515e22adb298388d"],
+        "0def7320c3a5731c473e5ecbe6d01bc7"
+    );
+    assert_eq!(bundle["assets"]["www"]["path"], "./www");
+    let o = outputs(&env);
+    assert_eq!(o["text"], "<h1>hello</h1>");
+    assert_eq!(o["hash"], want.as_str());
+
+    // Same files: nothing changes. A changed file changes the hash and updates the resource.
+    let again = up(&env);
+    assert!(!again.contains("updated"), "{again}");
+    env.write("www/index.html", "<h1>changed</h1>");
+    let changed = up(&env);
+    assert!(changed.contains("updated"), "{changed}");
+}
+
+#[test]
+fn config_keys_undeclared_namespaced_and_structured() {
+    let env = Env::new(
+        r#"
+config:
+  size:
+    type: integer
+    default: 2
+resources:
+  r:
+    type: sim:index:Resource
+    properties:
+      size: ${size}
+      extra: ${extra}
+      ownNamespace: ${e2e:extra}
+      region: ${aws:region}
+outputs:
+  cwd: ${pulumi.cwd}
+  root: ${pulumi.rootDirectory}
+  extra: ${r.extra}
+  region: ${r.region}
+"#,
+    );
+    env.write(
+        "Pulumi.dev.yaml",
+        "config:\n  e2e:extra: more\n  aws:region: us-west-2\n",
+    );
+    up(&env);
+    let r = resource(&env, "r");
+    assert_eq!(r["inputs"]["size"], 2);
+    assert_eq!(r["inputs"]["extra"], "more");
+    assert_eq!(r["inputs"]["ownNamespace"], "more");
+    let o = outputs(&env);
+    assert_eq!(o["region"], "us-west-2");
+    let project = env.project().canonicalize().unwrap();
+    let cwd = std::path::PathBuf::from(o["cwd"].as_str().unwrap());
+    assert_eq!(cwd.canonicalize().unwrap(), project);
+    assert_eq!(o["root"], o["cwd"]);
+}
+
+#[test]
+fn a_property_a_resource_lacks_fails_the_update_with_its_location_but_not_the_preview() {
+    let env = Env::new(
+        r#"
+resources:
+  a:
+    type: sim:index:Resource
+    properties:
+      size: 1
+outputs:
+  o: ${a.nosuchprop}
+"#,
+    );
+    env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
+    let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!out.status.success());
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        text.contains("Pulumi.yaml:10:6: nosuchprop does not exist on a; Existing properties are:"),
+        "{text}"
+    );
+}
