@@ -62,26 +62,14 @@ fn remote_contents(dir: &Path, uri: &str) -> Result<Option<Vec<u8>>, String> {
     ))
 }
 
-/// An asset at a URI; hashed when it is a local `file://` URI.
-pub fn remote_asset(dir: &Path, uri: &str) -> Result<PropertyValue, String> {
+/// An asset (or with `archive`, an archive) at a URI; hashed when it is a local `file://` URI.
+pub fn remote(dir: &Path, uri: &str, archive: bool) -> Result<PropertyValue, String> {
     let hash = remote_contents(dir, uri)?.map(|b| sha256_hex(&b));
-    Ok(PropertyValue::Asset(object(
-        ASSET_SIG,
-        hash,
-        "uri",
-        uri.into(),
-    )))
-}
-
-/// An archive at a URI; hashed when it is a local `file://` URI.
-pub fn remote_archive(dir: &Path, uri: &str) -> Result<PropertyValue, String> {
-    let hash = remote_contents(dir, uri)?.map(|b| sha256_hex(&b));
-    Ok(PropertyValue::Archive(object(
-        ARCHIVE_SIG,
-        hash,
-        "uri",
-        uri.into(),
-    )))
+    Ok(if archive {
+        PropertyValue::Archive(object(ARCHIVE_SIG, hash, "uri", uri.into()))
+    } else {
+        PropertyValue::Asset(object(ASSET_SIG, hash, "uri", uri.into()))
+    })
 }
 
 /// An archive from a file (`.zip`, `.tar`, `.tgz`: hashed as bytes) or a directory (hashed over
@@ -177,13 +165,13 @@ mod tests {
         let f = file_asset(&dir, "site/index.html").unwrap();
         assert_eq!(field(&f, "hash"), field(&a, "hash"));
         assert_eq!(field(&f, "path"), "site/index.html");
-        let r = remote_asset(&dir, "file://site/index.html").unwrap();
+        let r = remote(&dir, "file://site/index.html", false).unwrap();
         assert_eq!(field(&r, "hash"), field(&a, "hash"));
         assert_eq!(field(&r, "uri"), "file://site/index.html");
-        let web = remote_asset(&dir, "https://example.com/x").unwrap();
+        let web = remote(&dir, "https://example.com/x", false).unwrap();
         assert!(matches!(&web, PropertyValue::Asset(m) if !m.contains_key("hash")));
         assert!(
-            remote_asset(&dir, "ftp://x")
+            remote(&dir, "ftp://x", false)
                 .unwrap_err()
                 .contains("http, https or file")
         );

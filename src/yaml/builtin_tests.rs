@@ -8,7 +8,7 @@ use crate::engine::property::{ARCHIVE_SIG, ASSET_SIG, PropertyMap, PropertyValue
 use crate::engine::source::DeploymentInfo;
 
 use super::YamlProgram;
-use super::test_monitor::{Recorded, Script, info, run};
+use super::test_monitor::{Recorded, Script, info, parse, parse_err, run};
 
 fn s(v: &str) -> PropertyValue {
     PropertyValue::String(v.into())
@@ -26,15 +26,7 @@ fn list(items: &[&str]) -> PropertyValue {
     PropertyValue::Array(items.iter().map(|i| s(i)).collect())
 }
 
-fn parse(text: &str) -> YamlProgram {
-    YamlProgram::parse("Pulumi.yaml", text, "proj").unwrap_or_else(|e| panic!("{e}"))
-}
 
-fn parse_err(text: &str) -> String {
-    YamlProgram::parse("Pulumi.yaml", text, "proj")
-        .map(|_| String::new())
-        .unwrap_or_else(|e| e.to_string())
-}
 
 async fn run_with(program: YamlProgram, info: DeploymentInfo, script: Script) -> Recorded {
     let (res, rec) = run(Box::new(program), info, script).await;

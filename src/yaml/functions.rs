@@ -185,9 +185,9 @@ pub fn apply(b: Builtin, args: &[PropertyValue], dir: &Path) -> Result<PropertyV
             let made = match b {
                 Builtin::StringAsset => Ok(asset::string_asset(text)),
                 Builtin::FileAsset => asset::file_asset(dir, text),
-                Builtin::RemoteAsset => asset::remote_asset(dir, text),
+                Builtin::RemoteAsset => asset::remote(dir, text, false),
                 Builtin::FileArchive => asset::file_archive(dir, text),
-                _ => asset::remote_archive(dir, text),
+                _ => asset::remote(dir, text, true),
             };
             made.or_else(|e| fail(0, e))
         }),

@@ -4,11 +4,8 @@
 use crate::engine::property::PropertyValue;
 
 use super::YamlProgram;
-use super::test_monitor::{Recorded, Script, info, run};
+use super::test_monitor::{Recorded, Script, info, parse, parse_err, run};
 
-fn parse(text: &str) -> YamlProgram {
-    YamlProgram::parse("Pulumi.yaml", text, "proj").unwrap_or_else(|e| panic!("{e}"))
-}
 
 async fn record(text: &str, config: &[(&str, &str)]) -> Recorded {
     let (res, rec) = run(Box::new(parse(text)), info(config, &[]), Script::default()).await;
@@ -52,11 +49,6 @@ async fn the_older_configuration_key_declares_config() {
     assert_eq!(rec.goal("r").properties["size"], PropertyValue::Number(2.0));
 }
 
-fn parse_err(text: &str) -> String {
-    YamlProgram::parse("Pulumi.yaml", text, "proj")
-        .map(|_| String::new())
-        .unwrap_or_else(|e| e.to_string())
-}
 
 const PROV_SIM: &str = "urn:pulumi:dev::proj::pulumi:providers:sim::psim::psim-id";
 const PROV_FNS: &str = "urn:pulumi:dev::proj::pulumi:providers:fns::pfns::pfns-id";

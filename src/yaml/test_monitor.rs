@@ -22,6 +22,8 @@ use crate::engine::source::{
 };
 use crate::engine::urn::Urn;
 
+use super::YamlProgram;
+
 /// Providers that only answer invokes: `<pkg>:index:echo` returns its arguments with the
 /// token and the provider's version; `<pkg>:index:fail` fails.
 struct FunctionProviders;
@@ -94,6 +96,18 @@ impl Recorded {
             .position(|l| l == entry)
             .unwrap_or_else(|| panic!("{entry} not in {:?}", self.log))
     }
+}
+
+/// Parses a program as `Pulumi.yaml` of project `proj`, panicking on errors.
+pub(crate) fn parse(text: &str) -> YamlProgram {
+    YamlProgram::parse("Pulumi.yaml", text, "proj").unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The load error of a program, or "" when it loads.
+pub(crate) fn parse_err(text: &str) -> String {
+    YamlProgram::parse("Pulumi.yaml", text, "proj")
+        .map(|_| String::new())
+        .unwrap_or_else(|e| e.to_string())
 }
 
 pub(crate) fn info(config: &[(&str, &str)], secret_keys: &[&str]) -> DeploymentInfo {
