@@ -258,3 +258,56 @@ outputs:
         "{text}"
     );
 }
+
+#[test]
+fn yaml_component_package_builds_its_resources_under_the_component() {
+    let env = Env::new(
+        r#"
+packages:
+  pets: ./pets
+resources:
+  generator:
+    type: pets:index:petGenerator
+    properties:
+      length: 3
+      prefix: test
+outputs:
+  pet: ${generator.pet}
+"#,
+    );
+    std::fs::create_dir_all(env.project().join("pets")).unwrap();
+    env.write(
+        "pets/PulumiPlugin.yaml",
+        r#"name: pets
+runtime: yaml
+components:
+  petGenerator:
+    inputs:
+      length:
+        type: integer
+      prefix:
+        type: string
+    resources:
+      randomPet:
+        type: random:RandomPet
+        properties:
+          length: ${length}
+          prefix: ${prefix}
+    outputs:
+      pet: ${randomPet.id}
+"#,
+    );
+    up(&env);
+    let generator = resource(&env, "generator");
+    assert_eq!(generator["type"], "pets:index:petGenerator");
+    assert_eq!(generator["custom"], false);
+    let pet = resource(&env, "randomPet");
+    assert_eq!(pet["parent"], generator["urn"]);
+    let id = pet["id"].as_str().unwrap().to_string();
+    assert!(id.starts_with("test-"), "{id}");
+    assert_eq!(id.split('-').count(), 4);
+    assert_eq!(outputs(&env)["pet"], id.as_str());
+    assert_eq!(generator["outputs"]["pet"], id.as_str());
+    let again = up(&env);
+    assert!(!again.contains("created"), "{again}");
+}

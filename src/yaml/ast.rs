@@ -215,14 +215,35 @@ const TOP_LEVEL: &[&str] = &[
     "stackConfigDir",
     "packages",
     "pulumi",
+    "components",
 ];
 
 /// Builds the AST of a program document; `project` namespaces bare config keys.
 pub fn build(file: &str, doc: &Node, project: &str) -> Result<ProgramAst, SourceError> {
+    build_with(file, doc, project, None)
+}
+
+/// Builds the body of a YAML component named `name` of `package`: its `inputs` are its config.
+pub fn build_component(
+    file: &str,
+    name: &str,
+    body: &Node,
+    package: &str,
+) -> Result<ProgramAst, SourceError> {
+    build_with(file, body, package, Some(name))
+}
+
+fn build_with(
+    file: &str,
+    doc: &Node,
+    project: &str,
+    component: Option<&str>,
+) -> Result<ProgramAst, SourceError> {
     let b = Builder { file };
-    let top = doc
-        .as_map()
-        .ok_or_else(|| doc.error(file, "a program must be a mapping"))?;
+    let top = doc.as_map().ok_or_else(|| match component {
+        Some(name) => doc.error(file, format!("components.{name} must be an object")),
+        None => doc.error(file, "a program must be a mapping"),
+    })?;
     let mut ast = ProgramAst {
         file: file.to_string(),
         config: Vec::new(),
@@ -232,8 +253,11 @@ pub fn build(file: &str, doc: &Node, project: &str) -> Result<ProgramAst, Source
     };
     for (k, v) in top {
         match k.name.as_str() {
-            "config" | "configuration" => {
-                for (ck, cv) in b.map(v, "config")? {
+            // A program's config, a component's inputs.
+            "config" | "configuration" | "inputs"
+                if (k.name == "inputs") == component.is_some() =>
+            {
+                for (ck, cv) in b.map(v, &k.name)? {
                     let key = ConfigKey::parse(&ck.name, project)
                         .map_err(|e| SourceError::new(file, ck.pos, e.to_string()))?;
                     ast.config.push(ConfigParam {

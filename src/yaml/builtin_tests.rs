@@ -26,8 +26,6 @@ fn list(items: &[&str]) -> PropertyValue {
     PropertyValue::Array(items.iter().map(|i| s(i)).collect())
 }
 
-
-
 async fn run_with(program: YamlProgram, info: DeploymentInfo, script: Script) -> Recorded {
     let (res, rec) = run(Box::new(program), info, script).await;
     res.unwrap_or_else(|e| panic!("{e}"));

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use futures::future::BoxFuture;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
@@ -19,6 +20,7 @@ use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
 use super::ast::{AliasDecl, ProgramAst, ResourceDecl, resolve_type};
+use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
 use super::scope::{PulumiVars, ResourceValue, Scope, Slot, Slots, text_of};
@@ -44,6 +46,8 @@ pub struct YamlProgram {
     pub dir: PathBuf,
     /// The directory holding `Pulumi.yaml` (`pulumi.rootDirectory`).
     pub root_dir: PathBuf,
+    /// The YAML components of the component packages the program names in `packages:`.
+    pub components: Arc<Components>,
 }
 
 impl YamlProgram {
@@ -134,56 +138,64 @@ impl YamlProgram {
         config: &HashMap<String, PropertyValue>,
         project: &str,
     ) -> Result<(), SourceError> {
-        let own = format!("{project}:");
-        for u in &self.analysis.unresolved {
-            let bare = u.name.strip_prefix(&own).unwrap_or(&u.name);
-            if !config.contains_key(&u.name) && !config.contains_key(bare) {
-                return Err(SourceError::new(&self.ast.file, u.pos, u.message.clone()));
-            }
-        }
-        Ok(())
+        check_references(&self.ast, &self.analysis, config, project)
     }
 }
 
-impl YamlProgram {
-    /// The resources whose `if:` evaluates to false under this configuration.
-    async fn disabled(
-        &self,
-        config: &HashMap<String, PropertyValue>,
-        pulumi: &PulumiVars,
-    ) -> Result<HashSet<String>, SourceError> {
-        let slots = Slots::new();
-        let scope = Scope {
-            file: &self.ast.file,
-            config,
-            slots: &slots,
-            pulumi,
-            dry_run: false,
-            monitor: None,
-        };
-        let mut out = HashSet::new();
-        for r in &self.ast.resources {
-            let Some(cond) = &r.condition else { continue };
-            match scope.eval(cond).await?.value.reveal() {
-                PropertyValue::Bool(true) => {}
-                PropertyValue::Bool(false) => {
-                    out.insert(r.key.clone());
-                }
-                other => {
-                    return Err(SourceError::new(
-                        &self.ast.file,
-                        cond.pos,
-                        format!(
-                            "resource {:?}: `if` must be true or false, found {}",
-                            r.key,
-                            type_string(&other)
-                        ),
-                    ));
-                }
+/// References the analysis could not resolve must name config keys (`config`).
+fn check_references(
+    ast: &ProgramAst,
+    analysis: &Analysis,
+    config: &HashMap<String, PropertyValue>,
+    project: &str,
+) -> Result<(), SourceError> {
+    let own = format!("{project}:");
+    for u in &analysis.unresolved {
+        let bare = u.name.strip_prefix(&own).unwrap_or(&u.name);
+        if !config.contains_key(&u.name) && !config.contains_key(bare) {
+            return Err(SourceError::new(&ast.file, u.pos, u.message.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The resources whose `if:` evaluates to false under this configuration.
+async fn disabled(
+    ast: &ProgramAst,
+    config: &HashMap<String, PropertyValue>,
+    pulumi: &PulumiVars,
+) -> Result<HashSet<String>, SourceError> {
+    let slots = Slots::new();
+    let scope = Scope {
+        file: &ast.file,
+        config,
+        slots: &slots,
+        pulumi,
+        dry_run: false,
+        monitor: None,
+    };
+    let mut out = HashSet::new();
+    for r in &ast.resources {
+        let Some(cond) = &r.condition else { continue };
+        match scope.eval(cond).await?.value.reveal() {
+            PropertyValue::Bool(true) => {}
+            PropertyValue::Bool(false) => {
+                out.insert(r.key.clone());
+            }
+            other => {
+                return Err(SourceError::new(
+                    &ast.file,
+                    cond.pos,
+                    format!(
+                        "resource {:?}: `if` must be true or false, found {}",
+                        r.key,
+                        type_string(&other)
+                    ),
+                ));
             }
         }
-        Ok(out)
     }
+    Ok(out)
 }
 
 #[async_trait]
@@ -209,8 +221,7 @@ impl Program for YamlProgram {
             .await
             .map_err(|e| ProgramError(format!("registering the stack failed: {e}")))?;
 
-        let disabled = self
-            .disabled(&config, &pulumi)
+        let disabled = disabled(&self.ast, &config, &pulumi)
             .await
             .map_err(|e| ProgramError(e.to_string()))?;
         let shared = Arc::new(Shared {
@@ -220,17 +231,36 @@ impl Program for YamlProgram {
             config,
             pulumi,
             dry_run: info.dry_run,
+            parent: None,
+            components: self.components.clone(),
         });
+        let outputs = evaluate_template(shared, monitor.clone())
+            .await
+            .map_err(ProgramError)?;
+        monitor
+            .register_outputs(&root.urn, outputs)
+            .await
+            .map_err(|e| ProgramError(format!("registering stack outputs failed: {e}")))
+    }
+}
+
+/// Evaluates a program or component body: every variable and resource as a task that waits for
+/// what it references, then the outputs. Errors are located messages, one a line.
+fn evaluate_template(
+    shared: Arc<Shared>,
+    monitor: ResourceMonitor,
+) -> BoxFuture<'static, Result<PropertyMap, String>> {
+    Box::pin(async move {
         let mut senders = HashMap::new();
         let mut receivers = HashMap::new();
-        for name in &self.analysis.order {
+        for name in &shared.analysis.order {
             let (tx, rx) = watch::channel(None::<Slot>);
             senders.insert(name.clone(), tx);
             receivers.insert(name.clone(), rx);
         }
         let receivers = Arc::new(receivers);
         let mut tasks = JoinSet::new();
-        for name in &self.analysis.order {
+        for name in &shared.analysis.order {
             let Some(tx) = senders.remove(name) else {
                 continue;
             };
@@ -275,7 +305,7 @@ impl Program for YamlProgram {
         }
         if !errors.is_empty() {
             errors.sort();
-            return Err(ProgramError(errors.join("\n")));
+            return Err(errors.join("\n"));
         }
         let slots: Slots = receivers
             .iter()
@@ -283,18 +313,12 @@ impl Program for YamlProgram {
             .collect();
         let scope = shared.scope(&slots, &monitor);
         let mut outputs = PropertyMap::new();
-        for o in &self.ast.outputs {
-            let v = scope
-                .eval(&o.value)
-                .await
-                .map_err(|e| ProgramError(e.to_string()))?;
+        for o in &shared.ast.outputs {
+            let v = scope.eval(&o.value).await.map_err(|e| e.to_string())?;
             outputs.insert(o.name.clone(), v.value);
         }
-        monitor
-            .register_outputs(&root.urn, outputs)
-            .await
-            .map_err(|e| ProgramError(format!("registering stack outputs failed: {e}")))
-    }
+        Ok(outputs)
+    })
 }
 
 /// Waits until every variable and resource `name` references has a value.
@@ -327,9 +351,17 @@ struct Shared {
     config: HashMap<String, PropertyValue>,
     pulumi: PulumiVars,
     dry_run: bool,
+    /// The component whose body this is: the parent of resources that name none.
+    parent: Option<Urn>,
+    components: Arc<Components>,
 }
 
 impl Shared {
+    /// Whether a type is a custom resource (neither a stepdeck nor a YAML component).
+    fn is_custom(&self, ty: &str) -> bool {
+        !is_component_type(ty) && self.components.get(ty).is_none()
+    }
+
     fn disabled_error(&self, name: &str, dep: &str) -> String {
         let pos = match self.analysis.symbols.get(name) {
             Some(Symbol::Resource(i)) => self.ast.resources[*i].pos,
@@ -386,7 +418,7 @@ impl Shared {
                     urn: reg.urn,
                     id: reg.id,
                     outputs: reg.outputs,
-                    custom: !is_component_type(&r.type_),
+                    custom: self.is_custom(&r.type_),
                     providers: self.providers_of(r, slots).map_err(|e| e.to_string())?,
                 })))
             }
@@ -437,22 +469,29 @@ impl Shared {
         monitor: &ResourceMonitor,
     ) -> Result<Registered, SourceError> {
         let file = self.ast.file.as_str();
-        let declared = monitor.resource_types(
-            crate::engine::goal::package_of(&r.type_),
-            r.options.version.as_deref(),
-        );
-        let type_ = resolve_type(&r.type_, &declared);
+        let type_ = if self.components.get(&r.type_).is_some() {
+            r.type_.clone()
+        } else {
+            let declared = monitor.resource_types(
+                crate::engine::goal::package_of(&r.type_),
+                r.options.version.as_deref(),
+            );
+            resolve_type(&r.type_, &declared)
+        };
         let resource = |name: &str| match slots.get(name) {
             Some(Slot::Resource(v)) => Some(v.clone()),
             _ => None,
         };
         let urn_of = |name: &str| resource(name).map(|v| v.urn.clone());
         let o = &r.options;
-        let parent = o.parent.as_ref().and_then(|p| urn_of(&p.name));
+        let parent = match &o.parent {
+            Some(p) => urn_of(&p.name),
+            None => self.parent.clone(),
+        };
         let providers = self.providers_of(r, slots)?;
         let provider = match o.provider.as_ref().and_then(|p| resource(&p.name)) {
             Some(p) => Some(p.provider_reference()),
-            None if !is_component_type(&r.type_) => providers
+            None if self.is_custom(&r.type_) => providers
                 .get(crate::engine::goal::package_of(&r.type_))
                 .cloned(),
             None => None,
@@ -550,7 +589,7 @@ impl Shared {
                 }),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let custom = !is_component_type(&r.type_);
+        let custom = self.is_custom(&r.type_);
         let goal = Goal {
             type_,
             name: r.name.clone(),
@@ -573,6 +612,77 @@ impl Shared {
             version: o.version.clone(),
             source_position: Some(format!("{file}:{}", r.pos)),
         };
-        monitor.register(goal).await.map_err(failed)
+        match self.components.get(&r.type_) {
+            Some(def) => {
+                let inputs = goal.properties.clone();
+                let reg = monitor.register(goal).await.map_err(failed)?;
+                self.construct(def, r, reg, inputs, monitor).await
+            }
+            None => monitor.register(goal).await.map_err(failed),
+        }
+    }
+
+    /// Evaluates a YAML component's body under its registered resource `reg`, its inputs typed
+    /// by the component's `inputs:`; the component's outputs become the resource's.
+    async fn construct(
+        &self,
+        def: &ComponentDef,
+        r: &ResourceDecl,
+        reg: Registered,
+        inputs: PropertyMap,
+        monitor: &ResourceMonitor,
+    ) -> Result<Registered, SourceError> {
+        let file = self.ast.file.as_str();
+        let failed = |why: String| {
+            SourceError::new(
+                file,
+                r.pos,
+                format!("component {:?} ({}) failed:\n{why}", r.key, r.type_),
+            )
+        };
+        let mut config = HashMap::new();
+        for c in &def.ast.config {
+            let value = match inputs.get(&c.name) {
+                Some(v) => v.clone(),
+                None => match &c.decl.default {
+                    Some(d) => PropertyValue::from_json(d).map_err(failed)?,
+                    None => {
+                        return Err(SourceError::new(
+                            file,
+                            r.pos,
+                            format!(
+                                "resource {:?}: missing required input {:?} of component {}",
+                                r.key, c.name, r.type_
+                            ),
+                        ));
+                    }
+                },
+            };
+            config.insert(c.name.clone(), value);
+        }
+        let project = self.pulumi.project.as_str();
+        check_references(&def.ast, &def.analysis, &config, project)
+            .map_err(|e| failed(e.to_string()))?;
+        let disabled = disabled(&def.ast, &config, &self.pulumi)
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        let shared = Arc::new(Shared {
+            ast: def.ast.clone(),
+            analysis: def.analysis.clone(),
+            disabled,
+            config,
+            pulumi: self.pulumi.clone(),
+            dry_run: self.dry_run,
+            parent: Some(reg.urn.clone()),
+            components: self.components.clone(),
+        });
+        let outputs = evaluate_template(shared, monitor.clone())
+            .await
+            .map_err(failed)?;
+        monitor
+            .register_outputs(&reg.urn, outputs.clone())
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        Ok(Registered { outputs, ..reg })
     }
 }

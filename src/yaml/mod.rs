@@ -6,6 +6,7 @@ pub mod analyze;
 pub mod asset;
 pub mod ast;
 pub mod builtin;
+pub mod component;
 pub mod error;
 pub mod evaluate;
 pub mod functions;

@@ -8,6 +8,7 @@ use crate::project::{PROJECT_FILE, Project};
 
 use super::analyze::analyze;
 use super::ast::build;
+use super::component::Components;
 use super::error::{SourceError, YamlError};
 use super::evaluate::YamlProgram;
 use super::node::parse_document;
@@ -24,6 +25,7 @@ impl YamlProgram {
             analysis: Arc::new(analysis),
             dir: PathBuf::from("."),
             root_dir: PathBuf::from("."),
+            components: Arc::default(),
         })
     }
 
@@ -43,6 +45,8 @@ impl YamlProgram {
         })?;
         let file = display_name(&project.dir, &path);
         let mut program = YamlProgram::parse(&file, &text, &project.name)?;
+        let doc = parse_document(&file, &text)?;
+        program.components = Arc::new(Components::load(&project.dir, &file, &doc)?);
         program.dir = dir;
         program.root_dir = project.dir.clone();
         Ok(program)

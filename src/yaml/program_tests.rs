@@ -6,7 +6,6 @@ use crate::engine::property::PropertyValue;
 use super::YamlProgram;
 use super::test_monitor::{Recorded, Script, info, parse, parse_err, run};
 
-
 async fn record(text: &str, config: &[(&str, &str)]) -> Recorded {
     let (res, rec) = run(Box::new(parse(text)), info(config, &[]), Script::default()).await;
     res.unwrap_or_else(|e| panic!("{e}"));
@@ -48,7 +47,6 @@ async fn the_older_configuration_key_declares_config() {
     .await;
     assert_eq!(rec.goal("r").properties["size"], PropertyValue::Number(2.0));
 }
-
 
 const PROV_SIM: &str = "urn:pulumi:dev::proj::pulumi:providers:sim::psim::psim-id";
 const PROV_FNS: &str = "urn:pulumi:dev::proj::pulumi:providers:fns::pfns::pfns-id";
@@ -216,4 +214,93 @@ fn type_tokens_resolve_against_the_providers_schema_names() {
         "sim:index:Bucket"
     );
     assert_eq!(resolve_type("random:index:Nope", &[]), "random:index:Nope");
+}
+
+const PET_PLUGIN: &str = r#"name: pets
+runtime: yaml
+components:
+  petGenerator:
+    inputs:
+      length:
+        type: integer
+      prefix:
+        type: string
+        default: pet
+    resources:
+      pet:
+        type: sim:index:Resource
+        properties:
+          length: ${length}
+          name: ${prefix}-${length}
+    outputs:
+      pet: ${pet.name}
+      parentType: {fn::pulumiResourceType: "${pet}"}
+"#;
+
+fn with_pets(text: &str) -> YamlProgram {
+    let mut components = super::component::Components::default();
+    components
+        .add("pets", "pets/PulumiPlugin.yaml", PET_PLUGIN)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut program = parse(text);
+    program.components = std::sync::Arc::new(components);
+    program
+}
+
+#[tokio::test]
+async fn yaml_components_register_their_body_as_children_with_outputs() {
+    let program = with_pets(
+        "resources:\n  gen:\n    type: pets:petGenerator\n    properties:\n      length: 3\noutputs:\n  pet: ${gen.pet}\n",
+    );
+    let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    res.unwrap_or_else(|e| panic!("{e}"));
+    let generator = rec.goal("gen");
+    assert_eq!(generator.type_, "pets:index:petGenerator");
+    assert!(!generator.custom, "a component");
+    assert_eq!(generator.properties["length"], PropertyValue::Number(3.0));
+    let pet = rec.goal("pet");
+    assert_eq!(
+        pet.parent.as_ref().map(|u| u.as_str()),
+        Some("urn:pulumi:dev::proj::pets:index:petGenerator::gen")
+    );
+    assert_eq!(pet.properties["name"], PropertyValue::string("pet-3"));
+    let (_, outputs) = rec.outputs.unwrap();
+    assert_eq!(outputs["pet"], PropertyValue::string("pet-3"));
+}
+
+#[tokio::test]
+async fn yaml_component_errors_name_the_component_and_the_body() {
+    let program = with_pets("resources:\n  gen:\n    type: pets:index:petGenerator\n");
+    let (res, _) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    assert_eq!(
+        res.unwrap_err().0,
+        "Pulumi.yaml:2:3: resource \"gen\": missing required input \"length\" of component pets:index:petGenerator"
+    );
+    let mut program = with_pets("resources:\n  b:\n    type: pets:index:broken\n");
+    let mut components = (*program.components).clone();
+    components
+        .add(
+            "pets",
+            "pets/more.yaml",
+            "components:\n  broken:\n    outputs:\n      o: ${missing.x}\n",
+        )
+        .unwrap();
+    program.components = std::sync::Arc::new(components);
+    let (res, _) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    assert_eq!(
+        res.unwrap_err().0,
+        "Pulumi.yaml:2:3: component \"b\" (pets:index:broken) failed:\npets/more.yaml:4:10: output \"o\" references unknown resource \"missing\""
+    );
+    let mut components = super::component::Components::default();
+    let bad = components
+        .add(
+            "pets",
+            "pets/PulumiPlugin.yaml",
+            "components:\n  c:\n    resources:\n      r:\n        properties: {}\n",
+        )
+        .unwrap_err();
+    assert_eq!(
+        bad.to_string(),
+        "pets/PulumiPlugin.yaml:4:7: Required field 'type' is missing on resource \"r\""
+    );
 }
