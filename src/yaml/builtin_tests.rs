@@ -605,7 +605,7 @@ async fn pulumi_variables() {
 
 #[tokio::test]
 async fn undeclared_and_namespaced_config_keys() {
-    let text = "config:\n  declared: {type: Number}\noutputs:\n  bare: ${extra}\n  own: ${proj:extra}\n  ownDeclared: ${proj:declared}\n  other: ${aws:region}\n  structured: ${tags.team}\n  hidden: ${pass}\n";
+    let text = "config:\n  declared: {type: Number}\noutputs:\n  bare: ${extra}\n  own: ${proj:extra}\n  ownDeclared: ${proj:declared}\n  other: ${aws:region}\n  structured: ${tags.team}\n  hidden: ${pass}\n  hiddenTeam: ${stags.team}\n";
     let rec = run_with(
         parse(text),
         info(
@@ -615,8 +615,9 @@ async fn undeclared_and_namespaced_config_keys() {
                 ("aws:region", "us-west-2"),
                 ("proj:tags", r#"{"team":"core"}"#),
                 ("proj:pass", "p"),
+                ("proj:stags", r#"{"team":"core"}"#),
             ],
-            &["proj:pass"],
+            &["proj:pass", "proj:stags"],
         ),
         Script::default(),
     )
@@ -628,6 +629,11 @@ async fn undeclared_and_namespaced_config_keys() {
     assert_eq!(o["other"], s("us-west-2"));
     assert_eq!(o["structured"], s("core"));
     assert_eq!(o["hidden"], secret(s("p")));
+    assert_eq!(
+        o["hiddenTeam"],
+        secret(s("core")),
+        "a property of a secret value is secret"
+    );
     assert_eq!(
         run_err("outputs:\n  o: ${aws:zone}\n", info(&[], &[])).await,
         "Pulumi.yaml:2:6: output \"o\" references unknown variable or resource \"aws:zone\""

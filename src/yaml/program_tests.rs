@@ -304,3 +304,45 @@ async fn yaml_component_errors_name_the_component_and_the_body() {
         "pets/PulumiPlugin.yaml:4:7: Required field 'type' is missing on resource \"r\""
     );
 }
+
+#[tokio::test]
+async fn get_reads_by_id_with_state_and_waits_for_unknown_ids() {
+    let text = "resources:\n  a:\n    type: sim:index:Resource\n  r:\n    type: sim:Network\n    get:\n      id: ${a.id}\n      state:\n        cidr: 10.0.0.0/16\n";
+    let rec = record(text, &[]).await;
+    assert_eq!(rec.reads.len(), 1);
+    let read = &rec.reads[0];
+    assert_eq!(
+        read.type_, "sim:index:Network",
+        "short tokens resolve for reads too"
+    );
+    assert_eq!(read.id, "a-id");
+    assert_eq!(
+        read.properties["cidr"],
+        PropertyValue::string("10.0.0.0/16")
+    );
+    assert!(read.dependencies.iter().any(|u| u.name() == "a"));
+
+    let script = Script {
+        failed: vec!["a".into()],
+        ..Script::default()
+    };
+    let (res, rec) = run(Box::new(parse(text)), info(&[], &[]), script).await;
+    res.unwrap();
+    assert_eq!(
+        rec.reads[0].id,
+        crate::engine::property::UNKNOWN_SENTINEL,
+        "an id not known yet is read as unknown"
+    );
+    let (res, _) = run(
+        Box::new(parse(
+            "resources:\n  r:\n    type: sim:index:Network\n    get:\n      id: [1]\n",
+        )),
+        info(&[], &[]),
+        Script::default(),
+    )
+    .await;
+    assert_eq!(
+        res.unwrap_err().0,
+        "Pulumi.yaml:5:11: resource \"r\": `get.id` must be a string, found a list"
+    );
+}

@@ -120,6 +120,7 @@ fn located(file: &str, pos: Pos, message: impl Into<String>) -> SourceError {
 }
 
 impl Scope<'_> {
+    /// The value of an expression and the resources it was computed from (sorted, unique).
     pub async fn eval(&self, e: &Expr) -> Result<Evaluated, SourceError> {
         let mut deps = Vec::new();
         let value = self.eval_into(e, &mut deps).await?;
