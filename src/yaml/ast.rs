@@ -383,10 +383,7 @@ impl Builder<'_> {
         match &n.kind {
             NodeKind::Map(m) => Ok(m),
             NodeKind::Null => Ok(&[]),
-            _ => Err(n.error(
-                self.file,
-                format!("`{what}` must be a mapping, found {}", n.kind_name()),
-            )),
+            _ => Err(n.error(self.file, format!("{what} must be an object"))),
         }
     }
 
@@ -486,7 +483,7 @@ impl Builder<'_> {
                     })?;
                 }
                 "properties" => {
-                    for (pk, pv) in self.map(fv, "properties")? {
+                    for (pk, pv) in self.map(fv, &format!("resources.{}.properties", k.name))? {
                         decl.properties.push((pk.name.clone(), self.expr(pv)?));
                     }
                 }
@@ -500,11 +497,11 @@ impl Builder<'_> {
                     })?;
                     let mut state = Vec::new();
                     if let Some(s) = fv.get("state") {
-                        for (sk, sv) in self.map(s, "get.state")? {
+                        for (sk, sv) in self.map(s, &format!("resources.{}.get.state", k.name))? {
                             state.push((sk.name.clone(), self.expr(sv)?));
                         }
                     }
-                    for (gk, _) in self.map(fv, "get")? {
+                    for (gk, _) in self.map(fv, &format!("resources.{}.get", k.name))? {
                         if gk.name != "id" && gk.name != "state" {
                             return Err(self.err(
                                 gk.pos,
@@ -574,7 +571,7 @@ impl Builder<'_> {
 
     fn options(&self, res: &str, n: &Node) -> Result<ResourceOptions, SourceError> {
         let mut o = ResourceOptions::default();
-        for (k, v) in self.map(n, "options")? {
+        for (k, v) in self.map(n, &format!("resources.{res}.options"))? {
             let opt = k.name.as_str();
             match opt {
                 "dependsOn" => o.depends_on = self.refs(res, opt, v)?,
@@ -693,7 +690,7 @@ impl Builder<'_> {
 
     fn timeouts(&self, res: &str, v: &Node) -> Result<CustomTimeouts, SourceError> {
         let mut t = CustomTimeouts::default();
-        for (k, d) in self.map(v, "customTimeouts")? {
+        for (k, d) in self.map(v, &format!("resources.{res}.options.customTimeouts"))? {
             let text = d.scalar_text().ok_or_else(|| {
                 self.wrong_type(res, "customTimeouts", "durations like \"5m\"", d)
             })?;

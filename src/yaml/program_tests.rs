@@ -346,3 +346,47 @@ async fn get_reads_by_id_with_state_and_waits_for_unknown_ids() {
         "Pulumi.yaml:5:11: resource \"r\": `get.id` must be a string, found a list"
     );
 }
+
+#[test]
+fn invalid_resource_objects_are_worded_as_pulumi_yaml_words_them() {
+    let cases = [
+        (
+            "resources: [a]\n",
+            "Pulumi.yaml:1:12: resources must be an object",
+        ),
+        (
+            "resources:\n  a: 1\n",
+            "Pulumi.yaml:2:6: resources.a must be an object",
+        ),
+        (
+            "resources:\n  a:\n    type: [x]\n",
+            "Pulumi.yaml:3:11: resources.a.type must be a string",
+        ),
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    properties: [1]\n",
+            "Pulumi.yaml:4:17: resources.a.properties must be an object",
+        ),
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    options: 3\n",
+            "Pulumi.yaml:4:14: resources.a.options must be an object",
+        ),
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    options:\n      customTimeouts: 5m\n",
+            "Pulumi.yaml:5:23: resources.a.options.customTimeouts must be an object",
+        ),
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    get: x\n",
+            "Pulumi.yaml:4:10: resource \"a\": `get` needs an `id`",
+        ),
+        (
+            "resources:\n  a:\n    type: a:b:c:d\n",
+            "Pulumi.yaml:3:11: error resolving type of resource a: invalid type token \"a:b:c:d\"",
+        ),
+    ];
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|(text, want)| parse_err(text) != *want)
+        .map(|(text, _)| format!("{text:?}: {}", parse_err(text)))
+        .collect();
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
