@@ -311,3 +311,60 @@ components:
     let again = up(&env);
     assert!(!again.contains("created"), "{again}");
 }
+
+/// Copies an example project from `assets/examples` into a fresh environment.
+fn example(name: &str) -> Env {
+    let env = Env::new("");
+    let from = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("assets/examples")
+        .join(name);
+    copy_dir(&from, &env.project());
+    env
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let target = to.join(path.file_name().unwrap());
+        if path.is_dir() {
+            copy_dir(&path, &target);
+        } else {
+            std::fs::copy(&path, &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_site_example_runs() {
+    let env = example("site");
+    env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
+    up(&env);
+    let o = outputs(&env);
+    let label = o["label"].as_str().unwrap();
+    assert!(label.starts_with("site-example-dev-"), "{label}");
+    assert_eq!(o["builtBy"], "built for dev");
+    assert_eq!(o["pages"], 2);
+    assert_eq!(o["firstPage"], "index");
+    let want = {
+        use sha2::Digest as _;
+        let page = std::fs::read(env.project().join("www/index.html")).unwrap();
+        hex::encode(sha2::Sha256::digest(page))
+    };
+    assert_eq!(o["indexHash"], want.as_str());
+    let bucket = resource(&env, "bucket");
+    assert!(
+        bucket["outputs"]["arn"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("arn:sim:bucket:::{label}-")),
+        "{bucket}"
+    );
+    let again = up(&env);
+    assert!(
+        !again.contains("created") && !again.contains("updated"),
+        "{again}"
+    );
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(env.managed("dev").is_empty());
+}
