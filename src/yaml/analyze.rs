@@ -125,7 +125,7 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
                 }
             }
         }
-        if let Some(e) = &r.options.import {
+        for e in r.options.import.iter().chain(r.options.protect.iter()) {
             deps.extend(expr_deps(file, &a, u, "resource", &r.key, e)?);
         }
         for rr in r.options.references() {

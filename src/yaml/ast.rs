@@ -111,7 +111,8 @@ pub struct ResourceOptions {
     /// Explicit providers by package, for this resource and its children.
     pub providers: Vec<ResourceRef>,
     pub deleted_with: Option<ResourceRef>,
-    pub protect: Option<bool>,
+    /// A boolean, or an expression that evaluates to one (`${isProduction}`).
+    pub protect: Option<Expr>,
     pub delete_before_replace: Option<bool>,
     pub retain_on_delete: Option<bool>,
     pub ignore_changes: Vec<String>,
@@ -579,7 +580,19 @@ impl Builder<'_> {
                 "provider" => o.provider = Some(self.one_ref(res, opt, v)?),
                 "providers" => o.providers = self.refs(res, opt, v)?,
                 "deletedWith" => o.deleted_with = Some(self.one_ref(res, opt, v)?),
-                "protect" => o.protect = Some(self.bool(res, opt, v)?),
+                "protect" => {
+                    let e = match v.kind {
+                        NodeKind::String(_) => self.expr(v)?,
+                        _ => Expr {
+                            pos: v.pos,
+                            kind: ExprKind::Bool(self.bool(res, opt, v)?),
+                        },
+                    };
+                    if !matches!(e.kind, ExprKind::Bool(_) | ExprKind::Symbol(_)) {
+                        return Err(self.wrong_type(res, opt, "true or false", v));
+                    }
+                    o.protect = Some(e);
+                }
                 "deleteBeforeReplace" => o.delete_before_replace = Some(self.bool(res, opt, v)?),
                 "retainOnDelete" => o.retain_on_delete = Some(self.bool(res, opt, v)?),
                 "ignoreChanges" => o.ignore_changes = self.strings(res, opt, v)?,

@@ -555,6 +555,19 @@ impl Shared {
             }
             properties.insert(k.clone(), v.value);
         }
+        let protect = match &o.protect {
+            None => None,
+            Some(e) => match scope.eval(e).await?.value.reveal() {
+                PropertyValue::Bool(b) => Some(b),
+                _ => {
+                    return Err(SourceError::new(
+                        file,
+                        e.pos,
+                        "protect must be a boolean value",
+                    ));
+                }
+            },
+        };
         let import_id = match &o.import {
             Some(e) => {
                 let v = scope.eval(e).await?;
@@ -599,7 +612,7 @@ impl Shared {
             properties,
             dependencies,
             property_dependencies,
-            protect: o.protect,
+            protect,
             delete_before_replace: o.delete_before_replace,
             ignore_changes: o.ignore_changes.clone(),
             replace_on_changes: o.replace_on_changes.clone(),

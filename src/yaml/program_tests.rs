@@ -390,3 +390,22 @@ fn invalid_resource_objects_are_worded_as_pulumi_yaml_words_them() {
         .collect();
     assert!(wrong.is_empty(), "{wrong:#?}");
 }
+
+#[tokio::test]
+async fn protect_may_come_from_config() {
+    let text = "config:\n  production: {type: Boolean}\nresources:\n  r:\n    type: sim:index:Resource\n    options:\n      protect: ${production}\n";
+    let rec = record(text, &[("proj:production", "true")]).await;
+    assert_eq!(rec.goal("r").protect, Some(true));
+    let rec = record(text, &[("proj:production", "false")]).await;
+    assert_eq!(rec.goal("r").protect, Some(false));
+    let (res, _) = run(
+        Box::new(parse("config:\n  p: {default: x}\nresources:\n  r:\n    type: sim:index:Resource\n    options:\n      protect: ${p}\n")),
+        info(&[], &[]),
+        Script::default(),
+    )
+    .await;
+    assert_eq!(
+        res.unwrap_err().0,
+        "Pulumi.yaml:7:16: protect must be a boolean value"
+    );
+}
