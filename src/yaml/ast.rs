@@ -406,6 +406,12 @@ impl Builder<'_> {
                 {
                     return self.builtin(k, v);
                 }
+                if let Some((k, _)) = m.iter().find(|(k, _)| {
+                    Builtin::lookup(&k.name.to_ascii_lowercase())
+                        .is_some_and(Builtin::is_asset_or_archive)
+                }) {
+                    return Err(n.error(self.file, format!("{} must have it's own object", k.name)));
+                }
                 ExprKind::Object(
                     m.iter()
                         .map(|(k, v)| Ok((k.name.clone(), self.expr(v)?)))

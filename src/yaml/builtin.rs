@@ -83,7 +83,8 @@ impl Builtin {
         Builtin::RemoteArchive,
     ];
 
-    fn lookup(lower: &str) -> Option<Builtin> {
+    /// The function a lowercased `fn::` key names.
+    pub(super) fn lookup(lower: &str) -> Option<Builtin> {
         Builtin::ALL
             .into_iter()
             .find(|b| b.name().eq_ignore_ascii_case(lower))

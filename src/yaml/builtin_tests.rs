@@ -227,6 +227,10 @@ async fn builtin_misuse_is_reported_with_pulumi_yamls_words_and_location() {
         "Pulumi.yaml:3:5: fn::stackReference needs stack references, which stepdeck does not support yet"
     );
     assert_eq!(
+        parse_err("variables:\n  v:\n    fn::fileAsset: a.txt\n    other: 1\n"),
+        "Pulumi.yaml:3:5: fn::fileAsset must have it's own object"
+    );
+    assert_eq!(
         parse_err("variables:\n  v:\n    fn::stackReference: x\n"),
         "Pulumi.yaml:3:25: the argument to fn::stackReference must be a two-valued list"
     );
