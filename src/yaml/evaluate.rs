@@ -221,19 +221,16 @@ impl Program for YamlProgram {
             .await
             .map_err(|e| ProgramError(format!("registering the stack failed: {e}")))?;
 
-        let disabled = disabled(&self.ast, &config, &pulumi)
-            .await
-            .map_err(|e| ProgramError(e.to_string()))?;
-        let shared = Arc::new(Shared {
-            ast: self.ast.clone(),
-            analysis: self.analysis.clone(),
-            disabled,
+        let shared = Shared::new(
+            (self.ast.clone(), self.analysis.clone()),
             config,
             pulumi,
-            dry_run: info.dry_run,
-            parent: None,
-            components: self.components.clone(),
-        });
+            info.dry_run,
+            None,
+            self.components.clone(),
+        )
+        .await
+        .map_err(|e| ProgramError(e.to_string()))?;
         let outputs = evaluate_template(shared, monitor.clone())
             .await
             .map_err(ProgramError)?;
@@ -357,6 +354,30 @@ struct Shared {
 }
 
 impl Shared {
+    /// What the tasks of one program or component `body` share; its `if:` conditions are
+    /// evaluated here, before anything registers.
+    async fn new(
+        body: (Arc<ProgramAst>, Arc<Analysis>),
+        config: HashMap<String, PropertyValue>,
+        pulumi: PulumiVars,
+        dry_run: bool,
+        parent: Option<Urn>,
+        components: Arc<Components>,
+    ) -> Result<Arc<Shared>, SourceError> {
+        let (ast, analysis) = body;
+        let disabled = disabled(&ast, &config, &pulumi).await?;
+        Ok(Arc::new(Shared {
+            ast,
+            analysis,
+            disabled,
+            config,
+            pulumi,
+            dry_run,
+            parent,
+            components,
+        }))
+    }
+
     /// Whether a type is a custom resource (neither a stepdeck nor a YAML component).
     fn is_custom(&self, ty: &str) -> bool {
         !is_component_type(ty) && self.components.get(ty).is_none()
@@ -676,19 +697,16 @@ impl Shared {
         let project = self.pulumi.project.as_str();
         check_references(&def.ast, &def.analysis, &config, project)
             .map_err(|e| failed(e.to_string()))?;
-        let disabled = disabled(&def.ast, &config, &self.pulumi)
-            .await
-            .map_err(|e| failed(e.to_string()))?;
-        let shared = Arc::new(Shared {
-            ast: def.ast.clone(),
-            analysis: def.analysis.clone(),
-            disabled,
+        let shared = Shared::new(
+            (def.ast.clone(), def.analysis.clone()),
             config,
-            pulumi: self.pulumi.clone(),
-            dry_run: self.dry_run,
-            parent: Some(reg.urn.clone()),
-            components: self.components.clone(),
-        });
+            self.pulumi.clone(),
+            self.dry_run,
+            Some(reg.urn.clone()),
+            self.components.clone(),
+        )
+        .await
+        .map_err(|e| failed(e.to_string()))?;
         let outputs = evaluate_template(shared, monitor.clone())
             .await
             .map_err(failed)?;
