@@ -490,7 +490,8 @@ impl Shared {
         monitor: &ResourceMonitor,
     ) -> Result<Registered, SourceError> {
         let file = self.ast.file.as_str();
-        let type_ = if self.components.get(&r.type_).is_some() {
+        // Only providers name their types: components and `pulumi:` types keep theirs.
+        let type_ = if !self.is_custom(&r.type_) || r.type_.starts_with("pulumi:") {
             r.type_.clone()
         } else {
             let declared = monitor.resource_types(
