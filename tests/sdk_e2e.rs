@@ -495,3 +495,103 @@ fn a_failed_step_stops_the_program_with_the_providers_error_only() {
     assert!(take_ops(&dir).is_empty());
     assert_eq!(resource(&env, "root")["outputs"]["content"], "v1");
 }
+
+/// The `net` project the stack-reference programs read: a pet name, a secret and `extra`.
+fn net_program(secret: &str, extra: &str) -> String {
+    format!(
+        r#"
+resources:
+  pet:
+    type: random:RandomPet
+outputs:
+  petName: ${{pet.id}}
+  token:
+    fn::secret: {secret}
+  extra: {extra}
+"#
+    )
+}
+
+/// The stack's checkpoint as written on disk.
+fn checkpoint_text(env: &Env, project: &str, stack: &str) -> String {
+    std::fs::read_to_string(
+        env.root
+            .path()
+            .join("state/.stepdeck/stacks")
+            .join(project)
+            .join(stack)
+            .join("checkpoint.json"),
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_python_stack_reference_reads_plain_and_secret_outputs_and_follows_the_stack() {
+    let env = sdk_project("py_stack_reference");
+    let net = env.sibling("net", &net_program("s3cr3t-one", "first"));
+
+    let missing = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stdout(&missing).contains("unknown stack \"organization/net/prod\""),
+        "{}",
+        stdout(&missing)
+    );
+
+    env.ok_in(&net, &["stack", "init", "prod"]);
+    env.ok_in(
+        &net,
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+    );
+    let net_outputs: Value =
+        serde_json::from_str(&env.ok_in(&net, &["stack", "output", "--json", "--stack", "prod"]))
+            .unwrap();
+
+    let out = up(&env, &[]);
+    assert!(
+        out.contains(" >  pulumi:pulumi:StackReference organization/net/prod read"),
+        "{out}"
+    );
+    assert!(!out.contains("s3cr3t"), "{out}");
+    let o = outputs(&env, false);
+    assert_eq!(o["petName"], net_outputs["petName"]);
+    assert_eq!(o["token"], "[secret]");
+    assert_eq!(o["tokenIsSecret"], true);
+    assert_eq!(
+        o["netTypes"],
+        serde_json::json!([
+            "pulumi:providers:random",
+            "pulumi:pulumi:Stack",
+            "random:index/randomPet:RandomPet"
+        ])
+    );
+    assert_eq!(outputs(&env, true)["token"], "s3cr3t-one");
+    assert_eq!(
+        o["rehydrated"], o["local"],
+        "getResource found the pet by its URN"
+    );
+
+    // The reference's own state keeps the secret encrypted.
+    let reference = resource(&env, "organization/net/prod");
+    assert_eq!(reference["type"], "pulumi:pulumi:StackReference");
+    assert_eq!(
+        reference["outputs"]["secretOutputNames"],
+        serde_json::json!(["token"])
+    );
+    let text = checkpoint_text(&env, "pyref", "dev");
+    assert!(!text.contains("s3cr3t-one"), "{text}");
+    assert!(text.contains("ciphertext"), "{text}");
+
+    // When the stack changes, the next update reads its new outputs.
+    env.sibling("net", &net_program("s3cr3t-two", "second"));
+    env.ok_in(
+        &net,
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+    );
+    up(&env, &[]);
+    assert_eq!(outputs(&env, true)["token"], "s3cr3t-two");
+    assert_eq!(
+        resource(&env, "organization/net/prod")["outputs"]["outputs"]["extra"],
+        "second"
+    );
+}

@@ -18,8 +18,10 @@ pub mod property_path;
 pub mod provider;
 pub mod provider_registry;
 pub mod resource;
+mod resource_lookup;
 pub mod snapshot;
 pub mod source;
+pub mod stack_outputs;
 pub mod step;
 mod step_apply;
 mod step_executor;
@@ -40,5 +42,6 @@ pub use snapshot::Snapshot;
 pub use source::{
     Program, ProgramError, ProgramFn, RegisterError, RegisterStatus, Registered, ResourceMonitor,
 };
+pub use stack_outputs::{StackOutputsSource, StackReadError};
 pub use step::StepOp;
 pub use urn::Urn;

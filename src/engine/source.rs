@@ -12,6 +12,7 @@ use super::events::{EventSink, Severity};
 use super::goal::{Goal, ReadGoal, package_of};
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
+use super::resource_lookup::{GET_RESOURCE, ResourceLookup};
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
 /// How a registration ended, as the SDKs' `supportsResultReporting` expects.
@@ -121,6 +122,7 @@ pub struct ResourceMonitor {
     inherited: Arc<Mutex<HashMap<Urn, Inherited>>>,
     defaults: Arc<Mutex<DefaultProviders>>,
     root: Arc<Mutex<Option<Urn>>>,
+    lookup: ResourceLookup,
 }
 
 impl ResourceMonitor {
@@ -138,6 +140,7 @@ impl ResourceMonitor {
             inherited: Arc::default(),
             defaults: Arc::default(),
             root: Arc::default(),
+            lookup: ResourceLookup::default(),
         }
     }
 
@@ -214,9 +217,11 @@ impl ResourceMonitor {
             deleted_with: goal.deleted_with.clone(),
             providers,
         };
+        let provider = goal.provider.clone();
         let reg = self
             .send(|reply| SourceEvent::Register { goal, reply })
             .await?;
+        self.lookup.record(&reg, provider);
         self.inherited
             .lock()
             .expect("inherited lock")
@@ -230,6 +235,7 @@ impl ResourceMonitor {
         urn: &Urn,
         outputs: PropertyMap,
     ) -> Result<(), RegisterError> {
+        self.lookup.record_outputs(urn, &outputs);
         let urn = urn.clone();
         self.send(|reply| SourceEvent::RegisterOutputs {
             urn,
@@ -252,7 +258,10 @@ impl ResourceMonitor {
                     .await?,
             );
         }
-        self.send(|reply| SourceEvent::Read { goal, reply }).await
+        let provider = goal.provider.clone();
+        let reg = self.send(|reply| SourceEvent::Read { goal, reply }).await?;
+        self.lookup.record(&reg, provider);
+        Ok(reg)
     }
 
     /// Calls a provider function.
@@ -266,7 +275,8 @@ impl ResourceMonitor {
     }
 
     /// Calls a provider function; without an explicit provider, the default provider of the
-    /// requested version serves it (an invoke's `version` option).
+    /// requested version serves it (an invoke's `version` option). `pulumi:pulumi:getResource`
+    /// is answered here, from this deployment's registrations.
     pub async fn invoke_with_version(
         &self,
         token: &str,
@@ -274,6 +284,9 @@ impl ResourceMonitor {
         provider: Option<String>,
         version: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
+        if token == GET_RESOURCE {
+            return self.lookup.get_resource(args);
+        }
         let reference = match provider {
             Some(p) => p,
             None => {
