@@ -496,35 +496,6 @@ fn a_failed_step_stops_the_program_with_the_providers_error_only() {
     assert_eq!(resource(&env, "root")["outputs"]["content"], "v1");
 }
 
-/// The `net` project the stack-reference programs read: a pet name, a secret and `extra`.
-fn net_program(secret: &str, extra: &str) -> String {
-    format!(
-        r#"
-resources:
-  pet:
-    type: random:RandomPet
-outputs:
-  petName: ${{pet.id}}
-  token:
-    fn::secret: {secret}
-  extra: {extra}
-"#
-    )
-}
-
-/// The stack's checkpoint as written on disk.
-fn checkpoint_text(env: &Env, project: &str, stack: &str) -> String {
-    std::fs::read_to_string(
-        env.root
-            .path()
-            .join("state/.stepdeck/stacks")
-            .join(project)
-            .join(stack)
-            .join("checkpoint.json"),
-    )
-    .unwrap()
-}
-
 #[test]
 fn a_python_stack_reference_reads_plain_and_secret_outputs_and_follows_the_stack() {
     let env = sdk_project("py_stack_reference");
@@ -578,7 +549,7 @@ fn a_python_stack_reference_reads_plain_and_secret_outputs_and_follows_the_stack
         reference["outputs"]["secretOutputNames"],
         serde_json::json!(["token"])
     );
-    let text = checkpoint_text(&env, "pyref", "dev");
+    let text = env.checkpoint_text("pyref", "dev");
     assert!(!text.contains("s3cr3t-one"), "{text}");
     assert!(text.contains("ciphertext"), "{text}");
 

@@ -368,3 +368,88 @@ fn the_site_example_runs() {
     env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
     assert!(env.managed("dev").is_empty());
 }
+
+#[test]
+fn stack_references_read_another_stacks_plain_and_secret_outputs() {
+    let mut env = Env::new(
+        r#"
+resources:
+  net:
+    type: pulumi:pulumi:StackReference
+    properties:
+      name: organization/net/prod
+  tag:
+    type: random:RandomString
+    properties:
+      length: 4
+      keepers:
+        extra: ${net.outputs["extra"]}
+outputs:
+  petName: ${net.outputs["petName"]}
+  token: ${net.outputs["token"]}
+  secretNames: ${net.secretOutputNames}
+  viaFunction:
+    fn::stackReference: [organization/net/prod, petName]
+  tokenViaFunction:
+    fn::stackReference: [organization/net/prod, token]
+  missing:
+    fn::stackReference: [organization/net/prod, nothing]
+"#,
+    );
+    env.passphrase = true;
+    let net = env.sibling("net", &net_program("s3cr3t-one", "first"));
+
+    let missing = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(missing.status.code(), Some(1));
+    let text = stdout(&missing);
+    assert!(
+        text.contains("unknown stack \"organization/net/prod\""),
+        "{text}"
+    );
+
+    env.ok_in(&net, &["stack", "init", "prod"]);
+    env.ok_in(
+        &net,
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+    );
+    let out = up(&env);
+    assert!(
+        out.contains(" >  pulumi:pulumi:StackReference net read"),
+        "{out}"
+    );
+    assert!(
+        out.contains("'fn::stackReference' is deprecated"),
+        "pulumi-yaml's warning: {out}"
+    );
+    assert!(!out.contains("s3cr3t"), "{out}");
+    let shown: Value =
+        serde_json::from_str(&env.ok(&["stack", "output", "--json", "--stack", "dev"])).unwrap();
+    assert_eq!(shown["token"], "[secret]");
+    assert_eq!(shown["tokenViaFunction"], "[secret]");
+    let o = outputs(&env);
+    assert_eq!(o["token"], "s3cr3t-one");
+    assert_eq!(o["tokenViaFunction"], "s3cr3t-one");
+    assert_eq!(o["viaFunction"], o["petName"]);
+    assert_eq!(o["secretNames"], serde_json::json!(["token"]));
+    assert_eq!(o["missing"], Value::Null);
+    let checkpoint = env.checkpoint_text("e2e", "dev");
+    assert!(!checkpoint.contains("s3cr3t-one"), "{checkpoint}");
+    assert!(checkpoint.contains("ciphertext"));
+    let first_tag = resource(&env, "tag")["outputs"]["result"].clone();
+
+    // The referenced stack changes: the next update reads its new outputs and what depends
+    // on them follows.
+    env.sibling("net", &net_program("s3cr3t-two", "second"));
+    env.ok_in(
+        &net,
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+    );
+    let out = up(&env);
+    assert!(
+        out.contains("random:index/randomString:RandomString tag replaced"),
+        "{out}"
+    );
+    let o = outputs(&env);
+    assert_eq!(o["token"], "s3cr3t-two");
+    assert_ne!(resource(&env, "tag")["outputs"]["result"], first_tag);
+}

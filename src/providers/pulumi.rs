@@ -11,11 +11,9 @@ use crate::engine::provider::{
     DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
 use crate::engine::snapshot::Snapshot;
-use crate::engine::stack_outputs::StackOutputsSource;
+use crate::engine::stack_outputs::{STACK_REFERENCE_TYPE, StackOutputsSource};
 use crate::engine::urn::ROOT_STACK_TYPE;
 
-/// The resource that exposes another stack's outputs.
-pub const STACK_REFERENCE_TYPE: &str = "pulumi:pulumi:StackReference";
 const READ_STACK_OUTPUTS: &str = "pulumi:pulumi:readStackOutputs";
 const READ_STACK_RESOURCE_OUTPUTS: &str = "pulumi:pulumi:readStackResourceOutputs";
 

@@ -35,6 +35,11 @@ pub enum ExprKind {
     AssetArchive(Vec<(String, Expr)>),
     /// `fn::invoke`: a provider function call.
     Invoke(Box<Invoke>),
+    /// `fn::stackReference: [stack, property]`: one output of another stack.
+    StackReference {
+        stack: String,
+        property: Box<Expr>,
+    },
 }
 
 /// `fn::invoke` as written: the function's token, its arguments, options and `return`.
@@ -76,6 +81,7 @@ impl Expr {
                 i.parent.iter().for_each(|v| v.collect(out));
                 i.depends_on.iter().for_each(|v| v.collect(out));
             }
+            ExprKind::StackReference { property, .. } => property.collect(out),
             ExprKind::Null | ExprKind::Bool(_) | ExprKind::Number(_) | ExprKind::String(_) => {}
         }
     }

@@ -108,10 +108,6 @@ impl Builtin {
     }
 }
 
-/// The message for `fn::stackReference`, which needs a `pulumi` provider stepdeck lacks.
-pub const STACK_REFERENCE_UNSUPPORTED: &str =
-    "fn::stackReference needs stack references, which stepdeck does not support yet";
-
 impl Builder<'_> {
     /// Parses `fn::…: args` (the key `k`, the value `v`).
     pub(super) fn builtin(&self, k: &Key, v: &Node) -> Result<Expr, SourceError> {
@@ -152,13 +148,16 @@ impl Builder<'_> {
                             "the argument to fn::stackReference must be a two-valued list",
                         ));
                     }
-                    if items[0].as_str().is_none() {
+                    let Some(stack) = items[0].as_str() else {
                         return Err(v.error(
                             self.file,
                             "the first argument to fn::stackReference must be a string literal",
                         ));
+                    };
+                    ExprKind::StackReference {
+                        stack: stack.to_string(),
+                        property: Box::new(self.expr(&items[1])?),
                     }
-                    return Err(self.err(k.pos, STACK_REFERENCE_UNSUPPORTED));
                 }
                 other => match invoke_shorthand(other) {
                     Some(_) => {

@@ -223,8 +223,8 @@ async fn builtin_misuse_is_reported_with_pulumi_yamls_words_and_location() {
         "Pulumi.yaml:4:10: value must be an asset or an archive, not a number"
     );
     assert_eq!(
-        parse_err("variables:\n  v:\n    fn::stackReference: [\"org/p/s\", out]\n"),
-        "Pulumi.yaml:3:5: fn::stackReference needs stack references, which stepdeck does not support yet"
+        parse_err("variables:\n  v:\n    fn::stackReference: [1, out]\n"),
+        "Pulumi.yaml:3:25: the first argument to fn::stackReference must be a string literal"
     );
     assert_eq!(
         parse_err("variables:\n  v:\n    fn::fileAsset: a.txt\n    other: 1\n"),

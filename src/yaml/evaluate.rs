@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::property::{PropertyMap, PropertyValue, UNKNOWN_SENTINEL};
 use crate::engine::source::{Program, ProgramError, RegisterStatus, Registered, ResourceMonitor};
+use crate::engine::stack_outputs::STACK_REFERENCE_TYPE;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 use crate::project::{ConfigType, config::value_text};
 
@@ -24,6 +25,7 @@ use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
 use super::scope::{PulumiVars, ResourceValue, Scope, Slot, Slots, text_of};
+use super::stack_reference::{StackReferences, reference_goal};
 
 /// A directory made absolute against the current directory, as `pulumi.cwd` reports it.
 fn absolute(dir: &Path) -> PathBuf {
@@ -166,6 +168,7 @@ async fn disabled(
     pulumi: &PulumiVars,
 ) -> Result<HashSet<String>, SourceError> {
     let slots = Slots::new();
+    let stack_refs = StackReferences::default();
     let scope = Scope {
         file: &ast.file,
         config,
@@ -173,6 +176,7 @@ async fn disabled(
         pulumi,
         dry_run: false,
         monitor: None,
+        stack_refs: &stack_refs,
     };
     let mut out = HashSet::new();
     for r in &ast.resources {
@@ -351,6 +355,7 @@ struct Shared {
     /// The component whose body this is: the parent of resources that name none.
     parent: Option<Urn>,
     components: Arc<Components>,
+    stack_refs: StackReferences,
 }
 
 impl Shared {
@@ -375,6 +380,7 @@ impl Shared {
             dry_run,
             parent,
             components,
+            stack_refs: StackReferences::default(),
         }))
     }
 
@@ -407,6 +413,7 @@ impl Shared {
             pulumi: &self.pulumi,
             dry_run: self.dry_run,
             monitor: Some(monitor),
+            stack_refs: &self.stack_refs,
         }
     }
 
@@ -564,6 +571,40 @@ impl Shared {
                 additional_secret_outputs: o.additional_secret_outputs.clone(),
                 version: o.version.clone(),
             };
+            return monitor.read(goal).await.map_err(failed);
+        }
+
+        if type_ == STACK_REFERENCE_TYPE {
+            // As in Pulumi YAML, a stack reference is a read whose id is its `name` property,
+            // the resource's key when the property is left out.
+            let mut properties = PropertyMap::new();
+            for (k, e) in &r.properties {
+                let v = scope.eval(e).await?;
+                dependencies.extend(v.deps);
+                properties.insert(k.clone(), v.value);
+            }
+            let name = match properties.remove("name").map(|v| v.reveal()) {
+                None => r.key.clone(),
+                Some(PropertyValue::String(s)) => s,
+                Some(other) => {
+                    return Err(SourceError::new(
+                        file,
+                        r.pos,
+                        format!(
+                            "'name' property must be a string, instead got type {}",
+                            type_string(&other)
+                        ),
+                    ));
+                }
+            };
+            dependencies.sort();
+            dependencies.dedup();
+            let mut goal = reference_goal(&name, properties);
+            goal.name = r.name.clone();
+            goal.parent = parent;
+            goal.provider = provider;
+            goal.dependencies = dependencies;
+            goal.version = o.version.clone();
             return monitor.read(goal).await.map_err(failed);
         }
 

@@ -15,6 +15,7 @@ pub mod node;
 pub mod program;
 pub mod scope;
 mod sha1;
+mod stack_reference;
 
 pub use error::{Pos, SourceError, YamlError};
 pub use evaluate::{YamlProgram, is_component_type};

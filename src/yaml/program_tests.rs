@@ -409,3 +409,55 @@ async fn protect_may_come_from_config() {
         "Pulumi.yaml:7:16: protect must be a boolean value"
     );
 }
+
+#[tokio::test]
+async fn stack_references_are_reads_named_for_their_stack() {
+    let rec = record(
+        "resources:\n  ref:\n    type: pulumi:pulumi:StackReference\n  named:\n    type: pulumi:pulumi:StackReference\n    properties:\n      name: organization/net/prod\noutputs:\n  a:\n    fn::stackReference: [organization/net/dev, x]\n  b:\n    fn::stackReference: [organization/net/dev, y]\n",
+        &[],
+    )
+    .await;
+    let mut reads: Vec<(String, String, PropertyValue)> = rec
+        .reads
+        .iter()
+        .map(|r| {
+            assert_eq!(r.type_, "pulumi:pulumi:StackReference");
+            (r.name.clone(), r.id.clone(), r.properties["name"].clone())
+        })
+        .collect();
+    reads.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        reads,
+        [
+            (
+                "named".to_string(),
+                "organization/net/prod".to_string(),
+                PropertyValue::string("organization/net/prod")
+            ),
+            (
+                "organization/net/dev".to_string(),
+                "organization/net/dev".to_string(),
+                PropertyValue::string("organization/net/dev")
+            ),
+            (
+                "ref".to_string(),
+                "ref".to_string(),
+                PropertyValue::string("ref")
+            ),
+        ],
+        "the name defaults to the key; one read per stack for fn::stackReference"
+    );
+
+    let (res, _) = run(
+        Box::new(parse(
+            "resources:\n  ref:\n    type: pulumi:pulumi:StackReference\n    properties:\n      name: [1]\n",
+        )),
+        info(&[], &[]),
+        Script::default(),
+    )
+    .await;
+    assert_eq!(
+        res.unwrap_err().0,
+        "Pulumi.yaml:2:3: 'name' property must be a string, instead got type a list"
+    );
+}

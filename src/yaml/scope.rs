@@ -21,6 +21,7 @@ use super::error::{Pos, SourceError, no_such_field};
 use super::functions::{self, Index, index_value, lift, secret_of, type_string};
 use super::interpolate::{Access, Accessor, Part};
 use super::node::number_text;
+use super::stack_reference::{StackReferences, output_of};
 
 /// A registered (or read) resource as dependents see it.
 #[derive(Clone, Debug)]
@@ -113,6 +114,8 @@ pub(super) struct Scope<'a> {
     pub dry_run: bool,
     /// Absent where provider calls are not allowed (`if:` conditions).
     pub monitor: Option<&'a ResourceMonitor>,
+    /// The stacks `fn::stackReference` read in this run.
+    pub stack_refs: &'a StackReferences,
 }
 
 fn located(file: &str, pos: Pos, message: impl Into<String>) -> SourceError {
@@ -180,6 +183,9 @@ impl Scope<'_> {
                     .map_err(|f| located(self.file, e.pos, f.message))?
                 }
                 ExprKind::Invoke(inv) => self.invoke(e.pos, inv, deps).await?,
+                ExprKind::StackReference { stack, property } => {
+                    self.stack_reference(e.pos, stack, property, deps).await?
+                }
             })
         })
     }
@@ -235,6 +241,43 @@ impl Scope<'_> {
     fn is_failed_resource(&self, e: &Expr) -> bool {
         matches!(&e.kind, ExprKind::Symbol(a)
             if matches!(self.slots.get(&a.root), Some(Slot::Failed | Slot::Disabled)))
+    }
+
+    /// `fn::stackReference`: the stack's output `property`, through the run's one reference to
+    /// the stack.
+    async fn stack_reference(
+        &self,
+        pos: Pos,
+        stack: &str,
+        property: &Expr,
+        deps: &mut Vec<Urn>,
+    ) -> Result<PropertyValue, SourceError> {
+        let Some(monitor) = self.monitor else {
+            return Err(located(
+                self.file,
+                pos,
+                "fn::stackReference cannot be used here",
+            ));
+        };
+        let at = format!("{}:{pos}", self.file);
+        let reg = self
+            .stack_refs
+            .read(monitor, stack, at)
+            .await
+            .map_err(|e| located(self.file, pos, format!("fn::stackReference: {e}")))?;
+        deps.push(reg.urn.clone());
+        let name = self.eval_into(property, deps).await?;
+        lift(&[name], |args| match &args[0] {
+            PropertyValue::String(p) => Ok(output_of(&reg, p)),
+            other => Err(functions::FnError {
+                arg: 0,
+                message: format!(
+                    "expected property name argument to fn::stackReference to be a string, got {}",
+                    type_string(other)
+                ),
+            }),
+        })
+        .map_err(|f| located(self.file, property.pos, f.message))
     }
 
     async fn invoke(

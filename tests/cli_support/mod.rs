@@ -113,6 +113,18 @@ impl Env {
         dir
     }
 
+    /// A stack's checkpoint as written on disk.
+    pub fn checkpoint_text(&self, project: &str, stack: &str) -> String {
+        let path = self
+            .root
+            .path()
+            .join("state/.stepdeck/stacks")
+            .join(project)
+            .join(stack)
+            .join("checkpoint.json");
+        std::fs::read_to_string(path).unwrap()
+    }
+
     pub fn spawn(&self, args: &[&str]) -> Child {
         self.command(args)
             .stdout(Stdio::piped())
@@ -190,4 +202,20 @@ pub fn stderr(o: &Output) -> String {
 
 pub fn exists(p: &Path) -> bool {
     p.exists()
+}
+
+/// The `net` project stack references read: a pet name, a secret and a plain `extra`.
+pub fn net_program(secret: &str, extra: &str) -> String {
+    format!(
+        r#"
+resources:
+  pet:
+    type: random:RandomPet
+outputs:
+  petName: ${{pet.id}}
+  token:
+    fn::secret: {secret}
+  extra: {extra}
+"#
+    )
 }
