@@ -528,6 +528,8 @@ fn a_python_stack_reference_reads_plain_and_secret_outputs_and_follows_the_stack
     assert_eq!(o["petName"], net_outputs["petName"]);
     assert_eq!(o["token"], "[secret]");
     assert_eq!(o["tokenIsSecret"], true);
+    assert_eq!(o["readPetName"], net_outputs["petName"]);
+    assert_eq!(o["readSecretNames"], serde_json::json!(["token"]));
     assert_eq!(
         o["netTypes"],
         serde_json::json!([

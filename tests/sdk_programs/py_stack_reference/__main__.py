@@ -1,5 +1,5 @@
 """Reads another stack's plain and secret outputs through a stack reference and the
-readStackResourceOutputs function, and rehydrates one of its own resources by URN
+readStackOutputs and readStackResourceOutputs functions, and rehydrates one of its own resources by URN
 (pulumi:pulumi:getResource)."""
 
 import pulumi
@@ -10,6 +10,12 @@ net = pulumi.StackReference("organization/net/prod")
 pulumi.export("petName", net.get_output("petName"))
 pulumi.export("token", net.get_output("token"))
 pulumi.export("tokenIsSecret", net.secret_output_names.apply(lambda n: "token" in n))
+
+read = pulumi.runtime.invoke(
+    "pulumi:pulumi:readStackOutputs", {"name": "organization/net/prod"}
+).value
+pulumi.export("readPetName", read["outputs"]["petName"])
+pulumi.export("readSecretNames", read["secretOutputNames"])
 
 resources = pulumi.runtime.invoke(
     "pulumi:pulumi:readStackResourceOutputs",
