@@ -232,6 +232,7 @@ impl Program for YamlProgram {
             info.dry_run,
             None,
             self.components.clone(),
+            StackReferences::default(),
         )
         .await
         .map_err(|e| ProgramError(e.to_string()))?;
@@ -368,6 +369,7 @@ impl Shared {
         dry_run: bool,
         parent: Option<Urn>,
         components: Arc<Components>,
+        stack_refs: StackReferences,
     ) -> Result<Arc<Shared>, SourceError> {
         let (ast, analysis) = body;
         let disabled = disabled(&ast, &config, &pulumi).await?;
@@ -380,7 +382,7 @@ impl Shared {
             dry_run,
             parent,
             components,
-            stack_refs: StackReferences::default(),
+            stack_refs,
         }))
     }
 
@@ -746,6 +748,8 @@ impl Shared {
             self.dry_run,
             Some(reg.urn.clone()),
             self.components.clone(),
+            // A stack is read once per run, whichever body references it.
+            self.stack_refs.clone(),
         )
         .await
         .map_err(|e| failed(e.to_string()))?;

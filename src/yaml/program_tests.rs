@@ -461,3 +461,22 @@ async fn stack_references_are_reads_named_for_their_stack() {
         "Pulumi.yaml:2:3: 'name' property must be a string, instead got type a list"
     );
 }
+
+#[tokio::test]
+async fn a_stack_is_read_once_whichever_body_references_it() {
+    let mut program = with_pets(
+        "resources:\n  r:\n    type: pets:index:refs\noutputs:\n  a:\n    fn::stackReference: [organization/net/dev, x]\n",
+    );
+    let mut components = (*program.components).clone();
+    components
+        .add(
+            "pets",
+            "pets/refs.yaml",
+            "components:\n  refs:\n    outputs:\n      b:\n        fn::stackReference: [organization/net/dev, y]\n",
+        )
+        .unwrap();
+    program.components = std::sync::Arc::new(components);
+    let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    res.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rec.reads.len(), 1, "{:?}", rec.reads);
+}
