@@ -221,3 +221,32 @@ async fn a_preview_accepts_commands_not_known_yet() {
         .unwrap();
     assert_eq!(out["stderr"], PropertyValue::Unknown);
 }
+
+#[tokio::test]
+async fn the_run_function_runs_a_command_and_returns_its_output() {
+    let p = provider();
+    let mut args = props([("command", "printf \"$GREETING\"")]);
+    args.insert(
+        "environment".into(),
+        PropertyValue::Object(props([("GREETING", "hi there")])),
+    );
+    let out = p.invoke("command:local:run", &args).await.unwrap();
+    assert_eq!(out["stdout"], PropertyValue::string("hi there"));
+    assert_eq!(out["stderr"], PropertyValue::string(""));
+    assert_eq!(out["command"], args["command"]);
+    let err = p
+        .invoke("command:local:nope", &args)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("unknown function `command:local:nope`"),
+        "{err}"
+    );
+    let err = p
+        .invoke("command:local:run", &PropertyMap::new())
+        .await
+        .unwrap_err()
+        .to_string();
+    assert_eq!(err, "`command` is required");
+}

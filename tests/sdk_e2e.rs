@@ -620,3 +620,76 @@ fn secrets_nested_in_config_objects_and_arrays_reach_the_program_decrypted() {
     let exported = serde_json::to_string(&env.export("dev")).unwrap();
     assert!(!exported.contains("hunter22"), "the secret is in the state");
 }
+
+#[test]
+fn a_python_stack_reference_reads_plain_and_secret_outputs_and_follows_the_stack() {
+    let env = sdk_project("py_stack_reference");
+    let net = env.sibling("net", &net_program("s3cr3t-one", "first"));
+
+    let missing = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(missing.status.code(), Some(1));
+    assert!(
+        stdout(&missing).contains("unknown stack \"organization/net/prod\""),
+        "{}",
+        stdout(&missing)
+    );
+
+    env.ok_in(&net, &["stack", "init", "prod"]);
+    env.ok_in(
+        &net,
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+    );
+    let net_outputs: Value =
+        serde_json::from_str(&env.ok_in(&net, &["stack", "output", "--json", "--stack", "prod"]))
+            .unwrap();
+
+    let out = up(&env, &[]);
+    assert!(
+        out.contains(" >  pulumi:pulumi:StackReference organization/net/prod read"),
+        "{out}"
+    );
+    assert!(!out.contains("s3cr3t"), "{out}");
+    let o = outputs(&env, false);
+    assert_eq!(o["petName"], net_outputs["petName"]);
+    assert_eq!(o["token"], "[secret]");
+    assert_eq!(o["tokenIsSecret"], true);
+    assert_eq!(o["readPetName"], net_outputs["petName"]);
+    assert_eq!(o["readSecretNames"], serde_json::json!(["token"]));
+    assert_eq!(
+        o["netTypes"],
+        serde_json::json!([
+            "pulumi:providers:random",
+            "pulumi:pulumi:Stack",
+            "random:index/randomPet:RandomPet"
+        ])
+    );
+    assert_eq!(outputs(&env, true)["token"], "s3cr3t-one");
+    assert_eq!(
+        o["rehydrated"], o["local"],
+        "getResource found the pet by its URN"
+    );
+
+    // The reference's own state keeps the secret encrypted.
+    let reference = resource(&env, "organization/net/prod");
+    assert_eq!(reference["type"], "pulumi:pulumi:StackReference");
+    assert_eq!(
+        reference["outputs"]["secretOutputNames"],
+        serde_json::json!(["token"])
+    );
+    let text = env.checkpoint_text("pyref", "dev");
+    assert!(!text.contains("s3cr3t-one"), "{text}");
+    assert!(text.contains("ciphertext"), "{text}");
+
+    // When the stack changes, the next update reads its new outputs.
+    env.sibling("net", &net_program("s3cr3t-two", "second"));
+    env.ok_in(
+        &net,
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+    );
+    up(&env, &[]);
+    assert_eq!(outputs(&env, true)["token"], "s3cr3t-two");
+    assert_eq!(
+        resource(&env, "organization/net/prod")["outputs"]["outputs"]["extra"],
+        "second"
+    );
+}

@@ -98,7 +98,7 @@ pub fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> Result<
             }
         };
     let ctx = PluginContext::new(dir, &project.name, python, events.clone());
-    let factory = Arc::new(PluginProviders::new(provider_factory(&ws.backend), ctx));
+    let factory = Arc::new(PluginProviders::new(provider_factory(ws), ctx));
     Ok(Prepared { program, factory })
 }
 

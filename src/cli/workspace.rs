@@ -7,7 +7,9 @@ use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::ProviderFactory;
 use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
 use stepdeck::providers::BuiltinProviders;
-use stepdeck::state::{Backend, BackendUrl, Crypter, StackLock, StackRef, passphrase_from_env};
+use stepdeck::state::{
+    Backend, BackendStacks, BackendUrl, Crypter, StackLock, StackRef, passphrase_from_env,
+};
 
 use super::errors::usage;
 
@@ -207,9 +209,11 @@ pub fn sim_world_path(backend: &Backend) -> PathBuf {
         .unwrap_or_else(|| backend.root().join("sim-world.json"))
 }
 
-/// The providers a deployment can load: the built-in ones.
-pub fn provider_factory(backend: &Backend) -> Arc<dyn ProviderFactory> {
-    Arc::new(BuiltinProviders::new(sim_world_path(backend)))
+/// The providers a deployment can load: the built-in ones, the `pulumi` provider reading the
+/// other stacks of the workspace's backend.
+pub fn provider_factory(ws: &Workspace) -> Arc<dyn ProviderFactory> {
+    let stacks = BackendStacks::new(ws.backend.clone(), &ws.project.name);
+    Arc::new(BuiltinProviders::new(sim_world_path(&ws.backend)).with_stacks(Arc::new(stacks)))
 }
 
 /// Resolves `--cwd` to the project directory.

@@ -19,10 +19,12 @@ pub mod provider;
 pub mod provider_registry;
 pub mod registration_check;
 pub mod resource;
+mod resource_lookup;
 pub mod secret_mask;
 pub mod snapshot;
 pub mod snapshot_repair;
 pub mod source;
+pub mod stack_outputs;
 pub mod step;
 mod step_apply;
 mod step_executor;
@@ -43,5 +45,6 @@ pub use snapshot::Snapshot;
 pub use source::{
     Program, ProgramError, ProgramFn, RegisterError, RegisterStatus, Registered, ResourceMonitor,
 };
+pub use stack_outputs::{StackOutputsSource, StackReadError};
 pub use step::StepOp;
 pub use urn::Urn;

@@ -266,6 +266,12 @@ pub trait Provider: Send + Sync {
         Err(ProviderError::Unsupported("Invoke"))
     }
 
+    /// The resource type tokens the provider implements, as its schema names them, so that
+    /// programs may use short forms (`random:RandomPet`); empty when it does not say.
+    fn resource_types(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Asks the provider to stop gracefully; operations in flight should finish or fail soon.
     async fn cancel(&self) -> Result<(), ProviderError> {
         Ok(())

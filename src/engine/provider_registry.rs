@@ -188,6 +188,13 @@ impl ProviderRegistry {
         Ok(p)
     }
 
+    /// The resource types a package's provider declares (empty when it cannot be loaded).
+    pub fn resource_types(&self, package: &str, version: Option<&str>) -> Vec<String> {
+        self.unconfigured(package, version)
+            .map(|p| p.resource_types())
+            .unwrap_or_default()
+    }
+
     /// Sends Cancel to every configured provider.
     pub async fn cancel_all(&self) {
         let all: Vec<_> = self

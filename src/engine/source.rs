@@ -16,6 +16,7 @@ use super::registration_check::{
     InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
 };
 use super::resource::provider_urn;
+use super::resource_lookup::{GET_RESOURCE, ResourceLookup};
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
 /// How a registration ended, as the SDKs' `supportsResultReporting` expects.
@@ -135,6 +136,7 @@ pub struct ResourceMonitor {
     /// Every URN this deployment answered a registration or read for: the only resources a
     /// request may name as parent, dependency, provider or owner of outputs.
     registered: Arc<Mutex<HashSet<Urn>>>,
+    lookup: ResourceLookup,
 }
 
 impl ResourceMonitor {
@@ -153,6 +155,7 @@ impl ResourceMonitor {
             defaults: Arc::default(),
             root: Arc::default(),
             registered: Arc::default(),
+            lookup: ResourceLookup::default(),
         }
     }
 
@@ -296,6 +299,7 @@ impl ResourceMonitor {
             deleted_with: goal.deleted_with.clone(),
             providers,
         };
+        let provider = goal.provider.clone();
         let reg = self
             .send(|reply| SourceEvent::Register { goal, reply })
             .await?;
@@ -303,6 +307,7 @@ impl ResourceMonitor {
         if is_root {
             *self.root.lock().expect("root lock") = Some(reg.urn.clone());
         }
+        self.lookup.record(&reg, provider);
         self.inherited
             .lock()
             .expect("inherited lock")
@@ -318,6 +323,7 @@ impl ResourceMonitor {
     ) -> Result<(), RegisterError> {
         self.check_registered("urn", urn)?;
         check_properties("outputs", &outputs)?;
+        self.lookup.record_outputs(urn, &outputs);
         let urn = urn.clone();
         self.send(|reply| SourceEvent::RegisterOutputs {
             urn,
@@ -348,8 +354,10 @@ impl ResourceMonitor {
                     .await?,
             );
         }
+        let provider = goal.provider.clone();
         let reg = self.send(|reply| SourceEvent::Read { goal, reply }).await?;
         self.record_registered(&reg.urn);
+        self.lookup.record(&reg, provider);
         Ok(reg)
     }
 
@@ -360,12 +368,28 @@ impl ResourceMonitor {
         args: &PropertyMap,
         provider: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
+        self.invoke_with_version(token, args, provider, None).await
+    }
+
+    /// Calls a provider function; without an explicit provider, the default provider of the
+    /// requested version serves it (an invoke's `version` option). `pulumi:pulumi:getResource`
+    /// is answered here, from this deployment's registrations.
+    pub async fn invoke_with_version(
+        &self,
+        token: &str,
+        args: &PropertyMap,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<PropertyMap, RegisterError> {
         check_invoke(token, provider.as_deref(), args)?;
         self.check_provider_registered(provider.as_deref())?;
+        if token == GET_RESOURCE {
+            return self.lookup.get_resource(args);
+        }
         let reference = match provider {
             Some(p) => p,
             None => {
-                self.default_provider(package_of(token), None, token)
+                self.default_provider(package_of(token), version, token)
                     .await?
             }
         };
@@ -376,6 +400,11 @@ impl ResourceMonitor {
         prov.invoke(token, args)
             .await
             .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
+    }
+
+    /// The resource types the provider of a package declares, for resolving short type tokens.
+    pub fn resource_types(&self, package: &str, version: Option<&str>) -> Vec<String> {
+        self.registry.resource_types(package, version)
     }
 
     /// Forwards a program's log message as a diagnostic.

@@ -1,5 +1,6 @@
 //! The `command` provider: `command:local:Command` of the `pulumi-command` package, running
-//! real processes on create, update and delete, with `triggers` forcing a replacement.
+//! real processes on create, update and delete, with `triggers` forcing a replacement, and
+//! its `command:local:run` function.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -19,6 +20,8 @@ use crate::engine::urn::Urn;
 
 /// The type token of a local command.
 pub const LOCAL_COMMAND: &str = "command:local:Command";
+/// The package's `run` function: runs a command when invoked and returns what it printed.
+pub const LOCAL_RUN: &str = "command:local:run";
 
 const INPUTS: &[&str] = &[
     "addPreviousOutputInEnv",
@@ -393,6 +396,24 @@ impl Provider for CommandProvider {
         };
         let how = Invocation::from_inputs(inputs, &req.outputs).map_err(bad)?;
         self.run(&command, &how, req.timeout).await.map(|_| ())
+    }
+
+    async fn invoke(&self, token: &str, args: &PropertyMap) -> Result<PropertyMap, ProviderError> {
+        if token != LOCAL_RUN {
+            return Err(ProviderError::Failed(format!(
+                "unknown function `{token}`; the built-in command provider has {LOCAL_RUN}"
+            )));
+        }
+        let command = opt_str(args, "command")
+            .map_err(bad)?
+            .ok_or_else(|| ProviderError::Failed("`command` is required".into()))?;
+        let how = Invocation::from_inputs(args, &PropertyMap::new()).map_err(bad)?;
+        let output = self.run(&command, &how, 0.0).await?;
+        Ok(with_output(
+            args,
+            output.stdout.into(),
+            output.stderr.into(),
+        ))
     }
 
     async fn cancel(&self) -> Result<(), ProviderError> {

@@ -1,10 +1,12 @@
-//! The built-in, in-process providers (`sim`, `random`, `command`) and the factory that makes a
-//! fresh instance of one for each provider resource of a deployment.
+//! The built-in, in-process providers (`sim`, `random`, `command`, and `pulumi` for stack
+//! references) and the factory that makes a fresh instance of one for each provider resource of
+//! a deployment.
 
 pub mod command;
 mod input_diff;
 mod input_fields;
 mod pet_words;
+pub mod pulumi;
 pub mod random;
 mod random_values;
 pub mod sim;
@@ -16,8 +18,10 @@ use std::sync::{Arc, Mutex};
 
 use crate::engine::provider::{Provider, ProviderError};
 use crate::engine::provider_registry::ProviderFactory;
+use crate::engine::stack_outputs::StackOutputsSource;
 
 pub use command::CommandProvider;
+pub use pulumi::PulumiProvider;
 pub use random::RandomProvider;
 pub use sim::SimProvider;
 pub use sim_world::{
@@ -25,13 +29,14 @@ pub use sim_world::{
 };
 
 /// The packages this factory serves.
-pub const BUILTIN_PACKAGES: &[&str] = &["sim", "random", "command"];
+pub const BUILTIN_PACKAGES: &[&str] = &["sim", "random", "command", "pulumi"];
 
 /// Makes built-in providers. Every `sim` instance it makes shares one world, so that concurrent
 /// steps of different provider resources never overwrite each other's changes to the file.
 pub struct BuiltinProviders {
     sim_world_path: PathBuf,
     sim_world: Mutex<Option<Arc<SimWorld>>>,
+    stacks: Option<Arc<dyn StackOutputsSource>>,
 }
 
 impl BuiltinProviders {
@@ -40,7 +45,15 @@ impl BuiltinProviders {
         BuiltinProviders {
             sim_world_path: sim_world,
             sim_world: Mutex::new(None),
+            stacks: None,
         }
+    }
+
+    /// Lets the `pulumi` provider read the other stacks of the deployment's backend (stack
+    /// references); without it, reading a stack is an error.
+    pub fn with_stacks(mut self, stacks: Arc<dyn StackOutputsSource>) -> BuiltinProviders {
+        self.stacks = Some(stacks);
+        self
     }
 
     /// Where the world lives, so that callers (and tests) can check it after a deployment.
@@ -70,6 +83,7 @@ impl ProviderFactory for BuiltinProviders {
             "sim" => Ok(Arc::new(SimProvider::new(self.sim_world()?))),
             "random" => Ok(Arc::new(RandomProvider::new())),
             "command" => Ok(Arc::new(CommandProvider::new())),
+            "pulumi" => Ok(Arc::new(PulumiProvider::new(self.stacks.clone()))),
             other => Err(ProviderError::Failed(format!(
                 "no provider for package `{other}`: the built-in providers are {}",
                 BUILTIN_PACKAGES.join(", ")

@@ -46,18 +46,20 @@ const STRING_INPUTS: &[&str] = &[
     "upper",
 ];
 
+/// Every resource type of the package with its kind, as pulumi-random's schema names them.
+const TYPES: [(&str, Kind); 7] = [
+    ("random:index/randomString:RandomString", Kind::String),
+    ("random:index/randomPassword:RandomPassword", Kind::Password),
+    ("random:index/randomInteger:RandomInteger", Kind::Integer),
+    ("random:index/randomId:RandomId", Kind::Id),
+    ("random:index/randomPet:RandomPet", Kind::Pet),
+    ("random:index/randomUuid:RandomUuid", Kind::Uuid),
+    ("random:index/randomShuffle:RandomShuffle", Kind::Shuffle),
+];
+
 impl Kind {
     fn of(token: &str) -> Option<Kind> {
-        Some(match token {
-            "random:index/randomString:RandomString" => Kind::String,
-            "random:index/randomPassword:RandomPassword" => Kind::Password,
-            "random:index/randomInteger:RandomInteger" => Kind::Integer,
-            "random:index/randomId:RandomId" => Kind::Id,
-            "random:index/randomPet:RandomPet" => Kind::Pet,
-            "random:index/randomUuid:RandomUuid" => Kind::Uuid,
-            "random:index/randomShuffle:RandomShuffle" => Kind::Shuffle,
-            _ => return None,
-        })
+        TYPES.iter().find(|(t, _)| *t == token).map(|(_, k)| *k)
     }
 
     fn inputs(self) -> &'static [&'static str] {
@@ -373,6 +375,10 @@ fn check_inputs(kind: Kind, news: &PropertyMap) -> Vec<CheckFailure> {
 
 #[async_trait]
 impl Provider for RandomProvider {
+    fn resource_types(&self) -> Vec<String> {
+        TYPES.iter().map(|(t, _)| t.to_string()).collect()
+    }
+
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
         let kind = kind_of(&req.urn)?;
         let failures = check_inputs(kind, &req.news);

@@ -49,6 +49,7 @@ pub mod lock;
 pub mod passphrase;
 pub mod pbkdf2;
 pub mod secrets;
+pub mod stack_outputs;
 pub mod stack_ref;
 
 pub use backend::{Backend, StackState, StackSummary};
@@ -59,4 +60,5 @@ pub use export::{export_salt, validate_export};
 pub use file_journal::FileJournal;
 pub use lock::{Holder, LockInfo, StackLock, StackLocked};
 pub use passphrase::{Crypter, SecretsError, passphrase_from_env};
+pub use stack_outputs::BackendStacks;
 pub use stack_ref::StackRef;

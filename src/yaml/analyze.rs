@@ -20,7 +20,17 @@ pub enum Symbol {
 }
 
 /// The `pulumi.*` values a program may read.
-pub const PULUMI_BUILTINS: &[&str] = &["stack", "project", "organization"];
+pub const PULUMI_BUILTINS: &[&str] = &["cwd", "organization", "project", "rootDirectory", "stack"];
+
+/// A name no declaration resolves: it must be a stack config key (`${aws:region}`, or a key of
+/// the project not declared in `config:`), which only the run knows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unresolved {
+    pub name: String,
+    pub pos: Pos,
+    /// The error when the stack's config has no such key either.
+    pub message: String,
+}
 
 /// What evaluation needs to know about a checked program.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -31,6 +41,8 @@ pub struct Analysis {
     pub deps: BTreeMap<String, Vec<String>>,
     /// Variables and resources in an order where everything comes after what it needs.
     pub order: Vec<String>,
+    /// References left to the stack's config, first use of each name.
+    pub unresolved: Vec<Unresolved>,
 }
 
 impl Analysis {
@@ -78,27 +90,30 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
     }
 
     let mut decl_pos: BTreeMap<String, (Pos, &'static str)> = BTreeMap::new();
+    let mut unresolved = Vec::new();
+    let u = &mut unresolved;
     for v in &ast.variables {
-        let deps = expr_deps(file, &a, "variable", &v.name, &v.value)?;
+        let deps = expr_deps(file, &a, u, "variable", &v.name, &v.value)?;
         a.deps.insert(v.name.clone(), deps);
         decl_pos.insert(v.name.clone(), (v.pos, "variable"));
     }
     for r in &ast.resources {
         let mut deps = Vec::new();
         for (_, e) in &r.properties {
-            deps.extend(expr_deps(file, &a, "resource", &r.key, e)?);
+            deps.extend(expr_deps(file, &a, u, "resource", &r.key, e)?);
         }
         if let Some(g) = &r.get {
-            deps.extend(expr_deps(file, &a, "resource", &r.key, &g.id)?);
+            deps.extend(expr_deps(file, &a, u, "resource", &r.key, &g.id)?);
             for (_, e) in &g.state {
-                deps.extend(expr_deps(file, &a, "resource", &r.key, e)?);
+                deps.extend(expr_deps(file, &a, u, "resource", &r.key, e)?);
             }
         }
         if let Some(e) = &r.condition {
             for access in e.references() {
-                if !matches!(a.symbols.get(&access.root), Some(Symbol::Config(_)))
-                    && access.root != "pulumi"
-                {
+                if matches!(
+                    a.symbols.get(&access.root),
+                    Some(Symbol::Variable(_) | Symbol::Resource(_))
+                ) {
                     return Err(SourceError::new(
                         file,
                         e.pos,
@@ -110,8 +125,8 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
                 }
             }
         }
-        if let Some(e) = &r.options.import {
-            deps.extend(expr_deps(file, &a, "resource", &r.key, e)?);
+        for e in r.options.import.iter().chain(r.options.protect.iter()) {
+            deps.extend(expr_deps(file, &a, u, "resource", &r.key, e)?);
         }
         for rr in r.options.references() {
             match a.symbols.get(&rr.name) {
@@ -151,7 +166,7 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
         decl_pos.insert(r.key.clone(), (r.pos, "resource"));
     }
     for o in &ast.outputs {
-        expr_deps(file, &a, "output", &o.name, &o.value)?;
+        expr_deps(file, &a, u, "output", &o.name, &o.value)?;
     }
 
     let declared: Vec<&str> = ast
@@ -161,6 +176,9 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
         .chain(ast.resources.iter().map(|r| r.key.as_str()))
         .collect();
     a.order = topo_order(file, &declared, &a.deps, &decl_pos)?;
+    let mut seen = std::collections::HashSet::new();
+    unresolved.retain(|u: &Unresolved| seen.insert(u.name.clone()));
+    a.unresolved = unresolved;
     Ok(a)
 }
 
@@ -168,6 +186,7 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
 fn expr_deps(
     file: &str,
     a: &Analysis,
+    unresolved: &mut Vec<Unresolved>,
     kind: &str,
     owner: &str,
     e: &Expr,
@@ -188,14 +207,14 @@ fn expr_deps(
                 } else {
                     "resource"
                 };
-                return Err(SourceError::new(
-                    file,
+                unresolved.push(Unresolved {
+                    name: access.root.clone(),
                     pos,
-                    format!(
+                    message: format!(
                         "{kind} {owner:?} references unknown {what} {:?}",
                         access.root
                     ),
-                ));
+                });
             }
         }
     }
@@ -219,7 +238,7 @@ fn check_pulumi(
             file,
             pos,
             format!(
-                "{kind} {owner:?}: unknown value `${{{access}}}` (expected pulumi.stack, pulumi.project or pulumi.organization)"
+                "{kind} {owner:?}: unknown value `${{{access}}}` (expected pulumi.cwd, pulumi.organization, pulumi.project, pulumi.rootDirectory or pulumi.stack)"
             ),
         )),
     }

@@ -4,7 +4,8 @@
 use crate::engine::resource::CustomTimeouts;
 use crate::project::{ConfigDecl, ConfigKey};
 
-use super::error::{Pos, SourceError};
+use super::builtin::Builtin;
+use super::error::{Pos, SourceError, no_such_field};
 use super::interpolate::{Access, Part, parse_interpolation};
 use super::node::{Key, Node, NodeKind};
 
@@ -28,14 +29,31 @@ pub enum ExprKind {
     Interpolate(Vec<Part>),
     List(Vec<Expr>),
     Object(Vec<(String, Expr)>),
-    /// `fn::secret`: the value, marked secret.
-    Secret(Box<Expr>),
-    /// `fn::join: [delimiter, [items]]`.
-    Join(Box<Expr>, Box<Expr>),
-    /// `fn::toJSON`: the value as JSON text.
-    ToJson(Box<Expr>),
-    /// `fn::select: [index, [values]]`.
-    Select(Box<Expr>, Box<Expr>),
+    /// A built-in function over its arguments (two for join, split and select, else one).
+    Call(Builtin, Vec<Expr>),
+    /// `fn::assetArchive`: named assets and archives.
+    AssetArchive(Vec<(String, Expr)>),
+    /// `fn::invoke`: a provider function call.
+    Invoke(Box<Invoke>),
+    /// `fn::stackReference: [stack, property]`: one output of another stack.
+    StackReference {
+        stack: String,
+        property: Box<Expr>,
+    },
+}
+
+/// `fn::invoke` as written: the function's token, its arguments, options and `return`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Invoke {
+    pub token: String,
+    pub arguments: Vec<(String, Expr)>,
+    /// The one output field to return instead of the whole result.
+    pub ret: Option<String>,
+    pub provider: Option<Expr>,
+    pub parent: Option<Expr>,
+    pub depends_on: Vec<Expr>,
+    pub version: Option<String>,
+    pub plugin_download_url: Option<String>,
 }
 
 impl Expr {
@@ -55,11 +73,15 @@ impl Expr {
             })),
             ExprKind::List(items) => items.iter().for_each(|i| i.collect(out)),
             ExprKind::Object(m) => m.iter().for_each(|(_, v)| v.collect(out)),
-            ExprKind::Secret(e) | ExprKind::ToJson(e) => e.collect(out),
-            ExprKind::Join(a, b) | ExprKind::Select(a, b) => {
-                a.collect(out);
-                b.collect(out);
+            ExprKind::Call(_, args) => args.iter().for_each(|a| a.collect(out)),
+            ExprKind::AssetArchive(m) => m.iter().for_each(|(_, v)| v.collect(out)),
+            ExprKind::Invoke(i) => {
+                i.arguments.iter().for_each(|(_, v)| v.collect(out));
+                i.provider.iter().for_each(|v| v.collect(out));
+                i.parent.iter().for_each(|v| v.collect(out));
+                i.depends_on.iter().for_each(|v| v.collect(out));
             }
+            ExprKind::StackReference { property, .. } => property.collect(out),
             ExprKind::Null | ExprKind::Bool(_) | ExprKind::Number(_) | ExprKind::String(_) => {}
         }
     }
@@ -92,8 +114,11 @@ pub struct ResourceOptions {
     pub depends_on: Vec<ResourceRef>,
     pub parent: Option<ResourceRef>,
     pub provider: Option<ResourceRef>,
+    /// Explicit providers by package, for this resource and its children.
+    pub providers: Vec<ResourceRef>,
     pub deleted_with: Option<ResourceRef>,
-    pub protect: Option<bool>,
+    /// A boolean, or an expression that evaluates to one (`${isProduction}`).
+    pub protect: Option<Expr>,
     pub delete_before_replace: Option<bool>,
     pub retain_on_delete: Option<bool>,
     pub ignore_changes: Vec<String>,
@@ -111,6 +136,7 @@ impl ResourceOptions {
         let mut out: Vec<&ResourceRef> = self.depends_on.iter().collect();
         out.extend(self.parent.iter());
         out.extend(self.provider.iter());
+        out.extend(self.providers.iter());
         out.extend(self.deleted_with.iter());
         for a in &self.aliases {
             if let AliasDecl::Spec {
@@ -143,6 +169,9 @@ pub struct ResourceDecl {
     pub properties: Vec<(String, Expr)>,
     pub options: ResourceOptions,
     pub get: Option<GetDecl>,
+    /// `defaultProvider: true` on a provider resource: the provider of every resource and
+    /// invoke of its package that names none.
+    pub default_provider: bool,
     /// stepdeck's extension `if:`: a boolean over config; when false the resource is not part
     /// of the program (Pulumi YAML has no conditionals, and demos need deletes).
     pub condition: Option<Expr>,
@@ -193,14 +222,35 @@ const TOP_LEVEL: &[&str] = &[
     "stackConfigDir",
     "packages",
     "pulumi",
+    "components",
 ];
 
 /// Builds the AST of a program document; `project` namespaces bare config keys.
 pub fn build(file: &str, doc: &Node, project: &str) -> Result<ProgramAst, SourceError> {
+    build_with(file, doc, project, None)
+}
+
+/// Builds the body of a YAML component named `name` of `package`: its `inputs` are its config.
+pub fn build_component(
+    file: &str,
+    name: &str,
+    body: &Node,
+    package: &str,
+) -> Result<ProgramAst, SourceError> {
+    build_with(file, body, package, Some(name))
+}
+
+fn build_with(
+    file: &str,
+    doc: &Node,
+    project: &str,
+    component: Option<&str>,
+) -> Result<ProgramAst, SourceError> {
     let b = Builder { file };
-    let top = doc
-        .as_map()
-        .ok_or_else(|| doc.error(file, "a program must be a mapping"))?;
+    let top = doc.as_map().ok_or_else(|| match component {
+        Some(name) => doc.error(file, format!("components.{name} must be an object")),
+        None => doc.error(file, "a program must be a mapping"),
+    })?;
     let mut ast = ProgramAst {
         file: file.to_string(),
         config: Vec::new(),
@@ -210,8 +260,11 @@ pub fn build(file: &str, doc: &Node, project: &str) -> Result<ProgramAst, Source
     };
     for (k, v) in top {
         match k.name.as_str() {
-            "config" | "configuration" => {
-                for (ck, cv) in b.map(v, "config")? {
+            // A program's config, a component's inputs.
+            "config" | "configuration" | "inputs"
+                if (k.name == "inputs") == component.is_some() =>
+            {
+                for (ck, cv) in b.map(v, &k.name)? {
                     let key = ConfigKey::parse(&ck.name, project)
                         .map_err(|e| SourceError::new(file, ck.pos, e.to_string()))?;
                     ast.config.push(ConfigParam {
@@ -256,15 +309,80 @@ pub fn build(file: &str, doc: &Node, project: &str) -> Result<ProgramAst, Source
             }
         }
     }
+    apply_default_providers(file, &mut ast)?;
     Ok(ast)
 }
 
-struct Builder<'a> {
-    file: &'a str,
+/// Pulumi YAML's `defaultProvider: true`: every resource of the provider's package without a
+/// `provider` option (and every invoke of it without one) uses that provider.
+fn apply_default_providers(file: &str, ast: &mut ProgramAst) -> Result<(), SourceError> {
+    let mut defaults: Vec<(String, ResourceRef, Option<String>)> = Vec::new();
+    for r in &ast.resources {
+        match r.type_.strip_prefix("pulumi:providers:") {
+            Some(pkg) if r.default_provider => defaults.push((
+                pkg.to_string(),
+                ResourceRef {
+                    name: r.key.clone(),
+                    pos: r.pos,
+                },
+                r.options.version.clone(),
+            )),
+            None if r.default_provider => {
+                return Err(SourceError::new(
+                    file,
+                    r.pos,
+                    "cannot set defaultProvider on non-provider resource",
+                ));
+            }
+            _ => {}
+        }
+    }
+    for r in &mut ast.resources {
+        if r.type_.starts_with("pulumi:providers:") || r.options.provider.is_some() {
+            continue;
+        }
+        let pkg = r.type_.split(':').next().unwrap_or_default();
+        if let Some((_, p, version)) = defaults.iter().find(|(d, _, _)| d == pkg) {
+            if r.options.version.is_some() && r.options.version != *version {
+                return Err(SourceError::new(
+                    file,
+                    r.pos,
+                    format!(
+                        "Version conflicts with the default provider version; Try removing this option on resource {:?}",
+                        r.key
+                    ),
+                ));
+            }
+            r.options.provider = Some(p.clone());
+        }
+    }
+    for v in &mut ast.variables {
+        if let ExprKind::Invoke(inv) = &mut v.value.kind
+            && inv.provider.is_none()
+        {
+            let pkg = inv.token.split(':').next().unwrap_or_default();
+            if let Some((_, p, _)) = defaults.iter().find(|(d, _, _)| d == pkg) {
+                inv.provider = Some(Expr {
+                    pos: p.pos,
+                    kind: ExprKind::Symbol(Access {
+                        root: p.name.clone(),
+                        path: Vec::new(),
+                        offset: 0,
+                    }),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Builds AST nodes from located YAML nodes, naming `file` in errors.
+pub(super) struct Builder<'a> {
+    pub(super) file: &'a str,
 }
 
 impl Builder<'_> {
-    fn err(&self, pos: Pos, message: impl Into<String>) -> SourceError {
+    pub(super) fn err(&self, pos: Pos, message: impl Into<String>) -> SourceError {
         SourceError::new(self.file, pos, message)
     }
 
@@ -272,14 +390,11 @@ impl Builder<'_> {
         match &n.kind {
             NodeKind::Map(m) => Ok(m),
             NodeKind::Null => Ok(&[]),
-            _ => Err(n.error(
-                self.file,
-                format!("`{what}` must be a mapping, found {}", n.kind_name()),
-            )),
+            _ => Err(n.error(self.file, format!("{what} must be an object"))),
         }
     }
 
-    fn expr(&self, n: &Node) -> Result<Expr, SourceError> {
+    pub(super) fn expr(&self, n: &Node) -> Result<Expr, SourceError> {
         let kind = match &n.kind {
             NodeKind::Null => ExprKind::Null,
             NodeKind::Bool(b) => ExprKind::Bool(*b),
@@ -296,6 +411,12 @@ impl Builder<'_> {
                     && k.name.to_ascii_lowercase().starts_with("fn::")
                 {
                     return self.builtin(k, v);
+                }
+                if let Some((k, _)) = m.iter().find(|(k, _)| {
+                    Builtin::lookup(&k.name.to_ascii_lowercase())
+                        .is_some_and(Builtin::is_asset_or_archive)
+                }) {
+                    return Err(n.error(self.file, format!("{} must have it's own object", k.name)));
                 }
                 ExprKind::Object(
                     m.iter()
@@ -330,51 +451,10 @@ impl Builder<'_> {
         })
     }
 
-    fn builtin(&self, k: &Key, v: &Node) -> Result<Expr, SourceError> {
-        let name = k.name.to_ascii_lowercase();
-        let pair = |what: &str| -> Result<(Expr, Expr), SourceError> {
-            match &v.kind {
-                NodeKind::Seq(items) if items.len() == 2 => {
-                    Ok((self.expr(&items[0])?, self.expr(&items[1])?))
-                }
-                _ => Err(v.error(self.file, format!("{} takes a list of {what}", k.name))),
-            }
-        };
-        let kind = match name.as_str() {
-            "fn::secret" => ExprKind::Secret(Box::new(self.expr(v)?)),
-            "fn::tojson" => ExprKind::ToJson(Box::new(self.expr(v)?)),
-            "fn::join" => {
-                let (d, items) = pair("two items: a delimiter and a list")?;
-                ExprKind::Join(Box::new(d), Box::new(items))
-            }
-            "fn::select" => {
-                let (i, items) = pair("two items: an index and a list")?;
-                ExprKind::Select(Box::new(i), Box::new(items))
-            }
-            _ => {
-                return Err(self.err(
-                    k.pos,
-                    format!(
-                        "unsupported builtin function {:?} (supported: fn::secret, fn::join, fn::toJSON, fn::select)",
-                        k.name
-                    ),
-                ));
-            }
-        };
-        Ok(Expr { pos: k.pos, kind })
-    }
-
     fn resource(&self, k: &Key, n: &Node) -> Result<ResourceDecl, SourceError> {
-        let entries = n.as_map().ok_or_else(|| {
-            n.error(
-                self.file,
-                format!(
-                    "resource {:?} must be a mapping, found {}",
-                    k.name,
-                    n.kind_name()
-                ),
-            )
-        })?;
+        let entries = n
+            .as_map()
+            .ok_or_else(|| n.error(self.file, format!("resources.{} must be an object", k.name)))?;
         let mut decl = ResourceDecl {
             key: k.name.clone(),
             pos: k.pos,
@@ -383,6 +463,7 @@ impl Builder<'_> {
             properties: Vec::new(),
             options: ResourceOptions::default(),
             get: None,
+            default_provider: false,
             condition: None,
         };
         let mut has_type = false;
@@ -392,19 +473,18 @@ impl Builder<'_> {
                     let t = fv.as_str().ok_or_else(|| {
                         fv.error(
                             self.file,
-                            format!("resource {:?}: `type` must be a string", k.name),
+                            format!("resources.{}.type must be a string", k.name),
                         )
                     })?;
-                    if t.split(':').count() != 3 || t.split(':').any(str::is_empty) {
-                        return Err(fv.error(
+                    decl.type_ = canonical_type(t).ok_or_else(|| {
+                        fv.error(
                             self.file,
                             format!(
-                                "resource {:?}: invalid type {t:?} (expected <package>:<module>:<Type>)",
+                                "error resolving type of resource {}: invalid type token {t:?}",
                                 k.name
                             ),
-                        ));
-                    }
-                    decl.type_ = t.to_string();
+                        )
+                    })?;
                     has_type = true;
                 }
                 "name" => {
@@ -416,7 +496,7 @@ impl Builder<'_> {
                     })?;
                 }
                 "properties" => {
-                    for (pk, pv) in self.map(fv, "properties")? {
+                    for (pk, pv) in self.map(fv, &format!("resources.{}.properties", k.name))? {
                         decl.properties.push((pk.name.clone(), self.expr(pv)?));
                     }
                 }
@@ -430,11 +510,11 @@ impl Builder<'_> {
                     })?;
                     let mut state = Vec::new();
                     if let Some(s) = fv.get("state") {
-                        for (sk, sv) in self.map(s, "get.state")? {
+                        for (sk, sv) in self.map(s, &format!("resources.{}.get.state", k.name))? {
                             state.push((sk.name.clone(), self.expr(sv)?));
                         }
                     }
-                    for (gk, _) in self.map(fv, "get")? {
+                    for (gk, _) in self.map(fv, &format!("resources.{}.get", k.name))? {
                         if gk.name != "id" && gk.name != "state" {
                             return Err(self.err(
                                 gk.pos,
@@ -451,20 +531,44 @@ impl Builder<'_> {
                     });
                 }
                 "if" => decl.condition = Some(self.expr(fv)?),
-                "defaultProvider" => {}
+                "defaultProvider" => {
+                    decl.default_provider = match fv.kind {
+                        NodeKind::Bool(b) => b,
+                        _ => {
+                            return Err(fv.error(
+                                self.file,
+                                format!("resources.{}.defaultProvider must be a boolean", k.name),
+                            ));
+                        }
+                    };
+                }
                 other => {
                     return Err(self.err(
                         fk.pos,
-                        format!(
-                            "resource {:?}: unknown field {other:?} (expected type, name, properties, options, get, if)",
-                            k.name
+                        no_such_field(
+                            &format!("Field '{other}'"),
+                            &format!("Object 'resources.{}'", k.name),
+                            other,
+                            &[
+                                "'type'",
+                                "'name'",
+                                "'defaultProvider'",
+                                "'properties'",
+                                "'options'",
+                                "'get'",
+                                "'if'",
+                            ],
+                            "fields",
                         ),
                     ));
                 }
             }
         }
         if !has_type {
-            return Err(self.err(k.pos, format!("resource {:?} has no `type`", k.name)));
+            return Err(self.err(
+                k.pos,
+                format!("Required field 'type' is missing on resource {:?}", k.name),
+            ));
         }
         if decl.get.is_some() && !decl.properties.is_empty() {
             return Err(self.err(
@@ -480,14 +584,27 @@ impl Builder<'_> {
 
     fn options(&self, res: &str, n: &Node) -> Result<ResourceOptions, SourceError> {
         let mut o = ResourceOptions::default();
-        for (k, v) in self.map(n, "options")? {
+        for (k, v) in self.map(n, &format!("resources.{res}.options"))? {
             let opt = k.name.as_str();
             match opt {
                 "dependsOn" => o.depends_on = self.refs(res, opt, v)?,
                 "parent" => o.parent = Some(self.one_ref(res, opt, v)?),
                 "provider" => o.provider = Some(self.one_ref(res, opt, v)?),
+                "providers" => o.providers = self.refs(res, opt, v)?,
                 "deletedWith" => o.deleted_with = Some(self.one_ref(res, opt, v)?),
-                "protect" => o.protect = Some(self.bool(res, opt, v)?),
+                "protect" => {
+                    let e = match v.kind {
+                        NodeKind::String(_) => self.expr(v)?,
+                        _ => Expr {
+                            pos: v.pos,
+                            kind: ExprKind::Bool(self.bool(res, opt, v)?),
+                        },
+                    };
+                    if !matches!(e.kind, ExprKind::Bool(_) | ExprKind::Symbol(_)) {
+                        return Err(self.wrong_type(res, opt, "true or false", v));
+                    }
+                    o.protect = Some(e);
+                }
                 "deleteBeforeReplace" => o.delete_before_replace = Some(self.bool(res, opt, v)?),
                 "retainOnDelete" => o.retain_on_delete = Some(self.bool(res, opt, v)?),
                 "ignoreChanges" => o.ignore_changes = self.strings(res, opt, v)?,
@@ -504,11 +621,33 @@ impl Builder<'_> {
                 "import" => o.import = Some(self.expr(v)?),
                 "customTimeouts" => o.custom_timeouts = Some(self.timeouts(res, v)?),
                 "aliases" => o.aliases = self.aliases(res, v)?,
-                "providers" | "pluginDownloadURL" | "hideDiffs" | "replaceWith" => {}
+                // Where plugins are downloaded from and which diffs the display hides: stepdeck
+                // loads installed plugins and shows every diff, so neither changes a deployment.
+                "pluginDownloadURL" => {
+                    v.scalar_text()
+                        .ok_or_else(|| self.wrong_type(res, opt, "a string", v))?;
+                }
+                "hideDiffs" => {
+                    self.strings(res, opt, v)?;
+                }
+                "replaceWith" | "replacementTrigger" => {
+                    return Err(self.err(
+                        k.pos,
+                        format!(
+                            "resource {res:?}: option `{opt}` needs support in stepdeck's engine, which it does not have yet"
+                        ),
+                    ));
+                }
                 other => {
                     return Err(self.err(
                         k.pos,
-                        format!("resource {res:?}: unknown resource option {other:?}"),
+                        no_such_field(
+                            &format!("Field '{other}'"),
+                            &format!("Object 'resources.{res}.options'"),
+                            other,
+                            RESOURCE_OPTIONS,
+                            "fields",
+                        ),
                     ));
                 }
             }
@@ -576,7 +715,7 @@ impl Builder<'_> {
 
     fn timeouts(&self, res: &str, v: &Node) -> Result<CustomTimeouts, SourceError> {
         let mut t = CustomTimeouts::default();
-        for (k, d) in self.map(v, "customTimeouts")? {
+        for (k, d) in self.map(v, &format!("resources.{res}.options.customTimeouts"))? {
             let text = d.scalar_text().ok_or_else(|| {
                 self.wrong_type(res, "customTimeouts", "durations like \"5m\"", d)
             })?;
@@ -640,6 +779,60 @@ impl Builder<'_> {
             })
             .collect()
     }
+}
+
+/// Pulumi YAML's resource options, as its messages list them.
+const RESOURCE_OPTIONS: &[&str] = &[
+    "'additionalSecretOutputs'",
+    "'aliases'",
+    "'customTimeouts'",
+    "'deleteBeforeReplace'",
+    "'deletedWith'",
+    "'dependsOn'",
+    "'hideDiffs'",
+    "'ignoreChanges'",
+    "'import'",
+    "'parent'",
+    "'pluginDownloadURL'",
+    "'protect'",
+    "'provider'",
+    "'providers'",
+    "'replaceOnChanges'",
+    "'replaceWith'",
+    "'replacementTrigger'",
+    "'retainOnDelete'",
+    "'version'",
+];
+
+/// A resource type token as Pulumi YAML resolves it without a schema: `pkg:module:Type` as is,
+/// `pkg:Type` as `pkg:index:Type`; anything else is invalid.
+pub fn canonical_type(t: &str) -> Option<String> {
+    let parts: Vec<&str> = t.split(':').collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return None;
+    }
+    match parts.as_slice() {
+        [pkg, ty] => Some(format!("{pkg}:index:{ty}")),
+        [_, _, _] => Some(t.to_string()),
+        _ => None,
+    }
+}
+
+/// A type token as the provider's schema names it (Pulumi YAML's `resolveToken`): the token
+/// itself, ignoring case, or the classic `pkg:module/type:Type` form of `pkg:module:Type`; as
+/// written when `declared` (the provider's types) has neither.
+pub fn resolve_type(token: &str, declared: &[String]) -> String {
+    let find = |t: &str| declared.iter().find(|d| d.eq_ignore_ascii_case(t)).cloned();
+    if let Some(t) = find(token) {
+        return t;
+    }
+    if let [pkg, module, ty] = token.split(':').collect::<Vec<_>>().as_slice()
+        && !module.contains('/')
+        && let Some(t) = find(&format!("{pkg}:{module}/{}:{ty}", ty.to_lowercase()))
+    {
+        return t;
+    }
+    token.to_string()
 }
 
 /// Seconds in a Go-style duration (`90s`, `5m`, `1h30m`, `1.5h`).

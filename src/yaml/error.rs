@@ -46,3 +46,53 @@ pub enum YamlError {
     #[error(transparent)]
     Source(#[from] SourceError),
 }
+
+/// Pulumi YAML's message for a name that does not exist where it was used (`NonExistentField`):
+/// "`label` does not exist on `parent`; Existing `kind` are: …", the closest five first.
+pub fn no_such_field(
+    label: &str,
+    parent: &str,
+    field: &str,
+    existing: &[&str],
+    kind: &str,
+) -> String {
+    let mut existing = existing.to_vec();
+    existing.sort_by_key(|e| (edit_distance(e, field), e.to_string()));
+    let body = if existing.is_empty() {
+        format!("{parent} has no {kind}")
+    } else {
+        const MAX: usize = 5;
+        let mut list = existing
+            .iter()
+            .take(MAX)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if existing.len() > MAX {
+            let extra = existing.len() - MAX;
+            let others = if extra == 1 { "other" } else { "others" };
+            list = format!("{list} and {extra} {others}");
+        }
+        format!("Existing {kind} are: {list}")
+    };
+    format!("{label} does not exist on {parent}; {body}")
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = if ca == *cb {
+                prev
+            } else {
+                1 + prev.min(cur).min(row[j])
+            };
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}

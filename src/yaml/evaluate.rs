@@ -4,23 +4,33 @@
 //! concurrently, as they would from an SDK program.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use futures::future::BoxFuture;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::property::{PropertyMap, PropertyValue, UNKNOWN_SENTINEL};
 use crate::engine::source::{Program, ProgramError, RegisterStatus, Registered, ResourceMonitor};
+use crate::engine::stack_outputs::STACK_REFERENCE_TYPE;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
-use super::ast::{AliasDecl, Expr, ExprKind, ProgramAst, ResourceDecl};
+use super::ast::{AliasDecl, ProgramAst, ResourceDecl, resolve_type};
+use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
-use super::interpolate::{Access, Accessor, Part};
-use super::node::number_text;
+use super::functions::type_string;
+use super::scope::{PulumiVars, ResourceValue, Scope, Slot, Slots, text_of};
+use super::stack_reference::{StackReferences, reference_goal};
+
+/// A directory made absolute against the current directory, as `pulumi.cwd` reports it.
+fn absolute(dir: &Path) -> PathBuf {
+    std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
 
 /// Whether a type registers as a component (no provider): stepdeck's convention is the module
 /// `component` (`demo:component:Tier`), since Pulumi YAML itself can only use packaged
@@ -29,319 +39,17 @@ pub fn is_component_type(ty: &str) -> bool {
     ty.split(':').nth(1) == Some("component")
 }
 
-/// A registered (or read) resource as dependents see it.
-#[derive(Clone, Debug)]
-struct ResourceValue {
-    urn: Urn,
-    id: Option<String>,
-    outputs: PropertyMap,
-    /// Failed, skipped or not yet existing: every output is unknown.
-    unknown: bool,
-    custom: bool,
-}
-
-/// The resolved value of a variable or resource.
-#[derive(Clone, Debug)]
-enum Slot {
-    Value {
-        value: PropertyValue,
-        /// Resources the value was computed from.
-        deps: Vec<Urn>,
-    },
-    Resource(Arc<ResourceValue>),
-    /// Evaluation or registration failed; dependents do not run.
-    Failed,
-    /// The resource's `if:` is false: it is not part of this run.
-    Disabled,
-}
-
-type Slots = HashMap<String, Slot>;
-
-/// What an evaluated expression carries: the value and the resources it came from.
-struct Evaluated {
-    value: PropertyValue,
-    deps: Vec<Urn>,
-}
-
-/// Everything expression evaluation reads.
-struct Scope<'a> {
-    file: &'a str,
-    config: &'a HashMap<String, PropertyValue>,
-    slots: &'a Slots,
-    stack: &'a str,
-    project: &'a str,
-    dry_run: bool,
-}
-
-impl Scope<'_> {
-    fn eval(&self, e: &Expr) -> Result<Evaluated, SourceError> {
-        let mut deps = Vec::new();
-        let value = self.eval_into(e, &mut deps)?;
-        deps.sort();
-        deps.dedup();
-        Ok(Evaluated { value, deps })
-    }
-
-    fn eval_into(&self, e: &Expr, deps: &mut Vec<Urn>) -> Result<PropertyValue, SourceError> {
-        Ok(match &e.kind {
-            ExprKind::Null => PropertyValue::Null,
-            ExprKind::Bool(b) => PropertyValue::Bool(*b),
-            ExprKind::Number(n) => PropertyValue::Number(*n),
-            ExprKind::String(s) => PropertyValue::String(s.clone()),
-            ExprKind::Symbol(a) => self.access(e.pos, a, deps)?,
-            ExprKind::Interpolate(parts) => {
-                let mut values = Vec::new();
-                for p in parts {
-                    values.push(match p {
-                        Part::Text(t) => PropertyValue::String(t.clone()),
-                        Part::Expr(a) => self.access(e.pos, a, deps)?,
-                    });
-                }
-                concat(&values)
-            }
-            ExprKind::List(items) => PropertyValue::Array(
-                items
-                    .iter()
-                    .map(|i| self.eval_into(i, deps))
-                    .collect::<Result<_, _>>()?,
-            ),
-            ExprKind::Object(m) => PropertyValue::Object(
-                m.iter()
-                    .map(|(k, v)| Ok((k.clone(), self.eval_into(v, deps)?)))
-                    .collect::<Result<_, SourceError>>()?,
-            ),
-            ExprKind::Secret(inner) => match self.eval_into(inner, deps)? {
-                s @ PropertyValue::Secret(_) => s,
-                v => PropertyValue::Secret(Box::new(v)),
-            },
-            ExprKind::ToJson(inner) => {
-                let v = self.eval_into(inner, deps)?;
-                lift(&[&v], |vs| {
-                    PropertyValue::String(vs[0].reveal().to_json().to_string())
-                })
-            }
-            ExprKind::Join(delim, items) => {
-                let d = self.eval_into(delim, deps)?;
-                let items = self.eval_into(items, deps)?;
-                let Some(list) = items.as_array().map(<[_]>::to_vec) else {
-                    return self.type_error(&items, e.pos, "fn::join needs a list of items");
-                };
-                let mut all = vec![&d];
-                all.extend(list.iter());
-                lift(&all, |vs| {
-                    let d = text_of(vs[0]);
-                    PropertyValue::String(
-                        vs[1..]
-                            .iter()
-                            .map(|v| text_of(v))
-                            .collect::<Vec<_>>()
-                            .join(&d),
-                    )
-                })
-            }
-            ExprKind::Select(index, items) => {
-                let i = self.eval_into(index, deps)?;
-                let items = self.eval_into(items, deps)?;
-                if i.contains_unknowns() || items.contains_unknowns() {
-                    return Ok(PropertyValue::Unknown);
-                }
-                let (Some(n), Some(list)) = (i.as_f64(), items.as_array()) else {
-                    return Err(SourceError::new(
-                        self.file,
-                        e.pos,
-                        "fn::select needs a number and a list",
-                    ));
-                };
-                let picked = list.get(n as usize).cloned().ok_or_else(|| {
-                    SourceError::new(
-                        self.file,
-                        e.pos,
-                        format!(
-                            "fn::select: index {n} is out of range (list has {})",
-                            list.len()
-                        ),
-                    )
-                })?;
-                if i.is_secret() || items.is_secret() {
-                    PropertyValue::Secret(Box::new(picked))
-                } else {
-                    picked
-                }
-            }
-        })
-    }
-
-    fn type_error(
-        &self,
-        v: &PropertyValue,
-        pos: Pos,
-        msg: &str,
-    ) -> Result<PropertyValue, SourceError> {
-        if v.contains_unknowns() {
-            Ok(PropertyValue::Unknown)
-        } else {
-            Err(SourceError::new(self.file, pos, msg))
-        }
-    }
-
-    fn access(
-        &self,
-        pos: Pos,
-        a: &Access,
-        deps: &mut Vec<Urn>,
-    ) -> Result<PropertyValue, SourceError> {
-        let pos = Pos {
-            line: pos.line,
-            col: pos.col + a.offset as u32,
-        };
-        if a.root == "pulumi" {
-            return Ok(match a.path.first() {
-                Some(Accessor::Property(p)) if p == "stack" => self.stack.into(),
-                Some(Accessor::Property(p)) if p == "project" => self.project.into(),
-                _ => "organization".into(),
-            });
-        }
-        if let Some(v) = self.config.get(&a.root) {
-            return self.walk(pos, a, v.clone(), &a.path);
-        }
-        match self.slots.get(&a.root) {
-            Some(Slot::Value { value, deps: d }) => {
-                deps.extend(d.iter().cloned());
-                self.walk(pos, a, value.clone(), &a.path)
-            }
-            Some(Slot::Resource(r)) => {
-                deps.push(r.urn.clone());
-                let whole = || match (&r.id, r.custom) {
-                    (_, true) if r.unknown => PropertyValue::Unknown,
-                    (Some(id), true) if id != UNKNOWN_SENTINEL && !id.is_empty() => {
-                        PropertyValue::String(id.clone())
-                    }
-                    (_, true) => PropertyValue::Unknown,
-                    (_, false) => PropertyValue::String(r.urn.to_string()),
-                };
-                match a.path.split_first() {
-                    None => Ok(whole()),
-                    Some((Accessor::Property(p), rest)) if p == "urn" => {
-                        self.walk(pos, a, PropertyValue::String(r.urn.to_string()), rest)
-                    }
-                    Some((Accessor::Property(p), rest)) if p == "id" => {
-                        self.walk(pos, a, whole(), rest)
-                    }
-                    _ if r.unknown => Ok(PropertyValue::Unknown),
-                    _ => self.walk(pos, a, PropertyValue::Object(r.outputs.clone()), &a.path),
-                }
-            }
-            Some(Slot::Failed | Slot::Disabled) | None => Ok(PropertyValue::Unknown),
-        }
-    }
-
-    /// Follows a path into a value; unknowns stay unknown and secrets stay secret.
-    fn walk(
-        &self,
-        pos: Pos,
-        a: &Access,
-        mut v: PropertyValue,
-        path: &[Accessor],
-    ) -> Result<PropertyValue, SourceError> {
-        let mut secret = false;
-        for step in path {
-            while let PropertyValue::Secret(inner) = v {
-                secret = true;
-                v = *inner;
-            }
-            v = match (&v, step) {
-                (PropertyValue::Unknown, _) => PropertyValue::Unknown,
-                (PropertyValue::Object(m), Accessor::Property(k) | Accessor::Key(k)) => {
-                    match m.get(k) {
-                        Some(x) => x.clone(),
-                        None if self.dry_run => PropertyValue::Unknown,
-                        None => PropertyValue::Null,
-                    }
-                }
-                (PropertyValue::Array(items), Accessor::Index(i)) => match items.get(*i) {
-                    Some(x) => x.clone(),
-                    None if self.dry_run => PropertyValue::Unknown,
-                    None => {
-                        return Err(SourceError::new(
-                            self.file,
-                            pos,
-                            format!(
-                                "`${{{a}}}`: index {i} is out of range (the list has {} items)",
-                                items.len()
-                            ),
-                        ));
-                    }
-                },
-                (other, _) => {
-                    return Err(SourceError::new(
-                        self.file,
-                        pos,
-                        format!("`${{{a}}}`: cannot index into {}", describe(other)),
-                    ));
-                }
-            };
-        }
-        Ok(if secret && !v.is_secret() {
-            PropertyValue::Secret(Box::new(v))
-        } else {
-            v
-        })
-    }
-}
-
-fn describe(v: &PropertyValue) -> &'static str {
-    match v {
-        PropertyValue::Null => "null",
-        PropertyValue::Bool(_) => "a boolean",
-        PropertyValue::Number(_) => "a number",
-        PropertyValue::String(_) => "a string",
-        PropertyValue::Array(_) => "a list",
-        PropertyValue::Object(_) => "an object",
-        _ => "a value",
-    }
-}
-
-/// The text a value contributes to an interpolated string.
-fn text_of(v: &PropertyValue) -> String {
-    match v {
-        PropertyValue::String(s) => s.clone(),
-        PropertyValue::Number(n) => number_text(*n),
-        PropertyValue::Bool(b) => b.to_string(),
-        PropertyValue::Null => String::new(),
-        PropertyValue::Secret(inner) => text_of(inner),
-        other => other.reveal().to_json().to_string(),
-    }
-}
-
-/// Applies `f` to plain values: any unknown makes the result unknown, any secret makes it
-/// secret.
-fn lift(
-    values: &[&PropertyValue],
-    f: impl FnOnce(&[&PropertyValue]) -> PropertyValue,
-) -> PropertyValue {
-    if values.iter().any(|v| v.contains_unknowns()) {
-        return PropertyValue::Unknown;
-    }
-    let out = f(values);
-    if values.iter().any(|v| v.contains_secrets()) {
-        PropertyValue::Secret(Box::new(out))
-    } else {
-        out
-    }
-}
-
-fn concat(values: &[PropertyValue]) -> PropertyValue {
-    let refs: Vec<&PropertyValue> = values.iter().collect();
-    lift(&refs, |vs| {
-        PropertyValue::String(vs.iter().map(|v| text_of(v)).collect())
-    })
-}
-
 /// A checked program ready to run.
 #[derive(Clone, Debug)]
 pub struct YamlProgram {
     pub ast: Arc<ProgramAst>,
     pub analysis: Arc<Analysis>,
+    /// The program's directory (`pulumi.cwd`): file functions resolve relative paths here.
+    pub dir: PathBuf,
+    /// The directory holding `Pulumi.yaml` (`pulumi.rootDirectory`).
+    pub root_dir: PathBuf,
+    /// The YAML components of the component packages the program names in `packages:`.
+    pub components: Arc<Components>,
 }
 
 impl YamlProgram {
@@ -398,50 +106,100 @@ impl YamlProgram {
                 },
             );
         }
-        Ok(out)
-    }
-}
-
-impl YamlProgram {
-    /// The resources whose `if:` evaluates to false under this configuration.
-    fn disabled(
-        &self,
-        config: &HashMap<String, PropertyValue>,
-        stack: &str,
-        project: &str,
-    ) -> Result<HashSet<String>, SourceError> {
-        let slots = Slots::new();
-        let scope = Scope {
-            file: &self.ast.file,
-            config,
-            slots: &slots,
-            stack,
-            project,
-            dry_run: false,
-        };
-        let mut out = HashSet::new();
-        for r in &self.ast.resources {
-            let Some(cond) = &r.condition else { continue };
-            match scope.eval(cond)?.value.reveal() {
-                PropertyValue::Bool(true) => {}
-                PropertyValue::Bool(false) => {
-                    out.insert(r.key.clone());
-                }
-                other => {
-                    return Err(SourceError::new(
-                        &self.ast.file,
-                        cond.pos,
-                        format!(
-                            "resource {:?}: `if` must be true or false, found {}",
-                            r.key,
-                            describe(&other)
-                        ),
-                    ));
-                }
+        let declared: HashSet<String> = self
+            .ast
+            .config
+            .iter()
+            .map(|c| c.decl.key.to_string())
+            .collect();
+        let own = format!("{project}:");
+        for (key, text) in config {
+            if declared.contains(key) {
+                continue;
             }
+            let name = key.strip_prefix(&own).unwrap_or(key);
+            let value = match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(json @ (serde_json::Value::Object(_) | serde_json::Value::Array(_))) => {
+                    PropertyValue::from_json(&json).unwrap_or(PropertyValue::String(text.clone()))
+                }
+                _ => PropertyValue::String(text.clone()),
+            };
+            let value = if secret_keys.iter().any(|k| k == key) {
+                PropertyValue::Secret(Box::new(value))
+            } else {
+                value
+            };
+            out.entry(name.to_string()).or_insert(value);
         }
         Ok(out)
     }
+
+    /// References the analysis could not resolve must name stack config keys.
+    pub(super) fn check_references(
+        &self,
+        config: &HashMap<String, PropertyValue>,
+        project: &str,
+    ) -> Result<(), SourceError> {
+        check_references(&self.ast, &self.analysis, config, project)
+    }
+}
+
+/// References the analysis could not resolve must name config keys (`config`).
+fn check_references(
+    ast: &ProgramAst,
+    analysis: &Analysis,
+    config: &HashMap<String, PropertyValue>,
+    project: &str,
+) -> Result<(), SourceError> {
+    let own = format!("{project}:");
+    for u in &analysis.unresolved {
+        let bare = u.name.strip_prefix(&own).unwrap_or(&u.name);
+        if !config.contains_key(&u.name) && !config.contains_key(bare) {
+            return Err(SourceError::new(&ast.file, u.pos, u.message.clone()));
+        }
+    }
+    Ok(())
+}
+
+/// The resources whose `if:` evaluates to false under this configuration.
+async fn disabled(
+    ast: &ProgramAst,
+    config: &HashMap<String, PropertyValue>,
+    pulumi: &PulumiVars,
+) -> Result<HashSet<String>, SourceError> {
+    let slots = Slots::new();
+    let stack_refs = StackReferences::default();
+    let scope = Scope {
+        file: &ast.file,
+        config,
+        slots: &slots,
+        pulumi,
+        dry_run: false,
+        monitor: None,
+        stack_refs: &stack_refs,
+    };
+    let mut out = HashSet::new();
+    for r in &ast.resources {
+        let Some(cond) = &r.condition else { continue };
+        match scope.eval(cond).await?.value.reveal() {
+            PropertyValue::Bool(true) => {}
+            PropertyValue::Bool(false) => {
+                out.insert(r.key.clone());
+            }
+            other => {
+                return Err(SourceError::new(
+                    &ast.file,
+                    cond.pos,
+                    format!(
+                        "resource {:?}: `if` must be true or false, found {}",
+                        r.key,
+                        type_string(&other)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[async_trait]
@@ -450,7 +208,15 @@ impl Program for YamlProgram {
         let info = monitor.info().clone();
         let config = self
             .config_values(&info.project, &info.config, &info.secret_keys)
+            .and_then(|c| self.check_references(&c, &info.project).map(|()| c))
             .map_err(|e| ProgramError(e.to_string()))?;
+        let pulumi = PulumiVars {
+            stack: info.stack.clone(),
+            project: info.project.clone(),
+            organization: "organization".to_string(),
+            cwd: absolute(&self.dir),
+            root_directory: absolute(&self.root_dir),
+        };
         let root = monitor
             .register(Goal::component(
                 ROOT_STACK_TYPE,
@@ -459,28 +225,44 @@ impl Program for YamlProgram {
             .await
             .map_err(|e| ProgramError(format!("registering the stack failed: {e}")))?;
 
-        let disabled = self
-            .disabled(&config, &info.stack, &info.project)
-            .map_err(|e| ProgramError(e.to_string()))?;
-        let shared = Arc::new(Shared {
-            ast: self.ast.clone(),
-            analysis: self.analysis.clone(),
-            disabled,
+        let shared = Shared::new(
+            (self.ast.clone(), self.analysis.clone()),
             config,
-            stack: info.stack.clone(),
-            project: info.project.clone(),
-            dry_run: info.dry_run,
-        });
+            pulumi,
+            info.dry_run,
+            None,
+            self.components.clone(),
+            StackReferences::default(),
+        )
+        .await
+        .map_err(|e| ProgramError(e.to_string()))?;
+        let outputs = evaluate_template(shared, monitor.clone())
+            .await
+            .map_err(ProgramError)?;
+        monitor
+            .register_outputs(&root.urn, outputs)
+            .await
+            .map_err(|e| ProgramError(format!("registering stack outputs failed: {e}")))
+    }
+}
+
+/// Evaluates a program or component body: every variable and resource as a task that waits for
+/// what it references, then the outputs. Errors are located messages, one a line.
+fn evaluate_template(
+    shared: Arc<Shared>,
+    monitor: ResourceMonitor,
+) -> BoxFuture<'static, Result<PropertyMap, String>> {
+    Box::pin(async move {
         let mut senders = HashMap::new();
         let mut receivers = HashMap::new();
-        for name in &self.analysis.order {
+        for name in &shared.analysis.order {
             let (tx, rx) = watch::channel(None::<Slot>);
             senders.insert(name.clone(), tx);
             receivers.insert(name.clone(), rx);
         }
         let receivers = Arc::new(receivers);
         let mut tasks = JoinSet::new();
-        for name in &self.analysis.order {
+        for name in &shared.analysis.order {
             let Some(tx) = senders.remove(name) else {
                 continue;
             };
@@ -525,25 +307,20 @@ impl Program for YamlProgram {
         }
         if !errors.is_empty() {
             errors.sort();
-            return Err(ProgramError(errors.join("\n")));
+            return Err(errors.join("\n"));
         }
         let slots: Slots = receivers
             .iter()
             .filter_map(|(k, rx)| Some((k.clone(), rx.borrow().clone()?)))
             .collect();
-        let scope = shared.scope(&slots);
+        let scope = shared.scope(&slots, &monitor);
         let mut outputs = PropertyMap::new();
-        for o in &self.ast.outputs {
-            let v = scope
-                .eval(&o.value)
-                .map_err(|e| ProgramError(e.to_string()))?;
+        for o in &shared.ast.outputs {
+            let v = scope.eval(&o.value).await.map_err(|e| e.to_string())?;
             outputs.insert(o.name.clone(), v.value);
         }
-        monitor
-            .register_outputs(&root.urn, outputs)
-            .await
-            .map_err(|e| ProgramError(format!("registering stack outputs failed: {e}")))
-    }
+        Ok(outputs)
+    })
 }
 
 /// Waits until every variable and resource `name` references has a value.
@@ -574,12 +351,46 @@ struct Shared {
     /// Resources whose `if:` is false.
     disabled: HashSet<String>,
     config: HashMap<String, PropertyValue>,
-    stack: String,
-    project: String,
+    pulumi: PulumiVars,
     dry_run: bool,
+    /// The component whose body this is: the parent of resources that name none.
+    parent: Option<Urn>,
+    components: Arc<Components>,
+    stack_refs: StackReferences,
 }
 
 impl Shared {
+    /// What the tasks of one program or component `body` share; its `if:` conditions are
+    /// evaluated here, before anything registers.
+    async fn new(
+        body: (Arc<ProgramAst>, Arc<Analysis>),
+        config: HashMap<String, PropertyValue>,
+        pulumi: PulumiVars,
+        dry_run: bool,
+        parent: Option<Urn>,
+        components: Arc<Components>,
+        stack_refs: StackReferences,
+    ) -> Result<Arc<Shared>, SourceError> {
+        let (ast, analysis) = body;
+        let disabled = disabled(&ast, &config, &pulumi).await?;
+        Ok(Arc::new(Shared {
+            ast,
+            analysis,
+            disabled,
+            config,
+            pulumi,
+            dry_run,
+            parent,
+            components,
+            stack_refs,
+        }))
+    }
+
+    /// Whether a type is a custom resource (neither a stepdeck nor a YAML component).
+    fn is_custom(&self, ty: &str) -> bool {
+        !is_component_type(ty) && self.components.get(ty).is_none()
+    }
+
     fn disabled_error(&self, name: &str, dep: &str) -> String {
         let pos = match self.analysis.symbols.get(name) {
             Some(Symbol::Resource(i)) => self.ast.resources[*i].pos,
@@ -596,14 +407,15 @@ impl Shared {
         .to_string()
     }
 
-    fn scope<'a>(&'a self, slots: &'a Slots) -> Scope<'a> {
+    fn scope<'a>(&'a self, slots: &'a Slots, monitor: &'a ResourceMonitor) -> Scope<'a> {
         Scope {
             file: &self.ast.file,
             config: &self.config,
             slots,
-            stack: &self.stack,
-            project: &self.project,
+            pulumi: &self.pulumi,
             dry_run: self.dry_run,
+            monitor: Some(monitor),
+            stack_refs: &self.stack_refs,
         }
     }
 
@@ -613,11 +425,12 @@ impl Shared {
         slots: &Slots,
         monitor: &ResourceMonitor,
     ) -> Result<Slot, String> {
-        let scope = self.scope(slots);
+        let scope = self.scope(slots, monitor);
         match self.analysis.symbols.get(name) {
             Some(Symbol::Variable(i)) => {
                 let v = scope
                     .eval(&self.ast.variables[*i].value)
+                    .await
                     .map_err(|e| e.to_string())?;
                 Ok(Slot::Value {
                     value: v.value,
@@ -635,11 +448,47 @@ impl Shared {
                     urn: reg.urn,
                     id: reg.id,
                     outputs: reg.outputs,
-                    custom: !is_component_type(&r.type_),
+                    custom: self.is_custom(&r.type_),
+                    providers: self.providers_of(r, slots).map_err(|e| e.to_string())?,
                 })))
             }
             _ => Err(format!("{name:?} is not a variable or resource")),
         }
+    }
+
+    /// The explicit providers by package a resource passes to its children: its parent's,
+    /// then its `providers`, then its own `provider`.
+    fn providers_of(
+        &self,
+        r: &ResourceDecl,
+        slots: &Slots,
+    ) -> Result<BTreeMap<String, String>, SourceError> {
+        let resource = |name: &str| match slots.get(name) {
+            Some(Slot::Resource(v)) => Some(v.clone()),
+            _ => None,
+        };
+        let mut out = r
+            .options
+            .parent
+            .as_ref()
+            .and_then(|p| resource(&p.name))
+            .map(|p| p.providers.clone())
+            .unwrap_or_default();
+        for p in r.options.providers.iter().chain(r.options.provider.iter()) {
+            let Some(v) = resource(&p.name) else { continue };
+            let Some(pkg) = v.urn.type_().strip_prefix("pulumi:providers:") else {
+                return Err(SourceError::new(
+                    &self.ast.file,
+                    p.pos,
+                    format!(
+                        "resource passed as provider was not a provider resource '{}'",
+                        v.urn
+                    ),
+                ));
+            };
+            out.insert(pkg.to_string(), v.provider_reference());
+        }
+        Ok(out)
     }
 
     async fn register(
@@ -650,24 +499,34 @@ impl Shared {
         monitor: &ResourceMonitor,
     ) -> Result<Registered, SourceError> {
         let file = self.ast.file.as_str();
+        // Only providers name their types: components and `pulumi:` types keep theirs.
+        let type_ = if !self.is_custom(&r.type_) || r.type_.starts_with("pulumi:") {
+            r.type_.clone()
+        } else {
+            let declared = monitor.resource_types(
+                crate::engine::goal::package_of(&r.type_),
+                r.options.version.as_deref(),
+            );
+            resolve_type(&r.type_, &declared)
+        };
         let resource = |name: &str| match slots.get(name) {
             Some(Slot::Resource(v)) => Some(v.clone()),
             _ => None,
         };
         let urn_of = |name: &str| resource(name).map(|v| v.urn.clone());
         let o = &r.options;
-        let parent = o.parent.as_ref().and_then(|p| urn_of(&p.name));
-        let provider = o
-            .provider
-            .as_ref()
-            .and_then(|p| resource(&p.name))
-            .map(|p| {
-                let id =
-                    p.id.clone()
-                        .filter(|id| !id.is_empty() && !p.unknown)
-                        .unwrap_or_else(|| UNKNOWN_SENTINEL.to_string());
-                format!("{}::{id}", p.urn)
-            });
+        let parent = match &o.parent {
+            Some(p) => urn_of(&p.name),
+            None => self.parent.clone(),
+        };
+        let providers = self.providers_of(r, slots)?;
+        let provider = match o.provider.as_ref().and_then(|p| resource(&p.name)) {
+            Some(p) => Some(p.provider_reference()),
+            None if self.is_custom(&r.type_) => providers
+                .get(crate::engine::goal::package_of(&r.type_))
+                .cloned(),
+            None => None,
+        };
         let mut dependencies: Vec<Urn> = o
             .depends_on
             .iter()
@@ -678,11 +537,11 @@ impl Shared {
         };
 
         if let Some(get) = &r.get {
-            let id = scope.eval(&get.id)?;
+            let id = scope.eval(&get.id).await?;
             dependencies.extend(id.deps);
             let mut properties = PropertyMap::new();
             for (k, e) in &get.state {
-                let v = scope.eval(e)?;
+                let v = scope.eval(e).await?;
                 dependencies.extend(v.deps);
                 properties.insert(k.clone(), v.value);
             }
@@ -698,13 +557,13 @@ impl Shared {
                         format!(
                             "resource {:?}: `get.id` must be a string, found {}",
                             r.key,
-                            describe(&other)
+                            type_string(&other)
                         ),
                     ));
                 }
             };
             let goal = ReadGoal {
-                type_: r.type_.clone(),
+                type_,
                 name: r.name.clone(),
                 id,
                 parent,
@@ -717,19 +576,66 @@ impl Shared {
             return monitor.read(goal).await.map_err(failed);
         }
 
+        if type_ == STACK_REFERENCE_TYPE {
+            // As in Pulumi YAML, a stack reference is a read whose id is its `name` property,
+            // the resource's key when the property is left out.
+            let mut properties = PropertyMap::new();
+            for (k, e) in &r.properties {
+                let v = scope.eval(e).await?;
+                dependencies.extend(v.deps);
+                properties.insert(k.clone(), v.value);
+            }
+            let name = match properties.remove("name").map(|v| v.reveal()) {
+                None => r.key.clone(),
+                Some(PropertyValue::String(s)) => s,
+                Some(other) => {
+                    return Err(SourceError::new(
+                        file,
+                        r.pos,
+                        format!(
+                            "'name' property must be a string, instead got type {}",
+                            type_string(&other)
+                        ),
+                    ));
+                }
+            };
+            dependencies.sort();
+            dependencies.dedup();
+            let mut goal = reference_goal(&name, properties);
+            goal.name = r.name.clone();
+            goal.parent = parent;
+            goal.provider = provider;
+            goal.dependencies = dependencies;
+            goal.version = o.version.clone();
+            return monitor.read(goal).await.map_err(failed);
+        }
+
         let mut properties = PropertyMap::new();
         let mut property_dependencies = BTreeMap::new();
         for (k, e) in &r.properties {
-            let v = scope.eval(e)?;
+            let v = scope.eval(e).await?;
             dependencies.extend(v.deps.iter().cloned());
             if !v.deps.is_empty() {
                 property_dependencies.insert(k.clone(), v.deps);
             }
             properties.insert(k.clone(), v.value);
         }
+        let protect = match &o.protect {
+            None => None,
+            Some(e) => match scope.eval(e).await?.value.reveal() {
+                PropertyValue::Bool(b) => Some(b),
+                _ => {
+                    return Err(SourceError::new(
+                        file,
+                        e.pos,
+                        "protect must be a boolean value",
+                    ));
+                }
+            },
+        };
         let import_id = match &o.import {
             Some(e) => {
-                let v = scope.eval(e)?;
+                let v = scope.eval(e).await?;
                 dependencies.extend(v.deps);
                 Some(text_of(&v.value))
             }
@@ -761,9 +667,9 @@ impl Shared {
                 }),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let custom = !is_component_type(&r.type_);
+        let custom = self.is_custom(&r.type_);
         let goal = Goal {
-            type_: r.type_.clone(),
+            type_,
             name: r.name.clone(),
             custom,
             parent,
@@ -771,7 +677,7 @@ impl Shared {
             properties,
             dependencies,
             property_dependencies,
-            protect: o.protect,
+            protect,
             delete_before_replace: o.delete_before_replace,
             ignore_changes: o.ignore_changes.clone(),
             replace_on_changes: o.replace_on_changes.clone(),
@@ -784,6 +690,76 @@ impl Shared {
             version: o.version.clone(),
             source_position: Some(format!("{file}:{}", r.pos)),
         };
-        monitor.register(goal).await.map_err(failed)
+        match self.components.get(&r.type_) {
+            Some(def) => {
+                let inputs = goal.properties.clone();
+                let reg = monitor.register(goal).await.map_err(failed)?;
+                self.construct(def, r, reg, inputs, monitor).await
+            }
+            None => monitor.register(goal).await.map_err(failed),
+        }
+    }
+
+    /// Evaluates a YAML component's body under its registered resource `reg`, its inputs typed
+    /// by the component's `inputs:`; the component's outputs become the resource's.
+    async fn construct(
+        &self,
+        def: &ComponentDef,
+        r: &ResourceDecl,
+        reg: Registered,
+        inputs: PropertyMap,
+        monitor: &ResourceMonitor,
+    ) -> Result<Registered, SourceError> {
+        let file = self.ast.file.as_str();
+        let failed = |why: String| {
+            SourceError::new(
+                file,
+                r.pos,
+                format!("component {:?} ({}) failed:\n{why}", r.key, r.type_),
+            )
+        };
+        let mut config = HashMap::new();
+        for c in &def.ast.config {
+            let value = match inputs.get(&c.name) {
+                Some(v) => v.clone(),
+                None => match &c.decl.default {
+                    Some(d) => PropertyValue::from_json(d).map_err(failed)?,
+                    None => {
+                        return Err(SourceError::new(
+                            file,
+                            r.pos,
+                            format!(
+                                "resource {:?}: missing required input {:?} of component {}",
+                                r.key, c.name, r.type_
+                            ),
+                        ));
+                    }
+                },
+            };
+            config.insert(c.name.clone(), value);
+        }
+        let project = self.pulumi.project.as_str();
+        check_references(&def.ast, &def.analysis, &config, project)
+            .map_err(|e| failed(e.to_string()))?;
+        let shared = Shared::new(
+            (def.ast.clone(), def.analysis.clone()),
+            config,
+            self.pulumi.clone(),
+            self.dry_run,
+            Some(reg.urn.clone()),
+            self.components.clone(),
+            // A stack is read once per run, whichever body references it.
+            self.stack_refs.clone(),
+        )
+        .await
+        .map_err(|e| failed(e.to_string()))?;
+        let outputs = evaluate_template(shared, monitor.clone())
+            .await
+            .map_err(failed)?;
+        monitor
+            .register_outputs(&reg.urn, outputs.clone())
+            .await
+            .map_err(|e| failed(e.to_string()))?;
+        Ok(Registered { outputs, ..reg })
     }
 }

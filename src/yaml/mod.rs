@@ -3,17 +3,28 @@
 //! dependencies, cycles) → `evaluate` (concurrent registration).
 
 pub mod analyze;
+pub mod asset;
 pub mod ast;
+pub mod builtin;
+pub mod component;
 pub mod error;
 pub mod evaluate;
+pub mod functions;
 pub mod interpolate;
 pub mod node;
 pub mod program;
+pub mod scope;
+mod sha1;
+mod stack_reference;
 
 pub use error::{Pos, SourceError, YamlError};
 pub use evaluate::{YamlProgram, is_component_type};
 pub use node::{Key, Node, NodeKind};
 
+#[cfg(test)]
+mod builtin_tests;
+#[cfg(test)]
+mod program_tests;
 #[cfg(test)]
 mod test_monitor;
 #[cfg(test)]

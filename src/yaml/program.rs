@@ -1,13 +1,14 @@
 //! Loading a YAML program: the project's `Pulumi.yaml` (or `Main.yaml` in the `main:`
 //! directory), parsed, built into an AST and analysed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::project::{PROJECT_FILE, Project};
 
 use super::analyze::analyze;
 use super::ast::build;
+use super::component::Components;
 use super::error::{SourceError, YamlError};
 use super::evaluate::YamlProgram;
 use super::node::parse_document;
@@ -22,6 +23,9 @@ impl YamlProgram {
         Ok(YamlProgram {
             ast: Arc::new(ast),
             analysis: Arc::new(analysis),
+            dir: PathBuf::from("."),
+            root_dir: PathBuf::from("."),
+            components: Arc::default(),
         })
     }
 
@@ -40,7 +44,12 @@ impl YamlProgram {
             source,
         })?;
         let file = display_name(&project.dir, &path);
-        Ok(YamlProgram::parse(&file, &text, &project.name)?)
+        let mut program = YamlProgram::parse(&file, &text, &project.name)?;
+        let doc = parse_document(&file, &text)?;
+        program.components = Arc::new(Components::load(&project.dir, &file, &doc)?);
+        program.dir = dir;
+        program.root_dir = project.dir.clone();
+        Ok(program)
     }
 }
 

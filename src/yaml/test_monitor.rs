@@ -1,29 +1,67 @@
 //! Test-only stand-in for the deployment loop, which is not on this branch: it answers the
 //! resource monitor's requests (echoing inputs as outputs, recording goals and the order of
-//! events) so evaluation can be unit-tested against the real `ResourceMonitor`. Only unit tests
+//! events, making provider resources invocable) so evaluation can be unit-tested against the real `ResourceMonitor`. Only unit tests
 //! use it; integration tests run programs through the real `Deployment`.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use async_trait::async_trait;
 use tokio::sync::mpsc;
 
 use crate::engine::EventSink;
 use crate::engine::goal::{Goal, ReadGoal};
 use crate::engine::property::{PropertyMap, PropertyValue};
-use crate::engine::provider::{Provider, ProviderError};
+use crate::engine::provider::{
+    CreateRequest, CreateResult, DeleteRequest, Provider, ProviderError, UpdateRequest,
+};
 use crate::engine::provider_registry::{ProviderFactory, ProviderRegistry};
 use crate::engine::source::{
     DeploymentInfo, Program, ProgramError, RegisterStatus, Registered, ResourceMonitor, SourceEvent,
 };
 use crate::engine::urn::Urn;
 
-struct NoProviders;
+use super::YamlProgram;
 
-impl ProviderFactory for NoProviders {
-    fn load(&self, _: &str, _: Option<&str>) -> Result<Arc<dyn Provider>, ProviderError> {
-        Err(ProviderError::Unsupported("providers in the test monitor"))
+/// Providers that only answer invokes: `<pkg>:index:echo` returns its arguments with the
+/// token and the provider's version; `<pkg>:index:fail` fails.
+struct FunctionProviders;
+
+impl ProviderFactory for FunctionProviders {
+    fn load(&self, _: &str, version: Option<&str>) -> Result<Arc<dyn Provider>, ProviderError> {
+        Ok(Arc::new(FunctionProvider {
+            version: version.unwrap_or("").to_string(),
+        }))
+    }
+}
+
+struct FunctionProvider {
+    version: String,
+}
+
+#[async_trait]
+impl Provider for FunctionProvider {
+    async fn create(&self, _: CreateRequest) -> Result<CreateResult, ProviderError> {
+        Err(ProviderError::Unsupported("Create in the test monitor"))
+    }
+
+    async fn update(&self, _: UpdateRequest) -> Result<PropertyMap, ProviderError> {
+        Err(ProviderError::Unsupported("Update in the test monitor"))
+    }
+
+    async fn delete(&self, _: DeleteRequest) -> Result<(), ProviderError> {
+        Err(ProviderError::Unsupported("Delete in the test monitor"))
+    }
+
+    async fn invoke(&self, token: &str, args: &PropertyMap) -> Result<PropertyMap, ProviderError> {
+        if token.ends_with(":fail") {
+            return Err(ProviderError::Failed(format!("{token} refused")));
+        }
+        let mut out = args.clone();
+        out.insert("token".into(), PropertyValue::string(token));
+        out.insert("version".into(), PropertyValue::string(&self.version));
+        Ok(out)
     }
 }
 
@@ -60,6 +98,18 @@ impl Recorded {
     }
 }
 
+/// Parses a program as `Pulumi.yaml` of project `proj`, panicking on errors.
+pub(crate) fn parse(text: &str) -> YamlProgram {
+    YamlProgram::parse("Pulumi.yaml", text, "proj").unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The load error of a program, or "" when it loads.
+pub(crate) fn parse_err(text: &str) -> String {
+    YamlProgram::parse("Pulumi.yaml", text, "proj")
+        .map(|_| String::new())
+        .unwrap_or_else(|e| e.to_string())
+}
+
 pub(crate) fn info(config: &[(&str, &str)], secret_keys: &[&str]) -> DeploymentInfo {
     DeploymentInfo {
         stack: "dev".into(),
@@ -81,9 +131,9 @@ pub(crate) async fn run(
     script: Script,
 ) -> (Result<(), ProgramError>, Recorded) {
     let (tx, mut rx) = mpsc::unbounded_channel();
-    let registry = Arc::new(ProviderRegistry::new(Arc::new(NoProviders), &[]));
+    let registry = Arc::new(ProviderRegistry::new(Arc::new(FunctionProviders), &[]));
     let (stack, project) = (info.stack.clone(), info.project.clone());
-    let monitor = ResourceMonitor::new(tx, Arc::new(info), registry, EventSink::none());
+    let monitor = ResourceMonitor::new(tx, Arc::new(info), registry.clone(), EventSink::none());
     let rec = Arc::new(Mutex::new(Recorded::default()));
     let script = Arc::new(script);
     let program = tokio::spawn(program.run(monitor));
@@ -97,6 +147,13 @@ pub(crate) async fn run(
                     &goal.type_,
                     &goal.name,
                 );
+                if goal.type_.starts_with("pulumi:providers:") {
+                    let id = format!("{}-id", goal.name);
+                    registry
+                        .configure(&urn, &id, &goal.properties, false)
+                        .await
+                        .expect("test providers configure");
+                }
                 let delay = script.latency_ms.get(&goal.name).copied().unwrap_or(0);
                 let failed = script.failed.contains(&goal.name);
                 {

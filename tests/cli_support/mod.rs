@@ -59,10 +59,15 @@ impl Env {
     }
 
     pub fn command(&self, args: &[&str]) -> Command {
+        self.command_in(&self.project(), args)
+    }
+
+    /// A command for another project directory sharing this backend (stack references).
+    pub fn command_in(&self, dir: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_stepdeck"));
         c.args(args)
             .arg("--cwd")
-            .arg(self.project())
+            .arg(dir)
             .env(
                 "STEPDECK_BACKEND_URL",
                 format!("file://{}", self.root.path().join("state").display()),
@@ -93,6 +98,45 @@ impl Env {
             stderr(&out)
         );
         stdout(&out)
+    }
+
+    /// Runs in another project directory of this backend and insists on success.
+    pub fn ok_in(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.command_in(dir, args).output().expect("run stepdeck");
+        assert!(
+            out.status.success(),
+            "stepdeck {args:?} in {} failed ({:?}):\n{}\n{}",
+            dir.display(),
+            out.status.code(),
+            stdout(&out),
+            stderr(&out)
+        );
+        stdout(&out)
+    }
+
+    /// A second project `name` beside this one, on the same backend, whose `Pulumi.yaml` is
+    /// `program` after the name/runtime lines.
+    pub fn sibling(&self, name: &str, program: &str) -> PathBuf {
+        let dir = self.root.path().join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("Pulumi.yaml"),
+            format!("name: {name}\nruntime: yaml\n{program}"),
+        )
+        .unwrap();
+        dir
+    }
+
+    /// A stack's checkpoint as written on disk.
+    pub fn checkpoint_text(&self, project: &str, stack: &str) -> String {
+        let path = self
+            .root
+            .path()
+            .join("state/.stepdeck/stacks")
+            .join(project)
+            .join(stack)
+            .join("checkpoint.json");
+        std::fs::read_to_string(path).unwrap()
     }
 
     pub fn spawn(&self, args: &[&str]) -> Child {
@@ -172,4 +216,20 @@ pub fn stderr(o: &Output) -> String {
 
 pub fn exists(p: &Path) -> bool {
     p.exists()
+}
+
+/// The `net` project stack references read: a pet name, a secret and a plain `extra`.
+pub fn net_program(secret: &str, extra: &str) -> String {
+    format!(
+        r#"
+resources:
+  pet:
+    type: random:RandomPet
+outputs:
+  petName: ${{pet.id}}
+  token:
+    fn::secret: {secret}
+  extra: {extra}
+"#
+    )
 }

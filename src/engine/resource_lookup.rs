@@ -1,0 +1,77 @@
+//! `pulumi:pulumi:getResource`: the state of a resource this deployment registered or read,
+//! as Pulumi's builtin provider answers it from the deployment's new and read states (the SDKs
+//! call it to rehydrate a resource reference).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use super::property::{PropertyMap, PropertyValue};
+use super::source::{RegisterError, Registered};
+use super::urn::Urn;
+
+/// The function's token.
+pub const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
+
+#[derive(Clone, Debug)]
+struct Known {
+    id: Option<String>,
+    provider: Option<String>,
+    outputs: PropertyMap,
+}
+
+/// The resources registered or read so far in this deployment; cheap to clone.
+#[derive(Clone, Default)]
+pub(crate) struct ResourceLookup {
+    known: Arc<Mutex<HashMap<Urn, Known>>>,
+}
+
+impl ResourceLookup {
+    /// Remembers a finished registration or read and the provider reference it used.
+    pub fn record(&self, reg: &Registered, provider: Option<String>) {
+        let known = Known {
+            id: reg.id.clone(),
+            provider,
+            outputs: reg.outputs.clone(),
+        };
+        self.lock().insert(reg.urn.clone(), known);
+    }
+
+    /// A component's (or the stack's) outputs, registered after the component itself.
+    pub fn record_outputs(&self, urn: &Urn, outputs: &PropertyMap) {
+        if let Some(k) = self.lock().get_mut(urn) {
+            k.outputs = outputs.clone();
+        }
+    }
+
+    /// `{urn, id, provider, state}` for `args.urn`, or Pulumi's "unknown resource" error.
+    pub fn get_resource(&self, args: &PropertyMap) -> Result<PropertyMap, RegisterError> {
+        let urn = match args.get("urn").map(PropertyValue::reveal) {
+            Some(PropertyValue::String(s)) => s,
+            _ => {
+                return Err(RegisterError::Invalid(format!(
+                    "{GET_RESOURCE} needs the string argument 'urn'"
+                )));
+            }
+        };
+        let found = Urn::parse(&urn)
+            .ok()
+            .and_then(|u| self.lock().get(&u).cloned())
+            .ok_or_else(|| RegisterError::Failed(format!("unknown resource {urn}")))?;
+        Ok(PropertyMap::from([
+            ("urn".to_string(), PropertyValue::String(urn)),
+            (
+                "id".to_string(),
+                PropertyValue::String(found.id.unwrap_or_default()),
+            ),
+            (
+                "provider".to_string(),
+                PropertyValue::String(found.provider.unwrap_or_default()),
+            ),
+            ("state".to_string(), PropertyValue::Object(found.outputs)),
+        ]))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Urn, Known>> {
+        self.known.lock().expect("resource lookup lock")
+    }
+}
