@@ -559,6 +559,7 @@ impl Model {
                 urn,
                 outputs,
                 duration,
+                ..
             } => {
                 self.chain_step_done(*chain);
                 if op.is_logical() {
@@ -1187,6 +1188,7 @@ mod tests {
                 chain: 1,
                 op,
                 urn: u.clone(),
+                id: None,
                 outputs: PropertyMap::new(),
                 duration: Duration::from_millis(100),
             });
@@ -1264,6 +1266,7 @@ mod tests {
             chain: 9,
             op: StepOp::Same,
             urn: db.clone(),
+            id: None,
             outputs: PropertyMap::new(),
             duration: Duration::ZERO,
         });

@@ -102,6 +102,29 @@ pub struct DeployArgs {
     /// Print Pulumi-shaped JSON.
     #[arg(short, long)]
     pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// What the plain and JSON displays show, and the engine-event log (Pulumi's flags).
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Also write Pulumi's engine events to FILE, one JSON object a line (implies the plain
+    /// display unless --json).
+    #[arg(long, value_name = "FILE")]
+    pub event_log: Option<PathBuf>,
+    /// Show resources that do not change.
+    #[arg(long)]
+    pub show_sames: bool,
+    /// Show the create and delete halves of replacements as steps of their own.
+    #[arg(long)]
+    pub show_replacement_steps: bool,
+    /// Show each change's properties (implies the plain display unless --json).
+    #[arg(long)]
+    pub diff: bool,
+    /// Fail if anything would change (an update previews first and changes nothing then).
+    #[arg(long)]
+    pub expect_no_changes: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
 use stepdeck::engine::Operation;
 
-use super::args::{ApprovalArg, DemoArgs, DeployArgs, StackArg};
+use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, StackArg};
 use super::console::session;
 use super::deploy::{self, Display, conclude, options};
 use super::workspace::Workspace;
@@ -74,6 +74,7 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         yes: true,
         non_interactive: true,
         json: false,
+        output: OutputArgs::default(),
     }
 }
 
