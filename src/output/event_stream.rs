@@ -20,6 +20,20 @@ fn result(outcome: &Outcome) -> &'static str {
     }
 }
 
+/// What a refresh found, as Pulumi reports it when the step ends: `delete` for a resource
+/// gone, `update` for changed outputs, else `same`. Other steps keep their op.
+fn refresh_result(info: &StepInfo, op: StepOp, done: Applied) -> StepOp {
+    if op != StepOp::Refresh {
+        op
+    } else if done.id.is_none() {
+        StepOp::Delete
+    } else if info.old_outputs.as_ref() == Some(done.outputs) {
+        StepOp::Same
+    } else {
+        StepOp::Update
+    }
+}
+
 /// Converts engine events into Pulumi's `EngineEvent` objects, stamping each.
 pub struct EventWriter {
     config: BTreeMap<String, String>,
@@ -123,7 +137,8 @@ impl EventWriter {
                     if let Some(id) = id {
                         self.ids.insert(urn.clone(), id.clone());
                     }
-                    vec![self.step_event("resOutputsEvent", &info, *op, Some(done))]
+                    let op = refresh_result(&info, *op, done);
+                    vec![self.step_event("resOutputsEvent", &info, op, Some(done))]
                 } else {
                     vec![]
                 }

@@ -96,25 +96,27 @@ pub fn detailed_diff(info: &StepInfo, kind_key: &str) -> Value {
 
 /// Pulumi's `StepEventMetadata`; `op` may differ from the planned op (a refresh's result).
 pub fn step_metadata(info: &StepInfo, op: StepOp, done: Option<Applied>) -> Value {
-    let mut m = json!({
-        "op": op.as_str(),
-        "urn": info.urn.as_str(),
-        "type": info.type_,
-        "old": old_state(info),
-        "new": new_state(info, done),
-        "detailedDiff": detailed_diff(info, "diffKind"),
-        "provider": info.provider.clone().unwrap_or_default(),
-    });
+    let mut m = Map::new();
+    m.insert("op".into(), op.as_str().into());
+    m.insert("urn".into(), info.urn.as_str().into());
+    m.insert("type".into(), info.type_.clone().into());
+    m.insert("old".into(), old_state(info).into());
+    m.insert("new".into(), new_state(info, done).into());
     if !info.replace_keys.is_empty() {
-        m["keys"] = json!(info.replace_keys);
+        m.insert("keys".into(), json!(info.replace_keys));
     }
     if !info.diffs.is_empty() {
-        m["diffs"] = json!(info.diffs);
+        m.insert("diffs".into(), json!(info.diffs));
     }
+    m.insert("detailedDiff".into(), detailed_diff(info, "diffKind"));
     if info.op.is_logical() {
-        m["logical"] = true.into();
+        m.insert("logical".into(), true.into());
     }
-    m
+    m.insert(
+        "provider".into(),
+        info.provider.clone().unwrap_or_default().into(),
+    );
+    Value::Object(m)
 }
 
 /// Change counts keyed by op name.

@@ -70,3 +70,85 @@ pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+    use crate::engine::StepOp;
+    use crate::engine::provider::PropertyDiff;
+    use crate::engine::urn::Urn;
+
+    fn props(v: serde_json::Value) -> PropertyMap {
+        v.as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), PropertyValue::from_json(v).unwrap()))
+            .collect()
+    }
+
+    fn info(old: PropertyMap, new: PropertyMap, detailed: &[(&str, DiffKind)]) -> StepInfo {
+        StepInfo {
+            op: StepOp::Update,
+            urn: Urn::new("dev", "p", None, "sim:index:Resource", "r"),
+            type_: "sim:index:Resource".into(),
+            parent: None,
+            custom: true,
+            chain: None,
+            diffs: vec!["tags".into()],
+            replace_keys: Vec::new(),
+            detailed_diff: detailed
+                .iter()
+                .map(|(k, kind)| {
+                    let d = PropertyDiff {
+                        kind: *kind,
+                        input_diff: true,
+                    };
+                    (k.to_string(), d)
+                })
+                .collect::<BTreeMap<_, _>>(),
+            old_inputs: Some(old),
+            old_outputs: None,
+            old_id: None,
+            new_inputs: Some(new),
+            provider: None,
+            delete_before_replace: false,
+            dependencies: Vec::new(),
+            protect: false,
+            retain_on_delete: false,
+        }
+    }
+
+    #[test]
+    fn nested_paths_show_their_own_values() {
+        let old = props(serde_json::json!({"tags": {"env": "dev", "gone": 1}, "list": [1, 2]}));
+        let new = props(serde_json::json!({"tags": {"env": "prod", "team": "x"}, "list": [1, 3]}));
+        let i = info(
+            old,
+            new,
+            &[
+                ("tags.env", DiffKind::Update),
+                ("tags.team", DiffKind::Add),
+                ("tags.gone", DiffKind::DeleteReplace),
+                ("list[1]", DiffKind::Update),
+            ],
+        );
+        assert_eq!(
+            lines(&i, "  "),
+            [
+                "  ~ list[1]: 2 => 3",
+                "  ~ tags.env: \"dev\" => \"prod\"",
+                "  - tags.gone: 1",
+                "  + tags.team: \"x\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn without_a_detailed_diff_the_changed_keys_are_compared() {
+        let old = props(serde_json::json!({"tags": "a"}));
+        let new = props(serde_json::json!({"tags": "b"}));
+        assert_eq!(lines(&info(old, new, &[]), ""), ["~ tags: \"a\" => \"b\""]);
+    }
+}
