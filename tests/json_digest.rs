@@ -3,32 +3,12 @@
 
 mod cli_support;
 mod json_support;
+#[allow(dead_code)]
+mod rpc_support;
 
 use cli_support::*;
 use json_support::*;
 use serde_json::Value;
-
-const PROGRAM: &str = r#"
-config:
-  tag:
-    type: string
-    default: one
-  kind:
-    type: string
-    default: a
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  box:
-    type: sim:index:Resource
-    properties:
-      tag: ${tag}
-      kind: ${kind}
-      cidr: ${net.cidr}
-      replaceOn: [kind]
-"#;
 
 /// A stack whose `box` a preview would replace (its `kind` changed) and update (`tag`).
 fn changed_stack() -> Env {

@@ -4,36 +4,14 @@
 
 mod cli_support;
 mod json_support;
+#[allow(dead_code)]
+mod rpc_support;
 
 use std::path::PathBuf;
 
 use cli_support::*;
 use json_support::*;
 use serde_json::{Value, json};
-
-const PROGRAM: &str = r#"
-config:
-  tag:
-    type: string
-    default: one
-  kind:
-    type: string
-    default: a
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  box:
-    type: sim:index:Resource
-    properties:
-      tag: ${tag}
-      kind: ${kind}
-      cidr: ${net.cidr}
-      replaceOn: [kind]
-outputs:
-  boxTag: ${box.tag}
-"#;
 
 fn log_path(env: &Env, name: &str) -> PathBuf {
     env.root.path().join(format!("{name}.jsonl"))

@@ -3,10 +3,37 @@
 
 #![allow(dead_code)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use serde_json::Value;
+
+use super::rpc_support::sdk_env;
+
+/// A sim program whose `box` depends on `net`: config `kind` replaces `box`, `tag` updates it.
+pub const PROGRAM: &str = r#"
+config:
+  tag:
+    type: string
+    default: one
+  kind:
+    type: string
+    default: a
+resources:
+  net:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: ${tag}
+      kind: ${kind}
+      cidr: ${net.cidr}
+      replaceOn: [kind]
+outputs:
+  boxTag: ${box.tag}
+"#;
 
 /// Reads an event log with `pulumi.automation.events.EngineEvent.from_json`, line by line, and
 /// reports what the parsed objects hold (their attributes, not the raw JSON).
@@ -50,24 +77,9 @@ for n, line in enumerate(open(sys.argv[1]), 1):
 print(json.dumps(out))
 "#;
 
-/// The Python of the installed SDKs (`STEPDECK_SDK_ENV`, else `target/sdk-env`); a missing
-/// one fails the test with instructions.
-fn sdk_python() -> PathBuf {
-    let root = std::env::var_os("STEPDECK_SDK_ENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/sdk-env"));
-    let python = root.join("venv/bin/python");
-    assert!(
-        python.exists(),
-        "the Pulumi SDKs are not installed in {}: run .ci/install-sdks.sh (or set STEPDECK_SDK_ENV)",
-        root.display()
-    );
-    python
-}
-
 /// The events of a log as the Python automation types read them.
 pub fn read_with_automation(log: &Path) -> Vec<Value> {
-    let out = Command::new(sdk_python())
+    let out = Command::new(sdk_env().python)
         .arg("-c")
         .arg(READ_WITH_AUTOMATION)
         .arg(log)
