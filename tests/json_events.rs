@@ -292,3 +292,89 @@ fn up_json_prints_only_the_event_stream_and_keeps_the_shape() {
         .collect();
     insta::assert_snapshot!("up_json_update", update.join("\n"));
 }
+
+const PYTHON_PROGRAM: &str = r#"
+import pulumi
+
+
+class Shelf(pulumi.ComponentResource):
+    def __init__(self, name, opts=None):
+        super().__init__("events:index:Shelf", name, None, opts)
+        self.item = pulumi.CustomResource(
+            "sim:index:Resource", f"{name}-item", {"tag": "t1", "uid": None},
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.register_outputs({"itemTag": self.item.tag})
+
+
+shelf = Shelf("shelf")
+print("hello from python")
+pulumi.export("itemTag", shelf.item.tag)
+"#;
+
+#[test]
+fn a_python_programs_log_carries_its_prints_components_and_outputs() {
+    let mut env = Env::new("");
+    env.passphrase = true;
+    env.write(
+        "Pulumi.yaml",
+        "name: pyevents\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
+    );
+    env.write("__main__.py", PYTHON_PROGRAM);
+    let venv = rpc_support::sdk_env().root.join("venv");
+    std::os::unix::fs::symlink(venv, env.project().join("venv")).unwrap();
+    env.ok(&["stack", "init", "dev"]);
+
+    let path = log_path(&env, "python");
+    let out = env.run(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--json",
+        "--event-log",
+        path.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let printed = json_lines(&stdout(&out));
+    let rows = read_with_automation(&path);
+    check_stream(&rows);
+    assert_eq!(
+        printed.len(),
+        rows.len(),
+        "stdout and the log hold one stream"
+    );
+
+    let said: Vec<&Value> = rows
+        .iter()
+        .filter(|r| r["kind"] == "diagnostic_event")
+        .collect();
+    assert!(
+        said.iter()
+            .any(|d| d["message"] == "hello from python\n" && d["severity"] == "info"),
+        "{said:#?}"
+    );
+    let mut found = steps(&rows);
+    found.sort();
+    assert_eq!(
+        found,
+        owned(&[
+            ("res_outputs_event", "create", "pyevents-dev"),
+            ("res_outputs_event", "create", "shelf"),
+            ("res_outputs_event", "create", "shelf-item"),
+            ("resource_pre_event", "create", "pyevents-dev"),
+            ("resource_pre_event", "create", "shelf"),
+            ("resource_pre_event", "create", "shelf-item"),
+        ]),
+        "a component reports outputs only when it registers them"
+    );
+    let outputs = |n: &str| {
+        rows.iter()
+            .find(|r| r["kind"] == "res_outputs_event" && name(r) == n)
+            .unwrap()["new_outputs"]
+            .clone()
+    };
+    assert_eq!(outputs("shelf"), json!({"itemTag": "t1"}));
+    assert_eq!(outputs("pyevents-dev"), json!({"itemTag": "t1"}));
+    assert_eq!(summary(&rows)["changes"], json!({"create": 3}));
+}
