@@ -123,6 +123,16 @@ fn the_plain_display_honours_the_same_choices_and_shows_property_diffs() {
         ],
         "{out}"
     );
+
+    let out = env.ok(&["destroy", "--stack", "dev", "--yes", "--diff"]);
+    assert!(
+        out.contains(" -  sim:index:Network net deleting (0s)\n        - cidr: \"10.0.0.0/16\"\n"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("pulumi:providers:"),
+        "default providers are internal: {out}"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::engine::{EngineEvent, PropertyMap, StepOp, Urn};
 
 use super::property_diff;
 use super::summary::{human_duration, render};
-use super::visibility::Visibility;
+use super::visibility::{Visibility, is_internal};
 
 /// Turns events into lines as they arrive; diagnostics and outputs are printed at the end.
 pub struct ProgressPrinter<W: Write> {
@@ -92,7 +92,9 @@ impl<W: Write> ProgressPrinter<W> {
                     self.property_lines(info.op, &info.urn)?;
                 }
             }
-            EngineEvent::StepStarted { op, urn, .. } if !self.preview && *op != StepOp::Same => {
+            EngineEvent::StepStarted { op, urn, .. }
+                if !self.preview && *op != StepOp::Same && !is_internal(*op, urn) =>
+            {
                 writeln!(
                     self.out,
                     "{}",
@@ -102,7 +104,10 @@ impl<W: Write> ProgressPrinter<W> {
             }
             EngineEvent::StepFinished {
                 op, urn, duration, ..
-            } if !self.preview && (*op != StepOp::Same || self.visibility.shows(*op, urn)) => {
+            } if !self.preview
+                && !is_internal(*op, urn)
+                && (*op != StepOp::Same || self.visibility.shows(*op, urn)) =>
+            {
                 writeln!(
                     self.out,
                     "{}",

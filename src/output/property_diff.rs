@@ -1,6 +1,7 @@
 //! The property lines `--diff` adds under a changed resource, in Pulumi's notation:
 //! `+ key: value` added, `- key: value` removed, `~ key: old => new` changed.
 
+use crate::engine::StepOp;
 use crate::engine::events::StepInfo;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::property_path::{PathElem, PropertyPath};
@@ -34,8 +35,19 @@ fn old_value<'a>(info: &'a StepInfo, path: &str) -> Option<&'a PropertyValue> {
 }
 
 /// One line per changed property (the provider's detailed diff, else the changed keys),
-/// each indented by `indent`.
+/// each indented by `indent`; a create lists every input it sets, a delete every one it drops.
 pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
+    let listed = match info.op {
+        StepOp::Create => info.new_inputs.as_ref().map(|m| ('+', m)),
+        StepOp::Delete => info.old_inputs.as_ref().map(|m| ('-', m)),
+        _ => None,
+    };
+    if let Some((sign, inputs)) = listed {
+        return inputs
+            .iter()
+            .map(|(k, v)| format!("{indent}{sign} {k}: {v}"))
+            .collect();
+    }
     let paths: Vec<(String, Option<DiffKind>)> = if info.detailed_diff.is_empty() {
         info.diffs.iter().map(|k| (k.clone(), None)).collect()
     } else {
@@ -76,7 +88,6 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::engine::StepOp;
     use crate::engine::provider::PropertyDiff;
     use crate::engine::urn::Urn;
 
@@ -143,6 +154,20 @@ mod tests {
                 "  + tags.team: \"x\"",
             ]
         );
+    }
+
+    #[test]
+    fn creates_and_deletes_list_their_inputs() {
+        let mut i = info(
+            PropertyMap::new(),
+            props(serde_json::json!({"a": 1, "b": "x"})),
+            &[],
+        );
+        i.op = StepOp::Create;
+        assert_eq!(lines(&i, ""), ["+ a: 1", "+ b: \"x\""]);
+        i.op = StepOp::Delete;
+        i.old_inputs = Some(props(serde_json::json!({"c": true})));
+        assert_eq!(lines(&i, ""), ["- c: true"]);
     }
 
     #[test]
