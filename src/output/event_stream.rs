@@ -40,10 +40,9 @@ pub struct EventWriter {
     sequence: u64,
     preview: bool,
     planned: HashMap<(Urn, StepOp), StepInfo>,
-    /// The op of each resource's latest step, for the outputs it registers later.
+    /// The op of each component's (and the stack's) latest step, for the outputs it
+    /// registers later.
     last_op: HashMap<Urn, StepOp>,
-    /// IDs resources got from their steps, for the outputs they register later.
-    ids: HashMap<Urn, String>,
     /// Logical steps completed so far (`ResOpFailedEvent.steps`).
     completed: usize,
     /// A failure already reported with its diagnostic; the engine's copy is skipped.
@@ -59,7 +58,6 @@ impl EventWriter {
             preview: false,
             planned: HashMap::new(),
             last_op: HashMap::new(),
-            ids: HashMap::new(),
             completed: 0,
             reported: None,
         }
@@ -96,6 +94,16 @@ impl EventWriter {
             .cloned()
     }
 
+    /// A step that ended; a custom resource's plan is dropped then (only components and the
+    /// stack register outputs later), so the writer holds what is in flight, not the stack.
+    fn ended(&mut self, urn: &Urn, op: StepOp) -> Option<StepInfo> {
+        let info = self.known(urn, op)?;
+        if info.custom {
+            self.planned.remove(&(urn.clone(), op));
+        }
+        Some(info)
+    }
+
     /// The objects an engine event becomes, in order (often none).
     pub fn event(&mut self, e: &EngineEvent) -> Vec<Value> {
         match e {
@@ -110,11 +118,13 @@ impl EventWriter {
                 vec![]
             }
             EngineEvent::StepStarted { op, urn, .. } => {
-                self.last_op.insert(urn.clone(), *op);
-                match self.known(urn, *op) {
-                    Some(info) => vec![self.step_event("resourcePreEvent", &info, *op, None)],
-                    None => vec![],
+                let Some(info) = self.known(urn, *op) else {
+                    return vec![];
+                };
+                if !info.custom {
+                    self.last_op.insert(urn.clone(), *op);
                 }
+                vec![self.step_event("resourcePreEvent", &info, *op, None)]
             }
             EngineEvent::StepFinished {
                 op,
@@ -123,7 +133,7 @@ impl EventWriter {
                 outputs,
                 ..
             } => {
-                let Some(info) = self.known(urn, *op) else {
+                let Some(info) = self.ended(urn, *op) else {
                     return vec![];
                 };
                 if op.is_logical() {
@@ -134,9 +144,6 @@ impl EventWriter {
                         id: id.as_deref(),
                         outputs,
                     };
-                    if let Some(id) = id {
-                        self.ids.insert(urn.clone(), id.clone());
-                    }
                     let op = refresh_result(&info, *op, done);
                     vec![self.step_event("resOutputsEvent", &info, op, Some(done))]
                 } else {
@@ -144,7 +151,7 @@ impl EventWriter {
                 }
             }
             EngineEvent::StepFailed { op, urn, error, .. } => {
-                let Some(info) = self.known(urn, *op) else {
+                let Some(info) = self.ended(urn, *op) else {
                     return vec![];
                 };
                 let diag = json!({
@@ -173,11 +180,7 @@ impl EventWriter {
                 else {
                     return vec![];
                 };
-                let id = self.ids.get(urn).cloned();
-                let done = Applied {
-                    id: id.as_deref(),
-                    outputs,
-                };
+                let done = Applied { id: None, outputs };
                 vec![self.step_event("resOutputsEvent", &info, info.op, Some(done))]
             }
             EngineEvent::Diagnostic {
