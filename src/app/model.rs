@@ -710,6 +710,7 @@ impl Model {
                 urn,
                 outputs,
                 duration,
+                ..
             } => {
                 self.chain_step_done(*chain);
                 let i = self.ensure_row(urn, None);
@@ -1489,6 +1490,7 @@ mod tests {
                 chain: 1,
                 op,
                 urn: u.clone(),
+                id: None,
                 outputs: PropertyMap::new(),
                 duration: Duration::from_millis(100),
             });
@@ -1566,6 +1568,7 @@ mod tests {
             chain: 9,
             op: StepOp::Same,
             urn: db.clone(),
+            id: None,
             outputs: PropertyMap::new(),
             duration: Duration::ZERO,
         });
@@ -1606,6 +1609,7 @@ mod tests {
             chain,
             op,
             urn: u.clone(),
+            id: None,
             outputs: PropertyMap::new(),
             duration: Duration::from_millis(10),
         });
@@ -1698,6 +1702,7 @@ mod tests {
             chain: 1,
             op: StepOp::CreateReplacement,
             urn: db.clone(),
+            id: None,
             outputs: PropertyMap::new(),
             duration: Duration::ZERO,
         });

@@ -105,21 +105,42 @@ pub struct DeployArgs {
     /// Print Pulumi-shaped JSON.
     #[arg(short, long)]
     pub json: bool,
-    /// Fail with exit code 7 if a preview or update changes anything.
-    #[arg(long)]
-    pub expect_no_changes: bool,
     /// Set a config value (`KEY=VALUE`, repeatable) in the stack's settings before running.
     #[arg(short = 'c', long = "config", value_name = "KEY=VALUE")]
     pub config: Vec<String>,
     /// The --config keys are paths into maps or lists.
     #[arg(long)]
     pub config_path: bool,
-    /// Do not show the stack's outputs.
-    #[arg(long)]
-    pub suppress_outputs: bool,
     /// In the console, update without previewing first.
     #[arg(short = 'f', long)]
     pub skip_preview: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// What the plain and JSON displays show, and the engine-event log (Pulumi's flags).
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Also write Pulumi's engine events to FILE, one JSON object a line (implies the plain
+    /// display unless --json).
+    #[arg(long, value_name = "FILE")]
+    pub event_log: Option<PathBuf>,
+    /// Show resources that do not change.
+    #[arg(long)]
+    pub show_sames: bool,
+    /// Show the create and delete halves of replacements as steps of their own.
+    #[arg(long)]
+    pub show_replacement_steps: bool,
+    /// Show each change's properties (implies the plain display unless --json).
+    #[arg(long)]
+    pub diff: bool,
+    /// Fail with exit code 7 if a preview or update changes anything (the update still runs,
+    /// as Pulumi's does).
+    #[arg(long)]
+    pub expect_no_changes: bool,
+    /// Do not show the stack's outputs.
+    #[arg(long)]
+    pub suppress_outputs: bool,
 }
 
 /// The most workers `--parallel` may ask for: the engine sizes its worker pool by it.

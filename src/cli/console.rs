@@ -8,7 +8,7 @@ use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
 use stepdeck::engine::{DeploymentResult, EventSink, Operation, Options};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, conclude, execute, expect_no_changes, options};
+use super::deploy::{Display, conclude, execute, options};
 use super::errors::DeploymentFailed;
 use super::workspace::{Stack, Workspace};
 
@@ -83,10 +83,7 @@ pub async fn run(
                 // The operator may leave a read-only preview early; that is not a failure.
                 return match left {
                     ConsoleExit::Quit { .. } if !result.outcome.is_success() => Ok(()),
-                    _ => {
-                        conclude(&result)?;
-                        expect_no_changes(args, operation, &result)
-                    }
+                    _ => conclude(&result),
                 };
             }
             if left != ConsoleExit::Apply {
@@ -109,8 +106,7 @@ pub async fn run(
             None,
         )
         .await?;
-        conclude(&result)?;
-        expect_no_changes(args, operation, &result)
+        conclude(&result)
     }
     .await;
     let report = console.take_report();

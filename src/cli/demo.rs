@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
 use stepdeck::engine::Operation;
 
-use super::args::{ApprovalArg, DemoArgs, DeployArgs, StackArg};
+use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, StackArg};
 use super::console::session;
 use super::deploy::{self, Display, conclude, options};
 use super::workspace::Workspace;
@@ -79,11 +79,10 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         yes: true,
         non_interactive: true,
         json: false,
-        expect_no_changes: false,
         config: Vec::new(),
         config_path: false,
-        suppress_outputs: false,
         skip_preview: false,
+        output: OutputArgs::default(),
     }
 }
 

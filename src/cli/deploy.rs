@@ -6,15 +6,17 @@ use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::Result;
-use stepdeck::engine::step::StepOp;
+use anyhow::{Context, Result};
 use stepdeck::engine::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, Journal,
     NullJournal, Operation, Options, Outcome, Program, ProviderFactory,
 };
-use stepdeck::output::json::{EventWriter, PreviewDigest};
+use stepdeck::output::digest::PreviewDigest;
+use stepdeck::output::event_stream::EventWriter;
 use stepdeck::output::plain::ProgressPrinter;
+use stepdeck::output::summary::has_changes;
+use stepdeck::output::visibility::Visibility;
 use stepdeck::project::NewConfigValue;
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
@@ -22,7 +24,7 @@ use stepdeck::rpc::plugin_providers::PluginProviders;
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::args::{ApprovalArg, DeployArgs};
+use super::args::{ApprovalArg, DeployArgs, OutputArgs};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
 use super::workspace::{Stack, Workspace, provider_factory};
 
@@ -159,18 +161,55 @@ pub fn options(
     })
 }
 
+/// What the plain and JSON displays show besides the defaults: `--show-sames`,
+/// `--show-replacement-steps`, `--diff`, and the `--event-log` file.
+pub struct Shown {
+    pub visibility: Visibility,
+    pub diff: bool,
+    pub suppress_outputs: bool,
+    pub event_log: Option<std::fs::File>,
+}
+
+impl Shown {
+    /// The display choices of the command line; creates the event log file.
+    pub fn from_args(args: &OutputArgs) -> Result<Shown> {
+        let event_log = args
+            .event_log
+            .as_ref()
+            .map(|p| {
+                std::fs::File::create(p)
+                    .with_context(|| format!("{}: cannot create the event log", p.display()))
+            })
+            .transpose()?;
+        Ok(Shown {
+            visibility: Visibility {
+                show_sames: args.show_sames,
+                show_replacement_steps: args.show_replacement_steps,
+            },
+            diff: args.diff,
+            suppress_outputs: args.suppress_outputs,
+            event_log,
+        })
+    }
+
+    /// Flags only the plain and JSON displays honour: the console is not opened with them.
+    fn needs_plain(args: &OutputArgs) -> bool {
+        args.event_log.is_some() || args.diff || args.expect_no_changes
+    }
+}
+
 /// Runs one deployment with its output driven by `display`; returns the result.
 pub async fn drive(
     deployment: Deployment,
     events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
-    suppress_outputs: bool,
+    shown: Shown,
     program: Option<Box<dyn Program>>,
 ) -> DeploymentResult {
     let control = deployment.control();
     let interrupts = tokio::spawn(cancel_on_ctrl_c(control));
-    let printer = tokio::spawn(print(events, display, config, suppress_outputs));
+    let printer = tokio::spawn(print(events, display, config, shown));
     let result = deployment.run(program).await;
     interrupts.abort();
     let _ = printer.await;
@@ -183,43 +222,51 @@ async fn cancel_on_ctrl_c(control: Control) {
     }
 }
 
+/// Shows the events: plain lines, or under `--json` the preview digest or the engine-event
+/// stream (stdout then carries JSON only); the event log gets the stream in every display.
 async fn print(
     mut events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
-    suppress_outputs: bool,
+    shown: Shown,
 ) {
     let stdout = std::io::stdout();
-    match display {
-        Display::Json => {
-            let mut digest = PreviewDigest::default();
-            let mut writer = EventWriter::default();
-            let mut preview = false;
-            while let Some(e) = events.recv().await {
-                if let EngineEvent::Prelude { preview: p, .. } = &e {
-                    preview = *p;
-                }
-                if preview {
-                    digest.event(&e);
-                } else if let Some(v) = writer.event(&e) {
-                    let _ = writeln!(&stdout, "{v}");
-                }
-            }
-            if preview {
-                let text =
-                    serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
-                let _ = writeln!(&stdout, "{text}");
-            }
+    let json = display == Display::Json;
+    let mut log = shown.event_log;
+    let mut writer = EventWriter::new(config.clone());
+    let mut digest = PreviewDigest::new(shown.visibility);
+    let mut printer =
+        (!json).then(|| ProgressPrinter::new(&stdout).with_display(shown.visibility, shown.diff));
+    let mut preview = false;
+    let mut emit = |v: serde_json::Value, preview: bool| {
+        if let Some(f) = &mut log {
+            let _ = writeln!(f, "{v}");
         }
-        _ => {
-            let mut printer = ProgressPrinter::new(stdout);
-            while let Some(e) = events.recv().await {
-                let stack_outputs = matches!(&e, EngineEvent::ResourceOutputs { urn, .. } if urn.type_() == ROOT_STACK_TYPE);
-                if !(suppress_outputs && stack_outputs) {
-                    let _ = printer.event(&e);
-                }
-            }
+        if json && !preview {
+            let _ = writeln!(&stdout, "{v}");
         }
+    };
+    while let Some(e) = events.recv().await {
+        if let EngineEvent::Prelude { preview: p, .. } = &e {
+            preview = *p;
+        }
+        for v in writer.event(&e) {
+            emit(v, preview);
+        }
+        if json && preview {
+            digest.event(&e);
+        }
+        let stack_outputs = matches!(&e, EngineEvent::ResourceOutputs { urn, .. } if urn.type_() == ROOT_STACK_TYPE);
+        if let Some(p) = &mut printer
+            && !(shown.suppress_outputs && stack_outputs)
+        {
+            let _ = p.event(&e);
+        }
+    }
+    emit(writer.finish(), preview);
+    if json && preview {
+        let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
+        let _ = writeln!(&stdout, "{text}");
     }
 }
 
@@ -254,26 +301,20 @@ pub fn conclude(result: &DeploymentResult) -> Result<()> {
 
 /// `--expect-no-changes`: a preview or update that changed anything (Pulumi's `HasChanges`:
 /// any step but same and reads) fails with exit code 7.
-pub fn expect_no_changes(
-    args: &DeployArgs,
+fn expect_no_changes(
+    args: &OutputArgs,
     operation: Operation,
     result: &DeploymentResult,
 ) -> Result<()> {
-    if !args.expect_no_changes {
+    if !args.expect_no_changes || !has_changes(&result.counts) {
         return Ok(());
     }
-    let changed = result.counts.iter().any(|(op, n)| {
-        *n > 0 && !matches!(op, StepOp::Same | StepOp::Read | StepOp::ReadReplacement)
-    });
-    if changed {
-        let name = if operation == Operation::Preview {
-            "preview"
-        } else {
-            "update"
-        };
-        return Err(ChangesNotExpected(name).into());
-    }
-    Ok(())
+    let name = if operation == Operation::Preview {
+        "preview"
+    } else {
+        "update"
+    };
+    Err(ChangesNotExpected(name).into())
 }
 
 /// `--config KEY=VALUE` (with `--config-path`, paths): sets each value in the stack's
@@ -306,12 +347,15 @@ pub async fn run(
     operation: Operation,
     args: DeployArgs,
 ) -> Result<()> {
-    let display = Display::choose(args.json, args.non_interactive);
+    let display = Display::choose(
+        args.json,
+        args.non_interactive || Shown::needs_plain(&args.output),
+    );
     let ws = Workspace::open(dir, backend)?;
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt(ws.dir())?;
-    if args.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update) {
+    if args.output.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update) {
         return Err(usage("--expect-no-changes applies to preview and up"));
     }
     apply_config_args(&ws, &mut stack, &args)?;
@@ -326,13 +370,13 @@ pub async fn run(
     let opts = options(&ws, &stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);
-    let suppress = args.suppress_outputs;
+    let shown = Shown::from_args(&args.output)?;
     let result = execute(&ws, &stack, opts, sink, |d, p| {
-        drive(d, events, display, config, suppress, p)
+        drive(d, events, display, config, shown, p)
     })
     .await?;
     conclude(&result)?;
-    expect_no_changes(&args, operation, &result)
+    expect_no_changes(&args.output, operation, &result)
 }
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,

@@ -78,6 +78,7 @@ fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
         detailed_diff: step.detailed_diff.clone(),
         old_inputs: step.old.as_ref().map(|o| o.state.inputs.clone()),
         old_outputs: step.old.as_ref().map(|o| o.state.outputs.clone()),
+        old_id: step.old.as_ref().and_then(|o| o.state.id.clone()),
         new_inputs: step.new.as_ref().map(|n| n.inputs.clone()),
         provider: state.provider.clone(),
         delete_before_replace: step.delete_before_replace,

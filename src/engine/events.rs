@@ -75,6 +75,8 @@ pub struct StepInfo {
     pub detailed_diff: BTreeMap<String, PropertyDiff>,
     pub old_inputs: Option<PropertyMap>,
     pub old_outputs: Option<PropertyMap>,
+    /// The old resource's provider ID (Pulumi's step events carry it).
+    pub old_id: Option<String>,
     pub new_inputs: Option<PropertyMap>,
     pub provider: Option<String>,
     pub delete_before_replace: bool,
@@ -171,6 +173,8 @@ pub enum EngineEvent {
         chain: ChainId,
         op: StepOp,
         urn: Urn,
+        /// The resource's provider ID after the step, when it has one.
+        id: Option<String>,
         outputs: PropertyMap,
         duration: Duration,
     },

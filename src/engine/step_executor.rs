@@ -244,6 +244,7 @@ impl StepExecutor {
                         chain: id,
                         op: step.op,
                         urn: step.urn.clone(),
+                        id: state.as_ref().and_then(|s| s.id.clone()),
                         outputs: state
                             .as_ref()
                             .map(|s| s.outputs.clone())

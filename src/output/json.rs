@@ -1,5 +1,5 @@
-//! Pulumi-shaped JSON: the preview digest `preview --json` prints, and the engine events, one
-//! object per line, that `up`, `destroy` and `refresh --json` stream.
+//! Pulumi's JSON encodings of what the engine reports: resource states, step metadata,
+//! diagnostics and change counts, shared by the preview digest and the engine-event stream.
 
 use std::collections::BTreeMap;
 
@@ -9,7 +9,8 @@ use crate::engine::events::{Severity, StepInfo};
 use crate::engine::property::PropertyMap;
 use crate::engine::{EngineEvent, StepOp};
 
-fn display(m: &PropertyMap) -> Value {
+/// Properties as displays show them: secrets blinded as `[secret]`, unknowns as `[unknown]`.
+pub fn display(m: &PropertyMap) -> Value {
     Value::Object(
         m.iter()
             .map(|(k, v)| (k.clone(), v.to_display_json()))
@@ -17,53 +18,109 @@ fn display(m: &PropertyMap) -> Value {
     )
 }
 
-fn state(info: &StepInfo, inputs: Option<&PropertyMap>, outputs: Option<&PropertyMap>) -> Value {
+/// Pulumi's `StepEventStateMetadata` for one side of a step: `parent`, `provider` and `id`
+/// are always present (empty when unknown), the flags only when set.
+pub fn state(
+    info: &StepInfo,
+    id: Option<&str>,
+    inputs: &PropertyMap,
+    outputs: Option<&PropertyMap>,
+) -> Value {
     let mut o = Map::new();
-    o.insert("urn".into(), info.urn.as_str().into());
-    o.insert("custom".into(), info.custom.into());
     o.insert("type".into(), info.type_.clone().into());
-    if let Some(p) = &info.parent {
-        o.insert("parent".into(), p.as_str().into());
+    o.insert("urn".into(), info.urn.as_str().into());
+    if info.custom {
+        o.insert("custom".into(), true.into());
     }
-    if let Some(p) = &info.provider {
-        o.insert("provider".into(), p.clone().into());
-    }
+    o.insert("id".into(), id.unwrap_or_default().into());
+    o.insert(
+        "parent".into(),
+        info.parent.as_ref().map_or("", |p| p.as_str()).into(),
+    );
     if info.protect {
         o.insert("protect".into(), true.into());
     }
-    o.insert("inputs".into(), inputs.map_or(json!({}), display));
+    if info.retain_on_delete {
+        o.insert("retainOnDelete".into(), true.into());
+    }
+    o.insert("inputs".into(), display(inputs));
     o.insert("outputs".into(), outputs.map_or(json!({}), display));
+    o.insert(
+        "provider".into(),
+        info.provider.clone().unwrap_or_default().into(),
+    );
     Value::Object(o)
 }
 
-fn detailed_diff(info: &StepInfo) -> Value {
+/// The old side of a step: what the state held before it.
+pub fn old_state(info: &StepInfo) -> Option<Value> {
+    info.old_inputs
+        .as_ref()
+        .map(|i| state(info, info.old_id.as_deref(), i, info.old_outputs.as_ref()))
+}
+
+/// The new side of a step: the program's inputs and, once the step ran, its ID and outputs.
+pub fn new_state(info: &StepInfo, done: Option<Applied>) -> Option<Value> {
+    let (id, outputs) = done.map_or((None, None), |d| (d.id, Some(d.outputs)));
+    info.new_inputs
+        .as_ref()
+        .map(|i| state(info, id, i, outputs))
+}
+
+/// What a finished step produced: the resource's ID and outputs.
+#[derive(Clone, Copy)]
+pub struct Applied<'a> {
+    pub id: Option<&'a str>,
+    pub outputs: &'a PropertyMap,
+}
+
+/// A detailed diff with the diff kind under `kind_key` (`diffKind` in engine events, `kind`
+/// in the preview digest); `null` when the provider gave none, as Pulumi distinguishes.
+pub fn detailed_diff(info: &StepInfo, kind_key: &str) -> Value {
     if info.detailed_diff.is_empty() {
         return Value::Null;
     }
-    serde_json::to_value(&info.detailed_diff).unwrap_or(Value::Null)
+    Value::Object(
+        info.detailed_diff
+            .iter()
+            .map(|(path, d)| {
+                let kind = serde_json::to_value(d.kind).unwrap_or(Value::Null);
+                (
+                    path.clone(),
+                    json!({ kind_key: kind, "inputDiff": d.input_diff }),
+                )
+            })
+            .collect(),
+    )
 }
 
-fn step_metadata(info: &StepInfo) -> Value {
-    let old = info
-        .old_inputs
-        .as_ref()
-        .map(|i| state(info, Some(i), info.old_outputs.as_ref()));
-    let new = info.new_inputs.as_ref().map(|i| state(info, Some(i), None));
-    json!({
-        "op": info.op.as_str(),
-        "urn": info.urn.as_str(),
-        "type": info.type_,
-        "old": old,
-        "new": new,
-        "keys": info.replace_keys,
-        "diffs": info.diffs,
-        "detailedDiff": detailed_diff(info),
-        "logical": info.op.is_logical(),
-        "provider": info.provider.clone().unwrap_or_default(),
-    })
+/// Pulumi's `StepEventMetadata`; `op` may differ from the planned op (a refresh's result).
+pub fn step_metadata(info: &StepInfo, op: StepOp, done: Option<Applied>) -> Value {
+    let mut m = Map::new();
+    m.insert("op".into(), op.as_str().into());
+    m.insert("urn".into(), info.urn.as_str().into());
+    m.insert("type".into(), info.type_.clone().into());
+    m.insert("old".into(), old_state(info).into());
+    m.insert("new".into(), new_state(info, done).into());
+    if !info.replace_keys.is_empty() {
+        m.insert("keys".into(), json!(info.replace_keys));
+    }
+    if !info.diffs.is_empty() {
+        m.insert("diffs".into(), json!(info.diffs));
+    }
+    m.insert("detailedDiff".into(), detailed_diff(info, "diffKind"));
+    if info.op.is_logical() {
+        m.insert("logical".into(), true.into());
+    }
+    m.insert(
+        "provider".into(),
+        info.provider.clone().unwrap_or_default().into(),
+    );
+    Value::Object(m)
 }
 
-fn change_summary(counts: &BTreeMap<StepOp, usize>) -> Value {
+/// Change counts keyed by op name.
+pub fn change_summary(counts: &BTreeMap<StepOp, usize>) -> Value {
     Value::Object(
         counts
             .iter()
@@ -72,7 +129,9 @@ fn change_summary(counts: &BTreeMap<StepOp, usize>) -> Value {
     )
 }
 
-fn diagnostic(e: &EngineEvent) -> Option<Value> {
+/// A diagnostic as Pulumi's `DiagnosticEvent` (uncoloured, newline-terminated), or `None`
+/// for other events and for debug messages, which Pulumi keeps out of its JSON.
+pub fn diagnostic(e: &EngineEvent) -> Option<Value> {
     let EngineEvent::Diagnostic {
         urn,
         severity,
@@ -82,6 +141,9 @@ fn diagnostic(e: &EngineEvent) -> Option<Value> {
     else {
         return None;
     };
+    if *severity == Severity::Debug {
+        return None;
+    }
     let mut o = json!({
         "message": format!("{message}\n"),
         "color": "never",
@@ -94,145 +156,4 @@ fn diagnostic(e: &EngineEvent) -> Option<Value> {
         o["ephemeral"] = true.into();
     }
     Some(o)
-}
-
-/// Collects a preview into Pulumi's `PreviewDigest`.
-#[derive(Default)]
-pub struct PreviewDigest {
-    steps: Vec<Value>,
-    diagnostics: Vec<Value>,
-    summary: Option<Value>,
-    duration_ns: u128,
-    outputs: Option<Value>,
-}
-
-impl PreviewDigest {
-    pub fn event(&mut self, e: &EngineEvent) {
-        match e {
-            EngineEvent::StepPlanned(info)
-                if info.op.is_logical() || info.op == StepOp::DeleteReplaced =>
-            {
-                let mut step = json!({
-                    "op": info.op.as_str(),
-                    "urn": info.urn.as_str(),
-                    "provider": info.provider.clone().unwrap_or_default(),
-                });
-                if let Some(i) = &info.old_inputs {
-                    step["oldState"] = state(info, Some(i), info.old_outputs.as_ref());
-                }
-                if let Some(i) = &info.new_inputs {
-                    step["newState"] = state(info, Some(i), None);
-                }
-                if !info.diffs.is_empty() {
-                    step["diffReasons"] = json!(info.diffs);
-                }
-                if !info.replace_keys.is_empty() {
-                    step["replaceReasons"] = json!(info.replace_keys);
-                }
-                let dd = detailed_diff(info);
-                if !dd.is_null() {
-                    step["detailedDiff"] = dd;
-                }
-                self.steps.push(step);
-            }
-            EngineEvent::ResourceOutputs { urn, outputs }
-                if urn.type_() == crate::engine::urn::ROOT_STACK_TYPE =>
-            {
-                self.outputs = Some(display(outputs));
-            }
-            EngineEvent::Summary {
-                counts, duration, ..
-            } => {
-                self.summary = Some(change_summary(counts));
-                self.duration_ns = duration.as_nanos();
-            }
-            other => {
-                if let Some(d) = diagnostic(other) {
-                    self.diagnostics.push(d);
-                }
-            }
-        }
-    }
-
-    pub fn to_json(&self, config: &BTreeMap<String, String>) -> Value {
-        let mut v = json!({
-            "config": config,
-            "steps": self.steps,
-            "diagnostics": self.diagnostics,
-            "duration": self.duration_ns as u64,
-            "changeSummary": self.summary.clone().unwrap_or(json!({})),
-        });
-        if let Some(o) = &self.outputs {
-            v["outputs"] = o.clone();
-        }
-        v
-    }
-}
-
-/// Converts engine events into Pulumi's `EngineEvent` JSON objects, numbering them.
-#[derive(Default)]
-pub struct EventWriter {
-    sequence: u64,
-}
-
-impl EventWriter {
-    /// The JSON object for an event, or `None` for events Pulumi has no counterpart for.
-    pub fn event(&mut self, e: &EngineEvent) -> Option<Value> {
-        let (key, body) = match e {
-            EngineEvent::Prelude { .. } => ("preludeEvent", json!({ "config": {} })),
-            EngineEvent::StepStarted { .. } | EngineEvent::StepFinished { .. } => return None,
-            EngineEvent::StepPlanned(info) => (
-                "resourcePreEvent",
-                json!({ "metadata": step_metadata(info), "planning": true }),
-            ),
-            EngineEvent::ResourceOutputs { urn, outputs } => (
-                "resOutputsEvent",
-                json!({ "metadata": { "op": "same", "urn": urn.as_str(), "type": urn.type_(), "new": { "urn": urn.as_str(), "outputs": display(outputs) } } }),
-            ),
-            EngineEvent::StepFailed { op, urn, error, .. } => (
-                "resOpFailedEvent",
-                json!({ "metadata": { "op": op.as_str(), "urn": urn.as_str(), "type": urn.type_() }, "status": 1, "steps": 1, "error": error }),
-            ),
-            EngineEvent::CancelRequested { .. } => ("cancelEvent", json!({})),
-            EngineEvent::Summary {
-                counts,
-                duration,
-                outcome,
-                ..
-            } => (
-                "summaryEvent",
-                json!({
-                    "maybeCorrupt": false,
-                    "durationSeconds": duration.as_secs(),
-                    "resourceChanges": change_summary(counts),
-                    "policyPacks": {},
-                    "result": match outcome {
-                        crate::engine::Outcome::Succeeded => "succeeded",
-                        crate::engine::Outcome::Failed(_) => "failed",
-                        crate::engine::Outcome::Cancelled | crate::engine::Outcome::Terminated => "cancelled",
-                    },
-                }),
-            ),
-            other => match diagnostic(other) {
-                Some(d)
-                    if !matches!(
-                        other,
-                        EngineEvent::Diagnostic {
-                            severity: Severity::Debug,
-                            ..
-                        }
-                    ) =>
-                {
-                    ("diagnosticEvent", d)
-                }
-                _ => return None,
-            },
-        };
-        self.sequence += 1;
-        Some(json!({
-            "sequence": self.sequence,
-            "timestamp": chrono::Utc::now().timestamp(),
-            key: body,
-        }))
-    }
 }

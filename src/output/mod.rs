@@ -1,6 +1,10 @@
 //! Non-interactive outputs built on the engine's event stream: plain progress lines in Pulumi's
-//! wording, and Pulumi-shaped JSON for CI.
+//! wording, Pulumi's preview digest and engine-event JSON.
 
+pub mod digest;
+pub mod event_stream;
 pub mod json;
 pub mod plain;
+pub mod property_diff;
 pub mod summary;
+pub mod visibility;

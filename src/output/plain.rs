@@ -1,14 +1,16 @@
 //! Plain progress lines for terminals without the console and for logs, in the shape of
 //! Pulumi's non-interactive display.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use crate::engine::events::{Operation, Severity};
+use crate::engine::events::{Operation, Severity, StepInfo};
 use crate::engine::urn::ROOT_STACK_TYPE;
 use crate::engine::{EngineEvent, PropertyMap, StepOp, Urn};
 
+use super::property_diff;
 use super::summary::{human_duration, render};
+use super::visibility::{Visibility, is_internal};
 
 /// Turns events into lines as they arrive; diagnostics and outputs are printed at the end.
 pub struct ProgressPrinter<W: Write> {
@@ -18,6 +20,9 @@ pub struct ProgressPrinter<W: Write> {
     stack_row: String,
     diagnostics: BTreeMap<String, Vec<(Severity, String)>>,
     outputs: Option<PropertyMap>,
+    visibility: Visibility,
+    /// `--diff`: property lines under each changed resource, from the planned steps kept here.
+    diff: Option<HashMap<(Urn, StepOp), StepInfo>>,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -32,7 +37,26 @@ impl<W: Write> ProgressPrinter<W> {
             stack_row: ROOT_STACK_TYPE.to_string(),
             diagnostics: BTreeMap::new(),
             outputs: None,
+            visibility: Visibility::default(),
+            diff: None,
         }
+    }
+
+    /// Shows the steps `visibility` asks for and, with `diff`, each change's properties.
+    pub fn with_display(mut self, visibility: Visibility, diff: bool) -> ProgressPrinter<W> {
+        self.visibility = visibility;
+        self.diff = diff.then(HashMap::new);
+        self
+    }
+
+    fn property_lines(&mut self, op: StepOp, urn: &Urn) -> io::Result<()> {
+        let Some(info) = self.diff.as_ref().and_then(|d| d.get(&(urn.clone(), op))) else {
+            return Ok(());
+        };
+        for line in property_diff::lines(info, "        ") {
+            writeln!(self.out, "{line}")?;
+        }
+        Ok(())
     }
 
     pub fn into_inner(self) -> W {
@@ -59,21 +83,31 @@ impl<W: Write> ProgressPrinter<W> {
                 };
                 writeln!(self.out, "{verb} ({stack}):")?;
             }
-            EngineEvent::StepPlanned(info)
-                if self.preview && info.op != StepOp::Same && info.op.is_logical() =>
-            {
-                writeln!(self.out, "{}", row(info.op, &info.urn, info.op.as_str()))?;
+            EngineEvent::StepPlanned(info) => {
+                if let Some(d) = &mut self.diff {
+                    d.insert((info.urn.clone(), info.op), (**info).clone());
+                }
+                if self.preview && self.visibility.shows(info.op, &info.urn) {
+                    writeln!(self.out, "{}", row(info.op, &info.urn, info.op.as_str()))?;
+                    self.property_lines(info.op, &info.urn)?;
+                }
             }
-            EngineEvent::StepStarted { op, urn, .. } if !self.preview && *op != StepOp::Same => {
+            EngineEvent::StepStarted { op, urn, .. }
+                if !self.preview && *op != StepOp::Same && !is_internal(*op, urn) =>
+            {
                 writeln!(
                     self.out,
                     "{}",
                     row(*op, urn, &format!("{} (0s)", op.progressive()))
                 )?;
+                self.property_lines(*op, urn)?;
             }
             EngineEvent::StepFinished {
                 op, urn, duration, ..
-            } if !self.preview && *op != StepOp::Same => {
+            } if !self.preview
+                && !is_internal(*op, urn)
+                && (*op != StepOp::Same || self.visibility.shows(*op, urn)) =>
+            {
                 writeln!(
                     self.out,
                     "{}",

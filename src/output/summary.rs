@@ -27,6 +27,14 @@ fn phrase(op: StepOp, preview: bool) -> &'static str {
     }
 }
 
+/// Whether counts hold a change: anything but unchanged resources and reads, as Pulumi's
+/// `--expect-no-changes` judges.
+pub fn has_changes(counts: &BTreeMap<StepOp, usize>) -> bool {
+    counts.iter().any(|(op, n)| {
+        *n > 0 && !matches!(op, StepOp::Same | StepOp::Read | StepOp::ReadReplacement)
+    })
+}
+
 /// Formats a duration as Pulumi does: `1m2s`, `3s`, `0.42s` under a second.
 pub fn human_duration(d: Duration) -> String {
     let secs = d.as_secs();

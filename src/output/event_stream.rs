@@ -1,0 +1,226 @@
+//! Pulumi's engine-event stream, as `up/destroy/refresh --json` print it and `--event-log`
+//! writes it: one `EngineEvent` object per line, numbered from 0, ended by a `cancelEvent`,
+//! the way the Automation API reads it.
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Value, json};
+
+use crate::engine::events::StepInfo;
+use crate::engine::{EngineEvent, Outcome, StepOp, Urn};
+
+use super::json::{Applied, change_summary, diagnostic, step_metadata};
+use super::visibility::is_internal;
+
+fn result(outcome: &Outcome) -> &'static str {
+    match outcome {
+        Outcome::Succeeded => "succeeded",
+        Outcome::Failed(_) => "failed",
+        Outcome::Cancelled | Outcome::Terminated => "canceled",
+    }
+}
+
+/// What a refresh found, as Pulumi reports it when the step ends: `delete` for a resource
+/// gone, `update` for changed outputs, else `same`. Other steps keep their op.
+fn refresh_result(info: &StepInfo, op: StepOp, done: Applied) -> StepOp {
+    if op != StepOp::Refresh {
+        op
+    } else if done.id.is_none() {
+        StepOp::Delete
+    } else if info.old_outputs.as_ref() == Some(done.outputs) {
+        StepOp::Same
+    } else {
+        StepOp::Update
+    }
+}
+
+/// Converts engine events into Pulumi's `EngineEvent` objects, stamping each.
+pub struct EventWriter {
+    config: BTreeMap<String, String>,
+    sequence: u64,
+    preview: bool,
+    planned: HashMap<(Urn, StepOp), StepInfo>,
+    /// The op of each component's (and the stack's) latest step, for the outputs it
+    /// registers later.
+    last_op: HashMap<Urn, StepOp>,
+    /// Logical steps completed so far (`ResOpFailedEvent.steps`).
+    completed: usize,
+    /// A failure already reported with its diagnostic; the engine's copy is skipped.
+    reported: Option<(Urn, String)>,
+}
+
+impl EventWriter {
+    /// A writer whose prelude carries `config` (secrets already blinded).
+    pub fn new(config: BTreeMap<String, String>) -> EventWriter {
+        EventWriter {
+            config,
+            sequence: 0,
+            preview: false,
+            planned: HashMap::new(),
+            last_op: HashMap::new(),
+            completed: 0,
+            reported: None,
+        }
+    }
+
+    fn stamp(&mut self, key: &str, body: Value) -> Value {
+        let v = json!({
+            "sequence": self.sequence,
+            "timestamp": chrono::Utc::now().timestamp(),
+            key: body,
+        });
+        self.sequence += 1;
+        v
+    }
+
+    fn step_event(
+        &mut self,
+        key: &str,
+        info: &StepInfo,
+        op: StepOp,
+        done: Option<Applied>,
+    ) -> Value {
+        let mut body = json!({ "metadata": step_metadata(info, op, done) });
+        if self.preview {
+            body["planning"] = true.into();
+        }
+        self.stamp(key, body)
+    }
+
+    fn known(&self, urn: &Urn, op: StepOp) -> Option<StepInfo> {
+        self.planned
+            .get(&(urn.clone(), op))
+            .filter(|i| !is_internal(i.op, &i.urn))
+            .cloned()
+    }
+
+    /// A step that ended; a custom resource's plan is dropped then (only components and the
+    /// stack register outputs later), so the writer holds what is in flight, not the stack.
+    fn ended(&mut self, urn: &Urn, op: StepOp) -> Option<StepInfo> {
+        let info = self.known(urn, op)?;
+        if info.custom {
+            self.planned.remove(&(urn.clone(), op));
+        }
+        Some(info)
+    }
+
+    /// The objects an engine event becomes, in order (often none).
+    pub fn event(&mut self, e: &EngineEvent) -> Vec<Value> {
+        match e {
+            EngineEvent::Prelude { preview, .. } => {
+                self.preview = *preview;
+                let config = json!({ "config": self.config });
+                vec![self.stamp("preludeEvent", config)]
+            }
+            EngineEvent::StepPlanned(info) => {
+                self.planned
+                    .insert((info.urn.clone(), info.op), (**info).clone());
+                vec![]
+            }
+            EngineEvent::StepStarted { op, urn, .. } => {
+                let Some(info) = self.known(urn, *op) else {
+                    return vec![];
+                };
+                if !info.custom {
+                    self.last_op.insert(urn.clone(), *op);
+                }
+                vec![self.step_event("resourcePreEvent", &info, *op, None)]
+            }
+            EngineEvent::StepFinished {
+                op,
+                urn,
+                id,
+                outputs,
+                ..
+            } => {
+                let Some(info) = self.ended(urn, *op) else {
+                    return vec![];
+                };
+                if op.is_logical() {
+                    self.completed += 1;
+                }
+                if info.custom || matches!(op, StepOp::Delete | StepOp::Refresh) {
+                    let done = Applied {
+                        id: id.as_deref(),
+                        outputs,
+                    };
+                    let op = refresh_result(&info, *op, done);
+                    vec![self.step_event("resOutputsEvent", &info, op, Some(done))]
+                } else {
+                    vec![]
+                }
+            }
+            EngineEvent::StepFailed { op, urn, error, .. } => {
+                let Some(info) = self.ended(urn, *op) else {
+                    return vec![];
+                };
+                let diag = json!({
+                    "urn": urn.as_str(),
+                    "message": format!("{error}\n"),
+                    "color": "never",
+                    "severity": "error",
+                });
+                self.reported = Some((urn.clone(), error.clone()));
+                let failed = json!({
+                    "metadata": step_metadata(&info, *op, None),
+                    "status": 0,
+                    "steps": self.completed,
+                });
+                vec![
+                    self.stamp("diagnosticEvent", diag),
+                    self.stamp("resOpFailedEvent", failed),
+                ]
+            }
+            EngineEvent::ResourceOutputs { urn, outputs } => {
+                let Some(info) = self
+                    .last_op
+                    .get(urn)
+                    .copied()
+                    .and_then(|op| self.known(urn, op))
+                else {
+                    return vec![];
+                };
+                let done = Applied { id: None, outputs };
+                vec![self.step_event("resOutputsEvent", &info, info.op, Some(done))]
+            }
+            EngineEvent::Diagnostic {
+                urn: Some(urn),
+                message,
+                ..
+            } if self
+                .reported
+                .as_ref()
+                .is_some_and(|(u, m)| u == urn && m == message) =>
+            {
+                self.reported = None;
+                vec![]
+            }
+            EngineEvent::Summary {
+                counts,
+                duration,
+                outcome,
+                preview,
+                ..
+            } => {
+                let summary = json!({
+                    "maybeCorrupt": *outcome == Outcome::Terminated,
+                    "durationSeconds": duration.as_secs_f64().ceil() as u64,
+                    "resourceChanges": change_summary(counts),
+                    "PolicyPacks": {},
+                    "isPreview": preview,
+                    "result": result(outcome),
+                });
+                vec![self.stamp("summaryEvent", summary)]
+            }
+            other => diagnostic(other)
+                .map(|d| self.stamp("diagnosticEvent", d))
+                .into_iter()
+                .collect(),
+        }
+    }
+
+    /// The `cancelEvent` that ends every stream, as Pulumi's engine sends when an operation ends.
+    pub fn finish(&mut self) -> Value {
+        self.stamp("cancelEvent", json!({}))
+    }
+}
