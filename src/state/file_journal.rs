@@ -1,15 +1,19 @@
 //! The on-disk journal: one JSON line per [`JournalEntry`], appended with a single `write` so
 //! that a kill at any instant leaves at most a torn last line, which loading ignores. Secrets
-//! are encrypted before a line is written. The file is synced when the journal is dropped and
+//! are encrypted before a line is written. A step waits for its `Begin` line to be synced
+//! (group commit: [`GroupSync`]); the file is synced again when the journal is dropped, and
 //! the checkpoint that absorbs it is synced before the journal is removed.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 use serde_json::Value;
 
-use crate::engine::journal::{Journal, JournalEntry, JournalError};
+use crate::engine::journal::{Durability, Journal, JournalEntry, JournalError, SyncPoint};
+use crate::fault::{FaultPoint, reached};
 
 use super::error::StateError;
 use super::passphrase::Crypter;
@@ -23,6 +27,51 @@ pub struct FileJournal {
     len: u64,
     broken: bool,
     line: Vec<u8>,
+    sync: Arc<GroupSync>,
+}
+
+/// Group commit over the journal file: whoever needs a sync while none runs does one for
+/// every line written so far; those who arrive during it wait and then share the next one. So
+/// `n` steps beginning at once cost about two `fdatasync`s, not `n`.
+struct GroupSync {
+    file: File,
+    /// Lines written to the file.
+    written: AtomicU64,
+    state: Mutex<SyncState>,
+    synced_cv: Condvar,
+}
+
+#[derive(Default)]
+struct SyncState {
+    /// Lines known to be on stable storage.
+    synced: u64,
+    syncing: bool,
+}
+
+impl Durability for GroupSync {
+    fn wait(&self, upto: u64) -> io::Result<()> {
+        let mut st = self.state.lock().expect("journal sync lock");
+        loop {
+            if st.synced >= upto {
+                return Ok(());
+            }
+            if st.syncing {
+                st = self.synced_cv.wait(st).expect("journal sync lock");
+                continue;
+            }
+            st.syncing = true;
+            let target = self.written.load(Ordering::Acquire);
+            drop(st);
+            let result = self.file.sync_data();
+            st = self.state.lock().expect("journal sync lock");
+            st.syncing = false;
+            if result.is_ok() {
+                st.synced = st.synced.max(target);
+            }
+            self.synced_cv.notify_all();
+            result?;
+        }
+    }
 }
 
 impl FileJournal {
@@ -35,6 +84,12 @@ impl FileJournal {
         if let Some(dir) = path.parent() {
             super::atomic::sync_dir(dir)?;
         }
+        let sync = Arc::new(GroupSync {
+            file: file.try_clone()?,
+            written: AtomicU64::new(0),
+            state: Mutex::new(SyncState::default()),
+            synced_cv: Condvar::new(),
+        });
         Ok(FileJournal {
             file,
             path,
@@ -42,6 +97,7 @@ impl FileJournal {
             len: 0,
             broken: false,
             line: Vec::new(),
+            sync,
         })
     }
 
@@ -70,6 +126,7 @@ impl Journal for FileJournal {
         self.line.clear();
         serde_json::to_writer(&mut self.line, &value).map_err(io::Error::other)?;
         self.line.push(b'\n');
+        reached(FaultPoint::BeforeJournal);
         if let Err(e) = self.file.write_all(&self.line) {
             // A partial line in the middle would make the file unreadable: cut it off and
             // refuse further entries, so that what was recorded before stays loadable.
@@ -81,7 +138,16 @@ impl Journal for FileJournal {
             )));
         }
         self.len += self.line.len() as u64;
+        self.sync.written.fetch_add(1, Ordering::Release);
+        reached(FaultPoint::AfterJournal);
         Ok(())
+    }
+
+    fn sync_point(&self) -> Option<SyncPoint> {
+        Some(SyncPoint {
+            durability: self.sync.clone(),
+            upto: self.sync.written.load(Ordering::Acquire),
+        })
     }
 }
 
