@@ -9,63 +9,20 @@
 //! The default test runs every third kill point; `full_kill_point_sweep` (ignored) runs all.
 
 mod cli_support;
+mod crash_support;
 
 use std::collections::BTreeSet;
-use std::os::unix::process::ExitStatusExt;
 
 use cli_support::*;
-use serde_json::Value;
-
-const PROGRAM: &str = r#"
-config:
-  engine:
-    type: string
-    default: pg15
-  image:
-    type: string
-    default: img-1
-  prefix:
-    type: string
-    default: logs
-  tag:
-    type: string
-    default: one
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: ${engine}
-      networkId: ${net.networkId}
-  app:
-    type: sim:index:Server
-    properties:
-      image: ${image}
-      subnetId: ${net.networkId}
-      dbEndpoint: ${db.endpoint}
-  bucket:
-    type: sim:index:Bucket
-    properties:
-      namePrefix: ${prefix}
-  box:
-    type: sim:index:Resource
-    properties:
-      tag: ${tag}
-"#;
-
-/// Resources the program manages (the sim ones).
-const MANAGED: usize = 5;
+use crash_support::*;
 
 /// What runs while the kills land.
 #[derive(Clone, Copy, Debug)]
 enum Scenario {
     Create,
-    /// `image` and `prefix` change: the server and the bucket are replaced create-before-delete.
+    /// With [`CONFIG_CBD`].
     UpdateCbd,
-    /// `engine` changes: the database is replaced delete-before-replace, its server with it.
+    /// With [`CONFIG_DBR`].
     UpdateDbr,
     Destroy,
 }
@@ -81,11 +38,9 @@ impl Scenario {
     /// The stack configuration of the run that is killed.
     fn config(self) -> &'static str {
         match self {
-            Scenario::Create | Scenario::Destroy => "config: {}\n",
-            Scenario::UpdateCbd => {
-                "config:\n  e2e:image: img-2\n  e2e:prefix: audit\n  e2e:tag: two\n"
-            }
-            Scenario::UpdateDbr => "config:\n  e2e:engine: pg16\n",
+            Scenario::Create | Scenario::Destroy => CONFIG_DEFAULT,
+            Scenario::UpdateCbd => CONFIG_CBD,
+            Scenario::UpdateDbr => CONFIG_DBR,
         }
     }
 
@@ -110,39 +65,6 @@ struct Tally {
     lost: Vec<String>,
     leaked: Vec<String>,
     silently_leaked: Vec<String>,
-}
-
-fn args(command: &str) -> [&str; 5] {
-    [command, "--stack", "dev", "--yes", "--non-interactive"]
-}
-
-fn pending_operations(env: &Env) -> Vec<Value> {
-    env.export("dev")["deployment"]["pending_operations"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// Runs the scenario's command killed at `point`'s `n`th occurrence; `false` when the run
-/// finished before reaching it (the sweep of that point is over).
-fn killed_run(env: &Env, scenario: Scenario, point: &str, n: usize) -> bool {
-    let out = env
-        .command(&args(scenario.command()))
-        .env("STEPDECK_FAULT", format!("{point}:{n}"))
-        .output()
-        .expect("run stepdeck");
-    match out.status.signal() {
-        Some(9) => true,
-        _ => {
-            assert!(
-                out.status.success(),
-                "the unkilled run failed:\n{}\n{}",
-                stdout(&out),
-                stderr(&out)
-            );
-            false
-        }
-    }
 }
 
 /// Brings the stack back as an operator would; `Err` with the last output when it cannot.
@@ -209,13 +131,9 @@ fn compare(env: &Env, scenario: Scenario, label: &str, tally: &mut Tally) {
 
 /// One kill point: a fresh stack, the setup, the killed run, convergence, comparison.
 fn one_point(scenario: Scenario, point: &str, n: usize, tally: &mut Tally) -> bool {
-    let env = Env::new(PROGRAM);
-    env.write("Pulumi.dev.yaml", "config: {}\n");
-    if !matches!(scenario, Scenario::Create) {
-        env.ok(&args("up"));
-    }
+    let env = stack(!matches!(scenario, Scenario::Create));
     env.write("Pulumi.dev.yaml", scenario.config());
-    if !killed_run(&env, scenario, point, n) {
+    if !killed_run(&env, scenario.command(), point, n) {
         return false;
     }
     tally.points += 1;

@@ -190,3 +190,31 @@ pub(crate) fn read_journal(
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::journal::JournalEntry;
+
+    #[test]
+    fn waiters_of_a_group_commit_all_return_once_their_lines_are_synced() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut journal = FileJournal::create(dir.path().join("journal.1.jsonl"), None).unwrap();
+        let mut points = Vec::new();
+        for op in 0..16 {
+            journal.append(&JournalEntry::Failure { op }).unwrap();
+            points.push(journal.sync_point().expect("a file journal syncs"));
+        }
+        assert_eq!(points.last().unwrap().upto, 16);
+        let waiters: Vec<_> = points
+            .into_iter()
+            .map(|p| std::thread::spawn(move || p.durability.wait(p.upto)))
+            .collect();
+        for w in waiters {
+            w.join().unwrap().unwrap();
+        }
+        let st = journal.sync.state.lock().unwrap();
+        assert_eq!(st.synced, 16);
+        assert!(!st.syncing);
+    }
+}
