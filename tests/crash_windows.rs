@@ -14,7 +14,7 @@ const AFTER_WRITE: &str = "after-provider-write";
 
 /// The state's IDs and the world's agree, and nothing is pending.
 fn assert_converged(env: &Env, managed: usize) {
-    let recorded = recorded(env);
+    let recorded = env.recorded("dev");
     assert!(
         recorded.iter().all(|(_, _, delete)| !delete),
         "copies left to delete: {recorded:?}"
@@ -29,7 +29,11 @@ fn destroy_again_after_a_kill_mid_delete_succeeds() {
     let env = stack(true);
     assert!(killed_run(&env, "destroy", AFTER_WRITE, 1));
     assert_eq!(env.world().len(), MANAGED - 1);
-    assert_eq!(recorded(&env).len(), MANAGED, "the delete was not recorded");
+    assert_eq!(
+        env.recorded("dev").len(),
+        MANAGED,
+        "the delete was not recorded"
+    );
     env.ok(&args("destroy"));
     assert_converged(&env, 0);
     assert!(env.world().is_empty());
@@ -43,7 +47,8 @@ fn killed_after_deleting_an_old_copy() -> Env {
     // Two creates, one update, two deletes of old copies.
     assert!(killed_run(&env, "up", AFTER_WRITE, 5));
     let world = env.world();
-    let gone: Vec<_> = recorded(&env)
+    let gone: Vec<_> = env
+        .recorded("dev")
         .into_iter()
         .filter(|(_, id, delete)| *delete && !world.contains_key(id))
         .collect();
@@ -63,7 +68,8 @@ fn refresh_removes_an_old_copy_that_is_already_gone() {
     let env = killed_after_deleting_an_old_copy();
     env.ok(&args("refresh"));
     let world = env.world();
-    let stale: Vec<_> = recorded(&env)
+    let stale: Vec<_> = env
+        .recorded("dev")
         .into_iter()
         .filter(|(_, id, _)| !world.contains_key(id))
         .collect();
@@ -103,7 +109,11 @@ fn refresh_records_what_an_interrupted_create_made() {
     let out = env.ok(&args("refresh"));
     assert!(out.contains("that an interrupted create made"), "{out}");
     assert_eq!(pending_operations(&env), Vec::<serde_json::Value>::new());
-    let ids: BTreeSet<String> = recorded(&env).into_iter().map(|(_, id, _)| id).collect();
+    let ids: BTreeSet<String> = env
+        .recorded("dev")
+        .into_iter()
+        .map(|(_, id, _)| id)
+        .collect();
     assert_eq!(ids, made);
     env.ok(&args("up"));
     assert_converged(&env, MANAGED);
@@ -138,7 +148,7 @@ fn clear_pending_creates_drops_them_and_says_so() {
     assert!(out.contains("cleared the pending create"), "{out}");
     assert_eq!(pending_operations(&env), Vec::<serde_json::Value>::new());
     assert!(
-        recorded(&env).is_empty(),
+        env.recorded("dev").is_empty(),
         "the operator's call: nothing recorded"
     );
 }

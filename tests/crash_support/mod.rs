@@ -83,30 +83,6 @@ pub fn pending_operations(env: &Env) -> Vec<Value> {
         .unwrap_or_default()
 }
 
-/// Every state the stack records (delete copies included): (name, id, delete).
-pub fn recorded(env: &Env) -> Vec<(String, String, bool)> {
-    env.export("dev")["deployment"]["resources"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-        .iter()
-        .filter(|r| r["custom"] == true && !r["type"].as_str().unwrap_or("").starts_with("pulumi:"))
-        .map(|r| {
-            (
-                r["urn"]
-                    .as_str()
-                    .unwrap()
-                    .rsplit("::")
-                    .next()
-                    .unwrap()
-                    .to_string(),
-                r["id"].as_str().unwrap_or("").to_string(),
-                r["delete"] == true,
-            )
-        })
-        .collect()
-}
-
 /// Runs `command` killed at the `n`th occurrence of `point` (`STEPDECK_FAULT`); `false` when
 /// the run finished before reaching it.
 pub fn killed_run(env: &Env, command: &str, point: &str, n: usize) -> bool {
