@@ -101,9 +101,10 @@ pub trait Journal: Send {
 }
 
 /// Group commit: one sync makes every entry written before it durable, so waiters share it.
+#[async_trait::async_trait]
 pub trait Durability: Send + Sync {
-    /// Blocks until the first `upto` entries appended are on stable storage.
-    fn wait(&self, upto: u64) -> std::io::Result<()>;
+    /// Returns once the first `upto` entries appended are on stable storage.
+    async fn wait(&self, upto: u64) -> std::io::Result<()>;
 }
 
 /// A position in a journal to wait for (see [`SnapshotManager::durable`]).
@@ -593,9 +594,7 @@ impl SnapshotManager {
         let Some(point) = point else {
             return Ok(());
         };
-        tokio::task::spawn_blocking(move || point.durability.wait(point.upto))
-            .await
-            .map_err(std::io::Error::other)??;
+        point.durability.wait(point.upto).await?;
         Ok(())
     }
 

@@ -50,15 +50,21 @@ impl ApplyCtx {
         f(&self.manager).map(Some).map_err(|e| e.to_string())
     }
 
-    /// Records an operation about to run, durably: the provider is called only once the
-    /// `Begin` entry is on stable storage (see [`SnapshotManager::durable`]).
+    /// Records an operation about to run. One that may change the cloud (a create, update or
+    /// delete of a custom resource through its provider) is durable first: the provider is
+    /// called only once the `Begin` entry is on stable storage (see
+    /// [`SnapshotManager::durable`]). Reads and imports change nothing, nor do components and
+    /// provider resources, so their `Begin` needs no sync.
     async fn begin(
         &self,
         kind: OperationType,
         state: &ResourceState,
     ) -> Result<Option<u64>, String> {
         let op = self.journal(|m| m.begin(kind, state))?;
-        if op.is_some() {
+        let mutates = !matches!(kind, OperationType::Reading | OperationType::Importing)
+            && state.custom
+            && !state.is_provider();
+        if op.is_some() && mutates {
             let synced = self.manager.durable().await.map_err(|e| e.to_string());
             self.recorded(op, synced)?;
         }

@@ -30,46 +30,86 @@ pub struct FileJournal {
     sync: Arc<GroupSync>,
 }
 
-/// Group commit over the journal file: whoever needs a sync while none runs does one for
-/// every line written so far; those who arrive during it wait and then share the next one. So
-/// `n` steps beginning at once cost about two `fdatasync`s, not `n`.
+/// Group commit over the journal file: one syncer thread per journal runs `fdatasync` whenever
+/// a step waits for lines not yet synced, covering every line written by then; steps that ask
+/// while a sync runs share the next one. So `n` steps beginning together cost about two
+/// syncs, not `n`, and a waiting step holds no thread (it awaits a watch channel).
 struct GroupSync {
-    file: File,
     /// Lines written to the file.
     written: AtomicU64,
-    state: Mutex<SyncState>,
-    synced_cv: Condvar,
+    /// The highest line count a step waits for.
+    requested: AtomicU64,
+    closed: Mutex<bool>,
+    wake: Condvar,
+    /// Lines known to be on stable storage, or why syncing failed.
+    synced: tokio::sync::watch::Sender<Result<u64, Arc<str>>>,
 }
 
-#[derive(Default)]
-struct SyncState {
-    /// Lines known to be on stable storage.
-    synced: u64,
-    syncing: bool,
-}
+impl GroupSync {
+    fn start(file: File) -> Arc<GroupSync> {
+        let sync = Arc::new(GroupSync {
+            written: AtomicU64::new(0),
+            requested: AtomicU64::new(0),
+            closed: Mutex::new(false),
+            wake: Condvar::new(),
+            synced: tokio::sync::watch::Sender::new(Ok(0)),
+        });
+        let syncer = sync.clone();
+        std::thread::Builder::new()
+            .name("journal-sync".into())
+            .spawn(move || syncer.run(file))
+            .expect("spawn the journal's sync thread");
+        sync
+    }
 
-impl Durability for GroupSync {
-    fn wait(&self, upto: u64) -> io::Result<()> {
-        let mut st = self.state.lock().expect("journal sync lock");
+    /// The syncer: sleeps until a step waits for unsynced lines, syncs everything written.
+    fn run(&self, file: File) {
+        let mut synced = 0;
         loop {
-            if st.synced >= upto {
-                return Ok(());
+            {
+                let mut closed = self.closed.lock().expect("journal sync lock");
+                while self.requested.load(Ordering::Acquire) <= synced && !*closed {
+                    closed = self.wake.wait(closed).expect("journal sync lock");
+                }
+                if *closed {
+                    return;
+                }
             }
-            if st.syncing {
-                st = self.synced_cv.wait(st).expect("journal sync lock");
-                continue;
-            }
-            st.syncing = true;
             let target = self.written.load(Ordering::Acquire);
-            drop(st);
-            let result = self.file.sync_data();
-            st = self.state.lock().expect("journal sync lock");
-            st.syncing = false;
-            if result.is_ok() {
-                st.synced = st.synced.max(target);
+            if let Err(e) = file.sync_data() {
+                let _ = self.synced.send_replace(Err(e.to_string().into()));
+                return;
             }
-            self.synced_cv.notify_all();
-            result?;
+            synced = target;
+            let _ = self.synced.send_replace(Ok(synced));
+        }
+    }
+
+    fn close(&self) {
+        *self.closed.lock().expect("journal sync lock") = true;
+        self.wake.notify_one();
+    }
+}
+
+#[async_trait::async_trait]
+impl Durability for GroupSync {
+    async fn wait(&self, upto: u64) -> io::Result<()> {
+        let mut synced = self.synced.subscribe();
+        if matches!(*synced.borrow(), Ok(n) if n >= upto) {
+            return Ok(());
+        }
+        self.requested.fetch_max(upto, Ordering::AcqRel);
+        {
+            let _closed = self.closed.lock().expect("journal sync lock");
+            self.wake.notify_one();
+        }
+        let reached = synced
+            .wait_for(|s| !matches!(s, Ok(n) if *n < upto))
+            .await
+            .map_err(|_| io::Error::other("the journal's sync thread stopped"))?;
+        match &*reached {
+            Ok(_) => Ok(()),
+            Err(e) => Err(io::Error::other(format!("syncing the journal failed: {e}"))),
         }
     }
 }
@@ -84,12 +124,7 @@ impl FileJournal {
         if let Some(dir) = path.parent() {
             super::atomic::sync_dir(dir)?;
         }
-        let sync = Arc::new(GroupSync {
-            file: file.try_clone()?,
-            written: AtomicU64::new(0),
-            state: Mutex::new(SyncState::default()),
-            synced_cv: Condvar::new(),
-        });
+        let sync = GroupSync::start(file.try_clone()?);
         Ok(FileJournal {
             file,
             path,
@@ -153,6 +188,7 @@ impl Journal for FileJournal {
 
 impl Drop for FileJournal {
     fn drop(&mut self) {
+        self.sync.close();
         let _ = self.file.sync_data();
     }
 }
@@ -196,8 +232,8 @@ mod tests {
     use super::*;
     use crate::engine::journal::JournalEntry;
 
-    #[test]
-    fn waiters_of_a_group_commit_all_return_once_their_lines_are_synced() {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn waiters_of_a_group_commit_all_return_once_their_lines_are_synced() {
         let dir = tempfile::tempdir().unwrap();
         let mut journal = FileJournal::create(dir.path().join("journal.1.jsonl"), None).unwrap();
         let mut points = Vec::new();
@@ -208,13 +244,14 @@ mod tests {
         assert_eq!(points.last().unwrap().upto, 16);
         let waiters: Vec<_> = points
             .into_iter()
-            .map(|p| std::thread::spawn(move || p.durability.wait(p.upto)))
+            .map(|p| tokio::spawn(async move { p.durability.wait(p.upto).await }))
             .collect();
         for w in waiters {
-            w.join().unwrap().unwrap();
+            w.await.unwrap().unwrap();
         }
-        let st = journal.sync.state.lock().unwrap();
-        assert_eq!(st.synced, 16);
-        assert!(!st.syncing);
+        assert_eq!(*journal.sync.synced.borrow(), Ok(16));
+        // Nothing new to wait for: no sync needed.
+        let point = journal.sync_point().unwrap();
+        point.durability.wait(point.upto).await.unwrap();
     }
 }
