@@ -74,3 +74,51 @@ async fn refresh_keeps_a_pending_create_its_provider_cannot_look_up_and_says_how
     assert!(r.result.snapshot.pending_operations.is_empty());
     assert_eq!(r.result.snapshot.resources.len(), s0.resources.len());
 }
+
+#[tokio::test]
+async fn a_resolve_entry_drops_its_pending_create_and_records_what_was_found_last() {
+    use stepdeck::engine::JournalEntry;
+    use stepdeck::engine::journal::replay;
+
+    let p = Arc::new(FakeProvider::default());
+    let base = with_pending_create(&p).await;
+    let mut found = base.pending_operations[0].resource.clone();
+    found.id = Some("c-1".into());
+    let resolved = replay(
+        &base,
+        &[JournalEntry::Resolve {
+            pending: 0,
+            state: Some(found.clone()),
+        }],
+    )
+    .unwrap();
+    assert!(resolved.pending_operations.is_empty());
+    assert_eq!(resolved.resources.last(), Some(&found));
+    resolved
+        .verify_integrity()
+        .expect("found after what it depends on");
+
+    let cleared = replay(
+        &base,
+        &[JournalEntry::Resolve {
+            pending: 0,
+            state: None,
+        }],
+    )
+    .unwrap();
+    assert!(cleared.pending_operations.is_empty());
+    assert_eq!(cleared.resources, base.resources);
+
+    let bad = replay(
+        &base,
+        &[JournalEntry::Resolve {
+            pending: 1,
+            state: None,
+        }],
+    );
+    assert!(
+        bad.unwrap_err()
+            .to_string()
+            .contains("pending operation 1 out of range")
+    );
+}
