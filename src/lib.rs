@@ -3,6 +3,7 @@
 pub mod app;
 pub mod bench_support;
 pub mod engine;
+pub mod fault;
 pub mod output;
 pub mod project;
 pub mod providers;

@@ -247,3 +247,11 @@ async fn check_names_bad_inputs() {
     let f = check("RandomString", props([("length", PropertyValue::Unknown)])).await;
     assert!(f.is_empty(), "unknown inputs are checked later");
 }
+
+#[tokio::test]
+async fn an_interrupted_create_left_nothing_to_find() {
+    let p = provider();
+    create("RandomPet", PropertyMap::new(), false).await;
+    // A random value lives only in the state: there is never anything to look up.
+    assert_eq!(p.lookup(&urn("RandomPet", "r")).await, Ok(Vec::new()));
+}

@@ -84,6 +84,9 @@ pub struct DeployArgs {
     /// Delete or replace protected resources anyway (their protect flag is kept).
     #[arg(long)]
     pub ignore_protect: bool,
+    /// Drop the pending creates an interrupted run left, once you checked they made nothing.
+    #[arg(long)]
+    pub clear_pending_creates: bool,
     /// Replace these URNs whatever their diff says.
     #[arg(long = "replace", value_name = "URN")]
     pub replace: Vec<String>,

@@ -72,6 +72,7 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         exclude_dependents: false,
         refresh: false,
         ignore_protect: false,
+        clear_pending_creates: false,
         replace: Vec::new(),
         target_replace: Vec::new(),
         continue_on_error: false,

@@ -155,6 +155,7 @@ pub fn options(
         exclude_dependents: args.exclude_dependents,
         refresh: args.refresh,
         ignore_protect: args.ignore_protect,
+        clear_pending_creates: args.clear_pending_creates,
         config: config.values,
         secret_keys: config.secret_keys,
         dry_run: false,

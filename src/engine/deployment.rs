@@ -45,6 +45,9 @@ pub struct Options {
     /// Delete and replace protected resources anyway (`--ignore-protect`); the stored flag
     /// is not changed.
     pub ignore_protect: bool,
+    /// Drop the pending creates an interrupted run left (`--clear-pending-creates`): the
+    /// operator checked that they made nothing worth keeping.
+    pub clear_pending_creates: bool,
     /// Stack configuration, `<namespace>:<key>` to value text.
     pub config: BTreeMap<String, String>,
     pub secret_keys: Vec<String>,
@@ -70,6 +73,7 @@ impl Default for Options {
             exclude_dependents: false,
             refresh: false,
             ignore_protect: false,
+            clear_pending_creates: false,
             config: BTreeMap::new(),
             secret_keys: Vec::new(),
             dry_run: false,

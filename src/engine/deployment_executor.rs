@@ -17,6 +17,7 @@ use super::events::{
 };
 use super::exec_state::ExecState;
 use super::journal::{JournalError, NullJournal, SnapshotManager, SuccessEntry};
+use super::pending_creates;
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
 use super::resource::PendingOperation;
@@ -62,6 +63,8 @@ struct Loop {
     stack_outputs: PropertyMap,
     /// The root stack whose registered outputs wait for the run's result to be written.
     stack_outputs_urn: Option<Urn>,
+    /// The base's pending operations (journal entries name them by position).
+    base_pending: Vec<PendingOperation>,
 }
 
 fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
@@ -106,7 +109,8 @@ fn pending_operations_warning(pending: &[PendingOperation]) -> String {
         "These resources are in an unknown state: the previous run stopped while waiting for these \
          operations to complete. Check with the provider whether they completed, then run \
          `stepdeck refresh` to read their real state and clear the pending operations \
-         (pending creates need an interactive refresh to clear).",
+         (refresh records what a pending create made when the provider can find it; \
+         `--clear-pending-creates` drops the others).",
     );
     msg
 }
@@ -209,6 +213,7 @@ impl Deployment {
             cancelled: false,
             stack_outputs: PropertyMap::new(),
             stack_outputs_urn: None,
+            base_pending: base.pending_operations.clone(),
         };
         let info = Arc::new(DeploymentInfo {
             stack: opts.stack.clone(),
@@ -286,6 +291,13 @@ impl Loop {
         info: Arc<DeploymentInfo>,
         registry: Arc<ProviderRegistry>,
     ) -> Result<Option<String>, Stop> {
+        if self.opts.clear_pending_creates && !self.ctx.preview {
+            let cleared = pending_creates::clear(&self.ctx, &self.base_pending, &self.events);
+            if let Err(e) = cleared {
+                self.fail_run(&e);
+                return Ok(None);
+            }
+        }
         if self.opts.refresh
             && matches!(self.opts.operation, Operation::Update | Operation::Preview)
         {
@@ -365,6 +377,7 @@ impl Loop {
         if self.opts.operation == Operation::Refresh {
             let steps = self.refresh_steps();
             self.run_antichain(steps).await?;
+            self.resolve_pending_creates().await;
         } else {
             self.run_deletes().await?;
         }
@@ -402,6 +415,37 @@ impl Loop {
             return Ok(());
         }
         self.ctx.manager.outputs(&urn, &self.stack_outputs)
+    }
+
+    /// After a refresh: resolves the base's pending creates (unless they were just cleared).
+    async fn resolve_pending_creates(&mut self) {
+        if self.ctx.preview || self.cancelled || self.opts.clear_pending_creates {
+            return;
+        }
+        let gone: HashSet<usize> = self
+            .exec
+            .take_refreshed()
+            .into_iter()
+            .filter(|(_, s)| s.is_none())
+            .map(|(i, _)| i)
+            .collect();
+        let resolved = pending_creates::resolve(
+            &self.ctx,
+            self.sg.base(),
+            &gone,
+            &self.base_pending,
+            &self.events,
+        )
+        .await;
+        if let Err(e) = resolved {
+            self.fail_run(&e);
+        }
+    }
+
+    /// Fails the run with an error no step owns.
+    fn fail_run(&self, error: &str) {
+        self.exec.fail(error);
+        self.events.diag(None, Severity::Error, error.to_string());
     }
 
     /// Reports every literal target that names nothing in the stack (Pulumi's
@@ -854,12 +898,15 @@ impl Loop {
     }
 
     /// One refresh step per managed resource (Pulumi's `pulumi refresh`), all in parallel.
+    /// Copies waiting for their delete (`delete`) and copies deleted ahead of their replacement
+    /// (`pendingReplacement`) are read too: one whose delete already happened (a run killed
+    /// before recording it) leaves the state, as any resource a read finds gone does.
     fn refresh_steps(&self) -> Vec<Step> {
         self.sg
             .base()
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.custom && !r.is_provider() && !r.pending_replacement && !r.delete)
+            .filter(|(_, r)| r.custom && !r.is_provider())
             .filter(|(_, r)| self.sg.is_targeted(&r.urn))
             .map(|(index, r)| {
                 Step::new(StepOp::Refresh, r.urn.clone()).with_old(super::step::OldState {

@@ -61,6 +61,13 @@ pub enum JournalEntry {
         old: usize,
         state: Option<ResourceState>,
     },
+    /// A pending operation of the base (by position) resolved: cleared, or, with `state`, its
+    /// resource found and recorded (after the base states, which it may depend on).
+    Resolve {
+        pending: usize,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        state: Option<ResourceState>,
+    },
 }
 
 impl JournalEntry {
@@ -85,6 +92,26 @@ impl JournalEntry {
 /// Where entries go: a file, or memory.
 pub trait Journal: Send {
     fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError>;
+
+    /// What to wait on for everything appended so far to be on stable storage; `None` when
+    /// the journal has nothing to make durable (memory, previews).
+    fn sync_point(&self) -> Option<SyncPoint> {
+        None
+    }
+}
+
+/// Group commit: one sync makes every entry written before it durable, so waiters share it.
+#[async_trait::async_trait]
+pub trait Durability: Send + Sync {
+    /// Returns once the first `upto` entries appended are on stable storage.
+    async fn wait(&self, upto: u64) -> std::io::Result<()>;
+}
+
+/// A position in a journal to wait for (see [`SnapshotManager::durable`]).
+pub struct SyncPoint {
+    pub durability: Arc<dyn Durability>,
+    /// Entries appended when the point was taken.
+    pub upto: u64,
 }
 
 /// A journal write or replay that failed.
@@ -130,6 +157,10 @@ pub struct Replayer {
     applied: usize,
     /// A refresh found a resource gone: references to it are pruned from the snapshot.
     vanished: bool,
+    /// Base pending operations resolved, by position.
+    resolved: HashSet<usize>,
+    /// Resources interrupted creates turned out to have made, recorded after the base.
+    found: Vec<ResourceState>,
 }
 
 impl Replayer {
@@ -264,6 +295,17 @@ impl Replayer {
                 }
                 Ok(None)
             }
+            JournalEntry::Resolve { pending, state } => {
+                if *pending >= self.base_pending.len() {
+                    return Err(bad(format!(
+                        "pending operation {pending} out of range ({})",
+                        self.base_pending.len()
+                    )));
+                }
+                self.resolved.insert(*pending);
+                self.found.extend(state.iter().cloned());
+                Ok(None)
+            }
             JournalEntry::Outputs { new, outputs } => {
                 let slot = self
                     .news
@@ -297,6 +339,7 @@ impl Replayer {
                     .filter(|(_, done)| !**done)
                     .map(|(r, _)| r.clone()),
             )
+            .chain(self.found.iter().cloned())
             .collect();
         self.finish(resources)
     }
@@ -341,6 +384,7 @@ impl Replayer {
                 resources.push(take(i, true));
             }
         }
+        resources.extend(std::mem::take(&mut self.found));
         self.finish(resources)
     }
 
@@ -356,7 +400,9 @@ impl Replayer {
         let pending_operations = self
             .base_pending
             .iter()
-            .filter(|p| p.kind == OperationType::Creating)
+            .enumerate()
+            .filter(|(i, p)| p.kind == OperationType::Creating && !self.resolved.contains(i))
+            .map(|(_, p)| p)
             .cloned()
             .chain(self.pending.values().cloned())
             .collect();
@@ -526,6 +572,32 @@ impl SnapshotManager {
         Ok(id)
     }
 
+    /// Waits until every entry recorded so far is on stable storage. A step calls it after its
+    /// `Begin` and before the provider, so that the record of an operation in flight survives a
+    /// power cut. Only the wait is outside the lock: steps that begin while a sync runs share
+    /// the next one.
+    ///
+    /// `Success`/`Failure` entries are not waited for: they are written before any `Begin`
+    /// that follows them in the file, and a sync covers everything written before it, so a
+    /// dependent's durable `Begin` implies its dependency's durable `Success`. A power cut can
+    /// lose only a tail of entries whose operations then read as pending operations: exactly
+    /// what a kill right after the provider call leaves, which refresh resolves (a pending
+    /// create by looking the resource up). Pulumi's journaling likewise saves each
+    /// `BeginMutation` before the step and batches the rest.
+    pub async fn durable(&self) -> Result<(), JournalError> {
+        let point = self
+            .state
+            .lock()
+            .expect("snapshot manager lock")
+            .journal
+            .sync_point();
+        let Some(point) = point else {
+            return Ok(());
+        };
+        point.durability.wait(point.upto).await?;
+        Ok(())
+    }
+
     /// Records the end of a step.
     pub fn success(&self, entry: SuccessEntry) -> Result<(), JournalError> {
         self.record(|st| JournalEntry::Success {
@@ -567,6 +639,15 @@ impl SnapshotManager {
     /// Records a base state refreshed in place (`None`: it is gone).
     pub fn refresh(&self, old: usize, state: Option<ResourceState>) -> Result<(), JournalError> {
         self.record(|_| JournalEntry::Refresh { old, state })
+    }
+
+    /// Records a base pending operation resolved (`state`: the resource it made, found).
+    pub fn resolve(
+        &self,
+        pending: usize,
+        state: Option<ResourceState>,
+    ) -> Result<(), JournalError> {
+        self.record(|_| JournalEntry::Resolve { pending, state })
     }
 
     /// Stops all further writes (terminate): what is in flight stays pending.

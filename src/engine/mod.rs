@@ -13,6 +13,7 @@ mod exec_state;
 pub mod goal;
 pub mod graph;
 pub mod journal;
+mod pending_creates;
 pub mod property;
 pub mod property_path;
 pub mod provider;

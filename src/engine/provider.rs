@@ -21,6 +21,10 @@ pub enum ProviderError {
         outputs: PropertyMap,
         reasons: Vec<String>,
     },
+    /// The resource the call names does not exist (gRPC `NOT_FOUND`). A Delete that gets it
+    /// succeeded already: the resource is gone, as Pulumi's providers treat it.
+    #[error("{0}")]
+    NotFound(String),
     /// The provider does not implement the call.
     #[error("the provider does not support {0}")]
     Unsupported(&'static str),
@@ -252,6 +256,13 @@ pub trait Provider: Send + Sync {
 
     async fn read(&self, _req: ReadRequest) -> Result<ReadResult, ProviderError> {
         Err(ProviderError::Unsupported("Read"))
+    }
+
+    /// Finds, by URN alone, what a create interrupted before its ID was recorded may have
+    /// made (refresh resolves pending creates with it). An empty list: nothing exists;
+    /// `Unsupported` (the default): the provider cannot tell, and the pending create stays.
+    async fn lookup(&self, _urn: &Urn) -> Result<Vec<ReadResult>, ProviderError> {
+        Err(ProviderError::Unsupported("Lookup"))
     }
 
     async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError>;

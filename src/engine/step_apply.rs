@@ -24,12 +24,12 @@ pub(crate) struct ApplyCtx {
     pub condemned: RwLock<HashSet<super::urn::Urn>>,
 }
 
-fn now() -> Option<String> {
+pub(crate) fn now() -> Option<String> {
     Some(chrono::Utc::now().to_rfc3339())
 }
 
 /// Outputs are secret where the program asked, or where the input of the same name was.
-fn secretize(outputs: &mut PropertyMap, inputs: &PropertyMap, additional: &[String]) {
+pub(crate) fn secretize(outputs: &mut PropertyMap, inputs: &PropertyMap, additional: &[String]) {
     for (k, v) in outputs.iter_mut() {
         let wanted = additional.iter().any(|a| a == k)
             || inputs.get(k).is_some_and(PropertyValue::is_secret);
@@ -76,8 +76,25 @@ impl ApplyCtx {
         f(&self.manager).map(Some).map_err(|e| e.to_string())
     }
 
-    fn begin(&self, kind: OperationType, state: &ResourceState) -> Result<Option<u64>, String> {
-        self.journal(|m| m.begin(kind, state))
+    /// Records an operation about to run. One that may change the cloud (a create, update or
+    /// delete of a custom resource through its provider) is durable first: the provider is
+    /// called only once the `Begin` entry is on stable storage (see
+    /// [`SnapshotManager::durable`]). Reads and imports change nothing, nor do components and
+    /// provider resources, so their `Begin` needs no sync.
+    async fn begin(
+        &self,
+        kind: OperationType,
+        state: &ResourceState,
+    ) -> Result<Option<u64>, String> {
+        let op = self.journal(|m| m.begin(kind, state))?;
+        let mutates = !matches!(kind, OperationType::Reading | OperationType::Importing)
+            && state.custom
+            && !state.is_provider();
+        if op.is_some() && mutates {
+            let synced = self.manager.durable().await.map_err(|e| e.to_string());
+            self.recorded(op, synced)?;
+        }
+        Ok(op)
     }
 
     fn end(&self, op: Option<u64>, entry: SuccessEntry) -> Result<(), String> {
@@ -102,7 +119,7 @@ impl ApplyCtx {
             StepOp::Same => self.same(step).await,
             StepOp::Create | StepOp::CreateReplacement => {
                 let mut new = step.new.clone().expect("create has a new state");
-                let op = self.begin(OperationType::Creating, &new)?;
+                let op = self.begin(OperationType::Creating, &new).await?;
                 let created = self.create(&mut new).await;
                 // A partial failure (init errors) still created the resource: it is recorded
                 // below and the step fails after that.
@@ -131,7 +148,7 @@ impl ApplyCtx {
                 let mut new = step.new.clone().expect("update has a new state");
                 new.id = old.state.id.clone();
                 new.created = old.state.created.clone();
-                let op = self.begin(OperationType::Updating, &new)?;
+                let op = self.begin(OperationType::Updating, &new).await?;
                 let updated = self.update(&old.state, &mut new).await;
                 if new.init_errors.is_empty() {
                     self.recorded(op, updated.clone())?;
@@ -161,7 +178,7 @@ impl ApplyCtx {
                         old.urn, old.urn
                     ));
                 }
-                let op = self.begin(OperationType::Deleting, old)?;
+                let op = self.begin(OperationType::Deleting, old).await?;
                 self.recorded(op, self.delete(old).await)?;
                 let entry = if step.pending_replace {
                     SuccessEntry {
@@ -360,7 +377,7 @@ impl ApplyCtx {
             return Ok(());
         }
         let loaded = self.provider(old).await?;
-        loaded
+        let result = loaded
             .provider
             .delete(DeleteRequest {
                 urn: old.urn.clone(),
@@ -369,15 +386,19 @@ impl ApplyCtx {
                 outputs: old.outputs.clone(),
                 timeout: old.custom_timeouts.as_ref().map_or(0.0, |t| t.delete),
             })
-            .await
-            .map_err(|e| format!("deleting {} failed: {e}", old.urn))
+            .await;
+        match result {
+            // What a delete wants already holds (a run killed before it recorded its delete).
+            Ok(()) | Err(ProviderError::NotFound(_)) => Ok(()),
+            Err(e) => Err(format!("deleting {} failed: {e}", old.urn)),
+        }
     }
 
     /// Reads a resource the program does not manage; the old managed copy of a read
     /// replacement is left for deletion.
     async fn read(&self, step: &Step) -> Result<Option<ResourceState>, String> {
         let new = step.new.clone().expect("read has a new state");
-        let op = self.begin(OperationType::Reading, &new)?;
+        let op = self.begin(OperationType::Reading, &new).await?;
         let found = self
             .read_by_id(&new, new.id.clone().unwrap_or_default())
             .await;
@@ -391,7 +412,7 @@ impl ApplyCtx {
         let id = step.keys.first().cloned().unwrap_or_default();
         new.id = Some(id.clone());
         new.import_id = Some(id.clone());
-        let op = self.begin(OperationType::Importing, &new)?;
+        let op = self.begin(OperationType::Importing, &new).await?;
         let read = self.recorded(op, self.read_by_id(&new, id).await)?;
         new.inputs = if read.inputs.is_empty() {
             read.outputs.clone()
@@ -496,7 +517,7 @@ impl ApplyCtx {
         Ok(found)
     }
 
-    async fn provider(
+    pub(crate) async fn provider(
         &self,
         state: &ResourceState,
     ) -> Result<super::provider_registry::LoadedProvider, String> {

@@ -425,6 +425,12 @@ impl Provider for RandomProvider {
         })
     }
 
+    /// A random value lives only in the state: an interrupted create left nothing behind.
+    async fn lookup(&self, urn: &Urn) -> Result<Vec<ReadResult>, ProviderError> {
+        kind_of(urn)?;
+        Ok(Vec::new())
+    }
+
     /// Only reached when nothing forces a replacement, i.e. nothing changed: the values stay.
     async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
         let kind = kind_of(&req.urn)?;

@@ -169,8 +169,17 @@ impl SimProvider {
     }
 
     fn missing(id: &str) -> ProviderError {
-        ProviderError::Failed(format!("resource {id} does not exist"))
+        ProviderError::NotFound(format!("resource {id} does not exist"))
     }
+}
+
+/// A live resource's inputs: its properties but the computed ones.
+fn inputs_of(ty: &SimType, properties: &PropertyMap) -> PropertyMap {
+    properties
+        .iter()
+        .filter(|(k, _)| !ty.is_computed(k))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
 }
 
 fn new_id(name: &str) -> String {
@@ -294,6 +303,7 @@ impl Provider for SimProvider {
         let resource = WorldResource {
             type_: ty.token.to_string(),
             name: name.to_string(),
+            urn: Some(req.urn.to_string()),
             properties: outputs.clone(),
         };
         let id = self.world.insert_new(|| new_id(name), resource).await?;
@@ -312,17 +322,29 @@ impl Provider for SimProvider {
         let Some(found) = self.world.get(&req.id).await? else {
             return Ok(ReadResult::default());
         };
-        let inputs = found
-            .properties
-            .iter()
-            .filter(|(k, _)| !ty.is_computed(k))
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect();
         Ok(ReadResult {
             id: req.id,
-            inputs,
+            inputs: inputs_of(ty, &found.properties),
             outputs: found.properties,
         })
+    }
+
+    /// Every live resource the URN created: the world records it with each resource.
+    async fn lookup(&self, urn: &Urn) -> Result<Vec<ReadResult>, ProviderError> {
+        let ty = type_of(urn)?;
+        let wanted = urn.to_string();
+        Ok(self
+            .world
+            .resources()
+            .await?
+            .into_iter()
+            .filter(|(_, r)| r.urn.as_deref() == Some(wanted.as_str()))
+            .map(|(id, r)| ReadResult {
+                id,
+                inputs: inputs_of(ty, &r.properties),
+                outputs: r.properties,
+            })
+            .collect())
     }
 
     async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
@@ -375,9 +397,9 @@ impl Provider for SimProvider {
         };
         self.simulate_latency(inputs).await;
         Self::injected_failure(&req.urn, inputs, "delete")?;
-        match self.world.remove(&req.id).await? {
-            Some(_) => Ok(()),
-            None => Err(Self::missing(&req.id)),
-        }
+        // Already gone (deleted by a run killed before it recorded the delete, or by hand):
+        // the goal of a delete holds, so it succeeds, as Pulumi's providers treat NotFound.
+        self.world.remove(&req.id).await?;
+        Ok(())
     }
 }

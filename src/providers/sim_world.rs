@@ -23,6 +23,9 @@ pub struct WorldResource {
     pub type_: String,
     /// The resource's name in the program (the URN's name).
     pub name: String,
+    /// The URN that created it, so that a create whose ID was never recorded can be found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urn: Option<String>,
     pub properties: PropertyMap,
 }
 
@@ -256,7 +259,9 @@ impl SimWorld {
     async fn commit(&self, guard: &mut Loaded, change: Change) -> Result<(), SimWorldError> {
         let size = guard.resources.len();
         if size >= self.log_from && guard.logged < size {
-            return self.append(guard, change);
+            self.append(guard, change)?;
+            crate::fault::reached(crate::fault::FaultPoint::AfterProviderWrite);
+            return Ok(());
         }
         guard.apply(change);
         guard.log = None;
@@ -275,6 +280,7 @@ impl SimWorld {
         guard.resources = resources;
         written?;
         guard.stamp = stamp(&self.path);
+        crate::fault::reached(crate::fault::FaultPoint::AfterProviderWrite);
         Ok(())
     }
 
@@ -390,6 +396,7 @@ mod tests {
         WorldResource {
             type_: "sim:index:Resource".into(),
             name: name.into(),
+            urn: None,
             properties: props([("k", "v")]),
         }
     }

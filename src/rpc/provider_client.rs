@@ -173,6 +173,9 @@ impl PluginProvider {
         if status.code() == Code::Cancelled {
             return ProviderError::Cancelled;
         }
+        if status.code() == Code::NotFound {
+            return ProviderError::NotFound(status.message().to_string());
+        }
         let transport =
             status.code() == Code::Unavailable || std::error::Error::source(&status).is_some();
         if transport

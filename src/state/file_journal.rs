@@ -1,16 +1,20 @@
 //! The on-disk journal: one JSON line per [`JournalEntry`], appended with a single `write` so
 //! that a kill at any instant leaves at most a torn last line, which loading ignores. Secrets
-//! are encrypted before a line is written. The file is synced when the journal is dropped and
+//! are encrypted before a line is written. A step waits for its `Begin` line to be synced
+//! (group commit: [`GroupSync`]); the file is synced again when the journal is dropped, and
 //! the checkpoint that absorbs it is synced before the journal is removed.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
 use serde_json::Value;
 
-use crate::engine::journal::{Journal, JournalEntry, JournalError};
+use crate::engine::journal::{Durability, Journal, JournalEntry, JournalError, SyncPoint};
+use crate::fault::{FaultPoint, reached};
 
 use super::error::StateError;
 use super::passphrase::Crypter;
@@ -24,6 +28,91 @@ pub struct FileJournal {
     len: u64,
     broken: bool,
     line: Vec<u8>,
+    sync: Arc<GroupSync>,
+}
+
+/// Group commit over the journal file: one syncer thread per journal runs `fdatasync` whenever
+/// a step waits for lines not yet synced, covering every line written by then; steps that ask
+/// while a sync runs share the next one. So `n` steps beginning together cost about two
+/// syncs, not `n`, and a waiting step holds no thread (it awaits a watch channel).
+struct GroupSync {
+    /// Lines written to the file.
+    written: AtomicU64,
+    /// The highest line count a step waits for.
+    requested: AtomicU64,
+    closed: Mutex<bool>,
+    wake: Condvar,
+    /// Lines known to be on stable storage, or why syncing failed.
+    synced: tokio::sync::watch::Sender<Result<u64, Arc<str>>>,
+}
+
+impl GroupSync {
+    fn start(file: File) -> Arc<GroupSync> {
+        let sync = Arc::new(GroupSync {
+            written: AtomicU64::new(0),
+            requested: AtomicU64::new(0),
+            closed: Mutex::new(false),
+            wake: Condvar::new(),
+            synced: tokio::sync::watch::Sender::new(Ok(0)),
+        });
+        let syncer = sync.clone();
+        std::thread::Builder::new()
+            .name("journal-sync".into())
+            .spawn(move || syncer.run(file))
+            .expect("spawn the journal's sync thread");
+        sync
+    }
+
+    /// The syncer: sleeps until a step waits for unsynced lines, syncs everything written.
+    fn run(&self, file: File) {
+        let mut synced = 0;
+        loop {
+            {
+                let mut closed = self.closed.lock().expect("journal sync lock");
+                while self.requested.load(Ordering::Acquire) <= synced && !*closed {
+                    closed = self.wake.wait(closed).expect("journal sync lock");
+                }
+                if *closed {
+                    return;
+                }
+            }
+            let target = self.written.load(Ordering::Acquire);
+            if let Err(e) = file.sync_data() {
+                let _ = self.synced.send_replace(Err(e.to_string().into()));
+                return;
+            }
+            synced = target;
+            let _ = self.synced.send_replace(Ok(synced));
+        }
+    }
+
+    fn close(&self) {
+        *self.closed.lock().expect("journal sync lock") = true;
+        self.wake.notify_one();
+    }
+}
+
+#[async_trait::async_trait]
+impl Durability for GroupSync {
+    async fn wait(&self, upto: u64) -> io::Result<()> {
+        let mut synced = self.synced.subscribe();
+        if matches!(*synced.borrow(), Ok(n) if n >= upto) {
+            return Ok(());
+        }
+        self.requested.fetch_max(upto, Ordering::AcqRel);
+        {
+            let _closed = self.closed.lock().expect("journal sync lock");
+            self.wake.notify_one();
+        }
+        let reached = synced
+            .wait_for(|s| !matches!(s, Ok(n) if *n < upto))
+            .await
+            .map_err(|_| io::Error::other("the journal's sync thread stopped"))?;
+        match &*reached {
+            Ok(_) => Ok(()),
+            Err(e) => Err(io::Error::other(format!("syncing the journal failed: {e}"))),
+        }
+    }
 }
 
 impl FileJournal {
@@ -36,6 +125,7 @@ impl FileJournal {
         if let Some(dir) = path.parent() {
             super::atomic::sync_dir(dir)?;
         }
+        let sync = GroupSync::start(file.try_clone()?);
         Ok(FileJournal {
             file,
             path,
@@ -43,6 +133,7 @@ impl FileJournal {
             len: 0,
             broken: false,
             line: Vec::new(),
+            sync,
         })
     }
 
@@ -71,6 +162,7 @@ impl Journal for FileJournal {
         self.line.clear();
         serde_json::to_writer(&mut self.line, &value).map_err(io::Error::other)?;
         self.line.push(b'\n');
+        reached(FaultPoint::BeforeJournal);
         if let Err(e) = self.file.write_all(&self.line) {
             // A partial line in the middle would make the file unreadable: cut it off and
             // refuse further entries, so that what was recorded before stays loadable.
@@ -82,12 +174,22 @@ impl Journal for FileJournal {
             )));
         }
         self.len += self.line.len() as u64;
+        self.sync.written.fetch_add(1, Ordering::Release);
+        reached(FaultPoint::AfterJournal);
         Ok(())
+    }
+
+    fn sync_point(&self) -> Option<SyncPoint> {
+        Some(SyncPoint {
+            durability: self.sync.clone(),
+            upto: self.sync.written.load(Ordering::Acquire),
+        })
     }
 }
 
 impl Drop for FileJournal {
     fn drop(&mut self) {
+        self.sync.close();
         let _ = self.file.sync_data();
     }
 }
@@ -153,4 +255,33 @@ fn check_operations(entries: &[JournalEntry]) -> Result<(), (usize, String)> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::journal::JournalEntry;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn waiters_of_a_group_commit_all_return_once_their_lines_are_synced() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut journal = FileJournal::create(dir.path().join("journal.1.jsonl"), None).unwrap();
+        let mut points = Vec::new();
+        for op in 0..16 {
+            journal.append(&JournalEntry::Failure { op }).unwrap();
+            points.push(journal.sync_point().expect("a file journal syncs"));
+        }
+        assert_eq!(points.last().unwrap().upto, 16);
+        let waiters: Vec<_> = points
+            .into_iter()
+            .map(|p| tokio::spawn(async move { p.durability.wait(p.upto).await }))
+            .collect();
+        for w in waiters {
+            w.await.unwrap().unwrap();
+        }
+        assert_eq!(*journal.sync.synced.borrow(), Ok(16));
+        // Nothing new to wait for: no sync needed.
+        let point = journal.sync_point().unwrap();
+        point.durability.wait(point.upto).await.unwrap();
+    }
 }

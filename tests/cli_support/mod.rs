@@ -166,8 +166,20 @@ impl Env {
 
     /// Custom, non-provider resources in the exported state: (name, id).
     pub fn managed(&self, stack: &str) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = self
+            .recorded(stack)
+            .into_iter()
+            .map(|(name, id, _)| (name, id))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Custom, non-provider resources in the exported state, in its order: (name, id, whether
+    /// the copy is waiting for its delete).
+    pub fn recorded(&self, stack: &str) -> Vec<(String, String, bool)> {
         let doc = self.export(stack);
-        let mut v: Vec<(String, String)> = doc["deployment"]["resources"]
+        doc["deployment"]["resources"]
             .as_array()
             .cloned()
             .unwrap_or_default()
@@ -189,11 +201,10 @@ impl Env {
                         .unwrap()
                         .to_string(),
                     r["id"].as_str().unwrap_or("").to_string(),
+                    r["delete"] == true,
                 )
             })
-            .collect();
-        v.sort();
-        v
+            .collect()
     }
 
     /// Asserts that the world holds exactly the resources the state manages.

@@ -252,8 +252,14 @@ impl Provider for FakeProvider {
     async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
         self.record_timed("delete", &req.urn, &req.inputs, req.timeout)
             .await?;
-        self.world.lock().unwrap().remove(&req.id);
-        Ok(())
+        match self.world.lock().unwrap().remove(&req.id) {
+            Some(_) => Ok(()),
+            // As a real provider answers a delete of what is gone (gRPC NOT_FOUND).
+            None => Err(ProviderError::NotFound(format!(
+                "{} does not exist",
+                req.id
+            ))),
+        }
     }
 }
 

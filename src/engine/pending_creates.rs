@@ -1,0 +1,130 @@
+//! Pending creates an interrupted run left: the provider may have made the resource, but its
+//! ID never reached the journal. `refresh` asks the provider to find it by URN and records
+//! what it finds (Pulumi's `--import-pending-creates`, without the operator typing the ID);
+//! `--clear-pending-creates` drops them. Either way they stop piling up across kills.
+
+use std::collections::HashSet;
+
+use super::events::{EventSink, Severity};
+use super::provider::ProviderError;
+use super::resource::{OperationType, PendingOperation, ResourceState};
+use super::step_apply::{ApplyCtx, now, secretize};
+use super::urn::Urn;
+
+/// The pending creates among a base's pending operations, by position.
+fn pending_creates(pending: &[PendingOperation]) -> impl Iterator<Item = (usize, &ResourceState)> {
+    pending
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.kind == OperationType::Creating)
+        .map(|(i, p)| (i, &p.resource))
+}
+
+/// Drops every pending create (`--clear-pending-creates`), saying so for each.
+pub(crate) fn clear(
+    ctx: &ApplyCtx,
+    pending: &[PendingOperation],
+    events: &EventSink,
+) -> Result<(), String> {
+    for (i, r) in pending_creates(pending) {
+        ctx.manager.resolve(i, None).map_err(|e| e.to_string())?;
+        events.diag(
+            Some(r.urn.clone()),
+            Severity::Info,
+            "cleared the pending create of this resource (--clear-pending-creates)",
+        );
+    }
+    Ok(())
+}
+
+/// Resolves what pending creates it can: a create that made nothing is cleared; one whose
+/// resource the provider finds is recorded with it (as a copy to delete when the stack already
+/// holds that URN, so the next update removes the duplicate). A provider that cannot look
+/// resources up leaves its pending creates, with a warning naming the way out.
+/// `base` is the stack's state after this refresh (`gone`: positions the refresh found gone).
+pub(crate) async fn resolve(
+    ctx: &ApplyCtx,
+    base: &[ResourceState],
+    gone: &HashSet<usize>,
+    pending: &[PendingOperation],
+    events: &EventSink,
+) -> Result<(), String> {
+    let present = || {
+        base.iter()
+            .enumerate()
+            .filter(|(i, _)| !gone.contains(i))
+            .map(|(_, r)| r)
+    };
+    let mut known_ids: HashSet<String> = present().filter_map(|r| r.id.clone()).collect();
+    let mut live: HashSet<Urn> = present()
+        .filter(|r| !r.delete)
+        .map(|r| r.urn.clone())
+        .collect();
+    for (i, r) in pending_creates(pending) {
+        if !r.custom || r.is_provider() {
+            // Components and providers make nothing outside the state.
+            ctx.manager.resolve(i, None).map_err(|e| e.to_string())?;
+            continue;
+        }
+        let found = match ctx.provider(r).await {
+            Ok(loaded) => loaded.provider.lookup(&r.urn).await,
+            Err(e) => Err(ProviderError::Failed(e)),
+        };
+        let candidates = match found {
+            Ok(c) => c,
+            Err(ProviderError::Unsupported(_)) => {
+                events.diag(
+                    Some(r.urn.clone()),
+                    Severity::Warning,
+                    "an interrupted create of this resource is still pending: its provider cannot \
+                     look resources up by URN. Check whether it exists, then run with \
+                     --clear-pending-creates",
+                );
+                continue;
+            }
+            Err(e) => {
+                events.diag(
+                    Some(r.urn.clone()),
+                    Severity::Warning,
+                    format!("the pending create of this resource stays: looking it up failed: {e}"),
+                );
+                continue;
+            }
+        };
+        let Some(made) = candidates.into_iter().find(|c| !known_ids.contains(&c.id)) else {
+            ctx.manager.resolve(i, None).map_err(|e| e.to_string())?;
+            events.diag(
+                Some(r.urn.clone()),
+                Severity::Info,
+                "the interrupted create of this resource made nothing: its pending create is cleared",
+            );
+            continue;
+        };
+        let mut state = r.clone();
+        state.id = Some(made.id.clone());
+        state.outputs = made.outputs;
+        secretize(
+            &mut state.outputs,
+            &state.inputs,
+            &state.additional_secret_outputs,
+        );
+        state.created = now();
+        state.modified = state.created.clone();
+        let message = if live.insert(state.urn.clone()) {
+            format!("recorded {} that an interrupted create made", made.id)
+        } else {
+            state.delete = true;
+            format!(
+                "found {} that an interrupted create made; the stack already has this resource, \
+                 so the copy is recorded for deletion by the next update",
+                made.id
+            )
+        };
+        known_ids.insert(made.id);
+        ctx.manager
+            .resolve(i, Some(state))
+            .map_err(|e| e.to_string())?;
+        events.diag(Some(r.urn.clone()), Severity::Info, message);
+    }
+    Ok(())
+}
