@@ -39,6 +39,15 @@ pub enum Command {
     State(StateCommand),
     /// Run the bundled demo deployment in the console.
     Demo(DemoArgs),
+    /// Print stepdeck's version.
+    Version,
+    /// Print what stepdeck runs with: version, OS, backend, stack, runtime, plugins.
+    About {
+        #[command(flatten)]
+        stack: StackArg,
+        #[arg(short, long)]
+        json: bool,
+    },
 }
 
 /// How replacements that must delete first are approved.
@@ -120,6 +129,13 @@ pub struct DeployArgs {
     /// In the console, update without previewing first.
     #[arg(short = 'f', long)]
     pub skip_preview: bool,
+    /// A message recorded with the update in the stack's history.
+    #[arg(short, long, value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Destroy and refresh: run the program too (its registrations are answered from the
+    /// recorded state; nothing is created or updated).
+    #[arg(long)]
+    pub run_program: bool,
 }
 
 /// The most workers `--parallel` may ask for: the engine sizes its worker pool by it.
@@ -184,6 +200,17 @@ pub enum StackCommand {
         #[arg(long, value_enum, default_value = "dot")]
         format: GraphFormat,
     },
+    /// List the stack's updates, newest first.
+    History {
+        #[command(flatten)]
+        stack: StackArg,
+        /// Print Pulumi's `UpdateInfo` JSON.
+        #[arg(short, long)]
+        json: bool,
+    },
+    /// Manage the stack's tags.
+    #[command(subcommand)]
+    Tag(TagCommand),
     /// Remove a stack's update lock.
     Unlock {
         #[command(flatten)]
@@ -191,6 +218,37 @@ pub enum StackCommand {
         /// Remove the lock even if its holder may still be running.
         #[arg(long)]
         force: bool,
+    },
+}
+
+/// `stack tag`: tags live in the backend; `pulumi:` tags are derived and read-only.
+#[derive(Debug, Subcommand)]
+pub enum TagCommand {
+    /// Print one tag's value.
+    Get {
+        #[command(flatten)]
+        stack: StackArg,
+        name: String,
+    },
+    /// Set a tag.
+    Set {
+        #[command(flatten)]
+        stack: StackArg,
+        name: String,
+        value: String,
+    },
+    /// Remove a tag.
+    Rm {
+        #[command(flatten)]
+        stack: StackArg,
+        name: String,
+    },
+    /// List every tag.
+    Ls {
+        #[command(flatten)]
+        stack: StackArg,
+        #[arg(short, long)]
+        json: bool,
     },
 }
 

@@ -8,7 +8,7 @@ use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
 use stepdeck::engine::{DeploymentResult, EventSink, Operation, Options};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, conclude, execute, expect_no_changes, options};
+use super::deploy::{Display, RunMeta, conclude, execute, expect_no_changes, options};
 use super::errors::DeploymentFailed;
 use super::workspace::{Stack, Workspace};
 
@@ -19,6 +19,7 @@ pub async fn session(
     ws: &Workspace,
     stack: &Stack,
     opts: Options,
+    meta: &RunMeta,
     mode: ConsoleMode,
     leave_when_done: bool,
     phase: Option<String>,
@@ -31,7 +32,7 @@ pub async fn session(
     };
     let (sink, events) = EventSink::channel();
     let exit = Mutex::new(None);
-    let result = execute(ws, stack, opts, sink, |d, program| async {
+    let result = execute(ws, stack, opts, meta, sink, |d, program| async {
         let control = d.control();
         let (result, left) = tokio::join!(
             d.run(program),
@@ -57,6 +58,7 @@ pub async fn run(
     operation: Operation,
     args: &DeployArgs,
 ) -> Result<()> {
+    let meta = RunMeta::from_args(args);
     let mut console = Console::enter()?;
     let outcome = async {
         if operation == Operation::Preview || !(args.yes || args.skip_preview) {
@@ -72,6 +74,7 @@ pub async fn run(
                 ws,
                 stack,
                 preview,
+                &meta,
                 ConsoleMode::Preview {
                     awaiting_decision: asks,
                 },
@@ -104,6 +107,7 @@ pub async fn run(
             ws,
             stack,
             opts,
+            &meta,
             ConsoleMode::Live,
             false,
             None,

@@ -11,7 +11,7 @@ use stepdeck::engine::Operation;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, StackArg};
 use super::console::session;
-use super::deploy::{self, Display, conclude, options};
+use super::deploy::{self, Display, RunMeta, conclude, options};
 use super::workspace::Workspace;
 
 const STACK: &str = "demo";
@@ -84,6 +84,8 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         config_path: false,
         suppress_outputs: false,
         skip_preview: false,
+        message: None,
+        run_program: false,
     }
 }
 
@@ -118,6 +120,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 &ws,
                 &stack,
                 preview,
+                &RunMeta::default(),
                 ConsoleMode::Preview {
                     awaiting_decision: true,
                 },
@@ -140,6 +143,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 &ws,
                 &stack,
                 up,
+                &RunMeta::default(),
                 ConsoleMode::Live,
                 phase == 1,
                 Some(note),

@@ -19,6 +19,7 @@ use stepdeck::project::NewConfigValue;
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::state::UpdateRecord;
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -45,6 +46,23 @@ impl Display {
             Display::Plain
         } else {
             Display::Console
+        }
+    }
+}
+
+/// What a run records and loads beyond the engine's options: the history message and
+/// whether destroy or refresh runs the program (`--run-program`).
+#[derive(Clone, Debug, Default)]
+pub struct RunMeta {
+    pub message: Option<String>,
+    pub run_program: bool,
+}
+
+impl RunMeta {
+    pub fn from_args(args: &DeployArgs) -> RunMeta {
+        RunMeta {
+            message: args.message.clone(),
+            run_program: args.run_program,
         }
     }
 }
@@ -314,6 +332,9 @@ pub async fn run(
     if args.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update) {
         return Err(usage("--expect-no-changes applies to preview and up"));
     }
+    if args.run_program && !matches!(operation, Operation::Destroy | Operation::Refresh) {
+        return Err(usage("--run-program applies to destroy and refresh"));
+    }
     apply_config_args(&ws, &mut stack, &args)?;
     if operation != Operation::Preview && !args.yes && display != Display::Console {
         return Err(usage(
@@ -327,7 +348,8 @@ pub async fn run(
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);
     let suppress = args.suppress_outputs;
-    let result = execute(&ws, &stack, opts, sink, |d, p| {
+    let meta = RunMeta::from_args(&args);
+    let result = execute(&ws, &stack, opts, &meta, sink, |d, p| {
         drive(d, events, display, config, suppress, p)
     })
     .await?;
@@ -336,11 +358,13 @@ pub async fn run(
 }
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
-/// journal every step and compact at the end. `run` drives the deployment (and its display).
+/// journal every step, compact at the end and record the update in the stack's history.
+/// `run` drives the deployment (and its display).
 pub async fn execute<F, Fut>(
     ws: &Workspace,
     stack: &Stack,
     opts: Options,
+    meta: &RunMeta,
     sink: EventSink,
     run: F,
 ) -> Result<DeploymentResult>
@@ -348,7 +372,8 @@ where
     F: FnOnce(Deployment, Option<Box<dyn Program>>) -> Fut,
     Fut: std::future::Future<Output = DeploymentResult>,
 {
-    let runs_program = matches!(opts.operation, Operation::Preview | Operation::Update);
+    let runs_program =
+        meta.run_program || matches!(opts.operation, Operation::Preview | Operation::Update);
     let prepared = prepare(ws, &sink, runs_program)?;
     let program = prepared.program;
     let crypter = stack.crypter.as_ref();
@@ -366,8 +391,40 @@ where
     }
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
     let journal: Box<dyn Journal> = Box::new(journal);
+    let kind = history_kind(opts.operation);
+    let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
     let result = run(d, program).await;
     ws.backend.finish_deployment(&lock, crypter)?;
+    let record = UpdateRecord {
+        kind: kind.to_string(),
+        start_time: started,
+        message: meta.message.clone().unwrap_or_default(),
+        environment: BTreeMap::new(),
+        result: if result.outcome.is_success() {
+            "succeeded"
+        } else {
+            "failed"
+        }
+        .to_string(),
+        end_time: chrono::Utc::now().timestamp(),
+        version: 0,
+        resource_changes: result
+            .counts
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(op, n)| (op.as_str().to_string(), *n))
+            .collect(),
+    };
+    ws.backend.record_update(&lock, record)?;
     Ok(result)
+}
+
+/// The update kind Pulumi's history names an operation by.
+fn history_kind(operation: Operation) -> &'static str {
+    match operation {
+        Operation::Preview | Operation::Update => "update",
+        Operation::Destroy => "destroy",
+        Operation::Refresh => "refresh",
+    }
 }

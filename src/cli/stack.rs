@@ -1,5 +1,5 @@
 //! `stepdeck stack …`: create, list, select and remove stacks; export, import, outputs, graph,
-//! unlock.
+//! history, tags, unlock.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -162,6 +162,10 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
             };
             std::io::stdout().write_all(text.as_bytes())?;
         }
+        StackCommand::History { stack, json } => {
+            super::stack_history::run(&ws, stack.stack.as_deref(), json)?;
+        }
+        StackCommand::Tag(cmd) => super::stack_tag::run(&ws, cmd)?,
         StackCommand::Unlock { stack, force } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
             match ws.backend.unlock(&stack.reference, force)? {
