@@ -53,6 +53,7 @@ pub mod passphrase;
 pub mod pbkdf2;
 pub mod secrets;
 pub mod stack_ref;
+pub mod stack_rename;
 pub mod tags;
 
 pub use backend::{Backend, StackState, StackSummary};
