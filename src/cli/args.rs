@@ -208,6 +208,22 @@ pub enum StackCommand {
         #[arg(short, long)]
         json: bool,
     },
+    /// Rename the stack: its state (every URN rewritten), settings file, history and tags.
+    Rename {
+        #[command(flatten)]
+        stack: StackArg,
+        /// The stack's new name.
+        new_name: String,
+    },
+    /// Re-encrypt every secret of the stack's state and config with a new passphrase (the
+    /// old one from PULUMI_CONFIG_PASSPHRASE, the new one from a prompt, or from standard
+    /// input when it is not a terminal).
+    ChangeSecretsProvider {
+        #[command(flatten)]
+        stack: StackArg,
+        /// The new provider: only `passphrase` is supported.
+        provider: String,
+    },
     /// Manage the stack's tags.
     #[command(subcommand)]
     Tag(TagCommand),

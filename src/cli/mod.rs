@@ -10,6 +10,8 @@ mod errors;
 mod graph;
 mod stack;
 mod stack_history;
+mod stack_rename;
+mod stack_secrets;
 mod stack_tag;
 mod state;
 mod state_move;

@@ -1,5 +1,5 @@
 //! `stepdeck stack …`: create, list, select and remove stacks; export, import, outputs, graph,
-//! history, tags, unlock.
+//! history, tags, rename, secrets provider, unlock.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -166,6 +166,12 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
             super::stack_history::run(&ws, stack.stack.as_deref(), json)?;
         }
         StackCommand::Tag(cmd) => super::stack_tag::run(&ws, cmd)?,
+        StackCommand::Rename { stack, new_name } => {
+            super::stack_rename::run(&ws, stack.stack.as_deref(), &new_name)?;
+        }
+        StackCommand::ChangeSecretsProvider { stack, provider } => {
+            super::stack_secrets::run(&ws, stack.stack.as_deref(), &provider)?;
+        }
         StackCommand::Unlock { stack, force } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
             match ws.backend.unlock(&stack.reference, force)? {
