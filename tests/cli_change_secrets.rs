@@ -25,19 +25,24 @@ outputs:
 
 const NEW: &str = "a brand new passphrase";
 
+const CHANGE: [&str; 5] = [
+    "stack",
+    "change-secrets-provider",
+    "passphrase",
+    "--stack",
+    "dev",
+];
+
+/// The project with the secret `tok` set under the first passphrase.
+fn with_secret_config() -> Env {
+    let env = Env::with_passphrase(PROGRAM);
+    env.set_secret("tok", "hunter2-config");
+    env
+}
+
 #[test]
 fn secrets_of_state_and_config_are_reencrypted_with_the_new_passphrase() {
-    let mut env = Env::new(PROGRAM);
-    env.passphrase = true;
-    env.ok(&[
-        "config",
-        "set",
-        "--secret",
-        "tok",
-        "hunter2-config",
-        "--stack",
-        "dev",
-    ]);
+    let env = with_secret_config();
     env.ok(&[
         "config",
         "set",
@@ -52,13 +57,7 @@ fn secrets_of_state_and_config_are_reencrypted_with_the_new_passphrase() {
     let settings_before = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
 
     let mut child = env
-        .command(&[
-            "stack",
-            "change-secrets-provider",
-            "passphrase",
-            "--stack",
-            "dev",
-        ])
+        .command(&CHANGE)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -119,26 +118,10 @@ fn secrets_of_state_and_config_are_reencrypted_with_the_new_passphrase() {
 
 #[test]
 fn a_wrong_old_passphrase_changes_nothing() {
-    let mut env = Env::new(PROGRAM);
-    env.passphrase = true;
-    env.ok(&[
-        "config",
-        "set",
-        "--secret",
-        "tok",
-        "hunter2-config",
-        "--stack",
-        "dev",
-    ]);
+    let env = with_secret_config();
     let before = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
     let out = env
-        .command(&[
-            "stack",
-            "change-secrets-provider",
-            "passphrase",
-            "--stack",
-            "dev",
-        ])
+        .command(&CHANGE)
         .env("PULUMI_CONFIG_PASSPHRASE", "wrong")
         .output()
         .unwrap();

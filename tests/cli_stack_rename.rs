@@ -7,25 +7,12 @@ mod cli_support;
 use cli_support::*;
 use serde_json::Value;
 
-const PROGRAM: &str = r#"
-config:
-  greeting:
-    type: string
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: pg15
-      networkId: ${net.networkId}
-    options:
-      parent: ${net}
-outputs:
-  net: ${net.networkId}
-"#;
+/// A network and a database, a child of the network, and a config key.
+fn program() -> String {
+    format!(
+        "config:\n  greeting:\n    type: string\n{NET_AND_DB}  child:\n    type: sim:index:Resource\n    properties:\n      tag: ${{net.networkId}}\n    options:\n      parent: ${{net}}\n"
+    )
+}
 
 fn urns(doc: &Value) -> Vec<String> {
     let mut out = Vec::new();
@@ -45,7 +32,7 @@ fn urns(doc: &Value) -> Vec<String> {
 
 #[test]
 fn a_renamed_stack_keeps_its_state_settings_history_and_tags() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&program());
     env.ok(&["stack", "init", "dev"]);
     env.ok(&["config", "set", "greeting", "hi"]);
     env.ok(&["up", "--yes", "--non-interactive", "-m", "before"]);
@@ -84,7 +71,7 @@ fn a_renamed_stack_keeps_its_state_settings_history_and_tags() {
 
 #[test]
 fn renaming_onto_an_existing_stack_is_refused_and_moves_nothing() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&program());
     env.ok(&["stack", "init", "other"]);
     env.ok(&["stack", "init", "dev"]);
     env.ok(&["config", "set", "greeting", "hi"]);
@@ -92,7 +79,7 @@ fn renaming_onto_an_existing_stack_is_refused_and_moves_nothing() {
     let out = env.run(&["stack", "rename", "other"]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("already exists"), "{}", stderr(&out));
-    assert_eq!(env.managed("dev").len(), 2);
+    assert_eq!(env.managed("dev").len(), 3);
     assert!(env.project().join("Pulumi.dev.yaml").exists());
     assert!(!env.project().join("Pulumi.other.yaml").exists());
 }

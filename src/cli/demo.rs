@@ -11,7 +11,7 @@ use stepdeck::engine::Operation;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, StackArg};
 use super::console::session;
-use super::deploy::{self, Display, RunMeta, conclude, options};
+use super::deploy::{self, Display, Run, RunMeta, conclude, options};
 use super::workspace::Workspace;
 
 const STACK: &str = "demo";
@@ -119,8 +119,10 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 &mut console,
                 &ws,
                 &stack,
-                preview,
-                &RunMeta::default(),
+                Run {
+                    options: preview,
+                    meta: RunMeta::default(),
+                },
                 ConsoleMode::Preview {
                     awaiting_decision: true,
                 },
@@ -142,8 +144,10 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 &mut console,
                 &ws,
                 &stack,
-                up,
-                &RunMeta::default(),
+                Run {
+                    options: up,
+                    meta: RunMeta::default(),
+                },
                 ConsoleMode::Live,
                 phase == 1,
                 Some(note),

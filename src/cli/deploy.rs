@@ -58,6 +58,12 @@ pub struct RunMeta {
     pub run_program: bool,
 }
 
+/// A deployment as the command line runs it: the engine's options and what the CLI adds.
+pub struct Run {
+    pub options: Options,
+    pub meta: RunMeta,
+}
+
 impl RunMeta {
     pub fn from_args(args: &DeployArgs) -> RunMeta {
         RunMeta {
@@ -348,8 +354,11 @@ pub async fn run(
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);
     let suppress = args.suppress_outputs;
-    let meta = RunMeta::from_args(&args);
-    let result = execute(&ws, &stack, opts, &meta, sink, |d, p| {
+    let run = Run {
+        options: opts,
+        meta: RunMeta::from_args(&args),
+    };
+    let result = execute(&ws, &stack, run, sink, |d, p| {
         drive(d, events, display, config, suppress, p)
     })
     .await?;
@@ -363,8 +372,10 @@ pub async fn run(
 pub async fn execute<F, Fut>(
     ws: &Workspace,
     stack: &Stack,
-    opts: Options,
-    meta: &RunMeta,
+    Run {
+        options: opts,
+        meta,
+    }: Run,
     sink: EventSink,
     run: F,
 ) -> Result<DeploymentResult>

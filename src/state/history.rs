@@ -83,7 +83,7 @@ impl Backend {
                 })?;
             records.push(record);
         }
-        records.sort_by(|a, b| b.version.cmp(&a.version));
+        records.sort_by_key(|r| std::cmp::Reverse(r.version));
         Ok(records)
     }
 }
