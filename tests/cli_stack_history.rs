@@ -40,9 +40,24 @@ fn shape(list: &[Value]) -> String {
 
 #[test]
 fn every_update_is_recorded_with_its_kind_result_changes_and_message() {
-    let env = Env::new(NET_AND_DB);
+    let env = Env::with_passphrase(NET_AND_DB);
+    env.set_secret("token", "hunter2");
+    env.ok(&[
+        "config",
+        "set",
+        "--path",
+        "db.ports[0]",
+        "5432",
+        "--stack",
+        "dev",
+    ]);
     let yes = ["--stack", "dev", "--yes", "--non-interactive"];
-    env.ok(&[&["up"][..], &yes, &["--message", "first"]].concat());
+    env.ok(&[
+        &["up"][..],
+        &yes,
+        &["--message", "first", "-c", "region=north"],
+    ]
+    .concat());
     env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
     env.ok(&[&["refresh"][..], &yes].concat());
     env.write(
@@ -55,6 +70,14 @@ fn every_update_is_recorded_with_its_kind_result_changes_and_message() {
 
     let list = history(&env);
     insta::assert_snapshot!("stack_history_json", shape(&list));
+    let dir = env
+        .root
+        .path()
+        .join("state/.stepdeck/stacks/e2e/dev/history");
+    for file in std::fs::read_dir(dir).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        assert!(!text.contains("hunter2"), "a secret in plain text: {text}");
+    }
 
     let plain = env.ok(&["stack", "history", "--stack", "dev"]);
     let first = plain.find("Version: 4").expect(&plain);
@@ -69,10 +92,7 @@ fn a_stack_never_updated_has_an_empty_history() {
     env.ok(&["stack", "init", "dev"]);
     assert!(history(&env).is_empty());
     let plain = env.ok(&["stack", "history", "--stack", "dev"]);
-    assert!(
-        plain.contains("Stack dev has never been updated"),
-        "{plain}"
-    );
+    assert!(plain.contains("Stack has never been updated"), "{plain}");
 }
 
 #[test]

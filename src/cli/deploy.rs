@@ -15,11 +15,12 @@ use stepdeck::engine::{
 };
 use stepdeck::output::json::{EventWriter, PreviewDigest};
 use stepdeck::output::plain::ProgressPrinter;
-use stepdeck::project::NewConfigValue;
+use stepdeck::project::config::value_text;
+use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
-use stepdeck::state::UpdateRecord;
+use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -412,6 +413,7 @@ where
         start_time: started,
         message: meta.message.clone().unwrap_or_default(),
         environment: BTreeMap::new(),
+        config: recorded_config(stack),
         result: if result.outcome.is_success() {
             "succeeded"
         } else {
@@ -429,6 +431,32 @@ where
     };
     ws.backend.record_update(&lock, record)?;
     Ok(result)
+}
+
+/// The stack's configuration as the history records it: secrets (and objects holding
+/// secure leaves) keep their ciphertext.
+fn recorded_config(stack: &Stack) -> BTreeMap<String, RecordedConfig> {
+    stack
+        .settings
+        .config
+        .iter()
+        .map(|(key, value)| {
+            let secret = value.has_secret();
+            let recorded = match value {
+                ConfigValue::Secure(ct) => RecordedConfig {
+                    string: ct.clone(),
+                    secret,
+                    object: false,
+                },
+                ConfigValue::Plain(v) => RecordedConfig {
+                    string: value_text(v),
+                    secret,
+                    object: v.is_object() || v.is_array(),
+                },
+            };
+            (key.to_string(), recorded)
+        })
+        .collect()
 }
 
 /// The update kind Pulumi's history names an operation by.

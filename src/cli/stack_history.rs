@@ -18,7 +18,7 @@ pub fn run(ws: &Workspace, stack: Option<&str>, json: bool) -> Result<()> {
         return Ok(());
     }
     if records.is_empty() {
-        println!("Stack {} has never been updated", stack.name);
+        println!("Stack has never been updated");
         return Ok(());
     }
     for r in &records {
@@ -41,11 +41,29 @@ fn to_json(r: &UpdateRecord) -> Value {
         "startTime": rfc3339(r.start_time),
         "message": r.message,
         "environment": r.environment,
-        "config": {},
+        "config": config_json(r),
         "result": r.result,
         "endTime": rfc3339(r.end_time),
         "resourceChanges": r.resource_changes,
     })
+}
+
+/// The recorded config as Pulumi's `configValueJSON`: secrets without their value (there is no
+/// `--show-secrets`), objects also parsed into `objectValue`.
+fn config_json(r: &UpdateRecord) -> Value {
+    let entries = r.config.iter().map(|(k, v)| {
+        let mut shown = json!({"secret": v.secret});
+        if !v.secret {
+            shown["value"] = Value::String(v.string.clone());
+            if v.object
+                && let Ok(obj) = serde_json::from_str::<Value>(&v.string)
+            {
+                shown["objectValue"] = obj;
+            }
+        }
+        (k.clone(), shown)
+    });
+    Value::Object(entries.collect())
 }
 
 fn render(r: &UpdateRecord) -> String {

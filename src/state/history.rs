@@ -27,6 +27,9 @@ pub struct UpdateRecord {
     pub message: String,
     #[serde(default)]
     pub environment: BTreeMap<String, String>,
+    /// The stack's configuration when the update ran, by `<namespace>:<name>`.
+    #[serde(default)]
+    pub config: BTreeMap<String, RecordedConfig>,
     /// `succeeded` or `failed`.
     pub result: String,
     pub end_time: i64,
@@ -36,6 +39,16 @@ pub struct UpdateRecord {
     /// Completed steps by Pulumi's op name (`create`, `same`, …).
     #[serde(default)]
     pub resource_changes: BTreeMap<String, usize>,
+}
+
+/// A config value as the history keeps it (Pulumi's `apitype.ConfigValue`): text, or JSON text
+/// for an object; secrets stay encrypted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedConfig {
+    pub string: String,
+    pub secret: bool,
+    pub object: bool,
 }
 
 impl Backend {

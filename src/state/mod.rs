@@ -62,7 +62,7 @@ pub use checkpoint::SecretsProviderState;
 pub use error::StateError;
 pub use export::{export_salt, validate_export};
 pub use file_journal::FileJournal;
-pub use history::UpdateRecord;
+pub use history::{RecordedConfig, UpdateRecord};
 pub use lock::{Holder, LockInfo, StackLock, StackLocked};
 pub use passphrase::{Crypter, SecretsError, passphrase_from_env};
 pub use stack_ref::StackRef;
