@@ -56,16 +56,7 @@ fn secrets_of_state_and_config_are_reencrypted_with_the_new_passphrase() {
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let settings_before = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
 
-    let mut child = env
-        .command(&CHANGE)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    writeln!(child.stdin.take().unwrap(), "{NEW}").unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    rotate(&env);
 
     let settings = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
     assert_ne!(settings, settings_before);
@@ -141,4 +132,49 @@ fn a_wrong_old_passphrase_changes_nothing() {
         "{}",
         stderr(&unsupported)
     );
+}
+
+/// A rotation interrupted after the state was saved and before the settings were (here: the
+/// old settings put back) is completed by running it again with the same passphrases.
+#[test]
+fn an_interrupted_rotation_is_completed_by_running_it_again() {
+    let env = with_secret_config();
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let settings = env.project().join("Pulumi.dev.yaml");
+    let old_settings = std::fs::read_to_string(&settings).unwrap();
+    rotate(&env);
+    std::fs::write(&settings, &old_settings).unwrap();
+    rotate(&env);
+    let outputs = env
+        .command(&[
+            "stack",
+            "output",
+            "--stack",
+            "dev",
+            "--show-secrets",
+            "--json",
+        ])
+        .env("PULUMI_CONFIG_PASSPHRASE", NEW)
+        .output()
+        .unwrap();
+    assert!(outputs.status.success(), "{}", stderr(&outputs));
+    assert!(
+        stdout(&outputs).contains("hunter2-config"),
+        "{}",
+        stdout(&outputs)
+    );
+}
+
+/// Runs the rotation with the old passphrase in the environment and NEW on standard input.
+fn rotate(env: &Env) {
+    let mut child = env
+        .command(&CHANGE)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{NEW}").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
 }

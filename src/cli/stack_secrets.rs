@@ -2,7 +2,9 @@
 //! state and configuration (nested `secure:` leaves included) under a new passphrase and salt,
 //! as Pulumi's rotation does. The old passphrase comes from PULUMI_CONFIG_PASSPHRASE(_FILE);
 //! the new one, as Pulumi reads it when rotating, from a prompt on a terminal (twice, to
-//! confirm) or else from the first line of standard input.
+//! confirm) or else from the first line of standard input. The state is saved before the
+//! settings; a rotation interrupted in between is completed by running it again with the same
+//! passphrases.
 
 use std::io::{BufRead, IsTerminal, Write};
 
@@ -23,12 +25,30 @@ pub fn run(ws: &Workspace, stack: Option<&str>, provider: &str) -> Result<()> {
     }
     let stack = ws.stack(stack, false)?;
     let old = stack.require_crypter()?;
-    let new = Crypter::new_salt(&new_passphrase()?);
+    let passphrase = new_passphrase()?;
+    let new = Crypter::new_salt(&passphrase);
     let lock = ws
         .backend
         .lock(&stack.reference, "change-secrets-provider")?;
     warn_if_broke_stale(&lock);
-    let snapshot = ws.backend.load(&stack.reference, Some(old))?.snapshot;
+    // The state is saved before the settings: a state written with another salt than the
+    // settings' is one an interrupted rotation already moved to the new passphrase.
+    let moved = match ws.backend.recorded_salt(&stack.reference)? {
+        Some(salt) if Some(&salt) != stack.settings.encryption_salt.as_ref() => {
+            Some(Crypter::from_salt(&passphrase, &salt).map_err(|_| {
+                usage(
+                    "the stack's state is encrypted under another passphrase than its config \
+                     (an interrupted change-secrets-provider?): give the new passphrase that \
+                     rotation was given",
+                )
+            })?)
+        }
+        _ => None,
+    };
+    let snapshot = ws
+        .backend
+        .load(&stack.reference, Some(moved.as_ref().unwrap_or(old)))?
+        .snapshot;
     let mut settings = StackSettings::load(ws.dir(), &stack.name, &ws.project.name)
         .map_err(|e| usage(e.to_string()))?;
     let file = settings.file_name.clone();
