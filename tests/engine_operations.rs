@@ -170,6 +170,33 @@ async fn destroy_deletes_dependents_first_and_providers_last() {
     assert_eq!(deleted, vec!["a", "c"]);
 }
 
+/// `destroy --run-program` (Pulumi's destroy mode): the program runs, but nothing is diffed,
+/// created or updated, even for a resource the stack does not hold, and everything is deleted.
+#[tokio::test]
+async fn destroy_with_the_program_creates_nothing_and_deletes_everything() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = run(&p, &Snapshot::default(), options(), Some(chain_program()))
+        .await
+        .result
+        .snapshot;
+    p.calls.lock().unwrap().clear();
+    let mut opts = options();
+    opts.operation = Operation::Destroy;
+    let program = goals(vec![
+        Box::new(|_| custom("a", &[("k", "2")])),
+        Box::new(|_| custom("new", &[])),
+    ]);
+    let r = run(&p, &s0, opts, Some(program)).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert!(r.result.snapshot.resources.is_empty());
+    for op in ["diff", "create", "update"] {
+        assert!(p.names(op).is_empty(), "{op}: {:?}", p.names(op));
+    }
+    let mut deleted = p.names("delete");
+    deleted.sort();
+    assert_eq!(deleted, vec!["a", "c"]);
+}
+
 #[tokio::test]
 async fn pending_operations_are_reported_and_only_creates_carry_over() {
     let p = Arc::new(FakeProvider::default());
