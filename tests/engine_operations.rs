@@ -109,14 +109,20 @@ fn chain_program() -> Box<dyn stepdeck::engine::Program> {
     ])
 }
 
-#[tokio::test]
-async fn refresh_reads_every_resource_and_removes_vanished_ones() {
+/// A provider and the state `chain_program` left with it, its calls forgotten.
+async fn chain_deployed() -> (Arc<FakeProvider>, Snapshot) {
     let p = Arc::new(FakeProvider::default());
     let s0 = run(&p, &Snapshot::default(), options(), Some(chain_program()))
         .await
         .result
         .snapshot;
     p.calls.lock().unwrap().clear();
+    (p, s0)
+}
+
+#[tokio::test]
+async fn refresh_reads_every_resource_and_removes_vanished_ones() {
+    let (p, s0) = chain_deployed().await;
     p.world.lock().unwrap().remove("id-a");
     p.world
         .lock()
@@ -174,12 +180,7 @@ async fn destroy_deletes_dependents_first_and_providers_last() {
 /// created or updated, even for a resource the stack does not hold, and everything is deleted.
 #[tokio::test]
 async fn destroy_with_the_program_creates_nothing_and_deletes_everything() {
-    let p = Arc::new(FakeProvider::default());
-    let s0 = run(&p, &Snapshot::default(), options(), Some(chain_program()))
-        .await
-        .result
-        .snapshot;
-    p.calls.lock().unwrap().clear();
+    let (p, s0) = chain_deployed().await;
     let mut opts = options();
     opts.operation = Operation::Destroy;
     let program = goals(vec![
