@@ -22,17 +22,8 @@ resources:
 
 #[test]
 fn a_secret_failing_a_providers_check_is_masked_everywhere() {
-    let mut env = Env::new(PROGRAM);
-    env.passphrase = true;
-    env.ok(&[
-        "config",
-        "set",
-        "--secret",
-        "tok",
-        "hunter2-config",
-        "--stack",
-        "dev",
-    ]);
+    let env = Env::with_passphrase(PROGRAM);
+    env.set_secret("tok", "hunter2-config");
     for args in [
         &["preview", "--stack", "dev", "--non-interactive"][..],
         &["preview", "--stack", "dev", "--json"],

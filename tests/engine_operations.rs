@@ -109,14 +109,20 @@ fn chain_program() -> Box<dyn stepdeck::engine::Program> {
     ])
 }
 
-#[tokio::test]
-async fn refresh_reads_every_resource_and_removes_vanished_ones() {
+/// A provider and the state `chain_program` left with it, its calls forgotten.
+async fn chain_deployed() -> (Arc<FakeProvider>, Snapshot) {
     let p = Arc::new(FakeProvider::default());
     let s0 = run(&p, &Snapshot::default(), options(), Some(chain_program()))
         .await
         .result
         .snapshot;
     p.calls.lock().unwrap().clear();
+    (p, s0)
+}
+
+#[tokio::test]
+async fn refresh_reads_every_resource_and_removes_vanished_ones() {
+    let (p, s0) = chain_deployed().await;
     p.world.lock().unwrap().remove("id-a");
     p.world
         .lock()
@@ -165,6 +171,28 @@ async fn destroy_deletes_dependents_first_and_providers_last() {
     assert_eq!(order[order.len() - 2], "a");
     assert!(r.result.snapshot.resources.is_empty());
     // b is deleted with a: only a and c reach the provider.
+    let mut deleted = p.names("delete");
+    deleted.sort();
+    assert_eq!(deleted, vec!["a", "c"]);
+}
+
+/// `destroy --run-program` (Pulumi's destroy mode): the program runs, but nothing is diffed,
+/// created or updated, even for a resource the stack does not hold, and everything is deleted.
+#[tokio::test]
+async fn destroy_with_the_program_creates_nothing_and_deletes_everything() {
+    let (p, s0) = chain_deployed().await;
+    let mut opts = options();
+    opts.operation = Operation::Destroy;
+    let program = goals(vec![
+        Box::new(|_| custom("a", &[("k", "2")])),
+        Box::new(|_| custom("new", &[])),
+    ]);
+    let r = run(&p, &s0, opts, Some(program)).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert!(r.result.snapshot.resources.is_empty());
+    for op in ["diff", "create", "update"] {
+        assert!(p.names(op).is_empty(), "{op}: {:?}", p.names(op));
+    }
     let mut deleted = p.names("delete");
     deleted.sort();
     assert_eq!(deleted, vec!["a", "c"]);

@@ -39,6 +39,15 @@ pub enum Command {
     State(StateCommand),
     /// Run the bundled demo deployment in the console.
     Demo(DemoArgs),
+    /// Print stepdeck's version.
+    Version,
+    /// Print what stepdeck runs with: version, OS, backend, stack, runtime, plugins.
+    About {
+        #[command(flatten)]
+        stack: StackArg,
+        #[arg(short, long)]
+        json: bool,
+    },
 }
 
 /// How replacements that must delete first are approved.
@@ -117,6 +126,13 @@ pub struct DeployArgs {
     /// In the console, update without previewing first.
     #[arg(short = 'f', long)]
     pub skip_preview: bool,
+    /// A message recorded with the update in the stack's history.
+    #[arg(short, long, value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Destroy and refresh: run the program too (its registrations are answered from the
+    /// recorded state; nothing is created or updated).
+    #[arg(long)]
+    pub run_program: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -208,6 +224,33 @@ pub enum StackCommand {
         #[arg(long, value_enum, default_value = "dot")]
         format: GraphFormat,
     },
+    /// List the stack's updates, newest first.
+    History {
+        #[command(flatten)]
+        stack: StackArg,
+        /// Print Pulumi's `UpdateInfo` JSON.
+        #[arg(short, long)]
+        json: bool,
+    },
+    /// Rename the stack: its state (every URN rewritten), settings file, history and tags.
+    Rename {
+        #[command(flatten)]
+        stack: StackArg,
+        /// The stack's new name.
+        new_name: String,
+    },
+    /// Re-encrypt every secret of the stack's state and config with a new passphrase (the
+    /// old one from PULUMI_CONFIG_PASSPHRASE, the new one from a prompt, or from standard
+    /// input when it is not a terminal).
+    ChangeSecretsProvider {
+        #[command(flatten)]
+        stack: StackArg,
+        /// The new provider: only `passphrase` is supported.
+        provider: String,
+    },
+    /// Manage the stack's tags.
+    #[command(subcommand)]
+    Tag(TagCommand),
     /// Remove a stack's update lock.
     Unlock {
         #[command(flatten)]
@@ -215,6 +258,37 @@ pub enum StackCommand {
         /// Remove the lock even if its holder may still be running.
         #[arg(long)]
         force: bool,
+    },
+}
+
+/// `stack tag`: tags live in the backend; `pulumi:` tags are derived and read-only.
+#[derive(Debug, Subcommand)]
+pub enum TagCommand {
+    /// Print one tag's value.
+    Get {
+        #[command(flatten)]
+        stack: StackArg,
+        name: String,
+    },
+    /// Set a tag.
+    Set {
+        #[command(flatten)]
+        stack: StackArg,
+        name: String,
+        value: String,
+    },
+    /// Remove a tag.
+    Rm {
+        #[command(flatten)]
+        stack: StackArg,
+        name: String,
+    },
+    /// List every tag.
+    Ls {
+        #[command(flatten)]
+        stack: StackArg,
+        #[arg(short, long)]
+        json: bool,
     },
 }
 

@@ -5,10 +5,10 @@ use std::sync::Mutex;
 
 use anyhow::{Result, anyhow};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
-use stepdeck::engine::{DeploymentResult, EventSink, Operation, Options};
+use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, conclude, execute, options};
+use super::deploy::{Display, Run, RunMeta, conclude, execute, options};
 use super::errors::DeploymentFailed;
 use super::workspace::{Stack, Workspace};
 
@@ -18,20 +18,20 @@ pub async fn session(
     console: &mut Console,
     ws: &Workspace,
     stack: &Stack,
-    opts: Options,
+    run: Run,
     mode: ConsoleMode,
     leave_when_done: bool,
     phase: Option<String>,
 ) -> Result<(DeploymentResult, ConsoleExit)> {
     let title = Title {
-        operation: opts.operation.as_str().to_string(),
+        operation: run.options.operation.as_str().to_string(),
         stack: stack.name.clone(),
         project: ws.project.name.clone(),
         phase,
     };
     let (sink, events) = EventSink::channel();
     let exit = Mutex::new(None);
-    let result = execute(ws, stack, opts, sink, |d, program| async {
+    let result = execute(ws, stack, run, sink, |d, program| async {
         let control = d.control();
         let (result, left) = tokio::join!(
             d.run(program),
@@ -57,6 +57,7 @@ pub async fn run(
     operation: Operation,
     args: &DeployArgs,
 ) -> Result<()> {
+    let meta = RunMeta::from_args(args);
     let mut console = Console::enter()?;
     let outcome = async {
         if operation == Operation::Preview || !(args.yes || args.skip_preview) {
@@ -71,7 +72,10 @@ pub async fn run(
                 &mut console,
                 ws,
                 stack,
-                preview,
+                Run {
+                    options: preview,
+                    meta: meta.clone(),
+                },
                 ConsoleMode::Preview {
                     awaiting_decision: asks,
                 },
@@ -100,7 +104,10 @@ pub async fn run(
             &mut console,
             ws,
             stack,
-            opts,
+            Run {
+                options: opts,
+                meta,
+            },
             ConsoleMode::Live,
             false,
             None,

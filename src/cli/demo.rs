@@ -11,7 +11,7 @@ use stepdeck::engine::Operation;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, StackArg};
 use super::console::session;
-use super::deploy::{self, Display, conclude, options};
+use super::deploy::{self, Display, Run, RunMeta, conclude, options};
 use super::workspace::Workspace;
 
 const STACK: &str = "demo";
@@ -83,6 +83,8 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         config: Vec::new(),
         config_path: false,
         skip_preview: false,
+        message: None,
+        run_program: false,
         output: OutputArgs::default(),
     }
 }
@@ -117,7 +119,10 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 &mut console,
                 &ws,
                 &stack,
-                preview,
+                Run {
+                    options: preview,
+                    meta: RunMeta::default(),
+                },
                 ConsoleMode::Preview {
                     awaiting_decision: true,
                 },
@@ -139,7 +144,10 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 &mut console,
                 &ws,
                 &stack,
-                up,
+                Run {
+                    options: up,
+                    meta: RunMeta::default(),
+                },
                 ConsoleMode::Live,
                 phase == 1,
                 Some(note),

@@ -17,10 +17,12 @@ use stepdeck::output::event_stream::EventWriter;
 use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
-use stepdeck::project::NewConfigValue;
+use stepdeck::project::config::value_text;
+use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -47,6 +49,29 @@ impl Display {
             Display::Plain
         } else {
             Display::Console
+        }
+    }
+}
+
+/// What a run records and loads beyond the engine's options: the history message and
+/// whether destroy or refresh runs the program (`--run-program`).
+#[derive(Clone, Debug, Default)]
+pub struct RunMeta {
+    pub message: Option<String>,
+    pub run_program: bool,
+}
+
+/// A deployment as the command line runs it: the engine's options and what the CLI adds.
+pub struct Run {
+    pub options: Options,
+    pub meta: RunMeta,
+}
+
+impl RunMeta {
+    pub fn from_args(args: &DeployArgs) -> RunMeta {
+        RunMeta {
+            message: args.message.clone(),
+            run_program: args.run_program,
         }
     }
 }
@@ -356,8 +381,12 @@ pub async fn run(
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt(ws.dir())?;
-    if args.output.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update) {
+    if args.output.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update)
+    {
         return Err(usage("--expect-no-changes applies to preview and up"));
+    }
+    if args.run_program && !matches!(operation, Operation::Destroy | Operation::Refresh) {
+        return Err(usage("--run-program applies to destroy and refresh"));
     }
     apply_config_args(&ws, &mut stack, &args)?;
     if operation != Operation::Preview && !args.yes && display != Display::Console {
@@ -372,7 +401,11 @@ pub async fn run(
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);
     let shown = Shown::from_args(&args.output)?;
-    let result = execute(&ws, &stack, opts, sink, |d, p| {
+    let run = Run {
+        options: opts,
+        meta: RunMeta::from_args(&args),
+    };
+    let result = execute(&ws, &stack, run, sink, |d, p| {
         drive(d, events, display, config, shown, p)
     })
     .await?;
@@ -381,11 +414,15 @@ pub async fn run(
 }
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
-/// journal every step and compact at the end. `run` drives the deployment (and its display).
+/// journal every step, compact at the end and record the update in the stack's history.
+/// `run` drives the deployment (and its display).
 pub async fn execute<F, Fut>(
     ws: &Workspace,
     stack: &Stack,
-    opts: Options,
+    Run {
+        options: opts,
+        meta,
+    }: Run,
     sink: EventSink,
     run: F,
 ) -> Result<DeploymentResult>
@@ -393,7 +430,8 @@ where
     F: FnOnce(Deployment, Option<Box<dyn Program>>) -> Fut,
     Fut: std::future::Future<Output = DeploymentResult>,
 {
-    let runs_program = matches!(opts.operation, Operation::Preview | Operation::Update);
+    let runs_program =
+        meta.run_program || matches!(opts.operation, Operation::Preview | Operation::Update);
     let prepared = prepare(ws, &sink, runs_program)?;
     let program = prepared.program;
     let crypter = stack.crypter.as_ref();
@@ -411,8 +449,67 @@ where
     }
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
     let journal: Box<dyn Journal> = Box::new(journal);
+    let kind = history_kind(opts.operation);
+    let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
     let result = run(d, program).await;
     ws.backend.finish_deployment(&lock, crypter)?;
+    let record = UpdateRecord {
+        kind: kind.to_string(),
+        start_time: started,
+        message: meta.message.clone().unwrap_or_default(),
+        environment: BTreeMap::new(),
+        config: recorded_config(stack),
+        result: if result.outcome.is_success() {
+            "succeeded"
+        } else {
+            "failed"
+        }
+        .to_string(),
+        end_time: chrono::Utc::now().timestamp(),
+        version: 0,
+        resource_changes: result
+            .counts
+            .iter()
+            .filter(|(_, n)| **n > 0)
+            .map(|(op, n)| (op.as_str().to_string(), *n))
+            .collect(),
+    };
+    ws.backend.record_update(&lock, record)?;
     Ok(result)
+}
+
+/// The stack's configuration as the history records it: secrets (and objects holding
+/// secure leaves) keep their ciphertext.
+fn recorded_config(stack: &Stack) -> BTreeMap<String, RecordedConfig> {
+    stack
+        .settings
+        .config
+        .iter()
+        .map(|(key, value)| {
+            let secret = value.has_secret();
+            let recorded = match value {
+                ConfigValue::Secure(ct) => RecordedConfig {
+                    string: ct.clone(),
+                    secret,
+                    object: false,
+                },
+                ConfigValue::Plain(v) => RecordedConfig {
+                    string: value_text(v),
+                    secret,
+                    object: v.is_object() || v.is_array(),
+                },
+            };
+            (key.to_string(), recorded)
+        })
+        .collect()
+}
+
+/// The update kind Pulumi's history names an operation by.
+fn history_kind(operation: Operation) -> &'static str {
+    match operation {
+        Operation::Preview | Operation::Update => "update",
+        Operation::Destroy => "destroy",
+        Operation::Refresh => "refresh",
+    }
 }

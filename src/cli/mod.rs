@@ -1,5 +1,6 @@
 //! The command line: parses arguments, runs the command, maps errors to exit codes.
 
+mod about;
 mod args;
 mod config;
 mod console;
@@ -8,6 +9,10 @@ mod deploy;
 mod errors;
 mod graph;
 mod stack;
+mod stack_history;
+mod stack_rename;
+mod stack_secrets;
+mod stack_tag;
 mod state;
 mod state_move;
 mod workspace;
@@ -52,8 +57,17 @@ pub fn main() -> ExitCode {
 
 async fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let backend = cli.backend.as_deref();
-    if let Command::Demo(args) = cli.command {
-        return demo::run(args).await;
+    match cli.command {
+        Command::Demo(args) => return demo::run(args).await,
+        Command::Version => {
+            about::version();
+            return Ok(());
+        }
+        Command::About { stack, json } => {
+            let dir = workspace::project_dir(cli.cwd.as_deref()).ok();
+            return about::about(dir.as_deref(), backend, stack.stack.as_deref(), json);
+        }
+        _ => {}
     }
     let dir = workspace::project_dir(cli.cwd.as_deref())?;
     match cli.command {
@@ -64,6 +78,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
-        Command::Demo(_) => unreachable!("handled above"),
+        Command::Demo(_) | Command::Version | Command::About { .. } => {
+            unreachable!("handled above")
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! `stepdeck stack …`: create, list, select and remove stacks; export, import, outputs, graph,
-//! unlock.
+//! history, tags, rename, secrets provider, unlock.
 
 use std::io::{Read, Write};
 use std::path::Path;
@@ -161,6 +161,16 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
                 GraphFormat::Mermaid => graph::mermaid(&snap),
             };
             std::io::stdout().write_all(text.as_bytes())?;
+        }
+        StackCommand::History { stack, json } => {
+            super::stack_history::run(&ws, stack.stack.as_deref(), json)?;
+        }
+        StackCommand::Tag(cmd) => super::stack_tag::run(&ws, cmd)?,
+        StackCommand::Rename { stack, new_name } => {
+            super::stack_rename::run(&ws, stack.stack.as_deref(), &new_name)?;
+        }
+        StackCommand::ChangeSecretsProvider { stack, provider } => {
+            super::stack_secrets::run(&ws, stack.stack.as_deref(), &provider)?;
         }
         StackCommand::Unlock { stack, force } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;

@@ -772,12 +772,14 @@ impl Loop {
         let marked: HashSet<usize> = self.exec.marked_delete().into_iter().collect();
         let pending_replaced: HashSet<usize> = self.exec.pending_replaced().into_iter().collect();
         let base = self.sg.base().clone();
+        // A destroy deletes everything, whatever `--run-program`'s program registered.
+        let destroying = self.opts.operation == Operation::Destroy;
         let mut steps = generate_deletes(
             &base,
             &marked,
             &self.sg.pending_deletes,
             &pending_replaced,
-            |u: &Urn| self.sg.is_live(u) || self.sg.declined.contains(u),
+            |u: &Urn| !destroying && (self.sg.is_live(u) || self.sg.declined.contains(u)),
             |u: &Urn| self.sg.may_delete(u),
         );
         if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {

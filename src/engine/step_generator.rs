@@ -7,7 +7,9 @@ use std::sync::Arc;
 use super::analyzer::Analyzer;
 use super::deployment::Options;
 use super::diff::{apply_replace_on_changes, diff_inputs};
-use super::events::{CascadeId, CascadeMember, CascadeReason, EngineEvent, EventSink, Severity};
+use super::events::{
+    CascadeId, CascadeMember, CascadeReason, EngineEvent, EventSink, Operation, Severity,
+};
 use super::exec_state::ExecState;
 use super::goal::{Alias, Goal, ReadGoal};
 use super::graph::DependencyGraph;
@@ -561,6 +563,10 @@ impl StepGenerator {
         {
             return Ok(self.skip(urn, &bad));
         }
+        if matches!(self.opts.operation, Operation::Destroy | Operation::Refresh) {
+            let old_index = self.lookup_old(&urn, &goal)?;
+            return Ok(Generated::Done(self.answer_from_state(urn, old_index)));
+        }
         self.check_provider_reference(&urn, &new)?;
         let old_index = self.lookup_old(&urn, &goal)?;
         let old = old_index.map(|i| self.old(i));
@@ -737,6 +743,24 @@ impl StepGenerator {
 
     /// Answers a registration that depends on a failed or skipped resource without running
     /// anything (continue-on-error).
+    /// A registration during `destroy --run-program` or `refresh --run-program` (Pulumi's
+    /// destroy and refresh modes): nothing is created or updated, the program gets the recorded
+    /// state back, and a resource the stack does not hold is a skipped create (outputs unknown).
+    fn answer_from_state(&mut self, urn: Urn, old_index: Option<usize>) -> Registered {
+        self.operated.insert(urn.clone());
+        let old = old_index.map(|i| &self.base[i]);
+        if old.is_none() {
+            self.skipped_creates.insert(urn.clone());
+        }
+        Registered {
+            urn,
+            id: old.and_then(|o| o.id.clone()),
+            outputs: old.map(|o| o.outputs.clone()).unwrap_or_default(),
+            status: RegisterStatus::Success,
+            unknown: old.is_none(),
+        }
+    }
+
     fn skip(&mut self, urn: Urn, bad: &Urn) -> Generated {
         self.exec.mark_skipped(&urn);
         self.operated.insert(urn.clone());

@@ -546,6 +546,19 @@ impl Backend {
         Ok(self.compact(lock, crypter)?.snapshot)
     }
 
+    /// The passphrase salt the stack's checkpoint was last written with, read without
+    /// decrypting anything: it tells a rotation that was interrupted after the state moved.
+    pub fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
+        let file = self.read_checkpoint(stack)?;
+        let providers: Option<SecretsProviderState> = file
+            .checkpoint
+            .latest
+            .as_ref()
+            .and_then(|l| l.get("secrets_providers"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        Ok(providers.and_then(|p| p.salt().map(str::to_string)))
+    }
+
     /// Replaces the stack's state with `snapshot` (a new checkpoint, journal cleared).
     pub fn save(
         &self,

@@ -9,6 +9,8 @@
 //!     checkpoint.json         {"version": 3, "checkpoint": {"stack", "latest": DeploymentV3},
 //!                              "stepdeck": {"journalEpoch": E}}   (rewritten atomically)
 //!     journal.<E>.jsonl       one JournalEntry per line, appended during a deployment
+//!     history/<stack>-<nanos>.history.json   one per update (Pulumi's UpdateInfo)
+//!     tags.json               the user's stack tags
 //!     lock.json               {pid, hostname, user, time, operation, id, expires} while locked
 //!   workspaces/<project>.json {"stack": "<current stack>"}
 //! ```
@@ -45,12 +47,15 @@ pub mod checkpoint;
 pub mod error;
 pub mod export;
 pub mod file_journal;
+pub mod history;
 pub mod lock;
 pub mod passphrase;
 pub mod pbkdf2;
 pub mod secrets;
 pub mod stack_outputs;
 pub mod stack_ref;
+pub mod stack_rename;
+pub mod tags;
 
 pub use backend::{Backend, StackState, StackSummary};
 pub use backend_url::{BACKEND_URL_ENV, BackendUrl, DEFAULT_BACKEND_URL};
@@ -58,6 +63,7 @@ pub use checkpoint::SecretsProviderState;
 pub use error::StateError;
 pub use export::{export_salt, validate_export};
 pub use file_journal::FileJournal;
+pub use history::{RecordedConfig, UpdateRecord};
 pub use lock::{Holder, LockInfo, StackLock, StackLocked};
 pub use passphrase::{Crypter, SecretsError, passphrase_from_env};
 pub use stack_outputs::BackendStacks;

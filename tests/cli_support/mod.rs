@@ -46,6 +46,19 @@ impl Env {
         env
     }
 
+    /// [`Env::new`] with `PULUMI_CONFIG_PASSPHRASE` given to every command.
+    pub fn with_passphrase(program: &str) -> Env {
+        Env {
+            passphrase: true,
+            ..Env::new(program)
+        }
+    }
+
+    /// `config set --secret KEY VALUE` on the stack `dev`.
+    pub fn set_secret(&self, key: &str, value: &str) {
+        self.ok(&["config", "set", "--secret", key, value, "--stack", "dev"]);
+    }
+
     pub fn project(&self) -> PathBuf {
         self.root.path().join("project")
     }

@@ -1,0 +1,102 @@
+//! The stack's update history, as Pulumi's DIY backend keeps it: one
+//! `history/<stack>-<start nanos>.history.json` file per update (Pulumi's `UpdateInfo`), written
+//! under the stack's lock once the update ends, whatever its result.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::atomic::write_atomic;
+use super::backend::Backend;
+use super::error::StateError;
+use super::lock::StackLock;
+use super::stack_ref::StackRef;
+
+const SUFFIX: &str = ".history.json";
+
+/// One recorded update (Pulumi's `apitype.UpdateInfo`); times are Unix seconds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateRecord {
+    /// `update`, `refresh` or `destroy`.
+    pub kind: String,
+    pub start_time: i64,
+    #[serde(default)]
+    pub message: String,
+    #[serde(default)]
+    pub environment: BTreeMap<String, String>,
+    /// The stack's configuration when the update ran, by `<namespace>:<name>`.
+    #[serde(default)]
+    pub config: BTreeMap<String, RecordedConfig>,
+    /// `succeeded` or `failed`.
+    pub result: String,
+    pub end_time: i64,
+    /// 1 for the stack's first update, counting up.
+    #[serde(default)]
+    pub version: u64,
+    /// Completed steps by Pulumi's op name (`create`, `same`, …).
+    #[serde(default)]
+    pub resource_changes: BTreeMap<String, usize>,
+}
+
+/// A config value as the history keeps it (Pulumi's `apitype.ConfigValue`): text, or JSON text
+/// for an object; secrets stay encrypted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordedConfig {
+    pub string: String,
+    pub secret: bool,
+    pub object: bool,
+}
+
+impl Backend {
+    fn history_dir(&self, stack: &StackRef) -> PathBuf {
+        self.stack_dir(stack).join("history")
+    }
+
+    /// Appends an update to the history of the locked stack, numbering it after the last one.
+    pub fn record_update(
+        &self,
+        lock: &StackLock,
+        mut record: UpdateRecord,
+    ) -> Result<UpdateRecord, StateError> {
+        let stack = lock.stack();
+        let dir = self.history_dir(stack);
+        fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
+        record.version = self.history(stack)?.first().map_or(0, |r| r.version) + 1;
+        let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+        let path = dir.join(format!("{}-{nanos}{SUFFIX}", stack.stack()));
+        let text = serde_json::to_vec_pretty(&record).expect("an update record serializes");
+        write_atomic(&path, &text).map_err(StateError::io(&path))?;
+        Ok(record)
+    }
+
+    /// The stack's updates, newest first.
+    pub fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
+        let dir = self.history_dir(stack);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StateError::io(&dir)(e)),
+        };
+        let mut records = Vec::new();
+        for entry in entries {
+            let path = entry.map_err(StateError::io(&dir))?.path();
+            if !path.to_string_lossy().ends_with(SUFFIX) {
+                continue;
+            }
+            let text = fs::read(&path).map_err(StateError::io(&path))?;
+            let record: UpdateRecord =
+                serde_json::from_slice(&text).map_err(|e| StateError::Corrupt {
+                    path: path.clone(),
+                    line: Some(e.line()),
+                    message: e.to_string(),
+                })?;
+            records.push(record);
+        }
+        records.sort_by_key(|r| std::cmp::Reverse(r.version));
+        Ok(records)
+    }
+}

@@ -1,0 +1,99 @@
+//! `stack tag get/set/rm/ls`: user tags kept by the backend; Pulumi's built-in `pulumi:` tags
+//! are listed and refused for change.
+
+mod cli_support;
+
+use cli_support::*;
+use serde_json::Value;
+
+#[test]
+fn tags_are_set_listed_read_and_removed() {
+    let env = Env::new(NET_AND_DB);
+    env.ok(&["stack", "init", "dev"]);
+    env.ok(&["stack", "tag", "set", "owner", "ops team"]);
+    assert_eq!(env.ok(&["stack", "tag", "get", "owner"]), "ops team\n");
+    let all: Value = serde_json::from_str(&env.ok(&["stack", "tag", "ls", "--json"])).unwrap();
+    assert_eq!(all["owner"], "ops team");
+    assert_eq!(all["pulumi:project"], "e2e");
+    assert_eq!(all["pulumi:runtime"], "yaml");
+    let plain = env.ok(&["stack", "tag", "ls"]);
+    assert!(
+        plain.contains("owner") && plain.contains("ops team"),
+        "{plain}"
+    );
+
+    env.ok(&["stack", "tag", "rm", "owner"]);
+    let gone = env.run(&["stack", "tag", "get", "owner"]);
+    assert_eq!(gone.status.code(), Some(2));
+    assert!(
+        stderr(&gone).contains("stack tag 'owner' not found"),
+        "{}",
+        stderr(&gone)
+    );
+    let again = env.run(&["stack", "tag", "rm", "owner"]);
+    assert_eq!(again.status.code(), Some(2));
+}
+
+#[test]
+fn built_in_tags_cannot_be_changed() {
+    let env = Env::new(NET_AND_DB);
+    env.ok(&["stack", "init", "dev"]);
+    for args in [
+        &["stack", "tag", "set", "pulumi:project", "other"][..],
+        &["stack", "tag", "rm", "pulumi:runtime"][..],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&out).contains("is built in"), "{}", stderr(&out));
+    }
+    assert_eq!(env.ok(&["stack", "tag", "get", "pulumi:project"]), "e2e\n");
+}
+
+#[test]
+fn tags_of_a_locked_stack_are_not_changed() {
+    let env = Env::new(NET_AND_DB);
+    env.ok(&["stack", "init", "dev"]);
+    let lock = env
+        .root
+        .path()
+        .join("state/.stepdeck/stacks/e2e/dev/lock.json");
+    let holder = serde_json::json!({
+        "pid": std::process::id(), "hostname": hostname(), "user": "t",
+        "time": "2026-01-01T00:00:00Z", "operation": "up", "id": "x",
+        "expires": "2999-01-01T00:00:00Z"
+    });
+    std::fs::write(&lock, holder.to_string()).unwrap();
+    let out = env.run(&["stack", "tag", "set", "owner", "me"]);
+    assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
+    std::fs::remove_file(&lock).unwrap();
+    assert!(env.run(&["stack", "tag", "get", "owner"]).status.code() == Some(2));
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn version_and_about_describe_the_setup() {
+    let env = Env::new(NET_AND_DB);
+    let version = env.ok(&["version"]);
+    assert_eq!(version, format!("v{}\n", env!("CARGO_PKG_VERSION")));
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let about: Value = serde_json::from_str(&env.ok(&["about", "--json"])).unwrap();
+    assert_eq!(about["cliVersion"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(about["os"]["name"], std::env::consts::OS);
+    assert_eq!(about["project"]["name"], "e2e");
+    assert_eq!(about["currentStack"]["name"], "dev");
+    assert!(
+        about["backend"]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("file://")
+    );
+    let plugins = about["plugins"].as_array().unwrap();
+    assert!(plugins.iter().any(|p| p["name"] == "sim"), "{about}");
+    let plain = env.ok(&["about"]);
+    assert!(plain.contains("Current Stack: dev"), "{plain}");
+}
