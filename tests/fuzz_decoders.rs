@@ -1,9 +1,9 @@
 //! Fuzzing without nightly: property tests over the decoders of everything stepdeck reads
-//! from disk or the command line (checkpoints, journals, project and stack settings files,
-//! URNs, `--target` globs). None may panic or hang; what loads must be a state that passes
-//! the integrity check and survives compaction unchanged; globs agree with a plain reference
-//! matcher. Each runs a small fixed budget in CI; `cargo test --test fuzz_decoders --
-//! --ignored` runs the same properties with many more cases.
+//! from disk or the command line (checkpoints, journals, project and stack settings files, YAML
+//! programs, URNs, `--target` globs). None may panic or hang; what loads must be a state that
+//! passes the integrity check and survives compaction unchanged; a refused program is named by
+//! its file; globs agree with a plain reference matcher. Each runs a small fixed budget in CI;
+//! `cargo test --test fuzz_decoders -- --ignored` runs the same properties with many more cases.
 
 use std::fs;
 use std::path::Path;
@@ -461,4 +461,63 @@ fn urn_and_glob_parsing_never_panics_and_globs_match_the_reference() {
 #[ignore = "long fuzzing run: cargo test --test fuzz_decoders -- --ignored"]
 fn urn_and_glob_parsing_never_panics_and_globs_match_the_reference_long() {
     urns_and_globs(LONG_CASES * 8);
+}
+
+// ---- YAML programs --------------------------------------------------------------------------
+
+/// Program text built from fragments of every section, expression form and built-in, right
+/// and wrong: references to nothing, cycles, bad interpolations, misused functions.
+fn arb_program() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("name: p\nruntime: yaml\n"),
+        Just("config:\n  size:\n    type: integer\n    default: 2\n"),
+        Just("variables:\n  v: ${a.id}\n  w: ${v}\n"),
+        Just("variables:\n  j:\n    fn::join: [\",\", [\"x\", \"${size}\"]]\n"),
+        Just("variables:\n  s:\n    fn::split: [\",\", \"a,b\"]\n"),
+        Just("variables:\n  bad:\n    fn::select: [9, [1]]\n"),
+        Just("variables:\n  inv:\n    fn::invoke:\n      function: random:index:nothing\n"),
+        Just("variables:\n  b64:\n    fn::fromBase64: \"%%%\"\n"),
+        Just("variables:\n  f:\n    fn::frobnicate: 1\n"),
+        Just("resources:\n  a:\n    type: sim:index:Resource\n"),
+        Just("  b:\n    type: sim:index:Resource\n    properties:\n      tag: ${a.tag}\n"),
+        Just("  c:\n    type: sim:Resource\n    options:\n      dependsOn: [${b}]\n"),
+        Just("  d:\n    type: random:RandomPet\n    options:\n      parent: ${d}\n"),
+        Just("  e:\n    properties: {x: 1}\n"),
+        Just("  f:\n    type: sim:index:Resource\n    options: 3\n"),
+        Just("  g:\n    type: sim:index:Resource\n    get:\n      id: ${a.id}\n"),
+        Just("  h:\n    type: sim:index:Resource\n    properties:\n      x: ${nothing[0].y}\n"),
+        Just("  i:\n    type: sim:index:Resource\n    properties:\n      x: ${a[\"k\"]\n"),
+        Just("outputs:\n  o: ${a.id}\n  p: ${pulumi.stack}-${pulumi.cwd}\n"),
+        Just("outputs: [1]\n"),
+        Just("resources: 7\n"),
+        Just("  ${x}: 1\n"),
+        Just("\t- tab\n"),
+        Just("'unterminated\n"),
+        Just("---\n"),
+    ];
+    proptest::collection::vec(piece, 0..10).prop_map(|p| p.concat())
+}
+
+fn yaml_programs(cases: u32) {
+    run(cases, arb_program(), |text| {
+        if let Err(e) = stepdeck::yaml::YamlProgram::parse("Pulumi.yaml", &text, "p") {
+            let message = e.to_string();
+            prop_assert!(
+                message.starts_with("Pulumi.yaml"),
+                "an error names the file: {message}\n{text}"
+            );
+        }
+        Ok(())
+    });
+}
+
+#[test]
+fn yaml_program_loader_never_panics_and_names_the_file() {
+    yaml_programs(CI_CASES);
+}
+
+#[test]
+#[ignore = "long fuzzing run: cargo test --test fuzz_decoders -- --ignored"]
+fn yaml_program_loader_never_panics_and_names_the_file_long() {
+    yaml_programs(LONG_CASES);
 }
