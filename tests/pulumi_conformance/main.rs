@@ -16,4 +16,5 @@ mod graph;
 mod lifecycle;
 mod outputs;
 mod read_import;
+mod sdk;
 mod steps;
