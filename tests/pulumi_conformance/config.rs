@@ -78,3 +78,19 @@ fn config_object_paths() {
     );
     t.destroy();
 }
+
+/// A secret set by path inside an object (`config set --path --secret`) reaches the program
+/// decrypted; the whole object is then a secret, as Pulumi lists its key as secret.
+#[test]
+fn config_secret_path() {
+    let t = ProgramTest::with_secrets("config_secret_path");
+    t.ok(&["config", "set", "--path", "db.user", "admin"]);
+    t.ok(&["config", "set", "--path", "--secret", "db.password", "pa55"]);
+    let state = t.up();
+    assert!(!state.to_string().contains("pa55"));
+    assert!(is_secret(&stack_outputs(&state)["password"]));
+    assert!(is_secret(&stack_outputs(&state)["user"]));
+    assert!(is_secret(&live(&state, "r")["inputs"]["password"]));
+    assert_eq!(t.outputs(), json!({"user": "admin", "password": "pa55"}));
+    t.destroy();
+}

@@ -73,3 +73,27 @@ fn duplicate_urns() {
     assert_eq!(managed(&s), ["same", "same"]);
     t.destroy();
 }
+
+/// A dependency the program drops is dropped from the state, after which the dependency can be
+/// deleted while its former dependent stays.
+#[test]
+fn dependency_removed() {
+    let t = ProgramTest::new("dependency_removed");
+    let s0 = t.up();
+    assert_eq!(
+        live(&s0, "b")["dependencies"]
+            .as_array()
+            .map_or(0, Vec::len),
+        1
+    );
+    let s1 = t.step("step1");
+    assert_eq!(
+        live(&s1, "b")["dependencies"]
+            .as_array()
+            .map_or(0, Vec::len),
+        0
+    );
+    let s2 = t.step("step2");
+    assert_eq!(managed(&s2), ["b"]);
+    t.destroy();
+}

@@ -276,3 +276,73 @@ fn set_everywhere(doc: &mut Value, key: &str, value: Value) {
         _ => {}
     }
 }
+
+/// `up --target`: only the targeted resource changes; the next full update does the rest.
+#[test]
+fn targeted_update() {
+    let t = ProgramTest::new("targeted_update");
+    t.up();
+    t.edit("step1");
+    t.ok(&[
+        "up",
+        "--yes",
+        "--non-interactive",
+        "--target",
+        "urn:pulumi:dev::conf::sim:index:Resource::a",
+    ]);
+    let s1 = t.checked_export();
+    assert_eq!(live(&s1, "a")["outputs"]["v"], 2);
+    assert_eq!(live(&s1, "b")["outputs"]["v"], 1);
+    let s2 = t.up();
+    assert_eq!(live(&s2, "b")["outputs"]["v"], 2);
+    t.destroy();
+}
+
+/// `up --replace`: the resource is replaced without a diff, and what reads it is updated.
+#[test]
+fn replace_flag() {
+    let t = ProgramTest::new("replace_flag");
+    let s0 = t.up();
+    let s1 = t.up_with(&["--replace", "urn:pulumi:dev::conf::sim:index:Resource::a"]);
+    assert_ne!(id(&s1, "a"), id(&s0, "a"));
+    assert_eq!(id(&s1, "b"), id(&s0, "b"));
+    assert_eq!(
+        live(&s1, "b")["outputs"]["a"],
+        live(&s1, "a")["outputs"]["uid"]
+    );
+    t.env.assert_no_leaks("dev");
+    t.destroy();
+}
+
+/// `deletedWith`: deleting the owner deletes the part with it, so the part's own delete is
+/// never called.
+#[test]
+fn deleted_with() {
+    let t = ProgramTest::new("deleted_with");
+    let s0 = t.up();
+    assert!(
+        live(&s0, "part")["deletedWith"]
+            .as_str()
+            .unwrap()
+            .ends_with("::owner")
+    );
+    let s1 = t.step("step1");
+    assert!(managed(&s1).is_empty());
+    let world = t.env.world();
+    assert_eq!(world.len(), 1);
+    assert!(world.contains_key(id(&s0, "part").as_str().unwrap()));
+    t.destroy();
+}
+
+/// An unknown resource type fails the update with the type named; what was recorded stays.
+#[test]
+fn invalid_type() {
+    let t = ProgramTest::new("invalid_type");
+    let s0 = t.up();
+    let out = t.step_fails("step1");
+    assert!(out.contains("NoSuchThing"), "{out}");
+    let s1 = t.checked_export();
+    assert_eq!(managed(&s1), ["ok"]);
+    assert_eq!(live(&s1, "ok")["outputs"], live(&s0, "ok")["outputs"]);
+    t.destroy();
+}

@@ -15,6 +15,7 @@ mod config;
 mod graph;
 mod lifecycle;
 mod outputs;
+mod providers;
 mod read_import;
 mod sdk;
 mod steps;

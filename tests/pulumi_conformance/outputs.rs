@@ -62,3 +62,18 @@ fn stack_outputs_removed() {
     assert_eq!(stack_outputs(&state), json!({"keep": 3}));
     t.destroy();
 }
+
+/// A secret output is encrypted in the state and shown only with `--show-secrets`.
+#[test]
+fn stack_outputs_secret() {
+    let t = ProgramTest::with_secrets("stack_outputs_secret");
+    let state = t.up();
+    assert!(super::config::is_secret(&stack_outputs(&state)["hidden"]));
+    assert_eq!(stack_outputs(&state)["shown"], "public");
+    assert_eq!(
+        t.outputs(),
+        json!({"hidden": "classified", "shown": "public"})
+    );
+    assert!(!t.ok(&["stack", "output", "--json"]).contains("classified"));
+    t.destroy();
+}

@@ -73,3 +73,23 @@ fn additional_secret_outputs() {
     assert!(hidden.contains("[secret]"), "{hidden}");
     t.destroy();
 }
+
+/// Pulumi's `read/read_replace`: a read resource the program then declares as its own is
+/// replaced by a create; the read one is left in the cloud.
+#[test]
+fn read_replace() {
+    let t = ProgramTest::new("read_replace");
+    let s0 = t.up();
+    let id = live(&s0, "origin")["id"].as_str().unwrap().to_string();
+    t.edit("step1");
+    t.ok(&["config", "set", "originId", &id]);
+    let s1 = t.up();
+    assert_eq!(live(&s1, "foo")["external"], true);
+    let s2 = t.step("step2");
+    let foo = live(&s2, "foo");
+    assert_ne!(foo["external"], true);
+    assert_ne!(foo["id"], id.as_str());
+    assert!(t.env.world().contains_key(&id));
+    t.destroy();
+    assert_eq!(t.env.world().len(), 1, "only the read resource is left");
+}
