@@ -23,10 +23,10 @@ pub fn verify_integrity(state: &Value) -> Result<(), String> {
         if r["type"].as_str().unwrap_or("").is_empty() {
             return Err(format!("{urn} has no type"));
         }
-        if let Some(p) = r["provider"].as_str().filter(|p| !p.is_empty()) {
-            if !providers.contains(p) {
-                return Err(format!("{urn} refers to provider {p}, unknown before it"));
-            }
+        if let Some(p) = r["provider"].as_str().filter(|p| !p.is_empty())
+            && !providers.contains(p)
+        {
+            return Err(format!("{urn} refers to provider {p}, unknown before it"));
         }
         let earlier = |field: &str, target: &str| -> Result<(), String> {
             if seen.contains(target) {
