@@ -348,3 +348,19 @@ fn invalid_type() {
     assert_eq!(live(&s1, "ok")["outputs"], live(&s0, "ok")["outputs"]);
     t.destroy();
 }
+
+/// `retainOnDelete` on a replacement: the new copy is created and the old one is only
+/// dropped from the state, left in the cloud.
+#[test]
+fn retain_on_replace() {
+    let t = ProgramTest::new("retain_on_replace");
+    let s0 = t.up();
+    let s1 = t.step("step1");
+    assert_ne!(id(&s1, "kept"), id(&s0, "kept"));
+    assert_eq!(copies(&s1, "kept").len(), 1);
+    let world = t.env.world();
+    assert!(world.contains_key(id(&s0, "kept").as_str().unwrap()));
+    assert!(world.contains_key(id(&s1, "kept").as_str().unwrap()));
+    t.destroy();
+    assert_eq!(t.env.world().len(), 2);
+}

@@ -77,3 +77,16 @@ fn stack_outputs_secret() {
     assert!(!t.ok(&["stack", "output", "--json"]).contains("classified"));
     t.destroy();
 }
+
+/// Pulumi YAML's variables, `pulumi.stack` / `pulumi.project` and builtins feed resources and
+/// outputs.
+#[test]
+fn yaml_expressions() {
+    let t = ProgramTest::new("yaml_expressions");
+    t.up();
+    assert_eq!(
+        t.outputs(),
+        json!({"name": "srv-dev", "doc": "{\"project\":\"conf\"}", "second": "dev"})
+    );
+    t.destroy();
+}

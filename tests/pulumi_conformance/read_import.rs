@@ -93,3 +93,13 @@ fn read_replace() {
     t.destroy();
     assert_eq!(t.env.world().len(), 1, "only the read resource is left");
 }
+
+/// A `get` of an ID the provider does not find fails the update and records nothing.
+#[test]
+fn read_missing() {
+    let t = ProgramTest::new("read_missing");
+    let out = t.up_fails();
+    assert!(out.contains("no-such-resource"), "{out}");
+    assert!(managed(&t.checked_export()).is_empty());
+    t.destroy();
+}
