@@ -11,33 +11,9 @@ use std::path::{Path, PathBuf};
 use cli_support::*;
 use serde_json::Value;
 
-/// Where `.ci/install-sdks.sh` put the SDKs; fails the test with the fix when they are missing.
-fn sdk_env() -> PathBuf {
-    let root = std::env::var_os("STEPDECK_SDK_ENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/sdk-env"));
-    let missing: Vec<&str> = [
-        "venv/bin/python",
-        "node_modules/@pulumi/pulumi/cmd/run/index.js",
-        "node_modules/@pulumi/random",
-        "node_modules/@pulumi/command",
-        "node_modules/typescript",
-    ]
-    .into_iter()
-    .filter(|p| !root.join(p).exists())
-    .collect();
-    assert!(
-        missing.is_empty(),
-        "the Pulumi SDKs are not installed in {} (missing {missing:?}): run `bash .ci/install-sdks.sh` (or set STEPDECK_SDK_ENV)",
-        root.display()
-    );
-    root
-}
-
 /// A temporary project holding a copy of `tests/sdk_programs/<name>`, with the SDK
 /// environment linked in (`venv` for Python, `node_modules` for Node.js), and a `dev` stack.
 fn sdk_project(name: &str) -> Env {
-    let sdks = sdk_env();
     let mut env = Env::new("");
     // Dynamic providers' code and secret config are secrets in the state.
     env.passphrase = true;
@@ -48,12 +24,7 @@ fn sdk_project(name: &str) -> Env {
         let entry = entry.unwrap();
         std::fs::copy(entry.path(), env.project().join(entry.file_name())).unwrap();
     }
-    std::os::unix::fs::symlink(sdks.join("venv"), env.project().join("venv")).unwrap();
-    std::os::unix::fs::symlink(
-        sdks.join("node_modules"),
-        env.project().join("node_modules"),
-    )
-    .unwrap();
+    link_sdks(&env.project());
     env.ok(&["stack", "init", "dev"]);
     env
 }

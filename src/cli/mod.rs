@@ -19,6 +19,7 @@ mod workspace;
 
 use std::process::ExitCode;
 
+use anyhow::Context;
 use clap::Parser;
 use stepdeck::engine::Operation;
 
@@ -69,7 +70,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         _ => {}
     }
-    let dir = workspace::project_dir(cli.cwd.as_deref())?;
+    let dir = std::path::absolute(workspace::project_dir(cli.cwd.as_deref())?)
+        .context("resolving the project directory")?;
+    // As Pulumi does, run in the project directory (`--cwd` changes to it): built-in providers
+    // such as `command` run their commands there, as Pulumi's plugins do.
+    std::env::set_current_dir(&dir)
+        .with_context(|| format!("changing to the project directory {}", dir.display()))?;
     match cli.command {
         Command::Preview(a) => deploy::run(&dir, backend, Operation::Preview, a).await,
         Command::Up(a) => deploy::run(&dir, backend, Operation::Update, a).await,

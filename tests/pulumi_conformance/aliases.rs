@@ -1,0 +1,71 @@
+//! Aliases in every form YAML can write (Pulumi's `aliases` tests: rename, adopt into a
+//! parent, extract from a parent, rename and adopt, URN aliases): the edit that
+//! renames must neither create nor delete, so the resource keeps its identity.
+
+use super::harness::{ProgramTest, live, managed, urn};
+
+/// Deploys the case, then its step1 (and step2, if `steps` says so), checking that `from`
+/// became `to` with the same ID and nothing else was created.
+fn renamed(case: &str, steps: &[&str], from: &str, to: &str) -> serde_json::Value {
+    let t = ProgramTest::new(case);
+    let before = t.up();
+    let id = live(&before, from)["id"].clone();
+    let mut state = before;
+    for step in steps {
+        state = t.step(step);
+    }
+    assert_eq!(live(&state, to)["id"], id, "{case}: {to} is {from}");
+    assert!(!managed(&state).contains(&from.to_string()) || from == to);
+    assert_eq!(
+        t.env.world().len(),
+        managed(&state).len(),
+        "{case}: nothing was created"
+    );
+    t.destroy();
+    state
+}
+
+#[test]
+fn alias_rename() {
+    renamed("alias_rename", &["step1"], "res1", "res2");
+}
+
+#[test]
+fn alias_rename_twice() {
+    renamed("alias_rename", &["step1", "step2"], "res1", "res3");
+}
+
+#[test]
+fn alias_urn() {
+    renamed("alias_urn", &["step1"], "old", "new");
+}
+
+#[test]
+fn alias_adopt_into_parent() {
+    let state = renamed("alias_adopt", &["step1"], "child", "child");
+    assert_eq!(
+        live(&state, "child")["parent"].as_str(),
+        Some(urn(&live(&state, "parent")))
+    );
+}
+
+#[test]
+fn alias_extract_from_parent() {
+    let state = renamed("alias_extract", &["step1"], "child", "child");
+    assert!(
+        live(&state, "child")["urn"]
+            .as_str()
+            .unwrap()
+            .contains("::sim:index:Resource::child")
+    );
+    assert!(
+        !live(&state, "child")["urn"].as_str().unwrap().contains("$"),
+        "no parent type in the URN"
+    );
+}
+
+#[test]
+fn alias_rename_and_adopt() {
+    let state = renamed("alias_rename_adopt", &["step1"], "orphan", "child");
+    assert!(urn(&live(&state, "child")).contains("sim:index:Resource$sim:index:Resource::child"));
+}

@@ -1,0 +1,21 @@
+//! Pulumi's integration tests, as scenarios of our own: each case is a program directory (with
+//! edit steps) under `tests/pulumi_conformance/programs/`, driven through the real binary and
+//! the real SDKs the way Pulumi's Go `ProgramTest` drives its programs, and asserting what the
+//! corresponding Pulumi test asserts (the mapping is in `tests/pulumi_conformance/README.md`).
+//! Cases are separate tests, so the harness runs them in parallel threads.
+
+#[path = "../cli_support/mod.rs"]
+mod cli_support;
+
+mod harness;
+mod integrity;
+
+mod aliases;
+mod config;
+mod graph;
+mod lifecycle;
+mod outputs;
+mod providers;
+mod read_import;
+mod sdk;
+mod steps;

@@ -1,0 +1,3 @@
+"use strict";
+exports.xyz = "ABC";
+exports.foo = 42;

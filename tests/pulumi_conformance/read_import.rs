@@ -1,0 +1,105 @@
+//! Reading and importing (Pulumi's `read/read_relinquish`, `get` and `import` tests):
+//! resources the stack does not own, and ones it takes over.
+
+use super::config::is_secret;
+use super::harness::{ProgramTest, live, managed};
+
+/// `get`: a read of an existing resource is recorded as external, with the cloud's outputs.
+#[test]
+fn read_get() {
+    let t = ProgramTest::new("read_get");
+    let s0 = t.up();
+    let s1 = t.step("step1");
+    let copy = live(&s1, "copy");
+    assert_eq!(copy["external"], true);
+    assert_eq!(copy["id"], live(&s0, "origin")["id"]);
+    assert_eq!(t.outputs()["seen"], 1);
+    t.destroy();
+    assert!(
+        t.env.world().is_empty(),
+        "the read copy does not delete, the owner does"
+    );
+}
+
+/// Pulumi's `read_relinquish`: reading a resource the stack created gives up ownership: it
+/// stays in the cloud, and destroy leaves it.
+#[test]
+fn read_relinquish() {
+    let t = ProgramTest::new("read_relinquish");
+    let s0 = t.up();
+    let id = live(&s0, "foo")["id"].as_str().unwrap().to_string();
+    t.edit("step1");
+    t.ok(&["config", "set", "fooId", &id]);
+    let s1 = t.up();
+    assert_eq!(live(&s1, "foo")["external"], true);
+    assert_eq!(live(&s1, "foo")["id"], id.as_str());
+    assert!(t.env.world().contains_key(&id));
+    t.destroy();
+    assert!(
+        t.env.world().contains_key(&id),
+        "a read resource is never deleted"
+    );
+}
+
+/// The `import` option adopts a resource that exists in the cloud, without creating it.
+#[test]
+fn import() {
+    let t = ProgramTest::new("import");
+    let s0 = t.up();
+    let id = live(&s0, "kept")["id"].as_str().unwrap().to_string();
+    let s1 = t.step("step1");
+    assert!(managed(&s1).is_empty());
+    assert!(t.env.world().contains_key(&id), "retained on delete");
+    t.edit("step2");
+    t.ok(&["config", "set", "keptId", &id]);
+    let s2 = t.up();
+    assert_eq!(live(&s2, "adopted")["id"], id.as_str());
+    assert_eq!(t.env.world().len(), 1, "imported, not created");
+    t.destroy();
+    assert!(t.env.world().is_empty());
+}
+
+/// `additionalSecretOutputs`: the named output is a secret in the state and in what derives
+/// from it; the others stay plain.
+#[test]
+fn additional_secret_outputs() {
+    let t = ProgramTest::with_secrets("additional_secret_outputs");
+    let s = t.up();
+    let r = live(&s, "r");
+    assert!(is_secret(&r["outputs"]["uid"]), "{r:#}");
+    assert_eq!(r["outputs"]["v"], 1);
+    assert!(is_secret(&super::harness::stack_outputs(&s)["uid"]));
+    let hidden = t.ok(&["stack", "output", "--json"]);
+    assert!(hidden.contains("[secret]"), "{hidden}");
+    t.destroy();
+}
+
+/// Pulumi's `read/read_replace`: a read resource the program then declares as its own is
+/// replaced by a create; the read one is left in the cloud.
+#[test]
+fn read_replace() {
+    let t = ProgramTest::new("read_replace");
+    let s0 = t.up();
+    let id = live(&s0, "origin")["id"].as_str().unwrap().to_string();
+    t.edit("step1");
+    t.ok(&["config", "set", "originId", &id]);
+    let s1 = t.up();
+    assert_eq!(live(&s1, "foo")["external"], true);
+    let s2 = t.step("step2");
+    let foo = live(&s2, "foo");
+    assert_ne!(foo["external"], true);
+    assert_ne!(foo["id"], id.as_str());
+    assert!(t.env.world().contains_key(&id));
+    t.destroy();
+    assert_eq!(t.env.world().len(), 1, "only the read resource is left");
+}
+
+/// A `get` of an ID the provider does not find fails the update and records nothing.
+#[test]
+fn read_missing() {
+    let t = ProgramTest::new("read_missing");
+    let out = t.up_fails();
+    assert!(out.contains("no-such-resource"), "{out}");
+    assert!(managed(&t.checked_export()).is_empty());
+    t.destroy();
+}
