@@ -79,7 +79,8 @@ pub enum IntegrityError {
 
 impl Snapshot {
     /// Checks the rules of Pulumi's `VerifyIntegrity`: identity, provider references, and every
-    /// parent, provider, dependency and deletedWith target appearing earlier than its dependent.
+    /// parent, provider, dependency, deletedWith and replaceWith target appearing earlier than its
+    /// dependent.
     pub fn verify_integrity(&self) -> Result<(), IntegrityError> {
         if self.manifest.magic != magic_for(&self.manifest.version) {
             return Err(IntegrityError::Magic {
@@ -150,6 +151,9 @@ impl Snapshot {
             }
             if let Some(d) = &r.deleted_with {
                 check("deletedWith", d)?;
+            }
+            for d in &r.replace_with {
+                check("replaceWith", d)?;
             }
             if r.is_provider() {
                 match &r.id {

@@ -17,7 +17,7 @@ pub struct PruneResult {
     /// The resource is an old copy pending deletion.
     pub delete: bool,
     /// The references dropped, as (kind, URN): parent, dependency, property dependency,
-    /// deletedWith.
+    /// deletedWith, replaceWith.
     pub removed: Vec<(&'static str, Urn)>,
 }
 
@@ -165,6 +165,7 @@ impl Snapshot {
                 .deleted_with
                 .take()
                 .and_then(|d| keep("deletedWith", vec![d]).pop());
+            r.replace_with = keep("replaceWith", std::mem::take(&mut r.replace_with));
             if new_urn != r.urn || !removed.is_empty() {
                 results.push(PruneResult {
                     old_urn: r.urn.clone(),

@@ -222,6 +222,9 @@ impl ResourceMonitor {
         if let Some(d) = &goal.deleted_with {
             self.check_registered("deletedWith", d)?;
         }
+        for (i, r) in goal.replace_with.iter().enumerate() {
+            self.check_registered(&format!("replaceWith[{i}]"), r)?;
+        }
         self.check_provider_registered(goal.provider.as_deref())
     }
 
