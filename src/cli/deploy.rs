@@ -356,7 +356,8 @@ pub async fn run(
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt(ws.dir())?;
-    if args.output.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update) {
+    if args.output.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update)
+    {
         return Err(usage("--expect-no-changes applies to preview and up"));
     }
     apply_config_args(&ws, &mut stack, &args)?;

@@ -218,6 +218,31 @@ mod tests {
     }
 
     #[test]
+    fn replace_with_targets_must_come_first() {
+        let a = res("a", &[]);
+        let mut b = res("b", &[]);
+        b.replace_with = vec![a.urn.clone()];
+        let mut snap = Snapshot {
+            resources: vec![a.clone(), b.clone()],
+            ..Default::default()
+        };
+        assert_eq!(snap.verify_integrity(), Ok(()));
+        snap.resources.reverse();
+        assert_eq!(
+            snap.verify_integrity().unwrap_err().to_string(),
+            format!("resource {}'s replaceWith {} comes after it", b.urn, a.urn)
+        );
+        snap.resources = vec![b.clone()];
+        assert_eq!(
+            snap.verify_integrity().unwrap_err().to_string(),
+            format!(
+                "resource {}'s replaceWith {} is missing from the snapshot",
+                b.urn, a.urn
+            )
+        );
+    }
+
+    #[test]
     fn tampered_magic_is_rejected() {
         let mut snap = Snapshot::default();
         snap.manifest.magic = "00".into();

@@ -308,7 +308,10 @@ async fn options_become_goal_fields() {
         r.replace_with.iter().map(Urn::name).collect::<Vec<_>>(),
         ["old", "tier"]
     );
-    let trigger = r.replacement_trigger.as_object().expect("an object trigger");
+    let trigger = r
+        .replacement_trigger
+        .as_object()
+        .expect("an object trigger");
     assert_eq!(trigger["generation"].as_str(), Some("old-id"));
     assert_eq!(trigger["tags"], PropertyValue::Array(vec!["a".into()]));
     assert!(!rec.goal("tier").custom);
