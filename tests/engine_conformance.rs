@@ -943,3 +943,46 @@ async fn an_unknown_replacement_trigger_replaces_in_a_preview_and_fails_an_updat
         PropertyValue::String("v1".into())
     );
 }
+
+#[tokio::test]
+async fn a_read_replacement_replaces_the_resources_replaced_with_it() {
+    use stepdeck::engine::{ProgramFn, ReadGoal, ResourceMonitor};
+    let p = fake(None);
+    let managed = goals(vec![
+        Box::new(|_| custom("x", &[("k", "1")])),
+        Box::new(|r| {
+            let mut g = custom("d", &[("fixed", "y")]);
+            g.replace_with = vec![r.urn("x")];
+            g
+        }),
+    ]);
+    let s0 = run(&p, &Snapshot::default(), options(), Some(managed)).await;
+    p.world
+        .lock()
+        .unwrap()
+        .insert("other".into(), Default::default());
+    let read_then_d = Box::new(ProgramFn(|m: ResourceMonitor| async move {
+        let fail =
+            |e: stepdeck::engine::RegisterError| stepdeck::engine::ProgramError(e.to_string());
+        let x = m
+            .read(ReadGoal {
+                type_: TYPE.into(),
+                name: "x".into(),
+                id: "other".into(),
+                ..ReadGoal::default()
+            })
+            .await
+            .map_err(fail)?;
+        let mut d = custom("d", &[("fixed", "y")]);
+        d.replace_with = vec![x.urn];
+        m.register(d).await.map_err(fail)?;
+        Ok(())
+    }));
+    let r = run(&p, &s0.result.snapshot, options(), Some(read_then_d)).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::ReadReplacement), ["x"]);
+    assert_eq!(
+        planned_replace_keys(&r, "d"),
+        Some(vec!["replaceWith".to_string()])
+    );
+}

@@ -838,6 +838,8 @@ impl StepGenerator {
             Some(old)
                 if !old.state.external && old.state.id.as_deref() != Some(goal.id.as_str()) =>
             {
+                // A read-replacement replaces the managed copy (Pulumi marks it in `replaces`).
+                self.replaced.insert(urn.clone());
                 let read = Step::new(StepOp::ReadReplacement, urn.clone())
                     .with_old(old.clone())
                     .with_new(new.clone());
