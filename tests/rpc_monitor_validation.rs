@@ -319,7 +319,7 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
     let b = snap.resources.iter().find(|r| r.urn.name() == "b").unwrap();
     assert_eq!(b.provider.as_deref(), Some(provider_ref.as_str()));
     let a = snap.resources.iter().find(|r| r.urn.name() == "a").unwrap();
-    assert_eq!(b.replace_with, [a.urn.clone()]);
+    assert_eq!(b.replace_with, std::slice::from_ref(&a.urn));
     assert_eq!(
         b.replacement_trigger,
         stepdeck::engine::PropertyValue::Number(7.0)

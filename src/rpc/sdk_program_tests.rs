@@ -103,7 +103,7 @@ fn harness_failing(
                     } else {
                         RegisterStatus::Success
                     };
-                    rec.lock().unwrap().goals.push(goal);
+                    rec.lock().unwrap().goals.push(*goal);
                     let _ = reply.send(Ok(Registered {
                         urn,
                         id,
