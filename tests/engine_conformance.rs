@@ -768,6 +768,16 @@ fn planned_replace_keys(run: &Run, name: &str) -> Option<Vec<String>> {
     })
 }
 
+/// Runs `program` on `base` as a fresh update, after forgetting the provider's earlier calls.
+async fn again(
+    p: &Arc<FakeProvider>,
+    base: &Snapshot,
+    program: Box<dyn stepdeck::engine::Program>,
+) -> Run {
+    p.calls.lock().unwrap().clear();
+    run(p, base, options(), Some(program)).await
+}
+
 /// `t` (its input `k`), `u` (never changing) and `d`, replaced with both.
 fn replaced_with(k: &'static str, dbr: bool) -> Box<dyn stepdeck::engine::Program> {
     goals(vec![
@@ -805,26 +815,12 @@ async fn replace_with_replaces_the_resource_whenever_a_named_one_is_replaced() {
         );
 
         // Nothing named is replaced: d is diffed as usual and stays.
-        p.calls.lock().unwrap().clear();
-        let same = run(
-            &p,
-            &s0.result.snapshot,
-            options(),
-            Some(replaced_with("1", dbr)),
-        )
-        .await;
+        let same = again(&p, &s0.result.snapshot, replaced_with("1", dbr)).await;
         assert!(same.steps_of(StepOp::Replace).is_empty(), "dbr={dbr}");
         assert!(p.names("diff").contains(&"d".to_string()));
 
         // t is replaced: d is replaced with it, blaming replaceWith, without asking its provider.
-        p.calls.lock().unwrap().clear();
-        let r = run(
-            &p,
-            &same.result.snapshot,
-            options(),
-            Some(replaced_with("2", dbr)),
-        )
-        .await;
+        let r = again(&p, &same.result.snapshot, replaced_with("2", dbr)).await;
         assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
         let mut replaced = r.steps_of(StepOp::Replace);
         replaced.sort();
@@ -858,13 +854,7 @@ fn triggered(trigger: PropertyValue) -> Box<dyn stepdeck::engine::Program> {
 async fn a_changed_replacement_trigger_replaces_without_calling_diff() {
     let p = fake(Some(replace_on(&["k"], false)));
     let v = |s: &str| PropertyValue::String(s.to_string());
-    let r = run(
-        &p,
-        &Snapshot::default(),
-        options(),
-        Some(triggered(v("v1"))),
-    )
-    .await;
+    let r = again(&p, &Snapshot::default(), triggered(v("v1"))).await;
     assert_eq!(state(&r.result.snapshot, "a").replacement_trigger, v("v1"));
     let mut snap = r.result.snapshot;
     // (trigger, replaced?): equal, a secret of the same value, changed, removed, added back.
@@ -880,8 +870,7 @@ async fn a_changed_replacement_trigger_replaces_without_calling_diff() {
         ),
     ];
     for (trigger, replaced) in cases {
-        p.calls.lock().unwrap().clear();
-        let r = run(&p, &snap, options(), Some(triggered(trigger.clone()))).await;
+        let r = again(&p, &snap, triggered(trigger.clone())).await;
         assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
         assert_eq!(
             r.steps_of(StepOp::Replace).len(),
@@ -908,13 +897,8 @@ async fn a_changed_replacement_trigger_replaces_without_calling_diff() {
 #[tokio::test]
 async fn an_unknown_replacement_trigger_replaces_in_a_preview_and_fails_an_update() {
     let p = fake(None);
-    let first = run(
-        &p,
-        &Snapshot::default(),
-        options(),
-        Some(triggered(PropertyValue::String("v1".into()))),
-    )
-    .await;
+    let v1 = PropertyValue::String("v1".into());
+    let first = again(&p, &Snapshot::default(), triggered(v1.clone())).await;
     let base = first.result.snapshot;
     let mut preview = options();
     preview.operation = stepdeck::engine::Operation::Preview;
@@ -922,14 +906,7 @@ async fn an_unknown_replacement_trigger_replaces_in_a_preview_and_fails_an_updat
     assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
     assert_eq!(r.steps_of(StepOp::Replace), ["a"]);
 
-    p.calls.lock().unwrap().clear();
-    let r = run(
-        &p,
-        &base,
-        options(),
-        Some(triggered(PropertyValue::Unknown)),
-    )
-    .await;
+    let r = again(&p, &base, triggered(PropertyValue::Unknown)).await;
     let message = format!("{:?}", r.result.outcome);
     assert!(
         message.contains(
@@ -938,10 +915,7 @@ async fn an_unknown_replacement_trigger_replaces_in_a_preview_and_fails_an_updat
         "{message}"
     );
     assert!(p.names("create").is_empty() && p.names("delete").is_empty());
-    assert_eq!(
-        state(&r.result.snapshot, "a").replacement_trigger,
-        PropertyValue::String("v1".into())
-    );
+    assert_eq!(state(&r.result.snapshot, "a").replacement_trigger, v1);
 }
 
 #[tokio::test]
