@@ -383,6 +383,32 @@ fn a_state_failing_integrity_is_refused_naming_the_file() {
 }
 
 #[test]
+fn a_secret_replacement_trigger_is_encrypted_in_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let mut a = res("a", &[]);
+    a.replacement_trigger = PropertyValue::Secret(Box::new(PropertyValue::string("hunter2")));
+    let lock = b.lock(&dev(), "up").unwrap();
+    let e = b
+        .save(&lock, &snap(vec![a.clone()]), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("PULUMI_CONFIG_PASSPHRASE"), "{e}");
+    b.save(&lock, &snap(vec![a.clone()]), Some(crypter()))
+        .unwrap();
+    for (path, text) in all_files(dir.path()) {
+        assert!(
+            !text.contains("hunter2"),
+            "plaintext secret in {}",
+            path.display()
+        );
+    }
+    let loaded = b.load(&dev(), Some(crypter())).unwrap();
+    assert_eq!(loaded.snapshot.resources, vec![a]);
+}
+
+#[test]
 fn secrets_never_reach_disk_in_plaintext() {
     let dir = tempfile::tempdir().unwrap();
     let b = backend(dir.path());
