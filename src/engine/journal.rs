@@ -437,8 +437,9 @@ fn prune_dangling(mut resources: Vec<ResourceState>) -> Vec<ResourceState> {
 }
 
 /// Rewrites every reference to an old URN a resource took over through an alias (URN, parent,
-/// provider reference, dependencies, property dependencies, deletedWith, replaceWith) to its new URN and
-/// drops the recorded aliases, as Pulumi's `NormalizeURNReferences` does on every write.
+/// provider reference, dependencies, property dependencies, deletedWith, replaceWith) to its
+/// new URN and drops the recorded aliases, as Pulumi's `NormalizeURNReferences` does on every
+/// write.
 fn normalize_aliases(resources: &mut [ResourceState]) {
     let mut renamed: HashMap<Urn, Urn> = HashMap::new();
     for r in resources.iter_mut() {

@@ -1427,7 +1427,7 @@ impl StepGenerator {
 
 /// Whether a replacement trigger changed from the recorded one (Pulumi's
 /// `shouldTriggerReplace`): secrets are compared by their values, an unknown always counts as
-/// a change, and no trigger on either side never does.
+/// a change, and a trigger missing on either side never does.
 fn trigger_replaces(new: &PropertyValue, old: &PropertyValue) -> bool {
     let (new, old) = (new.reveal(), old.reveal());
     if new.contains_unknowns() || old.contains_unknowns() {
