@@ -232,6 +232,23 @@ mod tests {
     }
 
     #[test]
+    fn replace_with_is_sorted_on_and_a_missing_target_dropped() {
+        let a = res("a", None, &[]);
+        let gone = res("gone", None, &[]);
+        let mut b = res("b", None, &[]);
+        b.replace_with = vec![a.urn.clone(), gone.urn.clone()];
+        let mut snap = Snapshot {
+            resources: vec![b, a.clone()],
+            ..Default::default()
+        };
+        let pruned = snap.repair().unwrap();
+        assert_eq!(names(&snap), vec!["a", "b"]);
+        snap.verify_integrity().unwrap();
+        assert_eq!(snap.resources[1].replace_with, vec![a.urn]);
+        assert_eq!(pruned[0].removed, vec![("replaceWith", gone.urn)]);
+    }
+
+    #[test]
     fn cycles_cannot_be_repaired() {
         let a_urn = Urn::new("s", "p", None, "t:index:R", "a");
         let b = res("b", None, &[&a_urn]);
