@@ -235,7 +235,11 @@ fn repair_sorts_a_broken_state_and_drops_references_to_missing_resources() {
 
 #[test]
 fn move_takes_resources_to_another_stack_with_a_copy_of_their_provider() {
-    let env = Env::new(&program());
+    // db is also replaced with net: the move breaks that reference as well.
+    let env = Env::new(&program().replace(
+        "      networkId: ${net.networkId}\n",
+        "      networkId: ${net.networkId}\n    options:\n      replaceWith:\n        - ${net}\n",
+    ));
     up(&env);
     env.ok(&["stack", "init", "prod"]);
     let world = env.world();
@@ -277,6 +281,7 @@ fn move_takes_resources_to_another_stack_with_a_copy_of_their_provider() {
         .find(|r| r["urn"] == db())
         .unwrap();
     assert!(db.get("dependencies").is_none(), "{db}");
+    assert!(db.get("replaceWith").is_none(), "{db}");
 
     let prod = env.export("prod")["deployment"]["resources"].clone();
     let prod_box = prod

@@ -757,3 +757,206 @@ async fn check_of_a_resource_replaced_on_request_gets_no_old_inputs() {
         vec![stepdeck::engine::PropertyMap::new()]
     );
 }
+
+/// The replace keys planned for `name`'s `replace` step.
+fn planned_replace_keys(run: &Run, name: &str) -> Option<Vec<String>> {
+    run.events.iter().find_map(|e| match e {
+        EngineEvent::StepPlanned(i) if i.op == StepOp::Replace && i.urn.name() == name => {
+            Some(i.replace_keys.clone())
+        }
+        _ => None,
+    })
+}
+
+/// Runs `program` on `base` as a fresh update, after forgetting the provider's earlier calls.
+async fn again(
+    p: &Arc<FakeProvider>,
+    base: &Snapshot,
+    program: Box<dyn stepdeck::engine::Program>,
+) -> Run {
+    p.calls.lock().unwrap().clear();
+    run(p, base, options(), Some(program)).await
+}
+
+/// `t` (its input `k`), `u` (never changing) and `d`, replaced with both.
+fn replaced_with(k: &'static str, dbr: bool) -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![
+        Box::new(move |_| {
+            let mut g = custom("t", &[("k", k)]);
+            g.delete_before_replace = Some(dbr);
+            g
+        }),
+        Box::new(|_| custom("u", &[("k", "same")])),
+        Box::new(|r| {
+            let mut g = custom("d", &[("fixed", "x")]);
+            g.replace_with = vec![r.urn("u"), r.urn("t")];
+            g
+        }),
+    ])
+}
+
+#[tokio::test]
+async fn replace_with_replaces_the_resource_whenever_a_named_one_is_replaced() {
+    for dbr in [false, true] {
+        let p = fake(Some(replace_on(&["k"], dbr)));
+        let s0 = run(
+            &p,
+            &Snapshot::default(),
+            options(),
+            Some(replaced_with("1", dbr)),
+        )
+        .await;
+        assert!(s0.result.outcome.is_success(), "{:?}", s0.result.outcome);
+        let d = state(&s0.result.snapshot, "d");
+        assert_eq!(
+            d.replace_with.iter().map(|u| u.name()).collect::<Vec<_>>(),
+            ["u", "t"],
+            "the state records replaceWith"
+        );
+
+        // Nothing named is replaced: d is diffed as usual and stays.
+        let same = again(&p, &s0.result.snapshot, replaced_with("1", dbr)).await;
+        assert!(same.steps_of(StepOp::Replace).is_empty(), "dbr={dbr}");
+        assert!(p.names("diff").contains(&"d".to_string()));
+
+        // t is replaced: d is replaced with it, blaming replaceWith, without asking its provider.
+        let r = again(&p, &same.result.snapshot, replaced_with("2", dbr)).await;
+        assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+        let mut replaced = r.steps_of(StepOp::Replace);
+        replaced.sort();
+        assert_eq!(replaced, ["d", "t"], "dbr={dbr}");
+        assert_eq!(
+            planned_replace_keys(&r, "d"),
+            Some(vec!["replaceWith".to_string()]),
+            "dbr={dbr}"
+        );
+        assert!(!p.names("diff").contains(&"d".to_string()), "dbr={dbr}");
+        let mut deleted = p.names("delete");
+        deleted.sort();
+        assert_eq!(
+            deleted,
+            ["d", "t"],
+            "dbr={dbr}: both old copies are deleted"
+        );
+        assert_eq!(r.steps_of(StepOp::Same), ["u"], "dbr={dbr}");
+    }
+}
+
+fn triggered(trigger: PropertyValue) -> Box<dyn stepdeck::engine::Program> {
+    goals(vec![Box::new(move |_| {
+        let mut g = custom("a", &[("k", "fixed")]);
+        g.replacement_trigger = trigger.clone();
+        g
+    })])
+}
+
+#[tokio::test]
+async fn a_changed_replacement_trigger_replaces_without_calling_diff() {
+    let p = fake(Some(replace_on(&["k"], false)));
+    let v = |s: &str| PropertyValue::String(s.to_string());
+    let r = again(&p, &Snapshot::default(), triggered(v("v1"))).await;
+    assert_eq!(state(&r.result.snapshot, "a").replacement_trigger, v("v1"));
+    let mut snap = r.result.snapshot;
+    // (trigger, replaced?): equal, a secret of the same value, changed, removed, added back.
+    let cases = [
+        (v("v1"), false),
+        (PropertyValue::Secret(Box::new(v("v1"))), false),
+        (v("v2"), true),
+        (PropertyValue::Null, false),
+        (v("v3"), false),
+        (
+            PropertyValue::Array(vec![v("v3"), PropertyValue::Number(1.0)]),
+            true,
+        ),
+    ];
+    for (trigger, replaced) in cases {
+        let r = again(&p, &snap, triggered(trigger.clone())).await;
+        assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+        assert_eq!(
+            r.steps_of(StepOp::Replace).len(),
+            usize::from(replaced),
+            "{trigger:?}"
+        );
+        if replaced {
+            assert_eq!(
+                planned_replace_keys(&r, "a"),
+                Some(vec![]),
+                "no keys blamed"
+            );
+            assert!(p.names("diff").is_empty(), "Diff is not called");
+            assert_eq!(p.names("create"), ["a"]);
+            assert_eq!(p.names("delete"), ["a"]);
+        } else {
+            assert_eq!(p.names("diff"), ["a"], "{trigger:?}");
+        }
+        snap = r.result.snapshot;
+        assert_eq!(state(&snap, "a").replacement_trigger, trigger);
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_replacement_trigger_replaces_in_a_preview_and_fails_an_update() {
+    let p = fake(None);
+    let v1 = PropertyValue::String("v1".into());
+    let first = again(&p, &Snapshot::default(), triggered(v1.clone())).await;
+    let base = first.result.snapshot;
+    let mut preview = options();
+    preview.operation = stepdeck::engine::Operation::Preview;
+    let r = run(&p, &base, preview, Some(triggered(PropertyValue::Unknown))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::Replace), ["a"]);
+
+    let r = again(&p, &base, triggered(PropertyValue::Unknown)).await;
+    let message = format!("{:?}", r.result.outcome);
+    assert!(
+        message.contains(
+            "replacement trigger contains unknowns for urn:pulumi:test::proj::pkgA:index:Res::a"
+        ),
+        "{message}"
+    );
+    assert!(p.names("create").is_empty() && p.names("delete").is_empty());
+    assert_eq!(state(&r.result.snapshot, "a").replacement_trigger, v1);
+}
+
+#[tokio::test]
+async fn a_read_replacement_replaces_the_resources_replaced_with_it() {
+    use stepdeck::engine::{ProgramFn, ReadGoal, ResourceMonitor};
+    let p = fake(None);
+    let managed = goals(vec![
+        Box::new(|_| custom("x", &[("k", "1")])),
+        Box::new(|r| {
+            let mut g = custom("d", &[("fixed", "y")]);
+            g.replace_with = vec![r.urn("x")];
+            g
+        }),
+    ]);
+    let s0 = run(&p, &Snapshot::default(), options(), Some(managed)).await;
+    p.world
+        .lock()
+        .unwrap()
+        .insert("other".into(), Default::default());
+    let read_then_d = Box::new(ProgramFn(|m: ResourceMonitor| async move {
+        let fail =
+            |e: stepdeck::engine::RegisterError| stepdeck::engine::ProgramError(e.to_string());
+        let x = m
+            .read(ReadGoal {
+                type_: TYPE.into(),
+                name: "x".into(),
+                id: "other".into(),
+                ..ReadGoal::default()
+            })
+            .await
+            .map_err(fail)?;
+        let mut d = custom("d", &[("fixed", "y")]);
+        d.replace_with = vec![x.urn];
+        m.register(d).await.map_err(fail)?;
+        Ok(())
+    }));
+    let r = run(&p, &s0.result.snapshot, options(), Some(read_then_d)).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.steps_of(StepOp::ReadReplacement), ["x"]);
+    assert_eq!(
+        planned_replace_keys(&r, "d"),
+        Some(vec!["replaceWith".to_string()])
+    );
+}

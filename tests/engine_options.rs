@@ -60,6 +60,7 @@ async fn a_rename_with_an_alias_is_a_same_and_references_follow_it() {
                 let mut g = custom("b", &[]);
                 g.dependencies = vec![r.urn("a")];
                 g.deleted_with = Some(r.urn("a"));
+                g.replace_with = vec![r.urn("a")];
                 g
             }),
         ]),
@@ -80,6 +81,7 @@ async fn a_rename_with_an_alias_is_a_same_and_references_follow_it() {
                 let mut g = custom("b", &[]);
                 g.dependencies = vec![r.urn("a2")];
                 g.deleted_with = Some(r.urn("a2"));
+                g.replace_with = vec![r.urn("a2")];
                 g
             }),
         ])),

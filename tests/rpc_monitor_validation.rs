@@ -219,6 +219,9 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
             ("unknown dependency", { let mut r = random("d1"); r.dependencies = vec![a.urn.clone(), BOGUS.into()]; r }, format!("{rr}.dependencies[1]: {BOGUS} is not a registered resource")),
             ("unknown property dependency", { let mut r = random("d2"); r.property_dependencies.insert("length".into(), register_resource_request::PropertyDependencies { urns: vec![BOGUS.into()] }); r }, format!("{rr}.propertyDependencies.length[0]:")),
             ("unknown deletedWith", { let mut r = random("d3"); r.deleted_with = BOGUS.into(); r }, format!("{rr}.deletedWith: {BOGUS} is not a registered resource")),
+            ("unknown replaceWith", { let mut r = random("rw1"); r.replace_with = vec![a.urn.clone(), BOGUS.into()]; r }, format!("{rr}.replaceWith[1]: {BOGUS} is not a registered resource")),
+            ("garbage replaceWith", { let mut r = random("rw2"); r.replace_with = vec!["nonsense".into()]; r }, format!("{rr}.replaceWith:")),
+            ("NaN replacementTrigger", { let mut r = random("rt"); r.replacement_trigger = Some(number(f64::NAN)); r }, format!("{rr}.replacementTrigger:")),
             ("malformed provider reference", { let mut r = random("p1"); r.provider = "not-a-reference".into(); r }, format!("{rr}.provider:")),
             ("provider reference to a non-provider", { let mut r = random("p2"); r.provider = format!("{}::{}", a.urn, a.id); r }, format!("{rr}.provider:")),
             ("provider reference without an ID", { let mut r = random("p3"); r.provider = format!("{}::", prov.urn); r }, format!("{rr}.provider:")),
@@ -298,7 +301,13 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
         let mut b = random("b");
         b.dependencies = vec![a.urn.clone()];
         b.provider = provider_ref.clone();
+        b.replace_with = vec![a.urn.clone()];
+        b.replacement_trigger = Some(number(7.0));
         m.register_resource(b).await.unwrap();
+        for id in ["replaceWith", "replacementTrigger"] {
+            let has = m.supports_feature(SupportsFeatureRequest { id: id.into() }).await.unwrap();
+            assert!(has.into_inner().has_support, "{id} is supported");
+        }
         provider_ref
     })
     .await;
@@ -309,6 +318,12 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
     );
     let b = snap.resources.iter().find(|r| r.urn.name() == "b").unwrap();
     assert_eq!(b.provider.as_deref(), Some(provider_ref.as_str()));
+    let a = snap.resources.iter().find(|r| r.urn.name() == "a").unwrap();
+    assert_eq!(b.replace_with, std::slice::from_ref(&a.urn));
+    assert_eq!(
+        b.replacement_trigger,
+        stepdeck::engine::PropertyValue::Number(7.0)
+    );
 }
 
 /// Mode and owner of a path.

@@ -10,7 +10,9 @@ use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
 use stepdeck::engine::property::PropertyValue;
 use stepdeck::engine::resource::{OperationType, PendingOperation, ResourceState};
 use stepdeck::engine::snapshot::Snapshot;
-use stepdeck::state::{Backend, Crypter, SecretsError, StackRef, StateError, export_salt};
+use stepdeck::state::{
+    Backend, Crypter, SecretsError, StackLock, StackRef, StateError, export_salt,
+};
 
 mod state_support;
 
@@ -382,6 +384,37 @@ fn a_state_failing_integrity_is_refused_naming_the_file() {
     );
 }
 
+/// Saves `a`, which holds a secret: refused without a passphrase, written with one.
+fn save_with_passphrase_only(b: &Backend, lock: &StackLock, a: &ResourceState) {
+    let e = b
+        .save(lock, &snap(vec![a.clone()]), None)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("PULUMI_CONFIG_PASSPHRASE"), "{e}");
+    b.save(lock, &snap(vec![a.clone()]), Some(crypter()))
+        .unwrap();
+}
+
+#[test]
+fn a_secret_replacement_trigger_is_encrypted_in_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let mut a = res("a", &[]);
+    a.replacement_trigger = PropertyValue::Secret(Box::new(PropertyValue::string("hunter2")));
+    let lock = b.lock(&dev(), "up").unwrap();
+    save_with_passphrase_only(&b, &lock, &a);
+    for (path, text) in all_files(dir.path()) {
+        assert!(
+            !text.contains("hunter2"),
+            "plaintext secret in {}",
+            path.display()
+        );
+    }
+    let loaded = b.load(&dev(), Some(crypter())).unwrap();
+    assert_eq!(loaded.snapshot.resources, vec![a]);
+}
+
 #[test]
 fn secrets_never_reach_disk_in_plaintext() {
     let dir = tempfile::tempdir().unwrap();
@@ -390,12 +423,7 @@ fn secrets_never_reach_disk_in_plaintext() {
     let c = crypter();
     let a = with_secret(res("a", &[]), "hunter2-in-checkpoint");
     let lock = b.lock(&dev(), "up").unwrap();
-    let e = b
-        .save(&lock, &snap(vec![a.clone()]), None)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("PULUMI_CONFIG_PASSPHRASE"), "{e}");
-    b.save(&lock, &snap(vec![a.clone()]), Some(c)).unwrap();
+    save_with_passphrase_only(&b, &lock, &a);
 
     let (base, journal) = b.begin_deployment(&lock, Some(c)).unwrap();
     let mgr = SnapshotManager::new(&base, Box::new(journal));

@@ -453,3 +453,64 @@ outputs:
     assert_eq!(o["token"], "s3cr3t-two");
     assert_ne!(resource(&env, "tag")["outputs"]["result"], first_tag);
 }
+
+fn replacing_program(token: &str) -> String {
+    format!(
+        r#"
+resources:
+  a:
+    type: sim:index:Resource
+    properties:
+      size: 1
+    options:
+      replacementTrigger:
+        fn::secret: {token}
+  b:
+    type: sim:index:Resource
+    properties:
+      size: 1
+    options:
+      replaceWith:
+        - ${{a}}
+  c:
+    type: sim:index:Resource
+    properties:
+      size: 1
+"#
+    )
+}
+
+#[test]
+fn replacement_trigger_and_replace_with_replace_through_the_binary() {
+    let mut env = Env::new(&replacing_program("token-1"));
+    env.passphrase = true;
+    up(&env);
+    let a = resource(&env, "a");
+    let b = resource(&env, "b");
+    assert_eq!(b["replaceWith"], serde_json::json!([a["urn"]]));
+    assert!(
+        !env.checkpoint_text("e2e", "dev").contains("token-1"),
+        "a secret trigger is encrypted in the checkpoint"
+    );
+    let before = env.managed("dev");
+
+    // The same trigger changes nothing.
+    let same = env.ok(&["preview", "--stack", "dev", "--non-interactive", "--diff"]);
+    assert!(!same.contains("replace"), "{same}");
+
+    env.write(
+        "Pulumi.yaml",
+        &format!("name: e2e\nruntime: yaml\n{}", replacing_program("token-2")),
+    );
+    let preview = env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert!(preview.contains("2 to replace"), "{preview}");
+    up(&env);
+    let after = env.managed("dev");
+    let id = |list: &[(String, String)], n: &str| {
+        list.iter().find(|(name, _)| name == n).unwrap().1.clone()
+    };
+    assert_ne!(id(&before, "a"), id(&after, "a"), "the trigger replaced a");
+    assert_ne!(id(&before, "b"), id(&after, "b"), "b was replaced with a");
+    assert_eq!(id(&before, "c"), id(&after, "c"));
+    env.assert_no_leaks("dev");
+}

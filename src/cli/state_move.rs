@@ -106,7 +106,8 @@ fn print_broken(title: &str, broken: &[Broken]) {
     }
 }
 
-/// Drops `r`'s dependencies, property dependencies and deletedWith on URNs in `gone`.
+/// Drops `r`'s dependencies, property dependencies, deletedWith and replaceWith on URNs in
+/// `gone`.
 fn break_dependencies(r: &mut ResourceState, gone: &HashSet<Urn>) -> Vec<Broken> {
     let mut broken = Vec::new();
     let mut cut = |kind: &'static str, on: &Urn| {
@@ -131,6 +132,7 @@ fn break_dependencies(r: &mut ResourceState, gone: &HashSet<Urn>) -> Vec<Broken>
     {
         r.deleted_with = None;
     }
+    r.replace_with.retain(|d| cut("replaceWith", d));
     broken
 }
 

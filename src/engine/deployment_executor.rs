@@ -515,7 +515,7 @@ impl Loop {
                     let _ = reply.send(Err(RegisterError::Cancelled));
                     return;
                 }
-                match self.sg.generate(goal).await {
+                match self.sg.generate(*goal).await {
                     Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
                     Ok(Generated::Import(pc, goal)) => {
                         self.schedule_chain(pc, Some(reply), Some(goal));

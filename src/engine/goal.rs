@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use super::property::PropertyMap;
+use super::property::{PropertyMap, PropertyValue};
 use super::resource::CustomTimeouts;
 use super::urn::Urn;
 
@@ -41,6 +41,10 @@ pub struct Goal {
     pub replace_on_changes: Vec<String>,
     pub retain_on_delete: Option<bool>,
     pub deleted_with: Option<Urn>,
+    /// Resources whose replacement in this deployment replaces this one too.
+    pub replace_with: Vec<Urn>,
+    /// A value whose change from the recorded one forces a replacement (`Null`: none).
+    pub replacement_trigger: PropertyValue,
     pub aliases: Vec<Alias>,
     pub import_id: Option<String>,
     pub custom_timeouts: Option<CustomTimeouts>,

@@ -430,14 +430,16 @@ fn prune_dangling(mut resources: Vec<ResourceState>) -> Vec<ResourceState> {
         if r.deleted_with.as_ref().is_some_and(|d| !present(d)) {
             r.deleted_with = None;
         }
+        r.replace_with.retain(present);
         seen.insert(r.urn.clone());
     }
     resources
 }
 
 /// Rewrites every reference to an old URN a resource took over through an alias (URN, parent,
-/// provider reference, dependencies, property dependencies, deletedWith) to its new URN and
-/// drops the recorded aliases, as Pulumi's `NormalizeURNReferences` does on every write.
+/// provider reference, dependencies, property dependencies, deletedWith, replaceWith) to its
+/// new URN and drops the recorded aliases, as Pulumi's `NormalizeURNReferences` does on every
+/// write.
 fn normalize_aliases(resources: &mut [ResourceState]) {
     let mut renamed: HashMap<Urn, Urn> = HashMap::new();
     for r in resources.iter_mut() {
@@ -459,6 +461,7 @@ fn normalize_aliases(resources: &mut [ResourceState]) {
         r.dependencies.iter_mut().for_each(fix);
         r.property_dependencies.values_mut().flatten().for_each(fix);
         r.deleted_with.iter_mut().for_each(fix);
+        r.replace_with.iter_mut().for_each(fix);
         if let Some(p) = &mut r.provider
             && let Some((urn, id)) = p.rsplit_once("::")
             && let Ok(old) = Urn::parse(urn)

@@ -84,6 +84,9 @@ pub fn check_goal(goal: &Goal) -> Checked {
             "only custom resources can be imported",
         ));
     }
+    let mut budget = MAX_PROPERTY_VALUES;
+    check_value(&goal.replacement_trigger, 1, &mut budget)
+        .map_err(|f| f.into_field("replacementTrigger"))?;
     check_properties("object", &goal.properties)
 }
 

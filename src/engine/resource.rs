@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::property::PropertyMap;
+use super::property::{PropertyMap, PropertyValue};
 use super::urn::Urn;
 
 /// Per-operation timeouts in seconds, passed to providers.
@@ -27,6 +27,10 @@ fn is_zero(f: &f64) -> bool {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+fn is_null(v: &PropertyValue) -> bool {
+    *v == PropertyValue::Null
 }
 
 /// One resource as recorded in a snapshot.
@@ -77,6 +81,10 @@ pub struct ResourceState {
     pub retain_on_delete: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deleted_with: Option<Urn>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace_with: Vec<Urn>,
+    #[serde(default, skip_serializing_if = "is_null")]
+    pub replacement_trigger: PropertyValue,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -91,7 +99,7 @@ pub struct ResourceState {
 
 impl ResourceState {
     /// Every resource this one needs to exist before it: parent, provider, dependencies,
-    /// property dependencies and deletedWith (the edges of the dependency graph).
+    /// property dependencies, deletedWith and replaceWith (the edges of the dependency graph).
     pub fn dependency_urns(&self) -> impl Iterator<Item = Urn> + '_ {
         self.parent
             .iter()
@@ -100,10 +108,12 @@ impl ResourceState {
             .chain(self.dependencies.iter().cloned())
             .chain(self.property_dependencies.values().flatten().cloned())
             .chain(self.deleted_with.iter().cloned())
+            .chain(self.replace_with.iter().cloned())
     }
 
     /// Applies `f` to every URN this resource refers to but its provider (parent,
-    /// dependencies, property dependencies, deletedWith): renames and moves rewrite them here.
+    /// dependencies, property dependencies, deletedWith, replaceWith): renames and moves rewrite
+    /// them here.
     pub fn for_each_reference(&mut self, mut f: impl FnMut(&mut Urn)) {
         self.parent.iter_mut().for_each(&mut f);
         self.dependencies.iter_mut().for_each(&mut f);
@@ -112,6 +122,7 @@ impl ResourceState {
             .flatten()
             .for_each(&mut f);
         self.deleted_with.iter_mut().for_each(&mut f);
+        self.replace_with.iter_mut().for_each(&mut f);
     }
 
     pub fn is_provider(&self) -> bool {

@@ -79,7 +79,8 @@ pub enum IntegrityError {
 
 impl Snapshot {
     /// Checks the rules of Pulumi's `VerifyIntegrity`: identity, provider references, and every
-    /// parent, provider, dependency and deletedWith target appearing earlier than its dependent.
+    /// parent, provider, dependency, deletedWith and replaceWith target appearing earlier than its
+    /// dependent.
     pub fn verify_integrity(&self) -> Result<(), IntegrityError> {
         if self.manifest.magic != magic_for(&self.manifest.version) {
             return Err(IntegrityError::Magic {
@@ -151,6 +152,9 @@ impl Snapshot {
             if let Some(d) = &r.deleted_with {
                 check("deletedWith", d)?;
             }
+            for d in &r.replace_with {
+                check("replaceWith", d)?;
+            }
             if r.is_provider() {
                 match &r.id {
                     Some(id) if !id.is_empty() => {
@@ -211,6 +215,31 @@ mod tests {
         old.delete = true;
         snap.resources = vec![old, a];
         assert_eq!(snap.verify_integrity(), Ok(()));
+    }
+
+    #[test]
+    fn replace_with_targets_must_come_first() {
+        let a = res("a", &[]);
+        let mut b = res("b", &[]);
+        b.replace_with = vec![a.urn.clone()];
+        let mut snap = Snapshot {
+            resources: vec![a.clone(), b.clone()],
+            ..Default::default()
+        };
+        assert_eq!(snap.verify_integrity(), Ok(()));
+        snap.resources.reverse();
+        assert_eq!(
+            snap.verify_integrity().unwrap_err().to_string(),
+            format!("resource {}'s replaceWith {} comes after it", b.urn, a.urn)
+        );
+        snap.resources = vec![b.clone()];
+        assert_eq!(
+            snap.verify_integrity().unwrap_err().to_string(),
+            format!(
+                "resource {}'s replaceWith {} is missing from the snapshot",
+                b.urn, a.urn
+            )
+        );
     }
 
     #[test]

@@ -17,7 +17,7 @@ pub struct PruneResult {
     /// The resource is an old copy pending deletion.
     pub delete: bool,
     /// The references dropped, as (kind, URN): parent, dependency, property dependency,
-    /// deletedWith.
+    /// deletedWith, replaceWith.
     pub removed: Vec<(&'static str, Urn)>,
 }
 
@@ -165,6 +165,7 @@ impl Snapshot {
                 .deleted_with
                 .take()
                 .and_then(|d| keep("deletedWith", vec![d]).pop());
+            r.replace_with = keep("replaceWith", std::mem::take(&mut r.replace_with));
             if new_urn != r.urn || !removed.is_empty() {
                 results.push(PruneResult {
                     old_urn: r.urn.clone(),
@@ -228,6 +229,23 @@ mod tests {
         assert_eq!(pruned[0].removed, vec![("dependency", gone.urn.clone())]);
         assert_eq!(pruned[1].removed, vec![("parent", gone.urn)]);
         assert_ne!(pruned[1].old_urn, pruned[1].new_urn);
+    }
+
+    #[test]
+    fn replace_with_is_sorted_on_and_a_missing_target_dropped() {
+        let a = res("a", None, &[]);
+        let gone = res("gone", None, &[]);
+        let mut b = res("b", None, &[]);
+        b.replace_with = vec![a.urn.clone(), gone.urn.clone()];
+        let mut snap = Snapshot {
+            resources: vec![b, a.clone()],
+            ..Default::default()
+        };
+        let pruned = snap.repair().unwrap();
+        assert_eq!(names(&snap), vec!["a", "b"]);
+        snap.verify_integrity().unwrap();
+        assert_eq!(snap.resources[1].replace_with, vec![a.urn]);
+        assert_eq!(pruned[0].removed, vec![("replaceWith", gone.urn)]);
     }
 
     #[test]

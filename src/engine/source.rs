@@ -72,7 +72,7 @@ type Reply<T> = oneshot::Sender<Result<T, RegisterError>>;
 /// Requests from the program to the deployment loop.
 pub(crate) enum SourceEvent {
     Register {
-        goal: Goal,
+        goal: Box<Goal>,
         reply: Reply<Registered>,
     },
     RegisterOutputs {
@@ -222,6 +222,9 @@ impl ResourceMonitor {
         if let Some(d) = &goal.deleted_with {
             self.check_registered("deletedWith", d)?;
         }
+        for (i, r) in goal.replace_with.iter().enumerate() {
+            self.check_registered(&format!("replaceWith[{i}]"), r)?;
+        }
         self.check_provider_registered(goal.provider.as_deref())
     }
 
@@ -301,7 +304,10 @@ impl ResourceMonitor {
         };
         let provider = goal.provider.clone();
         let reg = self
-            .send(|reply| SourceEvent::Register { goal, reply })
+            .send(|reply| SourceEvent::Register {
+                goal: Box::new(goal),
+                reply,
+            })
             .await?;
         self.record_registered(&reg.urn);
         if is_root {
@@ -459,7 +465,10 @@ impl ResourceMonitor {
                         goal.version = version;
                         let urn = this.urn(None, &goal.type_, &goal.name);
                         let reg = this
-                            .send(|reply| SourceEvent::Register { goal, reply })
+                            .send(|reply| SourceEvent::Register {
+                                goal: Box::new(goal),
+                                reply,
+                            })
                             .await?;
                         this.record_registered(&reg.urn);
                         let id = reg.id.unwrap_or_default();

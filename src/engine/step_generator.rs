@@ -209,6 +209,8 @@ fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
         import_id: goal.import_id.clone(),
         retain_on_delete: goal.retain_on_delete.unwrap_or(false),
         deleted_with: goal.deleted_with.clone(),
+        replace_with: goal.replace_with.clone(),
+        replacement_trigger: goal.replacement_trigger.clone(),
         source_position: goal.source_position.clone(),
         ignore_changes: goal.ignore_changes.clone(),
         replace_on_changes: goal.replace_on_changes.clone(),
@@ -705,6 +707,23 @@ impl StepGenerator {
                 cascade: None,
             }));
         }
+        if new.replacement_trigger.contains_unknowns() && !self.opts.is_preview() {
+            return Err(RegisterError::Failed(format!(
+                "replacement trigger contains unknowns for {urn}"
+            )));
+        }
+        if trigger_replaces(&new.replacement_trigger, &old.state.replacement_trigger) {
+            // A changed trigger replaces without asking the provider (Pulumi's `triggerReplace`).
+            let diff = DiffResult {
+                changes: DiffChanges::Some,
+                ..DiffResult::default()
+            };
+            let ctx = DiffContext { goal, old, new };
+            return self
+                .continue_replacing(ctx, diff, true)
+                .await
+                .map(Generated::Chain);
+        }
         let provider_changed = self.provider_changed(&old.state, &new).await?;
         let mut job = self.diff_job(&goal, &old, &new)?;
         if provider_changed && job.forced.is_none() {
@@ -843,6 +862,8 @@ impl StepGenerator {
             Some(old)
                 if !old.state.external && old.state.id.as_deref() != Some(goal.id.as_str()) =>
             {
+                // A read-replacement replaces the managed copy (Pulumi marks it in `replaces`).
+                self.replaced.insert(urn.clone());
                 let read = Step::new(StepOp::ReadReplacement, urn.clone())
                     .with_old(old.clone())
                     .with_new(new.clone());
@@ -1032,6 +1053,12 @@ impl StepGenerator {
         let forced = if self.replace_targets.matches(&urn) || old.state.taint {
             Some("id")
         } else if new
+            .replace_with
+            .iter()
+            .any(|r| self.deleted.contains(r) || self.replaced.contains(r))
+        {
+            Some("replaceWith")
+        } else if new
             .deleted_with
             .as_ref()
             .is_some_and(|d| self.deleted.contains(d) || self.replaced.contains(d))
@@ -1084,6 +1111,17 @@ impl StepGenerator {
         ctx: DiffContext,
         diff: DiffResult,
     ) -> Result<PlannedChain, RegisterError> {
+        self.continue_replacing(ctx, diff, false).await
+    }
+
+    /// `continue_from_diff`, with `triggered` set when a changed replacement trigger forces
+    /// the replacement whatever the diff says.
+    async fn continue_replacing(
+        &mut self,
+        ctx: DiffContext,
+        diff: DiffResult,
+        triggered: bool,
+    ) -> Result<PlannedChain, RegisterError> {
         let DiffContext { goal, old, mut new } = ctx;
         let urn = new.urn.clone();
         if self.deleted.contains(&urn) {
@@ -1112,7 +1150,7 @@ impl StepGenerator {
                 Step::new(StepOp::Same, urn).with_old(old).with_new(new),
             ));
         }
-        if !diff.replaces() && !pending {
+        if !diff.replaces() && !triggered && !pending {
             let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
             step.diffs = diff.changed_keys;
             step.detailed_diff = diff.detailed_diff;
@@ -1409,4 +1447,15 @@ impl StepGenerator {
             )
         }))
     }
+}
+
+/// Whether a replacement trigger changed from the recorded one (Pulumi's
+/// `shouldTriggerReplace`): secrets are compared by their values, an unknown always counts as
+/// a change, and a trigger missing on either side never does.
+fn trigger_replaces(new: &PropertyValue, old: &PropertyValue) -> bool {
+    let (new, old) = (new.reveal(), old.reveal());
+    if new.contains_unknowns() || old.contains_unknowns() {
+        return true;
+    }
+    new != PropertyValue::Null && old != PropertyValue::Null && new != old
 }

@@ -10,7 +10,9 @@ use tonic::{Request, Response, Status};
 
 use super::MAX_MESSAGE_SIZE;
 use super::engine_service::EngineService;
-use super::marshal::{MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map};
+use super::marshal::{
+    MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map, value_to_property,
+};
 use super::pulumirpc::engine_server::EngineServer;
 use super::pulumirpc::resource_monitor_server::{
     ResourceMonitor as MonitorRpc, ResourceMonitorServer,
@@ -26,6 +28,7 @@ use super::pulumirpc::{
 use super::server::{PrivateAddress, ServerHandle, serve_private};
 use crate::engine::events::EventSink;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
+use crate::engine::property::PropertyValue;
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
 use crate::engine::resource::CustomTimeouts;
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
@@ -43,6 +46,11 @@ const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
     ),
     ("aliasSpecs", ResourceMonitorFeature::AliasSpecs),
     ("deletedWith", ResourceMonitorFeature::DeletedWith),
+    ("replaceWith", ResourceMonitorFeature::ReplaceWith),
+    (
+        "replacementTrigger",
+        ResourceMonitorFeature::ReplacementTrigger,
+    ),
 ];
 
 /// Serves ResourceMonitor on top of the engine's monitor.
@@ -294,6 +302,17 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         custom_timeouts: custom_timeouts(req.custom_timeouts)?,
         parent: opt_urn("RegisterResourceRequest.parent", &req.parent)?,
         deleted_with: opt_urn("RegisterResourceRequest.deletedWith", &req.deleted_with)?,
+        replace_with: req
+            .replace_with
+            .iter()
+            .map(|u| parse_urn("RegisterResourceRequest.replaceWith", u))
+            .collect::<Result<_, _>>()?,
+        replacement_trigger: match &req.replacement_trigger {
+            Some(v) => value_to_property(v, MarshalOptions::ALL, "replacementTrigger")
+                .map_err(|e| invalid("RegisterResourceRequest.replacementTrigger", e))?
+                .unwrap_or_default(),
+            None => PropertyValue::Null,
+        },
         source_position: source_position(req.source_position.as_ref()),
         type_: req.r#type,
         name: req.name,

@@ -103,7 +103,7 @@ fn harness_failing(
                     } else {
                         RegisterStatus::Success
                     };
-                    rec.lock().unwrap().goals.push(goal);
+                    rec.lock().unwrap().goals.push(*goal);
                     let _ = reply.send(Ok(Registered {
                         urn,
                         id,
@@ -161,6 +161,8 @@ b = random.RandomString(
         delete_before_replace=True,
         custom_timeouts=pulumi.CustomTimeouts(create="2m"),
         aliases=[pulumi.Alias(name="oldb")],
+        replace_with=[a],
+        replacement_trigger=pulumi.Output.secret({"generation": 2}),
     ),
 )
 
@@ -304,6 +306,18 @@ async fn python_program_registers_resources_with_every_option() {
     assert_eq!(b.protect, Some(true));
     assert_eq!(b.ignore_changes, vec!["special".to_string()]);
     assert_eq!(b.delete_before_replace, Some(true));
+    assert_eq!(
+        b.replace_with.iter().map(Urn::name).collect::<Vec<_>>(),
+        ["a"]
+    );
+    assert_eq!(
+        b.replacement_trigger.reveal(),
+        PropertyValue::Object([("generation".to_string(), PropertyValue::Number(2.0))].into())
+    );
+    assert!(
+        b.replacement_trigger.contains_secrets(),
+        "the trigger stays secret"
+    );
     assert_eq!(b.custom_timeouts.as_ref().unwrap().create, 120.0);
     assert!(
         matches!(&b.aliases[0], crate::engine::goal::Alias::Spec { name: Some(n), .. } if n == "oldb")

@@ -254,7 +254,7 @@ fn needs_encryption(r: &ResourceState) -> bool {
             _ => false,
         }
     }
-    r.inputs.values().any(value) || r.outputs.values().any(value)
+    r.inputs.values().any(value) || r.outputs.values().any(value) || value(&r.replacement_trigger)
 }
 
 fn prefix(field: &str, e: SecretsError) -> SecretsError {

@@ -125,7 +125,12 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
                 }
             }
         }
-        for e in r.options.import.iter().chain(r.options.protect.iter()) {
+        let option_exprs = [
+            &r.options.import,
+            &r.options.protect,
+            &r.options.replacement_trigger,
+        ];
+        for e in option_exprs.into_iter().flatten() {
             deps.extend(expr_deps(file, &a, u, "resource", &r.key, e)?);
         }
         for rr in r.options.references() {

@@ -117,6 +117,10 @@ pub struct ResourceOptions {
     /// Explicit providers by package, for this resource and its children.
     pub providers: Vec<ResourceRef>,
     pub deleted_with: Option<ResourceRef>,
+    /// Resources whose replacement replaces this one too.
+    pub replace_with: Vec<ResourceRef>,
+    /// Any value; a change from the recorded one replaces the resource.
+    pub replacement_trigger: Option<Expr>,
     /// A boolean, or an expression that evaluates to one (`${isProduction}`).
     pub protect: Option<Expr>,
     pub delete_before_replace: Option<bool>,
@@ -138,6 +142,7 @@ impl ResourceOptions {
         out.extend(self.provider.iter());
         out.extend(self.providers.iter());
         out.extend(self.deleted_with.iter());
+        out.extend(self.replace_with.iter());
         for a in &self.aliases {
             if let AliasDecl::Spec {
                 parent: Some(p), ..
@@ -630,14 +635,8 @@ impl Builder<'_> {
                 "hideDiffs" => {
                     self.strings(res, opt, v)?;
                 }
-                "replaceWith" | "replacementTrigger" => {
-                    return Err(self.err(
-                        k.pos,
-                        format!(
-                            "resource {res:?}: option `{opt}` needs support in stepdeck's engine, which it does not have yet"
-                        ),
-                    ));
-                }
+                "replaceWith" => o.replace_with = self.refs(res, opt, v)?,
+                "replacementTrigger" => o.replacement_trigger = Some(self.expr(v)?),
                 other => {
                     return Err(self.err(
                         k.pos,

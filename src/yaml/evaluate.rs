@@ -667,6 +667,10 @@ impl Shared {
                 }),
             })
             .collect::<Result<Vec<_>, _>>()?;
+        let replacement_trigger = match &o.replacement_trigger {
+            Some(e) => scope.eval(e).await?.value,
+            None => PropertyValue::Null,
+        };
         let custom = self.is_custom(&r.type_);
         let goal = Goal {
             type_,
@@ -683,6 +687,12 @@ impl Shared {
             replace_on_changes: o.replace_on_changes.clone(),
             retain_on_delete: o.retain_on_delete,
             deleted_with: o.deleted_with.as_ref().and_then(|d| urn_of(&d.name)),
+            replace_with: o
+                .replace_with
+                .iter()
+                .filter_map(|d| urn_of(&d.name))
+                .collect(),
+            replacement_trigger,
             aliases,
             import_id,
             custom_timeouts: o.custom_timeouts.clone(),

@@ -168,19 +168,17 @@ outputs:
 }
 
 #[test]
-fn options_stepdeck_cannot_honour_are_refused_and_display_options_accepted() {
+fn replace_options_parse_and_display_options_are_accepted() {
     let opt = |o: &str| {
         parse_err(&format!(
             "resources:\n  a:\n    type: sim:index:Resource\n  b:\n    type: sim:index:Resource\n    options:\n      {o}\n"
         ))
     };
+    assert_eq!(opt("replaceWith: [\"${a}\"]"), "");
+    assert_eq!(opt("replacementTrigger: x"), "");
     assert_eq!(
-        opt("replaceWith: [\"${a}\"]"),
-        "Pulumi.yaml:7:7: resource \"b\": option `replaceWith` needs support in stepdeck's engine, which it does not have yet"
-    );
-    assert_eq!(
-        opt("replacementTrigger: x"),
-        "Pulumi.yaml:7:7: resource \"b\": option `replacementTrigger` needs support in stepdeck's engine, which it does not have yet"
+        opt("replaceWith: [a]"),
+        "Pulumi.yaml:7:21: resource \"b\": option `replaceWith` must be a resource reference like ${name}, found \"a\""
     );
     assert_eq!(opt("hideDiffs: [tags]"), "");
     assert_eq!(opt("pluginDownloadURL: https://example.com"), "");

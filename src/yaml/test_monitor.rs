@@ -159,7 +159,7 @@ pub(crate) async fn run(
                 {
                     let mut r = rec.lock().unwrap();
                     r.log.push(format!("start {}", goal.name));
-                    r.goals.push(goal.clone());
+                    r.goals.push((*goal).clone());
                 }
                 let rec = rec.clone();
                 tokio::spawn(async move {

@@ -271,6 +271,12 @@ async fn options_become_goal_fields() {
     options:
       provider: ${prov}
       deletedWith: ${tier}
+      replaceWith:
+        - ${old}
+        - ${tier}
+      replacementTrigger:
+        generation: ${old.id}
+        tags: [a]
       protect: true
       deleteBeforeReplace: true
       retainOnDelete: false
@@ -298,6 +304,16 @@ async fn options_become_goal_fields() {
         r.deleted_with.as_ref().map(Urn::as_str),
         Some("urn:pulumi:dev::proj::demo:component:Tier::tier")
     );
+    assert_eq!(
+        r.replace_with.iter().map(Urn::name).collect::<Vec<_>>(),
+        ["old", "tier"]
+    );
+    let trigger = r
+        .replacement_trigger
+        .as_object()
+        .expect("an object trigger");
+    assert_eq!(trigger["generation"].as_str(), Some("old-id"));
+    assert_eq!(trigger["tags"], PropertyValue::Array(vec!["a".into()]));
     assert!(!rec.goal("tier").custom);
     assert_eq!(r.protect, Some(true));
     assert_eq!(r.delete_before_replace, Some(true));
