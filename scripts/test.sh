@@ -16,4 +16,35 @@ if [ -f .ci/install-sdks.sh ]; then
   bash .ci/install-sdks.sh
 fi
 
-cargo test --locked --all-targets "$@"
+if [ $# -gt 0 ]; then
+  exec cargo test --locked --all-targets "$@"
+fi
+
+# The slow end-to-end suites (real SDK programs, tmux) run alongside the rest: most of their
+# time is spent waiting on the programs they start.
+slow=(sdk_e2e pulumi_conformance console_e2e)
+cargo test --locked --all-targets --no-run
+logs=target/test-logs
+mkdir -p "$logs"
+pids=()
+for t in "${slow[@]}"; do
+  cargo test --locked --test "$t" >"$logs/$t.log" 2>&1 &
+  pids+=($!)
+done
+rest=()
+for f in tests/*.rs tests/*/main.rs; do
+  [ -e "$f" ] || continue
+  name=$(basename "$f" .rs)
+  [ "$name" = main ] && name=$(basename "$(dirname "$f")")
+  [[ " ${slow[*]} " == *" $name "* ]] || rest+=(--test "$name")
+done
+status=0
+cargo test --locked --lib --bins --benches "${rest[@]}" || status=1
+for i in "${!slow[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    status=1
+  fi
+  echo "==== ${slow[$i]} ===="
+  cat "$logs/${slow[$i]}.log"
+done
+exit "$status"

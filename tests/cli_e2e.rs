@@ -273,7 +273,14 @@ fn a_locked_stack_refuses_a_second_update_until_unlocked() {
         .path()
         .join("state/.stepdeck/stacks/e2e/dev/lock.json");
     let deadline = Instant::now() + Duration::from_secs(20);
-    while !lock.exists() {
+    // The stack's creation locks it briefly too: wait for the update's own lock.
+    let held_by_update = || {
+        std::fs::read_to_string(&lock)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+            .is_some_and(|info| info["operation"] == "up")
+    };
+    while !held_by_update() {
         assert!(
             Instant::now() < deadline,
             "the first update never locked the stack"
