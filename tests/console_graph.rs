@@ -317,3 +317,36 @@ fn the_graph_scrolls_sideways_to_the_selection() {
     u.selected = Some(sample_urn("sim:index:Thing", "step0"));
     assert!(screen(&mut u).contains("[step0]"));
 }
+
+#[test]
+fn a_frame_of_a_large_graph_draws_only_what_is_in_view() {
+    // 40 layers of 500 resources, each depending on two of the layer before.
+    let mut rng = StdRng::seed_from_u64(7);
+    let (layers, width) = (40, 500);
+    let n = layers * width;
+    let names: Vec<String> = (0..n).map(|i| format!("r{i:05}")).collect();
+    let deps: Vec<Vec<usize>> = (0..n)
+        .map(|i| match i / width {
+            0 => Vec::new(),
+            l => (0..2)
+                .map(|_| (l - 1) * width + rng.random_range(0..width))
+                .collect(),
+        })
+        .collect();
+    let m = model(&names, &deps);
+    let mut u = ui();
+    u.selected = Some(sample_urn("sim:index:Thing", "r10250"));
+    let started = std::time::Instant::now();
+    graph_only(&m, &mut u, 160, 45);
+    let first = started.elapsed();
+    let started = std::time::Instant::now();
+    let frames = 20;
+    for _ in 0..frames {
+        graph_only(&m, &mut u, 160, 45);
+    }
+    let frame = started.elapsed() / frames;
+    println!("layout and first frame {first:?}, then {frame:?} a frame");
+    // Loose: a debug build on a shared machine. The layout is the cost; a frame is not.
+    assert!(frame < std::time::Duration::from_millis(200), "{frame:?}");
+    assert!(frame * 3 < first, "{frame:?} vs {first:?}");
+}

@@ -145,28 +145,34 @@ impl StatefulWidget for GraphView<'_> {
             for e in gutter.visible(oy, oy + vh) {
                 let selected = sel == Some(e.source) || sel == Some(e.target);
                 let target = if selected { &mut hot } else { &mut cells };
-                let mut add =
-                    |x: usize, y: usize, bits: u8| *target.entry((x, y)).or_default() |= bits;
+                // Cells outside the view are not even collected.
+                let ys = oy..oy + vh;
+                // Sets `bits` on row `y` from column `from` to `to`, exclusive.
+                let mut run = |from: usize, to: usize, y: usize, bits: u8| {
+                    if ys.contains(&y) {
+                        for x in from.max(ox)..to.min(ox + vw) {
+                            *target.entry((x, y)).or_default() |= bits;
+                        }
+                    }
+                };
                 let start = col_x[c] + width(&node_label(m, g, e.source, c, node_w)) - 1;
                 let x = lane_x + e.lane;
-                add(start, e.out_row, UP | RIGHT);
-                for h in start + 1..x {
-                    add(h, e.out_row, LEFT | RIGHT);
-                }
+                run(start, start + 1, e.out_row, UP | RIGHT);
+                run(start + 1, x, e.out_row, LEFT | RIGHT);
                 let (toward_in, toward_out) = if e.in_row < e.out_row {
                     (UP, DOWN)
                 } else {
                     (DOWN, UP)
                 };
-                add(x, e.out_row, LEFT | toward_in);
+                run(x, x + 1, e.out_row, LEFT | toward_in);
                 let (lo, hi) = e.span();
-                for y in lo + 1..hi {
-                    add(x, y, UP | DOWN);
+                if (ox..ox + vw).contains(&x) {
+                    for y in (lo + 1).max(oy)..hi.min(oy + vh) {
+                        run(x, x + 1, y, UP | DOWN);
+                    }
                 }
-                add(x, e.in_row, toward_out | RIGHT);
-                for h in x + 1..arrow_x {
-                    add(h, e.in_row, LEFT | RIGHT);
-                }
+                run(x, x + 1, e.in_row, toward_out | RIGHT);
+                run(x + 1, arrow_x, e.in_row, LEFT | RIGHT);
                 arrows.push((arrow_x, e.in_row, selected));
             }
         }
