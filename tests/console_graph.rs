@@ -129,6 +129,9 @@ fn sources_whose_lanes_used_to_merge_get_lanes_of_their_own() {
     let s = text(&graph_only(&m, &mut u, 40, 12));
     insta::assert_snapshot!("graph_shared_lanes", s);
     assert_paths(&m, &mut u, 40, 12);
+    u.selected = Some(sample_urn("sim:index:Thing", "d"));
+    let s = text(&graph_only(&m, &mut u, 60, 12));
+    assert!(s.contains("1 depends on d: p"), "{s}");
 }
 
 /// Where a drawn line leads from a cell, as (up, down, left, right).

@@ -252,8 +252,13 @@ fn footer_text(m: &Model, g: &GraphLayout, sel: Option<usize>) -> String {
     } else {
         ""
     };
+    let verb = if reach.len() == 1 {
+        "depends"
+    } else {
+        "depend"
+    };
     format!(
-        "{} depend on {name}: {}{more} · {LEGEND}",
+        "{} {verb} on {name}: {}{more} · {LEGEND}",
         reach.len(),
         names.join(", ")
     )
