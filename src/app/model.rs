@@ -645,6 +645,10 @@ impl Model {
             }
             EngineEvent::ChainFinished { chain, ok } => {
                 let c = self.ensure_chain(*chain);
+                // A declined chain never ran, and its steps were settled when it was declined.
+                if self.chains[c].state == ChainState::Declined {
+                    return;
+                }
                 if self.chains[c].started.is_some() && self.chains[c].ended.is_none() {
                     self.workers_busy = self.workers_busy.saturating_sub(1);
                 }
@@ -1060,6 +1064,12 @@ impl Model {
                 ChainState::Declined
             };
             self.set_chain_state(c, state);
+            // A declined chain's steps will never run: they are settled, so that a finished run
+            // reads 100%.
+            if !approved && !self.preview {
+                let chain = &self.chains[c];
+                self.steps_settled += chain.steps.len().saturating_sub(chain.finished_steps);
+            }
         }
         let who = match by {
             Decider::Operator => "operator",
@@ -1415,12 +1425,30 @@ mod tests {
         );
         assert_eq!(m.run_state(), RunState::Running);
 
+        let (settled, total) = declined.progress();
         declined.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: false,
             by: Decider::Policy,
         });
         assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
+        let steps = declined.chain(7).unwrap().steps.len();
+        assert!(steps > 0);
+        assert_eq!(
+            declined.progress(),
+            (settled + steps, total),
+            "declined steps settle"
+        );
+        declined.apply(&EngineEvent::ChainFinished {
+            chain: 7,
+            ok: false,
+        });
+        assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
+        assert_eq!(
+            declined.progress(),
+            (settled + steps, total),
+            "and only once"
+        );
         assert_eq!(
             declined
                 .get(&urn("sim:index:Service", "app"))
