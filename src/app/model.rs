@@ -1064,12 +1064,6 @@ impl Model {
                 ChainState::Declined
             };
             self.set_chain_state(c, state);
-            // A declined chain's steps will never run: they are settled, so that a finished run
-            // reads 100%.
-            if !approved && !self.preview {
-                let chain = &self.chains[c];
-                self.steps_settled += chain.steps.len().saturating_sub(chain.finished_steps);
-            }
         }
         let who = match by {
             Decider::Operator => "operator",
@@ -1082,6 +1076,11 @@ impl Model {
             let i = self.ensure_row(urn, None);
             let r = &mut self.resources[i];
             if !approved {
+                // Its planned steps will never run: settled, so that a finished run reads 100%.
+                if !self.preview {
+                    self.steps_settled += r.steps_planned.saturating_sub(r.steps_finished) as usize;
+                    r.steps_finished = r.steps_planned;
+                }
                 // Kept as it is: no longer shown as a replacement.
                 r.op = Some(StepOp::Same);
                 r.replace_keys.clear();
@@ -1432,7 +1431,11 @@ mod tests {
             by: Decider::Policy,
         });
         assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
-        let steps = declined.chain(7).unwrap().steps.len();
+        let steps: u32 = [("sim:index:Database", "db"), ("sim:index:Service", "app")]
+            .iter()
+            .map(|(t, n)| declined.get(&urn(t, n)).unwrap().steps_planned)
+            .sum();
+        let steps = steps as usize;
         assert!(steps > 0);
         assert_eq!(
             declined.progress(),
