@@ -424,15 +424,18 @@ mod tests {
         }
     }
 
+    /// How a test loop ended, the terminal it drew on, and what it asked of the engine.
+    type LoopEnd = (
+        Result<ConsoleExit, ConsoleError>,
+        Terminal<TestBackend>,
+        ControlReceiver,
+    );
+
     /// Runs the loop on a TestBackend; `script` gets the engine sink and the key sender.
     async fn run_loop(
         mode: ConsoleMode,
         script: impl FnOnce(EventSink, Keys) + Send + 'static,
-    ) -> (
-        Result<ConsoleExit, ConsoleError>,
-        Terminal<TestBackend>,
-        ControlReceiver,
-    ) {
+    ) -> LoopEnd {
         let terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
         run_loop_on(terminal, mode, script).await
     }
@@ -442,11 +445,7 @@ mod tests {
         mut terminal: Terminal<TestBackend>,
         mode: ConsoleMode,
         script: impl FnOnce(EventSink, Keys) + Send + 'static,
-    ) -> (
-        Result<ConsoleExit, ConsoleError>,
-        Terminal<TestBackend>,
-        ControlReceiver,
-    ) {
+    ) -> LoopEnd {
         let (sink, mut events) = EventSink::channel();
         let (control, rx) = Control::new(sink.clone());
         let (keys, mut input) = input_channel::unbounded();
