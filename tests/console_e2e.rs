@@ -433,7 +433,7 @@ fn destroy_previews_first_and_deletes_only_on_y() {
     t.keys(&["y"]);
     let s = t.wait_for("DONE");
     assert!(
-        !s.contains("running"),
+        !s.contains("RUNNING") && !s.contains(": running"),
         "a finished run says nothing is running:\n{s}"
     );
     t.quit_and_expect_restored(0);

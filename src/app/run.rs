@@ -155,11 +155,15 @@ const LINGER: Duration = Duration::from_millis(1500);
 fn reclaim(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), ConsoleError> {
     enable_raw_mode()?;
     execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-    // `resize` clears the screen and forces a full redraw without querying the cursor
-    // (which would race the input stream for the terminal's answer).
-    let size = terminal.size()?;
-    terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    repaint(terminal)?;
     Ok(())
+}
+
+/// Clears the screen so that the next frame is drawn in full. `resize` does that without
+/// querying the cursor (as `clear` does), which would race the input stream for the answer.
+fn repaint<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+    let size = terminal.size()?;
+    terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
 }
 /// The loop proper, over any backend and input stream (tests drive it with a TestBackend).
 pub(crate) async fn event_loop<B, I>(
@@ -185,7 +189,7 @@ where
     } = session;
     // Whatever was written to the terminal since the last frame (a warning printed between two
     // sessions) is wiped: the first frame is drawn in full, not by difference.
-    terminal.clear()?;
+    repaint(terminal)?;
     let mut finished_at: Option<Instant> = None;
     let start = Instant::now();
     let mut model = Model::new();
