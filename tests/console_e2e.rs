@@ -272,7 +272,11 @@ fn the_demo_runs_both_phases_and_its_cascade_waits_for_approval() {
     t.keys(&["A"]);
     t.wait_for("Approve every pending replacement?");
     t.keys(&["y"]);
-    t.wait_for("DONE");
+    let s = t.wait_for("DONE");
+    assert!(
+        !s.contains(": running"),
+        "a finished run says nothing is running:\n{s}"
+    );
     t.quit_and_expect_restored(0);
 }
 
@@ -427,7 +431,11 @@ fn destroy_previews_first_and_deletes_only_on_y() {
     let t = Tmux::start(&env, 120, 40, &["destroy", "--stack", "dev"]);
     t.wait_for("PREVIEW — y apply · n abort");
     t.keys(&["y"]);
-    t.wait_for("DONE");
+    let s = t.wait_for("DONE");
+    assert!(
+        !s.contains("RUNNING") && !s.contains(": running"),
+        "a finished run says nothing is running:\n{s}"
+    );
     t.quit_and_expect_restored(0);
     assert!(env.world().is_empty(), "y destroys");
 }

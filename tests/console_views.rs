@@ -212,6 +212,23 @@ fn the_failed_screen_sums_up_the_run() {
 }
 
 #[test]
+fn a_failure_of_several_errors_shows_one_per_line() {
+    let mut m = sample_model();
+    m.apply(&EngineEvent::Summary {
+        counts: BTreeMap::new(),
+        declined: 0,
+        duration: Duration::from_secs(1),
+        outcome: Outcome::Failed("first: app not run\nsecond: bad failed".into()),
+        preview: false,
+    });
+    let mut u = ui(ConsoleMode::Live);
+    u.focus = ViewId::Summary;
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(!s.contains("runsecond"), "{s}");
+    assert!(s.lines().any(|l| l.contains("│second: bad failed")), "{s}");
+}
+
+#[test]
 fn the_graph_names_the_blast_radius_and_follows_the_filter() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);

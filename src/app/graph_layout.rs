@@ -11,6 +11,7 @@ use crate::engine::resource::is_provider_type;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
 use super::filter::Filter;
+use super::graph_lanes::Gutter;
 use super::model::Model;
 use super::sort::SortKey;
 
@@ -30,6 +31,8 @@ pub struct GraphLayout {
     pub longest_name: usize,
     /// Resources laid out.
     pub nodes: usize,
+    /// Routed edges between each layer and the next.
+    pub gutters: Vec<Gutter>,
     built_at: Option<Instant>,
     cost: Duration,
 }
@@ -191,6 +194,23 @@ impl GraphLayout {
                 self.place[i] = Some((c as u32, row as u32));
             }
         }
+        // Only edges between adjacent layers are drawn; the others are counted on the node.
+        let place = &self.place;
+        let dependents = &self.dependents;
+        let sources = &self.columns[..self.columns.len().saturating_sub(1)];
+        self.gutters = sources
+            .iter()
+            .enumerate()
+            .map(|(c, column)| {
+                Gutter::route(column.iter().flat_map(|&s| {
+                    let rs = place[s].map_or(0, |(_, r)| r as usize);
+                    dependents[s].iter().filter_map(move |&d| match place[d] {
+                        Some((dc, rd)) if dc as usize == c + 1 => Some((s, rs, d, rd as usize)),
+                        _ => None,
+                    })
+                }))
+            })
+            .collect();
     }
 
     /// Everything that depends on `idx`, directly or not (what a change to it can reach), in

@@ -3,6 +3,7 @@
 
 pub mod console;
 pub mod filter;
+pub mod graph_lanes;
 pub mod graph_layout;
 pub mod keymap;
 pub mod model;

@@ -645,6 +645,10 @@ impl Model {
             }
             EngineEvent::ChainFinished { chain, ok } => {
                 let c = self.ensure_chain(*chain);
+                // A declined chain never ran, and its steps were settled when it was declined.
+                if self.chains[c].state == ChainState::Declined {
+                    return;
+                }
                 if self.chains[c].started.is_some() && self.chains[c].ended.is_none() {
                     self.workers_busy = self.workers_busy.saturating_sub(1);
                 }
@@ -1073,6 +1077,11 @@ impl Model {
             let i = self.ensure_row(urn, None);
             let r = &mut self.resources[i];
             if !approved {
+                // Its planned steps will never run: settled, so that a finished run reads 100%.
+                if !self.preview {
+                    self.steps_settled += r.steps_planned.saturating_sub(r.steps_finished) as usize;
+                    r.steps_finished = r.steps_planned;
+                }
                 // Kept as it is: no longer shown as a replacement.
                 r.op = Some(StepOp::Same);
                 r.replace_keys.clear();
@@ -1416,12 +1425,34 @@ mod tests {
         );
         assert_eq!(m.run_state(), RunState::Running);
 
+        let (settled, total) = declined.progress();
         declined.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: false,
             by: Decider::Policy,
         });
         assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
+        let steps: u32 = [("sim:index:Database", "db"), ("sim:index:Service", "app")]
+            .iter()
+            .map(|(t, n)| declined.get(&urn(t, n)).unwrap().steps_planned)
+            .sum();
+        let steps = steps as usize;
+        assert!(steps > 0);
+        assert_eq!(
+            declined.progress(),
+            (settled + steps, total),
+            "declined steps settle"
+        );
+        declined.apply(&EngineEvent::ChainFinished {
+            chain: 7,
+            ok: false,
+        });
+        assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
+        assert_eq!(
+            declined.progress(),
+            (settled + steps, total),
+            "and only once"
+        );
         assert_eq!(
             declined
                 .get(&urn("sim:index:Service", "app"))

@@ -155,11 +155,15 @@ const LINGER: Duration = Duration::from_millis(1500);
 fn reclaim(terminal: &mut Terminal<CrosstermBackend<Stdout>>) -> Result<(), ConsoleError> {
     enable_raw_mode()?;
     execute!(io::stdout(), EnterAlternateScreen, EnableMouseCapture)?;
-    // `resize` clears the screen and forces a full redraw without querying the cursor
-    // (which would race the input stream for the terminal's answer).
-    let size = terminal.size()?;
-    terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
+    repaint(terminal)?;
     Ok(())
+}
+
+/// Clears the screen so that the next frame is drawn in full. `resize` does that without
+/// querying the cursor (as `clear` does), which would race the input stream for the answer.
+fn repaint<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
+    let size = terminal.size()?;
+    terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
 }
 /// The loop proper, over any backend and input stream (tests drive it with a TestBackend).
 pub(crate) async fn event_loop<B, I>(
@@ -183,6 +187,9 @@ where
         presets,
         report,
     } = session;
+    // Whatever was written to the terminal since the last frame (a warning printed between two
+    // sessions) is wiped: the first frame is drawn in full, not by difference.
+    repaint(terminal)?;
     let mut finished_at: Option<Instant> = None;
     let start = Instant::now();
     let mut model = Model::new();
@@ -421,19 +428,31 @@ mod tests {
         }
     }
 
+    /// How a test loop ended, the terminal it drew on, and what it asked of the engine.
+    type LoopEnd = (
+        Result<ConsoleExit, ConsoleError>,
+        Terminal<TestBackend>,
+        ControlReceiver,
+    );
+
     /// Runs the loop on a TestBackend; `script` gets the engine sink and the key sender.
     async fn run_loop(
         mode: ConsoleMode,
         script: impl FnOnce(EventSink, Keys) + Send + 'static,
-    ) -> (
-        Result<ConsoleExit, ConsoleError>,
-        Terminal<TestBackend>,
-        ControlReceiver,
-    ) {
+    ) -> LoopEnd {
+        let terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        run_loop_on(terminal, mode, script).await
+    }
+
+    /// [`run_loop`] on a given terminal.
+    async fn run_loop_on(
+        mut terminal: Terminal<TestBackend>,
+        mode: ConsoleMode,
+        script: impl FnOnce(EventSink, Keys) + Send + 'static,
+    ) -> LoopEnd {
         let (sink, mut events) = EventSink::channel();
         let (control, rx) = Control::new(sink.clone());
         let (keys, mut input) = input_channel::unbounded();
-        let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
         tokio::task::spawn_blocking(move || script(sink, keys));
         let mut presets = Presets::default();
         let mut report = None;
@@ -491,6 +510,31 @@ mod tests {
             s.contains("workers 0/8"),
             "nothing runs after the end:\n{s}"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_session_repaints_over_what_was_printed_before_it() {
+        // Between two sessions (a preview, then its apply) something may write to the
+        // terminal (a warning on stderr): the next session must not draw over it by difference.
+        let mut terminal = Terminal::new(TestBackend::new(100, 30)).unwrap();
+        let stray = ratatui::buffer::Cell::new("#");
+        let cells: Vec<(u16, u16, &ratatui::buffer::Cell)> = (0..100)
+            .flat_map(|x| (0..30).map(move |y| (x, y)))
+            .map(|(x, y)| (x, y, &stray))
+            .collect();
+        terminal.backend_mut().draw(cells.into_iter()).unwrap();
+        let (exit, terminal, _rx) = run_loop_on(terminal, ConsoleMode::Live, |sink, keys| {
+            for (_, e) in sample_timeline().into_iter().take(10) {
+                sink.send(e);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+            press(&keys, 'q');
+            press(&keys, 'y');
+        })
+        .await;
+        assert!(exit.is_ok());
+        let s = screen(&terminal);
+        assert!(!s.contains('#'), "{s}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -136,9 +136,9 @@ pub async fn run(args: DemoArgs) -> Result<()> {
             }
             let up = options(&ws, &stack, Operation::Update, &a, Display::Console)?;
             let note = if phase == 1 {
-                format!("demo 1/2 {what}: running, then phase 2")
+                format!("demo 1/2 {what}, then phase 2")
             } else {
-                format!("demo 2/2 {what}: running")
+                format!("demo 2/2 {what}")
             };
             let (result, left) = session(
                 &mut console,

@@ -1,11 +1,12 @@
-//! The dependency graph in layers (longest path), left to right, edges routed with box-drawing
-//! characters in the gutters between layers, nodes coloured by status. It follows the selection,
+//! The dependency graph in layers (longest path), left to right, nodes coloured by status on
+//! every other row, each edge on its own route through the gutter between layers (a crossing is
+//! drawn `┼`, and lines join only where edges share a source or a target). It follows the selection,
 //! can focus on the selection's dependencies and dependents (`f`), and draws only what is in view.
 //! Edges that skip layers are not routed; the node then shows `⇠n` for n such dependencies.
 //! The selection's own edges are highlighted, and the last row names what depends on it,
 //! transitively (its blast radius). The `/` filter applies.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -27,7 +28,6 @@ pub struct GraphView<'a> {
     pub focused: bool,
 }
 
-const GUTTER: usize = 6;
 const UP: u8 = 1;
 const DOWN: u8 = 2;
 const LEFT: u8 = 4;
@@ -87,33 +87,40 @@ impl StatefulWidget for GraphView<'_> {
         } else {
             (longest + 5).clamp(8, 22)
         };
-        let col_w = node_w + GUTTER;
+        // Each gutter is as wide as its lanes need: a margin, the lanes, a line and the arrow.
+        let mut col_x = Vec::with_capacity(g.columns.len() + 1);
+        let mut x = 0;
+        for c in 0..g.columns.len() {
+            col_x.push(x);
+            x += node_w + g.gutters.get(c).map_or(0, |gut| gut.lanes + 3);
+        }
+        col_x.push(x);
         // The last row tells what the selection reaches and what `⇠n` means.
         let footer = inner.height >= 4;
         let (vw, vh) = (
             inner.width as usize,
             inner.height as usize - usize::from(footer),
         );
-        // Follow the selection.
+        // Follow the selection: its label and the row its edges leave on.
         let sel = ui.selected_index(m);
         if let Some((c, r)) = sel.and_then(|i| g.place(i)) {
             let (ox, oy) = &mut ui.graph_offset;
-            let x = c * col_w;
+            let x = col_x[c];
             if x < *ox {
                 *ox = x;
             } else if x + node_w > *ox + vw {
                 *ox = (x + node_w).saturating_sub(vw);
             }
-            if r < *oy {
-                *oy = r;
-            } else if r >= *oy + vh {
-                *oy = r + 1 - vh;
+            let y = 2 * r;
+            if y < *oy {
+                *oy = y;
+            } else if y + 2 > *oy + vh {
+                *oy = (y + 2).saturating_sub(vh);
             }
         }
         let (ox, oy) = ui.graph_offset;
         let g = &ui.graph;
-        let first_col = ox / col_w;
-        let last_col = ((ox + vw) / col_w + 1).min(g.columns.len());
+        let seen = |c: usize| col_x[c] < ox + vw && col_x[c + 1] > ox;
         let rows = oy..oy + vh;
         let put = |buf: &mut Buffer, x: usize, y: usize, s: &str, style| {
             if x >= ox && x < ox + vw && rows.contains(&y) {
@@ -127,79 +134,79 @@ impl StatefulWidget for GraphView<'_> {
                 );
             }
         };
-        // Edges between adjacent layers: each source gets a lane in its gutter. The
-        // selection's edges are kept apart so they can be drawn over the others.
+        // Edges between adjacent layers, each on its own route (see `graph_lanes`). The
+        // selection's edges are kept apart so that they are drawn highlighted.
         let mut cells: HashMap<(usize, usize), u8> = HashMap::new();
-        let mut arrows: HashSet<(usize, usize)> = HashSet::new();
         let mut hot: HashMap<(usize, usize), u8> = HashMap::new();
-        let mut hot_arrows: HashSet<(usize, usize)> = HashSet::new();
-        for c in first_col.saturating_sub(1)..last_col {
-            if c + 1 >= g.columns.len() {
-                break;
-            }
-            let mut edges: HashSet<(usize, usize)> = HashSet::new();
-            for &s in g.columns[c].iter().skip(oy).take(vh) {
-                for &d in &g.dependents[s] {
-                    if g.place(d).is_some_and(|(dc, _)| dc == c + 1) {
-                        edges.insert((s, d));
+        let mut arrows: Vec<(usize, usize, bool)> = Vec::new();
+        for (c, gutter) in g.gutters.iter().enumerate().filter(|&(c, _)| seen(c)) {
+            let lane_x = col_x[c] + node_w + 1;
+            let arrow_x = col_x[c + 1] - 1;
+            for e in gutter.visible(oy, oy + vh) {
+                let selected = sel == Some(e.source) || sel == Some(e.target);
+                let target = if selected { &mut hot } else { &mut cells };
+                // Cells outside the view are not even collected.
+                let ys = oy..oy + vh;
+                // Sets `bits` on row `y` from column `from` to `to`, exclusive.
+                let mut run = |from: usize, to: usize, y: usize, bits: u8| {
+                    if ys.contains(&y) {
+                        for x in from.max(ox)..to.min(ox + vw) {
+                            *target.entry((x, y)).or_default() |= bits;
+                        }
                     }
-                }
-            }
-            for &d in g.columns[c + 1].iter().skip(oy).take(vh) {
-                for &s in &g.deps[d] {
-                    if g.place(s).is_some_and(|(sc, _)| sc == c) {
-                        edges.insert((s, d));
-                    }
-                }
-            }
-            let x0 = c * col_w + node_w;
-            for (s, d) in edges {
-                let (_, rs) = g.place(s).unwrap_or_default();
-                let start = c * col_w + width(&node_label(m, g, s, c, node_w));
-                let (_, rd) = g.place(d).unwrap_or_default();
-                let lane = x0 + 1 + rs % (GUTTER - 3);
-                let selected = sel == Some(s) || sel == Some(d);
-                let (target, heads) = if selected {
-                    (&mut hot, &mut hot_arrows)
-                } else {
-                    (&mut cells, &mut arrows)
                 };
-                let mut add =
-                    |x: usize, y: usize, bits: u8| *target.entry((x, y)).or_default() |= bits;
-                for x in start..lane {
-                    add(x, rs, LEFT | RIGHT);
-                }
-                add(lane, rs, LEFT);
-                add(lane, rd, RIGHT);
-                let (lo, hi) = (rs.min(rd), rs.max(rd));
-                if lo != hi {
-                    add(lane, lo, DOWN);
-                    add(lane, hi, UP);
-                    for y in lo + 1..hi {
-                        add(lane, y, UP | DOWN);
-                    }
+                let start = col_x[c] + width(&node_label(m, g, e.source, c, node_w)) - 1;
+                let x = lane_x + e.lane;
+                run(start, start + 1, e.out_row, UP | RIGHT);
+                run(start + 1, x, e.out_row, LEFT | RIGHT);
+                let (toward_in, toward_out) = if e.in_row < e.out_row {
+                    (UP, DOWN)
                 } else {
-                    add(lane, rs, RIGHT);
+                    (DOWN, UP)
+                };
+                run(x, x + 1, e.out_row, LEFT | toward_in);
+                let (lo, hi) = e.span();
+                if (ox..ox + vw).contains(&x) {
+                    for y in (lo + 1).max(oy)..hi.min(oy + vh) {
+                        run(x, x + 1, y, UP | DOWN);
+                    }
                 }
-                for x in lane + 1..x0 + GUTTER - 1 {
-                    add(x, rd, LEFT | RIGHT);
-                }
-                heads.insert((x0 + GUTTER - 1, rd));
+                run(x, x + 1, e.in_row, toward_out | RIGHT);
+                run(x + 1, arrow_x, e.in_row, LEFT | RIGHT);
+                arrows.push((arrow_x, e.in_row, selected));
             }
         }
-        for (edges, heads, style) in [(&cells, &arrows, t.dim()), (&hot, &hot_arrows, t.accent())] {
-            for (&(x, y), &bits) in edges {
-                // A junction keeps every edge through it, whichever layer draws it.
-                let all = bits | cells.get(&(x, y)).copied().unwrap_or(0);
-                put(buf, x, y, box_char(all).encode_utf8(&mut [0; 4]), style);
-            }
-            for &(x, y) in heads {
-                put(buf, x, y, "▶", style);
-            }
+        for (&(x, y), &bits) in &cells {
+            let style = if hot.contains_key(&(x, y)) {
+                t.accent()
+            } else {
+                t.dim()
+            };
+            let all = bits | hot.get(&(x, y)).copied().unwrap_or(0);
+            put(buf, x, y, box_char(all).encode_utf8(&mut [0; 4]), style);
         }
-        // Nodes.
-        for c in first_col..last_col {
-            for (r, &i) in g.columns[c].iter().enumerate().skip(oy).take(vh) {
+        for (&(x, y), &bits) in hot.iter().filter(|(k, _)| !cells.contains_key(k)) {
+            put(
+                buf,
+                x,
+                y,
+                box_char(bits).encode_utf8(&mut [0; 4]),
+                t.accent(),
+            );
+        }
+        for (x, y, selected) in arrows {
+            let style = if selected { t.accent() } else { t.dim() };
+            put(buf, x, y, "▶", style);
+        }
+        // Nodes, one every other row.
+        for c in (0..g.columns.len()).filter(|&c| seen(c)) {
+            let rows = oy.div_ceil(2)..(oy + vh).div_ceil(2);
+            for (r, &i) in g.columns[c]
+                .iter()
+                .enumerate()
+                .take(rows.end)
+                .skip(rows.start)
+            {
                 let res = m.resource(i);
                 let mut style = match res.status {
                     Status::Planned => res.op.map_or(t.dim(), |op| t.op(op)),
@@ -208,7 +215,7 @@ impl StatefulWidget for GraphView<'_> {
                 if sel == Some(i) {
                     style = style.patch(t.selected());
                 }
-                put(buf, c * col_w, r, &node_label(m, g, i, c, node_w), style);
+                put(buf, col_x[c], 2 * r, &node_label(m, g, i, c, node_w), style);
             }
         }
         if footer {
@@ -245,8 +252,13 @@ fn footer_text(m: &Model, g: &GraphLayout, sel: Option<usize>) -> String {
     } else {
         ""
     };
+    let verb = if reach.len() == 1 {
+        "depends"
+    } else {
+        "depend"
+    };
     format!(
-        "{} depend on {name}: {}{more} · {LEGEND}",
+        "{} {verb} on {name}: {}{more} · {LEGEND}",
         reach.len(),
         names.join(", ")
     )

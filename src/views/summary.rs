@@ -159,8 +159,10 @@ impl Widget for SummaryView<'_> {
             .unwrap_or_else(|| vec![(Kind::Plain, "the summary appears when the run ends".into())]);
         let border = t.border(self.focused);
         let inner = frame(area, buf, " Summary ".into(), border, border);
+        // A message of several errors keeps one line each (a `Line` would run them together).
         let text: Vec<Line> = lines
-            .into_iter()
+            .iter()
+            .flat_map(|(k, l)| l.split('\n').map(move |part| (k, part.to_string())))
             .map(|(k, l)| match k {
                 Kind::Heading => Line::styled(l, t.bold()),
                 Kind::Error => Line::styled(l, t.error()),
