@@ -194,10 +194,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ),
     ("x", "decline the selected pending replacement"),
     ("A", "approve all pending replacements (asks to confirm)"),
-    (
-        "C",
-        "preview: mark the stack's pending creates to be cleared by the apply (again: unmark)",
-    ),
+    ("C", "preview: mark pending creates to clear in the apply"),
     ("c", "cancel the deployment (asks to confirm)"),
     ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
     ("f", "graph: focus on the selection's dependencies"),
