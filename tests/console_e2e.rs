@@ -674,8 +674,13 @@ fn pending_creates_are_shown_in_the_plan_and_c_clears_them_in_the_apply() {
     t.wait_for("DONE");
     t.keys(&["5"]);
     let s = t.wait_for(&format!(
-        "the operator marked {count} pending create(s) to clear in the preview"
+        "marked {count} pending create(s) to clear in the preview"
     ));
+    let who = match std::env::var("USER") {
+        Ok(user) => format!("the operator ({user}) marked"),
+        Err(_) => "the operator marked".into(),
+    };
+    assert!(s.contains(&who), "the log names who cleared them:\n{s}");
     assert!(
         s.contains(&format!("cleared {count} pending create(s)")),
         "{s}"

@@ -197,9 +197,14 @@ where
     if ui.mode == ConsoleMode::Live
         && let Some(count) = ui.presets.take_pending_creates_mark()
     {
+        // The log is the run's record: it names who asked for the clear.
+        let who = std::env::var("USER").map_or_else(
+            |_| "the operator".to_string(),
+            |user| format!("the operator ({user})"),
+        );
         model.note(
             Severity::Info,
-            &format!("the operator marked {count} pending create(s) to clear in the preview"),
+            &format!("{who} marked {count} pending create(s) to clear in the preview"),
         );
     }
     let mut tick = tokio::time::interval(FRAME);
