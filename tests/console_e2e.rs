@@ -3,7 +3,9 @@
 //! project, backend and world, so the tests run in parallel.
 
 mod cli_support;
+mod crash_support;
 
+use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -641,4 +643,75 @@ fn skip_preview_runs_the_update_without_previewing_first() {
     assert_eq!(env.world().len(), 2);
     t.quit_and_expect_restored(0);
     env.assert_no_leaks("dev");
+}
+
+#[test]
+fn pending_creates_are_shown_in_the_plan_and_c_clears_them_in_the_apply() {
+    // One step at a time, killed right after the first sim create's Begin reached the journal
+    // (the stack's and the default provider's Begin and Success come first): pending creates
+    // whose provider call never ran, so nothing of them is in the world.
+    let env = crash_support::stack(false);
+    let mut up = crash_support::args("up").to_vec();
+    up.extend(["--parallel", "1"]);
+    let killed = env
+        .command(&up)
+        .env("STEPDECK_FAULT", "after-journal:5")
+        .output()
+        .expect("run stepdeck");
+    assert_eq!(killed.status.signal(), Some(9), "{killed:?}");
+    let pending = crash_support::pending_operations(&env);
+    let sim = pending
+        .iter()
+        .find(|p| p["resource"]["type"].as_str().unwrap().starts_with("sim:"))
+        .expect("a sim create is pending");
+    assert!(env.world().is_empty(), "{:?}", env.world());
+    let count = pending.len();
+
+    let t = Tmux::start(&env, 200, 100, &["up", "--stack", "dev"]);
+    let s = t.wait("the plan with its pending creates", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("pending creates · C clear")
+    });
+    assert!(s.contains(&format!("⚠ {count} pending creates")), "{s}");
+    t.keys(&["5"]);
+    let urn = sim["resource"]["urn"].as_str().unwrap();
+    let type_ = sim["resource"]["type"].as_str().unwrap();
+    t.wait_for(&format!("pending create of {type_} {urn}"));
+    t.keys(&["C"]);
+    t.wait_for(&format!("{count} pending creates will be cleared"));
+    t.keys(&["y"]);
+    t.wait_for("DONE");
+    t.keys(&["5"]);
+    let s = t.wait_for(&format!(
+        "marked {count} pending create(s) to clear in the preview"
+    ));
+    let who = match std::env::var("USER") {
+        Ok(user) => format!("the operator ({user}) marked"),
+        Err(_) => "the operator marked".into(),
+    };
+    assert!(s.contains(&who), "the log names who cleared them:\n{s}");
+    assert!(
+        s.contains(&format!("cleared {count} pending create(s)")),
+        "{s}"
+    );
+    assert!(!s.contains("pending creates · C clear"), "{s}");
+    t.quit_and_expect_restored(0);
+    assert_eq!(
+        crash_support::pending_operations(&env),
+        Vec::<serde_json::Value>::new()
+    );
+    assert_eq!(env.recorded("dev").len(), crash_support::MANAGED);
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn without_pending_creates_c_offers_nothing() {
+    let env = chain_project(1, 10);
+    let t = Tmux::start(&env, 120, 40, &["up", "--stack", "dev"]);
+    let s = t.wait_for("PREVIEW — y apply · n abort");
+    assert!(!s.contains("pending creates"), "{s}");
+    t.keys(&["C"]);
+    t.wait_for("the stack has no pending creates");
+    t.keys(&["n"]);
+    t.wait_for("TTY-");
+    assert!(env.world().is_empty());
 }

@@ -10,7 +10,7 @@ use stepdeck::app::model::Model;
 use stepdeck::app::sample::{as_preview, sample_timeline};
 use stepdeck::app::ui_state::{Confirm, UiState, ViewId};
 use stepdeck::app::{ConsoleMode, Title};
-use stepdeck::engine::events::{EngineEvent, Outcome};
+use stepdeck::engine::events::{EngineEvent, Outcome, PendingCreate};
 use stepdeck::engine::urn::Urn;
 use stepdeck::views::{Theme, draw};
 
@@ -96,8 +96,8 @@ fn graph_focus_on_the_selection() {
     insta::assert_snapshot!("graph_focus_80x24", screen(&m, &mut u, 80, 24));
 }
 
-#[test]
-fn a_finished_preview_asks_to_apply() {
+/// The sample timeline as a preview that finished.
+fn finished_preview() -> Model {
     let mut m = Model::new();
     for (at, e) in sample_timeline() {
         m.set_now(at);
@@ -118,6 +118,12 @@ fn a_finished_preview_asks_to_apply() {
         outcome: Outcome::Succeeded,
         preview: true,
     });
+    m
+}
+
+#[test]
+fn a_finished_preview_asks_to_apply() {
+    let m = finished_preview();
     for (w, h) in [(80, 24), (200, 60)] {
         let mut u = ui(ConsoleMode::Preview {
             awaiting_decision: true,
@@ -125,6 +131,31 @@ fn a_finished_preview_asks_to_apply() {
         let s = screen(&m, &mut u, w, h);
         assert!(s.contains("PREVIEW — y apply · n abort"), "{s}");
         insta::assert_snapshot!(format!("preview_{w}x{h}"), s);
+    }
+}
+
+#[test]
+fn a_plan_names_its_pending_creates_in_the_top_bar_and_lists_them_in_the_log() {
+    let mut m = finished_preview();
+    let creates = ["logs", "server-3"]
+        .iter()
+        .map(|n| PendingCreate {
+            urn: Urn::parse(&format!("urn:pulumi:dev::myproj::sim:index:Bucket::{n}")).unwrap(),
+            type_: "sim:index:Bucket".into(),
+        })
+        .collect();
+    m.apply(&EngineEvent::PendingCreates { creates });
+    for (w, h) in [(80, 24), (200, 60)] {
+        let mut u = ui(ConsoleMode::Preview {
+            awaiting_decision: true,
+        });
+        u.focus = ViewId::Log;
+        let s = screen(&m, &mut u, w, h);
+        assert!(s.contains("⚠ 2 pending creates · C clear"), "{s}");
+        insta::assert_snapshot!(format!("preview_pending_creates_{w}x{h}"), s);
+        u.presets.mark_pending_creates(Some(2));
+        let s = screen(&m, &mut u, w, h);
+        assert!(s.contains("2 pending creates will be cleared"), "{s}");
     }
 }
 

@@ -5,8 +5,9 @@ mod support;
 
 use std::sync::Arc;
 
+use stepdeck::engine::events::PendingCreate;
 use stepdeck::engine::resource::{OperationType, PendingOperation};
-use stepdeck::engine::{Operation, Program, Snapshot, Urn};
+use stepdeck::engine::{EngineEvent, Operation, Program, Snapshot, Urn};
 use support::*;
 
 fn two() -> Box<dyn Program> {
@@ -73,6 +74,53 @@ async fn refresh_keeps_a_pending_create_its_provider_cannot_look_up_and_says_how
     let r = run(&p, &r.result.snapshot, opts, None).await;
     assert!(r.result.snapshot.pending_operations.is_empty());
     assert_eq!(r.result.snapshot.resources.len(), s0.resources.len());
+    assert!(
+        r.events
+            .contains(&EngineEvent::PendingCreatesCleared { count: 1 }),
+        "the clear is told as an event: {:?}",
+        r.events
+    );
+}
+
+#[tokio::test]
+async fn a_preview_announces_the_pending_creates_and_clears_nothing() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = with_pending_create(&p).await;
+    let mut opts = options();
+    opts.operation = Operation::Preview;
+    opts.dry_run = true;
+    opts.clear_pending_creates = true;
+    let r = run(&p, &s0, opts, Some(two())).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let announced: Vec<&EngineEvent> = r
+        .events
+        .iter()
+        .filter(|e| matches!(e, EngineEvent::PendingCreates { .. }))
+        .collect();
+    let c = &s0.pending_operations[0].resource;
+    assert_eq!(
+        announced,
+        [&EngineEvent::PendingCreates {
+            creates: vec![PendingCreate {
+                urn: c.urn.clone(),
+                type_: c.type_.clone(),
+            }],
+        }]
+    );
+    assert!(
+        !r.events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::PendingCreatesCleared { .. }))
+    );
+    assert_eq!(r.result.snapshot.pending_operations.len(), 1);
+
+    let r = run(&p, &Snapshot::default(), options(), Some(two())).await;
+    assert!(
+        !r.events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::PendingCreates { .. })),
+        "nothing announced without pending creates"
+    );
 }
 
 #[tokio::test]

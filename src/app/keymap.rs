@@ -34,6 +34,8 @@ pub enum Action {
     Approve,
     Decline,
     ApproveAll,
+    /// `C` in a preview: mark the stack's pending creates to be cleared by the apply.
+    ClearPendingCreates,
     /// `c`: asks to confirm a cancel.
     Cancel,
     /// `y` in a dialog.
@@ -130,6 +132,7 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('a') => Action::Approve,
         KeyCode::Char('x') => Action::Decline,
         KeyCode::Char('A') => Action::ApproveAll,
+        KeyCode::Char('C') => Action::ClearPendingCreates,
         KeyCode::Char('c') => Action::Cancel,
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('?') => Action::ToggleHelp,
@@ -191,6 +194,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ),
     ("x", "decline the selected pending replacement"),
     ("A", "approve all pending replacements (asks to confirm)"),
+    ("C", "preview: mark pending creates to clear in the apply"),
     ("c", "cancel the deployment (asks to confirm)"),
     ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
     ("f", "graph: focus on the selection's dependencies"),
@@ -270,6 +274,10 @@ mod tests {
         assert_eq!(normal(KeyCode::Char('a')), Some(Action::Approve));
         assert_eq!(normal(KeyCode::Char('x')), Some(Action::Decline));
         assert_eq!(normal(KeyCode::Char('A')), Some(Action::ApproveAll));
+        assert_eq!(
+            normal(KeyCode::Char('C')),
+            Some(Action::ClearPendingCreates)
+        );
         assert_eq!(normal(KeyCode::Char('c')), Some(Action::Cancel));
         assert_eq!(normal(KeyCode::Char('q')), Some(Action::Quit));
         assert_eq!(normal(KeyCode::Char('?')), Some(Action::ToggleHelp));

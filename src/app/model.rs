@@ -8,8 +8,8 @@ use std::time::Duration;
 use indexmap::IndexMap;
 
 use crate::engine::events::{
-    CascadeId, CascadeMember, ChainId, Decider, EngineEvent, Operation, Outcome, Severity,
-    StepInfo, WorkerId,
+    CascadeId, CascadeMember, ChainId, Decider, EngineEvent, Operation, Outcome, PendingCreate,
+    Severity, StepInfo, WorkerId,
 };
 use crate::engine::property::PropertyMap;
 use crate::engine::provider::PropertyDiff;
@@ -375,6 +375,8 @@ pub struct Model {
     cascades: Vec<Cascade>,
     cascade_index: HashMap<CascadeId, usize>,
     undecided: usize,
+    /// Creates an interrupted run left pending in the stack, until they are cleared.
+    pending_creates: Vec<PendingCreate>,
     log: Vec<LogEntry>,
     planned_counts: [usize; OPS],
     done_counts: [usize; OPS],
@@ -548,6 +550,11 @@ impl Model {
     /// Cascades that still wait for a decision.
     pub fn undecided_cascades(&self) -> usize {
         self.undecided
+    }
+
+    /// Pending creates the stack holds (none once the run cleared them).
+    pub fn pending_creates(&self) -> &[PendingCreate] {
+        &self.pending_creates
     }
 
     /// Diagnostics, failures and decisions, oldest first.
@@ -874,6 +881,28 @@ impl Model {
                     },
                 });
             }
+            EngineEvent::PendingCreates { creates } => {
+                for c in creates {
+                    self.log.push(LogEntry {
+                        at: now,
+                        severity: Severity::Warning,
+                        urn: Some(c.urn.clone()),
+                        message: format!(
+                            "pending create of {} {} left by an interrupted run",
+                            c.type_,
+                            c.urn.as_str()
+                        ),
+                    });
+                }
+                self.pending_creates.clone_from(creates);
+            }
+            EngineEvent::PendingCreatesCleared { count } => {
+                self.pending_creates.clear();
+                self.note(
+                    Severity::Info,
+                    &format!("cleared {count} pending create(s) (--clear-pending-creates)"),
+                );
+            }
             EngineEvent::Diagnostic {
                 urn,
                 severity,
@@ -1154,7 +1183,7 @@ impl Model {
     }
 
     /// An operator or engine note in the log.
-    fn note(&mut self, severity: Severity, message: &str) {
+    pub fn note(&mut self, severity: Severity, message: &str) {
         self.log.push(LogEntry {
             at: self.now,
             severity,

@@ -1,6 +1,7 @@
 //! Decisions the operator makes on the cascades a preview plans, carried into the apply: the
 //! apply approves or declines the same cascade (same root, same dependents) without asking
-//! again, and asks as usual when the apply's cascade differs from the one explored.
+//! again, and asks as usual when the apply's cascade differs from the one explored. The
+//! operator's choice to clear the stack's pending creates rides along the same way.
 
 use std::collections::BTreeMap;
 
@@ -16,9 +17,13 @@ pub struct Preset {
     pub members: Vec<Urn>,
 }
 
-/// Preview decisions by cascade root.
+/// Preview decisions by cascade root, and the pending creates marked to be cleared.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Presets(BTreeMap<Urn, Preset>);
+pub struct Presets {
+    decisions: BTreeMap<Urn, Preset>,
+    /// How many pending creates the operator marked to clear, when marked.
+    clear_pending_creates: Option<usize>,
+}
 
 fn members(c: &Cascade) -> Vec<Urn> {
     let mut urns: Vec<Urn> = std::iter::once(c.root.clone())
@@ -32,7 +37,7 @@ fn members(c: &Cascade) -> Vec<Urn> {
 impl Presets {
     /// Records (or replaces) the decision on a cascade the preview planned.
     pub fn decide(&mut self, c: &Cascade, approve: bool) {
-        self.0.insert(
+        self.decisions.insert(
             c.root.clone(),
             Preset {
                 approve,
@@ -43,24 +48,39 @@ impl Presets {
 
     /// The decision made on `c` in the preview, if any.
     pub fn get(&self, c: &Cascade) -> Option<bool> {
-        self.0.get(&c.root).map(|p| p.approve)
+        self.decisions.get(&c.root).map(|p| p.approve)
     }
 
     /// The decision for the apply's cascade `c`, taken out so it is used once; None when the
     /// preview decided nothing about it or planned a different cascade.
     pub fn take_matching(&mut self, c: &Cascade) -> Option<bool> {
-        let p = self.0.get(&c.root)?;
+        let p = self.decisions.get(&c.root)?;
         if p.members != members(c) {
             return None;
         }
-        self.0.remove(&c.root).map(|p| p.approve)
+        self.decisions.remove(&c.root).map(|p| p.approve)
+    }
+
+    /// Marks (or unmarks) the preview's `count` pending creates to be cleared by the apply.
+    pub fn mark_pending_creates(&mut self, count: Option<usize>) {
+        self.clear_pending_creates = count;
+    }
+
+    /// How many pending creates are marked to be cleared, if any are.
+    pub fn pending_creates_marked(&self) -> Option<usize> {
+        self.clear_pending_creates
+    }
+
+    /// The mark, taken out for the apply's options so it is used once.
+    pub fn take_pending_creates_mark(&mut self) -> Option<usize> {
+        self.clear_pending_creates.take()
     }
 
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.decisions.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.decisions.is_empty()
     }
 }

@@ -20,7 +20,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
 use crate::engine::control::Control;
-use crate::engine::events::EngineEvent;
+use crate::engine::events::{EngineEvent, Severity};
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
@@ -60,6 +60,12 @@ impl Console {
             presets: Presets::default(),
             report: None,
         })
+    }
+
+    /// How many pending creates the operator marked in the preview to be cleared by the apply
+    /// (its options carry `clear_pending_creates`); the apply's session logs it.
+    pub fn pending_creates_marked(&self) -> Option<usize> {
+        self.presets.pending_creates_marked()
     }
 
     /// The summary of the last session that ended, to print after the console is dropped.
@@ -195,6 +201,19 @@ where
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
     ui.presets = std::mem::take(presets);
+    if ui.mode == ConsoleMode::Live
+        && let Some(count) = ui.presets.take_pending_creates_mark()
+    {
+        // The log is the run's record: it names who asked for the clear.
+        let who = std::env::var("USER").map_or_else(
+            |_| "the operator".to_string(),
+            |user| format!("the operator ({user})"),
+        );
+        model.note(
+            Severity::Info,
+            &format!("{who} marked {count} pending create(s) to clear in the preview"),
+        );
+    }
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);
     let mut engine_open = true;

@@ -155,6 +155,7 @@ pub fn update(
                 ui.confirm = Some(Confirm::ApproveAll);
             }
         }
+        Action::ClearPendingCreates => mark_pending_creates(ui, model),
         Action::ToggleHelp => {
             ui.help = !ui.help;
             ui.help_scroll = 0;
@@ -248,6 +249,23 @@ pub fn update(
         Action::Right => sideways(ui, model, 1),
     }
     None
+}
+
+/// `C`: in a preview that asks to apply, marks the stack's pending creates to be cleared by
+/// the apply (as `--clear-pending-creates` would), or takes the mark back.
+fn mark_pending_creates(ui: &mut UiState, model: &Model) {
+    let count = model.pending_creates().len();
+    ui.notice = Some(if !ui.deciding_preview() {
+        "pending creates are marked in the preview of up or refresh, before the run".into()
+    } else if count == 0 {
+        "the stack has no pending creates".into()
+    } else if ui.presets.pending_creates_marked().is_some() {
+        ui.presets.mark_pending_creates(None);
+        format!("the {count} pending create(s) stay; C marks them again")
+    } else {
+        ui.presets.mark_pending_creates(Some(count));
+        format!("{count} pending create(s) will be cleared when you apply (y); C takes it back")
+    });
 }
 
 fn interrupt(ui: &mut UiState, control: &Control, state: RunState) -> Option<ConsoleExit> {
@@ -504,7 +522,8 @@ mod tests {
     use crate::app::console::Title;
     use crate::app::sample::sample_timeline;
     use crate::engine::control::{CancelLevel, ControlReceiver, Decision};
-    use crate::engine::events::{EngineEvent, EventSink, Outcome};
+    use crate::engine::events::{EngineEvent, EventSink, Outcome, PendingCreate};
+    use crate::engine::urn::Urn;
 
     fn setup(mode: ConsoleMode) -> (UiState, Model, Control, ControlReceiver) {
         let mut m = Model::new();
@@ -813,5 +832,68 @@ mod tests {
         ui.refresh_tree(&m);
         let first_child = m.resource(ui.tree.rows()[1].idx).name().to_string();
         assert_eq!(first_child, "app", "waiting for approval before done");
+    }
+
+    #[test]
+    fn c_marks_the_pending_creates_for_the_apply_only_when_there_are_some() {
+        let deciding = ConsoleMode::Preview {
+            awaiting_decision: true,
+        };
+        let (mut ui, mut m, control, _rx) = setup(deciding);
+        update(&mut ui, &m, &control, Action::ClearPendingCreates);
+        assert_eq!(ui.presets.pending_creates_marked(), None);
+        assert_eq!(
+            ui.notice.as_deref(),
+            Some("the stack has no pending creates")
+        );
+
+        let creates: Vec<PendingCreate> = ["a", "b"]
+            .iter()
+            .map(|n| PendingCreate {
+                urn: Urn::parse(&format!("urn:pulumi:dev::myproj::sim:index:Bucket::{n}")).unwrap(),
+                type_: "sim:index:Bucket".into(),
+            })
+            .collect();
+        m.apply(&EngineEvent::PendingCreates { creates });
+        assert_eq!(m.pending_creates().len(), 2);
+        assert!(
+            m.log().iter().any(|l| l
+                .message
+                .contains("sim:index:Bucket urn:pulumi:dev::myproj::sim:index:Bucket::b")),
+            "each pending create is logged with its type and URN"
+        );
+        update(&mut ui, &m, &control, Action::ClearPendingCreates);
+        assert_eq!(ui.presets.pending_creates_marked(), Some(2));
+        assert!(
+            ui.notice
+                .as_deref()
+                .unwrap()
+                .contains("2 pending create(s) will be cleared")
+        );
+        update(&mut ui, &m, &control, Action::ClearPendingCreates);
+        assert_eq!(
+            ui.presets.pending_creates_marked(),
+            None,
+            "C again takes it back"
+        );
+
+        let (mut live, m2, control, _rx) = setup(ConsoleMode::Live);
+        let mut m2 = m2;
+        m2.apply(&EngineEvent::PendingCreates {
+            creates: m.pending_creates().to_vec(),
+        });
+        update(&mut live, &m2, &control, Action::ClearPendingCreates);
+        assert_eq!(
+            live.presets.pending_creates_marked(),
+            None,
+            "a live run marks nothing"
+        );
+        m2.apply(&EngineEvent::PendingCreatesCleared { count: 2 });
+        assert!(m2.pending_creates().is_empty());
+        assert!(
+            m2.log()
+                .iter()
+                .any(|l| l.message == "cleared 2 pending create(s) (--clear-pending-creates)")
+        );
     }
 }

@@ -99,7 +99,8 @@ pub async fn run(
             }
             conclude(&result)?;
         }
-        let opts = options(ws, stack, operation, args, Display::Console)?;
+        let mut opts = options(ws, stack, operation, args, Display::Console)?;
+        opts.clear_pending_creates |= console.pending_creates_marked().is_some();
         let (result, _) = session(
             &mut console,
             ws,

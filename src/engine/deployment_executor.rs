@@ -144,6 +144,7 @@ impl Deployment {
             parallel: opts.parallel.max(1),
             parallel_diff: opts.parallel_diff,
         });
+        pending_creates::announce(&base.pending_operations, &events);
         if !preview && !base.pending_operations.is_empty() {
             events.diag(
                 None,

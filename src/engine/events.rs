@@ -132,6 +132,13 @@ pub enum Decider {
     Policy,
 }
 
+/// A create an interrupted run began and never recorded as finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PendingCreate {
+    pub urn: Urn,
+    pub type_: String,
+}
+
 /// The one stream the console, the progress printer and the JSON writer are built on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EngineEvent {
@@ -217,6 +224,15 @@ pub enum EngineEvent {
     Resumed,
     CancelRequested {
         terminate: bool,
+    },
+    /// The stack holds creates an interrupted run left pending (sent after the prelude, in a
+    /// preview too), so a display can offer to clear them before the run.
+    PendingCreates {
+        creates: Vec<PendingCreate>,
+    },
+    /// `--clear-pending-creates` dropped this many pending creates from the state.
+    PendingCreatesCleared {
+        count: usize,
     },
     Diagnostic {
         urn: Option<Urn>,

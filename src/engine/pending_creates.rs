@@ -5,7 +5,7 @@
 
 use std::collections::HashSet;
 
-use super::events::{EventSink, Severity};
+use super::events::{EngineEvent, EventSink, PendingCreate, Severity};
 use super::provider::ProviderError;
 use super::resource::{OperationType, PendingOperation, ResourceState};
 use super::step_apply::{ApplyCtx, now, secretize};
@@ -20,19 +20,38 @@ fn pending_creates(pending: &[PendingOperation]) -> impl Iterator<Item = (usize,
         .map(|(i, p)| (i, &p.resource))
 }
 
-/// Drops every pending create (`--clear-pending-creates`), saying so for each.
+/// The pending creates a display is told about before the run.
+pub(crate) fn announce(pending: &[PendingOperation], events: &EventSink) {
+    let creates: Vec<PendingCreate> = pending_creates(pending)
+        .map(|(_, r)| PendingCreate {
+            urn: r.urn.clone(),
+            type_: r.type_.clone(),
+        })
+        .collect();
+    if !creates.is_empty() {
+        events.send(EngineEvent::PendingCreates { creates });
+    }
+}
+
+/// Drops every pending create (`--clear-pending-creates`), saying so for each and then how
+/// many in all.
 pub(crate) fn clear(
     ctx: &ApplyCtx,
     pending: &[PendingOperation],
     events: &EventSink,
 ) -> Result<(), String> {
+    let mut count = 0;
     for (i, r) in pending_creates(pending) {
+        count += 1;
         ctx.manager.resolve(i, None).map_err(|e| e.to_string())?;
         events.diag(
             Some(r.urn.clone()),
             Severity::Info,
             "cleared the pending create of this resource (--clear-pending-creates)",
         );
+    }
+    if count > 0 {
+        events.send(EngineEvent::PendingCreatesCleared { count });
     }
     Ok(())
 }

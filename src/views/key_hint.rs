@@ -35,6 +35,9 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     ) {
         hints.push(("y", "apply"));
         hints.push(("n", "abort"));
+        if !model.pending_creates().is_empty() {
+            hints.push(("C", "clear pending creates"));
+        }
     }
     let decidable = if ui.deciding_preview() {
         model.cascades().iter().any(|c| c.planned)

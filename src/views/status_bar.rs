@@ -91,6 +91,16 @@ impl StatusBar<'_> {
                 ],
                 _ => vec![Span::styled(" PREVIEWING… ", t.run_state(state))],
             };
+            let pending = m.pending_creates().len();
+            if pending > 0 {
+                let text = if self.ui.presets.pending_creates_marked().is_some() {
+                    format!(" {pending} pending creates will be cleared ")
+                } else {
+                    format!(" ⚠ {pending} pending creates · C clear ")
+                };
+                state_spans.push(Span::raw(" "));
+                state_spans.push(Span::styled(text, t.alert()));
+            }
         }
         segs.push((0, state_spans));
         segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
