@@ -28,7 +28,7 @@ logs=target/test-logs
 mkdir -p "$logs"
 pids=()
 for t in "${slow[@]}"; do
-  cargo test --locked --test "$t" >"$logs/$t.log" 2>&1 &
+  cargo test --locked --no-fail-fast --test "$t" >"$logs/$t.log" 2>&1 &
   pids+=($!)
 done
 rest=()
@@ -39,7 +39,7 @@ for f in tests/*.rs tests/*/main.rs; do
   [[ " ${slow[*]} " == *" $name "* ]] || rest+=(--test "$name")
 done
 status=0
-cargo test --locked --lib --bins --benches "${rest[@]}" || status=1
+cargo test --locked --no-fail-fast --lib --bins --benches "${rest[@]}" || status=1
 for i in "${!slow[@]}"; do
   if ! wait "${pids[$i]}"; then
     status=1
