@@ -28,7 +28,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::{ApprovalArg, DeployArgs, OutputArgs};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
-use super::workspace::{Stack, Workspace, provider_factory};
+use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
 
 /// How a deployment is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -150,9 +150,6 @@ pub fn options(
         (Some(ApprovalArg::Decline), _) => ApprovalPolicy::Decline,
         (Some(ApprovalArg::Auto), _) | (None, _) => ApprovalPolicy::Auto,
     };
-    if args.parallel == Some(0) {
-        return Err(usage("--parallel must be at least 1"));
-    }
     Ok(Options {
         stack: stack.name.clone(),
         project: ws.project.name.clone(),
@@ -441,12 +438,7 @@ where
         return Ok(run(d, program).await);
     }
     let lock = ws.backend.lock(&stack.reference, opts.operation.as_str())?;
-    if let Some(stale) = lock.broke_stale() {
-        eprintln!(
-            "warning: removed a stale lock left by pid {} on {} ({} since {})",
-            stale.pid, stale.hostname, stale.operation, stale.time
-        );
-    }
+    warn_if_broke_stale(&lock);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
     let journal: Box<dyn Journal> = Box::new(journal);
     let kind = history_kind(opts.operation);
