@@ -8,7 +8,7 @@ use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
 use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, Run, RunMeta, conclude, execute, options};
+use super::deploy::{Display, Run, RunMeta, conclude, execute, options, update_kind};
 use super::errors::DeploymentFailed;
 use super::workspace::{Stack, Workspace};
 
@@ -93,7 +93,7 @@ pub async fn run(
             if left != ConsoleExit::Apply {
                 return Err(DeploymentFailed(format!(
                     "the {} was aborted",
-                    operation_noun(operation)
+                    update_kind(operation)
                 ))
                 .into());
             }
@@ -123,13 +123,4 @@ pub async fn run(
         print!("{report}");
     }
     outcome
-}
-
-/// How the aborted operation is named in the error.
-fn operation_noun(operation: Operation) -> &'static str {
-    match operation {
-        Operation::Preview | Operation::Update => "update",
-        Operation::Destroy => "destroy",
-        Operation::Refresh => "refresh",
-    }
 }

@@ -441,7 +441,7 @@ where
     warn_if_broke_stale(&lock);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
     let journal: Box<dyn Journal> = Box::new(journal);
-    let kind = history_kind(opts.operation);
+    let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
     let result = run(d, program).await;
@@ -497,8 +497,8 @@ fn recorded_config(stack: &Stack) -> BTreeMap<String, RecordedConfig> {
         .collect()
 }
 
-/// The update kind Pulumi's history names an operation by.
-fn history_kind(operation: Operation) -> &'static str {
+/// The update kind Pulumi names an operation by (in the history and in "the update was aborted").
+pub fn update_kind(operation: Operation) -> &'static str {
     match operation {
         Operation::Preview | Operation::Update => "update",
         Operation::Destroy => "destroy",
