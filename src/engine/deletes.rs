@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use super::graph::DependencyGraph;
 use super::resource::ResourceState;
-use super::step::{OldState, Step, StepOp};
+use super::step::{OldState, Step};
 use super::urn::Urn;
 
 /// The delete steps for everything in the base the program did not register (Pulumi's
@@ -35,10 +35,7 @@ pub(crate) fn generate_deletes(
                     pending_replacement: true,
                     ..r.clone()
                 };
-                steps.push(
-                    Step::new(StepOp::RemovePendingReplace, r.urn.clone())
-                        .with_old(OldState { index, state }),
-                );
+                steps.push(Step::remove_pending_replace(OldState { index, state }));
             }
             continue;
         }
@@ -46,22 +43,22 @@ pub(crate) fn generate_deletes(
             index,
             state: r.clone(),
         };
-        let op = if r.delete || marked_delete.contains(&index) {
+        let step = if r.delete || marked_delete.contains(&index) {
             if r.external {
-                StepOp::DiscardReplaced
+                Step::DiscardReplaced { old }
             } else {
-                StepOp::DeleteReplaced
+                Step::DeleteReplaced { old }
             }
         } else if live(&r.urn) {
             continue;
         } else if r.pending_replacement {
-            StepOp::RemovePendingReplace
+            Step::remove_pending_replace(old)
         } else if r.external {
-            StepOp::Discard
+            Step::Discard { old }
         } else {
-            StepOp::Delete
+            Step::Delete { old }
         };
-        steps.push(Step::new(op, r.urn.clone()).with_old(old));
+        steps.push(step);
     }
     steps
 }
@@ -73,7 +70,7 @@ pub(crate) fn schedule_deletes(steps: Vec<Step>, graph: &DependencyGraph) -> Vec
         std::collections::HashMap::with_capacity(steps.len());
     let mut indexed: Vec<(usize, Step)> = steps
         .into_iter()
-        .map(|s| (s.old.as_ref().map_or(0, |o| o.index), s))
+        .map(|s| (s.old().map_or(0, |o| o.index), s))
         .collect();
     indexed.sort_by_key(|(i, _)| *i);
     let mut depth = 0;
@@ -124,7 +121,7 @@ mod tests {
         let layers = schedule_deletes(steps, &graph);
         let names: Vec<Vec<&str>> = layers
             .iter()
-            .map(|l| l.iter().map(|s| s.urn.name()).collect())
+            .map(|l| l.iter().map(|s| s.urn().name()).collect())
             .collect();
         assert_eq!(names, vec![vec!["d"], vec!["b", "c"], vec!["a", "e"]]);
     }

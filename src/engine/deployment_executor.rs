@@ -15,19 +15,22 @@ use super::deployment::{Deployment, DeploymentResult, Options};
 use super::events::{
     ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
 };
-use super::exec_state::ExecState;
 use super::journal::{JournalError, NullJournal, SnapshotManager, SuccessEntry};
 use super::pending_creates;
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
 use super::resource::PendingOperation;
+use super::run_error::RunError;
+use super::run_state::RunState;
 use super::source::{
     DeploymentInfo, Program, RegisterError, RegisterStatus, Registered, ResourceMonitor,
     SourceEvent,
 };
 use super::step::{Step, StepOp};
 use super::step_apply::ApplyCtx;
-use super::step_executor::{Chain, ExecDone, RegisterReply, StepExecutor};
+use super::step_apply::Effect;
+use super::step_error::StepError;
+use super::step_executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport};
 use super::step_generator::{Cascade, Generated, PlannedChain, StepGenerator};
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
@@ -48,7 +51,8 @@ enum Stop {
 struct Loop {
     opts: Arc<Options>,
     events: EventSink,
-    exec: Arc<ExecState>,
+    /// What the run learned so far; only the loop writes it.
+    state: RunState,
     ctx: Arc<ApplyCtx>,
     sg: StepGenerator,
     executor: StepExecutor,
@@ -69,22 +73,29 @@ struct Loop {
 
 fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
     let state = step.state();
+    let old = step.old_state();
+    let changes = step.changes();
+    // An import shows the ID it adopts where a replacement shows its keys.
+    let replace_keys = match step {
+        Step::Import { id, .. } | Step::ImportReplacement { id, .. } => vec![id.clone()],
+        _ => changes.map(|c| c.replace_keys.clone()).unwrap_or_default(),
+    };
     StepInfo {
-        op: step.op,
-        urn: step.urn.clone(),
+        op: step.op(),
+        urn: step.urn().clone(),
         type_: state.type_.clone(),
         parent: state.parent.clone(),
         custom: state.custom,
         chain,
-        diffs: step.diffs.clone(),
-        replace_keys: step.keys.clone(),
-        detailed_diff: step.detailed_diff.clone(),
-        old_inputs: step.old.as_ref().map(|o| o.state.inputs.clone()),
-        old_outputs: step.old.as_ref().map(|o| o.state.outputs.clone()),
-        old_id: step.old.as_ref().and_then(|o| o.state.id.clone()),
-        new_inputs: step.new.as_ref().map(|n| n.inputs.clone()),
+        diffs: changes.map(|c| c.diffs.clone()).unwrap_or_default(),
+        replace_keys,
+        detailed_diff: changes.map(|c| c.detailed_diff.clone()).unwrap_or_default(),
+        old_inputs: old.map(|o| o.inputs.clone()),
+        old_outputs: old.map(|o| o.outputs.clone()),
+        old_id: old.and_then(|o| o.id.clone()),
+        new_inputs: step.new_state().map(|n| n.inputs.clone()),
         provider: state.provider.clone(),
-        delete_before_replace: step.delete_before_replace,
+        delete_before_replace: step.delete_before_replace(),
         dependencies: state.dependency_urns().collect(),
         protect: state.protect,
         retain_on_delete: state.retain_on_delete,
@@ -170,11 +181,10 @@ impl Deployment {
             base.pending_operations.clone(),
             journal,
         ));
-        let exec = Arc::new(ExecState::default());
+        let (halt, _) = tokio::sync::watch::channel(false);
         let ctx = Arc::new(ApplyCtx {
             registry: registry.clone(),
             manager: manager.clone(),
-            exec: exec.clone(),
             preview,
             ignore_protect: opts.ignore_protect,
             condemned: RwLock::new(HashSet::new()),
@@ -184,23 +194,25 @@ impl Deployment {
             ctx.clone(),
             events.clone(),
             opts.parallel,
-            control_rx.paused.clone(),
-            control_rx.cancel.clone(),
-            opts.continue_on_error,
+            Gates {
+                paused: control_rx.paused.clone(),
+                cancel: control_rx.cancel.clone(),
+                halt: halt.clone(),
+                continue_on_error: opts.continue_on_error,
+            },
             done_tx,
         );
         let sg = StepGenerator::new(
             opts.clone(),
             registry.clone(),
             events.clone(),
-            exec.clone(),
             base_states,
             analyzers,
         );
         let mut lp = Loop {
             opts: opts.clone(),
             events: events.clone(),
-            exec: exec.clone(),
+            state: RunState::new(halt),
             ctx,
             sg,
             executor,
@@ -228,18 +240,25 @@ impl Deployment {
             Err(Stop::Terminated) => {
                 manager.close();
                 lp.tasks.abort_all();
+                // Steps that ended before the terminate still count.
+                while let Ok(d) = lp.done.try_recv() {
+                    if let ExecDone::Step(report) = d {
+                        lp.record(*report);
+                    }
+                }
                 Outcome::Terminated
             }
             Ok(program_error) => {
-                let failed =
-                    lp.cancelled || program_error.is_some() || exec.first_error().is_some();
+                let failed = lp.cancelled || program_error.is_some() || lp.state.has_error();
                 let program_error = match lp.finalize_stack_outputs(failed) {
                     Ok(()) => program_error,
                     Err(e) => program_error.or(Some(format!("recording the stack outputs: {e}"))),
                 };
+                let first_error = lp.state.take_first_error();
                 if lp.cancelled {
                     Outcome::Cancelled
-                } else if let Some(e) = program_error.or_else(|| exec.first_error()) {
+                } else if let Some(e) = program_error.or_else(|| first_error.map(|e| e.to_string()))
+                {
                     Outcome::Failed(e)
                 } else {
                     Outcome::Succeeded
@@ -249,7 +268,7 @@ impl Deployment {
         if matches!(outcome, Outcome::Cancelled | Outcome::Terminated) {
             registry.cancel_all().await;
         }
-        let counts = exec.counts();
+        let counts = lp.state.counts().clone();
         let duration = started.elapsed();
         events.send(EngineEvent::Summary {
             counts: counts.clone(),
@@ -295,7 +314,7 @@ impl Loop {
         if self.opts.clear_pending_creates && !self.ctx.preview {
             let cleared = pending_creates::clear(&self.ctx, &self.base_pending, &self.events);
             if let Err(e) = cleared {
-                self.fail_run(&e);
+                self.fail_run(e.into());
                 return Ok(None);
             }
         }
@@ -305,10 +324,10 @@ impl Loop {
             // `up --refresh`: read everything back first; the update plans against that.
             let steps = self.refresh_steps();
             self.run_antichain(steps).await?;
-            if self.cancelled || self.exec.saw_error() {
+            if self.cancelled || self.state.saw_error() {
                 return Ok(None);
             }
-            self.sg.rebase(self.exec.take_refreshed());
+            self.sg.rebase(self.state.take_refreshed());
         }
         if !self.check_targets(&self.opts.replace.clone()) {
             return Ok(None);
@@ -321,7 +340,7 @@ impl Loop {
         loop {
             // After a failure nothing new runs: a cascade still waiting for the operator would
             // only hold the run open, so it is dropped (its registration fails, not cancelled).
-            if !self.parked.is_empty() && self.exec.saw_error() && !self.opts.continue_on_error {
+            if !self.parked.is_empty() && self.state.saw_error() && !self.opts.continue_on_error {
                 for (_, p) in std::mem::take(&mut self.parked) {
                     if let Some(r) = p.chain.reply {
                         let _ = r.send(Err(RegisterError::Failed(NOT_RUN.into())));
@@ -369,22 +388,19 @@ impl Loop {
         }
         if self.cancelled
             || program_error.is_some()
-            || (self.exec.saw_error() && !self.opts.continue_on_error)
+            || (self.state.saw_error() && !self.opts.continue_on_error)
         {
             return Ok(program_error);
         }
-        // Unknown targets fail the run, after the deletes (as Pulumi's executor does).
-        let targets_known = self.check_targets(&self.opts.targets.clone());
+        // Unknown targets fail the run, after the deletes (as Pulumi's executor does): the
+        // error is recorded now and ends the run once the deletes ran.
+        self.check_targets(&self.opts.targets.clone());
         if self.opts.operation == Operation::Refresh {
             let steps = self.refresh_steps();
             self.run_antichain(steps).await?;
             self.resolve_pending_creates().await;
         } else {
             self.run_deletes().await?;
-        }
-        if !targets_known {
-            self.exec
-                .record_error("one or more targets could not be found in the stack");
         }
         Ok(program_error)
     }
@@ -424,7 +440,7 @@ impl Loop {
             return;
         }
         let gone: HashSet<usize> = self
-            .exec
+            .state
             .take_refreshed()
             .into_iter()
             .filter(|(_, s)| s.is_none())
@@ -439,14 +455,14 @@ impl Loop {
         )
         .await;
         if let Err(e) = resolved {
-            self.fail_run(&e);
+            self.fail_run(e.into());
         }
     }
 
     /// Fails the run with an error no step owns.
-    fn fail_run(&self, error: &str) {
-        self.exec.fail(error);
+    fn fail_run(&mut self, error: RunError) {
         self.events.diag(None, Severity::Error, error.to_string());
+        self.state.fail(error);
     }
 
     /// Reports every literal target that names nothing in the stack (Pulumi's
@@ -468,10 +484,7 @@ impl Loop {
         if unknown.is_empty() {
             return true;
         }
-        self.exec.record_error(&format!(
-            "one or more targets could not be found in the stack: {}",
-            unknown.join(", ")
-        ));
+        self.state.record_error(RunError::UnknownTargets(unknown));
         false
     }
 
@@ -485,7 +498,9 @@ impl Loop {
         let mut seen: HashSet<usize> = base
             .iter()
             .enumerate()
-            .filter(|(_, r)| excludes.matches(&r.urn) || self.sg.excluded().contains(&r.urn))
+            .filter(|(_, r)| {
+                excludes.matches(&r.urn) || self.sg.targeting().excluded().contains(&r.urn)
+            })
             .map(|(i, _)| i)
             .collect();
         if self.opts.exclude_dependents {
@@ -516,7 +531,7 @@ impl Loop {
                     let _ = reply.send(Err(RegisterError::Cancelled));
                     return;
                 }
-                match self.sg.generate(*goal).await {
+                match self.sg.generate(*goal, &mut self.state).await {
                     Ok(Generated::Chain(pc)) => self.schedule(pc, Some(reply)),
                     Ok(Generated::Import(pc, goal)) => {
                         self.schedule_chain(pc, Some(reply), Some(goal));
@@ -568,12 +583,51 @@ impl Loop {
     }
 
     fn refuse(&mut self, reply: RegisterReply, e: RegisterError) {
-        self.exec.fail(&e.to_string());
+        self.state.fail(e.clone().into());
         self.events.diag(None, Severity::Error, e.to_string());
         let _ = reply.send(Err(e));
     }
 
+    /// Records what a step did: counts, old copies, refresh results, failures.
+    fn record(&mut self, report: StepReport) {
+        let StepReport {
+            op,
+            urn,
+            result,
+            effect,
+        } = report;
+        match result {
+            Ok(()) if op.is_logical() => self.state.count(op, &urn),
+            Ok(()) => {}
+            Err(e @ StepError::Protected { .. }) => self.state.mark_refused(&urn, e.into()),
+            Err(e) => {
+                self.state.mark_failed(&urn);
+                self.state.record_error(e.into());
+            }
+        }
+        match effect {
+            Some(Effect::LeftForDelete(i)) => self.state.mark_delete(i),
+            Some(Effect::PendingReplacement(i)) => self.state.mark_pending_replacement(i),
+            Some(Effect::Refreshed(i, found)) => self.state.record_refresh(i, found.map(|s| *s)),
+            None => {}
+        }
+    }
+
     async fn on_done(&mut self, d: ExecDone) {
+        let d = match d {
+            ExecDone::Step(report) => return self.record(*report),
+            ExecDone::Chain { reply, failed } => {
+                self.inflight -= 1;
+                if let Some(urn) = failed {
+                    self.state.mark_failed(&urn);
+                }
+                if let Some((reply, answer)) = reply {
+                    let _ = reply.send(answer);
+                }
+                return;
+            }
+            other => other,
+        };
         self.inflight -= 1;
         if let ExecDone::Imported { goal, state, reply } = d {
             match self.sg.continue_from_import(*goal, *state).await {
@@ -618,8 +672,8 @@ impl Loop {
         self.ctx.condemned.write().expect("condemned lock").extend(
             pc.steps
                 .iter()
-                .filter(|s| s.op == StepOp::DeleteReplaced)
-                .map(|s| s.urn.clone()),
+                .filter(|s| s.op() == StepOp::DeleteReplaced)
+                .map(|s| s.urn().clone()),
         );
         let chain = Chain {
             id,
@@ -700,17 +754,9 @@ impl Loop {
             .chain
             .steps
             .iter()
-            .find(|s| s.urn == p.cascade.root)
-            .and_then(|s| s.old.clone());
-        for s in &p.chain.steps {
-            if let Some(o) = &s.old {
-                self.sg.pending_deletes.remove(&o.index);
-            }
-        }
-        for m in &p.cascade.members {
-            self.sg.deleted.remove(&m.urn);
-            self.sg.declined.insert(m.urn.clone());
-        }
+            .find(|s| *s.urn() == p.cascade.root)
+            .and_then(|s| s.old().cloned());
+        self.sg.decline(&p.cascade, &p.chain.steps);
         let Some(old) = root_old else {
             return;
         };
@@ -770,38 +816,36 @@ impl Loop {
 
     /// Deletes what the program no longer declares, antichain after antichain.
     async fn run_deletes(&mut self) -> Result<(), Stop> {
-        let marked: HashSet<usize> = self.exec.marked_delete().into_iter().collect();
-        let pending_replaced: HashSet<usize> = self.exec.pending_replaced().into_iter().collect();
         let base = self.sg.base().clone();
         // A destroy deletes everything, whatever `--run-program`'s program registered.
         let destroying = self.opts.operation == Operation::Destroy;
         let mut steps = generate_deletes(
             &base,
-            &marked,
-            &self.sg.pending_deletes,
-            &pending_replaced,
-            |u: &Urn| !destroying && (self.sg.is_live(u) || self.sg.declined.contains(u)),
-            |u: &Urn| self.sg.may_delete(u),
+            self.state.marked_delete(),
+            self.sg.pending_deletes(),
+            self.state.pending_replaced(),
+            |u: &Urn| !destroying && (self.sg.is_live(u) || self.sg.is_declined(u)),
+            |u: &Urn| self.sg.targeting().may_delete(u),
         );
-        if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {
+        if self.sg.targeting().has_targets() && !self.targeted_delete_closure(&mut steps) {
             return Ok(());
         }
         if !self.opts.excludes.is_empty() {
             let forbidden = self.forbidden_deletes();
-            steps.retain(|s| s.old.as_ref().is_none_or(|o| !forbidden.contains(&o.index)));
+            steps.retain(|s| s.old().is_none_or(|o| !forbidden.contains(&o.index)));
         }
         self.ctx
             .condemned
             .write()
             .expect("condemned lock")
-            .extend(steps.iter().map(|s| s.urn.clone()));
+            .extend(steps.iter().map(|s| s.urn().clone()));
         // Base positions whose delete failed or was refused, and what they still need: those
         // are kept rather than deleted from under them. A resource whose step failed or was
         // skipped (continue-on-error) keeps its old state, so what that needs is kept too.
         let mut kept: HashSet<usize> = base
             .iter()
             .enumerate()
-            .filter(|(_, r)| !r.delete && self.exec.is_failed_or_skipped(&r.urn))
+            .filter(|(_, r)| !r.delete && self.state.is_failed_or_skipped(&r.urn))
             .map(|(i, _)| i)
             .collect();
         for layer in schedule_deletes(steps, self.sg.graph()) {
@@ -809,7 +853,7 @@ impl Loop {
             let layer: Vec<Step> = layer
                 .into_iter()
                 .filter(|s| {
-                    let Some(i) = s.old.as_ref().map(|o| o.index) else {
+                    let Some(i) = s.old().map(|o| o.index) else {
                         return true;
                     };
                     if graph.dependents_of(i).any(|d| kept.contains(&d)) {
@@ -821,16 +865,16 @@ impl Loop {
                 .collect();
             let indices: Vec<(usize, Urn)> = layer
                 .iter()
-                .filter_map(|s| s.old.as_ref().map(|o| (o.index, s.urn.clone())))
+                .filter_map(|s| s.old().map(|o| (o.index, s.urn().clone())))
                 .collect();
             self.run_antichain(layer).await?;
-            if self.cancelled || (self.exec.saw_error() && !self.opts.continue_on_error) {
+            if self.cancelled || (self.state.saw_error() && !self.opts.continue_on_error) {
                 break;
             }
             kept.extend(
                 indices
                     .into_iter()
-                    .filter(|(_, u)| self.exec.is_failed_or_skipped(u))
+                    .filter(|(_, u)| self.state.is_failed_or_skipped(u))
                     .map(|(i, _)| i),
             );
         }
@@ -844,7 +888,7 @@ impl Loop {
         let base = self.sg.base().clone();
         let mut deleting: HashSet<usize> = steps
             .iter()
-            .filter_map(|s| s.old.as_ref().map(|o| o.index))
+            .filter_map(|s| s.old().map(|o| o.index))
             .collect();
         // A dependent names its dependency by URN and resolves to the latest earlier copy, so
         // deleting a pending-delete copy can leave it dangling too, once no copy of the URN
@@ -855,10 +899,12 @@ impl Loop {
         }
         let roots: Vec<(usize, bool)> = steps
             .iter()
-            .filter(|s| matches!(s.op, StepOp::Delete | StepOp::DeleteReplaced))
-            .filter_map(|s| {
-                let old_copy = s.op == StepOp::DeleteReplaced;
-                s.old.as_ref().map(|o| (o.index, old_copy))
+            .filter_map(|s| match s {
+                Step::Delete { old } => Some((old.index, false)),
+                Step::DeleteReplaced { old } | Step::DeleteBeforeReplace { old, .. } => {
+                    Some((old.index, true))
+                }
+                _ => None,
             })
             .collect();
         let mut refused = Vec::new();
@@ -873,31 +919,32 @@ impl Loop {
             for d in self.sg.graph().depending_on(root, &base, &none, true) {
                 let dep = &base[d];
                 // A targeted dependent registered in this run has a new state of its own.
-                let restated = self.sg.is_live(&dep.urn) && self.sg.is_targeted(&dep.urn);
+                let restated =
+                    self.sg.is_live(&dep.urn) && self.sg.targeting().is_targeted(&dep.urn);
                 if dep.delete || deleting.contains(&d) || restated {
                     continue;
                 }
                 if self.opts.target_dependents && !self.sg.is_live(&dep.urn) {
                     deleting.insert(d);
-                    steps.push(Step::new(StepOp::Delete, dep.urn.clone()).with_old(
-                        super::step::OldState {
+                    steps.push(Step::Delete {
+                        old: super::step::OldState {
                             index: d,
                             state: dep.clone(),
                         },
-                    ));
+                    });
                 } else {
                     refused.push(dep.urn.clone());
                 }
             }
         }
-        for urn in &refused {
-            let msg = format!(
-                "resource '{urn}' will be destroyed but was not specified in --target list; add it to the targets or pass --target-dependents"
-            );
-            self.exec.fail(&msg);
-            self.events.diag(Some(urn.clone()), Severity::Error, msg);
+        let refused_none = refused.is_empty();
+        for urn in refused {
+            let error = RunError::UntargetedDelete(urn.clone());
+            self.events
+                .diag(Some(urn), Severity::Error, error.to_string());
+            self.state.fail(error);
         }
-        refused.is_empty()
+        refused_none
     }
 
     /// One refresh step per managed resource (Pulumi's `pulumi refresh`), all in parallel.
@@ -910,12 +957,12 @@ impl Loop {
             .iter()
             .enumerate()
             .filter(|(_, r)| r.custom && !r.is_provider())
-            .filter(|(_, r)| self.sg.is_targeted(&r.urn))
-            .map(|(index, r)| {
-                Step::new(StepOp::Refresh, r.urn.clone()).with_old(super::step::OldState {
+            .filter(|(_, r)| self.sg.targeting().is_targeted(&r.urn))
+            .map(|(index, r)| Step::Refresh {
+                old: super::step::OldState {
                     index,
                     state: r.clone(),
-                })
+                },
             })
             .collect()
     }

@@ -6,6 +6,7 @@
 use std::collections::HashSet;
 
 use super::events::{EngineEvent, EventSink, PendingCreate, Severity};
+use super::journal::JournalError;
 use super::provider::ProviderError;
 use super::resource::{OperationType, PendingOperation, ResourceState};
 use super::step_apply::{ApplyCtx, now, secretize};
@@ -39,11 +40,11 @@ pub(crate) fn clear(
     ctx: &ApplyCtx,
     pending: &[PendingOperation],
     events: &EventSink,
-) -> Result<(), String> {
+) -> Result<(), JournalError> {
     let mut count = 0;
     for (i, r) in pending_creates(pending) {
         count += 1;
-        ctx.manager.resolve(i, None).map_err(|e| e.to_string())?;
+        ctx.manager.resolve(i, None)?;
         events.diag(
             Some(r.urn.clone()),
             Severity::Info,
@@ -67,7 +68,7 @@ pub(crate) async fn resolve(
     gone: &HashSet<usize>,
     pending: &[PendingOperation],
     events: &EventSink,
-) -> Result<(), String> {
+) -> Result<(), JournalError> {
     let present = || {
         base.iter()
             .enumerate()
@@ -82,12 +83,12 @@ pub(crate) async fn resolve(
     for (i, r) in pending_creates(pending) {
         if !r.custom || r.is_provider() {
             // Components and providers make nothing outside the state.
-            ctx.manager.resolve(i, None).map_err(|e| e.to_string())?;
+            ctx.manager.resolve(i, None)?;
             continue;
         }
         let found = match ctx.provider(r).await {
             Ok(loaded) => loaded.provider.lookup(&r.urn).await,
-            Err(e) => Err(ProviderError::Failed(e)),
+            Err(e) => Err(ProviderError::Failed(e.to_string())),
         };
         let candidates = match found {
             Ok(c) => c,
@@ -111,7 +112,7 @@ pub(crate) async fn resolve(
             }
         };
         let Some(made) = candidates.into_iter().find(|c| !known_ids.contains(&c.id)) else {
-            ctx.manager.resolve(i, None).map_err(|e| e.to_string())?;
+            ctx.manager.resolve(i, None)?;
             events.diag(
                 Some(r.urn.clone()),
                 Severity::Info,
@@ -140,9 +141,7 @@ pub(crate) async fn resolve(
             )
         };
         known_ids.insert(made.id);
-        ctx.manager
-            .resolve(i, Some(state))
-            .map_err(|e| e.to_string())?;
+        ctx.manager.resolve(i, Some(state))?;
         events.diag(Some(r.urn.clone()), Severity::Info, message);
     }
     Ok(())

@@ -169,65 +169,288 @@ pub struct OldState {
     pub state: ResourceState,
 }
 
-/// One planned step.
-#[derive(Clone, Debug)]
-pub struct Step {
-    pub op: StepOp,
-    pub urn: Urn,
-    pub old: Option<OldState>,
-    pub new: Option<ResourceState>,
-    /// Keys whose change forces replacement (for replace steps), or changed keys.
-    pub keys: Vec<String>,
+/// What a diff found, carried by the steps it planned (shown in displays and the JSON stream).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Changes {
+    /// Keys whose change forces the replacement.
+    pub replace_keys: Vec<String>,
+    /// Keys that changed.
     pub diffs: Vec<String>,
     pub detailed_diff: BTreeMap<String, PropertyDiff>,
-    /// For delete-replaced in a DBR chain: mark the old state pending replacement, not gone.
-    pub pending_replace: bool,
-    /// A create not performed because the resource is outside the targets.
-    pub skipped_create: bool,
-    /// A replace that deletes before it creates.
-    pub delete_before_replace: bool,
-    /// The old state was written earlier in this deployment (an update right after an
-    /// import), so the step supersedes that new state instead of a base one.
-    pub old_is_new: bool,
+}
+
+impl Changes {
+    /// Changes that only name why a replacement happens (`id`, `provider`, a dependent's keys).
+    pub fn replacing(keys: Vec<String>) -> Changes {
+        Changes {
+            replace_keys: keys,
+            ..Changes::default()
+        }
+    }
+}
+
+/// Which half of a replacement runs first: it decides whether the old copy is deleted at the
+/// end (create-before-delete) or was deleted before the create (delete-before-replace).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReplaceOrder {
+    CreateBeforeDelete,
+    DeleteBeforeCreate,
+}
+
+/// The state an update supersedes: a base copy, or a state written earlier in this deployment
+/// (an update right after an import, Pulumi's `continueStepsFromImport`).
+#[derive(Clone, Debug)]
+pub(crate) enum Superseded {
+    Base(OldState),
+    Imported(ResourceState),
+}
+
+impl Superseded {
+    pub fn state(&self) -> &ResourceState {
+        match self {
+            Superseded::Base(o) => &o.state,
+            Superseded::Imported(s) => s,
+        }
+    }
+}
+
+/// One planned step: one variant per Pulumi step constructor, holding exactly the states that
+/// operation has, so a step without the state its operation needs cannot be built.
+#[derive(Clone, Debug)]
+pub(crate) enum Step {
+    /// `NewSameStep`: the resource is kept; its new state may differ only in what needs no
+    /// provider call.
+    Same { old: OldState, new: ResourceState },
+    /// `NewSkippedCreateStep`: a create not performed because the resource is outside the
+    /// targets (shown as `same`).
+    SkippedCreate { new: ResourceState },
+    /// `NewCreateStep`.
+    Create { new: ResourceState },
+    /// `NewUpdateStep`.
+    Update {
+        old: Superseded,
+        new: ResourceState,
+        changes: Changes,
+    },
+    /// `NewReplaceStep`: the logical replace, between its create and delete halves.
+    Replace {
+        old: OldState,
+        new: ResourceState,
+        changes: Changes,
+        order: ReplaceOrder,
+    },
+    /// `NewCreateReplacementStep`.
+    CreateReplacement {
+        old: OldState,
+        new: ResourceState,
+        changes: Changes,
+        order: ReplaceOrder,
+    },
+    /// `NewDeleteReplacementStep` with `pendingReplace`: a delete-before-replace deletes the old
+    /// copy and marks it pending replacement until its replacement exists.
+    DeleteBeforeReplace { old: OldState, changes: Changes },
+    /// `NewDeleteReplacementStep`: the old copy a replacement left, deleted at the end.
+    DeleteReplaced { old: OldState },
+    /// `NewDeleteStep`.
+    Delete { old: OldState },
+    /// `NewReadStep` of a resource the stack did not hold.
+    Read { new: ResourceState },
+    /// `NewReadStep` of a resource the stack already reads: the new read supersedes it.
+    Reread { old: OldState, new: ResourceState },
+    /// `NewReadReplacementStep`: a read takes the URN of a managed resource, deleted at the end.
+    ReadReplacement { old: OldState, new: ResourceState },
+    /// `NewImportStep`.
+    Import { new: ResourceState, id: String },
+    /// `NewImportReplacementStep`: the imported resource takes the URN of another one.
+    ImportReplacement {
+        old: OldState,
+        new: ResourceState,
+        id: String,
+    },
+    /// `NewRefreshStep`.
+    Refresh { old: OldState },
+    /// `NewRemovePendingReplaceStep`: an old copy already deleted by a delete-before-replace
+    /// leaves the state.
+    RemovePendingReplace { old: OldState },
+    /// A read resource the program no longer reads leaves the state (no provider call).
+    Discard { old: OldState },
+    /// The old copy of a read replacement leaves the state.
+    DiscardReplaced { old: OldState },
 }
 
 impl Step {
-    pub fn new(op: StepOp, urn: Urn) -> Step {
-        Step {
-            op,
-            urn,
-            old: None,
-            new: None,
-            keys: Vec::new(),
-            diffs: Vec::new(),
-            detailed_diff: BTreeMap::new(),
-            pending_replace: false,
-            skipped_create: false,
-            delete_before_replace: false,
-            old_is_new: false,
+    /// A kept resource (Pulumi's `NewSameStep`): never a copy waiting for its delete (the new
+    /// state may carry another URN, the old one an alias of it).
+    pub fn same(old: OldState, new: ResourceState) -> Step {
+        debug_assert!(!old.state.delete, "a same step keeps a live copy");
+        Step::Same { old, new }
+    }
+
+    /// An update (Pulumi's `NewUpdateStep`): never of a copy waiting for its delete.
+    pub fn update(old: Superseded, new: ResourceState, changes: Changes) -> Step {
+        debug_assert!(!old.state().delete, "an update's old state is live");
+        Step::Update { old, new, changes }
+    }
+
+    /// The two halves of a replacement, in the order their chain runs them when it creates
+    /// first (`[create-replacement, replace]`); a delete-before-replace chain puts its deletes
+    /// before them and the replace first.
+    pub fn replacement(
+        old: OldState,
+        new: ResourceState,
+        changes: Changes,
+        order: ReplaceOrder,
+    ) -> [Step; 2] {
+        debug_assert!(!old.state.delete, "a replacement replaces a live copy");
+        let create = Step::CreateReplacement {
+            old: old.clone(),
+            new: new.clone(),
+            changes: changes.clone(),
+            order,
+        };
+        let replace = Step::Replace {
+            old,
+            new,
+            changes,
+            order,
+        };
+        match order {
+            ReplaceOrder::CreateBeforeDelete => [create, replace],
+            ReplaceOrder::DeleteBeforeCreate => [replace, create],
         }
     }
 
-    pub fn with_old(mut self, old: OldState) -> Step {
-        self.old = Some(old);
-        self
+    /// Pulumi's `NewRemovePendingReplaceStep`: only of a copy pending replacement.
+    pub fn remove_pending_replace(old: OldState) -> Step {
+        debug_assert!(
+            old.state.pending_replacement,
+            "only a copy pending replacement is removed so"
+        );
+        Step::RemovePendingReplace { old }
     }
 
-    pub fn with_new(mut self, new: ResourceState) -> Step {
-        self.new = Some(new);
-        self
+    pub fn op(&self) -> StepOp {
+        match self {
+            Step::Same { .. } | Step::SkippedCreate { .. } => StepOp::Same,
+            Step::Create { .. } => StepOp::Create,
+            Step::Update { .. } => StepOp::Update,
+            Step::Replace { .. } => StepOp::Replace,
+            Step::CreateReplacement { .. } => StepOp::CreateReplacement,
+            Step::DeleteBeforeReplace { .. } | Step::DeleteReplaced { .. } => {
+                StepOp::DeleteReplaced
+            }
+            Step::Delete { .. } => StepOp::Delete,
+            Step::Read { .. } | Step::Reread { .. } => StepOp::Read,
+            Step::ReadReplacement { .. } => StepOp::ReadReplacement,
+            Step::Import { .. } => StepOp::Import,
+            Step::ImportReplacement { .. } => StepOp::ImportReplacement,
+            Step::Refresh { .. } => StepOp::Refresh,
+            Step::RemovePendingReplace { .. } => StepOp::RemovePendingReplace,
+            Step::Discard { .. } => StepOp::Discard,
+            Step::DiscardReplaced { .. } => StepOp::DiscardReplaced,
+        }
+    }
+
+    /// The base copy the step works on, when it has one.
+    pub fn old(&self) -> Option<&OldState> {
+        match self {
+            Step::Same { old, .. }
+            | Step::Replace { old, .. }
+            | Step::CreateReplacement { old, .. }
+            | Step::DeleteBeforeReplace { old, .. }
+            | Step::DeleteReplaced { old }
+            | Step::Delete { old }
+            | Step::Reread { old, .. }
+            | Step::ReadReplacement { old, .. }
+            | Step::ImportReplacement { old, .. }
+            | Step::Refresh { old }
+            | Step::RemovePendingReplace { old }
+            | Step::Discard { old }
+            | Step::DiscardReplaced { old }
+            | Step::Update {
+                old: Superseded::Base(old),
+                ..
+            } => Some(old),
+            Step::Update {
+                old: Superseded::Imported(_),
+                ..
+            }
+            | Step::SkippedCreate { .. }
+            | Step::Create { .. }
+            | Step::Read { .. }
+            | Step::Import { .. } => None,
+        }
+    }
+
+    /// The state the step supersedes, a base copy or one written earlier in this run.
+    pub fn old_state(&self) -> Option<&ResourceState> {
+        match self {
+            Step::Update { old, .. } => Some(old.state()),
+            _ => self.old().map(|o| &o.state),
+        }
+    }
+
+    /// The state the step writes, when it writes one.
+    pub fn new_state(&self) -> Option<&ResourceState> {
+        match self {
+            Step::DeleteBeforeReplace { .. }
+            | Step::DeleteReplaced { .. }
+            | Step::Delete { .. }
+            | Step::Refresh { .. }
+            | Step::RemovePendingReplace { .. }
+            | Step::Discard { .. }
+            | Step::DiscardReplaced { .. } => None,
+            _ => Some(self.state()),
+        }
     }
 
     /// The state the step is about: the new one when there is one.
     pub fn state(&self) -> &ResourceState {
-        match (&self.new, &self.old) {
-            (Some(n), _) => n,
-            (None, Some(o)) => &o.state,
-            (None, None) => unreachable!("a step always has an old or a new state"),
+        match self {
+            Step::DeleteBeforeReplace { old, .. }
+            | Step::DeleteReplaced { old }
+            | Step::Delete { old }
+            | Step::Refresh { old }
+            | Step::RemovePendingReplace { old }
+            | Step::Discard { old }
+            | Step::DiscardReplaced { old } => &old.state,
+            Step::Same { new, .. }
+            | Step::SkippedCreate { new }
+            | Step::Create { new }
+            | Step::Update { new, .. }
+            | Step::Replace { new, .. }
+            | Step::CreateReplacement { new, .. }
+            | Step::Read { new }
+            | Step::Reread { new, .. }
+            | Step::ReadReplacement { new, .. }
+            | Step::Import { new, .. }
+            | Step::ImportReplacement { new, .. } => new,
         }
     }
 
-    pub fn type_(&self) -> &str {
-        &self.state().type_
+    pub fn urn(&self) -> &Urn {
+        &self.state().urn
+    }
+
+    /// What the diff that planned the step found.
+    pub fn changes(&self) -> Option<&Changes> {
+        match self {
+            Step::Update { changes, .. }
+            | Step::Replace { changes, .. }
+            | Step::CreateReplacement { changes, .. }
+            | Step::DeleteBeforeReplace { changes, .. } => Some(changes),
+            _ => None,
+        }
+    }
+
+    /// Whether the step belongs to a replacement that deletes before it creates.
+    pub fn delete_before_replace(&self) -> bool {
+        match self {
+            Step::Replace { order, .. } | Step::CreateReplacement { order, .. } => {
+                *order == ReplaceOrder::DeleteBeforeCreate
+            }
+            Step::DeleteBeforeReplace { .. } => true,
+            _ => false,
+        }
     }
 }

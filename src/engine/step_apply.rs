@@ -4,19 +4,43 @@
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
-use super::exec_state::ExecState;
 use super::journal::{SnapshotManager, SuccessEntry};
 use super::property::{PropertyMap, PropertyValue};
 use super::provider::{CreateRequest, DeleteRequest, ProviderError, ReadRequest, UpdateRequest};
 use super::provider_registry::ProviderRegistry;
 use super::resource::{OperationType, ResourceState};
-use super::step::{Step, StepOp};
+use super::step::{OldState, ReplaceOrder, Step, Superseded};
+use super::step_error::{ProviderCall, StepError};
+
+/// What a step did to the run's bookkeeping besides its state; the deployment loop records it.
+pub(crate) enum Effect {
+    /// A base copy left behind by a replacement, for the delete phase.
+    LeftForDelete(usize),
+    /// A base copy a delete-before-replace deleted ahead of its replacement.
+    PendingReplacement(usize),
+    /// What a refresh found at a base position (`None`: gone).
+    Refreshed(usize, Option<Box<ResourceState>>),
+}
+
+/// A step's result, with its effect on the run.
+pub(crate) struct Applied {
+    pub result: Result<Option<ResourceState>, StepError>,
+    pub effect: Option<Effect>,
+}
+
+/// What becomes of the base copy a new state replaces.
+#[derive(Clone, Copy)]
+enum OldCopy {
+    /// It leaves the state now.
+    Removed(usize),
+    /// It stays, marked for deletion, until the delete phase deletes it.
+    LeftForDelete(usize),
+}
 
 /// What every step application shares.
 pub(crate) struct ApplyCtx {
     pub registry: Arc<ProviderRegistry>,
     pub manager: Arc<SnapshotManager>,
-    pub exec: Arc<ExecState>,
     pub preview: bool,
     /// Protected resources may be deleted (`--ignore-protect`).
     pub ignore_protect: bool,
@@ -45,8 +69,8 @@ fn partially_initialised(
     new: &mut ResourceState,
     outputs: PropertyMap,
     reasons: Vec<String>,
-    doing: &str,
-) -> Result<(), String> {
+    call: ProviderCall,
+) -> Result<(), StepError> {
     new.outputs = outputs;
     secretize(
         &mut new.outputs,
@@ -58,22 +82,32 @@ fn partially_initialised(
     } else {
         reasons
     };
-    Err(format!(
-        "{doing} {} partially failed: {}",
-        new.urn,
-        new.init_errors.join("; ")
-    ))
+    Err(StepError::PartialFailure {
+        call,
+        urn: new.urn.clone(),
+        init_errors: new.init_errors.clone(),
+    })
+}
+
+/// What becomes of the old copy when its replacement is created: a delete-before-replace
+/// already deleted it, so the new one takes its place; otherwise it waits for the delete phase.
+fn replaced_copy(old: &OldState, order: ReplaceOrder) -> OldCopy {
+    if order == ReplaceOrder::DeleteBeforeCreate || old.state.pending_replacement {
+        OldCopy::Removed(old.index)
+    } else {
+        OldCopy::LeftForDelete(old.index)
+    }
 }
 
 impl ApplyCtx {
     fn journal<T>(
         &self,
         f: impl FnOnce(&SnapshotManager) -> Result<T, super::journal::JournalError>,
-    ) -> Result<Option<T>, String> {
+    ) -> Result<Option<T>, StepError> {
         if self.preview {
             return Ok(None);
         }
-        f(&self.manager).map(Some).map_err(|e| e.to_string())
+        Ok(f(&self.manager).map(Some)?)
     }
 
     /// Records an operation about to run. One that may change the cloud (a create, update or
@@ -85,25 +119,39 @@ impl ApplyCtx {
         &self,
         kind: OperationType,
         state: &ResourceState,
-    ) -> Result<Option<u64>, String> {
+    ) -> Result<Option<u64>, StepError> {
         let op = self.journal(|m| m.begin(kind, state))?;
         let mutates = !matches!(kind, OperationType::Reading | OperationType::Importing)
             && state.custom
             && !state.is_provider();
         if op.is_some() && mutates {
-            let synced = self.manager.durable().await.map_err(|e| e.to_string());
+            let synced = self.manager.durable().await.map_err(StepError::from);
             self.recorded(op, synced)?;
         }
         Ok(op)
     }
 
-    fn end(&self, op: Option<u64>, entry: SuccessEntry) -> Result<(), String> {
+    fn end(&self, op: Option<u64>, entry: SuccessEntry) -> Result<(), StepError> {
         self.journal(|m| m.success(SuccessEntry { op, ..entry }))
             .map(|_| ())
     }
 
+    /// A partial failure (init errors) still made or changed the resource: it is recorded as a
+    /// success and the step fails after that (the inner error). Any other failure is journaled
+    /// and returned (the outer error).
+    fn partial_ok(
+        &self,
+        op: Option<u64>,
+        result: Result<(), StepError>,
+    ) -> Result<Result<(), StepError>, StepError> {
+        match result {
+            Err(e @ StepError::PartialFailure { .. }) => Ok(Err(e)),
+            other => self.recorded(op, other).map(Ok),
+        }
+    }
+
     /// Passes a provider call's result through, journaling the operation's failure first.
-    fn recorded<T>(&self, op: Option<u64>, result: Result<T, String>) -> Result<T, String> {
+    fn recorded<T>(&self, op: Option<u64>, result: Result<T, StepError>) -> Result<T, StepError> {
         if result.is_err()
             && let Some(op) = op
         {
@@ -112,122 +160,186 @@ impl ApplyCtx {
         result
     }
 
-    /// Applies a step; returns the resource's resulting state when it has one.
-    pub async fn apply(&self, step: &Step) -> Result<Option<ResourceState>, String> {
-        let old_index = step.old.as_ref().map(|o| o.index);
-        match step.op {
-            StepOp::Same => self.same(step).await,
-            StepOp::Create | StepOp::CreateReplacement => {
-                let mut new = step.new.clone().expect("create has a new state");
-                let op = self.begin(OperationType::Creating, &new).await?;
-                let created = self.create(&mut new).await;
-                // A partial failure (init errors) still created the resource: it is recorded
-                // below and the step fails after that.
-                if new.init_errors.is_empty() {
-                    self.recorded(op, created.clone())?;
-                }
-                let mut entry = SuccessEntry {
-                    new: Some(new.clone()),
-                    ..SuccessEntry::default()
-                };
-                if step.op == StepOp::CreateReplacement {
-                    let old = step.old.as_ref().expect("replacement has an old state");
-                    if step.delete_before_replace || old.state.pending_replacement {
-                        entry.remove_old = old_index;
-                    } else {
-                        entry.mark_delete_old = old_index;
-                        self.exec.mark_delete(old.index);
-                    }
-                }
-                self.end(op, entry)?;
-                created?;
-                Ok(Some(new))
+    /// Applies a step: the resource's resulting state when it has one, and what the run
+    /// must remember of it.
+    pub async fn apply(&self, step: &Step) -> Applied {
+        let result = self.run(step).await;
+        let recorded = match &result {
+            Ok(_) => true,
+            // A partial failure recorded the new state.
+            Err(e) => matches!(e, StepError::PartialFailure { .. }),
+        };
+        let effect = match step {
+            Step::CreateReplacement { old, order, .. } => match replaced_copy(old, *order) {
+                OldCopy::LeftForDelete(i) if recorded => Some(Effect::LeftForDelete(i)),
+                _ => None,
+            },
+            Step::ReadReplacement { old, .. } | Step::ImportReplacement { old, .. }
+                if result.is_ok() =>
+            {
+                Some(Effect::LeftForDelete(old.index))
             }
-            StepOp::Update => {
-                let old = step.old.as_ref().expect("update has an old state");
-                let mut new = step.new.clone().expect("update has a new state");
-                new.id = old.state.id.clone();
-                new.created = old.state.created.clone();
-                let op = self.begin(OperationType::Updating, &new).await?;
-                let updated = self.update(&old.state, &mut new).await;
-                if new.init_errors.is_empty() {
-                    self.recorded(op, updated.clone())?;
-                }
-                let entry = if step.old_is_new {
-                    SuccessEntry {
-                        new: Some(new.clone()),
-                        supersede_new: Some(new.urn.clone()),
-                        ..SuccessEntry::default()
-                    }
-                } else {
-                    SuccessEntry {
-                        new: Some(new.clone()),
-                        remove_old: old_index,
-                        ..SuccessEntry::default()
-                    }
-                };
-                self.end(op, entry)?;
-                updated?;
-                Ok(Some(new))
+            Step::DeleteBeforeReplace { old, .. } if result.is_ok() => {
+                Some(Effect::PendingReplacement(old.index))
             }
-            StepOp::Delete | StepOp::DeleteReplaced => {
-                let old = &step.old.as_ref().expect("delete has an old state").state;
-                if step.op == StepOp::Delete && old.protect && !self.ignore_protect {
-                    return Err(format!(
-                        "resource \"{}\" cannot be deleted because it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{}'`",
-                        old.urn, old.urn
-                    ));
-                }
-                let op = self.begin(OperationType::Deleting, old).await?;
-                self.recorded(op, self.delete(old).await)?;
-                let entry = if step.pending_replace {
-                    SuccessEntry {
-                        pending_replacement_old: old_index,
-                        ..SuccessEntry::default()
-                    }
-                } else {
-                    SuccessEntry {
-                        remove_old: old_index,
-                        ..SuccessEntry::default()
-                    }
-                };
-                self.end(op, entry)?;
-                if let Some(i) = old_index.filter(|_| step.pending_replace) {
-                    self.exec.mark_pending_replacement(i);
-                }
-                Ok(None)
+            Step::Refresh { old } => match &result {
+                Ok(found) => Some(Effect::Refreshed(old.index, found.clone().map(Box::new))),
+                Err(_) => None,
+            },
+            _ => None,
+        };
+        Applied { result, effect }
+    }
+
+    async fn run(&self, step: &Step) -> Result<Option<ResourceState>, StepError> {
+        match step {
+            Step::Same { old, new } => self.same(old, new).await,
+            Step::SkippedCreate { new } => Ok(Some(new.clone())),
+            Step::Create { new } => self.create_step(new, None).await,
+            Step::CreateReplacement {
+                old, new, order, ..
+            } => {
+                self.create_step(new, Some(replaced_copy(old, *order)))
+                    .await
             }
-            StepOp::Replace => Ok(None),
-            StepOp::RemovePendingReplace | StepOp::Discard | StepOp::DiscardReplaced => {
+            Step::Update { old, new, .. } => self.update_step(old, new).await,
+            Step::Delete { old } => {
+                if old.state.protect && !self.ignore_protect {
+                    return Err(StepError::Protected {
+                        urn: old.state.urn.clone(),
+                    });
+                }
+                self.delete_step(old, false).await
+            }
+            Step::DeleteReplaced { old } => self.delete_step(old, false).await,
+            Step::DeleteBeforeReplace { old, .. } => self.delete_step(old, true).await,
+            Step::Replace { .. } => Ok(None),
+            Step::RemovePendingReplace { old }
+            | Step::Discard { old }
+            | Step::DiscardReplaced { old } => {
                 self.end(
                     None,
                     SuccessEntry {
-                        remove_old: old_index,
+                        remove_old: Some(old.index),
                         ..SuccessEntry::default()
                     },
                 )?;
                 Ok(None)
             }
-            StepOp::Refresh => self.refresh(step).await,
-            StepOp::Read | StepOp::ReadReplacement => self.read(step).await,
-            StepOp::Import | StepOp::ImportReplacement => self.import(step).await,
+            Step::Refresh { old } => self.refresh(old).await,
+            Step::Read { new } => self.read(new, None).await,
+            Step::Reread { old, new } => self.read(new, Some(OldCopy::Removed(old.index))).await,
+            Step::ReadReplacement { old, new } => {
+                self.read(new, Some(OldCopy::LeftForDelete(old.index)))
+                    .await
+            }
+            Step::Import { new, id } => self.import(new, id, None).await,
+            Step::ImportReplacement { old, new, id } => {
+                self.import(new, id, Some(OldCopy::LeftForDelete(old.index)))
+                    .await
+            }
         }
     }
 
-    async fn same(&self, step: &Step) -> Result<Option<ResourceState>, String> {
-        let new = step.new.clone().expect("same has a new state");
-        if step.skipped_create {
-            return Ok(Some(new));
+    /// A create (or the create half of a replacement, which says what becomes of the old copy).
+    async fn create_step(
+        &self,
+        new: &ResourceState,
+        old: Option<OldCopy>,
+    ) -> Result<Option<ResourceState>, StepError> {
+        let mut new = new.clone();
+        let op = self.begin(OperationType::Creating, &new).await?;
+        let created = self.create(&mut new).await;
+        let finished = self.partial_ok(op, created)?;
+        let entry = Self::superseding(new.clone(), old);
+        self.end(op, entry)?;
+        finished?;
+        Ok(Some(new))
+    }
+
+    async fn update_step(
+        &self,
+        old: &Superseded,
+        new: &ResourceState,
+    ) -> Result<Option<ResourceState>, StepError> {
+        let mut new = new.clone();
+        let old_state = old.state();
+        new.id = old_state.id.clone();
+        new.created = old_state.created.clone();
+        let op = self.begin(OperationType::Updating, &new).await?;
+        let updated = self.update(old_state, &mut new).await;
+        let finished = self.partial_ok(op, updated)?;
+        let entry = match old {
+            Superseded::Imported(_) => SuccessEntry {
+                new: Some(new.clone()),
+                supersede_new: Some(new.urn.clone()),
+                ..SuccessEntry::default()
+            },
+            Superseded::Base(o) => SuccessEntry {
+                new: Some(new.clone()),
+                remove_old: Some(o.index),
+                ..SuccessEntry::default()
+            },
+        };
+        self.end(op, entry)?;
+        finished?;
+        Ok(Some(new))
+    }
+
+    /// Deletes an old copy; a delete-before-replace leaves it pending replacement instead of
+    /// removing it from the state.
+    async fn delete_step(
+        &self,
+        old: &OldState,
+        pending_replace: bool,
+    ) -> Result<Option<ResourceState>, StepError> {
+        let op = self.begin(OperationType::Deleting, &old.state).await?;
+        self.recorded(op, self.delete(&old.state).await)?;
+        let entry = if pending_replace {
+            SuccessEntry {
+                pending_replacement_old: Some(old.index),
+                ..SuccessEntry::default()
+            }
+        } else {
+            SuccessEntry {
+                remove_old: Some(old.index),
+                ..SuccessEntry::default()
+            }
+        };
+        self.end(op, entry)?;
+        Ok(None)
+    }
+
+    /// The journal entry of a new state, and what it does to the old copy it replaces.
+    fn superseding(new: ResourceState, old: Option<OldCopy>) -> SuccessEntry {
+        let mut entry = SuccessEntry {
+            new: Some(new),
+            ..SuccessEntry::default()
+        };
+        match old {
+            Some(OldCopy::Removed(i)) => entry.remove_old = Some(i),
+            Some(OldCopy::LeftForDelete(i)) => entry.mark_delete_old = Some(i),
+            None => {}
         }
-        let old = step.old.as_ref().expect("same has an old state");
+        entry
+    }
+
+    async fn same(
+        &self,
+        old: &OldState,
+        new: &ResourceState,
+    ) -> Result<Option<ResourceState>, StepError> {
         if new.is_provider() {
             let id = old.state.id.clone().unwrap_or_default();
             self.registry
                 .configure(&new.urn, &id, &new.inputs, self.preview)
                 .await
-                .map_err(|e| format!("configuring provider {}: {e}", new.urn))?;
+                .map_err(|source| StepError::Configure {
+                    urn: new.urn.clone(),
+                    source,
+                })?;
         }
-        let entry = if new == old.state {
+        let entry = if *new == old.state {
             SuccessEntry {
                 keep_old: Some(old.index),
                 ..SuccessEntry::default()
@@ -240,10 +352,10 @@ impl ApplyCtx {
             }
         };
         self.end(None, entry)?;
-        Ok(Some(new))
+        Ok(Some(new.clone()))
     }
 
-    async fn create(&self, new: &mut ResourceState) -> Result<(), String> {
+    async fn create(&self, new: &mut ResourceState) -> Result<(), StepError> {
         new.created = now();
         new.modified = new.created.clone();
         if !new.custom {
@@ -254,7 +366,10 @@ impl ApplyCtx {
             self.registry
                 .configure(&new.urn, &id, &new.inputs, self.preview)
                 .await
-                .map_err(|e| format!("configuring provider {}: {e}", new.urn))?;
+                .map_err(|source| StepError::Configure {
+                    urn: new.urn.clone(),
+                    source,
+                })?;
             new.id = Some(id);
             new.outputs = new.inputs.clone();
             return Ok(());
@@ -296,13 +411,17 @@ impl ApplyCtx {
                 reasons,
             }) => {
                 new.id = (!id.is_empty()).then_some(id);
-                partially_initialised(new, outputs, reasons, "creating")
+                partially_initialised(new, outputs, reasons, ProviderCall::Create)
             }
-            Err(e) => Err(format!("creating {} failed: {e}", new.urn)),
+            Err(source) => Err(StepError::Provider {
+                call: ProviderCall::Create,
+                urn: new.urn.clone(),
+                source,
+            }),
         }
     }
 
-    async fn update(&self, old: &ResourceState, new: &mut ResourceState) -> Result<(), String> {
+    async fn update(&self, old: &ResourceState, new: &mut ResourceState) -> Result<(), StepError> {
         new.modified = now();
         if !new.custom {
             new.outputs = old.outputs.clone();
@@ -313,7 +432,10 @@ impl ApplyCtx {
             self.registry
                 .configure(&new.urn, &id, &new.inputs, self.preview)
                 .await
-                .map_err(|e| format!("configuring provider {}: {e}", new.urn))?;
+                .map_err(|source| StepError::Configure {
+                    urn: new.urn.clone(),
+                    source,
+                })?;
             new.outputs = new.inputs.clone();
             return Ok(());
         }
@@ -358,13 +480,17 @@ impl ApplyCtx {
                 // The resource took the new outputs but not the inputs that led there
                 // (Pulumi keeps old inputs and new outputs after a partial update).
                 new.inputs = old.inputs.clone();
-                partially_initialised(new, outputs, reasons, "updating")
+                partially_initialised(new, outputs, reasons, ProviderCall::Update)
             }
-            Err(e) => Err(format!("updating {} failed: {e}", new.urn)),
+            Err(source) => Err(StepError::Provider {
+                call: ProviderCall::Update,
+                urn: new.urn.clone(),
+                source,
+            }),
         }
     }
 
-    async fn delete(&self, old: &ResourceState) -> Result<(), String> {
+    async fn delete(&self, old: &ResourceState) -> Result<(), StepError> {
         if self.preview || !old.custom || old.is_provider() || old.retain_on_delete || old.external
         {
             return Ok(());
@@ -390,30 +516,42 @@ impl ApplyCtx {
         match result {
             // What a delete wants already holds (a run killed before it recorded its delete).
             Ok(()) | Err(ProviderError::NotFound(_)) => Ok(()),
-            Err(e) => Err(format!("deleting {} failed: {e}", old.urn)),
+            Err(source) => Err(StepError::Provider {
+                call: ProviderCall::Delete,
+                urn: old.urn.clone(),
+                source,
+            }),
         }
     }
 
     /// Reads a resource the program does not manage; the old managed copy of a read
     /// replacement is left for deletion.
-    async fn read(&self, step: &Step) -> Result<Option<ResourceState>, String> {
-        let new = step.new.clone().expect("read has a new state");
+    async fn read(
+        &self,
+        new: &ResourceState,
+        old: Option<OldCopy>,
+    ) -> Result<Option<ResourceState>, StepError> {
+        let new = new.clone();
         let op = self.begin(OperationType::Reading, &new).await?;
         let found = self
             .read_by_id(&new, new.id.clone().unwrap_or_default())
             .await;
         let read = self.recorded(op, found)?;
-        self.found(op, new, read.outputs, step)
+        self.found(op, new, read.outputs, old)
     }
 
     /// Adopts an existing resource by ID as a managed resource with the program's inputs.
-    async fn import(&self, step: &Step) -> Result<Option<ResourceState>, String> {
-        let mut new = step.new.clone().expect("import has a new state");
-        let id = step.keys.first().cloned().unwrap_or_default();
-        new.id = Some(id.clone());
-        new.import_id = Some(id.clone());
+    async fn import(
+        &self,
+        new: &ResourceState,
+        id: &str,
+        old: Option<OldCopy>,
+    ) -> Result<Option<ResourceState>, StepError> {
+        let mut new = new.clone();
+        new.id = Some(id.to_string());
+        new.import_id = Some(id.to_string());
         let op = self.begin(OperationType::Importing, &new).await?;
-        let read = self.recorded(op, self.read_by_id(&new, id).await)?;
+        let read = self.recorded(op, self.read_by_id(&new, id.to_string()).await)?;
         new.inputs = if read.inputs.is_empty() {
             read.outputs.clone()
         } else {
@@ -421,7 +559,7 @@ impl ApplyCtx {
         };
         new.created = now();
         new.modified = new.created.clone();
-        self.found(op, new, read.outputs, step)
+        self.found(op, new, read.outputs, old)
     }
 
     /// Records a resource a read or an import found: outputs secret where due; a plain read
@@ -431,28 +569,15 @@ impl ApplyCtx {
         op: Option<u64>,
         mut new: ResourceState,
         outputs: PropertyMap,
-        step: &Step,
-    ) -> Result<Option<ResourceState>, String> {
+        old: Option<OldCopy>,
+    ) -> Result<Option<ResourceState>, StepError> {
         new.outputs = outputs;
         secretize(
             &mut new.outputs,
             &new.inputs,
             &new.additional_secret_outputs,
         );
-        let mut entry = SuccessEntry {
-            new: Some(new.clone()),
-            ..SuccessEntry::default()
-        };
-        if let Some(old) = &step.old {
-            match step.op {
-                StepOp::ReadReplacement | StepOp::ImportReplacement => {
-                    entry.mark_delete_old = Some(old.index);
-                    self.exec.mark_delete(old.index);
-                }
-                StepOp::Read => entry.remove_old = Some(old.index),
-                _ => {}
-            }
-        }
+        let entry = Self::superseding(new.clone(), old);
         self.end(op, entry)?;
         Ok(Some(new))
     }
@@ -461,7 +586,7 @@ impl ApplyCtx {
         &self,
         state: &ResourceState,
         id: String,
-    ) -> Result<super::provider::ReadResult, String> {
+    ) -> Result<super::provider::ReadResult, StepError> {
         let loaded = self.provider(state).await?;
         let read = loaded
             .provider
@@ -472,19 +597,22 @@ impl ApplyCtx {
                 state: PropertyMap::new(),
             })
             .await
-            .map_err(|e| format!("reading {} failed: {e}", state.urn))?;
+            .map_err(|source| StepError::Provider {
+                call: ProviderCall::Read,
+                urn: state.urn.clone(),
+                source,
+            })?;
         if read.id.is_empty() {
-            return Err(format!(
-                "reading {}: resource '{id}' does not exist",
-                state.urn
-            ));
+            return Err(StepError::NotFound {
+                urn: state.urn.clone(),
+                id,
+            });
         }
         Ok(read)
     }
 
     /// Reads the resource back from its provider and records what it found, in place.
-    async fn refresh(&self, step: &Step) -> Result<Option<ResourceState>, String> {
-        let old = step.old.as_ref().expect("refresh has an old state");
+    async fn refresh(&self, old: &OldState) -> Result<Option<ResourceState>, StepError> {
         let mut state = old.state.clone();
         let loaded = self.provider(&state).await?;
         let read = loaded
@@ -496,7 +624,11 @@ impl ApplyCtx {
                 state: state.outputs.clone(),
             })
             .await
-            .map_err(|e| format!("refreshing {} failed: {e}", state.urn))?;
+            .map_err(|source| StepError::Provider {
+                call: ProviderCall::Refresh,
+                urn: state.urn.clone(),
+                source,
+            })?;
         let found = if read.id.is_empty() {
             None
         } else {
@@ -513,21 +645,25 @@ impl ApplyCtx {
             Some(state)
         };
         self.journal(|m| m.refresh(old.index, found.clone()))?;
-        self.exec.record_refresh(old.index, found.clone());
         Ok(found)
     }
 
     pub(crate) async fn provider(
         &self,
         state: &ResourceState,
-    ) -> Result<super::provider_registry::LoadedProvider, String> {
+    ) -> Result<super::provider_registry::LoadedProvider, StepError> {
         let reference = state
             .provider
             .as_deref()
-            .ok_or_else(|| format!("{} has no provider", state.urn))?;
+            .ok_or_else(|| StepError::NoProvider {
+                urn: state.urn.clone(),
+            })?;
         self.registry
             .ensure(reference)
             .await
-            .map_err(|e| format!("loading the provider of {}: {e}", state.urn))
+            .map_err(|source| StepError::LoadProvider {
+                urn: state.urn.clone(),
+                source,
+            })
     }
 }

@@ -8,13 +8,15 @@ use tokio::sync::{Semaphore, mpsc, oneshot, watch};
 use tokio::task::JoinSet;
 
 use super::control::CancelLevel;
+use super::diff_job::{DiffContext, DiffJob};
 use super::events::{ChainId, EngineEvent, EventSink, WorkerId};
 use super::provider::DiffResult;
 use super::resource::ResourceState;
 use super::source::{RegisterError, RegisterStatus, Registered};
-use super::step::Step;
-use super::step_apply::ApplyCtx;
-use super::step_generator::{DiffContext, DiffJob};
+use super::step::{Step, StepOp};
+use super::step_apply::{Applied, ApplyCtx, Effect};
+use super::step_error::StepError;
+use super::urn::Urn;
 
 pub(crate) type RegisterReply = oneshot::Sender<Result<Registered, RegisterError>>;
 
@@ -27,9 +29,25 @@ pub(crate) struct Chain {
     pub after_import: Option<Box<super::goal::Goal>>,
 }
 
+/// One step's end, reported to the deployment loop as it happens (the loop records it before
+/// it answers the chain's registration).
+pub(crate) struct StepReport {
+    pub op: StepOp,
+    pub urn: Urn,
+    pub result: Result<(), StepError>,
+    pub effect: Option<Effect>,
+}
+
 /// What the executor reports back to the deployment loop.
 pub(crate) enum ExecDone {
-    Chain,
+    Step(Box<StepReport>),
+    /// A chain ended; the loop answers its registration (after recording its steps).
+    Chain {
+        reply: Option<(RegisterReply, Result<Registered, RegisterError>)>,
+        /// The chain's resource, failed with one of its steps (a DBR chain whose dependent's
+        /// delete failed).
+        failed: Option<Urn>,
+    },
     Imported {
         goal: Box<super::goal::Goal>,
         state: Box<ResourceState>,
@@ -55,6 +73,17 @@ impl Drop for Worker {
     }
 }
 
+/// What holds a step back: the operator's pause and cancel, and a failure elsewhere.
+#[derive(Clone)]
+pub(crate) struct Gates {
+    pub paused: watch::Receiver<bool>,
+    pub cancel: watch::Receiver<CancelLevel>,
+    /// Raised by the deployment loop, or by a worker whose step failed, to stop new steps.
+    pub halt: watch::Sender<bool>,
+    /// A failure elsewhere does not hold steps back.
+    pub continue_on_error: bool,
+}
+
 /// The pool; cloning shares it.
 #[derive(Clone)]
 pub(crate) struct StepExecutor {
@@ -62,9 +91,7 @@ pub(crate) struct StepExecutor {
     events: EventSink,
     permits: Arc<Semaphore>,
     free: Arc<Mutex<Vec<WorkerId>>>,
-    paused: watch::Receiver<bool>,
-    cancel: watch::Receiver<CancelLevel>,
-    continue_on_error: bool,
+    gates: Gates,
     done: mpsc::UnboundedSender<ExecDone>,
 }
 
@@ -73,9 +100,7 @@ impl StepExecutor {
         ctx: Arc<ApplyCtx>,
         events: EventSink,
         parallel: usize,
-        paused: watch::Receiver<bool>,
-        cancel: watch::Receiver<CancelLevel>,
-        continue_on_error: bool,
+        gates: Gates,
         done: mpsc::UnboundedSender<ExecDone>,
     ) -> StepExecutor {
         let parallel = parallel.max(1);
@@ -84,9 +109,7 @@ impl StepExecutor {
             events,
             permits: Arc::new(Semaphore::new(parallel)),
             free: Arc::new(Mutex::new((0..parallel).rev().collect())),
-            paused,
-            cancel,
-            continue_on_error,
+            gates,
             done,
         }
     }
@@ -113,11 +136,11 @@ impl StepExecutor {
 
     /// Waits while paused; false when the chain must stop (cancelled, or a failure elsewhere).
     async fn gate(&self) -> bool {
-        let mut paused = self.paused.clone();
-        let mut cancel = self.cancel.clone();
+        let mut paused = self.gates.paused.clone();
+        let mut cancel = self.gates.cancel.clone();
         loop {
             if *cancel.borrow() != CancelLevel::Running
-                || (self.ctx.exec.saw_error() && !self.continue_on_error)
+                || (*self.gates.halt.borrow() && !self.gates.continue_on_error)
             {
                 return false;
             }
@@ -133,8 +156,8 @@ impl StepExecutor {
 
     /// Waits while paused (a cancel ends the wait: the caller's own gates decide then).
     async fn unpaused(&self) {
-        let mut paused = self.paused.clone();
-        let mut cancel = self.cancel.clone();
+        let mut paused = self.gates.paused.clone();
+        let mut cancel = self.gates.cancel.clone();
         while *paused.borrow() && *cancel.borrow() == CancelLevel::Running {
             tokio::select! {
                 _ = paused.changed() => {}
@@ -147,7 +170,11 @@ impl StepExecutor {
     pub fn submit(&self, tasks: &mut JoinSet<()>, chain: Chain) {
         self.events.send(EngineEvent::ChainQueued {
             chain: chain.id,
-            steps: chain.steps.iter().map(|s| (s.op, s.urn.clone())).collect(),
+            steps: chain
+                .steps
+                .iter()
+                .map(|s| (s.op(), s.urn().clone()))
+                .collect(),
         });
         let this = self.clone();
         tasks.spawn(async move {
@@ -201,18 +228,21 @@ impl StepExecutor {
         // began), so the pool shows only what really runs.
         let worker = loop {
             if !self.gate().await {
-                if let Some(reply) = reply {
-                    let urn = steps.last().map(|s| s.urn.clone()).unwrap_or_default();
-                    let _ = reply.send(self.answer(urn, &steps, None, Ok(()), false));
-                }
+                let reply = reply.map(|reply| {
+                    let urn = steps.last().map(|s| s.urn().clone()).unwrap_or_default();
+                    (reply, self.answer(urn, &steps, None, Ok(()), false))
+                });
                 self.events.send(EngineEvent::ChainFinished {
                     chain: id,
                     ok: false,
                 });
-                return ExecDone::Chain;
+                return ExecDone::Chain {
+                    reply,
+                    failed: None,
+                };
             }
             let worker = self.worker().await;
-            if !*self.paused.borrow() {
+            if !*self.gates.paused.borrow() {
                 break worker;
             }
         };
@@ -223,6 +253,7 @@ impl StepExecutor {
         let mut last: Option<ResourceState> = None;
         let mut outcome: Result<(), String> = Ok(());
         let mut completed = true;
+        let mut failed = None;
         for step in &steps {
             if !self.gate().await {
                 completed = false;
@@ -230,20 +261,25 @@ impl StepExecutor {
             }
             self.events.send(EngineEvent::StepStarted {
                 chain: id,
-                op: step.op,
-                urn: step.urn.clone(),
+                op: step.op(),
+                urn: step.urn().clone(),
                 worker: worker.id,
             });
             let started = Instant::now();
-            match self.ctx.apply(step).await {
+            let Applied { result, effect } = self.ctx.apply(step).await;
+            let mut report = StepReport {
+                op: step.op(),
+                urn: step.urn().clone(),
+                result: Ok(()),
+                effect,
+            };
+            match result {
                 Ok(state) => {
-                    if step.op.is_logical() {
-                        self.ctx.exec.count(step.op, &step.urn);
-                    }
+                    let _ = self.done.send(ExecDone::Step(Box::new(report)));
                     self.events.send(EngineEvent::StepFinished {
                         chain: id,
-                        op: step.op,
-                        urn: step.urn.clone(),
+                        op: step.op(),
+                        urn: step.urn().clone(),
                         id: state.as_ref().and_then(|s| s.id.clone()),
                         outputs: state
                             .as_ref()
@@ -256,32 +292,33 @@ impl StepExecutor {
                     }
                 }
                 Err(error) => {
+                    let message = error.to_string();
                     self.events.send(EngineEvent::StepFailed {
                         chain: id,
-                        op: step.op,
-                        urn: step.urn.clone(),
-                        error: error.clone(),
+                        op: step.op(),
+                        urn: step.urn().clone(),
+                        error: message.clone(),
                         duration: started.elapsed(),
                     });
                     self.events.diag(
-                        Some(step.urn.clone()),
+                        Some(step.urn().clone()),
                         super::events::Severity::Error,
-                        error.clone(),
+                        message.clone(),
                     );
-                    let protected = step.op == super::step::StepOp::Delete
-                        && !self.ctx.ignore_protect
-                        && step.old.as_ref().is_some_and(|o| o.state.protect);
-                    if protected {
-                        self.ctx.exec.mark_refused(&step.urn, &error);
-                    } else {
-                        self.ctx.exec.mark_failed(&step.urn, &error);
+                    // Other chains stop at their next gate (a refused protected delete stops
+                    // nothing: every one is reported in one run).
+                    if !matches!(error, StepError::Protected { .. }) {
+                        self.gates.halt.send_replace(true);
                     }
+                    report.result = Err(error);
+                    let _ = self.done.send(ExecDone::Step(Box::new(report)));
                     // A chain fails its registration too (a DBR chain whose dependent's delete
                     // failed): what depends on that resource is skipped under continue-on-error.
-                    if let Some(last) = steps.last().filter(|l| l.urn != step.urn) {
-                        self.ctx.exec.mark_failed(&last.urn, &error);
-                    }
-                    outcome = Err(error);
+                    failed = steps
+                        .last()
+                        .filter(|l| l.urn() != step.urn())
+                        .map(|l| l.urn().clone());
+                    outcome = Err(message);
                     break;
                 }
             }
@@ -300,25 +337,25 @@ impl StepExecutor {
             }
             (_, _, reply, _) => reply,
         };
-        if let Some(reply) = reply {
-            let urn = steps.last().map(|s| s.urn.clone()).unwrap_or_default();
-            let _ = reply.send(self.answer(urn, &steps, last, outcome, completed));
-        }
+        let reply = reply.map(|reply| {
+            let urn = steps.last().map(|s| s.urn().clone()).unwrap_or_default();
+            (reply, self.answer(urn, &steps, last, outcome, completed))
+        });
         self.events
             .send(EngineEvent::ChainFinished { chain: id, ok });
-        ExecDone::Chain
+        ExecDone::Chain { reply, failed }
     }
 
     fn answer(
         &self,
-        urn: super::urn::Urn,
+        urn: Urn,
         steps: &[Step],
         last: Option<ResourceState>,
         outcome: Result<(), String>,
         completed: bool,
     ) -> Result<Registered, RegisterError> {
         match outcome {
-            Err(_) if self.continue_on_error => Ok(Registered {
+            Err(_) if self.gates.continue_on_error => Ok(Registered {
                 urn,
                 id: None,
                 outputs: Default::default(),
@@ -327,12 +364,14 @@ impl StepExecutor {
             }),
             Err(e) => Err(RegisterError::Failed(e)),
             // Stopped at a gate: by the operator's cancel, or by a failure elsewhere.
-            Ok(()) if !completed && *self.cancel.borrow() == CancelLevel::Running => Err(
+            Ok(()) if !completed && *self.gates.cancel.borrow() == CancelLevel::Running => Err(
                 RegisterError::Failed(super::deployment_executor::NOT_RUN.into()),
             ),
             Ok(()) if !completed => Err(RegisterError::Cancelled),
             Ok(()) => {
-                let skipped = steps.iter().any(|s| s.skipped_create);
+                let skipped = steps
+                    .iter()
+                    .any(|s| matches!(s, Step::SkippedCreate { .. }));
                 let state = last.unwrap_or_default();
                 Ok(Registered {
                     urn,

@@ -6,133 +6,31 @@ use std::sync::Arc;
 
 use super::analyzer::Analyzer;
 use super::deployment::Options;
-use super::diff::{apply_replace_on_changes, diff_inputs};
-use super::events::{
-    CascadeId, CascadeMember, CascadeReason, EngineEvent, EventSink, Operation, Severity,
-};
-use super::exec_state::ExecState;
-use super::goal::{Alias, Goal, ReadGoal};
+use super::diff_job::{DiffContext, DiffJob, DiffTarget, PendingDiff};
+use super::events::{CascadeId, EngineEvent, EventSink, Operation, Severity};
+use super::goal::{Goal, ReadGoal};
 use super::graph::DependencyGraph;
 use super::property::PropertyValue;
 use super::property_path::{PropertyPath, apply_ignore_changes};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
 use super::provider_registry::{LoadedProvider, ProviderRegistry};
 use super::resource::{ResourceState, is_provider_type, provider_urn};
+use super::run_error::RunError;
+use super::run_state::RunState;
 use super::source::{RegisterError, RegisterStatus, Registered};
-use super::step::{OldState, Step, StepOp};
-use super::targets::UrnGlobs;
-use super::urn::{ROOT_STACK_TYPE, Urn};
+use super::step::{Changes, OldState, ReplaceOrder, Step, StepOp, Superseded};
+use super::targeting::Targeting;
+use super::urn::Urn;
 
-/// A DBR cascade: the root being replaced and every dependent replaced with it.
-#[derive(Clone, Debug)]
-pub(crate) struct Cascade {
-    pub id: CascadeId,
-    pub root: Urn,
-    pub members: Vec<CascadeMember>,
-}
+mod aliases;
+mod replacement;
+
+pub(crate) use replacement::Cascade;
 
 /// A chain the generator produced for one registration.
 pub(crate) struct PlannedChain {
     pub steps: Vec<Step>,
     pub cascade: Option<Cascade>,
-}
-
-/// A diff to run on a worker before generation can continue (parallel diff).
-pub(crate) struct PendingDiff {
-    pub ctx: DiffContext,
-    pub run: DiffJob,
-}
-
-/// What the generator needs to continue once a diff is known.
-pub(crate) struct DiffContext {
-    pub goal: Goal,
-    pub old: OldState,
-    pub new: ResourceState,
-}
-
-/// Everything a diff needs, detached from the generator so it can run on a worker.
-pub(crate) struct DiffJob {
-    pub urn: Urn,
-    target: DiffTarget,
-    request: DiffRequest,
-    replace_on_changes: Vec<PropertyPath>,
-    forced: Option<&'static str>,
-    /// The old state has init errors (a partial failure): `#initerror` in replaceOnChanges
-    /// replaces it.
-    init_errors: bool,
-}
-
-/// The replaceOnChanges path that replaces a resource whose old state has init errors.
-const INIT_ERROR_KEY: &str = "#initerror";
-
-enum DiffTarget {
-    Component,
-    /// The provider is not configured (unknown config in a preview): assume an update.
-    Unavailable,
-    ProviderResource(Arc<ProviderRegistry>),
-    Custom(Arc<dyn Provider>),
-}
-
-impl DiffJob {
-    /// Runs the provider's Diff (or the engine's) and applies replaceOnChanges.
-    pub async fn run(self) -> Result<DiffResult, RegisterError> {
-        if let Some(key) = self.forced {
-            let mut d = DiffResult {
-                changes: DiffChanges::Some,
-                replace_keys: vec![key.to_string()],
-                ..DiffResult::default()
-            };
-            d.changed_keys = d.replace_keys.clone();
-            return Ok(d);
-        }
-        let r = &self.request;
-        let diff = match &self.target {
-            DiffTarget::Component => diff_inputs(&r.old_inputs, &r.new_inputs),
-            DiffTarget::Unavailable => {
-                let mut d = diff_inputs(&r.old_inputs, &r.new_inputs);
-                d.changes = DiffChanges::Some;
-                d
-            }
-            DiffTarget::ProviderResource(reg) => reg
-                .diff(self.request.clone())
-                .await
-                .map_err(|e| RegisterError::Failed(format!("diffing {}: {e}", r.urn)))?,
-            DiffTarget::Custom(p) => p
-                .diff(self.request.clone())
-                .await
-                .map_err(|e| RegisterError::Failed(format!("diffing {}: {e}", r.urn)))?,
-        };
-        let diff = if diff.changes == DiffChanges::Unknown {
-            let mut engine = diff_inputs(&r.old_inputs, &r.new_inputs);
-            engine.replace_keys = diff.replace_keys;
-            engine.delete_before_replace = diff.delete_before_replace;
-            if !engine.replace_keys.is_empty() {
-                engine.changes = DiffChanges::Some;
-            }
-            engine
-        } else {
-            diff
-        };
-        let mut diff = apply_replace_on_changes(diff, &self.replace_on_changes);
-        if self.init_errors && self.replace_on_changes.iter().any(covers_init_errors) {
-            diff.changes = DiffChanges::Some;
-            diff.replace_keys.push(INIT_ERROR_KEY.to_string());
-            if !diff.detailed_diff.is_empty() {
-                diff.detailed_diff.insert(
-                    INIT_ERROR_KEY.to_string(),
-                    super::provider::PropertyDiff {
-                        kind: super::provider::DiffKind::UpdateReplace,
-                        input_diff: false,
-                    },
-                );
-            }
-        }
-        Ok(diff)
-    }
-}
-
-fn covers_init_errors(path: &PropertyPath) -> bool {
-    PropertyPath::parse(INIT_ERROR_KEY).is_ok_and(|p| path.contains(&p))
 }
 
 /// What generating steps for a registration produced.
@@ -150,7 +48,6 @@ pub(crate) struct StepGenerator {
     opts: Arc<Options>,
     registry: Arc<ProviderRegistry>,
     events: EventSink,
-    exec: Arc<ExecState>,
     base: Arc<Vec<ResourceState>>,
     graph: DependencyGraph,
     /// Live base states by URN (not `delete: true` copies).
@@ -160,12 +57,12 @@ pub(crate) struct StepGenerator {
     /// URNs already stepped on; they cannot be DBR dependents any more.
     operated: HashSet<Urn>,
     /// URNs whose old copy a DBR chain deletes in this deployment.
-    pub deleted: HashSet<Urn>,
+    deleted: HashSet<Urn>,
     /// Base positions deleted by DBR chains (their later delete steps are skipped).
-    pub pending_deletes: HashSet<usize>,
+    pending_deletes: HashSet<usize>,
     dependent_replace_keys: HashMap<Urn, Vec<String>>,
     /// URNs of declined cascades: they keep their old state.
-    pub declined: HashSet<Urn>,
+    declined: HashSet<Urn>,
     /// Provider resources registered in this deployment, by URN and by the old URN they aliased.
     providers: HashMap<Urn, ResourceState>,
     /// Old URNs claimed through an alias, to the new URN that claimed them.
@@ -174,13 +71,7 @@ pub(crate) struct StepGenerator {
     aliases: HashMap<Urn, Urn>,
     /// URNs replaced in this deployment (a deletedWith dependent is replaced with them).
     replaced: HashSet<Urn>,
-    targets: UrnGlobs,
-    replace_targets: UrnGlobs,
-    excludes: UrnGlobs,
-    /// Targets explicit or reached through `target_dependents`, as registrations arrive.
-    targets_actual: HashSet<Urn>,
-    /// Exclusions explicit or reached through `exclude_dependents`, as registrations arrive.
-    excludes_actual: HashSet<Urn>,
+    targeting: Targeting,
     /// New resources not created because they are outside the targets.
     skipped_creates: HashSet<Urn>,
     /// Base positions a refresh before the update found gone.
@@ -237,7 +128,6 @@ impl StepGenerator {
         opts: Arc<Options>,
         registry: Arc<ProviderRegistry>,
         events: EventSink,
-        exec: Arc<ExecState>,
         base: Arc<Vec<ResourceState>>,
         analyzers: Vec<Arc<dyn Analyzer>>,
     ) -> StepGenerator {
@@ -249,17 +139,12 @@ impl StepGenerator {
             .map(|(i, r)| (r.urn.clone(), i))
             .collect();
         StepGenerator {
-            targets: UrnGlobs::new(&opts.targets),
-            replace_targets: UrnGlobs::new(&opts.replace),
-            excludes: UrnGlobs::new(&opts.excludes),
-            targets_actual: HashSet::new(),
-            excludes_actual: HashSet::new(),
+            targeting: Targeting::new(&opts),
             skipped_creates: HashSet::new(),
             vanished: HashSet::new(),
             opts,
             registry,
             events,
-            exec,
             base,
             graph,
             olds,
@@ -301,6 +186,28 @@ impl StepGenerator {
         }
     }
 
+    /// Base positions DBR chains delete in this run (the delete phase skips them).
+    pub fn pending_deletes(&self) -> &HashSet<usize> {
+        &self.pending_deletes
+    }
+
+    /// Whether `urn` belongs to a declined cascade (it keeps its old state).
+    pub fn is_declined(&self, urn: &Urn) -> bool {
+        self.declined.contains(urn)
+    }
+
+    /// A cascade the operator (or the policy) declined: its members keep their old state, and
+    /// the old copies its chain would have deleted are no longer pending deletes.
+    pub fn decline(&mut self, cascade: &Cascade, steps: &[Step]) {
+        for o in steps.iter().filter_map(Step::old) {
+            self.pending_deletes.remove(&o.index);
+        }
+        for m in &cascade.members {
+            self.deleted.remove(&m.urn);
+            self.declined.insert(m.urn.clone());
+        }
+    }
+
     pub fn graph(&self) -> &DependencyGraph {
         &self.graph
     }
@@ -317,70 +224,9 @@ impl StepGenerator {
         }
     }
 
-    /// Providers and the root stack are always targeted and never excluded.
-    pub fn is_targeted(&self, urn: &Urn) -> bool {
-        if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
-            return true;
-        }
-        if self.excludes.matches(urn) {
-            return false;
-        }
-        self.targets.is_empty() || self.targets.matches(urn)
-    }
-
-    /// Whether the delete phase may delete `urn`: with targets, only what they name (Pulumi's
-    /// `determineAllowedResourcesToDeleteFromTargets`); providers and the root stack are not
-    /// implicitly included there, or a targeted destroy would take everything they serve.
-    pub fn may_delete(&self, urn: &Urn) -> bool {
-        if self.targets.is_empty() {
-            self.is_targeted(urn)
-        } else {
-            self.targets.matches(urn)
-        }
-    }
-
-    /// Whether the operation is constrained to targets (`--target` or `--replace`).
-    pub fn has_targets(&self) -> bool {
-        !self.targets.is_empty()
-    }
-
-    /// Whether a registration is targeted: explicitly, or (with `target_dependents`) because
-    /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`); and not excluded,
-    /// explicitly or (with `exclude_dependents`) through its provider or a dependency.
-    fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
-        let urn = &state.urn;
-        if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
-            if self.targets.matches(urn) {
-                self.targets_actual.insert(urn.clone());
-            }
-            return true;
-        }
-        let excluded = self.excludes.matches(urn)
-            || (self.opts.exclude_dependents
-                && state
-                    .dependency_urns()
-                    .any(|d| self.excludes_actual.contains(&d)));
-        if excluded {
-            self.excludes_actual.insert(urn.clone());
-            return false;
-        }
-        if self.targets.is_empty() {
-            return true;
-        }
-        let targeted = self.targets.matches(urn)
-            || (self.opts.target_dependents
-                && state
-                    .dependency_urns()
-                    .any(|d| self.targets_actual.contains(&d)));
-        if targeted {
-            self.targets_actual.insert(urn.clone());
-        }
-        targeted
-    }
-
-    /// URNs excluded so far, explicitly or as dependents of excluded ones.
-    pub fn excluded(&self) -> &HashSet<Urn> {
-        &self.excludes_actual
+    /// What the operation may touch.
+    pub fn targeting(&self) -> &Targeting {
+        &self.targeting
     }
 
     /// Literal targets (no glob) naming nothing in the old state nor registered in this run
@@ -401,8 +247,12 @@ impl StepGenerator {
     /// A targeted step may not depend on a create skipped for being outside the targets.
     /// In a preview every such dependency is reported and generation goes on (the run fails
     /// at the end); in an update the first one stops the run.
-    fn check_skipped_dependencies(&mut self, state: &ResourceState) -> Result<(), RegisterError> {
-        if self.targets.is_empty() && self.replace_targets.is_empty() {
+    fn check_skipped_dependencies(
+        &mut self,
+        state: &ResourceState,
+        run: &mut RunState,
+    ) -> Result<(), RegisterError> {
+        if !self.targeting.constrains() {
             return Ok(());
         }
         let skipped: Vec<Urn> = state
@@ -410,126 +260,19 @@ impl StepGenerator {
             .filter(|d| self.skipped_creates.contains(d))
             .collect();
         for dep in skipped {
-            let msg = format!(
-                "resource '{}' depends on '{dep}', which will be created but was not specified in --target list; add it to the targets or pass --target-dependents",
-                state.urn
-            );
+            let error = RunError::UntargetedCreate {
+                urn: state.urn.clone(),
+                dependency: dep.clone(),
+            };
             if !self.opts.is_preview() {
-                return Err(RegisterError::Invalid(msg));
+                return Err(RegisterError::Invalid(error.to_string()));
             }
-            self.exec.record_error(&msg);
             self.events
-                .diag(Some(state.urn.clone()), Severity::Error, msg);
+                .diag(Some(state.urn.clone()), Severity::Error, error.to_string());
+            run.record_error(error);
             self.skipped_creates.remove(&dep);
         }
         Ok(())
-    }
-
-    /// Collapses an alias to the URN it names (Pulumi's `collapseAliasToUrn`): missing parts
-    /// default to the resource's own; an aliased parent stands for its old URN.
-    fn collapse_alias(&self, goal: &Goal, alias: &Alias) -> Urn {
-        let Alias::Spec {
-            name,
-            type_,
-            parent,
-            no_parent,
-            project,
-            stack,
-        } = alias
-        else {
-            let Alias::Urn(u) = alias else {
-                unreachable!("an alias is a URN or a spec")
-            };
-            return u.clone();
-        };
-        let parent = match parent {
-            None => goal.parent.clone(),
-            Some(p) => Some(self.aliases.get(p).unwrap_or(p).clone()),
-        };
-        let parent = parent.filter(|p| !*no_parent && p.type_() != ROOT_STACK_TYPE);
-        Urn::new(
-            stack.as_deref().unwrap_or(&self.opts.stack),
-            project.as_deref().unwrap_or(&self.opts.project),
-            parent.as_ref(),
-            type_.as_deref().unwrap_or(&goal.type_),
-            name.as_deref().unwrap_or(&goal.name),
-        )
-    }
-
-    /// The alias a child gets from its parent's old URN: same type under the old parent, the
-    /// parent's name prefix swapped for the old one (Pulumi's `inheritedChildAlias`).
-    fn inherited_alias(&self, ty: &str, name: &str, parent: &Urn, parent_old: &Urn) -> Urn {
-        let name = match name.strip_prefix(parent.name()) {
-            Some(rest) => format!("{}{rest}", parent_old.name()),
-            None => name.to_string(),
-        };
-        Urn::new(
-            &self.opts.stack,
-            &self.opts.project,
-            Some(parent_old),
-            ty,
-            &name,
-        )
-    }
-
-    /// Every URN the resource may have had (Pulumi's `generateAliases`): its own aliases, then
-    /// the ones its parent's alias multiplies into it.
-    fn generate_aliases(&self, goal: &Goal) -> Vec<Urn> {
-        let mut out: Vec<Urn> = Vec::new();
-        let mut add = |u: Urn| {
-            if !out.contains(&u) {
-                out.push(u);
-            }
-        };
-        let own: Vec<Urn> = goal
-            .aliases
-            .iter()
-            .map(|a| self.collapse_alias(goal, a))
-            .collect();
-        for u in &own {
-            add(u.clone());
-        }
-        if let Some(parent) = &goal.parent
-            && let Some(parent_old) = self.aliases.get(parent)
-        {
-            add(self.inherited_alias(&goal.type_, &goal.name, parent, parent_old));
-            for u in &own {
-                add(self.inherited_alias(u.type_(), u.name(), parent, parent_old));
-            }
-        }
-        out
-    }
-
-    /// Finds the old state of a registration: by its URN first, then by its aliases in order.
-    /// A match through an alias is recorded so the old URN is not deleted.
-    fn lookup_old(&mut self, urn: &Urn, goal: &Goal) -> Result<Option<usize>, RegisterError> {
-        if let Some(prev) = self.aliased.get(urn) {
-            return Err(RegisterError::Invalid(format!(
-                "duplicate resource URN '{urn}': resource '{prev}' already claimed it as an alias"
-            )));
-        }
-        if let Some(&i) = self.olds.get(urn) {
-            return Ok(Some(i));
-        }
-        for alias in self.generate_aliases(goal) {
-            let Some(&i) = self.olds.get(&alias) else {
-                continue;
-            };
-            if self.registered.contains(&alias) {
-                return Err(RegisterError::Invalid(format!(
-                    "resource '{urn}' has an alias '{alias}' that is registered in this deployment as another resource"
-                )));
-            }
-            if let Some(prev) = self.aliased.get(&alias) {
-                return Err(RegisterError::Invalid(format!(
-                    "resources '{urn}' and '{prev}' both claim the old resource '{alias}' through aliases"
-                )));
-            }
-            self.aliased.insert(alias.clone(), urn.clone());
-            self.aliases.insert(urn.clone(), alias);
-            return Ok(Some(i));
-        }
-        Ok(None)
     }
 
     /// The URN of a registration, refused when this deployment already registered it.
@@ -549,7 +292,13 @@ impl StepGenerator {
     }
 
     /// Generates the steps for one registration (Pulumi's `generateSteps`).
-    pub async fn generate(&mut self, goal: Goal) -> Result<Generated, RegisterError> {
+    /// `run` says which resources failed or were skipped, and takes the skips and the errors a
+    /// preview reports without stopping.
+    pub async fn generate(
+        &mut self,
+        goal: Goal,
+        run: &mut RunState,
+    ) -> Result<Generated, RegisterError> {
         let urn = self.claim_urn(goal.parent.as_ref(), &goal.type_, &goal.name)?;
         let mut new = state_from_goal(&urn, &goal);
         self.events.send(EngineEvent::RegistrationReceived {
@@ -559,11 +308,8 @@ impl StepGenerator {
             custom: goal.custom,
             dependencies: new.dependency_urns().collect(),
         });
-        if let Some(bad) = new
-            .dependency_urns()
-            .find(|u| self.exec.is_failed_or_skipped(u))
-        {
-            return Ok(self.skip(urn, &bad));
+        if let Some(bad) = new.dependency_urns().find(|u| run.is_failed_or_skipped(u)) {
+            return Ok(self.skip(urn, &bad, run));
         }
         if matches!(self.opts.operation, Operation::Destroy | Operation::Refresh) {
             let old_index = self.lookup_old(&urn, &goal)?;
@@ -590,11 +336,11 @@ impl StepGenerator {
             }
             new.inputs = inputs;
         }
-        let targeted = self.targeted_for_update(&new);
+        let targeted = self.targeting.targeted_for_update(&new);
         // A recreation runs even when untargeted, so it may not need a skipped create either
         // (Pulumi's `validateSteps` checks every step).
         if targeted || self.deleted.contains(&urn) {
-            self.check_skipped_dependencies(&new)?;
+            self.check_skipped_dependencies(&new, run)?;
         }
         let untargeted_same = old.is_some() && !targeted;
         if !untargeted_same && !self.declined.contains(&urn) {
@@ -602,7 +348,7 @@ impl StepGenerator {
             // earlier DBR in this run, was not ours (external), or is replaced on request:
             // Check gets none then (Pulumi's `generateSteps`).
             let fresh = self.deleted.contains(&urn)
-                || self.replace_targets.matches(&urn)
+                || self.targeting.replaces(&urn)
                 || old.as_ref().is_some_and(|o| o.state.external);
             if fresh {
                 new.inputs = goal.properties.clone();
@@ -625,20 +371,18 @@ impl StepGenerator {
         }
         let Some(old) = old else {
             if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
-                let mut step = Step::new(StepOp::Import, urn.clone()).with_new(new);
-                step.keys = vec![id];
                 let chain = PlannedChain {
-                    steps: vec![step],
+                    steps: vec![Step::Import { new, id }],
                     cascade: None,
                 };
                 return Ok(Generated::Import(chain, Box::new(goal)));
             }
-            let mut step = Step::new(StepOp::Create, urn.clone()).with_new(new);
-            if !targeted {
-                step.op = StepOp::Same;
-                step.skipped_create = true;
+            let step = if targeted {
+                Step::Create { new }
+            } else {
                 self.skipped_creates.insert(urn.clone());
-            }
+                Step::SkippedCreate { new }
+            };
             return Ok(Generated::Chain(PlannedChain {
                 steps: vec![step],
                 cascade: None,
@@ -649,12 +393,17 @@ impl StepGenerator {
             if old.state.external || old_import_id != Some(&id) {
                 // A different resource adopted under this URN: `import-replacement`, and the
                 // old copy is deleted at the end (Pulumi's ImportReplacementStep).
-                let mut import = Step::new(StepOp::ImportReplacement, urn.clone())
-                    .with_old(old.clone())
-                    .with_new(new.clone());
-                import.keys = vec![id];
-                let mut replace = Step::new(StepOp::Replace, urn).with_old(old).with_new(new);
-                replace.keys = vec!["id".into()];
+                let import = Step::ImportReplacement {
+                    old: old.clone(),
+                    new: new.clone(),
+                    id,
+                };
+                let replace = Step::Replace {
+                    old,
+                    new,
+                    changes: Changes::replacing(vec!["id".into()]),
+                    order: ReplaceOrder::CreateBeforeDelete,
+                };
                 let chain = PlannedChain {
                     steps: vec![import, replace],
                     cascade: None,
@@ -663,14 +412,14 @@ impl StepGenerator {
             }
         }
         if old.state.external {
-            let mut create = Step::new(StepOp::CreateReplacement, urn.clone())
-                .with_old(old.clone())
-                .with_new(new.clone());
-            create.keys = vec!["id".into()];
-            let mut replace = Step::new(StepOp::Replace, urn).with_old(old).with_new(new);
-            replace.keys = vec!["id".into()];
+            let steps = Step::replacement(
+                old,
+                new,
+                Changes::replacing(vec!["id".into()]),
+                ReplaceOrder::CreateBeforeDelete,
+            );
             return Ok(Generated::Chain(PlannedChain {
-                steps: vec![create, replace],
+                steps: steps.into(),
                 cascade: None,
             }));
         }
@@ -684,24 +433,20 @@ impl StepGenerator {
                 let bad = std::iter::once(&old.state)
                     .chain(kept.iter().map(|&i| &self.base[i]))
                     .flat_map(ResourceState::dependency_urns)
-                    .find(|u| self.exec.is_failed_or_skipped(u));
+                    .find(|u| run.is_failed_or_skipped(u));
                 if let Some(bad) = bad {
-                    return Ok(self.skip(urn, &bad));
+                    return Ok(self.skip(urn, &bad, run));
                 }
                 for i in kept {
                     let dep = self.old(i);
                     self.registered.insert(dep.state.urn.clone());
                     self.operated.insert(dep.state.urn.clone());
                     let state = dep.state.clone();
-                    steps.push(
-                        Step::new(StepOp::Same, state.urn.clone())
-                            .with_old(dep)
-                            .with_new(state),
-                    );
+                    steps.push(Step::same(dep, state));
                 }
             }
             let kept = old.state.clone();
-            steps.push(Step::new(StepOp::Same, urn).with_old(old).with_new(kept));
+            steps.push(Step::same(old, kept));
             return Ok(Generated::Chain(PlannedChain {
                 steps,
                 cascade: None,
@@ -725,7 +470,7 @@ impl StepGenerator {
                 .map(Generated::Chain);
         }
         let provider_changed = self.provider_changed(&old.state, &new).await?;
-        let mut job = self.diff_job(&goal, &old, &new)?;
+        let mut job = self.diff_job(&goal, &old.state, &new)?;
         if provider_changed && job.forced.is_none() {
             job.forced = Some("provider");
         }
@@ -780,8 +525,8 @@ impl StepGenerator {
         }
     }
 
-    fn skip(&mut self, urn: Urn, bad: &Urn) -> Generated {
-        self.exec.mark_skipped(&urn);
+    fn skip(&mut self, urn: Urn, bad: &Urn, run: &mut RunState) -> Generated {
+        run.mark_skipped(&urn);
         self.operated.insert(urn.clone());
         self.events.send(EngineEvent::StepSkipped {
             op: if self.olds.contains_key(&urn) {
@@ -864,21 +609,27 @@ impl StepGenerator {
             {
                 // A read-replacement replaces the managed copy (Pulumi marks it in `replaces`).
                 self.replaced.insert(urn.clone());
-                let read = Step::new(StepOp::ReadReplacement, urn.clone())
-                    .with_old(old.clone())
-                    .with_new(new.clone());
-                let replace = Step::new(StepOp::Replace, urn).with_old(old).with_new(new);
+                let read = Step::ReadReplacement {
+                    old: old.clone(),
+                    new: new.clone(),
+                };
+                let replace = Step::Replace {
+                    old,
+                    new,
+                    changes: Changes::default(),
+                    order: ReplaceOrder::CreateBeforeDelete,
+                };
                 Ok(PlannedChain {
                     steps: vec![read, replace],
                     cascade: None,
                 })
             }
             Some(old) => Ok(PlannedChain {
-                steps: vec![Step::new(StepOp::Read, urn).with_old(old).with_new(new)],
+                steps: vec![Step::Reread { old, new }],
                 cascade: None,
             }),
             None => Ok(PlannedChain {
-                steps: vec![Step::new(StepOp::Read, urn).with_new(new)],
+                steps: vec![Step::Read { new }],
                 cascade: None,
             }),
         }
@@ -1046,11 +797,11 @@ impl StepGenerator {
     fn diff_job(
         &self,
         goal: &Goal,
-        old: &OldState,
+        old: &ResourceState,
         new: &ResourceState,
     ) -> Result<DiffJob, RegisterError> {
         let urn = new.urn.clone();
-        let forced = if self.replace_targets.matches(&urn) || old.state.taint {
+        let forced = if self.targeting.replaces(&urn) || old.taint {
             Some("id")
         } else if new
             .replace_with
@@ -1089,9 +840,9 @@ impl StepGenerator {
             target,
             request: DiffRequest {
                 urn,
-                id: old.state.id.clone().unwrap_or_default(),
-                old_inputs: old.state.inputs.clone(),
-                old_outputs: old.state.outputs.clone(),
+                id: old.id.clone().unwrap_or_default(),
+                old_inputs: old.inputs.clone(),
+                old_outputs: old.outputs.clone(),
                 new_inputs: new.inputs.clone(),
                 ignore_changes: goal.ignore_changes.clone(),
             },
@@ -1101,7 +852,7 @@ impl StepGenerator {
                 &goal.replace_on_changes,
             )?,
             forced,
-            init_errors: !old.state.init_errors.is_empty(),
+            init_errors: !old.init_errors.is_empty(),
         })
     }
 
@@ -1137,24 +888,26 @@ impl StepGenerator {
         if diff.changes != DiffChanges::Some && !pending && !old.state.init_errors.is_empty() {
             // A resource that did not initialise is updated again even without changes, to
             // "continue" awaiting its initialisation (Pulumi's empty update).
-            return Ok(single(
-                Step::new(StepOp::Update, urn).with_old(old).with_new(new),
-            ));
+            return Ok(single(Step::update(
+                Superseded::Base(old),
+                new,
+                Changes::default(),
+            )));
         }
         if diff.changes != DiffChanges::Some && !pending {
             new.id = old.state.id.clone();
             new.outputs = old.state.outputs.clone();
             new.created = old.state.created.clone();
             new.modified = old.state.modified.clone();
-            return Ok(single(
-                Step::new(StepOp::Same, urn).with_old(old).with_new(new),
-            ));
+            return Ok(single(Step::same(old, new)));
         }
         if !diff.replaces() && !triggered && !pending {
-            let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
-            step.diffs = diff.changed_keys;
-            step.detailed_diff = diff.detailed_diff;
-            return Ok(single(step));
+            let changes = Changes {
+                diffs: diff.changed_keys,
+                detailed_diff: diff.detailed_diff,
+                ..Changes::default()
+            };
+            return Ok(single(Step::update(Superseded::Base(old), new, changes)));
         }
         if old.state.protect && new.protect && !self.opts.ignore_protect {
             return Err(RegisterError::Failed(format!(
@@ -1175,95 +928,20 @@ impl StepGenerator {
             || goal
                 .delete_before_replace
                 .unwrap_or(diff.delete_before_replace);
-        let decorate = |mut s: Step, diff: &DiffResult| {
-            s.keys = diff.replace_keys.clone();
-            s.diffs = diff.changed_keys.clone();
-            s.detailed_diff = diff.detailed_diff.clone();
-            s.delete_before_replace = dbr;
-            s
+        let changes = Changes {
+            replace_keys: diff.replace_keys.clone(),
+            diffs: diff.changed_keys.clone(),
+            detailed_diff: diff.detailed_diff.clone(),
         };
         if !dbr {
-            let create = decorate(
-                Step::new(StepOp::CreateReplacement, urn.clone())
-                    .with_old(old.clone())
-                    .with_new(new.clone()),
-                &diff,
-            );
-            let replace = decorate(
-                Step::new(StepOp::Replace, urn).with_old(old).with_new(new),
-                &diff,
-            );
+            let steps = Step::replacement(old, new, changes, ReplaceOrder::CreateBeforeDelete);
             return Ok(PlannedChain {
-                steps: vec![create, replace],
+                steps: steps.into(),
                 cascade: None,
             });
         }
-        // Delete-before-replace: the replacement is checked again without old inputs.
-        let fresh = ResourceState {
-            inputs: goal.properties.clone(),
-            ..new.clone()
-        };
-        new.inputs = self.check(&urn, &goal, None, &fresh).await?;
-        let dependents = self.dependent_replacements(old.index).await?;
-        let mut steps = Vec::new();
-        let mut members = vec![CascadeMember {
-            urn: urn.clone(),
-            type_: new.type_.clone(),
-            reason: CascadeReason::Root {
-                keys: diff.replace_keys.clone(),
-            },
-        }];
-        for (i, reason, keys) in dependents.iter().rev() {
-            let dep = self.old(*i);
-            members.push(CascadeMember {
-                urn: dep.state.urn.clone(),
-                type_: dep.state.type_.clone(),
-                reason: reason.clone(),
-            });
-            self.dependent_replace_keys
-                .insert(dep.state.urn.clone(), keys.clone());
-            self.deleted.insert(dep.state.urn.clone());
-            if self.pending_deletes.insert(*i) && !dep.state.pending_replacement {
-                let mut del =
-                    Step::new(StepOp::DeleteReplaced, dep.state.urn.clone()).with_old(dep);
-                del.pending_replace = true;
-                del.delete_before_replace = true;
-                del.keys = keys.clone();
-                steps.push(del);
-            }
-        }
-        members[1..].reverse();
-        self.deleted.insert(urn.clone());
-        if self.pending_deletes.insert(old.index) && !old.state.pending_replacement {
-            let mut del = decorate(
-                Step::new(StepOp::DeleteReplaced, urn.clone()).with_old(old.clone()),
-                &diff,
-            );
-            del.pending_replace = true;
-            steps.push(del);
-        }
-        steps.push(decorate(
-            Step::new(StepOp::Replace, urn.clone())
-                .with_old(old.clone())
-                .with_new(new.clone()),
-            &diff,
-        ));
-        steps.push(decorate(
-            Step::new(StepOp::CreateReplacement, urn.clone())
-                .with_old(old)
-                .with_new(new),
-            &diff,
-        ));
-        let cascade = Cascade {
-            id: self.next_cascade,
-            root: urn,
-            members,
-        };
-        self.next_cascade += 1;
-        Ok(PlannedChain {
-            steps,
-            cascade: Some(cascade),
-        })
+        self.delete_before_replace(&goal, old, new, diff.replace_keys, changes)
+            .await
     }
 
     /// Continues after an import (Pulumi's `continueStepsFromImport`): the program's inputs are
@@ -1274,14 +952,10 @@ impl StepGenerator {
         imported: ResourceState,
     ) -> Result<Generated, RegisterError> {
         let urn = imported.urn.clone();
-        let old = OldState {
-            index: usize::MAX,
-            state: imported.clone(),
-        };
         let mut new = state_from_goal(&urn, &goal);
         new.import_id = imported.import_id.clone();
         new.inputs = self.check(&urn, &goal, Some(&imported), &new).await?;
-        let diff = self.diff_job(&goal, &old, &new)?.run().await?;
+        let diff = self.diff_job(&goal, &imported, &new)?.run().await?;
         if diff.changes != DiffChanges::Some {
             return Ok(Generated::Done(Registered {
                 urn,
@@ -1308,143 +982,15 @@ impl StepGenerator {
                 unknown: true,
             }));
         }
-        let mut step = Step::new(StepOp::Update, urn).with_old(old).with_new(new);
-        step.old_is_new = true;
-        step.diffs = diff.changed_keys;
-        step.detailed_diff = diff.detailed_diff;
+        let changes = Changes {
+            diffs: diff.changed_keys,
+            detailed_diff: diff.detailed_diff,
+            ..Changes::default()
+        };
+        let step = Step::update(Superseded::Imported(imported), new, changes);
         Ok(Generated::Chain(PlannedChain {
             steps: vec![step],
             cascade: None,
-        }))
-    }
-
-    /// A resource an earlier DBR chain deleted, registered again: `[replace, create-replacement]`.
-    fn recreate(&self, old: OldState, new: ResourceState) -> PlannedChain {
-        let keys = self
-            .dependent_replace_keys
-            .get(&new.urn)
-            .cloned()
-            .unwrap_or_default();
-        let urn = new.urn.clone();
-        let mut replace = Step::new(StepOp::Replace, urn.clone())
-            .with_old(old.clone())
-            .with_new(new.clone());
-        let mut create = Step::new(StepOp::CreateReplacement, urn)
-            .with_old(old)
-            .with_new(new);
-        for s in [&mut replace, &mut create] {
-            s.keys = keys.clone();
-            s.delete_before_replace = true;
-        }
-        PlannedChain {
-            steps: vec![replace, create],
-            cascade: None,
-        }
-    }
-
-    /// The dependents a delete-before-replace of base resource `root` must replace too
-    /// (Pulumi's `calculateDependentReplacements`), in dependency order.
-    async fn dependent_replacements(
-        &self,
-        root: usize,
-    ) -> Result<Vec<(usize, CascadeReason, Vec<String>)>, RegisterError> {
-        let mut set: HashSet<Urn> = [self.base[root].urn.clone()].into();
-        let mut out = Vec::new();
-        for i in self
-            .graph
-            .depending_on(root, &self.base, &self.operated, false)
-        {
-            let r = &self.base[i];
-            if !r.custom || r.external || r.delete || self.vanished.contains(&i) {
-                continue;
-            }
-            let provider_urn = r
-                .provider
-                .as_deref()
-                .and_then(super::resource::provider_urn);
-            let reason = if let Some(p) = provider_urn.filter(|p| set.contains(p)) {
-                Some((
-                    CascadeReason::Provider { provider: p },
-                    vec!["provider".to_string()],
-                ))
-            } else if let Some(t) = r.deleted_with.as_ref().filter(|t| set.contains(*t)) {
-                Some((
-                    CascadeReason::DeletedWith { target: t.clone() },
-                    vec!["deletedWith".to_string()],
-                ))
-            } else {
-                self.replaced_through_inputs(r, &set).await?
-            };
-            if let Some((reason, keys)) = reason {
-                set.insert(r.urn.clone());
-                out.push((i, reason, keys));
-            }
-        }
-        Ok(out)
-    }
-
-    /// Substitutes unknowns for the inputs that depend on the replace set and asks the
-    /// dependent's provider whether that forces a replacement.
-    async fn replaced_through_inputs(
-        &self,
-        r: &ResourceState,
-        set: &HashSet<Urn>,
-    ) -> Result<Option<(CascadeReason, Vec<String>)>, RegisterError> {
-        let mut inputs = Vec::new();
-        let mut on = None;
-        for (k, deps) in &r.property_dependencies {
-            if let Some(d) = deps.iter().find(|d| set.contains(*d)) {
-                inputs.push(k.clone());
-                on.get_or_insert_with(|| d.clone());
-            }
-        }
-        let Some(on) = on else {
-            return Ok(None);
-        };
-        let mut news = r.inputs.clone();
-        for k in &inputs {
-            news.insert(k.clone(), PropertyValue::Unknown);
-        }
-        let target = if r.is_provider() {
-            DiffTarget::ProviderResource(self.registry.clone())
-        } else {
-            let reference = r.provider.as_deref().unwrap_or_default();
-            let loaded = self.registry.ensure(reference).await.map_err(|e| {
-                RegisterError::Failed(format!("loading the provider of {}: {e}", r.urn))
-            })?;
-            DiffTarget::Custom(loaded.provider)
-        };
-        let job = DiffJob {
-            urn: r.urn.clone(),
-            target,
-            request: DiffRequest {
-                urn: r.urn.clone(),
-                id: r.id.clone().unwrap_or_default(),
-                old_inputs: r.inputs.clone(),
-                old_outputs: r.outputs.clone(),
-                new_inputs: news,
-                ignore_changes: r.ignore_changes.clone(),
-            },
-            replace_on_changes: parse_paths(&r.urn, "replaceOnChanges", &r.replace_on_changes)?,
-            forced: None,
-            init_errors: !r.init_errors.is_empty(),
-        };
-        let diff = job.run().await?;
-        if r.protect && diff.replaces() && !self.opts.ignore_protect {
-            return Err(RegisterError::Failed(format!(
-                "unable to replace resource \"{}\" as part of replacing {on}: it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{}'`",
-                r.urn, r.urn
-            )));
-        }
-        Ok(diff.replaces().then(|| {
-            (
-                CascadeReason::Input {
-                    inputs,
-                    on,
-                    keys: diff.replace_keys.clone(),
-                },
-                diff.replace_keys,
-            )
         }))
     }
 }

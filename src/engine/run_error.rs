@@ -1,0 +1,34 @@
+//! Why a deployment failed: the first error the run met, kept typed until the outcome turns
+//! it into the masked message consumers see.
+
+use super::journal::JournalError;
+use super::source::RegisterError;
+use super::step_error::StepError;
+use super::urn::Urn;
+
+/// An error that fails the run.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum RunError {
+    /// A step failed (or refused to delete a protected resource).
+    #[error(transparent)]
+    Step(#[from] StepError),
+    /// A registration was refused (a check, a policy, a replacement not allowed).
+    #[error(transparent)]
+    Register(#[from] RegisterError),
+    /// Resolving or clearing pending creates could not be journaled.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
+    /// Literal targets that name nothing in the stack (Pulumi's `checkTargets`).
+    #[error("one or more targets could not be found in the stack: {}", .0.join(", "))]
+    UnknownTargets(Vec<String>),
+    /// A targeted resource depends on a create the targets skip.
+    #[error(
+        "resource '{urn}' depends on '{dependency}', which will be created but was not specified in --target list; add it to the targets or pass --target-dependents"
+    )]
+    UntargetedCreate { urn: Urn, dependency: Urn },
+    /// A targeted delete would leave an untargeted dependent without what it needs.
+    #[error(
+        "resource '{0}' will be destroyed but was not specified in --target list; add it to the targets or pass --target-dependents"
+    )]
+    UntargetedDelete(Urn),
+}
