@@ -216,3 +216,23 @@ fn ts_component() {
     assert_eq!(pair["outputs"]["words"], words.as_str());
     t.destroy();
 }
+
+/// Pulumi's `recreate_resource_check` (`TestResourceRecreateCheck`): a resource deleted early by
+/// a delete-before-replace cascade and registered again in the same update is checked without
+/// the deleted copy's inputs (the provider fails Check when it is handed them).
+#[test]
+fn ts_recreate_resource_check() {
+    let t = ProgramTest::new("ts_recreate_resource_check");
+    let s0 = t.up();
+    let s1 = t.step("step1");
+    for name in ["upstream", "downstream"] {
+        assert_ne!(
+            live(&s1, name)["id"],
+            live(&s0, name)["id"],
+            "{name} is replaced"
+        );
+        assert_eq!(copies(&s1, name).len(), 1, "{name}: one copy left");
+    }
+    assert_eq!(t.outputs()["seen"], 31);
+    t.destroy();
+}
