@@ -88,6 +88,7 @@ fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
         dependencies: state.dependency_urns().collect(),
         protect: state.protect,
         retain_on_delete: state.retain_on_delete,
+        hide_diffs: state.hide_diffs.clone(),
     }
 }
 
