@@ -326,9 +326,12 @@ impl Provider for SimProvider {
         let Some(found) = self.world.get(&req.id).await? else {
             return Ok(ReadResult::default());
         };
+        // The cloud knows what it made: a resource whose type changed through an alias keeps
+        // its original type's computed outputs, which are never inputs.
+        let made_as = sim_type(&found.type_).unwrap_or(ty);
         Ok(ReadResult {
             id: req.id,
-            inputs: inputs_of(ty, &found.properties),
+            inputs: inputs_of(made_as, &found.properties),
             outputs: found.properties,
         })
     }
