@@ -784,6 +784,12 @@ impl Loop {
             |u: &Urn| !destroying && (self.sg.is_live(u) || self.sg.declined.contains(u)),
             |u: &Urn| self.sg.may_delete(u),
         );
+        if destroying {
+            // A provider the program registered was written again in this run: that copy goes too.
+            for s in steps.iter_mut().filter(|s| self.sg.is_live(&s.urn)) {
+                s.old_is_new = true;
+            }
+        }
         if self.sg.has_targets() && !self.targeted_delete_closure(&mut steps) {
             return Ok(());
         }

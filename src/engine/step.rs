@@ -187,7 +187,8 @@ pub struct Step {
     /// A replace that deletes before it creates.
     pub delete_before_replace: bool,
     /// The old state was written earlier in this deployment (an update right after an
-    /// import), so the step supersedes that new state instead of a base one.
+    /// import, or the delete of a provider a `destroy --run-program` configured), so the step
+    /// supersedes that new state too.
     pub old_is_new: bool,
 }
 

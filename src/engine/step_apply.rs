@@ -188,6 +188,7 @@ impl ApplyCtx {
                 } else {
                     SuccessEntry {
                         remove_old: old_index,
+                        supersede_new: step.old_is_new.then(|| old.urn.clone()),
                         ..SuccessEntry::default()
                     }
                 };

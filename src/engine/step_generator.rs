@@ -566,7 +566,11 @@ impl StepGenerator {
         {
             return Ok(self.skip(urn, &bad));
         }
-        if matches!(self.opts.operation, Operation::Destroy | Operation::Refresh) {
+        // Providers are planned as in an update (Pulumi's destroy and refresh modes): what the
+        // program configures them with is what the deletes and refreshes then use.
+        if matches!(self.opts.operation, Operation::Destroy | Operation::Refresh)
+            && !new.is_provider()
+        {
             let old_index = self.lookup_old(&urn, &goal)?;
             return Ok(Generated::Done(self.answer_from_state(urn, old_index)));
         }
@@ -763,8 +767,9 @@ impl StepGenerator {
 
     /// Answers a registration that depends on a failed or skipped resource without running
     /// anything (continue-on-error).
-    /// A registration during `destroy --run-program` or `refresh --run-program` (Pulumi's
-    /// destroy and refresh modes): nothing is created or updated, the program gets the recorded
+    /// A registration other than a provider's during `destroy --run-program` or
+    /// `refresh --run-program` (Pulumi's destroy and refresh modes): nothing is created or
+    /// updated, the program gets the recorded
     /// state back, and a resource the stack does not hold is a skipped create (outputs unknown).
     fn answer_from_state(&mut self, urn: Urn, old_index: Option<usize>) -> Registered {
         self.operated.insert(urn.clone());

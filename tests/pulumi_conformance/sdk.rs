@@ -236,3 +236,49 @@ fn ts_recreate_resource_check() {
     assert_eq!(t.outputs()["seen"], 31);
     t.destroy();
 }
+
+/// A provider's configuration in destroy and refresh, as Pulumi's: a plain run configures it from
+/// the state (the program is not run), a `--run-program` run from what the program gives now.
+/// The dynamic provider reports the `prefix` config it got: a read as `seen`, a delete in a log.
+#[test]
+fn py_dynamic_config_run_program() {
+    let t = ProgramTest::new("py_dynamic_config_run_program");
+    let log = t.env.root.path().join("deletes.log");
+    let deleted = || std::fs::read_to_string(&log).unwrap_or_default();
+    let seen = |t: &ProgramTest| live(&t.checked_export(), "thing")["outputs"]["seen"].clone();
+    t.ok(&["config", "set", "log", log.to_str().unwrap()]);
+    t.ok(&["config", "set", "prefix", "first-"]);
+    t.up();
+    t.ok(&["config", "set", "prefix", "second-"]);
+    t.ok(&["refresh", "--yes", "--non-interactive"]);
+    assert_eq!(
+        seen(&t),
+        "first-",
+        "a plain refresh uses the recorded config"
+    );
+    t.ok(&["refresh", "--yes", "--non-interactive", "--run-program"]);
+    assert_eq!(
+        seen(&t),
+        "second-",
+        "refresh --run-program uses the program's"
+    );
+    t.ok(&["config", "set", "prefix", "third-"]);
+    t.ok(&["destroy", "--yes", "--non-interactive"]);
+    assert_eq!(
+        deleted(),
+        "second-\n",
+        "a plain destroy uses the recorded config"
+    );
+    t.up();
+    t.ok(&["config", "set", "prefix", "fourth-"]);
+    t.ok(&["destroy", "--yes", "--non-interactive", "--run-program"]);
+    assert_eq!(
+        deleted(),
+        "second-\nfourth-\n",
+        "destroy --run-program uses the program's"
+    );
+    assert!(
+        resources(&t.checked_export()).is_empty(),
+        "the provider the program registered is deleted too"
+    );
+}
