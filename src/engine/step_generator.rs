@@ -13,7 +13,7 @@ use super::events::{
 use super::exec_state::ExecState;
 use super::goal::{Alias, Goal, ReadGoal};
 use super::graph::DependencyGraph;
-use super::property::PropertyValue;
+use super::property::{PropertyMap, PropertyValue};
 use super::property_path::{PropertyPath, apply_ignore_changes};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
 use super::provider_registry::{LoadedProvider, ProviderRegistry};
@@ -217,6 +217,27 @@ fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
         hide_diffs: goal.hide_diffs.clone(),
         ..ResourceState::default()
     }
+}
+
+/// Pulumi's refusal to replace a resource whose program still names an import ID (its
+/// `continueStepsFromImport` and later runs alike), each key forcing the replacement as
+/// `key: old => new`, strings bare and secrets blinded as Pulumi's `RedactSecrets` prints them.
+fn import_replace_refusal(keys: &[String], old: &PropertyMap, new: &PropertyMap) -> String {
+    let shown = |v: Option<&PropertyValue>| match v {
+        Some(PropertyValue::Secret(_)) => "[secret]".to_string(),
+        Some(PropertyValue::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => "null".to_string(),
+    };
+    let mut msg = "previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;".to_string();
+    for k in keys {
+        msg.push_str(&format!(
+            "\n{k}: {} => {}",
+            shown(old.get(k)),
+            shown(new.get(k))
+        ));
+    }
+    msg
 }
 
 fn parse_paths(
@@ -1169,12 +1190,11 @@ impl StepGenerator {
         }
         if goal.import_id.is_some() {
             // The replacement would change the ID the program still asks to import.
-            let msg = "previously-imported resources that still specify an ID may not be replaced; remove the import ID from the program";
+            let msg = import_replace_refusal(&diff.replace_keys, &old.state.inputs, &new.inputs);
             if !self.opts.is_preview() {
                 return Err(RegisterError::Failed(format!("{urn}: {msg}")));
             }
-            self.events
-                .diag(Some(urn.clone()), Severity::Warning, msg.to_string());
+            self.events.diag(Some(urn.clone()), Severity::Warning, msg);
         }
         self.replaced.insert(urn.clone());
         let dbr = pending
@@ -1298,12 +1318,9 @@ impl StepGenerator {
             }));
         }
         if diff.replaces() {
-            let msg = format!(
-                "{urn} was imported, but its inputs differ in ways that force a replacement ({}); change the program to match the imported resource or remove the import ID",
-                diff.replace_keys.join(", ")
-            );
+            let msg = import_replace_refusal(&diff.replace_keys, &imported.inputs, &new.inputs);
             if !self.opts.is_preview() {
-                return Err(RegisterError::Failed(msg));
+                return Err(RegisterError::Failed(format!("{urn}: {msg}")));
             }
             self.events.diag(Some(urn.clone()), Severity::Warning, msg);
             return Ok(Generated::Done(Registered {
