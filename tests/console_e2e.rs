@@ -715,3 +715,32 @@ fn without_pending_creates_c_offers_nothing() {
     t.wait_for("TTY-");
     assert!(env.world().is_empty());
 }
+
+/// A stale lock broken before the console starts (here when the passphrase's salt is recorded
+/// under the stack's lock) is reported in the console's Log: printed to stderr, the console's
+/// first repaint would wipe it before anyone could read it.
+#[test]
+fn a_broken_stale_lock_is_reported_in_the_log() {
+    let env = deployed_chain(1);
+    let lock = env
+        .root
+        .path()
+        .join("state/.stepdeck/stacks/e2e/dev/lock.json");
+    let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
+    let stale = serde_json::json!({
+        "pid": 999_999_999u32,
+        "hostname": hostname.trim(),
+        "user": OPERATOR,
+        "time": "2020-01-01T00:00:00+00:00",
+        "operation": "up",
+        "id": "stale-one",
+        "expires": "2020-01-01T00:00:30+00:00",
+    });
+    std::fs::write(&lock, stale.to_string()).unwrap();
+    let t = Tmux::start(&env, 100, 30, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("DONE");
+    t.keys(&["5"]);
+    let s = t.wait_for("removed a stale lock left by pid 999999999");
+    assert!(s.contains("warning"), "{s}");
+    t.quit_and_expect_restored(0);
+}

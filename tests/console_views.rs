@@ -303,3 +303,41 @@ fn zooming_out_fits_more_of_the_graph() {
     insta::assert_snapshot!("graph_zoomed_out_80x24", s);
     assert!(s.contains("z names"), "{s}");
 }
+
+/// `hideDiffs`: the details view shows a changed hidden property as one `~ key (hidden)` line,
+/// without its values; the other changes are shown as usual.
+#[test]
+fn details_compact_hidden_diffs() {
+    use stepdeck::app::sample::{sample_urn, step_info};
+    use stepdeck::engine::StepOp;
+    use stepdeck::engine::property::{PropertyMap, PropertyValue};
+
+    let props = |v: serde_json::Value| -> PropertyMap {
+        v.as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), PropertyValue::from_json(v).unwrap()))
+            .collect()
+    };
+    let urn = sample_urn("sim:index:Resource", "quiet");
+    let mut info = step_info(StepOp::Update, &urn, None, 1);
+    info.old_inputs = Some(props(serde_json::json!(
+        {"tags": {"owner": "old-owner"}, "size": "old-size", "name": "one"}
+    )));
+    info.new_inputs = Some(props(serde_json::json!(
+        {"tags": {"owner": "new-owner"}, "size": "new-size", "name": "two"}
+    )));
+    info.diffs = vec!["name".into(), "size".into(), "tags".into()];
+    info.hide_diffs = vec!["tags".into(), "size".into()];
+    let mut m = Model::new();
+    m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+    let mut u = ui(ConsoleMode::Live);
+    select(&mut u, &m, "quiet");
+    u.details = true;
+    let text = screen(&m, &mut u, 80, 24);
+    assert!(
+        !text.contains("old-owner") && !text.contains("new-size"),
+        "{text}"
+    );
+    insta::assert_snapshot!("details_hidden_diffs_80x24", text);
+}

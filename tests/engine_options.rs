@@ -722,7 +722,9 @@ async fn an_import_that_needs_a_replacement_fails_an_update_but_only_warns_in_a_
     assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
     let w = warnings(&r);
     assert!(
-        w.iter().any(|m| m.contains("force a replacement (k)")),
+        w.iter().any(|m| m.contains(
+            "previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;\nk: 1 => 2"
+        )),
         "{w:?}"
     );
     let r = run(
@@ -733,7 +735,7 @@ async fn an_import_that_needs_a_replacement_fails_an_update_but_only_warns_in_a_
     )
     .await;
     assert!(
-        failed(&r).contains("force a replacement (k)"),
+        failed(&r).contains("please remove the `import` declaration from your program;\nk: 1 => 2"),
         "{}",
         failed(&r)
     );
@@ -751,7 +753,7 @@ async fn an_import_that_needs_a_replacement_fails_an_update_but_only_warns_in_a_
     let r = run(&p, &s0, options(), Some(importing("2", "ext-1"))).await;
     assert!(
         failed(&r)
-            .contains("previously-imported resources that still specify an ID may not be replaced"),
+            .contains("previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;\nk: 1 => 2"),
         "{}",
         failed(&r)
     );

@@ -3,8 +3,6 @@
 
 mod cli_support;
 mod json_support;
-#[allow(dead_code)]
-mod rpc_support;
 
 use cli_support::*;
 use json_support::*;

@@ -4,8 +4,6 @@
 
 mod cli_support;
 mod json_support;
-#[allow(dead_code)]
-mod rpc_support;
 
 use std::path::PathBuf;
 
@@ -321,7 +319,7 @@ fn a_python_programs_log_carries_its_prints_components_and_outputs() {
         "name: pyevents\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
     );
     env.write("__main__.py", PYTHON_PROGRAM);
-    let venv = rpc_support::sdk_env().root.join("venv");
+    let venv = cli_support::sdk::sdk_env().root.join("venv");
     std::os::unix::fs::symlink(venv, env.project().join("venv")).unwrap();
     env.ok(&["stack", "init", "dev"]);
 

@@ -235,6 +235,7 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
             ("garbage timeout", { let mut r = random("ct"); r.custom_timeouts = Some(register_resource_request::CustomTimeouts { create: "soon".into(), ..Default::default() }); r }, format!("{rr}.customTimeouts.create:")),
             ("NaN input", { let mut r = random("nan"); r.object.as_mut().unwrap().fields.insert("x".into(), number(f64::NAN)); r }, format!("{rr}.object.x: NaN is not a finite number")),
             ("bad ignoreChanges path", { let mut r = random("ic"); r.ignore_changes = vec!["a[".into()]; r }, format!("{rr}.ignoreChanges[0]:")),
+            ("bad hideDiffs path", { let mut r = random("hd"); r.hide_diffs = vec!["tags".into(), "a[".into()]; r }, format!("{rr}.hideDiffs[1]:")),
             ("import of a component", { let mut r = component("my:c:C", "im"); r.import_id = "x".into(); r }, format!("{rr}.importId:")),
         ];
         for (what, req, field) in cases {

@@ -98,6 +98,8 @@ pub struct Resource {
     pub diffs: Vec<String>,
     pub replace_keys: Vec<String>,
     pub detailed_diff: BTreeMap<String, PropertyDiff>,
+    /// `hideDiffs` paths: the details view compacts their changes.
+    pub hide_diffs: Vec<String>,
     pub old_inputs: Option<PropertyMap>,
     pub new_inputs: Option<PropertyMap>,
     pub old_outputs: Option<PropertyMap>,
@@ -142,6 +144,7 @@ impl Resource {
             diffs: Vec::new(),
             replace_keys: Vec::new(),
             detailed_diff: BTreeMap::new(),
+            hide_diffs: Vec::new(),
             old_inputs: None,
             new_inputs: None,
             old_outputs: None,
@@ -1012,6 +1015,7 @@ impl Model {
         if !info.detailed_diff.is_empty() {
             r.detailed_diff.clone_from(&info.detailed_diff);
         }
+        r.hide_diffs.clone_from(&info.hide_diffs);
         if info.old_inputs.is_some() {
             r.old_inputs.clone_from(&info.old_inputs);
         }

@@ -43,6 +43,7 @@ pub fn step_info(op: StepOp, urn: &Urn, parent: Option<&Urn>, chain: u64) -> Ste
         dependencies: Vec::new(),
         protect: false,
         retain_on_delete: false,
+        hide_diffs: Vec::new(),
     }
 }
 

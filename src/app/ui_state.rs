@@ -14,6 +14,9 @@ use super::preset::Presets;
 use super::sort::SortKey;
 use super::tree_index::TreeIndex;
 
+/// The footer's notice after a first Ctrl-C, while the run winds down.
+pub const CANCELLING_NOTICE: &str = "cancelling; Ctrl-C again terminates";
+
 /// The views; numbers are their keys in narrow mode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ViewId {
@@ -207,6 +210,10 @@ impl UiState {
     /// and approve-all with nothing waiting asks nothing.
     pub fn settle(&mut self, model: &Model) {
         let over = model.run_state().is_over() || self.engine_gone;
+        // A second Ctrl-C has nothing left to terminate once the run is over.
+        if over && self.notice.as_deref() == Some(CANCELLING_NOTICE) {
+            self.notice = None;
+        }
         // On a narrow terminal the summary is one view among others: show it when the run
         // ends (the wide layout shows it beside the chains by itself).
         if model.summary.is_some() && !self.summary_shown {

@@ -8,7 +8,7 @@ use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::keymap::{Action, KeyContext};
 use super::model::{Cascade, Model, RunState};
-use super::ui_state::{Confirm, UiState, ViewId};
+use super::ui_state::{CANCELLING_NOTICE, Confirm, UiState, ViewId};
 
 /// How a key is read right now.
 pub fn key_context(ui: &UiState) -> KeyContext {
@@ -282,7 +282,7 @@ fn interrupt(ui: &mut UiState, control: &Control, state: RunState) -> Option<Con
     ui.interrupts = ui.interrupts.saturating_add(1);
     if ui.interrupts == 1 {
         control.cancel();
-        ui.notice = Some("cancelling; Ctrl-C again terminates".into());
+        ui.notice = Some(CANCELLING_NOTICE.into());
         None
     } else {
         // Pressed twice: the operator wants out now; the engine stops without waiting for
@@ -602,6 +602,17 @@ mod tests {
             Some(ConsoleExit::Quit { cancelled: true })
         );
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Terminating);
+    }
+
+    #[test]
+    fn the_ctrl_c_notice_goes_once_the_run_is_over() {
+        let (mut ui, mut m, control, _rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Interrupt);
+        ui.settle(&m);
+        assert_eq!(ui.notice.as_deref(), Some(CANCELLING_NOTICE));
+        finish(&mut m, Outcome::Cancelled);
+        ui.settle(&m);
+        assert_eq!(ui.notice, None);
     }
 
     #[test]

@@ -28,6 +28,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::{ApprovalArg, DeployArgs, OutputArgs};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
+use super::held_notices;
 use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
 
 /// How a deployment is shown.
@@ -374,6 +375,9 @@ pub async fn run(
         args.json,
         args.non_interactive || Shown::needs_plain(&args.output),
     );
+    if display == Display::Console {
+        held_notices::hold();
+    }
     let ws = Workspace::open(dir, backend)?;
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
@@ -429,6 +433,7 @@ where
 {
     let runs_program =
         meta.run_program || matches!(opts.operation, Operation::Preview | Operation::Update);
+    held_notices::release(&sink);
     let prepared = prepare(ws, &sink, runs_program)?;
     let program = prepared.program;
     let crypter = stack.crypter.as_ref();
@@ -439,6 +444,7 @@ where
     }
     let lock = ws.backend.lock(&stack.reference, opts.operation.as_str())?;
     warn_if_broke_stale(&lock);
+    held_notices::release(&sink);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
     let journal: Box<dyn Journal> = Box::new(journal);
     let kind = update_kind(opts.operation);

@@ -8,6 +8,7 @@ mod demo;
 mod deploy;
 mod errors;
 mod graph;
+mod held_notices;
 mod stack;
 mod stack_history;
 mod stack_rename;

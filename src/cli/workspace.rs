@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
-use stepdeck::engine::ProviderFactory;
+use stepdeck::engine::{ProviderFactory, Severity};
 use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::state::{
@@ -12,6 +12,7 @@ use stepdeck::state::{
 };
 
 use super::errors::usage;
+use super::held_notices;
 
 /// Bridges the state's passphrase crypter to the project's config encryption.
 pub struct ConfigSecrets(pub Crypter);
@@ -105,7 +106,7 @@ impl Workspace {
                 if self.backend.current_stack(&self.project.name)?.is_none() {
                     self.backend.select_stack(&stack.reference)?;
                 }
-                eprintln!("Created stack '{}'", stack.name);
+                held_notices::notice(Severity::Info, format!("Created stack '{}'", stack.name));
             }
             stack
         } else {
@@ -126,13 +127,16 @@ impl Workspace {
 /// whose process is gone).
 pub fn warn_if_broke_stale(lock: &StackLock) {
     if let Some(stale) = lock.broke_stale() {
-        eprintln!(
-            "warning: removed a stale lock left by pid {} on {} ({} since {}, lease until {})",
-            stale.pid,
-            stale.hostname,
-            stale.operation,
-            stale.time,
-            stale.expires.as_deref().unwrap_or("unknown")
+        held_notices::notice(
+            Severity::Warning,
+            format!(
+                "removed a stale lock left by pid {} on {} ({} since {}, lease until {})",
+                stale.pid,
+                stale.hostname,
+                stale.operation,
+                stale.time,
+                stale.expires.as_deref().unwrap_or("unknown")
+            ),
         );
     }
 }

@@ -99,6 +99,7 @@ fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
         dependencies: state.dependency_urns().collect(),
         protect: state.protect,
         retain_on_delete: state.retain_on_delete,
+        hide_diffs: state.hide_diffs.clone(),
     }
 }
 
@@ -827,6 +828,16 @@ impl Loop {
             |u: &Urn| !destroying && (self.sg.is_live(u) || self.sg.is_declined(u)),
             |u: &Urn| self.sg.targeting().may_delete(u),
         );
+        if destroying {
+            // A provider the program registered was written again in this run: that copy goes too.
+            for s in &mut steps {
+                if let Step::Delete { old } = s
+                    && self.sg.is_live(&old.state.urn)
+                {
+                    *s = Step::DeleteRewritten { old: old.clone() };
+                }
+            }
+        }
         if self.sg.targeting().has_targets() && !self.targeted_delete_closure(&mut steps) {
             return Ok(());
         }
@@ -900,7 +911,7 @@ impl Loop {
         let roots: Vec<(usize, bool)> = steps
             .iter()
             .filter_map(|s| match s {
-                Step::Delete { old } => Some((old.index, false)),
+                Step::Delete { old } | Step::DeleteRewritten { old } => Some((old.index, false)),
                 Step::DeleteReplaced { old } | Step::DeleteBeforeReplace { old, .. } => {
                     Some((old.index, true))
                 }

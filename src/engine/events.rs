@@ -83,6 +83,8 @@ pub struct StepInfo {
     pub dependencies: Vec<Urn>,
     pub protect: bool,
     pub retain_on_delete: bool,
+    /// The `hideDiffs` paths of the new state (else the old): displays hide what changed there.
+    pub hide_diffs: Vec<String>,
 }
 
 /// Why a resource belongs to a DBR cascade.

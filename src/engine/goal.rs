@@ -39,6 +39,8 @@ pub struct Goal {
     pub delete_before_replace: Option<bool>,
     pub ignore_changes: Vec<String>,
     pub replace_on_changes: Vec<String>,
+    /// Property paths whose diffs displays compact to one `(hidden)` line (Pulumi's `hideDiffs`).
+    pub hide_diffs: Vec<String>,
     pub retain_on_delete: Option<bool>,
     pub deleted_with: Option<Urn>,
     /// Resources whose replacement in this deployment replaces this one too.

@@ -12,6 +12,7 @@ mod diff_job;
 pub mod events;
 pub mod goal;
 pub mod graph;
+pub mod hidden_diffs;
 pub mod journal;
 mod pending_creates;
 pub mod property;

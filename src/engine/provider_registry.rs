@@ -188,11 +188,15 @@ impl ProviderRegistry {
         Ok(p)
     }
 
-    /// The resource types a package's provider declares (empty when it cannot be loaded).
-    pub fn resource_types(&self, package: &str, version: Option<&str>) -> Vec<String> {
+    /// The resource types a package's provider declares (empty when it does not say), or why
+    /// the provider cannot be loaded.
+    pub fn resource_types(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Vec<String>, ProviderError> {
         self.unconfigured(package, version)
             .map(|p| p.resource_types())
-            .unwrap_or_default()
     }
 
     /// Sends Cancel to every configured provider.

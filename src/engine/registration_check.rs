@@ -72,6 +72,7 @@ pub fn check_goal(goal: &Goal) -> Checked {
     for (field, paths) in [
         ("ignoreChanges", &goal.ignore_changes),
         ("replaceOnChanges", &goal.replace_on_changes),
+        ("hideDiffs", &goal.hide_diffs),
     ] {
         for (i, p) in paths.iter().enumerate() {
             PropertyPath::parse(p)

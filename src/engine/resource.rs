@@ -95,6 +95,9 @@ pub struct ResourceState {
     pub ignore_changes: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replace_on_changes: Vec<String>,
+    /// The `hideDiffs` option, kept so a delete or refresh hides the same diffs.
+    #[serde(default, rename = "hideDiff", skip_serializing_if = "Vec::is_empty")]
+    pub hide_diffs: Vec<String>,
 }
 
 impl ResourceState {

@@ -408,8 +408,13 @@ impl ResourceMonitor {
             .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
     }
 
-    /// The resource types the provider of a package declares, for resolving short type tokens.
-    pub fn resource_types(&self, package: &str, version: Option<&str>) -> Vec<String> {
+    /// The resource types the provider of a package declares, for resolving short type tokens
+    /// and checking a program's types before it registers anything.
+    pub fn resource_types(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Vec<String>, super::provider::ProviderError> {
         self.registry.resource_types(package, version)
     }
 

@@ -253,6 +253,9 @@ pub(crate) enum Step {
     DeleteReplaced { old: OldState },
     /// `NewDeleteStep`.
     Delete { old: OldState },
+    /// `NewDeleteStep` of a resource this run wrote again (a provider a `destroy --run-program`
+    /// configured): the copy written in this run leaves the state with the base one.
+    DeleteRewritten { old: OldState },
     /// `NewReadStep` of a resource the stack did not hold.
     Read { new: ResourceState },
     /// `NewReadStep` of a resource the stack already reads: the new read supersedes it.
@@ -339,7 +342,7 @@ impl Step {
             Step::DeleteBeforeReplace { .. } | Step::DeleteReplaced { .. } => {
                 StepOp::DeleteReplaced
             }
-            Step::Delete { .. } => StepOp::Delete,
+            Step::Delete { .. } | Step::DeleteRewritten { .. } => StepOp::Delete,
             Step::Read { .. } | Step::Reread { .. } => StepOp::Read,
             Step::ReadReplacement { .. } => StepOp::ReadReplacement,
             Step::Import { .. } => StepOp::Import,
@@ -360,6 +363,7 @@ impl Step {
             | Step::DeleteBeforeReplace { old, .. }
             | Step::DeleteReplaced { old }
             | Step::Delete { old }
+            | Step::DeleteRewritten { old }
             | Step::Reread { old, .. }
             | Step::ReadReplacement { old, .. }
             | Step::ImportReplacement { old, .. }
@@ -396,6 +400,7 @@ impl Step {
             Step::DeleteBeforeReplace { .. }
             | Step::DeleteReplaced { .. }
             | Step::Delete { .. }
+            | Step::DeleteRewritten { .. }
             | Step::Refresh { .. }
             | Step::RemovePendingReplace { .. }
             | Step::Discard { .. }
@@ -410,6 +415,7 @@ impl Step {
             Step::DeleteBeforeReplace { old, .. }
             | Step::DeleteReplaced { old }
             | Step::Delete { old }
+            | Step::DeleteRewritten { old }
             | Step::Refresh { old }
             | Step::RemovePendingReplace { old }
             | Step::Discard { old }

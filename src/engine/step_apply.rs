@@ -37,6 +37,17 @@ enum OldCopy {
     LeftForDelete(usize),
 }
 
+/// What a delete leaves in the state of the copy it deleted.
+#[derive(Clone, Copy)]
+enum DeleteEnd {
+    /// The copy leaves the state.
+    Removed,
+    /// The copy leaves the state, and so does the one this run wrote again for its URN.
+    RemovedWithRewritten,
+    /// A delete-before-replace keeps it pending replacement until the replacement exists.
+    PendingReplacement,
+}
+
 /// What every step application shares.
 pub(crate) struct ApplyCtx {
     pub registry: Arc<ProviderRegistry>,
@@ -209,10 +220,17 @@ impl ApplyCtx {
                         urn: old.state.urn.clone(),
                     });
                 }
-                self.delete_step(old, false).await
+                self.delete_step(old, DeleteEnd::Removed).await
             }
-            Step::DeleteReplaced { old } => self.delete_step(old, false).await,
-            Step::DeleteBeforeReplace { old, .. } => self.delete_step(old, true).await,
+            Step::DeleteRewritten { old } => {
+                self.delete_step(old, DeleteEnd::RemovedWithRewritten)
+                    .await
+            }
+            Step::DeleteReplaced { old } => self.delete_step(old, DeleteEnd::Removed).await,
+            Step::DeleteBeforeReplace { old, .. } => {
+                self.delete_step(old, DeleteEnd::PendingReplacement)
+                    .await
+            }
             Step::Replace { .. } => Ok(None),
             Step::RemovePendingReplace { old }
             | Step::Discard { old }
@@ -286,25 +304,28 @@ impl ApplyCtx {
         Ok(Some(new))
     }
 
-    /// Deletes an old copy; a delete-before-replace leaves it pending replacement instead of
-    /// removing it from the state.
+    /// Deletes an old copy and records what its delete leaves in the state.
     async fn delete_step(
         &self,
         old: &OldState,
-        pending_replace: bool,
+        end: DeleteEnd,
     ) -> Result<Option<ResourceState>, StepError> {
         let op = self.begin(OperationType::Deleting, &old.state).await?;
         self.recorded(op, self.delete(&old.state).await)?;
-        let entry = if pending_replace {
-            SuccessEntry {
+        let entry = match end {
+            DeleteEnd::PendingReplacement => SuccessEntry {
                 pending_replacement_old: Some(old.index),
                 ..SuccessEntry::default()
-            }
-        } else {
-            SuccessEntry {
+            },
+            DeleteEnd::Removed => SuccessEntry {
                 remove_old: Some(old.index),
                 ..SuccessEntry::default()
-            }
+            },
+            DeleteEnd::RemovedWithRewritten => SuccessEntry {
+                remove_old: Some(old.index),
+                supersede_new: Some(old.state.urn.clone()),
+                ..SuccessEntry::default()
+            },
         };
         self.end(op, entry)?;
         Ok(None)

@@ -10,7 +10,7 @@ use super::diff_job::{DiffContext, DiffJob, DiffTarget, PendingDiff};
 use super::events::{CascadeId, EngineEvent, EventSink, Operation, Severity};
 use super::goal::{Goal, ReadGoal};
 use super::graph::DependencyGraph;
-use super::property::PropertyValue;
+use super::property::{PropertyMap, PropertyValue};
 use super::property_path::{PropertyPath, apply_ignore_changes};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
 use super::provider_registry::{LoadedProvider, ProviderRegistry};
@@ -105,8 +105,30 @@ fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
         source_position: goal.source_position.clone(),
         ignore_changes: goal.ignore_changes.clone(),
         replace_on_changes: goal.replace_on_changes.clone(),
+        hide_diffs: goal.hide_diffs.clone(),
         ..ResourceState::default()
     }
+}
+
+/// Pulumi's refusal to replace a resource whose program still names an import ID (its
+/// `continueStepsFromImport` and later runs alike), each key forcing the replacement as
+/// `key: old => new`, strings bare and secrets blinded as Pulumi's `RedactSecrets` prints them.
+fn import_replace_refusal(keys: &[String], old: &PropertyMap, new: &PropertyMap) -> String {
+    let shown = |v: Option<&PropertyValue>| match v {
+        Some(PropertyValue::Secret(_)) => "[secret]".to_string(),
+        Some(PropertyValue::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => "null".to_string(),
+    };
+    let mut msg = "previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;".to_string();
+    for k in keys {
+        msg.push_str(&format!(
+            "\n{k}: {} => {}",
+            shown(old.get(k)),
+            shown(new.get(k))
+        ));
+    }
+    msg
 }
 
 fn parse_paths(
@@ -311,7 +333,11 @@ impl StepGenerator {
         if let Some(bad) = new.dependency_urns().find(|u| run.is_failed_or_skipped(u)) {
             return Ok(self.skip(urn, &bad, run));
         }
-        if matches!(self.opts.operation, Operation::Destroy | Operation::Refresh) {
+        // Providers are planned as in an update (Pulumi's destroy and refresh modes): what the
+        // program configures them with is what the deletes and refreshes then use.
+        if matches!(self.opts.operation, Operation::Destroy | Operation::Refresh)
+            && !new.is_provider()
+        {
             let old_index = self.lookup_old(&urn, &goal)?;
             return Ok(Generated::Done(self.answer_from_state(urn, old_index)));
         }
@@ -507,8 +533,9 @@ impl StepGenerator {
 
     /// Answers a registration that depends on a failed or skipped resource without running
     /// anything (continue-on-error).
-    /// A registration during `destroy --run-program` or `refresh --run-program` (Pulumi's
-    /// destroy and refresh modes): nothing is created or updated, the program gets the recorded
+    /// A registration other than a provider's during `destroy --run-program` or
+    /// `refresh --run-program` (Pulumi's destroy and refresh modes): nothing is created or
+    /// updated, the program gets the recorded
     /// state back, and a resource the stack does not hold is a skipped create (outputs unknown).
     fn answer_from_state(&mut self, urn: Urn, old_index: Option<usize>) -> Registered {
         self.operated.insert(urn.clone());
@@ -916,12 +943,11 @@ impl StepGenerator {
         }
         if goal.import_id.is_some() {
             // The replacement would change the ID the program still asks to import.
-            let msg = "previously-imported resources that still specify an ID may not be replaced; remove the import ID from the program";
+            let msg = import_replace_refusal(&diff.replace_keys, &old.state.inputs, &new.inputs);
             if !self.opts.is_preview() {
                 return Err(RegisterError::Failed(format!("{urn}: {msg}")));
             }
-            self.events
-                .diag(Some(urn.clone()), Severity::Warning, msg.to_string());
+            self.events.diag(Some(urn.clone()), Severity::Warning, msg);
         }
         self.replaced.insert(urn.clone());
         let dbr = pending
@@ -966,12 +992,9 @@ impl StepGenerator {
             }));
         }
         if diff.replaces() {
-            let msg = format!(
-                "{urn} was imported, but its inputs differ in ways that force a replacement ({}); change the program to match the imported resource or remove the import ID",
-                diff.replace_keys.join(", ")
-            );
+            let msg = import_replace_refusal(&diff.replace_keys, &imported.inputs, &new.inputs);
             if !self.opts.is_preview() {
-                return Err(RegisterError::Failed(msg));
+                return Err(RegisterError::Failed(format!("{urn}: {msg}")));
             }
             self.events.diag(Some(urn.clone()), Severity::Warning, msg);
             return Ok(Generated::Done(Registered {

@@ -44,6 +44,9 @@ fn resource(
     if info.retain_on_delete {
         o.insert("retainOnDelete".into(), true.into());
     }
+    if !info.hide_diffs.is_empty() {
+        o.insert("hideDiff".into(), json!(info.hide_diffs));
+    }
     Value::Object(o)
 }
 

@@ -49,6 +49,9 @@ pub fn state(
         "provider".into(),
         info.provider.clone().unwrap_or_default().into(),
     );
+    if !info.hide_diffs.is_empty() {
+        o.insert("hideDiffs".into(), json!(info.hide_diffs));
+    }
     Value::Object(o)
 }
 

@@ -1,8 +1,11 @@
 //! The property lines `--diff` adds under a changed resource, in Pulumi's notation:
 //! `+ key: value` added, `- key: value` removed, `~ key: old => new` changed.
 
+use std::collections::BTreeSet;
+
 use crate::engine::StepOp;
 use crate::engine::events::StepInfo;
+use crate::engine::hidden_diffs::HiddenDiffs;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::property_path::{PathElem, PropertyPath};
 use crate::engine::provider::DiffKind;
@@ -36,6 +39,8 @@ fn old_value<'a>(info: &'a StepInfo, path: &str) -> Option<&'a PropertyValue> {
 
 /// One line per changed property (the provider's detailed diff, else the changed keys),
 /// each indented by `indent`; a create lists every input it sets, a delete every one it drops.
+/// Changes under a `hideDiffs` path are one `~ <path> (hidden)` line each, listed first, as
+/// Pulumi's display prints them.
 pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
     let listed = match info.op {
         StepOp::Create => info.new_inputs.as_ref().map(|m| ('+', m)),
@@ -57,8 +62,17 @@ pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
             .collect()
     };
     let new = info.new_inputs.as_ref();
-    paths
+    let hide = HiddenDiffs::new(&info.hide_diffs);
+    let mut hidden = BTreeSet::new();
+    let shown: Vec<String> = paths
         .into_iter()
+        .filter(|(path, _)| match hide.covering(path) {
+            Some(h) => {
+                hidden.insert(h);
+                false
+            }
+            None => true,
+        })
         .map(|(path, kind)| {
             let old = old_value(info, &path);
             let new = new.and_then(|m| lookup(m, &path));
@@ -80,6 +94,11 @@ pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
                 }
             }
         })
+        .collect();
+    hidden
+        .into_iter()
+        .map(|h| format!("{indent}~ {h} (hidden)"))
+        .chain(shown)
         .collect()
 }
 
@@ -128,6 +147,7 @@ mod tests {
             dependencies: Vec::new(),
             protect: false,
             retain_on_delete: false,
+            hide_diffs: Vec::new(),
         }
     }
 
@@ -168,6 +188,31 @@ mod tests {
         i.op = StepOp::Delete;
         i.old_inputs = Some(props(serde_json::json!({"c": true})));
         assert_eq!(lines(&i, ""), ["- c: true"]);
+    }
+
+    #[test]
+    fn changes_under_hidden_paths_are_one_line_each_listed_first() {
+        let old = props(serde_json::json!({"tags": {"a": 1, "b": 2}, "size": 1, "name": "x"}));
+        let new = props(serde_json::json!({"tags": {"a": 3, "b": 4}, "size": 2, "name": "y"}));
+        let mut i = info(
+            old,
+            new,
+            &[
+                ("tags.a", DiffKind::Update),
+                ("tags.b", DiffKind::Update),
+                ("size", DiffKind::Update),
+                ("name", DiffKind::Update),
+            ],
+        );
+        i.hide_diffs = vec!["tags".into(), "size".into(), "unchanged".into()];
+        assert_eq!(
+            lines(&i, "  "),
+            [
+                "  ~ size (hidden)",
+                "  ~ tags (hidden)",
+                "  ~ name: \"x\" => \"y\"",
+            ]
+        );
     }
 
     #[test]

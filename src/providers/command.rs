@@ -256,6 +256,10 @@ impl CommandProvider {
 
 #[async_trait]
 impl Provider for CommandProvider {
+    fn resource_types(&self) -> Vec<String> {
+        vec![LOCAL_COMMAND.to_string()]
+    }
+
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
         check_type(&req.urn)?;
         let news = &req.news;

@@ -12,7 +12,7 @@ use async_trait::async_trait;
 
 use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{FieldError, check_known, opt_bool, opt_count, opt_str_list};
-use super::sim_types::{SimType, known_tokens, sim_type};
+use super::sim_types::{SIM_TYPES, SimType, known_tokens, sim_type};
 use super::sim_world::{SimWorld, SimWorldError, WorldResource};
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
@@ -190,6 +190,10 @@ fn new_id(name: &str) -> String {
 
 #[async_trait]
 impl Provider for SimProvider {
+    fn resource_types(&self) -> Vec<String> {
+        SIM_TYPES.iter().map(|t| t.token.to_string()).collect()
+    }
+
     async fn check_config(
         &self,
         _urn: &Urn,
@@ -322,9 +326,12 @@ impl Provider for SimProvider {
         let Some(found) = self.world.get(&req.id).await? else {
             return Ok(ReadResult::default());
         };
+        // The cloud knows what it made: a resource whose type changed through an alias keeps
+        // its original type's computed outputs, which are never inputs.
+        let made_as = sim_type(&found.type_).unwrap_or(ty);
         Ok(ReadResult {
             id: req.id,
-            inputs: inputs_of(ty, &found.properties),
+            inputs: inputs_of(made_as, &found.properties),
             outputs: found.properties,
         })
     }

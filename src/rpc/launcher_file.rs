@@ -5,10 +5,12 @@
 
 use std::fs::{self, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
+
+use super::private_dir::make_private_dir;
 
 /// Our Python program runner (the PyPI SDK ships none), written to a file at run time.
 const PYTHON_LAUNCHER: &str = include_str!("../../assets/python/launcher.py");
@@ -46,37 +48,19 @@ fn write_launcher_in(temp: &Path) -> io::Result<PathBuf> {
     Ok(path)
 }
 
-/// `<temp>/stepdeck-<uid>`, created 0700 if missing; refused unless it is a real directory
-/// that we own and nobody else can write to.
+/// `<temp>/stepdeck-<uid>`, created if missing and kept across runs, private to us.
 fn private_dir(temp: &Path) -> io::Result<PathBuf> {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let uid = unsafe { libc::geteuid() };
     let dir = temp.join(format!("stepdeck-{uid}"));
-    match fs::DirBuilder::new().mode(0o700).create(&dir) {
-        Err(e) if e.kind() != io::ErrorKind::AlreadyExists => return Err(e),
-        _ => {}
-    }
-    let meta = fs::symlink_metadata(&dir)?;
-    let refuse = |why: &str| {
-        Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!("{}: {why}; remove it and run again", dir.display()),
-        ))
-    };
-    if !meta.file_type().is_dir() {
-        return refuse("not a directory (a symlink or file planted there?)");
-    }
-    if meta.uid() != uid {
-        return refuse(&format!("owned by uid {}, not by us ({uid})", meta.uid()));
-    }
-    if meta.mode() & 0o077 != 0 {
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))?;
-    }
+    make_private_dir(&dir, true)?;
     Ok(dir)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
     use super::*;
 
     fn digest() -> String {

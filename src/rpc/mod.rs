@@ -9,6 +9,7 @@ pub mod marshal;
 pub mod monitor_service;
 pub mod plugin;
 pub mod plugin_providers;
+mod private_dir;
 pub mod provider_client;
 pub mod server;
 

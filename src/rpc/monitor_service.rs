@@ -325,6 +325,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         delete_before_replace,
         ignore_changes: req.ignore_changes,
         replace_on_changes: req.replace_on_changes,
+        hide_diffs: req.hide_diffs,
         retain_on_delete: req.retain_on_delete,
         import_id: non_empty(req.import_id),
         additional_secret_outputs: req.additional_secret_outputs,

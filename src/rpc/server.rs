@@ -6,7 +6,7 @@
 
 use std::fmt;
 use std::future::Future;
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -18,6 +18,8 @@ use tonic::codegen::Service;
 use tonic::codegen::http::Uri;
 use tonic::transport::server::{Router, TcpIncoming};
 use tonic::transport::{Channel, Endpoint};
+
+use super::private_dir::make_private_dir;
 
 /// File name of the socket inside the private directory.
 const SOCKET_NAME: &str = "grpc.sock";
@@ -84,32 +86,16 @@ impl PrivateDir {
             base = PathBuf::from("/tmp");
         }
         let mut attempts = 0;
-        let dir = loop {
+        loop {
             let candidate = base.join(format!("stepdeck-rpc-{:016x}", rand::random::<u64>()));
-            match std::fs::DirBuilder::new().mode(0o700).create(&candidate) {
-                Ok(()) => break candidate,
+            match make_private_dir(&candidate, false) {
+                Ok(()) => return Ok(PrivateDir(candidate)),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
                     attempts += 1;
                 }
                 Err(e) => return Err(e),
             }
-        };
-        let dir = PrivateDir(dir);
-        std::fs::set_permissions(&dir.0, std::fs::Permissions::from_mode(0o700))?;
-        let meta = std::fs::symlink_metadata(&dir.0)?;
-        let own_uid = std::fs::metadata("/proc/self")?.uid();
-        if !meta.is_dir() || meta.uid() != own_uid || meta.mode() & 0o077 != 0 {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                format!(
-                    "{} is not a private directory of ours (mode {:o}, owner {})",
-                    dir.0.display(),
-                    meta.mode() & 0o777,
-                    meta.uid()
-                ),
-            ));
         }
-        Ok(dir)
     }
 }
 

@@ -7,6 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
 use crate::app::model::{Model, Resource};
+use crate::engine::hidden_diffs::HiddenDiffs;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::step::StepOp;
 
@@ -42,13 +43,20 @@ pub fn value_text(v: &PropertyValue) -> String {
     }
 }
 
+/// What a property path's diff line says besides the change: that the change forces a
+/// replacement, or that `hideDiffs` compacts it to `~ key (hidden)`.
+pub struct PathMarks<'a> {
+    pub forces: &'a dyn Fn(&str) -> bool,
+    pub hidden: HiddenDiffs,
+}
+
 /// Diff lines of two property maps, recursing into objects present on both sides.
 pub fn diff_lines(
     old: &PropertyMap,
     new: &PropertyMap,
     path: &str,
     depth: usize,
-    forces: &dyn Fn(&str) -> bool,
+    marks: &PathMarks<'_>,
     t: Theme,
     out: &mut Vec<Line<'static>>,
 ) {
@@ -60,7 +68,14 @@ pub fn diff_lines(
         } else {
             format!("{path}.{key}")
         };
-        let force = if forces(&full) {
+        if old.get(key) != new.get(key) && marks.hidden.covering(&full).is_some() {
+            out.push(Line::styled(
+                format!("{indent}~ {key} (hidden)"),
+                t.op(StepOp::Update),
+            ));
+            continue;
+        }
+        let force = if (marks.forces)(&full) {
             "  (forces replacement)"
         } else {
             ""
@@ -71,7 +86,7 @@ pub fn diff_lines(
                     format!("{indent}~ {key}:"),
                     t.op(StepOp::Update),
                 ));
-                diff_lines(a, b, &full, depth + 1, forces, t, out);
+                diff_lines(a, b, &full, depth + 1, marks, t, out);
             }
             (Some(a), Some(b)) if a == b => {
                 out.push(Line::styled(
@@ -148,7 +163,11 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
                     .is_some_and(|d| d.kind.is_replace())
         };
         let old = if r.old_inputs.is_some() { old } else { &empty };
-        diff_lines(old, new, "", 0, &forces, t, &mut out);
+        let marks = PathMarks {
+            forces: &forces,
+            hidden: HiddenDiffs::new(&r.hide_diffs),
+        };
+        diff_lines(old, new, "", 0, &marks, t, &mut out);
     }
     if let Some(outputs) = r.outputs.as_ref().or(r.old_outputs.as_ref())
         && !outputs.is_empty()

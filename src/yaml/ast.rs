@@ -126,6 +126,7 @@ pub struct ResourceOptions {
     pub delete_before_replace: Option<bool>,
     pub retain_on_delete: Option<bool>,
     pub ignore_changes: Vec<String>,
+    pub hide_diffs: Vec<String>,
     pub replace_on_changes: Vec<String>,
     pub additional_secret_outputs: Vec<String>,
     pub aliases: Vec<AliasDecl>,
@@ -626,15 +627,12 @@ impl Builder<'_> {
                 "import" => o.import = Some(self.expr(v)?),
                 "customTimeouts" => o.custom_timeouts = Some(self.timeouts(res, v)?),
                 "aliases" => o.aliases = self.aliases(res, v)?,
-                // Where plugins are downloaded from and which diffs the display hides: stepdeck
-                // loads installed plugins and shows every diff, so neither changes a deployment.
+                // Where plugins are downloaded from: stepdeck loads installed plugins only.
                 "pluginDownloadURL" => {
                     v.scalar_text()
                         .ok_or_else(|| self.wrong_type(res, opt, "a string", v))?;
                 }
-                "hideDiffs" => {
-                    self.strings(res, opt, v)?;
-                }
+                "hideDiffs" => o.hide_diffs = self.strings(res, opt, v)?,
                 "replaceWith" => o.replace_with = self.refs(res, opt, v)?,
                 "replacementTrigger" => o.replacement_trigger = Some(self.expr(v)?),
                 other => {

@@ -26,6 +26,7 @@ use super::error::{Pos, SourceError};
 use super::functions::type_string;
 use super::scope::{PulumiVars, ResourceValue, Scope, Slot, Slots, text_of};
 use super::stack_reference::{StackReferences, reference_goal};
+use super::type_check::check_resource_types;
 
 /// A directory made absolute against the current directory, as `pulumi.cwd` reports it.
 fn absolute(dir: &Path) -> PathBuf {
@@ -210,6 +211,11 @@ impl Program for YamlProgram {
             .config_values(&info.project, &info.config, &info.secret_keys)
             .and_then(|c| self.check_references(&c, &info.project).map(|()| c))
             .map_err(|e| ProgramError(e.to_string()))?;
+        let type_errors = check_resource_types(&self.ast, &self.components, &monitor);
+        if !type_errors.is_empty() {
+            let lines: Vec<String> = type_errors.iter().map(ToString::to_string).collect();
+            return Err(ProgramError(lines.join("\n")));
+        }
         let pulumi = PulumiVars {
             stack: info.stack.clone(),
             project: info.project.clone(),
@@ -503,10 +509,12 @@ impl Shared {
         let type_ = if !self.is_custom(&r.type_) || r.type_.starts_with("pulumi:") {
             r.type_.clone()
         } else {
-            let declared = monitor.resource_types(
-                crate::engine::goal::package_of(&r.type_),
-                r.options.version.as_deref(),
-            );
+            let declared = monitor
+                .resource_types(
+                    crate::engine::goal::package_of(&r.type_),
+                    r.options.version.as_deref(),
+                )
+                .unwrap_or_default();
             resolve_type(&r.type_, &declared)
         };
         let resource = |name: &str| match slots.get(name) {
@@ -685,6 +693,7 @@ impl Shared {
             delete_before_replace: o.delete_before_replace,
             ignore_changes: o.ignore_changes.clone(),
             replace_on_changes: o.replace_on_changes.clone(),
+            hide_diffs: o.hide_diffs.clone(),
             retain_on_delete: o.retain_on_delete,
             deleted_with: o.deleted_with.as_ref().and_then(|d| urn_of(&d.name)),
             replace_with: o

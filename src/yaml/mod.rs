@@ -16,6 +16,7 @@ pub mod program;
 pub mod scope;
 mod sha1;
 mod stack_reference;
+mod type_check;
 
 pub use error::{Pos, SourceError, YamlError};
 pub use evaluate::{YamlProgram, is_component_type};

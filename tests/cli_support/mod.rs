@@ -3,6 +3,9 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+
+#[path = "../rpc_support/mod.rs"]
+pub mod sdk;
 use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
@@ -258,33 +261,10 @@ outputs:
     )
 }
 
-/// Where `.ci/install-sdks.sh` put the SDKs; fails the test with the fix when they are missing.
-pub fn sdk_env() -> PathBuf {
-    let root = std::env::var_os("STEPDECK_SDK_ENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/sdk-env"));
-    let missing: Vec<&str> = [
-        "venv/bin/python",
-        "node_modules/@pulumi/pulumi/cmd/run/index.js",
-        "node_modules/@pulumi/random",
-        "node_modules/@pulumi/command",
-        "node_modules/typescript",
-    ]
-    .into_iter()
-    .filter(|p| !root.join(p).exists())
-    .collect();
-    assert!(
-        missing.is_empty(),
-        "the Pulumi SDKs are not installed in {} (missing {missing:?}): run `bash .ci/install-sdks.sh` (or set STEPDECK_SDK_ENV)",
-        root.display()
-    );
-    root
-}
-
 /// Links the installed SDKs into a project (`venv` for Python, `node_modules` for Node.js), as
 /// a user's project holds them.
 pub fn link_sdks(project: &Path) {
-    let sdks = sdk_env();
+    let sdks = sdk::sdk_env().root;
     std::os::unix::fs::symlink(sdks.join("venv"), project.join("venv")).unwrap();
     std::os::unix::fs::symlink(sdks.join("node_modules"), project.join("node_modules")).unwrap();
 }

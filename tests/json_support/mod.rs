@@ -8,7 +8,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::rpc_support::sdk_env;
+use super::cli_support::sdk::sdk_env;
 
 /// A sim program whose `box` depends on `net`: config `kind` replaces `box`, `tag` updates it.
 pub const PROGRAM: &str = r#"

@@ -69,3 +69,21 @@ fn alias_rename_and_adopt() {
     let state = renamed("alias_rename_adopt", &["step1"], "orphan", "child");
     assert!(urn(&live(&state, "child")).contains("sim:index:Resource$sim:index:Resource::child"));
 }
+
+/// Pulumi's `aliases/*/retype_*`: a type change through a `type` alias keeps the resource, and a
+/// refresh then records the inputs the provider reads, never an output the original type
+/// computed (Pulumi's `RefreshStep` takes the provider's inputs), so nothing shows as changed.
+#[test]
+fn alias_retype() {
+    let t = ProgramTest::new("alias_retype");
+    let s0 = t.up();
+    let arn = live(&s0, "r")["outputs"]["arn"].clone();
+    assert!(arn.is_string(), "{s0:#}");
+    let s1 = t.step("step1");
+    assert_eq!(live(&s1, "r")["id"], live(&s0, "r")["id"]);
+    t.ok(&["refresh", "--yes", "--non-interactive"]);
+    let r = live(&t.checked_export(), "r");
+    assert_eq!(r["inputs"], serde_json::json!({"v": 1}), "{r:#}");
+    assert_eq!(r["outputs"]["arn"], arn);
+    t.destroy();
+}

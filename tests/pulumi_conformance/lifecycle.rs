@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::harness::{ProgramTest, copies, live, managed};
+use super::harness::{ProgramTest, copies, live, managed, resources};
 
 fn id(state: &Value, name: &str) -> Value {
     live(state, name)["id"].clone()
@@ -332,16 +332,26 @@ fn deleted_with() {
     t.destroy();
 }
 
-/// An unknown resource type fails the update with the type named; what was recorded stays.
+/// An unknown resource type fails the update before anything registers, as Pulumi YAML's type
+/// check of the whole template does: the error names the file, line and type; the resource the
+/// broken one depends on is not created and the state is unchanged.
 #[test]
 fn invalid_type() {
     let t = ProgramTest::new("invalid_type");
     let s0 = t.up();
     let out = t.step_fails("step1");
-    assert!(out.contains("NoSuchThing"), "{out}");
-    let s1 = t.checked_export();
-    assert_eq!(managed(&s1), ["ok"]);
-    assert_eq!(live(&s1, "ok")["outputs"], live(&s0, "ok")["outputs"]);
+    assert!(
+        out.contains(
+            "Pulumi.yaml:10:3: error resolving type of resource broken: unable to find resource type \"sim:index:NoSuchThing\" in resource provider \"sim\""
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        resources(&t.checked_export()),
+        resources(&s0),
+        "the state is unchanged"
+    );
+    assert_eq!(t.env.world().len(), 1, "nothing was created");
     t.destroy();
 }
 

@@ -59,6 +59,33 @@ fn import() {
     assert!(t.env.world().is_empty());
 }
 
+/// An import whose inputs differ from the resource read (Pulumi's import since 3.174,
+/// `continueStepsFromImport`): the resource is imported, then updated to the program's inputs in
+/// the same deployment; nothing is created.
+#[test]
+fn import_then_update() {
+    let t = ProgramTest::new("import_update");
+    let s0 = t.up();
+    let id = live(&s0, "kept")["id"].as_str().unwrap().to_string();
+    t.step("step1");
+    t.edit("step2");
+    t.ok(&["config", "set", "keptId", &id]);
+    let preview = t.ok(&["preview", "--non-interactive"]);
+    assert!(
+        preview.contains("adopted import") && preview.contains("adopted update"),
+        "{preview}"
+    );
+    let s2 = t.up();
+    let adopted = live(&s2, "adopted");
+    assert_eq!(adopted["id"], id.as_str());
+    assert_eq!(adopted["inputs"]["v"], 2);
+    assert_eq!(adopted["outputs"]["v"], 2);
+    let world = t.env.world();
+    assert_eq!(world.len(), 1, "imported, not created");
+    assert_eq!(world[&id]["properties"]["v"], 2, "{world:?}");
+    t.destroy();
+}
+
 /// `additionalSecretOutputs`: the named output is a secret in the state and in what derives
 /// from it; the others stay plain.
 #[test]

@@ -216,3 +216,69 @@ fn ts_component() {
     assert_eq!(pair["outputs"]["words"], words.as_str());
     t.destroy();
 }
+
+/// Pulumi's `recreate_resource_check` (`TestResourceRecreateCheck`): a resource deleted early by
+/// a delete-before-replace cascade and registered again in the same update is checked without
+/// the deleted copy's inputs (the provider fails Check when it is handed them).
+#[test]
+fn ts_recreate_resource_check() {
+    let t = ProgramTest::new("ts_recreate_resource_check");
+    let s0 = t.up();
+    let s1 = t.step("step1");
+    for name in ["upstream", "downstream"] {
+        assert_ne!(
+            live(&s1, name)["id"],
+            live(&s0, name)["id"],
+            "{name} is replaced"
+        );
+        assert_eq!(copies(&s1, name).len(), 1, "{name}: one copy left");
+    }
+    assert_eq!(t.outputs()["seen"], 31);
+    t.destroy();
+}
+
+/// A provider's configuration in destroy and refresh, as Pulumi's: a plain run configures it from
+/// the state (the program is not run), a `--run-program` run from what the program gives now.
+/// The dynamic provider reports the `prefix` config it got: a read as `seen`, a delete in a log.
+#[test]
+fn py_dynamic_config_run_program() {
+    let t = ProgramTest::new("py_dynamic_config_run_program");
+    let log = t.env.root.path().join("deletes.log");
+    let deleted = || std::fs::read_to_string(&log).unwrap_or_default();
+    let seen = |t: &ProgramTest| live(&t.checked_export(), "thing")["outputs"]["seen"].clone();
+    t.ok(&["config", "set", "log", log.to_str().unwrap()]);
+    t.ok(&["config", "set", "prefix", "first-"]);
+    t.up();
+    t.ok(&["config", "set", "prefix", "second-"]);
+    t.ok(&["refresh", "--yes", "--non-interactive"]);
+    assert_eq!(
+        seen(&t),
+        "first-",
+        "a plain refresh uses the recorded config"
+    );
+    t.ok(&["refresh", "--yes", "--non-interactive", "--run-program"]);
+    assert_eq!(
+        seen(&t),
+        "second-",
+        "refresh --run-program uses the program's"
+    );
+    t.ok(&["config", "set", "prefix", "third-"]);
+    t.ok(&["destroy", "--yes", "--non-interactive"]);
+    assert_eq!(
+        deleted(),
+        "second-\n",
+        "a plain destroy uses the recorded config"
+    );
+    t.up();
+    t.ok(&["config", "set", "prefix", "fourth-"]);
+    t.ok(&["destroy", "--yes", "--non-interactive", "--run-program"]);
+    assert_eq!(
+        deleted(),
+        "second-\nfourth-\n",
+        "destroy --run-program uses the program's"
+    );
+    assert!(
+        resources(&t.checked_export()).is_empty(),
+        "the provider the program registered is deleted too"
+    );
+}

@@ -1,4 +1,7 @@
-//! Finding the Pulumi SDKs installed by `.ci/install-sdks.sh` for the rpc tests.
+//! Finding the Pulumi SDKs installed by `.ci/install-sdks.sh`: the one place every test that
+//! runs a real SDK (the rpc tests, and through `cli_support` the end-to-end ones) asks.
+
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 
@@ -8,16 +11,28 @@ pub struct SdkEnv {
     pub python: PathBuf,
 }
 
-/// The installed SDKs; fails the test with instructions when they are missing (never skips).
+/// The installed SDKs; fails the test with instructions when any part is missing (never skips).
 pub fn sdk_env() -> SdkEnv {
     let root = std::env::var_os("STEPDECK_SDK_ENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/sdk-env"));
-    let python = root.join("venv/bin/python");
+    let missing: Vec<&str> = [
+        "venv/bin/python",
+        "node_modules/@pulumi/pulumi/cmd/run/index.js",
+        "node_modules/@pulumi/random",
+        "node_modules/@pulumi/command",
+        "node_modules/typescript",
+    ]
+    .into_iter()
+    .filter(|p| !root.join(p).exists())
+    .collect();
     assert!(
-        python.exists(),
-        "the Pulumi SDKs are not installed in {}: run .ci/install-sdks.sh (or set STEPDECK_SDK_ENV)",
+        missing.is_empty(),
+        "the Pulumi SDKs are not installed in {} (missing {missing:?}): run `bash .ci/install-sdks.sh` (or set STEPDECK_SDK_ENV)",
         root.display()
     );
-    SdkEnv { root, python }
+    SdkEnv {
+        python: root.join("venv/bin/python"),
+        root,
+    }
 }
