@@ -2,12 +2,15 @@
 
 mod cli_support;
 
+use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use cli_support::*;
 
-const PROGRAM: &str = r#"
-config:
+/// The cascade fixture with a plain resource, a conditional one and an output.
+static PROGRAM: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        r#"config:
   engine:
     type: string
     default: pg15
@@ -17,34 +20,20 @@ config:
   withExtra:
     type: boolean
     default: true
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: ${engine}
-      networkId: ${net.networkId}
-  app:
-    type: sim:index:Server
-    properties:
-      image: img-1
-      subnetId: ${net.networkId}
-      dbEndpoint: ${db.endpoint}
-  box:
+{NET_DB_APP}  box:
     type: sim:index:Resource
     properties:
-      tag: ${tag}
+      tag: ${{tag}}
   extra:
     type: sim:index:Resource
-    if: ${withExtra}
+    if: ${{withExtra}}
     properties:
       v: 1
 outputs:
-  endpoint: ${db.endpoint}
-"#;
+  endpoint: ${{db.endpoint}}
+"#
+    )
+});
 
 fn up(env: &Env) -> String {
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"])
@@ -52,7 +41,7 @@ fn up(env: &Env) -> String {
 
 #[test]
 fn up_creates_everything_and_a_second_up_changes_nothing() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     let out = up(&env);
     assert!(out.contains("Updating (dev):"), "{out}");
     assert!(out.contains(" +  sim:index:Database db created"), "{out}");
@@ -78,7 +67,7 @@ fn up_creates_everything_and_a_second_up_changes_nothing() {
 
 #[test]
 fn preview_shows_a_change_without_making_it() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     up(&env);
     let before = env.managed("dev");
     env.ok(&["config", "set", "tag", "two", "--stack", "dev"]);
@@ -102,7 +91,7 @@ fn preview_shows_a_change_without_making_it() {
 
 #[test]
 fn a_dbr_cascade_replaces_the_database_and_its_server_or_is_declined() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     up(&env);
     let before = env.managed("dev");
     env.ok(&["config", "set", "engine", "pg16", "--stack", "dev"]);
@@ -141,7 +130,7 @@ fn a_dbr_cascade_replaces_the_database_and_its_server_or_is_declined() {
 
 #[test]
 fn destroy_leaves_an_empty_state_and_an_empty_world() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     up(&env);
     let refused = env.run(&["destroy", "--stack", "dev", "--non-interactive"]);
     assert_eq!(refused.status.code(), Some(2));
@@ -157,7 +146,7 @@ fn destroy_leaves_an_empty_state_and_an_empty_world() {
 
 #[test]
 fn refresh_records_drift_and_removes_what_vanished() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     up(&env);
     let mut doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(env.world_path()).unwrap()).unwrap();
@@ -195,7 +184,7 @@ fn refresh_records_drift_and_removes_what_vanished() {
 
 #[test]
 fn export_and_import_round_trip() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     up(&env);
     let path = env.root.path().join("dev.json");
     env.ok(&[
@@ -212,7 +201,7 @@ fn export_and_import_round_trip() {
     assert!(exported["deployment"]["manifest"]["magic"].is_string());
 
     // Into the same stack of a fresh backend: the state comes back identical.
-    let other = Env::new(PROGRAM);
+    let other = Env::new(&PROGRAM);
     other.ok(&["stack", "init", "dev"]);
     other.ok(&[
         "stack",
@@ -265,7 +254,7 @@ fn export_and_import_round_trip() {
 
 #[test]
 fn a_locked_stack_refuses_a_second_update_until_unlocked() {
-    let env = Env::new(&format!("{PROGRAM}\n"));
+    let env = Env::new(&format!("{}\n", *PROGRAM));
     env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 1000\n");
     let mut first = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let lock = env
@@ -332,7 +321,7 @@ fn in_flight(journal_dir: &std::path::Path) -> Vec<String> {
 
 #[test]
 fn kill_9_during_up_then_up_again_leaks_nothing() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     // Long operations, so that the kill lands while a create is in flight (a kill between the
     // provider's answer and the journal's success entry would leave a pending create whose
     // resource exists: Pulumi's window too, reported as an interrupted create).
@@ -398,7 +387,7 @@ fn bad_input_gets_a_clear_error_and_exit_code_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("--parallel"));
 
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     up(&env);
     let checkpoint = env
         .root
@@ -548,7 +537,7 @@ fn the_random_and_command_examples_run() {
 
 #[test]
 fn targets_limit_an_update_and_target_replace_forces_a_replacement() {
-    let env = Env::new(PROGRAM);
+    let env = Env::new(&PROGRAM);
     up(&env);
     let before = env.managed("dev");
     env.ok(&["config", "set", "tag", "two", "--stack", "dev"]);

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use cli_support::{Env, PASSPHRASE};
+use cli_support::{ENGINE_CONFIG, Env, NET_DB_APP, PASSPHRASE};
 
 /// The login name every console run sees, so what it records of its operator is known here
 /// (short, so that the Log line naming it fits the pane unwrapped).
@@ -188,31 +188,12 @@ fn chain_project(n: usize, ms: u64) -> Env {
 
 /// A database and a server that reads its endpoint: changing the engine replaces the database
 /// delete-before-replace, which cascades to the server.
-const CASCADE: &str = r#"
-config:
-  engine:
-    type: string
-    default: pg15
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: ${engine}
-      networkId: ${net.networkId}
-  app:
-    type: sim:index:Server
-    properties:
-      image: img-1
-      subnetId: ${net.networkId}
-      dbEndpoint: ${db.endpoint}
-"#;
+fn cascade() -> String {
+    format!("{ENGINE_CONFIG}{NET_DB_APP}")
+}
 
 fn cascade_project() -> Env {
-    let env = Env::new(CASCADE);
+    let env = Env::new(&cascade());
     env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 150\n");
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     env.ok(&["config", "set", "engine", "pg16", "--stack", "dev"]);
@@ -528,7 +509,8 @@ fn after_a_cancel_no_approval_is_asked_and_chains_say_skipped() {
 fn a_failure_ends_the_run_without_asking_for_a_cascade() {
     let env = cascade_project();
     let program = format!(
-        "{CASCADE}  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n"
+        "{}  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n",
+        cascade()
     );
     env.write(
         "Pulumi.yaml",

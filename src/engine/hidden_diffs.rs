@@ -24,14 +24,27 @@ impl HiddenDiffs {
         if self.0.is_empty() {
             return None;
         }
-        let path = PropertyPath::parse(path).unwrap_or_else(|_| {
-            PropertyPath(vec![super::property_path::PathElem::Key(path.to_string())])
-        });
+        let path = parsed(path);
         self.0
             .iter()
             .find(|h| h.contains(&path))
             .map(ToString::to_string)
     }
+
+    /// Whether a hidden path lies strictly inside `path`: a change reported for all of `path`
+    /// must then be told part by part, or it would show what is hidden.
+    pub fn inside(&self, path: &str) -> bool {
+        let path = parsed(path);
+        self.0
+            .iter()
+            .any(|h| h.0.len() > path.0.len() && path.contains(h))
+    }
+}
+
+fn parsed(path: &str) -> PropertyPath {
+    PropertyPath::parse(path).unwrap_or_else(|_| {
+        PropertyPath(vec![super::property_path::PathElem::Key(path.to_string())])
+    })
 }
 
 #[cfg(test)]
@@ -47,5 +60,6 @@ mod tests {
         assert_eq!(h.covering("list[2].size"), None);
         assert_eq!(h.covering("tagsx"), None);
         assert_eq!(HiddenDiffs::default().covering("tags"), None);
+        assert!(h.inside("list") && !h.inside("tags") && !h.inside("size"));
     }
 }

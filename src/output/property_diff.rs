@@ -30,6 +30,29 @@ fn lookup<'a>(map: &'a PropertyMap, path: &str) -> Option<&'a PropertyValue> {
     Some(v)
 }
 
+/// The paths below `path` whose values differ between `old` and `new`: objects on both sides
+/// are compared key by key, anything else as a whole.
+fn changed_parts(
+    old: Option<&PropertyValue>,
+    new: Option<&PropertyValue>,
+    path: &str,
+    out: &mut Vec<String>,
+) {
+    match (old, new) {
+        (Some(PropertyValue::Object(a)), Some(PropertyValue::Object(b))) => {
+            let keys: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+            for k in keys {
+                let mut sub = PropertyPath::parse(path)
+                    .unwrap_or_else(|_| PropertyPath(vec![PathElem::Key(path.to_string())]));
+                sub.0.push(PathElem::Key(k.clone()));
+                changed_parts(a.get(k), b.get(k), &sub.to_string(), out);
+            }
+        }
+        (a, b) if a != b => out.push(path.to_string()),
+        _ => {}
+    }
+}
+
 fn old_value<'a>(info: &'a StepInfo, path: &str) -> Option<&'a PropertyValue> {
     info.old_inputs
         .as_ref()
@@ -63,6 +86,22 @@ pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
     };
     let new = info.new_inputs.as_ref();
     let hide = HiddenDiffs::new(&info.hide_diffs);
+    let paths: Vec<(String, Option<DiffKind>)> = paths
+        .into_iter()
+        .flat_map(|(path, kind)| {
+            if !hide.inside(&path) {
+                return vec![(path, kind)];
+            }
+            let mut parts = Vec::new();
+            changed_parts(
+                old_value(info, &path),
+                new.and_then(|m| lookup(m, &path)),
+                &path,
+                &mut parts,
+            );
+            parts.into_iter().map(|p| (p, None)).collect()
+        })
+        .collect();
     let mut hidden = BTreeSet::new();
     let shown: Vec<String> = paths
         .into_iter()
@@ -212,6 +251,18 @@ mod tests {
                 "  ~ tags (hidden)",
                 "  ~ name: \"x\" => \"y\"",
             ]
+        );
+    }
+
+    #[test]
+    fn a_hidden_path_inside_a_changed_key_is_hidden_and_the_rest_shown() {
+        let old = props(serde_json::json!({"tags": {"owner": "ann", "team": "a"}}));
+        let new = props(serde_json::json!({"tags": {"owner": "bob", "team": "b"}}));
+        let mut i = info(old, new, &[]);
+        i.hide_diffs = vec!["tags.owner".into()];
+        assert_eq!(
+            lines(&i, ""),
+            ["~ tags.owner (hidden)", "~ tags.team: \"a\" => \"b\""]
         );
     }
 

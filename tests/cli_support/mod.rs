@@ -18,19 +18,33 @@ pub struct Env {
 
 pub const PASSPHRASE: &str = "correct horse battery staple";
 
+/// A `resources:` section opening with a network and a database of the given engine (a YAML
+/// value) in it.
+macro_rules! net_and_db {
+    ($engine:literal) => {
+        concat!(
+            "\nresources:\n  net:\n    type: sim:index:Network\n    properties:\n      cidr: 10.0.0.0/16\n",
+            "  db:\n    type: sim:index:Database\n    properties:\n      engine: ",
+            $engine,
+            "\n      networkId: ${net.networkId}\n"
+        )
+    };
+}
+
 /// A `resources:` section opening with a network and a database in it (more may follow).
-pub const NET_AND_DB: &str = r#"
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: pg15
-      networkId: ${net.networkId}
-"#;
+pub const NET_AND_DB: &str = net_and_db!("pg15");
+
+/// A `resources:` section (more may follow) with a network, a database whose engine is the
+/// `engine` config (declared by the program) and a server reading the database's endpoint:
+/// changing the engine replaces the database delete-before-replace, which cascades to the server.
+pub const NET_DB_APP: &str = concat!(
+    net_and_db!("${engine}"),
+    "  app:\n    type: sim:index:Server\n    properties:\n      image: img-1\n",
+    "      subnetId: ${net.networkId}\n      dbEndpoint: ${db.endpoint}\n"
+);
+
+/// The `engine` config [`NET_DB_APP`] reads, defaulting to `pg15`.
+pub const ENGINE_CONFIG: &str = "config:\n  engine:\n    type: string\n    default: pg15\n";
 
 impl Env {
     /// A project named `e2e` whose `Pulumi.yaml` is `program` (after the name/runtime lines).
