@@ -407,7 +407,7 @@ fn unique(urns: &[Urn]) -> Vec<Urn> {
 /// Default providers are set up by the engine, not declared: counts leave them out, as
 /// Pulumi's `resourceChanges` and the plain display do.
 pub fn is_default_provider(urn: &Urn) -> bool {
-    urn.type_().starts_with("pulumi:providers:") && urn.name().starts_with("default")
+    crate::engine::resource::is_provider_type(urn.type_()) && urn.name().starts_with("default")
 }
 
 impl Model {

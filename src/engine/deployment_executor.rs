@@ -139,6 +139,7 @@ impl Deployment {
             control: _,
             control_rx,
             analyzers,
+            clock,
         } = self;
         let opts = Arc::new(options);
         let preview = opts.is_preview();
@@ -185,6 +186,7 @@ impl Deployment {
         let ctx = Arc::new(ApplyCtx {
             registry: registry.clone(),
             manager: manager.clone(),
+            clock,
             preview,
             ignore_protect: opts.ignore_protect,
             condemned: RwLock::new(HashSet::new()),
