@@ -4,6 +4,7 @@ pub mod app;
 pub mod bench_support;
 pub mod engine;
 pub mod fault;
+pub mod located_yaml;
 pub mod output;
 pub mod project;
 pub mod providers;

@@ -415,3 +415,26 @@ async fn up_with_refresh_corrects_drift_and_recreates_what_vanished() {
         Some(&props([("k", "1")]))
     );
 }
+
+#[tokio::test]
+async fn created_and_modified_times_come_from_the_injected_clock() {
+    use chrono::TimeZone;
+    use stepdeck::engine::clock::Clock;
+    let p = Arc::new(FakeProvider::default());
+    let at = |h| chrono::Utc.with_ymd_and_hms(2024, 5, 1, h, 0, 0).unwrap();
+    let at_run = |base: &Snapshot, h, value: &'static str| {
+        let (d, rx, violations, entries) = deployment(&p, base, options());
+        let d = d.with_clock(Clock::fixed(at(h)));
+        let program = program(vec![res("a", vec![("v", In::Lit(value))])]);
+        async move { finish(d.run(Some(program)).await, rx, &violations, &entries) }
+    };
+    let created = at_run(&Snapshot::default(), 9, "1").await;
+    let a = state(&created.result.snapshot, "a");
+    assert_eq!(a.created.as_deref(), Some(at(9).to_rfc3339().as_str()));
+    assert_eq!(a.modified, a.created);
+    let updated = at_run(&created.result.snapshot, 11, "2").await;
+    let a = state(&updated.result.snapshot, "a");
+    assert_eq!(updated.steps_of(StepOp::Update), vec!["a"]);
+    assert_eq!(a.created.as_deref(), Some(at(9).to_rfc3339().as_str()));
+    assert_eq!(a.modified.as_deref(), Some(at(11).to_rfc3339().as_str()));
+}

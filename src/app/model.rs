@@ -410,7 +410,7 @@ fn unique(urns: &[Urn]) -> Vec<Urn> {
 /// Default providers are set up by the engine, not declared: counts leave them out, as
 /// Pulumi's `resourceChanges` and the plain display do.
 pub fn is_default_provider(urn: &Urn) -> bool {
-    urn.type_().starts_with("pulumi:providers:") && urn.name().starts_with("default")
+    crate::engine::resource::is_provider_type(urn.type_()) && urn.name().starts_with("default")
 }
 
 impl Model {
@@ -606,6 +606,36 @@ impl Model {
         let active = self.active_now();
         self.version += 1;
         match e {
+            EngineEvent::Prelude { .. }
+            | EngineEvent::RegistrationReceived { .. }
+            | EngineEvent::ResourceOutputs { .. }
+            | EngineEvent::PendingCreates { .. }
+            | EngineEvent::PendingCreatesCleared { .. }
+            | EngineEvent::Diagnostic { .. }
+            | EngineEvent::Summary { .. } => self.apply_run(e, now, active),
+            EngineEvent::StepPlanned(_)
+            | EngineEvent::ChainQueued { .. }
+            | EngineEvent::ChainStarted { .. }
+            | EngineEvent::ChainFinished { .. } => self.apply_chain(e, now, active),
+            EngineEvent::StepStarted { .. }
+            | EngineEvent::StepFinished { .. }
+            | EngineEvent::StepFailed { .. }
+            | EngineEvent::StepSkipped { .. } => self.apply_step(e, now, active),
+            EngineEvent::DiffQueued { .. }
+            | EngineEvent::DiffStarted { .. }
+            | EngineEvent::DiffFinished { .. } => self.apply_diff(e, now, active),
+            EngineEvent::PendingReplacement { .. }
+            | EngineEvent::Decision { .. }
+            | EngineEvent::Paused
+            | EngineEvent::Resumed
+            | EngineEvent::CancelRequested { .. } => self.apply_operator(e, now, active),
+        }
+    }
+
+    /// The run as a whole: its prelude, registrations, outputs, pending creates, diagnostics
+    /// and summary.
+    fn apply_run(&mut self, e: &EngineEvent, now: Duration, active: Duration) {
+        match e {
             EngineEvent::Prelude {
                 operation,
                 preview,
@@ -636,6 +666,106 @@ impl Model {
                 r.dependencies = unique(dependencies);
                 r.log(now, "registered");
             }
+            EngineEvent::ResourceOutputs { urn, outputs } => {
+                let i = self.ensure_row(urn, None);
+                self.resources[i].outputs = Some(outputs.clone());
+            }
+            EngineEvent::PendingCreates { creates } => {
+                for c in creates {
+                    self.log.push(LogEntry {
+                        at: now,
+                        severity: Severity::Warning,
+                        urn: Some(c.urn.clone()),
+                        message: format!(
+                            "pending create of {} {} left by an interrupted run",
+                            c.type_,
+                            c.urn.as_str()
+                        ),
+                    });
+                }
+                self.pending_creates.clone_from(creates);
+            }
+            EngineEvent::PendingCreatesCleared { count } => {
+                self.pending_creates.clear();
+                self.note(
+                    Severity::Info,
+                    &format!("cleared {count} pending create(s) (--clear-pending-creates)"),
+                );
+            }
+            EngineEvent::Diagnostic {
+                urn,
+                severity,
+                message,
+                ephemeral,
+            } => {
+                // A failed step's error is logged with the failure already.
+                let repeat = urn.as_ref().is_some_and(|u| {
+                    self.get(u)
+                        .is_some_and(|r| r.error.as_deref() == Some(message.as_str()))
+                });
+                if let Some(u) = urn
+                    && !repeat
+                {
+                    let i = self.ensure_row(u, None);
+                    self.resources[i].message = Some(message.clone());
+                }
+                if !ephemeral && !repeat {
+                    self.log.push(LogEntry {
+                        at: now,
+                        severity: *severity,
+                        urn: urn.clone(),
+                        message: message.clone(),
+                    });
+                }
+            }
+            EngineEvent::Summary {
+                counts,
+                declined,
+                duration,
+                outcome,
+                preview,
+            } => {
+                self.end_pause();
+                self.workers_busy = 0;
+                let why = match outcome {
+                    Outcome::Succeeded => "the deployment ended",
+                    Outcome::Failed(_) => "the deployment failed",
+                    Outcome::Cancelled | Outcome::Terminated => "the deployment was cancelled",
+                };
+                self.abandon_undecided(why);
+                if !matches!(outcome, Outcome::Succeeded) {
+                    let interrupted: Vec<usize> = self.running.drain().collect();
+                    for i in interrupted {
+                        let r = &mut self.resources[i];
+                        r.status = Status::Interrupted;
+                        r.running_op = None;
+                        r.log(now, "interrupted");
+                    }
+                }
+                if let Outcome::Failed(why) = outcome {
+                    // A program error has no resource row to show it: the log carries it.
+                    self.log.push(LogEntry {
+                        at: now,
+                        severity: Severity::Error,
+                        urn: None,
+                        message: why.clone(),
+                    });
+                }
+                self.summary = Some(SummaryInfo {
+                    counts: counts.clone(),
+                    declined: *declined,
+                    duration: *duration,
+                    outcome: outcome.clone(),
+                    preview: *preview,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    /// Chains: planned, queued, started and finished.
+    fn apply_chain(&mut self, e: &EngineEvent, _now: Duration, active: Duration) {
+        match e {
             EngineEvent::StepPlanned(info) => self.step_planned(info),
             EngineEvent::ChainQueued { chain, steps } => {
                 let c = self.ensure_chain(*chain);
@@ -684,6 +814,13 @@ impl Model {
                     self.skip_rest_of_chain(c, why);
                 }
             }
+            _ => {}
+        }
+    }
+
+    /// Steps of a running chain: started, finished, failed or skipped.
+    fn apply_step(&mut self, e: &EngineEvent, now: Duration, active: Duration) {
+        match e {
             EngineEvent::StepStarted {
                 chain,
                 op,
@@ -810,6 +947,13 @@ impl Model {
                 r.message = Some(reason.clone());
                 r.log(now, format!("{} skipped: {reason}", op.as_str()));
             }
+            _ => {}
+        }
+    }
+
+    /// Diffs run on workers (parallel diff).
+    fn apply_diff(&mut self, e: &EngineEvent, now: Duration, _active: Duration) {
+        match e {
             EngineEvent::DiffQueued { urn } => {
                 self.diffs.queued += 1;
                 let i = self.ensure_row(urn, None);
@@ -840,6 +984,13 @@ impl Model {
                 };
                 r.log(now, what);
             }
+            _ => {}
+        }
+    }
+
+    /// What the operator and the approval policy did: cascades, decisions, pause, cancel.
+    fn apply_operator(&mut self, e: &EngineEvent, now: Duration, _active: Duration) {
+        match e {
             EngineEvent::PendingReplacement {
                 cascade,
                 chain,
@@ -884,99 +1035,7 @@ impl Model {
                     },
                 });
             }
-            EngineEvent::PendingCreates { creates } => {
-                for c in creates {
-                    self.log.push(LogEntry {
-                        at: now,
-                        severity: Severity::Warning,
-                        urn: Some(c.urn.clone()),
-                        message: format!(
-                            "pending create of {} {} left by an interrupted run",
-                            c.type_,
-                            c.urn.as_str()
-                        ),
-                    });
-                }
-                self.pending_creates.clone_from(creates);
-            }
-            EngineEvent::PendingCreatesCleared { count } => {
-                self.pending_creates.clear();
-                self.note(
-                    Severity::Info,
-                    &format!("cleared {count} pending create(s) (--clear-pending-creates)"),
-                );
-            }
-            EngineEvent::Diagnostic {
-                urn,
-                severity,
-                message,
-                ephemeral,
-            } => {
-                // A failed step's error is logged with the failure already.
-                let repeat = urn.as_ref().is_some_and(|u| {
-                    self.get(u)
-                        .is_some_and(|r| r.error.as_deref() == Some(message.as_str()))
-                });
-                if let Some(u) = urn
-                    && !repeat
-                {
-                    let i = self.ensure_row(u, None);
-                    self.resources[i].message = Some(message.clone());
-                }
-                if !ephemeral && !repeat {
-                    self.log.push(LogEntry {
-                        at: now,
-                        severity: *severity,
-                        urn: urn.clone(),
-                        message: message.clone(),
-                    });
-                }
-            }
-            EngineEvent::ResourceOutputs { urn, outputs } => {
-                let i = self.ensure_row(urn, None);
-                self.resources[i].outputs = Some(outputs.clone());
-            }
-            EngineEvent::Summary {
-                counts,
-                declined,
-                duration,
-                outcome,
-                preview,
-            } => {
-                self.end_pause();
-                self.workers_busy = 0;
-                let why = match outcome {
-                    Outcome::Succeeded => "the deployment ended",
-                    Outcome::Failed(_) => "the deployment failed",
-                    Outcome::Cancelled | Outcome::Terminated => "the deployment was cancelled",
-                };
-                self.abandon_undecided(why);
-                if !matches!(outcome, Outcome::Succeeded) {
-                    let interrupted: Vec<usize> = self.running.drain().collect();
-                    for i in interrupted {
-                        let r = &mut self.resources[i];
-                        r.status = Status::Interrupted;
-                        r.running_op = None;
-                        r.log(now, "interrupted");
-                    }
-                }
-                if let Outcome::Failed(why) = outcome {
-                    // A program error has no resource row to show it: the log carries it.
-                    self.log.push(LogEntry {
-                        at: now,
-                        severity: Severity::Error,
-                        urn: None,
-                        message: why.clone(),
-                    });
-                }
-                self.summary = Some(SummaryInfo {
-                    counts: counts.clone(),
-                    declined: *declined,
-                    duration: *duration,
-                    outcome: outcome.clone(),
-                    preview: *preview,
-                });
-            }
+            _ => {}
         }
     }
 

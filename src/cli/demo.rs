@@ -11,7 +11,8 @@ use stepdeck::engine::Operation;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, StackArg};
 use super::console::session;
-use super::deploy::{self, Display, Run, RunMeta, conclude, options};
+use super::deploy::{Display, Run, RunMeta, conclude, options};
+use super::operation;
 use super::workspace::Workspace;
 
 const STACK: &str = "demo";
@@ -99,7 +100,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
             if phase == 2 {
                 phase_2(&dir)?;
             }
-            deploy::run(&dir, Some(&backend), Operation::Update, deploy_args(None)).await?;
+            operation::run(&dir, Some(&backend), Operation::Update, deploy_args(None)).await?;
         }
         return Ok(());
     }

@@ -364,13 +364,21 @@ fn apply_config_args(ws: &Workspace, stack: &mut Stack, args: &DeployArgs) -> Re
     super::config::set_values(ws, stack, &values, args.config_path)
 }
 
-/// `preview`, `up`, `destroy`, `refresh` from the command line.
-pub async fn run(
+/// The stack a deployment command runs on, opened with the command line's config applied,
+/// and how the run is shown.
+pub struct Opened {
+    pub ws: Workspace,
+    pub stack: Stack,
+    pub display: Display,
+}
+
+/// Opens the stack of `preview`, `up`, `destroy` or `refresh` and checks the arguments.
+pub fn open(
     dir: &Path,
     backend: Option<&str>,
     operation: Operation,
-    args: DeployArgs,
-) -> Result<()> {
+    args: &DeployArgs,
+) -> Result<Opened> {
     let display = Display::choose(
         args.json,
         args.non_interactive || Shown::needs_plain(&args.output),
@@ -389,15 +397,21 @@ pub async fn run(
     if args.run_program && !matches!(operation, Operation::Destroy | Operation::Refresh) {
         return Err(usage("--run-program applies to destroy and refresh"));
     }
-    apply_config_args(&ws, &mut stack, &args)?;
+    apply_config_args(&ws, &mut stack, args)?;
     if operation != Operation::Preview && !args.yes && display != Display::Console {
         return Err(usage(
             "--yes must be passed in to proceed when running in non-interactive mode",
         ));
     }
-    if display == Display::Console {
-        return super::console::run(&ws, &stack, operation, &args).await;
-    }
+    Ok(Opened { ws, stack, display })
+}
+
+/// Runs a deployment with the plain or JSON display.
+pub async fn run(
+    Opened { ws, stack, display }: Opened,
+    operation: Operation,
+    args: DeployArgs,
+) -> Result<()> {
     let opts = options(&ws, &stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);

@@ -9,6 +9,7 @@ mod deploy;
 mod errors;
 mod graph;
 mod held_notices;
+mod operation;
 mod stack;
 mod stack_history;
 mod stack_rename;
@@ -78,10 +79,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
     std::env::set_current_dir(&dir)
         .with_context(|| format!("changing to the project directory {}", dir.display()))?;
     match cli.command {
-        Command::Preview(a) => deploy::run(&dir, backend, Operation::Preview, a).await,
-        Command::Up(a) => deploy::run(&dir, backend, Operation::Update, a).await,
-        Command::Destroy(a) => deploy::run(&dir, backend, Operation::Destroy, a).await,
-        Command::Refresh(a) => deploy::run(&dir, backend, Operation::Refresh, a).await,
+        Command::Preview(a) => operation::run(&dir, backend, Operation::Preview, a).await,
+        Command::Up(a) => operation::run(&dir, backend, Operation::Update, a).await,
+        Command::Destroy(a) => operation::run(&dir, backend, Operation::Destroy, a).await,
+        Command::Refresh(a) => operation::run(&dir, backend, Operation::Refresh, a).await,
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),

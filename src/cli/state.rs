@@ -10,7 +10,7 @@ use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use stepdeck::engine::graph::DependencyGraph;
-use stepdeck::engine::resource::provider_urn;
+use stepdeck::engine::provider_ref::ProviderRef;
 use stepdeck::engine::snapshot::Manifest;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
 use stepdeck::state::{Crypter, StackLock, StateError};
@@ -283,10 +283,11 @@ fn rename(snap: &mut Snapshot, arg: &str, new_name: &str) -> Result<String> {
         r.for_each_reference(follow);
         r.aliases.iter_mut().for_each(follow);
         if let Some(reference) = &mut r.provider
-            && provider_urn(reference).as_ref() == Some(&old)
-            && let Some((_, id)) = reference.rsplit_once("::")
+            && let Some(mut parsed) = ProviderRef::parse(reference)
+            && parsed.urn == old
         {
-            *reference = format!("{new}::{id}");
+            parsed.urn = new.clone();
+            *reference = parsed.to_string();
         }
     }
     Ok(format!("Resource renamed to {new}"))

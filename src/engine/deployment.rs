@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::analyzer::Analyzer;
+use super::clock::Clock;
 use super::control::{ApprovalPolicy, Control, ControlReceiver};
 use super::events::{EventSink, Operation, Outcome};
 use super::journal::Journal;
@@ -117,6 +118,7 @@ pub struct Deployment {
     pub(crate) control: Control,
     pub(crate) control_rx: ControlReceiver,
     pub(crate) analyzers: Vec<Arc<dyn Analyzer>>,
+    pub(crate) clock: Clock,
 }
 
 impl Deployment {
@@ -137,7 +139,14 @@ impl Deployment {
             control,
             control_rx,
             analyzers: Vec::new(),
+            clock: Clock::system(),
         }
+    }
+
+    /// Records resource times from `clock` instead of the system clock.
+    pub fn with_clock(mut self, clock: Clock) -> Deployment {
+        self.clock = clock;
+        self
     }
 
     /// Adds a policy pack that sees every resource after Check.

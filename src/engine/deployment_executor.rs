@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, RwLock};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -22,6 +22,7 @@ use super::provider_registry::ProviderRegistry;
 use super::resource::PendingOperation;
 use super::run_error::RunError;
 use super::run_state::RunState;
+use super::snapshot::Snapshot;
 use super::source::{
     DeploymentInfo, Program, RegisterError, RegisterStatus, Registered, ResourceMonitor,
     SourceEvent,
@@ -131,6 +132,18 @@ impl Deployment {
     /// Runs the deployment to the end (or until terminated) and returns the new state.
     pub async fn run(self, program: Option<Box<dyn Program>>) -> DeploymentResult {
         let started = Instant::now();
+        let (mut lp, base) = self.start();
+        let outcome = lp.drive(program).await;
+        if matches!(outcome, Outcome::Cancelled | Outcome::Terminated) {
+            lp.ctx.registry.cancel_all().await;
+        }
+        lp.result(outcome, base, started.elapsed())
+    }
+
+    /// Announces the run and sets up its loop (registry, journal, executor, generator).
+    /// Returns the loop and the base, whole in a preview (which returns it), without its
+    /// resources in an update (the journal's replayer shares them).
+    fn start(self) -> (Loop, Snapshot) {
         let Deployment {
             options,
             mut base,
@@ -140,30 +153,11 @@ impl Deployment {
             control: _,
             control_rx,
             analyzers,
+            clock,
         } = self;
         let opts = Arc::new(options);
         let preview = opts.is_preview();
-        for key in &opts.secret_keys {
-            if let Some(value) = opts.config.get(key) {
-                events.secrets().add_text(value);
-            }
-        }
-        events.send(EngineEvent::Prelude {
-            operation: opts.operation,
-            preview,
-            stack: opts.stack.clone(),
-            project: opts.project.clone(),
-            parallel: opts.parallel.max(1),
-            parallel_diff: opts.parallel_diff,
-        });
-        pending_creates::announce(&base.pending_operations, &events);
-        if !preview && !base.pending_operations.is_empty() {
-            events.diag(
-                None,
-                Severity::Warning,
-                pending_operations_warning(&base.pending_operations),
-            );
-        }
+        announce(&opts, &events, &base);
         let registry = Arc::new(ProviderRegistry::new(factory, &base.resources));
         let journal = if preview {
             Box::new(NullJournal)
@@ -186,6 +180,7 @@ impl Deployment {
         let ctx = Arc::new(ApplyCtx {
             registry: registry.clone(),
             manager: manager.clone(),
+            clock,
             preview,
             ignore_protect: opts.ignore_protect,
             condemned: RwLock::new(HashSet::new()),
@@ -210,7 +205,7 @@ impl Deployment {
             base_states,
             analyzers,
         );
-        let mut lp = Loop {
+        let lp = Loop {
             opts: opts.clone(),
             events: events.clone(),
             state: RunState::new(halt),
@@ -229,34 +224,68 @@ impl Deployment {
             stack_outputs_urn: None,
             base_pending: base.pending_operations.clone(),
         };
+        (lp, base)
+    }
+}
+
+/// The run's first events: the prelude, pending creates and the warning about pending
+/// operations; the configuration's secrets join the mask first.
+fn announce(opts: &Options, events: &EventSink, base: &Snapshot) {
+    let preview = opts.is_preview();
+    for key in &opts.secret_keys {
+        if let Some(value) = opts.config.get(key) {
+            events.secrets().add_text(value);
+        }
+    }
+    events.send(EngineEvent::Prelude {
+        operation: opts.operation,
+        preview,
+        stack: opts.stack.clone(),
+        project: opts.project.clone(),
+        parallel: opts.parallel.max(1),
+        parallel_diff: opts.parallel_diff,
+    });
+    pending_creates::announce(&base.pending_operations, events);
+    if !preview && !base.pending_operations.is_empty() {
+        events.diag(
+            None,
+            Severity::Warning,
+            pending_operations_warning(&base.pending_operations),
+        );
+    }
+}
+
+impl Loop {
+    /// Runs the program and the deletes, and says how the run ended.
+    async fn drive(&mut self, program: Option<Box<dyn Program>>) -> Outcome {
         let info = Arc::new(DeploymentInfo {
-            stack: opts.stack.clone(),
-            project: opts.project.clone(),
-            dry_run: preview,
-            parallel: opts.parallel,
-            config: opts.config.clone(),
-            secret_keys: opts.secret_keys.clone(),
+            stack: self.opts.stack.clone(),
+            project: self.opts.project.clone(),
+            dry_run: self.opts.is_preview(),
+            parallel: self.opts.parallel,
+            config: self.opts.config.clone(),
+            secret_keys: self.opts.secret_keys.clone(),
         });
-        let outcome = match lp.run(program, info, registry.clone()).await {
+        match self.run(program, info, self.ctx.registry.clone()).await {
             Err(Stop::Terminated) => {
-                manager.close();
-                lp.tasks.abort_all();
+                self.ctx.manager.close();
+                self.tasks.abort_all();
                 // Steps that ended before the terminate still count.
-                while let Ok(d) = lp.done.try_recv() {
+                while let Ok(d) = self.done.try_recv() {
                     if let ExecDone::Step(report) = d {
-                        lp.record(*report);
+                        self.record(*report);
                     }
                 }
                 Outcome::Terminated
             }
             Ok(program_error) => {
-                let failed = lp.cancelled || program_error.is_some() || lp.state.has_error();
-                let program_error = match lp.finalize_stack_outputs(failed) {
+                let failed = self.cancelled || program_error.is_some() || self.state.has_error();
+                let program_error = match self.finalize_stack_outputs(failed) {
                     Ok(()) => program_error,
                     Err(e) => program_error.or(Some(format!("recording the stack outputs: {e}"))),
                 };
-                let first_error = lp.state.take_first_error();
-                if lp.cancelled {
+                let first_error = self.state.take_first_error();
+                if self.cancelled {
                     Outcome::Cancelled
                 } else if let Some(e) = program_error.or_else(|| first_error.map(|e| e.to_string()))
                 {
@@ -265,22 +294,28 @@ impl Deployment {
                     Outcome::Succeeded
                 }
             }
-        };
-        if matches!(outcome, Outcome::Cancelled | Outcome::Terminated) {
-            registry.cancel_all().await;
         }
-        let counts = lp.state.counts().clone();
-        let duration = started.elapsed();
-        events.send(EngineEvent::Summary {
+    }
+
+    /// Sends the summary and builds the result: the journal's snapshot (the base, in a
+    /// preview), the root stack's outputs, the outcome masked.
+    fn result(self, outcome: Outcome, base: Snapshot, duration: Duration) -> DeploymentResult {
+        let preview = self.opts.is_preview();
+        let counts = self.state.counts().clone();
+        self.events.send(EngineEvent::Summary {
             counts: counts.clone(),
-            declined: lp.declined,
+            declined: self.declined,
             duration,
             outcome: outcome.clone(),
             preview,
         });
-        let snapshot = if preview { base } else { manager.snapshot() };
+        let snapshot = if preview {
+            base
+        } else {
+            self.ctx.manager.snapshot()
+        };
         let outputs = if preview {
-            lp.stack_outputs
+            self.stack_outputs
         } else {
             snapshot
                 .resources
@@ -290,21 +325,19 @@ impl Deployment {
                 .unwrap_or_default()
         };
         let outcome = match outcome {
-            Outcome::Failed(e) => Outcome::Failed(events.secrets().mask(&e)),
+            Outcome::Failed(e) => Outcome::Failed(self.events.secrets().mask(&e)),
             other => other,
         };
         DeploymentResult {
             outcome,
             snapshot,
             counts,
-            declined: lp.declined,
+            declined: self.declined,
             duration,
             outputs,
         }
     }
-}
 
-impl Loop {
     /// Runs the program phase and then the deletes; returns the program's error, if any.
     async fn run(
         &mut self,

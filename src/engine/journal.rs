@@ -9,6 +9,7 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::property::PropertyMap;
+use super::provider_ref::ProviderRef;
 use super::resource::{OperationType, PendingOperation, ResourceState};
 use super::snapshot::{Manifest, Snapshot};
 use super::urn::Urn;
@@ -463,11 +464,11 @@ fn normalize_aliases(resources: &mut [ResourceState]) {
         r.deleted_with.iter_mut().for_each(fix);
         r.replace_with.iter_mut().for_each(fix);
         if let Some(p) = &mut r.provider
-            && let Some((urn, id)) = p.rsplit_once("::")
-            && let Ok(old) = Urn::parse(urn)
-            && let Some(n) = renamed.get(&old)
+            && let Some(mut reference) = ProviderRef::parse(p)
+            && let Some(n) = renamed.get(&reference.urn)
         {
-            *p = format!("{n}::{id}");
+            reference.urn = n.clone();
+            *p = reference.to_string();
         }
     }
 }

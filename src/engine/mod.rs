@@ -3,6 +3,7 @@
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
 pub mod analyzer;
+pub mod clock;
 pub mod control;
 mod deletes;
 pub mod deployment;
@@ -18,6 +19,7 @@ mod pending_creates;
 pub mod property;
 pub mod property_path;
 pub mod provider;
+pub mod provider_ref;
 pub mod provider_registry;
 pub mod registration_check;
 pub mod resource;

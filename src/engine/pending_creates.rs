@@ -9,7 +9,7 @@ use super::events::{EngineEvent, EventSink, PendingCreate, Severity};
 use super::journal::JournalError;
 use super::provider::ProviderError;
 use super::resource::{OperationType, PendingOperation, ResourceState};
-use super::step_apply::{ApplyCtx, now, secretize};
+use super::step_apply::{ApplyCtx, secretize};
 use super::urn::Urn;
 
 /// The pending creates among a base's pending operations, by position.
@@ -128,7 +128,7 @@ pub(crate) async fn resolve(
             &state.inputs,
             &state.additional_secret_outputs,
         );
-        state.created = now();
+        state.created = ctx.now();
         state.modified = state.created.clone();
         let message = if live.insert(state.urn.clone()) {
             format!("recorded {} that an interrupted create made", made.id)

@@ -46,7 +46,7 @@ type PluginKey = (String, Option<String>);
 
 /// The package a provider type manages: `sim` for `pulumi:providers:sim`.
 pub fn provider_package(ty: &str) -> &str {
-    ty.strip_prefix("pulumi:providers:").unwrap_or(ty)
+    super::resource::provider_type_package(ty).unwrap_or(ty)
 }
 
 fn plugin_key(package: &str, version: Option<&str>) -> PluginKey {

@@ -7,7 +7,8 @@
 use super::goal::{Alias, Goal, ReadGoal};
 use super::property::{PropertyMap, PropertyValue};
 use super::property_path::PropertyPath;
-use super::resource::{CustomTimeouts, is_provider_type, provider_urn};
+use super::provider_ref::ProviderRef;
+use super::resource::{CustomTimeouts, is_provider_type, provider_type_package};
 use super::urn::ROOT_STACK_TYPE;
 
 /// Deepest nesting of objects and lists accepted in a value: the journal's JSON reader stops at
@@ -168,12 +169,12 @@ pub fn check_provider_reference(field: &str, reference: &str) -> Checked {
             format!("bad provider reference '{reference}': {why}"),
         )
     };
-    let urn =
-        provider_urn(reference).ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
-    if !is_provider_type(urn.type_()) || urn.type_() == "pulumi:providers:" {
+    let parsed = ProviderRef::parse(reference)
+        .ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
+    if provider_type_package(parsed.urn.type_()).is_none_or(str::is_empty) {
         return Err(bad("the URN does not name a provider resource"));
     }
-    if reference.ends_with("::") {
+    if parsed.id.is_empty() {
         return Err(bad("the provider ID is empty"));
     }
     Ok(())

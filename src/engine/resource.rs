@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::property::{PropertyMap, PropertyValue};
+use super::provider_ref::ProviderRef;
 use super::urn::Urn;
 
 /// Per-operation timeouts in seconds, passed to providers.
@@ -135,7 +136,21 @@ impl ResourceState {
 
 /// Provider resources are ordinary custom resources of type `pulumi:providers:<package>`.
 pub fn is_provider_type(ty: &str) -> bool {
-    ty.starts_with("pulumi:providers:")
+    provider_type_package(ty).is_some()
+}
+
+/// The type tokens of provider resources start with this; the package follows.
+const PROVIDER_TYPE_PREFIX: &str = "pulumi:providers:";
+
+/// The package a provider type manages (`sim` for `pulumi:providers:sim`); `None` for any other
+/// type.
+pub fn provider_type_package(ty: &str) -> Option<&str> {
+    ty.strip_prefix(PROVIDER_TYPE_PREFIX)
+}
+
+/// The type token of a package's provider resource.
+pub fn provider_type(package: &str) -> String {
+    format!("{PROVIDER_TYPE_PREFIX}{package}")
 }
 
 /// Default providers (`default`, `default_X_Y_Z`) are the engine's own bookkeeping: Pulumi
@@ -144,10 +159,9 @@ pub fn is_default_provider(urn: &Urn) -> bool {
     is_provider_type(urn.type_()) && (urn.name() == "default" || urn.name().starts_with("default_"))
 }
 
-/// The URN half of a provider reference `<URN>::<ID>` (split on the last `::`).
+/// The URN half of a provider reference `<URN>::<ID>`.
 pub fn provider_urn(reference: &str) -> Option<Urn> {
-    let (urn, _) = reference.rsplit_once("::")?;
-    Urn::parse(urn).ok()
+    ProviderRef::parse(reference).map(|r| r.urn)
 }
 
 /// What was in flight when a deployment stopped, recorded so that the next run can warn.

@@ -15,7 +15,7 @@ use super::provider_registry::ProviderRegistry;
 use super::registration_check::{
     InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
 };
-use super::resource::provider_urn;
+use super::resource::{is_provider_type, provider_type, provider_type_package, provider_urn};
 use super::resource_lookup::{GET_RESOURCE, ResourceLookup};
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
@@ -270,7 +270,7 @@ impl ResourceMonitor {
         if goal.deleted_with.is_none() {
             goal.deleted_with = parent.deleted_with.clone();
         }
-        let is_provider = goal.type_.starts_with("pulumi:providers:");
+        let is_provider = is_provider_type(&goal.type_);
         if goal.custom && !is_provider && goal.provider.is_none() {
             let pkg = goal.package().to_string();
             goal.provider = match parent.providers.get(&pkg) {
@@ -287,11 +287,9 @@ impl ResourceMonitor {
         let mut providers = parent.providers.clone();
         if !goal.custom
             && let Some(p) = &goal.provider
-            && let Some(purn) = super::resource::provider_urn(p)
+            && let Some(purn) = provider_urn(p)
         {
-            let pkg = purn
-                .type_()
-                .strip_prefix("pulumi:providers:")
+            let pkg = provider_type_package(purn.type_())
                 .unwrap_or_default()
                 .to_string();
             providers.insert(pkg, p.clone());
@@ -465,8 +463,7 @@ impl ResourceMonitor {
                             );
                         }
                         let name = default_provider_name(version.as_deref());
-                        let mut goal =
-                            Goal::custom(&format!("pulumi:providers:{pkg}"), &name, inputs);
+                        let mut goal = Goal::custom(&provider_type(&pkg), &name, inputs);
                         goal.version = version;
                         let urn = this.urn(None, &goal.type_, &goal.name);
                         let reg = this

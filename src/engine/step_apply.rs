@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
+use super::clock::Clock;
 use super::journal::{SnapshotManager, SuccessEntry};
 use super::property::{PropertyMap, PropertyValue};
 use super::provider::{CreateRequest, DeleteRequest, ProviderError, ReadRequest, UpdateRequest};
@@ -52,15 +53,13 @@ enum DeleteEnd {
 pub(crate) struct ApplyCtx {
     pub registry: Arc<ProviderRegistry>,
     pub manager: Arc<SnapshotManager>,
+    /// The time recorded on created, updated and imported resources.
+    pub clock: Clock,
     pub preview: bool,
     /// Protected resources may be deleted (`--ignore-protect`).
     pub ignore_protect: bool,
     /// URNs the delete phase removes (a deletedWith target among them skips the delete call).
     pub condemned: RwLock<HashSet<super::urn::Urn>>,
-}
-
-pub(crate) fn now() -> Option<String> {
-    Some(chrono::Utc::now().to_rfc3339())
 }
 
 /// Outputs are secret where the program asked, or where the input of the same name was.
@@ -111,6 +110,10 @@ fn replaced_copy(old: &OldState, order: ReplaceOrder) -> OldCopy {
 }
 
 impl ApplyCtx {
+    pub(crate) fn now(&self) -> Option<String> {
+        Some(self.clock.timestamp())
+    }
+
     fn journal<T>(
         &self,
         f: impl FnOnce(&SnapshotManager) -> Result<T, super::journal::JournalError>,
@@ -377,7 +380,7 @@ impl ApplyCtx {
     }
 
     async fn create(&self, new: &mut ResourceState) -> Result<(), StepError> {
-        new.created = now();
+        new.created = self.now();
         new.modified = new.created.clone();
         if !new.custom {
             return Ok(());
@@ -443,7 +446,7 @@ impl ApplyCtx {
     }
 
     async fn update(&self, old: &ResourceState, new: &mut ResourceState) -> Result<(), StepError> {
-        new.modified = now();
+        new.modified = self.now();
         if !new.custom {
             new.outputs = old.outputs.clone();
             return Ok(());
@@ -578,7 +581,7 @@ impl ApplyCtx {
         } else {
             read.inputs
         };
-        new.created = now();
+        new.created = self.now();
         new.modified = new.created.clone();
         self.found(op, new, read.outputs, old)
     }

@@ -60,6 +60,29 @@ pub(crate) enum ExecDone {
     },
 }
 
+/// What running a chain's steps came to.
+struct ChainRun {
+    /// The last state a step produced (the registration's answer).
+    last: Option<ResourceState>,
+    /// The failure's message, for the registration.
+    outcome: Result<(), String>,
+    /// False when a gate stopped the chain before its end.
+    completed: bool,
+    /// The chain's resource, failed with one of its steps.
+    failed: Option<Urn>,
+}
+
+impl ChainRun {
+    fn not_started() -> ChainRun {
+        ChainRun {
+            last: None,
+            outcome: Ok(()),
+            completed: false,
+            failed: None,
+        }
+    }
+}
+
 /// A lease on one worker of the pool.
 struct Worker {
     id: WorkerId,
@@ -218,52 +241,50 @@ impl StepExecutor {
     }
 
     async fn run_chain(&self, chain: Chain) -> ExecDone {
-        let Chain {
-            id,
-            steps,
-            reply,
-            after_import,
-        } = chain;
-        // Paused chains wait before taking a worker (and give back one taken as the pause
-        // began), so the pool shows only what really runs.
-        let worker = loop {
+        let Some(worker) = self.take_worker().await else {
+            return self.finish(chain, ChainRun::not_started());
+        };
+        self.events.send(EngineEvent::ChainStarted {
+            chain: chain.id,
+            worker: worker.id,
+        });
+        let ran = self.run_steps(chain.id, &chain.steps, worker.id).await;
+        drop(worker);
+        self.finish(chain, ran)
+    }
+
+    /// Waits at the gates for a worker. Paused chains wait before taking one (and give back one
+    /// taken as the pause began), so the pool shows only what really runs. `None` when the
+    /// chain must not start.
+    async fn take_worker(&self) -> Option<Worker> {
+        loop {
             if !self.gate().await {
-                let reply = reply.map(|reply| {
-                    let urn = steps.last().map(|s| s.urn().clone()).unwrap_or_default();
-                    (reply, self.answer(urn, &steps, None, Ok(()), false))
-                });
-                self.events.send(EngineEvent::ChainFinished {
-                    chain: id,
-                    ok: false,
-                });
-                return ExecDone::Chain {
-                    reply,
-                    failed: None,
-                };
+                return None;
             }
             let worker = self.worker().await;
             if !*self.gates.paused.borrow() {
-                break worker;
+                return Some(worker);
             }
+        }
+    }
+
+    /// Runs the steps one after another, each held at the gates, reporting each to the loop;
+    /// stops at the first failure.
+    async fn run_steps(&self, id: ChainId, steps: &[Step], worker: WorkerId) -> ChainRun {
+        let mut ran = ChainRun {
+            completed: true,
+            ..ChainRun::not_started()
         };
-        self.events.send(EngineEvent::ChainStarted {
-            chain: id,
-            worker: worker.id,
-        });
-        let mut last: Option<ResourceState> = None;
-        let mut outcome: Result<(), String> = Ok(());
-        let mut completed = true;
-        let mut failed = None;
-        for step in &steps {
+        for step in steps {
             if !self.gate().await {
-                completed = false;
+                ran.completed = false;
                 break;
             }
             self.events.send(EngineEvent::StepStarted {
                 chain: id,
                 op: step.op(),
                 urn: step.urn().clone(),
-                worker: worker.id,
+                worker,
             });
             let started = Instant::now();
             let Applied { result, effect } = self.ctx.apply(step).await;
@@ -288,7 +309,7 @@ impl StepExecutor {
                         duration: started.elapsed(),
                     });
                     if state.is_some() {
-                        last = state;
+                        ran.last = state;
                     }
                 }
                 Err(error) => {
@@ -314,18 +335,29 @@ impl StepExecutor {
                     let _ = self.done.send(ExecDone::Step(Box::new(report)));
                     // A chain fails its registration too (a DBR chain whose dependent's delete
                     // failed): what depends on that resource is skipped under continue-on-error.
-                    failed = steps
+                    ran.failed = steps
                         .last()
                         .filter(|l| l.urn() != step.urn())
                         .map(|l| l.urn().clone());
-                    outcome = Err(message);
+                    ran.outcome = Err(message);
                     break;
                 }
             }
         }
-        drop(worker);
-        let ok = completed && outcome.is_ok();
-        let reply = match (ok, after_import, reply, last.clone()) {
+        ran
+    }
+
+    /// Ends a chain: an import that succeeded continues generation; otherwise the loop answers
+    /// the registration.
+    fn finish(&self, chain: Chain, ran: ChainRun) -> ExecDone {
+        let Chain {
+            id,
+            steps,
+            reply,
+            after_import,
+        } = chain;
+        let ok = ran.completed && ran.outcome.is_ok();
+        let reply = match (ok, after_import, reply, ran.last.clone()) {
             (true, Some(goal), Some(reply), Some(state)) => {
                 self.events
                     .send(EngineEvent::ChainFinished { chain: id, ok });
@@ -339,11 +371,17 @@ impl StepExecutor {
         };
         let reply = reply.map(|reply| {
             let urn = steps.last().map(|s| s.urn().clone()).unwrap_or_default();
-            (reply, self.answer(urn, &steps, last, outcome, completed))
+            (
+                reply,
+                self.answer(urn, &steps, ran.last, ran.outcome, ran.completed),
+            )
         });
         self.events
             .send(EngineEvent::ChainFinished { chain: id, ok });
-        ExecDone::Chain { reply, failed }
+        ExecDone::Chain {
+            reply,
+            failed: ran.failed,
+        }
     }
 
     fn answer(

@@ -13,8 +13,9 @@ use super::graph::DependencyGraph;
 use super::property::{PropertyMap, PropertyValue};
 use super::property_path::{PropertyPath, apply_ignore_changes};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
+use super::provider_ref::ProviderRef;
 use super::provider_registry::{LoadedProvider, ProviderRegistry};
-use super::resource::{ResourceState, is_provider_type, provider_urn};
+use super::resource::{ResourceState, is_provider_type};
 use super::run_error::RunError;
 use super::run_state::RunState;
 use super::source::{RegisterError, RegisterStatus, Registered};
@@ -755,12 +756,12 @@ impl StepGenerator {
                 "bad provider reference '{reference}' for resource '{urn}': {why}"
             ))
         };
-        let purn = provider_urn(reference)
+        let parsed = ProviderRef::parse(reference)
             .ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
-        if !is_provider_type(purn.type_()) {
+        if !is_provider_type(parsed.urn.type_()) {
             return Err(bad("the URN does not name a provider resource"));
         }
-        if reference.ends_with("::") {
+        if parsed.id.is_empty() {
             return Err(bad("the provider ID is empty"));
         }
         Ok(())
@@ -787,8 +788,11 @@ impl StepGenerator {
                 new.urn
             ))
         };
-        let old_urn = provider_urn(old_ref).ok_or_else(|| bad(old_ref))?;
-        let new_urn = provider_urn(new_ref).ok_or_else(|| bad(new_ref))?;
+        let old_urn = ProviderRef::parse(old_ref).ok_or_else(|| bad(old_ref))?.urn;
+        let ProviderRef {
+            urn: new_urn,
+            id: new_id,
+        } = ProviderRef::parse(new_ref).ok_or_else(|| bad(new_ref))?;
         if self.aliased.get(&old_urn) == Some(&new_urn) {
             return Ok(false);
         }
@@ -805,10 +809,7 @@ impl StepGenerator {
             .registry
             .diff(DiffRequest {
                 urn: new_urn,
-                id: new_ref
-                    .rsplit_once("::")
-                    .map(|(_, id)| id.to_string())
-                    .unwrap_or_default(),
+                id: new_id,
                 old_inputs: old_provider.inputs.clone(),
                 old_outputs: old_provider.outputs.clone(),
                 new_inputs: new_provider.inputs.clone(),

@@ -10,7 +10,7 @@ use super::config_path::{self, PathStep};
 use super::error::{CryptError, ProjectError};
 use super::project_file::Project;
 use super::stack_settings::StackSettings;
-use crate::yaml::{Node, NodeKind, SourceError};
+use crate::located_yaml::{Node, NodeKind, SourceError};
 
 /// Encrypts and decrypts secure configuration values; implemented by the secrets providers
 /// (passphrase, …) so that this module never sees a key.
@@ -373,7 +373,7 @@ impl ConfigDecl {
     }
 }
 
-fn k_error(file: &str, k: &crate::yaml::Key, name: &str) -> SourceError {
+fn k_error(file: &str, k: &crate::located_yaml::Key, name: &str) -> SourceError {
     SourceError::new(
         file,
         k.pos,

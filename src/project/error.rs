@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::yaml::SourceError;
+use crate::located_yaml::SourceError;
 
 /// A project, stack settings or configuration problem, naming the file (and line) involved.
 #[derive(Debug, thiserror::Error)]

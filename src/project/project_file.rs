@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::config::{ConfigDecl, ConfigKey};
 use super::error::ProjectError;
-use crate::yaml::node::parse_document;
-use crate::yaml::{Node, NodeKind, SourceError};
+use crate::located_yaml::parse_document;
+use crate::located_yaml::{Node, NodeKind, SourceError};
 
 /// The project file's name.
 pub const PROJECT_FILE: &str = "Pulumi.yaml";

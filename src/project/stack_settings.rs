@@ -10,8 +10,8 @@ use super::config::{ConfigKey, ConfigValue};
 use super::config_path;
 use super::error::ProjectError;
 use super::yaml_text;
-use crate::yaml::node::parse_document;
-use crate::yaml::{NodeKind, Pos, SourceError};
+use crate::located_yaml::parse_document;
+use crate::located_yaml::{NodeKind, Pos, SourceError};
 
 /// One stack's settings file.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -5,7 +5,8 @@
 
 use std::fs;
 
-use crate::engine::resource::{ResourceState, provider_urn};
+use crate::engine::provider_ref::ProviderRef;
+use crate::engine::resource::ResourceState;
 use crate::engine::snapshot::Snapshot;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
@@ -36,10 +37,10 @@ fn rename_state(r: &mut ResourceState, stack: &str) {
     r.for_each_reference(|u| *u = renamed(u, stack));
     r.aliases.iter_mut().for_each(|u| *u = renamed(u, stack));
     if let Some(reference) = &mut r.provider
-        && let Some(old) = provider_urn(reference)
-        && let Some((_, id)) = reference.rsplit_once("::")
+        && let Some(mut parsed) = ProviderRef::parse(reference)
     {
-        *reference = format!("{}::{id}", renamed(&old, stack));
+        parsed.urn = renamed(&parsed.urn, stack);
+        *reference = parsed.to_string();
     }
 }
 

@@ -1,7 +1,7 @@
 //! The program AST: Pulumi YAML's `config`, `variables`, `resources` and `outputs`, built from
 //! the node tree with every shape checked and every position kept.
 
-use crate::engine::resource::CustomTimeouts;
+use crate::engine::resource::{CustomTimeouts, is_provider_type, provider_type_package};
 use crate::project::{ConfigDecl, ConfigKey};
 
 use super::builtin::Builtin;
@@ -324,7 +324,7 @@ fn build_with(
 fn apply_default_providers(file: &str, ast: &mut ProgramAst) -> Result<(), SourceError> {
     let mut defaults: Vec<(String, ResourceRef, Option<String>)> = Vec::new();
     for r in &ast.resources {
-        match r.type_.strip_prefix("pulumi:providers:") {
+        match provider_type_package(&r.type_) {
             Some(pkg) if r.default_provider => defaults.push((
                 pkg.to_string(),
                 ResourceRef {
@@ -344,7 +344,7 @@ fn apply_default_providers(file: &str, ast: &mut ProgramAst) -> Result<(), Sourc
         }
     }
     for r in &mut ast.resources {
-        if r.type_.starts_with("pulumi:providers:") || r.options.provider.is_some() {
+        if is_provider_type(&r.type_) || r.options.provider.is_some() {
             continue;
         }
         let pkg = r.type_.split(':').next().unwrap_or_default();

@@ -482,7 +482,7 @@ impl Shared {
             .unwrap_or_default();
         for p in r.options.providers.iter().chain(r.options.provider.iter()) {
             let Some(v) = resource(&p.name) else { continue };
-            let Some(pkg) = v.urn.type_().strip_prefix("pulumi:providers:") else {
+            let Some(pkg) = crate::engine::resource::provider_type_package(v.urn.type_()) else {
                 return Err(SourceError::new(
                     &self.ast.file,
                     p.pos,

@@ -11,13 +11,13 @@ pub mod error;
 pub mod evaluate;
 pub mod functions;
 pub mod interpolate;
-pub mod node;
 pub mod program;
 pub mod scope;
 mod sha1;
 mod stack_reference;
 mod type_check;
 
+pub use crate::located_yaml::node;
 pub use error::{Pos, SourceError, YamlError};
 pub use evaluate::{YamlProgram, is_component_type};
 pub use node::{Key, Node, NodeKind};

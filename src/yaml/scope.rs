@@ -324,7 +324,7 @@ impl Scope<'_> {
         let pkg = package_of(&inv.token);
         let provider_ref = match (&provider, &parent) {
             (Some(p), _) => {
-                if !p.urn.type_().starts_with("pulumi:providers:") {
+                if !crate::engine::resource::is_provider_type(p.urn.type_()) {
                     return Err(located(
                         self.file,
                         inv.provider.as_ref().map_or(pos, |e| e.pos),

@@ -147,7 +147,7 @@ pub(crate) async fn run(
                     &goal.type_,
                     &goal.name,
                 );
-                if goal.type_.starts_with("pulumi:providers:") {
+                if crate::engine::resource::is_provider_type(&goal.type_) {
                     let id = format!("{}-id", goal.name);
                     registry
                         .configure(&urn, &id, &goal.properties, false)

@@ -6,7 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
-use super::error::{Pos, SourceError};
+use super::source_error::{Pos, SourceError};
 
 /// One node of a YAML document with its position.
 #[derive(Clone, Debug, PartialEq)]
