@@ -9,8 +9,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use stepdeck::engine::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
-    ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, Journal,
-    NullJournal, Operation, Options, Outcome, Program, ProviderFactory,
+    ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal,
+    Operation, Options, Outcome, Program, ProviderFactory,
 };
 use stepdeck::output::digest::PreviewDigest;
 use stepdeck::output::event_stream::EventWriter;
@@ -440,7 +440,6 @@ where
     let lock = ws.backend.lock(&stack.reference, opts.operation.as_str())?;
     warn_if_broke_stale(&lock);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
-    let journal: Box<dyn Journal> = Box::new(journal);
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
