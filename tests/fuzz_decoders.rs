@@ -17,7 +17,7 @@ use stepdeck::engine::resource::{OperationType, ResourceState};
 use stepdeck::engine::targets::UrnGlob;
 use stepdeck::engine::urn::Urn;
 use stepdeck::project::{Project, StackSettings};
-use stepdeck::state::{FileBackend, BackendUrl, StackRef};
+use stepdeck::state::{BackendUrl, FileBackend, StackRef};
 
 /// Cases per property in CI.
 const CI_CASES: u32 = 48;

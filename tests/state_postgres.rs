@@ -1,0 +1,338 @@
+//! The `postgres://` backend against a real PostgreSQL server (tests/pg_support), through the
+//! real binary: the same scenarios as on `file://`, lease locks between two hosts, expired
+//! leases taken over with a warning, bad input refused with exit 2, stacks moved between
+//! backends.
+
+mod cli_support;
+mod pg_support;
+
+use std::process::Output;
+
+use cli_support::{Env, NET_AND_DB, stderr, stdout};
+
+/// A server, or a skipped test (the message says how to install PostgreSQL).
+macro_rules! server {
+    () => {
+        match pg_support::server() {
+            Some(s) => s,
+            None => return,
+        }
+    };
+}
+
+fn run_on(env: &Env, url: &str, host: &str, args: &[&str]) -> Output {
+    env.command(args)
+        .env("STEPDECK_BACKEND_URL", url)
+        .env("STEPDECK_HOST", host)
+        .output()
+        .expect("run stepdeck")
+}
+
+fn ok_on(env: &Env, url: &str, args: &[&str]) -> String {
+    let out = run_on(env, url, "alpha", args);
+    assert!(
+        out.status.success(),
+        "stepdeck {args:?} on {url} failed ({:?}):\n{}\n{}",
+        out.status.code(),
+        stdout(&out),
+        stderr(&out)
+    );
+    stdout(&out)
+}
+
+/// The scenario both backends must pass alike; returns what it observed, to compare.
+fn lifecycle(env: &Env, url: &str) -> Vec<String> {
+    let mut seen = Vec::new();
+    ok_on(env, url, &["stack", "init", "dev"]);
+    ok_on(env, url, &["up", "--yes", "--stack", "dev"]);
+    let exported: serde_json::Value =
+        serde_json::from_str(&ok_on(env, url, &["stack", "export", "--stack", "dev"])).unwrap();
+    let resources = exported["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .len();
+    seen.push(format!("after up: {resources} resources"));
+    env.write(
+        "Pulumi.yaml",
+        &format!(
+            "name: e2e\nruntime: yaml\n{}",
+            NET_AND_DB.replace("10.0.0.0/16", "10.1.0.0/16")
+        ),
+    );
+    ok_on(env, url, &["up", "--yes", "--stack", "dev"]);
+    let history: serde_json::Value = serde_json::from_str(&ok_on(
+        env,
+        url,
+        &["stack", "history", "--json", "--stack", "dev"],
+    ))
+    .unwrap();
+    seen.push(format!(
+        "history: {} updates",
+        history.as_array().unwrap().len()
+    ));
+    let ls = ok_on(env, url, &["stack", "ls"]);
+    seen.push(format!("ls names dev: {}", ls.contains("dev")));
+    // export | import round trip onto a second stack of the same backend.
+    let doc = ok_on(env, url, &["stack", "export", "--stack", "dev"]);
+    let file = env.project().join("dev.json");
+    std::fs::write(
+        &file,
+        doc.replace("urn:pulumi:dev::", "urn:pulumi:qa::")
+            .replace("e2e-dev", "e2e-qa"),
+    )
+    .unwrap();
+    ok_on(env, url, &["stack", "init", "qa"]);
+    ok_on(
+        env,
+        url,
+        &[
+            "stack",
+            "import",
+            "--stack",
+            "qa",
+            "--file",
+            file.to_str().unwrap(),
+        ],
+    );
+    let qa: serde_json::Value =
+        serde_json::from_str(&ok_on(env, url, &["stack", "export", "--stack", "qa"])).unwrap();
+    seen.push(format!(
+        "imported: {} resources",
+        qa["deployment"]["resources"].as_array().unwrap().len()
+    ));
+    ok_on(env, url, &["stack", "rm", "qa", "--force", "--yes"]);
+    let removed = run_on(env, url, "alpha", &["stack", "rm", "dev", "--yes"]);
+    seen.push(format!(
+        "rm with resources exits {:?}",
+        removed.status.code()
+    ));
+    ok_on(env, url, &["destroy", "--yes", "--stack", "dev"]);
+    ok_on(env, url, &["stack", "rm", "dev", "--yes"]);
+    seen.push(format!(
+        "ls after rm names dev: {}",
+        ok_on(env, url, &["stack", "ls"]).contains("dev")
+    ));
+    seen
+}
+
+#[test]
+fn the_same_scenario_passes_alike_on_file_and_postgres() {
+    let server = server!();
+    let file_env = Env::new(NET_AND_DB);
+    let file_url = format!("file://{}", file_env.root.path().join("state").display());
+    let on_file = lifecycle(&file_env, &file_url);
+    let pg_env = Env::new(NET_AND_DB);
+    let (_, pg_url) = server.database();
+    let on_pg = lifecycle(&pg_env, &pg_url);
+    assert_eq!(on_pg, on_file);
+    assert_eq!(
+        on_pg,
+        [
+            "after up: 4 resources",
+            "history: 2 updates",
+            "ls names dev: true",
+            "imported: 4 resources",
+            "rm with resources exits Some(2)",
+            "ls after rm names dev: false",
+        ]
+    );
+    assert!(pg_env.world().is_empty(), "destroy removed everything");
+}
+
+#[test]
+fn a_second_host_is_refused_naming_the_holder_and_an_expired_lease_is_taken_over() {
+    let server = server!();
+    let env = Env::new(NET_AND_DB);
+    let (db, url) = server.database();
+    ok_on(&env, &url, &["stack", "init", "dev"]);
+    // A live lock of host "alpha" (a pid that runs on no host we can check, lease current).
+    server.sql(
+        &db,
+        "INSERT INTO stepdeck_locks VALUES ('e2e', 'dev', 'held-1', 4242, 'alpha', 'ops', 'up', \
+         '2026-01-01T00:00:00Z', now() + interval '10 minutes')",
+    );
+    let refused = run_on(&env, &url, "beta", &["up", "--yes", "--stack", "dev"]);
+    // As on file://: a stack in use is not bad input, so the exit code is 1.
+    assert_eq!(refused.status.code(), Some(1), "{}", stderr(&refused));
+    let e = stderr(&refused);
+    assert!(e.contains("locked by pid 4242 on host alpha"), "{e}");
+    assert!(e.contains("user ops"), "{e}");
+    assert_eq!(
+        server.sql(&db, "SELECT count(*) FROM stepdeck_journal"),
+        "0"
+    );
+    // The lease ends: the next operator takes the lock over, and is told whose it was.
+    server.sql(
+        &db,
+        "UPDATE stepdeck_locks SET expires = now() - interval '1 second'",
+    );
+    let taken = run_on(&env, &url, "beta", &["up", "--yes", "--stack", "dev"]);
+    assert!(taken.status.success(), "{}", stderr(&taken));
+    assert!(
+        stderr(&taken).contains("removed a stale lock left by pid 4242 on alpha"),
+        "{}",
+        stderr(&taken)
+    );
+    assert_eq!(server.sql(&db, "SELECT count(*) FROM stepdeck_locks"), "0");
+}
+
+/// A network whose create takes `ms` milliseconds.
+fn slow_program(ms: u64) -> String {
+    format!(
+        "resources:\n  net:\n    type: sim:index:Network\n    properties:\n      cidr: 10.0.0.0/16\n      latencyMs: {ms}\n"
+    )
+}
+
+#[test]
+fn two_ups_from_two_hosts_run_exactly_one_and_the_other_names_the_holder() {
+    let server = server!();
+    let env = Env::new(&slow_program(3000));
+    let (db, url) = server.database();
+    ok_on(&env, &url, &["stack", "init", "dev"]);
+    let first = env
+        .command(&["up", "--yes", "--stack", "dev"])
+        .env("STEPDECK_BACKEND_URL", &url)
+        .env("STEPDECK_HOST", "alpha")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while server.sql(&db, "SELECT count(*) FROM stepdeck_locks") != "1" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the first up never locked"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let second = run_on(&env, &url, "beta", &["up", "--yes", "--stack", "dev"]);
+    let first = first.wait_with_output().unwrap();
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_eq!(second.status.code(), Some(1), "{}", stderr(&second));
+    let e = stderr(&second);
+    assert!(
+        e.contains("is locked by pid") && e.contains("on host alpha"),
+        "{e}"
+    );
+    assert_eq!(env.world().len(), 1, "one network, created once");
+}
+
+#[test]
+fn bad_servers_credentials_schemas_and_roles_exit_2_writing_nothing() {
+    let server = server!();
+    let env = Env::new(NET_AND_DB);
+    let unused = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let unreachable = format!("postgres://postgres:x@127.0.0.1:{unused}/db?sslmode=disable");
+    let out = run_on(&env, &unreachable, "alpha", &["stack", "init", "dev"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(&format!("127.0.0.1:{unused}")),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("is the server running"),
+        "{}",
+        stderr(&out)
+    );
+
+    let (db, _) = server.database();
+    let wrong = server.url("postgres", "not-the-password", &db);
+    let out = run_on(&env, &wrong, "alpha", &["stack", "init", "dev"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("password authentication failed"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        !stderr(&out).contains("not-the-password"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        server.sql(
+            &db,
+            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'stepdeck%'"
+        ),
+        "0"
+    );
+
+    let (db, url) = server.database();
+    server.sql(&db, "CREATE TABLE stepdeck_schema (version integer NOT NULL); INSERT INTO stepdeck_schema VALUES (99)");
+    let out = run_on(&env, &url, "alpha", &["stack", "init", "dev"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("schema version 99"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        server.sql(
+            &db,
+            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'stepdeck%'"
+        ),
+        "1"
+    );
+
+    let (db, url) = server.database();
+    ok_on(&env, &url, &["stack", "ls"]);
+    let role = format!("ro_{db}");
+    server.sql(&db, &format!("CREATE ROLE {role} LOGIN PASSWORD 'ro'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}"));
+    let read_only = server.url(&role, "ro", &db);
+    let out = run_on(&env, &read_only, "alpha", &["stack", "init", "dev"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("permission denied"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(server.sql(&db, "SELECT count(*) FROM stepdeck_stacks"), "0");
+    assert_eq!(server.sql(&db, "SELECT count(*) FROM stepdeck_locks"), "0");
+}
+
+#[test]
+fn export_and_import_move_a_stack_from_file_to_postgres_and_back() {
+    let server = server!();
+    let env = Env::new(NET_AND_DB);
+    let file_url = format!("file://{}", env.root.path().join("state").display());
+    let (db, pg_url) = server.database();
+    ok_on(&env, &file_url, &["up", "--yes", "--stack", "dev"]);
+    let doc = ok_on(&env, &file_url, &["stack", "export", "--stack", "dev"]);
+    let path = env.project().join("moved.json");
+    std::fs::write(&path, &doc).unwrap();
+    ok_on(&env, &pg_url, &["stack", "init", "dev"]);
+    ok_on(
+        &env,
+        &pg_url,
+        &[
+            "stack",
+            "import",
+            "--stack",
+            "dev",
+            "--file",
+            path.to_str().unwrap(),
+        ],
+    );
+    let back = ok_on(&env, &pg_url, &["stack", "export", "--stack", "dev"]);
+    let (a, b): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&doc).unwrap(),
+        serde_json::from_str(&back).unwrap(),
+    );
+    assert_eq!(a["deployment"]["resources"], b["deployment"]["resources"]);
+    // The moved stack deploys with no changes, journaling into the database.
+    let out = ok_on(
+        &env,
+        &pg_url,
+        &["up", "--yes", "--stack", "dev", "--expect-no-changes"],
+    );
+    assert!(!out.is_empty());
+    assert_eq!(
+        server.sql(&db, "SELECT count(*) FROM stepdeck_history"),
+        "1"
+    );
+}
