@@ -4,6 +4,7 @@
 //! backends.
 
 mod cli_support;
+mod crash_support;
 mod pg_support;
 
 use std::process::Output;
@@ -40,18 +41,42 @@ fn ok_on(env: &Env, url: &str, args: &[&str]) -> String {
     stdout(&out)
 }
 
+/// The URN of the program's network on `stack`.
+fn net_urn(stack: &str) -> String {
+    format!("urn:pulumi:{stack}::e2e::sim:index:Network::net")
+}
+
 /// The scenario both backends must pass alike; returns what it observed, to compare.
 fn lifecycle(env: &Env, url: &str) -> Vec<String> {
     let mut seen = Vec::new();
+    let export = |stack: &str| -> serde_json::Value {
+        serde_json::from_str(&ok_on(env, url, &["stack", "export", "--stack", stack])).unwrap()
+    };
     ok_on(env, url, &["stack", "init", "dev"]);
+    ok_on(
+        env,
+        url,
+        &[
+            "config",
+            "set",
+            "--secret",
+            "dbPassword",
+            "s3cr3t",
+            "--stack",
+            "dev",
+        ],
+    );
     ok_on(env, url, &["up", "--yes", "--stack", "dev"]);
-    let exported: serde_json::Value =
-        serde_json::from_str(&ok_on(env, url, &["stack", "export", "--stack", "dev"])).unwrap();
+    let exported = export("dev");
     let resources = exported["deployment"]["resources"]
         .as_array()
         .unwrap()
         .len();
     seen.push(format!("after up: {resources} resources"));
+    seen.push(format!(
+        "secrets provider: {}",
+        exported["deployment"]["secrets_providers"]["type"]
+    ));
     env.write(
         "Pulumi.yaml",
         &format!(
@@ -69,6 +94,45 @@ fn lifecycle(env: &Env, url: &str) -> Vec<String> {
     seen.push(format!(
         "history: {} updates",
         history.as_array().unwrap().len()
+    ));
+    ok_on(
+        env,
+        url,
+        &[
+            "state",
+            "protect",
+            &net_urn("dev"),
+            "--stack",
+            "dev",
+            "--yes",
+        ],
+    );
+    let protected = export("dev")["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["urn"] == net_urn("dev") && r["protect"] == true);
+    seen.push(format!("protected: {protected}"));
+    ok_on(
+        env,
+        url,
+        &[
+            "state",
+            "unprotect",
+            &net_urn("dev"),
+            "--stack",
+            "dev",
+            "--yes",
+        ],
+    );
+    ok_on(
+        env,
+        url,
+        &["stack", "tag", "set", "team", "infra", "--stack", "dev"],
+    );
+    seen.push(format!(
+        "tag: {}",
+        ok_on(env, url, &["stack", "tag", "get", "team", "--stack", "dev"]).trim()
     ));
     let ls = ok_on(env, url, &["stack", "ls"]);
     seen.push(format!("ls names dev: {}", ls.contains("dev")));
@@ -94,8 +158,7 @@ fn lifecycle(env: &Env, url: &str) -> Vec<String> {
             file.to_str().unwrap(),
         ],
     );
-    let qa: serde_json::Value =
-        serde_json::from_str(&ok_on(env, url, &["stack", "export", "--stack", "qa"])).unwrap();
+    let qa = export("qa");
     seen.push(format!(
         "imported: {} resources",
         qa["deployment"]["resources"].as_array().unwrap().len()
@@ -106,11 +169,30 @@ fn lifecycle(env: &Env, url: &str) -> Vec<String> {
         "rm with resources exits {:?}",
         removed.status.code()
     ));
-    ok_on(env, url, &["destroy", "--yes", "--stack", "dev"]);
-    ok_on(env, url, &["stack", "rm", "dev", "--yes"]);
+    ok_on(env, url, &["stack", "rename", "prod", "--stack", "dev"]);
+    let renamed = export("prod");
     seen.push(format!(
-        "ls after rm names dev: {}",
-        ok_on(env, url, &["stack", "ls"]).contains("dev")
+        "renamed: net is {}",
+        renamed["deployment"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["urn"] == net_urn("prod"))
+    ));
+    seen.push(format!(
+        "renamed keeps its tag: {}",
+        ok_on(
+            env,
+            url,
+            &["stack", "tag", "get", "team", "--stack", "prod"]
+        )
+        .trim()
+    ));
+    ok_on(env, url, &["destroy", "--yes", "--stack", "prod"]);
+    ok_on(env, url, &["stack", "rm", "prod", "--yes"]);
+    seen.push(format!(
+        "ls after rm names prod: {}",
+        ok_on(env, url, &["stack", "ls"]).contains("prod")
     ));
     seen
 }
@@ -118,10 +200,9 @@ fn lifecycle(env: &Env, url: &str) -> Vec<String> {
 #[test]
 fn the_same_scenario_passes_alike_on_file_and_postgres() {
     let server = server!();
-    let file_env = Env::new(NET_AND_DB);
-    let file_url = format!("file://{}", file_env.root.path().join("state").display());
-    let on_file = lifecycle(&file_env, &file_url);
-    let pg_env = Env::new(NET_AND_DB);
+    let file_env = Env::with_passphrase(NET_AND_DB);
+    let on_file = lifecycle(&file_env, &file_env.backend_url());
+    let pg_env = Env::with_passphrase(NET_AND_DB);
     let (_, pg_url) = server.database();
     let on_pg = lifecycle(&pg_env, &pg_url);
     assert_eq!(on_pg, on_file);
@@ -129,11 +210,16 @@ fn the_same_scenario_passes_alike_on_file_and_postgres() {
         on_pg,
         [
             "after up: 4 resources",
+            "secrets provider: \"passphrase\"",
             "history: 2 updates",
+            "protected: true",
+            "tag: infra",
             "ls names dev: true",
             "imported: 4 resources",
             "rm with resources exits Some(2)",
-            "ls after rm names dev: false",
+            "renamed: net is true",
+            "renamed keeps its tag: infra",
+            "ls after rm names prod: false",
         ]
     );
     assert!(pg_env.world().is_empty(), "destroy removed everything");
@@ -335,4 +421,117 @@ fn export_and_import_move_a_stack_from_file_to_postgres_and_back() {
         server.sql(&db, "SELECT count(*) FROM stepdeck_history"),
         "1"
     );
+}
+
+#[test]
+fn a_lost_connection_stops_new_steps_and_names_the_unfinished_operations() {
+    let server = server!();
+    // Three networks one after another, each create taking 1.5 s.
+    let program = "resources:
+  a:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+      latencyMs: 1500
+  b:
+    type: sim:index:Network
+    properties:
+      cidr: 10.1.0.0/16
+      latencyMs: 1500
+    options:
+      dependsOn:
+        - ${a}
+  c:
+    type: sim:index:Network
+    properties:
+      cidr: 10.2.0.0/16
+      latencyMs: 1500
+    options:
+      dependsOn:
+        - ${b}
+";
+    let mut env = Env::new(program);
+    let (db, url) = server.database();
+    env.backend = Some(url);
+    env.ok(&["stack", "init", "dev"]);
+    let run = env.spawn(&["up", "--yes", "--stack", "dev", "--non-interactive"]);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while server.sql(&db, "SELECT count(*) FROM stepdeck_journal") == "0" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing was journaled"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // The database goes away for this deployment: its sessions end, no new one is accepted.
+    server.sql(
+        "postgres",
+        &format!(
+            "ALTER DATABASE {db} ALLOW_CONNECTIONS false; \
+             SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '{db}'"
+        ),
+    );
+    let out = run.wait_with_output().unwrap();
+    let (o, e) = (stdout(&out), stderr(&out));
+    assert!(!out.status.success(), "{o}\n{e}");
+    assert!(
+        e.contains(&format!("/{db}")),
+        "the error names the database:\n{o}\n{e}"
+    );
+    assert!(
+        format!("{o}{e}").contains("not recorded as finished"),
+        "the unfinished operations are named:\n{o}\n{e}"
+    );
+    assert!(
+        env.world().len() < 3,
+        "no new step started after the connection was lost: {:?}",
+        env.world().keys()
+    );
+    // The server is back: the state loads with what was recorded, nothing resumed silently.
+    server.sql(
+        "postgres",
+        &format!("ALTER DATABASE {db} ALLOW_CONNECTIONS true"),
+    );
+    let exported = env.export("dev");
+    let recorded = exported["deployment"]["resources"]
+        .as_array()
+        .map_or(0, Vec::len)
+        + exported["deployment"]["pending_operations"]
+            .as_array()
+            .map_or(0, Vec::len);
+    assert!(recorded > 0, "what ran stays recorded: {exported}");
+    env.ok(&["refresh", "--yes", "--stack", "dev", "--non-interactive"]);
+    env.ok(&["up", "--yes", "--stack", "dev", "--non-interactive"]);
+    env.assert_no_leaks("dev");
+    assert_eq!(env.managed("dev").len(), 3);
+}
+
+#[test]
+fn kill_9_at_the_fault_points_converges_on_postgres() {
+    let server = server!();
+    for point in ["after-provider-write", "before-journal", "after-journal"] {
+        for n in [1, 4] {
+            let mut env = Env::new(crash_support::PROGRAM);
+            env.write("Pulumi.dev.yaml", crash_support::CONFIG_DEFAULT);
+            env.backend = Some(server.database().1);
+            if !crash_support::killed_run(&env, "up", point, n) {
+                continue;
+            }
+            let again = env.run(&crash_support::args("up"));
+            if !(again.status.success() && crash_support::pending_operations(&env).is_empty()) {
+                env.ok(&crash_support::args("refresh"));
+                env.ok(&crash_support::args("up"));
+            }
+            assert!(
+                crash_support::pending_operations(&env).is_empty(),
+                "{point}:{n}: pending operations left"
+            );
+            assert_eq!(
+                env.managed("dev").len(),
+                crash_support::MANAGED,
+                "{point}:{n}"
+            );
+            env.assert_no_leaks("dev");
+        }
+    }
 }

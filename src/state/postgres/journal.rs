@@ -183,8 +183,7 @@ async fn writer(
         if let Err(message) = outcome {
             let unfinished: Vec<&str> = open.values().map(String::as_str).collect();
             let text = format!(
-                "{}: writing the journal failed: {message}; {} operation(s) began and are not \
-                 recorded as finished{}{}",
+                "{}: {message}; {} operation(s) began and are not recorded as finished{}{}",
                 target.db.url,
                 unfinished.len(),
                 if unfinished.is_empty() { "" } else { ": " },
