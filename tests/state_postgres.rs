@@ -535,3 +535,48 @@ fn kill_9_at_the_fault_points_converges_on_postgres() {
         }
     }
 }
+
+#[test]
+fn tls_through_rustls_encrypts_and_verifies_as_sslmode_says() {
+    let server = server!();
+    let Some(cert) = server.ca_cert() else {
+        eprintln!("openssl is not installed: the server runs without TLS, skipping");
+        return;
+    };
+    let env = Env::new(NET_AND_DB);
+    let (db, _) = server.database();
+    let user = pg_support::TLS_ONLY_USER;
+    server.sql(
+        &db,
+        &format!(
+            "DO $$ BEGIN CREATE ROLE {user} LOGIN PASSWORD 'tls'; EXCEPTION WHEN duplicate_object THEN NULL; END $$; \
+             GRANT ALL ON SCHEMA public TO {user}"
+        ),
+    );
+    let url = |mode: &str| {
+        format!(
+            "postgres://{user}:tls@127.0.0.1:{}/{db}?sslmode={mode}",
+            server.port
+        )
+    };
+    // The server refuses this role without encryption.
+    let plain = run_on(&env, &url("disable"), "alpha", &["stack", "ls"]);
+    assert_eq!(plain.status.code(), Some(2), "{}", stderr(&plain));
+    assert!(
+        stderr(&plain).contains("no encryption"),
+        "{}",
+        stderr(&plain)
+    );
+    // Encrypted, certificate unchecked (libpq's require), and verified against the CA given.
+    ok_on(&env, &url("require"), &["stack", "init", "dev"]);
+    let verified = format!("{}&sslrootcert={}", url("verify-full"), cert.display());
+    assert!(ok_on(&env, &verified, &["stack", "ls"]).contains("dev"));
+    // A certificate the built-in roots do not vouch for is refused under verify-full.
+    let unknown = run_on(&env, &url("verify-full"), "alpha", &["stack", "ls"]);
+    assert_eq!(unknown.status.code(), Some(2), "{}", stderr(&unknown));
+    assert!(
+        stderr(&unknown).to_lowercase().contains("certificate"),
+        "{}",
+        stderr(&unknown)
+    );
+}

@@ -13,12 +13,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The superuser's password.
 pub const PASSWORD: &str = "stepdeck-test";
+/// A role the server admits only over TLS (when the server has TLS: [`Server::ca_cert`]).
+pub const TLS_ONLY_USER: &str = "tlsonly";
 const USER: &str = "stepdeck-pg";
 
 pub struct Server {
     pub port: u16,
     bin: PathBuf,
     run_as: Option<&'static str>,
+    /// The certificate of the test CA that signed the server's (for 127.0.0.1 and localhost),
+    /// when `openssl` was there to make them.
+    cert: Option<PathBuf>,
 }
 
 /// The binaries' directory: Debian's versioned one, else whatever `initdb` is on PATH.
@@ -113,12 +118,36 @@ impl Server {
         (name, url)
     }
 
+    /// The test CA's certificate, `None` when the server runs without TLS.
+    pub fn ca_cert(&self) -> Option<&Path> {
+        self.cert.as_deref()
+    }
+
     pub fn url(&self, user: &str, password: &str, db: &str) -> String {
         format!(
             "postgres://{user}:{password}@127.0.0.1:{}/{db}?sslmode=disable",
             self.port
         )
     }
+}
+
+/// A test CA (`ca.crt`) and the server's certificate for 127.0.0.1 and localhost signed by it
+/// (`server.crt`, `server.key`) in `dir`, if `openssl` runs; returns the CA's certificate.
+fn self_signed(dir: &Path) -> Option<PathBuf> {
+    let script = "set -e
+openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=stepdeck-test-ca -keyout ca.key -out ca.crt
+openssl req -newkey rsa:2048 -nodes -subj /CN=localhost -keyout server.key -out server.csr
+printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\\n' > server.ext
+openssl x509 -req -in server.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 2 -extfile server.ext -out server.crt
+chmod 600 server.key ca.key";
+    let made = Command::new("sh")
+        .args(["-c", script])
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .ok()?;
+    made.success().then(|| dir.join("ca.crt"))
 }
 
 /// The binary's server, started on first use; `None` (with a message) without PostgreSQL.
@@ -164,6 +193,7 @@ fn start() -> Option<Server> {
     let data = dir.join("data");
     let pwfile = dir.join("pw");
     std::fs::write(&pwfile, PASSWORD).unwrap();
+    let cert = self_signed(&dir);
     if let Some(user) = run_as {
         let ok = Command::new("chown")
             .args(["-R", user])
@@ -177,7 +207,12 @@ fn start() -> Option<Server> {
         .local_addr()
         .unwrap()
         .port();
-    let server = Server { port, bin, run_as };
+    let mut server = Server {
+        port,
+        bin,
+        run_as,
+        cert: None,
+    };
     let init = server
         .command("initdb")
         .arg("-D")
@@ -197,10 +232,29 @@ fn start() -> Option<Server> {
         "initdb: {}",
         String::from_utf8_lossy(&init.stderr)
     );
-    let options = format!(
+    let mut options = format!(
         "-p {port} -k {} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200",
         dir.display()
     );
+    if cert.is_some() {
+        options.push_str(&format!(
+            " -c ssl=on -c ssl_cert_file={} -c ssl_key_file={}",
+            dir.join("server.crt").display(),
+            dir.join("server.key").display()
+        ));
+        // The TLS-only role: refused without encryption, admitted with it.
+        let hba = data.join("pg_hba.conf");
+        let rest = std::fs::read_to_string(&hba).unwrap();
+        std::fs::write(
+            &hba,
+            format!(
+                "hostnossl all {TLS_ONLY_USER} 127.0.0.1/32 reject\n\
+                 hostssl all {TLS_ONLY_USER} 127.0.0.1/32 scram-sha-256\n{rest}"
+            ),
+        )
+        .unwrap();
+    }
+    server.cert = cert;
     let started = server
         .command("pg_ctl")
         .arg("-D")

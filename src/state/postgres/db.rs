@@ -103,11 +103,15 @@ impl Db {
             }
             SslMode::Prefer => {
                 config.ssl_mode(tokio_postgres::config::SslMode::Prefer);
-                Some(tls_config(url)?)
+                Some(tls_config(url, false)?)
             }
             SslMode::Require => {
                 config.ssl_mode(tokio_postgres::config::SslMode::Require);
-                Some(tls_config(url)?)
+                Some(tls_config(url, false)?)
+            }
+            SslMode::VerifyFull => {
+                config.ssl_mode(tokio_postgres::config::SslMode::Require);
+                Some(tls_config(url, true)?)
             }
         };
         Ok(Arc::new(Db {
@@ -177,10 +181,21 @@ impl Db {
     }
 }
 
-/// Trusts `sslrootcert` when given, else the built-in web roots.
-fn tls_config(url: &PgUrl) -> Result<MakeRustlsConnect, String> {
+/// With `verify`, trusts `sslrootcert` when given, else the built-in web roots; without,
+/// encrypts and accepts any certificate (libpq's `prefer` and `require`).
+fn tls_config(url: &PgUrl, verify: bool) -> Result<MakeRustlsConnect, String> {
     use rustls::pki_types::CertificateDer;
     use rustls::pki_types::pem::PemObject;
+    if !verify {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider.clone())
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(Unverified(provider)))
+            .with_no_client_auth();
+        return Ok(MakeRustlsConnect::new(config));
+    }
     let mut roots = rustls::RootCertStore::empty();
     match &url.sslrootcert {
         Some(path) => {
@@ -199,6 +214,56 @@ fn tls_config(url: &PgUrl) -> Result<MakeRustlsConnect, String> {
         .with_root_certificates(roots)
         .with_no_client_auth();
     Ok(MakeRustlsConnect::new(config))
+}
+
+/// Accepts the server's certificate unchecked but still checks that the handshake is signed
+/// by it: encryption against eavesdroppers, not authentication (libpq's `require`).
+#[derive(Debug)]
+struct Unverified(Arc<rustls::crypto::CryptoProvider>);
+
+impl rustls::client::danger::ServerCertVerifier for Unverified {
+    fn verify_server_cert(
+        &self,
+        _end_entity: &rustls::pki_types::CertificateDer<'_>,
+        _intermediates: &[rustls::pki_types::CertificateDer<'_>],
+        _server_name: &rustls::pki_types::ServerName<'_>,
+        _ocsp_response: &[u8],
+        _now: rustls::pki_types::UnixTime,
+    ) -> Result<rustls::client::danger::ServerCertVerified, rustls::Error> {
+        Ok(rustls::client::danger::ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &rustls::pki_types::CertificateDer<'_>,
+        dss: &rustls::DigitallySignedStruct,
+    ) -> Result<rustls::client::danger::HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<rustls::SignatureScheme> {
+        self.0.signature_verification_algorithms.supported_schemes()
+    }
 }
 
 /// A driver error in words: the server's own message (with its SQLSTATE) when it sent one,

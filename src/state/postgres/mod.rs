@@ -770,8 +770,6 @@ impl Backend for PgBackend {
         let renamed = self.run(async {
             let mut conn = self.db.get().await?;
             let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            let keys: [&(dyn tokio_postgres::types::ToSql + Sync); 3] =
-                [&old.project(), &old.stack(), &new.stack()];
             let inserted = tx
                 .execute(
                     &format!(
@@ -786,13 +784,21 @@ impl Backend for PgBackend {
             if inserted == 0 {
                 return Ok(false);
             }
-            for sql in [
-                format!("UPDATE {t}_history SET stack = $3 WHERE project = $1 AND stack = $2"),
-                format!("UPDATE {t}_current SET stack = $3 WHERE project = $1 AND stack = $2"),
-                format!("DELETE FROM {t}_journal WHERE project = $1 AND stack = $2 AND $3 <> ''"),
-                format!("DELETE FROM {t}_stacks WHERE project = $1 AND stack = $2 AND $3 <> ''"),
-            ] {
-                tx.execute(&sql, &keys).await.map_err(|e| describe(&e))?;
+            for table in ["history", "current"] {
+                tx.execute(
+                    &format!("UPDATE {t}_{table} SET stack = $3 WHERE project = $1 AND stack = $2"),
+                    &[&old.project(), &old.stack(), &new.stack()],
+                )
+                .await
+                .map_err(|e| describe(&e))?;
+            }
+            for table in ["journal", "stacks"] {
+                tx.execute(
+                    &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
+                    &[&old.project(), &old.stack()],
+                )
+                .await
+                .map_err(|e| describe(&e))?;
             }
             tx.commit().await.map_err(|e| describe(&e))?;
             Ok(true)

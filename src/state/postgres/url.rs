@@ -8,16 +8,18 @@ use std::path::PathBuf;
 /// The default prefix of the tables (`stepdeck_stacks`, `stepdeck_journal`, …).
 pub const DEFAULT_TABLE: &str = "stepdeck";
 
-/// How the connection is encrypted, in libpq's words.
+/// How the connection is encrypted, with libpq's meanings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SslMode {
     /// Plain TCP (or a Unix socket).
     Disable,
-    /// TLS if the server offers it; the certificate, when TLS is used, is verified.
+    /// TLS if the server offers it, its certificate not checked (libpq's default).
     Prefer,
-    /// TLS or no connection; the server's certificate is verified against the system's roots
-    /// (or `sslrootcert`).
+    /// TLS or no connection, the certificate not checked.
     Require,
+    /// TLS with the server's certificate verified (chain and host name) against the built-in
+    /// web roots or `sslrootcert` (`verify-ca` is taken as this, stricter, mode).
+    VerifyFull,
 }
 
 /// A parsed `postgres://` URL.
@@ -102,10 +104,11 @@ impl PgUrl {
                     parsed.sslmode = match value.as_str() {
                         "disable" => SslMode::Disable,
                         "prefer" | "allow" => SslMode::Prefer,
-                        "require" | "verify-ca" | "verify-full" => SslMode::Require,
+                        "require" => SslMode::Require,
+                        "verify-ca" | "verify-full" => SslMode::VerifyFull,
                         other => {
                             return Err(format!(
-                                "sslmode {other:?} is not one of disable, prefer, require, verify-full"
+                                "sslmode {other:?} is not one of disable, prefer, require, verify-ca, verify-full"
                             ));
                         }
                     }
@@ -180,7 +183,7 @@ mod tests {
     #[test]
     fn parses_every_part_and_masks_the_password() {
         let u = PgUrl::parse(
-            "postgres://ops:p%40ss@db.example:6543/state?table=team_a&sslmode=require",
+            "postgres://ops:p%40ss@db.example:6543/state?table=team_a&sslmode=verify-full",
         )
         .unwrap();
         assert_eq!(u.user, "ops");
@@ -188,7 +191,7 @@ mod tests {
         assert_eq!((u.host.as_str(), u.port), ("db.example", 6543));
         assert_eq!(u.dbname, "state");
         assert_eq!(u.table, "team_a");
-        assert_eq!(u.sslmode, SslMode::Require);
+        assert_eq!(u.sslmode, SslMode::VerifyFull);
         assert_eq!(
             u.redacted(),
             "postgres://ops:****@db.example:6543/state?table=team_a"
