@@ -31,7 +31,7 @@ use stepdeck::rpc::pulumirpc::{
     register_resource_request,
 };
 use stepdeck::rpc::server::connect;
-use stepdeck::state::{BackendUrl, FileBackend, StackRef};
+use stepdeck::state::{Backend, BackendUrl, FileBackend, StackRef};
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::watch;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};

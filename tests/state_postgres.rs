@@ -303,6 +303,23 @@ fn two_ups_from_two_hosts_run_exactly_one_and_the_other_names_the_holder() {
     assert_eq!(env.world().len(), 1, "one network, created once");
 }
 
+/// `stack init dev` on `url` must fail with exit code 2 and a message containing `says`.
+fn refused(env: &Env, url: &str, says: &str) -> String {
+    let out = run_on(env, url, "alpha", &["stack", "init", "dev"]);
+    let e = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{e}");
+    assert!(e.contains(says), "expected {says:?} in: {e}");
+    e
+}
+
+/// How many tables of ours the database holds.
+fn our_tables(server: &pg_support::Server, db: &str) -> String {
+    server.sql(
+        db,
+        "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'stepdeck%'",
+    )
+}
+
 #[test]
 fn bad_servers_credentials_schemas_and_roles_exit_2_writing_nothing() {
     let server = server!();
@@ -313,70 +330,41 @@ fn bad_servers_credentials_schemas_and_roles_exit_2_writing_nothing() {
         .unwrap()
         .port();
     let unreachable = format!("postgres://postgres:x@127.0.0.1:{unused}/db?sslmode=disable");
-    let out = run_on(&env, &unreachable, "alpha", &["stack", "init", "dev"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains(&format!("127.0.0.1:{unused}")),
-        "{}",
-        stderr(&out)
-    );
-    assert!(
-        stderr(&out).contains("is the server running"),
-        "{}",
-        stderr(&out)
-    );
+    let e = refused(&env, &unreachable, &format!("127.0.0.1:{unused}"));
+    assert!(e.contains("is the server running"), "{e}");
+
+    let missing = server.url("postgres", pg_support::PASSWORD, "no_such_db");
+    refused(&env, &missing, "create the database first");
 
     let (db, _) = server.database();
     let wrong = server.url("postgres", "not-the-password", &db);
-    let out = run_on(&env, &wrong, "alpha", &["stack", "init", "dev"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = refused(&env, &wrong, "password authentication failed");
     assert!(
-        stderr(&out).contains("password authentication failed"),
-        "{}",
-        stderr(&out)
+        !e.contains("not-the-password"),
+        "the password is masked: {e}"
     );
-    assert!(
-        !stderr(&out).contains("not-the-password"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(
-        server.sql(
-            &db,
-            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'stepdeck%'"
-        ),
-        "0"
-    );
+    assert_eq!(our_tables(server, &db), "0");
 
     let (db, url) = server.database();
-    server.sql(&db, "CREATE TABLE stepdeck_schema (version integer NOT NULL); INSERT INTO stepdeck_schema VALUES (99)");
-    let out = run_on(&env, &url, "alpha", &["stack", "init", "dev"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("schema version 99"),
-        "{}",
-        stderr(&out)
+    server.sql(
+        &db,
+        "CREATE TABLE stepdeck_schema (version integer NOT NULL); \
+         INSERT INTO stepdeck_schema VALUES (99)",
     );
-    assert_eq!(
-        server.sql(
-            &db,
-            "SELECT count(*) FROM pg_tables WHERE tablename LIKE 'stepdeck%'"
-        ),
-        "1"
-    );
+    refused(&env, &url, "schema version 99");
+    assert_eq!(our_tables(server, &db), "1");
 
     let (db, url) = server.database();
     ok_on(&env, &url, &["stack", "ls"]);
     let role = format!("ro_{db}");
-    server.sql(&db, &format!("CREATE ROLE {role} LOGIN PASSWORD 'ro'; GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}"));
-    let read_only = server.url(&role, "ro", &db);
-    let out = run_on(&env, &read_only, "alpha", &["stack", "init", "dev"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("permission denied"),
-        "{}",
-        stderr(&out)
+    server.sql(
+        &db,
+        &format!(
+            "CREATE ROLE {role} LOGIN PASSWORD 'ro'; \
+             GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}"
+        ),
     );
+    refused(&env, &server.url(&role, "ro", &db), "permission denied");
     assert_eq!(server.sql(&db, "SELECT count(*) FROM stepdeck_stacks"), "0");
     assert_eq!(server.sql(&db, "SELECT count(*) FROM stepdeck_locks"), "0");
 }

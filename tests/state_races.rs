@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use cli_support::*;
 use serde_json::{Value, json};
-use stepdeck::state::{BackendUrl, FileBackend, StackRef, StateError};
+use stepdeck::state::{Backend, BackendUrl, FileBackend, StackRef, StateError};
 
 const SECRET_PROGRAM: &str = r#"
 resources:

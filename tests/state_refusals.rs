@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use stepdeck::engine::snapshot::Snapshot;
-use stepdeck::state::{FileBackend, StateError};
+use stepdeck::state::{Backend, FileBackend, StateError};
 
 use state_support::{backend, dev, journaled, killed_first_deployment, res};
 

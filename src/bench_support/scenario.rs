@@ -13,7 +13,7 @@ use crate::engine::{
     Deployment, DeploymentResult, EventSink, NullJournal, Operation, Options, Program, Snapshot,
 };
 use crate::providers::BuiltinProviders;
-use crate::state::{BackendUrl, FileBackend, StackRef, StateError};
+use crate::state::{Backend, BackendUrl, FileBackend, StackRef, StateError};
 
 /// What a run produced, with what the harness reports about it.
 pub struct RunReport {

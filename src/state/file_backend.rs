@@ -157,19 +157,6 @@ impl FileBackend {
         Ok(out)
     }
 
-    /// Creates a stack with an empty state; fails if it exists.
-    pub fn create_stack(&self, stack: &StackRef) -> Result<(), StateError> {
-        let (lock, created) = self.lock_or_create(stack, "create")?;
-        drop(lock);
-        if created {
-            Ok(())
-        } else {
-            Err(StateError::StackExists {
-                stack: stack.to_string(),
-            })
-        }
-    }
-
     /// Takes the stack's lock, creating the stack under it when it does not exist (`true`):
     /// concurrent first uses see one creation, and whatever the creator sets up under the lock
     /// (its secrets settings) before any other process can start on the stack.
@@ -421,8 +408,15 @@ impl FileBackend {
         let (path, bytes) = self.checkpoint_bytes(stack)?;
         let file = parse_checkpoint(&path, &bytes)?;
         let journal = self.journal_path(stack, file.stepdeck.journal_epoch);
-        let entries = read_journal(&journal, crypter)?;
-        decode_state(&path, &file, &journal, &entries, crypter, verify)
+        let (state, _) = decode_state(
+            &path,
+            &file,
+            &journal,
+            || read_journal(&journal, crypter),
+            crypter,
+            verify,
+        )?;
+        Ok(state)
     }
 
     /// Folds the journal into a new checkpoint (epoch + 1) and removes the old journal. At
@@ -499,13 +493,7 @@ impl FileBackend {
     /// The passphrase salt the stack's checkpoint was last written with, read without
     /// decrypting anything: it tells a rotation that was interrupted after the state moved.
     pub fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
-        let file = self.read_checkpoint(stack)?;
-        let providers: Option<SecretsProviderState> = file
-            .checkpoint
-            .latest
-            .as_ref()
-            .and_then(|l| l.get("secrets_providers"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok());
+        let providers = self.read_checkpoint(stack)?.secrets_providers();
         Ok(providers.and_then(|p| p.salt().map(str::to_string)))
     }
 
@@ -518,13 +506,9 @@ impl FileBackend {
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         let file = self.read_checkpoint(stack)?;
-        let recorded = file
-            .checkpoint
-            .latest
-            .as_ref()
-            .and_then(|l| l.get("secrets_providers"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok());
-        let providers = crypter.map(SecretsProviderState::passphrase).or(recorded);
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or_else(|| file.secrets_providers());
         let epoch = self.next_epoch(stack, file.stepdeck.journal_epoch)?;
         self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
     }
@@ -796,23 +780,25 @@ pub(crate) fn parse_checkpoint<'a>(
     Ok(file)
 }
 
-/// A stack's state from its checkpoint (`path`) and the entries of its journal (`journal`
-/// names where they came from): replayed and, with `verify`, integrity checked, an integrity
-/// fault blamed on the checkpoint when the checkpoint alone has it.
+/// A stack's state from its checkpoint (`path`) and the entries of its journal (read by
+/// `entries` once the checkpoint decoded; `journal` names where they came from): replayed
+/// and, with `verify`, integrity checked, an integrity fault blamed on the checkpoint when the
+/// checkpoint alone has it. Returns the entries too.
 pub(crate) fn decode_state(
     path: &Path,
     file: &RawCheckpointFile<'_>,
     journal: &Path,
-    entries: &[JournalEntry],
+    entries: impl FnOnce() -> Result<Vec<JournalEntry>, StateError>,
     crypter: Option<&Crypter>,
     verify: bool,
-) -> Result<StackState, StateError> {
+) -> Result<(StackState, Vec<JournalEntry>), StateError> {
     let epoch = file.stepdeck.journal_epoch;
     let (base, secrets_providers) = decode_base(path, file.checkpoint.latest, crypter)?;
+    let entries = entries()?;
     let (snapshot, checked) = if entries.is_empty() {
         (base, path.to_path_buf())
     } else {
-        let snap = replay_owned(base, entries).map_err(|e| match e {
+        let snap = replay_owned(base, &entries).map_err(|e| match e {
             JournalError::Replay { entry, reason } => StateError::Corrupt {
                 path: journal.to_path_buf(),
                 line: Some(entry + 1),
@@ -839,11 +825,14 @@ pub(crate) fn decode_state(
             },
         });
     }
-    Ok(StackState {
-        snapshot,
-        epoch,
-        secrets_providers,
-    })
+    Ok((
+        StackState {
+            snapshot,
+            epoch,
+            secrets_providers,
+        },
+        entries,
+    ))
 }
 
 pub(crate) fn corrupt(path: &Path, message: String) -> StateError {

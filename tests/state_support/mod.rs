@@ -9,7 +9,7 @@ use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
 use stepdeck::engine::property::{PropertyMap, PropertyValue};
 use stepdeck::engine::resource::{OperationType, ResourceState};
 use stepdeck::engine::urn::Urn;
-use stepdeck::state::{BackendUrl, FileBackend, StackLock, StackRef};
+use stepdeck::state::{Backend, BackendUrl, FileBackend, StackLock, StackRef};
 
 pub fn backend(dir: &Path) -> FileBackend {
     let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();

@@ -169,16 +169,23 @@ impl PgBackend {
             });
         };
         let location = self.location(stack);
-        let journal = self.journal_location(stack);
+        let journal = self.rows_location("journal", stack);
         let file = parse_checkpoint(&location, checkpoint.as_bytes())?;
-        let entries = parse_journal(&journal, &lines, crypter)?;
-        let state = decode_state(&location, &file, &journal, &entries, crypter, verify)?;
+        let (state, entries) = decode_state(
+            &location,
+            &file,
+            &journal,
+            || parse_journal(&journal, &lines, crypter),
+            crypter,
+            verify,
+        )?;
         Ok(Loaded { state, entries })
     }
 
-    fn journal_location(&self, stack: &StackRef) -> PathBuf {
+    /// Where a stack's rows of `table` are, named in errors: URL, table, project and stack.
+    fn rows_location(&self, table: &str, stack: &StackRef) -> PathBuf {
         PathBuf::from(format!(
-            "{}#{}_journal/{}/{}",
+            "{}#{}_{table}/{}/{}",
             self.url,
             self.t,
             stack.project(),
@@ -206,19 +213,6 @@ impl PgBackend {
         let location = self.location(stack);
         parse_checkpoint(&location, text.as_bytes())?;
         serde_json::from_str(&text).map_err(|e| corrupt(&location, e.to_string()))
-    }
-
-    fn recorded_providers(
-        &self,
-        stack: &StackRef,
-    ) -> Result<Option<SecretsProviderState>, StateError> {
-        let file = self.checkpoint_doc(stack)?;
-        Ok(file
-            .checkpoint
-            .latest
-            .as_ref()
-            .and_then(|l| l.get("secrets_providers"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok()))
     }
 
     /// The checkpoint document of `snapshot` at `epoch`, checked as the file backend checks it.
@@ -360,13 +354,7 @@ impl Backend for PgBackend {
     }
 
     fn location(&self, stack: &StackRef) -> PathBuf {
-        PathBuf::from(format!(
-            "{}#{}_stacks/{}/{}",
-            self.url,
-            self.t,
-            stack.project(),
-            stack.stack()
-        ))
+        self.rows_location("stacks", stack)
     }
 
     fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
@@ -625,7 +613,8 @@ impl Backend for PgBackend {
 
     fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
         Ok(self
-            .recorded_providers(stack)?
+            .checkpoint_doc(stack)?
+            .secrets_providers()
             .and_then(|p| p.salt().map(str::to_string)))
     }
 
@@ -637,13 +626,9 @@ impl Backend for PgBackend {
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         let doc = self.checkpoint_doc(stack)?;
-        let recorded = doc
-            .checkpoint
-            .latest
-            .as_ref()
-            .and_then(|l| l.get("secrets_providers"))
-            .and_then(|v| serde_json::from_value(v.clone()).ok());
-        let providers = crypter.map(SecretsProviderState::passphrase).or(recorded);
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or_else(|| doc.secrets_providers());
         let epoch = next_epoch(doc.stepdeck.journal_epoch, &self.location(stack))?;
         self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
     }
