@@ -270,9 +270,10 @@ fn start() -> Option<Server> {
         "pg_ctl start (see {}/log)",
         dir.display()
     );
-    // The watchdog: once this process is gone, stop the server and remove its files.
+    // The watchdog: once this process is gone, stop the server and remove its files. It runs
+    // in the background of a shell that exits at once, so nothing is left to wait for.
     let watchdog = format!(
-        "while [ -d /proc/{pid} ]; do sleep 0.5; done; {ctl} -D {data} stop -m immediate >/dev/null 2>&1; rm -rf {dir}",
+        "(while [ -d /proc/{pid} ]; do sleep 0.5; done; {ctl} -D {data} stop -m immediate; rm -rf {dir}) >/dev/null 2>&1 &",
         pid = std::process::id(),
         ctl = server.bin.join("pg_ctl").display(),
         data = data.display(),
@@ -290,10 +291,12 @@ fn start() -> Option<Server> {
             c
         }
     };
-    w.stdin(Stdio::null())
+    let started = w
+        .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .spawn()
+        .status()
         .expect("start the server's watchdog");
+    assert!(started.success(), "the server's watchdog did not start");
     Some(server)
 }

@@ -103,7 +103,7 @@ pub(crate) async fn read(
 /// What taking a lock found.
 pub(crate) enum Taken {
     /// Ours, having replaced the expired lock, if any.
-    Held(LockInfo, Option<LockInfo>, PgLease),
+    Held(Box<(LockInfo, Option<LockInfo>, PgLease)>),
     /// Someone else's, alive.
     Refused(LockInfo),
 }
@@ -179,7 +179,7 @@ pub(crate) async fn acquire(
         id: mine.id.clone(),
         stop: Some(stop),
     };
-    Ok(Taken::Held(mine, broke, lease))
+    Ok(Taken::Held(Box::new((mine, broke, lease))))
 }
 
 /// Renews the lease every third of it until stopped; stops (with a warning) once the row is
@@ -207,15 +207,13 @@ async fn heartbeat(
                 .await
                 .map_err(|e| describe(&e))
         };
-        match tokio::time::timeout(Duration::from_secs(5).min(lease / 3), renewed).await {
-            Ok(Ok(0)) => {
-                eprintln!(
-                    "warning: {}: the lock of stack {project}/{stack} was taken over after its lease expired",
-                    db.url
-                );
-                return;
-            }
-            Ok(Ok(_)) | Ok(Err(_)) | Err(_) => {}
+        let outcome = tokio::time::timeout(Duration::from_secs(5).min(lease / 3), renewed).await;
+        if let Ok(Ok(0)) = outcome {
+            eprintln!(
+                "warning: {}: the lock of stack {project}/{stack} was taken over after its lease expired",
+                db.url
+            );
+            return;
         }
     }
 }

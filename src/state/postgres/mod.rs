@@ -318,7 +318,8 @@ impl PgBackend {
             operation,
         ))?;
         match taken {
-            Taken::Held(info, broke, lease) => {
+            Taken::Held(held) => {
+                let (info, broke, lease) = *held;
                 Ok(StackLock::new(stack.clone(), info, broke, Box::new(lease)))
             }
             Taken::Refused(info) => Err(Box::new(StackLocked {
