@@ -12,13 +12,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
+use tokio_postgres::Statement;
 
 use crate::engine::journal::{Durability, Journal, JournalEntry, JournalError, SyncPoint};
 use crate::fault::{FaultPoint, reached};
 
 use super::super::file_journal::encode_entry;
 use super::super::passphrase::Crypter;
-use super::db::{Db, describe};
+use super::db::{Conn, Db, describe};
 
 /// Waits between attempts to write a batch after a failure (about 4 s in all).
 const BACKOFF: [Duration; 5] = [
@@ -162,6 +163,7 @@ async fn writer(
     );
     let mut next: i64 = 1;
     let mut open: BTreeMap<u64, String> = BTreeMap::new();
+    let mut session = None;
     while let Some(first) = rx.recv().await {
         let mut batch = vec![first];
         while let Ok(more) = rx.try_recv() {
@@ -171,7 +173,7 @@ async fn writer(
         let lines: Vec<&str> = batch.iter().map(|q| q.line.as_str()).collect();
         let mut attempt = 0;
         let outcome = loop {
-            match write(&target, &sql, &seqs, &lines).await {
+            match write(&target, &mut session, &sql, &seqs, &lines).await {
                 Ok(()) => break Ok(()),
                 Err((_, true)) if attempt < BACKOFF.len() => {
                     tokio::time::sleep(BACKOFF[attempt]).await;
@@ -206,17 +208,39 @@ async fn writer(
     }
 }
 
-/// Writes one batch; the error says whether trying again may help.
+/// Writes one batch on the writer's connection with its INSERT prepared (one round trip;
+/// both made again after a failure); the error says whether trying again may help.
 async fn write(
     target: &Target,
+    session: &mut Option<(Conn, Statement)>,
     sql: &str,
     seqs: &[i64],
     lines: &[&str],
 ) -> Result<(), (String, bool)> {
-    let conn = target.db.get().await.map_err(|e| (e, true))?;
+    let written = write_on(target, session, sql, seqs, lines).await;
+    if written.is_err() {
+        *session = None;
+    }
+    written
+}
+
+async fn write_on(
+    target: &Target,
+    session: &mut Option<(Conn, Statement)>,
+    sql: &str,
+    seqs: &[i64],
+    lines: &[&str],
+) -> Result<(), (String, bool)> {
+    let retryable = |e: tokio_postgres::Error| (describe(&e), e.as_db_error().is_none());
+    if session.is_none() {
+        let conn = target.db.get().await.map_err(|e| (e, true))?;
+        let insert = conn.prepare(sql).await.map_err(retryable)?;
+        *session = Some((conn, insert));
+    }
+    let (conn, insert) = session.as_ref().expect("a session was just made");
     let inserted = conn
         .execute(
-            sql,
+            insert,
             &[
                 &target.project,
                 &target.stack,
@@ -227,7 +251,7 @@ async fn write(
             ],
         )
         .await
-        .map_err(|e| (describe(&e), e.as_db_error().is_none()))?;
+        .map_err(retryable)?;
     if inserted == seqs.len() as u64 {
         return Ok(());
     }
@@ -239,7 +263,7 @@ async fn write(
             &[&target.project, &target.stack],
         )
         .await
-        .map_err(|e| (describe(&e), e.as_db_error().is_none()))?
+        .map_err(retryable)?
         .map(|r| r.get(0));
     if holder.as_deref() == Some(target.lock_id.as_str()) {
         Ok(())

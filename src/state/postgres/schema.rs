@@ -17,6 +17,8 @@ CREATE TABLE {t}_stacks (
     resource_count bigint NOT NULL, last_update text,
     tags text NOT NULL DEFAULT '{}',
     PRIMARY KEY (project, stack));
+-- A checkpoint is rewritten whole and read whole: kept uncompressed, pglz costs more than it saves.
+ALTER TABLE {t}_stacks ALTER COLUMN checkpoint SET STORAGE EXTERNAL;
 CREATE TABLE {t}_journal (
     project text NOT NULL, stack text NOT NULL, epoch bigint NOT NULL, seq bigint NOT NULL,
     entry text NOT NULL,
