@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test on a fresh machine: installs what the end-to-end tests need (tmux, the Python
-# and Node Pulumi SDKs into target/sdk-env), then runs the test suite.
+# Runs every test on a fresh machine: installs what the end-to-end tests need (tmux, PostgreSQL
+# for the postgres:// backend's tests, the Python and Node Pulumi SDKs into target/sdk-env),
+# then runs the test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +11,15 @@ if ! command -v tmux >/dev/null 2>&1; then
   else
     echo "tmux is required for the console's end-to-end tests: install it (apt-get install tmux)" >&2
     exit 1
+  fi
+fi
+# The postgres:// tests start their own server with initdb/pg_ctl (Debian keeps them in
+# /usr/lib/postgresql/<version>/bin, off PATH); without PostgreSQL they are skipped.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+  else
+    echo "note: PostgreSQL is not installed; the postgres:// tests will be skipped (apt-get install postgresql)" >&2
   fi
 fi
 if [ -f .ci/install-sdks.sh ]; then

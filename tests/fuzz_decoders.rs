@@ -17,7 +17,7 @@ use stepdeck::engine::resource::{OperationType, ResourceState};
 use stepdeck::engine::targets::UrnGlob;
 use stepdeck::engine::urn::Urn;
 use stepdeck::project::{Project, StackSettings};
-use stepdeck::state::{Backend, BackendUrl, StackRef};
+use stepdeck::state::{BackendUrl, FileBackend, StackRef};
 
 /// Cases per property in CI.
 const CI_CASES: u32 = 48;
@@ -247,7 +247,7 @@ fn arb_journal() -> impl Strategy<Value = Vec<u8>> {
 /// Loads whatever is on disk; what loads must be consistent and survive compaction as is.
 fn load_and_compact(dir: &Path, checkpoint: &[u8], journal: &[u8]) -> Result<(), TestCaseError> {
     let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
-    let b = Backend::open(&url).unwrap();
+    let b = FileBackend::open(&url).unwrap();
     let dev = StackRef::new("proj", "dev").unwrap();
     let stack_dir = b.stack_dir(&dev);
     if stack_dir.exists() {

@@ -31,7 +31,7 @@ use stepdeck::rpc::pulumirpc::{
     register_resource_request,
 };
 use stepdeck::rpc::server::connect;
-use stepdeck::state::{Backend, BackendUrl, StackRef};
+use stepdeck::state::{Backend, BackendUrl, FileBackend, StackRef};
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::watch;
 use tonic::codec::{Codec, DecodeBuf, Decoder, EncodeBuf, Encoder};
@@ -48,14 +48,14 @@ type Monitor = ResourceMonitorClient<Channel>;
 /// A stack in a file backend, in a temp directory.
 struct Stack {
     dir: tempfile::TempDir,
-    backend: Backend,
+    backend: FileBackend,
     stack: StackRef,
 }
 
 fn new_stack() -> Stack {
     let dir = tempfile::tempdir().unwrap();
     let url = BackendUrl::parse(&format!("file://{}", dir.path().display())).unwrap();
-    let backend = Backend::open(&url).unwrap();
+    let backend = FileBackend::open(&url).unwrap();
     let stack = StackRef::new("proj", "dev").unwrap();
     backend.create_stack(&stack).unwrap();
     Stack {

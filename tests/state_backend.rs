@@ -11,7 +11,7 @@ use stepdeck::engine::property::PropertyValue;
 use stepdeck::engine::resource::{OperationType, PendingOperation, ResourceState};
 use stepdeck::engine::snapshot::Snapshot;
 use stepdeck::state::{
-    Backend, Crypter, SecretsError, StackLock, StackRef, StateError, export_salt,
+    Backend, Crypter, FileBackend, SecretsError, StackLock, StackRef, StateError, export_salt,
 };
 
 mod state_support;
@@ -64,7 +64,7 @@ fn all_files(dir: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-fn journals(b: &Backend, s: &StackRef) -> Vec<String> {
+fn journals(b: &FileBackend, s: &StackRef) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(b.stack_dir(s))
         .unwrap()
         .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -385,7 +385,7 @@ fn a_state_failing_integrity_is_refused_naming_the_file() {
 }
 
 /// Saves `a`, which holds a secret: refused without a passphrase, written with one.
-fn save_with_passphrase_only(b: &Backend, lock: &StackLock, a: &ResourceState) {
+fn save_with_passphrase_only(b: &FileBackend, lock: &StackLock, a: &ResourceState) {
     let e = b
         .save(lock, &snap(vec![a.clone()]), None)
         .unwrap_err()

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use cli_support::*;
 use serde_json::{Value, json};
-use stepdeck::state::{Backend, BackendUrl, StackRef, StateError};
+use stepdeck::state::{Backend, BackendUrl, FileBackend, StackRef, StateError};
 
 const SECRET_PROGRAM: &str = r#"
 resources:
@@ -143,7 +143,7 @@ fn a_running_deployment_renews_its_lease_and_a_zombie_holders_lease_expires() {
 fn another_hosts_lock_is_judged_by_its_lease() {
     let dir = tempfile::tempdir().unwrap();
     let url = BackendUrl::parse(&format!("file://{}", dir.path().display())).unwrap();
-    let b = Backend::open(&url).unwrap();
+    let b = FileBackend::open(&url).unwrap();
     let dev = StackRef::new("proj", "dev").unwrap();
     b.create_stack(&dev).unwrap();
     let lock_path = b.stack_dir(&dev).join("lock.json");

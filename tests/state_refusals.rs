@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use stepdeck::engine::snapshot::Snapshot;
-use stepdeck::state::{Backend, StateError};
+use stepdeck::state::{Backend, FileBackend, StateError};
 
 use state_support::{backend, dev, journaled, killed_first_deployment, res};
 
@@ -86,7 +86,7 @@ fn preview_and_up_refuse_a_stack_whose_checkpoint_is_gone() {
 }
 
 /// Sets the checkpoint's `stepdeck.journalEpoch`.
-fn set_epoch(b: &Backend, epoch: u64) {
+fn set_epoch(b: &FileBackend, epoch: u64) {
     let path = b.checkpoint_path(&dev());
     let mut file = read_json(&path);
     file["stepdeck"]["journalEpoch"] = json!(epoch);

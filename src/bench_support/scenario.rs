@@ -13,7 +13,7 @@ use crate::engine::{
     Deployment, DeploymentResult, EventSink, NullJournal, Operation, Options, Program, Snapshot,
 };
 use crate::providers::BuiltinProviders;
-use crate::state::{Backend, BackendUrl, StackRef, StateError};
+use crate::state::{Backend, BackendUrl, FileBackend, StackRef, StateError};
 
 /// What a run produced, with what the harness reports about it.
 pub struct RunReport {
@@ -103,7 +103,7 @@ pub async fn run_unjournaled(
 /// A file-backend stack in a directory, run the way the CLI runs it: compact and open the
 /// journal (`begin_deployment`), run, drop the journal (synced), compact (`finish_deployment`).
 pub struct FileStack {
-    pub backend: Backend,
+    pub backend: FileBackend,
     pub stack: StackRef,
     pub dir: PathBuf,
 }
@@ -128,7 +128,7 @@ impl FileStack {
         let state = dir.join("state");
         std::fs::create_dir_all(&state).map_err(StateError::io(&state))?;
         let url = BackendUrl::parse(&format!("file://{}", state.display()))?;
-        let backend = Backend::open(&url)?;
+        let backend = FileBackend::open(&url)?;
         let stack = StackRef::new("bench", "bench")?;
         backend.create_stack(&stack)?;
         Ok(FileStack {

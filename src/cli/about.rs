@@ -57,7 +57,7 @@ fn describe_workspace(
     let runtime = &ws.project.runtime.name;
     doc["project"] = json!({"name": ws.project.name, "runtime": runtime});
     doc["runtime"] = json!({"name": runtime, "version": runtime_version(runtime)});
-    doc["backend"] = json!({"url": ws.backend.url().to_string(), "name": "file"});
+    doc["backend"] = json!({"url": ws.backend.url().to_string(), "name": ws.backend.kind()});
     let current = match ws.stack_name(stack) {
         Ok(name) => name,
         Err(e) => {

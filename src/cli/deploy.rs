@@ -9,8 +9,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use stepdeck::engine::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
-    ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, Journal,
-    NullJournal, Operation, Options, Outcome, Program, ProviderFactory,
+    ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal,
+    Operation, Options, Outcome, Program, ProviderFactory,
 };
 use stepdeck::output::digest::PreviewDigest;
 use stepdeck::output::event_stream::EventWriter;
@@ -460,7 +460,6 @@ where
     warn_if_broke_stale(&lock);
     held_notices::release(&sink);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
-    let journal: Box<dyn Journal> = Box::new(journal);
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);

@@ -77,6 +77,7 @@ fn is_input_error(e: &stepdeck::state::StateError) -> bool {
             | E::StrayJournal { .. }
             | E::UnfinishedJournal { .. }
             | E::Corrupt { .. }
+            | E::Database { .. }
             | E::Integrity { .. }
             | E::Secrets { .. }
             | E::Import { .. }

@@ -8,7 +8,8 @@ use stepdeck::engine::{ProviderFactory, Severity};
 use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::state::{
-    Backend, BackendStacks, BackendUrl, Crypter, StackLock, StackRef, passphrase_from_env,
+    Backend, BackendStacks, BackendUrl, Crypter, StackLock, StackRef, open_backend,
+    passphrase_from_env,
 };
 
 use super::errors::usage;
@@ -32,7 +33,7 @@ impl ConfigCrypter for ConfigSecrets {
 /// The project and backend a command works with.
 pub struct Workspace {
     pub project: Project,
-    pub backend: Backend,
+    pub backend: Arc<dyn Backend>,
 }
 
 /// One stack of the workspace, with its settings and (when a passphrase is set) its crypter.
@@ -42,7 +43,7 @@ pub struct Stack {
     pub settings: StackSettings,
     pub crypter: Option<Crypter>,
     /// The backend whose lock guards the settings' salt.
-    backend: Backend,
+    backend: Arc<dyn Backend>,
 }
 
 impl Workspace {
@@ -50,7 +51,7 @@ impl Workspace {
     pub fn open(dir: &Path, backend: Option<&str>) -> Result<Workspace> {
         let project = Project::load(dir).map_err(|e| usage(e.to_string()))?;
         let url = BackendUrl::resolve(backend).map_err(|e| usage(e.to_string()))?;
-        let backend = Backend::open(&url)?;
+        let backend = open_backend(&url)?;
         Ok(Workspace { project, backend })
     }
 
@@ -206,18 +207,22 @@ impl Stack {
     }
 }
 
-/// Where the sim provider keeps its world: `STEPDECK_SIM_WORLD`, else beside the state.
-pub fn sim_world_path(backend: &Backend) -> PathBuf {
+/// Where the sim provider keeps its world: `STEPDECK_SIM_WORLD`, else beside the state (in
+/// the project directory for a database backend).
+pub fn sim_world_path(ws: &Workspace) -> PathBuf {
     std::env::var_os("STEPDECK_SIM_WORLD")
         .map(PathBuf::from)
-        .unwrap_or_else(|| backend.root().join("sim-world.json"))
+        .unwrap_or_else(|| match ws.backend.url().dir() {
+            Some(dir) => dir.join(".stepdeck").join("sim-world.json"),
+            None => ws.dir().join(".stepdeck-sim-world.json"),
+        })
 }
 
 /// The providers a deployment can load: the built-in ones, the `pulumi` provider reading the
 /// other stacks of the workspace's backend.
 pub fn provider_factory(ws: &Workspace) -> Arc<dyn ProviderFactory> {
     let stacks = BackendStacks::new(ws.backend.clone(), &ws.project.name);
-    Arc::new(BuiltinProviders::new(sim_world_path(&ws.backend)).with_stacks(Arc::new(stacks)))
+    Arc::new(BuiltinProviders::new(sim_world_path(ws)).with_stacks(Arc::new(stacks)))
 }
 
 /// Resolves `--cwd` to the project directory.

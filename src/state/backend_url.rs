@@ -1,21 +1,31 @@
-//! Backend URLs: where stacks' state lives. Only `file://DIR` exists today; the type keeps
-//! the URL the user gave so that errors and `stack ls` can show it back.
+//! Backend URLs: where stacks' state lives, `file://DIR` or `postgres://…`. The type keeps
+//! the URL the user gave (a password masked) so that errors and `stack ls` can show it back.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::error::StateError;
+use super::postgres::PgUrl;
 
 /// The backend used when neither `--backend` nor the environment names one.
 pub const DEFAULT_BACKEND_URL: &str = "file://~/.stepdeck";
 /// The environment variable that selects a backend, like Pulumi's `PULUMI_BACKEND_URL`.
 pub const BACKEND_URL_ENV: &str = "STEPDECK_BACKEND_URL";
 
-/// A parsed backend URL: the text as given and the directory it names (`~` expanded).
+/// A parsed backend URL: the text as given (its password masked) and what it names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BackendUrl {
     url: String,
-    dir: PathBuf,
+    scheme: Scheme,
+}
+
+/// The store a URL names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// A directory (`~` expanded); state goes in its `.stepdeck/` subdirectory.
+    File(PathBuf),
+    /// A PostgreSQL database and the table prefix within it.
+    Postgres(PgUrl),
 }
 
 impl BackendUrl {
@@ -37,12 +47,19 @@ impl BackendUrl {
             url: url.to_string(),
             reason: reason.to_string(),
         };
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pg = PgUrl::parse(url).map_err(|reason| bad(&reason))?;
+            return Ok(BackendUrl {
+                url: pg.redacted(),
+                scheme: Scheme::Postgres(pg),
+            });
+        }
         let Some(rest) = url.strip_prefix("file://") else {
             return Err(match url.split_once("://") {
                 Some((scheme, _)) => bad(&format!(
-                    "the {scheme}:// scheme is not supported; use file://DIR"
+                    "the {scheme}:// scheme is not supported; use file://DIR or postgres://USER:PASSWORD@HOST:PORT/DB"
                 )),
-                None => bad("expected file://DIR"),
+                None => bad("expected file://DIR or postgres://USER:PASSWORD@HOST:PORT/DB"),
             });
         };
         if rest.is_empty() {
@@ -56,7 +73,7 @@ impl BackendUrl {
         };
         Ok(BackendUrl {
             url: url.to_string(),
-            dir,
+            scheme: Scheme::File(dir),
         })
     }
 
@@ -65,9 +82,17 @@ impl BackendUrl {
         &self.url
     }
 
-    /// The directory the URL names; state goes in its `.stepdeck/` subdirectory.
-    pub fn dir(&self) -> &Path {
-        &self.dir
+    /// What the URL names.
+    pub fn scheme(&self) -> &Scheme {
+        &self.scheme
+    }
+
+    /// The directory a `file://` URL names; state goes in its `.stepdeck/` subdirectory.
+    pub fn dir(&self) -> Option<&Path> {
+        match &self.scheme {
+            Scheme::File(dir) => Some(dir),
+            Scheme::Postgres(_) => None,
+        }
     }
 }
 
@@ -85,14 +110,14 @@ mod tests {
     fn file_urls_expand_home() {
         let home = Path::new("/home/op");
         let u = BackendUrl::parse_with_home("file://~/.stepdeck", Some(home)).unwrap();
-        assert_eq!(u.dir(), Path::new("/home/op/.stepdeck"));
+        assert_eq!(u.dir().unwrap(), Path::new("/home/op/.stepdeck"));
         assert_eq!(u.as_str(), "file://~/.stepdeck");
         let u = BackendUrl::parse_with_home("file://~", Some(home)).unwrap();
-        assert_eq!(u.dir(), home);
+        assert_eq!(u.dir().unwrap(), home);
         let u = BackendUrl::parse_with_home("file:///var/state", Some(home)).unwrap();
-        assert_eq!(u.dir(), Path::new("/var/state"));
+        assert_eq!(u.dir().unwrap(), Path::new("/var/state"));
         let u = BackendUrl::parse_with_home("file://rel/dir", None).unwrap();
-        assert_eq!(u.dir(), Path::new("rel/dir"));
+        assert_eq!(u.dir().unwrap(), Path::new("rel/dir"));
     }
 
     #[test]

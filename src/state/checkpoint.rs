@@ -29,6 +29,17 @@ pub struct CheckpointFile {
     pub stepdeck: StepdeckMeta,
 }
 
+impl CheckpointFile {
+    /// The secrets provider the checkpoint's deployment records, read without decrypting.
+    pub fn secrets_providers(&self) -> Option<SecretsProviderState> {
+        self.checkpoint
+            .latest
+            .as_ref()
+            .and_then(|l| l.get("secrets_providers"))
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+    }
+}
+
 /// Pulumi's `CheckpointV3` without the (unused) config.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CheckpointBody {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use crate::engine::snapshot::IntegrityError;
 
-use super::lock::StackLocked;
+use super::lock_info::StackLocked;
 use super::passphrase::SecretsError;
 
 /// Anything that went wrong reading or writing a stack's state.
@@ -14,6 +14,10 @@ use super::passphrase::SecretsError;
 pub enum StateError {
     #[error("unsupported backend URL {url:?}: {reason}")]
     BadUrl { url: String, reason: String },
+    /// The database of a `postgres://` backend refused or failed: unreachable, credentials,
+    /// schema version, permissions, a connection lost.
+    #[error("{url}: {message}")]
+    Database { url: String, message: String },
     #[error("invalid {kind} name {name:?}: {reason}")]
     BadName {
         kind: &'static str,

@@ -2,53 +2,15 @@
 //! secrets encrypted as in state. Imports are validated field by field before anything is
 //! written, so a bad file never replaces a good state.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::engine::snapshot::Snapshot;
 
-use super::backend::Backend;
-use super::checkpoint::{
-    CHECKPOINT_VERSION, SecretsProviderState, deployment_json, parse_deployment,
-};
+use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, parse_deployment};
 use super::error::StateError;
-use super::lock::StackLock;
 use super::passphrase::Crypter;
 use super::secrets::has_ciphertext;
 use super::stack_ref::StackRef;
-
-impl Backend {
-    /// The stack's state as an export document; `crypter` decrypts the stored secrets and
-    /// re-encrypts them for the document (it names the stack's salt in `secrets_providers`).
-    pub fn export(&self, stack: &StackRef, crypter: Option<&Crypter>) -> Result<Value, StateError> {
-        let state = self.load(stack, crypter)?;
-        let providers = crypter
-            .map(SecretsProviderState::passphrase)
-            .or(state.secrets_providers);
-        let deployment =
-            deployment_json(&state.snapshot, providers.as_ref(), crypter).map_err(|source| {
-                StateError::Secrets {
-                    path: self.checkpoint_path(stack),
-                    source,
-                }
-            })?;
-        Ok(json!({ "version": CHECKPOINT_VERSION, "deployment": deployment }))
-    }
-
-    /// Replaces the stack's state with an export document after validating it: version,
-    /// shape, every resource's URN (of this stack) and type, secrets, integrity. `decrypt`
-    /// opens the document's secrets (see [`export_salt`]); `encrypt` seals them in state.
-    pub fn import(
-        &self,
-        lock: &StackLock,
-        document: &Value,
-        decrypt: Option<&Crypter>,
-        encrypt: Option<&Crypter>,
-    ) -> Result<Snapshot, StateError> {
-        let snapshot = validate_export(lock.stack(), document, decrypt)?;
-        self.save(lock, &snapshot, encrypt)?;
-        Ok(snapshot)
-    }
-}
 
 /// The passphrase salt an export's secrets were encrypted with, if it names one; when it
 /// differs from the stack's, build the decrypting crypter from it.

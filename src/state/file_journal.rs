@@ -20,6 +20,20 @@ use super::error::StateError;
 use super::passphrase::Crypter;
 use super::secrets::{decrypt_secrets, encrypt_secrets};
 
+/// Serializes an entry as one journal line (newline included), secrets encrypted.
+pub(crate) fn encode_entry(
+    entry: &JournalEntry,
+    crypter: Option<&Crypter>,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
+    let mut value = serde_json::to_value(entry).map_err(|e| e.to_string())?;
+    encrypt_secrets(&mut value, crypter).map_err(|e| e.to_string())?;
+    out.clear();
+    serde_json::to_writer(&mut *out, &value).map_err(|e| e.to_string())?;
+    out.push(b'\n');
+    Ok(())
+}
+
 /// An append-only journal file for one deployment of one stack.
 pub struct FileJournal {
     file: File,
@@ -156,12 +170,8 @@ impl Journal for FileJournal {
                 self.path.display()
             ))));
         }
-        let mut value = serde_json::to_value(entry).map_err(io::Error::other)?;
-        encrypt_secrets(&mut value, self.crypter.as_ref())
+        encode_entry(entry, self.crypter.as_ref(), &mut self.line)
             .map_err(|e| io::Error::other(format!("{}: {e}", self.path.display())))?;
-        self.line.clear();
-        serde_json::to_writer(&mut self.line, &value).map_err(io::Error::other)?;
-        self.line.push(b'\n');
         reached(FaultPoint::BeforeJournal);
         if let Err(e) = self.file.write_all(&self.line) {
             // A partial line in the middle would make the file unreadable: cut it off and
@@ -205,6 +215,16 @@ pub(crate) fn read_journal(
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(StateError::io(path)(e)),
     };
+    parse_journal(path, &bytes, crypter)
+}
+
+/// Parses journal lines (from a file, or a database's rows joined by newlines): a last line
+/// without its newline is a torn write and is ignored; `path` names them in errors.
+pub(crate) fn parse_journal(
+    path: &Path,
+    bytes: &[u8],
+    crypter: Option<&Crypter>,
+) -> Result<Vec<JournalEntry>, StateError> {
     let complete = match bytes.iter().rposition(|b| *b == b'\n') {
         Some(i) => &bytes[..=i],
         None => &[][..],

@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomic;
-use super::backend::Backend;
 use super::error::StateError;
-use super::lock::StackLock;
+use super::file_backend::FileBackend;
+use super::lock_info::StackLock;
 use super::stack_ref::StackRef;
 
 const SUFFIX: &str = ".history.json";
@@ -51,7 +51,7 @@ pub struct RecordedConfig {
     pub object: bool,
 }
 
-impl Backend {
+impl FileBackend {
     fn history_dir(&self, stack: &StackRef) -> PathBuf {
         self.stack_dir(stack).join("history")
     }

@@ -1,4 +1,5 @@
-//! Stack state on the file backend: crash-safe checkpoints and journals, the passphrase
+//! Stack state behind one [`Backend`] trait, on files (`file://`) or PostgreSQL
+//! (`postgres://`, see [`postgres`]): crash-safe checkpoints and journals, the passphrase
 //! secrets provider, export/import and the per-stack lock.
 //!
 //! # Layout of a `file://DIR` backend
@@ -38,7 +39,7 @@
 //! lease expired (on any host), or whose holder pid no longer runs on this host, is broken
 //! automatically by the next locker ([`StackLock::broke_stale`] tells); a lock with a live
 //! lease needs `stack unlock --force`. A stack is created under its lock
-//! ([`Backend::lock_or_create`]), so its creator sets up its secrets before anyone else runs.
+//! ([`FileBackend::lock_or_create`]), so its creator sets up its secrets before anyone else runs.
 
 pub mod atomic;
 pub mod backend;
@@ -46,25 +47,30 @@ pub mod backend_url;
 pub mod checkpoint;
 pub mod error;
 pub mod export;
+pub mod file_backend;
 pub mod file_journal;
+pub mod file_lock;
 pub mod history;
-pub mod lock;
+pub mod lock_info;
 pub mod passphrase;
 pub mod pbkdf2;
+pub mod postgres;
 pub mod secrets;
 pub mod stack_outputs;
 pub mod stack_ref;
 pub mod stack_rename;
 pub mod tags;
 
-pub use backend::{Backend, StackState, StackSummary};
-pub use backend_url::{BACKEND_URL_ENV, BackendUrl, DEFAULT_BACKEND_URL};
+pub use backend::{Backend, StackState, StackSummary, open as open_backend};
+pub use backend_url::{BACKEND_URL_ENV, BackendUrl, DEFAULT_BACKEND_URL, Scheme};
 pub use checkpoint::SecretsProviderState;
 pub use error::StateError;
 pub use export::{export_salt, validate_export};
+pub use file_backend::FileBackend;
 pub use file_journal::FileJournal;
 pub use history::{RecordedConfig, UpdateRecord};
-pub use lock::{Holder, LockInfo, StackLock, StackLocked};
+pub use lock_info::{HOST_ENV, Holder, Lease, LockInfo, StackLock, StackLocked};
 pub use passphrase::{Crypter, SecretsError, passphrase_from_env};
+pub use postgres::{PgBackend, PgUrl};
 pub use stack_outputs::BackendStacks;
 pub use stack_ref::StackRef;

@@ -4,8 +4,9 @@
 use crate::engine::snapshot::Snapshot;
 use crate::engine::stack_outputs::{StackOutputsSource, StackReadError};
 
+use std::sync::Arc;
+
 use super::backend::Backend;
-use super::checkpoint::SecretsProviderState;
 use super::passphrase::{Crypter, passphrase_from_env};
 use super::stack_ref::StackRef;
 
@@ -14,13 +15,13 @@ const ORGANIZATION: &str = "organization";
 
 /// Reads the stacks of one backend; `project` completes names that leave the project out.
 pub struct BackendStacks {
-    backend: Backend,
+    backend: Arc<dyn Backend>,
     project: String,
 }
 
 impl BackendStacks {
     /// `project` is the project of the deployment that holds the references.
-    pub fn new(backend: Backend, project: &str) -> BackendStacks {
+    pub fn new(backend: Arc<dyn Backend>, project: &str) -> BackendStacks {
         BackendStacks {
             backend,
             project: project.to_string(),
@@ -57,17 +58,10 @@ impl BackendStacks {
     /// The crypter of the stack's own secrets provider, from the salt its checkpoint records
     /// and the passphrase of the environment.
     fn crypter(&self, stack: &StackRef) -> Result<Option<Crypter>, StackReadError> {
-        let file = self
+        let salt = self
             .backend
-            .read_checkpoint(stack)
+            .recorded_salt(stack)
             .map_err(|e| StackReadError(e.to_string()))?;
-        let salt = file
-            .checkpoint
-            .latest
-            .as_ref()
-            .and_then(|l| l.get("secrets_providers"))
-            .and_then(|v| serde_json::from_value::<SecretsProviderState>(v.clone()).ok())
-            .and_then(|p| p.salt().map(str::to_string));
         let (Some(salt), Some(passphrase)) = (
             salt,
             passphrase_from_env().map_err(|e| StackReadError(e.to_string()))?,
@@ -101,7 +95,7 @@ mod tests {
 
     fn stacks(dir: &std::path::Path) -> BackendStacks {
         let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
-        BackendStacks::new(Backend::open(&url).unwrap(), "web")
+        BackendStacks::new(crate::state::open_backend(&url).unwrap(), "web")
     }
 
     #[test]

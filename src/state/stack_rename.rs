@@ -10,9 +10,9 @@ use crate::engine::resource::ResourceState;
 use crate::engine::snapshot::Snapshot;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
-use super::backend::Backend;
 use super::error::StateError;
-use super::lock::StackLock;
+use super::file_backend::FileBackend;
+use super::lock_info::StackLock;
 use super::passphrase::Crypter;
 use super::stack_ref::StackRef;
 
@@ -54,7 +54,7 @@ pub fn rename_snapshot(snapshot: &mut Snapshot, stack: &str) {
     }
 }
 
-impl Backend {
+impl FileBackend {
     /// Moves the locked stack's state to `new` (which must not exist), with its history and
     /// tags, and makes `new` the current stack if the old one was. The old stack is removed
     /// last.

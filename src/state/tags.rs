@@ -6,15 +6,15 @@ use std::fs;
 use std::path::PathBuf;
 
 use super::atomic::write_atomic;
-use super::backend::Backend;
 use super::error::StateError;
-use super::lock::StackLock;
+use super::file_backend::FileBackend;
+use super::lock_info::StackLock;
 use super::stack_ref::StackRef;
 
 /// The prefix of the tags the backend derives itself; users may not set or remove them.
 pub const BUILTIN_TAG_PREFIX: &str = "pulumi:";
 
-impl Backend {
+impl FileBackend {
     fn tags_path(&self, stack: &StackRef) -> PathBuf {
         self.stack_dir(stack).join("tags.json")
     }

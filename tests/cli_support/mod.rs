@@ -14,6 +14,8 @@ pub struct Env {
     pub root: tempfile::TempDir,
     /// Whether commands get `PULUMI_CONFIG_PASSPHRASE` (deriving its key costs ~0.7 s of CPU).
     pub passphrase: bool,
+    /// The backend URL commands get; `None`: `file://` in the temporary directory.
+    pub backend: Option<String>,
 }
 
 pub const PASSPHRASE: &str = "correct horse battery staple";
@@ -55,6 +57,7 @@ impl Env {
         let env = Env {
             root,
             passphrase: false,
+            backend: None,
         };
         env.write(
             "Pulumi.yaml",
@@ -69,6 +72,13 @@ impl Env {
             passphrase: true,
             ..Env::new(program)
         }
+    }
+
+    /// The backend every command of this environment uses.
+    pub fn backend_url(&self) -> String {
+        self.backend
+            .clone()
+            .unwrap_or_else(|| format!("file://{}", self.root.path().join("state").display()))
     }
 
     /// `config set --secret KEY VALUE` on the stack `dev`.
@@ -98,10 +108,7 @@ impl Env {
         c.args(args)
             .arg("--cwd")
             .arg(dir)
-            .env(
-                "STEPDECK_BACKEND_URL",
-                format!("file://{}", self.root.path().join("state").display()),
-            )
+            .env("STEPDECK_BACKEND_URL", self.backend_url())
             .env("STEPDECK_SIM_WORLD", self.world_path())
             .env_remove("PULUMI_CONFIG_PASSPHRASE")
             .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")

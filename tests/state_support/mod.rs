@@ -9,11 +9,11 @@ use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
 use stepdeck::engine::property::{PropertyMap, PropertyValue};
 use stepdeck::engine::resource::{OperationType, ResourceState};
 use stepdeck::engine::urn::Urn;
-use stepdeck::state::{Backend, BackendUrl, StackLock, StackRef};
+use stepdeck::state::{Backend, BackendUrl, FileBackend, StackLock, StackRef};
 
-pub fn backend(dir: &Path) -> Backend {
+pub fn backend(dir: &Path) -> FileBackend {
     let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
-    Backend::open(&url).unwrap()
+    FileBackend::open(&url).unwrap()
 }
 
 pub fn dev() -> StackRef {
@@ -37,7 +37,7 @@ pub fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
 
 /// Runs a deployment that creates `x` and `y` and stops before it is finished (its journal
 /// is not compacted); returns the journal's path.
-pub fn journaled(b: &Backend, lock: &StackLock) -> PathBuf {
+pub fn journaled(b: &FileBackend, lock: &StackLock) -> PathBuf {
     let (base, journal) = b.begin_deployment(lock, None).unwrap();
     let path = journal.path().to_path_buf();
     let mgr = SnapshotManager::new(&base, Box::new(journal));
@@ -60,7 +60,7 @@ pub fn journal_create(mgr: &SnapshotManager, r: ResourceState) {
 
 /// A new `dev` stack whose first deployment was killed after journaling `x` and `y`:
 /// the backend and the journal's path.
-pub fn killed_first_deployment(dir: &Path) -> (Backend, PathBuf) {
+pub fn killed_first_deployment(dir: &Path) -> (FileBackend, PathBuf) {
     let b = backend(dir);
     b.create_stack(&dev()).unwrap();
     let lock = b.lock(&dev(), "up").unwrap();

@@ -9,143 +9,24 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::thread::JoinHandle;
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
 
 use super::atomic::sync_dir;
 use super::error::StateError;
+use super::lock_info::{Holder, Lease, LockInfo, StackLock, StackLocked, lease};
 use super::stack_ref::StackRef;
 
-/// Who holds a lock, as written into the lock file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LockInfo {
-    pub pid: u32,
-    pub hostname: String,
-    pub user: String,
-    /// RFC 3339.
-    pub time: String,
-    /// What the holder is doing (`up`, `destroy`, `import`, …).
-    pub operation: String,
-    /// Distinguishes this lock from a later one by the same pid.
-    pub id: String,
-    /// When the lease ends unless the holder renews it (RFC 3339); absent in locks written
-    /// before leases, which are judged by their pid alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expires: Option<String>,
-}
-
-/// How long a lease lasts: `STEPDECK_LOCK_LEASE_SECS`, else 30 s. The holder renews it every
-/// third of that, so a holder that stopped is detected within one lease.
-pub const LEASE_ENV: &str = "STEPDECK_LOCK_LEASE_SECS";
-const DEFAULT_LEASE: Duration = Duration::from_secs(30);
-
-fn lease() -> Duration {
-    std::env::var(LEASE_ENV)
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
-        .filter(|s| *s > 0)
-        .map_or(DEFAULT_LEASE, Duration::from_secs)
-}
-
-fn expiry(lease: Duration) -> String {
-    let lease = chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::MAX);
-    let now = chrono::Utc::now();
-    now.checked_add_signed(lease).unwrap_or(now).to_rfc3339()
-}
-
-/// Whether a lock's holder is still there, as far as this host can tell.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Holder {
-    /// The process runs on this host (or its pid was reused: we err on the safe side).
-    Alive,
-    /// The pid does not run on this host: the lock is stale.
-    Gone,
-    /// Another host, or a platform where we cannot tell.
-    Unknown,
-}
-
-impl LockInfo {
-    fn mine(operation: &str) -> LockInfo {
-        LockInfo {
-            pid: std::process::id(),
-            hostname: hostname(),
-            user: std::env::var("USER")
-                .or_else(|_| std::env::var("USERNAME"))
-                .unwrap_or_else(|_| "unknown".into()),
-            time: chrono::Utc::now().to_rfc3339(),
-            operation: operation.to_string(),
-            id: uuid::Uuid::new_v4().to_string(),
-            expires: Some(expiry(lease())),
-        }
-    }
-
-    /// Judges the holder by its lease (any host): expired is gone, renewed is alive. On this
-    /// host a pid that no longer runs is gone at once; a lock without a lease from another
-    /// host cannot be judged.
-    pub fn holder(&self) -> Holder {
-        let lease = self
-            .expires
-            .as_deref()
-            .and_then(|t| chrono::DateTime::parse_from_rfc3339(t).ok());
-        if lease.is_some_and(|t| t < chrono::Utc::now()) {
-            return Holder::Gone;
-        }
-        if self.hostname == hostname() && Path::new("/proc/self").exists() {
-            if Path::new("/proc").join(self.pid.to_string()).exists() {
-                Holder::Alive
-            } else {
-                Holder::Gone
-            }
-        } else if lease.is_some() {
-            Holder::Alive
-        } else {
-            Holder::Unknown
-        }
-    }
-}
-
-/// A second locker's error: who holds the stack.
-#[derive(Debug, thiserror::Error)]
-#[error(
-    "the stack {stack} is locked by pid {pid} on host {host} since {time} ({operation}, user {user}, \
-     lease until {expires}); if that process is gone, run `stepdeck stack unlock`",
-    pid = info.pid, host = info.hostname, time = info.time, operation = info.operation, user = info.user,
-    expires = info.expires.as_deref().unwrap_or("unknown")
-)]
-pub struct StackLocked {
-    pub stack: String,
-    pub info: LockInfo,
-}
-
-/// The held lock; dropping it stops the heartbeat and releases the lock (if it is still ours).
+/// The file lock's lease: a heartbeat thread renewing `lock.json`; dropping it stops the
+/// thread and removes the file if it still holds our lock.
 #[derive(Debug)]
-pub struct StackLock {
-    stack: StackRef,
+struct FileLease {
     path: PathBuf,
-    info: LockInfo,
-    broke_stale: Option<LockInfo>,
+    id: String,
     heartbeat: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
 }
 
-impl StackLock {
-    /// The stack this lock protects; writes take it from here.
-    pub fn stack(&self) -> &StackRef {
-        &self.stack
-    }
+impl Lease for FileLease {}
 
-    /// What this process wrote into the lock file.
-    pub fn info(&self) -> &LockInfo {
-        &self.info
-    }
-
-    /// The stale lock of a dead process that was broken to take this one (tell the user).
-    pub fn broke_stale(&self) -> Option<&LockInfo> {
-        self.broke_stale.as_ref()
-    }
-}
-
-impl Drop for StackLock {
+impl Drop for FileLease {
     fn drop(&mut self) {
         if let Some((stop, thread)) = self.heartbeat.take() {
             drop(stop);
@@ -154,20 +35,11 @@ impl Drop for StackLock {
         if read_lock(&self.path)
             .ok()
             .flatten()
-            .is_some_and(|l| l.id == self.info.id)
+            .is_some_and(|l| l.id == self.id)
         {
             let _ = fs::remove_file(&self.path);
         }
     }
-}
-
-fn hostname() -> String {
-    fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".into())
 }
 
 /// The lock in `path`, if any; an unreadable lock is reported as corrupt.
@@ -229,7 +101,7 @@ fn heartbeat(path: PathBuf, mut info: LockInfo, stop: mpsc::Receiver<()>) {
             // Removed with its stack, or unreadable: nothing of ours to renew.
             Ok(None) | Err(_) => return,
         }
-        info.expires = Some(expiry(lease));
+        info.expires = Some(super::lock_info::expiry(lease));
         let Ok(tmp) = write_temp(&path, &info) else {
             continue;
         };
@@ -277,13 +149,17 @@ pub(crate) fn acquire(
                 .name("stack-lock-lease".into())
                 .spawn(move || heartbeat(renewed, renewing, stopped))
                 .map_err(StateError::io(path))?;
-            return Ok(StackLock {
-                stack: stack.clone(),
+            let lease = FileLease {
                 path: path.to_path_buf(),
+                id: info.id.clone(),
+                heartbeat: Some((stop, thread)),
+            };
+            return Ok(StackLock::new(
+                stack.clone(),
                 info,
                 broke_stale,
-                heartbeat: Some((stop, thread)),
-            });
+                Box::new(lease),
+            ));
         }
         match read_lock(path)? {
             // Released between our attempt and the read: try again.

@@ -1,0 +1,866 @@
+//! The file backend ([`Backend`] on a directory): stacks, the current-stack selection, crash-safe loading and saving of
+//! a stack's state (checkpoint plus journal), compaction, and the stack lock.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::engine::journal::{JournalEntry, JournalError, replay_owned};
+use crate::engine::snapshot::Snapshot;
+
+use super::atomic::{is_leftover_temp, sync_dir, write_atomic, write_atomic_with};
+use super::backend::{Backend, StackState, StackSummary};
+use super::backend_url::BackendUrl;
+use super::checkpoint::{
+    CHECKPOINT_VERSION, CheckpointFile, SecretsProviderState, StepdeckMeta, check_encryptable,
+    parse_deployment_text, write_checkpoint_file,
+};
+use super::error::StateError;
+use super::file_journal::{FileJournal, read_journal};
+use super::file_lock as lock;
+use super::history::UpdateRecord;
+use super::lock_info::{LockInfo, StackLock};
+use super::passphrase::{Crypter, SecretsError};
+use super::secrets::has_ciphertext;
+use super::stack_ref::{StackRef, validate_name};
+use crate::engine::journal::Journal;
+use std::collections::BTreeMap;
+
+const CHECKPOINT: &str = "checkpoint.json";
+const LOCK: &str = "lock.json";
+
+#[derive(Serialize, Deserialize)]
+struct Workspace {
+    stack: String,
+}
+
+/// A `file://` backend rooted at `DIR/.stepdeck`.
+#[derive(Clone, Debug)]
+pub struct FileBackend {
+    url: BackendUrl,
+    root: PathBuf,
+}
+
+impl FileBackend {
+    /// Opens (and creates if needed) the backend directory.
+    pub fn open(url: &BackendUrl) -> Result<FileBackend, StateError> {
+        let dir = url.dir().ok_or_else(|| StateError::BadUrl {
+            url: url.to_string(),
+            reason: "not a file:// URL".into(),
+        })?;
+        let root = dir.join(".stepdeck");
+        fs::create_dir_all(root.join("stacks")).map_err(StateError::io(&root))?;
+        Ok(FileBackend {
+            url: url.clone(),
+            root,
+        })
+    }
+
+    /// The URL this backend was opened with, for messages.
+    pub fn url(&self) -> &BackendUrl {
+        &self.url
+    }
+
+    /// `DIR/.stepdeck`: where everything of this backend lives.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The directory holding one stack's checkpoint, journal and lock.
+    pub fn stack_dir(&self, stack: &StackRef) -> PathBuf {
+        self.root
+            .join("stacks")
+            .join(stack.project())
+            .join(stack.stack())
+    }
+
+    /// The stack's checkpoint file, named in errors about its state.
+    pub fn checkpoint_path(&self, stack: &StackRef) -> PathBuf {
+        self.stack_dir(stack).join(CHECKPOINT)
+    }
+
+    /// The journal file that continues the checkpoint of epoch `epoch`.
+    pub fn journal_path(&self, stack: &StackRef, epoch: u64) -> PathBuf {
+        self.stack_dir(stack).join(format!("journal.{epoch}.jsonl"))
+    }
+
+    fn workspace_path(&self, project: &str) -> PathBuf {
+        self.root.join("workspaces").join(format!("{project}.json"))
+    }
+
+    /// Whether the stack was created (its checkpoint exists).
+    pub fn stack_exists(&self, stack: &StackRef) -> bool {
+        self.checkpoint_path(stack).is_file()
+    }
+
+    fn require(&self, stack: &StackRef) -> Result<(), StateError> {
+        if self.stack_exists(stack) {
+            Ok(())
+        } else {
+            Err(self.missing(stack))
+        }
+    }
+
+    /// The error for a stack without a checkpoint: no such stack, or, when a journal is
+    /// there, a state that lost its checkpoint (starting over would create its resources twice).
+    fn missing(&self, stack: &StackRef) -> StateError {
+        match self.journals(stack) {
+            Ok(journals) if !journals.is_empty() => StateError::OrphanJournal {
+                stack: stack.to_string(),
+                checkpoint: self.checkpoint_path(stack),
+                journal: journals[journals.len() - 1].1.clone(),
+            },
+            Ok(_) => StateError::NoSuchStack {
+                stack: stack.to_string(),
+            },
+            Err(e) => e,
+        }
+    }
+
+    /// Whether the stack exists (`Ok(false)`: it can be created); a journal without its
+    /// checkpoint is an error, never a stack to start afresh.
+    pub fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
+        match self.require(stack) {
+            Ok(()) => Ok(true),
+            Err(StateError::NoSuchStack { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The journal files of a stack's directory, by epoch (names that are not
+    /// `journal.<u64>.jsonl` are not ours and are left alone).
+    fn journals(&self, stack: &StackRef) -> Result<Vec<(u64, PathBuf)>, StateError> {
+        let dir = self.stack_dir(stack);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StateError::io(&dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(StateError::io(&dir))?;
+            let name = entry.file_name();
+            let epoch = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("journal."))
+                .and_then(|n| n.strip_suffix(".jsonl"))
+                .and_then(|n| n.parse::<u64>().ok());
+            if let Some(epoch) = epoch {
+                out.push((epoch, entry.path()));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Takes the stack's lock, creating the stack under it when it does not exist (`true`):
+    /// concurrent first uses see one creation, and whatever the creator sets up under the lock
+    /// (its secrets settings) before any other process can start on the stack.
+    pub fn lock_or_create(
+        &self,
+        stack: &StackRef,
+        operation: &str,
+    ) -> Result<(StackLock, bool), StateError> {
+        let dir = self.stack_dir(stack);
+        fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
+        let lock = lock::acquire(stack, &dir.join(LOCK), operation)?;
+        if self.check_exists(stack)? {
+            return Ok((lock, false));
+        }
+        self.write_checkpoint(stack, &Snapshot::default(), 0, None, None)?;
+        Ok((lock, true))
+    }
+
+    /// The stacks of a project, by name.
+    pub fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError> {
+        validate_name("project", project)?;
+        let dir = self.root.join("stacks").join(project);
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StateError::io(&dir)(e)),
+        };
+        let current = self.current_stack(project)?;
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(StateError::io(&dir))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            let Ok(stack) = StackRef::new(project, &name) else {
+                continue;
+            };
+            if !self.stack_exists(&stack) {
+                continue;
+            }
+            let file = self.read_checkpoint(&stack)?;
+            let latest = file.checkpoint.latest.as_ref();
+            out.push(StackSummary {
+                current: current.as_deref() == Some(name.as_str()),
+                resource_count: latest
+                    .and_then(|l| l.get("resources"))
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len),
+                last_update: latest
+                    .and_then(|l| l.pointer("/manifest/time"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                // A corrupt lock file is reported by `lock` and `unlock`, not here.
+                lock: lock::read_lock(&self.stack_dir(&stack).join(LOCK))
+                    .ok()
+                    .flatten(),
+                name,
+            });
+        }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(out)
+    }
+
+    /// Removes a stack; refuses while it is locked, or unless `force` while it may have
+    /// resources: in its checkpoint, in a journal of an unfinished deployment, or in a
+    /// checkpoint too damaged to tell.
+    pub fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
+        let dir = self.stack_dir(stack);
+        let held = if force && !self.stack_exists(stack) && dir.is_dir() {
+            lock::acquire(stack, &dir.join(LOCK), "remove")?
+        } else {
+            self.lock(stack, "remove")?
+        };
+        if !force {
+            self.check_empty(stack)?;
+        }
+        fs::remove_dir_all(&dir).map_err(StateError::io(&dir))?;
+        drop(held);
+        if self.current_stack(stack.project())?.as_deref() == Some(stack.stack()) {
+            let ws = self.workspace_path(stack.project());
+            fs::remove_file(&ws).map_err(StateError::io(&ws))?;
+        }
+        Ok(())
+    }
+
+    /// Refuses unless the stack's state certainly holds no resource.
+    fn check_empty(&self, stack: &StackRef) -> Result<(), StateError> {
+        let (path, bytes) = self.checkpoint_bytes(stack)?;
+        let file: RawCheckpointFile<'_> =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
+        check_version(&path, file.version, &file.features)?;
+        let mut count = 0;
+        if let Some(latest) = file.checkpoint.latest {
+            let latest: Value =
+                serde_json::from_str(latest.get()).map_err(|e| corrupt(&path, e.to_string()))?;
+            for key in ["resources", "pending_operations"] {
+                match latest.get(key) {
+                    None | Some(Value::Null) => {}
+                    Some(Value::Array(items)) => count += items.len(),
+                    Some(_) => {
+                        return Err(corrupt(
+                            &path,
+                            format!(
+                                "checkpoint.latest.{key} is not an array: the stack may still have \
+                                 resources; remove it with --force only if you are sure it has none"
+                            ),
+                        ));
+                    }
+                }
+            }
+            if !latest.is_object() && !latest.is_null() {
+                return Err(corrupt(&path, "checkpoint.latest is not an object".into()));
+            }
+        }
+        if count > 0 {
+            return Err(StateError::HasResources {
+                stack: stack.to_string(),
+                count,
+            });
+        }
+        let epoch = file.stepdeck.journal_epoch;
+        for (e, journal) in self.journals(stack)? {
+            let recorded = fs::read(&journal)
+                .map_err(StateError::io(&journal))?
+                .contains(&b'\n');
+            if e >= epoch && recorded {
+                return Err(StateError::UnfinishedJournal {
+                    stack: stack.to_string(),
+                    journal,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The project's selected stack, if one is selected and still exists.
+    pub fn current_stack(&self, project: &str) -> Result<Option<String>, StateError> {
+        validate_name("project", project)?;
+        let path = self.workspace_path(project);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StateError::io(&path)(e)),
+        };
+        let ws: Workspace = serde_json::from_slice(&bytes).map_err(|e| StateError::Corrupt {
+            path: path.clone(),
+            line: None,
+            message: e.to_string(),
+        })?;
+        let exists = StackRef::new(project, &ws.stack).is_ok_and(|s| self.stack_exists(&s));
+        Ok(exists.then_some(ws.stack))
+    }
+
+    /// Makes `stack` the project's current stack; it must exist.
+    pub fn select_stack(&self, stack: &StackRef) -> Result<(), StateError> {
+        self.require(stack)?;
+        let path = self.workspace_path(stack.project());
+        let dir = self.root.join("workspaces");
+        fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
+        let ws = Workspace {
+            stack: stack.stack().to_string(),
+        };
+        write_atomic(
+            &path,
+            &serde_json::to_vec(&ws).expect("workspace serializes"),
+        )
+        .map_err(StateError::io(&path))
+    }
+
+    /// Takes the stack's update lock (see [`StackLock`]); every write of state needs it.
+    pub fn lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
+        self.require(stack)?;
+        lock::acquire(stack, &self.stack_dir(stack).join(LOCK), operation)
+    }
+
+    /// `stack unlock`: removes the lock if its holder is gone, or whatever holds it with
+    /// `force`; returns the lock removed.
+    pub fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
+        self.require(stack)?;
+        lock::unlock(stack, &self.stack_dir(stack).join(LOCK), force)
+    }
+
+    /// Who holds the stack's lock, if anyone.
+    pub fn lock_holder(&self, stack: &StackRef) -> Result<Option<LockInfo>, StateError> {
+        self.require(stack)?;
+        lock::read_lock(&self.stack_dir(stack).join(LOCK))
+    }
+
+    pub(crate) fn read_checkpoint(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
+        let (path, bytes) = self.checkpoint_bytes(stack)?;
+        let file: CheckpointFile =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
+        check_version(&path, file.version, &file.features)?;
+        Ok(file)
+    }
+
+    fn checkpoint_bytes(&self, stack: &StackRef) -> Result<(PathBuf, Vec<u8>), StateError> {
+        let path = self.checkpoint_path(stack);
+        match fs::read(&path) {
+            Ok(b) => Ok((path, b)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Err(self.missing(stack)),
+            Err(e) => Err(StateError::io(&path)(e)),
+        }
+    }
+
+    /// Loads a stack: the checkpoint, plus its journal replayed (a torn last line ignored),
+    /// integrity checked. `crypter` decrypts secrets; without one, a stack with secrets fails.
+    /// Needs no lock: a compaction running meanwhile is detected and the read retried.
+    pub fn load(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+    ) -> Result<StackState, StateError> {
+        self.load_verified(stack, crypter, true)
+    }
+
+    /// [`Backend::load`] without the integrity check: for `state repair`, the one reader that
+    /// must see a state that fails it.
+    pub fn load_unchecked(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+    ) -> Result<StackState, StateError> {
+        self.load_verified(stack, crypter, false)
+    }
+
+    fn load_verified(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+        verify: bool,
+    ) -> Result<StackState, StateError> {
+        let path = self.checkpoint_path(stack);
+        loop {
+            let before = file_version(&path);
+            let state = self.load_once(stack, crypter, verify);
+            if file_version(&path) == before {
+                return state;
+            }
+        }
+    }
+
+    fn load_once(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+        verify: bool,
+    ) -> Result<StackState, StateError> {
+        let (path, bytes) = self.checkpoint_bytes(stack)?;
+        let file = parse_checkpoint(&path, &bytes)?;
+        let journal = self.journal_path(stack, file.stepdeck.journal_epoch);
+        let (state, _) = decode_state(
+            &path,
+            &file,
+            &journal,
+            || read_journal(&journal, crypter),
+            crypter,
+            verify,
+        )?;
+        Ok(state)
+    }
+
+    /// Folds the journal into a new checkpoint (epoch + 1) and removes the old journal. At
+    /// every instant the files on disk load to the same state: the old journal is ignored as
+    /// soon as the new checkpoint names a newer epoch.
+    pub fn compact(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<StackState, StateError> {
+        let stack = lock.stack();
+        let mut state = self.load(stack, crypter)?;
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or(state.secrets_providers.take());
+        state.epoch = self.next_epoch(stack, state.epoch)?;
+        self.write_checkpoint(
+            stack,
+            &state.snapshot,
+            state.epoch,
+            providers.as_ref(),
+            crypter,
+        )?;
+        state.secrets_providers = providers;
+        Ok(state)
+    }
+
+    /// Starts a deployment: compacts when an earlier run left a journal (or the checkpoint
+    /// must record the secrets provider first), then opens the epoch's journal. Pass the
+    /// snapshot to the engine as its base and the journal as its journal.
+    pub fn begin_deployment(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<(Snapshot, FileJournal), StateError> {
+        let loaded = self.load(lock.stack(), crypter)?;
+        let journal_left = self.journal_path(lock.stack(), loaded.epoch).exists();
+        let providers_recorded = crypter.is_none() || loaded.secrets_providers.is_some();
+        let state = if journal_left || !providers_recorded {
+            self.compact(lock, crypter)?
+        } else {
+            // The checkpoint already is the whole state: rewriting it would only cost time.
+            loaded
+        };
+        let path = self.journal_path(lock.stack(), state.epoch);
+        let journal =
+            FileJournal::create(path.clone(), crypter.cloned()).map_err(StateError::io(&path))?;
+        Ok((state.snapshot, journal))
+    }
+
+    /// Ends a deployment (after the engine dropped the journal): compacts and returns the
+    /// stack's final snapshot. A journal that only kept resources as they were changes
+    /// nothing, so the checkpoint stays and the journal goes: both load to the same state.
+    pub fn finish_deployment(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<Snapshot, StateError> {
+        let stack = lock.stack();
+        let loaded = self.load(stack, crypter)?;
+        let journal = self.journal_path(stack, loaded.epoch);
+        let entries = read_journal(&journal, crypter)?;
+        if entries.iter().all(JournalEntry::keeps_only) {
+            match std::fs::remove_file(&journal) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(StateError::io(&journal)(e));
+                }
+                _ => return Ok(loaded.snapshot),
+            }
+        }
+        Ok(self.compact(lock, crypter)?.snapshot)
+    }
+
+    /// The passphrase salt the stack's checkpoint was last written with, read without
+    /// decrypting anything: it tells a rotation that was interrupted after the state moved.
+    pub fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
+        let providers = self.read_checkpoint(stack)?.secrets_providers();
+        Ok(providers.and_then(|p| p.salt().map(str::to_string)))
+    }
+
+    /// Replaces the stack's state with `snapshot` (a new checkpoint, journal cleared).
+    pub fn save(
+        &self,
+        lock: &StackLock,
+        snapshot: &Snapshot,
+        crypter: Option<&Crypter>,
+    ) -> Result<(), StateError> {
+        let stack = lock.stack();
+        let file = self.read_checkpoint(stack)?;
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or_else(|| file.secrets_providers());
+        let epoch = self.next_epoch(stack, file.stepdeck.journal_epoch)?;
+        self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
+    }
+
+    /// The epoch after `epoch`. It must not wrap, and no journal of it or later may exist
+    /// yet: such a journal was not written by the deployments of this checkpoint, and adopting
+    /// it would replay entries against the wrong state.
+    fn next_epoch(&self, stack: &StackRef, epoch: u64) -> Result<u64, StateError> {
+        let next = epoch.checked_add(1).ok_or_else(|| {
+            corrupt(
+                &self.checkpoint_path(stack),
+                format!(
+                    "stepdeck.journalEpoch is {epoch}, the last epoch there is: the state cannot be \
+                     compacted; move it to a fresh stack with `stepdeck stack export --file state.json`, \
+                     `stepdeck stack rm --force --yes`, `stepdeck stack init` and \
+                     `stepdeck stack import --file state.json`"
+                ),
+            )
+        })?;
+        for (e, journal) in self.journals(stack)? {
+            let empty = fs::metadata(&journal)
+                .map_err(StateError::io(&journal))?
+                .len()
+                == 0;
+            if e >= next && !empty {
+                return Err(StateError::StrayJournal {
+                    journal,
+                    epoch: next,
+                });
+            }
+        }
+        Ok(next)
+    }
+
+    /// Writes the checkpoint of `epoch` atomically, then removes the journals it absorbed
+    /// (earlier epochs) and temporaries left by interrupted writes.
+    fn write_checkpoint(
+        &self,
+        stack: &StackRef,
+        snapshot: &Snapshot,
+        epoch: u64,
+        providers: Option<&SecretsProviderState>,
+        crypter: Option<&Crypter>,
+    ) -> Result<(), StateError> {
+        let path = self.checkpoint_path(stack);
+        snapshot
+            .verify_integrity()
+            .map_err(|source| StateError::Integrity {
+                path: path.clone(),
+                source,
+            })?;
+        check_encryptable(snapshot, crypter).map_err(|source| StateError::Secrets {
+            path: path.clone(),
+            source,
+        })?;
+        let qualified = stack.qualified();
+        write_atomic_with(&path, |out| {
+            write_checkpoint_file(out, &qualified, snapshot, epoch, providers, crypter)
+        })
+        .map_err(StateError::io(&path))?;
+        self.remove_stale_files(stack, epoch)
+    }
+
+    fn remove_stale_files(&self, stack: &StackRef, epoch: u64) -> Result<(), StateError> {
+        let dir = self.stack_dir(stack);
+        for (e, journal) in self.journals(stack)? {
+            if e < epoch {
+                fs::remove_file(&journal).map_err(StateError::io(&journal))?;
+            }
+        }
+        for entry in fs::read_dir(&dir).map_err(StateError::io(&dir))? {
+            let entry = entry.map_err(StateError::io(&dir))?;
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if is_leftover_temp(name) && name.contains(CHECKPOINT) {
+                let p = entry.path();
+                fs::remove_file(&p).map_err(StateError::io(&p))?;
+            }
+        }
+        sync_dir(&dir).map_err(StateError::io(&dir))
+    }
+}
+
+impl Backend for FileBackend {
+    fn url(&self) -> &BackendUrl {
+        &self.url
+    }
+
+    fn kind(&self) -> &'static str {
+        "file"
+    }
+
+    fn location(&self, stack: &StackRef) -> PathBuf {
+        self.checkpoint_path(stack)
+    }
+
+    fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
+        FileBackend::check_exists(self, stack)
+    }
+
+    fn stack_exists(&self, stack: &StackRef) -> bool {
+        FileBackend::stack_exists(self, stack)
+    }
+
+    fn lock_or_create(
+        &self,
+        stack: &StackRef,
+        operation: &str,
+    ) -> Result<(StackLock, bool), StateError> {
+        FileBackend::lock_or_create(self, stack, operation)
+    }
+
+    fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError> {
+        FileBackend::list_stacks(self, project)
+    }
+
+    fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
+        FileBackend::remove_stack(self, stack, force)
+    }
+
+    fn current_stack(&self, project: &str) -> Result<Option<String>, StateError> {
+        FileBackend::current_stack(self, project)
+    }
+
+    fn select_stack(&self, stack: &StackRef) -> Result<(), StateError> {
+        FileBackend::select_stack(self, stack)
+    }
+
+    fn lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
+        FileBackend::lock(self, stack, operation)
+    }
+
+    fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
+        FileBackend::unlock(self, stack, force)
+    }
+
+    fn lock_holder(&self, stack: &StackRef) -> Result<Option<LockInfo>, StateError> {
+        FileBackend::lock_holder(self, stack)
+    }
+
+    fn load(&self, stack: &StackRef, crypter: Option<&Crypter>) -> Result<StackState, StateError> {
+        FileBackend::load(self, stack, crypter)
+    }
+
+    fn load_unchecked(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+    ) -> Result<StackState, StateError> {
+        FileBackend::load_unchecked(self, stack, crypter)
+    }
+
+    fn begin_deployment(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<(Snapshot, Box<dyn Journal>), StateError> {
+        let (base, journal) = FileBackend::begin_deployment(self, lock, crypter)?;
+        Ok((base, Box::new(journal)))
+    }
+
+    fn finish_deployment(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<Snapshot, StateError> {
+        FileBackend::finish_deployment(self, lock, crypter)
+    }
+
+    fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
+        FileBackend::recorded_salt(self, stack)
+    }
+
+    fn save(
+        &self,
+        lock: &StackLock,
+        snapshot: &Snapshot,
+        crypter: Option<&Crypter>,
+    ) -> Result<(), StateError> {
+        FileBackend::save(self, lock, snapshot, crypter)
+    }
+
+    fn record_update(
+        &self,
+        lock: &StackLock,
+        record: UpdateRecord,
+    ) -> Result<UpdateRecord, StateError> {
+        FileBackend::record_update(self, lock, record)
+    }
+
+    fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
+        FileBackend::history(self, stack)
+    }
+
+    fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
+        FileBackend::user_tags(self, stack)
+    }
+
+    fn save_user_tags(
+        &self,
+        lock: &StackLock,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), StateError> {
+        FileBackend::save_user_tags(self, lock, tags)
+    }
+
+    fn rename_stack(
+        &self,
+        lock: StackLock,
+        new: &StackRef,
+        crypter: Option<&Crypter>,
+    ) -> Result<(), StateError> {
+        FileBackend::rename_stack(self, lock, new, crypter)
+    }
+}
+
+/// A checkpoint file as loaded: `latest` stays text until it is decoded resource by resource.
+#[derive(Deserialize)]
+pub(crate) struct RawCheckpointFile<'a> {
+    version: u64,
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(borrow)]
+    pub(crate) checkpoint: RawCheckpointBody<'a>,
+    #[serde(default)]
+    pub(crate) stepdeck: StepdeckMeta,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct RawCheckpointBody<'a> {
+    #[serde(borrow, default)]
+    pub(crate) latest: Option<&'a RawValue>,
+}
+
+/// The checkpoint's deployment as a snapshot, with its secrets provider.
+fn decode_base(
+    path: &Path,
+    latest: Option<&RawValue>,
+    crypter: Option<&Crypter>,
+) -> Result<(Snapshot, Option<SecretsProviderState>), StateError> {
+    let Some(latest) = latest else {
+        return Ok((Snapshot::default(), None));
+    };
+    let text = latest.get();
+    if crypter.is_none()
+        && text.contains("ciphertext")
+        && serde_json::from_str::<Value>(text).is_ok_and(|v| has_ciphertext(&v))
+    {
+        return Err(StateError::Secrets {
+            path: path.to_path_buf(),
+            source: SecretsError::NoPassphrase,
+        });
+    }
+    let d = parse_deployment_text(text, "checkpoint.latest", crypter)
+        .map_err(|e| corrupt(path, format!("{}: {}", e.field, e.message)))?;
+    Ok((d.snapshot, d.secrets_providers))
+}
+
+/// Parses a checkpoint document (the file's bytes, or a database row) and checks its version;
+/// `latest` stays text until it is decoded resource by resource, since a JSON tree of a large
+/// stack costs several times the document in memory and time.
+pub(crate) fn parse_checkpoint<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+) -> Result<RawCheckpointFile<'a>, StateError> {
+    let file: RawCheckpointFile<'_> =
+        serde_json::from_slice(bytes).map_err(|e| corrupt(path, e.to_string()))?;
+    check_version(path, file.version, &file.features)?;
+    Ok(file)
+}
+
+/// A stack's state from its checkpoint (`path`) and the entries of its journal (read by
+/// `entries` once the checkpoint decoded; `journal` names where they came from): replayed
+/// and, with `verify`, integrity checked, an integrity fault blamed on the checkpoint when the
+/// checkpoint alone has it. Returns the entries too.
+pub(crate) fn decode_state(
+    path: &Path,
+    file: &RawCheckpointFile<'_>,
+    journal: &Path,
+    entries: impl FnOnce() -> Result<Vec<JournalEntry>, StateError>,
+    crypter: Option<&Crypter>,
+    verify: bool,
+) -> Result<(StackState, Vec<JournalEntry>), StateError> {
+    let epoch = file.stepdeck.journal_epoch;
+    let (base, secrets_providers) = decode_base(path, file.checkpoint.latest, crypter)?;
+    let entries = entries()?;
+    let (snapshot, checked) = if entries.is_empty() {
+        (base, path.to_path_buf())
+    } else {
+        let snap = replay_owned(base, &entries).map_err(|e| match e {
+            JournalError::Replay { entry, reason } => StateError::Corrupt {
+                path: journal.to_path_buf(),
+                line: Some(entry + 1),
+                message: reason,
+            },
+            other => StateError::Corrupt {
+                path: journal.to_path_buf(),
+                line: None,
+                message: other.to_string(),
+            },
+        })?;
+        (snap, journal.to_path_buf())
+    };
+    if verify && let Err(source) = snapshot.verify_integrity() {
+        let base = decode_base(path, file.checkpoint.latest, crypter)?.0;
+        return Err(match base.verify_integrity() {
+            Err(source) => StateError::Integrity {
+                path: path.to_path_buf(),
+                source,
+            },
+            Ok(()) => StateError::Integrity {
+                path: checked,
+                source,
+            },
+        });
+    }
+    Ok((
+        StackState {
+            snapshot,
+            epoch,
+            secrets_providers,
+        },
+        entries,
+    ))
+}
+
+pub(crate) fn corrupt(path: &Path, message: String) -> StateError {
+    StateError::Corrupt {
+        path: path.to_path_buf(),
+        line: None,
+        message,
+    }
+}
+
+fn check_version(path: &Path, version: u64, features: &[String]) -> Result<(), StateError> {
+    if version != CHECKPOINT_VERSION || !features.is_empty() {
+        return Err(corrupt(
+            path,
+            format!(
+                "checkpoint version {version} with features {features:?} is not supported (expected version {CHECKPOINT_VERSION})"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Identifies one version of a file: an atomic rename gives the path a new inode.
+fn file_version(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let meta = fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    let ino = std::os::unix::fs::MetadataExt::ino(&meta);
+    #[cfg(not(unix))]
+    let ino = meta.len();
+    Some((ino, meta.modified().ok()?))
+}

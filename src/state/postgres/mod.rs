@@ -1,0 +1,801 @@
+//! The `postgres://` backend: stacks' state in a PostgreSQL database shared by operators on
+//! many machines.
+//!
+//! # Tables (prefix `stepdeck`, or `?table=PREFIX`)
+//!
+//! ```text
+//! <p>_schema   (version)                                  the schema version, see `schema`
+//! <p>_stacks   (project, stack, epoch, checkpoint, resource_count, last_update, tags)
+//!              checkpoint: the same document as a file backend's checkpoint.json
+//! <p>_journal  (project, stack, epoch, seq, entry)        one row per journal entry
+//! <p>_locks    (project, stack, id, pid, host, username, operation, acquired, expires)
+//! <p>_history  (project, stack, version, record)          one row per update
+//! <p>_current  (project, stack)                           the selected stack
+//! ```
+//!
+//! A stack's state is its checkpoint row plus the journal rows of the checkpoint's epoch,
+//! read in one repeatable-read transaction. Compaction writes the next epoch's checkpoint and
+//! deletes the journal rows it absorbed in one transaction. Journal rows are written only
+//! while the writer holds the stack's lock (checked in the same INSERT), so a deployment
+//! whose lease was taken over cannot add to the new holder's state.
+
+mod db;
+mod journal;
+mod lease;
+mod schema;
+mod url;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::engine::journal::{Journal, JournalEntry};
+use crate::engine::snapshot::Snapshot;
+
+use super::backend::{Backend, StackState, StackSummary};
+use super::backend_url::{BackendUrl, Scheme};
+use super::checkpoint::{
+    CheckpointFile, SecretsProviderState, check_encryptable, write_checkpoint_file,
+};
+use super::error::StateError;
+use super::file_backend::{corrupt, decode_state, parse_checkpoint};
+use super::file_journal::parse_journal;
+use super::history::UpdateRecord;
+use super::lock_info::{LockInfo, StackLock, StackLocked};
+use super::passphrase::Crypter;
+use super::stack_ref::{StackRef, validate_name};
+use super::stack_rename::rename_snapshot;
+
+pub use journal::PgJournal;
+pub use url::{DEFAULT_TABLE, PgUrl, SslMode};
+
+use db::{Db, describe};
+use lease::Taken;
+
+/// A `postgres://` backend.
+pub struct PgBackend {
+    url: BackendUrl,
+    db: Arc<Db>,
+    t: String,
+}
+
+/// A stack's state as read, with the number of journal rows replayed into it.
+struct Loaded {
+    state: StackState,
+    entries: Vec<JournalEntry>,
+}
+
+impl PgBackend {
+    /// Connects, and creates or migrates the tables; a database of a newer schema version, an
+    /// unreachable server or refused credentials are errors naming the URL.
+    pub fn open(url: &BackendUrl) -> Result<PgBackend, StateError> {
+        let Scheme::Postgres(pg) = url.scheme() else {
+            return Err(StateError::BadUrl {
+                url: url.to_string(),
+                reason: "not a postgres:// URL".into(),
+            });
+        };
+        let db = Db::new(pg).map_err(|message| StateError::Database {
+            url: url.to_string(),
+            message,
+        })?;
+        let backend = PgBackend {
+            url: url.clone(),
+            db,
+            t: pg.table.clone(),
+        };
+        backend.run(async {
+            let mut conn = backend.db.get().await?;
+            schema::migrate(&mut conn, &backend.t).await
+        })?;
+        Ok(backend)
+    }
+
+    /// Runs database work, its failure a [`StateError::Database`] naming the URL.
+    fn run<T>(
+        &self,
+        fut: impl std::future::Future<Output = Result<T, String>>,
+    ) -> Result<T, StateError> {
+        self.db
+            .block_on(fut)
+            .map_err(|message| StateError::Database {
+                url: self.url.to_string(),
+                message,
+            })
+    }
+
+    fn require(&self, stack: &StackRef) -> Result<(), StateError> {
+        if self.check_exists(stack)? {
+            Ok(())
+        } else {
+            Err(StateError::NoSuchStack {
+                stack: stack.to_string(),
+            })
+        }
+    }
+
+    fn load_rows(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+        verify: bool,
+    ) -> Result<Loaded, StateError> {
+        let t = &self.t;
+        let (checkpoint, lines) = self.run(async {
+            let mut conn = self.db.get().await?;
+            let tx = conn
+                .build_transaction()
+                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+                .read_only(true)
+                .start()
+                .await
+                .map_err(|e| describe(&e))?;
+            let Some(row) = tx
+                .query_opt(
+                    &format!(
+                        "SELECT checkpoint, epoch FROM {t}_stacks WHERE project = $1 AND stack = $2"
+                    ),
+                    &[&stack.project(), &stack.stack()],
+                )
+                .await
+                .map_err(|e| describe(&e))?
+            else {
+                return Ok((None, Vec::new()));
+            };
+            let epoch: i64 = row.get(1);
+            let mut lines = Vec::new();
+            for r in tx
+                .query(
+                    &format!(
+                        "SELECT entry FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch = $3 ORDER BY seq"
+                    ),
+                    &[&stack.project(), &stack.stack(), &epoch],
+                )
+                .await
+                .map_err(|e| describe(&e))?
+            {
+                let line: &str = r.get(0);
+                lines.extend_from_slice(line.as_bytes());
+                lines.push(b'\n');
+            }
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok((Some(row.get::<_, String>(0)), lines))
+        })?;
+        let Some(checkpoint) = checkpoint else {
+            return Err(StateError::NoSuchStack {
+                stack: stack.to_string(),
+            });
+        };
+        let location = self.location(stack);
+        let journal = self.rows_location("journal", stack);
+        let file = parse_checkpoint(&location, checkpoint.as_bytes())?;
+        let (state, entries) = decode_state(
+            &location,
+            &file,
+            &journal,
+            || parse_journal(&journal, &lines, crypter),
+            crypter,
+            verify,
+        )?;
+        Ok(Loaded { state, entries })
+    }
+
+    /// Where a stack's rows of `table` are, named in errors: URL, table, project and stack.
+    fn rows_location(&self, table: &str, stack: &StackRef) -> PathBuf {
+        PathBuf::from(format!(
+            "{}#{}_{table}/{}/{}",
+            self.url,
+            self.t,
+            stack.project(),
+            stack.stack()
+        ))
+    }
+
+    /// The stack's checkpoint document, as stored.
+    fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
+        let t = &self.t;
+        let text: Option<String> = self.run(async {
+            let conn = self.db.get().await?;
+            Ok(conn
+                .query_opt(
+                    &format!("SELECT checkpoint FROM {t}_stacks WHERE project = $1 AND stack = $2"),
+                    &[&stack.project(), &stack.stack()],
+                )
+                .await
+                .map_err(|e| describe(&e))?
+                .map(|r| r.get(0)))
+        })?;
+        let text = text.ok_or_else(|| StateError::NoSuchStack {
+            stack: stack.to_string(),
+        })?;
+        let location = self.location(stack);
+        parse_checkpoint(&location, text.as_bytes())?;
+        serde_json::from_str(&text).map_err(|e| corrupt(&location, e.to_string()))
+    }
+
+    /// The checkpoint document of `snapshot` at `epoch`, checked as the file backend checks it.
+    fn checkpoint_text(
+        &self,
+        stack: &StackRef,
+        snapshot: &Snapshot,
+        epoch: u64,
+        providers: Option<&SecretsProviderState>,
+        crypter: Option<&Crypter>,
+    ) -> Result<String, StateError> {
+        let location = self.location(stack);
+        snapshot
+            .verify_integrity()
+            .map_err(|source| StateError::Integrity {
+                path: location.clone(),
+                source,
+            })?;
+        check_encryptable(snapshot, crypter).map_err(|source| StateError::Secrets {
+            path: location.clone(),
+            source,
+        })?;
+        let mut out = Vec::new();
+        write_checkpoint_file(
+            &mut out,
+            &stack.qualified(),
+            snapshot,
+            epoch,
+            providers,
+            crypter,
+        )
+        .map_err(|e| corrupt(&location, e.to_string()))?;
+        String::from_utf8(out).map_err(|e| corrupt(&location, e.to_string()))
+    }
+
+    /// Writes the checkpoint of `epoch` and deletes the journal rows it absorbed, in one
+    /// transaction.
+    fn write_checkpoint(
+        &self,
+        stack: &StackRef,
+        snapshot: &Snapshot,
+        epoch: u64,
+        providers: Option<&SecretsProviderState>,
+        crypter: Option<&Crypter>,
+    ) -> Result<(), StateError> {
+        let text = self.checkpoint_text(stack, snapshot, epoch, providers, crypter)?;
+        let epoch = epoch_sql(epoch)?;
+        let count = snapshot.resources.len() as i64;
+        let time = snapshot.manifest.time.clone();
+        let t = &self.t;
+        self.run(async {
+            let mut conn = self.db.get().await?;
+            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            tx.execute(
+                &format!(
+                    "UPDATE {t}_stacks SET checkpoint = $3, epoch = $4, resource_count = $5, last_update = $6
+                     WHERE project = $1 AND stack = $2"
+                ),
+                &[&stack.project(), &stack.stack(), &text, &epoch, &count, &time],
+            )
+            .await
+            .map_err(|e| describe(&e))?;
+            tx.execute(
+                &format!(
+                    "DELETE FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch < $3"
+                ),
+                &[&stack.project(), &stack.stack(), &epoch],
+            )
+            .await
+            .map_err(|e| describe(&e))?;
+            tx.commit().await.map_err(|e| describe(&e))
+        })
+    }
+
+    fn compact(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<StackState, StateError> {
+        let stack = lock.stack();
+        let mut state = self.load_rows(stack, crypter, true)?.state;
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or(state.secrets_providers.take());
+        state.epoch = next_epoch(state.epoch, &self.location(stack))?;
+        self.write_checkpoint(
+            stack,
+            &state.snapshot,
+            state.epoch,
+            providers.as_ref(),
+            crypter,
+        )?;
+        state.secrets_providers = providers;
+        Ok(state)
+    }
+
+    fn take_lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
+        let taken = self.run(lease::acquire(
+            &self.db,
+            &self.t,
+            stack.project(),
+            stack.stack(),
+            operation,
+        ))?;
+        match taken {
+            Taken::Held(held) => {
+                let (info, broke, lease) = *held;
+                Ok(StackLock::new(stack.clone(), info, broke, Box::new(lease)))
+            }
+            Taken::Refused(info) => Err(Box::new(StackLocked {
+                stack: stack.to_string(),
+                info,
+            })
+            .into()),
+        }
+    }
+}
+
+fn epoch_sql(epoch: u64) -> Result<i64, StateError> {
+    i64::try_from(epoch).map_err(|_| StateError::Database {
+        url: String::new(),
+        message: format!("epoch {epoch} does not fit the epoch column"),
+    })
+}
+
+fn next_epoch(epoch: u64, location: &std::path::Path) -> Result<u64, StateError> {
+    epoch
+        .checked_add(1)
+        .filter(|e| i64::try_from(*e).is_ok())
+        .ok_or_else(|| corrupt(location, format!("epoch {epoch} is the last there is")))
+}
+
+impl Backend for PgBackend {
+    fn url(&self) -> &BackendUrl {
+        &self.url
+    }
+
+    fn kind(&self) -> &'static str {
+        "postgres"
+    }
+
+    fn location(&self, stack: &StackRef) -> PathBuf {
+        self.rows_location("stacks", stack)
+    }
+
+    fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
+        let t = &self.t;
+        self.run(async {
+            let conn = self.db.get().await?;
+            conn.query_opt(
+                &format!("SELECT 1 FROM {t}_stacks WHERE project = $1 AND stack = $2"),
+                &[&stack.project(), &stack.stack()],
+            )
+            .await
+            .map(|r| r.is_some())
+            .map_err(|e| describe(&e))
+        })
+    }
+
+    fn lock_or_create(
+        &self,
+        stack: &StackRef,
+        operation: &str,
+    ) -> Result<(StackLock, bool), StateError> {
+        let lock = self.take_lock(stack, operation)?;
+        let text = self.checkpoint_text(stack, &Snapshot::default(), 0, None, None)?;
+        let t = &self.t;
+        let created = self.run(async {
+            let conn = self.db.get().await?;
+            conn.execute(
+                &format!(
+                    "INSERT INTO {t}_stacks (project, stack, epoch, checkpoint, resource_count)
+                     VALUES ($1, $2, 0, $3, 0) ON CONFLICT DO NOTHING"
+                ),
+                &[&stack.project(), &stack.stack(), &text],
+            )
+            .await
+            .map(|n| n == 1)
+            .map_err(|e| describe(&e))
+        })?;
+        Ok((lock, created))
+    }
+
+    fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError> {
+        validate_name("project", project)?;
+        let current = self.current_stack(project)?;
+        let t = &self.t;
+        let rows = self.run(async {
+            let conn = self.db.get().await?;
+            conn.query(
+                &format!(
+                    "SELECT s.stack, s.resource_count, s.last_update, l.id IS NOT NULL
+                     FROM {t}_stacks s LEFT JOIN {t}_locks l USING (project, stack)
+                     WHERE s.project = $1 ORDER BY s.stack"
+                ),
+                &[&project],
+            )
+            .await
+            .map_err(|e| describe(&e))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let name: String = row.get(0);
+            let locked: bool = row.get(3);
+            let lock = if locked {
+                self.run(lease::read(&self.db, t, project, &name))?
+                    .map(|(info, _)| info)
+            } else {
+                None
+            };
+            let count: i64 = row.get(1);
+            out.push(StackSummary {
+                current: current.as_deref() == Some(name.as_str()),
+                resource_count: usize::try_from(count).unwrap_or(0),
+                last_update: row.get(2),
+                lock,
+                name,
+            });
+        }
+        Ok(out)
+    }
+
+    fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
+        let lock = self.lock(stack, "remove")?;
+        if !force {
+            let loaded = self.load_rows(stack, None, false);
+            let count = match &loaded {
+                Ok(l) => {
+                    l.state.snapshot.resources.len() + l.state.snapshot.pending_operations.len()
+                }
+                // Secrets this command cannot open: count from the stored document.
+                Err(_) => {
+                    let doc = self.checkpoint_doc(stack)?;
+                    let latest = doc.checkpoint.latest.unwrap_or(Value::Null);
+                    ["resources", "pending_operations"]
+                        .iter()
+                        .filter_map(|k| latest.get(k).and_then(Value::as_array))
+                        .map(Vec::len)
+                        .sum()
+                }
+            };
+            if count > 0 {
+                return Err(StateError::HasResources {
+                    stack: stack.to_string(),
+                    count,
+                });
+            }
+        }
+        let t = &self.t;
+        self.run(async {
+            let mut conn = self.db.get().await?;
+            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            for table in ["stacks", "journal", "history", "current"] {
+                tx.execute(
+                    &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
+                    &[&stack.project(), &stack.stack()],
+                )
+                .await
+                .map_err(|e| describe(&e))?;
+            }
+            tx.commit().await.map_err(|e| describe(&e))
+        })?;
+        drop(lock);
+        Ok(())
+    }
+
+    fn current_stack(&self, project: &str) -> Result<Option<String>, StateError> {
+        validate_name("project", project)?;
+        let t = &self.t;
+        self.run(async {
+            let conn = self.db.get().await?;
+            conn.query_opt(
+                &format!(
+                    "SELECT c.stack FROM {t}_current c JOIN {t}_stacks s USING (project, stack)
+                     WHERE c.project = $1"
+                ),
+                &[&project],
+            )
+            .await
+            .map(|r| r.map(|r| r.get(0)))
+            .map_err(|e| describe(&e))
+        })
+    }
+
+    fn select_stack(&self, stack: &StackRef) -> Result<(), StateError> {
+        self.require(stack)?;
+        let t = &self.t;
+        self.run(async {
+            let conn = self.db.get().await?;
+            conn.execute(
+                &format!(
+                    "INSERT INTO {t}_current (project, stack) VALUES ($1, $2)
+                     ON CONFLICT (project) DO UPDATE SET stack = $2"
+                ),
+                &[&stack.project(), &stack.stack()],
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| describe(&e))
+        })
+    }
+
+    fn lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
+        self.require(stack)?;
+        self.take_lock(stack, operation)
+    }
+
+    fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
+        self.require(stack)?;
+        self.run(lease::unlock(
+            &self.db,
+            &self.t,
+            stack.project(),
+            stack.stack(),
+            force,
+        ))?
+        .map_err(|held| StateError::LockHeldByLiveProcess {
+            stack: stack.to_string(),
+            pid: held.pid,
+            host: held.hostname,
+        })
+    }
+
+    fn lock_holder(&self, stack: &StackRef) -> Result<Option<LockInfo>, StateError> {
+        self.require(stack)?;
+        Ok(self
+            .run(lease::read(
+                &self.db,
+                &self.t,
+                stack.project(),
+                stack.stack(),
+            ))?
+            .map(|(info, _)| info))
+    }
+
+    fn load(&self, stack: &StackRef, crypter: Option<&Crypter>) -> Result<StackState, StateError> {
+        Ok(self.load_rows(stack, crypter, true)?.state)
+    }
+
+    fn load_unchecked(
+        &self,
+        stack: &StackRef,
+        crypter: Option<&Crypter>,
+    ) -> Result<StackState, StateError> {
+        Ok(self.load_rows(stack, crypter, false)?.state)
+    }
+
+    fn begin_deployment(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<(Snapshot, Box<dyn Journal>), StateError> {
+        let loaded = self.load_rows(lock.stack(), crypter, true)?;
+        let providers_recorded = crypter.is_none() || loaded.state.secrets_providers.is_some();
+        let state = if !loaded.entries.is_empty() || !providers_recorded {
+            self.compact(lock, crypter)?
+        } else {
+            loaded.state
+        };
+        let journal = PgJournal::start(
+            journal::Target {
+                db: self.db.clone(),
+                table: self.t.clone(),
+                project: lock.stack().project().to_string(),
+                stack: lock.stack().stack().to_string(),
+                epoch: epoch_sql(state.epoch)?,
+                lock_id: lock.info().id.clone(),
+            },
+            crypter.cloned(),
+        );
+        Ok((state.snapshot, Box::new(journal)))
+    }
+
+    fn finish_deployment(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+    ) -> Result<Snapshot, StateError> {
+        let stack = lock.stack();
+        let loaded = self.load_rows(stack, crypter, true)?;
+        if loaded.entries.iter().all(JournalEntry::keeps_only) {
+            let epoch = epoch_sql(loaded.state.epoch)?;
+            let t = &self.t;
+            self.run(async {
+                let conn = self.db.get().await?;
+                conn.execute(
+                    &format!(
+                        "DELETE FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch = $3"
+                    ),
+                    &[&stack.project(), &stack.stack(), &epoch],
+                )
+                .await
+                .map_err(|e| describe(&e))
+            })?;
+            return Ok(loaded.state.snapshot);
+        }
+        Ok(self.compact(lock, crypter)?.snapshot)
+    }
+
+    fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
+        Ok(self
+            .checkpoint_doc(stack)?
+            .secrets_providers()
+            .and_then(|p| p.salt().map(str::to_string)))
+    }
+
+    fn save(
+        &self,
+        lock: &StackLock,
+        snapshot: &Snapshot,
+        crypter: Option<&Crypter>,
+    ) -> Result<(), StateError> {
+        let stack = lock.stack();
+        let doc = self.checkpoint_doc(stack)?;
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or_else(|| doc.secrets_providers());
+        let epoch = next_epoch(doc.stepdeck.journal_epoch, &self.location(stack))?;
+        self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
+    }
+
+    fn record_update(
+        &self,
+        lock: &StackLock,
+        mut record: UpdateRecord,
+    ) -> Result<UpdateRecord, StateError> {
+        let stack = lock.stack();
+        let t = &self.t;
+        let last: i64 = self.run(async {
+            let conn = self.db.get().await?;
+            conn.query_one(
+                &format!(
+                    "SELECT coalesce(max(version), 0) FROM {t}_history WHERE project = $1 AND stack = $2"
+                ),
+                &[&stack.project(), &stack.stack()],
+            )
+            .await
+            .map(|r| r.get(0))
+            .map_err(|e| describe(&e))
+        })?;
+        record.version = u64::try_from(last).unwrap_or(0) + 1;
+        let text = serde_json::to_string(&record).expect("an update record serializes");
+        let version = last + 1;
+        self.run(async {
+            let conn = self.db.get().await?;
+            conn.execute(
+                &format!(
+                    "INSERT INTO {t}_history (project, stack, version, record) VALUES ($1, $2, $3, $4)"
+                ),
+                &[&stack.project(), &stack.stack(), &version, &text],
+            )
+            .await
+            .map_err(|e| describe(&e))
+        })?;
+        Ok(record)
+    }
+
+    fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
+        let t = &self.t;
+        let rows: Vec<(i64, String)> = self.run(async {
+            let conn = self.db.get().await?;
+            conn.query(
+                &format!(
+                    "SELECT version, record FROM {t}_history WHERE project = $1 AND stack = $2 ORDER BY version DESC"
+                ),
+                &[&stack.project(), &stack.stack()],
+            )
+            .await
+            .map(|rows| rows.iter().map(|r| (r.get(0), r.get(1))).collect())
+            .map_err(|e| describe(&e))
+        })?;
+        let location = self.location(stack);
+        rows.into_iter()
+            .map(|(version, text)| {
+                serde_json::from_str(&text)
+                    .map_err(|e| corrupt(&location, format!("history version {version}: {e}")))
+            })
+            .collect()
+    }
+
+    fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
+        let t = &self.t;
+        let text: Option<String> = self.run(async {
+            let conn = self.db.get().await?;
+            conn.query_opt(
+                &format!("SELECT tags FROM {t}_stacks WHERE project = $1 AND stack = $2"),
+                &[&stack.project(), &stack.stack()],
+            )
+            .await
+            .map(|r| r.map(|r| r.get(0)))
+            .map_err(|e| describe(&e))
+        })?;
+        match text {
+            None => Ok(BTreeMap::new()),
+            Some(text) => serde_json::from_str(&text)
+                .map_err(|e| corrupt(&self.location(stack), format!("tags: {e}"))),
+        }
+    }
+
+    fn save_user_tags(
+        &self,
+        lock: &StackLock,
+        tags: &BTreeMap<String, String>,
+    ) -> Result<(), StateError> {
+        let stack = lock.stack();
+        let text = serde_json::to_string(tags).expect("tags serialize");
+        let t = &self.t;
+        self.run(async {
+            let conn = self.db.get().await?;
+            conn.execute(
+                &format!("UPDATE {t}_stacks SET tags = $3 WHERE project = $1 AND stack = $2"),
+                &[&stack.project(), &stack.stack(), &text],
+            )
+            .await
+            .map(|_| ())
+            .map_err(|e| describe(&e))
+        })
+    }
+
+    fn rename_stack(
+        &self,
+        lock: StackLock,
+        new: &StackRef,
+        crypter: Option<&Crypter>,
+    ) -> Result<(), StateError> {
+        let old = lock.stack().clone();
+        let state = self.load_rows(&old, crypter, true)?.state;
+        let mut snapshot = state.snapshot;
+        rename_snapshot(&mut snapshot, new.stack());
+        let providers = crypter
+            .map(SecretsProviderState::passphrase)
+            .or(state.secrets_providers);
+        let epoch = next_epoch(state.epoch, &self.location(&old))?;
+        let text = self.checkpoint_text(new, &snapshot, epoch, providers.as_ref(), crypter)?;
+        let (epoch, count, time) = (
+            epoch_sql(epoch)?,
+            snapshot.resources.len() as i64,
+            snapshot.manifest.time.clone(),
+        );
+        let t = &self.t;
+        let renamed = self.run(async {
+            let mut conn = self.db.get().await?;
+            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            let inserted = tx
+                .execute(
+                    &format!(
+                        "INSERT INTO {t}_stacks (project, stack, epoch, checkpoint, resource_count, last_update, tags)
+                         SELECT project, $3, $4, $5, $6, $7, tags FROM {t}_stacks
+                         WHERE project = $1 AND stack = $2 ON CONFLICT DO NOTHING"
+                    ),
+                    &[&old.project(), &old.stack(), &new.stack(), &epoch, &text, &count, &time],
+                )
+                .await
+                .map_err(|e| describe(&e))?;
+            if inserted == 0 {
+                return Ok(false);
+            }
+            for table in ["history", "current"] {
+                tx.execute(
+                    &format!("UPDATE {t}_{table} SET stack = $3 WHERE project = $1 AND stack = $2"),
+                    &[&old.project(), &old.stack(), &new.stack()],
+                )
+                .await
+                .map_err(|e| describe(&e))?;
+            }
+            for table in ["journal", "stacks"] {
+                tx.execute(
+                    &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
+                    &[&old.project(), &old.stack()],
+                )
+                .await
+                .map_err(|e| describe(&e))?;
+            }
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok(true)
+        })?;
+        drop(lock);
+        if renamed {
+            Ok(())
+        } else {
+            Err(StateError::StackExists {
+                stack: new.to_string(),
+            })
+        }
+    }
+}

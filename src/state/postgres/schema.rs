@@ -1,0 +1,113 @@
+//! The tables of the PostgreSQL backend and their versioned migrations. `<prefix>_schema`
+//! holds the version; a database of a newer version is refused, an older one migrated in one
+//! transaction under an advisory lock (two first users do not both create the tables).
+
+use tokio_postgres::Client;
+
+use super::db::describe;
+
+/// The schema version this build writes.
+pub(crate) const SCHEMA_VERSION: i32 = 1;
+
+/// Migration `n` (1-based) takes the schema from version `n - 1` to `n`; `{t}` is the prefix.
+const MIGRATIONS: &[&str] = &["
+CREATE TABLE {t}_stacks (
+    project text NOT NULL, stack text NOT NULL,
+    epoch bigint NOT NULL, checkpoint text NOT NULL,
+    resource_count bigint NOT NULL, last_update text,
+    tags text NOT NULL DEFAULT '{}',
+    PRIMARY KEY (project, stack));
+-- A checkpoint is rewritten whole and read whole: kept uncompressed, pglz costs more than it saves.
+ALTER TABLE {t}_stacks ALTER COLUMN checkpoint SET STORAGE EXTERNAL;
+CREATE TABLE {t}_journal (
+    project text NOT NULL, stack text NOT NULL, epoch bigint NOT NULL, seq bigint NOT NULL,
+    entry text NOT NULL,
+    PRIMARY KEY (project, stack, epoch, seq));
+CREATE TABLE {t}_locks (
+    project text NOT NULL, stack text NOT NULL, id text NOT NULL,
+    pid bigint NOT NULL, host text NOT NULL, username text NOT NULL, operation text NOT NULL,
+    acquired text NOT NULL, expires timestamptz NOT NULL,
+    PRIMARY KEY (project, stack));
+CREATE TABLE {t}_history (
+    project text NOT NULL, stack text NOT NULL, version bigint NOT NULL, record text NOT NULL,
+    PRIMARY KEY (project, stack, version));
+CREATE TABLE {t}_current (project text PRIMARY KEY, stack text NOT NULL);
+"];
+
+/// Brings the tables of prefix `t` to [`SCHEMA_VERSION`], or says why it cannot.
+pub(crate) async fn migrate(client: &mut Client, t: &str) -> Result<(), String> {
+    if let Some(version) = recorded_version(client, t).await?
+        && version == SCHEMA_VERSION
+    {
+        return Ok(());
+    }
+    let tx = client.transaction().await.map_err(|e| describe(&e))?;
+    tx.execute("SELECT pg_advisory_xact_lock(hashtext($1))", &[&t])
+        .await
+        .map_err(|e| describe(&e))?;
+    let from = match recorded_version(&tx, t).await? {
+        Some(v) if v > SCHEMA_VERSION => {
+            return Err(format!(
+                "table {t}_schema records schema version {v}, but this stepdeck knows versions up \
+                 to {SCHEMA_VERSION}: use a newer stepdeck, or another table prefix (?table=…)"
+            ));
+        }
+        Some(v) => v,
+        None => {
+            tx.batch_execute(&format!(
+                "CREATE TABLE {t}_schema (version integer NOT NULL); INSERT INTO {t}_schema VALUES (0);"
+            ))
+            .await
+            .map_err(|e| format!("creating table {t}_schema: {}", describe(&e)))?;
+            0
+        }
+    };
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(from as usize) {
+        tx.batch_execute(&sql.replace("{t}", t))
+            .await
+            .map_err(|e| {
+                format!(
+                    "migrating {t} to schema version {}: {}",
+                    i + 1,
+                    describe(&e)
+                )
+            })?;
+    }
+    tx.execute(
+        &format!("UPDATE {t}_schema SET version = $1"),
+        &[&SCHEMA_VERSION],
+    )
+    .await
+    .map_err(|e| describe(&e))?;
+    tx.commit().await.map_err(|e| describe(&e))
+}
+
+/// The version in `<t>_schema`, `None` when the table does not exist.
+async fn recorded_version(
+    client: &impl tokio_postgres::GenericClient,
+    t: &str,
+) -> Result<Option<i32>, String> {
+    let exists: Option<String> = client
+        .query_one("SELECT to_regclass($1)::text", &[&format!("{t}_schema")])
+        .await
+        .map_err(|e| describe(&e))?
+        .get(0);
+    if exists.is_none() {
+        return Ok(None);
+    }
+    let rows = client
+        .query(&format!("SELECT version FROM {t}_schema"), &[])
+        .await
+        .map_err(|e| format!("table {t}_schema is not stepdeck's: {}", describe(&e)))?;
+    match rows.as_slice() {
+        [row] => {
+            Ok(Some(row.try_get(0).map_err(|e| {
+                format!("table {t}_schema is not stepdeck's: {e}")
+            })?))
+        }
+        _ => Err(format!(
+            "table {t}_schema has {} rows, expected one: it is not stepdeck's or was edited by hand",
+            rows.len()
+        )),
+    }
+}
