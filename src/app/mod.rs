@@ -11,9 +11,11 @@ pub mod preset;
 pub mod run;
 pub mod sample;
 pub mod sort;
+pub mod steering;
 pub mod tree_index;
 pub mod ui_state;
 pub mod update;
 
 pub use console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
 pub use run::Console;
+pub use steering::Steering;

@@ -1,13 +1,13 @@
 //! Applies an operator's action: moves the selection, opens overlays, and acts on the deployment
 //! only through [`Control`]. Returns how the console should end, when it should.
 
-use crate::engine::control::Control;
 use crate::engine::events::{CascadeId, Severity};
 
 use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::keymap::{Action, KeyContext};
 use super::model::{Cascade, Model, RunState};
+use super::steering::Steering;
 use super::ui_state::{Confirm, UiState, ViewId};
 
 /// How a key is read right now.
@@ -44,7 +44,7 @@ const READ_ONLY: &str = "a read-only preview: nothing to approve here (`stepdeck
 pub fn update(
     ui: &mut UiState,
     model: &Model,
-    control: &Control,
+    control: &dyn Steering,
     action: Action,
 ) -> Option<ConsoleExit> {
     let state = model.run_state();
@@ -88,7 +88,7 @@ pub fn update(
                 }
                 return Some(ConsoleExit::Quit { cancelled: false });
             }
-            if state.is_over() || ui.engine_gone {
+            if state.is_over() || ui.engine_gone || !control.owns_deployment() {
                 return Some(ConsoleExit::Quit { cancelled: false });
             }
             ui.confirm = Some(Confirm::Quit);
@@ -268,14 +268,14 @@ fn mark_pending_creates(ui: &mut UiState, model: &Model) {
     });
 }
 
-fn interrupt(ui: &mut UiState, control: &Control, state: RunState) -> Option<ConsoleExit> {
+fn interrupt(ui: &mut UiState, control: &dyn Steering, state: RunState) -> Option<ConsoleExit> {
     if awaiting_decision(ui) {
         if !state.is_over() {
             control.cancel();
         }
         return Some(ConsoleExit::Abort);
     }
-    if state.is_over() {
+    if state.is_over() || !control.owns_deployment() {
         return Some(ConsoleExit::Quit { cancelled: false });
     }
     ui.confirm = None;
@@ -521,7 +521,7 @@ mod tests {
     use super::*;
     use crate::app::console::Title;
     use crate::app::sample::sample_timeline;
-    use crate::engine::control::{CancelLevel, ControlReceiver, Decision};
+    use crate::engine::control::{CancelLevel, Control, ControlReceiver, Decision};
     use crate::engine::events::{EngineEvent, EventSink, Outcome, PendingCreate};
     use crate::engine::urn::Urn;
 

@@ -1,5 +1,6 @@
 //! Deployments in the console: `preview` to explore; `up`, `destroy` and `refresh` previewing
-//! first (`y` applies, `n` aborts). One terminal session spans the preview and the run.
+//! first (`y` applies, `n` aborts). One terminal session spans the preview and the run; with
+//! `--serve` the run (not its preview) is served to watchers too.
 
 use std::sync::Mutex;
 
@@ -10,6 +11,7 @@ use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 use super::args::DeployArgs;
 use super::deploy::{Display, Run, RunMeta, conclude, execute, options, update_kind};
 use super::errors::DeploymentFailed;
+use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace};
 
 /// Runs one deployment in an open console session and returns its result and how the operator
@@ -22,6 +24,7 @@ pub async fn session(
     mode: ConsoleMode,
     leave_when_done: bool,
     phase: Option<String>,
+    serving: Option<&ServeSession>,
 ) -> Result<(DeploymentResult, ConsoleExit)> {
     let title = Title {
         operation: run.options.operation.as_str().to_string(),
@@ -30,9 +33,14 @@ pub async fn session(
         phase,
     };
     let (sink, events) = EventSink::channel();
+    let notes = sink.clone();
     let exit = Mutex::new(None);
     let result = execute(ws, stack, run, sink, |d, program| async {
         let control = d.control();
+        let events = match serving {
+            Some(s) => s.consume(control.clone(), notes, events),
+            None => events,
+        };
         let (result, left) = tokio::join!(
             d.run(program),
             console.session(events, control, mode, title, leave_when_done)
@@ -56,6 +64,7 @@ pub async fn run(
     stack: &Stack,
     operation: Operation,
     args: &DeployArgs,
+    serving: Option<ServeSession>,
 ) -> Result<()> {
     let meta = RunMeta::from_args(args);
     let mut console = Console::enter()?;
@@ -80,6 +89,7 @@ pub async fn run(
                     awaiting_decision: asks,
                 },
                 false,
+                None,
                 None,
             )
             .await?;
@@ -112,11 +122,15 @@ pub async fn run(
             ConsoleMode::Live,
             false,
             None,
+            serving.as_ref(),
         )
         .await?;
         conclude(&result)
     }
     .await;
+    if let Some(s) = serving {
+        s.finish().await;
+    }
     let report = console.take_report();
     drop(console);
     if let Some(report) = report {

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
 use stepdeck::engine::Operation;
 
-use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, StackArg};
+use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, ServeArgs, StackArg};
 use super::console::session;
 use super::deploy::{self, Display, Run, RunMeta, conclude, options};
 use super::workspace::Workspace;
@@ -86,6 +86,7 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         message: None,
         run_program: false,
         output: OutputArgs::default(),
+        serve: ServeArgs::default(),
     }
 }
 
@@ -128,6 +129,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 },
                 false,
                 Some(format!("demo {phase}/2 {what}: plan (y applies)")),
+                None,
             )
             .await?;
             conclude(&result)?;
@@ -151,6 +153,7 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                 ConsoleMode::Live,
                 phase == 1,
                 Some(note),
+                None,
             )
             .await?;
             conclude(&result)?;

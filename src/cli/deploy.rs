@@ -142,9 +142,11 @@ pub fn options(
         (Some(ApprovalArg::Ask), Display::Console) | (None, Display::Console) => {
             ApprovalPolicy::Ask
         }
+        // Served, a non-interactive run waits for a watcher's decision.
+        (Some(ApprovalArg::Ask), _) if args.serve.serve.is_some() => ApprovalPolicy::Ask,
         (Some(ApprovalArg::Ask), _) => {
             return Err(usage(
-                "--approve-replacements ask needs the console; use auto or decline with --non-interactive or --json",
+                "--approve-replacements ask needs the console or --serve; use auto or decline with --non-interactive or --json",
             ));
         }
         (Some(ApprovalArg::Decline), _) => ApprovalPolicy::Decline,
@@ -391,8 +393,12 @@ pub async fn run(
             "--yes must be passed in to proceed when running in non-interactive mode",
         ));
     }
+    if args.serve.serve.is_some() && operation == Operation::Preview {
+        return Err(usage("--serve applies to up, destroy and refresh"));
+    }
+    let serving = super::serve::start(&args.serve).await?;
     if display == Display::Console {
-        return super::console::run(&ws, &stack, operation, &args).await;
+        return super::console::run(&ws, &stack, operation, &args, serving).await;
     }
     let opts = options(&ws, &stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
@@ -402,10 +408,19 @@ pub async fn run(
         options: opts,
         meta: RunMeta::from_args(&args),
     };
+    let notes = sink.clone();
     let result = execute(&ws, &stack, run, sink, |d, p| {
+        let events = match &serving {
+            Some(s) => s.consume(d.control(), notes, events),
+            None => events,
+        };
         drive(d, events, display, config, shown, p)
     })
-    .await?;
+    .await;
+    if let Some(s) = serving {
+        s.finish().await;
+    }
+    let result = result?;
     conclude(&result)?;
     expect_no_changes(&args.output, operation, &result)
 }

@@ -2,12 +2,14 @@
 
 mod about;
 mod args;
+mod attach;
 mod config;
 mod console;
 mod demo;
 mod deploy;
 mod errors;
 mod graph;
+mod serve;
 mod stack;
 mod stack_history;
 mod stack_rename;
@@ -60,6 +62,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let backend = cli.backend.as_deref();
     match cli.command {
         Command::Demo(args) => return demo::run(args).await,
+        Command::Attach(args) => return attach::run(args).await,
         Command::Version => {
             about::version();
             return Ok(());
@@ -84,7 +87,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
-        Command::Demo(_) | Command::Version | Command::About { .. } => {
+        Command::Demo(_) | Command::Attach(_) | Command::Version | Command::About { .. } => {
             unreachable!("handled above")
         }
     }
