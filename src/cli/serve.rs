@@ -1,20 +1,18 @@
-//! `--serve`: a deployment also served to watchers elsewhere over the console protocol. The
-//! served side is one more consumer of the engine's events (teed into the `EventHub` on their
-//! way to the local display) and one more caller of its `Control`; with
-//! `--approval-timeout` it declines a cascade no one decided in time.
+//! `--serve`: a deployment also served to watchers elsewhere over the console protocol: the
+//! address, the tokens and TLS from the command line, and the run's events teed to the
+//! watchers on their way to the local display.
 
-use std::collections::HashSet;
 use std::path::Path;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use stepdeck::engine::events::CascadeId;
-use stepdeck::engine::{Control, EngineEvent, EventSink, Severity};
+use stepdeck::engine::{Control, EngineEvent, EventSink};
 use stepdeck::rpc::console_addr::ConsoleAddress;
 use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, TlsFiles, serve};
+use stepdeck::rpc::console_tee::tee;
 use stepdeck::rpc::console_token::{Tokens, random_token};
-use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::ServeArgs;
 use super::errors::usage;
@@ -105,92 +103,20 @@ pub async fn start(args: &ServeArgs) -> Result<Option<ServeSession>> {
 }
 
 impl ServeSession {
-    /// Serves the deployment behind `control` and `notes`: every event from `events` goes to
-    /// the watchers and then on to the returned receiver (the local display). The returned
-    /// stream ends after the deployment's summary.
+    /// Serves the deployment behind `control` and `notes`; returns the local display's
+    /// stream (see `console_tee::tee`).
     pub fn consume(
         &self,
         control: Control,
         notes: EventSink,
-        mut events: UnboundedReceiver<EngineEvent>,
+        events: UnboundedReceiver<EngineEvent>,
     ) -> UnboundedReceiver<EngineEvent> {
-        self.served.begin(control.clone(), notes.clone());
-        let hub = self.served.hub.clone();
-        let timeout = self.approval_timeout;
-        let (tx, rx) = unbounded_channel();
-        tokio::spawn(async move {
-            let decided: Arc<Mutex<HashSet<CascadeId>>> = Arc::default();
-            while let Some(e) = events.recv().await {
-                hub.push(&e);
-                match &e {
-                    EngineEvent::PendingReplacement { cascade, root, .. } => {
-                        if let Some(after) = timeout {
-                            let undecided = Undecided {
-                                cascade: *cascade,
-                                root: root.name().to_string(),
-                                decided: decided.clone(),
-                                control: control.clone(),
-                                notes: notes.clone(),
-                            };
-                            tokio::spawn(undecided.decline_after(after));
-                        }
-                    }
-                    EngineEvent::Decision { cascade, .. } => {
-                        decided
-                            .lock()
-                            .unwrap_or_else(PoisonError::into_inner)
-                            .insert(*cascade);
-                    }
-                    _ => {}
-                }
-                let last = matches!(e, EngineEvent::Summary { .. });
-                let _ = tx.send(e);
-                // The control handle (ours and the engine's) keeps the engine's channel
-                // open: the summary is the end.
-                if last {
-                    break;
-                }
-            }
-            hub.close();
-        });
-        rx
+        tee(&self.served, control, notes, events, self.approval_timeout)
     }
 
     /// Lets the watchers read to the end (at most a few seconds), then stops serving.
     pub async fn finish(self) {
         self.served.hub.drained(DRAIN).await;
         drop(self.serving);
-    }
-}
-
-/// A cascade waiting for a decision that `--approval-timeout` will decline.
-struct Undecided {
-    cascade: CascadeId,
-    root: String,
-    decided: Arc<Mutex<HashSet<CascadeId>>>,
-    control: Control,
-    notes: EventSink,
-}
-
-impl Undecided {
-    async fn decline_after(self, after: Duration) {
-        tokio::time::sleep(after).await;
-        let decided = self
-            .decided
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .contains(&self.cascade);
-        if !decided {
-            self.notes.diag(
-                None,
-                Severity::Warning,
-                format!(
-                    "{} cascade declined: no decision within {}s (--approval-timeout)",
-                    self.root,
-                    after.as_secs()
-                ),
-            );
-            self.control.decline(self.cascade);
-        }
     }
 }

@@ -8,6 +8,7 @@ pub mod console_addr;
 pub mod console_client;
 pub mod console_hub;
 pub mod console_server;
+pub mod console_tee;
 pub mod console_token;
 pub mod console_wire;
 pub mod engine_service;
