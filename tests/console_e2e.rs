@@ -7,10 +7,12 @@ mod console_support;
 mod crash_support;
 
 use std::os::unix::process::ExitStatusExt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cli_support::Env;
-use console_support::{OPERATOR, Tmux, cascade_project, chain_project, world_engine_of_db};
+use console_support::{
+    CASCADE, OPERATOR, Tmux, cascade_project, chain_project, world_engine_of_db,
+};
 
 #[test]
 fn the_demo_starts_shows_its_resources_and_n_leaves_cleanly() {
