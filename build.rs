@@ -14,6 +14,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_client(true)
         .build_server(true)
         .codec_path("crate::rpc::codec::StrictCodec")
+        // Served events are encoded once and shared by every watcher.
+        .bytes(".stepdeck.console.v1.Events.events")
         .compile_fds(fds)?;
     Ok(())
 }

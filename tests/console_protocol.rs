@@ -229,8 +229,8 @@ async fn a_watch_from_a_position_resumes_there_and_the_end_closes_the_stream() {
         .into_inner();
     let mut seqs = Vec::new();
     while let Some(reply) = stream.message().await.unwrap() {
-        if let Some(watch_reply::Item::Event(e)) = reply.item {
-            seqs.push(e.seq);
+        if let Some(watch_reply::Item::Events(batch)) = reply.item {
+            seqs.extend((batch.first..).take(batch.events.len()));
         }
     }
     assert_eq!(seqs, [3, 4]);
@@ -258,4 +258,152 @@ async fn watchers_beyond_the_limit_are_refused() {
         .err()
         .expect("refused");
     assert!(err.to_string().contains("1 watchers already"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_socket_is_its_owners_only_and_oversized_or_too_many_requests_are_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let address = ConsoleAddress::Unix(dir.path().join("console.sock"));
+    let tokens = Tokens {
+        control: CONTROL.into(),
+        watch: WATCH.into(),
+    };
+    let limits = Limits {
+        actions_per_second: 1,
+        ..Limits::default()
+    };
+    let _serving = serve(&address, tokens, None, limits, Served::new())
+        .await
+        .unwrap();
+    let mode = std::fs::metadata(dir.path().join("console.sock"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    let channel = stepdeck::rpc::server::connect(&address.to_string())
+        .await
+        .unwrap();
+    let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {CONTROL}").parse().unwrap();
+    let mut client = ConsoleClient::with_interceptor(channel, move |mut r: tonic::Request<()>| {
+        r.metadata_mut().insert("authorization", bearer.clone());
+        Ok(r)
+    });
+    let act = |client: String| ActRequest {
+        client,
+        action: Action::Pause as i32,
+        cascade: 0,
+    };
+    let huge = client.act(act("x".repeat(64 * 1024))).await.unwrap_err();
+    assert_eq!(huge.code(), Code::OutOfRange, "{huge:?}");
+    // A burst of twice the rate passes the limiter (no deployment yet: unavailable), the
+    // next is refused.
+    let mut codes = Vec::new();
+    for _ in 0..3 {
+        codes.push(client.act(act("bob".into())).await.unwrap_err().code());
+    }
+    assert_eq!(
+        codes,
+        [
+            Code::Unavailable,
+            Code::Unavailable,
+            Code::ResourceExhausted
+        ]
+    );
+}
+
+/// Runs openssl (a real CA and a certificate for `localhost` signed by it) in `dir`.
+fn certificates(dir: &std::path::Path) {
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+    ];
+    let steps: [Vec<&str>; 3] = [
+        [
+            &["req", "-x509"][..],
+            &ec,
+            &["-keyout", "ca.key", "-out", "ca.pem"],
+        ]
+        .concat(),
+        [
+            &["req"][..],
+            &ec,
+            &["-keyout", "key.pem", "-out", "leaf.csr"],
+        ]
+        .concat(),
+        vec![
+            "x509",
+            "-req",
+            "-in",
+            "leaf.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "cert.pem",
+            "-extfile",
+            "ext.cnf",
+        ],
+    ];
+    for (i, args) in steps.iter().enumerate() {
+        let subject = if i == 0 {
+            "/CN=test-ca"
+        } else {
+            "/CN=localhost"
+        };
+        let mut c = std::process::Command::new("openssl");
+        c.current_dir(dir).args(args).args(["-days", "2"]);
+        if i < 2 {
+            c.args(["-subj", subject]);
+        }
+        let out = c.output().expect("openssl runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_tls_a_watcher_trusting_the_ca_attaches_and_a_plaintext_one_does_not() {
+    use stepdeck::rpc::console_server::TlsFiles;
+    let dir = tempfile::tempdir().unwrap();
+    certificates(dir.path());
+    let served = Served::new();
+    served.hub.push(&EngineEvent::Paused);
+    let tls = TlsFiles {
+        cert: dir.path().join("cert.pem"),
+        key: dir.path().join("key.pem"),
+    };
+    let tokens = Tokens {
+        control: CONTROL.into(),
+        watch: WATCH.into(),
+    };
+    let serving = serve(
+        &ConsoleAddress::Tcp("127.0.0.1:0".into()),
+        tokens,
+        Some(&tls),
+        Limits::default(),
+        served,
+    )
+    .await
+    .unwrap();
+    let mut opts = options(&serving.address, WATCH);
+    assert!(attach(opts.clone()).await.is_err(), "plaintext attached");
+    opts.tls_ca = Some(dir.path().join("ca.pem"));
+    opts.tls_domain = Some("localhost".into());
+    let mut attached = attach(opts).await.unwrap();
+    assert_eq!(attached.events.recv().await, Some(EngineEvent::Paused));
 }

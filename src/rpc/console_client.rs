@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use prost::Message;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
 use tonic::codegen::InterceptedService;
 use tonic::metadata::MetadataValue;
@@ -207,32 +208,29 @@ async fn pump(
     loop {
         match stream.message().await {
             Ok(Some(pb::WatchReply {
-                item: Some(pb::watch_reply::Item::Event(e)),
+                item: Some(pb::watch_reply::Item::Events(batch)),
             })) => {
-                if e.seq < next {
-                    continue;
-                }
-                next = e.seq + 1;
-                let decoded = e
-                    .event
-                    .as_ref()
-                    .ok_or_else(|| "an event without content".to_string())
-                    .and_then(|e| from_wire(e).map_err(|e| e.to_string()));
-                match decoded {
-                    Ok(e) => {
-                        match e {
-                            EngineEvent::Paused => paused.store(true, Ordering::SeqCst),
-                            EngineEvent::Resumed | EngineEvent::CancelRequested { .. } => {
-                                paused.store(false, Ordering::SeqCst)
-                            }
-                            _ => {}
-                        }
-                        if events.send(e).is_err() {
-                            return;
-                        }
+                for (seq, bytes) in (batch.first..).zip(batch.events) {
+                    if seq < next {
+                        continue;
                     }
-                    Err(e) => {
-                        let _ = events.send(note(Severity::Error, e));
+                    next = seq + 1;
+                    let decoded = pb::Event::decode(bytes)
+                        .map_err(|e| format!("an event that does not decode: {e}"))
+                        .and_then(|e| from_wire(&e).map_err(|e| e.to_string()));
+                    let e = match decoded {
+                        Ok(e) => e,
+                        Err(e) => note(Severity::Error, e),
+                    };
+                    match e {
+                        EngineEvent::Paused => paused.store(true, Ordering::SeqCst),
+                        EngineEvent::Resumed | EngineEvent::CancelRequested { .. } => {
+                            paused.store(false, Ordering::SeqCst)
+                        }
+                        _ => {}
+                    }
+                    if events.send(e).is_err() {
+                        return;
                     }
                 }
             }

@@ -7,14 +7,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use prost::Message;
+use prost::bytes::Bytes;
 use tokio::sync::watch;
 
 use crate::engine::events::{CascadeId, EngineEvent};
 
-use super::console_proto as pb;
 use super::console_wire::to_wire;
 
-/// The log of one deployment's events as the protocol carries them.
+/// The log of one deployment's events, each encoded once as the protocol carries it.
 pub struct EventHub {
     log: Mutex<Log>,
     /// How many events the log holds, and whether the deployment ended.
@@ -24,7 +25,7 @@ pub struct EventHub {
 
 #[derive(Default)]
 struct Log {
-    events: Vec<Arc<pb::Event>>,
+    events: Vec<Bytes>,
     /// Each announced cascade's root name, for naming it in who-did-what notes.
     roots: HashMap<CascadeId, String>,
 }
@@ -44,7 +45,7 @@ impl EventHub {
 
     /// Appends one event (the served side calls this for every engine event it consumes).
     pub fn push(&self, e: &EngineEvent) {
-        let wire = Arc::new(to_wire(e));
+        let wire = Bytes::from(to_wire(e).encode_to_vec());
         let len = {
             let mut log = self.log();
             if let EngineEvent::PendingReplacement { cascade, root, .. } = e {
@@ -69,7 +70,7 @@ impl EventHub {
 
     /// Up to `max` events from `from` on, waiting until there is one; `None` once the
     /// deployment ended and everything was read.
-    pub async fn read(&self, from: usize, max: usize) -> Option<Vec<Arc<pb::Event>>> {
+    pub async fn read(&self, from: usize, max: usize) -> Option<Vec<Bytes>> {
         let mut rx = self.length.subscribe();
         let (len, _) = *rx
             .wait_for(|(len, closed)| *len > from || *closed)

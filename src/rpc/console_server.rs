@@ -166,35 +166,26 @@ type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchReply, Status>> + S
 struct Watching {
     hub: Arc<EventHub>,
     pos: usize,
-    pending: std::collections::VecDeque<Arc<pb::Event>>,
     hello: Option<pb::Hello>,
     _slot: WatcherSlot,
 }
 
-/// Events read from the hub per wakeup.
+/// Most events sent in one reply.
 const READ_BATCH: usize = 512;
-
-fn reply(item: pb::watch_reply::Item) -> Result<pb::WatchReply, Status> {
-    Ok(pb::WatchReply { item: Some(item) })
-}
 
 async fn next_reply(mut w: Watching) -> Option<(Result<pb::WatchReply, Status>, Watching)> {
     use pb::watch_reply::Item;
-    if let Some(hello) = w.hello.take() {
-        return Some((reply(Item::Hello(hello)), w));
-    }
-    if w.pending.is_empty() {
+    let item = match w.hello.take() {
+        Some(hello) => Item::Hello(hello),
         // The end of the deployment ends the stream (its last event is the summary).
-        w.pending.extend(w.hub.read(w.pos, READ_BATCH).await?);
-    }
-    let event = w.pending.pop_front()?;
-    let seq = w.pos as u64;
-    w.pos += 1;
-    let item = Item::Event(pb::SeqEvent {
-        seq,
-        event: Some(Arc::unwrap_or_clone(event)),
-    });
-    Some((reply(item), w))
+        None => {
+            let events = w.hub.read(w.pos, READ_BATCH).await?;
+            let first = w.pos as u64;
+            w.pos += events.len();
+            Item::Events(pb::Events { first, events })
+        }
+    };
+    Some((Ok(pb::WatchReply { item: Some(item) }), w))
 }
 
 #[tonic::async_trait]
@@ -217,7 +208,6 @@ impl Console for ConsoleService {
         let watching = Watching {
             hub,
             pos: from,
-            pending: Default::default(),
             hello: Some(pb::Hello {
                 protocol: PROTOCOL_VERSION,
                 may_act: role == Role::Control,
