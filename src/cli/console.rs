@@ -14,16 +14,27 @@ use super::errors::DeploymentFailed;
 use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace};
 
-/// Runs one deployment in an open console session and returns its result and how the operator
-/// left the session.
+/// How a console session shows its deployment.
+pub struct Showing {
+    pub mode: ConsoleMode,
+    /// Leave by itself shortly after the deployment ends.
+    pub leave_when_done: bool,
+    /// Where the session stands in a longer story (the demo's phases).
+    pub phase: Option<String>,
+}
+
+/// Runs one deployment in an open console session (served to watchers too with `serving`)
+/// and returns its result and how the operator left the session.
 pub async fn session(
     console: &mut Console,
     ws: &Workspace,
     stack: &Stack,
     run: Run,
-    mode: ConsoleMode,
-    leave_when_done: bool,
-    phase: Option<String>,
+    Showing {
+        mode,
+        leave_when_done,
+        phase,
+    }: Showing,
     serving: Option<&ServeSession>,
 ) -> Result<(DeploymentResult, ConsoleExit)> {
     let title = Title {
@@ -85,11 +96,13 @@ pub async fn run(
                     options: preview,
                     meta: meta.clone(),
                 },
-                ConsoleMode::Preview {
-                    awaiting_decision: asks,
+                Showing {
+                    mode: ConsoleMode::Preview {
+                        awaiting_decision: asks,
+                    },
+                    leave_when_done: false,
+                    phase: None,
                 },
-                false,
-                None,
                 None,
             )
             .await?;
@@ -119,9 +132,11 @@ pub async fn run(
                 options: opts,
                 meta,
             },
-            ConsoleMode::Live,
-            false,
-            None,
+            Showing {
+                mode: ConsoleMode::Live,
+                leave_when_done: false,
+                phase: None,
+            },
             serving.as_ref(),
         )
         .await?;

@@ -10,7 +10,7 @@ use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
 use stepdeck::engine::Operation;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, ServeArgs, StackArg};
-use super::console::session;
+use super::console::{Showing, session};
 use super::deploy::{self, Display, Run, RunMeta, conclude, options};
 use super::workspace::Workspace;
 
@@ -124,11 +124,13 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                     options: preview,
                     meta: RunMeta::default(),
                 },
-                ConsoleMode::Preview {
-                    awaiting_decision: true,
+                Showing {
+                    mode: ConsoleMode::Preview {
+                        awaiting_decision: true,
+                    },
+                    leave_when_done: false,
+                    phase: Some(format!("demo {phase}/2 {what}: plan (y applies)")),
                 },
-                false,
-                Some(format!("demo {phase}/2 {what}: plan (y applies)")),
                 None,
             )
             .await?;
@@ -150,9 +152,11 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                     options: up,
                     meta: RunMeta::default(),
                 },
-                ConsoleMode::Live,
-                phase == 1,
-                Some(note),
+                Showing {
+                    mode: ConsoleMode::Live,
+                    leave_when_done: phase == 1,
+                    phase: Some(note),
+                },
                 None,
             )
             .await?;
