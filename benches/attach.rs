@@ -11,8 +11,7 @@ use stepdeck::engine::{
     Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot, Urn,
 };
 use stepdeck::rpc::console_addr::ConsoleAddress;
-use stepdeck::rpc::console_client::{AttachOptions, attach};
-use stepdeck::rpc::console_proto::console_client::ConsoleClient;
+use stepdeck::rpc::console_client::{AttachOptions, attach, client};
 use stepdeck::rpc::console_proto::{WatchRequest, watch_reply};
 use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
 use stepdeck::rpc::console_tee::tee;
@@ -57,14 +56,7 @@ fn watcher(address: &ConsoleAddress) -> AttachOptions {
 /// A watcher elsewhere, as the served side sees it: a real gRPC stream read to the end (its
 /// own decoding is its machine's cost, not the deployment's).
 async fn raw_watcher(address: &ConsoleAddress) -> tokio::task::JoinHandle<usize> {
-    let channel = stepdeck::rpc::server::connect(&address.to_string())
-        .await
-        .unwrap();
-    let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {TOKEN}").parse().unwrap();
-    let mut client = ConsoleClient::with_interceptor(channel, move |mut r: tonic::Request<()>| {
-        r.metadata_mut().insert("authorization", bearer.clone());
-        Ok(r)
-    });
+    let mut client = client(&watcher(address)).await.unwrap();
     let req = WatchRequest {
         client: "bench".into(),
         from: 0,

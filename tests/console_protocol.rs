@@ -11,7 +11,7 @@ use stepdeck::engine::{
     Control, Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot,
 };
 use stepdeck::rpc::console_addr::ConsoleAddress;
-use stepdeck::rpc::console_client::{AttachOptions, Attached, attach};
+use stepdeck::rpc::console_client::{AttachOptions, Attached, attach, client};
 use stepdeck::rpc::console_proto::console_client::ConsoleClient;
 use stepdeck::rpc::console_proto::{ActRequest, Action, WatchRequest, watch_reply};
 use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
@@ -211,14 +211,7 @@ async fn a_watch_from_a_position_resumes_there_and_the_end_closes_the_stream() {
         served.hub.push(&EngineEvent::Paused);
     }
     served.hub.close();
-    let channel = stepdeck::rpc::server::connect(&address.to_string())
-        .await
-        .unwrap();
-    let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {WATCH}").parse().unwrap();
-    let mut client = ConsoleClient::with_interceptor(channel, move |mut r: tonic::Request<()>| {
-        r.metadata_mut().insert("authorization", bearer.clone());
-        Ok(r)
-    });
+    let mut client = client(&options(&address, WATCH)).await.unwrap();
     let mut stream = client
         .watch(WatchRequest {
             client: "bob".into(),
@@ -282,14 +275,7 @@ async fn the_socket_is_its_owners_only_and_oversized_or_too_many_requests_are_re
         .mode();
     assert_eq!(mode & 0o777, 0o600);
 
-    let channel = stepdeck::rpc::server::connect(&address.to_string())
-        .await
-        .unwrap();
-    let bearer: tonic::metadata::MetadataValue<_> = format!("Bearer {CONTROL}").parse().unwrap();
-    let mut client = ConsoleClient::with_interceptor(channel, move |mut r: tonic::Request<()>| {
-        r.metadata_mut().insert("authorization", bearer.clone());
-        Ok(r)
-    });
+    let mut client = client(&options(&address, CONTROL)).await.unwrap();
     let act = |client: String| ActRequest {
         client,
         action: Action::Pause as i32,

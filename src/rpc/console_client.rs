@@ -60,8 +60,9 @@ pub enum AttachError {
     NoHello { address: String },
 }
 
+/// Adds `authorization: Bearer <token>` to every call.
 #[derive(Clone)]
-struct Bearer(MetadataValue<tonic::metadata::Ascii>);
+pub struct Bearer(MetadataValue<tonic::metadata::Ascii>);
 
 impl Interceptor for Bearer {
     fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, Status> {
@@ -70,7 +71,8 @@ impl Interceptor for Bearer {
     }
 }
 
-type Client = ConsoleClient<InterceptedService<Channel, Bearer>>;
+/// A console protocol client that sends the token with every call.
+pub type Client = ConsoleClient<InterceptedService<Channel, Bearer>>;
 
 /// The served deployment's events, and the way to act on it.
 pub struct Attached {
@@ -135,12 +137,19 @@ fn note(severity: Severity, message: String) -> EngineEvent {
     }
 }
 
-/// Connects, checks the token and the protocol version, and starts receiving events.
-pub async fn attach(opts: AttachOptions) -> Result<Attached, AttachError> {
+/// Connects (nothing is called yet, so the token is not checked).
+pub async fn client(opts: &AttachOptions) -> Result<Client, AttachError> {
     let bearer = MetadataValue::try_from(format!("Bearer {}", opts.token))
         .map_err(|_| AttachError::Token)?;
-    let client = ConsoleClient::with_interceptor(channel(&opts).await?, Bearer(bearer))
-        .max_decoding_message_size(MAX_MESSAGE_SIZE);
+    Ok(
+        ConsoleClient::with_interceptor(channel(opts).await?, Bearer(bearer))
+            .max_decoding_message_size(MAX_MESSAGE_SIZE),
+    )
+}
+
+/// Connects, checks the token and the protocol version, and starts receiving events.
+pub async fn attach(opts: AttachOptions) -> Result<Attached, AttachError> {
+    let client = client(&opts).await?;
     let refused = |status| AttachError::Refused {
         address: opts.address.to_string(),
         status,
