@@ -393,3 +393,88 @@ async fn over_tls_a_watcher_trusting_the_ca_attaches_and_a_plaintext_one_does_no
     let mut attached = attach(opts).await.unwrap();
     assert_eq!(attached.events.recv().await, Some(EngineEvent::Paused));
 }
+
+/// A Unix socket that forwards every connection to `to`; `cut` breaks the open ones (the
+/// listener stays, so a client can connect again).
+struct Proxy {
+    connections: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>>,
+    accept: tokio::task::JoinHandle<()>,
+}
+
+impl Proxy {
+    fn start(at: std::path::PathBuf, to: std::path::PathBuf) -> Proxy {
+        let listener = tokio::net::UnixListener::bind(at).unwrap();
+        let connections: Arc<std::sync::Mutex<Vec<tokio::task::JoinHandle<()>>>> = Arc::default();
+        let held = connections.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let to = to.clone();
+                let task = tokio::spawn(async move {
+                    let mut outbound = tokio::net::UnixStream::connect(to).await.unwrap();
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                });
+                held.lock().unwrap().push(task);
+            }
+        });
+        Proxy {
+            connections,
+            accept,
+        }
+    }
+
+    fn cut(&self) {
+        for task in self.connections.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.cut();
+        self.accept.abort();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (served, _serving, address) = served(&dir).await;
+    let ConsoleAddress::Unix(server) = &address else {
+        unreachable!("served on a socket")
+    };
+    let front = dir.path().join("front.sock");
+    let proxy = Proxy::start(front.clone(), server.clone());
+    let urn = |i: usize| {
+        stepdeck::engine::Urn::parse(&format!("urn:pulumi:dev::p::sim:index:Resource::r{i}"))
+            .unwrap()
+    };
+    for i in 0..100 {
+        served.hub.push(&EngineEvent::DiffQueued { urn: urn(i) });
+    }
+    let Attached {
+        mut events,
+        actions,
+        ..
+    } = attach(options(&ConsoleAddress::Unix(front), WATCH))
+        .await
+        .unwrap();
+    // Without actions the stream closes when the served deployment ends.
+    drop(actions);
+    let mut got = Vec::new();
+    while got.len() < 100 {
+        got.push(events.recv().await.unwrap());
+    }
+    proxy.cut();
+    for i in 100..200 {
+        served.hub.push(&EngineEvent::DiffQueued { urn: urn(i) });
+    }
+    served.hub.close();
+    while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(10), events.recv()).await {
+        got.push(e);
+    }
+    let expected: Vec<EngineEvent> = (0..200)
+        .map(|i| EngineEvent::DiffQueued { urn: urn(i) })
+        .collect();
+    assert_eq!(got, expected);
+}
