@@ -164,7 +164,7 @@ fn a_killed_and_a_stalled_watcher_neither_stop_nor_hold_the_deployment() {
     killed.kill().unwrap();
     let _ = killed.wait();
     // SIGSTOP: the watcher still holds its connection but reads nothing more.
-    unsafe_free_signal(stalled.id(), "STOP");
+    signal(stalled.id(), "STOP");
     let started = Instant::now();
     let out = finish(up);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -176,12 +176,12 @@ fn a_killed_and_a_stalled_watcher_neither_stop_nor_hold_the_deployment() {
         "{:?}",
         started.elapsed()
     );
-    unsafe_free_signal(stalled.id(), "KILL");
+    signal(stalled.id(), "KILL");
     let _ = finish(stalled);
 }
 
-/// Sends a signal with kill(1), so the test needs no unsafe libc call.
-fn unsafe_free_signal(pid: u32, signal: &str) {
+/// Sends `signal` to `pid` with kill(1).
+fn signal(pid: u32, signal: &str) {
     let ok = std::process::Command::new("kill")
         .arg(format!("-{signal}"))
         .arg(pid.to_string())
