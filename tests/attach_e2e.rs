@@ -190,3 +190,30 @@ fn signal(pid: u32, signal: &str) {
         .success();
     assert!(ok, "kill -{signal} {pid}");
 }
+
+#[test]
+fn a_run_in_the_local_console_is_served_too_and_its_watchers_get_the_summary() {
+    let env = cascade_project();
+    let address = format!("unix:{}", socket(&env).display());
+    let local = Tmux::start_with(
+        &env,
+        160,
+        45,
+        &[
+            ("STEPDECK_SERVE_TOKEN", CONTROL),
+            ("STEPDECK_SERVE_WATCH_TOKEN", WATCH),
+        ],
+        &["up", "--stack", "dev", "--yes", "--serve", &address],
+    );
+    local.wait_for("AWAITING APPROVAL");
+    let watcher = attach_json(&env, WATCH);
+    local.keys(&["a"]);
+    local.wait_for("DONE");
+    let out = finish(watcher);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = stdout(&out);
+    assert!(json.contains("\"result\":\"succeeded\""), "{json}");
+    assert!(json.contains("\"resourcePreEvent\""), "{json}");
+    local.quit_and_expect_restored(0);
+    assert_eq!(world_engine_of_db(&env).1, "pg16");
+}
