@@ -1,5 +1,6 @@
 //! Applies an operator's action: moves the selection, opens overlays, and acts on the deployment
-//! only through [`Control`]. Returns how the console should end, when it should.
+//! only through [`Steering`] (its `Control`, here or remote). Returns how the console should
+//! end, when it should.
 
 use crate::engine::events::{CascadeId, Severity};
 
@@ -551,6 +552,54 @@ mod tests {
             outcome,
             preview: false,
         });
+    }
+
+    /// A console attached from elsewhere: the same actions, but leaving it only detaches.
+    struct Attached(Control);
+
+    impl Steering for Attached {
+        fn pause(&self) {
+            self.0.pause();
+        }
+        fn resume(&self) {
+            self.0.resume();
+        }
+        fn is_paused(&self) -> bool {
+            self.0.is_paused()
+        }
+        fn approve(&self, cascade: CascadeId) {
+            self.0.approve(cascade);
+        }
+        fn decline(&self, cascade: CascadeId) {
+            self.0.decline(cascade);
+        }
+        fn approve_all(&self) {
+            self.0.approve_all();
+        }
+        fn cancel(&self) {
+            self.0.cancel();
+        }
+        fn terminate(&self) {
+            self.0.terminate();
+        }
+        fn owns_deployment(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn leaving_an_attached_console_while_the_run_goes_on_detaches_without_cancelling() {
+        for action in [Action::Quit, Action::Interrupt] {
+            let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+            assert!(!m.run_state().is_over());
+            let attached = Attached(control);
+            let what = format!("{action:?}");
+            assert_eq!(
+                update(&mut ui, &m, &attached, action),
+                Some(ConsoleExit::Quit { cancelled: false })
+            );
+            assert_eq!(*rx.cancel.borrow(), CancelLevel::Running, "{what}");
+        }
     }
 
     #[test]

@@ -92,6 +92,8 @@ fn token(args: &AttachArgs) -> Result<String> {
     Ok(token.to_string())
 }
 
+/// `stepdeck attach`: refuses early (bad address, no token, wrong token) before the console
+/// opens.
 pub async fn run(args: AttachArgs) -> Result<()> {
     let address: ConsoleAddress = args.address.parse().map_err(|e| usage(format!("{e}")))?;
     let opts = AttachOptions {

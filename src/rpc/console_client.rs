@@ -89,6 +89,7 @@ pub struct RemoteActions {
 }
 
 impl RemoteActions {
+    /// Queues `action` (about `cascade` for an approval or a decline) for the server.
     pub fn send(&self, action: pb::Action, cascade: CascadeId) {
         let _ = self.tx.send((action, cascade));
     }

@@ -31,6 +31,7 @@ struct Log {
 }
 
 impl EventHub {
+    /// An empty log, shared by the tee that fills it and the watchers that read it.
     pub fn new() -> Arc<EventHub> {
         Arc::new(EventHub {
             log: Mutex::new(Log::default()),
@@ -88,6 +89,7 @@ impl EventHub {
         self.length.borrow().0
     }
 
+    /// Whether nothing was pushed yet.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -102,6 +104,7 @@ impl EventHub {
         Some(WatcherSlot(self.clone()))
     }
 
+    /// Watchers connected now.
     pub fn watchers(&self) -> usize {
         self.watchers.load(Ordering::SeqCst)
     }

@@ -85,6 +85,7 @@ pub struct Served {
 }
 
 impl Served {
+    /// Nothing served yet: the hub fills once the deployment begins.
     pub fn new() -> Arc<Served> {
         Arc::new(Served {
             hub: EventHub::new(),
