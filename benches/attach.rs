@@ -102,7 +102,13 @@ fn served_update(bencher: Bencher, watchers: usize) {
                     Box::new(NullJournal),
                     sink.clone(),
                 );
-                let mut local = tee(&served, d.control(), sink, events, None);
+                let mut local = tee(
+                    &served,
+                    (d.control(), sink),
+                    Default::default(),
+                    events,
+                    None,
+                );
                 let display = tokio::spawn(async move { while local.recv().await.is_some() {} });
                 let r = d
                     .run(Some(Box::new(DagProgram::new(dag.clone(), 256))))

@@ -217,3 +217,30 @@ fn a_run_in_the_local_console_is_served_too_and_its_watchers_get_the_summary() {
     local.quit_and_expect_restored(0);
     assert_eq!(world_engine_of_db(&env).1, "pg16");
 }
+
+/// A JSON event stream without its timestamps (the only field that may differ between two
+/// writers of the same events).
+fn untimed(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            v.as_object_mut().expect("an object").remove("timestamp");
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn attach_json_prints_the_same_engine_events_as_the_served_run_itself() {
+    let env = cascade_project();
+    let (up, watcher) = attach_json_after(&env, &["--json", "--approval-timeout", "1"]);
+    let watched = finish(watcher);
+    let served = finish(up);
+    assert!(served.status.success(), "{}", stderr(&served));
+    assert!(watched.status.success(), "{}", stderr(&watched));
+    let events = untimed(&stdout(&served));
+    assert!(events.len() >= 8, "{}", stdout(&served));
+    assert_eq!(untimed(&stdout(&watched)), events);
+    // The prelude carries the served run's configuration.
+    assert_eq!(events[0]["preludeEvent"]["config"]["e2e:engine"], "pg16");
+}

@@ -79,7 +79,13 @@ fn deploy(
         sink.clone(),
     );
     let control = d.control();
-    let local = tee(served, control.clone(), sink, events, None);
+    let local = tee(
+        served,
+        (control.clone(), sink),
+        Default::default(),
+        events,
+        None,
+    );
     let run = tokio::spawn(async move {
         let result = d.run(Some(Box::new(DagProgram::new(dag, 16)))).await;
         assert!(result.outcome.is_success(), "{:?}", result.outcome);
@@ -143,6 +149,7 @@ async fn a_watch_only_token_watches_but_its_actions_are_refused_with_a_reason() 
         mut events,
         actions,
         may_act,
+        ..
     } = attach(options(&address, WATCH)).await.unwrap();
     assert!(!may_act);
     actions.send(Action::Pause, 0);
@@ -179,6 +186,7 @@ async fn a_late_joiner_sees_what_the_local_console_sees_mid_run_and_at_the_end()
         mut events,
         actions,
         may_act,
+        ..
     } = attach(options(&address, CONTROL)).await.unwrap();
     assert!(may_act);
     let mut there = Model::new();
@@ -245,6 +253,7 @@ async fn watchers_beyond_the_limit_are_refused() {
     let _serving = serve(&address, tokens, None, limits, served.clone())
         .await
         .unwrap();
+    served.hub.push(&EngineEvent::Paused);
     let _first = attach(options(&address, WATCH)).await.unwrap();
     let err = attach(options(&address, WATCH))
         .await

@@ -106,7 +106,7 @@ pub async fn run(args: AttachArgs) -> Result<()> {
     let attached = attach(opts).await?;
     if args.json {
         drop(attached.actions);
-        return print_json(attached.events).await;
+        return print_json(attached.events, attached.config).await;
     }
     let mut console = Console::enter()?;
     let title = Title {
@@ -130,8 +130,11 @@ pub async fn run(args: AttachArgs) -> Result<()> {
 
 /// Prints the stream as Pulumi's engine events, one JSON object a line; fails unless the
 /// served deployment ended with a successful summary.
-async fn print_json(mut events: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>) -> Result<()> {
-    let mut writer = EventWriter::new(BTreeMap::new());
+async fn print_json(
+    mut events: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
+    config: BTreeMap<String, String>,
+) -> Result<()> {
+    let mut writer = EventWriter::new(config);
     let mut out = std::io::stdout().lock();
     let mut outcome = None;
     while let Some(e) = events.recv().await {

@@ -45,11 +45,12 @@ pub async fn session(
     };
     let (sink, events) = EventSink::channel();
     let notes = sink.clone();
+    let served_options = run.options.clone();
     let exit = Mutex::new(None);
     let result = execute(ws, stack, run, sink, |d, program| async {
         let control = d.control();
         let events = match serving {
-            Some(s) => s.consume(control.clone(), notes, events),
+            Some(s) => s.consume((control.clone(), notes), &served_options, events),
             None => events,
         };
         let (result, left) = tokio::join!(

@@ -296,7 +296,7 @@ async fn print(
 }
 
 /// The configuration as displays may show it: secret values masked.
-fn shown_config(opts: &Options) -> BTreeMap<String, String> {
+pub fn shown_config(opts: &Options) -> BTreeMap<String, String> {
     opts.config
         .iter()
         .map(|(k, v)| {
@@ -409,9 +409,10 @@ pub async fn run(
         meta: RunMeta::from_args(&args),
     };
     let notes = sink.clone();
+    let served_options = run.options.clone();
     let result = execute(&ws, &stack, run, sink, |d, p| {
         let events = match &serving {
-            Some(s) => s.consume(d.control(), notes, events),
+            Some(s) => s.consume((d.control(), notes), &served_options, events),
             None => events,
         };
         drive(d, events, display, config, shown, p)

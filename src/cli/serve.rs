@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use stepdeck::engine::{Control, EngineEvent, EventSink};
+use stepdeck::engine::{Control, EngineEvent, EventSink, Options};
 use stepdeck::rpc::console_addr::ConsoleAddress;
 use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, TlsFiles, serve};
 use stepdeck::rpc::console_tee::tee;
@@ -15,6 +15,7 @@ use stepdeck::rpc::console_token::{Tokens, random_token};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::ServeArgs;
+use super::deploy::shown_config;
 use super::errors::usage;
 
 /// A console being served for the deployment this command runs.
@@ -103,15 +104,22 @@ pub async fn start(args: &ServeArgs) -> Result<Option<ServeSession>> {
 }
 
 impl ServeSession {
-    /// Serves the deployment behind `control` and `notes`; returns the local display's
-    /// stream (see `console_tee::tee`).
+    /// Serves the deployment behind `control` and `notes` run with `options`; returns the
+    /// local display's stream (see `console_tee::tee`).
     pub fn consume(
         &self,
-        control: Control,
-        notes: EventSink,
+        deployment: (Control, EventSink),
+        options: &Options,
         events: UnboundedReceiver<EngineEvent>,
     ) -> UnboundedReceiver<EngineEvent> {
-        tee(&self.served, control, notes, events, self.approval_timeout)
+        let config = shown_config(options);
+        tee(
+            &self.served,
+            deployment,
+            config,
+            events,
+            self.approval_timeout,
+        )
     }
 
     /// Lets the watchers read to the end (at most a few seconds), then stops serving.

@@ -2,6 +2,7 @@
 //! stream back into `EngineEvent`s (reconnecting where it left off when the connection
 //! drops), and sends the operator's actions.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -80,6 +81,8 @@ pub struct Attached {
     pub actions: RemoteActions,
     /// Whether our token may act (a watch-only token's actions are refused).
     pub may_act: bool,
+    /// The deployment's configuration as displays show it (for the JSON prelude).
+    pub config: BTreeMap<String, String>,
 }
 
 /// Sends actions without waiting; a refused one comes back as a warning in the events.
@@ -187,6 +190,7 @@ pub async fn attach(opts: AttachOptions) -> Result<Attached, AttachError> {
         events: rx,
         actions: RemoteActions { tx, paused },
         may_act: hello.may_act,
+        config: hello.config.into_iter().collect(),
     })
 }
 

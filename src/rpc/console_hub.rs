@@ -84,6 +84,12 @@ impl EventHub {
         Some(log.events[from..len.min(from + max)].to_vec())
     }
 
+    /// Waits until the first event was pushed (or the log closed empty).
+    pub async fn started(&self) {
+        let mut rx = self.length.subscribe();
+        let _ = rx.wait_for(|(len, closed)| *len > 0 || *closed).await;
+    }
+
     /// How many events the log holds.
     pub fn len(&self) -> usize {
         self.length.borrow().0

@@ -3,6 +3,7 @@
 //! needs a token; a watch-only token may not act; watchers, message sizes and the rate of
 //! actions are limited.
 
+use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
 use std::path::PathBuf;
 use std::pin::Pin;
@@ -79,9 +80,17 @@ pub enum ServeError {
 /// is bound before, so that a bad one fails the command at once).
 pub struct Served {
     pub hub: Arc<EventHub>,
-    /// The deployment's control, and where who-did-what notes go: its own event stream, so
-    /// that every display and every watcher records them.
-    deployment: OnceLock<(Control, EventSink)>,
+    deployment: OnceLock<Begun>,
+}
+
+/// The served deployment, once it exists.
+struct Begun {
+    control: Control,
+    /// Where who-did-what notes go: its own event stream, so that every display and every
+    /// watcher records them.
+    notes: EventSink,
+    /// Its configuration as displays show it.
+    config: BTreeMap<String, String>,
 }
 
 impl Served {
@@ -93,9 +102,13 @@ impl Served {
         })
     }
 
-    /// The running deployment's control and event sink; set once.
-    pub fn begin(&self, control: Control, notes: EventSink) {
-        let _ = self.deployment.set((control, notes));
+    /// The running deployment's control, event sink and shown configuration; set once.
+    pub fn begin(&self, control: Control, notes: EventSink, config: BTreeMap<String, String>) {
+        let _ = self.deployment.set(Begun {
+            control,
+            notes,
+            config,
+        });
     }
 }
 
@@ -165,9 +178,10 @@ type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchReply, Status>> + S
 
 /// One watcher's position in the hub.
 struct Watching {
-    hub: Arc<EventHub>,
+    served: Arc<Served>,
     pos: usize,
-    hello: Option<pb::Hello>,
+    /// Whether `Hello` is still to be sent, and what it says of the token.
+    hello: Option<bool>,
     _slot: WatcherSlot,
 }
 
@@ -177,10 +191,18 @@ const READ_BATCH: usize = 512;
 async fn next_reply(mut w: Watching) -> Option<(Result<pb::WatchReply, Status>, Watching)> {
     use pb::watch_reply::Item;
     let item = match w.hello.take() {
-        Some(hello) => Item::Hello(hello),
+        Some(may_act) => {
+            w.served.hub.started().await;
+            let config = w.served.deployment.get().map(|d| d.config.clone());
+            Item::Hello(pb::Hello {
+                protocol: PROTOCOL_VERSION,
+                may_act,
+                config: config.unwrap_or_default().into_iter().collect(),
+            })
+        }
         // The end of the deployment ends the stream (its last event is the summary).
         None => {
-            let events = w.hub.read(w.pos, READ_BATCH).await?;
+            let events = w.served.hub.read(w.pos, READ_BATCH).await?;
             let first = w.pos as u64;
             w.pos += events.len();
             Item::Events(pb::Events { first, events })
@@ -207,12 +229,9 @@ impl Console for ConsoleService {
             .unwrap_or(usize::MAX)
             .min(hub.len());
         let watching = Watching {
-            hub,
+            served: self.served.clone(),
             pos: from,
-            hello: Some(pb::Hello {
-                protocol: PROTOCOL_VERSION,
-                may_act: role == Role::Control,
-            }),
+            hello: Some(role == Role::Control),
             _slot: slot,
         };
         let stream = futures::stream::unfold(watching, next_reply);
@@ -236,7 +255,7 @@ impl Console for ConsoleService {
                 self.limits.actions_per_second
             )));
         }
-        let (control, notes) = self
+        let Begun { control, notes, .. } = self
             .served
             .deployment
             .get()

@@ -3,7 +3,7 @@
 //! With an approval timeout it also declines, through `Control`, a cascade that no one
 //! decided in time.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -14,17 +14,17 @@ use crate::engine::events::{CascadeId, EngineEvent, EventSink, Severity};
 
 use super::console_server::Served;
 
-/// Serves the deployment behind `control` and `notes` (its event sink): every event from
-/// `events` goes to the watchers, then on to the returned receiver, which ends after the
-/// deployment's summary.
+/// Serves the deployment behind `control` and `notes` (its event sink), whose displays show
+/// `config`: every event from `events` goes to the watchers, then on to the returned
+/// receiver, which ends after the deployment's summary.
 pub fn tee(
     served: &Arc<Served>,
-    control: Control,
-    notes: EventSink,
+    (control, notes): (Control, EventSink),
+    config: BTreeMap<String, String>,
     mut events: UnboundedReceiver<EngineEvent>,
     approval_timeout: Option<Duration>,
 ) -> UnboundedReceiver<EngineEvent> {
-    served.begin(control.clone(), notes.clone());
+    served.begin(control.clone(), notes.clone(), config);
     let hub = served.hub.clone();
     let (tx, rx) = unbounded_channel();
     tokio::spawn(async move {
