@@ -642,6 +642,28 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 256,
+            failure_persistence: None,
+            ..Default::default()
+        })]
+
+        /// A watcher decodes whatever arrives (a sample event with one byte changed) into an
+        /// event or an error, never a panic.
+        #[test]
+        fn a_damaged_event_decodes_or_is_refused(pick in 0usize..1000, at in 0usize..4096, xor in 1u8..) {
+            use prost::Message;
+            let events = sample_timeline();
+            let mut bytes = to_wire(&events[pick % events.len()].1).encode_to_vec();
+            let i = at % bytes.len();
+            bytes[i] ^= xor;
+            if let Ok(e) = pb::Event::decode(bytes.as_slice()) {
+                let _ = from_wire(&e);
+            }
+        }
+    }
+
     #[test]
     fn a_malformed_urn_names_its_field() {
         let wire = pb::Event {
