@@ -244,3 +244,50 @@ fn attach_json_prints_the_same_engine_events_as_the_served_run_itself() {
     // The prelude carries the served run's configuration.
     assert_eq!(events[0]["preludeEvent"]["config"]["e2e:engine"], "pg16");
 }
+
+#[test]
+fn tokens_not_given_are_generated_and_printed_once_and_they_work() {
+    use std::io::{BufRead, BufReader};
+    let env = chain_project(3, 300);
+    let address = format!("unix:{}", socket(&env).display());
+    let mut up = env
+        .command(&[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--non-interactive",
+            "--serve",
+            &address,
+        ])
+        .env_remove("STEPDECK_SERVE_TOKEN")
+        .env_remove("STEPDECK_SERVE_WATCH_TOKEN")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the served deployment");
+    let mut lines = BufReader::new(up.stderr.take().unwrap()).lines();
+    // The value after `label` on the next line that has it.
+    let mut token = |label: &str| loop {
+        let line = lines.next().expect("a line").unwrap();
+        if let Some((_, token)) = line.split_once(label) {
+            break token.trim().to_string();
+        }
+    };
+    assert!(token("Serving the console on").ends_with("console.sock"));
+    let control = token("token (may act):");
+    let watch = token("token (watch only):");
+    assert_eq!(control.len(), 64);
+    assert_ne!(control, watch);
+    let out = finish(attach_json(&env, &watch));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"summaryEvent\""));
+    assert!(up.wait().unwrap().success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(
+        !rest
+            .iter()
+            .any(|l| l.contains(&control) || l.contains(&watch)),
+        "printed once: {rest:?}"
+    );
+}
