@@ -1,5 +1,6 @@
 //! The operator's console: a model reduced from engine events, the operator's UI state, a pure
-//! key map, an update step that acts through `Control`, and the terminal event loop.
+//! key map, an update step that acts through `Steering` (the deployment's `Control`, here or
+//! remote), and the terminal event loop.
 
 pub mod console;
 pub mod filter;
@@ -11,9 +12,11 @@ pub mod preset;
 pub mod run;
 pub mod sample;
 pub mod sort;
+pub mod steering;
 pub mod tree_index;
 pub mod ui_state;
 pub mod update;
 
 pub use console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
 pub use run::Console;
+pub use steering::Steering;

@@ -19,7 +19,6 @@ use ratatui::backend::{Backend, CrosstermBackend};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
-use crate::engine::control::Control;
 use crate::engine::events::{EngineEvent, Severity};
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
@@ -28,6 +27,7 @@ use super::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
 use super::keymap::{map_key, map_mouse};
 use super::model::Model;
 use super::preset::Presets;
+use super::steering::Steering;
 use super::ui_state::UiState;
 use super::update::{key_context, update};
 
@@ -79,7 +79,7 @@ impl Console {
     pub async fn session(
         &mut self,
         mut events: UnboundedReceiver<EngineEvent>,
-        control: Control,
+        control: impl Steering,
         mode: ConsoleMode,
         title: Title,
         leave_when_done: bool,
@@ -142,7 +142,7 @@ pub fn osc52(text: &str) -> String {
 /// What one console session works with, apart from the terminal and its input.
 pub(crate) struct Session<'a> {
     pub events: &'a mut UnboundedReceiver<EngineEvent>,
-    pub control: &'a Control,
+    pub control: &'a dyn Steering,
     pub mode: ConsoleMode,
     pub title: Title,
     pub theme: Theme,
@@ -317,7 +317,7 @@ where
 
 /// In a live run, decides the cascades the operator already decided in the preview (the same
 /// root with the same dependents), each once.
-fn apply_presets(ui: &mut UiState, model: &Model, control: &Control) {
+fn apply_presets(ui: &mut UiState, model: &Model, control: &dyn Steering) {
     if ui.presets.is_empty() || ui.mode != ConsoleMode::Live {
         return;
     }
@@ -415,7 +415,7 @@ mod tests {
 
     use super::*;
     use crate::app::sample::sample_timeline;
-    use crate::engine::control::{CancelLevel, ControlReceiver};
+    use crate::engine::control::{CancelLevel, Control, ControlReceiver};
     use crate::engine::events::{EventSink, Operation, Outcome};
 
     type Keys = input_channel::UnboundedSender<io::Result<Event>>;

@@ -1,13 +1,14 @@
 //! Applies an operator's action: moves the selection, opens overlays, and acts on the deployment
-//! only through [`Control`]. Returns how the console should end, when it should.
+//! only through [`Steering`] (its `Control`, here or remote). Returns how the console should
+//! end, when it should.
 
-use crate::engine::control::Control;
 use crate::engine::events::{CascadeId, Severity};
 
 use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::keymap::{Action, KeyContext};
 use super::model::{Cascade, Model, RunState};
+use super::steering::Steering;
 use super::ui_state::{CANCELLING_NOTICE, Confirm, UiState, ViewId};
 
 /// How a key is read right now.
@@ -44,7 +45,7 @@ const READ_ONLY: &str = "a read-only preview: nothing to approve here (`stepdeck
 pub fn update(
     ui: &mut UiState,
     model: &Model,
-    control: &Control,
+    control: &dyn Steering,
     action: Action,
 ) -> Option<ConsoleExit> {
     let state = model.run_state();
@@ -88,7 +89,7 @@ pub fn update(
                 }
                 return Some(ConsoleExit::Quit { cancelled: false });
             }
-            if state.is_over() || ui.engine_gone {
+            if state.is_over() || ui.engine_gone || !control.owns_deployment() {
                 return Some(ConsoleExit::Quit { cancelled: false });
             }
             ui.confirm = Some(Confirm::Quit);
@@ -268,14 +269,14 @@ fn mark_pending_creates(ui: &mut UiState, model: &Model) {
     });
 }
 
-fn interrupt(ui: &mut UiState, control: &Control, state: RunState) -> Option<ConsoleExit> {
+fn interrupt(ui: &mut UiState, control: &dyn Steering, state: RunState) -> Option<ConsoleExit> {
     if awaiting_decision(ui) {
         if !state.is_over() {
             control.cancel();
         }
         return Some(ConsoleExit::Abort);
     }
-    if state.is_over() {
+    if state.is_over() || !control.owns_deployment() {
         return Some(ConsoleExit::Quit { cancelled: false });
     }
     ui.confirm = None;
@@ -521,7 +522,7 @@ mod tests {
     use super::*;
     use crate::app::console::Title;
     use crate::app::sample::sample_timeline;
-    use crate::engine::control::{CancelLevel, ControlReceiver, Decision};
+    use crate::engine::control::{CancelLevel, Control, ControlReceiver, Decision};
     use crate::engine::events::{EngineEvent, EventSink, Outcome, PendingCreate};
     use crate::engine::urn::Urn;
 
@@ -551,6 +552,54 @@ mod tests {
             outcome,
             preview: false,
         });
+    }
+
+    /// A console attached from elsewhere: the same actions, but leaving it only detaches.
+    struct Attached(Control);
+
+    impl Steering for Attached {
+        fn pause(&self) {
+            self.0.pause();
+        }
+        fn resume(&self) {
+            self.0.resume();
+        }
+        fn is_paused(&self) -> bool {
+            self.0.is_paused()
+        }
+        fn approve(&self, cascade: CascadeId) {
+            self.0.approve(cascade);
+        }
+        fn decline(&self, cascade: CascadeId) {
+            self.0.decline(cascade);
+        }
+        fn approve_all(&self) {
+            self.0.approve_all();
+        }
+        fn cancel(&self) {
+            self.0.cancel();
+        }
+        fn terminate(&self) {
+            self.0.terminate();
+        }
+        fn owns_deployment(&self) -> bool {
+            false
+        }
+    }
+
+    #[test]
+    fn leaving_an_attached_console_while_the_run_goes_on_detaches_without_cancelling() {
+        for action in [Action::Quit, Action::Interrupt] {
+            let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+            assert!(!m.run_state().is_over());
+            let attached = Attached(control);
+            let what = format!("{action:?}");
+            assert_eq!(
+                update(&mut ui, &m, &attached, action),
+                Some(ConsoleExit::Quit { cancelled: false })
+            );
+            assert_eq!(*rx.cancel.borrow(), CancelLevel::Running, "{what}");
+        }
     }
 
     #[test]

@@ -39,6 +39,9 @@ pub enum Command {
     State(StateCommand),
     /// Run the bundled demo deployment in the console.
     Demo(DemoArgs),
+    /// Open the console of a deployment served elsewhere (`up --serve`): watch it, and with
+    /// an acting token pause, approve, decline and cancel it.
+    Attach(AttachArgs),
     /// Print stepdeck's version.
     Version,
     /// Print what stepdeck runs with: version, OS, backend, stack, runtime, plugins.
@@ -135,6 +138,56 @@ pub struct DeployArgs {
     pub run_program: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// `--serve`: the deployment's console served to watchers elsewhere (`stepdeck attach`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct ServeArgs {
+    /// Also serve the console at ADDR: `host:port`, a port (on localhost), or `unix:/path`.
+    /// Tokens come from STEPDECK_SERVE_TOKEN / STEPDECK_SERVE_WATCH_TOKEN or the token
+    /// files; those not given are generated and printed once on standard error.
+    #[arg(long, value_name = "ADDR")]
+    pub serve: Option<String>,
+    /// Read the token that may act from FILE.
+    #[arg(long, value_name = "FILE", requires = "serve")]
+    pub serve_token_file: Option<PathBuf>,
+    /// Read the watch-only token from FILE.
+    #[arg(long, value_name = "FILE", requires = "serve")]
+    pub serve_watch_token_file: Option<PathBuf>,
+    /// Serve over TLS with this certificate (PEM).
+    #[arg(long, value_name = "FILE", requires_all = ["serve", "serve_tls_key"])]
+    pub serve_tls_cert: Option<PathBuf>,
+    /// The TLS certificate's private key (PEM).
+    #[arg(long, value_name = "FILE", requires = "serve_tls_cert")]
+    pub serve_tls_key: Option<PathBuf>,
+    /// Decline a cascade that no one decided within this many seconds.
+    #[arg(long, value_name = "SECONDS", requires = "serve")]
+    pub approval_timeout: Option<u64>,
+}
+
+/// `stepdeck attach`.
+#[derive(Debug, Clone, Args)]
+pub struct AttachArgs {
+    /// Where the deployment is served: `host:port`, a port (on localhost), or `unix:/path`.
+    #[arg(value_name = "ADDR")]
+    pub address: String,
+    /// Read the token from FILE (default: the STEPDECK_TOKEN environment variable).
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// The name your actions are recorded with (default: user@host).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Print the engine events as Pulumi's JSON event stream instead of opening the console.
+    #[arg(short, long)]
+    pub json: bool,
+    /// Speak TLS and trust this CA certificate (PEM).
+    #[arg(long, value_name = "FILE")]
+    pub tls_ca: Option<PathBuf>,
+    /// The name the server's certificate must carry (default: the address's host).
+    #[arg(long, value_name = "NAME", requires = "tls_ca")]
+    pub tls_domain: Option<String>,
 }
 
 /// What the plain and JSON displays show, and the engine-event log (Pulumi's flags).

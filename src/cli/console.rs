@@ -1,5 +1,6 @@
 //! Deployments in the console: `preview` to explore; `up`, `destroy` and `refresh` previewing
-//! first (`y` applies, `n` aborts). One terminal session spans the preview and the run.
+//! first (`y` applies, `n` aborts). One terminal session spans the preview and the run; with
+//! `--serve` the run (not its preview) is served to watchers too.
 
 use std::sync::Mutex;
 
@@ -10,18 +11,31 @@ use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 use super::args::DeployArgs;
 use super::deploy::{Display, Run, RunMeta, conclude, execute, options, update_kind};
 use super::errors::DeploymentFailed;
+use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace};
 
-/// Runs one deployment in an open console session and returns its result and how the operator
-/// left the session.
+/// How a console session shows its deployment.
+pub struct Showing {
+    pub mode: ConsoleMode,
+    /// Leave by itself shortly after the deployment ends.
+    pub leave_when_done: bool,
+    /// Where the session stands in a longer story (the demo's phases).
+    pub phase: Option<String>,
+}
+
+/// Runs one deployment in an open console session (served to watchers too with `serving`)
+/// and returns its result and how the operator left the session.
 pub async fn session(
     console: &mut Console,
     ws: &Workspace,
     stack: &Stack,
     run: Run,
-    mode: ConsoleMode,
-    leave_when_done: bool,
-    phase: Option<String>,
+    Showing {
+        mode,
+        leave_when_done,
+        phase,
+    }: Showing,
+    serving: Option<&ServeSession>,
 ) -> Result<(DeploymentResult, ConsoleExit)> {
     let title = Title {
         operation: run.options.operation.as_str().to_string(),
@@ -30,9 +44,15 @@ pub async fn session(
         phase,
     };
     let (sink, events) = EventSink::channel();
+    let notes = sink.clone();
+    let served_options = run.options.clone();
     let exit = Mutex::new(None);
     let result = execute(ws, stack, run, sink, |d, program| async {
         let control = d.control();
+        let events = match serving {
+            Some(s) => s.consume((control.clone(), notes), &served_options, events),
+            None => events,
+        };
         let (result, left) = tokio::join!(
             d.run(program),
             console.session(events, control, mode, title, leave_when_done)
@@ -56,6 +76,7 @@ pub async fn run(
     stack: &Stack,
     operation: Operation,
     args: &DeployArgs,
+    serving: Option<ServeSession>,
 ) -> Result<()> {
     let meta = RunMeta::from_args(args);
     let mut console = Console::enter()?;
@@ -76,10 +97,13 @@ pub async fn run(
                     options: preview,
                     meta: meta.clone(),
                 },
-                ConsoleMode::Preview {
-                    awaiting_decision: asks,
+                Showing {
+                    mode: ConsoleMode::Preview {
+                        awaiting_decision: asks,
+                    },
+                    leave_when_done: false,
+                    phase: None,
                 },
-                false,
                 None,
             )
             .await?;
@@ -109,14 +133,20 @@ pub async fn run(
                 options: opts,
                 meta,
             },
-            ConsoleMode::Live,
-            false,
-            None,
+            Showing {
+                mode: ConsoleMode::Live,
+                leave_when_done: false,
+                phase: None,
+            },
+            serving.as_ref(),
         )
         .await?;
         conclude(&result)
     }
     .await;
+    if let Some(s) = serving {
+        s.finish().await;
+    }
     let report = console.take_report();
     drop(console);
     if let Some(report) = report {

@@ -9,8 +9,8 @@ use anyhow::{Context, Result};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
 use stepdeck::engine::Operation;
 
-use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, StackArg};
-use super::console::session;
+use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, ServeArgs, StackArg};
+use super::console::{Showing, session};
 use super::deploy::{Display, Run, RunMeta, conclude, options};
 use super::operation;
 use super::workspace::Workspace;
@@ -87,6 +87,7 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         message: None,
         run_program: false,
         output: OutputArgs::default(),
+        serve: ServeArgs::default(),
     }
 }
 
@@ -124,11 +125,14 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                     options: preview,
                     meta: RunMeta::default(),
                 },
-                ConsoleMode::Preview {
-                    awaiting_decision: true,
+                Showing {
+                    mode: ConsoleMode::Preview {
+                        awaiting_decision: true,
+                    },
+                    leave_when_done: false,
+                    phase: Some(format!("demo {phase}/2 {what}: plan (y applies)")),
                 },
-                false,
-                Some(format!("demo {phase}/2 {what}: plan (y applies)")),
+                None,
             )
             .await?;
             conclude(&result)?;
@@ -149,9 +153,12 @@ pub async fn run(args: DemoArgs) -> Result<()> {
                     options: up,
                     meta: RunMeta::default(),
                 },
-                ConsoleMode::Live,
-                phase == 1,
-                Some(note),
+                Showing {
+                    mode: ConsoleMode::Live,
+                    leave_when_done: phase == 1,
+                    phase: Some(note),
+                },
+                None,
             )
             .await?;
             conclude(&result)?;

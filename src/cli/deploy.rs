@@ -29,6 +29,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::args::{ApprovalArg, DeployArgs, OutputArgs};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
+use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
 
 /// How a deployment is shown.
@@ -143,9 +144,11 @@ pub fn options(
         (Some(ApprovalArg::Ask), Display::Console) | (None, Display::Console) => {
             ApprovalPolicy::Ask
         }
+        // Served, a non-interactive run waits for a watcher's decision.
+        (Some(ApprovalArg::Ask), _) if args.serve.serve.is_some() => ApprovalPolicy::Ask,
         (Some(ApprovalArg::Ask), _) => {
             return Err(usage(
-                "--approve-replacements ask needs the console; use auto or decline with --non-interactive or --json",
+                "--approve-replacements ask needs the console or --serve; use auto or decline with --non-interactive or --json",
             ));
         }
         (Some(ApprovalArg::Decline), _) => ApprovalPolicy::Decline,
@@ -295,7 +298,7 @@ async fn print(
 }
 
 /// The configuration as displays may show it: secret values masked.
-fn shown_config(opts: &Options) -> BTreeMap<String, String> {
+pub fn shown_config(opts: &Options) -> BTreeMap<String, String> {
     opts.config
         .iter()
         .map(|(k, v)| {
@@ -403,14 +406,18 @@ pub fn open(
             "--yes must be passed in to proceed when running in non-interactive mode",
         ));
     }
+    if args.serve.serve.is_some() && operation == Operation::Preview {
+        return Err(usage("--serve applies to up, destroy and refresh"));
+    }
     Ok(Opened { ws, stack, display })
 }
 
-/// Runs a deployment with the plain or JSON display.
+/// Runs a deployment with the plain or JSON display (and serves its console when asked).
 pub async fn run(
     Opened { ws, stack, display }: Opened,
     operation: Operation,
     args: DeployArgs,
+    serving: Option<ServeSession>,
 ) -> Result<()> {
     let opts = options(&ws, &stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
@@ -420,10 +427,20 @@ pub async fn run(
         options: opts,
         meta: RunMeta::from_args(&args),
     };
+    let notes = sink.clone();
+    let served_options = run.options.clone();
     let result = execute(&ws, &stack, run, sink, |d, p| {
+        let events = match &serving {
+            Some(s) => s.consume((d.control(), notes), &served_options, events),
+            None => events,
+        };
         drive(d, events, display, config, shown, p)
     })
-    .await?;
+    .await;
+    if let Some(s) = serving {
+        s.finish().await;
+    }
+    let result = result?;
     conclude(&result)?;
     expect_no_changes(&args.output, operation, &result)
 }

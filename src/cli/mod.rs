@@ -2,6 +2,7 @@
 
 mod about;
 mod args;
+mod attach;
 mod config;
 mod console;
 mod demo;
@@ -10,6 +11,7 @@ mod errors;
 mod graph;
 mod held_notices;
 mod operation;
+mod serve;
 mod stack;
 mod stack_history;
 mod stack_rename;
@@ -62,6 +64,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
     let backend = cli.backend.as_deref();
     match cli.command {
         Command::Demo(args) => return demo::run(args).await,
+        Command::Attach(args) => return attach::run(args).await,
         Command::Version => {
             about::version();
             return Ok(());
@@ -86,7 +89,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
-        Command::Demo(_) | Command::Version | Command::About { .. } => {
+        Command::Demo(_) | Command::Attach(_) | Command::Version | Command::About { .. } => {
             unreachable!("handled above")
         }
     }

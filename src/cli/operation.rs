@@ -16,8 +16,9 @@ pub async fn run(
     args: DeployArgs,
 ) -> Result<()> {
     let opened = deploy::open(dir, backend, operation, &args)?;
+    let serving = super::serve::start(&args.serve).await?;
     if opened.display == Display::Console {
-        return super::console::run(&opened.ws, &opened.stack, operation, &args).await;
+        return super::console::run(&opened.ws, &opened.stack, operation, &args, serving).await;
     }
-    deploy::run(opened, operation, args).await
+    deploy::run(opened, operation, args, serving).await
 }

@@ -226,13 +226,11 @@ impl ApplyCtx {
                 self.delete_step(old, DeleteEnd::Removed).await
             }
             Step::DeleteRewritten { old } => {
-                self.delete_step(old, DeleteEnd::RemovedWithRewritten)
-                    .await
+                self.delete_step(old, DeleteEnd::RemovedWithRewritten).await
             }
             Step::DeleteReplaced { old } => self.delete_step(old, DeleteEnd::Removed).await,
             Step::DeleteBeforeReplace { old, .. } => {
-                self.delete_step(old, DeleteEnd::PendingReplacement)
-                    .await
+                self.delete_step(old, DeleteEnd::PendingReplacement).await
             }
             Step::Replace { .. } => Ok(None),
             Step::RemovePendingReplace { old }

@@ -1,7 +1,16 @@
 //! Pulumi's gRPC protocol: the resource monitor and engine services SDK programs talk to, the
-//! provider plugin client and launcher, the language hosts, and Struct⇄property marshalling.
+//! provider plugin client and launcher, the language hosts, and Struct⇄property marshalling;
+//! and stepdeck's own console protocol (`console_*`), which serves a deployment's console to
+//! watchers elsewhere.
 
 pub mod codec;
+pub mod console_addr;
+pub mod console_client;
+pub mod console_hub;
+pub mod console_server;
+pub mod console_tee;
+pub mod console_token;
+pub mod console_wire;
 pub mod engine_service;
 pub mod language_host;
 mod launcher_file;
@@ -17,6 +26,12 @@ pub mod server;
 #[allow(clippy::all, missing_docs)]
 pub mod pulumirpc {
     tonic::include_proto!("pulumirpc");
+}
+
+/// The console protocol's messages, client and server (`proto/stepdeck/console/v1`).
+#[allow(clippy::all, missing_docs)]
+pub mod console_proto {
+    tonic::include_proto!("stepdeck.console.v1");
 }
 
 /// Pulumi raises gRPC message limits to 400 MiB; tonic's default decode limit is 4 MiB.

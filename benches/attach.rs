@@ -1,0 +1,153 @@
+//! Divan benchmarks of the console protocol (`cargo bench --bench attach`): a served
+//! deployment's time with 0 and with 3 watchers reading its stream over real gRPC (their ratio
+//! is the cost of serving), and 1,000,000 events streamed to one watcher.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use divan::Bencher;
+use stepdeck::bench_support::{DagProgram, DagSpec, GeneratedDag, builtin_factory};
+use stepdeck::engine::{
+    Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot, Urn,
+};
+use stepdeck::rpc::console_addr::ConsoleAddress;
+use stepdeck::rpc::console_client::{AttachOptions, attach, client};
+use stepdeck::rpc::console_proto::{WatchRequest, watch_reply};
+use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
+use stepdeck::rpc::console_tee::tee;
+use stepdeck::rpc::console_token::Tokens;
+
+fn main() {
+    divan::main();
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+const TOKEN: &str = "bench-token";
+
+async fn served(dir: &std::path::Path) -> (Arc<Served>, ServingConsole, ConsoleAddress) {
+    let address = ConsoleAddress::Unix(dir.join("console.sock"));
+    let served = Served::new();
+    let tokens = Tokens {
+        control: TOKEN.into(),
+        watch: "bench-watch".into(),
+    };
+    let serving = serve(&address, tokens, None, Limits::default(), served.clone())
+        .await
+        .expect("serves");
+    (served, serving, address)
+}
+
+fn watcher(address: &ConsoleAddress) -> AttachOptions {
+    AttachOptions {
+        address: address.clone(),
+        token: TOKEN.into(),
+        client: "bench".into(),
+        tls_ca: None,
+        tls_domain: None,
+    }
+}
+
+/// A watcher elsewhere, as the served side sees it: a real gRPC stream read to the end (its
+/// own decoding is its machine's cost, not the deployment's).
+async fn raw_watcher(address: &ConsoleAddress) -> tokio::task::JoinHandle<usize> {
+    let mut client = client(&watcher(address)).await.unwrap();
+    let req = WatchRequest {
+        client: "bench".into(),
+        from: 0,
+    };
+    let mut stream = client.watch(req).await.unwrap().into_inner();
+    tokio::spawn(async move {
+        let mut n = 0;
+        while let Ok(Some(reply)) = stream.message().await {
+            if let Some(watch_reply::Item::Events(batch)) = reply.item {
+                n += batch.events.len();
+            }
+        }
+        n
+    })
+}
+
+/// An update creating 2,000 resources, served, with this many watchers reading every event
+/// (the time is the deployment's, from start to its result).
+#[divan::bench(args = [0, 3], sample_count = 9)]
+fn served_update(bencher: Bencher, watchers: usize) {
+    let rt = runtime();
+    let dag = Arc::new(GeneratedDag::generate(&DagSpec::new(2_000)));
+    bencher
+        .with_inputs(|| {
+            let dir = tempfile::tempdir().unwrap();
+            let (served, serving, address) = rt.block_on(served(dir.path()));
+            let readers: Vec<_> = (0..watchers)
+                .map(|_| rt.block_on(raw_watcher(&address)))
+                .collect();
+            (dir, served, serving, readers)
+        })
+        .bench_local_values(|(dir, served, serving, readers)| {
+            rt.block_on(async {
+                let (sink, events) = EventSink::channel();
+                let options = Options {
+                    operation: Operation::Update,
+                    ..Options::default()
+                };
+                let d = Deployment::new(
+                    options,
+                    Snapshot::default(),
+                    builtin_factory(dir.path()),
+                    Box::new(NullJournal),
+                    sink.clone(),
+                );
+                let mut local = tee(
+                    &served,
+                    (d.control(), sink),
+                    Default::default(),
+                    events,
+                    None,
+                );
+                let display = tokio::spawn(async move { while local.recv().await.is_some() {} });
+                let r = d
+                    .run(Some(Box::new(DagProgram::new(dag.clone(), 256))))
+                    .await;
+                assert!(r.outcome.is_success());
+                let _ = display.await;
+            });
+            (dir, serving, readers)
+        });
+}
+
+/// 1,000,000 events (a URN each) pushed to the hub and streamed to one watcher, which decodes
+/// every one back into an `EngineEvent`.
+#[divan::bench(sample_count = 3)]
+fn stream_a_million_events(bencher: Bencher) {
+    const N: usize = 1_000_000;
+    let rt = runtime();
+    let urn = Urn::parse("urn:pulumi:dev::bench::sim:index:Resource::r").unwrap();
+    bencher.counter(N).bench_local(|| {
+        rt.block_on(async {
+            let dir = tempfile::tempdir().unwrap();
+            let (served, _serving, address) = served(dir.path()).await;
+            for _ in 0..N {
+                served
+                    .hub
+                    .push(&EngineEvent::DiffQueued { urn: urn.clone() });
+            }
+            served.hub.close();
+            let mut a = attach(watcher(&address)).await.unwrap();
+            let mut got = 0;
+            while let Ok(Some(_)) =
+                tokio::time::timeout(Duration::from_secs(30), a.events.recv()).await
+            {
+                got += 1;
+                if got == N {
+                    break;
+                }
+            }
+            assert_eq!(got, N);
+        });
+    });
+}

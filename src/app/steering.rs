@@ -1,0 +1,57 @@
+//! What the console acts through: the deployment's own `Control` in this process, or a
+//! remote one over the console protocol (`stepdeck attach`).
+
+use crate::engine::control::Control;
+use crate::engine::events::CascadeId;
+
+/// The operator's actions on a deployment; every method returns at once.
+pub trait Steering: Send + Sync {
+    fn pause(&self);
+    fn resume(&self);
+    fn is_paused(&self) -> bool;
+    fn approve(&self, cascade: CascadeId);
+    fn decline(&self, cascade: CascadeId);
+    fn approve_all(&self);
+    /// First call cancels gracefully; a second terminates.
+    fn cancel(&self);
+    fn terminate(&self);
+    /// Whether the deployment lives and dies with this console: leaving a console attached
+    /// from elsewhere only detaches it, and must never cancel what others run.
+    fn owns_deployment(&self) -> bool {
+        true
+    }
+}
+
+impl Steering for Control {
+    fn pause(&self) {
+        Control::pause(self);
+    }
+
+    fn resume(&self) {
+        Control::resume(self);
+    }
+
+    fn is_paused(&self) -> bool {
+        Control::is_paused(self)
+    }
+
+    fn approve(&self, cascade: CascadeId) {
+        Control::approve(self, cascade);
+    }
+
+    fn decline(&self, cascade: CascadeId) {
+        Control::decline(self, cascade);
+    }
+
+    fn approve_all(&self) {
+        Control::approve_all(self);
+    }
+
+    fn cancel(&self) {
+        Control::cancel(self);
+    }
+
+    fn terminate(&self) {
+        Control::terminate(self);
+    }
+}

@@ -1,0 +1,157 @@
+//! `stepdeck attach ADDR`: the console of a deployment served elsewhere (`up --serve`), fed
+//! from its stream and acting on it remotely; or, with `--json`, its engine events as
+//! Pulumi's JSON event stream.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use anyhow::{Result, anyhow};
+use stepdeck::app::{Console, ConsoleMode, Steering, Title};
+use stepdeck::engine::EngineEvent;
+use stepdeck::engine::events::CascadeId;
+use stepdeck::output::event_stream::EventWriter;
+use stepdeck::rpc::console_addr::ConsoleAddress;
+use stepdeck::rpc::console_client::{AttachOptions, RemoteActions, attach};
+use stepdeck::rpc::console_proto::Action;
+
+use super::args::AttachArgs;
+use super::errors::{DeploymentFailed, usage};
+
+/// The console's actions, sent to the served deployment. Leaving only detaches.
+struct RemoteSteering(RemoteActions);
+
+impl Steering for RemoteSteering {
+    fn pause(&self) {
+        self.0.send(Action::Pause, 0);
+    }
+
+    fn resume(&self) {
+        self.0.send(Action::Resume, 0);
+    }
+
+    fn is_paused(&self) -> bool {
+        self.0.is_paused()
+    }
+
+    fn approve(&self, cascade: CascadeId) {
+        self.0.send(Action::Approve, cascade);
+    }
+
+    fn decline(&self, cascade: CascadeId) {
+        self.0.send(Action::Decline, cascade);
+    }
+
+    fn approve_all(&self) {
+        self.0.send(Action::ApproveAll, 0);
+    }
+
+    fn cancel(&self) {
+        self.0.send(Action::Cancel, 0);
+    }
+
+    fn terminate(&self) {
+        self.0.send(Action::Terminate, 0);
+    }
+
+    fn owns_deployment(&self) -> bool {
+        false
+    }
+}
+
+/// `user@host`, as actions are recorded by default.
+fn default_name() -> String {
+    let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    if host.is_empty() {
+        user
+    } else {
+        format!("{user}@{host}")
+    }
+}
+
+fn token(args: &AttachArgs) -> Result<String> {
+    let (text, from) = match &args.token_file {
+        Some(path) => (
+            std::fs::read_to_string(path)
+                .map_err(|e| anyhow!("{}: cannot read the token: {e}", path.display()))?,
+            path.display().to_string(),
+        ),
+        None => (
+            std::env::var("STEPDECK_TOKEN").unwrap_or_default(),
+            "STEPDECK_TOKEN".to_string(),
+        ),
+    };
+    let token = text.trim();
+    if token.is_empty() {
+        return Err(usage(format!(
+            "no token: {from} is empty (give the token the serving side printed with --token-file or STEPDECK_TOKEN)"
+        )));
+    }
+    Ok(token.to_string())
+}
+
+/// `stepdeck attach`: refuses early (bad address, no token, wrong token) before the console
+/// opens.
+pub async fn run(args: AttachArgs) -> Result<()> {
+    let address: ConsoleAddress = args.address.parse().map_err(|e| usage(format!("{e}")))?;
+    let opts = AttachOptions {
+        address: address.clone(),
+        token: token(&args)?,
+        client: args.name.clone().unwrap_or_else(default_name),
+        tls_ca: args.tls_ca.clone(),
+        tls_domain: args.tls_domain.clone(),
+    };
+    let attached = attach(opts).await?;
+    if args.json {
+        drop(attached.actions);
+        return print_json(attached.events, attached.config).await;
+    }
+    let mut console = Console::enter()?;
+    let title = Title {
+        operation: "attach".into(),
+        stack: address.to_string(),
+        project: String::new(),
+        phase: None,
+    };
+    let steering = RemoteSteering(attached.actions);
+    let left = console
+        .session(attached.events, steering, ConsoleMode::Live, title, false)
+        .await;
+    let report = console.take_report();
+    drop(console);
+    if let Some(report) = report {
+        print!("{report}");
+    }
+    left?;
+    Ok(())
+}
+
+/// Prints the stream as Pulumi's engine events, one JSON object a line; fails unless the
+/// served deployment ended with a successful summary.
+async fn print_json(
+    mut events: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
+    config: BTreeMap<String, String>,
+) -> Result<()> {
+    let mut writer = EventWriter::new(config);
+    let mut out = std::io::stdout().lock();
+    let mut outcome = None;
+    while let Some(e) = events.recv().await {
+        if let EngineEvent::Summary { outcome: o, .. } = &e {
+            outcome = Some(o.clone());
+        }
+        for v in writer.event(&e) {
+            writeln!(out, "{v}")?;
+        }
+    }
+    writeln!(out, "{}", writer.finish())?;
+    out.flush()?;
+    match outcome {
+        Some(o) if o.is_success() => Ok(()),
+        Some(o) => Err(DeploymentFailed(format!("the served deployment ended: {o:?}")).into()),
+        None => {
+            Err(DeploymentFailed("the stream ended before the deployment's summary".into()).into())
+        }
+    }
+}

@@ -1,0 +1,417 @@
+//! Serves a deployment's console over the console protocol: one more consumer of its
+//! `EngineEvent`s (through the `EventHub`) and one more caller of its `Control`. Every call
+//! needs a token; a watch-only token may not act; watchers, message sizes and the rate of
+//! actions are limited.
+
+use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
+
+use futures::Stream;
+use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::oneshot;
+use tonic::service::interceptor::InterceptedService;
+use tonic::transport::server::TcpIncoming;
+use tonic::transport::{Identity, Server, ServerTlsConfig};
+use tonic::{Request, Response, Status};
+
+use crate::engine::control::Control;
+use crate::engine::events::{EventSink, Severity};
+
+use super::console_addr::ConsoleAddress;
+use super::console_hub::{EventHub, WatcherSlot};
+use super::console_proto as pb;
+use super::console_proto::console_server::{Console, ConsoleServer};
+use super::console_token::{Role, Tokens};
+
+/// The protocol version `Hello` announces.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// What the server allows, so that no watcher can make the deployment pay for it.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// Largest request accepted (requests are tiny; events go the other way).
+    pub max_request_bytes: usize,
+    /// Watchers at once.
+    pub max_watchers: usize,
+    /// Actions a second, over all clients (a burst of twice as many is allowed).
+    pub actions_per_second: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_request_bytes: 16 * 1024,
+            max_watchers: 16,
+            actions_per_second: 10,
+        }
+    }
+}
+
+/// A certificate and its key (PEM files) for serving over TLS.
+#[derive(Clone, Debug)]
+pub struct TlsFiles {
+    pub cert: PathBuf,
+    pub key: PathBuf,
+}
+
+/// Why the console could not be served.
+#[derive(Debug, thiserror::Error)]
+pub enum ServeError {
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        address: String,
+        source: std::io::Error,
+    },
+    #[error("{path}: cannot read the TLS {what}: {source}")]
+    Tls {
+        path: PathBuf,
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error("the TLS configuration is refused: {0}")]
+    TlsConfig(#[from] tonic::transport::Error),
+}
+
+/// What the service serves and acts on; the deployment arrives once it exists (the address
+/// is bound before, so that a bad one fails the command at once).
+pub struct Served {
+    pub hub: Arc<EventHub>,
+    deployment: OnceLock<Begun>,
+}
+
+/// The served deployment, once it exists.
+struct Begun {
+    control: Control,
+    /// Where who-did-what notes go: its own event stream, so that every display and every
+    /// watcher records them.
+    notes: EventSink,
+    /// Its configuration as displays show it.
+    config: BTreeMap<String, String>,
+}
+
+impl Served {
+    /// Nothing served yet: the hub fills once the deployment begins.
+    pub fn new() -> Arc<Served> {
+        Arc::new(Served {
+            hub: EventHub::new(),
+            deployment: OnceLock::new(),
+        })
+    }
+
+    /// The running deployment's control, event sink and shown configuration; set once.
+    pub fn begin(&self, control: Control, notes: EventSink, config: BTreeMap<String, String>) {
+        let _ = self.deployment.set(Begun {
+            control,
+            notes,
+            config,
+        });
+    }
+}
+
+struct ConsoleService {
+    served: Arc<Served>,
+    limits: Limits,
+    bucket: Mutex<Bucket>,
+}
+
+/// A token bucket for actions.
+struct Bucket {
+    tokens: f64,
+    at: Instant,
+}
+
+impl ConsoleService {
+    fn take_action_token(&self) -> bool {
+        let rate = f64::from(self.limits.actions_per_second);
+        let mut b = self.bucket.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = Instant::now();
+        b.tokens = (b.tokens + now.duration_since(b.at).as_secs_f64() * rate).min(2.0 * rate);
+        b.at = now;
+        if b.tokens >= 1.0 {
+            b.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+/// A client's name as recorded: printable, at most 64 characters.
+fn who(client: &str) -> String {
+    let name: String = client
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(64)
+        .collect();
+    if name.trim().is_empty() {
+        "an unnamed client".to_string()
+    } else {
+        name
+    }
+}
+
+fn action_name(a: pb::Action) -> &'static str {
+    match a {
+        pb::Action::Unspecified => "nothing",
+        pb::Action::Pause => "pause",
+        pb::Action::Resume => "resume",
+        pb::Action::Approve => "approve",
+        pb::Action::Decline => "decline",
+        pb::Action::ApproveAll => "approve all",
+        pb::Action::Cancel => "cancel",
+        pb::Action::Terminate => "terminate",
+    }
+}
+
+fn role<T>(req: &Request<T>) -> Result<Role, Status> {
+    req.extensions()
+        .get::<Role>()
+        .copied()
+        .ok_or_else(|| Status::unauthenticated("a valid token is required"))
+}
+
+type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchReply, Status>> + Send>>;
+
+/// One watcher's position in the hub.
+struct Watching {
+    served: Arc<Served>,
+    pos: usize,
+    /// Whether `Hello` is still to be sent, and what it says of the token.
+    hello: Option<bool>,
+    _slot: WatcherSlot,
+}
+
+/// Most events sent in one reply.
+const READ_BATCH: usize = 512;
+
+async fn next_reply(mut w: Watching) -> Option<(Result<pb::WatchReply, Status>, Watching)> {
+    use pb::watch_reply::Item;
+    let item = match w.hello.take() {
+        Some(may_act) => {
+            w.served.hub.started().await;
+            let config = w.served.deployment.get().map(|d| d.config.clone());
+            Item::Hello(pb::Hello {
+                protocol: PROTOCOL_VERSION,
+                may_act,
+                config: config.unwrap_or_default().into_iter().collect(),
+            })
+        }
+        // The end of the deployment ends the stream (its last event is the summary).
+        None => {
+            let events = w.served.hub.read(w.pos, READ_BATCH).await?;
+            let first = w.pos as u64;
+            w.pos += events.len();
+            Item::Events(pb::Events { first, events })
+        }
+    };
+    Some((Ok(pb::WatchReply { item: Some(item) }), w))
+}
+
+#[tonic::async_trait]
+impl Console for ConsoleService {
+    type WatchStream = WatchStream;
+
+    async fn watch(&self, req: Request<pb::WatchRequest>) -> Result<Response<WatchStream>, Status> {
+        let role = role(&req)?;
+        let req = req.into_inner();
+        let hub = self.served.hub.clone();
+        let slot = hub.join(self.limits.max_watchers).ok_or_else(|| {
+            Status::resource_exhausted(format!(
+                "{} watchers already watch this deployment",
+                self.limits.max_watchers
+            ))
+        })?;
+        let from = usize::try_from(req.from)
+            .unwrap_or(usize::MAX)
+            .min(hub.len());
+        let watching = Watching {
+            served: self.served.clone(),
+            pos: from,
+            hello: Some(role == Role::Control),
+            _slot: slot,
+        };
+        let stream = futures::stream::unfold(watching, next_reply);
+        Ok(Response::new(Box::pin(stream)))
+    }
+
+    async fn act(&self, req: Request<pb::ActRequest>) -> Result<Response<pb::ActReply>, Status> {
+        let role = role(&req)?;
+        let req = req.into_inner();
+        let action = pb::Action::try_from(req.action)
+            .map_err(|_| Status::invalid_argument(format!("unknown action {}", req.action)))?;
+        if role != Role::Control {
+            return Err(Status::permission_denied(format!(
+                "{} refused: this token may only watch",
+                action_name(action)
+            )));
+        }
+        if !self.take_action_token() {
+            return Err(Status::resource_exhausted(format!(
+                "too many actions: at most {} a second",
+                self.limits.actions_per_second
+            )));
+        }
+        let Begun { control, notes, .. } = self
+            .served
+            .deployment
+            .get()
+            .ok_or_else(|| Status::unavailable("the deployment has not started yet"))?;
+        let by = who(&req.client);
+        let cascade_name = || {
+            self.served
+                .hub
+                .cascade_root(req.cascade)
+                .ok_or_else(|| Status::invalid_argument(format!("no cascade #{}", req.cascade)))
+        };
+        let note = match action {
+            pb::Action::Unspecified => {
+                return Err(Status::invalid_argument("no action given"));
+            }
+            pb::Action::Pause => {
+                control.pause();
+                format!("deployment paused by {by}")
+            }
+            pb::Action::Resume => {
+                control.resume();
+                format!("deployment resumed by {by}")
+            }
+            pb::Action::Approve => {
+                let root = cascade_name()?;
+                control.approve(req.cascade);
+                format!("{root} cascade approved by {by}")
+            }
+            pb::Action::Decline => {
+                let root = cascade_name()?;
+                control.decline(req.cascade);
+                format!("{root} cascade declined by {by}")
+            }
+            pb::Action::ApproveAll => {
+                control.approve_all();
+                format!("every waiting cascade approved by {by}")
+            }
+            pb::Action::Cancel => {
+                control.cancel();
+                format!("cancel requested by {by}")
+            }
+            pb::Action::Terminate => {
+                control.terminate();
+                format!("terminate requested by {by}")
+            }
+        };
+        notes.diag(None, Severity::Info, note);
+        Ok(Response::new(pb::ActReply {}))
+    }
+}
+
+/// A console being served; stops serving when dropped (removing its Unix socket).
+pub struct ServingConsole {
+    /// The address actually bound (a port 0 resolved).
+    pub address: ConsoleAddress,
+    stop: Option<oneshot::Sender<()>>,
+    socket: Option<PathBuf>,
+}
+
+impl Drop for ServingConsole {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(path) = &self.socket {
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+fn read_pem(path: &PathBuf, what: &'static str) -> Result<Vec<u8>, ServeError> {
+    std::fs::read(path).map_err(|source| ServeError::Tls {
+        path: path.clone(),
+        what,
+        source,
+    })
+}
+
+/// Binds `address` and serves `served` there until the returned handle is dropped.
+pub async fn serve(
+    address: &ConsoleAddress,
+    tokens: Tokens,
+    tls: Option<&TlsFiles>,
+    limits: Limits,
+    served: Arc<Served>,
+) -> Result<ServingConsole, ServeError> {
+    let service = ConsoleService {
+        served,
+        limits,
+        bucket: Mutex::new(Bucket {
+            tokens: 2.0 * f64::from(limits.actions_per_second),
+            at: Instant::now(),
+        }),
+    };
+    let tokens = Arc::new(tokens);
+    let check = move |mut req: Request<()>| -> Result<Request<()>, Status> {
+        let presented = req
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let role = presented
+            .and_then(|t| tokens.role(t))
+            .ok_or_else(|| Status::unauthenticated("a valid token is required"))?;
+        req.extensions_mut().insert(role);
+        Ok(req)
+    };
+    let svc = ConsoleServer::new(service).max_decoding_message_size(limits.max_request_bytes);
+    let svc = InterceptedService::new(svc, check);
+    let mut builder = Server::builder()
+        .http2_keepalive_interval(Some(Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        .concurrency_limit_per_connection(64);
+    if let Some(files) = tls {
+        let identity = Identity::from_pem(
+            read_pem(&files.cert, "certificate")?,
+            read_pem(&files.key, "key")?,
+        );
+        builder = builder.tls_config(ServerTlsConfig::new().identity(identity))?;
+    }
+    let router = builder.add_service(svc);
+    let listen_error = |source| ServeError::Listen {
+        address: address.to_string(),
+        source,
+    };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let shutdown = async {
+        let _ = stopped.await;
+    };
+    match address {
+        ConsoleAddress::Tcp(addr) => {
+            let listener = TcpListener::bind(addr).await.map_err(listen_error)?;
+            let bound = listener.local_addr().map_err(listen_error)?;
+            tokio::spawn(
+                router.serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown),
+            );
+            Ok(ServingConsole {
+                address: ConsoleAddress::Tcp(bound.to_string()),
+                stop: Some(stop),
+                socket: None,
+            })
+        }
+        ConsoleAddress::Unix(path) => {
+            let listener = UnixListener::bind(path).map_err(listen_error)?;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(listen_error)?;
+            let incoming = futures::stream::unfold(listener, |listener| async move {
+                let conn = listener.accept().await.map(|(stream, _)| stream);
+                Some((conn, listener))
+            });
+            tokio::spawn(router.serve_with_incoming_shutdown(incoming, shutdown));
+            Ok(ServingConsole {
+                address: address.clone(),
+                stop: Some(stop),
+                socket: Some(path.clone()),
+            })
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The served side's place in the event flow: every engine event goes to the watchers (the
+//! `EventHub`) and on to the local display, so serving is one more consumer of the stream.
+//! With an approval timeout it also declines, through `Control`, a cascade that no one
+//! decided in time.
+
+use std::collections::{BTreeMap, HashSet};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
+
+use crate::engine::control::Control;
+use crate::engine::events::{CascadeId, EngineEvent, EventSink, Severity};
+
+use super::console_server::Served;
+
+/// Serves the deployment behind `control` and `notes` (its event sink), whose displays show
+/// `config`: every event from `events` goes to the watchers, then on to the returned
+/// receiver, which ends after the deployment's summary.
+pub fn tee(
+    served: &Arc<Served>,
+    (control, notes): (Control, EventSink),
+    config: BTreeMap<String, String>,
+    mut events: UnboundedReceiver<EngineEvent>,
+    approval_timeout: Option<Duration>,
+) -> UnboundedReceiver<EngineEvent> {
+    served.begin(control.clone(), notes.clone(), config);
+    let hub = served.hub.clone();
+    let (tx, rx) = unbounded_channel();
+    tokio::spawn(async move {
+        let decided: Arc<Mutex<HashSet<CascadeId>>> = Arc::default();
+        while let Some(e) = events.recv().await {
+            hub.push(&e);
+            match &e {
+                EngineEvent::PendingReplacement { cascade, root, .. } => {
+                    if let Some(after) = approval_timeout {
+                        let undecided = Undecided {
+                            cascade: *cascade,
+                            root: root.name().to_string(),
+                            decided: decided.clone(),
+                            control: control.clone(),
+                            notes: notes.clone(),
+                        };
+                        tokio::spawn(undecided.decline_after(after));
+                    }
+                }
+                EngineEvent::Decision { cascade, .. } => {
+                    decided
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .insert(*cascade);
+                }
+                _ => {}
+            }
+            let last = matches!(e, EngineEvent::Summary { .. });
+            let _ = tx.send(e);
+            // The control handles (ours and the engine's) keep the engine's channel open:
+            // the summary is the end.
+            if last {
+                break;
+            }
+        }
+        hub.close();
+    });
+    rx
+}
+
+/// A cascade waiting for a decision that the approval timeout will decline.
+struct Undecided {
+    cascade: CascadeId,
+    root: String,
+    decided: Arc<Mutex<HashSet<CascadeId>>>,
+    control: Control,
+    notes: EventSink,
+}
+
+impl Undecided {
+    async fn decline_after(self, after: Duration) {
+        tokio::time::sleep(after).await;
+        let decided = self
+            .decided
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .contains(&self.cascade);
+        if !decided {
+            self.notes.diag(
+                None,
+                Severity::Warning,
+                format!(
+                    "{} cascade declined: no decision within {}s",
+                    self.root,
+                    after.as_secs()
+                ),
+            );
+            self.control.decline(self.cascade);
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! `up --serve` and `stepdeck attach` end to end: the served deployment is a real process,
+//! each watcher another (the console ones in tmux), talking real gRPC over a Unix socket.
+
+mod cli_support;
+mod console_support;
+
+use std::path::PathBuf;
+use std::process::{Child, Output};
+use std::time::{Duration, Instant};
+
+use cli_support::{Env, stderr, stdout};
+use console_support::{Tmux, cascade_project, chain_project, world_engine_of_db};
+
+const CONTROL: &str = "control-token-for-tests";
+const WATCH: &str = "watch-token-for-tests";
+
+fn socket(env: &Env) -> PathBuf {
+    env.root.path().join("console.sock")
+}
+
+/// `stepdeck <op and flags> --serve unix:<socket>` with the test tokens, non-interactive.
+fn serve(env: &Env, op: &[&str]) -> Child {
+    let address = format!("unix:{}", socket(env).display());
+    let mut args = op.to_vec();
+    args.extend(["--stack", "dev", "--yes", "--non-interactive", "--serve"]);
+    args.push(&address);
+    let mut c = env.command(&args);
+    c.env("STEPDECK_SERVE_TOKEN", CONTROL)
+        .env("STEPDECK_SERVE_WATCH_TOKEN", WATCH)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let child = c.spawn().expect("spawn the served deployment");
+    let end = Instant::now() + Duration::from_secs(20);
+    while !socket(env).exists() {
+        assert!(Instant::now() < end, "the console was never served");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child
+}
+
+fn up_ask(env: &Env, extra: &[&str]) -> Child {
+    let mut args = vec!["up", "--approve-replacements", "ask"];
+    args.extend_from_slice(extra);
+    serve(env, &args)
+}
+
+/// A console attached in tmux with `token`, recording its actions as `name`.
+fn attach_console(env: &Env, token: &str, name: &str) -> Tmux {
+    let address = format!("unix:{}", socket(env).display());
+    Tmux::start_with(
+        env,
+        160,
+        45,
+        &[("STEPDECK_TOKEN", token)],
+        &["attach", "--name", name, &address],
+    )
+}
+
+/// `attach --json` as a process.
+fn attach_json(env: &Env, token: &str) -> Child {
+    let address = format!("unix:{}", socket(env).display());
+    let mut c = env.command(&["attach", "--json", &address]);
+    c.env("STEPDECK_TOKEN", token)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c.spawn().expect("spawn attach --json")
+}
+
+fn finish(child: Child) -> Output {
+    child.wait_with_output().expect("the process ends")
+}
+
+#[test]
+fn a_watcher_in_another_process_approves_the_served_cascade() {
+    let env = cascade_project();
+    let (old_id, _) = world_engine_of_db(&env);
+    let up = up_ask(&env, &[]);
+    let reader = attach_console(&env, WATCH, "carol@ci");
+    let operator = attach_console(&env, CONTROL, "alice@laptop");
+    for t in [&reader, &operator] {
+        let s = t.wait_for("AWAITING APPROVAL");
+        assert!(s.contains("waiting for approval"), "{s}");
+    }
+    // The watch-only watcher's approval is refused, and it is told why.
+    reader.keys(&["a"]);
+    reader.wait_for("approve refused: this token may only watch");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(operator.screen().contains("AWAITING APPROVAL"));
+
+    operator.keys(&["a"]);
+    for t in [&operator, &reader] {
+        t.wait_for("DONE");
+    }
+    let out = finish(up);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("db cascade approved by alice@laptop"),
+        "{}",
+        stdout(&out)
+    );
+    let (new_id, engine) = world_engine_of_db(&env);
+    assert_eq!(engine, "pg16");
+    assert_ne!(new_id, old_id, "the database was replaced");
+    // Leaving an attached console only detaches: nothing is asked, nothing cancelled.
+    operator.quit_and_expect_restored(0);
+    reader.quit_and_expect_restored(0);
+    assert!(!socket(&env).exists(), "the socket is removed at the end");
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn without_a_decision_the_approval_timeout_declines_the_cascade() {
+    let env = cascade_project();
+    let (old_id, _) = world_engine_of_db(&env);
+    let watcher = attach_json_after(&env, &["--approval-timeout", "1"]);
+    let out = finish(watcher.1);
+    let up = finish(watcher.0);
+    assert!(up.status.success(), "{}", stderr(&up));
+    assert!(
+        stdout(&up).contains("db cascade declined: no decision within 1s"),
+        "{}",
+        stdout(&up)
+    );
+    assert_eq!(world_engine_of_db(&env), (old_id, "pg15".to_string()));
+    // The watcher's stream carried the note and ended with the summary.
+    let json = stdout(&out);
+    assert!(json.contains("no decision within 1s"), "{json}");
+    assert!(json.contains("\"summaryEvent\""), "{json}");
+}
+
+/// The served `up --approve-replacements ask` and an `attach --json` watcher of it.
+fn attach_json_after(env: &Env, extra: &[&str]) -> (Child, Child) {
+    let up = up_ask(env, extra);
+    (up, attach_json(env, WATCH))
+}
+
+#[test]
+fn a_wrong_or_missing_token_is_refused_and_the_deployment_goes_on() {
+    let env = chain_project(3, 300);
+    let up = serve(&env, &["up"]);
+    for token in ["wrong", ""] {
+        let out = finish(attach_json(&env, token));
+        assert!(!out.status.success());
+        assert!(stdout(&out).is_empty(), "nothing leaks: {}", stdout(&out));
+        let err = stderr(&out);
+        if token.is_empty() {
+            assert!(err.contains("no token"), "{err}");
+        } else {
+            assert!(err.contains("a valid token is required"), "{err}");
+        }
+    }
+    let out = finish(up);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(env.world().len(), 3);
+}
+
+#[test]
+fn a_killed_and_a_stalled_watcher_neither_stop_nor_hold_the_deployment() {
+    let env = chain_project(6, 200);
+    let up = serve(&env, &["up"]);
+    let mut killed = attach_json(&env, WATCH);
+    let stalled = attach_json(&env, WATCH);
+    std::thread::sleep(Duration::from_millis(400));
+    killed.kill().unwrap();
+    let _ = killed.wait();
+    // SIGSTOP: the watcher still holds its connection but reads nothing more.
+    signal(stalled.id(), "STOP");
+    let started = Instant::now();
+    let out = finish(up);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(env.world().len(), 6);
+    // Six steps of 200 ms one after another, plus at most the few seconds the end waits for
+    // watchers to read the summary.
+    assert!(
+        started.elapsed() < Duration::from_secs(12),
+        "{:?}",
+        started.elapsed()
+    );
+    signal(stalled.id(), "KILL");
+    let _ = finish(stalled);
+}
+
+/// Sends `signal` to `pid` with kill(1).
+fn signal(pid: u32, signal: &str) {
+    let ok = std::process::Command::new("kill")
+        .arg(format!("-{signal}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok, "kill -{signal} {pid}");
+}
+
+#[test]
+fn a_run_in_the_local_console_is_served_too_and_its_watchers_get_the_summary() {
+    let env = cascade_project();
+    let address = format!("unix:{}", socket(&env).display());
+    let local = Tmux::start_with(
+        &env,
+        160,
+        45,
+        &[
+            ("STEPDECK_SERVE_TOKEN", CONTROL),
+            ("STEPDECK_SERVE_WATCH_TOKEN", WATCH),
+        ],
+        &["up", "--stack", "dev", "--yes", "--serve", &address],
+    );
+    local.wait_for("AWAITING APPROVAL");
+    let watcher = attach_json(&env, WATCH);
+    local.keys(&["a"]);
+    local.wait_for("DONE");
+    let out = finish(watcher);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = stdout(&out);
+    assert!(json.contains("\"result\":\"succeeded\""), "{json}");
+    assert!(json.contains("\"resourcePreEvent\""), "{json}");
+    local.quit_and_expect_restored(0);
+    assert_eq!(world_engine_of_db(&env).1, "pg16");
+}
+
+/// A JSON event stream without its timestamps (the only field that may differ between two
+/// writers of the same events).
+fn untimed(text: &str) -> Vec<serde_json::Value> {
+    text.lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            v.as_object_mut().expect("an object").remove("timestamp");
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn attach_json_prints_the_same_engine_events_as_the_served_run_itself() {
+    let env = cascade_project();
+    let (up, watcher) = attach_json_after(&env, &["--json", "--approval-timeout", "1"]);
+    let watched = finish(watcher);
+    let served = finish(up);
+    assert!(served.status.success(), "{}", stderr(&served));
+    assert!(watched.status.success(), "{}", stderr(&watched));
+    let events = untimed(&stdout(&served));
+    assert!(events.len() >= 8, "{}", stdout(&served));
+    assert_eq!(untimed(&stdout(&watched)), events);
+    // The prelude carries the served run's configuration.
+    assert_eq!(events[0]["preludeEvent"]["config"]["e2e:engine"], "pg16");
+}
+
+#[test]
+fn tokens_not_given_are_generated_and_printed_once_and_they_work() {
+    use std::io::{BufRead, BufReader};
+    let env = chain_project(3, 300);
+    let address = format!("unix:{}", socket(&env).display());
+    let mut up = env
+        .command(&[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--non-interactive",
+            "--serve",
+            &address,
+        ])
+        .env_remove("STEPDECK_SERVE_TOKEN")
+        .env_remove("STEPDECK_SERVE_WATCH_TOKEN")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn the served deployment");
+    let mut lines = BufReader::new(up.stderr.take().unwrap()).lines();
+    // The value after `label` on the next line that has it.
+    let mut token = |label: &str| loop {
+        let line = lines.next().expect("a line").unwrap();
+        if let Some((_, token)) = line.split_once(label) {
+            break token.trim().to_string();
+        }
+    };
+    assert!(token("Serving the console on").ends_with("console.sock"));
+    let control = token("token (may act):");
+    let watch = token("token (watch only):");
+    assert_eq!(control.len(), 64);
+    assert_ne!(control, watch);
+    let out = finish(attach_json(&env, &watch));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"summaryEvent\""));
+    assert!(up.wait().unwrap().success());
+    let rest: Vec<String> = lines.map_while(Result::ok).collect();
+    assert!(
+        !rest
+            .iter()
+            .any(|l| l.contains(&control) || l.contains(&watch)),
+        "printed once: {rest:?}"
+    );
+}
