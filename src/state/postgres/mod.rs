@@ -211,19 +211,25 @@ impl PgBackend {
         ))
     }
 
-    /// The stack's checkpoint document, as stored.
-    fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
+    /// A text column of the stack's row; `None` when there is no such stack.
+    fn stack_column(&self, stack: &StackRef, column: &str) -> Result<Option<String>, StateError> {
         let t = &self.t;
-        let text: Option<String> = self
+        Ok(self
             .query(
-                &format!("SELECT checkpoint FROM {t}_stacks WHERE project = $1 AND stack = $2"),
+                &format!("SELECT {column} FROM {t}_stacks WHERE project = $1 AND stack = $2"),
                 &[&stack.project(), &stack.stack()],
             )?
             .first()
-            .map(|r| r.get(0));
-        let text = text.ok_or_else(|| StateError::NoSuchStack {
-            stack: stack.to_string(),
-        })?;
+            .map(|r| r.get(0)))
+    }
+
+    /// The stack's checkpoint document, as stored.
+    fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
+        let text =
+            self.stack_column(stack, "checkpoint")?
+                .ok_or_else(|| StateError::NoSuchStack {
+                    stack: stack.to_string(),
+                })?;
         let location = self.location(stack);
         parse_checkpoint(&location, text.as_bytes())?;
         serde_json::from_str(&text).map_err(|e| corrupt(&location, e.to_string()))
@@ -663,15 +669,7 @@ impl Backend for PgBackend {
     }
 
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
-        let t = &self.t;
-        let text: Option<String> = self
-            .query(
-                &format!("SELECT tags FROM {t}_stacks WHERE project = $1 AND stack = $2"),
-                &[&stack.project(), &stack.stack()],
-            )?
-            .first()
-            .map(|r| r.get(0));
-        match text {
+        match self.stack_column(stack, "tags")? {
             None => Ok(BTreeMap::new()),
             Some(text) => serde_json::from_str(&text)
                 .map_err(|e| corrupt(&self.location(stack), format!("tags: {e}"))),
