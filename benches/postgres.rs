@@ -26,16 +26,18 @@ fn main() {
     if pg_support::server().is_none() {
         return;
     }
-    report();
-    divan::main();
+    // `cargo test` runs this binary without `--bench`: a quick pass over every path then.
+    if std::env::args().any(|a| a == "--bench") {
+        report(sizes());
+        divan::main();
+    } else {
+        report((50, 20, 200));
+    }
 }
 
-fn small() -> bool {
-    std::env::var_os("STEPDECK_BENCH_SMALL").is_some()
-}
-
+/// The sizes of the report: the `up`, the comparison and the load.
 fn sizes() -> (usize, usize, usize) {
-    if small() {
+    if std::env::var_os("STEPDECK_BENCH_SMALL").is_some() {
         (1_000, 200, 10_000)
     } else {
         (10_000, 1_000, 100_000)
@@ -199,8 +201,7 @@ fn whole_checkpoint_up(
     )
 }
 
-fn report() {
-    let (n_up, n_cmp, n_load) = sizes();
+fn report((n_up, n_cmp, n_load): (usize, usize, usize)) {
     let rt = runtime();
 
     let s = PgStack::create();

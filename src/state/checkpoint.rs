@@ -38,6 +38,14 @@ impl CheckpointFile {
             .and_then(|l| l.get("secrets_providers"))
             .and_then(|v| serde_json::from_value(v.clone()).ok())
     }
+
+    /// The secrets provider a new checkpoint written with `crypter` records: the crypter's,
+    /// else the one this checkpoint records.
+    pub fn providers_for(&self, crypter: Option<&Crypter>) -> Option<SecretsProviderState> {
+        crypter
+            .map(SecretsProviderState::passphrase)
+            .or_else(|| self.secrets_providers())
+    }
 }
 
 /// Pulumi's `CheckpointV3` without the (unused) config.

@@ -506,9 +506,7 @@ impl FileBackend {
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         let file = self.read_checkpoint(stack)?;
-        let providers = crypter
-            .map(SecretsProviderState::passphrase)
-            .or_else(|| file.secrets_providers());
+        let providers = file.providers_for(crypter);
         let epoch = self.next_epoch(stack, file.stepdeck.journal_epoch)?;
         self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
     }

@@ -30,6 +30,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::Value;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
 
 use crate::engine::journal::{Journal, JournalEntry};
 use crate::engine::snapshot::Snapshot;
@@ -104,6 +106,22 @@ impl PgBackend {
                 url: self.url.to_string(),
                 message,
             })
+    }
+
+    /// Runs one statement and returns its rows.
+    fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, StateError> {
+        self.run(async {
+            let conn = self.db.get().await?;
+            conn.query(sql, params).await.map_err(|e| describe(&e))
+        })
+    }
+
+    /// Runs one statement and returns how many rows it changed.
+    fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, StateError> {
+        self.run(async {
+            let conn = self.db.get().await?;
+            conn.execute(sql, params).await.map_err(|e| describe(&e))
+        })
     }
 
     fn require(&self, stack: &StackRef) -> Result<(), StateError> {
@@ -193,23 +211,25 @@ impl PgBackend {
         ))
     }
 
+    /// A text column of the stack's row; `None` when there is no such stack.
+    fn stack_column(&self, stack: &StackRef, column: &str) -> Result<Option<String>, StateError> {
+        let t = &self.t;
+        Ok(self
+            .query(
+                &format!("SELECT {column} FROM {t}_stacks WHERE project = $1 AND stack = $2"),
+                &[&stack.project(), &stack.stack()],
+            )?
+            .first()
+            .map(|r| r.get(0)))
+    }
+
     /// The stack's checkpoint document, as stored.
     fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
-        let t = &self.t;
-        let text: Option<String> = self.run(async {
-            let conn = self.db.get().await?;
-            Ok(conn
-                .query_opt(
-                    &format!("SELECT checkpoint FROM {t}_stacks WHERE project = $1 AND stack = $2"),
-                    &[&stack.project(), &stack.stack()],
-                )
-                .await
-                .map_err(|e| describe(&e))?
-                .map(|r| r.get(0)))
-        })?;
-        let text = text.ok_or_else(|| StateError::NoSuchStack {
-            stack: stack.to_string(),
-        })?;
+        let text =
+            self.stack_column(stack, "checkpoint")?
+                .ok_or_else(|| StateError::NoSuchStack {
+                    stack: stack.to_string(),
+                })?;
         let location = self.location(stack);
         parse_checkpoint(&location, text.as_bytes())?;
         serde_json::from_str(&text).map_err(|e| corrupt(&location, e.to_string()))
@@ -360,16 +380,12 @@ impl Backend for PgBackend {
 
     fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
         let t = &self.t;
-        self.run(async {
-            let conn = self.db.get().await?;
-            conn.query_opt(
+        Ok(!self
+            .query(
                 &format!("SELECT 1 FROM {t}_stacks WHERE project = $1 AND stack = $2"),
                 &[&stack.project(), &stack.stack()],
-            )
-            .await
-            .map(|r| r.is_some())
-            .map_err(|e| describe(&e))
-        })
+            )?
+            .is_empty())
     }
 
     fn lock_or_create(
@@ -380,39 +396,28 @@ impl Backend for PgBackend {
         let lock = self.take_lock(stack, operation)?;
         let text = self.checkpoint_text(stack, &Snapshot::default(), 0, None, None)?;
         let t = &self.t;
-        let created = self.run(async {
-            let conn = self.db.get().await?;
-            conn.execute(
-                &format!(
-                    "INSERT INTO {t}_stacks (project, stack, epoch, checkpoint, resource_count)
-                     VALUES ($1, $2, 0, $3, 0) ON CONFLICT DO NOTHING"
-                ),
-                &[&stack.project(), &stack.stack(), &text],
-            )
-            .await
-            .map(|n| n == 1)
-            .map_err(|e| describe(&e))
-        })?;
-        Ok((lock, created))
+        let created = self.execute(
+            &format!(
+                "INSERT INTO {t}_stacks (project, stack, epoch, checkpoint, resource_count)
+                 VALUES ($1, $2, 0, $3, 0) ON CONFLICT DO NOTHING"
+            ),
+            &[&stack.project(), &stack.stack(), &text],
+        )?;
+        Ok((lock, created == 1))
     }
 
     fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError> {
         validate_name("project", project)?;
         let current = self.current_stack(project)?;
         let t = &self.t;
-        let rows = self.run(async {
-            let conn = self.db.get().await?;
-            conn.query(
-                &format!(
-                    "SELECT s.stack, s.resource_count, s.last_update, l.id IS NOT NULL
-                     FROM {t}_stacks s LEFT JOIN {t}_locks l USING (project, stack)
-                     WHERE s.project = $1 ORDER BY s.stack"
-                ),
-                &[&project],
-            )
-            .await
-            .map_err(|e| describe(&e))
-        })?;
+        let rows = self.query(
+            &format!(
+                "SELECT s.stack, s.resource_count, s.last_update, l.id IS NOT NULL
+                 FROM {t}_stacks s LEFT JOIN {t}_locks l USING (project, stack)
+                 WHERE s.project = $1 ORDER BY s.stack"
+            ),
+            &[&project],
+        )?;
         let mut out = Vec::new();
         for row in rows {
             let name: String = row.get(0);
@@ -482,37 +487,29 @@ impl Backend for PgBackend {
     fn current_stack(&self, project: &str) -> Result<Option<String>, StateError> {
         validate_name("project", project)?;
         let t = &self.t;
-        self.run(async {
-            let conn = self.db.get().await?;
-            conn.query_opt(
+        Ok(self
+            .query(
                 &format!(
                     "SELECT c.stack FROM {t}_current c JOIN {t}_stacks s USING (project, stack)
                      WHERE c.project = $1"
                 ),
                 &[&project],
-            )
-            .await
-            .map(|r| r.map(|r| r.get(0)))
-            .map_err(|e| describe(&e))
-        })
+            )?
+            .first()
+            .map(|r| r.get(0)))
     }
 
     fn select_stack(&self, stack: &StackRef) -> Result<(), StateError> {
         self.require(stack)?;
         let t = &self.t;
-        self.run(async {
-            let conn = self.db.get().await?;
-            conn.execute(
-                &format!(
-                    "INSERT INTO {t}_current (project, stack) VALUES ($1, $2)
-                     ON CONFLICT (project) DO UPDATE SET stack = $2"
-                ),
-                &[&stack.project(), &stack.stack()],
-            )
-            .await
-            .map(|_| ())
-            .map_err(|e| describe(&e))
-        })
+        self.execute(
+            &format!(
+                "INSERT INTO {t}_current (project, stack) VALUES ($1, $2)
+                 ON CONFLICT (project) DO UPDATE SET stack = $2"
+            ),
+            &[&stack.project(), &stack.stack()],
+        )
+        .map(|_| ())
     }
 
     fn lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
@@ -596,17 +593,12 @@ impl Backend for PgBackend {
         if loaded.entries.iter().all(JournalEntry::keeps_only) {
             let epoch = epoch_sql(loaded.state.epoch)?;
             let t = &self.t;
-            self.run(async {
-                let conn = self.db.get().await?;
-                conn.execute(
-                    &format!(
-                        "DELETE FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch = $3"
-                    ),
-                    &[&stack.project(), &stack.stack(), &epoch],
-                )
-                .await
-                .map_err(|e| describe(&e))
-            })?;
+            self.execute(
+                &format!(
+                    "DELETE FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch = $3"
+                ),
+                &[&stack.project(), &stack.stack(), &epoch],
+            )?;
             return Ok(loaded.state.snapshot);
         }
         Ok(self.compact(lock, crypter)?.snapshot)
@@ -627,9 +619,7 @@ impl Backend for PgBackend {
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         let doc = self.checkpoint_doc(stack)?;
-        let providers = crypter
-            .map(SecretsProviderState::passphrase)
-            .or_else(|| doc.secrets_providers());
+        let providers = doc.providers_for(crypter);
         let epoch = next_epoch(doc.stepdeck.journal_epoch, &self.location(stack))?;
         self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
     }
@@ -641,71 +631,45 @@ impl Backend for PgBackend {
     ) -> Result<UpdateRecord, StateError> {
         let stack = lock.stack();
         let t = &self.t;
-        let last: i64 = self.run(async {
-            let conn = self.db.get().await?;
-            conn.query_one(
-                &format!(
-                    "SELECT coalesce(max(version), 0) FROM {t}_history WHERE project = $1 AND stack = $2"
-                ),
-                &[&stack.project(), &stack.stack()],
-            )
-            .await
-            .map(|r| r.get(0))
-            .map_err(|e| describe(&e))
-        })?;
+        let last: i64 = self.query(
+            &format!(
+                "SELECT coalesce(max(version), 0) FROM {t}_history WHERE project = $1 AND stack = $2"
+            ),
+            &[&stack.project(), &stack.stack()],
+        )?[0]
+            .get(0);
         record.version = u64::try_from(last).unwrap_or(0) + 1;
         let text = serde_json::to_string(&record).expect("an update record serializes");
         let version = last + 1;
-        self.run(async {
-            let conn = self.db.get().await?;
-            conn.execute(
-                &format!(
-                    "INSERT INTO {t}_history (project, stack, version, record) VALUES ($1, $2, $3, $4)"
-                ),
-                &[&stack.project(), &stack.stack(), &version, &text],
-            )
-            .await
-            .map_err(|e| describe(&e))
-        })?;
+        self.execute(
+            &format!(
+                "INSERT INTO {t}_history (project, stack, version, record) VALUES ($1, $2, $3, $4)"
+            ),
+            &[&stack.project(), &stack.stack(), &version, &text],
+        )?;
         Ok(record)
     }
 
     fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
         let t = &self.t;
-        let rows: Vec<(i64, String)> = self.run(async {
-            let conn = self.db.get().await?;
-            conn.query(
-                &format!(
-                    "SELECT version, record FROM {t}_history WHERE project = $1 AND stack = $2 ORDER BY version DESC"
-                ),
-                &[&stack.project(), &stack.stack()],
-            )
-            .await
-            .map(|rows| rows.iter().map(|r| (r.get(0), r.get(1))).collect())
-            .map_err(|e| describe(&e))
-        })?;
+        let rows = self.query(
+            &format!(
+                "SELECT version, record FROM {t}_history WHERE project = $1 AND stack = $2 ORDER BY version DESC"
+            ),
+            &[&stack.project(), &stack.stack()],
+        )?;
         let location = self.location(stack);
-        rows.into_iter()
-            .map(|(version, text)| {
-                serde_json::from_str(&text)
+        rows.iter()
+            .map(|row| {
+                let (version, text): (i64, &str) = (row.get(0), row.get(1));
+                serde_json::from_str(text)
                     .map_err(|e| corrupt(&location, format!("history version {version}: {e}")))
             })
             .collect()
     }
 
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
-        let t = &self.t;
-        let text: Option<String> = self.run(async {
-            let conn = self.db.get().await?;
-            conn.query_opt(
-                &format!("SELECT tags FROM {t}_stacks WHERE project = $1 AND stack = $2"),
-                &[&stack.project(), &stack.stack()],
-            )
-            .await
-            .map(|r| r.map(|r| r.get(0)))
-            .map_err(|e| describe(&e))
-        })?;
-        match text {
+        match self.stack_column(stack, "tags")? {
             None => Ok(BTreeMap::new()),
             Some(text) => serde_json::from_str(&text)
                 .map_err(|e| corrupt(&self.location(stack), format!("tags: {e}"))),
@@ -720,16 +684,11 @@ impl Backend for PgBackend {
         let stack = lock.stack();
         let text = serde_json::to_string(tags).expect("tags serialize");
         let t = &self.t;
-        self.run(async {
-            let conn = self.db.get().await?;
-            conn.execute(
-                &format!("UPDATE {t}_stacks SET tags = $3 WHERE project = $1 AND stack = $2"),
-                &[&stack.project(), &stack.stack(), &text],
-            )
-            .await
-            .map(|_| ())
-            .map_err(|e| describe(&e))
-        })
+        self.execute(
+            &format!("UPDATE {t}_stacks SET tags = $3 WHERE project = $1 AND stack = $2"),
+            &[&stack.project(), &stack.stack(), &text],
+        )
+        .map(|_| ())
     }
 
     fn rename_stack(
