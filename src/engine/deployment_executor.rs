@@ -151,7 +151,6 @@ impl Deployment {
             events,
             control: _,
             control_rx,
-            analyzers,
             clock,
         } = self;
         let opts = Arc::new(options);
@@ -197,13 +196,7 @@ impl Deployment {
             },
             done_tx,
         );
-        let sg = StepGenerator::new(
-            opts.clone(),
-            registry.clone(),
-            events.clone(),
-            base_states,
-            analyzers,
-        );
+        let sg = StepGenerator::new(opts.clone(), registry.clone(), events.clone(), base_states);
         let lp = Loop {
             opts: opts.clone(),
             events: events.clone(),

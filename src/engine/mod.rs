@@ -2,7 +2,6 @@
 //! pool against providers, journals every mutation and streams events. Its surface is small:
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
-pub mod analyzer;
 pub mod clock;
 pub mod control;
 mod deletes;
