@@ -19,6 +19,7 @@ pub mod property_path;
 pub mod provider;
 pub mod provider_ref;
 pub mod provider_registry;
+pub mod registration;
 pub mod registration_check;
 pub mod resource;
 mod resource_lookup;
