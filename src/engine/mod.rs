@@ -2,7 +2,6 @@
 //! pool against providers, journals every mutation and streams events. Its surface is small:
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
-pub mod analyzer;
 pub mod clock;
 pub mod control;
 mod deletes;
@@ -21,6 +20,7 @@ pub mod property_path;
 pub mod provider;
 pub mod provider_ref;
 pub mod provider_registry;
+pub mod registration;
 pub mod registration_check;
 pub mod resource;
 mod resource_lookup;
