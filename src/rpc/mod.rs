@@ -1,6 +1,7 @@
 //! Pulumi's gRPC protocol: the resource monitor and engine services SDK programs talk to, the
 //! provider plugin client and launcher, the language hosts, and Struct⇄property marshalling.
 
+pub mod callbacks;
 pub mod codec;
 pub mod engine_service;
 pub mod language_host;
@@ -11,6 +12,7 @@ pub mod plugin;
 pub mod plugin_providers;
 pub mod provider_client;
 pub mod server;
+pub mod transforms;
 
 /// The generated pulumirpc messages, clients and servers (from our own `proto/` files).
 #[allow(clippy::all, missing_docs)]

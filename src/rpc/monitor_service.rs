@@ -26,6 +26,7 @@ use super::pulumirpc::{
     SupportsFeatureResponse, alias, register_resource_request,
 };
 use super::server::{PrivateAddress, ServerHandle, serve_private};
+use super::transforms::Transforms;
 use crate::engine::events::EventSink;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::property::PropertyValue;
@@ -47,6 +48,8 @@ const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
     ("aliasSpecs", ResourceMonitorFeature::AliasSpecs),
     ("deletedWith", ResourceMonitorFeature::DeletedWith),
     ("replaceWith", ResourceMonitorFeature::ReplaceWith),
+    ("transforms", ResourceMonitorFeature::Transforms),
+    ("invokeTransforms", ResourceMonitorFeature::InvokeTransforms),
     (
         "replacementTrigger",
         ResourceMonitorFeature::ReplacementTrigger,
@@ -59,6 +62,7 @@ pub struct MonitorService {
     monitor: ResourceMonitor,
     organization: String,
     refused: Option<Arc<watch::Sender<bool>>>,
+    transforms: Arc<Transforms>,
 }
 
 impl MonitorService {
@@ -68,6 +72,7 @@ impl MonitorService {
             monitor,
             organization: organization.into(),
             refused: None,
+            transforms: Arc::new(Transforms::new(Arc::default())),
         }
     }
 
@@ -394,7 +399,11 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<ResourceInvokeRequest>,
     ) -> Result<Response<ResourceInvokeResponse>, Status> {
-        let req = req.into_inner();
+        let mut req = req.into_inner();
+        self.transforms
+            .apply_invoke(&mut req)
+            .await
+            .map_err(|e| Status::unknown(e.to_string()))?;
         let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
             .map_err(|e| invalid("ResourceInvokeRequest.args", e))?;
         if !req.version.is_empty() {
@@ -467,10 +476,7 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<RegisterResourceRequest>,
     ) -> Result<Response<RegisterResourceResponse>, Status> {
-        let req = req.into_inner();
-        if !req.transforms.is_empty() {
-            return Err(unsupported("resource transforms"));
-        }
+        let mut req = req.into_inner();
         if req.remote {
             return Err(unsupported("remote (multi-language) components"));
         }
@@ -479,6 +485,12 @@ impl MonitorRpc for MonitorService {
             req.accept_resources,
             req.supports_result_reporting,
         );
+        let own_transforms = req.transforms.clone();
+        self.transforms
+            .apply(&mut req)
+            .await
+            .map_err(|e| Status::unknown(e.to_string()))?;
+        let parent = req.parent.clone();
         let secret_outputs = req.additional_secret_outputs.clone();
         let goal = goal_of(req)?;
         let reg = self
@@ -486,6 +498,8 @@ impl MonitorRpc for MonitorService {
             .register(goal)
             .await
             .map_err(|e| self.refusal("RegisterResourceRequest", e))?;
+        self.transforms
+            .record(&reg.urn.to_string(), &parent, own_transforms);
         if !reporting && reg.status != RegisterStatus::Success {
             return Err(Status::internal(format!(
                 "resource registration of {} failed",
@@ -526,16 +540,22 @@ impl MonitorRpc for MonitorService {
 
     async fn register_stack_transform(
         &self,
-        _req: Request<Callback>,
+        req: Request<Callback>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("stack transforms"))
+        self.transforms
+            .add_stack(req.into_inner())
+            .map_err(|e| invalid("Callback.target", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_stack_invoke_transform(
         &self,
-        _req: Request<Callback>,
+        req: Request<Callback>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("invoke transforms"))
+        self.transforms
+            .add_invoke(req.into_inner())
+            .map_err(|e| invalid("Callback.target", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_resource_hook(

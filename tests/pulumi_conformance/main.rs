@@ -19,3 +19,4 @@ mod providers;
 mod read_import;
 mod sdk;
 mod steps;
+mod transforms;
