@@ -12,6 +12,7 @@ pub mod events;
 mod exec_state;
 pub mod goal;
 pub mod graph;
+pub mod hooks;
 pub mod journal;
 mod pending_creates;
 pub mod property;

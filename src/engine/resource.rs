@@ -95,6 +95,9 @@ pub struct ResourceState {
     pub ignore_changes: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub replace_on_changes: Vec<String>,
+    /// Hook names bound per lifecycle point; kept so a later run can call the delete hooks.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resource_hooks: super::hooks::HookBindings,
 }
 
 impl ResourceState {

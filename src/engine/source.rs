@@ -10,6 +10,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::events::{EventSink, Severity};
 use super::goal::{Goal, ReadGoal, package_of};
+use super::hooks::Hooks;
 use super::property::PropertyMap;
 use super::provider_registry::ProviderRegistry;
 use super::registration_check::{
@@ -84,6 +85,9 @@ pub(crate) enum SourceEvent {
         goal: ReadGoal,
         reply: Reply<Registered>,
     },
+    /// The program registered everything (SignalAndWaitForShutdown); the reply comes when
+    /// the deployment no longer needs its callbacks.
+    Shutdown { reply: Reply<()> },
 }
 
 /// Options a child inherits from its parent when it does not set them.
@@ -137,6 +141,7 @@ pub struct ResourceMonitor {
     /// request may name as parent, dependency, provider or owner of outputs.
     registered: Arc<Mutex<HashSet<Urn>>>,
     lookup: ResourceLookup,
+    hooks: Arc<Hooks>,
 }
 
 impl ResourceMonitor {
@@ -156,7 +161,25 @@ impl ResourceMonitor {
             root: Arc::default(),
             registered: Arc::default(),
             lookup: ResourceLookup::default(),
+            hooks: Arc::default(),
         }
+    }
+
+    /// Registers hooks into `hooks`, the set step application runs.
+    pub(crate) fn with_hooks(mut self, hooks: Arc<Hooks>) -> ResourceMonitor {
+        self.hooks = hooks;
+        self
+    }
+
+    /// Where the program's resource and error hooks are registered.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// Tells the deployment the program registered everything, and waits until the
+    /// deployment has run what may call back into the program (deletes and their hooks).
+    pub async fn shutdown(&self) {
+        let _ = self.send(|reply| SourceEvent::Shutdown { reply }).await;
     }
 
     pub fn info(&self) -> &DeploymentInfo {

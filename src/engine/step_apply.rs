@@ -4,7 +4,9 @@
 use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
+use super::events::Severity;
 use super::exec_state::ExecState;
+use super::hooks::{ErrorHookCall, HookCall, HookKind, Hooks, MAX_ERROR_HOOK_ATTEMPTS};
 use super::journal::{SnapshotManager, SuccessEntry};
 use super::property::{PropertyMap, PropertyValue};
 use super::provider::{CreateRequest, DeleteRequest, ProviderError, ReadRequest, UpdateRequest};
@@ -22,6 +24,8 @@ pub(crate) struct ApplyCtx {
     pub ignore_protect: bool,
     /// URNs the delete phase removes (a deletedWith target among them skips the delete call).
     pub condemned: RwLock<HashSet<super::urn::Urn>>,
+    /// The program's resource and error hooks, run around provider calls.
+    pub hooks: Arc<Hooks>,
 }
 
 pub(crate) fn now() -> Option<String> {
@@ -119,8 +123,31 @@ impl ApplyCtx {
             StepOp::Same => self.same(step).await,
             StepOp::Create | StepOp::CreateReplacement => {
                 let mut new = step.new.clone().expect("create has a new state");
+                let before = HookCall {
+                    new_inputs: Some(new.inputs.clone()),
+                    ..HookCall::of(&new)
+                };
+                self.hooks
+                    .run(HookKind::BeforeCreate, &new, &before, self.preview)
+                    .await?;
                 let op = self.begin(OperationType::Creating, &new).await?;
-                let created = self.create(&mut new).await;
+                let mut failures = Vec::new();
+                let created = loop {
+                    let created = self.create(&mut new).await;
+                    match created {
+                        Err(e) if new.init_errors.is_empty() => {
+                            let call = ErrorHookCall {
+                                new_inputs: Some(new.inputs.clone()),
+                                ..ErrorHookCall::of(&new, "create")
+                            };
+                            match self.retry(&new, call, e, &mut failures).await {
+                                Ok(()) => continue,
+                                Err(e) => break Err(e),
+                            }
+                        }
+                        created => break created,
+                    }
+                };
                 // A partial failure (init errors) still created the resource: it is recorded
                 // below and the step fails after that.
                 if new.init_errors.is_empty() {
@@ -141,6 +168,14 @@ impl ApplyCtx {
                 }
                 self.end(op, entry)?;
                 created?;
+                if new.custom {
+                    let after = HookCall {
+                        new_inputs: Some(new.inputs.clone()),
+                        new_outputs: Some(new.outputs.clone()),
+                        ..HookCall::of(&new)
+                    };
+                    self.after(HookKind::AfterCreate, &new, &after).await;
+                }
                 Ok(Some(new))
             }
             StepOp::Update => {
@@ -148,8 +183,35 @@ impl ApplyCtx {
                 let mut new = step.new.clone().expect("update has a new state");
                 new.id = old.state.id.clone();
                 new.created = old.state.created.clone();
+                let mut call = HookCall {
+                    new_inputs: Some(new.inputs.clone()),
+                    old_inputs: Some(old.state.inputs.clone()),
+                    old_outputs: Some(old.state.outputs.clone()),
+                    ..HookCall::of(&new)
+                };
+                self.hooks
+                    .run(HookKind::BeforeUpdate, &new, &call, self.preview)
+                    .await?;
                 let op = self.begin(OperationType::Updating, &new).await?;
-                let updated = self.update(&old.state, &mut new).await;
+                let mut failures = Vec::new();
+                let updated = loop {
+                    let updated = self.update(&old.state, &mut new).await;
+                    match updated {
+                        Err(e) if new.init_errors.is_empty() => {
+                            let call = ErrorHookCall {
+                                new_inputs: Some(new.inputs.clone()),
+                                old_inputs: Some(old.state.inputs.clone()),
+                                old_outputs: Some(old.state.outputs.clone()),
+                                ..ErrorHookCall::of(&new, "update")
+                            };
+                            match self.retry(&new, call, e, &mut failures).await {
+                                Ok(()) => continue,
+                                Err(e) => break Err(e),
+                            }
+                        }
+                        updated => break updated,
+                    }
+                };
                 if new.init_errors.is_empty() {
                     self.recorded(op, updated.clone())?;
                 }
@@ -168,6 +230,10 @@ impl ApplyCtx {
                 };
                 self.end(op, entry)?;
                 updated?;
+                if old.state.custom {
+                    call.new_outputs = Some(new.outputs.clone());
+                    self.after(HookKind::AfterUpdate, &new, &call).await;
+                }
                 Ok(Some(new))
             }
             StepOp::Delete | StepOp::DeleteReplaced => {
@@ -178,8 +244,33 @@ impl ApplyCtx {
                         old.urn, old.urn
                     ));
                 }
+                let call = HookCall {
+                    old_inputs: Some(old.inputs.clone()),
+                    old_outputs: Some(old.outputs.clone()),
+                    ..HookCall::of(old)
+                };
+                self.hooks
+                    .run(HookKind::BeforeDelete, old, &call, self.preview)
+                    .await?;
                 let op = self.begin(OperationType::Deleting, old).await?;
-                self.recorded(op, self.delete(old).await)?;
+                let mut failures = Vec::new();
+                let deleted = loop {
+                    match self.delete(old).await {
+                        Err(e) => {
+                            let call = ErrorHookCall {
+                                old_inputs: Some(old.inputs.clone()),
+                                old_outputs: Some(old.outputs.clone()),
+                                ..ErrorHookCall::of(old, "delete")
+                            };
+                            match self.retry(old, call, e, &mut failures).await {
+                                Ok(()) => continue,
+                                Err(e) => break Err(e),
+                            }
+                        }
+                        Ok(()) => break Ok(()),
+                    }
+                };
+                self.recorded(op, deleted)?;
                 let entry = if step.pending_replace {
                     SuccessEntry {
                         pending_replacement_old: old_index,
@@ -195,6 +286,7 @@ impl ApplyCtx {
                 if let Some(i) = old_index.filter(|_| step.pending_replace) {
                     self.exec.mark_pending_replacement(i);
                 }
+                self.after(HookKind::AfterDelete, old, &call).await;
                 Ok(None)
             }
             StepOp::Replace => Ok(None),
@@ -211,6 +303,56 @@ impl ApplyCtx {
             StepOp::Refresh => self.refresh(step).await,
             StepOp::Read | StepOp::ReadReplacement => self.read(step).await,
             StepOp::Import | StepOp::ImportReplacement => self.import(step).await,
+        }
+    }
+
+    /// Runs after-hooks: the provider's operation is recorded already, so a failure is
+    /// reported and fails the deployment without undoing the step.
+    async fn after(&self, kind: HookKind, state: &ResourceState, call: &HookCall) {
+        if let Err(e) = self.hooks.run(kind, state, call, self.preview).await {
+            self.hooks
+                .report(Some(&state.urn), Severity::Error, e.clone());
+            self.exec.record_error(&e);
+        }
+    }
+
+    /// After a failed provider operation, asks the resource's error hooks whether to try
+    /// again; `Ok` means retry (announced as a warning), `Err` the error the step ends with.
+    /// Attempts are bounded by [`MAX_ERROR_HOOK_ATTEMPTS`].
+    async fn retry(
+        &self,
+        state: &ResourceState,
+        mut call: ErrorHookCall,
+        error: String,
+        failures: &mut Vec<String>,
+    ) -> Result<(), String> {
+        if !state.resource_hooks.contains_key(&HookKind::OnError) {
+            return Err(error);
+        }
+        failures.insert(0, error.clone());
+        if failures.len() >= MAX_ERROR_HOOK_ATTEMPTS {
+            let message =
+                format!("maximum number of error hook retries ({MAX_ERROR_HOOK_ATTEMPTS}) reached");
+            self.hooks
+                .report(Some(&state.urn), Severity::Warning, message.clone());
+            return Err(format!("{error} ({message})"));
+        }
+        call.errors = failures.clone();
+        match self.hooks.should_retry(state, &call).await {
+            Ok(true) => {
+                self.hooks.report(
+                    Some(&state.urn),
+                    Severity::Warning,
+                    format!(
+                        "retrying {} due to on-error hook request ({}/{MAX_ERROR_HOOK_ATTEMPTS})",
+                        call.failed_operation,
+                        failures.len()
+                    ),
+                );
+                Ok(())
+            }
+            Ok(false) => Err(error),
+            Err(e) => Err(format!("error hooks execution failed: {e}")),
         }
     }
 

@@ -214,6 +214,7 @@ fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
         source_position: goal.source_position.clone(),
         ignore_changes: goal.ignore_changes.clone(),
         replace_on_changes: goal.replace_on_changes.clone(),
+        resource_hooks: goal.hooks.clone(),
         ..ResourceState::default()
     }
 }

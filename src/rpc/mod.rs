@@ -4,6 +4,7 @@
 pub mod callbacks;
 pub mod codec;
 pub mod engine_service;
+pub mod hook_callbacks;
 pub mod language_host;
 mod launcher_file;
 pub mod marshal;

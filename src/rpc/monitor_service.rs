@@ -9,7 +9,9 @@ use tonic::transport::Server;
 use tonic::{Request, Response, Status};
 
 use super::MAX_MESSAGE_SIZE;
+use super::callbacks::Callbacks;
 use super::engine_service::EngineService;
+use super::hook_callbacks::CallbackHook;
 use super::marshal::{
     MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map, value_to_property,
 };
@@ -29,6 +31,7 @@ use super::server::{PrivateAddress, ServerHandle, serve_private};
 use super::transforms::Transforms;
 use crate::engine::events::EventSink;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
+use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
 use crate::engine::resource::CustomTimeouts;
@@ -50,6 +53,8 @@ const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
     ("replaceWith", ResourceMonitorFeature::ReplaceWith),
     ("transforms", ResourceMonitorFeature::Transforms),
     ("invokeTransforms", ResourceMonitorFeature::InvokeTransforms),
+    ("resourceHooks", ResourceMonitorFeature::ResourceHooks),
+    ("errorHooks", ResourceMonitorFeature::ErrorHooks),
     (
         "replacementTrigger",
         ResourceMonitorFeature::ReplacementTrigger,
@@ -62,17 +67,20 @@ pub struct MonitorService {
     monitor: ResourceMonitor,
     organization: String,
     refused: Option<Arc<watch::Sender<bool>>>,
+    callbacks: Arc<Callbacks>,
     transforms: Arc<Transforms>,
 }
 
 impl MonitorService {
     /// Serves `monitor`, reporting `organization` in GetDeploymentInfo.
     pub fn new(monitor: ResourceMonitor, organization: impl Into<String>) -> MonitorService {
+        let callbacks = Arc::new(Callbacks::default());
         MonitorService {
             monitor,
             organization: organization.into(),
             refused: None,
-            transforms: Arc::new(Transforms::new(Arc::default())),
+            transforms: Arc::new(Transforms::new(callbacks.clone())),
+            callbacks,
         }
     }
 
@@ -81,6 +89,18 @@ impl MonitorService {
     pub fn with_refusal_signal(mut self, refused: Arc<watch::Sender<bool>>) -> MonitorService {
         self.refused = Some(refused);
         self
+    }
+
+    /// A hook registration's callback, which must name the server to call.
+    fn checked_callback(
+        &self,
+        message: &str,
+        callback: Option<Callback>,
+    ) -> Result<Callback, Status> {
+        let callback =
+            callback.ok_or_else(|| invalid(&format!("{message}.callback"), "must be given"))?;
+        Callbacks::check(&callback).map_err(|e| invalid(&format!("{message}.callback"), e))?;
+        Ok(callback)
     }
 
     /// A refused registration or read: the engine reported why and the run fails, so the SDK is
@@ -319,6 +339,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
             None => PropertyValue::Null,
         },
         source_position: source_position(req.source_position.as_ref()),
+        hooks: req.hooks.map(hook_bindings).unwrap_or_default(),
         type_: req.r#type,
         name: req.name,
         custom: req.custom,
@@ -335,6 +356,22 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         additional_secret_outputs: req.additional_secret_outputs,
         version: non_empty(req.version),
     })
+}
+
+/// The hook names of a registration, by lifecycle point (empty lists left out).
+fn hook_bindings(b: register_resource_request::ResourceHooksBinding) -> HookBindings {
+    [
+        (HookKind::BeforeCreate, b.before_create),
+        (HookKind::AfterCreate, b.after_create),
+        (HookKind::BeforeUpdate, b.before_update),
+        (HookKind::AfterUpdate, b.after_update),
+        (HookKind::BeforeDelete, b.before_delete),
+        (HookKind::AfterDelete, b.after_delete),
+        (HookKind::OnError, b.on_error),
+    ]
+    .into_iter()
+    .filter(|(_, names)| !names.is_empty())
+    .collect()
 }
 
 fn result_of(status: RegisterStatus) -> pulumirpc::Result {
@@ -560,16 +597,36 @@ impl MonitorRpc for MonitorService {
 
     async fn register_resource_hook(
         &self,
-        _req: Request<RegisterResourceHookRequest>,
+        req: Request<RegisterResourceHookRequest>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("resource hooks"))
+        let req = req.into_inner();
+        let callback = self.checked_callback("RegisterResourceHookRequest", req.callback)?;
+        let hook = ResourceHook {
+            callback: Arc::new(CallbackHook::new(self.callbacks.clone(), callback)),
+            on_dry_run: req.on_dry_run,
+            ignore_errors: req.ignore_errors,
+        };
+        self.monitor
+            .hooks()
+            .register_resource_hook(&req.name, hook)
+            .map_err(|e| invalid("RegisterResourceHookRequest.name", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_error_hook(
         &self,
-        _req: Request<RegisterErrorHookRequest>,
+        req: Request<RegisterErrorHookRequest>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("error hooks"))
+        let req = req.into_inner();
+        let callback = self.checked_callback("RegisterErrorHookRequest", req.callback)?;
+        self.monitor
+            .hooks()
+            .register_error_hook(
+                &req.name,
+                Arc::new(CallbackHook::new(self.callbacks.clone(), callback)),
+            )
+            .map_err(|e| invalid("RegisterErrorHookRequest.name", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_package(
@@ -579,12 +636,13 @@ impl MonitorRpc for MonitorService {
         Err(unsupported("parameterized packages (RegisterPackage)"))
     }
 
-    /// Every registration is answered only after its step finished, so by the time a program
-    /// signals shutdown there is nothing left to wait for.
+    /// The program stays up (its callback server serving hooks) until the deployment has run
+    /// the deletes that may call its delete hooks.
     async fn signal_and_wait_for_shutdown(
         &self,
         _req: Request<()>,
     ) -> Result<Response<()>, Status> {
+        self.monitor.shutdown().await;
         Ok(Response::new(()))
     }
 }

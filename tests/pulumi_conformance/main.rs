@@ -13,6 +13,7 @@ mod integrity;
 mod aliases;
 mod config;
 mod graph;
+mod hooks;
 mod lifecycle;
 mod outputs;
 mod providers;

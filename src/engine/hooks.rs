@@ -1,0 +1,289 @@
+//! Resource hooks and error hooks (Pulumi 3.182+/3.217+): program code the engine runs around
+//! a step's provider call. A program registers named hooks (the callbacks live in the
+//! program's process); a resource binds hook names per lifecycle point, and the binding is
+//! recorded in the state so a later run knows the delete hooks of what it deletes. Step
+//! application reaches hooks only through [`Hooks`], the seam between the executor and the
+//! callbacks.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+
+use super::events::{EventSink, Severity};
+use super::property::PropertyMap;
+use super::resource::ResourceState;
+use super::urn::Urn;
+
+/// The points of a resource's lifecycle a hook can be bound to (Pulumi's `HookType`, whose
+/// names the state records).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum HookKind {
+    BeforeCreate,
+    AfterCreate,
+    BeforeUpdate,
+    AfterUpdate,
+    BeforeDelete,
+    AfterDelete,
+    OnError,
+}
+
+impl HookKind {
+    /// The name used in messages, as the SDKs spell the binding (`before_create`).
+    pub fn label(self) -> &'static str {
+        match self {
+            HookKind::BeforeCreate => "before_create",
+            HookKind::AfterCreate => "after_create",
+            HookKind::BeforeUpdate => "before_update",
+            HookKind::AfterUpdate => "after_update",
+            HookKind::BeforeDelete => "before_delete",
+            HookKind::AfterDelete => "after_delete",
+            HookKind::OnError => "on_error",
+        }
+    }
+
+    fn is_before(self) -> bool {
+        matches!(
+            self,
+            HookKind::BeforeCreate | HookKind::BeforeUpdate | HookKind::BeforeDelete
+        )
+    }
+}
+
+/// Hook names bound to a resource, by lifecycle point.
+pub type HookBindings = BTreeMap<HookKind, Vec<String>>;
+
+/// What a resource hook is told: the resource and its inputs and outputs before and after.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HookCall {
+    pub urn: Option<Urn>,
+    pub id: String,
+    pub new_inputs: Option<PropertyMap>,
+    pub old_inputs: Option<PropertyMap>,
+    pub new_outputs: Option<PropertyMap>,
+    pub old_outputs: Option<PropertyMap>,
+}
+
+impl HookCall {
+    /// A call about `state`, with no inputs or outputs yet.
+    pub fn of(state: &ResourceState) -> HookCall {
+        HookCall {
+            urn: Some(state.urn.clone()),
+            id: state.id.clone().unwrap_or_default(),
+            ..HookCall::default()
+        }
+    }
+}
+
+/// What an error hook is told: the failed operation and every error so far, newest first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ErrorHookCall {
+    pub urn: Option<Urn>,
+    pub id: String,
+    pub new_inputs: Option<PropertyMap>,
+    pub old_inputs: Option<PropertyMap>,
+    pub old_outputs: Option<PropertyMap>,
+    pub failed_operation: String,
+    pub errors: Vec<String>,
+}
+
+impl ErrorHookCall {
+    /// A call about `state`'s failed `operation` (`create`, `update`, `delete`).
+    pub fn of(state: &ResourceState, operation: &str) -> ErrorHookCall {
+        ErrorHookCall {
+            urn: Some(state.urn.clone()),
+            id: state.id.clone().unwrap_or_default(),
+            failed_operation: operation.to_string(),
+            ..ErrorHookCall::default()
+        }
+    }
+}
+
+/// A resource hook's code, wherever it runs (the program's callback server).
+#[async_trait]
+pub trait ResourceHookFn: Send + Sync {
+    /// Runs the hook; an error is the hook's failure message.
+    async fn call(&self, kind: HookKind, call: &HookCall) -> Result<(), String>;
+}
+
+/// An error hook's code: answers whether the failed operation should be tried again.
+#[async_trait]
+pub trait ErrorHookFn: Send + Sync {
+    async fn call(&self, call: &ErrorHookCall) -> Result<bool, String>;
+}
+
+/// A registered resource hook and its options.
+#[derive(Clone)]
+pub struct ResourceHook {
+    pub callback: Arc<dyn ResourceHookFn>,
+    /// Also run in previews.
+    pub on_dry_run: bool,
+    /// A failure is a warning instead of an error.
+    pub ignore_errors: bool,
+}
+
+/// How many times an operation is tried while error hooks ask for retries (Pulumi's
+/// `maxErrorHookRetries`).
+pub const MAX_ERROR_HOOK_ATTEMPTS: usize = 100;
+
+/// The hooks a program registered in this deployment, by name; shared by the resource monitor
+/// (which registers them) and step application (which runs them).
+#[derive(Default)]
+pub struct Hooks {
+    resource: Mutex<HashMap<String, ResourceHook>>,
+    error: Mutex<HashMap<String, Arc<dyn ErrorHookFn>>>,
+    events: Option<EventSink>,
+}
+
+impl Hooks {
+    /// Hooks that report what they run to `events`.
+    pub fn new(events: EventSink) -> Hooks {
+        Hooks {
+            events: Some(events),
+            ..Hooks::default()
+        }
+    }
+
+    fn taken(&self, name: &str) -> bool {
+        self.resource.lock().expect("hooks lock").contains_key(name)
+            || self.error.lock().expect("hooks lock").contains_key(name)
+    }
+
+    /// Registers a resource hook; names are unique across resource and error hooks.
+    pub fn register_resource_hook(&self, name: &str, hook: ResourceHook) -> Result<(), String> {
+        if name.is_empty() {
+            return Err("a resource hook needs a name".into());
+        }
+        if self.taken(name) {
+            return Err(format!("a hook named {name:?} is already registered"));
+        }
+        self.resource
+            .lock()
+            .expect("hooks lock")
+            .insert(name.to_string(), hook);
+        Ok(())
+    }
+
+    /// Registers an error hook; names are unique across resource and error hooks.
+    pub fn register_error_hook(
+        &self,
+        name: &str,
+        hook: Arc<dyn ErrorHookFn>,
+    ) -> Result<(), String> {
+        if name.is_empty() {
+            return Err("an error hook needs a name".into());
+        }
+        if self.taken(name) {
+            return Err(format!("a hook named {name:?} is already registered"));
+        }
+        self.error
+            .lock()
+            .expect("hooks lock")
+            .insert(name.to_string(), hook);
+        Ok(())
+    }
+
+    /// Reports a hook's outcome on the resource's row and in the log.
+    pub fn report(&self, urn: Option<&Urn>, severity: Severity, message: String) {
+        if let Some(events) = &self.events {
+            events.diag(urn.cloned(), severity, message);
+        }
+    }
+
+    /// Runs the hooks `state` binds to `kind`, in order. A failing hook stops there with
+    /// Pulumi's message (`before hook "x" failed: ...`), unless it ignores errors, which makes
+    /// it a warning. Each hook that ran is reported with its duration.
+    pub async fn run(
+        &self,
+        kind: HookKind,
+        state: &ResourceState,
+        call: &HookCall,
+        preview: bool,
+    ) -> Result<(), String> {
+        let Some(names) = state.resource_hooks.get(&kind) else {
+            return Ok(());
+        };
+        for name in names {
+            let hook = self.resource.lock().expect("hooks lock").get(name).cloned();
+            let Some(hook) = hook else {
+                return Err(format!("hook {name:?} was not registered"));
+            };
+            if preview && !hook.on_dry_run {
+                continue;
+            }
+            let started = Instant::now();
+            let result = hook.callback.call(kind, call).await;
+            let took = started.elapsed().as_secs_f64();
+            match result {
+                Ok(()) => self.report(
+                    Some(&state.urn),
+                    Severity::Info,
+                    format!("{} hook {name:?} ran ({took:.2}s)", kind.label()),
+                ),
+                Err(e) if hook.ignore_errors => self.report(
+                    Some(&state.urn),
+                    Severity::Warning,
+                    format!("{} hook {name:?} failed ({took:.2}s): {e}", kind.label()),
+                ),
+                Err(e) => {
+                    let when = if kind.is_before() { "before" } else { "after" };
+                    return Err(format!(
+                        "{when} hook {name:?} failed ({} hook, {took:.2}s): {e}",
+                        kind.label()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Asks the error hooks `state` binds whether to retry its failed operation: any `true`
+    /// retries. A hook that fails is an error of its own.
+    pub async fn should_retry(
+        &self,
+        state: &ResourceState,
+        call: &ErrorHookCall,
+    ) -> Result<bool, String> {
+        let Some(names) = state.resource_hooks.get(&HookKind::OnError) else {
+            return Ok(false);
+        };
+        let mut retry = false;
+        for name in names {
+            let hook = self.error.lock().expect("hooks lock").get(name).cloned();
+            let Some(hook) = hook else {
+                return Err(format!("error hook {name:?} was not registered"));
+            };
+            retry |= hook
+                .call(call)
+                .await
+                .map_err(|e| format!("error hook {name:?} failed: {e}"))?;
+        }
+        Ok(retry)
+    }
+}
+
+/// Pulumi refuses a destroy that does not run the program when something to delete has
+/// delete hooks (their code lives in the program); the message names the hooks.
+pub fn delete_hooks_need_program(resources: &[ResourceState]) -> Option<String> {
+    let mut names: Vec<&str> = resources
+        .iter()
+        .flat_map(|r| {
+            [HookKind::BeforeDelete, HookKind::AfterDelete]
+                .into_iter()
+                .filter_map(|k| r.resource_hooks.get(&k))
+                .flatten()
+        })
+        .map(String::as_str)
+        .collect();
+    if names.is_empty() {
+        return None;
+    }
+    names.sort_unstable();
+    names.dedup();
+    Some(format!(
+        "resources have delete hooks registered, but the program is not running (hooks: {}); run destroy with `--run-program` to use delete hooks",
+        names.join(", ")
+    ))
+}
