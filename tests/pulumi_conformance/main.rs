@@ -19,5 +19,6 @@ mod outputs;
 mod providers;
 mod read_import;
 mod sdk;
+mod stash;
 mod steps;
 mod transforms;
