@@ -13,10 +13,18 @@ fn transforms(case: &str, throws: bool) {
     let t = ProgramTest::new(case);
     let state = t.up();
     let db = live(&state, "db");
-    assert_eq!(db["inputs"]["keepers"], json!({"owner": "platform"}));
+    assert_eq!(
+        db["inputs"]["keepers"],
+        json!({"owner": "platform", "order": ">stack"})
+    );
     let inner = live(&state, "box-inner");
     assert_eq!(inner["inputs"]["length"], 12, "the component's transform");
-    assert_eq!(inner["inputs"]["keepers"], json!({"owner": "platform"}));
+    // A resource's ancestors' transforms run before the stack's (Pulumi's order: own, parent
+    // chain from the nearest, then stack).
+    assert_eq!(
+        inner["inputs"]["keepers"],
+        json!({"owner": "platform", "order": ">component>stack"})
+    );
     let outputs = t.outputs();
     assert_eq!(outputs["innerLength"], 12);
     assert_eq!(outputs["ran"], "transformed", "the invoke transform");

@@ -14,7 +14,8 @@ pulumi.runtime.registerResourceTransform((args) => {
     if (!args.type.startsWith("random:")) {
         return undefined;
     }
-    const keepers = { ...(args.props.keepers || {}), owner: "platform" };
+    const before = args.props.keepers || {};
+    const keepers = { ...before, owner: "platform", order: (before.order || "") + ">stack" };
     return { props: { ...args.props, keepers }, opts: args.opts };
 });
 
@@ -52,7 +53,14 @@ class Box extends pulumi.ComponentResource {
 
 const lengthen = (args) =>
     args.type === "random:index/randomString:RandomString"
-        ? { props: { ...args.props, length: 12 }, opts: args.opts }
+        ? {
+              props: {
+                  ...args.props,
+                  length: 12,
+                  keepers: { ...(args.props.keepers || {}), order: ">component" },
+              },
+              opts: args.opts,
+          }
         : undefined;
 
 const box = new Box("box", { transforms: [lengthen] });

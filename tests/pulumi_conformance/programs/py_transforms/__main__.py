@@ -16,6 +16,7 @@ def tag(args: pulumi.ResourceTransformArgs):
         return None
     keepers = dict(args.props.get("keepers") or {})
     keepers["owner"] = "platform"
+    keepers["order"] = keepers.get("order", "") + ">stack"
     return pulumi.ResourceTransformResult({**args.props, "keepers": keepers}, args.opts)
 
 
@@ -49,7 +50,11 @@ pulumi.runtime.register_invoke_transform(rewrite_command)
 def lengthen(args: pulumi.ResourceTransformArgs):
     if args.type_ != "random:index/randomString:RandomString":
         return None
-    return pulumi.ResourceTransformResult({**args.props, "length": 12}, args.opts)
+    keepers = dict(args.props.get("keepers") or {})
+    keepers["order"] = keepers.get("order", "") + ">component"
+    return pulumi.ResourceTransformResult(
+        {**args.props, "length": 12, "keepers": keepers}, args.opts
+    )
 
 
 class Box(pulumi.ComponentResource):
