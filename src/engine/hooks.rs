@@ -287,3 +287,156 @@ pub fn delete_hooks_need_program(resources: &[ResourceState]) -> Option<String> 
         names.join(", ")
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::events::EngineEvent;
+
+    /// A hook that records its calls and fails when told to.
+    struct Recording {
+        calls: Mutex<Vec<HookKind>>,
+        fail: Option<&'static str>,
+    }
+
+    #[async_trait]
+    impl ResourceHookFn for Recording {
+        async fn call(&self, kind: HookKind, _call: &HookCall) -> Result<(), String> {
+            self.calls.lock().unwrap().push(kind);
+            self.fail.map_or(Ok(()), |e| Err(e.to_string()))
+        }
+    }
+
+    struct Answer(bool);
+
+    #[async_trait]
+    impl ErrorHookFn for Answer {
+        async fn call(&self, _call: &ErrorHookCall) -> Result<bool, String> {
+            Ok(self.0)
+        }
+    }
+
+    fn hook(
+        fail: Option<&'static str>,
+        on_dry_run: bool,
+        ignore_errors: bool,
+    ) -> (Arc<Recording>, ResourceHook) {
+        let rec = Arc::new(Recording {
+            calls: Mutex::default(),
+            fail,
+        });
+        let hook = ResourceHook {
+            callback: rec.clone(),
+            on_dry_run,
+            ignore_errors,
+        };
+        (rec, hook)
+    }
+
+    fn bound(kind: HookKind, names: &[&str]) -> ResourceState {
+        ResourceState {
+            urn: Urn::new("dev", "p", None, "t:m:R", "r"),
+            resource_hooks: [(kind, names.iter().map(|n| n.to_string()).collect())].into(),
+            ..ResourceState::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn previews_run_only_on_dry_run_hooks() {
+        let hooks = Hooks::default();
+        let (quiet, h) = hook(None, false, false);
+        hooks.register_resource_hook("quiet", h).unwrap();
+        let (eager, h) = hook(None, true, false);
+        hooks.register_resource_hook("eager", h).unwrap();
+        let state = bound(HookKind::BeforeCreate, &["quiet", "eager"]);
+        let call = HookCall::of(&state);
+        hooks
+            .run(HookKind::BeforeCreate, &state, &call, true)
+            .await
+            .unwrap();
+        assert!(quiet.calls.lock().unwrap().is_empty());
+        assert_eq!(*eager.calls.lock().unwrap(), [HookKind::BeforeCreate]);
+        hooks
+            .run(HookKind::BeforeCreate, &state, &call, false)
+            .await
+            .unwrap();
+        assert_eq!(*quiet.calls.lock().unwrap(), [HookKind::BeforeCreate]);
+    }
+
+    #[tokio::test]
+    async fn a_failing_hook_stops_the_rest_unless_it_ignores_errors() {
+        let (events, mut rx) = EventSink::channel();
+        let hooks = Hooks::new(events);
+        let (_, h) = hook(Some("boom"), false, true);
+        hooks.register_resource_hook("tolerated", h).unwrap();
+        let (_, h) = hook(Some("bang"), false, false);
+        hooks.register_resource_hook("strict", h).unwrap();
+        let (last, h) = hook(None, false, false);
+        hooks.register_resource_hook("last", h).unwrap();
+        let state = bound(HookKind::AfterDelete, &["tolerated", "strict", "last"]);
+        let err = hooks
+            .run(HookKind::AfterDelete, &state, &HookCall::of(&state), false)
+            .await
+            .unwrap_err();
+        assert!(err.starts_with("after hook \"strict\" failed"), "{err}");
+        assert!(err.ends_with(": bang"), "{err}");
+        assert!(last.calls.lock().unwrap().is_empty());
+        let Ok(EngineEvent::Diagnostic {
+            severity, message, ..
+        }) = rx.try_recv()
+        else {
+            panic!("the tolerated failure is reported");
+        };
+        assert_eq!(severity, Severity::Warning);
+        assert!(
+            message.contains("after_delete hook \"tolerated\" failed"),
+            "{message}"
+        );
+    }
+
+    #[tokio::test]
+    async fn names_are_unique_and_must_be_registered() {
+        let hooks = Hooks::default();
+        let (_, h) = hook(None, false, false);
+        hooks.register_resource_hook("h", h).unwrap();
+        assert!(
+            hooks
+                .register_error_hook("h", Arc::new(Answer(true)))
+                .is_err()
+        );
+        let state = bound(HookKind::BeforeUpdate, &["missing"]);
+        let err = hooks
+            .run(HookKind::BeforeUpdate, &state, &HookCall::of(&state), false)
+            .await
+            .unwrap_err();
+        assert_eq!(err, "hook \"missing\" was not registered");
+    }
+
+    #[tokio::test]
+    async fn any_error_hook_asking_for_a_retry_retries() {
+        let hooks = Hooks::default();
+        hooks
+            .register_error_hook("no", Arc::new(Answer(false)))
+            .unwrap();
+        hooks
+            .register_error_hook("yes", Arc::new(Answer(true)))
+            .unwrap();
+        let call = ErrorHookCall::default();
+        let both = bound(HookKind::OnError, &["no", "yes"]);
+        assert!(hooks.should_retry(&both, &call).await.unwrap());
+        let only_no = bound(HookKind::OnError, &["no"]);
+        assert!(!hooks.should_retry(&only_no, &call).await.unwrap());
+    }
+
+    #[test]
+    fn a_destroy_without_the_program_names_the_delete_hooks() {
+        let plain = bound(HookKind::BeforeCreate, &["c"]);
+        assert_eq!(
+            delete_hooks_need_program(std::slice::from_ref(&plain)),
+            None
+        );
+        let deleting = bound(HookKind::AfterDelete, &["cleanup"]);
+        let message = delete_hooks_need_program(&[plain, deleting]).unwrap();
+        assert!(message.contains("(hooks: cleanup)"), "{message}");
+    }
+}
