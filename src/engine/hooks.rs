@@ -146,19 +146,22 @@ impl Hooks {
         }
     }
 
-    fn taken(&self, name: &str) -> bool {
-        self.resource.lock().expect("hooks lock").contains_key(name)
-            || self.error.lock().expect("hooks lock").contains_key(name)
+    /// A hook's name must be given and unused by any resource or error hook.
+    fn check_name(&self, name: &str) -> Result<(), String> {
+        if name.is_empty() {
+            return Err("a hook needs a name".into());
+        }
+        let taken = self.resource.lock().expect("hooks lock").contains_key(name)
+            || self.error.lock().expect("hooks lock").contains_key(name);
+        if taken {
+            return Err(format!("a hook named {name:?} is already registered"));
+        }
+        Ok(())
     }
 
     /// Registers a resource hook; names are unique across resource and error hooks.
     pub fn register_resource_hook(&self, name: &str, hook: ResourceHook) -> Result<(), String> {
-        if name.is_empty() {
-            return Err("a resource hook needs a name".into());
-        }
-        if self.taken(name) {
-            return Err(format!("a hook named {name:?} is already registered"));
-        }
+        self.check_name(name)?;
         self.resource
             .lock()
             .expect("hooks lock")
@@ -172,12 +175,7 @@ impl Hooks {
         name: &str,
         hook: Arc<dyn ErrorHookFn>,
     ) -> Result<(), String> {
-        if name.is_empty() {
-            return Err("an error hook needs a name".into());
-        }
-        if self.taken(name) {
-            return Err(format!("a hook named {name:?} is already registered"));
-        }
+        self.check_name(name)?;
         self.error
             .lock()
             .expect("hooks lock")

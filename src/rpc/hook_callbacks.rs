@@ -27,6 +27,17 @@ impl CallbackHook {
             callback,
         }
     }
+
+    /// Invokes the hook; an unreachable or raising callback is the hook's failure.
+    async fn ask<R: prost::Message + Default>(
+        &self,
+        request: &impl prost::Message,
+    ) -> Result<R, String> {
+        self.callbacks
+            .invoke(&self.callback, request)
+            .await
+            .map_err(|e| e.to_string())
+    }
 }
 
 fn encoded(m: Option<&PropertyMap>) -> Option<prost_types::Struct> {
@@ -54,11 +65,7 @@ impl ResourceHookFn for CallbackHook {
             new_outputs: encoded(call.new_outputs.as_ref()),
             old_outputs: encoded(call.old_outputs.as_ref()),
         };
-        let response: ResourceHookResponse = self
-            .callbacks
-            .invoke(&self.callback, &request)
-            .await
-            .map_err(|e| e.to_string())?;
+        let response: ResourceHookResponse = self.ask(&request).await?;
         if response.error.is_empty() {
             Ok(())
         } else {
@@ -82,11 +89,7 @@ impl ErrorHookFn for CallbackHook {
             failed_operation: call.failed_operation.clone(),
             errors: call.errors.clone(),
         };
-        let response: ErrorHookResponse = self
-            .callbacks
-            .invoke(&self.callback, &request)
-            .await
-            .map_err(|e| e.to_string())?;
+        let response: ErrorHookResponse = self.ask(&request).await?;
         if response.error.is_empty() {
             Ok(response.retry)
         } else {
