@@ -12,6 +12,7 @@ use super::events::{EventSink, Severity};
 use super::goal::{Goal, ReadGoal, package_of};
 use super::hooks::Hooks;
 use super::property::PropertyMap;
+use super::provider::ConstructRequest;
 use super::provider_registry::ProviderRegistry;
 use super::registration_check::{
     InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
@@ -429,6 +430,55 @@ impl ResourceMonitor {
         prov.invoke(token, args)
             .await
             .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
+    }
+
+    /// Constructs a remote component through its package's provider (the explicit one, or the
+    /// package's default provider); the provider registers the component and its children
+    /// through this monitor, and its answer is the component's registration. The request's
+    /// deployment facts (project, stack, config, dry run, parallel) are filled in here.
+    pub async fn construct(
+        &self,
+        mut req: ConstructRequest,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<Registered, RegisterError> {
+        if let Some(parent) = &req.parent {
+            self.check_registered("parent", parent)?;
+        }
+        for d in &req.dependencies {
+            self.check_registered("dependencies", d)?;
+        }
+        self.check_provider_registered(provider.as_deref())?;
+        let what = format!("{} {:?}", req.type_, req.name);
+        let reference = match provider {
+            Some(p) => p,
+            None => {
+                self.default_provider(package_of(&req.type_), version, &req.type_)
+                    .await?
+            }
+        };
+        let prov = self
+            .registry
+            .get(&reference)
+            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))?;
+        req.project = self.info.project.clone();
+        req.stack = self.info.stack.clone();
+        req.dry_run = self.info.dry_run;
+        req.parallel = self.info.parallel;
+        req.config = self.info.config.clone();
+        req.config_secret_keys = self.info.secret_keys.clone();
+        let built = prov
+            .construct(req)
+            .await
+            .map_err(|e| RegisterError::Failed(format!("constructing {what} failed: {e}")))?;
+        self.check_registered("urn", &built.urn)?;
+        Ok(Registered {
+            urn: built.urn,
+            id: None,
+            outputs: built.state,
+            status: RegisterStatus::Success,
+            unknown: false,
+        })
     }
 
     /// The resource types the provider of a package declares, for resolving short type tokens.

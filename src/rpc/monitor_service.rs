@@ -2,7 +2,7 @@
 //! registration becomes a goal for the engine's resource monitor, answered when its step ends.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::watch;
 use tonic::transport::Server;
@@ -30,9 +30,11 @@ use super::pulumirpc::{
 use super::server::{PrivateAddress, ServerHandle, serve_private};
 use super::transforms::Transforms;
 use crate::engine::events::EventSink;
+use crate::engine::events::Severity;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
+use crate::engine::provider::ConstructRequest;
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
 use crate::engine::resource::CustomTimeouts;
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
@@ -69,6 +71,8 @@ pub struct MonitorService {
     refused: Option<Arc<watch::Sender<bool>>>,
     callbacks: Arc<Callbacks>,
     transforms: Arc<Transforms>,
+    /// This service's own address, given to component providers to register through.
+    address: Arc<OnceLock<String>>,
 }
 
 impl MonitorService {
@@ -81,6 +85,7 @@ impl MonitorService {
             refused: None,
             transforms: Arc::new(Transforms::new(callbacks.clone())),
             callbacks,
+            address: Arc::default(),
         }
     }
 
@@ -89,6 +94,62 @@ impl MonitorService {
     pub fn with_refusal_signal(mut self, refused: Arc<watch::Sender<bool>>) -> MonitorService {
         self.refused = Some(refused);
         self
+    }
+
+    /// A remote component: its package's provider constructs it, registering the component
+    /// and its children through this service; the program gets the component's URN and state.
+    async fn construct(
+        &self,
+        req: RegisterResourceRequest,
+    ) -> Result<Response<RegisterResourceResponse>, Status> {
+        let package = crate::engine::goal::package_of(&req.r#type).to_string();
+        let provider =
+            non_empty(req.provider.clone()).or_else(|| req.providers.get(&package).cloned());
+        let (accept_secrets, accept_resources) = (req.accept_secrets, req.accept_resources);
+        let providers = req.providers.clone().into_iter().collect();
+        let goal = goal_of(req)?;
+        let construct = ConstructRequest {
+            type_: goal.type_,
+            name: goal.name,
+            parent: goal.parent,
+            inputs: goal.properties,
+            input_dependencies: goal.property_dependencies,
+            dependencies: goal.dependencies,
+            protect: goal.protect,
+            providers,
+            additional_secret_outputs: goal.additional_secret_outputs.clone(),
+            deleted_with: goal.deleted_with,
+            ignore_changes: goal.ignore_changes,
+            replace_on_changes: goal.replace_on_changes,
+            retain_on_delete: goal.retain_on_delete,
+            monitor_endpoint: self.address.get().cloned().unwrap_or_default(),
+            organization: self.organization.clone(),
+            ..ConstructRequest::default()
+        };
+        let reg = match self
+            .monitor
+            .construct(construct, provider, goal.version)
+            .await
+        {
+            Ok(reg) => reg,
+            Err(RegisterError::Failed(m)) => {
+                self.monitor.log(Severity::Error, None, m.clone());
+                return Err(self.refusal("RegisterResourceRequest", RegisterError::Failed(m)));
+            }
+            Err(e) => return Err(self.refusal("RegisterResourceRequest", e)),
+        };
+        Ok(Response::new(RegisterResourceResponse {
+            urn: reg.urn.to_string(),
+            id: String::new(),
+            object: Some(outputs_struct(
+                &reg,
+                &goal.additional_secret_outputs,
+                accept_secrets,
+                accept_resources,
+            )),
+            result: result_of(reg.status) as i32,
+            ..RegisterResourceResponse::default()
+        }))
     }
 
     /// A hook registration's callback, which must name the server to call.
@@ -129,6 +190,7 @@ pub async fn serve(
 ) -> std::io::Result<(PrivateAddress, ServerHandle)> {
     let engine = EngineService::new(Some(monitor.clone()), events);
     let monitor = MonitorService::new(monitor, organization).with_refusal_signal(refused);
+    let address = monitor.address.clone();
     let router = Server::builder()
         .add_service(
             ResourceMonitorServer::new(monitor)
@@ -140,7 +202,9 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         );
-    serve_private(router).await
+    let (private, handle) = serve_private(router).await?;
+    let _ = address.set(private.to_string());
+    Ok((private, handle))
 }
 
 fn invalid(field: &str, e: impl std::fmt::Display) -> Status {
@@ -514,9 +578,6 @@ impl MonitorRpc for MonitorService {
         req: Request<RegisterResourceRequest>,
     ) -> Result<Response<RegisterResourceResponse>, Status> {
         let mut req = req.into_inner();
-        if req.remote {
-            return Err(unsupported("remote (multi-language) components"));
-        }
         let (accept_secrets, accept_resources, reporting) = (
             req.accept_secrets,
             req.accept_resources,
@@ -529,6 +590,9 @@ impl MonitorRpc for MonitorService {
             .map_err(|e| Status::unknown(e.to_string()))?;
         let parent = req.parent.clone();
         let secret_outputs = req.additional_secret_outputs.clone();
+        if req.remote {
+            return self.construct(req).await;
+        }
         let goal = goal_of(req)?;
         let reg = self
             .monitor

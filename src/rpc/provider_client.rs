@@ -21,9 +21,9 @@ use super::pulumirpc::{
 use super::server::ServerHandle;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
-    CheckFailure, CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult,
-    DeleteRequest, DiffChanges, DiffKind, DiffRequest, DiffResult, PropertyDiff, Provider,
-    ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest, ConstructResult,
+    CreateRequest, CreateResult, DeleteRequest, DiffChanges, DiffKind, DiffRequest, DiffResult,
+    PropertyDiff, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
 use crate::engine::urn::Urn;
 
@@ -566,6 +566,73 @@ impl Provider for PluginProvider {
             )));
         }
         self.outputs(resp.r#return.as_ref(), args, "InvokeResponse.return")
+    }
+
+    async fn construct(&self, req: ConstructRequest) -> Result<ConstructResult, ProviderError> {
+        let urns = |v: &[Urn]| v.iter().map(Urn::to_string).collect::<Vec<_>>();
+        let wire = pulumirpc::ConstructRequest {
+            project: req.project,
+            stack: req.stack,
+            config: req.config.into_iter().collect(),
+            dry_run: req.dry_run,
+            parallel: i32::try_from(req.parallel).unwrap_or(i32::MAX),
+            monitor_endpoint: req.monitor_endpoint,
+            r#type: req.type_.clone(),
+            name: req.name.clone(),
+            parent: req.parent.as_ref().map(Urn::to_string).unwrap_or_default(),
+            inputs: Some(map_to_struct(&req.inputs, self.send_opts())),
+            input_dependencies: req
+                .input_dependencies
+                .iter()
+                .map(|(k, deps)| {
+                    let urns = urns(deps);
+                    (
+                        k.clone(),
+                        pulumirpc::construct_request::PropertyDependencies { urns },
+                    )
+                })
+                .collect(),
+            protect: req.protect,
+            providers: req.providers.into_iter().collect(),
+            dependencies: urns(&req.dependencies),
+            config_secret_keys: req.config_secret_keys,
+            organization: req.organization,
+            additional_secret_outputs: req.additional_secret_outputs,
+            custom_timeouts: None,
+            deleted_with: req
+                .deleted_with
+                .as_ref()
+                .map(Urn::to_string)
+                .unwrap_or_default(),
+            delete_before_replace: None,
+            ignore_changes: req.ignore_changes,
+            replace_on_changes: req.replace_on_changes,
+            retain_on_delete: req.retain_on_delete,
+            accepts_output_values: false,
+            replace_with: Vec::new(),
+        };
+        let resp = match self.client().await?.construct(wire).await {
+            Ok(resp) => resp.into_inner(),
+            Err(s) => return Err(self.rpc_error("Construct", s).await),
+        };
+        let urn =
+            Urn::parse(&resp.urn).map_err(|e| self.fail(format!("ConstructResponse.urn: {e}")))?;
+        let state = self.outputs(resp.state.as_ref(), &req.inputs, "ConstructResponse.state")?;
+        let mut state_dependencies = std::collections::BTreeMap::new();
+        for (k, deps) in resp.state_dependencies {
+            let parsed = deps
+                .urns
+                .iter()
+                .map(|u| Urn::parse(u))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| self.fail(format!("ConstructResponse.stateDependencies.{k}: {e}")))?;
+            state_dependencies.insert(k, parsed);
+        }
+        Ok(ConstructResult {
+            urn,
+            state,
+            state_dependencies,
+        })
     }
 
     async fn cancel(&self) -> Result<(), ProviderError> {

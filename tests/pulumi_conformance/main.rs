@@ -18,6 +18,7 @@ mod lifecycle;
 mod outputs;
 mod providers;
 mod read_import;
+mod remote_components;
 mod sdk;
 mod stash;
 mod steps;
