@@ -186,7 +186,13 @@ pub struct ConstructRequest {
     pub ignore_changes: Vec<String>,
     pub replace_on_changes: Vec<String>,
     pub retain_on_delete: Option<bool>,
-    /// The address of the resource monitor the provider registers resources with.
+    pub info: ProgramInfo,
+}
+
+/// The deployment a component provider's code runs in (Construct and Call): it registers
+/// resources through the monitor at `monitor_endpoint`, as a program would.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProgramInfo {
     pub monitor_endpoint: String,
     pub project: String,
     pub stack: String,
@@ -195,6 +201,15 @@ pub struct ConstructRequest {
     pub config_secret_keys: Vec<String>,
     pub dry_run: bool,
     pub parallel: usize,
+}
+
+/// Inputs to Call: a method of a component (`<type>/<method>`), `__self__` among the args.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallRequest {
+    pub tok: String,
+    pub args: PropertyMap,
+    pub arg_dependencies: BTreeMap<String, Vec<Urn>>,
+    pub info: ProgramInfo,
 }
 
 /// Construct's answer: the component's URN and outputs.
@@ -318,6 +333,11 @@ pub trait Provider: Send + Sync {
     /// and its children through the monitor named in the request and answers its URN and state.
     async fn construct(&self, _req: ConstructRequest) -> Result<ConstructResult, ProviderError> {
         Err(ProviderError::Unsupported("Construct"))
+    }
+
+    /// Calls a method of a component this provider constructed; returns what it returned.
+    async fn call(&self, _req: CallRequest) -> Result<PropertyMap, ProviderError> {
+        Err(ProviderError::Unsupported("Call"))
     }
 
     /// The resource type tokens the provider implements, as its schema names them, so that

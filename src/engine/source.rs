@@ -12,7 +12,7 @@ use super::events::{EventSink, Severity};
 use super::goal::{Goal, ReadGoal, package_of};
 use super::hooks::Hooks;
 use super::property::PropertyMap;
-use super::provider::ConstructRequest;
+use super::provider::{CallRequest, ConstructRequest, ProgramInfo, Provider};
 use super::provider_registry::ProviderRegistry;
 use super::registration_check::{
     InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
@@ -412,21 +412,11 @@ impl ResourceMonitor {
         version: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
         check_invoke(token, provider.as_deref(), args)?;
-        self.check_provider_registered(provider.as_deref())?;
         if token == GET_RESOURCE {
+            self.check_provider_registered(provider.as_deref())?;
             return self.lookup.get_resource(args);
         }
-        let reference = match provider {
-            Some(p) => p,
-            None => {
-                self.default_provider(package_of(token), version, token)
-                    .await?
-            }
-        };
-        let prov = self
-            .registry
-            .get(&reference)
-            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))?;
+        let prov = self.provider_for(token, provider, version).await?;
         prov.invoke(token, args)
             .await
             .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
@@ -448,25 +438,9 @@ impl ResourceMonitor {
         for d in &req.dependencies {
             self.check_registered("dependencies", d)?;
         }
-        self.check_provider_registered(provider.as_deref())?;
         let what = format!("{} {:?}", req.type_, req.name);
-        let reference = match provider {
-            Some(p) => p,
-            None => {
-                self.default_provider(package_of(&req.type_), version, &req.type_)
-                    .await?
-            }
-        };
-        let prov = self
-            .registry
-            .get(&reference)
-            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))?;
-        req.project = self.info.project.clone();
-        req.stack = self.info.stack.clone();
-        req.dry_run = self.info.dry_run;
-        req.parallel = self.info.parallel;
-        req.config = self.info.config.clone();
-        req.config_secret_keys = self.info.secret_keys.clone();
+        let prov = self.provider_for(&req.type_, provider, version).await?;
+        self.fill_info(&mut req.info);
         let built = prov
             .construct(req)
             .await
@@ -479,6 +453,58 @@ impl ResourceMonitor {
             status: RegisterStatus::Success,
             unknown: false,
         })
+    }
+
+    /// Calls a method of a component (`<type>/<method>`) through its package's provider; the
+    /// provider may register resources through this monitor while it runs.
+    pub async fn call(
+        &self,
+        mut req: CallRequest,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<PropertyMap, RegisterError> {
+        for deps in req.arg_dependencies.values() {
+            for d in deps {
+                self.check_registered("argDependencies", d)?;
+            }
+        }
+        let prov = self.provider_for(&req.tok, provider, version).await?;
+        self.fill_info(&mut req.info);
+        let tok = req.tok.clone();
+        prov.call(req)
+            .await
+            .map_err(|e| RegisterError::Failed(format!("call of {tok} failed: {e}")))
+    }
+
+    /// The provider of `token`'s package: the explicit one (which must be registered), or
+    /// the package's default provider of `version`.
+    async fn provider_for(
+        &self,
+        token: &str,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<Arc<dyn Provider>, RegisterError> {
+        self.check_provider_registered(provider.as_deref())?;
+        let reference = match provider {
+            Some(p) => p,
+            None => {
+                self.default_provider(package_of(token), version, token)
+                    .await?
+            }
+        };
+        self.registry
+            .get(&reference)
+            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))
+    }
+
+    /// The deployment facts a component provider is given.
+    fn fill_info(&self, info: &mut ProgramInfo) {
+        info.project = self.info.project.clone();
+        info.stack = self.info.stack.clone();
+        info.dry_run = self.info.dry_run;
+        info.parallel = self.info.parallel;
+        info.config = self.info.config.clone();
+        info.config_secret_keys = self.info.secret_keys.clone();
     }
 
     /// The resource types the provider of a package declares, for resolving short type tokens.

@@ -34,7 +34,7 @@ use crate::engine::events::Severity;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
-use crate::engine::provider::ConstructRequest;
+use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
 use crate::engine::resource::CustomTimeouts;
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
@@ -122,8 +122,7 @@ impl MonitorService {
             ignore_changes: goal.ignore_changes,
             replace_on_changes: goal.replace_on_changes,
             retain_on_delete: goal.retain_on_delete,
-            monitor_endpoint: self.address.get().cloned().unwrap_or_default(),
-            organization: self.organization.clone(),
+            info: self.program_info(),
             ..ConstructRequest::default()
         };
         let reg = match self
@@ -150,6 +149,16 @@ impl MonitorService {
             result: result_of(reg.status) as i32,
             ..RegisterResourceResponse::default()
         }))
+    }
+
+    /// What a component provider is told about the deployment beyond what the engine knows:
+    /// where to register and the organization.
+    fn program_info(&self) -> ProgramInfo {
+        ProgramInfo {
+            monitor_endpoint: self.address.get().cloned().unwrap_or_default(),
+            organization: self.organization.clone(),
+            ..ProgramInfo::default()
+        }
     }
 
     /// A hook registration's callback, which must name the server to call.
@@ -528,9 +537,37 @@ impl MonitorRpc for MonitorService {
 
     async fn call(
         &self,
-        _req: Request<ResourceCallRequest>,
+        req: Request<ResourceCallRequest>,
     ) -> Result<Response<CallResponse>, Status> {
-        Err(unsupported("method calls on resources (Call)"))
+        let req = req.into_inner();
+        let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
+            .map_err(|e| invalid("ResourceCallRequest.args", e))?;
+        let mut arg_dependencies = BTreeMap::new();
+        for (k, deps) in &req.arg_dependencies {
+            let field = format!("ResourceCallRequest.argDependencies.{k}");
+            let urns = deps
+                .urns
+                .iter()
+                .map(|u| parse_urn(&field, u))
+                .collect::<Result<Vec<_>, _>>()?;
+            arg_dependencies.insert(k.clone(), urns);
+        }
+        let call = CallRequest {
+            tok: req.tok,
+            args,
+            arg_dependencies,
+            info: self.program_info(),
+        };
+        let result = self
+            .monitor
+            .call(call, non_empty(req.provider), non_empty(req.version))
+            .await
+            .map_err(|e| register_status("ResourceCallRequest", e))?;
+        Ok(Response::new(CallResponse {
+            r#return: Some(map_to_struct(&result, MarshalOptions::ALL)),
+            return_dependencies: Default::default(),
+            failures: Vec::new(),
+        }))
     }
 
     async fn read_resource(

@@ -2,7 +2,8 @@
 //! Python program constructs `pairs:index:Pair`, served by a component provider written with
 //! the Node.js SDK (`programs/py_remote_component/provider/index.js`, run as the plugin
 //! `pulumi-resource-pairs`). The provider registers the component and its children through
-//! stepdeck's monitor; the program gets the component's outputs.
+//! stepdeck's monitor; the program gets the component's outputs, and a method call on the
+//! component (`Call`) is answered by the provider.
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -43,5 +44,9 @@ fn py_remote_component() {
     let outputs = stack_outputs(&state);
     assert_eq!(outputs["first"], first["id"]);
     assert_eq!(outputs["second"], live(&state, "pair-second")["id"]);
+    assert_eq!(
+        outputs["described"], "hello from pair",
+        "the method's answer (Call)"
+    );
     t.destroy();
 }

@@ -1,5 +1,6 @@
 // The `pairs` component provider: `pairs:index:Pair` makes two random pets under a component,
-// as a multi-language component provider written with the Node.js SDK does.
+// and its method `describe` answers a greeting, as a multi-language component provider
+// written with the Node.js SDK does.
 "use strict";
 const pulumi = require("@pulumi/pulumi");
 const provider = require("@pulumi/pulumi/provider");
@@ -24,6 +25,15 @@ provider.main(
             }
             const pair = new Pair(name, inputs.prefix, options);
             return { urn: pair.urn, state: { first: pair.first.id, second: pair.second.id } };
+        },
+        call: async (token, inputs) => {
+            if (token !== "pairs:index:Pair/describe") {
+                throw new Error(`unknown method ${token}`);
+            }
+            // `__self__` arrives as the component's URN when no resource module rehydrates it.
+            const me = inputs.__self__;
+            const urn = typeof me === "string" ? me : await new Promise((done) => me.urn.apply(done));
+            return { outputs: { result: `${inputs.greeting} from ${urn.split("::").pop()}` } };
         },
     },
     process.argv.slice(2),
