@@ -123,7 +123,6 @@ impl MonitorService {
             replace_on_changes: goal.replace_on_changes,
             retain_on_delete: goal.retain_on_delete,
             info: self.program_info(),
-            ..ConstructRequest::default()
         };
         let reg = match self
             .monitor
