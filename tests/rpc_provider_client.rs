@@ -179,6 +179,12 @@ impl ResourceProvider for Fake {
     ) -> Result<Response<pulumirpc::ConstructResponse>, Status> {
         Err(Status::unimplemented("not a component provider"))
     }
+    async fn call(
+        &self,
+        _: Request<pulumirpc::CallRequest>,
+    ) -> Result<Response<pulumirpc::CallResponse>, Status> {
+        Err(Status::unimplemented("not a component provider"))
+    }
     async fn cancel(&self, _: Request<()>) -> Result<Response<()>, Status> {
         Ok(Response::new(()))
     }
