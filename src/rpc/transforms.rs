@@ -269,3 +269,74 @@ fn set_options(req: &mut RegisterResourceRequest, o: TransformResourceOptions) {
     req.replace_with = o.replace_with;
     req.replacement_trigger = o.replacement_trigger;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rpc::pulumirpc::register_resource_request::PropertyDependencies;
+
+    fn urn(name: &str) -> String {
+        format!("urn:pulumi:dev::p::t:m:R::{name}")
+    }
+
+    fn request() -> RegisterResourceRequest {
+        let field = |v: &str| prost_types::Value {
+            kind: Some(prost_types::value::Kind::StringValue(v.into())),
+        };
+        RegisterResourceRequest {
+            r#type: "random:index/randomPet:RandomPet".into(),
+            name: "pet".into(),
+            custom: true,
+            object: Some(prost_types::Struct {
+                fields: [("a".to_string(), field("x")), ("b".to_string(), field("y"))].into(),
+            }),
+            dependencies: vec![urn("explicit"), urn("feeds-a"), urn("feeds-b")],
+            property_dependencies: [
+                (
+                    "a".to_string(),
+                    PropertyDependencies {
+                        urns: vec![urn("feeds-a")],
+                    },
+                ),
+                (
+                    "b".to_string(),
+                    PropertyDependencies {
+                        urns: vec![urn("feeds-b")],
+                    },
+                ),
+            ]
+            .into(),
+            alias_ur_ns: vec![urn("old")],
+            providers: [("random".to_string(), format!("{}::id", urn("prov")))].into(),
+            ..RegisterResourceRequest::default()
+        }
+    }
+
+    #[test]
+    fn a_transform_sees_every_option_and_urn_aliases_as_aliases() {
+        let o = options_of(&request());
+        assert_eq!(
+            o.provider,
+            format!("{}::id", urn("prov")),
+            "from `providers`"
+        );
+        assert_eq!(o.aliases.len(), 1);
+        assert_eq!(o.depends_on.len(), 3);
+        assert_eq!(o.delete_before_replace, None);
+    }
+
+    #[test]
+    fn transformed_dependencies_keep_what_the_remaining_properties_need() {
+        let mut req = request();
+        let mut o = options_of(&req);
+        o.depends_on = vec![urn("added")];
+        o.protect = Some(true);
+        req.object.as_mut().unwrap().fields.remove("b");
+        set_options(&mut req, o);
+        assert_eq!(req.dependencies, [urn("added"), urn("feeds-a")]);
+        assert!(req.property_dependencies.contains_key("a"));
+        assert!(!req.property_dependencies.contains_key("b"));
+        assert_eq!(req.protect, Some(true));
+        assert!(req.alias_ur_ns.is_empty() && req.aliases.len() == 1 && req.alias_specs);
+    }
+}
