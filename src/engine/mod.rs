@@ -14,6 +14,7 @@ pub mod events;
 pub mod goal;
 pub mod graph;
 pub mod hidden_diffs;
+pub mod hooks;
 pub mod journal;
 mod pending_creates;
 pub mod property;

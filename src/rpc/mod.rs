@@ -1,8 +1,10 @@
 //! Pulumi's gRPC protocol: the resource monitor and engine services SDK programs talk to, the
 //! provider plugin client and launcher, the language hosts, and Struct⇄property marshalling.
 
+pub mod callbacks;
 pub mod codec;
 pub mod engine_service;
+pub mod hook_callbacks;
 pub mod language_host;
 mod launcher_file;
 pub mod marshal;
@@ -12,6 +14,7 @@ pub mod plugin_providers;
 mod private_dir;
 pub mod provider_client;
 pub mod server;
+pub mod transforms;
 
 /// The generated pulumirpc messages, clients and servers (from our own `proto/` files).
 #[allow(clippy::all, missing_docs)]

@@ -14,6 +14,8 @@ pub struct Env {
     pub root: tempfile::TempDir,
     /// Whether commands get `PULUMI_CONFIG_PASSPHRASE` (deriving its key costs ~0.7 s of CPU).
     pub passphrase: bool,
+    /// A directory put first on commands' `PATH` (provider plugins of a test).
+    pub plugins: Option<PathBuf>,
 }
 
 pub const PASSPHRASE: &str = "correct horse battery staple";
@@ -55,6 +57,7 @@ impl Env {
         let env = Env {
             root,
             passphrase: false,
+            plugins: None,
         };
         env.write(
             "Pulumi.yaml",
@@ -108,6 +111,11 @@ impl Env {
             .stdin(Stdio::null());
         if self.passphrase {
             c.env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE);
+        }
+        if let Some(dir) = &self.plugins {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let paths = std::iter::once(dir.clone()).chain(std::env::split_paths(&path));
+            c.env("PATH", std::env::join_paths(paths).expect("PATH entries"));
         }
         c
     }
