@@ -208,6 +208,25 @@ impl PluginProvider {
     }
 }
 
+/// The check failures a function's provider reported for its arguments, as one error.
+fn refused_arguments(
+    what: &str,
+    token: &str,
+    failures: &[pulumirpc::CheckFailure],
+) -> Result<(), ProviderError> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    let reasons: Vec<String> = failures
+        .iter()
+        .map(|f| format!("{}: {}", f.property, f.reason))
+        .collect();
+    Err(ProviderError::Failed(format!(
+        "{what} of {token} failed: {}",
+        reasons.join("; ")
+    )))
+}
+
 fn partial_failure(status: &Status) -> Option<ProviderError> {
     let details = RpcStatus::decode(status.details()).ok()?;
     let any = details
@@ -555,17 +574,7 @@ impl Provider for PluginProvider {
             Ok(resp) => resp.into_inner(),
             Err(s) => return Err(self.rpc_error("Invoke", s).await),
         };
-        if !resp.failures.is_empty() {
-            let reasons: Vec<String> = resp
-                .failures
-                .iter()
-                .map(|f| format!("{}: {}", f.property, f.reason))
-                .collect();
-            return Err(ProviderError::Failed(format!(
-                "invoke of {token} failed: {}",
-                reasons.join("; ")
-            )));
-        }
+        refused_arguments("invoke", token, &resp.failures)?;
         self.outputs(resp.r#return.as_ref(), args, "InvokeResponse.return")
     }
 
@@ -667,18 +676,7 @@ impl Provider for PluginProvider {
             Ok(resp) => resp.into_inner(),
             Err(s) => return Err(self.rpc_error("Call", s).await),
         };
-        if !resp.failures.is_empty() {
-            let reasons: Vec<String> = resp
-                .failures
-                .iter()
-                .map(|f| format!("{}: {}", f.property, f.reason))
-                .collect();
-            return Err(ProviderError::Failed(format!(
-                "call of {} failed: {}",
-                req.tok,
-                reasons.join("; ")
-            )));
-        }
+        refused_arguments("call", &req.tok, &resp.failures)?;
         self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")
     }
 
