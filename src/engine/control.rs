@@ -138,10 +138,6 @@ impl Control {
         self.escalate(CancelLevel::Terminating);
     }
 
-    pub fn cancel_level(&self) -> CancelLevel {
-        *self.inner.cancel.borrow()
-    }
-
     fn escalate(&self, level: CancelLevel) {
         let changed = self.inner.cancel.send_if_modified(|l| {
             if level > *l {

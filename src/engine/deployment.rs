@@ -5,7 +5,6 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::analyzer::Analyzer;
 use super::clock::Clock;
 use super::control::{ApprovalPolicy, Control, ControlReceiver};
 use super::events::{EventSink, Operation, Outcome};
@@ -117,7 +116,6 @@ pub struct Deployment {
     pub(crate) events: EventSink,
     pub(crate) control: Control,
     pub(crate) control_rx: ControlReceiver,
-    pub(crate) analyzers: Vec<Arc<dyn Analyzer>>,
     pub(crate) clock: Clock,
 }
 
@@ -138,7 +136,6 @@ impl Deployment {
             events,
             control,
             control_rx,
-            analyzers: Vec::new(),
             clock: Clock::system(),
         }
     }
@@ -146,12 +143,6 @@ impl Deployment {
     /// Records resource times from `clock` instead of the system clock.
     pub fn with_clock(mut self, clock: Clock) -> Deployment {
         self.clock = clock;
-        self
-    }
-
-    /// Adds a policy pack that sees every resource after Check.
-    pub fn with_analyzer(mut self, analyzer: Arc<dyn Analyzer>) -> Deployment {
-        self.analyzers.push(analyzer);
         self
     }
 

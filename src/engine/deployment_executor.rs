@@ -32,7 +32,9 @@ use super::step::{Step, StepOp};
 use super::step_apply::ApplyCtx;
 use super::step_apply::Effect;
 use super::step_error::StepError;
-use super::step_executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport};
+use super::step_executor::{
+    Chain, ExecDone, Gates, NOT_RUN, RegisterReply, StepExecutor, StepReport,
+};
 use super::step_generator::{Cascade, Generated, PlannedChain, StepGenerator};
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
@@ -41,9 +43,6 @@ struct Parked {
     chain: Chain,
     cascade: Cascade,
 }
-
-/// What a registration that a failure elsewhere stopped is told.
-pub(crate) const NOT_RUN: &str = "not run: an earlier step of the deployment failed";
 
 /// Why the loop stopped early.
 enum Stop {
@@ -155,7 +154,6 @@ impl Deployment {
             events,
             control: _,
             control_rx,
-            analyzers,
             clock,
         } = self;
         let opts = Arc::new(options);
@@ -202,13 +200,7 @@ impl Deployment {
             },
             done_tx,
         );
-        let sg = StepGenerator::new(
-            opts.clone(),
-            registry.clone(),
-            events.clone(),
-            base_states,
-            analyzers,
-        );
+        let sg = StepGenerator::new(opts.clone(), registry.clone(), events.clone(), base_states);
         let lp = Loop {
             opts: opts.clone(),
             events: events.clone(),

@@ -293,10 +293,6 @@ impl EventSink {
         &self.1
     }
 
-    pub fn is_active(&self) -> bool {
-        self.0.as_ref().is_some_and(|tx| !tx.is_closed())
-    }
-
     pub fn diag(&self, urn: Option<Urn>, severity: Severity, message: impl Into<String>) {
         self.send(EngineEvent::Diagnostic {
             urn,

@@ -54,7 +54,7 @@ pub struct Goal {
     pub version: Option<String>,
     pub source_position: Option<String>,
     /// Resource hooks bound by name to lifecycle points.
-    pub hooks: super::hooks::HookBindings,
+    pub hooks: super::hook_binding::HookBindings,
 }
 
 impl Goal {

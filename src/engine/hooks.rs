@@ -5,53 +5,17 @@
 //! application reaches hooks only through [`Hooks`], the seam between the executor and the
 //! callbacks.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use async_trait::async_trait;
-use serde::{Deserialize, Serialize};
 
 use super::events::{EventSink, Severity};
+pub use super::hook_binding::{HookBindings, HookKind};
 use super::property::PropertyMap;
 use super::resource::ResourceState;
 use super::urn::Urn;
-
-/// The points of a resource's lifecycle a hook can be bound to (Pulumi's `HookType`, whose
-/// names the state records).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum HookKind {
-    BeforeCreate,
-    AfterCreate,
-    BeforeUpdate,
-    AfterUpdate,
-    BeforeDelete,
-    AfterDelete,
-    OnError,
-}
-
-impl HookKind {
-    /// The name used in messages, as the SDKs spell the binding (`before_create`).
-    pub fn label(self) -> &'static str {
-        match self {
-            HookKind::BeforeCreate => "before_create",
-            HookKind::AfterCreate => "after_create",
-            HookKind::BeforeUpdate => "before_update",
-            HookKind::AfterUpdate => "after_update",
-            HookKind::BeforeDelete => "before_delete",
-            HookKind::AfterDelete => "after_delete",
-            HookKind::OnError => "on_error",
-        }
-    }
-
-    /// When the hook runs relative to the provider's operation, as Pulumi's messages say it.
-    fn when(self) -> &'static str {
-        match self {
-            HookKind::BeforeCreate | HookKind::BeforeUpdate | HookKind::BeforeDelete => "before",
-            _ => "after",
-        }
-    }
-}
 
 /// Why registering or running a hook failed; a hook's own failure keeps the program's message.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -90,9 +54,6 @@ pub enum HookError {
 pub struct DeleteHooksNeedProgram {
     pub hooks: Vec<String>,
 }
-
-/// Hook names bound to a resource, by lifecycle point.
-pub type HookBindings = BTreeMap<HookKind, Vec<String>>;
 
 /// What a resource hook is told: the resource and its inputs and outputs before and after.
 #[derive(Clone, Debug, Default, PartialEq)]

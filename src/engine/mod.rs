@@ -2,7 +2,6 @@
 //! pool against providers, journals every mutation and streams events. Its surface is small:
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
-pub mod analyzer;
 pub mod clock;
 pub mod control;
 mod deletes;
@@ -14,6 +13,7 @@ pub mod events;
 pub mod goal;
 pub mod graph;
 pub mod hidden_diffs;
+mod hook_binding;
 pub mod hooks;
 pub mod journal;
 mod pending_creates;
@@ -22,6 +22,7 @@ pub mod property_path;
 pub mod provider;
 pub mod provider_ref;
 pub mod provider_registry;
+pub mod registration;
 pub mod registration_check;
 pub mod resource;
 mod resource_lookup;

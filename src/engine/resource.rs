@@ -101,7 +101,7 @@ pub struct ResourceState {
     pub hide_diffs: Vec<String>,
     /// Hook names bound per lifecycle point; kept so a later run can call the delete hooks.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub resource_hooks: super::hooks::HookBindings,
+    pub resource_hooks: super::hook_binding::HookBindings,
 }
 
 impl ResourceState {

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use super::property::{PropertyMap, PropertyValue};
-use super::source::{RegisterError, Registered};
+use super::registration::{RegisterError, Registered};
 use super::urn::Urn;
 
 /// The function's token.

@@ -142,14 +142,6 @@ impl StepOp {
         )
     }
 
-    /// Whether applying the step changes the world (and so is journaled before it runs).
-    pub fn is_mutating(self) -> bool {
-        !matches!(
-            self,
-            StepOp::Same | StepOp::Replace | StepOp::RemovePendingReplace
-        )
-    }
-
     pub fn parse(s: &str) -> Option<StepOp> {
         StepOp::ALL.into_iter().find(|op| op.as_str() == s)
     }
@@ -458,5 +450,74 @@ impl Step {
             Step::DeleteBeforeReplace { .. } => true,
             _ => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn old(name: &str) -> OldState {
+        OldState {
+            index: 3,
+            state: ResourceState {
+                urn: Urn::new("s", "p", None, "t:i:R", name),
+                custom: true,
+                id: Some("id-1".into()),
+                ..ResourceState::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_replacement_runs_its_halves_in_its_order_and_says_which_order_it_is() {
+        let o = old("a");
+        let new = ResourceState {
+            id: None,
+            ..o.state.clone()
+        };
+        let keys = Changes::replacing(vec!["size".into()]);
+        let cbd = Step::replacement(
+            o.clone(),
+            new.clone(),
+            keys.clone(),
+            ReplaceOrder::CreateBeforeDelete,
+        );
+        assert_eq!(
+            cbd.iter().map(Step::op).collect::<Vec<_>>(),
+            [StepOp::CreateReplacement, StepOp::Replace]
+        );
+        assert!(cbd.iter().all(|s| !s.delete_before_replace()));
+        let dbr = Step::replacement(o, new, keys, ReplaceOrder::DeleteBeforeCreate);
+        assert_eq!(
+            dbr.iter().map(Step::op).collect::<Vec<_>>(),
+            [StepOp::Replace, StepOp::CreateReplacement]
+        );
+        assert!(dbr.iter().all(Step::delete_before_replace));
+        assert_eq!(dbr[0].old().map(|o| o.index), Some(3));
+        assert_eq!(
+            dbr[0].changes().map(|c| c.replace_keys.clone()),
+            Some(vec!["size".to_string()])
+        );
+    }
+
+    #[test]
+    fn an_update_after_an_import_has_no_base_copy_but_still_an_old_state() {
+        let imported = old("a").state;
+        let step = Step::update(
+            Superseded::Imported(imported.clone()),
+            imported.clone(),
+            Changes::default(),
+        );
+        assert_eq!(step.op(), StepOp::Update);
+        assert!(step.old().is_none(), "no base position to refer to");
+        assert_eq!(step.old_state(), Some(&imported));
+        let delete = Step::DeleteBeforeReplace {
+            old: old("b"),
+            changes: Changes::default(),
+        };
+        assert_eq!(delete.op(), StepOp::DeleteReplaced);
+        assert!(delete.new_state().is_none());
+        assert_eq!(delete.urn().name(), "b");
     }
 }

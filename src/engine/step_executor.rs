@@ -18,6 +18,9 @@ use super::step_apply::{Applied, ApplyCtx, Effect};
 use super::step_error::StepError;
 use super::urn::Urn;
 
+/// What a registration that a failure elsewhere stopped is told.
+pub(crate) const NOT_RUN: &str = "not run: an earlier step of the deployment failed";
+
 pub(crate) type RegisterReply = oneshot::Sender<Result<Registered, RegisterError>>;
 
 /// A chain handed to the executor, with whoever waits for its outcome.
@@ -424,9 +427,9 @@ impl StepExecutor {
             }),
             Err(e) => Err(RegisterError::Failed(e)),
             // Stopped at a gate: by the operator's cancel, or by a failure elsewhere.
-            Ok(()) if !completed && *self.gates.cancel.borrow() == CancelLevel::Running => Err(
-                RegisterError::Failed(super::deployment_executor::NOT_RUN.into()),
-            ),
+            Ok(()) if !completed && *self.gates.cancel.borrow() == CancelLevel::Running => {
+                Err(RegisterError::Failed(NOT_RUN.into()))
+            }
             Ok(()) if !completed => Err(RegisterError::Cancelled),
             Ok(()) => {
                 let skipped = steps

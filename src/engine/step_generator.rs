@@ -4,7 +4,6 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use super::analyzer::Analyzer;
 use super::deployment::Options;
 use super::diff_job::{DiffContext, DiffJob, DiffTarget, PendingDiff};
 use super::events::{CascadeId, EngineEvent, EventSink, Operation, Severity};
@@ -78,7 +77,6 @@ pub(crate) struct StepGenerator {
     /// Base positions a refresh before the update found gone.
     vanished: HashSet<usize>,
     next_cascade: CascadeId,
-    analyzers: Vec<Arc<dyn Analyzer>>,
 }
 
 fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
@@ -153,7 +151,6 @@ impl StepGenerator {
         registry: Arc<ProviderRegistry>,
         events: EventSink,
         base: Arc<Vec<ResourceState>>,
-        analyzers: Vec<Arc<dyn Analyzer>>,
     ) -> StepGenerator {
         let graph = DependencyGraph::new(&base);
         let olds = base
@@ -183,7 +180,6 @@ impl StepGenerator {
             aliases: HashMap::new(),
             replaced: HashSet::new(),
             next_cascade: 1,
-            analyzers,
         }
     }
 
@@ -383,7 +379,6 @@ impl StepGenerator {
             }
             let olds = old.as_ref().map(|o| &o.state).filter(|_| !fresh);
             new.inputs = self.check(&urn, &goal, olds, &new).await?;
-            self.analyze(&new)?;
         }
         if new.is_provider() {
             for u in std::iter::once(&urn).chain(self.aliases.get(&urn)) {
@@ -573,37 +568,6 @@ impl StepGenerator {
             status: RegisterStatus::Skipped,
             unknown: true,
         })
-    }
-
-    /// Runs every analyzer over a checked resource; a mandatory violation refuses it.
-    fn analyze(&self, state: &ResourceState) -> Result<(), RegisterError> {
-        let mut mandatory = Vec::new();
-        for a in &self.analyzers {
-            for v in a.analyze(state) {
-                let severity = if v.mandatory {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                };
-                self.events.diag(
-                    Some(state.urn.clone()),
-                    severity,
-                    format!("[{}] {}: {}", a.name(), v.policy, v.message),
-                );
-                if v.mandatory {
-                    mandatory.push(format!("{}: {}", v.policy, v.message));
-                }
-            }
-        }
-        if mandatory.is_empty() {
-            Ok(())
-        } else {
-            Err(RegisterError::Failed(format!(
-                "{} violates mandatory policies: {}",
-                state.urn,
-                mandatory.join("; ")
-            )))
-        }
     }
 
     /// Plans a read of an existing resource (`read`, or `read-replacement` when the program

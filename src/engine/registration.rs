@@ -1,0 +1,42 @@
+//! What a program gets back for a registration: its result, or why it was refused or failed.
+//! A leaf the resource monitor and the engine's answers (`resource_lookup`) share.
+
+use super::property::PropertyMap;
+use super::registration_check::InvalidField;
+use super::urn::Urn;
+
+/// How a registration ended, as the SDKs' `supportsResultReporting` expects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegisterStatus {
+    Success,
+    /// The step failed under continue-on-error; outputs are unknown.
+    Failed,
+    /// The step was skipped because something it depends on failed.
+    Skipped,
+}
+
+/// What a program gets back for a registration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Registered {
+    pub urn: Urn,
+    pub id: Option<String>,
+    pub outputs: PropertyMap,
+    pub status: RegisterStatus,
+    /// The resource will not exist after this run (a skipped create): every output is unknown.
+    pub unknown: bool,
+}
+
+/// Why a registration was refused or failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum RegisterError {
+    /// A request field is malformed or names a resource not registered in this deployment;
+    /// nothing was recorded and the deployment goes on.
+    #[error(transparent)]
+    Rejected(#[from] InvalidField),
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    Failed(String),
+    #[error("the deployment was cancelled")]
+    Cancelled,
+}
