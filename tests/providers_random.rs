@@ -174,6 +174,33 @@ async fn integer_id_uuid_pet_and_shuffle_shapes() {
     assert_eq!(sh.outputs["inputs"], items);
 }
 
+/// `RandomBytes` (pulumi-random 4.16+): `length` random bytes as secret `base64` and `hex`,
+/// the ID their base64; unknown and still secret in a preview.
+#[tokio::test]
+async fn random_bytes_are_secret_base64_and_hex() {
+    let r = create("RandomBytes", props([("length", n(16.0))]), false).await;
+    assert!(r.outputs["base64"].is_secret() && r.outputs["hex"].is_secret());
+    let hex = r.outputs["hex"].reveal();
+    assert_eq!(hex.as_str().unwrap().len(), 32);
+    assert_eq!(r.outputs["base64"].reveal().as_str().unwrap(), r.id);
+    assert_eq!(r.outputs["length"], n(16.0));
+    let preview = create("RandomBytes", props([("length", n(4.0))]), true).await;
+    assert_eq!(
+        preview.outputs["hex"],
+        PropertyValue::Secret(Box::new(PropertyValue::Unknown))
+    );
+    let check = provider()
+        .check(CheckRequest {
+            urn: urn("RandomBytes", "r"),
+            olds: PropertyMap::new(),
+            news: props([("length", n(0.0))]),
+            random_seed: Vec::new(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(check.failures[0].property, "length");
+}
+
 #[tokio::test]
 async fn any_input_change_replaces() {
     let p = provider();

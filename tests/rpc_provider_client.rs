@@ -173,6 +173,18 @@ impl ResourceProvider for Fake {
     async fn delete(&self, _: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
         Ok(Response::new(()))
     }
+    async fn construct(
+        &self,
+        _: Request<pulumirpc::ConstructRequest>,
+    ) -> Result<Response<pulumirpc::ConstructResponse>, Status> {
+        Err(Status::unimplemented("not a component provider"))
+    }
+    async fn call(
+        &self,
+        _: Request<pulumirpc::CallRequest>,
+    ) -> Result<Response<pulumirpc::CallResponse>, Status> {
+        Err(Status::unimplemented("not a component provider"))
+    }
     async fn cancel(&self, _: Request<()>) -> Result<Response<()>, Status> {
         Ok(Response::new(()))
     }

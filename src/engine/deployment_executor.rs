@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
 use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision};
@@ -15,6 +15,7 @@ use super::deployment::{Deployment, DeploymentResult, Options};
 use super::events::{
     ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
 };
+use super::hooks::{Hooks, delete_hooks_need_program};
 use super::journal::{JournalError, NullJournal, SnapshotManager, SuccessEntry};
 use super::pending_creates;
 use super::property::PropertyMap;
@@ -24,8 +25,8 @@ use super::run_error::RunError;
 use super::run_state::RunState;
 use super::snapshot::Snapshot;
 use super::source::{
-    DeploymentInfo, Program, RegisterError, RegisterStatus, Registered, ResourceMonitor,
-    SourceEvent,
+    DeploymentInfo, Program, ProgramError, RegisterError, RegisterStatus, Registered,
+    ResourceMonitor, SourceEvent,
 };
 use super::step::{Step, StepOp};
 use super::step_apply::ApplyCtx;
@@ -69,6 +70,8 @@ struct Loop {
     stack_outputs_urn: Option<Urn>,
     /// The base's pending operations (journal entries name them by position).
     base_pending: Vec<PendingOperation>,
+    /// A program waiting in SignalAndWaitForShutdown, released when the run is over.
+    shutdown: Option<oneshot::Sender<Result<(), RegisterError>>>,
 }
 
 fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
@@ -182,6 +185,7 @@ impl Deployment {
             preview,
             ignore_protect: opts.ignore_protect,
             condemned: RwLock::new(HashSet::new()),
+            hooks: Arc::new(Hooks::new(events.clone())),
         });
         let (done_tx, done) = mpsc::unbounded_channel();
         let executor = StepExecutor::new(
@@ -215,6 +219,7 @@ impl Deployment {
             stack_outputs: PropertyMap::new(),
             stack_outputs_urn: None,
             base_pending: base.pending_operations.clone(),
+            shutdown: None,
         };
         (lp, base)
     }
@@ -337,6 +342,13 @@ impl Loop {
         info: Arc<DeploymentInfo>,
         registry: Arc<ProviderRegistry>,
     ) -> Result<Option<String>, Stop> {
+        if self.opts.operation == Operation::Destroy
+            && program.is_none()
+            && let Some(e) = delete_hooks_need_program(self.sg.base())
+        {
+            self.fail_run(e.into());
+            return Ok(None);
+        }
         if self.opts.clear_pending_creates && !self.ctx.preview {
             let cleared = pending_creates::clear(&self.ctx, &self.base_pending, &self.events);
             if let Err(e) = cleared {
@@ -359,7 +371,8 @@ impl Loop {
             return Ok(None);
         }
         let (src_tx, mut src) = mpsc::unbounded_channel();
-        let monitor = ResourceMonitor::new(src_tx, info, registry, self.events.clone());
+        let monitor = ResourceMonitor::new(src_tx, info, registry, self.events.clone())
+            .with_hooks(self.ctx.hooks.clone());
         let mut program_task = program.map(|p| tokio::spawn(p.run(monitor)));
         let mut program_error = None;
         let mut cancel = self.control.cancel.clone();
@@ -373,7 +386,7 @@ impl Loop {
                     }
                 }
             }
-            let program_done = program_task.is_none();
+            let program_done = program_task.is_none() || self.shutdown.is_some();
             if program_done && self.inflight == 0 && self.parked.is_empty() && src.is_empty() {
                 break;
             }
@@ -383,14 +396,7 @@ impl Loop {
                 Some(d) = self.control.decisions.recv() => self.on_decision(d),
                 r = async { program_task.as_mut().expect("guarded").await }, if !program_done => {
                     program_task = None;
-                    program_error = match r {
-                        Ok(Ok(())) => None,
-                        Ok(Err(e)) => Some(format!("the program failed: {e}")),
-                        Err(e) => Some(format!("the program panicked: {e}")),
-                    };
-                    if let Some(e) = &program_error {
-                        self.events.diag(None, Severity::Error, e.clone());
-                    }
+                    program_error = self.program_ended(r);
                 }
                 Ok(()) = cancel.changed() => {
                     match *cancel.borrow() {
@@ -412,6 +418,37 @@ impl Loop {
                 Some(_) = self.tasks.join_next(), if !self.tasks.is_empty() => {}
             }
         }
+        let finished = self.after_program(program_error).await;
+        // A program that signalled shutdown waited for the deletes (its hooks); now it may
+        // exit, and how it exits still counts.
+        self.shutdown.take();
+        match (finished, program_task) {
+            (Ok(None), Some(task)) => Ok(self.program_ended(task.await)),
+            (finished, _) => finished,
+        }
+    }
+
+    /// How a finished program task ended, reported as an error diagnostic when it failed.
+    fn program_ended(
+        &self,
+        r: Result<Result<(), ProgramError>, tokio::task::JoinError>,
+    ) -> Option<String> {
+        let error = match r {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(format!("the program failed: {e}")),
+            Err(e) => Some(format!("the program panicked: {e}")),
+        };
+        if let Some(e) = &error {
+            self.events.diag(None, Severity::Error, e.clone());
+        }
+        error
+    }
+
+    /// The phases after the program's registrations: the deletes (or the refresh).
+    async fn after_program(
+        &mut self,
+        program_error: Option<String>,
+    ) -> Result<Option<String>, Stop> {
         if self.cancelled
             || program_error.is_some()
             || (self.state.saw_error() && !self.opts.continue_on_error)
@@ -595,6 +632,7 @@ impl Loop {
                     .send(EngineEvent::ResourceOutputs { urn, outputs });
                 let _ = reply.send(written.map_err(|e| RegisterError::Failed(e.to_string())));
             }
+            SourceEvent::Shutdown { reply } => self.shutdown = Some(reply),
             SourceEvent::Read { goal, reply } => {
                 if self.cancelled {
                     let _ = reply.send(Err(RegisterError::Cancelled));
@@ -626,6 +664,13 @@ impl Loop {
             Ok(()) if op.is_logical() => self.state.count(op, &urn),
             Ok(()) => {}
             Err(e @ StepError::Protected { .. }) => self.state.mark_refused(&urn, e.into()),
+            // The step is done; its after-hook's failure fails the run at the end.
+            Err(e @ StepError::AfterHook { .. }) => {
+                if op.is_logical() {
+                    self.state.count(op, &urn);
+                }
+                self.state.record_error(e.into());
+            }
             Err(e) => {
                 self.state.mark_failed(&urn);
                 self.state.record_error(e.into());

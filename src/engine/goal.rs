@@ -53,6 +53,8 @@ pub struct Goal {
     pub additional_secret_outputs: Vec<String>,
     pub version: Option<String>,
     pub source_position: Option<String>,
+    /// Resource hooks bound by name to lifecycle points.
+    pub hooks: super::hook_binding::HookBindings,
 }
 
 impl Goal {

@@ -13,6 +13,8 @@ pub mod events;
 pub mod goal;
 pub mod graph;
 pub mod hidden_diffs;
+mod hook_binding;
+pub mod hooks;
 pub mod journal;
 mod pending_creates;
 pub mod property;

@@ -168,6 +168,58 @@ pub struct ReadRequest {
     pub state: PropertyMap,
 }
 
+/// Inputs to Construct: the component's registration and what the provider needs to register
+/// it and its children through the program's resource monitor.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ConstructRequest {
+    pub type_: String,
+    pub name: String,
+    pub parent: Option<Urn>,
+    pub inputs: PropertyMap,
+    pub input_dependencies: BTreeMap<String, Vec<Urn>>,
+    pub dependencies: Vec<Urn>,
+    pub protect: Option<bool>,
+    /// Explicit providers for the children, by package.
+    pub providers: BTreeMap<String, String>,
+    pub additional_secret_outputs: Vec<String>,
+    pub deleted_with: Option<Urn>,
+    pub ignore_changes: Vec<String>,
+    pub replace_on_changes: Vec<String>,
+    pub retain_on_delete: Option<bool>,
+    pub info: ProgramInfo,
+}
+
+/// The deployment a component provider's code runs in (Construct and Call): it registers
+/// resources through the monitor at `monitor_endpoint`, as a program would.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ProgramInfo {
+    pub monitor_endpoint: String,
+    pub project: String,
+    pub stack: String,
+    pub organization: String,
+    pub config: BTreeMap<String, String>,
+    pub config_secret_keys: Vec<String>,
+    pub dry_run: bool,
+    pub parallel: usize,
+}
+
+/// Inputs to Call: a method of a component (`<type>/<method>`), `__self__` among the args.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallRequest {
+    pub tok: String,
+    pub args: PropertyMap,
+    pub arg_dependencies: BTreeMap<String, Vec<Urn>>,
+    pub info: ProgramInfo,
+}
+
+/// Construct's answer: the component's URN and outputs.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ConstructResult {
+    pub urn: Urn,
+    pub state: PropertyMap,
+    pub state_dependencies: BTreeMap<String, Vec<Urn>>,
+}
+
 /// Read's answer; an empty `id` means the resource no longer exists.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResult {
@@ -275,6 +327,17 @@ pub trait Provider: Send + Sync {
         _args: &PropertyMap,
     ) -> Result<PropertyMap, ProviderError> {
         Err(ProviderError::Unsupported("Invoke"))
+    }
+
+    /// Constructs a remote (multi-language) component: the provider registers the component
+    /// and its children through the monitor named in the request and answers its URN and state.
+    async fn construct(&self, _req: ConstructRequest) -> Result<ConstructResult, ProviderError> {
+        Err(ProviderError::Unsupported("Construct"))
+    }
+
+    /// Calls a method of a component this provider constructed; returns what it returned.
+    async fn call(&self, _req: CallRequest) -> Result<PropertyMap, ProviderError> {
+        Err(ProviderError::Unsupported("Call"))
     }
 
     /// The resource type tokens the provider implements, as its schema names them, so that

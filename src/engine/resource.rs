@@ -99,6 +99,9 @@ pub struct ResourceState {
     /// The `hideDiffs` option, kept so a delete or refresh hides the same diffs.
     #[serde(default, rename = "hideDiff", skip_serializing_if = "Vec::is_empty")]
     pub hide_diffs: Vec<String>,
+    /// Hook names bound per lifecycle point; kept so a later run can call the delete hooks.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub resource_hooks: super::hook_binding::HookBindings,
 }
 
 impl ResourceState {

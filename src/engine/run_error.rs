@@ -1,6 +1,7 @@
 //! Why a deployment failed: the first error the run met, kept typed until the outcome turns
 //! it into the masked message consumers see.
 
+use super::hooks::DeleteHooksNeedProgram;
 use super::journal::JournalError;
 use super::source::RegisterError;
 use super::step_error::StepError;
@@ -18,6 +19,9 @@ pub(crate) enum RunError {
     /// Resolving or clearing pending creates could not be journaled.
     #[error(transparent)]
     Journal(#[from] JournalError),
+    /// A destroy without the program, of resources whose delete hooks live in it.
+    #[error(transparent)]
+    DeleteHooks(#[from] DeleteHooksNeedProgram),
     /// Literal targets that name nothing in the stack (Pulumi's `checkTargets`).
     #[error("one or more targets could not be found in the stack: {}", .0.join(", "))]
     UnknownTargets(Vec<String>),

@@ -10,7 +10,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::events::{EventSink, Severity};
 use super::goal::{Goal, ReadGoal, package_of};
+use super::hooks::Hooks;
 use super::property::PropertyMap;
+use super::provider::{CallRequest, ConstructRequest, ProgramInfo, Provider};
 use super::provider_registry::ProviderRegistry;
 use super::registration_check::{
     InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
@@ -50,6 +52,9 @@ pub(crate) enum SourceEvent {
         goal: ReadGoal,
         reply: Reply<Registered>,
     },
+    /// The program registered everything (SignalAndWaitForShutdown); the reply comes when
+    /// the deployment no longer needs its callbacks.
+    Shutdown { reply: Reply<()> },
 }
 
 /// Options a child inherits from its parent when it does not set them.
@@ -103,6 +108,7 @@ pub struct ResourceMonitor {
     /// request may name as parent, dependency, provider or owner of outputs.
     registered: Arc<Mutex<HashSet<Urn>>>,
     lookup: ResourceLookup,
+    hooks: Arc<Hooks>,
 }
 
 impl ResourceMonitor {
@@ -122,7 +128,25 @@ impl ResourceMonitor {
             root: Arc::default(),
             registered: Arc::default(),
             lookup: ResourceLookup::default(),
+            hooks: Arc::default(),
         }
+    }
+
+    /// Registers hooks into `hooks`, the set step application runs.
+    pub(crate) fn with_hooks(mut self, hooks: Arc<Hooks>) -> ResourceMonitor {
+        self.hooks = hooks;
+        self
+    }
+
+    /// Where the program's resource and error hooks are registered.
+    pub fn hooks(&self) -> &Hooks {
+        &self.hooks
+    }
+
+    /// Tells the deployment the program registered everything, and waits until the
+    /// deployment has run what may call back into the program (deletes and their hooks).
+    pub async fn shutdown(&self) {
+        let _ = self.send(|reply| SourceEvent::Shutdown { reply }).await;
     }
 
     pub fn info(&self) -> &DeploymentInfo {
@@ -352,10 +376,79 @@ impl ResourceMonitor {
         version: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
         check_invoke(token, provider.as_deref(), args)?;
-        self.check_provider_registered(provider.as_deref())?;
         if token == GET_RESOURCE {
+            self.check_provider_registered(provider.as_deref())?;
             return self.lookup.get_resource(args);
         }
+        let prov = self.provider_for(token, provider, version).await?;
+        prov.invoke(token, args)
+            .await
+            .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
+    }
+
+    /// Constructs a remote component through its package's provider (the explicit one, or the
+    /// package's default provider); the provider registers the component and its children
+    /// through this monitor, and its answer is the component's registration. The request's
+    /// deployment facts (project, stack, config, dry run, parallel) are filled in here.
+    pub async fn construct(
+        &self,
+        mut req: ConstructRequest,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<Registered, RegisterError> {
+        if let Some(parent) = &req.parent {
+            self.check_registered("parent", parent)?;
+        }
+        for d in &req.dependencies {
+            self.check_registered("dependencies", d)?;
+        }
+        let what = format!("{} {:?}", req.type_, req.name);
+        let prov = self.provider_for(&req.type_, provider, version).await?;
+        self.fill_info(&mut req.info);
+        let built = prov
+            .construct(req)
+            .await
+            .map_err(|e| RegisterError::Failed(format!("constructing {what} failed: {e}")))?;
+        self.check_registered("urn", &built.urn)?;
+        Ok(Registered {
+            urn: built.urn,
+            id: None,
+            outputs: built.state,
+            status: RegisterStatus::Success,
+            unknown: false,
+        })
+    }
+
+    /// Calls a method of a component (`<type>/<method>`) through its package's provider; the
+    /// provider may register resources through this monitor while it runs.
+    pub async fn call(
+        &self,
+        mut req: CallRequest,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<PropertyMap, RegisterError> {
+        for deps in req.arg_dependencies.values() {
+            for d in deps {
+                self.check_registered("argDependencies", d)?;
+            }
+        }
+        let prov = self.provider_for(&req.tok, provider, version).await?;
+        self.fill_info(&mut req.info);
+        let tok = req.tok.clone();
+        prov.call(req)
+            .await
+            .map_err(|e| RegisterError::Failed(format!("call of {tok} failed: {e}")))
+    }
+
+    /// The provider of `token`'s package: the explicit one (which must be registered), or
+    /// the package's default provider of `version`.
+    async fn provider_for(
+        &self,
+        token: &str,
+        provider: Option<String>,
+        version: Option<String>,
+    ) -> Result<Arc<dyn Provider>, RegisterError> {
+        self.check_provider_registered(provider.as_deref())?;
         let reference = match provider {
             Some(p) => p,
             None => {
@@ -363,13 +456,19 @@ impl ResourceMonitor {
                     .await?
             }
         };
-        let prov = self
-            .registry
+        self.registry
             .get(&reference)
-            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))?;
-        prov.invoke(token, args)
-            .await
-            .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
+            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))
+    }
+
+    /// The deployment facts a component provider is given.
+    fn fill_info(&self, info: &mut ProgramInfo) {
+        info.project = self.info.project.clone();
+        info.stack = self.info.stack.clone();
+        info.dry_run = self.info.dry_run;
+        info.parallel = self.info.parallel;
+        info.config = self.info.config.clone();
+        info.config_secret_keys = self.info.secret_keys.clone();
     }
 
     /// The resource types the provider of a package declares, for resolving short type tokens

@@ -5,6 +5,8 @@ use std::collections::HashSet;
 use std::sync::{Arc, RwLock};
 
 use super::clock::Clock;
+use super::events::Severity;
+use super::hooks::{ErrorHookCall, HookCall, HookKind, Hooks, MAX_ERROR_HOOK_ATTEMPTS};
 use super::journal::{SnapshotManager, SuccessEntry};
 use super::property::{PropertyMap, PropertyValue};
 use super::provider::{CreateRequest, DeleteRequest, ProviderError, ReadRequest, UpdateRequest};
@@ -60,6 +62,8 @@ pub(crate) struct ApplyCtx {
     pub ignore_protect: bool,
     /// URNs the delete phase removes (a deletedWith target among them skips the delete call).
     pub condemned: RwLock<HashSet<super::urn::Urn>>,
+    /// The program's resource and error hooks, run around provider calls.
+    pub hooks: Arc<Hooks>,
 }
 
 /// Outputs are secret where the program asked, or where the input of the same name was.
@@ -180,8 +184,8 @@ impl ApplyCtx {
         let result = self.run(step).await;
         let recorded = match &result {
             Ok(_) => true,
-            // A partial failure recorded the new state.
-            Err(e) => matches!(e, StepError::PartialFailure { .. }),
+            // A partial failure or an after-hook's failure recorded the new state.
+            Err(e) => e.recorded(),
         };
         let effect = match step {
             Step::CreateReplacement { old, order, .. } => match replaced_copy(old, *order) {
@@ -193,7 +197,7 @@ impl ApplyCtx {
             {
                 Some(Effect::LeftForDelete(old.index))
             }
-            Step::DeleteBeforeReplace { old, .. } if result.is_ok() => {
+            Step::DeleteBeforeReplace { old, .. } if recorded => {
                 Some(Effect::PendingReplacement(old.index))
             }
             Step::Refresh { old } => match &result {
@@ -267,12 +271,41 @@ impl ApplyCtx {
         old: Option<OldCopy>,
     ) -> Result<Option<ResourceState>, StepError> {
         let mut new = new.clone();
+        let before = HookCall {
+            new_inputs: Some(new.inputs.clone()),
+            ..HookCall::of(&new)
+        };
+        self.before(HookKind::BeforeCreate, &new, &before).await?;
         let op = self.begin(OperationType::Creating, &new).await?;
-        let created = self.create(&mut new).await;
+        let mut failures = Vec::new();
+        let created = loop {
+            match self.create(&mut new).await {
+                // A partial failure created the resource: it is recorded, never retried.
+                Err(e) if !matches!(e, StepError::PartialFailure { .. }) => {
+                    let call = ErrorHookCall {
+                        new_inputs: Some(new.inputs.clone()),
+                        ..ErrorHookCall::of(&new, "create")
+                    };
+                    if let Err(e) = self.retry(&new, call, e, &mut failures).await {
+                        break Err(e);
+                    }
+                }
+                created => break created,
+            }
+        };
         let finished = self.partial_ok(op, created)?;
         let entry = Self::superseding(new.clone(), old);
         self.end(op, entry)?;
         finished?;
+        if new.custom {
+            let after = HookCall {
+                new_inputs: Some(new.inputs.clone()),
+                new_outputs: Some(new.outputs.clone()),
+                ..HookCall::of(&new)
+            };
+            self.after(HookKind::AfterCreate, &new, &after, Some(&new))
+                .await?;
+        }
         Ok(Some(new))
     }
 
@@ -285,8 +318,31 @@ impl ApplyCtx {
         let old_state = old.state();
         new.id = old_state.id.clone();
         new.created = old_state.created.clone();
+        let mut call = HookCall {
+            new_inputs: Some(new.inputs.clone()),
+            old_inputs: Some(old_state.inputs.clone()),
+            old_outputs: Some(old_state.outputs.clone()),
+            ..HookCall::of(&new)
+        };
+        self.before(HookKind::BeforeUpdate, &new, &call).await?;
         let op = self.begin(OperationType::Updating, &new).await?;
-        let updated = self.update(old_state, &mut new).await;
+        let mut failures = Vec::new();
+        let updated = loop {
+            match self.update(old_state, &mut new).await {
+                Err(e) if !matches!(e, StepError::PartialFailure { .. }) => {
+                    let call = ErrorHookCall {
+                        new_inputs: Some(new.inputs.clone()),
+                        old_inputs: Some(old_state.inputs.clone()),
+                        old_outputs: Some(old_state.outputs.clone()),
+                        ..ErrorHookCall::of(&new, "update")
+                    };
+                    if let Err(e) = self.retry(&new, call, e, &mut failures).await {
+                        break Err(e);
+                    }
+                }
+                updated => break updated,
+            }
+        };
         let finished = self.partial_ok(op, updated)?;
         let entry = match old {
             Superseded::Imported(_) => SuccessEntry {
@@ -302,6 +358,11 @@ impl ApplyCtx {
         };
         self.end(op, entry)?;
         finished?;
+        if old_state.custom {
+            call.new_outputs = Some(new.outputs.clone());
+            self.after(HookKind::AfterUpdate, &new, &call, Some(&new))
+                .await?;
+        }
         Ok(Some(new))
     }
 
@@ -311,8 +372,31 @@ impl ApplyCtx {
         old: &OldState,
         end: DeleteEnd,
     ) -> Result<Option<ResourceState>, StepError> {
-        let op = self.begin(OperationType::Deleting, &old.state).await?;
-        self.recorded(op, self.delete(&old.state).await)?;
+        let state = &old.state;
+        let call = HookCall {
+            old_inputs: Some(state.inputs.clone()),
+            old_outputs: Some(state.outputs.clone()),
+            ..HookCall::of(state)
+        };
+        self.before(HookKind::BeforeDelete, state, &call).await?;
+        let op = self.begin(OperationType::Deleting, state).await?;
+        let mut failures = Vec::new();
+        let deleted = loop {
+            match self.delete(state).await {
+                Err(e) => {
+                    let call = ErrorHookCall {
+                        old_inputs: Some(state.inputs.clone()),
+                        old_outputs: Some(state.outputs.clone()),
+                        ..ErrorHookCall::of(state, "delete")
+                    };
+                    if let Err(e) = self.retry(state, call, e, &mut failures).await {
+                        break Err(e);
+                    }
+                }
+                Ok(()) => break Ok(()),
+            }
+        };
+        self.recorded(op, deleted)?;
         let entry = match end {
             DeleteEnd::PendingReplacement => SuccessEntry {
                 pending_replacement_old: Some(old.index),
@@ -329,7 +413,91 @@ impl ApplyCtx {
             },
         };
         self.end(op, entry)?;
+        self.after(HookKind::AfterDelete, state, &call, None)
+            .await?;
         Ok(None)
+    }
+
+    /// Runs the before-hooks of `kind`; a failure fails the step before anything is journaled.
+    async fn before(
+        &self,
+        kind: HookKind,
+        state: &ResourceState,
+        call: &HookCall,
+    ) -> Result<(), StepError> {
+        self.hooks
+            .run(kind, state, call, self.preview)
+            .await
+            .map_err(|source| StepError::BeforeHook {
+                urn: state.urn.clone(),
+                source,
+            })
+    }
+
+    /// Runs the after-hooks of `kind` once the step is recorded: a failure does not undo the
+    /// step, it comes back as [`StepError::AfterHook`] with the step's resulting state, `done`.
+    async fn after(
+        &self,
+        kind: HookKind,
+        state: &ResourceState,
+        call: &HookCall,
+        done: Option<&ResourceState>,
+    ) -> Result<(), StepError> {
+        self.hooks
+            .run(kind, state, call, self.preview)
+            .await
+            .map_err(|source| StepError::AfterHook {
+                urn: state.urn.clone(),
+                source,
+                state: done.map(|s| Box::new(s.clone())),
+            })
+    }
+
+    /// After a failed provider operation, asks the resource's error hooks whether to try
+    /// again: `Ok` means retry (announced as a warning), `Err` the error the step ends with.
+    /// `failures` holds every failure so far, newest first; attempts are bounded by
+    /// [`MAX_ERROR_HOOK_ATTEMPTS`].
+    async fn retry(
+        &self,
+        state: &ResourceState,
+        mut call: ErrorHookCall,
+        error: StepError,
+        failures: &mut Vec<String>,
+    ) -> Result<(), StepError> {
+        if !state.resource_hooks.contains_key(&HookKind::OnError) {
+            return Err(error);
+        }
+        failures.insert(0, error.to_string());
+        if failures.len() >= MAX_ERROR_HOOK_ATTEMPTS {
+            self.hooks.report(
+                Some(&state.urn),
+                Severity::Warning,
+                format!("maximum number of error hook retries ({MAX_ERROR_HOOK_ATTEMPTS}) reached"),
+            );
+            return Err(StepError::RetriesExhausted {
+                source: Box::new(error),
+            });
+        }
+        call.errors = failures.clone();
+        match self.hooks.should_retry(state, &call).await {
+            Ok(true) => {
+                self.hooks.report(
+                    Some(&state.urn),
+                    Severity::Warning,
+                    format!(
+                        "retrying {} due to on-error hook request ({}/{MAX_ERROR_HOOK_ATTEMPTS})",
+                        call.failed_operation,
+                        failures.len()
+                    ),
+                );
+                Ok(())
+            }
+            Ok(false) => Err(error),
+            Err(source) => Err(StepError::ErrorHook {
+                urn: state.urn.clone(),
+                source,
+            }),
+        }
     }
 
     /// The journal entry of a new state, and what it does to the old copy it replaces.

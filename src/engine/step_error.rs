@@ -3,8 +3,10 @@
 
 use std::fmt;
 
+use super::hooks::{HookError, MAX_ERROR_HOOK_ATTEMPTS};
 use super::journal::JournalError;
 use super::provider::ProviderError;
+use super::resource::ResourceState;
 use super::urn::Urn;
 
 /// The provider call a step failed in (it names the call in the message).
@@ -65,7 +67,35 @@ pub enum StepError {
         "resource \"{urn}\" cannot be deleted because it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{urn}'`"
     )]
     Protected { urn: Urn },
+    /// A before-hook failed: the provider was not called and nothing was journaled.
+    #[error("{source}")]
+    BeforeHook { urn: Urn, source: HookError },
+    /// An after-hook failed once the step was recorded: the step is done (its state, if it has
+    /// one, answers the registration) and the run fails at its end without stopping anything.
+    #[error("{source}")]
+    AfterHook {
+        urn: Urn,
+        source: HookError,
+        state: Option<Box<ResourceState>>,
+    },
+    /// The resource's error hooks failed while deciding about a retry of the failed call.
+    #[error("error hooks execution failed: {source}")]
+    ErrorHook { urn: Urn, source: HookError },
+    /// The error hooks kept asking for retries until the bound: the last attempt's failure.
+    #[error("{source} (maximum number of error hook retries ({MAX_ERROR_HOOK_ATTEMPTS}) reached)")]
+    RetriesExhausted { source: Box<StepError> },
     /// The journal could not record the step: the state on disk no longer follows the run.
     #[error(transparent)]
     Journal(#[from] JournalError),
+}
+
+impl StepError {
+    /// The step recorded the resource's state despite the error (a partial failure, an
+    /// after-hook's failure): what it does to the run's old copies holds.
+    pub fn recorded(&self) -> bool {
+        matches!(
+            self,
+            StepError::PartialFailure { .. } | StepError::AfterHook { .. }
+        )
+    }
 }

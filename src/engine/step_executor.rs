@@ -291,14 +291,36 @@ impl StepExecutor {
             });
             let started = Instant::now();
             let Applied { result, effect } = self.ctx.apply(step).await;
+            // A step whose after-hook failed is done all the same: its state answers the
+            // registration and the chain goes on; the loop fails the run at its end.
+            let done = match result {
+                Ok(state) => Ok((state, Ok(()))),
+                Err(StepError::AfterHook { urn, source, state }) => Ok((
+                    state.map(|s| *s),
+                    Err(StepError::AfterHook {
+                        urn,
+                        source,
+                        state: None,
+                    }),
+                )),
+                Err(e) => Err(e),
+            };
             let mut report = StepReport {
                 op: step.op(),
                 urn: step.urn().clone(),
                 result: Ok(()),
                 effect,
             };
-            match result {
-                Ok(state) => {
+            match done {
+                Ok((state, late)) => {
+                    if let Err(e) = &late {
+                        self.events.diag(
+                            Some(step.urn().clone()),
+                            super::events::Severity::Error,
+                            e.to_string(),
+                        );
+                    }
+                    report.result = late;
                     let _ = self.done.send(ExecDone::Step(Box::new(report)));
                     self.events.send(EngineEvent::StepFinished {
                         chain: id,

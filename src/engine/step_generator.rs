@@ -105,6 +105,7 @@ fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
         ignore_changes: goal.ignore_changes.clone(),
         replace_on_changes: goal.replace_on_changes.clone(),
         hide_diffs: goal.hide_diffs.clone(),
+        resource_hooks: goal.hooks.clone(),
         ..ResourceState::default()
     }
 }

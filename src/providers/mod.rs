@@ -12,6 +12,7 @@ mod random_values;
 pub mod sim;
 mod sim_types;
 pub mod sim_world;
+pub mod stash;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,6 @@
 //! The builtin `pulumi` provider: `pulumi:pulumi:StackReference` and the functions that read
-//! other stacks of the same backend, as Pulumi's engine serves them itself.
+//! other stacks of the same backend, as Pulumi's engine serves them itself, and
+//! `pulumi:index:Stash` (in `stash`).
 
 use std::sync::Arc;
 
@@ -13,6 +14,8 @@ use crate::engine::provider::{
 use crate::engine::snapshot::Snapshot;
 use crate::engine::stack_outputs::{STACK_REFERENCE_TYPE, StackOutputsSource};
 use crate::engine::urn::ROOT_STACK_TYPE;
+
+use super::stash::{self, STASH_TYPE};
 
 const READ_STACK_OUTPUTS: &str = "pulumi:pulumi:readStackOutputs";
 const READ_STACK_RESOURCE_OUTPUTS: &str = "pulumi:pulumi:readStackResourceOutputs";
@@ -110,6 +113,9 @@ fn unrecognized(type_: &str) -> ProviderError {
 #[async_trait]
 impl Provider for PulumiProvider {
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
+        if req.urn.type_() == STASH_TYPE {
+            return Ok(stash::check(req.news));
+        }
         if req.urn.type_() != STACK_REFERENCE_TYPE {
             return Err(unrecognized(req.urn.type_()));
         }
@@ -140,6 +146,9 @@ impl Provider for PulumiProvider {
     }
 
     async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
+        if req.urn.type_() == STASH_TYPE {
+            return Ok(stash::diff(&req.old_inputs, &req.new_inputs));
+        }
         if req.urn.type_() != STACK_REFERENCE_TYPE {
             return Err(unrecognized(req.urn.type_()));
         }
@@ -155,6 +164,9 @@ impl Provider for PulumiProvider {
     }
 
     async fn create(&self, req: CreateRequest) -> Result<CreateResult, ProviderError> {
+        if req.urn.type_() == STASH_TYPE {
+            return Ok(stash::create(&req.inputs, req.preview));
+        }
         if req.urn.type_() != STACK_REFERENCE_TYPE {
             return Err(unrecognized(req.urn.type_()));
         }
@@ -169,6 +181,9 @@ impl Provider for PulumiProvider {
 
     /// A stack reference is read every run, so that it follows the stack it names.
     async fn read(&self, req: ReadRequest) -> Result<ReadResult, ProviderError> {
+        if req.urn.type_() == STASH_TYPE {
+            return stash::read(req.id, req.inputs, req.state);
+        }
         if req.urn.type_() != STACK_REFERENCE_TYPE {
             return Err(unrecognized(req.urn.type_()));
         }
@@ -189,6 +204,9 @@ impl Provider for PulumiProvider {
     }
 
     async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
+        if req.urn.type_() == STASH_TYPE {
+            return Ok(stash::update(&req.new_inputs, &req.old_outputs));
+        }
         Err(unrecognized(req.urn.type_()))
     }
 
@@ -207,7 +225,7 @@ impl Provider for PulumiProvider {
     }
 
     fn resource_types(&self) -> Vec<String> {
-        vec![STACK_REFERENCE_TYPE.to_string()]
+        vec![STACK_REFERENCE_TYPE.to_string(), STASH_TYPE.to_string()]
     }
 }
 

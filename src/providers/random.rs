@@ -2,6 +2,7 @@
 //! inputs and outputs. Every input (including `keepers`) forces a replacement, as there.
 
 use async_trait::async_trait;
+use base64::Engine as _;
 use rand::Rng;
 
 use super::input_diff::{changed_inputs, diff_result};
@@ -28,6 +29,7 @@ enum Kind {
     Id,
     Pet,
     Uuid,
+    Bytes,
     Shuffle,
 }
 
@@ -47,7 +49,7 @@ const STRING_INPUTS: &[&str] = &[
 ];
 
 /// Every resource type of the package with its kind, as pulumi-random's schema names them.
-const TYPES: [(&str, Kind); 7] = [
+const TYPES: [(&str, Kind); 8] = [
     ("random:index/randomString:RandomString", Kind::String),
     ("random:index/randomPassword:RandomPassword", Kind::Password),
     ("random:index/randomInteger:RandomInteger", Kind::Integer),
@@ -55,6 +57,7 @@ const TYPES: [(&str, Kind); 7] = [
     ("random:index/randomPet:RandomPet", Kind::Pet),
     ("random:index/randomUuid:RandomUuid", Kind::Uuid),
     ("random:index/randomShuffle:RandomShuffle", Kind::Shuffle),
+    ("random:index/randomBytes:RandomBytes", Kind::Bytes),
 ];
 
 impl Kind {
@@ -69,6 +72,7 @@ impl Kind {
             Kind::Id => &["byteLength", "keepers", "prefix"],
             Kind::Pet => &["keepers", "length", "prefix", "separator"],
             Kind::Uuid => &["keepers"],
+            Kind::Bytes => &["keepers", "length"],
             Kind::Shuffle => &["inputs", "keepers", "resultCount", "seed"],
         }
     }
@@ -78,6 +82,7 @@ impl Kind {
             Kind::String | Kind::Password => &["length"],
             Kind::Integer => &["max", "min"],
             Kind::Id => &["byteLength"],
+            Kind::Bytes => &["length"],
             Kind::Shuffle => &["inputs"],
             Kind::Pet | Kind::Uuid => &[],
         }
@@ -89,13 +94,14 @@ impl Kind {
             Kind::String | Kind::Integer | Kind::Uuid => &["result"],
             Kind::Password => &["result", "bcryptHash"],
             Kind::Id => &["b64Std", "b64Url", "dec", "hex"],
+            Kind::Bytes => &["base64", "hex"],
             Kind::Shuffle => &["results"],
             Kind::Pet => &[],
         }
     }
 
     fn secret_outputs(self) -> bool {
-        self == Kind::Password
+        matches!(self, Kind::Password | Kind::Bytes)
     }
 }
 
@@ -167,7 +173,7 @@ fn echoed(kind: Kind, inputs: &PropertyMap) -> Result<PropertyMap, FieldError> {
             default("length", num(2));
             default("separator", PropertyValue::string("-"));
         }
-        Kind::Integer | Kind::Id | Kind::Uuid | Kind::Shuffle => {}
+        Kind::Integer | Kind::Id | Kind::Uuid | Kind::Shuffle | Kind::Bytes => {}
     }
     Ok(out)
 }
@@ -240,6 +246,18 @@ async fn generate(
                 .unwrap_or_else(|| "-".into());
             let prefix = opt_str(inputs, "prefix").map_err(bad)?;
             pet_name(length, &sep, prefix.as_deref(), &mut rand::rng())
+        }
+        Kind::Bytes => {
+            let len = opt_count(inputs, "length").map_err(bad)?.unwrap_or(0);
+            if len < 1 {
+                return Err(ProviderError::Failed("`length` must be at least 1".into()));
+            }
+            let mut bytes = vec![0u8; len];
+            rand::rng().fill(&mut bytes[..]);
+            let b64 = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            out.insert("base64".into(), PropertyValue::string(b64.clone()));
+            out.insert("hex".into(), PropertyValue::string(hex::encode(&bytes)));
+            b64
         }
         Kind::Uuid => {
             let u = uuid::Uuid::new_v4().to_string();
@@ -364,6 +382,14 @@ fn check_inputs(kind: Kind, news: &PropertyMap) -> Vec<CheckFailure> {
             check_known(news, "separator", f, opt_str);
         }
         Kind::Uuid => {}
+        Kind::Bytes => {
+            if let Some(Some(0)) = check_known(news, "length", f, opt_count) {
+                f.push(CheckFailure {
+                    property: "length".into(),
+                    reason: "must be at least 1".into(),
+                });
+            }
+        }
         Kind::Shuffle => {
             check_known(news, "inputs", f, opt_str_list);
             check_known(news, "resultCount", f, opt_count);

@@ -1,11 +1,12 @@
 //! The `sim` provider: a simulated cloud whose resources live in a JSON world file, with knobs
-//! (`replaceOn`, `deleteBeforeReplace`, `latencyMs`, `failOn`, `initFailOn`) to stage any
+//! (`replaceOn`, `deleteBeforeReplace`, `latencyMs`, `failOn`, `failTimes`, `initFailOn`) to stage any
 //! deployment scenario.
 //! Create, update and delete take the full latency; a diff, which asks the cloud about one
 //! resource, takes a quarter of it (previews included), so parallel diffs can be watched.
 
-use std::sync::Arc;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -27,6 +28,9 @@ const REPLACE_ON: &str = "replaceOn";
 const DELETE_BEFORE_REPLACE: &str = "deleteBeforeReplace";
 const LATENCY_MS: &str = "latencyMs";
 const FAIL_ON: &str = "failOn";
+/// How many times each `failOn` operation fails before it succeeds (absent: always fails),
+/// counted per resource and operation by the provider instance (one deployment).
+const FAIL_TIMES: &str = "failTimes";
 /// Operations that make the resource but report that it did not initialise (a partial
 /// failure with its ID and outputs, as Pulumi's `ErrorResourceInitFailed`).
 const INIT_FAIL_ON: &str = "initFailOn";
@@ -43,6 +47,8 @@ pub struct SimProvider {
     world: Arc<SimWorld>,
     /// Default latency per operation from the provider config `sim:latencyMs`.
     default_latency_ms: AtomicU64,
+    /// Failed attempts so far per (URN, operation), for `failTimes`.
+    failed: Mutex<HashMap<(Urn, &'static str), u64>>,
 }
 
 fn type_of(urn: &Urn) -> Result<&'static SimType, ProviderError> {
@@ -109,6 +115,7 @@ impl SimProvider {
         SimProvider {
             world,
             default_latency_ms: AtomicU64::new(0),
+            failed: Mutex::default(),
         }
     }
 
@@ -135,8 +142,21 @@ impl SimProvider {
         }
     }
 
-    fn injected_failure(urn: &Urn, inputs: &PropertyMap, op: &str) -> Result<(), ProviderError> {
+    fn injected_failure(
+        &self,
+        urn: &Urn,
+        inputs: &PropertyMap,
+        op: &'static str,
+    ) -> Result<(), ProviderError> {
         if fails_on(inputs, op) {
+            if let Some(times) = opt_count(inputs, FAIL_TIMES).ok().flatten() {
+                let mut failed = self.failed.lock().expect("sim failures lock");
+                let count = failed.entry((urn.clone(), op)).or_insert(0);
+                if *count >= times as u64 {
+                    return Ok(());
+                }
+                *count += 1;
+            }
             return Err(ProviderError::Failed(format!(
                 "sim: {op} of {} ({}) failed because its `failOn` input lists \"{op}\"",
                 urn.name(),
@@ -228,6 +248,7 @@ impl Provider for SimProvider {
             opt_bool(m, f)
         });
         check_known(news, LATENCY_MS, &mut failures, opt_count);
+        check_known(news, FAIL_TIMES, &mut failures, opt_count);
         if let Some(Some(ops)) = check_known(news, FAIL_ON, &mut failures, opt_str_list) {
             for (i, op) in ops.iter().enumerate() {
                 if !OPERATIONS.contains(&op.as_str()) {
@@ -298,7 +319,7 @@ impl Provider for SimProvider {
             });
         }
         self.simulate_latency(&req.inputs).await;
-        Self::injected_failure(&req.urn, &req.inputs, "create")?;
+        self.injected_failure(&req.urn, &req.inputs, "create")?;
         let computed = ty
             .computed
             .iter()
@@ -372,7 +393,7 @@ impl Provider for SimProvider {
             ));
         }
         self.simulate_latency(&req.new_inputs).await;
-        Self::injected_failure(&req.urn, &req.new_inputs, "update")?;
+        self.injected_failure(&req.urn, &req.new_inputs, "update")?;
         let current = self
             .world
             .get(&req.id)
@@ -403,7 +424,7 @@ impl Provider for SimProvider {
             &req.inputs
         };
         self.simulate_latency(inputs).await;
-        Self::injected_failure(&req.urn, inputs, "delete")?;
+        self.injected_failure(&req.urn, inputs, "delete")?;
         // Already gone (deleted by a run killed before it recorded the delete, or by hand):
         // the goal of a delete holds, so it succeeds, as Pulumi's providers treat NotFound.
         self.world.remove(&req.id).await?;

@@ -3,6 +3,7 @@
 //! and stepdeck's own console protocol (`console_*`), which serves a deployment's console to
 //! watchers elsewhere.
 
+pub mod callbacks;
 pub mod codec;
 pub mod console_addr;
 pub mod console_client;
@@ -12,6 +13,7 @@ pub mod console_tee;
 pub mod console_token;
 pub mod console_wire;
 pub mod engine_service;
+pub mod hook_callbacks;
 pub mod language_host;
 mod launcher_file;
 pub mod marshal;
@@ -21,6 +23,7 @@ pub mod plugin_providers;
 mod private_dir;
 pub mod provider_client;
 pub mod server;
+pub mod transforms;
 
 /// The generated pulumirpc messages, clients and servers (from our own `proto/` files).
 #[allow(clippy::all, missing_docs)]

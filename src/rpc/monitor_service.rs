@@ -2,14 +2,16 @@
 //! registration becomes a goal for the engine's resource monitor, answered when its step ends.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::watch;
 use tonic::transport::Server;
 use tonic::{Request, Response, Status};
 
 use super::MAX_MESSAGE_SIZE;
+use super::callbacks::Callbacks;
 use super::engine_service::EngineService;
+use super::hook_callbacks::CallbackHook;
 use super::marshal::{
     MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map, value_to_property,
 };
@@ -26,9 +28,13 @@ use super::pulumirpc::{
     SupportsFeatureResponse, alias, register_resource_request,
 };
 use super::server::{PrivateAddress, ServerHandle, serve_private};
+use super::transforms::Transforms;
 use crate::engine::events::EventSink;
+use crate::engine::events::Severity;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
+use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
+use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
 use crate::engine::resource::CustomTimeouts;
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
@@ -47,6 +53,10 @@ const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
     ("aliasSpecs", ResourceMonitorFeature::AliasSpecs),
     ("deletedWith", ResourceMonitorFeature::DeletedWith),
     ("replaceWith", ResourceMonitorFeature::ReplaceWith),
+    ("transforms", ResourceMonitorFeature::Transforms),
+    ("invokeTransforms", ResourceMonitorFeature::InvokeTransforms),
+    ("resourceHooks", ResourceMonitorFeature::ResourceHooks),
+    ("errorHooks", ResourceMonitorFeature::ErrorHooks),
     (
         "replacementTrigger",
         ResourceMonitorFeature::ReplacementTrigger,
@@ -59,15 +69,23 @@ pub struct MonitorService {
     monitor: ResourceMonitor,
     organization: String,
     refused: Option<Arc<watch::Sender<bool>>>,
+    callbacks: Arc<Callbacks>,
+    transforms: Arc<Transforms>,
+    /// This service's own address, given to component providers to register through.
+    address: Arc<OnceLock<String>>,
 }
 
 impl MonitorService {
     /// Serves `monitor`, reporting `organization` in GetDeploymentInfo.
     pub fn new(monitor: ResourceMonitor, organization: impl Into<String>) -> MonitorService {
+        let callbacks = Arc::new(Callbacks::default());
         MonitorService {
             monitor,
             organization: organization.into(),
             refused: None,
+            transforms: Arc::new(Transforms::new(callbacks.clone())),
+            callbacks,
+            address: Arc::default(),
         }
     }
 
@@ -76,6 +94,82 @@ impl MonitorService {
     pub fn with_refusal_signal(mut self, refused: Arc<watch::Sender<bool>>) -> MonitorService {
         self.refused = Some(refused);
         self
+    }
+
+    /// A remote component: its package's provider constructs it, registering the component
+    /// and its children through this service; the program gets the component's URN and state.
+    async fn construct(
+        &self,
+        req: RegisterResourceRequest,
+    ) -> Result<Response<RegisterResourceResponse>, Status> {
+        let package = crate::engine::goal::package_of(&req.r#type).to_string();
+        let provider =
+            non_empty(req.provider.clone()).or_else(|| req.providers.get(&package).cloned());
+        let (accept_secrets, accept_resources) = (req.accept_secrets, req.accept_resources);
+        let providers = req.providers.clone().into_iter().collect();
+        let goal = goal_of(req)?;
+        let construct = ConstructRequest {
+            type_: goal.type_,
+            name: goal.name,
+            parent: goal.parent,
+            inputs: goal.properties,
+            input_dependencies: goal.property_dependencies,
+            dependencies: goal.dependencies,
+            protect: goal.protect,
+            providers,
+            additional_secret_outputs: goal.additional_secret_outputs.clone(),
+            deleted_with: goal.deleted_with,
+            ignore_changes: goal.ignore_changes,
+            replace_on_changes: goal.replace_on_changes,
+            retain_on_delete: goal.retain_on_delete,
+            info: self.program_info(),
+        };
+        let reg = match self
+            .monitor
+            .construct(construct, provider, goal.version)
+            .await
+        {
+            Ok(reg) => reg,
+            Err(RegisterError::Failed(m)) => {
+                self.monitor.log(Severity::Error, None, m.clone());
+                return Err(self.refusal("RegisterResourceRequest", RegisterError::Failed(m)));
+            }
+            Err(e) => return Err(self.refusal("RegisterResourceRequest", e)),
+        };
+        Ok(Response::new(RegisterResourceResponse {
+            urn: reg.urn.to_string(),
+            id: String::new(),
+            object: Some(outputs_struct(
+                &reg,
+                &goal.additional_secret_outputs,
+                accept_secrets,
+                accept_resources,
+            )),
+            result: result_of(reg.status) as i32,
+            ..RegisterResourceResponse::default()
+        }))
+    }
+
+    /// What a component provider is told about the deployment beyond what the engine knows:
+    /// where to register and the organization.
+    fn program_info(&self) -> ProgramInfo {
+        ProgramInfo {
+            monitor_endpoint: self.address.get().cloned().unwrap_or_default(),
+            organization: self.organization.clone(),
+            ..ProgramInfo::default()
+        }
+    }
+
+    /// A hook registration's callback, which must name the server to call.
+    fn checked_callback(
+        &self,
+        message: &str,
+        callback: Option<Callback>,
+    ) -> Result<Callback, Status> {
+        let callback =
+            callback.ok_or_else(|| invalid(&format!("{message}.callback"), "must be given"))?;
+        Callbacks::check(&callback).map_err(|e| invalid(&format!("{message}.callback"), e))?;
+        Ok(callback)
     }
 
     /// A refused registration or read: the engine reported why and the run fails, so the SDK is
@@ -104,6 +198,7 @@ pub async fn serve(
 ) -> std::io::Result<(PrivateAddress, ServerHandle)> {
     let engine = EngineService::new(Some(monitor.clone()), events);
     let monitor = MonitorService::new(monitor, organization).with_refusal_signal(refused);
+    let address = monitor.address.clone();
     let router = Server::builder()
         .add_service(
             ResourceMonitorServer::new(monitor)
@@ -115,7 +210,9 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         );
-    serve_private(router).await
+    let (private, handle) = serve_private(router).await?;
+    let _ = address.set(private.to_string());
+    Ok((private, handle))
 }
 
 fn invalid(field: &str, e: impl std::fmt::Display) -> Status {
@@ -314,6 +411,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
             None => PropertyValue::Null,
         },
         source_position: source_position(req.source_position.as_ref()),
+        hooks: req.hooks.map(hook_bindings).unwrap_or_default(),
         type_: req.r#type,
         name: req.name,
         custom: req.custom,
@@ -331,6 +429,22 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         additional_secret_outputs: req.additional_secret_outputs,
         version: non_empty(req.version),
     })
+}
+
+/// The hook names of a registration, by lifecycle point (empty lists left out).
+fn hook_bindings(b: register_resource_request::ResourceHooksBinding) -> HookBindings {
+    [
+        (HookKind::BeforeCreate, b.before_create),
+        (HookKind::AfterCreate, b.after_create),
+        (HookKind::BeforeUpdate, b.before_update),
+        (HookKind::AfterUpdate, b.after_update),
+        (HookKind::BeforeDelete, b.before_delete),
+        (HookKind::AfterDelete, b.after_delete),
+        (HookKind::OnError, b.on_error),
+    ]
+    .into_iter()
+    .filter(|(_, names)| !names.is_empty())
+    .collect()
 }
 
 fn result_of(status: RegisterStatus) -> pulumirpc::Result {
@@ -395,7 +509,11 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<ResourceInvokeRequest>,
     ) -> Result<Response<ResourceInvokeResponse>, Status> {
-        let req = req.into_inner();
+        let mut req = req.into_inner();
+        self.transforms
+            .apply_invoke(&mut req)
+            .await
+            .map_err(|e| Status::unknown(e.to_string()))?;
         let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
             .map_err(|e| invalid("ResourceInvokeRequest.args", e))?;
         if !req.version.is_empty() {
@@ -419,9 +537,37 @@ impl MonitorRpc for MonitorService {
 
     async fn call(
         &self,
-        _req: Request<ResourceCallRequest>,
+        req: Request<ResourceCallRequest>,
     ) -> Result<Response<CallResponse>, Status> {
-        Err(unsupported("method calls on resources (Call)"))
+        let req = req.into_inner();
+        let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
+            .map_err(|e| invalid("ResourceCallRequest.args", e))?;
+        let mut arg_dependencies = BTreeMap::new();
+        for (k, deps) in &req.arg_dependencies {
+            let field = format!("ResourceCallRequest.argDependencies.{k}");
+            let urns = deps
+                .urns
+                .iter()
+                .map(|u| parse_urn(&field, u))
+                .collect::<Result<Vec<_>, _>>()?;
+            arg_dependencies.insert(k.clone(), urns);
+        }
+        let call = CallRequest {
+            tok: req.tok,
+            args,
+            arg_dependencies,
+            info: self.program_info(),
+        };
+        let result = self
+            .monitor
+            .call(call, non_empty(req.provider), non_empty(req.version))
+            .await
+            .map_err(|e| register_status("ResourceCallRequest", e))?;
+        Ok(Response::new(CallResponse {
+            r#return: Some(map_to_struct(&result, MarshalOptions::ALL)),
+            return_dependencies: Default::default(),
+            failures: Vec::new(),
+        }))
     }
 
     async fn read_resource(
@@ -468,25 +614,30 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<RegisterResourceRequest>,
     ) -> Result<Response<RegisterResourceResponse>, Status> {
-        let req = req.into_inner();
-        if !req.transforms.is_empty() {
-            return Err(unsupported("resource transforms"));
-        }
-        if req.remote {
-            return Err(unsupported("remote (multi-language) components"));
-        }
+        let mut req = req.into_inner();
         let (accept_secrets, accept_resources, reporting) = (
             req.accept_secrets,
             req.accept_resources,
             req.supports_result_reporting,
         );
+        let own_transforms = req.transforms.clone();
+        self.transforms
+            .apply(&mut req)
+            .await
+            .map_err(|e| Status::unknown(e.to_string()))?;
+        let parent = req.parent.clone();
         let secret_outputs = req.additional_secret_outputs.clone();
+        if req.remote {
+            return self.construct(req).await;
+        }
         let goal = goal_of(req)?;
         let reg = self
             .monitor
             .register(goal)
             .await
             .map_err(|e| self.refusal("RegisterResourceRequest", e))?;
+        self.transforms
+            .record(&reg.urn.to_string(), &parent, own_transforms);
         if !reporting && reg.status != RegisterStatus::Success {
             return Err(Status::internal(format!(
                 "resource registration of {} failed",
@@ -527,30 +678,56 @@ impl MonitorRpc for MonitorService {
 
     async fn register_stack_transform(
         &self,
-        _req: Request<Callback>,
+        req: Request<Callback>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("stack transforms"))
+        self.transforms
+            .add_stack(req.into_inner())
+            .map_err(|e| invalid("Callback.target", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_stack_invoke_transform(
         &self,
-        _req: Request<Callback>,
+        req: Request<Callback>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("invoke transforms"))
+        self.transforms
+            .add_invoke(req.into_inner())
+            .map_err(|e| invalid("Callback.target", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_resource_hook(
         &self,
-        _req: Request<RegisterResourceHookRequest>,
+        req: Request<RegisterResourceHookRequest>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("resource hooks"))
+        let req = req.into_inner();
+        let callback = self.checked_callback("RegisterResourceHookRequest", req.callback)?;
+        let hook = ResourceHook {
+            callback: Arc::new(CallbackHook::new(self.callbacks.clone(), callback)),
+            on_dry_run: req.on_dry_run,
+            ignore_errors: req.ignore_errors,
+        };
+        self.monitor
+            .hooks()
+            .register_resource_hook(&req.name, hook)
+            .map_err(|e| invalid("RegisterResourceHookRequest.name", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_error_hook(
         &self,
-        _req: Request<RegisterErrorHookRequest>,
+        req: Request<RegisterErrorHookRequest>,
     ) -> Result<Response<()>, Status> {
-        Err(unsupported("error hooks"))
+        let req = req.into_inner();
+        let callback = self.checked_callback("RegisterErrorHookRequest", req.callback)?;
+        self.monitor
+            .hooks()
+            .register_error_hook(
+                &req.name,
+                Arc::new(CallbackHook::new(self.callbacks.clone(), callback)),
+            )
+            .map_err(|e| invalid("RegisterErrorHookRequest.name", e))?;
+        Ok(Response::new(()))
     }
 
     async fn register_package(
@@ -560,12 +737,13 @@ impl MonitorRpc for MonitorService {
         Err(unsupported("parameterized packages (RegisterPackage)"))
     }
 
-    /// Every registration is answered only after its step finished, so by the time a program
-    /// signals shutdown there is nothing left to wait for.
+    /// The program stays up (its callback server serving hooks) until the deployment has run
+    /// the deletes that may call its delete hooks.
     async fn signal_and_wait_for_shutdown(
         &self,
         _req: Request<()>,
     ) -> Result<Response<()>, Status> {
+        self.monitor.shutdown().await;
         Ok(Response::new(()))
     }
 }

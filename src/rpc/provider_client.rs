@@ -21,9 +21,10 @@ use super::pulumirpc::{
 use super::server::ServerHandle;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
-    CheckFailure, CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult,
-    DeleteRequest, DiffChanges, DiffKind, DiffRequest, DiffResult, PropertyDiff, Provider,
-    ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    CallRequest, CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest,
+    ConstructResult, CreateRequest, CreateResult, DeleteRequest, DiffChanges, DiffKind,
+    DiffRequest, DiffResult, PropertyDiff, Provider, ProviderError, ReadRequest, ReadResult,
+    UpdateRequest,
 };
 use crate::engine::urn::Urn;
 
@@ -205,6 +206,25 @@ impl PluginProvider {
         annotate_secrets(&mut out, inputs);
         Ok(out)
     }
+}
+
+/// The check failures a function's provider reported for its arguments, as one error.
+fn refused_arguments(
+    what: &str,
+    token: &str,
+    failures: &[pulumirpc::CheckFailure],
+) -> Result<(), ProviderError> {
+    if failures.is_empty() {
+        return Ok(());
+    }
+    let reasons: Vec<String> = failures
+        .iter()
+        .map(|f| format!("{}: {}", f.property, f.reason))
+        .collect();
+    Err(ProviderError::Failed(format!(
+        "{what} of {token} failed: {}",
+        reasons.join("; ")
+    )))
 }
 
 fn partial_failure(status: &Status) -> Option<ProviderError> {
@@ -554,18 +574,110 @@ impl Provider for PluginProvider {
             Ok(resp) => resp.into_inner(),
             Err(s) => return Err(self.rpc_error("Invoke", s).await),
         };
-        if !resp.failures.is_empty() {
-            let reasons: Vec<String> = resp
-                .failures
-                .iter()
-                .map(|f| format!("{}: {}", f.property, f.reason))
-                .collect();
-            return Err(ProviderError::Failed(format!(
-                "invoke of {token} failed: {}",
-                reasons.join("; ")
-            )));
-        }
+        refused_arguments("invoke", token, &resp.failures)?;
         self.outputs(resp.r#return.as_ref(), args, "InvokeResponse.return")
+    }
+
+    async fn construct(&self, req: ConstructRequest) -> Result<ConstructResult, ProviderError> {
+        let urns = |v: &[Urn]| v.iter().map(Urn::to_string).collect::<Vec<_>>();
+        let info = req.info;
+        let wire = pulumirpc::ConstructRequest {
+            project: info.project,
+            stack: info.stack,
+            config: info.config.into_iter().collect(),
+            dry_run: info.dry_run,
+            parallel: i32::try_from(info.parallel).unwrap_or(i32::MAX),
+            monitor_endpoint: info.monitor_endpoint,
+            r#type: req.type_.clone(),
+            name: req.name.clone(),
+            parent: req.parent.as_ref().map(Urn::to_string).unwrap_or_default(),
+            inputs: Some(map_to_struct(&req.inputs, self.send_opts())),
+            input_dependencies: req
+                .input_dependencies
+                .iter()
+                .map(|(k, deps)| {
+                    let urns = urns(deps);
+                    (
+                        k.clone(),
+                        pulumirpc::construct_request::PropertyDependencies { urns },
+                    )
+                })
+                .collect(),
+            protect: req.protect,
+            providers: req.providers.into_iter().collect(),
+            dependencies: urns(&req.dependencies),
+            config_secret_keys: info.config_secret_keys,
+            organization: info.organization,
+            additional_secret_outputs: req.additional_secret_outputs,
+            custom_timeouts: None,
+            deleted_with: req
+                .deleted_with
+                .as_ref()
+                .map(Urn::to_string)
+                .unwrap_or_default(),
+            delete_before_replace: None,
+            ignore_changes: req.ignore_changes,
+            replace_on_changes: req.replace_on_changes,
+            retain_on_delete: req.retain_on_delete,
+            accepts_output_values: false,
+            replace_with: Vec::new(),
+        };
+        let resp = match self.client().await?.construct(wire).await {
+            Ok(resp) => resp.into_inner(),
+            Err(s) => return Err(self.rpc_error("Construct", s).await),
+        };
+        let urn =
+            Urn::parse(&resp.urn).map_err(|e| self.fail(format!("ConstructResponse.urn: {e}")))?;
+        let state = self.outputs(resp.state.as_ref(), &req.inputs, "ConstructResponse.state")?;
+        let mut state_dependencies = std::collections::BTreeMap::new();
+        for (k, deps) in resp.state_dependencies {
+            let parsed = deps
+                .urns
+                .iter()
+                .map(|u| Urn::parse(u))
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| self.fail(format!("ConstructResponse.stateDependencies.{k}: {e}")))?;
+            state_dependencies.insert(k, parsed);
+        }
+        Ok(ConstructResult {
+            urn,
+            state,
+            state_dependencies,
+        })
+    }
+
+    async fn call(&self, req: CallRequest) -> Result<PropertyMap, ProviderError> {
+        let info = req.info;
+        let wire = pulumirpc::CallRequest {
+            tok: req.tok.clone(),
+            args: Some(map_to_struct(&req.args, self.send_opts())),
+            arg_dependencies: req
+                .arg_dependencies
+                .iter()
+                .map(|(k, deps)| {
+                    let urns = deps.iter().map(Urn::to_string).collect();
+                    (
+                        k.clone(),
+                        pulumirpc::call_request::ArgumentDependencies { urns },
+                    )
+                })
+                .collect(),
+            project: info.project,
+            stack: info.stack,
+            config: info.config.into_iter().collect(),
+            config_secret_keys: info.config_secret_keys,
+            dry_run: info.dry_run,
+            parallel: i32::try_from(info.parallel).unwrap_or(i32::MAX),
+            monitor_endpoint: info.monitor_endpoint,
+            organization: info.organization,
+            accepts_output_values: false,
+        };
+        let resp = match self.client().await?.call(wire).await {
+            Ok(resp) => resp.into_inner(),
+            Err(s) => return Err(self.rpc_error("Call", s).await),
+        };
+        refused_arguments("call", &req.tok, &resp.failures)?;
+        self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")
     }
 
     async fn cancel(&self) -> Result<(), ProviderError> {

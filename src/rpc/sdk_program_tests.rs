@@ -125,6 +125,9 @@ fn harness_failing(
                         "reads are not part of this test".into(),
                     )));
                 }
+                SourceEvent::Shutdown { reply } => {
+                    let _ = reply.send(Ok(()));
+                }
             }
         }
     });

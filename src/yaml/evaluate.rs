@@ -708,6 +708,7 @@ impl Shared {
             additional_secret_outputs: o.additional_secret_outputs.clone(),
             version: o.version.clone(),
             source_position: Some(format!("{file}:{}", r.pos)),
+            hooks: Default::default(),
         };
         match self.components.get(&r.type_) {
             Some(def) => {

@@ -209,6 +209,9 @@ pub(crate) async fn run(
                 rec.lock().unwrap().outputs = Some((urn, outputs));
                 let _ = reply.send(Ok(()));
             }
+            SourceEvent::Shutdown { reply } => {
+                let _ = reply.send(Ok(()));
+            }
         }
     }
     let result = program.await.expect("program task");

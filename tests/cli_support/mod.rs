@@ -16,6 +16,8 @@ pub struct Env {
     pub passphrase: bool,
     /// The backend URL commands get; `None`: `file://` in the temporary directory.
     pub backend: Option<String>,
+    /// A directory put first on commands' `PATH` (provider plugins of a test).
+    pub plugins: Option<PathBuf>,
 }
 
 pub const PASSPHRASE: &str = "correct horse battery staple";
@@ -58,6 +60,7 @@ impl Env {
             root,
             passphrase: false,
             backend: None,
+            plugins: None,
         };
         env.write(
             "Pulumi.yaml",
@@ -115,6 +118,11 @@ impl Env {
             .stdin(Stdio::null());
         if self.passphrase {
             c.env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE);
+        }
+        if let Some(dir) = &self.plugins {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let paths = std::iter::once(dir.clone()).chain(std::env::split_paths(&path));
+            c.env("PATH", std::env::join_paths(paths).expect("PATH entries"));
         }
         c
     }
