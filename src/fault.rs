@@ -18,6 +18,9 @@ pub enum FaultPoint {
     BeforeJournal,
     /// Right after a journal entry was written (and synced, when it is synced).
     AfterJournal,
+    /// Inside a checkpoint write that folds the journal in (a compaction), after its rows
+    /// changed and before its transaction commits.
+    InCheckpointWrite,
 }
 
 impl FaultPoint {
@@ -26,6 +29,7 @@ impl FaultPoint {
             "after-provider-write" => Some(FaultPoint::AfterProviderWrite),
             "before-journal" => Some(FaultPoint::BeforeJournal),
             "after-journal" => Some(FaultPoint::AfterJournal),
+            "in-checkpoint-write" => Some(FaultPoint::InCheckpointWrite),
             _ => None,
         }
     }

@@ -497,31 +497,44 @@ fn a_lost_connection_stops_new_steps_and_names_the_unfinished_operations() {
 #[test]
 fn kill_9_at_the_fault_points_converges_on_postgres() {
     let server = server!();
-    for point in ["after-provider-write", "before-journal", "after-journal"] {
-        for n in [1, 4] {
-            let mut env = Env::new(crash_support::PROGRAM);
-            env.write("Pulumi.dev.yaml", crash_support::CONFIG_DEFAULT);
-            env.backend = Some(server.database().1);
-            if !crash_support::killed_run(&env, "up", point, n) {
-                continue;
-            }
-            let again = env.run(&crash_support::args("up"));
-            if !(again.status.success() && crash_support::pending_operations(&env).is_empty()) {
-                env.ok(&crash_support::args("refresh"));
-                env.ok(&crash_support::args("up"));
-            }
-            assert!(
-                crash_support::pending_operations(&env).is_empty(),
-                "{point}:{n}: pending operations left"
-            );
-            assert_eq!(
-                env.managed("dev").len(),
-                crash_support::MANAGED,
-                "{point}:{n}"
-            );
-            env.assert_no_leaks("dev");
+    let mut compactions_killed = 0;
+    for (point, n) in [
+        ("after-provider-write", 1),
+        ("after-provider-write", 4),
+        ("before-journal", 1),
+        ("before-journal", 4),
+        ("after-journal", 1),
+        ("after-journal", 4),
+        // The compactions that start and end the run, killed before they commit.
+        ("in-checkpoint-write", 1),
+        ("in-checkpoint-write", 2),
+    ] {
+        let mut env = Env::new(crash_support::PROGRAM);
+        env.write("Pulumi.dev.yaml", crash_support::CONFIG_DEFAULT);
+        env.backend = Some(server.database().1);
+        if !crash_support::killed_run(&env, "up", point, n) {
+            continue;
         }
+        if point == "in-checkpoint-write" {
+            compactions_killed += 1;
+        }
+        let again = env.run(&crash_support::args("up"));
+        if !(again.status.success() && crash_support::pending_operations(&env).is_empty()) {
+            env.ok(&crash_support::args("refresh"));
+            env.ok(&crash_support::args("up"));
+        }
+        assert!(
+            crash_support::pending_operations(&env).is_empty(),
+            "{point}:{n}: pending operations left"
+        );
+        assert_eq!(
+            env.managed("dev").len(),
+            crash_support::MANAGED,
+            "{point}:{n}"
+        );
+        env.assert_no_leaks("dev");
     }
+    assert!(compactions_killed > 0, "no compaction was killed");
 }
 
 #[test]

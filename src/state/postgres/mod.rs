@@ -35,6 +35,7 @@ use tokio_postgres::types::ToSql;
 
 use crate::engine::journal::{Journal, JournalEntry};
 use crate::engine::snapshot::Snapshot;
+use crate::fault::{FaultPoint, reached};
 
 use super::backend::{Backend, StackState, StackSummary};
 use super::backend_url::{BackendUrl, Scheme};
@@ -303,6 +304,7 @@ impl PgBackend {
             )
             .await
             .map_err(|e| describe(&e))?;
+            reached(FaultPoint::InCheckpointWrite);
             tx.commit().await.map_err(|e| describe(&e))
         })
     }
