@@ -132,6 +132,17 @@ pub struct DeployArgs {
     /// A message recorded with the update in the stack's history.
     #[arg(short, long, value_name = "TEXT")]
     pub message: Option<String>,
+    /// Preview: write what the preview decided for every resource to FILE (an update plan,
+    /// Pulumi's plan shape) for `up --plan`.
+    #[arg(long, value_name = "FILE")]
+    pub save_plan: Option<PathBuf>,
+    /// Up: do only what the plan in FILE (from `preview --save-plan`) allows; a resource or
+    /// input it does not plan fails the update before its step runs.
+    #[arg(long, value_name = "FILE")]
+    pub plan: Option<PathBuf>,
+    /// With --plan: outputs the plan did not expect are an error too.
+    #[arg(long, requires = "plan")]
+    pub strict: bool,
     /// Destroy and refresh: run the program too (its registrations are answered from the
     /// recorded state; nothing is created or updated).
     #[arg(long)]

@@ -2,14 +2,14 @@
 //! first (`y` applies, `n` aborts). One terminal session spans the preview and the run; with
 //! `--serve` the run (not its preview) is served to watchers too.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Result, anyhow};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
 use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, Run, RunMeta, conclude, execute, options, update_kind};
+use super::deploy::{Display, Run, RunMeta, conclude, execute, options, save_plan, update_kind};
 use super::errors::DeploymentFailed;
 use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace};
@@ -81,6 +81,7 @@ pub async fn run(
     let meta = RunMeta::from_args(args);
     let mut console = Console::enter()?;
     let outcome = async {
+        let mut planned = None;
         if operation == Operation::Preview || !(args.yes || args.skip_preview) {
             let mut preview = if operation == Operation::Update {
                 options(ws, stack, Operation::Preview, args, Display::Console)?
@@ -89,7 +90,9 @@ pub async fn run(
             };
             preview.dry_run = true;
             let asks = operation != Operation::Preview;
-            let (result, left) = session(
+            // An update's preview records its plan: `y` applies under it.
+            preview.record_plan |= operation == Operation::Update;
+            let (mut result, left) = session(
                 &mut console,
                 ws,
                 stack,
@@ -111,7 +114,7 @@ pub async fn run(
                 // The operator may leave a read-only preview early; that is not a failure.
                 return match left {
                     ConsoleExit::Quit { .. } if !result.outcome.is_success() => Ok(()),
-                    _ => conclude(&result),
+                    _ => conclude(&result).and_then(|()| save_plan(ws, stack, args, &mut result)),
                 };
             }
             if left != ConsoleExit::Apply {
@@ -122,8 +125,12 @@ pub async fn run(
                 .into());
             }
             conclude(&result)?;
+            planned = result.plan.take();
         }
         let mut opts = options(ws, stack, operation, args, Display::Console)?;
+        if opts.plan.is_none() {
+            opts.plan = planned.map(Arc::new);
+        }
         opts.clear_pending_creates |= console.pending_creates_marked().is_some();
         let (result, _) = session(
             &mut console,

@@ -86,6 +86,9 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         skip_preview: false,
         message: None,
         run_program: false,
+        save_plan: None,
+        plan: None,
+        strict: false,
         output: OutputArgs::default(),
         serve: ServeArgs::default(),
     }

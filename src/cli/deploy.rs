@@ -185,6 +185,12 @@ pub fn options(
         config: config.values,
         secret_keys: config.secret_keys,
         dry_run: false,
+        plan: match (&args.plan, operation) {
+            (Some(path), Operation::Update) => Some(Arc::new(super::plan::load(path, ws, stack)?)),
+            _ => None,
+        },
+        strict_plan: args.strict,
+        record_plan: args.save_plan.is_some(),
     })
 }
 
@@ -326,6 +332,19 @@ pub fn conclude(result: &DeploymentResult) -> Result<()> {
     }
 }
 
+/// `preview --save-plan FILE`: writes the plan the (successful) preview recorded.
+pub fn save_plan(
+    ws: &Workspace,
+    stack: &Stack,
+    args: &DeployArgs,
+    result: &mut DeploymentResult,
+) -> Result<()> {
+    match (&args.save_plan, result.plan.take()) {
+        (Some(path), Some(plan)) => super::plan::save(path, ws, stack, plan),
+        _ => Ok(()),
+    }
+}
+
 /// `--expect-no-changes`: a preview or update that changed anything (Pulumi's `HasChanges`:
 /// any step but same and reads) fails with exit code 7.
 fn expect_no_changes(
@@ -406,6 +425,12 @@ pub fn open(
             "--yes must be passed in to proceed when running in non-interactive mode",
         ));
     }
+    if args.save_plan.is_some() && operation != Operation::Preview {
+        return Err(usage("--save-plan applies to preview"));
+    }
+    if args.plan.is_some() && operation != Operation::Update {
+        return Err(usage("--plan applies to up"));
+    }
     if args.serve.serve.is_some() && operation == Operation::Preview {
         return Err(usage("--serve applies to up, destroy and refresh"));
     }
@@ -440,8 +465,9 @@ pub async fn run(
     if let Some(s) = serving {
         s.finish().await;
     }
-    let result = result?;
+    let mut result = result?;
     conclude(&result)?;
+    save_plan(&ws, &stack, &args, &mut result)?;
     expect_no_changes(&args.output, operation, &result)
 }
 

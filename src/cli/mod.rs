@@ -11,6 +11,7 @@ mod errors;
 mod graph;
 mod held_notices;
 mod operation;
+mod plan;
 mod serve;
 mod stack;
 mod stack_history;

@@ -9,6 +9,7 @@ use super::clock::Clock;
 use super::control::{ApprovalPolicy, Control, ControlReceiver};
 use super::events::{EventSink, Operation, Outcome};
 use super::journal::Journal;
+use super::plan::Plan;
 use super::property::PropertyMap;
 use super::provider_registry::ProviderFactory;
 use super::snapshot::Snapshot;
@@ -54,6 +55,13 @@ pub struct Options {
     /// Plan a `destroy` or `refresh` without acting (its preview, shown before the operator
     /// confirms it); an `up`'s preview is [`Operation::Preview`].
     pub dry_run: bool,
+    /// Run under this update plan: a registration or step it does not allow fails the run
+    /// before the step runs (`up --plan`).
+    pub plan: Option<Arc<Plan>>,
+    /// Under a plan, outputs it did not expect fail the run too (`--strict`).
+    pub strict_plan: bool,
+    /// Record what a preview decides as a plan ([`DeploymentResult::plan`]).
+    pub record_plan: bool,
 }
 
 impl Default for Options {
@@ -77,6 +85,9 @@ impl Default for Options {
             config: BTreeMap::new(),
             secret_keys: Vec::new(),
             dry_run: false,
+            plan: None,
+            strict_plan: false,
+            record_plan: false,
         }
     }
 }
@@ -105,6 +116,8 @@ pub struct DeploymentResult {
     pub duration: Duration,
     /// The root stack resource's outputs.
     pub outputs: PropertyMap,
+    /// What the preview decided, when it recorded a plan.
+    pub plan: Option<Plan>,
 }
 
 /// A deployment ready to run; take its [`Control`] before running it.

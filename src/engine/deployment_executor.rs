@@ -296,7 +296,7 @@ impl Loop {
 
     /// Sends the summary and builds the result: the journal's snapshot (the base, in a
     /// preview), the root stack's outputs, the outcome masked.
-    fn result(self, outcome: Outcome, base: Snapshot, duration: Duration) -> DeploymentResult {
+    fn result(mut self, outcome: Outcome, base: Snapshot, duration: Duration) -> DeploymentResult {
         let preview = self.opts.is_preview();
         let counts = self.state.counts().clone();
         self.events.send(EngineEvent::Summary {
@@ -332,6 +332,7 @@ impl Loop {
             declined: self.declined,
             duration,
             outputs,
+            plan: self.sg.take_plan(),
         }
     }
 
@@ -623,6 +624,12 @@ impl Loop {
                     let _ = reply.send(Ok(()));
                     return;
                 }
+                if let Err(v) = self.sg.plan_outputs(&urn, &outputs) {
+                    let e = RegisterError::Failed(v.to_string());
+                    self.fail_run(e.clone().into());
+                    let _ = reply.send(Err(e));
+                    return;
+                }
                 let written = if self.opts.is_preview() {
                     Ok(())
                 } else {
@@ -693,6 +700,14 @@ impl Loop {
                     self.state.mark_failed(&urn);
                 }
                 if let Some((reply, answer)) = reply {
+                    let answer = answer.and_then(|reg| {
+                        self.sg.plan_outputs(&reg.urn, &reg.outputs).map_err(|v| {
+                            let e = RegisterError::Failed(v.to_string());
+                            self.state.fail(e.clone().into());
+                            e
+                        })?;
+                        Ok(reg)
+                    });
                     let _ = reply.send(answer);
                 }
                 return;
@@ -733,6 +748,14 @@ impl Loop {
         reply: Option<RegisterReply>,
         after_import: Option<Box<super::goal::Goal>>,
     ) {
+        if let Err(v) = self.sg.plan_steps(&pc.steps) {
+            let e = RegisterError::Failed(v.to_string());
+            match reply {
+                Some(reply) => self.refuse(reply, e),
+                None => self.fail_run(e.into()),
+            }
+            return;
+        }
         let id = self.next_chain;
         self.next_chain += 1;
         for s in &pc.steps {
@@ -914,6 +937,10 @@ impl Loop {
         if !self.opts.excludes.is_empty() {
             let forbidden = self.forbidden_deletes();
             steps.retain(|s| s.old().is_none_or(|o| !forbidden.contains(&o.index)));
+        }
+        if let Err(v) = self.sg.plan_steps(&steps) {
+            self.fail_run(RegisterError::Failed(v.to_string()).into());
+            return Ok(());
         }
         self.ctx
             .condemned

@@ -17,6 +17,7 @@ mod hook_binding;
 pub mod hooks;
 pub mod journal;
 mod pending_creates;
+pub mod plan;
 pub mod property;
 pub mod property_path;
 pub mod provider;

@@ -9,6 +9,7 @@ use super::diff_job::{DiffContext, DiffJob, DiffTarget, PendingDiff};
 use super::events::{CascadeId, EngineEvent, EventSink, Operation, Severity};
 use super::goal::{Goal, ReadGoal};
 use super::graph::DependencyGraph;
+use super::plan::Plan;
 use super::property::{PropertyMap, PropertyValue};
 use super::property_path::{PropertyPath, apply_ignore_changes};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
@@ -23,6 +24,7 @@ use super::targeting::Targeting;
 use super::urn::Urn;
 
 mod aliases;
+mod plan_check;
 mod replacement;
 
 pub(crate) use replacement::Cascade;
@@ -77,6 +79,8 @@ pub(crate) struct StepGenerator {
     /// Base positions a refresh before the update found gone.
     vanished: HashSet<usize>,
     next_cascade: CascadeId,
+    /// The plan a preview records (`Options::record_plan`).
+    recording: Option<Plan>,
 }
 
 fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
@@ -159,6 +163,7 @@ impl StepGenerator {
             .filter(|(_, r)| !r.delete)
             .map(|(i, r)| (r.urn.clone(), i))
             .collect();
+        let recording = (opts.record_plan && opts.is_preview()).then(Plan::default);
         StepGenerator {
             targeting: Targeting::new(&opts),
             skipped_creates: HashSet::new(),
@@ -180,6 +185,7 @@ impl StepGenerator {
             aliases: HashMap::new(),
             replaced: HashSet::new(),
             next_cascade: 1,
+            recording,
         }
     }
 
@@ -378,7 +384,12 @@ impl StepGenerator {
                 new.inputs = goal.properties.clone();
             }
             let olds = old.as_ref().map(|o| &o.state).filter(|_| !fresh);
-            new.inputs = self.check(&urn, &goal, olds, &new).await?;
+            self.refuse_unplanned(&urn, old.is_some())?;
+            let seed = self.seed_for(&urn);
+            new.inputs = self.check(&urn, &goal, olds, &new, seed.clone()).await?;
+            let old_state = old.as_ref().map(|o| &o.state);
+            self.check_goal(&urn, &goal, old_state, &new)?;
+            self.record_goal(&goal, old_state, &new, seed);
         }
         if new.is_provider() {
             for u in std::iter::once(&urn).chain(self.aliases.get(&urn)) {
@@ -634,6 +645,7 @@ impl StepGenerator {
         goal: &Goal,
         old: Option<&ResourceState>,
         new: &ResourceState,
+        random_seed: Vec<u8>,
     ) -> Result<super::property::PropertyMap, RegisterError> {
         let olds = old.map(|o| o.inputs.clone()).unwrap_or_default();
         // A provider may quote what it rejects: its messages are masked with these.
@@ -654,7 +666,7 @@ impl StepGenerator {
                     urn: urn.clone(),
                     olds,
                     news: new.inputs.clone(),
-                    random_seed: Vec::new(),
+                    random_seed,
                 })
                 .await
         };
@@ -946,7 +958,8 @@ impl StepGenerator {
         let urn = imported.urn.clone();
         let mut new = state_from_goal(&urn, &goal);
         new.import_id = imported.import_id.clone();
-        new.inputs = self.check(&urn, &goal, Some(&imported), &new).await?;
+        let seed = self.seed_for(&urn);
+        new.inputs = self.check(&urn, &goal, Some(&imported), &new, seed).await?;
         let diff = self.diff_job(&goal, &imported, &new)?.run().await?;
         if diff.changes != DiffChanges::Some {
             return Ok(Generated::Done(Registered {

@@ -54,6 +54,7 @@ pub mod history;
 pub mod lock_info;
 pub mod passphrase;
 pub mod pbkdf2;
+pub mod plan_file;
 pub mod postgres;
 pub mod secrets;
 pub mod stack_outputs;

@@ -41,7 +41,8 @@ impl StepGenerator {
             inputs: goal.properties.clone(),
             ..new.clone()
         };
-        new.inputs = self.check(&urn, goal, None, &fresh).await?;
+        let seed = self.seed_for(&urn);
+        new.inputs = self.check(&urn, goal, None, &fresh, seed).await?;
         let dependents = self.dependent_replacements(old.index).await?;
         let mut steps = Vec::new();
         let mut members = vec![CascadeMember {
