@@ -49,6 +49,8 @@ pub struct FakeProvider {
     pub partial: HashSet<String>,
     /// The old inputs of every Check call, as (name, olds) in order.
     pub checks: Mutex<Vec<(String, PropertyMap)>>,
+    /// The random seed of every Check call, as (name, seed) in order.
+    pub seeds: Mutex<Vec<(String, Vec<u8>)>>,
     /// What exists "in the cloud", by ID: create and update write it, delete removes it, read
     /// and refresh return it (an ID missing here reads as gone).
     pub world: Mutex<HashMap<String, PropertyMap>>,
@@ -67,6 +69,7 @@ impl Default for FakeProvider {
             fail_create: HashSet::new(),
             partial: HashSet::new(),
             checks: Mutex::default(),
+            seeds: Mutex::default(),
             world: Mutex::default(),
             configures: Mutex::default(),
         }
@@ -196,6 +199,10 @@ impl Provider for FakeProvider {
     }
 
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
+        self.seeds
+            .lock()
+            .unwrap()
+            .push((req.urn.name().to_string(), req.random_seed.clone()));
         self.checks
             .lock()
             .unwrap()
