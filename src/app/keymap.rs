@@ -34,6 +34,11 @@ pub enum Action {
     Approve,
     Decline,
     ApproveAll,
+    /// `space` in a preview: select the resource for the apply, or unmark it.
+    ToggleSelect,
+    /// `x` in a preview (outside the pending view): exclude the resource and its subtree
+    /// from the apply, or unmark it.
+    ToggleExclude,
     /// `C` in a preview: mark the stack's pending creates to be cleared by the apply.
     ClearPendingCreates,
     /// `c`: asks to confirm a cancel.
@@ -82,6 +87,9 @@ pub struct KeyContext {
     pub confirming: bool,
     /// A preview waits for `y`/`n`.
     pub preview_decision: bool,
+    /// A preview waiting for `y`/`n` shows resources (not its pending replacements): `x`
+    /// excludes the selected one rather than declining a replacement.
+    pub marking: bool,
 }
 
 /// The action for a key, if any.
@@ -130,7 +138,9 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('/') => Action::StartFilter,
         KeyCode::Char('p') => Action::TogglePause,
         KeyCode::Char('a') => Action::Approve,
+        KeyCode::Char('x') if ctx.marking => Action::ToggleExclude,
         KeyCode::Char('x') => Action::Decline,
+        KeyCode::Char(' ') => Action::ToggleSelect,
         KeyCode::Char('A') => Action::ApproveAll,
         KeyCode::Char('C') => Action::ClearPendingCreates,
         KeyCode::Char('c') => Action::Cancel,
@@ -192,7 +202,18 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "a",
         "approve the selected replacement (in a preview: for the apply)",
     ),
-    ("x", "decline the selected pending replacement"),
+    (
+        "x",
+        "decline the selected pending replacement (preview: in the Pending view)",
+    ),
+    (
+        "space",
+        "preview: select the resource for the apply (y applies only the selection)",
+    ),
+    (
+        "x",
+        "preview: exclude the resource, its children and dependents from the apply",
+    ),
     ("A", "approve all pending replacements (asks to confirm)"),
     ("C", "preview: mark pending creates to clear in the apply"),
     ("c", "cancel the deployment (asks to confirm)"),
@@ -273,6 +294,16 @@ mod tests {
         assert_eq!(normal(KeyCode::Char('p')), Some(Action::TogglePause));
         assert_eq!(normal(KeyCode::Char('a')), Some(Action::Approve));
         assert_eq!(normal(KeyCode::Char('x')), Some(Action::Decline));
+        assert_eq!(normal(KeyCode::Char(' ')), Some(Action::ToggleSelect));
+        let marking = KeyContext {
+            preview_decision: true,
+            marking: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('x')), marking),
+            Some(Action::ToggleExclude)
+        );
         assert_eq!(normal(KeyCode::Char('A')), Some(Action::ApproveAll));
         assert_eq!(
             normal(KeyCode::Char('C')),

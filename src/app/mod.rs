@@ -11,6 +11,7 @@ pub mod model;
 pub mod preset;
 pub mod run;
 pub mod sample;
+pub mod selection;
 pub mod sort;
 pub mod steering;
 pub mod tree_index;

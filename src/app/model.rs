@@ -385,6 +385,9 @@ pub struct Model {
     done_counts: [usize; OPS],
     pub failed: usize,
     pub skipped: usize,
+    /// Resources the preview changed that the operator's selection left out of this run, as
+    /// (name, type): the summary lists them as skipped.
+    pub deselected: Vec<(String, String)>,
     pub paused: bool,
     pub cancel: CancelSeen,
     pub workers_busy: usize,

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use crate::engine::urn::Urn;
 
 use super::model::Cascade;
+use super::selection::{Resolved, Selection};
 
 /// One decision made in a preview.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +24,10 @@ pub struct Presets {
     decisions: BTreeMap<Urn, Preset>,
     /// How many pending creates the operator marked to clear, when marked.
     clear_pending_creates: Option<usize>,
+    /// The resources marked in the preview (`space`, `x`).
+    pub selection: Selection,
+    /// The selection as the apply runs it, resolved when the operator applied (`y`).
+    pub applied_selection: Option<Resolved>,
 }
 
 fn members(c: &Cascade) -> Vec<Urn> {

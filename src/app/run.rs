@@ -27,6 +27,7 @@ use super::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
 use super::keymap::{map_key, map_mouse};
 use super::model::Model;
 use super::preset::Presets;
+use super::selection::Resolved;
 use super::steering::Steering;
 use super::ui_state::UiState;
 use super::update::{key_context, update};
@@ -66,6 +67,12 @@ impl Console {
     /// (its options carry `clear_pending_creates`); the apply's session logs it.
     pub fn pending_creates_marked(&self) -> Option<usize> {
         self.presets.pending_creates_marked()
+    }
+
+    /// The preview's selection as the apply runs it (targets, exclusions, what is skipped);
+    /// none when the operator marked nothing.
+    pub fn applied_selection(&self) -> Option<&Resolved> {
+        self.presets.applied_selection.as_ref()
     }
 
     /// The summary of the last session that ended, to print after the console is dropped.
@@ -201,6 +208,11 @@ where
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
     ui.presets = std::mem::take(presets);
+    if ui.mode == ConsoleMode::Live
+        && let Some(applied) = &ui.presets.applied_selection
+    {
+        model.deselected = applied.skipped.clone();
+    }
     if ui.mode == ConsoleMode::Live
         && let Some(count) = ui.presets.take_pending_creates_mark()
     {

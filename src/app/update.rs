@@ -13,15 +13,17 @@ use super::ui_state::{CANCELLING_NOTICE, Confirm, UiState, ViewId};
 
 /// How a key is read right now.
 pub fn key_context(ui: &UiState) -> KeyContext {
+    let preview_decision = matches!(
+        ui.mode,
+        ConsoleMode::Preview {
+            awaiting_decision: true
+        }
+    );
     KeyContext {
         filter_input: ui.filter_input.is_some(),
         confirming: ui.confirm.is_some(),
-        preview_decision: matches!(
-            ui.mode,
-            ConsoleMode::Preview {
-                awaiting_decision: true
-            }
-        ),
+        preview_decision,
+        marking: preview_decision && ui.focus != ViewId::Pending,
     }
 }
 
@@ -102,7 +104,10 @@ pub fn update(
             }
         }
         Action::PreviewApply => match state {
-            RunState::Done => return Some(ConsoleExit::Apply),
+            RunState::Done => {
+                ui.presets.applied_selection = ui.presets.selection.resolve(model);
+                return Some(ConsoleExit::Apply);
+            }
             RunState::Failed | RunState::Cancelled => {
                 ui.notice = Some("the preview did not succeed; n aborts".into());
             }
@@ -157,6 +162,7 @@ pub fn update(
             }
         }
         Action::ClearPendingCreates => mark_pending_creates(ui, model),
+        Action::ToggleSelect | Action::ToggleExclude => mark_selection(ui, model, action),
         Action::ToggleHelp => {
             ui.help = !ui.help;
             ui.help_scroll = 0;
@@ -266,6 +272,35 @@ fn mark_pending_creates(ui: &mut UiState, model: &Model) {
     } else {
         ui.presets.mark_pending_creates(Some(count));
         format!("{count} pending create(s) will be cleared when you apply (y); C takes it back")
+    });
+}
+
+/// `space` / `x`: in a preview that asks to apply, marks the selected resource to be applied
+/// alone (with what it needs) or to be left out with its subtree; again takes the mark back.
+fn mark_selection(ui: &mut UiState, model: &Model, action: Action) {
+    if !ui.deciding_preview() {
+        ui.notice = Some("resources are selected in the preview of up, before the run".into());
+        return;
+    }
+    let Some(urn) = ui
+        .selected_index(model)
+        .map(|i| model.resource(i).urn.clone())
+    else {
+        ui.notice = Some("no resource is selected".into());
+        return;
+    };
+    let selection = &mut ui.presets.selection;
+    let name = urn.name().to_string();
+    ui.notice = Some(if action == Action::ToggleSelect {
+        if selection.toggle_selected(&urn) {
+            format!("{name} selected: y applies only the selection and what it needs")
+        } else {
+            format!("{name} unmarked")
+        }
+    } else if selection.toggle_excluded(&urn) {
+        format!("{name} excluded with its children and dependents")
+    } else {
+        format!("{name} unmarked")
     });
 }
 

@@ -131,6 +131,15 @@ pub async fn run(
         if opts.plan.is_none() {
             opts.plan = planned.map(Arc::new);
         }
+        if let Some(selection) = console.applied_selection() {
+            if !selection.targets.is_empty() {
+                opts.targets = selection.targets.clone();
+            }
+            if !selection.excludes.is_empty() {
+                opts.excludes = selection.excludes.clone();
+                opts.exclude_dependents = true;
+            }
+        }
         opts.clear_pending_creates |= console.pending_creates_marked().is_some();
         let (result, _) = session(
             &mut console,

@@ -13,6 +13,7 @@ use ratatui::widgets::StatefulWidget;
 use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::model::{Model, Resource, Status};
+use crate::app::selection::Mark;
 use crate::app::sort::SortKey;
 use crate::app::ui_state::UiState;
 use crate::engine::step::StepOp;
@@ -120,6 +121,9 @@ struct Columns {
     status: usize,
 }
 
+/// Columns a row's mark (`[✓] `, `[✗] `) takes before its name.
+const MARK_W: usize = 4;
+
 impl Columns {
     /// Columns as wide as the visible rows need (so the info column gets the rest of a wide
     /// terminal), within the fixed widths' limits.
@@ -127,7 +131,11 @@ impl Columns {
         let most = Columns::for_width(w);
         let rows = || window.clone().map(|row| ui.tree.rows()[row]);
         let tree = rows()
-            .map(|fr| 2 * fr.depth as usize + 3 + width(m.resource(fr.idx).name()))
+            .map(|fr| {
+                let r = m.resource(fr.idx);
+                let mark = ui.presets.selection.mark(&r.urn).map_or(0, |_| MARK_W);
+                2 * fr.depth as usize + 3 + mark + width(r.name())
+            })
             .max()
             .unwrap_or(0);
         let type_ = rows()
@@ -174,7 +182,15 @@ impl Columns {
 
 impl ResourcesView<'_> {
     /// The text right of a row's guides: name, type, status, elapsed time and info.
-    fn row_text(&self, r: &Resource, depth: u16, cols: Columns, text_w: usize) -> Line<'static> {
+    /// `mark`: how the operator marked the row in a preview (`space`, `x`).
+    fn row_text(
+        &self,
+        r: &Resource,
+        mark: Option<Mark>,
+        depth: u16,
+        cols: Columns,
+        text_w: usize,
+    ) -> Line<'static> {
         let t = self.theme;
         let m = self.model;
         let op_style = r.op.map_or(Style::new(), |op| t.op(op));
@@ -182,8 +198,13 @@ impl ResourcesView<'_> {
         let indent = 2 * depth as usize + 2;
         let text_w = text_w.saturating_sub(indent);
         let name_w = cols.tree.saturating_sub(indent).max(8);
+        let name = match mark {
+            Some(Mark::Selected) => format!("[✓] {}", r.name()),
+            Some(Mark::Excluded) => format!("[✗] {}", r.name()),
+            None => r.name().to_string(),
+        };
         let mut spans = vec![Span::styled(
-            pad(&cut_right(r.name(), name_w - 1), name_w),
+            pad(&cut_right(&name, name_w - 1), name_w),
             op_style,
         )];
         if cols.type_ > 0 {
@@ -275,7 +296,8 @@ impl ResourcesView<'_> {
             if selected_row == Some(row) {
                 state.select(path.clone());
             }
-            let text = self.row_text(r, fr.depth, cols, text_w);
+            let mark = ui.presets.selection.mark(&r.urn);
+            let text = self.row_text(r, mark, fr.depth, cols, text_w);
             let item = TreeItem::new(fr.idx, text, children)
                 .expect("a collapsed node has one placeholder child");
             open.push((fr.depth, item));

@@ -91,6 +91,14 @@ impl StatusBar<'_> {
                 ],
                 _ => vec![Span::styled(" PREVIEWING… ", t.run_state(state))],
             };
+            let (selected, excluded) = self.ui.presets.selection.counts();
+            if selected + excluded > 0 {
+                state_spans.push(Span::raw(" "));
+                state_spans.push(Span::styled(
+                    format!(" {selected} selected · {excluded} excluded "),
+                    t.accent(),
+                ));
+            }
             let pending = m.pending_creates().len();
             if pending > 0 {
                 let text = if self.ui.presets.pending_creates_marked().is_some() {

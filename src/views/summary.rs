@@ -105,6 +105,16 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         out.extend(declined.into_iter().map(|l| (Kind::Plain, l)));
         out.push((Kind::Plain, String::new()));
     }
+    if !m.deselected.is_empty() {
+        out.push((
+            Kind::Heading,
+            "Skipped (outside the preview's selection):".into(),
+        ));
+        for (name, type_) in &m.deselected {
+            out.push((Kind::Plain, format!("    {name} ({type_})")));
+        }
+        out.push((Kind::Plain, String::new()));
+    }
     if m.skipped > 0 {
         out.push((
             Kind::Plain,

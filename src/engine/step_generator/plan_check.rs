@@ -117,7 +117,11 @@ impl StepGenerator {
     /// one it allows; a preview records the steps.
     pub(crate) fn plan_steps(&mut self, steps: &[Step]) -> Result<(), PlanViolation> {
         if let Some(plan) = self.enforced() {
-            for s in steps {
+            // A create left out by targeting does nothing: always within the plan.
+            for s in steps
+                .iter()
+                .filter(|s| !matches!(s, Step::SkippedCreate { .. }))
+            {
                 let urn = s.urn();
                 let op = s.op();
                 let allowed = match plan.resources.get(urn) {
