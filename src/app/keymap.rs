@@ -204,15 +204,15 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ),
     (
         "x",
-        "decline the selected pending replacement (preview: in the Pending view)",
+        "decline the replacement (in a preview: from the Pending view)",
     ),
     (
         "space",
-        "preview: select the resource for the apply (y applies only the selection)",
+        "preview: select for the apply (y applies only the selection)",
     ),
     (
         "x",
-        "preview: exclude the resource, its children and dependents from the apply",
+        "preview: exclude with children and dependents from the apply",
     ),
     ("A", "approve all pending replacements (asks to confirm)"),
     ("C", "preview: mark pending creates to clear in the apply"),

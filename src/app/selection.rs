@@ -153,3 +153,80 @@ fn toggle(set: &mut BTreeSet<Urn>, urn: &Urn) -> bool {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::sample::{sample_urn, step_info};
+    use crate::engine::events::EngineEvent;
+    use crate::engine::urn::ROOT_STACK_TYPE;
+
+    /// A preview creating `net`, `app` (on `net`), `web` (a child of `app`) and `other`.
+    fn preview() -> (Model, [Urn; 4]) {
+        let stack = sample_urn(ROOT_STACK_TYPE, "");
+        let net = sample_urn("sim:index:Network", "net");
+        let app = sample_urn("sim:index:Server", "app");
+        let web = Urn::new("dev", "myproj", Some(&app), "sim:index:Resource", "web");
+        let other = sample_urn("sim:index:Resource", "other");
+        let mut m = Model::new();
+        for (i, (urn, parent, deps)) in [
+            (&stack, None, vec![]),
+            (&net, Some(&stack), vec![]),
+            (&app, Some(&stack), vec![net.clone()]),
+            (&web, Some(&app), vec![]),
+            (&other, Some(&stack), vec![]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            m.apply(&EngineEvent::RegistrationReceived {
+                urn: urn.clone(),
+                type_: urn.type_().to_string(),
+                parent: parent.cloned(),
+                custom: true,
+                dependencies: deps.clone(),
+            });
+            let mut info = step_info(StepOp::Create, urn, parent, i as u64 + 1);
+            info.dependencies = deps;
+            m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        }
+        (m, [net, app, web, other])
+    }
+
+    fn names(urns: &[String]) -> Vec<&str> {
+        urns.iter()
+            .map(|u| u.rsplit("::").next().unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_selected_resource_takes_what_it_needs_and_the_rest_is_skipped() {
+        let (m, [_, _, web, _]) = preview();
+        let mut s = Selection::default();
+        assert_eq!(s.resolve(&m), None, "no marks: everything applies");
+        assert!(s.toggle_selected(&web));
+        let r = s.resolve(&m).unwrap();
+        let mut targets = names(&r.targets);
+        targets.sort();
+        assert_eq!(targets, ["app", "myproj-dev", "net", "web"]);
+        assert_eq!(
+            r.skipped,
+            [("other".to_string(), "sim:index:Resource".to_string())]
+        );
+        assert!(!s.toggle_selected(&web), "space again takes the mark back");
+        assert!(s.is_empty());
+    }
+
+    #[test]
+    fn an_excluded_resource_leaves_out_its_subtree_and_dependents() {
+        let (m, [net, ..]) = preview();
+        let mut s = Selection::default();
+        s.toggle_excluded(&net);
+        assert_eq!(s.mark(&net), Some(Mark::Excluded));
+        let r = s.resolve(&m).unwrap();
+        assert!(r.targets.is_empty());
+        assert_eq!(names(&r.excludes), ["net"]);
+        let skipped: Vec<&str> = r.skipped.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(skipped, ["net", "app", "web"]);
+    }
+}
