@@ -83,6 +83,22 @@ fn tag_of_box(env: &Env) -> Value {
         .unwrap()
 }
 
+/// A bucket the program of the plan does not have.
+const EXTRA: &str = "  extra:\n    type: sim:index:Bucket\n    properties:\n      namePrefix: x\n";
+
+/// Runs `up --plan` and asserts it failed saying `message`, with the recorded resources and
+/// the sim world as they were.
+fn assert_refused(env: &Env, message: &str) {
+    let resources = env.export("dev")["deployment"]["resources"].clone();
+    let world = world_text(env);
+    let out = up_with_plan(env, &[]);
+    let err = stderr(&out) + &stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains(message), "{message}: {err}");
+    assert_eq!(env.export("dev")["deployment"]["resources"], resources);
+    assert_eq!(world_text(env), world, "a provider changed the world");
+}
+
 #[test]
 fn a_program_edited_after_the_preview_is_refused_before_anything_changes() {
     let env = deployed();
@@ -90,18 +106,11 @@ fn a_program_edited_after_the_preview_is_refused_before_anything_changes() {
     save_plan(&env);
     write_program(&env, "three", "");
     let checkpoint = env.checkpoint_text("e2e", "dev");
-    let world = world_text(&env);
-    let out = up_with_plan(&env, &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out) + &stdout(&out);
-    assert!(
-        err.contains(
-            "resource urn:pulumi:dev::e2e::sim:index:Resource::box violates the plan: input `tag` was planned as \"two\" but is \"three\""
-        ),
-        "{err}"
+    assert_refused(
+        &env,
+        "resource urn:pulumi:dev::e2e::sim:index:Resource::box violates the plan: input `tag` was planned as \"two\" but is \"three\"",
     );
     assert_eq!(env.checkpoint_text("e2e", "dev"), checkpoint);
-    assert_eq!(world_text(&env), world, "a provider changed the world");
 
     // The program the plan was made from applies under it.
     write_program(&env, "two", "");
@@ -115,44 +124,24 @@ fn a_program_edited_after_the_preview_is_refused_before_anything_changes() {
 fn a_resource_the_plan_does_not_create_is_refused_without_a_provider_call() {
     let env = deployed();
     save_plan(&env);
-    write_program(
+    write_program(&env, "one", EXTRA);
+    assert_refused(
         &env,
-        "one",
-        "  extra:\n    type: sim:index:Bucket\n    properties:\n      namePrefix: x\n",
+        "resource urn:pulumi:dev::e2e::sim:index:Bucket::extra violates the plan: the plan does not create it",
     );
-    let checkpoint = env.checkpoint_text("e2e", "dev");
-    let world = world_text(&env);
-    let out = up_with_plan(&env, &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out) + &stdout(&out);
-    assert!(
-        err.contains("resource urn:pulumi:dev::e2e::sim:index:Bucket::extra violates the plan: the plan does not create it"),
-        "{err}"
-    );
-    assert_eq!(env.checkpoint_text("e2e", "dev"), checkpoint);
-    assert_eq!(world_text(&env), world);
 }
 
 #[test]
 fn a_delete_the_plan_does_not_name_is_refused() {
     let env = deployed();
-    write_program(
-        &env,
-        "one",
-        "  extra:\n    type: sim:index:Bucket\n    properties:\n      namePrefix: x\n",
-    );
+    write_program(&env, "one", EXTRA);
     up(&env);
     save_plan(&env);
     write_program(&env, "one", "");
-    let world = world_text(&env);
-    let out = up_with_plan(&env, &[]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out) + &stdout(&out);
-    assert!(
-        err.contains("resource urn:pulumi:dev::e2e::sim:index:Bucket::extra violates the plan: a delete step is not planned (planned: same)"),
-        "{err}"
+    assert_refused(
+        &env,
+        "resource urn:pulumi:dev::e2e::sim:index:Bucket::extra violates the plan: a delete step is not planned (planned: same)",
     );
-    assert_eq!(world_text(&env), world);
 }
 
 /// Makes `box`'s `uid` in the sim world differ from what the state (and so the preview) says.

@@ -49,11 +49,17 @@ fn select_row(t: &Tmux, name: &str) {
     t.keys(&["Enter", "G"]);
 }
 
+/// `up` in the console, at its finished preview.
+fn previewed_up(env: &Env) -> Tmux {
+    let t = Tmux::start(env, 160, 45, &["up", "--stack", "dev"]);
+    t.wait_for("PREVIEW — y apply · n abort");
+    t
+}
+
 #[test]
 fn the_selection_in_the_preview_becomes_the_targets_of_the_apply() {
     let env = Env::new(PROGRAM);
-    let t = Tmux::start(&env, 160, 45, &["up", "--stack", "dev"]);
-    t.wait_for("PREVIEW — y apply · n abort");
+    let t = previewed_up(&env);
     select_row(&t, "box1");
     t.keys(&["Space"]);
     t.wait_for("box1 selected");
@@ -79,8 +85,7 @@ fn the_selection_in_the_preview_becomes_the_targets_of_the_apply() {
 #[test]
 fn x_excludes_a_resource_and_what_depends_on_it() {
     let env = Env::new(PROGRAM);
-    let t = Tmux::start(&env, 160, 45, &["up", "--stack", "dev"]);
-    t.wait_for("PREVIEW — y apply · n abort");
+    let t = previewed_up(&env);
     select_row(&t, "net");
     t.keys(&["x"]);
     t.wait_for("0 selected · 1 excluded");
@@ -93,8 +98,7 @@ fn x_excludes_a_resource_and_what_depends_on_it() {
 #[test]
 fn a_program_edited_between_the_preview_and_y_is_refused_by_the_plan() {
     let env = Env::new(PROGRAM);
-    let t = Tmux::start(&env, 160, 45, &["up", "--stack", "dev"]);
-    t.wait_for("PREVIEW — y apply · n abort");
+    let t = previewed_up(&env);
     env.write(
         "Pulumi.yaml",
         &format!(
