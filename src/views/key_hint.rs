@@ -27,14 +27,21 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     let state = model.run_state();
     let mut hints: Vec<(&str, &str)> = Vec::new();
-    if matches!(
+    let deciding = matches!(
         ui.mode,
         ConsoleMode::Preview {
             awaiting_decision: true
         }
-    ) {
+    );
+    // Outside the pending view, a preview's `x` excludes rather than declines.
+    let marking = deciding && ui.focus != ViewId::Pending;
+    if deciding {
         hints.push(("y", "apply"));
         hints.push(("n", "abort"));
+        if marking {
+            hints.push(("space", "select"));
+            hints.push(("x", "exclude"));
+        }
         if !model.pending_creates().is_empty() {
             hints.push(("C", "clear pending creates"));
         }
@@ -46,7 +53,9 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     };
     if decidable {
         hints.push(("a", "approve"));
-        hints.push(("x", "decline"));
+        if !marking {
+            hints.push(("x", "decline"));
+        }
         hints.push(("A", "all"));
     }
     if model.failed > 0 {
