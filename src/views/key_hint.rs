@@ -38,7 +38,8 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     if deciding {
         hints.push(("y", "apply"));
         hints.push(("n", "abort"));
-        if marking {
+        // Offered where rows are picked; the keys work in every view but Pending.
+        if matches!(ui.focus, ViewId::Resources | ViewId::Graph) {
             hints.push(("space", "select"));
             hints.push(("x", "exclude"));
         }
