@@ -50,8 +50,11 @@ pub enum Action {
     PreviewAbort,
     /// `f` in the graph: show only the selection's dependencies and dependents.
     ToggleGraphFocus,
-    /// `s` in the log: cycle the minimum severity shown.
-    CycleSeverity,
+    /// `s`: while paused, let one waiting step start; otherwise, in the log, cycle the
+    /// minimum severity shown.
+    Step,
+    /// `K`: approve every waiting gate of the selected gate's kind (asks to confirm).
+    ApproveKind,
     ScrollUp,
     ScrollDown,
     /// `e`: select the next failed resource and show its error.
@@ -137,7 +140,8 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('f') => Action::ToggleGraphFocus,
-        KeyCode::Char('s') => Action::CycleSeverity,
+        KeyCode::Char('s') => Action::Step,
+        KeyCode::Char('K') => Action::ApproveKind,
         KeyCode::Char('e') => Action::NextError,
         KeyCode::Char('E') => Action::PrevError,
         KeyCode::Char('u') => Action::CopyUrn,
@@ -187,13 +191,21 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "m",
         "mouse capture on / off (off lets the terminal select text)",
     ),
-    ("p", "pause / resume"),
+    ("p", "pause / resume (no new step starts while paused)"),
+    ("s", "while paused: let exactly one waiting step start"),
     (
         "a",
-        "approve the selected replacement (in a preview: for the apply)",
+        "approve the selected gate: a replacement or a step (in a preview: for the apply)",
     ),
-    ("x", "decline the selected pending replacement"),
-    ("A", "approve all pending replacements (asks to confirm)"),
+    (
+        "x",
+        "decline the selected gate (its dependents are skipped)",
+    ),
+    ("A", "approve everything waiting (asks to confirm)"),
+    (
+        "K",
+        "approve every waiting gate of the selected one's kind (asks to confirm)",
+    ),
     ("C", "preview: mark pending creates to clear in the apply"),
     ("c", "cancel the deployment (asks to confirm)"),
     ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
@@ -202,7 +214,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "z",
         "graph: narrow nodes (more layers in view) / full names",
     ),
-    ("s", "log: cycle the minimum severity"),
+    ("s", "log, when not paused: cycle the minimum severity"),
     ("y  n", "preview: apply / abort"),
     (
         "q",

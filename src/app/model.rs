@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 
+use crate::engine::approval::ApprovalKind;
 use crate::engine::events::{
     CascadeId, CascadeMember, ChainId, Decider, EngineEvent, Operation, Outcome, PendingCreate,
     Severity, StepInfo, WorkerId,
@@ -273,6 +274,9 @@ pub struct Cascade {
     pub planned: bool,
     /// The run ended (failed or cancelled) before anyone decided: it will not run.
     pub abandoned: bool,
+    /// A single step's gate (an approval policy's `ask`), with no members: its operation and
+    /// kind. `None` for a delete-before-replace cascade.
+    pub step: Option<(StepOp, ApprovalKind)>,
 }
 
 impl Cascade {
@@ -625,7 +629,10 @@ impl Model {
             | EngineEvent::DiffStarted { .. }
             | EngineEvent::DiffFinished { .. } => self.apply_diff(e, now, active),
             EngineEvent::PendingReplacement { .. }
+            | EngineEvent::GateOpened { .. }
             | EngineEvent::Decision { .. }
+            | EngineEvent::Stepped
+            | EngineEvent::Breakpoint { .. }
             | EngineEvent::Paused
             | EngineEvent::Resumed
             | EngineEvent::CancelRequested { .. } => self.apply_operator(e, now, active),
@@ -997,11 +1004,42 @@ impl Model {
                 root,
                 members,
             } => self.pending_replacement(*cascade, *chain, root, members),
+            EngineEvent::GateOpened {
+                gate,
+                chain,
+                op,
+                urn,
+                kind,
+            } => {
+                self.pending_replacement(*gate, *chain, urn, &[]);
+                if let Some(&k) = self.cascade_index.get(gate) {
+                    self.cascades[k].step = Some((*op, *kind));
+                }
+                self.note(
+                    Severity::Warning,
+                    &format!(
+                        "{} of {} waits for a decision ({}=ask)",
+                        op.as_str(),
+                        urn,
+                        kind.as_str()
+                    ),
+                );
+            }
             EngineEvent::Decision {
                 cascade,
                 approved,
                 by,
-            } => self.decision(*cascade, *approved, *by),
+                ..
+            } => self.decision(*cascade, *approved, by),
+            EngineEvent::Stepped => {
+                self.note(Severity::Info, "stepped: one waiting step may start");
+            }
+            EngineEvent::Breakpoint { op, urn } => {
+                self.note(
+                    Severity::Warning,
+                    &format!("breakpoint: paused before {} of {urn}", op.as_str()),
+                );
+            }
             EngineEvent::Paused => {
                 self.paused = true;
                 self.paused_since.get_or_insert(now);
@@ -1112,6 +1150,7 @@ impl Model {
                     at: now,
                     planned: self.preview,
                     abandoned: false,
+                    step: None,
                 });
                 self.cascade_index.insert(cascade, self.cascades.len() - 1);
                 if !self.preview {
@@ -1139,7 +1178,7 @@ impl Model {
         }
     }
 
-    fn decision(&mut self, cascade: CascadeId, approved: bool, by: Decider) {
+    fn decision(&mut self, cascade: CascadeId, approved: bool, by: &Decider) {
         let now = self.now;
         let Some(&k) = self.cascade_index.get(&cascade) else {
             return;
@@ -1147,7 +1186,7 @@ impl Model {
         if self.cascades[k].waiting() {
             self.undecided -= 1;
         }
-        self.cascades[k].decided = Some((approved, by));
+        self.cascades[k].decided = Some((approved, by.clone()));
         let chain = self.cascades[k].chain;
         let c = self.ensure_chain(chain);
         if self.chains[c].state == ChainState::AwaitingApproval {
@@ -1158,9 +1197,10 @@ impl Model {
             };
             self.set_chain_state(c, state);
         }
-        let who = match by {
-            Decider::Operator => "operator",
-            Decider::Policy => "policy",
+        let who = by.to_string();
+        let what = match self.cascades[k].step {
+            Some((op, _)) => op.as_str(),
+            None => "replacement",
         };
         let urns: Vec<Urn> = std::iter::once(self.cascades[k].root.clone())
             .chain(self.cascades[k].members.iter().map(|m| m.urn.clone()))
@@ -1177,7 +1217,7 @@ impl Model {
                 // Kept as it is: no longer shown as a replacement.
                 r.op = Some(StepOp::Same);
                 r.replace_keys.clear();
-                r.message = Some(format!("replacement declined by {who}: kept as it is"));
+                r.message = Some(format!("{what} declined by {who}: kept as it is"));
             }
             if r.status == Status::WaitingForApproval {
                 r.status = if approved {
@@ -1194,7 +1234,7 @@ impl Model {
             severity: Severity::Info,
             urn: Some(self.cascades[k].root.clone()),
             message: format!(
-                "replacement of {}{} {} by {who}",
+                "{what} of {}{} {} by {who}",
                 self.cascades[k].root.name(),
                 match urns.iter().filter(|u| **u != self.cascades[k].root).count() {
                     0 => String::new(),
@@ -1507,7 +1547,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: true,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         assert_eq!(m.undecided_cascades(), 0);
         assert_eq!(m.chain(7).unwrap().state, ChainState::Queued);
@@ -1522,6 +1564,8 @@ mod tests {
             cascade: 1,
             approved: false,
             by: Decider::Policy,
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
         let steps: u32 = [("sim:index:Database", "db"), ("sim:index:Service", "app")]
@@ -1678,7 +1722,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: false,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         let db = urn("sim:index:Database", "db");
         m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
@@ -1805,7 +1851,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: true,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         let text = |m: &Model, u: &Urn| status_text(m.get(u).unwrap(), m);
         run(&mut m, 1, StepOp::DeleteReplaced, &app);
@@ -1939,7 +1987,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: false,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         let r = m.get(&app).unwrap();
         assert_eq!(r.op, Some(StepOp::Same));

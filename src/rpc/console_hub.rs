@@ -49,8 +49,14 @@ impl EventHub {
         let wire = Bytes::from(to_wire(e).encode_to_vec());
         let len = {
             let mut log = self.log();
-            if let EngineEvent::PendingReplacement { cascade, root, .. } = e {
-                log.roots.insert(*cascade, root.name().to_string());
+            match e {
+                EngineEvent::PendingReplacement { cascade, root, .. } => {
+                    log.roots.insert(*cascade, root.name().to_string());
+                }
+                EngineEvent::GateOpened { gate, urn, .. } => {
+                    log.roots.insert(*gate, urn.name().to_string());
+                }
+                _ => {}
             }
             log.events.push(wire);
             log.events.len()

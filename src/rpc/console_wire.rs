@@ -402,12 +402,44 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
         }),
         EngineEvent::Decision {
             cascade,
+            op,
+            urn,
             approved,
             by,
-        } => Kind::Decision(pb::Decision {
-            cascade: *cascade,
-            approved: *approved,
-            by_policy: *by == Decider::Policy,
+        } => {
+            let (by_kind, name) = match by {
+                Decider::Policy => (pb::DeciderKind::DeciderPolicy, ""),
+                Decider::Operator(n) => (pb::DeciderKind::DeciderOperator, n.as_str()),
+                Decider::Remote(n) => (pb::DeciderKind::DeciderRemote, n.as_str()),
+                Decider::File(n) => (pb::DeciderKind::DeciderFile, n.as_str()),
+            };
+            Kind::Decision(pb::Decision {
+                cascade: *cascade,
+                approved: *approved,
+                by_policy: *by == Decider::Policy,
+                urn: urn.as_str().to_string(),
+                op: op.as_str().to_string(),
+                by_kind: by_kind as i32,
+                by: name.to_string(),
+            })
+        }
+        EngineEvent::GateOpened {
+            gate,
+            chain,
+            op,
+            urn,
+            kind,
+        } => Kind::GateOpened(pb::GateOpened {
+            gate: *gate,
+            chain: *chain,
+            op: op.as_str().to_string(),
+            urn: urn.as_str().to_string(),
+            kind: kind.as_str().to_string(),
+        }),
+        EngineEvent::Stepped => Kind::Stepped(pb::Empty {}),
+        EngineEvent::Breakpoint { op, urn } => Kind::Breakpoint(pb::Breakpoint {
+            op: op.as_str().to_string(),
+            urn: urn.as_str().to_string(),
         }),
         EngineEvent::Paused => Kind::Paused(pb::Empty {}),
         EngineEvent::Resumed => Kind::Resumed(pb::Empty {}),
@@ -552,12 +584,32 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
         },
         Kind::Decision(d) => EngineEvent::Decision {
             cascade: d.cascade,
+            op: op(&d.op)?,
+            urn: urn(&d.urn, "urn")?,
             approved: d.approved,
-            by: if d.by_policy {
-                Decider::Policy
-            } else {
-                Decider::Operator
+            by: match pb::DeciderKind::try_from(d.by_kind) {
+                Ok(pb::DeciderKind::DeciderPolicy) if d.by_policy => Decider::Policy,
+                Ok(pb::DeciderKind::DeciderPolicy) => Decider::Operator(d.by.clone()),
+                Ok(pb::DeciderKind::DeciderOperator) => Decider::Operator(d.by.clone()),
+                Ok(pb::DeciderKind::DeciderRemote) => Decider::Remote(d.by.clone()),
+                Ok(pb::DeciderKind::DeciderFile) => Decider::File(d.by.clone()),
+                Err(_) => return Err(bad("by_kind", format!("unknown value {}", d.by_kind))),
             },
+        },
+        Kind::GateOpened(g) => EngineEvent::GateOpened {
+            gate: g.gate,
+            chain: g.chain,
+            op: op(&g.op)?,
+            urn: urn(&g.urn, "urn")?,
+            kind: g
+                .kind
+                .parse()
+                .map_err(|e: crate::engine::approval::RuleError| bad("kind", e.to_string()))?,
+        },
+        Kind::Stepped(_) => EngineEvent::Stepped,
+        Kind::Breakpoint(b) => EngineEvent::Breakpoint {
+            op: op(&b.op)?,
+            urn: urn(&b.urn, "urn")?,
         },
         Kind::Paused(_) => EngineEvent::Paused,
         Kind::Resumed(_) => EngineEvent::Resumed,

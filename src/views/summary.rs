@@ -8,7 +8,8 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::app::model::{Model, Status};
-use crate::engine::events::Outcome;
+use crate::engine::events::{Decider, Outcome};
+use crate::engine::step::StepOp;
 use crate::engine::urn::ROOT_STACK_TYPE;
 use crate::output::summary::render;
 
@@ -84,25 +85,27 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         }
         out.push((Kind::Plain, String::new()));
     }
-    let declined: Vec<String> = m
+    let decided: Vec<String> = m
         .cascades()
         .iter()
-        .filter_map(|c| match c.decided {
-            Some((false, by)) => Some(format!(
-                "    {} and {} dependent(s), declined by {}: kept as they are",
-                c.root.name(),
+        .filter_map(|c| {
+            let (approved, by) = c.decided.as_ref()?;
+            // A cascade the policy let run is the default, not a decision worth listing.
+            if *approved && *by == Decider::Policy {
+                return None;
+            }
+            Some(crate::output::summary::decision_line(
+                c.step.map_or(StepOp::Replace, |(op, _)| op),
+                &c.root,
                 c.members.iter().filter(|x| x.urn != c.root).count(),
-                match by {
-                    crate::engine::events::Decider::Operator => "the operator",
-                    crate::engine::events::Decider::Policy => "policy",
-                }
-            )),
-            _ => None,
+                *approved,
+                by,
+            ))
         })
         .collect();
-    if !declined.is_empty() {
-        out.push((Kind::Heading, "Declined replacements:".into()));
-        out.extend(declined.into_iter().map(|l| (Kind::Plain, l)));
+    if !decided.is_empty() {
+        out.push((Kind::Heading, "Decisions:".into()));
+        out.extend(decided.into_iter().map(|l| (Kind::Plain, l)));
         out.push((Kind::Plain, String::new()));
     }
     if m.skipped > 0 {
