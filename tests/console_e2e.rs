@@ -528,3 +528,41 @@ fn a_broken_stale_lock_is_reported_in_the_log() {
     assert!(s.contains("warning"), "{s}");
     t.quit_and_expect_restored(0);
 }
+
+#[test]
+fn a_step_gate_is_approved_with_a_key_and_the_summary_names_who() {
+    let env = chain_project(3, 50);
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--approve",
+            "creates[**::r2]=ask",
+        ],
+    );
+    let s = t.wait_for("AWAITING APPROVAL");
+    assert!(
+        s.contains("create  creates=ask"),
+        "the gate says what waits:\n{s}"
+    );
+    assert!(
+        !env.world().values().any(|r| r["name"] == "r2"),
+        "nothing is created before the decision"
+    );
+    t.keys(&["a"]);
+    let s = t.wait_for("DONE");
+    assert!(s.contains("Decisions:"), "{s}");
+    assert!(
+        s.contains(&format!(
+            "create r2 (sim:index:Resource): approved by operator {OPERATOR}"
+        )),
+        "the summary names who approved:\n{s}"
+    );
+    assert_eq!(env.managed("dev").len(), 3);
+    t.quit_and_expect_restored(0);
+}

@@ -222,6 +222,12 @@ impl EventWriter {
                 });
                 vec![self.stamp("stepdeckGateEvent", gate)]
             }
+            // A step the policy let run is the default, not a decision worth an event.
+            EngineEvent::Decision {
+                approved: true,
+                by: Decider::Policy,
+                ..
+            } => vec![],
             EngineEvent::Decision {
                 op,
                 urn,

@@ -28,7 +28,7 @@ impl ConfirmDialog {
                 "The deployment is cancelled first: running steps finish and are recorded.",
             ),
             Confirm::ApproveAll => (
-                " Approve everything waiting for approval? ".into(),
+                " Approve every pending replacement? ".into(),
                 "Each replacement deletes its resource and every dependent before creating them again; each step waiting at its gate runs.",
             ),
             Confirm::ApproveKind(kind) => (
