@@ -195,17 +195,14 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ("s", "while paused: let exactly one waiting step start"),
     (
         "a",
-        "approve the selected gate: a replacement or a step (in a preview: for the apply)",
+        "approve the selected gate (in a preview: for the apply)",
     ),
     (
         "x",
         "decline the selected gate (its dependents are skipped)",
     ),
     ("A", "approve everything waiting (asks to confirm)"),
-    (
-        "K",
-        "approve every waiting gate of the selected one's kind (asks to confirm)",
-    ),
+    ("K", "approve all waiting gates of the selected kind (asks)"),
     ("C", "preview: mark pending creates to clear in the apply"),
     ("c", "cancel the deployment (asks to confirm)"),
     ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
