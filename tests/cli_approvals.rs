@@ -82,6 +82,13 @@ fn a_decision_file_approves_one_delete_and_declines_another() {
         )),
         "{out}"
     );
+    assert!(
+        out.contains(&format!(
+            "Skipped:\n    delete stays (sim:index:Resource): declined by decision file {decisions}"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("replacement declined"), "{out}");
     assert_eq!(names(&env), vec!["keep", "stays"]);
     env.assert_no_leaks("dev");
 }

@@ -274,9 +274,9 @@ pub struct Cascade {
     pub planned: bool,
     /// The run ended (failed or cancelled) before anyone decided: it will not run.
     pub abandoned: bool,
-    /// A single step's gate (an approval policy's `ask`), with no members: its operation and
-    /// kind. `None` for a delete-before-replace cascade.
-    pub step: Option<(StepOp, ApprovalKind)>,
+    /// A single step's gate, with no members: its operation, kind, and whether its policy
+    /// asks (else it declines). `None` for a delete-before-replace cascade.
+    pub step: Option<(StepOp, ApprovalKind, bool)>,
 }
 
 impl Cascade {
@@ -1010,20 +1010,23 @@ impl Model {
                 op,
                 urn,
                 kind,
+                asked,
             } => {
                 self.pending_replacement(*gate, *chain, urn, &[]);
                 if let Some(&k) = self.cascade_index.get(gate) {
-                    self.cascades[k].step = Some((*op, *kind));
+                    self.cascades[k].step = Some((*op, *kind, *asked));
                 }
-                self.note(
-                    Severity::Warning,
-                    &format!(
-                        "{} of {} waits for a decision ({}=ask)",
-                        op.as_str(),
-                        urn,
-                        kind.as_str()
-                    ),
-                );
+                if *asked {
+                    self.note(
+                        Severity::Warning,
+                        &format!(
+                            "{} of {} waits for a decision ({}=ask)",
+                            op.as_str(),
+                            urn,
+                            kind.as_str()
+                        ),
+                    );
+                }
             }
             EngineEvent::Decision {
                 cascade,
@@ -1199,7 +1202,7 @@ impl Model {
         }
         let who = by.to_string();
         let what = match self.cascades[k].step {
-            Some((op, _)) => op.as_str(),
+            Some((op, ..)) => op.as_str(),
             None => "replacement",
         };
         let urns: Vec<Urn> = std::iter::once(self.cascades[k].root.clone())

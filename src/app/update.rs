@@ -161,7 +161,7 @@ pub fn update(
         Action::ApproveKind => {
             let kind = target_cascade(ui, model)
                 .and_then(|id| model.cascade(id))
-                .map(|c| c.step.map_or(ApprovalKind::Replacements, |(_, k)| k));
+                .map(|c| c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k));
             match kind {
                 _ if ui.mode != ConsoleMode::Live => ui.notice = Some(READ_ONLY.into()),
                 Some(kind) => ui.confirm = Some(Confirm::ApproveKind(kind)),

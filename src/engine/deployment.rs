@@ -112,7 +112,7 @@ pub struct DeploymentResult {
     pub snapshot: Snapshot,
     /// Logical steps that completed, by op.
     pub counts: BTreeMap<StepOp, usize>,
-    /// DBR cascades the operator or the policy declined.
+    /// DBR cascades the operator or the policy declined (declined steps are in the events).
     pub declined: usize,
     pub duration: Duration,
     /// The root stack resource's outputs.

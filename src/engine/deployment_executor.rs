@@ -785,11 +785,11 @@ impl Loop {
             ApprovalPolicy::Auto if cascade => self.decide(parked, true, Decider::Policy),
             ApprovalPolicy::Auto => self.submit(parked.chain),
             ApprovalPolicy::Decline => {
-                self.announce_gate(&parked);
+                self.announce_gate(&parked, policy);
                 self.decide(parked, false, Decider::Policy);
             }
             ApprovalPolicy::Ask => {
-                self.announce_gate(&parked);
+                self.announce_gate(&parked, policy);
                 let written = self.opts.decisions.as_ref().and_then(|d| {
                     d.decide(parked.gate.urn())
                         .map(|approve| (approve, Decider::File(d.source.clone())))
@@ -815,8 +815,9 @@ impl Loop {
         }
     }
 
-    /// Tells the displays a step is at its gate (a cascade announced itself when planned).
-    fn announce_gate(&self, p: &Parked) {
+    /// Tells the displays a step is at its gate under `policy` (a cascade announced itself
+    /// when planned).
+    fn announce_gate(&self, p: &Parked, policy: ApprovalPolicy) {
         if let Gate::Step { id, op, urn, kind } = &p.gate {
             self.events.send(EngineEvent::GateOpened {
                 gate: *id,
@@ -824,6 +825,7 @@ impl Loop {
                 op: *op,
                 urn: urn.clone(),
                 kind: *kind,
+                asked: policy == ApprovalPolicy::Ask,
             });
         }
     }
@@ -871,7 +873,6 @@ impl Loop {
     /// outputs; a declined step's resource keeps its old state (a create makes nothing) and
     /// counts as skipped, so every later step that depends on it is skipped too.
     fn decline(&mut self, p: Parked, by: Decider) {
-        self.declined += 1;
         self.events.send(EngineEvent::Decision {
             cascade: p.gate.id(),
             op: p.gate.op(),
@@ -882,6 +883,7 @@ impl Loop {
         let Gate::Cascade(cascade) = &p.gate else {
             return self.decline_step(p, by);
         };
+        self.declined += 1;
         let root_old = p
             .chain
             .steps

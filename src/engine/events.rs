@@ -249,6 +249,8 @@ pub enum EngineEvent {
         op: StepOp,
         urn: Urn,
         kind: super::approval::ApprovalKind,
+        /// `ask`: it waits for a decision; otherwise the `decline` policy skips it at once.
+        asked: bool,
     },
     /// A gate (a step's or a cascade's) was decided; `urn` is the step's, or the cascade root's.
     Decision {

@@ -214,11 +214,18 @@ impl EventWriter {
             }
             // stepdeck's own kinds (Pulumi has no per-step gates): named `stepdeck…Event` so a
             // consumer of Pulumi's stream can tell them apart and skip them.
-            EngineEvent::GateOpened { op, urn, kind, .. } => {
+            EngineEvent::GateOpened {
+                op,
+                urn,
+                kind,
+                asked,
+                ..
+            } => {
                 let gate = json!({
                     "urn": urn.as_str(),
                     "op": op.as_str(),
                     "kind": kind.as_str(),
+                    "policy": if *asked { "ask" } else { "decline" },
                 });
                 vec![self.stamp("stepdeckGateEvent", gate)]
             }

@@ -27,6 +27,8 @@ pub struct ProgressPrinter<W: Write> {
     cascade_sizes: HashMap<u64, usize>,
     /// The `Decisions:` block, as decisions arrive.
     decisions: Vec<String>,
+    /// The `Skipped:` block: each skipped step and why.
+    skipped: Vec<String>,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -45,6 +47,7 @@ impl<W: Write> ProgressPrinter<W> {
             diff: None,
             cascade_sizes: HashMap::new(),
             decisions: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 
@@ -137,8 +140,20 @@ impl<W: Write> ProgressPrinter<W> {
             }
             EngineEvent::StepSkipped { op, urn, reason } => {
                 writeln!(self.out, "{}", row(*op, urn, &format!("skipped: {reason}")))?;
+                self.skipped.push(format!(
+                    "    {} {} ({}): {reason}",
+                    op.as_str(),
+                    urn.name(),
+                    urn.type_()
+                ));
             }
-            EngineEvent::GateOpened { op, urn, kind, .. } => {
+            EngineEvent::GateOpened {
+                op,
+                urn,
+                kind,
+                asked: true,
+                ..
+            } => {
                 writeln!(
                     self.out,
                     "{}",
@@ -266,12 +281,17 @@ impl<W: Write> ProgressPrinter<W> {
             }
             writeln!(self.out)?;
         }
-        if !self.decisions.is_empty() {
-            writeln!(self.out, "Decisions:")?;
-            for line in std::mem::take(&mut self.decisions) {
-                writeln!(self.out, "{line}")?;
+        for (heading, lines) in [
+            ("Decisions:", std::mem::take(&mut self.decisions)),
+            ("Skipped:", std::mem::take(&mut self.skipped)),
+        ] {
+            if !lines.is_empty() {
+                writeln!(self.out, "{heading}")?;
+                for line in lines {
+                    writeln!(self.out, "{line}")?;
+                }
+                writeln!(self.out)?;
             }
-            writeln!(self.out)?;
         }
         let duration = (!preview).then_some(duration);
         write!(self.out, "{}", render(counts, declined, duration, preview))

@@ -44,7 +44,13 @@ pub fn tee(
                         tokio::spawn(undecided.decline_after(after));
                     }
                 }
-                EngineEvent::GateOpened { gate, op, urn, .. } => {
+                EngineEvent::GateOpened {
+                    gate,
+                    op,
+                    urn,
+                    asked: true,
+                    ..
+                } => {
                     if let Some(after) = approval_timeout {
                         let undecided = Undecided {
                             cascade: *gate,

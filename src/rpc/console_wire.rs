@@ -429,12 +429,14 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
             op,
             urn,
             kind,
+            asked,
         } => Kind::GateOpened(pb::GateOpened {
             gate: *gate,
             chain: *chain,
             op: op.as_str().to_string(),
             urn: urn.as_str().to_string(),
             kind: kind.as_str().to_string(),
+            asked: *asked,
         }),
         EngineEvent::Stepped => Kind::Stepped(pb::Empty {}),
         EngineEvent::Breakpoint { op, urn } => Kind::Breakpoint(pb::Breakpoint {
@@ -605,6 +607,7 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
                 .kind
                 .parse()
                 .map_err(|e: crate::engine::approval::RuleError| bad("kind", e.to_string()))?,
+            asked: g.asked,
         },
         Kind::Stepped(_) => EngineEvent::Stepped,
         Kind::Breakpoint(b) => EngineEvent::Breakpoint {

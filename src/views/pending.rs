@@ -124,9 +124,12 @@ fn cascade_lines(
         Span::styled(c.root.name().to_string(), t.bold()),
         Span::styled(
             match c.step {
-                Some((op, kind)) => {
-                    format!("  ({root_type})  {}  {}=ask  ", op.as_str(), kind.as_str())
-                }
+                Some((op, kind, asked)) => format!(
+                    "  ({root_type})  {}  {}={}  ",
+                    op.as_str(),
+                    kind.as_str(),
+                    if asked { "ask" } else { "decline" }
+                ),
                 None => format!("  ({root_type})  delete-before-replace  "),
             },
             t.dim(),

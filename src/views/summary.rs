@@ -95,7 +95,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
                 return None;
             }
             Some(crate::output::summary::decision_line(
-                c.step.map_or(StepOp::Replace, |(op, _)| op),
+                c.step.map_or(StepOp::Replace, |(op, ..)| op),
                 &c.root,
                 c.members.iter().filter(|x| x.urn != c.root).count(),
                 *approved,
@@ -113,6 +113,14 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
             Kind::Plain,
             format!("{} resource(s) skipped: not run", m.skipped),
         ));
+        // Which ones, by name (why is in their details and the Log).
+        let names: Vec<&str> = m
+            .resources()
+            .iter()
+            .filter(|r| r.status == Status::Skipped)
+            .map(|r| r.name())
+            .collect();
+        out.push((Kind::Plain, format!("    {}", names.join(", "))));
         out.push((Kind::Plain, String::new()));
     }
     let duration = (!s.preview).then_some(m.elapsed());
