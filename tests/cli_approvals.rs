@@ -34,7 +34,7 @@ const ONE: &str = "resources:
 /// approving the delete of `gone` and declining the delete of `stays`.
 fn two_deletes() -> (Env, String) {
     let env = Env::new(THREE);
-    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    up_ok(&env, &["--non-interactive"]);
     env.write("Pulumi.yaml", &format!("name: e2e\nruntime: yaml\n{ONE}"));
     let decisions = env.project().join("decisions.yaml");
     std::fs::write(
@@ -43,6 +43,20 @@ fn two_deletes() -> (Env, String) {
     )
     .unwrap();
     (env, decisions.display().to_string())
+}
+
+/// `up --stack dev --yes` with `args`, run to the end.
+fn up(env: &Env, args: &[&str]) -> std::process::Output {
+    let mut all = vec!["up", "--stack", "dev", "--yes"];
+    all.extend_from_slice(args);
+    env.run(&all)
+}
+
+/// [`up`], insisting on success; its standard output.
+fn up_ok(env: &Env, args: &[&str]) -> String {
+    let out = up(env, args);
+    assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+    stdout(&out)
 }
 
 fn names(env: &Env) -> Vec<String> {
@@ -54,17 +68,16 @@ fn names(env: &Env) -> Vec<String> {
 #[test]
 fn a_decision_file_approves_one_delete_and_declines_another() {
     let (env, decisions) = two_deletes();
-    let out = env.ok(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--approve",
-        "deletes=ask",
-        "--decisions",
-        &decisions,
-    ]);
+    let out = up_ok(
+        &env,
+        &[
+            "--non-interactive",
+            "--approve",
+            "deletes=ask",
+            "--decisions",
+            &decisions,
+        ],
+    );
     assert!(
         out.contains("sim:index:Resource stays waiting for a decision (deletes=ask)"),
         "{out}"
@@ -96,19 +109,18 @@ fn a_decision_file_approves_one_delete_and_declines_another() {
 #[test]
 fn the_json_stream_records_every_gate_and_decision() {
     let (env, decisions) = two_deletes();
-    let out = env.ok(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--json",
-        "--parallel",
-        "1",
-        "--approve",
-        "deletes=ask",
-        "--decisions",
-        &decisions,
-    ]);
+    let out = up_ok(
+        &env,
+        &[
+            "--json",
+            "--parallel",
+            "1",
+            "--approve",
+            "deletes=ask",
+            "--decisions",
+            &decisions,
+        ],
+    );
     let mut rows: Vec<Value> = json_lines(&out)
         .into_iter()
         .filter(|r| {
@@ -136,17 +148,10 @@ fn the_json_stream_records_every_gate_and_decision() {
 #[test]
 fn without_a_console_an_undecided_gate_is_declined_and_a_bad_rule_is_refused() {
     let (env, _) = two_deletes();
-    let out = env.run(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--approve",
-        "deletes[**::gone]=ask",
-    ]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let text = stdout(&out);
+    let text = up_ok(
+        &env,
+        &["--non-interactive", "--approve", "deletes[**::gone]=ask"],
+    );
     assert!(text.contains("no one can be asked"), "{text}");
     assert_eq!(
         names(&env),
@@ -154,7 +159,7 @@ fn without_a_console_an_undecided_gate_is_declined_and_a_bad_rule_is_refused() {
         "stays went, gone was declined"
     );
 
-    let bad = env.run(&["up", "--stack", "dev", "--yes", "--approve", "removals=ask"]);
+    let bad = up(&env, &["--approve", "removals=ask"]);
     assert!(!bad.status.success());
     assert!(
         stderr(&bad).contains("unknown step kind \"removals\""),
@@ -173,29 +178,13 @@ fn the_stack_settings_and_a_policy_file_set_rules_that_a_flag_overrides() {
     let policy = env.project().join("policy.yaml");
     std::fs::write(&policy, "\"deletes[**::gone]\": auto\n").unwrap();
     let policy = policy.display().to_string();
-    env.ok(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--approve-file",
-        &policy,
-    ]);
+    up_ok(&env, &["--non-interactive", "--approve-file", &policy]);
     assert_eq!(
         names(&env),
         vec!["keep", "stays"],
         "the file's scoped rule wins"
     );
-    env.ok(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--approve",
-        "deletes=auto",
-    ]);
+    up_ok(&env, &["--non-interactive", "--approve", "deletes=auto"]);
     assert_eq!(
         names(&env),
         vec!["keep"],
@@ -203,7 +192,7 @@ fn the_stack_settings_and_a_policy_file_set_rules_that_a_flag_overrides() {
     );
 
     std::fs::write(&policy, "deletes: ask\nupdates: sometimes\n").unwrap();
-    let bad = env.run(&["up", "--stack", "dev", "--yes", "--approve-file", &policy]);
+    let bad = up(&env, &["--approve-file", &policy]);
     assert!(!bad.status.success());
     let e = stderr(&bad);
     assert!(

@@ -141,9 +141,14 @@ pub enum Decider {
 }
 
 impl Decider {
-    /// Whether a person (here or remote) decided, not a rule.
-    pub fn is_person(&self) -> bool {
-        matches!(self, Decider::Operator(_) | Decider::Remote(_))
+    /// The decider's kind as one word and its name (empty for the policy), for records.
+    pub fn parts(&self) -> (&'static str, &str) {
+        match self {
+            Decider::Operator(n) => ("operator", n),
+            Decider::Remote(n) => ("remote", n),
+            Decider::File(n) => ("file", n),
+            Decider::Policy => ("policy", ""),
+        }
     }
 }
 

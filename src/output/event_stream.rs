@@ -242,12 +242,7 @@ impl EventWriter {
                 by,
                 ..
             } => {
-                let (by_kind, name) = match by {
-                    Decider::Operator(n) => ("operator", n.as_str()),
-                    Decider::Remote(n) => ("remote", n.as_str()),
-                    Decider::File(n) => ("file", n.as_str()),
-                    Decider::Policy => ("policy", ""),
-                };
+                let (by_kind, name) = by.parts();
                 let decision = json!({
                     "urn": urn.as_str(),
                     "op": op.as_str(),

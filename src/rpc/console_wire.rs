@@ -407,12 +407,13 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
             approved,
             by,
         } => {
-            let (by_kind, name) = match by {
-                Decider::Policy => (pb::DeciderKind::DeciderPolicy, ""),
-                Decider::Operator(n) => (pb::DeciderKind::DeciderOperator, n.as_str()),
-                Decider::Remote(n) => (pb::DeciderKind::DeciderRemote, n.as_str()),
-                Decider::File(n) => (pb::DeciderKind::DeciderFile, n.as_str()),
+            let by_kind = match by {
+                Decider::Policy => pb::DeciderKind::DeciderPolicy,
+                Decider::Operator(_) => pb::DeciderKind::DeciderOperator,
+                Decider::Remote(_) => pb::DeciderKind::DeciderRemote,
+                Decider::File(_) => pb::DeciderKind::DeciderFile,
             };
+            let name = by.parts().1;
             Kind::Decision(pb::Decision {
                 cascade: *cascade,
                 approved: *approved,
