@@ -365,3 +365,51 @@ async fn pause_before_stops_at_the_matching_step_and_says_why() {
     assert!(run.result.outcome.is_success());
     assert_eq!(p.names("create"), vec!["a", "b", "c"]);
 }
+
+#[tokio::test]
+async fn a_step_lets_the_diff_before_it_run_too() {
+    let p = Arc::new(FakeProvider::default());
+    let s0 = stack_of(&p, vec![res("r", vec![("v", In::Lit("1"))])]).await;
+    let mut opts = options();
+    opts.parallel_diff = true;
+    let (d, mut rx, violations, entries) = deployment(&p, &s0, opts);
+    let control = d.control();
+    control.pause();
+    let handle = tokio::spawn(d.run(Some(program(vec![res("r", vec![("v", In::Lit("2"))])]))));
+    let mut seen = Vec::new();
+    // The default provider's diff and step come first: one step lets both through.
+    next(&mut rx, &mut seen, |e| {
+        matches!(e, EngineEvent::DiffQueued { .. })
+    })
+    .await;
+    control.step_once();
+    next(
+        &mut rx,
+        &mut seen,
+        |e| matches!(e, EngineEvent::DiffQueued { urn } if urn.name() == "r"),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        !seen
+            .iter()
+            .any(|e| matches!(e, EngineEvent::DiffStarted { urn, .. } if urn.name() == "r")),
+        "paused: no diff of r runs"
+    );
+    control.step_once();
+    next(&mut rx, &mut seen, |e| {
+        matches!(
+            e,
+            EngineEvent::StepFinished {
+                op: StepOp::Update,
+                ..
+            }
+        )
+    })
+    .await;
+    assert!(control.is_paused());
+    control.resume();
+    let run = finish(handle.await.unwrap(), rx, &violations, &entries);
+    assert!(run.result.outcome.is_success(), "{:?}", run.result.outcome);
+    assert_eq!(p.names("update"), vec!["r"]);
+}

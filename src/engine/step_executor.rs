@@ -215,7 +215,9 @@ impl StepExecutor {
         }
     }
 
-    /// Waits while paused (a cancel ends the wait: the caller's own gates decide then).
+    /// Waits while paused (a cancel ends the wait: the caller's own gates decide then). A
+    /// step the operator lets through lets the diffs before it run too: the permit is only
+    /// looked at here, and left for that step.
     async fn unpaused(&self) {
         let mut paused = self.gates.paused.clone();
         let mut cancel = self.gates.cancel.clone();
@@ -223,6 +225,7 @@ impl StepExecutor {
             tokio::select! {
                 _ = paused.changed() => {}
                 _ = cancel.changed() => {}
+                Ok(_permit) = self.gates.steps.acquire() => return,
             }
         }
     }
