@@ -113,8 +113,9 @@ fn a_watcher_approves_a_step_gate_and_the_summary_names_it() {
     let env = chain_project(3, 50);
     let up = serve(&env, &["up", "--approve", "creates[**::r2]=ask"]);
     let operator = attach_console(&env, CONTROL, "alice@laptop");
-    let s = operator.wait_for("AWAITING APPROVAL");
-    assert!(s.contains("create  creates=ask"), "{s}");
+    operator.wait("the step gate", |s| {
+        s.contains("AWAITING APPROVAL") && s.contains("create  creates=ask")
+    });
     operator.keys(&["a"]);
     operator.wait_for("DONE");
     let out = finish(up);

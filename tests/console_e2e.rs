@@ -545,24 +545,22 @@ fn a_step_gate_is_approved_with_a_key_and_the_summary_names_who() {
             "creates[**::r2]=ask",
         ],
     );
-    let s = t.wait_for("AWAITING APPROVAL");
-    assert!(
-        s.contains("create  creates=ask"),
-        "the gate says what waits:\n{s}"
-    );
+    // The gate says what waits, in the panel named for approvals.
+    t.wait("the step gate", |s| {
+        s.contains("AWAITING APPROVAL")
+            && s.contains("create  creates=ask")
+            && s.contains("Pending approvals")
+    });
     assert!(
         !env.world().values().any(|r| r["name"] == "r2"),
         "nothing is created before the decision"
     );
     t.keys(&["a"]);
-    let s = t.wait_for("DONE");
-    assert!(s.contains("Decisions:"), "{s}");
-    assert!(
-        s.contains(&format!(
-            "create r2 (sim:index:Resource): approved by operator {OPERATOR}"
-        )),
-        "the summary names who approved:\n{s}"
-    );
+    // The summary names who approved.
+    let approved = format!("create r2 (sim:index:Resource): approved by operator {OPERATOR}");
+    t.wait("the summary's decisions", |s| {
+        s.contains("DONE") && s.contains("Decisions:") && s.contains(&approved)
+    });
     assert_eq!(env.managed("dev").len(), 3);
     t.quit_and_expect_restored(0);
 }

@@ -183,17 +183,23 @@ impl Widget for PendingView<'_> {
         } else {
             m.undecided_cascades()
         };
+        // Step gates join the replacements here once a policy opens one.
+        let noun = if m.cascades().iter().any(|c| c.step.is_some()) {
+            "Pending approvals"
+        } else {
+            "Pending replacements"
+        };
         let (title, border) = if waiting > 0 {
             (
                 if self.deciding {
-                    format!(" Pending replacements ⚠ {waiting} to decide for the apply ")
+                    format!(" {noun} ⚠ {waiting} to decide for the apply ")
                 } else {
-                    format!(" Pending replacements ⚠ {waiting} waiting ")
+                    format!(" {noun} ⚠ {waiting} waiting ")
                 },
                 t.alert_border(),
             )
         } else {
-            (" Pending replacements ".to_string(), t.border(self.focused))
+            (format!(" {noun} "), t.border(self.focused))
         };
         let title_style = if waiting > 0 { t.alert() } else { border };
         let inner = frame(area, buf, title, border, title_style);
