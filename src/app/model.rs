@@ -1543,6 +1543,45 @@ mod tests {
     }
 
     #[test]
+    fn a_step_gate_waits_like_a_cascade_and_records_who_declined_it() {
+        let mut m = Model::new();
+        let u = urn("sim:index:Resource", "old");
+        m.apply(&EngineEvent::GateOpened {
+            gate: 3,
+            chain: 5,
+            op: StepOp::Delete,
+            urn: u.clone(),
+            kind: ApprovalKind::Deletes,
+            asked: true,
+        });
+        assert_eq!(m.undecided_cascades(), 1);
+        assert_eq!(m.get(&u).unwrap().status, Status::WaitingForApproval);
+        let by = Decider::File("decisions.yaml".into());
+        m.apply(&EngineEvent::Decision {
+            cascade: 3,
+            op: StepOp::Delete,
+            urn: u.clone(),
+            approved: false,
+            by: by.clone(),
+        });
+        assert_eq!(m.undecided_cascades(), 0);
+        let gate = m.cascade(3).unwrap();
+        assert_eq!(
+            gate.step,
+            Some((StepOp::Delete, ApprovalKind::Deletes, true))
+        );
+        assert_eq!(gate.decided, Some((false, by)));
+        assert_eq!(m.get(&u).unwrap().status, Status::Declined);
+        assert!(
+            m.log()
+                .iter()
+                .any(|l| l.message == "delete of old declined by decision file decisions.yaml"),
+            "{:?}",
+            m.log()
+        );
+    }
+
+    #[test]
     fn approving_requeues_the_cascade_and_declining_keeps_it() {
         let mut m = sample_model();
         assert_eq!(m.undecided_cascades(), 1);

@@ -683,6 +683,42 @@ mod tests {
     }
 
     #[test]
+    fn gates_decisions_and_breakpoints_survive_the_round_trip_with_who_decided() {
+        use crate::engine::approval::ApprovalKind;
+        use crate::engine::step::StepOp;
+        let u = Urn::parse("urn:pulumi:dev::p::sim:index:Database::db").unwrap();
+        let decision = |by: Decider| EngineEvent::Decision {
+            cascade: 4,
+            op: StepOp::Delete,
+            urn: u.clone(),
+            approved: false,
+            by,
+        };
+        let events = [
+            EngineEvent::GateOpened {
+                gate: 4,
+                chain: 9,
+                op: StepOp::Delete,
+                urn: u.clone(),
+                kind: ApprovalKind::Deletes,
+                asked: true,
+            },
+            decision(Decider::Policy),
+            decision(Decider::Operator("alice@host".into())),
+            decision(Decider::Remote("bob".into())),
+            decision(Decider::File("decisions.yaml".into())),
+            EngineEvent::Stepped,
+            EngineEvent::Breakpoint {
+                op: StepOp::Create,
+                urn: u.clone(),
+            },
+        ];
+        for e in events {
+            assert_eq!(from_wire(&to_wire(&e)).unwrap(), e);
+        }
+    }
+
+    #[test]
     fn a_secret_leaves_as_its_stand_in_never_its_plaintext() {
         let u = Urn::parse("urn:pulumi:dev::p::sim:index:Database::db").unwrap();
         let mut outputs = PropertyMap::new();
