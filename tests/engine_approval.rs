@@ -58,6 +58,11 @@ async fn next(
     }
 }
 
+/// Whether an event is the end of a step of `op`.
+fn finished(op: StepOp) -> impl Fn(&EngineEvent) -> bool {
+    move |e| matches!(e, EngineEvent::StepFinished { op: o, .. } if *o == op)
+}
+
 fn gate_of(e: &EngineEvent) -> u64 {
     match e {
         EngineEvent::GateOpened { gate, .. } => *gate,
@@ -121,16 +126,7 @@ async fn a_create_under_ask_waits_at_its_gate_while_independent_creates_finish()
             if urn.name() == "gated"
     ));
     for _ in 0..2 {
-        next(&mut rx, &mut seen, |e| {
-            matches!(
-                e,
-                EngineEvent::StepFinished {
-                    op: StepOp::Create,
-                    ..
-                }
-            )
-        })
-        .await;
+        next(&mut rx, &mut seen, finished(StepOp::Create)).await;
     }
     tokio::time::sleep(Duration::from_millis(100)).await;
     let mut created = p.names("create");
@@ -268,16 +264,7 @@ async fn approving_a_kind_releases_only_the_gates_of_that_kind() {
         .await;
     }
     control.decide_kind(ApprovalKind::Creates, true);
-    next(&mut rx, &mut seen, |e| {
-        matches!(
-            e,
-            EngineEvent::StepFinished {
-                op: StepOp::Create,
-                ..
-            }
-        )
-    })
-    .await;
+    next(&mut rx, &mut seen, finished(StepOp::Create)).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert_eq!(p.names("create"), vec!["n"]);
     assert!(p.names("update").is_empty(), "the update still waits");
@@ -397,16 +384,7 @@ async fn a_step_lets_the_diff_before_it_run_too() {
         "paused: no diff of r runs"
     );
     control.step_once();
-    next(&mut rx, &mut seen, |e| {
-        matches!(
-            e,
-            EngineEvent::StepFinished {
-                op: StepOp::Update,
-                ..
-            }
-        )
-    })
-    .await;
+    next(&mut rx, &mut seen, finished(StepOp::Update)).await;
     assert!(control.is_paused());
     control.resume();
     let run = finish(handle.await.unwrap(), rx, &violations, &entries);
