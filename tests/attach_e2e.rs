@@ -109,6 +109,31 @@ fn a_watcher_in_another_process_approves_the_served_cascade() {
 }
 
 #[test]
+fn a_watcher_approves_a_step_gate_and_the_summary_names_it() {
+    let env = chain_project(3, 50);
+    let up = serve(&env, &["up", "--approve", "creates[**::r2]=ask"]);
+    let operator = attach_console(&env, CONTROL, "alice@laptop");
+    operator.wait("the step gate", |s| {
+        s.contains("AWAITING APPROVAL") && s.contains("create  creates=ask")
+    });
+    operator.keys(&["a"]);
+    operator.wait_for("DONE");
+    let out = finish(up);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("create of r2 approved by alice@laptop"),
+        "{text}"
+    );
+    assert!(
+        text.contains("create r2 (sim:index:Resource): approved by remote alice@laptop"),
+        "{text}"
+    );
+    assert_eq!(env.managed("dev").len(), 3);
+    operator.quit_and_expect_restored(0);
+}
+
+#[test]
 fn without_a_decision_the_approval_timeout_declines_the_cascade() {
     let env = cascade_project();
     let (old_id, _) = world_engine_of_db(&env);

@@ -528,3 +528,39 @@ fn a_broken_stale_lock_is_reported_in_the_log() {
     assert!(s.contains("warning"), "{s}");
     t.quit_and_expect_restored(0);
 }
+
+#[test]
+fn a_step_gate_is_approved_with_a_key_and_the_summary_names_who() {
+    let env = chain_project(3, 50);
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--approve",
+            "creates[**::r2]=ask",
+        ],
+    );
+    // The gate says what waits, in the panel named for approvals.
+    t.wait("the step gate", |s| {
+        s.contains("AWAITING APPROVAL")
+            && s.contains("create  creates=ask")
+            && s.contains("Pending approvals")
+    });
+    assert!(
+        !env.world().values().any(|r| r["name"] == "r2"),
+        "nothing is created before the decision"
+    );
+    t.keys(&["a"]);
+    // The summary names who approved.
+    let approved = format!("create r2 (sim:index:Resource): approved by operator {OPERATOR}");
+    t.wait("the summary's decisions", |s| {
+        s.contains("DONE") && s.contains("Decisions:") && s.contains(&approved)
+    });
+    assert_eq!(env.managed("dev").len(), 3);
+    t.quit_and_expect_restored(0);
+}

@@ -126,6 +126,7 @@ async fn a_missing_or_wrong_token_is_unauthenticated_and_reveals_nothing() {
             client: "mallory".into(),
             action: Action::Cancel as i32,
             cascade: 0,
+            kind: String::new(),
         })
         .await;
     assert_eq!(act.err().map(|s| s.code()), Some(Code::Unauthenticated));
@@ -289,6 +290,7 @@ async fn the_socket_is_its_owners_only_and_oversized_or_too_many_requests_are_re
         client,
         action: Action::Pause as i32,
         cascade: 0,
+        kind: String::new(),
     };
     let huge = client.act(act("x".repeat(64 * 1024))).await.unwrap_err();
     assert_eq!(huge.code(), Code::OutOfRange, "{huge:?}");

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use proptest::prelude::*;
+use stepdeck::engine::approval::Approvals;
 use stepdeck::engine::{ApprovalPolicy, EngineEvent, Outcome, Snapshot, StepOp};
 use support::*;
 
@@ -93,7 +94,7 @@ async fn cascade_run(
     .snapshot;
     p.calls.lock().unwrap().clear();
     let mut opts = options();
-    opts.approval = ApprovalPolicy::Ask;
+    opts.approvals = Approvals::new(Vec::new(), ApprovalPolicy::Ask);
     let (d, mut rx, violations, entries) = deployment(&p, &s0, opts);
     let control = d.control();
     let handle = tokio::spawn(d.run(Some(program(chain_specs("pg16")))));

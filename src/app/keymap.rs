@@ -55,8 +55,11 @@ pub enum Action {
     PreviewAbort,
     /// `f` in the graph: show only the selection's dependencies and dependents.
     ToggleGraphFocus,
-    /// `s` in the log: cycle the minimum severity shown.
-    CycleSeverity,
+    /// `s`: while paused, let one waiting step start; otherwise, in the log, cycle the
+    /// minimum severity shown.
+    Step,
+    /// `K`: approve every waiting gate of the selected gate's kind (asks to confirm).
+    ApproveKind,
     ScrollUp,
     ScrollDown,
     /// `e`: select the next failed resource and show its error.
@@ -147,7 +150,8 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('?') => Action::ToggleHelp,
         KeyCode::Char('f') => Action::ToggleGraphFocus,
-        KeyCode::Char('s') => Action::CycleSeverity,
+        KeyCode::Char('s') => Action::Step,
+        KeyCode::Char('K') => Action::ApproveKind,
         KeyCode::Char('e') => Action::NextError,
         KeyCode::Char('E') => Action::PrevError,
         KeyCode::Char('u') => Action::CopyUrn,
@@ -197,14 +201,15 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "m",
         "mouse capture on / off (off lets the terminal select text)",
     ),
-    ("p", "pause / resume"),
+    ("p", "pause / resume (no new step starts while paused)"),
+    ("s", "while paused: let exactly one waiting step start"),
     (
         "a",
-        "approve the selected replacement (in a preview: for the apply)",
+        "approve the selected gate (in a preview: for the apply)",
     ),
     (
         "x",
-        "decline the replacement (in a preview: from the Pending view)",
+        "decline the selected gate (in a preview: from the Pending view)",
     ),
     (
         "space",
@@ -214,7 +219,8 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "x",
         "preview: exclude with children and dependents from the apply",
     ),
-    ("A", "approve all pending replacements (asks to confirm)"),
+    ("A", "approve everything waiting (asks to confirm)"),
+    ("K", "approve all waiting gates of the selected kind (asks)"),
     ("C", "preview: mark pending creates to clear in the apply"),
     ("c", "cancel the deployment (asks to confirm)"),
     ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
@@ -223,7 +229,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "z",
         "graph: narrow nodes (more layers in view) / full names",
     ),
-    ("s", "log: cycle the minimum severity"),
+    ("s", "log, when not paused: cycle the minimum severity"),
     ("y  n", "preview: apply / abort"),
     (
         "q",

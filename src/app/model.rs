@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use indexmap::IndexMap;
 
+use crate::engine::approval::ApprovalKind;
 use crate::engine::events::{
     CascadeId, CascadeMember, ChainId, Decider, EngineEvent, Operation, Outcome, PendingCreate,
     Severity, StepInfo, WorkerId,
@@ -273,6 +274,9 @@ pub struct Cascade {
     pub planned: bool,
     /// The run ended (failed or cancelled) before anyone decided: it will not run.
     pub abandoned: bool,
+    /// A single step's gate, with no members: its operation, kind, and whether its policy
+    /// asks (else it declines). `None` for a delete-before-replace cascade.
+    pub step: Option<(StepOp, ApprovalKind, bool)>,
 }
 
 impl Cascade {
@@ -628,7 +632,10 @@ impl Model {
             | EngineEvent::DiffStarted { .. }
             | EngineEvent::DiffFinished { .. } => self.apply_diff(e, now, active),
             EngineEvent::PendingReplacement { .. }
+            | EngineEvent::GateOpened { .. }
             | EngineEvent::Decision { .. }
+            | EngineEvent::Stepped
+            | EngineEvent::Breakpoint { .. }
             | EngineEvent::Paused
             | EngineEvent::Resumed
             | EngineEvent::CancelRequested { .. } => self.apply_operator(e, now, active),
@@ -1000,11 +1007,45 @@ impl Model {
                 root,
                 members,
             } => self.pending_replacement(*cascade, *chain, root, members),
+            EngineEvent::GateOpened {
+                gate,
+                chain,
+                op,
+                urn,
+                kind,
+                asked,
+            } => {
+                self.pending_replacement(*gate, *chain, urn, &[]);
+                if let Some(&k) = self.cascade_index.get(gate) {
+                    self.cascades[k].step = Some((*op, *kind, *asked));
+                }
+                if *asked {
+                    self.note(
+                        Severity::Warning,
+                        &format!(
+                            "{} of {} waits for a decision ({}=ask)",
+                            op.as_str(),
+                            urn,
+                            kind.as_str()
+                        ),
+                    );
+                }
+            }
             EngineEvent::Decision {
                 cascade,
                 approved,
                 by,
-            } => self.decision(*cascade, *approved, *by),
+                ..
+            } => self.decision(*cascade, *approved, by),
+            EngineEvent::Stepped => {
+                self.note(Severity::Info, "stepped: one waiting step may start");
+            }
+            EngineEvent::Breakpoint { op, urn } => {
+                self.note(
+                    Severity::Warning,
+                    &format!("breakpoint: paused before {} of {urn}", op.as_str()),
+                );
+            }
             EngineEvent::Paused => {
                 self.paused = true;
                 self.paused_since.get_or_insert(now);
@@ -1115,6 +1156,7 @@ impl Model {
                     at: now,
                     planned: self.preview,
                     abandoned: false,
+                    step: None,
                 });
                 self.cascade_index.insert(cascade, self.cascades.len() - 1);
                 if !self.preview {
@@ -1142,7 +1184,7 @@ impl Model {
         }
     }
 
-    fn decision(&mut self, cascade: CascadeId, approved: bool, by: Decider) {
+    fn decision(&mut self, cascade: CascadeId, approved: bool, by: &Decider) {
         let now = self.now;
         let Some(&k) = self.cascade_index.get(&cascade) else {
             return;
@@ -1150,7 +1192,7 @@ impl Model {
         if self.cascades[k].waiting() {
             self.undecided -= 1;
         }
-        self.cascades[k].decided = Some((approved, by));
+        self.cascades[k].decided = Some((approved, by.clone()));
         let chain = self.cascades[k].chain;
         let c = self.ensure_chain(chain);
         if self.chains[c].state == ChainState::AwaitingApproval {
@@ -1161,9 +1203,10 @@ impl Model {
             };
             self.set_chain_state(c, state);
         }
-        let who = match by {
-            Decider::Operator => "operator",
-            Decider::Policy => "policy",
+        let who = by.to_string();
+        let what = match self.cascades[k].step {
+            Some((op, ..)) => op.as_str(),
+            None => "replacement",
         };
         let urns: Vec<Urn> = std::iter::once(self.cascades[k].root.clone())
             .chain(self.cascades[k].members.iter().map(|m| m.urn.clone()))
@@ -1180,7 +1223,7 @@ impl Model {
                 // Kept as it is: no longer shown as a replacement.
                 r.op = Some(StepOp::Same);
                 r.replace_keys.clear();
-                r.message = Some(format!("replacement declined by {who}: kept as it is"));
+                r.message = Some(format!("{what} declined by {who}: kept as it is"));
             }
             if r.status == Status::WaitingForApproval {
                 r.status = if approved {
@@ -1197,7 +1240,7 @@ impl Model {
             severity: Severity::Info,
             urn: Some(self.cascades[k].root.clone()),
             message: format!(
-                "replacement of {}{} {} by {who}",
+                "{what} of {}{} {} by {who}",
                 self.cascades[k].root.name(),
                 match urns.iter().filter(|u| **u != self.cascades[k].root).count() {
                     0 => String::new(),
@@ -1503,6 +1546,45 @@ mod tests {
     }
 
     #[test]
+    fn a_step_gate_waits_like_a_cascade_and_records_who_declined_it() {
+        let mut m = Model::new();
+        let u = urn("sim:index:Resource", "old");
+        m.apply(&EngineEvent::GateOpened {
+            gate: 3,
+            chain: 5,
+            op: StepOp::Delete,
+            urn: u.clone(),
+            kind: ApprovalKind::Deletes,
+            asked: true,
+        });
+        assert_eq!(m.undecided_cascades(), 1);
+        assert_eq!(m.get(&u).unwrap().status, Status::WaitingForApproval);
+        let by = Decider::File("decisions.yaml".into());
+        m.apply(&EngineEvent::Decision {
+            cascade: 3,
+            op: StepOp::Delete,
+            urn: u.clone(),
+            approved: false,
+            by: by.clone(),
+        });
+        assert_eq!(m.undecided_cascades(), 0);
+        let gate = m.cascade(3).unwrap();
+        assert_eq!(
+            gate.step,
+            Some((StepOp::Delete, ApprovalKind::Deletes, true))
+        );
+        assert_eq!(gate.decided, Some((false, by)));
+        assert_eq!(m.get(&u).unwrap().status, Status::Declined);
+        assert!(
+            m.log()
+                .iter()
+                .any(|l| l.message == "delete of old declined by decision file decisions.yaml"),
+            "{:?}",
+            m.log()
+        );
+    }
+
+    #[test]
     fn approving_requeues_the_cascade_and_declining_keeps_it() {
         let mut m = sample_model();
         assert_eq!(m.undecided_cascades(), 1);
@@ -1510,7 +1592,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: true,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         assert_eq!(m.undecided_cascades(), 0);
         assert_eq!(m.chain(7).unwrap().state, ChainState::Queued);
@@ -1525,6 +1609,8 @@ mod tests {
             cascade: 1,
             approved: false,
             by: Decider::Policy,
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         assert_eq!(declined.chain(7).unwrap().state, ChainState::Declined);
         let steps: u32 = [("sim:index:Database", "db"), ("sim:index:Service", "app")]
@@ -1681,7 +1767,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: false,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         let db = urn("sim:index:Database", "db");
         m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
@@ -1808,7 +1896,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: true,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         let text = |m: &Model, u: &Urn| status_text(m.get(u).unwrap(), m);
         run(&mut m, 1, StepOp::DeleteReplaced, &app);
@@ -1942,7 +2032,9 @@ mod tests {
         m.apply(&EngineEvent::Decision {
             cascade: 1,
             approved: false,
-            by: Decider::Operator,
+            by: Decider::Operator("alice@host".into()),
+            op: StepOp::Replace,
+            urn: urn("sim:index:Database", "db"),
         });
         let r = m.get(&app).unwrap();
         assert_eq!(r.op, Some(StepOp::Same));

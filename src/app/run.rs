@@ -620,8 +620,8 @@ mod tests {
         apply_presets(&mut ui, &live, &control);
         apply_presets(&mut ui, &live, &control);
         assert_eq!(
-            rx.decisions.try_recv().ok(),
-            Some(crate::engine::control::Decision::Approve(1))
+            rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
+            Some((crate::engine::control::DecisionScope::One(1), true))
         );
         assert!(rx.decisions.try_recv().is_err(), "sent once");
 

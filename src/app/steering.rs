@@ -1,6 +1,7 @@
 //! What the console acts through: the deployment's own `Control` in this process, or a
 //! remote one over the console protocol (`stepdeck attach`).
 
+use crate::engine::approval::ApprovalKind;
 use crate::engine::control::Control;
 use crate::engine::events::CascadeId;
 
@@ -12,6 +13,10 @@ pub trait Steering: Send + Sync {
     fn approve(&self, cascade: CascadeId);
     fn decline(&self, cascade: CascadeId);
     fn approve_all(&self);
+    /// Approves every waiting gate of `kind`.
+    fn approve_kind(&self, kind: ApprovalKind);
+    /// While paused, lets exactly one waiting step start.
+    fn step_once(&self);
     /// First call cancels gracefully; a second terminates.
     fn cancel(&self);
     fn terminate(&self);
@@ -45,6 +50,14 @@ impl Steering for Control {
 
     fn approve_all(&self) {
         Control::approve_all(self);
+    }
+
+    fn approve_kind(&self, kind: ApprovalKind) {
+        Control::decide_kind(self, kind, true);
+    }
+
+    fn step_once(&self) {
+        Control::step_once(self);
     }
 
     fn cancel(&self) {

@@ -1,6 +1,7 @@
 //! What the operator is looking at (as opposed to what the deployment is doing): focused view,
 //! shared selection, filter, scroll positions, overlays and dialogs.
 
+use crate::engine::approval::ApprovalKind;
 use std::collections::HashSet;
 
 use crate::engine::events::Severity;
@@ -83,6 +84,8 @@ pub enum Confirm {
     Quit,
     /// `A`: approve every waiting cascade (each deletes before it creates)?
     ApproveAll,
+    /// `K`: approve every waiting step gate of this kind?
+    ApproveKind(ApprovalKind),
 }
 
 /// The operator's side of the console.
@@ -224,7 +227,7 @@ impl UiState {
         }
         self.confirm = match self.confirm {
             Some(Confirm::Cancel | Confirm::Quit) if over => None,
-            Some(Confirm::ApproveAll)
+            Some(Confirm::ApproveAll | Confirm::ApproveKind(_))
                 if !self.deciding_preview()
                     && (over
                         || model.undecided_cascades() == 0

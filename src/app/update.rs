@@ -2,6 +2,7 @@
 //! only through [`Steering`] (its `Control`, here or remote). Returns how the console should
 //! end, when it should.
 
+use crate::engine::approval::ApprovalKind;
 use crate::engine::events::{CascadeId, Severity};
 
 use super::console::{ConsoleExit, ConsoleMode};
@@ -76,6 +77,7 @@ pub fn update(
                     ));
                 }
                 Some(Confirm::ApproveAll) => control.approve_all(),
+                Some(Confirm::ApproveKind(kind)) => control.approve_kind(kind),
                 None => {}
             }
         }
@@ -161,6 +163,16 @@ pub fn update(
                 ui.confirm = Some(Confirm::ApproveAll);
             }
         }
+        Action::ApproveKind => {
+            let kind = target_cascade(ui, model)
+                .and_then(|id| model.cascade(id))
+                .map(|c| c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k));
+            match kind {
+                _ if ui.mode != ConsoleMode::Live => ui.notice = Some(READ_ONLY.into()),
+                Some(kind) => ui.confirm = Some(Confirm::ApproveKind(kind)),
+                None => ui.notice = Some("nothing waits for approval".into()),
+            }
+        }
         Action::ClearPendingCreates => mark_pending_creates(ui, model),
         Action::ToggleSelect | Action::ToggleExclude => mark_selection(ui, model, action),
         Action::ToggleHelp => {
@@ -205,7 +217,13 @@ pub fn update(
             ui.graph_focus = !ui.graph_focus;
             ui.graph_offset = (0, 0);
         }
-        Action::CycleSeverity => {
+        Action::Step if control.is_paused() && ui.mode == ConsoleMode::Live => {
+            control.step_once();
+        }
+        Action::Step if ui.focus != ViewId::Log => {
+            ui.notice = Some("s lets one step start while paused (p pauses)".into());
+        }
+        Action::Step => {
             ui.log_min_severity = match ui.log_min_severity {
                 Severity::Debug => Severity::Info,
                 Severity::Info => Severity::Warning,
@@ -557,7 +575,7 @@ mod tests {
     use super::*;
     use crate::app::console::Title;
     use crate::app::sample::sample_timeline;
-    use crate::engine::control::{CancelLevel, Control, ControlReceiver, Decision};
+    use crate::engine::control::{CancelLevel, Control, ControlReceiver, DecisionScope};
     use crate::engine::events::{EngineEvent, EventSink, Outcome, PendingCreate};
     use crate::engine::urn::Urn;
 
@@ -611,6 +629,12 @@ mod tests {
         fn approve_all(&self) {
             self.0.approve_all();
         }
+        fn approve_kind(&self, kind: ApprovalKind) {
+            self.0.decide_kind(kind, true);
+        }
+        fn step_once(&self) {
+            self.0.step_once();
+        }
         fn cancel(&self) {
             self.0.cancel();
         }
@@ -651,14 +675,60 @@ mod tests {
         let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
         ui.focus = ViewId::Pending;
         update(&mut ui, &m, &control, Action::Approve);
-        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Approve(1)));
+        assert_eq!(
+            rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
+            Some((DecisionScope::One(1), true))
+        );
         update(&mut ui, &m, &control, Action::Decline);
-        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Decline(1)));
+        assert_eq!(
+            rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
+            Some((DecisionScope::One(1), false))
+        );
         update(&mut ui, &m, &control, Action::ApproveAll);
         assert_eq!(ui.confirm, Some(Confirm::ApproveAll), "A asks first");
         assert!(rx.decisions.try_recv().is_err());
         update(&mut ui, &m, &control, Action::Confirm);
-        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::ApproveAll));
+        assert_eq!(
+            rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
+            Some((DecisionScope::All, true))
+        );
+    }
+
+    #[test]
+    fn s_lets_one_step_through_only_while_paused() {
+        let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::Step);
+        assert_eq!(
+            rx.steps.available_permits(),
+            0,
+            "not paused: nothing to step"
+        );
+        assert!(ui.notice.is_some());
+        update(&mut ui, &m, &control, Action::TogglePause);
+        update(&mut ui, &m, &control, Action::Step);
+        assert_eq!(rx.steps.available_permits(), 1);
+        update(&mut ui, &m, &control, Action::TogglePause);
+        assert_eq!(
+            rx.steps.available_permits(),
+            0,
+            "resuming drops unused steps"
+        );
+    }
+
+    #[test]
+    fn k_approves_every_gate_of_the_selected_kind_after_asking() {
+        let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
+        update(&mut ui, &m, &control, Action::ApproveKind);
+        assert_eq!(
+            ui.confirm,
+            Some(Confirm::ApproveKind(ApprovalKind::Replacements))
+        );
+        assert!(rx.decisions.try_recv().is_err());
+        update(&mut ui, &m, &control, Action::Confirm);
+        assert_eq!(
+            rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
+            Some((DecisionScope::Kind(ApprovalKind::Replacements), true))
+        );
     }
 
     #[test]
@@ -666,7 +736,10 @@ mod tests {
         let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
         ui.focus = ViewId::Resources;
         update(&mut ui, &m, &control, Action::Approve);
-        assert_eq!(rx.decisions.try_recv().ok(), Some(Decision::Approve(1)));
+        assert_eq!(
+            rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
+            Some((DecisionScope::One(1), true))
+        );
     }
 
     #[test]

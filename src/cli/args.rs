@@ -111,6 +111,21 @@ pub struct DeployArgs {
     /// What to do with delete-before-replace cascades (default: ask in the console, auto otherwise).
     #[arg(long, value_enum, value_name = "POLICY")]
     pub approve_replacements: Option<ApprovalArg>,
+    /// An approval rule, `KIND=POLICY` or `KIND[URN-GLOB]=POLICY` (repeatable): KIND is
+    /// deletes, replacements, updates or creates (comma-separated for several); POLICY is
+    /// ask, auto or decline.
+    #[arg(long = "approve", value_name = "RULE")]
+    pub approve: Vec<String>,
+    /// Read approval rules from FILE (YAML or JSON: `KIND[URN-GLOB]: POLICY` entries).
+    #[arg(long, value_name = "FILE")]
+    pub approve_file: Option<PathBuf>,
+    /// Answer gates from FILE (`URN-GLOB: approve|decline`, first match wins); without a
+    /// console, a gate no entry answers is declined.
+    #[arg(long, value_name = "FILE")]
+    pub decisions: Option<PathBuf>,
+    /// Pause before a step on a matching URN starts (repeatable): a breakpoint.
+    #[arg(long = "pause-before", value_name = "URN-GLOB")]
+    pub pause_before: Vec<String>,
     /// Skip the confirmation (and, in the console, the preview step).
     #[arg(short, long)]
     pub yes: bool,

@@ -8,6 +8,8 @@ use std::io::Write;
 use anyhow::{Result, anyhow};
 use stepdeck::app::{Console, ConsoleMode, Steering, Title};
 use stepdeck::engine::EngineEvent;
+use stepdeck::engine::approval::ApprovalKind;
+use stepdeck::engine::control::local_operator;
 use stepdeck::engine::events::CascadeId;
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::rpc::console_addr::ConsoleAddress;
@@ -45,6 +47,14 @@ impl Steering for RemoteSteering {
         self.0.send(Action::ApproveAll, 0);
     }
 
+    fn approve_kind(&self, kind: ApprovalKind) {
+        self.0.send_kind(Action::ApproveKind, kind);
+    }
+
+    fn step_once(&self) {
+        self.0.send(Action::Step, 0);
+    }
+
     fn cancel(&self) {
         self.0.send(Action::Cancel, 0);
     }
@@ -55,19 +65,6 @@ impl Steering for RemoteSteering {
 
     fn owns_deployment(&self) -> bool {
         false
-    }
-}
-
-/// `user@host`, as actions are recorded by default.
-fn default_name() -> String {
-    let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
-    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|h| h.trim().to_string())
-        .unwrap_or_default();
-    if host.is_empty() {
-        user
-    } else {
-        format!("{user}@{host}")
     }
 }
 
@@ -99,7 +96,7 @@ pub async fn run(args: AttachArgs) -> Result<()> {
     let opts = AttachOptions {
         address: address.clone(),
         token: token(&args)?,
-        client: args.name.clone().unwrap_or_else(default_name),
+        client: args.name.clone().unwrap_or_else(local_operator),
         tls_ca: args.tls_ca.clone(),
         tls_domain: args.tls_domain.clone(),
     };

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use stepdeck::engine::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
-    ApprovalPolicy, Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal,
-    Operation, Options, Outcome, Program, ProviderFactory,
+    Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
+    Outcome, Program, ProviderFactory,
 };
 use stepdeck::output::digest::PreviewDigest;
 use stepdeck::output::event_stream::EventWriter;
@@ -26,7 +26,8 @@ use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use super::args::{ApprovalArg, DeployArgs, OutputArgs};
+use super::approvals::approval_settings;
+use super::args::{DeployArgs, OutputArgs};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
 use super::serve::ServeSession;
@@ -140,20 +141,7 @@ pub fn options(
     display: Display,
 ) -> Result<Options> {
     let config = stack.resolve_config(&ws.project)?;
-    let approval = match (args.approve_replacements, display) {
-        (Some(ApprovalArg::Ask), Display::Console) | (None, Display::Console) => {
-            ApprovalPolicy::Ask
-        }
-        // Served, a non-interactive run waits for a watcher's decision.
-        (Some(ApprovalArg::Ask), _) if args.serve.serve.is_some() => ApprovalPolicy::Ask,
-        (Some(ApprovalArg::Ask), _) => {
-            return Err(usage(
-                "--approve-replacements ask needs the console or --serve; use auto or decline with --non-interactive or --json",
-            ));
-        }
-        (Some(ApprovalArg::Decline), _) => ApprovalPolicy::Decline,
-        (Some(ApprovalArg::Auto), _) | (None, _) => ApprovalPolicy::Auto,
-    };
+    let gates = approval_settings(ws, stack, args, display)?;
     Ok(Options {
         stack: stack.name.clone(),
         project: ws.project.name.clone(),
@@ -163,7 +151,10 @@ pub fn options(
             .unwrap_or_else(stepdeck::engine::deployment::default_parallel),
         parallel_diff: args.parallel_diff,
         continue_on_error: args.continue_on_error,
-        approval,
+        approvals: gates.approvals,
+        decisions: gates.decisions,
+        unattended: gates.unattended,
+        pause_before: args.pause_before.clone(),
         targets: args
             .targets
             .iter()

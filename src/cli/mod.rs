@@ -1,6 +1,7 @@
 //! The command line: parses arguments, runs the command, maps errors to exit codes.
 
 mod about;
+mod approvals;
 mod args;
 mod attach;
 mod config;

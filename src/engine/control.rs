@@ -1,20 +1,22 @@
-//! The operator's handle on a running deployment: pause, approve or decline cascades, cancel.
+//! The operator's handle on a running deployment: pause, step, approve or decline what waits
+//! at a gate, cancel.
 
 use std::sync::Arc;
 
-use tokio::sync::{mpsc, watch};
+use tokio::sync::{Semaphore, mpsc, watch};
 
-use super::events::{CascadeId, EngineEvent, EventSink};
+use super::approval::ApprovalKind;
+use super::events::{CascadeId, Decider, EngineEvent, EventSink};
 
-/// What to do with a delete-before-replace cascade.
+/// What to do with a step (or a delete-before-replace cascade) a policy governs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ApprovalPolicy {
-    /// Hold the cascade's chain until the operator decides.
+    /// Hold the step's chain at its gate until someone decides.
     Ask,
     /// Run it, as Pulumi does.
     #[default]
     Auto,
-    /// Keep the root and its dependents as they are.
+    /// Skip it and what depends on it; what exists is kept as it is.
     Decline,
 }
 
@@ -44,12 +46,35 @@ pub enum CancelLevel {
     Terminating,
 }
 
-/// A decision sent to the deployment loop.
+/// Which waiting gates a decision answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Decision {
-    Approve(CascadeId),
-    Decline(CascadeId),
-    ApproveAll,
+pub(crate) enum DecisionScope {
+    One(CascadeId),
+    /// Every gate waiting now.
+    All,
+    /// Every gate of this kind waiting now.
+    Kind(ApprovalKind),
+}
+
+/// A decision sent to the deployment loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Decision {
+    pub scope: DecisionScope,
+    pub approve: bool,
+    pub by: Decider,
+}
+
+/// `user@host`: who a local operator's decisions are recorded as.
+pub fn local_operator() -> String {
+    let user = std::env::var("USER").unwrap_or_else(|_| "someone".into());
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    if host.is_empty() {
+        user
+    } else {
+        format!("{user}@{host}")
+    }
 }
 
 /// A cheap, clonable handle; every method returns at once.
@@ -59,7 +84,10 @@ pub struct Control {
 }
 
 struct Inner {
-    paused: watch::Sender<bool>,
+    paused: Arc<watch::Sender<bool>>,
+    /// Steps allowed to start while paused (`step_once`).
+    steps: Arc<Semaphore>,
+    operator: String,
     cancel: watch::Sender<CancelLevel>,
     decisions: mpsc::UnboundedSender<Decision>,
     events: EventSink,
@@ -68,6 +96,9 @@ struct Inner {
 /// The engine's side of the control handle.
 pub(crate) struct ControlReceiver {
     pub paused: watch::Receiver<bool>,
+    /// The pause switch itself: a breakpoint (`pause_before`) throws it from the executor.
+    pub pause_switch: Arc<watch::Sender<bool>>,
+    pub steps: Arc<Semaphore>,
     pub cancel: watch::Receiver<CancelLevel>,
     pub decisions: mpsc::UnboundedReceiver<Decision>,
 }
@@ -75,12 +106,16 @@ pub(crate) struct ControlReceiver {
 impl Control {
     pub(crate) fn new(events: EventSink) -> (Control, ControlReceiver) {
         let (paused, paused_rx) = watch::channel(false);
+        let paused = Arc::new(paused);
+        let steps = Arc::new(Semaphore::new(0));
         let (cancel, cancel_rx) = watch::channel(CancelLevel::Running);
         let (decisions, decisions_rx) = mpsc::unbounded_channel();
         (
             Control {
                 inner: Arc::new(Inner {
-                    paused,
+                    paused: paused.clone(),
+                    steps: steps.clone(),
+                    operator: local_operator(),
                     cancel,
                     decisions,
                     events,
@@ -88,6 +123,8 @@ impl Control {
             },
             ControlReceiver {
                 paused: paused_rx,
+                pause_switch: paused,
+                steps,
                 cancel: cancel_rx,
                 decisions: decisions_rx,
             },
@@ -102,8 +139,18 @@ impl Control {
     }
 
     pub fn resume(&self) {
+        // Steps granted while paused and not taken lapse.
+        let _ = self.inner.steps.forget_permits(usize::MAX);
         if self.inner.paused.send_replace(false) {
             self.inner.events.send(EngineEvent::Resumed);
+        }
+    }
+
+    /// While paused, lets exactly one waiting step start; the run stays paused after it.
+    pub fn step_once(&self) {
+        if self.is_paused() {
+            self.inner.steps.add_permits(1);
+            self.inner.events.send(EngineEvent::Stepped);
         }
     }
 
@@ -111,17 +158,46 @@ impl Control {
         *self.inner.paused.borrow()
     }
 
-    pub fn approve(&self, cascade: CascadeId) {
-        let _ = self.inner.decisions.send(Decision::Approve(cascade));
+    /// Approves one gate (a step or a cascade) as the local operator.
+    pub fn approve(&self, gate: CascadeId) {
+        self.decide(DecisionScope::One(gate), true, self.local());
     }
 
-    pub fn decline(&self, cascade: CascadeId) {
-        let _ = self.inner.decisions.send(Decision::Decline(cascade));
+    pub fn decline(&self, gate: CascadeId) {
+        self.decide(DecisionScope::One(gate), false, self.local());
     }
 
-    /// Approves every cascade waiting now.
+    /// Approves every gate waiting now.
     pub fn approve_all(&self) {
-        let _ = self.inner.decisions.send(Decision::ApproveAll);
+        self.decide(DecisionScope::All, true, self.local());
+    }
+
+    /// Approves or declines every gate of `kind` waiting now.
+    pub fn decide_kind(&self, kind: ApprovalKind, approve: bool) {
+        self.decide(DecisionScope::Kind(kind), approve, self.local());
+    }
+
+    /// Decides one gate for someone else (a watcher over the attach protocol).
+    pub fn decide_as(&self, gate: CascadeId, approve: bool, by: Decider) {
+        self.decide(DecisionScope::One(gate), approve, by);
+    }
+
+    /// Approves or declines every waiting gate of `kind` for someone else.
+    pub fn decide_kind_as(&self, kind: ApprovalKind, approve: bool, by: Decider) {
+        self.decide(DecisionScope::Kind(kind), approve, by);
+    }
+
+    /// Approves every waiting gate for someone else.
+    pub fn approve_all_as(&self, by: Decider) {
+        self.decide(DecisionScope::All, true, by);
+    }
+
+    fn local(&self) -> Decider {
+        Decider::Operator(self.inner.operator.clone())
+    }
+
+    pub(crate) fn decide(&self, scope: DecisionScope, approve: bool, by: Decider) {
+        let _ = self.inner.decisions.send(Decision { scope, approve, by });
     }
 
     /// First call cancels gracefully; a second call terminates.

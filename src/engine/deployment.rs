@@ -5,9 +5,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::approval::Approvals;
 use super::clock::Clock;
-use super::control::{ApprovalPolicy, Control, ControlReceiver};
+use super::control::{Control, ControlReceiver};
 use super::events::{EventSink, Operation, Outcome};
+use super::gate_decisions::GateDecisions;
 use super::journal::Journal;
 use super::plan::Plan;
 use super::property::PropertyMap;
@@ -27,7 +29,14 @@ pub struct Options {
     pub parallel_diff: bool,
     /// Keep going after a failed step, skipping what depends on it.
     pub continue_on_error: bool,
-    pub approval: ApprovalPolicy,
+    /// Which steps wait at a gate for a decision, run, or are declined.
+    pub approvals: Approvals,
+    /// Decisions written before the run (`--decisions`), answering gates as they open.
+    pub decisions: Option<GateDecisions>,
+    /// No one can decide (no console, no watcher): a gate no decision answers is declined.
+    pub unattended: bool,
+    /// URN globs to pause before (`--pause-before`): breakpoints.
+    pub pause_before: Vec<String>,
     /// URN globs to operate on (`*` within a segment, `**` anything); empty means everything.
     pub targets: Vec<String>,
     /// URN globs to replace whatever their diff says.
@@ -73,7 +82,10 @@ impl Default for Options {
             parallel: default_parallel(),
             parallel_diff: false,
             continue_on_error: false,
-            approval: ApprovalPolicy::Auto,
+            approvals: Approvals::default(),
+            decisions: None,
+            unattended: false,
+            pause_before: Vec::new(),
             targets: Vec::new(),
             replace: Vec::new(),
             target_dependents: false,
@@ -111,7 +123,7 @@ pub struct DeploymentResult {
     pub snapshot: Snapshot,
     /// Logical steps that completed, by op.
     pub counts: BTreeMap<StepOp, usize>,
-    /// DBR cascades the operator or the policy declined.
+    /// DBR cascades the operator or the policy declined (declined steps are in the events).
     pub declined: usize,
     pub duration: Duration,
     /// The root stack resource's outputs.

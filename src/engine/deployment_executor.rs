@@ -1,5 +1,5 @@
 //! The deployment loop (Pulumi's deployment executor): feeds registrations to the step
-//! generator, hands chains to the executor, holds DBR cascades for the operator, then runs the
+//! generator, hands chains to the executor, holds chains at their gates (DBR cascades, steps under an `ask` policy), then runs the
 //! deletes, and reports how it all ended.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -9,12 +9,13 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
-use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision};
+use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, DecisionScope};
 use super::deletes::{generate_deletes, schedule_deletes};
 use super::deployment::{Deployment, DeploymentResult, Options};
 use super::events::{
     ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
 };
+use super::gate::Gate;
 use super::hooks::{Hooks, delete_hooks_need_program};
 use super::journal::{JournalError, NullJournal, SnapshotManager, SuccessEntry};
 use super::pending_creates;
@@ -35,13 +36,14 @@ use super::step_error::StepError;
 use super::step_executor::{
     Chain, ExecDone, Gates, NOT_RUN, RegisterReply, StepExecutor, StepReport,
 };
-use super::step_generator::{Cascade, Generated, PlannedChain, StepGenerator};
+use super::step_generator::{Generated, PlannedChain, StepGenerator};
+use super::targets::UrnGlobs;
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
-/// A chain held until the operator decides about its cascade.
+/// A chain held at its gate until someone decides.
 struct Parked {
     chain: Chain,
-    cascade: Cascade,
+    gate: Gate,
 }
 
 /// Why the loop stopped early.
@@ -194,6 +196,9 @@ impl Deployment {
             opts.parallel,
             Gates {
                 paused: control_rx.paused.clone(),
+                pause_switch: control_rx.pause_switch.clone(),
+                steps: control_rx.steps.clone(),
+                breakpoints: Arc::new(UrnGlobs::new(&opts.pause_before)),
                 cancel: control_rx.cancel.clone(),
                 halt: halt.clone(),
                 continue_on_error: opts.continue_on_error,
@@ -381,11 +386,7 @@ impl Loop {
             // After a failure nothing new runs: a cascade still waiting for the operator would
             // only hold the run open, so it is dropped (its registration fails, not cancelled).
             if !self.parked.is_empty() && self.state.saw_error() && !self.opts.continue_on_error {
-                for (_, p) in std::mem::take(&mut self.parked) {
-                    if let Some(r) = p.chain.reply {
-                        let _ = r.send(Err(RegisterError::Failed(NOT_RUN.into())));
-                    }
-                }
+                self.drop_parked(RegisterError::Failed(NOT_RUN.into()));
             }
             let program_done = program_task.is_none() || self.shutdown.is_some();
             if program_done && self.inflight == 0 && self.parked.is_empty() && src.is_empty() {
@@ -407,11 +408,7 @@ impl Loop {
                             if let Some(t) = program_task.take() {
                                 t.abort();
                             }
-                            for (_, p) in std::mem::take(&mut self.parked) {
-                                if let Some(r) = p.chain.reply {
-                                    let _ = r.send(Err(RegisterError::Cancelled));
-                                }
-                            }
+                            self.drop_parked(RegisterError::Cancelled);
                         }
                         CancelLevel::Running => {}
                     }
@@ -775,37 +772,100 @@ impl Loop {
             reply,
             after_import,
         };
-        let Some(cascade) = pc.cascade else {
-            self.submit(chain);
-            return;
+        let gate = match pc.cascade {
+            Some(cascade) => {
+                self.events.send(EngineEvent::PendingReplacement {
+                    cascade: cascade.id,
+                    chain: id,
+                    root: cascade.root.clone(),
+                    members: cascade.members.clone(),
+                });
+                Gate::Cascade(cascade)
+            }
+            None => match Gate::governed(&chain.steps) {
+                Some((op, urn, kind)) if !self.opts.is_preview() => Gate::Step {
+                    id: self.sg.next_gate(),
+                    op,
+                    urn,
+                    kind,
+                },
+                _ => return self.submit(chain),
+            },
         };
-        self.events.send(EngineEvent::PendingReplacement {
-            cascade: cascade.id,
-            chain: id,
-            root: cascade.root.clone(),
-            members: cascade.members.clone(),
-        });
-        let policy = if self.opts.is_preview() {
-            ApprovalPolicy::Auto
-        } else {
-            self.opts.approval
-        };
+        self.open_gate(chain, gate);
+    }
+
+    /// Applies the policy to a chain at its gate: runs it, declines it, or holds it for a
+    /// decision (from the decision file at once, or declined when no one can decide).
+    fn open_gate(&mut self, chain: Chain, gate: Gate) {
+        if self.opts.is_preview() {
+            return self.submit(chain);
+        }
+        let cascade = matches!(gate, Gate::Cascade(_));
+        let policy = self.opts.approvals.policy(gate.kind(), gate.urn(), cascade);
+        let parked = Parked { chain, gate };
         match policy {
-            ApprovalPolicy::Auto => {
-                if !self.opts.is_preview() {
-                    self.events.send(EngineEvent::Decision {
-                        cascade: cascade.id,
-                        approved: true,
-                        by: Decider::Policy,
-                    });
-                }
-                self.submit(chain);
+            ApprovalPolicy::Auto if cascade => self.decide(parked, true, Decider::Policy),
+            ApprovalPolicy::Auto => self.submit(parked.chain),
+            ApprovalPolicy::Decline => {
+                self.announce_gate(&parked, policy);
+                self.decide(parked, false, Decider::Policy);
             }
             ApprovalPolicy::Ask => {
-                self.parked.insert(cascade.id, Parked { chain, cascade });
+                self.announce_gate(&parked, policy);
+                let written = self.opts.decisions.as_ref().and_then(|d| {
+                    d.decide(parked.gate.urn())
+                        .map(|approve| (approve, Decider::File(d.source.clone())))
+                });
+                if let Some((approve, by)) = written {
+                    self.decide(parked, approve, by);
+                } else if self.opts.unattended {
+                    self.events.diag(
+                        Some(parked.gate.urn().clone()),
+                        Severity::Warning,
+                        format!(
+                            "{} of {} declined: {}=ask, no decision names it and no one can be asked",
+                            parked.gate.op().as_str(),
+                            parked.gate.urn(),
+                            parked.gate.kind().as_str()
+                        ),
+                    );
+                    self.decide(parked, false, Decider::Policy);
+                } else {
+                    self.parked.insert(parked.gate.id(), parked);
+                }
             }
-            ApprovalPolicy::Decline => self.decline(Parked { chain, cascade }, Decider::Policy),
         }
+    }
+
+    /// Tells the displays a step is at its gate under `policy` (a cascade announced itself
+    /// when planned).
+    fn announce_gate(&self, p: &Parked, policy: ApprovalPolicy) {
+        if let Gate::Step { id, op, urn, kind } = &p.gate {
+            self.events.send(EngineEvent::GateOpened {
+                gate: *id,
+                chain: p.chain.id,
+                op: *op,
+                urn: urn.clone(),
+                kind: *kind,
+                asked: policy == ApprovalPolicy::Ask,
+            });
+        }
+    }
+
+    /// Runs a chain its gate let through, or declines it; either way the decision is recorded.
+    fn decide(&mut self, p: Parked, approve: bool, by: Decider) {
+        if !approve {
+            return self.decline(p, by);
+        }
+        self.events.send(EngineEvent::Decision {
+            cascade: p.gate.id(),
+            op: p.gate.op(),
+            urn: p.gate.urn().clone(),
+            approved: true,
+            by,
+        });
+        self.submit(p.chain);
     }
 
     fn submit(&mut self, chain: Chain) {
@@ -814,46 +874,89 @@ impl Loop {
     }
 
     fn on_decision(&mut self, d: Decision) {
-        let ids: Vec<u64> = match d {
-            Decision::Approve(id) | Decision::Decline(id) => vec![id],
-            Decision::ApproveAll => self.parked.keys().copied().collect(),
+        let ids: Vec<u64> = match d.scope {
+            DecisionScope::One(id) => vec![id],
+            DecisionScope::All => self.parked.keys().copied().collect(),
+            DecisionScope::Kind(kind) => self
+                .parked
+                .iter()
+                .filter(|(_, p)| p.gate.kind() == kind)
+                .map(|(id, _)| *id)
+                .collect(),
         };
         for id in ids {
-            let Some(p) = self.parked.remove(&id) else {
-                continue;
-            };
-            if matches!(d, Decision::Decline(_)) {
-                self.decline(p, Decider::Operator);
-            } else {
-                self.events.send(EngineEvent::Decision {
-                    cascade: id,
-                    approved: true,
-                    by: Decider::Operator,
-                });
-                self.submit(p.chain);
+            if let Some(p) = self.parked.remove(&id) {
+                self.decide(p, d.approve, d.by.clone());
             }
         }
     }
 
-    /// Leaves the root and its dependents as they are: the root is kept like an untargeted
-    /// resource and its registration gets the old outputs.
+    /// Leaves a declined chain's resources as they are and skips what depends on them: a
+    /// cascade's root is kept like an untargeted resource and its registration gets the old
+    /// outputs; a declined step's resource keeps its old state (a create makes nothing) and
+    /// counts as skipped, so every later step that depends on it is skipped too.
     fn decline(&mut self, p: Parked, by: Decider) {
-        self.declined += 1;
         self.events.send(EngineEvent::Decision {
-            cascade: p.cascade.id,
+            cascade: p.gate.id(),
+            op: p.gate.op(),
+            urn: p.gate.urn().clone(),
             approved: false,
-            by,
+            by: by.clone(),
         });
+        let Gate::Cascade(cascade) = &p.gate else {
+            return self.decline_step(p, by);
+        };
+        self.declined += 1;
         let root_old = p
             .chain
             .steps
             .iter()
-            .find(|s| *s.urn() == p.cascade.root)
+            .find(|s| *s.urn() == cascade.root)
             .and_then(|s| s.old().cloned());
-        self.sg.decline(&p.cascade, &p.chain.steps);
+        self.sg.decline(cascade, &p.chain.steps);
         let Some(old) = root_old else {
             return;
         };
+        self.keep_old(old, p.chain.reply, RegisterStatus::Success);
+    }
+
+    fn decline_step(&mut self, p: Parked, by: Decider) {
+        let urn = p.gate.urn().clone();
+        self.state.mark_skipped(&urn);
+        self.events.send(EngineEvent::StepSkipped {
+            op: p.gate.op(),
+            urn: urn.clone(),
+            reason: format!("declined by {by}"),
+        });
+        let old = p
+            .chain
+            .steps
+            .iter()
+            .find(|s| *s.urn() == urn)
+            .and_then(|s| s.old().cloned());
+        match (old, p.chain.reply) {
+            // A delete's old state simply stays.
+            (_, None) => {}
+            (Some(old), reply) => self.keep_old(old, reply, RegisterStatus::Skipped),
+            (None, Some(reply)) => {
+                let _ = reply.send(Ok(Registered {
+                    urn,
+                    id: None,
+                    outputs: PropertyMap::new(),
+                    status: RegisterStatus::Skipped,
+                    unknown: true,
+                }));
+            }
+        }
+    }
+
+    /// Keeps a base state as it was in the new snapshot and answers its registration with it.
+    fn keep_old(
+        &mut self,
+        old: super::step::OldState,
+        reply: Option<RegisterReply>,
+        status: RegisterStatus,
+    ) {
         let kept = if self.opts.is_preview() {
             Ok(())
         } else {
@@ -862,21 +965,31 @@ impl Loop {
                 ..SuccessEntry::default()
             })
         };
-        if let Some(reply) = p.chain.reply {
+        if let Some(reply) = reply {
             let answer = kept
                 .map_err(|e| RegisterError::Failed(e.to_string()))
                 .map(|()| Registered {
                     urn: old.state.urn.clone(),
                     id: old.state.id.clone(),
                     outputs: old.state.outputs.clone(),
-                    status: RegisterStatus::Success,
+                    status,
                     unknown: false,
                 });
             let _ = reply.send(answer);
         }
     }
 
-    /// Submits every step as its own chain and waits for all of them.
+    /// Gives up every chain still waiting at a gate, telling its registration `error`.
+    fn drop_parked(&mut self, error: RegisterError) {
+        for (_, p) in std::mem::take(&mut self.parked) {
+            if let Some(r) = p.chain.reply {
+                let _ = r.send(Err(error.clone()));
+            }
+        }
+    }
+
+    /// Submits every step as its own chain (a delete under a policy waits at its gate) and
+    /// waits for all of them.
     async fn run_antichain(&mut self, steps: Vec<Step>) -> Result<(), Stop> {
         for step in steps {
             let id = self.next_chain;
@@ -886,20 +999,35 @@ impl Loop {
                     &step,
                     Some(id),
                 ))));
-            self.submit(Chain {
+            let gate =
+                (step.op() == StepOp::Delete && !self.opts.is_preview()).then(|| Gate::Step {
+                    id: self.sg.next_gate(),
+                    op: StepOp::Delete,
+                    urn: step.urn().clone(),
+                    kind: super::approval::ApprovalKind::Deletes,
+                });
+            let chain = Chain {
                 id,
                 steps: vec![step],
                 reply: None,
                 after_import: None,
-            });
+            };
+            match gate {
+                Some(gate) => self.open_gate(chain, gate),
+                None => self.submit(chain),
+            }
         }
         let mut cancel = self.control.cancel.clone();
-        while self.inflight > 0 {
+        while self.inflight > 0 || !self.parked.is_empty() {
             tokio::select! {
                 Some(d) = self.done.recv() => self.on_done(d).await,
+                Some(d) = self.control.decisions.recv() => self.on_decision(d),
                 Ok(()) = cancel.changed() => match *cancel.borrow() {
                     CancelLevel::Terminating => return Err(Stop::Terminated),
-                    CancelLevel::Cancelling => self.cancelled = true,
+                    CancelLevel::Cancelling => {
+                        self.cancelled = true;
+                        self.drop_parked(RegisterError::Cancelled);
+                    }
                     CancelLevel::Running => {}
                 },
                 Some(_) = self.tasks.join_next(), if !self.tasks.is_empty() => {}

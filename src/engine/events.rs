@@ -127,11 +127,40 @@ impl Outcome {
     }
 }
 
-/// Who made a decision about a cascade.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Who decided about a gate: the audit record of every approval and decline.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decider {
-    Operator,
+    /// The local console's operator, as `user@host`.
+    Operator(String),
+    /// A watcher over the attach protocol, by the name it gave.
+    Remote(String),
+    /// A `--decisions` file, by its path.
+    File(String),
+    /// The approval policy (`auto`, `decline`, or `ask` with no one to ask).
     Policy,
+}
+
+impl Decider {
+    /// The decider's kind as one word and its name (empty for the policy), for records.
+    pub fn parts(&self) -> (&'static str, &str) {
+        match self {
+            Decider::Operator(n) => ("operator", n),
+            Decider::Remote(n) => ("remote", n),
+            Decider::File(n) => ("file", n),
+            Decider::Policy => ("policy", ""),
+        }
+    }
+}
+
+impl std::fmt::Display for Decider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Decider::Operator(who) => write!(f, "operator {who}"),
+            Decider::Remote(who) => write!(f, "remote {who}"),
+            Decider::File(path) => write!(f, "decision file {path}"),
+            Decider::Policy => f.write_str("policy"),
+        }
+    }
 }
 
 /// A create an interrupted run began and never recorded as finished.
@@ -217,13 +246,34 @@ pub enum EngineEvent {
         root: Urn,
         members: Vec<CascadeMember>,
     },
+    /// A step waits at its gate (an `ask` policy) before any provider call; `gate` shares the
+    /// cascades' numbering, so one decision names either.
+    GateOpened {
+        gate: CascadeId,
+        chain: ChainId,
+        op: StepOp,
+        urn: Urn,
+        kind: super::approval::ApprovalKind,
+        /// `ask`: it waits for a decision; otherwise the `decline` policy skips it at once.
+        asked: bool,
+    },
+    /// A gate (a step's or a cascade's) was decided; `urn` is the step's, or the cascade root's.
     Decision {
         cascade: CascadeId,
+        op: StepOp,
+        urn: Urn,
         approved: bool,
         by: Decider,
     },
     Paused,
     Resumed,
+    /// While paused, the operator let one step start.
+    Stepped,
+    /// A `--pause-before` glob matched: the run pauses before this step starts.
+    Breakpoint {
+        op: StepOp,
+        urn: Urn,
+    },
     CancelRequested {
         terminate: bool,
     },

@@ -2,6 +2,7 @@
 //! pool against providers, journals every mutation and streams events. Its surface is small:
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
+pub mod approval;
 pub mod clock;
 pub mod control;
 mod deletes;
@@ -10,6 +11,8 @@ mod deployment_executor;
 pub mod diff;
 mod diff_job;
 pub mod events;
+mod gate;
+pub mod gate_decisions;
 pub mod goal;
 pub mod graph;
 pub mod hidden_diffs;

@@ -1,5 +1,5 @@
 //! The step executor: chains run serially, chains in parallel on a pool of workers, each step
-//! held at the operator's gates (pause, cancel) and after a failure.
+//! held at the operator's gates (pause, step, breakpoints, cancel) and after a failure.
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -16,6 +16,7 @@ use super::source::{RegisterError, RegisterStatus, Registered};
 use super::step::{Step, StepOp};
 use super::step_apply::{Applied, ApplyCtx, Effect};
 use super::step_error::StepError;
+use super::targets::UrnGlobs;
 use super::urn::Urn;
 
 /// What a registration that a failure elsewhere stopped is told.
@@ -86,6 +87,15 @@ impl ChainRun {
     }
 }
 
+/// How a step got past the pause.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pass {
+    /// Not paused.
+    Open,
+    /// Paused, and the operator let this one step start.
+    Stepped,
+}
+
 /// A lease on one worker of the pool.
 struct Worker {
     id: WorkerId,
@@ -103,6 +113,12 @@ impl Drop for Worker {
 #[derive(Clone)]
 pub(crate) struct Gates {
     pub paused: watch::Receiver<bool>,
+    /// Thrown by a breakpoint.
+    pub pause_switch: Arc<watch::Sender<bool>>,
+    /// Steps the operator let start while paused, one permit each.
+    pub steps: Arc<Semaphore>,
+    /// `--pause-before`: the run pauses before a matching step starts.
+    pub breakpoints: Arc<UrnGlobs>,
     pub cancel: watch::Receiver<CancelLevel>,
     /// Raised by the deployment loop, or by a worker whose step failed, to stop new steps.
     pub halt: watch::Sender<bool>,
@@ -160,27 +176,48 @@ impl StepExecutor {
         }
     }
 
-    /// Waits while paused; false when the chain must stop (cancelled, or a failure elsewhere).
-    async fn gate(&self) -> bool {
+    /// Waits while paused, unless the operator lets this one step through; `None` when the
+    /// chain must stop (cancelled, or a failure elsewhere).
+    async fn gate(&self) -> Option<Pass> {
         let mut paused = self.gates.paused.clone();
         let mut cancel = self.gates.cancel.clone();
         loop {
             if *cancel.borrow() != CancelLevel::Running
                 || (*self.gates.halt.borrow() && !self.gates.continue_on_error)
             {
-                return false;
+                return None;
             }
             if !*paused.borrow() {
-                return true;
+                return Some(Pass::Open);
             }
             tokio::select! {
                 _ = paused.changed() => {}
                 _ = cancel.changed() => {}
+                Ok(permit) = self.gates.steps.acquire() => {
+                    permit.forget();
+                    return Some(Pass::Stepped);
+                }
             }
         }
     }
 
-    /// Waits while paused (a cancel ends the wait: the caller's own gates decide then).
+    /// Pauses the run before `step` when a breakpoint names it.
+    fn breakpoint(&self, step: &Step) {
+        if self.gates.breakpoints.is_empty() || !self.gates.breakpoints.matches(step.urn()) {
+            return;
+        }
+        self.events.send(EngineEvent::Breakpoint {
+            op: step.op(),
+            urn: step.urn().clone(),
+        });
+        if !self.gates.pause_switch.send_replace(true) {
+            self.events.send(EngineEvent::Paused);
+        }
+    }
+
+    /// Waits while paused (a cancel ends the wait: the caller's own gates decide then). A
+    /// step the operator lets through lets the diffs before it run too: the permit is only
+    /// looked at here, and left for that step.
     async fn unpaused(&self) {
         let mut paused = self.gates.paused.clone();
         let mut cancel = self.gates.cancel.clone();
@@ -188,6 +225,7 @@ impl StepExecutor {
             tokio::select! {
                 _ = paused.changed() => {}
                 _ = cancel.changed() => {}
+                Ok(_permit) = self.gates.steps.acquire() => return,
             }
         }
     }
@@ -244,42 +282,59 @@ impl StepExecutor {
     }
 
     async fn run_chain(&self, chain: Chain) -> ExecDone {
-        let Some(worker) = self.take_worker().await else {
+        if let Some(first) = chain.steps.first() {
+            self.breakpoint(first);
+        }
+        let Some((worker, pass)) = self.take_worker().await else {
             return self.finish(chain, ChainRun::not_started());
         };
         self.events.send(EngineEvent::ChainStarted {
             chain: chain.id,
             worker: worker.id,
         });
-        let ran = self.run_steps(chain.id, &chain.steps, worker.id).await;
+        let ran = self
+            .run_steps(chain.id, &chain.steps, worker.id, pass)
+            .await;
         drop(worker);
         self.finish(chain, ran)
     }
 
     /// Waits at the gates for a worker. Paused chains wait before taking one (and give back one
     /// taken as the pause began), so the pool shows only what really runs. `None` when the
-    /// chain must not start.
-    async fn take_worker(&self) -> Option<Worker> {
+    /// chain must not start. A step the operator let through keeps its worker.
+    async fn take_worker(&self) -> Option<(Worker, Pass)> {
         loop {
-            if !self.gate().await {
-                return None;
-            }
+            let pass = self.gate().await?;
             let worker = self.worker().await;
-            if !*self.gates.paused.borrow() {
-                return Some(worker);
+            if pass == Pass::Stepped || !*self.gates.paused.borrow() {
+                return Some((worker, pass));
             }
         }
     }
 
-    /// Runs the steps one after another, each held at the gates, reporting each to the loop;
-    /// stops at the first failure.
-    async fn run_steps(&self, id: ChainId, steps: &[Step], worker: WorkerId) -> ChainRun {
+    /// Runs the steps one after another, each held at the gates (the first already passed
+    /// them as `first`), reporting each to the loop; stops at the first failure.
+    async fn run_steps(
+        &self,
+        id: ChainId,
+        steps: &[Step],
+        worker: WorkerId,
+        first: Pass,
+    ) -> ChainRun {
         let mut ran = ChainRun {
             completed: true,
             ..ChainRun::not_started()
         };
-        for step in steps {
-            if !self.gate().await {
+        for (i, step) in steps.iter().enumerate() {
+            if i > 0 {
+                self.breakpoint(step);
+            }
+            let passed = if i == 0 && first == Pass::Stepped {
+                Some(first)
+            } else {
+                self.gate().await
+            };
+            if passed.is_none() {
                 ran.completed = false;
                 break;
             }

@@ -217,6 +217,12 @@ impl StepGenerator {
         &self.pending_deletes
     }
 
+    /// A fresh gate number; cascades and step gates share them, so one decision names either.
+    pub fn next_gate(&mut self) -> CascadeId {
+        self.next_cascade += 1;
+        self.next_cascade - 1
+    }
+
     /// Whether `urn` belongs to a declined cascade (it keeps its old state).
     pub fn is_declined(&self, urn: &Urn) -> bool {
         self.declined.contains(urn)

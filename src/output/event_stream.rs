@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Value, json};
 
-use crate::engine::events::StepInfo;
+use crate::engine::events::{Decider, StepInfo};
 use crate::engine::{EngineEvent, Outcome, StepOp, Urn};
 
 use super::json::{Applied, change_summary, diagnostic, step_metadata};
@@ -211,6 +211,45 @@ impl EventWriter {
                     "result": result(outcome),
                 });
                 vec![self.stamp("summaryEvent", summary)]
+            }
+            // stepdeck's own kinds (Pulumi has no per-step gates): named `stepdeck…Event` so a
+            // consumer of Pulumi's stream can tell them apart and skip them.
+            EngineEvent::GateOpened {
+                op,
+                urn,
+                kind,
+                asked,
+                ..
+            } => {
+                let gate = json!({
+                    "urn": urn.as_str(),
+                    "op": op.as_str(),
+                    "kind": kind.as_str(),
+                    "policy": if *asked { "ask" } else { "decline" },
+                });
+                vec![self.stamp("stepdeckGateEvent", gate)]
+            }
+            // A step the policy let run is the default, not a decision worth an event.
+            EngineEvent::Decision {
+                approved: true,
+                by: Decider::Policy,
+                ..
+            } => vec![],
+            EngineEvent::Decision {
+                op,
+                urn,
+                approved,
+                by,
+                ..
+            } => {
+                let (by_kind, name) = by.parts();
+                let decision = json!({
+                    "urn": urn.as_str(),
+                    "op": op.as_str(),
+                    "approved": approved,
+                    "by": {"kind": by_kind, "name": name},
+                });
+                vec![self.stamp("stepdeckDecisionEvent", decision)]
             }
             other => diagnostic(other)
                 .map(|d| self.stamp("diagnosticEvent", d))

@@ -4,12 +4,12 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use crate::engine::events::{Operation, Severity, StepInfo};
+use crate::engine::events::{Decider, Operation, Severity, StepInfo};
 use crate::engine::urn::ROOT_STACK_TYPE;
 use crate::engine::{EngineEvent, PropertyMap, StepOp, Urn};
 
 use super::property_diff;
-use super::summary::{human_duration, render};
+use super::summary::{decision_line, human_duration, render};
 use super::visibility::{Visibility, is_internal};
 
 /// Turns events into lines as they arrive; diagnostics and outputs are printed at the end.
@@ -23,6 +23,12 @@ pub struct ProgressPrinter<W: Write> {
     visibility: Visibility,
     /// `--diff`: property lines under each changed resource, from the planned steps kept here.
     diff: Option<HashMap<(Urn, StepOp), StepInfo>>,
+    /// Dependents of each announced cascade, for the decision lines.
+    cascade_sizes: HashMap<u64, usize>,
+    /// The `Decisions:` block, as decisions arrive.
+    decisions: Vec<String>,
+    /// The `Skipped:` block: each skipped step and why.
+    skipped: Vec<String>,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -39,6 +45,9 @@ impl<W: Write> ProgressPrinter<W> {
             outputs: None,
             visibility: Visibility::default(),
             diff: None,
+            cascade_sizes: HashMap::new(),
+            decisions: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 
@@ -131,8 +140,45 @@ impl<W: Write> ProgressPrinter<W> {
             }
             EngineEvent::StepSkipped { op, urn, reason } => {
                 writeln!(self.out, "{}", row(*op, urn, &format!("skipped: {reason}")))?;
+                self.skipped.push(format!(
+                    "    {} {} ({}): {reason}",
+                    op.as_str(),
+                    urn.name(),
+                    urn.type_()
+                ));
             }
-            EngineEvent::PendingReplacement { root, members, .. } => {
+            EngineEvent::GateOpened {
+                op,
+                urn,
+                kind,
+                asked: true,
+                ..
+            } => {
+                writeln!(
+                    self.out,
+                    "{}",
+                    row(
+                        *op,
+                        urn,
+                        &format!("waiting for a decision ({}=ask)", kind.as_str())
+                    )
+                )?;
+            }
+            EngineEvent::Breakpoint { op, urn } => {
+                writeln!(
+                    self.out,
+                    "{}",
+                    row(*op, urn, "breakpoint: paused before it")
+                )?;
+            }
+            EngineEvent::PendingReplacement {
+                cascade,
+                root,
+                members,
+                ..
+            } => {
+                self.cascade_sizes
+                    .insert(*cascade, members.len().saturating_sub(1));
                 let others: Vec<&str> = members.iter().skip(1).map(|m| m.urn.name()).collect();
                 let with = if others.is_empty() {
                     String::new()
@@ -146,12 +192,29 @@ impl<W: Write> ProgressPrinter<W> {
                 )?;
             }
             EngineEvent::Decision {
-                approved: false, ..
+                cascade,
+                op,
+                urn,
+                approved,
+                by,
             } => {
-                writeln!(
-                    self.out,
-                    "    replacement declined: the resources keep their current state"
-                )?;
+                let cascade = self.cascade_sizes.get(cascade).copied();
+                if *approved && *by == Decider::Policy {
+                    return Ok(());
+                }
+                if !approved {
+                    let what = if cascade.is_some() {
+                        "replacement"
+                    } else {
+                        op.as_str()
+                    };
+                    writeln!(
+                        self.out,
+                        "    {what} declined: the resources keep their current state"
+                    )?;
+                }
+                self.decisions
+                    .push(decision_line(*op, urn, cascade.unwrap_or(0), *approved, by));
             }
             EngineEvent::CancelRequested { terminate } => {
                 let msg = if *terminate {
@@ -217,6 +280,18 @@ impl<W: Write> ProgressPrinter<W> {
                 }
             }
             writeln!(self.out)?;
+        }
+        for (heading, lines) in [
+            ("Decisions:", std::mem::take(&mut self.decisions)),
+            ("Skipped:", std::mem::take(&mut self.skipped)),
+        ] {
+            if !lines.is_empty() {
+                writeln!(self.out, "{heading}")?;
+                for line in lines {
+                    writeln!(self.out, "{line}")?;
+                }
+                writeln!(self.out)?;
+            }
         }
         let duration = (!preview).then_some(duration);
         write!(self.out, "{}", render(counts, declined, duration, preview))

@@ -49,6 +49,32 @@ pub fn human_duration(d: Duration) -> String {
     }
 }
 
+/// One line of the `Decisions:` block: what was approved or declined, and by whom.
+pub fn decision_line(
+    op: StepOp,
+    urn: &crate::engine::urn::Urn,
+    dependents: usize,
+    approved: bool,
+    by: &crate::engine::events::Decider,
+) -> String {
+    let with = match dependents {
+        0 => String::new(),
+        1 => " and 1 dependent".to_string(),
+        n => format!(" and {n} dependents"),
+    };
+    let verdict = if approved {
+        "approved"
+    } else {
+        "declined (kept as it is; what depends on it skipped)"
+    };
+    format!(
+        "    {} {}{with} ({}): {verdict} by {by}",
+        op.as_str(),
+        urn.name(),
+        urn.type_()
+    )
+}
+
 /// The `Resources:` block and the duration line.
 pub fn render(
     counts: &BTreeMap<StepOp, usize>,

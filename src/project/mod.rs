@@ -1,5 +1,6 @@
 //! Projects (`Pulumi.yaml`), stack settings (`Pulumi.<stack>.yaml`) and stack configuration.
 
+pub mod approval_files;
 pub mod config;
 pub mod config_path;
 pub mod error;

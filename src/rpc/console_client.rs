@@ -16,6 +16,7 @@ use tonic::service::Interceptor;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status, Streaming};
 
+use crate::engine::approval::ApprovalKind;
 use crate::engine::events::{CascadeId, EngineEvent, Severity};
 
 use super::MAX_MESSAGE_SIZE;
@@ -87,14 +88,19 @@ pub struct Attached {
 
 /// Sends actions without waiting; a refused one comes back as a warning in the events.
 pub struct RemoteActions {
-    tx: UnboundedSender<(pb::Action, CascadeId)>,
+    tx: UnboundedSender<(pb::Action, CascadeId, String)>,
     paused: Arc<AtomicBool>,
 }
 
 impl RemoteActions {
     /// Queues `action` (about `cascade` for an approval or a decline) for the server.
     pub fn send(&self, action: pb::Action, cascade: CascadeId) {
-        let _ = self.tx.send((action, cascade));
+        let _ = self.tx.send((action, cascade, String::new()));
+    }
+
+    /// Queues an action about every waiting gate of `kind`.
+    pub fn send_kind(&self, action: pb::Action, kind: ApprovalKind) {
+        let _ = self.tx.send((action, 0, kind.as_str().to_string()));
     }
 
     /// Whether the served deployment is paused, as its stream last said.
@@ -282,14 +288,15 @@ async fn pump(
 async fn act(
     client: Client,
     name: String,
-    mut actions: UnboundedReceiver<(pb::Action, CascadeId)>,
+    mut actions: UnboundedReceiver<(pb::Action, CascadeId, String)>,
     events: UnboundedSender<EngineEvent>,
 ) {
-    while let Some((action, cascade)) = actions.recv().await {
+    while let Some((action, cascade, kind)) = actions.recv().await {
         let req = pb::ActRequest {
             client: name.clone(),
             action: action as i32,
             cascade,
+            kind,
         };
         if let Err(status) = client.clone().act(req).await {
             let _ = events.send(note(Severity::Warning, status.message().to_string()));

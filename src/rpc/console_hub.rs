@@ -26,7 +26,7 @@ pub struct EventHub {
 #[derive(Default)]
 struct Log {
     events: Vec<Bytes>,
-    /// Each announced cascade's root name, for naming it in who-did-what notes.
+    /// Each announced gate (cascade or step) by name, for who-did-what notes.
     roots: HashMap<CascadeId, String>,
 }
 
@@ -49,8 +49,16 @@ impl EventHub {
         let wire = Bytes::from(to_wire(e).encode_to_vec());
         let len = {
             let mut log = self.log();
-            if let EngineEvent::PendingReplacement { cascade, root, .. } = e {
-                log.roots.insert(*cascade, root.name().to_string());
+            match e {
+                EngineEvent::PendingReplacement { cascade, root, .. } => {
+                    log.roots
+                        .insert(*cascade, format!("{} cascade", root.name()));
+                }
+                EngineEvent::GateOpened { gate, op, urn, .. } => {
+                    log.roots
+                        .insert(*gate, format!("{} of {}", op.as_str(), urn.name()));
+                }
+                _ => {}
             }
             log.events.push(wire);
             log.events.len()
@@ -64,7 +72,7 @@ impl EventHub {
         self.length.send_replace((len, true));
     }
 
-    /// The root name of an announced cascade.
+    /// How an announced gate is named in notes: `db cascade`, `delete of db`.
     pub fn cascade_root(&self, cascade: CascadeId) -> Option<String> {
         self.log().roots.get(&cascade).cloned()
     }

@@ -18,8 +18,9 @@ use tonic::transport::server::TcpIncoming;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
+use crate::engine::approval::{ApprovalKind, RuleError};
 use crate::engine::control::Control;
-use crate::engine::events::{EventSink, Severity};
+use crate::engine::events::{Decider, EventSink, Severity};
 
 use super::console_addr::ConsoleAddress;
 use super::console_hub::{EventHub, WatcherSlot};
@@ -164,6 +165,9 @@ fn action_name(a: pb::Action) -> &'static str {
         pb::Action::ApproveAll => "approve all",
         pb::Action::Cancel => "cancel",
         pb::Action::Terminate => "terminate",
+        pb::Action::Step => "step",
+        pb::Action::ApproveKind => "approve kind",
+        pb::Action::DeclineKind => "decline kind",
     }
 }
 
@@ -281,17 +285,31 @@ impl Console for ConsoleService {
             }
             pb::Action::Approve => {
                 let root = cascade_name()?;
-                control.approve(req.cascade);
-                format!("{root} cascade approved by {by}")
+                control.decide_as(req.cascade, true, Decider::Remote(by.clone()));
+                format!("{root} approved by {by}")
             }
             pb::Action::Decline => {
                 let root = cascade_name()?;
-                control.decline(req.cascade);
-                format!("{root} cascade declined by {by}")
+                control.decide_as(req.cascade, false, Decider::Remote(by.clone()));
+                format!("{root} declined by {by}")
             }
             pb::Action::ApproveAll => {
-                control.approve_all();
-                format!("every waiting cascade approved by {by}")
+                control.approve_all_as(Decider::Remote(by.clone()));
+                format!("every waiting gate approved by {by}")
+            }
+            pb::Action::ApproveKind | pb::Action::DeclineKind => {
+                let kind: ApprovalKind = req
+                    .kind
+                    .parse()
+                    .map_err(|e: RuleError| Status::invalid_argument(e.to_string()))?;
+                let approve = action == pb::Action::ApproveKind;
+                control.decide_kind_as(kind, approve, Decider::Remote(by.clone()));
+                let verb = if approve { "approved" } else { "declined" };
+                format!("every waiting gate of {} {verb} by {by}", kind.as_str())
+            }
+            pb::Action::Step => {
+                control.step_once();
+                format!("one step let through by {by}")
             }
             pb::Action::Cancel => {
                 control.cancel();

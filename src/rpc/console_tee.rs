@@ -36,7 +36,25 @@ pub fn tee(
                     if let Some(after) = approval_timeout {
                         let undecided = Undecided {
                             cascade: *cascade,
-                            root: root.name().to_string(),
+                            root: format!("{} cascade", root.name()),
+                            decided: decided.clone(),
+                            control: control.clone(),
+                            notes: notes.clone(),
+                        };
+                        tokio::spawn(undecided.decline_after(after));
+                    }
+                }
+                EngineEvent::GateOpened {
+                    gate,
+                    op,
+                    urn,
+                    asked: true,
+                    ..
+                } => {
+                    if let Some(after) = approval_timeout {
+                        let undecided = Undecided {
+                            cascade: *gate,
+                            root: format!("{} of {}", op.as_str(), urn.name()),
                             decided: decided.clone(),
                             control: control.clone(),
                             notes: notes.clone(),
@@ -87,7 +105,7 @@ impl Undecided {
                 None,
                 Severity::Warning,
                 format!(
-                    "{} cascade declined: no decision within {}s",
+                    "{} declined: no decision within {}s",
                     self.root,
                     after.as_secs()
                 ),

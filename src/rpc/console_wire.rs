@@ -402,12 +402,47 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
         }),
         EngineEvent::Decision {
             cascade,
+            op,
+            urn,
             approved,
             by,
-        } => Kind::Decision(pb::Decision {
-            cascade: *cascade,
-            approved: *approved,
-            by_policy: *by == Decider::Policy,
+        } => {
+            let by_kind = match by {
+                Decider::Policy => pb::DeciderKind::DeciderPolicy,
+                Decider::Operator(_) => pb::DeciderKind::DeciderOperator,
+                Decider::Remote(_) => pb::DeciderKind::DeciderRemote,
+                Decider::File(_) => pb::DeciderKind::DeciderFile,
+            };
+            let name = by.parts().1;
+            Kind::Decision(pb::Decision {
+                cascade: *cascade,
+                approved: *approved,
+                by_policy: *by == Decider::Policy,
+                urn: urn.as_str().to_string(),
+                op: op.as_str().to_string(),
+                by_kind: by_kind as i32,
+                by: name.to_string(),
+            })
+        }
+        EngineEvent::GateOpened {
+            gate,
+            chain,
+            op,
+            urn,
+            kind,
+            asked,
+        } => Kind::GateOpened(pb::GateOpened {
+            gate: *gate,
+            chain: *chain,
+            op: op.as_str().to_string(),
+            urn: urn.as_str().to_string(),
+            kind: kind.as_str().to_string(),
+            asked: *asked,
+        }),
+        EngineEvent::Stepped => Kind::Stepped(pb::Empty {}),
+        EngineEvent::Breakpoint { op, urn } => Kind::Breakpoint(pb::Breakpoint {
+            op: op.as_str().to_string(),
+            urn: urn.as_str().to_string(),
         }),
         EngineEvent::Paused => Kind::Paused(pb::Empty {}),
         EngineEvent::Resumed => Kind::Resumed(pb::Empty {}),
@@ -552,12 +587,33 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
         },
         Kind::Decision(d) => EngineEvent::Decision {
             cascade: d.cascade,
+            op: op(&d.op)?,
+            urn: urn(&d.urn, "urn")?,
             approved: d.approved,
-            by: if d.by_policy {
-                Decider::Policy
-            } else {
-                Decider::Operator
+            by: match pb::DeciderKind::try_from(d.by_kind) {
+                Ok(pb::DeciderKind::DeciderPolicy) if d.by_policy => Decider::Policy,
+                Ok(pb::DeciderKind::DeciderPolicy) => Decider::Operator(d.by.clone()),
+                Ok(pb::DeciderKind::DeciderOperator) => Decider::Operator(d.by.clone()),
+                Ok(pb::DeciderKind::DeciderRemote) => Decider::Remote(d.by.clone()),
+                Ok(pb::DeciderKind::DeciderFile) => Decider::File(d.by.clone()),
+                Err(_) => return Err(bad("by_kind", format!("unknown value {}", d.by_kind))),
             },
+        },
+        Kind::GateOpened(g) => EngineEvent::GateOpened {
+            gate: g.gate,
+            chain: g.chain,
+            op: op(&g.op)?,
+            urn: urn(&g.urn, "urn")?,
+            kind: g
+                .kind
+                .parse()
+                .map_err(|e: crate::engine::approval::RuleError| bad("kind", e.to_string()))?,
+            asked: g.asked,
+        },
+        Kind::Stepped(_) => EngineEvent::Stepped,
+        Kind::Breakpoint(b) => EngineEvent::Breakpoint {
+            op: op(&b.op)?,
+            urn: urn(&b.urn, "urn")?,
         },
         Kind::Paused(_) => EngineEvent::Paused,
         Kind::Resumed(_) => EngineEvent::Resumed,
@@ -624,6 +680,42 @@ mod tests {
             }
         }
         assert!(exact > 20, "{exact} events compared");
+    }
+
+    #[test]
+    fn gates_decisions_and_breakpoints_survive_the_round_trip_with_who_decided() {
+        use crate::engine::approval::ApprovalKind;
+        use crate::engine::step::StepOp;
+        let u = Urn::parse("urn:pulumi:dev::p::sim:index:Database::db").unwrap();
+        let decision = |by: Decider| EngineEvent::Decision {
+            cascade: 4,
+            op: StepOp::Delete,
+            urn: u.clone(),
+            approved: false,
+            by,
+        };
+        let events = [
+            EngineEvent::GateOpened {
+                gate: 4,
+                chain: 9,
+                op: StepOp::Delete,
+                urn: u.clone(),
+                kind: ApprovalKind::Deletes,
+                asked: true,
+            },
+            decision(Decider::Policy),
+            decision(Decider::Operator("alice@host".into())),
+            decision(Decider::Remote("bob".into())),
+            decision(Decider::File("decisions.yaml".into())),
+            EngineEvent::Stepped,
+            EngineEvent::Breakpoint {
+                op: StepOp::Create,
+                urn: u.clone(),
+            },
+        ];
+        for e in events {
+            assert_eq!(from_wire(&to_wire(&e)).unwrap(), e);
+        }
     }
 
     #[test]

@@ -17,19 +17,23 @@ pub struct ConfirmDialog {
 }
 
 impl ConfirmDialog {
-    fn question(&self) -> (&'static str, &'static str) {
+    fn question(&self) -> (String, &'static str) {
         match self.confirm {
             Confirm::Cancel => (
-                " Cancel the deployment? ",
+                " Cancel the deployment? ".into(),
                 "No new steps start; running steps finish and are recorded.",
             ),
             Confirm::Quit => (
-                " Quit while the deployment runs? ",
+                " Quit while the deployment runs? ".into(),
                 "The deployment is cancelled first: running steps finish and are recorded.",
             ),
             Confirm::ApproveAll => (
-                " Approve every pending replacement? ",
-                "Each one deletes its resource and every dependent before creating them again.",
+                " Approve every pending replacement? ".into(),
+                "Each replacement deletes its resource and every dependent before creating them again; each step waiting at its gate runs.",
+            ),
+            Confirm::ApproveKind(kind) => (
+                format!(" Approve every waiting step of {}? ", kind.as_str()),
+                "Each one runs now; gates of other kinds keep waiting.",
             ),
         }
     }

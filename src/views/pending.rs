@@ -8,7 +8,7 @@ use ratatui::widgets::Widget;
 
 use crate::app::model::{Cascade, Model};
 use crate::app::preset::Presets;
-use crate::engine::events::{CascadeReason, Decider};
+use crate::engine::events::CascadeReason;
 
 use super::frame::frame;
 use super::text::{cut_right, fit_words, width};
@@ -98,7 +98,7 @@ fn cascade_lines(
     let root_type = m
         .get(&c.root)
         .map_or(c.root.type_().to_string(), |r| r.type_.clone());
-    let (state, style) = match c.decided {
+    let (state, style) = match &c.decided {
         None if c.abandoned => ("not run: the run ended first".to_string(), t.dim()),
         None if c.planned => match preset {
             Some(true) => (
@@ -113,16 +113,27 @@ fn cascade_lines(
         },
         None => ("waiting for approval".to_string(), t.alert()),
         Some((true, by)) => (
-            format!("approved by {}", who(by)),
+            format!("approved by {by}"),
             t.op(crate::engine::step::StepOp::Create),
         ),
-        Some((false, by)) => (format!("declined by {}: kept", who(by)), t.dim()),
+        Some((false, by)) => (format!("declined by {by}: kept"), t.dim()),
     };
     let pointer = if under_cursor { "▸ " } else { "  " };
     let mut head = vec![
         Span::styled(pointer, t.accent()),
         Span::styled(c.root.name().to_string(), t.bold()),
-        Span::styled(format!("  ({root_type})  delete-before-replace  "), t.dim()),
+        Span::styled(
+            match c.step {
+                Some((op, kind, asked)) => format!(
+                    "  ({root_type})  {}  {}={}  ",
+                    op.as_str(),
+                    kind.as_str(),
+                    if asked { "ask" } else { "decline" }
+                ),
+                None => format!("  ({root_type})  delete-before-replace  "),
+            },
+            t.dim(),
+        ),
     ];
     let used: usize = head.iter().map(|s| width(&s.content)).sum();
     if used + width(&state) <= w {
@@ -151,18 +162,13 @@ fn cascade_lines(
         let fitted = fit_words(&text, w.saturating_sub(indent.len()));
         out.push(Line::styled(format!("{indent}{fitted}"), t.dim()));
     }
-    out.push(Line::styled(
-        cut_right(&format!("{indent}{}", picture(c, w.saturating_sub(4))), w),
-        t.op(crate::engine::step::StepOp::Replace),
-    ));
-    out
-}
-
-fn who(by: Decider) -> &'static str {
-    match by {
-        Decider::Operator => "operator",
-        Decider::Policy => "policy",
+    if c.step.is_none() {
+        out.push(Line::styled(
+            cut_right(&format!("{indent}{}", picture(c, w.saturating_sub(4))), w),
+            t.op(crate::engine::step::StepOp::Replace),
+        ));
     }
+    out
 }
 
 impl Widget for PendingView<'_> {
@@ -177,17 +183,23 @@ impl Widget for PendingView<'_> {
         } else {
             m.undecided_cascades()
         };
+        // Step gates join the replacements here once a policy opens one.
+        let noun = if m.cascades().iter().any(|c| c.step.is_some()) {
+            "Pending approvals"
+        } else {
+            "Pending replacements"
+        };
         let (title, border) = if waiting > 0 {
             (
                 if self.deciding {
-                    format!(" Pending replacements ⚠ {waiting} to decide for the apply ")
+                    format!(" {noun} ⚠ {waiting} to decide for the apply ")
                 } else {
-                    format!(" Pending replacements ⚠ {waiting} waiting ")
+                    format!(" {noun} ⚠ {waiting} waiting ")
                 },
                 t.alert_border(),
             )
         } else {
-            (" Pending replacements ".to_string(), t.border(self.focused))
+            (format!(" {noun} "), t.border(self.focused))
         };
         let title_style = if waiting > 0 { t.alert() } else { border };
         let inner = frame(area, buf, title, border, title_style);

@@ -8,7 +8,8 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::app::model::{Model, Status};
-use crate::engine::events::Outcome;
+use crate::engine::events::{Decider, Outcome};
+use crate::engine::step::StepOp;
 use crate::engine::urn::ROOT_STACK_TYPE;
 use crate::output::summary::render;
 
@@ -84,25 +85,27 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         }
         out.push((Kind::Plain, String::new()));
     }
-    let declined: Vec<String> = m
+    let decided: Vec<String> = m
         .cascades()
         .iter()
-        .filter_map(|c| match c.decided {
-            Some((false, by)) => Some(format!(
-                "    {} and {} dependent(s), declined by {}: kept as they are",
-                c.root.name(),
+        .filter_map(|c| {
+            let (approved, by) = c.decided.as_ref()?;
+            // A cascade the policy let run is the default, not a decision worth listing.
+            if *approved && *by == Decider::Policy {
+                return None;
+            }
+            Some(crate::output::summary::decision_line(
+                c.step.map_or(StepOp::Replace, |(op, ..)| op),
+                &c.root,
                 c.members.iter().filter(|x| x.urn != c.root).count(),
-                match by {
-                    crate::engine::events::Decider::Operator => "the operator",
-                    crate::engine::events::Decider::Policy => "policy",
-                }
-            )),
-            _ => None,
+                *approved,
+                by,
+            ))
         })
         .collect();
-    if !declined.is_empty() {
-        out.push((Kind::Heading, "Declined replacements:".into()));
-        out.extend(declined.into_iter().map(|l| (Kind::Plain, l)));
+    if !decided.is_empty() {
+        out.push((Kind::Heading, "Decisions:".into()));
+        out.extend(decided.into_iter().map(|l| (Kind::Plain, l)));
         out.push((Kind::Plain, String::new()));
     }
     if !m.deselected.is_empty() {
@@ -120,6 +123,14 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
             Kind::Plain,
             format!("{} resource(s) skipped: not run", m.skipped),
         ));
+        // Which ones, by name (why is in their details and the Log).
+        let names: Vec<&str> = m
+            .resources()
+            .iter()
+            .filter(|r| r.status == Status::Skipped)
+            .map(|r| r.name())
+            .collect();
+        out.push((Kind::Plain, format!("    {}", names.join(", "))));
         out.push((Kind::Plain, String::new()));
     }
     let duration = (!s.preview).then_some(m.elapsed());

@@ -82,11 +82,10 @@ impl StepGenerator {
             ReplaceOrder::DeleteBeforeCreate,
         ));
         let cascade = Cascade {
-            id: self.next_cascade,
+            id: self.next_gate(),
             root: urn,
             members,
         };
-        self.next_cascade += 1;
         Ok(PlannedChain {
             steps,
             cascade: Some(cascade),
