@@ -342,6 +342,8 @@ async fn console_frame(n: usize) {
 
 /// The cost per resource of a preview at 1,000 and at `n` resources, in one process: the
 /// median of 5 previews of 1,000 (after a warm-up), then one of `n`.
+/// The per-resource cost of a preview at 1,000 (median of 5 after a warm-up) and at 10,000,
+/// 100,000, … up to `n`, in one process: each size's cost and its ratio to the cost at 1,000.
 async fn preview_scaling(n: usize) {
     let dir = tempdir();
     let cfg = RunConfig::default();
@@ -364,11 +366,17 @@ async fn preview_scaling(n: usize) {
     }
     small.sort_by(f64::total_cmp);
     let small = small[2];
-    let big = run(n).await;
-    println!(
-        "preview cost per resource: {small:.1} µs at 1,000 (median of 5), {big:.1} µs at {n}: {:.2}x",
-        big / small
-    );
+    println!("preview cost per resource: {small:.1} µs at 1,000 (median of 5)");
+    let mut size = 10_000;
+    while size <= n.max(10_000) {
+        let cost = run(size).await;
+        println!(
+            "  {cost:.1} µs at {size}: {:.2}x the cost at 1,000 (peak RSS so far {} MiB)",
+            cost / small,
+            Usage::now().peak_rss_bytes / (1 << 20)
+        );
+        size *= 10;
+    }
 }
 
 /// A real Python SDK program (`target/sdk-env`, from `.ci/install-sdks.sh`) registering `n`

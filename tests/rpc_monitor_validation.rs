@@ -116,11 +116,11 @@ async fn run_on_stack(stack: &Stack, program: Box<dyn Program>) -> (DeploymentRe
     )
     .run(Some(program))
     .await;
-    let end = stack.backend.finish_deployment(&lock, None).unwrap();
+    stack.backend.finish_deployment(&lock, None).unwrap();
     drop(lock);
     let loaded = stack.backend.load(&stack.stack, None).unwrap().snapshot;
     loaded.verify_integrity().unwrap();
-    assert_eq!(loaded.resources, end.resources);
+    assert_eq!(loaded.resources, result.snapshot.resources);
     (result, loaded)
 }
 

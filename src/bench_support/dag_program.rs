@@ -7,6 +7,7 @@ use async_trait::async_trait;
 use futures::FutureExt;
 use futures::future::{BoxFuture, Shared};
 use tokio::sync::{Semaphore, oneshot};
+use tokio::task::JoinSet;
 
 use super::dag::{GROUP, GeneratedDag};
 use crate::engine::property::{PropertyMap, PropertyValue};
@@ -55,7 +56,9 @@ impl Program for DagProgram {
         }
         let permits = Arc::new(Semaphore::new(self.concurrency));
         let mut done: Vec<Done> = Vec::with_capacity(self.dag.resources.len());
-        let mut tasks = Vec::with_capacity(self.dag.resources.len());
+        // Finished registrations are reaped as the loop goes: a million join handles held to
+        // the end would keep every task's memory until then.
+        let mut tasks = JoinSet::new();
         for i in 0..self.dag.resources.len() {
             // Permits are taken in dependency order, so a task only ever waits for tasks
             // that already hold or held one: no deadlock.
@@ -70,7 +73,7 @@ impl Program for DagProgram {
             let dag = self.dag.clone();
             let monitor = monitor.clone();
             let parent = groups[dag.resources[i].group].clone();
-            tasks.push(tokio::spawn(async move {
+            tasks.spawn(async move {
                 let r = &dag.resources[i];
                 let mut goal = Goal::custom(r.type_, &r.name, PropertyMap::new());
                 goal.parent = Some(parent);
@@ -105,11 +108,14 @@ impl Program for DagProgram {
                 drop(permit);
                 let _ = tx.send((reg.urn, out));
                 Ok::<(), ProgramError>(())
-            }));
+            });
+            while let Some(finished) = tasks.try_join_next() {
+                finished.map_err(failed)??;
+            }
         }
         drop(done);
-        for t in tasks {
-            t.await.map_err(failed)??;
+        while let Some(finished) = tasks.join_next().await {
+            finished.map_err(failed)??;
         }
         Ok(())
     }

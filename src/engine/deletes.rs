@@ -3,6 +3,7 @@
 //! antichains run one after another, dependents first.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::graph::DependencyGraph;
 use super::resource::ResourceState;
@@ -16,7 +17,7 @@ use super::urn::Urn;
 /// earlier one) that the program no longer declares leave the state (`remove-pending-replace`),
 /// so nothing keeps depending on what is deleted next.
 pub(crate) fn generate_deletes(
-    base: &[ResourceState],
+    base: &[Arc<ResourceState>],
     marked_delete: &HashSet<usize>,
     already_deleted: &HashSet<usize>,
     pending_replaced: &HashSet<usize>,
@@ -31,10 +32,10 @@ pub(crate) fn generate_deletes(
         if already_deleted.contains(&index) {
             let pending = r.pending_replacement || pending_replaced.contains(&index);
             if pending && !r.delete && !live(&r.urn) {
-                let state = ResourceState {
+                let state = Arc::new(ResourceState {
                     pending_replacement: true,
-                    ..r.clone()
-                };
+                    ..ResourceState::clone(r)
+                });
                 steps.push(Step::remove_pending_replace(OldState { index, state }));
             }
             continue;
@@ -114,7 +115,7 @@ mod tests {
         let c = r("c", &[&a.urn]);
         let d = r("d", &[&b.urn, &c.urn]);
         let e = r("e", &[]);
-        let base = vec![a, b, c, d, e];
+        let base: Vec<Arc<ResourceState>> = [a, b, c, d, e].into_iter().map(Arc::new).collect();
         let graph = DependencyGraph::new(&base);
         let none = HashSet::new();
         let steps = generate_deletes(&base, &none, &none, &none, |_| false, |_| true);

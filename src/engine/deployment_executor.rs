@@ -170,9 +170,9 @@ impl Deployment {
         // An update shares the base states between the generator and the journal's replayer;
         // a preview keeps the base whole to return it.
         let base_states = if preview {
-            Arc::new(base.resources.clone())
+            super::snapshot::share_states(base.resources.clone())
         } else {
-            Arc::new(std::mem::take(&mut base.resources))
+            super::snapshot::share_states(std::mem::take(&mut base.resources))
         };
         let manager = Arc::new(SnapshotManager::shared(
             base_states.clone(),
@@ -311,10 +311,13 @@ impl Loop {
             outcome: outcome.clone(),
             preview,
         });
+        // The generator's hold on the base goes first, so that unchanged states move into
+        // the snapshot instead of being copied.
+        drop(self.sg);
         let snapshot = if preview {
             base
         } else {
-            self.ctx.manager.snapshot()
+            self.ctx.manager.take_snapshot()
         };
         let outputs = if preview {
             self.stack_outputs

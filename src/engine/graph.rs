@@ -1,6 +1,7 @@
 //! The dependency graph over a snapshot's resources. Built once per deployment in linear time;
 //! every query costs time proportional to its answer, not to the stack.
 
+use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
 
 use super::resource::ResourceState;
@@ -21,11 +22,13 @@ pub struct DependencyGraph {
 }
 
 impl DependencyGraph {
-    pub fn new(resources: &[ResourceState]) -> DependencyGraph {
+    /// Over owned states (a loaded snapshot) or shared ones (a deployment's base).
+    pub fn new<R: Borrow<ResourceState>>(resources: &[R]) -> DependencyGraph {
         let mut latest: HashMap<&Urn, usize> = HashMap::with_capacity(resources.len());
         let mut deps = Vec::with_capacity(resources.len());
         let mut dependents: Vec<Vec<Edge>> = vec![Vec::new(); resources.len()];
         for (i, r) in resources.iter().enumerate() {
+            let r: &ResourceState = r.borrow();
             let parent = r.parent.as_ref().and_then(|p| latest.get(p).copied());
             let mut others: Vec<usize> = r
                 .dependency_urns()
@@ -69,10 +72,10 @@ impl DependencyGraph {
     /// Every resource that transitively depends on `root`, in snapshot (topological) order,
     /// not walking through resources whose URN is in `ignore`. Children count as dependents
     /// only when `include_children` is set.
-    pub fn depending_on(
+    pub fn depending_on<R: Borrow<ResourceState>>(
         &self,
         root: usize,
-        resources: &[ResourceState],
+        resources: &[R],
         ignore: &HashSet<Urn>,
         include_children: bool,
     ) -> Vec<usize> {
@@ -81,7 +84,7 @@ impl DependencyGraph {
         while let Some(i) = stack.pop() {
             for e in &self.dependents[i] {
                 if (e.only_parent && !include_children)
-                    || ignore.contains(&resources[e.to].urn)
+                    || ignore.contains(&resources[e.to].borrow().urn)
                     || !seen.insert(e.to)
                 {
                     continue;

@@ -267,9 +267,12 @@ impl Hooks {
 }
 
 /// The refusal of a destroy without the program, when what it deletes has delete hooks.
-pub fn delete_hooks_need_program(resources: &[ResourceState]) -> Option<DeleteHooksNeedProgram> {
+pub fn delete_hooks_need_program<R: std::borrow::Borrow<ResourceState>>(
+    resources: &[R],
+) -> Option<DeleteHooksNeedProgram> {
     let mut names: Vec<&str> = resources
         .iter()
+        .map(R::borrow)
         .flat_map(|r| {
             [HookKind::BeforeDelete, HookKind::AfterDelete]
                 .into_iter()

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::property::PropertyMap;
 use super::provider_ref::ProviderRef;
 use super::resource::{OperationType, PendingOperation, ResourceState};
-use super::snapshot::{Manifest, Snapshot};
+use super::snapshot::{BaseStates, Manifest, Snapshot, share_states};
 use super::urn::Urn;
 
 /// Identifies one begun operation within a deployment.
@@ -146,9 +146,9 @@ enum NewState {
 /// Rebuilds a snapshot from a base and entries; the same code runs live and on load.
 #[derive(Debug, Default)]
 pub struct Replayer {
-    /// Shared with the step generator during a deployment; copied only if an entry changes a
-    /// base state in place.
-    base: Arc<Vec<ResourceState>>,
+    /// Shared with the step generator during a deployment; a state is copied only if an entry
+    /// changes it in place.
+    base: BaseStates,
     base_pending: Vec<PendingOperation>,
     done: Vec<bool>,
     news: Vec<Option<NewState>>,
@@ -167,16 +167,13 @@ pub struct Replayer {
 impl Replayer {
     pub fn new(base: &Snapshot) -> Replayer {
         Replayer::shared(
-            Arc::new(base.resources.clone()),
+            share_states(base.resources.clone()),
             base.pending_operations.clone(),
         )
     }
 
     /// A replayer over base states shared with their other reader (no copy of the stack).
-    pub fn shared(
-        resources: Arc<Vec<ResourceState>>,
-        pending_operations: Vec<PendingOperation>,
-    ) -> Replayer {
+    pub fn shared(resources: BaseStates, pending_operations: Vec<PendingOperation>) -> Replayer {
         Replayer {
             done: vec![false; resources.len()],
             base: resources,
@@ -188,15 +185,17 @@ impl Replayer {
     /// A base state about to change in place: a new state keeping it gets its own copy first.
     fn base_mut(&mut self, i: usize) -> &mut ResourceState {
         if let Some(j) = self.kept.remove(&i) {
-            self.news[j] = Some(NewState::Owned(Box::new(self.base[i].clone())));
+            self.news[j] = Some(NewState::Owned(Box::new(ResourceState::clone(
+                &self.base[i],
+            ))));
         }
-        &mut Arc::make_mut(&mut self.base)[i]
+        Arc::make_mut(&mut Arc::make_mut(&mut self.base)[i])
     }
 
     fn new_state(&self, s: &NewState) -> ResourceState {
         match s {
             NewState::Owned(s) => ResourceState::clone(s),
-            NewState::Kept(i) => self.base[*i].clone(),
+            NewState::Kept(i) => ResourceState::clone(&self.base[*i]),
         }
     }
 
@@ -210,6 +209,11 @@ impl Replayer {
 
     /// Applies one entry; returns the index of a new state it appended.
     pub fn apply(&mut self, entry: &JournalEntry) -> Result<Option<usize>, JournalError> {
+        self.apply_owned(entry.clone())
+    }
+
+    /// [`Replayer::apply`] of an entry given up (a live deployment's): its states move in.
+    pub fn apply_owned(&mut self, entry: JournalEntry) -> Result<Option<usize>, JournalError> {
         let n = self.applied;
         self.applied += 1;
         let bad = |reason: String| JournalError::Replay { entry: n, reason };
@@ -228,16 +232,16 @@ impl Replayer {
                 state,
             } => {
                 self.pending.insert(
-                    *op,
+                    op,
                     PendingOperation {
-                        resource: state.clone(),
-                        kind: *operation,
+                        resource: state,
+                        kind: operation,
                     },
                 );
                 Ok(None)
             }
             JournalEntry::Failure { op } => {
-                self.pending.shift_remove(op);
+                self.pending.shift_remove(&op);
                 Ok(None)
             }
             JournalEntry::Success {
@@ -250,30 +254,30 @@ impl Replayer {
                 supersede_new,
             } => {
                 if let Some(op) = op {
-                    self.pending.shift_remove(op);
+                    self.pending.shift_remove(&op);
                 }
                 if let Some(i) = supersede_new {
                     let slot = self
                         .news
-                        .get_mut(*i)
+                        .get_mut(i)
                         .ok_or_else(|| bad(format!("no new resource #{i}")))?;
                     if let Some(NewState::Kept(b)) = slot.take() {
                         self.kept.remove(&b);
                     }
                 }
                 if let Some(i) = remove_old {
-                    self.done[check(*i)?] = true;
+                    self.done[check(i)?] = true;
                 }
                 if let Some(i) = mark_delete_old {
-                    self.base_mut(check(*i)?).delete = true;
+                    self.base_mut(check(i)?).delete = true;
                 }
                 if let Some(i) = pending_replacement_old {
-                    self.base_mut(check(*i)?).pending_replacement = true;
+                    self.base_mut(check(i)?).pending_replacement = true;
                 }
                 let appended = match (new, keep_old) {
-                    (Some(s), _) => Some(NewState::Owned(Box::new(s.clone()))),
+                    (Some(s), _) => Some(NewState::Owned(Box::new(s))),
                     (None, Some(i)) => {
-                        let i = check(*i)?;
+                        let i = check(i)?;
                         self.done[i] = true;
                         self.kept.insert(i, self.news.len());
                         Some(NewState::Kept(i))
@@ -286,9 +290,9 @@ impl Replayer {
                 }))
             }
             JournalEntry::Refresh { old, state } => {
-                let i = check(*old)?;
+                let i = check(old)?;
                 match state {
-                    Some(s) => *self.base_mut(i) = s.clone(),
+                    Some(s) => *self.base_mut(i) = s,
                     None => {
                         self.done[i] = true;
                         self.vanished = true;
@@ -297,28 +301,28 @@ impl Replayer {
                 Ok(None)
             }
             JournalEntry::Resolve { pending, state } => {
-                if *pending >= self.base_pending.len() {
+                if pending >= self.base_pending.len() {
                     return Err(bad(format!(
                         "pending operation {pending} out of range ({})",
                         self.base_pending.len()
                     )));
                 }
-                self.resolved.insert(*pending);
-                self.found.extend(state.iter().cloned());
+                self.resolved.insert(pending);
+                self.found.extend(state);
                 Ok(None)
             }
             JournalEntry::Outputs { new, outputs } => {
                 let slot = self
                     .news
-                    .get_mut(*new)
+                    .get_mut(new)
                     .and_then(Option::as_mut)
                     .ok_or_else(|| bad(format!("no new resource #{new}")))?;
                 if let NewState::Kept(b) = *slot {
                     self.kept.remove(&b);
-                    *slot = NewState::Owned(Box::new(self.base[b].clone()));
+                    *slot = NewState::Owned(Box::new(ResourceState::clone(&self.base[b])));
                 }
                 if let NewState::Owned(s) = slot {
-                    s.outputs = outputs.clone();
+                    s.outputs = outputs;
                 }
                 Ok(None)
             }
@@ -338,36 +342,30 @@ impl Replayer {
                     .iter()
                     .zip(&self.done)
                     .filter(|(_, done)| !**done)
-                    .map(|(r, _)| r.clone()),
+                    .map(|(r, _)| ResourceState::clone(r)),
             )
             .chain(self.found.iter().cloned())
             .collect();
         self.finish(resources)
     }
 
-    /// [`Replayer::snapshot`] that moves the states out when nothing else shares the base (a
-    /// stack loaded from disk): no copy of every resource.
+    /// [`Replayer::snapshot`] that moves out every state nothing else shares any more (a stack
+    /// loaded from disk, a deployment over): only the states still shared are copied.
     pub fn into_snapshot(mut self) -> Snapshot {
         let base = std::mem::take(&mut self.base);
-        let base = match Arc::try_unwrap(base) {
-            Ok(base) => base,
-            Err(shared) => {
-                self.base = shared;
-                return self.snapshot();
-            }
-        };
+        let base = Arc::try_unwrap(base).unwrap_or_else(|shared| shared.as_ref().clone());
         let mut refs = vec![0usize; base.len()];
         for s in self.news.iter().flatten() {
             if let NewState::Kept(i) = s {
                 refs[*i] += 1;
             }
         }
-        let mut base: Vec<Option<ResourceState>> = base.into_iter().map(Some).collect();
+        let mut base: Vec<Option<Arc<ResourceState>>> = base.into_iter().map(Some).collect();
         let mut take = |i: usize, last: bool| -> ResourceState {
             if last {
-                base[i].take().expect("a base state is moved out once")
+                Arc::unwrap_or_clone(base[i].take().expect("a base state is moved out once"))
             } else {
-                base[i].clone().expect("a base state is moved out last")
+                ResourceState::clone(base[i].as_ref().expect("a base state is moved out last"))
             }
         };
         let mut resources = Vec::with_capacity(self.news.len() + refs.len());
@@ -485,7 +483,7 @@ pub fn replay(base: &Snapshot, entries: &[JournalEntry]) -> Result<Snapshot, Jou
 /// [`replay`] on a base the caller gives up (a stack being loaded): its states are moved
 /// into the result rather than copied.
 pub fn replay_owned(base: Snapshot, entries: &[JournalEntry]) -> Result<Snapshot, JournalError> {
-    let mut r = Replayer::shared(Arc::new(base.resources), base.pending_operations);
+    let mut r = Replayer::shared(share_states(base.resources), base.pending_operations);
     for e in entries {
         r.apply(e)?;
     }
@@ -512,7 +510,7 @@ impl SnapshotManager {
 
     /// A manager over base states shared with the step generator (no copy of the stack).
     pub fn shared(
-        resources: Arc<Vec<ResourceState>>,
+        resources: BaseStates,
         pending_operations: Vec<PendingOperation>,
         journal: Box<dyn Journal>,
     ) -> SnapshotManager {
@@ -541,17 +539,12 @@ impl SnapshotManager {
         }
         let entry = make(&mut st);
         st.journal.append(&entry)?;
-        let appended = st.replayer.apply(&entry)?;
-        if let (Some(i), JournalEntry::Success { new, keep_old, .. }) = (appended, &entry) {
-            let urn = match (new, keep_old) {
-                (Some(s), _) => s.urn.clone(),
-                (None, Some(_)) => st
-                    .replayer
-                    .new_urn(i)
-                    .expect("the state just appended")
-                    .clone(),
-                _ => unreachable!("an appended state comes from new or keep_old"),
-            };
+        if let Some(i) = st.replayer.apply_owned(entry)? {
+            let urn = st
+                .replayer
+                .new_urn(i)
+                .expect("the state just appended")
+                .clone();
             st.new_by_urn.insert(urn, i);
         }
         Ok(())
@@ -666,6 +659,14 @@ impl SnapshotManager {
             .replayer
             .snapshot()
     }
+
+    /// The deployment's final snapshot, moving out the states nothing else holds any more
+    /// (an unchanged resource is not copied). The manager records nothing after it.
+    pub fn take_snapshot(&self) -> Snapshot {
+        let mut st = self.state.lock().expect("snapshot manager lock");
+        st.closed = true;
+        std::mem::take(&mut st.replayer).into_snapshot()
+    }
 }
 
 /// The parts of a success entry; see [`JournalEntry::Success`].
@@ -679,4 +680,55 @@ pub struct SuccessEntry {
     pub pending_replacement_old: Option<usize>,
     /// The URN of a state written earlier in this deployment that the new one supersedes.
     pub supersede_new: Option<Urn>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state(name: &str) -> ResourceState {
+        ResourceState {
+            urn: Urn::new("s", "p", None, "t:i:R", name),
+            type_: "t:i:R".into(),
+            custom: true,
+            id: Some(name.into()),
+            ..ResourceState::default()
+        }
+    }
+
+    #[test]
+    fn a_deployment_shares_the_base_states_and_copies_only_one_it_changes() {
+        let base = share_states(vec![state("a"), state("b"), state("c")]);
+        let manager = SnapshotManager::shared(base.clone(), Vec::new(), Box::new(NullJournal));
+        let keep = SuccessEntry {
+            keep_old: Some(0),
+            ..SuccessEntry::default()
+        };
+        manager.success(keep).unwrap();
+        let mark = SuccessEntry {
+            mark_delete_old: Some(1),
+            ..SuccessEntry::default()
+        };
+        manager.success(mark).unwrap();
+        {
+            let st = manager.state.lock().unwrap();
+            let live = &st.replayer.base;
+            assert!(Arc::ptr_eq(&live[0], &base[0]), "kept, not copied");
+            assert!(Arc::ptr_eq(&live[2], &base[2]), "untouched, not copied");
+            assert!(live[1].delete);
+        }
+        assert!(!base[1].delete, "the generator's base stays as it was");
+        drop(base);
+        let snap = manager.take_snapshot();
+        let names: Vec<(&str, bool)> = snap
+            .resources
+            .iter()
+            .map(|r| (r.urn.name(), r.delete))
+            .collect();
+        assert_eq!(names, [("a", false), ("b", true), ("c", false)]);
+        assert!(matches!(
+            manager.success(SuccessEntry::default()),
+            Err(JournalError::Closed)
+        ));
+    }
 }

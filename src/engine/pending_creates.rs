@@ -4,6 +4,7 @@
 //! `--clear-pending-creates` drops them. Either way they stop piling up across kills.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use super::events::{EngineEvent, EventSink, PendingCreate, Severity};
 use super::journal::JournalError;
@@ -64,7 +65,7 @@ pub(crate) fn clear(
 /// `base` is the stack's state after this refresh (`gone`: positions the refresh found gone).
 pub(crate) async fn resolve(
     ctx: &ApplyCtx,
-    base: &[ResourceState],
+    base: &[Arc<ResourceState>],
     gone: &HashSet<usize>,
     pending: &[PendingOperation],
     events: &EventSink,

@@ -1,6 +1,7 @@
 //! Snapshots: the recorded state of a stack, and the integrity rules every saved snapshot obeys.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -46,6 +47,16 @@ pub struct Snapshot {
     pub manifest: Manifest,
     pub resources: Vec<ResourceState>,
     pub pending_operations: Vec<PendingOperation>,
+}
+
+/// A base snapshot's states as a deployment shares them: the step generator, the steps (each
+/// holds its old state by pointer) and the journal's replayer read the same states, so an
+/// unchanged resource is never copied.
+pub type BaseStates = Arc<Vec<Arc<ResourceState>>>;
+
+/// Shares states (moved, not copied) as a deployment's base.
+pub fn share_states(resources: Vec<ResourceState>) -> BaseStates {
+    Arc::new(resources.into_iter().map(Arc::new).collect())
 }
 
 /// A broken rule found in a snapshot.

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -154,11 +155,12 @@ impl fmt::Display for StepOp {
 }
 
 /// An old state taken from the base snapshot, with its position there (the journal refers to
-/// base resources by position).
+/// base resources by position). The state is shared with the base, so that a step over an
+/// unchanged resource moves a pointer instead of copying its maps.
 #[derive(Clone, Debug, PartialEq)]
 pub struct OldState {
     pub index: usize,
-    pub state: ResourceState,
+    pub state: Arc<ResourceState>,
 }
 
 /// What a diff found, carried by the steps it planned (shown in displays and the JSON stream).
@@ -194,7 +196,7 @@ pub(crate) enum ReplaceOrder {
 #[derive(Clone, Debug)]
 pub(crate) enum Superseded {
     Base(OldState),
-    Imported(ResourceState),
+    Imported(Box<ResourceState>),
 }
 
 impl Superseded {
@@ -208,6 +210,9 @@ impl Superseded {
 
 /// One planned step: one variant per Pulumi step constructor, holding exactly the states that
 /// operation has, so a step without the state its operation needs cannot be built.
+// A step's new state is inline (boxing it would cost an allocation per step); only the old
+// state, shared with the base, is a pointer, so a delete is much smaller than the rest.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub(crate) enum Step {
     /// `NewSameStep`: the resource is kept; its new state may differ only in what needs no
@@ -382,7 +387,7 @@ impl Step {
     pub fn old_state(&self) -> Option<&ResourceState> {
         match self {
             Step::Update { old, .. } => Some(old.state()),
-            _ => self.old().map(|o| &o.state),
+            _ => self.old().map(|o| &*o.state),
         }
     }
 
@@ -460,12 +465,12 @@ mod tests {
     fn old(name: &str) -> OldState {
         OldState {
             index: 3,
-            state: ResourceState {
+            state: Arc::new(ResourceState {
                 urn: Urn::new("s", "p", None, "t:i:R", name),
                 custom: true,
                 id: Some("id-1".into()),
                 ..ResourceState::default()
-            },
+            }),
         }
     }
 
@@ -474,7 +479,7 @@ mod tests {
         let o = old("a");
         let new = ResourceState {
             id: None,
-            ..o.state.clone()
+            ..ResourceState::clone(&o.state)
         };
         let keys = Changes::replacing(vec!["size".into()]);
         let cbd = Step::replacement(
@@ -503,9 +508,9 @@ mod tests {
 
     #[test]
     fn an_update_after_an_import_has_no_base_copy_but_still_an_old_state() {
-        let imported = old("a").state;
+        let imported = ResourceState::clone(&old("a").state);
         let step = Step::update(
-            Superseded::Imported(imported.clone()),
+            Superseded::Imported(Box::new(imported.clone())),
             imported.clone(),
             Changes::default(),
         );

@@ -529,7 +529,7 @@ impl ApplyCtx {
                     source,
                 })?;
         }
-        let entry = if *new == old.state {
+        let entry = if *new == *old.state {
             SuccessEntry {
                 keep_old: Some(old.index),
                 ..SuccessEntry::default()
@@ -803,7 +803,7 @@ impl ApplyCtx {
 
     /// Reads the resource back from its provider and records what it found, in place.
     async fn refresh(&self, old: &OldState) -> Result<Option<ResourceState>, StepError> {
-        let mut state = old.state.clone();
+        let mut state = ResourceState::clone(&old.state);
         let loaded = self.provider(&state).await?;
         let read = loaded
             .provider

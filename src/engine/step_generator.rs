@@ -18,6 +18,7 @@ use super::provider_registry::{LoadedProvider, ProviderRegistry};
 use super::resource::{ResourceState, is_provider_type};
 use super::run_error::RunError;
 use super::run_state::RunState;
+use super::snapshot::BaseStates;
 use super::source::{RegisterError, RegisterStatus, Registered};
 use super::step::{Changes, OldState, ReplaceOrder, Step, StepOp, Superseded};
 use super::targeting::Targeting;
@@ -50,7 +51,7 @@ pub(crate) struct StepGenerator {
     opts: Arc<Options>,
     registry: Arc<ProviderRegistry>,
     events: EventSink,
-    base: Arc<Vec<ResourceState>>,
+    base: BaseStates,
     graph: DependencyGraph,
     /// Live base states by URN (not `delete: true` copies).
     olds: HashMap<Urn, usize>,
@@ -154,7 +155,7 @@ impl StepGenerator {
         opts: Arc<Options>,
         registry: Arc<ProviderRegistry>,
         events: EventSink,
-        base: Arc<Vec<ResourceState>>,
+        base: BaseStates,
     ) -> StepGenerator {
         let graph = DependencyGraph::new(&base);
         let olds = base
@@ -189,7 +190,7 @@ impl StepGenerator {
         }
     }
 
-    pub fn base(&self) -> &Arc<Vec<ResourceState>> {
+    pub fn base(&self) -> &BaseStates {
         &self.base
     }
 
@@ -200,7 +201,7 @@ impl StepGenerator {
         let base = Arc::make_mut(&mut self.base);
         for (i, state) in refreshed {
             match state {
-                Some(s) => base[i] = s,
+                Some(s) => base[i] = Arc::new(s),
                 None => {
                     if self.olds.get(&base[i].urn) == Some(&i) {
                         self.olds.remove(&base[i].urn);
@@ -389,11 +390,11 @@ impl StepGenerator {
             if fresh {
                 new.inputs = goal.properties.clone();
             }
-            let olds = old.as_ref().map(|o| &o.state).filter(|_| !fresh);
+            let olds = old.as_ref().map(|o| &*o.state).filter(|_| !fresh);
             self.refuse_unplanned(&urn, old.is_some())?;
             let seed = self.seed_for(&urn);
             new.inputs = self.check(&urn, &goal, olds, &new, seed.clone()).await?;
-            let old_state = old.as_ref().map(|o| &o.state);
+            let old_state = old.as_ref().map(|o| &*o.state);
             self.check_goal(&urn, &goal, old_state, &new)?;
             self.record_goal(&goal, old_state, &new, seed);
         }
@@ -470,8 +471,8 @@ impl StepGenerator {
                 self.untargeted_dependencies(&old.state, &mut kept);
                 // What is kept as it was may not need a resource that failed or was skipped
                 // (continue-on-error): its old state would precede that one's.
-                let bad = std::iter::once(&old.state)
-                    .chain(kept.iter().map(|&i| &self.base[i]))
+                let bad = std::iter::once(&*old.state)
+                    .chain(kept.iter().map(|&i| &*self.base[i]))
                     .flat_map(ResourceState::dependency_urns)
                     .find(|u| run.is_failed_or_skipped(u));
                 if let Some(bad) = bad {
@@ -481,11 +482,11 @@ impl StepGenerator {
                     let dep = self.old(i);
                     self.registered.insert(dep.state.urn.clone());
                     self.operated.insert(dep.state.urn.clone());
-                    let state = dep.state.clone();
+                    let state = ResourceState::clone(&dep.state);
                     steps.push(Step::same(dep, state));
                 }
             }
-            let kept = old.state.clone();
+            let kept = ResourceState::clone(&old.state);
             steps.push(Step::same(old, kept));
             return Ok(Generated::Chain(PlannedChain {
                 steps,
@@ -995,7 +996,7 @@ impl StepGenerator {
             detailed_diff: diff.detailed_diff,
             ..Changes::default()
         };
-        let step = Step::update(Superseded::Imported(imported), new, changes);
+        let step = Step::update(Superseded::Imported(Box::new(imported)), new, changes);
         Ok(Generated::Chain(PlannedChain {
             steps: vec![step],
             cascade: None,

@@ -142,13 +142,13 @@ pub trait Backend: Send + Sync {
         crypter: Option<&Crypter>,
     ) -> Result<(Snapshot, Box<dyn Journal>), StateError>;
 
-    /// Ends a deployment (after the engine dropped the journal): compacts and returns the
-    /// stack's final snapshot.
+    /// Ends a deployment (after the engine dropped the journal): folds the journal into the
+    /// stack's state (the engine's result already holds the final snapshot).
     fn finish_deployment(
         &self,
         lock: &StackLock,
         crypter: Option<&Crypter>,
-    ) -> Result<Snapshot, StateError>;
+    ) -> Result<(), StateError>;
 
     /// The passphrase salt the stack's checkpoint was last written with, read without
     /// decrypting anything: it tells a rotation that was interrupted after the state moved.

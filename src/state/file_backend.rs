@@ -20,7 +20,7 @@ use super::checkpoint::{
     parse_deployment_text, write_checkpoint_file,
 };
 use super::error::StateError;
-use super::file_journal::{FileJournal, read_journal};
+use super::file_journal::{FileJournal, journal_keeps_only, read_journal};
 use super::file_lock as lock;
 use super::history::UpdateRecord;
 use super::lock_info::{LockInfo, StackLock};
@@ -467,27 +467,27 @@ impl FileBackend {
         Ok((state.snapshot, journal))
     }
 
-    /// Ends a deployment (after the engine dropped the journal): compacts and returns the
-    /// stack's final snapshot. A journal that only kept resources as they were changes
-    /// nothing, so the checkpoint stays and the journal goes: both load to the same state.
+    /// Ends a deployment (after the engine dropped the journal): folds the journal into the
+    /// checkpoint. A journal that only kept resources as they were changes nothing, so the
+    /// checkpoint stays (not even decoded: only its epoch is read) and the journal goes.
     pub fn finish_deployment(
         &self,
         lock: &StackLock,
         crypter: Option<&Crypter>,
-    ) -> Result<Snapshot, StateError> {
+    ) -> Result<(), StateError> {
         let stack = lock.stack();
-        let loaded = self.load(stack, crypter)?;
-        let journal = self.journal_path(stack, loaded.epoch);
-        let entries = read_journal(&journal, crypter)?;
-        if entries.iter().all(JournalEntry::keeps_only) {
-            match std::fs::remove_file(&journal) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                    return Err(StateError::io(&journal)(e));
-                }
-                _ => return Ok(loaded.snapshot),
-            }
+        let epoch = {
+            let (path, bytes) = self.checkpoint_bytes(stack)?;
+            parse_checkpoint(&path, &bytes)?.stepdeck.journal_epoch
+        };
+        let journal = self.journal_path(stack, epoch);
+        if journal_keeps_only(&journal, crypter)? {
+            return match std::fs::remove_file(&journal) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(StateError::io(&journal)(e)),
+                _ => Ok(()),
+            };
         }
-        Ok(self.compact(lock, crypter)?.snapshot)
+        self.compact(lock, crypter).map(drop)
     }
 
     /// The passphrase salt the stack's checkpoint was last written with, read without
@@ -672,7 +672,7 @@ impl Backend for FileBackend {
         &self,
         lock: &StackLock,
         crypter: Option<&Crypter>,
-    ) -> Result<Snapshot, StateError> {
+    ) -> Result<(), StateError> {
         FileBackend::finish_deployment(self, lock, crypter)
     }
 

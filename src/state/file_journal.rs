@@ -210,12 +210,63 @@ pub(crate) fn read_journal(
     path: &Path,
     crypter: Option<&Crypter>,
 ) -> Result<Vec<JournalEntry>, StateError> {
-    let bytes = match std::fs::read(path) {
-        Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(StateError::io(path)(e)),
+    match journal_bytes(path)? {
+        Some(bytes) => parse_journal(path, &bytes, crypter),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Whether a journal file (none counts as empty) only keeps base states as they were, so
+/// that the checkpoint already is the stack's state. Stops at the first entry that does
+/// more (the first line of any run that changed something), without keeping the entries.
+pub(crate) fn journal_keeps_only(
+    path: &Path,
+    crypter: Option<&Crypter>,
+) -> Result<bool, StateError> {
+    let Some(bytes) = journal_bytes(path)? else {
+        return Ok(true);
     };
-    parse_journal(path, &bytes, crypter)
+    for (i, line) in complete_lines(&bytes).enumerate() {
+        if !parse_line(path, i + 1, line, crypter)?.keeps_only() {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+fn journal_bytes(path: &Path) -> Result<Option<Vec<u8>>, StateError> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(b)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(StateError::io(path)(e)),
+    }
+}
+
+/// The lines of a journal that end with their newline (a last one without it is torn).
+fn complete_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let complete = match bytes.iter().rposition(|b| *b == b'\n') {
+        Some(i) => &bytes[..=i],
+        None => &[][..],
+    };
+    complete.split_inclusive(|b| *b == b'\n')
+}
+
+/// Line `n` of a journal as an entry, its secrets decrypted.
+fn parse_line(
+    path: &Path,
+    n: usize,
+    line: &[u8],
+    crypter: Option<&Crypter>,
+) -> Result<JournalEntry, StateError> {
+    let corrupt = |message: String| StateError::Corrupt {
+        path: path.to_path_buf(),
+        line: Some(n),
+        message,
+    };
+    let mut value: Value = serde_json::from_slice(line)
+        .map_err(|e| corrupt(format!("not a JSON journal entry: {e}")))?;
+    decrypt_secrets(&mut value, crypter).map_err(|e| corrupt(e.to_string()))?;
+    serde_json::from_value(value).map_err(|e| corrupt(format!("not a journal entry: {e}")))
 }
 
 /// Parses journal lines (from a file, or a database's rows joined by newlines): a last line
@@ -225,28 +276,15 @@ pub(crate) fn parse_journal(
     bytes: &[u8],
     crypter: Option<&Crypter>,
 ) -> Result<Vec<JournalEntry>, StateError> {
-    let complete = match bytes.iter().rposition(|b| *b == b'\n') {
-        Some(i) => &bytes[..=i],
-        None => &[][..],
-    };
-    let corrupt = |line: usize, message: String| StateError::Corrupt {
-        path: path.to_path_buf(),
-        line: Some(line),
-        message,
-    };
-    let entries = complete
-        .split_inclusive(|b| *b == b'\n')
+    let entries = complete_lines(bytes)
         .enumerate()
-        .map(|(i, line)| {
-            let n = i + 1;
-            let mut value: Value = serde_json::from_slice(line)
-                .map_err(|e| corrupt(n, format!("not a JSON journal entry: {e}")))?;
-            decrypt_secrets(&mut value, crypter).map_err(|e| corrupt(n, e.to_string()))?;
-            serde_json::from_value(value)
-                .map_err(|e| corrupt(n, format!("not a journal entry: {e}")))
-        })
+        .map(|(i, line)| parse_line(path, i + 1, line, crypter))
         .collect::<Result<Vec<JournalEntry>, StateError>>()?;
-    check_operations(&entries).map_err(|(i, message)| corrupt(i + 1, message))?;
+    check_operations(&entries).map_err(|(i, message)| StateError::Corrupt {
+        path: path.to_path_buf(),
+        line: Some(i + 1),
+        message,
+    })?;
     Ok(entries)
 }
 
@@ -303,5 +341,35 @@ mod tests {
         // Nothing new to wait for: no sync needed.
         let point = journal.sync_point().unwrap();
         point.durability.wait(point.upto).await.unwrap();
+    }
+    #[test]
+    fn a_journal_that_changes_something_is_told_by_its_first_such_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.1.jsonl");
+        assert!(journal_keeps_only(&path, None).unwrap(), "no journal");
+        let keep = serde_json::to_string(&JournalEntry::Success {
+            op: None,
+            new: None,
+            keep_old: Some(0),
+            remove_old: None,
+            mark_delete_old: None,
+            pending_replacement_old: None,
+            supersede_new: None,
+        })
+        .unwrap();
+        let fail = serde_json::to_string(&JournalEntry::Failure { op: 1 }).unwrap();
+        std::fs::write(&path, format!("{keep}\n{keep}\n{{\"torn")).unwrap();
+        assert!(journal_keeps_only(&path, None).unwrap());
+        // The scan stops at the failure: the line after it is never read (reading the whole
+        // journal would refuse it).
+        std::fs::write(&path, format!("{keep}\n{fail}\nnot json\n")).unwrap();
+        assert!(!journal_keeps_only(&path, None).unwrap());
+        assert!(read_journal(&path, None).is_err());
+        std::fs::write(&path, format!("{keep}\nnot json\n")).unwrap();
+        let err = journal_keeps_only(&path, None).unwrap_err();
+        assert!(
+            matches!(err, StateError::Corrupt { line: Some(2), .. }),
+            "{err}"
+        );
     }
 }

@@ -589,7 +589,7 @@ impl Backend for PgBackend {
         &self,
         lock: &StackLock,
         crypter: Option<&Crypter>,
-    ) -> Result<Snapshot, StateError> {
+    ) -> Result<(), StateError> {
         let stack = lock.stack();
         let loaded = self.load_rows(stack, crypter, true)?;
         if loaded.entries.iter().all(JournalEntry::keeps_only) {
@@ -601,9 +601,9 @@ impl Backend for PgBackend {
                 ),
                 &[&stack.project(), &stack.stack(), &epoch],
             )?;
-            return Ok(loaded.state.snapshot);
+            return Ok(());
         }
-        Ok(self.compact(lock, crypter)?.snapshot)
+        self.compact(lock, crypter).map(drop)
     }
 
     fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
