@@ -16,6 +16,7 @@ pub mod engine_service;
 pub mod hook_callbacks;
 pub mod language_host;
 mod launcher_file;
+mod loopback_peer;
 pub mod marshal;
 pub mod monitor_service;
 pub mod plugin;

@@ -27,10 +27,9 @@ use super::pulumirpc::{
     ResourceInvokeResponse, ResourceMonitorFeature, SupportsFeatureRequest,
     SupportsFeatureResponse, alias, register_resource_request,
 };
-use super::server::{PrivateAddress, ServerHandle, serve_private};
+use super::server::{PrivateAddress, ServerHandle, serve_loopback, serve_private};
 use super::transforms::Transforms;
 use crate::engine::events::EventSink;
-use crate::engine::events::Severity;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
@@ -71,7 +70,7 @@ pub struct MonitorService {
     refused: Option<Arc<watch::Sender<bool>>>,
     callbacks: Arc<Callbacks>,
     transforms: Arc<Transforms>,
-    /// This service's own address, given to component providers to register through.
+    /// This service's loopback address, given to component providers to register through.
     address: Arc<OnceLock<String>>,
 }
 
@@ -130,9 +129,10 @@ impl MonitorService {
             .await
         {
             Ok(reg) => reg,
-            Err(RegisterError::Failed(m)) => {
-                self.monitor.log(Severity::Error, None, m.clone());
-                return Err(self.refusal("RegisterResourceRequest", RegisterError::Failed(m)));
+            // The provider's error goes back to the program, which fails with it, as Pulumi's
+            // engine answers a failed Construct.
+            Err(e @ RegisterError::Failed(_)) => {
+                return Err(register_status("RegisterResourceRequest", e));
             }
             Err(e) => return Err(self.refusal("RegisterResourceRequest", e)),
         };
@@ -188,8 +188,9 @@ impl MonitorService {
 }
 
 /// Serves ResourceMonitor and Engine on one private Unix socket (programs get the same address
-/// as `--monitor` and `--engine`); only the program we start is told where it is.
-/// `refused` is set when the engine refuses a registration.
+/// as `--monitor` and `--engine`); only the program we start is told where it is. Component
+/// providers are told the same services' loopback address (`server::serve_loopback`), which
+/// their SDKs can dial. `refused` is set when the engine refuses a registration.
 pub async fn serve(
     monitor: ResourceMonitor,
     events: EventSink,
@@ -210,9 +211,10 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         );
-    let (private, handle) = serve_private(router).await?;
-    let _ = address.set(private.to_string());
-    Ok((private, handle))
+    let (private, handle) = serve_private(router.clone()).await?;
+    let (loopback, loopback_handle) = serve_loopback(router).await?;
+    let _ = address.set(loopback.to_string());
+    Ok((private, handle.and(loopback_handle)))
 }
 
 fn invalid(field: &str, e: impl std::fmt::Display) -> Status {
