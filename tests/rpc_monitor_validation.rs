@@ -396,6 +396,48 @@ async fn the_monitor_listens_only_on_a_private_socket_that_is_gone_afterwards() 
     );
 }
 
+/// Opens a TCP connection to `addr` as `uid`, sends HTTP/2's client preface and prints how many
+/// bytes the server answered before closing or a second passed.
+fn speak_http2_as(uid: Option<u32>, addr: std::net::SocketAddr) -> String {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new("python3");
+    cmd.args([
+        "-c",
+        "import socket, sys\ns = socket.create_connection(('127.0.0.1', int(sys.argv[1])))\ns.settimeout(1)\ns.sendall(b'PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n' + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))\ntry:\n    print(len(s.recv(100)))\nexcept OSError:\n    print(0)",
+    ])
+    .arg(addr.port().to_string());
+    if let Some(uid) = uid {
+        cmd.uid(uid).gid(uid);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plugins_loopback_engine_answers_only_our_own_user() {
+    let (addr, handle) = stepdeck::rpc::engine_service::serve_engine(EventSink::none())
+        .await
+        .unwrap();
+    assert!(addr.ip().is_loopback(), "{addr}");
+    let ours = tokio::task::spawn_blocking(move || speak_http2_as(None, addr))
+        .await
+        .unwrap();
+    assert_ne!(ours, "0", "our own process gets the server's SETTINGS");
+    // Another user's connection is closed unanswered (we can only switch users as root).
+    if own_uid() == 0 {
+        let theirs = tokio::task::spawn_blocking(move || speak_http2_as(Some(65534), addr))
+            .await
+            .unwrap();
+        assert_eq!(theirs, "0", "another user got an answer");
+    }
+    handle.shutdown().await;
+}
+
 const PY_SENDS_A_BOGUS_PARENT: &str = r#"
 import grpc
 import pulumi
