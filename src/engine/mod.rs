@@ -3,6 +3,7 @@
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
 pub mod clock;
+mod component_hooks;
 pub mod control;
 mod deletes;
 pub mod deployment;
