@@ -396,6 +396,79 @@ async fn the_monitor_listens_only_on_a_private_socket_that_is_gone_afterwards() 
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_registered_package_reference_gives_its_version_to_the_default_provider() {
+    use stepdeck::rpc::pulumirpc::{Parameterization, RegisterPackageRequest};
+    let stack = new_stack();
+    let (_, snap) = deploy(&stack, |addr| async move {
+        let mut m = client(&addr).await;
+        m.register_resource(stack_request()).await.unwrap();
+        let package = |version: &str| RegisterPackageRequest {
+            name: "random".into(),
+            version: version.into(),
+            ..Default::default()
+        };
+        let reference = m
+            .register_package(package("4.16.0"))
+            .await
+            .unwrap()
+            .into_inner()
+            .r#ref;
+        let again = m
+            .register_package(package("4.16.0"))
+            .await
+            .unwrap()
+            .into_inner()
+            .r#ref;
+        assert_eq!(reference, again, "one package, one reference");
+        m.register_resource(RegisterResourceRequest {
+            package_ref: reference,
+            ..random("pinned")
+        })
+        .await
+        .unwrap();
+        assert_refused(
+            "an unregistered reference",
+            m.register_resource(RegisterResourceRequest {
+                package_ref: "nope".into(),
+                ..random("loose")
+            })
+            .await,
+            "RegisterResourceRequest.packageRef:",
+        );
+        let parameterized = m
+            .register_package(RegisterPackageRequest {
+                parameterization: Some(Parameterization {
+                    name: "mine".into(),
+                    version: "1.0.0".into(),
+                    value: vec![7],
+                }),
+                ..package("4.16.0")
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(parameterized.code(), Code::FailedPrecondition);
+        assert!(
+            parameterized
+                .message()
+                .starts_with("RegisterPackageRequest.parameterization:"),
+            "{parameterized:?}"
+        );
+    })
+    .await;
+    let pinned = snap
+        .resources
+        .iter()
+        .find(|r| r.urn.name() == "pinned")
+        .unwrap();
+    let provider = pinned.provider.as_deref().unwrap();
+    assert!(
+        provider.contains("::default_4_16_0::"),
+        "the package's version picks the default provider: {provider}"
+    );
+    assert!(!names(&snap).contains(&"loose".to_string()));
+}
+
 /// Opens a TCP connection to `addr` as `uid`, sends HTTP/2's client preface and prints how many
 /// bytes the server answered before closing or a second passed.
 fn speak_http2_as(uid: Option<u32>, addr: std::net::SocketAddr) -> String {

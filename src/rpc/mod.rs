@@ -19,6 +19,7 @@ mod launcher_file;
 mod loopback_peer;
 pub mod marshal;
 pub mod monitor_service;
+pub mod package_refs;
 pub mod plugin;
 pub mod plugin_providers;
 mod private_dir;

@@ -15,6 +15,7 @@ use super::hook_callbacks::CallbackHook;
 use super::marshal::{
     MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map, value_to_property,
 };
+use super::package_refs::PackageRefs;
 use super::pulumirpc::engine_server::EngineServer;
 use super::pulumirpc::resource_monitor_server::{
     ResourceMonitor as MonitorRpc, ResourceMonitorServer,
@@ -42,7 +43,12 @@ use crate::engine::urn::Urn;
 /// Organization reported to programs when the stack has none.
 pub const DEFAULT_ORGANIZATION: &str = "organization";
 
-/// The features we implement, by the ids `SupportsFeature` is asked about.
+/// The features we implement, by the ids `SupportsFeature` is asked about (and the enum values
+/// `GetDeploymentInfo` lists). Answered false, because we do not implement them:
+/// `outputValues` (programs then send plain values), `parameterization` (`RegisterPackage`
+/// refuses parameterized packages, so SDKs say so before asking), and the newer enum-only
+/// features (options sent to hooks, byte strings, invoke dependsOn/parent, state migrations,
+/// output values in invokes and calls).
 const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
     ("secrets", ResourceMonitorFeature::Secrets),
     (
@@ -70,6 +76,8 @@ pub struct MonitorService {
     refused: Option<Arc<watch::Sender<bool>>>,
     callbacks: Arc<Callbacks>,
     transforms: Arc<Transforms>,
+    /// Packages registered with `RegisterPackage`, by reference.
+    packages: Arc<PackageRefs>,
     /// This service's loopback address, given to component providers to register through.
     address: Arc<OnceLock<String>>,
 }
@@ -84,6 +92,7 @@ impl MonitorService {
             refused: None,
             transforms: Arc::new(Transforms::new(callbacks.clone())),
             callbacks,
+            packages: Arc::default(),
             address: Arc::default(),
         }
     }
@@ -472,10 +481,6 @@ fn outputs_struct(
     )
 }
 
-fn unsupported(what: &str) -> Status {
-    Status::unimplemented(format!("stepdeck does not support {what}"))
-}
-
 #[tonic::async_trait]
 impl MonitorRpc for MonitorService {
     async fn get_deployment_info(
@@ -516,6 +521,12 @@ impl MonitorRpc for MonitorService {
             .apply_invoke(&mut req)
             .await
             .map_err(|e| Status::unknown(e.to_string()))?;
+        self.packages.apply(
+            "ResourceInvokeRequest",
+            &req.package_ref,
+            &req.tok,
+            &mut req.version,
+        )?;
         let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
             .map_err(|e| invalid("ResourceInvokeRequest.args", e))?;
         if !req.version.is_empty() {
@@ -541,7 +552,13 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<ResourceCallRequest>,
     ) -> Result<Response<CallResponse>, Status> {
-        let req = req.into_inner();
+        let mut req = req.into_inner();
+        self.packages.apply(
+            "ResourceCallRequest",
+            &req.package_ref,
+            &req.tok,
+            &mut req.version,
+        )?;
         let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
             .map_err(|e| invalid("ResourceCallRequest.args", e))?;
         let mut arg_dependencies = BTreeMap::new();
@@ -576,7 +593,13 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<ReadResourceRequest>,
     ) -> Result<Response<ReadResourceResponse>, Status> {
-        let req = req.into_inner();
+        let mut req = req.into_inner();
+        self.packages.apply(
+            "ReadResourceRequest",
+            &req.package_ref,
+            &req.r#type,
+            &mut req.version,
+        )?;
         let goal = ReadGoal {
             properties: struct_to_map(req.properties.as_ref(), MarshalOptions::ALL)
                 .map_err(|e| invalid("ReadResourceRequest.properties", e))?,
@@ -627,6 +650,12 @@ impl MonitorRpc for MonitorService {
             .apply(&mut req)
             .await
             .map_err(|e| Status::unknown(e.to_string()))?;
+        self.packages.apply(
+            "RegisterResourceRequest",
+            &req.package_ref,
+            &req.r#type,
+            &mut req.version,
+        )?;
         let parent = req.parent.clone();
         let secret_outputs = req.additional_secret_outputs.clone();
         if req.remote {
@@ -734,9 +763,10 @@ impl MonitorRpc for MonitorService {
 
     async fn register_package(
         &self,
-        _req: Request<RegisterPackageRequest>,
+        req: Request<RegisterPackageRequest>,
     ) -> Result<Response<RegisterPackageResponse>, Status> {
-        Err(unsupported("parameterized packages (RegisterPackage)"))
+        let reference = self.packages.register(req.into_inner())?;
+        Ok(Response::new(RegisterPackageResponse { r#ref: reference }))
     }
 
     /// The program stays up (its callback server serving hooks) until the deployment has run
