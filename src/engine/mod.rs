@@ -2,6 +2,7 @@
 //! pool against providers, journals every mutation and streams events. Its surface is small:
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
+pub mod asset;
 pub mod clock;
 mod component_hooks;
 pub mod control;
