@@ -282,3 +282,18 @@ async fn an_interrupted_create_left_nothing_to_find() {
     // A random value lives only in the state: there is never anything to look up.
     assert_eq!(p.lookup(&urn("RandomPet", "r")).await, Ok(Vec::new()));
 }
+
+#[tokio::test]
+async fn random_uuid4_and_uuid7_make_their_versions() {
+    for (kind, version) in [("RandomUuid4", 4), ("RandomUuid7", 7)] {
+        let u = create(kind, PropertyMap::new(), false).await;
+        let s = u.outputs["result"].as_str().unwrap();
+        let parsed = uuid::Uuid::parse_str(s).unwrap();
+        assert_eq!(parsed.get_version_num(), version, "{kind}: {s}");
+        assert_eq!(u.id, s);
+    }
+    let first = create("RandomUuid7", PropertyMap::new(), false).await.id;
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let later = create("RandomUuid7", PropertyMap::new(), false).await.id;
+    assert!(first < later, "v7 UUIDs sort by time: {first} {later}");
+}

@@ -28,9 +28,17 @@ enum Kind {
     Integer,
     Id,
     Pet,
-    Uuid,
+    Uuid(UuidVersion),
     Bytes,
     Shuffle,
+}
+
+/// Which UUID a `RandomUuid*` makes: random (v4; `RandomUuid` and `RandomUuid4`) or
+/// time-ordered (v7; `RandomUuid7`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UuidVersion {
+    V4,
+    V7,
 }
 
 const STRING_INPUTS: &[&str] = &[
@@ -49,13 +57,24 @@ const STRING_INPUTS: &[&str] = &[
 ];
 
 /// Every resource type of the package with its kind, as pulumi-random's schema names them.
-const TYPES: [(&str, Kind); 8] = [
+const TYPES: [(&str, Kind); 10] = [
     ("random:index/randomString:RandomString", Kind::String),
     ("random:index/randomPassword:RandomPassword", Kind::Password),
     ("random:index/randomInteger:RandomInteger", Kind::Integer),
     ("random:index/randomId:RandomId", Kind::Id),
     ("random:index/randomPet:RandomPet", Kind::Pet),
-    ("random:index/randomUuid:RandomUuid", Kind::Uuid),
+    (
+        "random:index/randomUuid:RandomUuid",
+        Kind::Uuid(UuidVersion::V4),
+    ),
+    (
+        "random:index/randomUuid4:RandomUuid4",
+        Kind::Uuid(UuidVersion::V4),
+    ),
+    (
+        "random:index/randomUuid7:RandomUuid7",
+        Kind::Uuid(UuidVersion::V7),
+    ),
     ("random:index/randomShuffle:RandomShuffle", Kind::Shuffle),
     ("random:index/randomBytes:RandomBytes", Kind::Bytes),
 ];
@@ -71,7 +90,7 @@ impl Kind {
             Kind::Integer => &["keepers", "max", "min", "seed"],
             Kind::Id => &["byteLength", "keepers", "prefix"],
             Kind::Pet => &["keepers", "length", "prefix", "separator"],
-            Kind::Uuid => &["keepers"],
+            Kind::Uuid(_) => &["keepers"],
             Kind::Bytes => &["keepers", "length"],
             Kind::Shuffle => &["inputs", "keepers", "resultCount", "seed"],
         }
@@ -84,14 +103,14 @@ impl Kind {
             Kind::Id => &["byteLength"],
             Kind::Bytes => &["length"],
             Kind::Shuffle => &["inputs"],
-            Kind::Pet | Kind::Uuid => &[],
+            Kind::Pet | Kind::Uuid(_) => &[],
         }
     }
 
     /// Outputs only known once the resource is created.
     fn generated(self) -> &'static [&'static str] {
         match self {
-            Kind::String | Kind::Integer | Kind::Uuid => &["result"],
+            Kind::String | Kind::Integer | Kind::Uuid(_) => &["result"],
             Kind::Password => &["result", "bcryptHash"],
             Kind::Id => &["b64Std", "b64Url", "dec", "hex"],
             Kind::Bytes => &["base64", "hex"],
@@ -173,7 +192,7 @@ fn echoed(kind: Kind, inputs: &PropertyMap) -> Result<PropertyMap, FieldError> {
             default("length", num(2));
             default("separator", PropertyValue::string("-"));
         }
-        Kind::Integer | Kind::Id | Kind::Uuid | Kind::Shuffle | Kind::Bytes => {}
+        Kind::Integer | Kind::Id | Kind::Uuid(_) | Kind::Shuffle | Kind::Bytes => {}
     }
     Ok(out)
 }
@@ -259,8 +278,12 @@ async fn generate(
             out.insert("hex".into(), PropertyValue::string(hex::encode(&bytes)));
             b64
         }
-        Kind::Uuid => {
-            let u = uuid::Uuid::new_v4().to_string();
+        Kind::Uuid(version) => {
+            let u = match version {
+                UuidVersion::V4 => uuid::Uuid::new_v4(),
+                UuidVersion::V7 => uuid_v7(),
+            }
+            .to_string();
             out.insert("result".into(), PropertyValue::string(u.clone()));
             u
         }
@@ -286,6 +309,16 @@ async fn generate(
         }
     }
     Ok((id, out))
+}
+
+/// A time-ordered UUID (version 7): the Unix time in milliseconds, then random bits.
+fn uuid_v7() -> uuid::Uuid {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let mut random = [0u8; 10];
+    rand::rng().fill(&mut random[..]);
+    uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid()
 }
 
 /// The `random` provider; stateless, so one instance serves any number of resources.
@@ -381,7 +414,7 @@ fn check_inputs(kind: Kind, news: &PropertyMap) -> Vec<CheckFailure> {
             check_known(news, "prefix", f, opt_str);
             check_known(news, "separator", f, opt_str);
         }
-        Kind::Uuid => {}
+        Kind::Uuid(_) => {}
         Kind::Bytes => {
             if let Some(Some(0)) = check_known(news, "length", f, opt_count) {
                 f.push(CheckFailure {

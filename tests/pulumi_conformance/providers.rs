@@ -93,6 +93,8 @@ fn py_builtin_options() {
     assert!((1.0..=1000.0).contains(&number));
     let shuffled = out["shuffled"].as_array().unwrap();
     assert_eq!(shuffled.len(), 2);
+    let ordered = out["ordered"].as_str().unwrap();
+    assert_eq!(ordered.chars().nth(14), Some('7'), "RandomUuid7: {ordered}");
     let build_id = live(&state, "build")["id"].clone();
 
     t.ok(&["config", "set", "keeper", "two"]);

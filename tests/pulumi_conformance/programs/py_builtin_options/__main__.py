@@ -35,6 +35,7 @@ tag = random.RandomId("tag", byte_length=4, prefix="t-", keepers={"keeper": keep
 pet = random.RandomPet("pet", length=3, separator="_", prefix="pre")
 number = random.RandomInteger("number", min=1, max=1000, seed="fixed")
 shuffled = random.RandomShuffle("shuffled", inputs=["a", "b", "c", "d"], result_count=2)
+ordered = random.RandomUuid7("ordered")
 
 pulumi.export("stdout", build.stdout)
 pulumi.export("assets", build.assets.apply(lambda a: sorted(a.keys()) if a else []))
@@ -45,3 +46,4 @@ pulumi.export("tagHex", tag.hex)
 pulumi.export("pet", pet.id)
 pulumi.export("number", number.result)
 pulumi.export("shuffled", shuffled.results)
+pulumi.export("ordered", ordered.result)
