@@ -84,6 +84,14 @@ impl Kind {
         TYPES.iter().find(|(t, _)| *t == token).map(|(_, k)| *k)
     }
 
+    /// The type token (`RandomUuid` for every v4 UUID kind).
+    fn token(self) -> &'static str {
+        TYPES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("random", |(t, _)| *t)
+    }
+
     fn inputs(self) -> &'static [&'static str] {
         match self {
             Kind::String | Kind::Password => STRING_INPUTS,
@@ -303,12 +311,96 @@ async fn generate(
             "-".to_string()
         }
     };
+    hide_secret_outputs(kind, &mut out);
+    Ok((id, out))
+}
+
+/// The inputs and generated outputs of a resource imported by ID, in pulumi-random's import
+/// formats: a string or password is its value; an integer `result,min,max[,seed]`; an id its
+/// `b64Url`, after `prefix,` if it has one; a UUID itself; bytes their base64. Pets and
+/// shuffles cannot be imported, as in pulumi-random.
+async fn imported(kind: Kind, id: &str) -> Result<(PropertyMap, PropertyMap), ProviderError> {
+    let refused = |why: String| {
+        ProviderError::Failed(format!("cannot import {} {id:?}: {why}", kind.token()))
+    };
+    let mut inputs = PropertyMap::new();
+    let mut out = PropertyMap::new();
+    match kind {
+        Kind::String | Kind::Password => {
+            inputs.insert("length".into(), num(id.chars().count()));
+            out.insert("result".into(), PropertyValue::string(id));
+            if kind == Kind::Password {
+                let plain = id.to_string();
+                let hash = tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
+                    .await
+                    .map_err(|e| ProviderError::Failed(format!("bcrypt task failed: {e}")))?
+                    .map_err(|e| ProviderError::Failed(format!("bcrypt failed: {e}")))?;
+                out.insert("bcryptHash".into(), PropertyValue::string(hash));
+            }
+        }
+        Kind::Integer => {
+            let parts: Vec<&str> = id.split(',').collect();
+            let [result, min, max, seed @ ..] = parts.as_slice() else {
+                return Err(refused("expected result,min,max[,seed]".into()));
+            };
+            let int = |what: &str, s: &str| {
+                s.parse::<i64>()
+                    .map_err(|_| refused(format!("{what} {s:?} is not an integer")))
+            };
+            let (result, min, max) = (int("result", result)?, int("min", min)?, int("max", max)?);
+            inputs.insert("min".into(), PropertyValue::Number(min as f64));
+            inputs.insert("max".into(), PropertyValue::Number(max as f64));
+            if let [seed] = seed {
+                inputs.insert("seed".into(), PropertyValue::string(*seed));
+            }
+            out.insert("result".into(), PropertyValue::Number(result as f64));
+        }
+        Kind::Id => {
+            let (prefix, value) = id.split_once(',').unwrap_or(("", id));
+            let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(value)
+                .map_err(|e| refused(format!("{value:?} is not base64url: {e}")))?;
+            inputs.insert("byteLength".into(), num(bytes.len()));
+            if !prefix.is_empty() {
+                inputs.insert("prefix".into(), PropertyValue::string(prefix));
+            }
+            let e = id_encodings(&bytes, prefix);
+            for (k, v) in [
+                ("b64Std", e.b64_std),
+                ("b64Url", e.b64_url),
+                ("hex", e.hex),
+                ("dec", e.dec),
+            ] {
+                out.insert(k.into(), PropertyValue::string(v));
+            }
+        }
+        Kind::Uuid(_) => {
+            uuid::Uuid::parse_str(id).map_err(|e| refused(format!("not a UUID: {e}")))?;
+            out.insert("result".into(), PropertyValue::string(id));
+        }
+        Kind::Bytes => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(id)
+                .map_err(|e| refused(format!("not base64: {e}")))?;
+            inputs.insert("length".into(), num(bytes.len()));
+            out.insert("base64".into(), PropertyValue::string(id));
+            out.insert("hex".into(), PropertyValue::string(hex::encode(&bytes)));
+        }
+        Kind::Pet | Kind::Shuffle => {
+            return Err(refused("pulumi-random cannot import this type".into()));
+        }
+    }
+    hide_secret_outputs(kind, &mut out);
+    Ok((inputs, out))
+}
+
+/// Marks the generated outputs secret for the kinds whose schema says so.
+fn hide_secret_outputs(kind: Kind, out: &mut PropertyMap) {
     if kind.secret_outputs() {
         for v in out.values_mut() {
             *v = PropertyValue::Secret(Box::new(std::mem::take(v)));
         }
     }
-    Ok((id, out))
 }
 
 /// A time-ordered UUID (version 7): the Unix time in milliseconds, then random bits.
@@ -475,12 +567,24 @@ impl Provider for RandomProvider {
         Ok(CreateResult { id, outputs })
     }
 
+    /// A refresh keeps what the state holds; an import (no state yet) rebuilds the resource
+    /// from its ID as pulumi-random does (`imported`).
     async fn read(&self, req: ReadRequest) -> Result<ReadResult, ProviderError> {
-        kind_of(&req.urn)?;
+        let kind = kind_of(&req.urn)?;
+        if !req.state.is_empty() {
+            return Ok(ReadResult {
+                id: req.id,
+                inputs: req.inputs,
+                outputs: req.state,
+            });
+        }
+        let (inputs, generated) = imported(kind, &req.id).await?;
+        let mut outputs = echoed(kind, &inputs).map_err(bad)?;
+        outputs.extend(generated);
         Ok(ReadResult {
             id: req.id,
-            inputs: req.inputs,
-            outputs: req.state,
+            inputs,
+            outputs,
         })
     }
 

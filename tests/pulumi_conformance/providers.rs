@@ -49,7 +49,8 @@ fn command_local() {
 /// The built-in `command` and `random` providers through the real pulumi-command and
 /// pulumi-random Python SDKs, with the options their schemas have: a command's directory,
 /// environment, stdin, interpreter and asset/archive globs, the `run` function, random values
-/// shaped by their options; changing a keeper and a trigger replaces what they keep.
+/// shaped by their options, an import by value; changing a keeper and a trigger replaces what
+/// they keep.
 #[test]
 fn py_builtin_options() {
     let t = ProgramTest::new("py_builtin_options");
@@ -95,6 +96,7 @@ fn py_builtin_options() {
     assert_eq!(shuffled.len(), 2);
     let ordered = out["ordered"].as_str().unwrap();
     assert_eq!(ordered.chars().nth(14), Some('7'), "RandomUuid7: {ordered}");
+    assert_eq!(out["adopted"], "myspecialdata", "imported by its value");
     let build_id = live(&state, "build")["id"].clone();
 
     t.ok(&["config", "set", "keeper", "two"]);

@@ -1,7 +1,7 @@
 """Options of the built-in `command` and `random` providers through the real Python SDKs of
 pulumi-command and pulumi-random: a command with its directory, environment, stdin,
 interpreter, triggers and asset/archive globs, the `run` function, and random values shaped
-by their options, one of them kept by `keepers`."""
+by their options, one of them kept by `keepers`, and a string imported by its value."""
 
 import os
 
@@ -36,6 +36,9 @@ pet = random.RandomPet("pet", length=3, separator="_", prefix="pre")
 number = random.RandomInteger("number", min=1, max=1000, seed="fixed")
 shuffled = random.RandomShuffle("shuffled", inputs=["a", "b", "c", "d"], result_count=2)
 ordered = random.RandomUuid7("ordered")
+adopted = random.RandomString(
+    "adopted", length=13, opts=pulumi.ResourceOptions(import_="myspecialdata")
+)
 
 pulumi.export("stdout", build.stdout)
 pulumi.export("assets", build.assets.apply(lambda a: sorted(a.keys()) if a else []))
@@ -47,3 +50,4 @@ pulumi.export("pet", pet.id)
 pulumi.export("number", number.result)
 pulumi.export("shuffled", shuffled.results)
 pulumi.export("ordered", ordered.result)
+pulumi.export("adopted", adopted.result)
