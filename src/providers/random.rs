@@ -9,7 +9,7 @@ use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{
     FieldError, check_known, is_unknown, opt_bool, opt_count, opt_int, opt_str, opt_str_list,
 };
-use super::random_values::{StringSpec, id_encodings, pet_name, seeded, shuffle};
+use super::random_values::{IdEncodings, StringSpec, id_encodings, pet_name, seeded, shuffle};
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
@@ -222,12 +222,7 @@ async fn generate(
                 .generate(&mut rand::rng())
                 .map_err(|e| ProviderError::Failed(format!("cannot generate the string: {e}")))?;
             if kind == Kind::Password {
-                let plain = result.clone();
-                let hash = tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
-                    .await
-                    .map_err(|e| ProviderError::Failed(format!("bcrypt task failed: {e}")))?
-                    .map_err(|e| ProviderError::Failed(format!("bcrypt failed: {e}")))?;
-                out.insert("bcryptHash".into(), PropertyValue::string(hash));
+                out.insert("bcryptHash".into(), bcrypt_hash(result.clone()).await?);
             }
             out.insert("result".into(), PropertyValue::string(result));
             "none".to_string()
@@ -256,15 +251,9 @@ async fn generate(
             rand::rng().fill(&mut bytes[..]);
             let prefix = opt_str(inputs, "prefix").map_err(bad)?.unwrap_or_default();
             let e = id_encodings(&bytes, &prefix);
-            for (k, v) in [
-                ("b64Std", e.b64_std),
-                ("b64Url", e.b64_url),
-                ("hex", e.hex),
-                ("dec", e.dec),
-            ] {
-                out.insert(k.into(), PropertyValue::string(v));
-            }
-            e.id
+            let id = e.id.clone();
+            insert_id_encodings(&mut out, e);
+            id
         }
         Kind::Pet => {
             let length = opt_count(inputs, "length").map_err(bad)?.unwrap_or(2);
@@ -330,12 +319,7 @@ async fn imported(kind: Kind, id: &str) -> Result<(PropertyMap, PropertyMap), Pr
             inputs.insert("length".into(), num(id.chars().count()));
             out.insert("result".into(), PropertyValue::string(id));
             if kind == Kind::Password {
-                let plain = id.to_string();
-                let hash = tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
-                    .await
-                    .map_err(|e| ProviderError::Failed(format!("bcrypt task failed: {e}")))?
-                    .map_err(|e| ProviderError::Failed(format!("bcrypt failed: {e}")))?;
-                out.insert("bcryptHash".into(), PropertyValue::string(hash));
+                out.insert("bcryptHash".into(), bcrypt_hash(id.to_string()).await?);
             }
         }
         Kind::Integer => {
@@ -364,15 +348,7 @@ async fn imported(kind: Kind, id: &str) -> Result<(PropertyMap, PropertyMap), Pr
             if !prefix.is_empty() {
                 inputs.insert("prefix".into(), PropertyValue::string(prefix));
             }
-            let e = id_encodings(&bytes, prefix);
-            for (k, v) in [
-                ("b64Std", e.b64_std),
-                ("b64Url", e.b64_url),
-                ("hex", e.hex),
-                ("dec", e.dec),
-            ] {
-                out.insert(k.into(), PropertyValue::string(v));
-            }
+            insert_id_encodings(&mut out, id_encodings(&bytes, prefix));
         }
         Kind::Uuid(_) => {
             uuid::Uuid::parse_str(id).map_err(|e| refused(format!("not a UUID: {e}")))?;
@@ -392,6 +368,27 @@ async fn imported(kind: Kind, id: &str) -> Result<(PropertyMap, PropertyMap), Pr
     }
     hide_secret_outputs(kind, &mut out);
     Ok((inputs, out))
+}
+
+/// The bcrypt hash `pulumi-random` gives a password (`bcryptHash`), computed off the runtime.
+async fn bcrypt_hash(plain: String) -> Result<PropertyValue, ProviderError> {
+    let hash = tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
+        .await
+        .map_err(|e| ProviderError::Failed(format!("bcrypt task failed: {e}")))?
+        .map_err(|e| ProviderError::Failed(format!("bcrypt failed: {e}")))?;
+    Ok(PropertyValue::string(hash))
+}
+
+/// A `RandomId`'s encodings as its outputs.
+fn insert_id_encodings(out: &mut PropertyMap, e: IdEncodings) {
+    for (k, v) in [
+        ("b64Std", e.b64_std),
+        ("b64Url", e.b64_url),
+        ("hex", e.hex),
+        ("dec", e.dec),
+    ] {
+        out.insert(k.into(), PropertyValue::string(v));
+    }
 }
 
 /// Marks the generated outputs secret for the kinds whose schema says so.

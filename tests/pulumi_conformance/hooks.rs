@@ -136,7 +136,8 @@ fn js_component_hooks() {
     let pet = t.outputs()["petId"].as_str().unwrap().to_string();
     assert_eq!(take_log(&t), [format!("after_create holder petId={pet}")]);
 
-    let failed = t.step_fails("step1");
+    t.ok(&["config", "set", "broken", "true"]);
+    let failed = t.up_fails();
     assert!(
         failed.contains("after hook \"after-create-fails\" failed")
             && failed.contains("the holder is not ready"),

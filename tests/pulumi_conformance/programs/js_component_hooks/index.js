@@ -1,6 +1,6 @@
 // After-hooks of a component resource run once the component registers its outputs, and see
 // them, as Pulumi's `ExecuteRegisterResourceOutputs` runs them; each hook appends a line to
-// `hooks.log`.
+// `hooks.log`. With the config `broken`, a second component's after-create hook throws.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -24,3 +24,10 @@ const afterCreate = new pulumi.ResourceHook("after-create", (args) =>
 );
 const holder = new Holder("holder", { hooks: { afterCreate: [afterCreate] } });
 exports.petId = holder.petId;
+
+if (new pulumi.Config().getBoolean("broken")) {
+    const failing = new pulumi.ResourceHook("after-create-fails", () => {
+        throw new Error("the holder is not ready");
+    });
+    new Holder("broken", { hooks: { afterCreate: [failing] } });
+}
