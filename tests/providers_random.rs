@@ -282,3 +282,84 @@ async fn an_interrupted_create_left_nothing_to_find() {
     // A random value lives only in the state: there is never anything to look up.
     assert_eq!(p.lookup(&urn("RandomPet", "r")).await, Ok(Vec::new()));
 }
+
+#[tokio::test]
+async fn random_uuid4_and_uuid7_make_their_versions() {
+    for (kind, version) in [("RandomUuid4", 4), ("RandomUuid7", 7)] {
+        let u = create(kind, PropertyMap::new(), false).await;
+        let s = u.outputs["result"].as_str().unwrap();
+        let parsed = uuid::Uuid::parse_str(s).unwrap();
+        assert_eq!(parsed.get_version_num(), version, "{kind}: {s}");
+        assert_eq!(u.id, s);
+    }
+    let first = create("RandomUuid7", PropertyMap::new(), false).await.id;
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    let later = create("RandomUuid7", PropertyMap::new(), false).await.id;
+    assert!(first < later, "v7 UUIDs sort by time: {first} {later}");
+}
+
+async fn import(kind: &str, id: &str) -> Result<stepdeck::engine::provider::ReadResult, String> {
+    provider()
+        .read(stepdeck::engine::provider::ReadRequest {
+            urn: urn(kind, "imported"),
+            id: id.into(),
+            inputs: PropertyMap::new(),
+            state: PropertyMap::new(),
+        })
+        .await
+        .map_err(|e| e.to_string())
+}
+
+#[tokio::test]
+async fn imports_rebuild_values_from_ids_in_pulumi_randoms_formats() {
+    let s = import("RandomString", "myspecialdata").await.unwrap();
+    assert_eq!(s.outputs["result"], PropertyValue::string("myspecialdata"));
+    assert_eq!(s.inputs["length"], n(13.0));
+    assert_eq!(s.outputs["special"], PropertyValue::Bool(true));
+
+    let p = import("RandomPassword", "hunter2").await.unwrap();
+    assert!(matches!(&p.outputs["result"], PropertyValue::Secret(_)));
+    let PropertyValue::Secret(hash) = &p.outputs["bcryptHash"] else {
+        panic!("the hash is secret");
+    };
+    assert!(bcrypt::verify("hunter2", hash.as_str().unwrap()).unwrap());
+
+    let i = import("RandomInteger", "15390,1,50000,seed").await.unwrap();
+    assert_eq!(i.outputs["result"], n(15390.0));
+    assert_eq!((&i.inputs["min"], &i.inputs["max"]), (&n(1.0), &n(50000.0)));
+    assert_eq!(i.inputs["seed"], PropertyValue::string("seed"));
+
+    let id = import("RandomId", "my-prefix-,p-9hUg").await.unwrap();
+    assert_eq!(id.inputs["byteLength"], n(4.0));
+    assert_eq!(
+        id.outputs["b64Url"],
+        PropertyValue::string("my-prefix-p-9hUg")
+    );
+    assert_eq!(
+        id.outputs["hex"],
+        PropertyValue::string("my-prefix-a7ef6152")
+    );
+
+    let u = import("RandomUuid7", "0197ad85-fe6e-7e92-a2f5-7550daa83030")
+        .await
+        .unwrap();
+    assert_eq!(u.id, "0197ad85-fe6e-7e92-a2f5-7550daa83030");
+
+    let b = import("RandomBytes", "AQID").await.unwrap();
+    assert_eq!(b.inputs["length"], n(3.0));
+    assert!(
+        matches!(&b.outputs["hex"], PropertyValue::Secret(h) if **h == PropertyValue::string("010203"))
+    );
+
+    for (kind, id, why) in [
+        ("RandomInteger", "15390", "expected result,min,max"),
+        ("RandomUuid", "nope", "not a UUID"),
+        ("RandomPet", "happy-cat", "cannot import this type"),
+    ] {
+        let e = import(kind, id).await.unwrap_err();
+        assert!(
+            e.contains("cannot import random:index/") && e.contains(why),
+            "{e}"
+        );
+    }
+}

@@ -396,6 +396,121 @@ async fn the_monitor_listens_only_on_a_private_socket_that_is_gone_afterwards() 
     );
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_registered_package_reference_gives_its_version_to_the_default_provider() {
+    use stepdeck::rpc::pulumirpc::{Parameterization, RegisterPackageRequest};
+    let stack = new_stack();
+    let (_, snap) = deploy(&stack, |addr| async move {
+        let mut m = client(&addr).await;
+        m.register_resource(stack_request()).await.unwrap();
+        let package = |version: &str| RegisterPackageRequest {
+            name: "random".into(),
+            version: version.into(),
+            ..Default::default()
+        };
+        let reference = m
+            .register_package(package("4.16.0"))
+            .await
+            .unwrap()
+            .into_inner()
+            .r#ref;
+        let again = m
+            .register_package(package("4.16.0"))
+            .await
+            .unwrap()
+            .into_inner()
+            .r#ref;
+        assert_eq!(reference, again, "one package, one reference");
+        m.register_resource(RegisterResourceRequest {
+            package_ref: reference,
+            ..random("pinned")
+        })
+        .await
+        .unwrap();
+        assert_refused(
+            "an unregistered reference",
+            m.register_resource(RegisterResourceRequest {
+                package_ref: "nope".into(),
+                ..random("loose")
+            })
+            .await,
+            "RegisterResourceRequest.packageRef:",
+        );
+        let parameterized = m
+            .register_package(RegisterPackageRequest {
+                parameterization: Some(Parameterization {
+                    name: "mine".into(),
+                    version: "1.0.0".into(),
+                    value: vec![7],
+                }),
+                ..package("4.16.0")
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(parameterized.code(), Code::FailedPrecondition);
+        assert!(
+            parameterized
+                .message()
+                .starts_with("RegisterPackageRequest.parameterization:"),
+            "{parameterized:?}"
+        );
+    })
+    .await;
+    let pinned = snap
+        .resources
+        .iter()
+        .find(|r| r.urn.name() == "pinned")
+        .unwrap();
+    let provider = pinned.provider.as_deref().unwrap();
+    assert!(
+        provider.contains("::default_4_16_0::"),
+        "the package's version picks the default provider: {provider}"
+    );
+    assert!(!names(&snap).contains(&"loose".to_string()));
+}
+
+/// Opens a TCP connection to `addr` as `uid`, sends HTTP/2's client preface and prints how many
+/// bytes the server answered before closing or a second passed.
+fn speak_http2_as(uid: Option<u32>, addr: std::net::SocketAddr) -> String {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = std::process::Command::new("python3");
+    cmd.args([
+        "-c",
+        "import socket, sys\ns = socket.create_connection(('127.0.0.1', int(sys.argv[1])))\ns.settimeout(1)\ns.sendall(b'PRI * HTTP/2.0\\r\\n\\r\\nSM\\r\\n\\r\\n' + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0]))\ntry:\n    print(len(s.recv(100)))\nexcept OSError:\n    print(0)",
+    ])
+    .arg(addr.port().to_string());
+    if let Some(uid) = uid {
+        cmd.uid(uid).gid(uid);
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn plugins_loopback_engine_answers_only_our_own_user() {
+    let (addr, handle) = stepdeck::rpc::engine_service::serve_engine(EventSink::none())
+        .await
+        .unwrap();
+    assert!(addr.ip().is_loopback(), "{addr}");
+    let ours = tokio::task::spawn_blocking(move || speak_http2_as(None, addr))
+        .await
+        .unwrap();
+    assert_ne!(ours, "0", "our own process gets the server's SETTINGS");
+    // Another user's connection is closed unanswered (we can only switch users as root).
+    if own_uid() == 0 {
+        let theirs = tokio::task::spawn_blocking(move || speak_http2_as(Some(65534), addr))
+            .await
+            .unwrap();
+        assert_eq!(theirs, "0", "another user got an answer");
+    }
+    handle.shutdown().await;
+}
+
 const PY_SENDS_A_BOGUS_PARENT: &str = r#"
 import grpc
 import pulumi

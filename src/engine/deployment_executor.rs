@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
+use super::component_hooks::ComponentHooks;
 use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, DecisionScope};
 use super::deletes::{generate_deletes, schedule_deletes};
 use super::deployment::{Deployment, DeploymentResult, Options};
@@ -61,6 +62,10 @@ struct Loop {
     executor: StepExecutor,
     tasks: JoinSet<()>,
     done: mpsc::UnboundedReceiver<ExecDone>,
+    /// Where tasks of the loop's own (component after-hooks) report back.
+    done_tx: mpsc::UnboundedSender<ExecDone>,
+    /// Components whose after-hooks wait for their outputs.
+    component_hooks: ComponentHooks,
     control: ControlReceiver,
     inflight: usize,
     next_chain: ChainId,
@@ -203,7 +208,7 @@ impl Deployment {
                 halt: halt.clone(),
                 continue_on_error: opts.continue_on_error,
             },
-            done_tx,
+            done_tx.clone(),
         );
         let sg = StepGenerator::new(opts.clone(), registry.clone(), events.clone(), base_states);
         let lp = Loop {
@@ -215,6 +220,8 @@ impl Deployment {
             executor,
             tasks: JoinSet::new(),
             done,
+            done_tx,
+            component_hooks: ComponentHooks::default(),
             control: control_rx,
             inflight: 0,
             next_chain: 1,
@@ -635,9 +642,33 @@ impl Loop {
                 } else {
                     self.ctx.manager.outputs(&urn, &outputs)
                 };
-                self.events
-                    .send(EngineEvent::ResourceOutputs { urn, outputs });
-                let _ = reply.send(written.map_err(|e| RegisterError::Failed(e.to_string())));
+                let written = written.map_err(|e| RegisterError::Failed(e.to_string()));
+                let hooks = self.component_hooks.outputs_arrived(
+                    &urn,
+                    &outputs,
+                    self.ctx.hooks.clone(),
+                    self.opts.is_preview(),
+                );
+                self.events.send(EngineEvent::ResourceOutputs {
+                    urn: urn.clone(),
+                    outputs,
+                });
+                let Some(hooks) = hooks else {
+                    let _ = reply.send(written);
+                    return;
+                };
+                let hooked = urn.clone();
+                self.inflight += 1;
+                let done = self.done_tx.clone();
+                self.tasks.spawn(async move {
+                    let result = hooks.await;
+                    let _ = done.send(ExecDone::ComponentHooks {
+                        urn: hooked,
+                        reply,
+                        written,
+                        result,
+                    });
+                });
             }
             SourceEvent::Shutdown { reply } => self.shutdown = Some(reply),
             SourceEvent::Read { goal, reply } => {
@@ -670,7 +701,10 @@ impl Loop {
         match result {
             Ok(()) if op.is_logical() => self.state.count(op, &urn),
             Ok(()) => {}
-            Err(e @ StepError::Protected { .. }) => self.state.mark_refused(&urn, e.into()),
+            Err(e @ StepError::Protected { .. }) => {
+                self.component_hooks.forget(&urn);
+                self.state.mark_refused(&urn, e.into());
+            }
             // The step is done; its after-hook's failure fails the run at the end.
             Err(e @ StepError::AfterHook { .. }) => {
                 if op.is_logical() {
@@ -679,6 +713,7 @@ impl Loop {
                 self.state.record_error(e.into());
             }
             Err(e) => {
+                self.component_hooks.forget(&urn);
                 self.state.mark_failed(&urn);
                 self.state.record_error(e.into());
             }
@@ -694,6 +729,20 @@ impl Loop {
     async fn on_done(&mut self, d: ExecDone) {
         let d = match d {
             ExecDone::Step(report) => return self.record(*report),
+            ExecDone::ComponentHooks {
+                urn,
+                reply,
+                written,
+                result,
+            } => {
+                self.inflight -= 1;
+                if let Err(e) = result {
+                    self.events.diag(Some(urn), Severity::Error, e.to_string());
+                    self.state.record_error(e.into());
+                }
+                let _ = reply.send(written);
+                return;
+            }
             ExecDone::Chain { reply, failed } => {
                 self.inflight -= 1;
                 if let Some(urn) = failed {
@@ -761,6 +810,7 @@ impl Loop {
         for s in &pc.steps {
             self.events
                 .send(EngineEvent::StepPlanned(Box::new(step_info(s, Some(id)))));
+            self.component_hooks.note(s);
         }
         // A DBR chain deletes these old copies now: a deletedWith dependent skips its Delete.
         self.ctx.condemned.write().expect("condemned lock").extend(

@@ -3,7 +3,9 @@
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
 pub mod approval;
+pub mod asset;
 pub mod clock;
+mod component_hooks;
 pub mod control;
 mod deletes;
 pub mod deployment;

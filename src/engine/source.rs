@@ -35,7 +35,7 @@ pub struct DeploymentInfo {
     pub secret_keys: Vec<String>,
 }
 
-type Reply<T> = oneshot::Sender<Result<T, RegisterError>>;
+pub(crate) type Reply<T> = oneshot::Sender<Result<T, RegisterError>>;
 
 /// Requests from the program to the deployment loop.
 pub(crate) enum SourceEvent {

@@ -62,6 +62,14 @@ pub(crate) enum ExecDone {
         reply: RegisterReply,
         result: Result<DiffResult, RegisterError>,
     },
+    /// A component's after-hooks ran once its outputs arrived; the loop records a failure
+    /// and then answers the outputs' registration.
+    ComponentHooks {
+        urn: Urn,
+        reply: super::source::Reply<()>,
+        written: Result<(), RegisterError>,
+        result: Result<(), StepError>,
+    },
 }
 
 /// What running a chain's steps came to.

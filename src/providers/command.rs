@@ -1,6 +1,8 @@
 //! The `command` provider: `command:local:Command` of the `pulumi-command` package, running
-//! real processes on create, update and delete, with `triggers` forcing a replacement, and
-//! its `command:local:run` function.
+//! real processes on create, update and delete, with `triggers` forcing a replacement, the
+//! files its `assetPaths`/`archivePaths` select as `assets`/`archive` (`command_assets`), and
+//! its `command:local:run` function. `logging` is checked but changes nothing: the command's
+//! output is kept in `stdout`/`stderr`, never streamed to the deployment's log.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -9,6 +11,7 @@ use async_trait::async_trait;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::watch;
 
+use super::command_assets::{glob_archive, glob_assets};
 use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{FieldError, check_known, opt_bool, opt_str, opt_str_list, opt_str_map};
 use crate::engine::property::{PropertyMap, PropertyValue};
@@ -49,6 +52,8 @@ struct Invocation {
     stdin: Option<String>,
     /// `PULUMI_COMMAND_STDOUT`/`STDERR` from the previous run, when `addPreviousOutputInEnv`.
     previous: Option<(String, String)>,
+    asset_paths: Option<Vec<String>>,
+    archive_paths: Option<Vec<String>>,
 }
 
 impl Invocation {
@@ -70,14 +75,30 @@ impl Invocation {
             environment: opt_str_map(inputs, "environment")?.unwrap_or_default(),
             stdin: opt_str(inputs, "stdin")?.filter(|s| !s.is_empty()),
             previous: add_previous.then(|| (prev("stdout"), prev("stderr"))),
+            asset_paths: opt_str_list(inputs, "assetPaths")?,
+            archive_paths: opt_str_list(inputs, "archivePaths")?,
         })
     }
 }
 
-/// What a finished command printed, with one trailing newline removed as the package does.
+/// What a finished command printed, with one trailing newline removed as the package does,
+/// and the files its `assetPaths`/`archivePaths` selected.
+#[derive(Default)]
 struct Output {
     stdout: String,
     stderr: String,
+    assets: Option<PropertyValue>,
+    archive: Option<PropertyValue>,
+}
+
+impl Output {
+    /// The outputs: the inputs, what the command printed and the files it selected.
+    fn into_outputs(self, inputs: &PropertyMap) -> PropertyMap {
+        let mut out = with_output(inputs, self.stdout.into(), self.stderr.into());
+        out.extend(self.assets.map(|a| ("assets".to_string(), a)));
+        out.extend(self.archive.map(|a| ("archive".to_string(), a)));
+        out
+    }
 }
 
 fn trim_newline(mut s: String) -> String {
@@ -247,9 +268,32 @@ impl CommandProvider {
                 tail(shown)
             )));
         }
+        let dir = match &how.dir {
+            Some(d) => std::path::PathBuf::from(d),
+            None => std::env::current_dir()
+                .map_err(|e| ProviderError::Failed(format!("no working directory: {e}")))?,
+        };
+        let collected = |field: &str, e: String| ProviderError::Failed(format!("{field}: {e}"));
+        let assets = match &how.asset_paths {
+            Some(globs) => Some(PropertyValue::Object(
+                glob_assets(&dir, globs)
+                    .map_err(|e| collected("assetPaths", e))?
+                    .into_iter()
+                    .collect(),
+            )),
+            None => None,
+        };
+        let archive = match &how.archive_paths {
+            Some(globs) => {
+                Some(glob_archive(&dir, globs).map_err(|e| collected("archivePaths", e))?)
+            }
+            None => None,
+        };
         Ok(Output {
             stdout: trim_newline(stdout),
             stderr: trim_newline(stderr),
+            assets,
+            archive,
         })
     }
 }
@@ -291,12 +335,7 @@ impl Provider for CommandProvider {
             });
         }
         for k in ["assetPaths", "archivePaths"] {
-            if news.get(k).is_some_and(|v| *v != PropertyValue::Null) {
-                f.push(CheckFailure {
-                    property: k.into(),
-                    reason: "not supported by stepdeck's built-in command provider".into(),
-                });
-            }
+            check_known(news, k, f, opt_str_list);
         }
         if let Some(t) = news.get("triggers")
             && !t.contains_unknowns()
@@ -331,7 +370,7 @@ impl Provider for CommandProvider {
             };
             return Ok(CreateResult {
                 id: String::new(),
-                outputs: with_output(&req.inputs, out, err),
+                outputs: unknown_files(with_output(&req.inputs, out, err), &req.inputs),
             });
         }
         let command = opt_str(&req.inputs, "create").map_err(bad)?;
@@ -340,14 +379,11 @@ impl Provider for CommandProvider {
                 let how = Invocation::from_inputs(&req.inputs, &PropertyMap::new()).map_err(bad)?;
                 self.run(&c, &how, req.timeout).await?
             }
-            None => Output {
-                stdout: String::new(),
-                stderr: String::new(),
-            },
+            None => Output::default(),
         };
         Ok(CreateResult {
             id: unique_id(req.urn.name()),
-            outputs: with_output(&req.inputs, output.stdout.into(), output.stderr.into()),
+            outputs: output.into_outputs(&req.inputs),
         })
     }
 
@@ -365,11 +401,12 @@ impl Provider for CommandProvider {
     async fn update(&self, req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
         check_type(&req.urn)?;
         if req.preview && (given(&req.new_inputs, "update") || given(&req.new_inputs, "create")) {
-            return Ok(with_output(
+            let out = with_output(
                 &req.new_inputs,
                 PropertyValue::Unknown,
                 PropertyValue::Unknown,
-            ));
+            );
+            return Ok(unknown_files(out, &req.new_inputs));
         }
         let command = match opt_str(&req.new_inputs, "update").map_err(bad)? {
             Some(u) => Some(u),
@@ -377,15 +414,15 @@ impl Provider for CommandProvider {
         };
         let old = |k: &str| req.old_outputs.get(k).cloned().unwrap_or_else(|| "".into());
         let Some(command) = command else {
-            return Ok(with_output(&req.new_inputs, old("stdout"), old("stderr")));
+            let mut out = with_output(&req.new_inputs, old("stdout"), old("stderr"));
+            for k in ["assets", "archive"] {
+                out.extend(req.old_outputs.get(k).map(|v| (k.to_string(), v.clone())));
+            }
+            return Ok(out);
         };
         let how = Invocation::from_inputs(&req.new_inputs, &req.old_outputs).map_err(bad)?;
         let output = self.run(&command, &how, req.timeout).await?;
-        Ok(with_output(
-            &req.new_inputs,
-            output.stdout.into(),
-            output.stderr.into(),
-        ))
+        Ok(output.into_outputs(&req.new_inputs))
     }
 
     async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
@@ -413,17 +450,23 @@ impl Provider for CommandProvider {
             .ok_or_else(|| ProviderError::Failed("`command` is required".into()))?;
         let how = Invocation::from_inputs(args, &PropertyMap::new()).map_err(bad)?;
         let output = self.run(&command, &how, 0.0).await?;
-        Ok(with_output(
-            args,
-            output.stdout.into(),
-            output.stderr.into(),
-        ))
+        Ok(output.into_outputs(args))
     }
 
     async fn cancel(&self) -> Result<(), ProviderError> {
         self.cancel_tx.send_replace(true);
         Ok(())
     }
+}
+
+/// A preview's outputs: `assets` and `archive` are not known before the command runs.
+fn unknown_files(mut outputs: PropertyMap, inputs: &PropertyMap) -> PropertyMap {
+    for (input, output) in [("assetPaths", "assets"), ("archivePaths", "archive")] {
+        if given(inputs, input) {
+            outputs.insert(output.into(), PropertyValue::Unknown);
+        }
+    }
+    outputs
 }
 
 /// Whether an input is set (to anything, known or not).

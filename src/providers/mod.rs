@@ -3,6 +3,7 @@
 //! a deployment.
 
 pub mod command;
+mod command_assets;
 mod input_diff;
 mod input_fields;
 mod pet_words;

@@ -9,7 +9,7 @@ use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{
     FieldError, check_known, is_unknown, opt_bool, opt_count, opt_int, opt_str, opt_str_list,
 };
-use super::random_values::{StringSpec, id_encodings, pet_name, seeded, shuffle};
+use super::random_values::{IdEncodings, StringSpec, id_encodings, pet_name, seeded, shuffle};
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
@@ -28,9 +28,17 @@ enum Kind {
     Integer,
     Id,
     Pet,
-    Uuid,
+    Uuid(UuidVersion),
     Bytes,
     Shuffle,
+}
+
+/// Which UUID a `RandomUuid*` makes: random (v4; `RandomUuid` and `RandomUuid4`) or
+/// time-ordered (v7; `RandomUuid7`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum UuidVersion {
+    V4,
+    V7,
 }
 
 const STRING_INPUTS: &[&str] = &[
@@ -49,13 +57,24 @@ const STRING_INPUTS: &[&str] = &[
 ];
 
 /// Every resource type of the package with its kind, as pulumi-random's schema names them.
-const TYPES: [(&str, Kind); 8] = [
+const TYPES: [(&str, Kind); 10] = [
     ("random:index/randomString:RandomString", Kind::String),
     ("random:index/randomPassword:RandomPassword", Kind::Password),
     ("random:index/randomInteger:RandomInteger", Kind::Integer),
     ("random:index/randomId:RandomId", Kind::Id),
     ("random:index/randomPet:RandomPet", Kind::Pet),
-    ("random:index/randomUuid:RandomUuid", Kind::Uuid),
+    (
+        "random:index/randomUuid:RandomUuid",
+        Kind::Uuid(UuidVersion::V4),
+    ),
+    (
+        "random:index/randomUuid4:RandomUuid4",
+        Kind::Uuid(UuidVersion::V4),
+    ),
+    (
+        "random:index/randomUuid7:RandomUuid7",
+        Kind::Uuid(UuidVersion::V7),
+    ),
     ("random:index/randomShuffle:RandomShuffle", Kind::Shuffle),
     ("random:index/randomBytes:RandomBytes", Kind::Bytes),
 ];
@@ -65,13 +84,21 @@ impl Kind {
         TYPES.iter().find(|(t, _)| *t == token).map(|(_, k)| *k)
     }
 
+    /// The type token (`RandomUuid` for every v4 UUID kind).
+    fn token(self) -> &'static str {
+        TYPES
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map_or("random", |(t, _)| *t)
+    }
+
     fn inputs(self) -> &'static [&'static str] {
         match self {
             Kind::String | Kind::Password => STRING_INPUTS,
             Kind::Integer => &["keepers", "max", "min", "seed"],
             Kind::Id => &["byteLength", "keepers", "prefix"],
             Kind::Pet => &["keepers", "length", "prefix", "separator"],
-            Kind::Uuid => &["keepers"],
+            Kind::Uuid(_) => &["keepers"],
             Kind::Bytes => &["keepers", "length"],
             Kind::Shuffle => &["inputs", "keepers", "resultCount", "seed"],
         }
@@ -84,14 +111,14 @@ impl Kind {
             Kind::Id => &["byteLength"],
             Kind::Bytes => &["length"],
             Kind::Shuffle => &["inputs"],
-            Kind::Pet | Kind::Uuid => &[],
+            Kind::Pet | Kind::Uuid(_) => &[],
         }
     }
 
     /// Outputs only known once the resource is created.
     fn generated(self) -> &'static [&'static str] {
         match self {
-            Kind::String | Kind::Integer | Kind::Uuid => &["result"],
+            Kind::String | Kind::Integer | Kind::Uuid(_) => &["result"],
             Kind::Password => &["result", "bcryptHash"],
             Kind::Id => &["b64Std", "b64Url", "dec", "hex"],
             Kind::Bytes => &["base64", "hex"],
@@ -173,7 +200,7 @@ fn echoed(kind: Kind, inputs: &PropertyMap) -> Result<PropertyMap, FieldError> {
             default("length", num(2));
             default("separator", PropertyValue::string("-"));
         }
-        Kind::Integer | Kind::Id | Kind::Uuid | Kind::Shuffle | Kind::Bytes => {}
+        Kind::Integer | Kind::Id | Kind::Uuid(_) | Kind::Shuffle | Kind::Bytes => {}
     }
     Ok(out)
 }
@@ -195,12 +222,7 @@ async fn generate(
                 .generate(&mut rand::rng())
                 .map_err(|e| ProviderError::Failed(format!("cannot generate the string: {e}")))?;
             if kind == Kind::Password {
-                let plain = result.clone();
-                let hash = tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
-                    .await
-                    .map_err(|e| ProviderError::Failed(format!("bcrypt task failed: {e}")))?
-                    .map_err(|e| ProviderError::Failed(format!("bcrypt failed: {e}")))?;
-                out.insert("bcryptHash".into(), PropertyValue::string(hash));
+                out.insert("bcryptHash".into(), bcrypt_hash(result.clone()).await?);
             }
             out.insert("result".into(), PropertyValue::string(result));
             "none".to_string()
@@ -229,15 +251,9 @@ async fn generate(
             rand::rng().fill(&mut bytes[..]);
             let prefix = opt_str(inputs, "prefix").map_err(bad)?.unwrap_or_default();
             let e = id_encodings(&bytes, &prefix);
-            for (k, v) in [
-                ("b64Std", e.b64_std),
-                ("b64Url", e.b64_url),
-                ("hex", e.hex),
-                ("dec", e.dec),
-            ] {
-                out.insert(k.into(), PropertyValue::string(v));
-            }
-            e.id
+            let id = e.id.clone();
+            insert_id_encodings(&mut out, e);
+            id
         }
         Kind::Pet => {
             let length = opt_count(inputs, "length").map_err(bad)?.unwrap_or(2);
@@ -259,8 +275,12 @@ async fn generate(
             out.insert("hex".into(), PropertyValue::string(hex::encode(&bytes)));
             b64
         }
-        Kind::Uuid => {
-            let u = uuid::Uuid::new_v4().to_string();
+        Kind::Uuid(version) => {
+            let u = match version {
+                UuidVersion::V4 => uuid::Uuid::new_v4(),
+                UuidVersion::V7 => uuid_v7(),
+            }
+            .to_string();
             out.insert("result".into(), PropertyValue::string(u.clone()));
             u
         }
@@ -280,12 +300,114 @@ async fn generate(
             "-".to_string()
         }
     };
+    hide_secret_outputs(kind, &mut out);
+    Ok((id, out))
+}
+
+/// The inputs and generated outputs of a resource imported by ID, in pulumi-random's import
+/// formats: a string or password is its value; an integer `result,min,max[,seed]`; an id its
+/// `b64Url`, after `prefix,` if it has one; a UUID itself; bytes their base64. Pets and
+/// shuffles cannot be imported, as in pulumi-random.
+async fn imported(kind: Kind, id: &str) -> Result<(PropertyMap, PropertyMap), ProviderError> {
+    let refused = |why: String| {
+        ProviderError::Failed(format!("cannot import {} {id:?}: {why}", kind.token()))
+    };
+    let mut inputs = PropertyMap::new();
+    let mut out = PropertyMap::new();
+    match kind {
+        Kind::String | Kind::Password => {
+            inputs.insert("length".into(), num(id.chars().count()));
+            out.insert("result".into(), PropertyValue::string(id));
+            if kind == Kind::Password {
+                out.insert("bcryptHash".into(), bcrypt_hash(id.to_string()).await?);
+            }
+        }
+        Kind::Integer => {
+            let parts: Vec<&str> = id.split(',').collect();
+            let [result, min, max, seed @ ..] = parts.as_slice() else {
+                return Err(refused("expected result,min,max[,seed]".into()));
+            };
+            let int = |what: &str, s: &str| {
+                s.parse::<i64>()
+                    .map_err(|_| refused(format!("{what} {s:?} is not an integer")))
+            };
+            let (result, min, max) = (int("result", result)?, int("min", min)?, int("max", max)?);
+            inputs.insert("min".into(), PropertyValue::Number(min as f64));
+            inputs.insert("max".into(), PropertyValue::Number(max as f64));
+            if let [seed] = seed {
+                inputs.insert("seed".into(), PropertyValue::string(*seed));
+            }
+            out.insert("result".into(), PropertyValue::Number(result as f64));
+        }
+        Kind::Id => {
+            let (prefix, value) = id.split_once(',').unwrap_or(("", id));
+            let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(value)
+                .map_err(|e| refused(format!("{value:?} is not base64url: {e}")))?;
+            inputs.insert("byteLength".into(), num(bytes.len()));
+            if !prefix.is_empty() {
+                inputs.insert("prefix".into(), PropertyValue::string(prefix));
+            }
+            insert_id_encodings(&mut out, id_encodings(&bytes, prefix));
+        }
+        Kind::Uuid(_) => {
+            uuid::Uuid::parse_str(id).map_err(|e| refused(format!("not a UUID: {e}")))?;
+            out.insert("result".into(), PropertyValue::string(id));
+        }
+        Kind::Bytes => {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(id)
+                .map_err(|e| refused(format!("not base64: {e}")))?;
+            inputs.insert("length".into(), num(bytes.len()));
+            out.insert("base64".into(), PropertyValue::string(id));
+            out.insert("hex".into(), PropertyValue::string(hex::encode(&bytes)));
+        }
+        Kind::Pet | Kind::Shuffle => {
+            return Err(refused("pulumi-random cannot import this type".into()));
+        }
+    }
+    hide_secret_outputs(kind, &mut out);
+    Ok((inputs, out))
+}
+
+/// The bcrypt hash `pulumi-random` gives a password (`bcryptHash`), computed off the runtime.
+async fn bcrypt_hash(plain: String) -> Result<PropertyValue, ProviderError> {
+    let hash = tokio::task::spawn_blocking(move || bcrypt::hash(plain, BCRYPT_COST))
+        .await
+        .map_err(|e| ProviderError::Failed(format!("bcrypt task failed: {e}")))?
+        .map_err(|e| ProviderError::Failed(format!("bcrypt failed: {e}")))?;
+    Ok(PropertyValue::string(hash))
+}
+
+/// A `RandomId`'s encodings as its outputs.
+fn insert_id_encodings(out: &mut PropertyMap, e: IdEncodings) {
+    for (k, v) in [
+        ("b64Std", e.b64_std),
+        ("b64Url", e.b64_url),
+        ("hex", e.hex),
+        ("dec", e.dec),
+    ] {
+        out.insert(k.into(), PropertyValue::string(v));
+    }
+}
+
+/// Marks the generated outputs secret for the kinds whose schema says so.
+fn hide_secret_outputs(kind: Kind, out: &mut PropertyMap) {
     if kind.secret_outputs() {
         for v in out.values_mut() {
             *v = PropertyValue::Secret(Box::new(std::mem::take(v)));
         }
     }
-    Ok((id, out))
+}
+
+/// A time-ordered UUID (version 7): the Unix time in milliseconds, then random bits.
+fn uuid_v7() -> uuid::Uuid {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
+    let mut random = [0u8; 10];
+    rand::rng().fill(&mut random[..]);
+    uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid()
 }
 
 /// The `random` provider; stateless, so one instance serves any number of resources.
@@ -381,7 +503,7 @@ fn check_inputs(kind: Kind, news: &PropertyMap) -> Vec<CheckFailure> {
             check_known(news, "prefix", f, opt_str);
             check_known(news, "separator", f, opt_str);
         }
-        Kind::Uuid => {}
+        Kind::Uuid(_) => {}
         Kind::Bytes => {
             if let Some(Some(0)) = check_known(news, "length", f, opt_count) {
                 f.push(CheckFailure {
@@ -442,12 +564,24 @@ impl Provider for RandomProvider {
         Ok(CreateResult { id, outputs })
     }
 
+    /// A refresh keeps what the state holds; an import (no state yet) rebuilds the resource
+    /// from its ID as pulumi-random does (`imported`).
     async fn read(&self, req: ReadRequest) -> Result<ReadResult, ProviderError> {
-        kind_of(&req.urn)?;
+        let kind = kind_of(&req.urn)?;
+        if !req.state.is_empty() {
+            return Ok(ReadResult {
+                id: req.id,
+                inputs: req.inputs,
+                outputs: req.state,
+            });
+        }
+        let (inputs, generated) = imported(kind, &req.id).await?;
+        let mut outputs = echoed(kind, &inputs).map_err(bad)?;
+        outputs.extend(generated);
         Ok(ReadResult {
             id: req.id,
-            inputs: req.inputs,
-            outputs: req.state,
+            inputs,
+            outputs,
         })
     }
 

@@ -113,15 +113,15 @@ impl Engine for EngineService {
     }
 }
 
-/// Serves a log-only Engine on a private Unix socket for provider plugins, which take an engine
-/// address as their argument even when no program runs.
+/// Serves a log-only Engine for provider plugins, which take an engine address as their
+/// argument even when no program runs; on loopback TCP, as plugins are given every address.
 pub async fn serve_engine(
     events: EventSink,
-) -> std::io::Result<(super::server::PrivateAddress, super::server::ServerHandle)> {
+) -> std::io::Result<(std::net::SocketAddr, super::server::ServerHandle)> {
     let router = tonic::transport::Server::builder().add_service(
         super::pulumirpc::engine_server::EngineServer::new(EngineService::new(None, events))
             .max_decoding_message_size(super::MAX_MESSAGE_SIZE)
             .max_encoding_message_size(super::MAX_MESSAGE_SIZE),
     );
-    super::server::serve_private(router).await
+    super::server::serve_loopback(router).await
 }

@@ -15,6 +15,7 @@ use super::hook_callbacks::CallbackHook;
 use super::marshal::{
     MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map, value_to_property,
 };
+use super::package_refs::PackageRefs;
 use super::pulumirpc::engine_server::EngineServer;
 use super::pulumirpc::resource_monitor_server::{
     ResourceMonitor as MonitorRpc, ResourceMonitorServer,
@@ -27,10 +28,9 @@ use super::pulumirpc::{
     ResourceInvokeResponse, ResourceMonitorFeature, SupportsFeatureRequest,
     SupportsFeatureResponse, alias, register_resource_request,
 };
-use super::server::{PrivateAddress, ServerHandle, serve_private};
+use super::server::{PrivateAddress, ServerHandle, serve_loopback, serve_private};
 use super::transforms::Transforms;
 use crate::engine::events::EventSink;
-use crate::engine::events::Severity;
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
@@ -43,7 +43,12 @@ use crate::engine::urn::Urn;
 /// Organization reported to programs when the stack has none.
 pub const DEFAULT_ORGANIZATION: &str = "organization";
 
-/// The features we implement, by the ids `SupportsFeature` is asked about.
+/// The features we implement, by the ids `SupportsFeature` is asked about (and the enum values
+/// `GetDeploymentInfo` lists). Answered false, because we do not implement them:
+/// `outputValues` (programs then send plain values), `parameterization` (`RegisterPackage`
+/// refuses parameterized packages, so SDKs say so before asking), and the newer enum-only
+/// features (options sent to hooks, byte strings, invoke dependsOn/parent, state migrations,
+/// output values in invokes and calls).
 const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
     ("secrets", ResourceMonitorFeature::Secrets),
     (
@@ -71,7 +76,9 @@ pub struct MonitorService {
     refused: Option<Arc<watch::Sender<bool>>>,
     callbacks: Arc<Callbacks>,
     transforms: Arc<Transforms>,
-    /// This service's own address, given to component providers to register through.
+    /// Packages registered with `RegisterPackage`, by reference.
+    packages: Arc<PackageRefs>,
+    /// This service's loopback address, given to component providers to register through.
     address: Arc<OnceLock<String>>,
 }
 
@@ -85,6 +92,7 @@ impl MonitorService {
             refused: None,
             transforms: Arc::new(Transforms::new(callbacks.clone())),
             callbacks,
+            packages: Arc::default(),
             address: Arc::default(),
         }
     }
@@ -130,9 +138,10 @@ impl MonitorService {
             .await
         {
             Ok(reg) => reg,
-            Err(RegisterError::Failed(m)) => {
-                self.monitor.log(Severity::Error, None, m.clone());
-                return Err(self.refusal("RegisterResourceRequest", RegisterError::Failed(m)));
+            // The provider's error goes back to the program, which fails with it, as Pulumi's
+            // engine answers a failed Construct.
+            Err(e @ RegisterError::Failed(_)) => {
+                return Err(register_status("RegisterResourceRequest", e));
             }
             Err(e) => return Err(self.refusal("RegisterResourceRequest", e)),
         };
@@ -188,8 +197,9 @@ impl MonitorService {
 }
 
 /// Serves ResourceMonitor and Engine on one private Unix socket (programs get the same address
-/// as `--monitor` and `--engine`); only the program we start is told where it is.
-/// `refused` is set when the engine refuses a registration.
+/// as `--monitor` and `--engine`); only the program we start is told where it is. Component
+/// providers are told the same services' loopback address (`server::serve_loopback`), which
+/// their SDKs can dial. `refused` is set when the engine refuses a registration.
 pub async fn serve(
     monitor: ResourceMonitor,
     events: EventSink,
@@ -210,9 +220,10 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         );
-    let (private, handle) = serve_private(router).await?;
-    let _ = address.set(private.to_string());
-    Ok((private, handle))
+    let (private, handle) = serve_private(router.clone()).await?;
+    let (loopback, loopback_handle) = serve_loopback(router).await?;
+    let _ = address.set(loopback.to_string());
+    Ok((private, handle.and(loopback_handle)))
 }
 
 fn invalid(field: &str, e: impl std::fmt::Display) -> Status {
@@ -470,10 +481,6 @@ fn outputs_struct(
     )
 }
 
-fn unsupported(what: &str) -> Status {
-    Status::unimplemented(format!("stepdeck does not support {what}"))
-}
-
 #[tonic::async_trait]
 impl MonitorRpc for MonitorService {
     async fn get_deployment_info(
@@ -514,6 +521,12 @@ impl MonitorRpc for MonitorService {
             .apply_invoke(&mut req)
             .await
             .map_err(|e| Status::unknown(e.to_string()))?;
+        self.packages.apply(
+            "ResourceInvokeRequest",
+            &req.package_ref,
+            &req.tok,
+            &mut req.version,
+        )?;
         let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
             .map_err(|e| invalid("ResourceInvokeRequest.args", e))?;
         if !req.version.is_empty() {
@@ -539,7 +552,13 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<ResourceCallRequest>,
     ) -> Result<Response<CallResponse>, Status> {
-        let req = req.into_inner();
+        let mut req = req.into_inner();
+        self.packages.apply(
+            "ResourceCallRequest",
+            &req.package_ref,
+            &req.tok,
+            &mut req.version,
+        )?;
         let args = struct_to_map(req.args.as_ref(), MarshalOptions::ALL)
             .map_err(|e| invalid("ResourceCallRequest.args", e))?;
         let mut arg_dependencies = BTreeMap::new();
@@ -574,7 +593,13 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<ReadResourceRequest>,
     ) -> Result<Response<ReadResourceResponse>, Status> {
-        let req = req.into_inner();
+        let mut req = req.into_inner();
+        self.packages.apply(
+            "ReadResourceRequest",
+            &req.package_ref,
+            &req.r#type,
+            &mut req.version,
+        )?;
         let goal = ReadGoal {
             properties: struct_to_map(req.properties.as_ref(), MarshalOptions::ALL)
                 .map_err(|e| invalid("ReadResourceRequest.properties", e))?,
@@ -625,6 +650,12 @@ impl MonitorRpc for MonitorService {
             .apply(&mut req)
             .await
             .map_err(|e| Status::unknown(e.to_string()))?;
+        self.packages.apply(
+            "RegisterResourceRequest",
+            &req.package_ref,
+            &req.r#type,
+            &mut req.version,
+        )?;
         let parent = req.parent.clone();
         let secret_outputs = req.additional_secret_outputs.clone();
         if req.remote {
@@ -732,9 +763,10 @@ impl MonitorRpc for MonitorService {
 
     async fn register_package(
         &self,
-        _req: Request<RegisterPackageRequest>,
+        req: Request<RegisterPackageRequest>,
     ) -> Result<Response<RegisterPackageResponse>, Status> {
-        Err(unsupported("parameterized packages (RegisterPackage)"))
+        let reference = self.packages.register(req.into_inner())?;
+        Ok(Response::new(RegisterPackageResponse { r#ref: reference }))
     }
 
     /// The program stays up (its callback server serving hooks) until the deployment has run

@@ -2,7 +2,10 @@
 //! registrations that end up in the stack's journal, so they are served on a Unix socket inside
 //! a directory only we can enter (mode 0700, created fresh for each server); the program and
 //! the plugins we start get the `unix:` address, other users cannot reach it, and it is gone
-//! when the server stops.
+//! when the server stops. Provider plugins get the same services on loopback TCP instead
+//! (`serve_loopback`): gRPC's C core, which Python plugins use, sends a Unix socket's path as the
+//! HTTP/2 `:authority`, which our HTTP/2 server refuses as malformed, and a plugin's SDK makes
+//! its channels itself; only connections from our own user are served there.
 
 use std::fmt;
 use std::future::Future;
@@ -19,6 +22,7 @@ use tonic::codegen::http::Uri;
 use tonic::transport::server::{Router, TcpIncoming};
 use tonic::transport::{Channel, Endpoint};
 
+use super::loopback_peer::is_ours;
 use super::private_dir::make_private_dir;
 
 /// File name of the socket inside the private directory.
@@ -26,29 +30,65 @@ const SOCKET_NAME: &str = "grpc.sock";
 /// Linux limits a socket path to 107 bytes; a longer temp dir falls back to `/tmp`.
 const MAX_SOCKET_PATH: usize = 100;
 
-/// A running gRPC server; dropping it (or calling `shutdown`) stops it and removes its socket.
+/// A running gRPC server (on one or more listeners); dropping it (or calling `shutdown`) stops
+/// it and removes its socket.
 pub struct ServerHandle {
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
+    stops: Vec<oneshot::Sender<()>>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
     dir: Option<PrivateDir>,
 }
 
 impl ServerHandle {
-    /// Stops accepting calls and waits for the server task to end.
+    /// Stops accepting calls and waits for the server tasks to end.
     pub async fn shutdown(mut self) {
-        if let Some(stop) = self.stop.take() {
+        for stop in self.stops.drain(..) {
             let _ = stop.send(());
         }
-        if let Some(task) = self.task.take() {
+        for task in self.tasks.drain(..) {
             let _ = task.await;
         }
         self.dir.take();
+    }
+
+    /// One handle for this server and `other` (the same services on another listener).
+    pub fn and(mut self, mut other: ServerHandle) -> ServerHandle {
+        self.stops.append(&mut other.stops);
+        self.tasks.append(&mut other.tasks);
+        self.dir = self.dir.take().or(other.dir.take());
+        self
+    }
+
+    /// Serves `router` on `incoming` until the handle stops it.
+    fn spawn<S, IO, E>(router: Router, incoming: S, dir: Option<PrivateDir>) -> ServerHandle
+    where
+        S: futures::Stream<Item = Result<IO, E>> + Send + 'static,
+        IO: tokio::io::AsyncRead
+            + tokio::io::AsyncWrite
+            + tonic::transport::server::Connected
+            + Unpin
+            + Send
+            + 'static,
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(async move {
+            let _ = router
+                .serve_with_incoming_shutdown(incoming, async {
+                    let _ = stopped.await;
+                })
+                .await;
+        });
+        ServerHandle {
+            stops: vec![stop],
+            tasks: vec![task],
+            dir,
+        }
     }
 }
 
 impl Drop for ServerHandle {
     fn drop(&mut self) {
-        if let Some(stop) = self.stop.take() {
+        for stop in self.stops.drain(..) {
             let _ = stop.send(());
         }
     }
@@ -115,22 +155,32 @@ pub async fn serve_private(router: Router) -> std::io::Result<(PrivateAddress, S
         let conn = listener.accept().await.map(|(stream, _)| stream);
         Some((conn, listener))
     });
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = router
-            .serve_with_incoming_shutdown(incoming, async {
-                let _ = stopped.await;
-            })
-            .await;
-    });
     Ok((
         PrivateAddress { socket },
-        ServerHandle {
-            stop: Some(stop),
-            task: Some(task),
-            dir: Some(dir),
-        },
+        ServerHandle::spawn(router, incoming, Some(dir)),
     ))
+}
+
+/// Serves the router on 127.0.0.1 (an ephemeral port) to connections from our own user only,
+/// for the provider plugins we start (see the module's comment); others are closed unanswered.
+pub async fn serve_loopback(
+    router: Router,
+) -> std::io::Result<(std::net::SocketAddr, ServerHandle)> {
+    let listener = TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let incoming = futures::stream::unfold(listener, move |listener| async move {
+        loop {
+            match listener.accept().await {
+                Ok((stream, peer)) if is_ours(addr, peer) => {
+                    let _ = stream.set_nodelay(true);
+                    return Some((Ok(stream), listener));
+                }
+                Ok(_) => continue,
+                Err(e) => return Some((Err(e), listener)),
+            }
+        }
+    });
+    Ok((addr, ServerHandle::spawn(router, incoming, None)))
 }
 
 /// Binds 127.0.0.1:0 and serves the router until the handle stops it (for stand-ins of
@@ -138,21 +188,9 @@ pub async fn serve_private(router: Router) -> std::io::Result<(PrivateAddress, S
 pub async fn serve_router(router: Router) -> std::io::Result<(std::net::SocketAddr, ServerHandle)> {
     let listener = TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    let (stop, stopped) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = router
-            .serve_with_incoming_shutdown(TcpIncoming::from(listener), async {
-                let _ = stopped.await;
-            })
-            .await;
-    });
     Ok((
         addr,
-        ServerHandle {
-            stop: Some(stop),
-            task: Some(task),
-            dir: None,
-        },
+        ServerHandle::spawn(router, TcpIncoming::from(listener), None),
     ))
 }
 

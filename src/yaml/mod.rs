@@ -3,7 +3,7 @@
 //! dependencies, cycles) → `evaluate` (concurrent registration).
 
 pub mod analyze;
-pub mod asset;
+pub use crate::engine::asset;
 pub mod ast;
 pub mod builtin;
 pub mod component;

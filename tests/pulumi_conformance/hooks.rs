@@ -124,3 +124,29 @@ fn py_error_hook_gives_up() {
     );
     assert!(!managed(&t.checked_export()).contains(&"flaky".to_string()));
 }
+
+/// A component's after-create hook runs once the component registered its outputs and sees
+/// them; one that throws leaves its component recorded and fails the update with its message
+/// (Pulumi's `ExecuteRegisterResourceOutputs`).
+#[test]
+fn js_component_hooks() {
+    let t = ProgramTest::new("js_component_hooks");
+    let state = t.up();
+    assert_eq!(managed(&state), ["holder-pet"]);
+    let pet = t.outputs()["petId"].as_str().unwrap().to_string();
+    assert_eq!(take_log(&t), [format!("after_create holder petId={pet}")]);
+
+    t.ok(&["config", "set", "broken", "true"]);
+    let failed = t.up_fails();
+    assert!(
+        failed.contains("after hook \"after-create-fails\" failed")
+            && failed.contains("the holder is not ready"),
+        "{failed}"
+    );
+    let state = t.checked_export();
+    let broken = super::harness::live(&state, "broken");
+    assert_eq!(broken["type"], "test:index:Holder");
+    assert!(broken["outputs"]["petId"].is_string(), "{broken}");
+    assert_eq!(managed(&state), ["broken-pet", "holder-pet"]);
+    t.destroy();
+}

@@ -1,14 +1,16 @@
-//! Assets and archives (`fn::fileAsset`, `fn::stringAsset`, `fn::remoteAsset`, `fn::fileArchive`,
-//! `fn::remoteArchive`, `fn::assetArchive`) as Pulumi values: the signature object with the
-//! source (`text`, `path`, `uri`, `assets`) and the SHA-256 `hash` of the contents that providers
-//! compare, computed as Pulumi's `resource/asset` does for text, files and archive files.
+//! Assets and archives as Pulumi values, made by YAML programs (`fn::fileAsset`,
+//! `fn::stringAsset`, `fn::remoteAsset`, `fn::fileArchive`, `fn::remoteArchive`,
+//! `fn::assetArchive`) and by built-in providers (the `command` provider's `assets` and
+//! `archive`): the signature object with the source (`text`, `path`, `uri`, `assets`) and the
+//! SHA-256 `hash` of the contents that providers compare, computed as Pulumi's `resource/asset`
+//! does for text, files and archive files.
 
 use std::path::Path;
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::engine::property::{ARCHIVE_SIG, ASSET_SIG, PropertyValue, SIG_KEY};
+use super::property::{ARCHIVE_SIG, ASSET_SIG, PropertyValue, SIG_KEY};
 
 fn object(sig: &str, hash: Option<String>, field: &str, value: Value) -> Map<String, Value> {
     let mut m = Map::new();
