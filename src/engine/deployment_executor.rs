@@ -320,6 +320,7 @@ impl Loop {
         });
         // The generator's hold on the base goes first, so that unchanged states move into
         // the snapshot instead of being copied.
+        let plan = self.sg.take_plan();
         drop(self.sg);
         let snapshot = if preview {
             base
@@ -347,7 +348,7 @@ impl Loop {
             declined: self.declined,
             duration,
             outputs,
-            plan: self.sg.take_plan(),
+            plan,
         }
     }
 
