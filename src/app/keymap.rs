@@ -209,7 +209,7 @@ pub const BINDINGS: &[(&str, &str)] = &[
     ),
     (
         "x",
-        "decline the selected gate (in a preview: from the Pending view)",
+        "decline the selected gate (preview: from the Pending view)",
     ),
     (
         "space",
