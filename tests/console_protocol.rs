@@ -59,6 +59,22 @@ fn deploy(
     UnboundedReceiver<EngineEvent>,
     tokio::task::JoinHandle<()>,
 ) {
+    let (control, _sink, local, run) = deploy_with_sink(served, dir, n, latency_ms);
+    (control, local, run)
+}
+
+/// `deploy`, also giving the deployment's event sink (to add notes as a program would).
+fn deploy_with_sink(
+    served: &Arc<Served>,
+    dir: &tempfile::TempDir,
+    n: usize,
+    latency_ms: u64,
+) -> (
+    Control,
+    EventSink,
+    UnboundedReceiver<EngineEvent>,
+    tokio::task::JoinHandle<()>,
+) {
     let mut spec = DagSpec::new(n);
     spec.latency_ms = latency_ms;
     spec.dbr_every = 0;
@@ -81,7 +97,7 @@ fn deploy(
     let control = d.control();
     let local = tee(
         served,
-        (control.clone(), sink),
+        (control.clone(), sink.clone()),
         Default::default(),
         events,
         None,
@@ -90,7 +106,7 @@ fn deploy(
         let result = d.run(Some(Box::new(DagProgram::new(dag, 16)))).await;
         assert!(result.outcome.is_success(), "{:?}", result.outcome);
     });
-    (control, local, run)
+    (control, sink, local, run)
 }
 
 /// Applies whatever `events` holds now (waiting `quiet` for more) to `model`.
@@ -486,4 +502,140 @@ async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
         .map(|i| EngineEvent::DiffQueued { urn: urn(i) })
         .collect();
     assert_eq!(got, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (served, _serving, address) = served(&dir).await;
+    let (_control, sink, mut local, run) = deploy_with_sink(&served, &dir, 40, 5);
+    // A chatty program: three status notes on every resource once it is created, and one on
+    // the run; the model keeps only the last of each.
+    let mut here = Model::new();
+    let mut notes = 0;
+    while let Some(e) = local.recv().await {
+        if let EngineEvent::StepFinished { urn, .. } = &e {
+            for i in 0..3 {
+                sink.send(EngineEvent::Diagnostic {
+                    urn: Some(urn.clone()),
+                    severity: stepdeck::engine::Severity::Info,
+                    message: format!("{} status {i}", urn.name()),
+                    ephemeral: true,
+                });
+                sink.send(EngineEvent::Diagnostic {
+                    urn: None,
+                    severity: stepdeck::engine::Severity::Info,
+                    message: format!("run status {notes}"),
+                    ephemeral: true,
+                });
+                notes += 2;
+            }
+        }
+        here.apply(&e);
+    }
+    run.await.unwrap();
+    assert!(here.run_state().is_over());
+    let pushed = usize::try_from(served.hub.end()).unwrap();
+    assert!(notes > 200, "{notes} notes");
+    assert!(
+        served.hub.held() + notes * 3 / 4 <= pushed,
+        "the hub holds {} of {pushed} events after {notes} notes",
+        served.hub.held()
+    );
+
+    let Attached { mut events, .. } = attach(options(&address, WATCH)).await.unwrap();
+    let mut there = Model::new();
+    while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), events.recv()).await {
+        there.apply(&e);
+    }
+    assert_eq!(statuses(&there), statuses(&here));
+    assert_eq!(format!("{:?}", there.log()), format!("{:?}", here.log()));
+    assert!(
+        format!("{:?}", there.resources()).contains("status 2"),
+        "the last note on each row is kept"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_that_stops_reading_is_dropped_with_a_message_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let address = ConsoleAddress::Unix(dir.path().join("console.sock"));
+    let served = Served::new();
+    let tokens = Tokens {
+        control: CONTROL.into(),
+        watch: WATCH.into(),
+    };
+    let limits = Limits {
+        stall: Duration::from_secs(1),
+        ..Limits::default()
+    };
+    let _serving = serve(&address, tokens, None, limits, served.clone())
+        .await
+        .expect("serves");
+    // A watcher that opens its stream and then reads nothing, as a stopped process would.
+    let mut stalled = client(&options(&address, WATCH))
+        .await
+        .unwrap()
+        .watch(WatchRequest {
+            client: "stopped".into(),
+            from: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let (_control, mut local, run) = deploy(&served, &dir, 4_000, 0);
+    while local.recv().await.is_some() {}
+    run.await.unwrap();
+    let end = served.hub.end();
+
+    // It left its buffer full, so it was dropped and its place freed.
+    let dropped = tokio::time::timeout(Duration::from_secs(10), async {
+        while served.hub.watchers() > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(dropped.is_ok(), "the stalled watcher still holds its place");
+
+    // Waking up, it reads what was buffered for it, then why it was dropped.
+    let mut next = 0;
+    let status = loop {
+        match stalled.message().await {
+            Ok(Some(reply)) => {
+                if let Some(watch_reply::Item::Events(batch)) = reply.item {
+                    next = batch.next;
+                }
+            }
+            Ok(None) => panic!("the stream ended without saying the watcher was dropped"),
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(status.code(), Code::Aborted);
+    assert!(
+        status
+            .message()
+            .contains(&format!("fell behind: it read nothing for 1s while the deployment went on, so it was dropped; attach again from event {next}")),
+        "{}",
+        status.message()
+    );
+    assert!(next < end, "everything fit in the buffer: {next} of {end}");
+
+    // Attaching again from there catches up to the summary.
+    let mut resumed = client(&options(&address, WATCH))
+        .await
+        .unwrap()
+        .watch(WatchRequest {
+            client: "stopped".into(),
+            from: next,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    while let Some(reply) = resumed.message().await.unwrap() {
+        if let Some(watch_reply::Item::Events(batch)) = reply.item {
+            assert!(batch.first >= next);
+            next = batch.next;
+        }
+    }
+    assert_eq!(next, end);
 }
