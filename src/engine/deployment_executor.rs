@@ -3,7 +3,7 @@
 //! deletes, and reports how it all ended.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
@@ -184,7 +184,6 @@ impl Deployment {
             clock,
             preview,
             ignore_protect: opts.ignore_protect,
-            condemned: RwLock::new(HashSet::new()),
             hooks: Arc::new(Hooks::new(events.clone())),
         });
         let (done_tx, done) = mpsc::unbounded_channel();
@@ -740,17 +739,19 @@ impl Loop {
                 .send(EngineEvent::StepPlanned(Box::new(step_info(s, Some(id)))));
         }
         // A DBR chain deletes these old copies now: a deletedWith dependent skips its Delete.
-        self.ctx.condemned.write().expect("condemned lock").extend(
+        self.state.condemn(
             pc.steps
                 .iter()
                 .filter(|s| s.op() == StepOp::DeleteReplaced)
                 .map(|s| s.urn().clone()),
         );
+        let target_deleted = self.state.target_deleted(&pc.steps);
         let chain = Chain {
             id,
             steps: pc.steps,
             reply,
             after_import,
+            target_deleted,
         };
         let Some(cascade) = pc.cascade else {
             self.submit(chain);
@@ -863,11 +864,13 @@ impl Loop {
                     &step,
                     Some(id),
                 ))));
+            let target_deleted = self.state.target_deleted(std::slice::from_ref(&step));
             self.submit(Chain {
                 id,
                 steps: vec![step],
                 reply: None,
                 after_import: None,
+                target_deleted,
             });
         }
         let mut cancel = self.control.cancel.clone();
@@ -915,11 +918,7 @@ impl Loop {
             let forbidden = self.forbidden_deletes();
             steps.retain(|s| s.old().is_none_or(|o| !forbidden.contains(&o.index)));
         }
-        self.ctx
-            .condemned
-            .write()
-            .expect("condemned lock")
-            .extend(steps.iter().map(|s| s.urn().clone()));
+        self.state.condemn(steps.iter().map(|s| s.urn().clone()));
         // Base positions whose delete failed or was refused, and what they still need: those
         // are kept rather than deleted from under them. A resource whose step failed or was
         // skipped (continue-on-error) keeps its old state, so what that needs is kept too.

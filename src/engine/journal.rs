@@ -3,7 +3,9 @@
 //! costs the same whatever the stack's size.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -535,7 +537,7 @@ impl SnapshotManager {
         &self,
         make: impl FnOnce(&mut ManagerState) -> JournalEntry,
     ) -> Result<(), JournalError> {
-        let mut st = self.state.lock().expect("snapshot manager lock");
+        let mut st = self.state.lock();
         if st.closed {
             return Err(JournalError::Closed);
         }
@@ -589,12 +591,7 @@ impl SnapshotManager {
     /// create by looking the resource up). Pulumi's journaling likewise saves each
     /// `BeginMutation` before the step and batches the rest.
     pub async fn durable(&self) -> Result<(), JournalError> {
-        let point = self
-            .state
-            .lock()
-            .expect("snapshot manager lock")
-            .journal
-            .sync_point();
+        let point = self.state.lock().journal.sync_point();
         let Some(point) = point else {
             return Ok(());
         };
@@ -627,7 +624,7 @@ impl SnapshotManager {
     /// Records outputs registered for a resource written in this deployment.
     pub fn outputs(&self, urn: &Urn, outputs: &PropertyMap) -> Result<(), JournalError> {
         let new = {
-            let st = self.state.lock().expect("snapshot manager lock");
+            let st = self.state.lock();
             st.new_by_urn.get(urn).copied()
         };
         let Some(new) = new else {
@@ -656,15 +653,11 @@ impl SnapshotManager {
 
     /// Stops all further writes (terminate): what is in flight stays pending.
     pub fn close(&self) {
-        self.state.lock().expect("snapshot manager lock").closed = true;
+        self.state.lock().closed = true;
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        self.state
-            .lock()
-            .expect("snapshot manager lock")
-            .replayer
-            .snapshot()
+        self.state.lock().replayer.snapshot()
     }
 }
 
