@@ -157,11 +157,6 @@ impl FileJournal {
     pub fn path(&self) -> &Path {
         &self.path
     }
-
-    /// Forces what was appended to stable storage.
-    pub fn sync(&mut self) -> io::Result<()> {
-        self.file.sync_data()
-    }
 }
 
 impl Journal for FileJournal {
