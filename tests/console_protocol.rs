@@ -25,13 +25,21 @@ const WATCH: &str = "watch-token";
 
 /// A console served on a fresh socket, and its address.
 async fn served(dir: &tempfile::TempDir) -> (Arc<Served>, ServingConsole, ConsoleAddress) {
+    served_with(dir, Limits::default()).await
+}
+
+/// `served`, with these limits.
+async fn served_with(
+    dir: &tempfile::TempDir,
+    limits: Limits,
+) -> (Arc<Served>, ServingConsole, ConsoleAddress) {
     let address = ConsoleAddress::Unix(dir.path().join("console.sock"));
     let served = Served::new();
     let tokens = Tokens {
         control: CONTROL.into(),
         watch: WATCH.into(),
     };
-    let serving = serve(&address, tokens, None, Limits::default(), served.clone())
+    let serving = serve(&address, tokens, None, limits, served.clone())
         .await
         .expect("serves");
     (served, serving, address)
@@ -48,23 +56,9 @@ fn options(address: &ConsoleAddress, token: &str) -> AttachOptions {
 }
 
 /// A deployment of `n` generated resources (each step taking `latency_ms`), served through
-/// the tee; returns its control and the local display's stream.
+/// the tee; returns its control, its event sink (to add notes as a program would) and the
+/// local display's stream.
 fn deploy(
-    served: &Arc<Served>,
-    dir: &tempfile::TempDir,
-    n: usize,
-    latency_ms: u64,
-) -> (
-    Control,
-    UnboundedReceiver<EngineEvent>,
-    tokio::task::JoinHandle<()>,
-) {
-    let (control, _sink, local, run) = deploy_with_sink(served, dir, n, latency_ms);
-    (control, local, run)
-}
-
-/// `deploy`, also giving the deployment's event sink (to add notes as a program would).
-fn deploy_with_sink(
     served: &Arc<Served>,
     dir: &tempfile::TempDir,
     n: usize,
@@ -160,7 +154,7 @@ async fn a_missing_or_wrong_token_is_unauthenticated_and_reveals_nothing() {
 async fn a_watch_only_token_watches_but_its_actions_are_refused_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;
-    let (control, mut local, run) = deploy(&served, &dir, 20, 50);
+    let (control, _, mut local, run) = deploy(&served, &dir, 20, 50);
     let Attached {
         mut events,
         actions,
@@ -188,7 +182,7 @@ async fn a_watch_only_token_watches_but_its_actions_are_refused_with_a_reason() 
 async fn a_late_joiner_sees_what_the_local_console_sees_mid_run_and_at_the_end() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;
-    let (control, mut local, run) = deploy(&served, &dir, 60, 30);
+    let (control, _, mut local, run) = deploy(&served, &dir, 60, 30);
     let mut here = Model::new();
     // Some steps ran before the watcher comes; the pause holds the rest.
     while here.resources().len() < 20 {
@@ -508,7 +502,7 @@ async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
 async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;
-    let (_control, sink, mut local, run) = deploy_with_sink(&served, &dir, 40, 5);
+    let (_control, sink, mut local, run) = deploy(&served, &dir, 40, 5);
     // A chatty program: three status notes on every resource once it is created, and one on
     // the run; the model keeps only the last of each.
     let mut here = Model::new();
@@ -559,19 +553,11 @@ async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watcher_that_stops_reading_is_dropped_with_a_message_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    let address = ConsoleAddress::Unix(dir.path().join("console.sock"));
-    let served = Served::new();
-    let tokens = Tokens {
-        control: CONTROL.into(),
-        watch: WATCH.into(),
-    };
     let limits = Limits {
         stall: Duration::from_secs(1),
         ..Limits::default()
     };
-    let _serving = serve(&address, tokens, None, limits, served.clone())
-        .await
-        .expect("serves");
+    let (served, _serving, address) = served_with(&dir, limits).await;
     // A watcher that opens its stream and then reads nothing, as a stopped process would.
     let mut stalled = client(&options(&address, WATCH))
         .await
@@ -583,7 +569,7 @@ async fn a_watcher_that_stops_reading_is_dropped_with_a_message_and_the_run_goes
         .await
         .unwrap()
         .into_inner();
-    let (_control, mut local, run) = deploy(&served, &dir, 4_000, 0);
+    let (_control, _, mut local, run) = deploy(&served, &dir, 4_000, 0);
     while local.recv().await.is_some() {}
     run.await.unwrap();
     let end = served.hub.end();
