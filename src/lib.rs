@@ -1,6 +1,7 @@
 //! stepdeck: a deployment engine in the Pulumi model with a live operator's console.
 
 pub mod app;
+#[cfg(feature = "testing")]
 pub mod bench_support;
 pub mod engine;
 pub mod fault;

@@ -25,13 +25,21 @@ const WATCH: &str = "watch-token";
 
 /// A console served on a fresh socket, and its address.
 async fn served(dir: &tempfile::TempDir) -> (Arc<Served>, ServingConsole, ConsoleAddress) {
+    served_with(dir, Limits::default()).await
+}
+
+/// `served`, with these limits.
+async fn served_with(
+    dir: &tempfile::TempDir,
+    limits: Limits,
+) -> (Arc<Served>, ServingConsole, ConsoleAddress) {
     let address = ConsoleAddress::Unix(dir.path().join("console.sock"));
     let served = Served::new();
     let tokens = Tokens {
         control: CONTROL.into(),
         watch: WATCH.into(),
     };
-    let serving = serve(&address, tokens, None, Limits::default(), served.clone())
+    let serving = serve(&address, tokens, None, limits, served.clone())
         .await
         .expect("serves");
     (served, serving, address)
@@ -48,7 +56,8 @@ fn options(address: &ConsoleAddress, token: &str) -> AttachOptions {
 }
 
 /// A deployment of `n` generated resources (each step taking `latency_ms`), served through
-/// the tee; returns its control and the local display's stream.
+/// the tee; returns its control, its event sink (to add notes as a program would) and the
+/// local display's stream.
 fn deploy(
     served: &Arc<Served>,
     dir: &tempfile::TempDir,
@@ -56,6 +65,7 @@ fn deploy(
     latency_ms: u64,
 ) -> (
     Control,
+    EventSink,
     UnboundedReceiver<EngineEvent>,
     tokio::task::JoinHandle<()>,
 ) {
@@ -81,7 +91,7 @@ fn deploy(
     let control = d.control();
     let local = tee(
         served,
-        (control.clone(), sink),
+        (control.clone(), sink.clone()),
         Default::default(),
         events,
         None,
@@ -90,7 +100,7 @@ fn deploy(
         let result = d.run(Some(Box::new(DagProgram::new(dag, 16)))).await;
         assert!(result.outcome.is_success(), "{:?}", result.outcome);
     });
-    (control, local, run)
+    (control, sink, local, run)
 }
 
 /// Applies whatever `events` holds now (waiting `quiet` for more) to `model`.
@@ -145,7 +155,7 @@ async fn a_missing_or_wrong_token_is_unauthenticated_and_reveals_nothing() {
 async fn a_watch_only_token_watches_but_its_actions_are_refused_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;
-    let (control, mut local, run) = deploy(&served, &dir, 20, 50);
+    let (control, _, mut local, run) = deploy(&served, &dir, 20, 50);
     let Attached {
         mut events,
         actions,
@@ -173,7 +183,7 @@ async fn a_watch_only_token_watches_but_its_actions_are_refused_with_a_reason() 
 async fn a_late_joiner_sees_what_the_local_console_sees_mid_run_and_at_the_end() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;
-    let (control, mut local, run) = deploy(&served, &dir, 60, 30);
+    let (control, _, mut local, run) = deploy(&served, &dir, 60, 30);
     let mut here = Model::new();
     // Some steps ran before the watcher comes; the pause holds the rest.
     while here.resources().len() < 20 {
@@ -488,4 +498,132 @@ async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
         .map(|i| EngineEvent::DiffQueued { urn: urn(i) })
         .collect();
     assert_eq!(got, expected);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (served, _serving, address) = served(&dir).await;
+    let (_control, sink, mut local, run) = deploy(&served, &dir, 40, 5);
+    // A chatty program: three status notes on every resource once it is created, and one on
+    // the run; the model keeps only the last of each.
+    let mut here = Model::new();
+    let mut notes = 0;
+    while let Some(e) = local.recv().await {
+        if let EngineEvent::StepFinished { urn, .. } = &e {
+            for i in 0..3 {
+                sink.send(EngineEvent::Diagnostic {
+                    urn: Some(urn.clone()),
+                    severity: stepdeck::engine::Severity::Info,
+                    message: format!("{} status {i}", urn.name()),
+                    ephemeral: true,
+                });
+                sink.send(EngineEvent::Diagnostic {
+                    urn: None,
+                    severity: stepdeck::engine::Severity::Info,
+                    message: format!("run status {notes}"),
+                    ephemeral: true,
+                });
+                notes += 2;
+            }
+        }
+        here.apply(&e);
+    }
+    run.await.unwrap();
+    assert!(here.run_state().is_over());
+    let pushed = usize::try_from(served.hub.end()).unwrap();
+    assert!(notes > 200, "{notes} notes");
+    assert!(
+        served.hub.held() + notes * 3 / 4 <= pushed,
+        "the hub holds {} of {pushed} events after {notes} notes",
+        served.hub.held()
+    );
+
+    let Attached { mut events, .. } = attach(options(&address, WATCH)).await.unwrap();
+    let mut there = Model::new();
+    while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), events.recv()).await {
+        there.apply(&e);
+    }
+    assert_eq!(statuses(&there), statuses(&here));
+    assert_eq!(format!("{:?}", there.log()), format!("{:?}", here.log()));
+    assert!(
+        format!("{:?}", there.resources()).contains("status 2"),
+        "the last note on each row is kept"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_that_stops_reading_is_dropped_with_a_message_and_the_run_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        stall: Duration::from_secs(1),
+        ..Limits::default()
+    };
+    let (served, _serving, address) = served_with(&dir, limits).await;
+    // A watcher that opens its stream and then reads nothing, as a stopped process would.
+    let mut stalled = client(&options(&address, WATCH))
+        .await
+        .unwrap()
+        .watch(WatchRequest {
+            client: "stopped".into(),
+            from: 0,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    let (_control, _, mut local, run) = deploy(&served, &dir, 4_000, 0);
+    while local.recv().await.is_some() {}
+    run.await.unwrap();
+    let end = served.hub.end();
+
+    // It left its buffer full, so it was dropped and its place freed.
+    let dropped = tokio::time::timeout(Duration::from_secs(10), async {
+        while served.hub.watchers() > 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await;
+    assert!(dropped.is_ok(), "the stalled watcher still holds its place");
+
+    // Waking up, it reads what was buffered for it, then why it was dropped.
+    let mut next = 0;
+    let status = loop {
+        match stalled.message().await {
+            Ok(Some(reply)) => {
+                if let Some(watch_reply::Item::Events(batch)) = reply.item {
+                    next = batch.next;
+                }
+            }
+            Ok(None) => panic!("the stream ended without saying the watcher was dropped"),
+            Err(status) => break status,
+        }
+    };
+    assert_eq!(status.code(), Code::Aborted);
+    assert!(
+        status
+            .message()
+            .contains(&format!("fell behind: it read nothing for 1s while the deployment went on, so it was dropped; attach again from event {next}")),
+        "{}",
+        status.message()
+    );
+    assert!(next < end, "everything fit in the buffer: {next} of {end}");
+
+    // Attaching again from there catches up to the summary.
+    let mut resumed = client(&options(&address, WATCH))
+        .await
+        .unwrap()
+        .watch(WatchRequest {
+            client: "stopped".into(),
+            from: next,
+        })
+        .await
+        .unwrap()
+        .into_inner();
+    while let Some(reply) = resumed.message().await.unwrap() {
+        if let Some(watch_reply::Item::Events(batch)) = reply.item {
+            assert!(batch.first >= next);
+            next = batch.next;
+        }
+    }
+    assert_eq!(next, end);
 }

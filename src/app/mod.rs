@@ -10,6 +10,7 @@ pub mod keymap;
 pub mod model;
 pub mod preset;
 pub mod run;
+#[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod selection;
 pub mod sort;

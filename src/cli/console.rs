@@ -2,7 +2,9 @@
 //! first (`y` applies, `n` aborts). One terminal session spans the preview and the run; with
 //! `--serve` the run (not its preview) is served to watchers too.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use anyhow::{Result, anyhow};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
@@ -57,13 +59,12 @@ pub async fn session(
             d.run(program),
             console.session(events, control, mode, title, leave_when_done)
         );
-        *exit.lock().expect("exit lock") = Some(left);
+        *exit.lock() = Some(left);
         result
     })
     .await?;
     let left = exit
         .into_inner()
-        .expect("exit lock")
         .ok_or_else(|| anyhow!("the console did not start"))?;
     Ok((result, left?))
 }

@@ -21,6 +21,7 @@ mod stack_secrets;
 mod stack_tag;
 mod state;
 mod state_move;
+mod state_save;
 mod workspace;
 
 use std::process::ExitCode;

@@ -5,18 +5,17 @@
 //! deployment runs meanwhile.
 
 use std::collections::HashSet;
-use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
 use stepdeck::engine::graph::DependencyGraph;
 use stepdeck::engine::provider_ref::ProviderRef;
-use stepdeck::engine::snapshot::Manifest;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
-use stepdeck::state::{Crypter, StackLock, StateError};
+use stepdeck::state::StateError;
 
 use super::args::{StateCommand, StateEditArgs};
 use super::errors::usage;
+use super::state_save::{confirm, save};
 use super::workspace::Workspace;
 
 pub fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
@@ -63,23 +62,6 @@ pub fn fails_integrity(e: &anyhow::Error) -> bool {
     })
 }
 
-/// Asks before editing state, as Pulumi does; without a terminal `--yes` is required.
-pub(super) fn confirm(yes: bool) -> Result<bool> {
-    if yes {
-        return Ok(true);
-    }
-    if !std::io::stdin().is_terminal() {
-        return Err(usage(
-            "--yes must be passed in to proceed when running in non-interactive mode",
-        ));
-    }
-    print!("This command will edit your stack's state directly. Confirm? [yes/no] ");
-    std::io::stdout().flush()?;
-    let mut line = String::new();
-    std::io::stdin().lock().read_line(&mut line)?;
-    Ok(matches!(line.trim(), "yes" | "y"))
-}
-
 /// Locks the stack, applies `edit` to its state and saves the result; prints what `edit`
 /// reports.
 fn edit_state(
@@ -99,17 +81,6 @@ fn edit_state(
     let done = edit(&mut snap)?;
     save(ws, &lock, snap, crypter)?;
     println!("{done}");
-    Ok(())
-}
-
-pub(super) fn save(
-    ws: &Workspace,
-    lock: &StackLock,
-    mut snap: Snapshot,
-    c: Option<&Crypter>,
-) -> Result<()> {
-    snap.manifest = Manifest::now();
-    ws.backend.save(lock, &snap, c)?;
     Ok(())
 }
 

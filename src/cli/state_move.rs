@@ -11,7 +11,7 @@ use stepdeck::engine::{ResourceState, Snapshot, Urn};
 
 use super::args::StateMoveArgs;
 use super::errors::usage;
-use super::state::{confirm, save};
+use super::state_save::{confirm, save};
 use super::workspace::Workspace;
 
 /// A dependency cut by the move: `resource`'s `kind` on `on`, now in the other stack.

@@ -3,7 +3,7 @@
 //! deletes, and reports how it all ended.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, oneshot};
@@ -191,7 +191,6 @@ impl Deployment {
             clock,
             preview,
             ignore_protect: opts.ignore_protect,
-            condemned: RwLock::new(HashSet::new()),
             hooks: Arc::new(Hooks::new(events.clone())),
         });
         let (done_tx, done) = mpsc::unbounded_channel();
@@ -814,17 +813,19 @@ impl Loop {
             self.component_hooks.note(s);
         }
         // A DBR chain deletes these old copies now: a deletedWith dependent skips its Delete.
-        self.ctx.condemned.write().expect("condemned lock").extend(
+        self.state.condemn(
             pc.steps
                 .iter()
                 .filter(|s| s.op() == StepOp::DeleteReplaced)
                 .map(|s| s.urn().clone()),
         );
+        let target_deleted = self.state.target_deleted(&pc.steps);
         let chain = Chain {
             id,
             steps: pc.steps,
             reply,
             after_import,
+            target_deleted,
         };
         let gate = match pc.cascade {
             Some(cascade) => {
@@ -1053,6 +1054,7 @@ impl Loop {
                     &step,
                     Some(id),
                 ))));
+            let target_deleted = self.state.target_deleted(std::slice::from_ref(&step));
             let gate =
                 (step.op() == StepOp::Delete && !self.opts.is_preview()).then(|| Gate::Step {
                     id: self.sg.next_gate(),
@@ -1065,6 +1067,7 @@ impl Loop {
                 steps: vec![step],
                 reply: None,
                 after_import: None,
+                target_deleted,
             };
             match gate {
                 Some(gate) => self.open_gate(chain, gate),
@@ -1124,11 +1127,7 @@ impl Loop {
             self.fail_run(RegisterError::Failed(v.to_string()).into());
             return Ok(());
         }
-        self.ctx
-            .condemned
-            .write()
-            .expect("condemned lock")
-            .extend(steps.iter().map(|s| s.urn().clone()));
+        self.state.condemn(steps.iter().map(|s| s.urn().clone()));
         // Base positions whose delete failed or was refused, and what they still need: those
         // are kept rather than deleted from under them. A resource whose step failed or was
         // skipped (continue-on-error) keeps its old state, so what that needs is kept too.

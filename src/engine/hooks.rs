@@ -6,7 +6,9 @@
 //! callbacks.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Instant;
 
 use async_trait::async_trait;
@@ -151,8 +153,7 @@ impl Hooks {
         if name.is_empty() {
             return Err(HookError::Unnamed);
         }
-        let taken = self.resource.lock().expect("hooks lock").contains_key(name)
-            || self.error.lock().expect("hooks lock").contains_key(name);
+        let taken = self.resource.lock().contains_key(name) || self.error.lock().contains_key(name);
         if taken {
             return Err(HookError::NameTaken(name.to_string()));
         }
@@ -162,10 +163,7 @@ impl Hooks {
     /// Registers a resource hook; names are unique across resource and error hooks.
     pub fn register_resource_hook(&self, name: &str, hook: ResourceHook) -> Result<(), HookError> {
         self.check_name(name)?;
-        self.resource
-            .lock()
-            .expect("hooks lock")
-            .insert(name.to_string(), hook);
+        self.resource.lock().insert(name.to_string(), hook);
         Ok(())
     }
 
@@ -176,10 +174,7 @@ impl Hooks {
         hook: Arc<dyn ErrorHookFn>,
     ) -> Result<(), HookError> {
         self.check_name(name)?;
-        self.error
-            .lock()
-            .expect("hooks lock")
-            .insert(name.to_string(), hook);
+        self.error.lock().insert(name.to_string(), hook);
         Ok(())
     }
 
@@ -204,7 +199,7 @@ impl Hooks {
             return Ok(());
         };
         for name in names {
-            let hook = self.resource.lock().expect("hooks lock").get(name).cloned();
+            let hook = self.resource.lock().get(name).cloned();
             let Some(hook) = hook else {
                 return Err(HookError::NotRegistered(name.clone()));
             };
@@ -250,7 +245,7 @@ impl Hooks {
         };
         let mut retry = false;
         for name in names {
-            let hook = self.error.lock().expect("hooks lock").get(name).cloned();
+            let hook = self.error.lock().get(name).cloned();
             let Some(hook) = hook else {
                 return Err(HookError::ErrorHookNotRegistered(name.clone()));
             };
@@ -305,7 +300,7 @@ mod tests {
     #[async_trait]
     impl ResourceHookFn for Recording {
         async fn call(&self, kind: HookKind, _call: &HookCall) -> Result<(), String> {
-            self.calls.lock().unwrap().push(kind);
+            self.calls.lock().push(kind);
             self.fail.map_or(Ok(()), |e| Err(e.to_string()))
         }
     }
@@ -357,13 +352,13 @@ mod tests {
             .run(HookKind::BeforeCreate, &state, &call, true)
             .await
             .unwrap();
-        assert!(quiet.calls.lock().unwrap().is_empty());
-        assert_eq!(*eager.calls.lock().unwrap(), [HookKind::BeforeCreate]);
+        assert!(quiet.calls.lock().is_empty());
+        assert_eq!(*eager.calls.lock(), [HookKind::BeforeCreate]);
         hooks
             .run(HookKind::BeforeCreate, &state, &call, false)
             .await
             .unwrap();
-        assert_eq!(*quiet.calls.lock().unwrap(), [HookKind::BeforeCreate]);
+        assert_eq!(*quiet.calls.lock(), [HookKind::BeforeCreate]);
     }
 
     #[tokio::test]
@@ -384,7 +379,7 @@ mod tests {
             .to_string();
         assert!(err.starts_with("after hook \"strict\" failed"), "{err}");
         assert!(err.ends_with(": bang"), "{err}");
-        assert!(last.calls.lock().unwrap().is_empty());
+        assert!(last.calls.lock().is_empty());
         let Ok(EngineEvent::Diagnostic {
             severity, message, ..
         }) = rx.try_recv()

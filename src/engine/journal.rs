@@ -3,7 +3,9 @@
 //! costs the same whatever the stack's size.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
@@ -533,7 +535,7 @@ impl SnapshotManager {
         &self,
         make: impl FnOnce(&mut ManagerState) -> JournalEntry,
     ) -> Result<(), JournalError> {
-        let mut st = self.state.lock().expect("snapshot manager lock");
+        let mut st = self.state.lock();
         if st.closed {
             return Err(JournalError::Closed);
         }
@@ -582,12 +584,7 @@ impl SnapshotManager {
     /// create by looking the resource up). Pulumi's journaling likewise saves each
     /// `BeginMutation` before the step and batches the rest.
     pub async fn durable(&self) -> Result<(), JournalError> {
-        let point = self
-            .state
-            .lock()
-            .expect("snapshot manager lock")
-            .journal
-            .sync_point();
+        let point = self.state.lock().journal.sync_point();
         let Some(point) = point else {
             return Ok(());
         };
@@ -620,7 +617,7 @@ impl SnapshotManager {
     /// Records outputs registered for a resource written in this deployment.
     pub fn outputs(&self, urn: &Urn, outputs: &PropertyMap) -> Result<(), JournalError> {
         let new = {
-            let st = self.state.lock().expect("snapshot manager lock");
+            let st = self.state.lock();
             st.new_by_urn.get(urn).copied()
         };
         let Some(new) = new else {
@@ -649,21 +646,17 @@ impl SnapshotManager {
 
     /// Stops all further writes (terminate): what is in flight stays pending.
     pub fn close(&self) {
-        self.state.lock().expect("snapshot manager lock").closed = true;
+        self.state.lock().closed = true;
     }
 
     pub fn snapshot(&self) -> Snapshot {
-        self.state
-            .lock()
-            .expect("snapshot manager lock")
-            .replayer
-            .snapshot()
+        self.state.lock().replayer.snapshot()
     }
 
     /// The deployment's final snapshot, moving out the states nothing else holds any more
     /// (an unchanged resource is not copied). The manager records nothing after it.
     pub fn take_snapshot(&self) -> Snapshot {
-        let mut st = self.state.lock().expect("snapshot manager lock");
+        let mut st = self.state.lock();
         st.closed = true;
         std::mem::take(&mut st.replayer).into_snapshot()
     }
@@ -711,7 +704,7 @@ mod tests {
         };
         manager.success(mark).unwrap();
         {
-            let st = manager.state.lock().unwrap();
+            let st = manager.state.lock();
             let live = &st.replayer.base;
             assert!(Arc::ptr_eq(&live[0], &base[0]), "kept, not copied");
             assert!(Arc::ptr_eq(&live[2], &base[2]), "untouched, not copied");

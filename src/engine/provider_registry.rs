@@ -2,7 +2,9 @@
 //! and finding it again by reference for the resources it manages.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::Arc;
+
+use parking_lot::{Mutex, RwLock};
 
 use super::property::PropertyMap;
 use super::provider::{
@@ -78,11 +80,7 @@ impl ProviderRegistry {
     }
 
     pub fn get_loaded(&self, reference: &str) -> Option<LoadedProvider> {
-        self.loaded
-            .read()
-            .expect("registry lock")
-            .get(reference)
-            .cloned()
+        self.loaded.read().get(reference).cloned()
     }
 
     /// The provider for a reference, configuring it from the base snapshot when an old resource
@@ -99,7 +97,6 @@ impl ProviderRegistry {
             .await?;
         self.loaded
             .write()
-            .expect("registry lock")
             .insert(reference.to_string(), loaded.clone());
         Ok(loaded)
     }
@@ -135,10 +132,7 @@ impl ProviderRegistry {
         let loaded = self
             .load_and_configure(urn.type_(), inputs, preview)
             .await?;
-        self.loaded
-            .write()
-            .expect("registry lock")
-            .insert(format!("{urn}::{id}"), loaded);
+        self.loaded.write().insert(format!("{urn}::{id}"), loaded);
         Ok(())
     }
 
@@ -149,11 +143,7 @@ impl ProviderRegistry {
         preview: bool,
     ) -> Result<LoadedProvider, ProviderError> {
         let key = plugin_key(provider_package(ty), version_of(inputs));
-        let cached = self
-            .unconfigured
-            .lock()
-            .expect("registry lock")
-            .remove(&key);
+        let cached = self.unconfigured.lock().remove(&key);
         let provider = match cached {
             Some(p) => p,
             None => self.factory.load(&key.0, key.1.as_deref())?,
@@ -179,7 +169,7 @@ impl ProviderRegistry {
         version: Option<&str>,
     ) -> Result<Arc<dyn Provider>, ProviderError> {
         let key = plugin_key(package, version);
-        let mut cache = self.unconfigured.lock().expect("registry lock");
+        let mut cache = self.unconfigured.lock();
         if let Some(p) = cache.get(&key) {
             return Ok(p.clone());
         }
@@ -204,7 +194,6 @@ impl ProviderRegistry {
         let all: Vec<_> = self
             .loaded
             .read()
-            .expect("registry lock")
             .values()
             .map(|l| l.provider.clone())
             .collect();

@@ -3,7 +3,9 @@
 //! call it to rehydrate a resource reference).
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use super::property::{PropertyMap, PropertyValue};
 use super::registration::{RegisterError, Registered};
@@ -71,7 +73,7 @@ impl ResourceLookup {
         ]))
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Urn, Known>> {
-        self.known.lock().expect("resource lookup lock")
+    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<Urn, Known>> {
+        self.known.lock()
     }
 }

@@ -8,7 +8,7 @@ use tokio::sync::watch;
 
 use super::resource::{ResourceState, is_default_provider};
 use super::run_error::RunError;
-use super::step::StepOp;
+use super::step::{Step, StepOp};
 use super::urn::Urn;
 
 /// The run's bookkeeping, owned by the deployment loop.
@@ -23,6 +23,9 @@ pub(crate) struct RunState {
     /// What refresh steps found, by base position (`None`: gone), for `up --refresh`.
     refreshed: Vec<(usize, Option<ResourceState>)>,
     first_error: Option<RunError>,
+    /// URNs whose old copies the run deletes: a delete whose `deletedWith` target is among
+    /// them skips its provider call.
+    condemned: HashSet<Urn>,
     /// Raised at the first error that stops the run; the executor's gates watch it (a failing
     /// worker raises it too, before its report reaches the loop, so no step starts after it).
     halt: watch::Sender<bool>,
@@ -38,8 +41,33 @@ impl RunState {
             counts: BTreeMap::new(),
             refreshed: Vec::new(),
             first_error: None,
+            condemned: HashSet::new(),
             halt,
         }
+    }
+
+    /// The run deletes these URNs' old copies.
+    pub fn condemn(&mut self, urns: impl IntoIterator<Item = Urn>) {
+        self.condemned.extend(urns);
+    }
+
+    /// The deletes among `steps` whose `deletedWith` target the run deletes too.
+    pub fn target_deleted(&self, steps: &[Step]) -> HashSet<Urn> {
+        steps
+            .iter()
+            .filter_map(|s| match s {
+                Step::Delete { old }
+                | Step::DeleteRewritten { old }
+                | Step::DeleteReplaced { old }
+                | Step::DeleteBeforeReplace { old, .. } => old
+                    .state
+                    .deleted_with
+                    .as_ref()
+                    .filter(|d| self.condemned.contains(*d))
+                    .map(|_| old.state.urn.clone()),
+                _ => None,
+            })
+            .collect()
     }
 
     /// A resource whose step (or chain) failed: nothing depending on it runs.

@@ -3,7 +3,9 @@
 //! [`SecretMask`]; diagnostics, step errors and the outcome are masked with `[secret]` before
 //! any display sees them, because providers and programs quote the values they reject.
 
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
+
+use parking_lot::RwLock;
 
 use super::property::{PropertyMap, PropertyValue};
 
@@ -31,14 +33,9 @@ impl SecretMask {
             {
                 continue;
             }
-            let known = self
-                .0
-                .read()
-                .expect("secret mask lock")
-                .iter()
-                .any(|k| k == s);
+            let known = self.0.read().iter().any(|k| k == s);
             if !known {
-                let mut set = self.0.write().expect("secret mask lock");
+                let mut set = self.0.write();
                 set.push(s.to_string());
                 set.sort_by_key(|k| std::cmp::Reverse(k.len()));
             }
@@ -65,7 +62,7 @@ impl SecretMask {
 
     /// `text` with every registered secret replaced by [`MASKED`].
     pub fn mask(&self, text: &str) -> String {
-        let set = self.0.read().expect("secret mask lock");
+        let set = self.0.read();
         let mut out = text.to_string();
         for s in set.iter() {
             if out.contains(s.as_str()) {

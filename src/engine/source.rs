@@ -2,7 +2,9 @@
 //! whether the program is a YAML file evaluated in-process or an SDK program over gRPC.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use async_trait::async_trait;
 use futures::future::{BoxFuture, FutureExt, Shared};
@@ -155,7 +157,7 @@ impl ResourceMonitor {
 
     /// The root stack resource's URN, once the program registered it.
     pub fn root(&self) -> Option<Urn> {
-        self.root.lock().expect("root lock").clone()
+        self.root.lock().clone()
     }
 
     /// Lets an SDK set the root explicitly (the Engine service's SetRootResource); it must be a
@@ -168,17 +170,12 @@ impl ResourceMonitor {
                 format!("{urn} is not a {ROOT_STACK_TYPE} resource"),
             ));
         }
-        *self.root.lock().expect("root lock") = Some(urn);
+        *self.root.lock() = Some(urn);
         Ok(())
     }
 
     fn check_registered(&self, field: &str, urn: &Urn) -> Result<(), InvalidField> {
-        if self
-            .registered
-            .lock()
-            .expect("registered lock")
-            .contains(urn)
-        {
+        if self.registered.lock().contains(urn) {
             Ok(())
         } else {
             Err(InvalidField::new(
@@ -219,10 +216,7 @@ impl ResourceMonitor {
     }
 
     fn record_registered(&self, urn: &Urn) {
-        self.registered
-            .lock()
-            .expect("registered lock")
-            .insert(urn.clone());
+        self.registered.lock().insert(urn.clone());
     }
 
     /// The URN a registration gets in this deployment's stack and project.
@@ -247,13 +241,10 @@ impl ResourceMonitor {
             goal.parent = self.root();
         }
         self.check_references(&goal)?;
-        let parent = goal.parent.as_ref().and_then(|p| {
-            self.inherited
-                .lock()
-                .expect("inherited lock")
-                .get(p)
-                .cloned()
-        });
+        let parent = goal
+            .parent
+            .as_ref()
+            .and_then(|p| self.inherited.lock().get(p).cloned());
         let parent = parent.unwrap_or_default();
         goal.protect = Some(goal.protect.unwrap_or(parent.protect));
         goal.retain_on_delete = Some(goal.retain_on_delete.unwrap_or(parent.retain_on_delete));
@@ -299,13 +290,10 @@ impl ResourceMonitor {
             .await?;
         self.record_registered(&reg.urn);
         if is_root {
-            *self.root.lock().expect("root lock") = Some(reg.urn.clone());
+            *self.root.lock() = Some(reg.urn.clone());
         }
         self.lookup.record(&reg, provider);
-        self.inherited
-            .lock()
-            .expect("inherited lock")
-            .insert(reg.urn.clone(), own);
+        self.inherited.lock().insert(reg.urn.clone(), own);
         Ok(reg)
     }
 
@@ -513,7 +501,7 @@ impl ResourceMonitor {
             )));
         }
         let fut = {
-            let mut defaults = self.defaults.lock().expect("defaults lock");
+            let mut defaults = self.defaults.lock();
             defaults
                 .entry((pkg.to_string(), version.clone()))
                 .or_insert_with(|| {

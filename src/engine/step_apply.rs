@@ -1,8 +1,7 @@
 //! Applying one step: the provider call, the journal entries around it, and the state that
 //! results. Previews call providers in preview mode and journal nothing.
 
-use std::collections::HashSet;
-use std::sync::{Arc, RwLock};
+use std::sync::Arc;
 
 use super::clock::Clock;
 use super::events::Severity;
@@ -51,6 +50,14 @@ enum DeleteEnd {
     PendingReplacement,
 }
 
+/// How a delete step ends, and whether its provider call is skipped because the run deletes
+/// its `deletedWith` target too.
+#[derive(Clone, Copy)]
+struct Deletion {
+    end: DeleteEnd,
+    target_deleted: bool,
+}
+
 /// What every step application shares.
 pub(crate) struct ApplyCtx {
     pub registry: Arc<ProviderRegistry>,
@@ -60,8 +67,6 @@ pub(crate) struct ApplyCtx {
     pub preview: bool,
     /// Protected resources may be deleted (`--ignore-protect`).
     pub ignore_protect: bool,
-    /// URNs the delete phase removes (a deletedWith target among them skips the delete call).
-    pub condemned: RwLock<HashSet<super::urn::Urn>>,
     /// The program's resource and error hooks, run around provider calls.
     pub hooks: Arc<Hooks>,
 }
@@ -180,8 +185,10 @@ impl ApplyCtx {
 
     /// Applies a step: the resource's resulting state when it has one, and what the run
     /// must remember of it.
-    pub async fn apply(&self, step: &Step) -> Applied {
-        let result = self.run(step).await;
+    /// A delete whose `deletedWith` target the run deletes too (`target_deleted`) skips the
+    /// provider call.
+    pub async fn apply(&self, step: &Step, target_deleted: bool) -> Applied {
+        let result = self.run(step, target_deleted).await;
         let recorded = match &result {
             Ok(_) => true,
             // A partial failure or an after-hook's failure recorded the new state.
@@ -209,7 +216,15 @@ impl ApplyCtx {
         Applied { result, effect }
     }
 
-    async fn run(&self, step: &Step) -> Result<Option<ResourceState>, StepError> {
+    async fn run(
+        &self,
+        step: &Step,
+        target_deleted: bool,
+    ) -> Result<Option<ResourceState>, StepError> {
+        let deleted = |end| Deletion {
+            end,
+            target_deleted,
+        };
         match step {
             Step::Same { old, new } => self.same(old, new).await,
             Step::SkippedCreate { new } => Ok(Some(new.clone())),
@@ -227,14 +242,18 @@ impl ApplyCtx {
                         urn: old.state.urn.clone(),
                     });
                 }
-                self.delete_step(old, DeleteEnd::Removed).await
+                self.delete_step(old, deleted(DeleteEnd::Removed)).await
             }
             Step::DeleteRewritten { old } => {
-                self.delete_step(old, DeleteEnd::RemovedWithRewritten).await
+                self.delete_step(old, deleted(DeleteEnd::RemovedWithRewritten))
+                    .await
             }
-            Step::DeleteReplaced { old } => self.delete_step(old, DeleteEnd::Removed).await,
+            Step::DeleteReplaced { old } => {
+                self.delete_step(old, deleted(DeleteEnd::Removed)).await
+            }
             Step::DeleteBeforeReplace { old, .. } => {
-                self.delete_step(old, DeleteEnd::PendingReplacement).await
+                self.delete_step(old, deleted(DeleteEnd::PendingReplacement))
+                    .await
             }
             Step::Replace { .. } => Ok(None),
             Step::RemovePendingReplace { old }
@@ -370,7 +389,10 @@ impl ApplyCtx {
     async fn delete_step(
         &self,
         old: &OldState,
-        end: DeleteEnd,
+        Deletion {
+            end,
+            target_deleted,
+        }: Deletion,
     ) -> Result<Option<ResourceState>, StepError> {
         let state = &old.state;
         let call = HookCall {
@@ -382,7 +404,7 @@ impl ApplyCtx {
         let op = self.begin(OperationType::Deleting, state).await?;
         let mut failures = Vec::new();
         let deleted = loop {
-            match self.delete(state).await {
+            match self.delete(state, target_deleted).await {
                 Err(e) => {
                     let call = ErrorHookCall {
                         old_inputs: Some(state.inputs.clone()),
@@ -680,16 +702,14 @@ impl ApplyCtx {
         }
     }
 
-    async fn delete(&self, old: &ResourceState) -> Result<(), StepError> {
-        if self.preview || !old.custom || old.is_provider() || old.retain_on_delete || old.external
+    async fn delete(&self, old: &ResourceState, target_deleted: bool) -> Result<(), StepError> {
+        if self.preview
+            || !old.custom
+            || old.is_provider()
+            || old.retain_on_delete
+            || old.external
+            || target_deleted
         {
-            return Ok(());
-        }
-        let with_target = old
-            .deleted_with
-            .as_ref()
-            .is_some_and(|d| self.condemned.read().expect("condemned lock").contains(d));
-        if with_target {
             return Ok(());
         }
         let loaded = self.provider(old).await?;

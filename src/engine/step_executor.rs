@@ -1,7 +1,10 @@
 //! The step executor: chains run serially, chains in parallel on a pool of workers, each step
 //! held at the operator's gates (pause, step, breakpoints, cancel) and after a failure.
 
-use std::sync::{Arc, Mutex};
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Instant;
 
 use tokio::sync::{Semaphore, mpsc, oneshot, watch};
@@ -31,6 +34,9 @@ pub(crate) struct Chain {
     pub reply: Option<RegisterReply>,
     /// An import chain: on success generation continues from the imported state.
     pub after_import: Option<Box<super::goal::Goal>>,
+    /// Deletes in the chain whose `deletedWith` target the run deletes too, so they skip the
+    /// provider call (the loop decides this when it schedules the chain).
+    pub target_deleted: HashSet<Urn>,
 }
 
 /// One step's end, reported to the deployment loop as it happens (the loop records it before
@@ -113,7 +119,7 @@ struct Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        self.free.lock().expect("worker lock").push(self.id);
+        self.free.lock().push(self.id);
     }
 }
 
@@ -174,7 +180,6 @@ impl StepExecutor {
         let id = self
             .free
             .lock()
-            .expect("worker lock")
             .pop()
             .expect("a permit implies a free worker");
         Worker {
@@ -300,9 +305,7 @@ impl StepExecutor {
             chain: chain.id,
             worker: worker.id,
         });
-        let ran = self
-            .run_steps(chain.id, &chain.steps, worker.id, pass)
-            .await;
+        let ran = self.run_steps(&chain, worker.id, pass).await;
         drop(worker);
         self.finish(chain, ran)
     }
@@ -322,18 +325,13 @@ impl StepExecutor {
 
     /// Runs the steps one after another, each held at the gates (the first already passed
     /// them as `first`), reporting each to the loop; stops at the first failure.
-    async fn run_steps(
-        &self,
-        id: ChainId,
-        steps: &[Step],
-        worker: WorkerId,
-        first: Pass,
-    ) -> ChainRun {
+    async fn run_steps(&self, chain: &Chain, worker: WorkerId, first: Pass) -> ChainRun {
+        let id = chain.id;
         let mut ran = ChainRun {
             completed: true,
             ..ChainRun::not_started()
         };
-        for (i, step) in steps.iter().enumerate() {
+        for (i, step) in chain.steps.iter().enumerate() {
             if i > 0 {
                 self.breakpoint(step);
             }
@@ -353,7 +351,8 @@ impl StepExecutor {
                 worker,
             });
             let started = Instant::now();
-            let Applied { result, effect } = self.ctx.apply(step).await;
+            let target_deleted = chain.target_deleted.contains(step.urn());
+            let Applied { result, effect } = self.ctx.apply(step, target_deleted).await;
             // A step whose after-hook failed is done all the same: its state answers the
             // registration and the chain goes on; the loop fails the run at its end.
             let done = match result {
@@ -423,7 +422,8 @@ impl StepExecutor {
                     let _ = self.done.send(ExecDone::Step(Box::new(report)));
                     // A chain fails its registration too (a DBR chain whose dependent's delete
                     // failed): what depends on that resource is skipped under continue-on-error.
-                    ran.failed = steps
+                    ran.failed = chain
+                        .steps
                         .last()
                         .filter(|l| l.urn() != step.urn())
                         .map(|l| l.urn().clone());
@@ -443,6 +443,7 @@ impl StepExecutor {
             steps,
             reply,
             after_import,
+            ..
         } = chain;
         let ok = ran.completed && ran.outcome.is_ok();
         let reply = match (ok, after_import, reply, ran.last.clone()) {

@@ -3,15 +3,16 @@
 pub mod approval_files;
 pub mod config;
 pub mod config_path;
+pub mod config_resolve;
 pub mod error;
 pub mod project_file;
 pub mod stack_settings;
 mod yaml_text;
 
 pub use config::{
-    ConfigCrypter, ConfigDecl, ConfigEntry, ConfigKey, ConfigType, ConfigValue, NewConfigValue,
-    ResolvedConfig, ScalarType,
+    ConfigCrypter, ConfigDecl, ConfigKey, ConfigType, ConfigValue, NewConfigValue, ScalarType,
 };
+pub use config_resolve::{ConfigEntry, ResolvedConfig};
 pub use error::{CryptError, ProjectError};
 pub use project_file::{PROJECT_FILE, Project, Runtime};
 pub use stack_settings::{StackSettings, settings_file_name};

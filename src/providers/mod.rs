@@ -16,7 +16,9 @@ pub mod sim_world;
 pub mod stash;
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use crate::engine::provider::{Provider, ProviderError};
 use crate::engine::provider_registry::ProviderFactory;
@@ -65,7 +67,7 @@ impl BuiltinProviders {
 
     /// The shared world, loaded from disk the first time it is needed.
     pub fn sim_world(&self) -> Result<Arc<SimWorld>, SimWorldError> {
-        let mut slot = self.sim_world.lock().expect("sim world slot");
+        let mut slot = self.sim_world.lock();
         if let Some(w) = slot.as_ref() {
             return Ok(w.clone());
         }

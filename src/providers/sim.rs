@@ -5,8 +5,10 @@
 //! resource, takes a quarter of it (previews included), so parallel diffs can be watched.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -150,7 +152,7 @@ impl SimProvider {
     ) -> Result<(), ProviderError> {
         if fails_on(inputs, op) {
             if let Some(times) = opt_count(inputs, FAIL_TIMES).ok().flatten() {
-                let mut failed = self.failed.lock().expect("sim failures lock");
+                let mut failed = self.failed.lock();
                 let count = failed.entry((urn.clone(), op)).or_insert(0);
                 if *count >= times as u64 {
                     return Ok(());

@@ -230,11 +230,11 @@ async fn pump(
             Ok(Some(pb::WatchReply {
                 item: Some(pb::watch_reply::Item::Events(batch)),
             })) => {
-                for (seq, bytes) in (batch.first..).zip(batch.events) {
-                    if seq < next {
-                        continue;
-                    }
-                    next = seq + 1;
+                if batch.first < next {
+                    continue;
+                }
+                next = batch.next;
+                for bytes in batch.events {
                     let decoded = pb::Event::decode(bytes)
                         .map_err(|e| format!("an event that does not decode: {e}"))
                         .and_then(|e| from_wire(&e).map_err(|e| e.to_string()));
@@ -257,6 +257,10 @@ async fn pump(
             Ok(Some(_)) => {}
             Ok(None) => return,
             Err(status) => {
+                // Dropped for falling behind: say so, and catch up from where we were.
+                if status.code() == tonic::Code::Aborted {
+                    let _ = events.send(note(Severity::Warning, status.message().to_string()));
+                }
                 let mut resumed = None;
                 for attempt in 0..RECONNECTS {
                     tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt.min(5) + 1)))

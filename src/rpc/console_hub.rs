@@ -1,8 +1,14 @@
 //! The served deployment's events, kept in order for every watcher: each reads from its own
-//! position at its own pace, so a late joiner replays everything and the deployment never
-//! waits for any of them.
+//! position at its own pace, so a late joiner replays the run and the deployment never waits
+//! for any of them.
+//!
+//! The hub keeps what a console's model keeps, not every event: an ephemeral note (a status
+//! line that the model shows only until the next message on the same resource) is dropped
+//! once a later event overwrites it, so a chatty program does not grow the log. Everything
+//! else changes the model and stays, so a late joiner rebuilds exactly the local console's
+//! model.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -12,22 +18,146 @@ use prost::bytes::Bytes;
 use tokio::sync::watch;
 
 use crate::engine::events::{CascadeId, EngineEvent};
+use crate::engine::urn::Urn;
 
 use super::console_wire::to_wire;
 
 /// The log of one deployment's events, each encoded once as the protocol carries it.
 pub struct EventHub {
     log: Mutex<Log>,
-    /// How many events the log holds, and whether the deployment ended.
-    length: watch::Sender<(usize, bool)>,
+    /// The position after the last event pushed, and whether the deployment ended.
+    length: watch::Sender<(u64, bool)>,
     watchers: AtomicUsize,
+}
+
+/// Consecutive live events read from the hub.
+pub struct Batch {
+    /// The position of the first.
+    pub first: u64,
+    /// The position to read from next (events superseded in between are left out).
+    pub next: u64,
+    pub events: Vec<Bytes>,
 }
 
 #[derive(Default)]
 struct Log {
-    events: Vec<Bytes>,
+    /// Live events with their positions, ascending; a superseded one is emptied, and the
+    /// emptied ones are removed once they are half of the log.
+    events: Vec<(u64, Bytes)>,
+    /// The position the next event gets.
+    next: u64,
+    emptied: usize,
+    /// Resources that have a row in every model (registered or planned).
+    rows: HashSet<Urn>,
+    /// The position of the latest ephemeral note per resource (`None`: on no resource) that
+    /// a later message may supersede.
+    notes: HashMap<Option<Urn>, u64>,
+    /// Each failed resource's error: a note repeating it changes nothing in a model.
+    errors: HashMap<Urn, String>,
     /// Each announced gate (cascade or step) by name, for who-did-what notes.
     roots: HashMap<CascadeId, String>,
+}
+
+impl Log {
+    /// Records what `e` supersedes and whether `e` itself may be superseded later.
+    fn account(&mut self, e: &EngineEvent, at: u64) {
+        match e {
+            EngineEvent::RegistrationReceived { urn, .. } => {
+                self.rows.insert(urn.clone());
+            }
+            EngineEvent::StepPlanned(info) => {
+                self.rows.insert(info.urn.clone());
+            }
+            EngineEvent::PendingReplacement { cascade, root, .. } => {
+                self.roots
+                    .insert(*cascade, format!("{} cascade", root.name()));
+            }
+            EngineEvent::GateOpened { gate, op, urn, .. } => {
+                self.roots
+                    .insert(*gate, format!("{} of {}", op.as_str(), urn.name()));
+            }
+            EngineEvent::Diagnostic {
+                urn,
+                message,
+                ephemeral,
+                ..
+            } => {
+                // A note repeating a step's error leaves the row's message as it was.
+                let repeat = urn
+                    .as_ref()
+                    .is_some_and(|u| self.errors.get(u) == Some(message));
+                if repeat {
+                    return;
+                }
+                let overwritten = self.notes.remove(urn);
+                // A note on a row that may not exist yet creates it: it must stay.
+                let supersedable = urn.as_ref().is_none_or(|u| self.rows.contains(u));
+                if *ephemeral && supersedable {
+                    self.notes.insert(urn.clone(), at);
+                }
+                if let Some(p) = overwritten {
+                    self.empty(p);
+                }
+            }
+            EngineEvent::StepFailed { urn, error, .. } => {
+                self.errors.insert(urn.clone(), error.clone());
+                self.overwrite(urn);
+            }
+            EngineEvent::StepSkipped { urn, .. } => self.overwrite(urn),
+            _ => {}
+        }
+    }
+
+    /// A later event set `urn`'s message: its pending note no longer shows anywhere.
+    fn overwrite(&mut self, urn: &Urn) {
+        if let Some(p) = self.notes.remove(&Some(urn.clone())) {
+            self.empty(p);
+        }
+    }
+
+    fn empty(&mut self, at: u64) {
+        if let Ok(i) = self.events.binary_search_by_key(&at, |(p, _)| *p) {
+            self.events[i].1 = Bytes::new();
+            self.emptied += 1;
+        }
+        if self.emptied > 64 && self.emptied * 2 > self.events.len() {
+            self.events.retain(|(_, e)| !e.is_empty());
+            self.emptied = 0;
+        }
+    }
+
+    fn push(&mut self, e: &EngineEvent, wire: Bytes) {
+        let at = self.next;
+        self.next += 1;
+        self.events.push((at, wire));
+        self.account(e, at);
+    }
+
+    /// Live events from `from` on, at most `max` of them or about `max_bytes`.
+    fn read(&self, from: u64, max: usize, max_bytes: usize) -> Batch {
+        let start = self.events.partition_point(|(p, _)| *p < from);
+        let mut batch = Batch {
+            first: from,
+            next: from,
+            events: Vec::new(),
+        };
+        let mut bytes = 0;
+        for (p, e) in &self.events[start..] {
+            if batch.events.len() >= max || (bytes >= max_bytes && !batch.events.is_empty()) {
+                break;
+            }
+            batch.next = p + 1;
+            if e.is_empty() {
+                continue;
+            }
+            if batch.events.is_empty() {
+                batch.first = *p;
+            }
+            bytes += e.len();
+            batch.events.push(e.clone());
+        }
+        batch
+    }
 }
 
 impl EventHub {
@@ -46,30 +176,30 @@ impl EventHub {
 
     /// Appends one event (the served side calls this for every engine event it consumes).
     pub fn push(&self, e: &EngineEvent) {
-        let wire = Bytes::from(to_wire(e).encode_to_vec());
-        let len = {
+        self.push_all(std::slice::from_ref(e));
+    }
+
+    /// Appends events in order, encoding each once outside the lock and waking the watchers
+    /// once for all of them.
+    pub fn push_all(&self, events: &[EngineEvent]) {
+        let wire: Vec<Bytes> = events
+            .iter()
+            .map(|e| Bytes::from(to_wire(e).encode_to_vec()))
+            .collect();
+        let next = {
             let mut log = self.log();
-            match e {
-                EngineEvent::PendingReplacement { cascade, root, .. } => {
-                    log.roots
-                        .insert(*cascade, format!("{} cascade", root.name()));
-                }
-                EngineEvent::GateOpened { gate, op, urn, .. } => {
-                    log.roots
-                        .insert(*gate, format!("{} of {}", op.as_str(), urn.name()));
-                }
-                _ => {}
+            for (e, w) in events.iter().zip(wire) {
+                log.push(e, w);
             }
-            log.events.push(wire);
-            log.events.len()
+            log.next
         };
-        self.length.send_replace((len, false));
+        self.length.send_replace((next, false));
     }
 
     /// The deployment ended: watchers get what is left and their streams close.
     pub fn close(&self) {
-        let len = self.log().events.len();
-        self.length.send_replace((len, true));
+        let next = self.log().next;
+        self.length.send_replace((next, true));
     }
 
     /// How an announced gate is named in notes: `db cascade`, `delete of db`.
@@ -77,35 +207,42 @@ impl EventHub {
         self.log().roots.get(&cascade).cloned()
     }
 
-    /// Up to `max` events from `from` on, waiting until there is one; `None` once the
-    /// deployment ended and everything was read.
-    pub async fn read(&self, from: usize, max: usize) -> Option<Vec<Bytes>> {
+    /// Live events from `from` on (at most `max`, or about `max_bytes` unless one is larger),
+    /// waiting until there is one; `None` once the deployment ended and everything was read.
+    pub async fn read(&self, mut from: u64, max: usize, max_bytes: usize) -> Option<Batch> {
         let mut rx = self.length.subscribe();
-        let (len, _) = *rx
-            .wait_for(|(len, closed)| *len > from || *closed)
-            .await
-            .ok()?;
-        if len <= from {
-            return None;
+        loop {
+            let (end, _) = *rx
+                .wait_for(|(end, closed)| *end > from || *closed)
+                .await
+                .ok()?;
+            if end <= from {
+                return None;
+            }
+            let batch = self.log().read(from, max, max_bytes);
+            if !batch.events.is_empty() {
+                return Some(batch);
+            }
+            // Everything up to `end` was superseded.
+            from = batch.next.max(from);
         }
-        let log = self.log();
-        Some(log.events[from..len.min(from + max)].to_vec())
     }
 
     /// Waits until the first event was pushed (or the log closed empty).
     pub async fn started(&self) {
         let mut rx = self.length.subscribe();
-        let _ = rx.wait_for(|(len, closed)| *len > 0 || *closed).await;
+        let _ = rx.wait_for(|(end, closed)| *end > 0 || *closed).await;
     }
 
-    /// How many events the log holds.
-    pub fn len(&self) -> usize {
+    /// The position after the last event pushed.
+    pub fn end(&self) -> u64 {
         self.length.borrow().0
     }
 
-    /// Whether nothing was pushed yet.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// How many events the log holds now (superseded notes left out).
+    pub fn held(&self) -> usize {
+        let log = self.log();
+        log.events.len() - log.emptied
     }
 
     /// Counts a watcher in, unless `limit` are already watching.
@@ -156,10 +293,11 @@ mod tests {
         let reader = {
             let hub = hub.clone();
             tokio::spawn(async move {
-                let mut got = 0;
-                while let Some(batch) = hub.read(got, 2).await {
-                    assert!(batch.len() <= 2);
-                    got += batch.len();
+                let (mut got, mut from) = (0, 0);
+                while let Some(batch) = hub.read(from, 2, 1 << 20).await {
+                    assert!(batch.events.len() <= 2);
+                    got += batch.events.len();
+                    from = batch.next;
                 }
                 got
             })
@@ -177,5 +315,104 @@ mod tests {
         assert!(hub.join(1).is_none());
         drop(first);
         assert!(hub.join(1).is_some());
+    }
+
+    fn note(urn: Option<&Urn>, message: &str, ephemeral: bool) -> EngineEvent {
+        EngineEvent::Diagnostic {
+            urn: urn.cloned(),
+            severity: crate::engine::events::Severity::Info,
+            message: message.into(),
+            ephemeral,
+        }
+    }
+
+    fn registered(urn: &Urn) -> EngineEvent {
+        EngineEvent::RegistrationReceived {
+            urn: urn.clone(),
+            type_: urn.type_().to_string(),
+            parent: None,
+            custom: true,
+            dependencies: Vec::new(),
+        }
+    }
+
+    fn messages(hub: &EventHub) -> Vec<String> {
+        let batch = hub.log().read(0, usize::MAX, usize::MAX);
+        batch
+            .events
+            .iter()
+            .map(|b| {
+                let e = crate::rpc::console_proto::Event::decode(b.clone()).unwrap();
+                match super::super::console_wire::from_wire(&e).unwrap() {
+                    EngineEvent::Diagnostic { message, .. } => message,
+                    other => format!("{other:?}").chars().take(12).collect(),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_ephemeral_note_is_dropped_once_a_later_message_on_its_row_overwrites_it() {
+        let hub = EventHub::new();
+        let a = Urn::parse("urn:pulumi:dev::p::sim:index:Thing::a").unwrap();
+        let b = Urn::parse("urn:pulumi:dev::p::sim:index:Thing::b").unwrap();
+        hub.push(&note(Some(&b), "b before its row exists", true));
+        hub.push(&registered(&a));
+        hub.push(&registered(&b));
+        hub.push(&note(Some(&a), "a 1", true));
+        hub.push(&note(Some(&a), "a 2", true));
+        hub.push(&note(Some(&b), "b 1", true));
+        hub.push(&note(None, "run 1", true));
+        hub.push(&note(None, "run 2", true));
+        hub.push(&note(Some(&a), "a kept in the log", false));
+        hub.push(&note(Some(&b), "b 2", true));
+        assert_eq!(hub.end(), 10);
+        assert_eq!(
+            messages(&hub),
+            [
+                "b before its row exists",
+                "Registration",
+                "Registration",
+                "run 2",
+                "a kept in the log",
+                "b 2"
+            ]
+        );
+        assert_eq!(hub.held(), 6);
+    }
+
+    #[test]
+    fn a_note_repeating_a_failed_steps_error_supersedes_nothing() {
+        let hub = EventHub::new();
+        let a = Urn::parse("urn:pulumi:dev::p::sim:index:Thing::a").unwrap();
+        hub.push(&registered(&a));
+        hub.push(&EngineEvent::StepFailed {
+            chain: 1,
+            op: crate::engine::step::StepOp::Create,
+            urn: a.clone(),
+            error: "boom".into(),
+            duration: Duration::ZERO,
+        });
+        hub.push(&note(Some(&a), "retrying", true));
+        hub.push(&note(Some(&a), "boom", true));
+        assert_eq!(hub.held(), 4);
+        hub.push(&note(Some(&a), "given up", true));
+        assert_eq!(hub.held(), 4);
+        assert_eq!(messages(&hub)[2..], ["boom", "given up"]);
+    }
+
+    #[tokio::test]
+    async fn a_reader_skips_what_was_superseded_and_resumes_after_it() {
+        let hub = EventHub::new();
+        let a = Urn::parse("urn:pulumi:dev::p::sim:index:Thing::a").unwrap();
+        hub.push(&registered(&a));
+        for i in 0..200 {
+            hub.push(&note(Some(&a), &format!("step {i}"), true));
+        }
+        hub.close();
+        let batch = hub.read(1, 10, 1 << 20).await.expect("the last note");
+        assert_eq!((batch.first, batch.next, batch.events.len()), (200, 201, 1));
+        assert!(hub.read(201, 10, 1 << 20).await.is_none());
+        assert!(hub.log().events.len() < 100, "superseded notes are removed");
     }
 }

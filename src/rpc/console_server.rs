@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use futures::Stream;
 use tokio::net::{TcpListener, UnixListener};
+use tokio::sync::mpsc::{self, error::SendTimeoutError};
 use tokio::sync::oneshot;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::server::TcpIncoming;
@@ -40,6 +41,8 @@ pub struct Limits {
     pub max_watchers: usize,
     /// Actions a second, over all clients (a burst of twice as many is allowed).
     pub actions_per_second: u32,
+    /// How long a watcher may leave its bounded buffer full before it is dropped.
+    pub stall: Duration,
 }
 
 impl Default for Limits {
@@ -48,6 +51,7 @@ impl Default for Limits {
             max_request_bytes: 16 * 1024,
             max_watchers: 16,
             actions_per_second: 10,
+            stall: Duration::from_secs(10),
         }
     }
 }
@@ -180,39 +184,82 @@ fn role<T>(req: &Request<T>) -> Result<Role, Status> {
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchReply, Status>> + Send>>;
 
-/// One watcher's position in the hub.
-struct Watching {
+/// Most events sent in one reply, and about the most bytes.
+const READ_BATCH: usize = 512;
+const READ_BATCH_BYTES: usize = 256 * 1024;
+
+/// Replies read ahead for one watcher: its backlog on this side is at most this many batches.
+const WATCHER_BUFFER: usize = 4;
+
+/// Feeds one watcher's buffer from the hub: `Hello`, then the events from `pos` on. A watcher
+/// that leaves its buffer full for `limits.stall` is dropped: its stream ends, after what it
+/// had buffered, with `verdict` (ABORTED, saying where to resume), and its place is freed.
+async fn feed(
     served: Arc<Served>,
-    pos: usize,
-    /// Whether `Hello` is still to be sent, and what it says of the token.
-    hello: Option<bool>,
+    mut pos: u64,
+    may_act: bool,
+    tx: mpsc::Sender<pb::WatchReply>,
+    stall: Duration,
+    verdict: Arc<OnceLock<Status>>,
     _slot: WatcherSlot,
+) {
+    use pb::watch_reply::Item;
+    served.hub.started().await;
+    let config = served.deployment.get().map(|d| d.config.clone());
+    let hello = Item::Hello(pb::Hello {
+        protocol: PROTOCOL_VERSION,
+        may_act,
+        config: config.unwrap_or_default().into_iter().collect(),
+    });
+    let mut item = Some(hello);
+    loop {
+        let reply = match item.take() {
+            Some(i) => i,
+            // The end of the deployment ends the stream (its last event is the summary).
+            None => match served.hub.read(pos, READ_BATCH, READ_BATCH_BYTES).await {
+                Some(batch) => {
+                    pos = batch.next;
+                    Item::Events(pb::Events {
+                        first: batch.first,
+                        events: batch.events,
+                        next: batch.next,
+                    })
+                }
+                None => return,
+            },
+        };
+        let reply = pb::WatchReply { item: Some(reply) };
+        match tx.send_timeout(reply, stall).await {
+            Ok(()) => {}
+            Err(SendTimeoutError::Closed(_)) => return,
+            Err(SendTimeoutError::Timeout(unsent)) => {
+                let resume = match unsent.item {
+                    Some(Item::Events(b)) => b.first,
+                    _ => pos,
+                };
+                let _ = verdict.set(Status::aborted(format!(
+                    "this watcher fell behind: it read nothing for {}s while the deployment went \
+                     on, so it was dropped; attach again from event {resume} to catch up",
+                    stall.as_secs_f64()
+                )));
+                return;
+            }
+        }
+    }
 }
 
-/// Most events sent in one reply.
-const READ_BATCH: usize = 512;
-
-async fn next_reply(mut w: Watching) -> Option<(Result<pb::WatchReply, Status>, Watching)> {
-    use pb::watch_reply::Item;
-    let item = match w.hello.take() {
-        Some(may_act) => {
-            w.served.hub.started().await;
-            let config = w.served.deployment.get().map(|d| d.config.clone());
-            Item::Hello(pb::Hello {
-                protocol: PROTOCOL_VERSION,
-                may_act,
-                config: config.unwrap_or_default().into_iter().collect(),
-            })
+/// A watcher's stream: what its feed buffered, then the verdict if it was dropped.
+fn watch_stream(rx: mpsc::Receiver<pb::WatchReply>, verdict: Arc<OnceLock<Status>>) -> WatchStream {
+    Box::pin(futures::stream::unfold(Some(rx), move |rx| {
+        let verdict = verdict.clone();
+        async move {
+            let mut rx = rx?;
+            match rx.recv().await {
+                Some(reply) => Some((Ok(reply), Some(rx))),
+                None => verdict.get().cloned().map(|status| (Err(status), None)),
+            }
         }
-        // The end of the deployment ends the stream (its last event is the summary).
-        None => {
-            let events = w.served.hub.read(w.pos, READ_BATCH).await?;
-            let first = w.pos as u64;
-            w.pos += events.len();
-            Item::Events(pb::Events { first, events })
-        }
-    };
-    Some((Ok(pb::WatchReply { item: Some(item) }), w))
+    }))
 }
 
 #[tonic::async_trait]
@@ -229,17 +276,19 @@ impl Console for ConsoleService {
                 self.limits.max_watchers
             ))
         })?;
-        let from = usize::try_from(req.from)
-            .unwrap_or(usize::MAX)
-            .min(hub.len());
-        let watching = Watching {
-            served: self.served.clone(),
-            pos: from,
-            hello: Some(role == Role::Control),
-            _slot: slot,
-        };
-        let stream = futures::stream::unfold(watching, next_reply);
-        Ok(Response::new(Box::pin(stream)))
+        let from = req.from.min(hub.end());
+        let (tx, rx) = mpsc::channel(WATCHER_BUFFER);
+        let verdict = Arc::new(OnceLock::new());
+        tokio::spawn(feed(
+            self.served.clone(),
+            from,
+            role == Role::Control,
+            tx,
+            self.limits.stall,
+            verdict.clone(),
+            slot,
+        ));
+        Ok(Response::new(watch_stream(rx, verdict)))
     }
 
     async fn act(&self, req: Request<pb::ActRequest>) -> Result<Response<pb::ActReply>, Status> {

@@ -14,6 +14,10 @@ use crate::engine::events::{CascadeId, EngineEvent, EventSink, Severity};
 
 use super::console_server::Served;
 
+/// Most events the tee takes from the engine at once: the hub encodes them and wakes its
+/// watchers once per batch, not once per event.
+const TEE_BATCH: usize = 256;
+
 /// Serves the deployment behind `control` and `notes` (its event sink), whose displays show
 /// `config`: every event from `events` goes to the watchers, then on to the returned
 /// receiver, which ends after the deployment's summary.
@@ -29,52 +33,60 @@ pub fn tee(
     let (tx, rx) = unbounded_channel();
     tokio::spawn(async move {
         let decided: Arc<Mutex<HashSet<CascadeId>>> = Arc::default();
-        while let Some(e) = events.recv().await {
-            hub.push(&e);
-            match &e {
-                EngineEvent::PendingReplacement { cascade, root, .. } => {
-                    if let Some(after) = approval_timeout {
-                        let undecided = Undecided {
-                            cascade: *cascade,
-                            root: format!("{} cascade", root.name()),
-                            decided: decided.clone(),
-                            control: control.clone(),
-                            notes: notes.clone(),
-                        };
-                        tokio::spawn(undecided.decline_after(after));
-                    }
-                }
-                EngineEvent::GateOpened {
-                    gate,
-                    op,
-                    urn,
-                    asked: true,
-                    ..
-                } => {
-                    if let Some(after) = approval_timeout {
-                        let undecided = Undecided {
-                            cascade: *gate,
-                            root: format!("{} of {}", op.as_str(), urn.name()),
-                            decided: decided.clone(),
-                            control: control.clone(),
-                            notes: notes.clone(),
-                        };
-                        tokio::spawn(undecided.decline_after(after));
-                    }
-                }
-                EngineEvent::Decision { cascade, .. } => {
-                    decided
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .insert(*cascade);
-                }
-                _ => {}
+        let mut batch = Vec::with_capacity(TEE_BATCH);
+        while events.recv_many(&mut batch, TEE_BATCH).await > 0 {
+            // The control handles (ours and the engine's) keep the engine's channel open: the
+            // summary is the end.
+            let end = batch
+                .iter()
+                .position(|e| matches!(e, EngineEvent::Summary { .. }));
+            if let Some(end) = end {
+                batch.truncate(end + 1);
             }
-            let last = matches!(e, EngineEvent::Summary { .. });
-            let _ = tx.send(e);
-            // The control handles (ours and the engine's) keep the engine's channel open:
-            // the summary is the end.
-            if last {
+            hub.push_all(&batch);
+            for e in batch.drain(..) {
+                match &e {
+                    EngineEvent::PendingReplacement { cascade, root, .. } => {
+                        if let Some(after) = approval_timeout {
+                            let undecided = Undecided {
+                                cascade: *cascade,
+                                root: format!("{} cascade", root.name()),
+                                decided: decided.clone(),
+                                control: control.clone(),
+                                notes: notes.clone(),
+                            };
+                            tokio::spawn(undecided.decline_after(after));
+                        }
+                    }
+                    EngineEvent::GateOpened {
+                        gate,
+                        op,
+                        urn,
+                        asked: true,
+                        ..
+                    } => {
+                        if let Some(after) = approval_timeout {
+                            let undecided = Undecided {
+                                cascade: *gate,
+                                root: format!("{} of {}", op.as_str(), urn.name()),
+                                decided: decided.clone(),
+                                control: control.clone(),
+                                notes: notes.clone(),
+                            };
+                            tokio::spawn(undecided.decline_after(after));
+                        }
+                    }
+                    EngineEvent::Decision { cascade, .. } => {
+                        decided
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .insert(*cascade);
+                    }
+                    _ => {}
+                }
+                let _ = tx.send(e);
+            }
+            if end.is_some() {
                 break;
             }
         }

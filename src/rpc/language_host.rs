@@ -4,7 +4,9 @@
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use async_trait::async_trait;
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
@@ -359,7 +361,7 @@ impl SdkProgram {
         if *refused.borrow() {
             return Ok(());
         }
-        let tail: Vec<String> = tail.lock().expect("stderr tail lock").drain(..).collect();
+        let tail: Vec<String> = tail.lock().drain(..).collect();
         match status.code() {
             Some(0) => Ok(()),
             Some(EXIT_REPORTED) => Err(ProgramError(BAIL_MESSAGE.into())),
@@ -398,7 +400,7 @@ async fn forward(
     let mut lines = BufReader::new(stream).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         if let Some(tail) = &tail {
-            let mut tail = tail.lock().expect("stderr tail lock");
+            let mut tail = tail.lock();
             if tail.len() == STDERR_TAIL {
                 tail.pop_front();
             }

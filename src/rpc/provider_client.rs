@@ -3,7 +3,9 @@
 //! on what comes back, and gRPC failures become `ProviderError`s naming the plugin.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -113,7 +115,7 @@ impl PluginProvider {
     }
 
     fn caps(&self) -> Capabilities {
-        *self.caps.lock().expect("capabilities lock")
+        *self.caps.lock()
     }
 
     /// What we send: secrets and resource references only if the plugin accepts them.
@@ -401,7 +403,7 @@ impl Provider for PluginProvider {
             Ok(r) => r.into_inner(),
             Err(s) => return Err(self.rpc_error("Configure", s).await),
         };
-        *self.caps.lock().expect("capabilities lock") = Capabilities {
+        *self.caps.lock() = Capabilities {
             accept_secrets: resp.accept_secrets,
             accept_resources: resp.accept_resources,
             supports_preview: resp.supports_preview,

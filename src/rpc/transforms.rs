@@ -6,7 +6,9 @@
 //! provider, dependsOn...) reach step generation like options the program set itself.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use super::callbacks::{CallbackError, Callbacks};
 use super::pulumirpc::{
@@ -49,14 +51,14 @@ impl Transforms {
     /// Adds a stack transform, run for every later registration.
     pub fn add_stack(&self, callback: Callback) -> Result<(), CallbackError> {
         Callbacks::check(&callback)?;
-        self.stack.lock().expect("transforms lock").push(callback);
+        self.stack.lock().push(callback);
         Ok(())
     }
 
     /// Adds a stack invoke transform, run for every later invoke.
     pub fn add_invoke(&self, callback: Callback) -> Result<(), CallbackError> {
         Callbacks::check(&callback)?;
-        self.invoke.lock().expect("transforms lock").push(callback);
+        self.invoke.lock().push(callback);
         Ok(())
     }
 
@@ -64,8 +66,8 @@ impl Transforms {
     fn chain_for(&self, req: &RegisterResourceRequest) -> Vec<Callback> {
         let mut chain = req.transforms.clone();
         {
-            let parents = self.parents.lock().expect("transforms lock");
-            let by_resource = self.by_resource.lock().expect("transforms lock");
+            let parents = self.parents.lock();
+            let by_resource = self.by_resource.lock();
             let mut seen = BTreeSet::new();
             let mut current = req.parent.clone();
             while !current.is_empty() && seen.insert(current.clone()) {
@@ -75,7 +77,7 @@ impl Transforms {
                 current = parents.get(&current).cloned().unwrap_or_default();
             }
         }
-        chain.extend(self.stack.lock().expect("transforms lock").iter().cloned());
+        chain.extend(self.stack.lock().iter().cloned());
         chain
     }
 
@@ -127,14 +129,10 @@ impl Transforms {
         if !parent.is_empty() {
             self.parents
                 .lock()
-                .expect("transforms lock")
                 .insert(urn.to_string(), parent.to_string());
         }
         if !own.is_empty() {
-            self.by_resource
-                .lock()
-                .expect("transforms lock")
-                .insert(urn.to_string(), own);
+            self.by_resource.lock().insert(urn.to_string(), own);
         }
     }
 
@@ -143,7 +141,7 @@ impl Transforms {
         &self,
         req: &mut ResourceInvokeRequest,
     ) -> Result<(), TransformError> {
-        let chain = self.invoke.lock().expect("transforms lock").clone();
+        let chain = self.invoke.lock().clone();
         if chain.is_empty() {
             return Ok(());
         }

@@ -8,8 +8,10 @@ use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+
+use parking_lot::{Condvar, Mutex};
 
 use serde_json::Value;
 
@@ -82,9 +84,9 @@ impl GroupSync {
         let mut synced = 0;
         loop {
             {
-                let mut closed = self.closed.lock().expect("journal sync lock");
+                let mut closed = self.closed.lock();
                 while self.requested.load(Ordering::Acquire) <= synced && !*closed {
-                    closed = self.wake.wait(closed).expect("journal sync lock");
+                    self.wake.wait(&mut closed);
                 }
                 if *closed {
                     return;
@@ -101,7 +103,7 @@ impl GroupSync {
     }
 
     fn close(&self) {
-        *self.closed.lock().expect("journal sync lock") = true;
+        *self.closed.lock() = true;
         self.wake.notify_one();
     }
 }
@@ -115,7 +117,7 @@ impl Durability for GroupSync {
         }
         self.requested.fetch_max(upto, Ordering::AcqRel);
         {
-            let _closed = self.closed.lock().expect("journal sync lock");
+            let _closed = self.closed.lock();
             self.wake.notify_one();
         }
         let reached = synced
@@ -154,11 +156,6 @@ impl FileJournal {
     /// Where the entries go (`journal.<epoch>.jsonl`), for messages.
     pub fn path(&self) -> &Path {
         &self.path
-    }
-
-    /// Forces what was appended to stable storage.
-    pub fn sync(&mut self) -> io::Result<()> {
-        self.file.sync_data()
     }
 }
 

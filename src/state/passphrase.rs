@@ -10,7 +10,9 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
 use std::time::{Duration, Instant};
 
 use aes_gcm::aead::Aead;
@@ -185,10 +187,10 @@ fn cipher_for(passphrase: &str, salt: &[u8]) -> Aes256Gcm {
     id.update(salt);
     let id: [u8; 32] = id.finalize().into();
     let keys = KEYS.get_or_init(Mutex::default);
-    let cached = keys.lock().expect("key cache lock").get(&id).copied();
+    let cached = keys.lock().get(&id).copied();
     let key = cached.unwrap_or_else(|| {
         let key = super::pbkdf2::pbkdf2_sha256(passphrase.as_bytes(), salt, PBKDF2_ITERATIONS);
-        keys.lock().expect("key cache lock").insert(id, key);
+        keys.lock().insert(id, key);
         key
     });
     Aes256Gcm::new_from_slice(&key).expect("a 32-byte key")

@@ -6,6 +6,7 @@ pub mod analyze;
 pub use crate::engine::asset;
 pub mod ast;
 pub mod builtin;
+mod builtin_call;
 pub mod component;
 pub mod error;
 pub mod evaluate;

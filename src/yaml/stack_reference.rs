@@ -3,7 +3,9 @@
 //! keeps one reference per stack name.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 
 use futures::future::{BoxFuture, FutureExt, Shared};
 
@@ -31,7 +33,7 @@ impl StackReferences {
         at: String,
     ) -> Result<Registered, String> {
         let fut = {
-            let mut reads = self.reads.lock().expect("stack references lock");
+            let mut reads = self.reads.lock();
             reads
                 .entry(stack.to_string())
                 .or_insert_with(|| {

@@ -3,7 +3,9 @@
 //! runtime alike), TLS through rustls, and a small pool of idle connections.
 
 use std::future::Future;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
 use std::time::Duration;
 
 use tokio::runtime::{Handle, Runtime};
@@ -64,7 +66,7 @@ impl Drop for Conn {
         if let Some(client) = self.client.take()
             && !client.is_closed()
         {
-            let mut idle = self.db.idle.lock().expect("pool lock");
+            let mut idle = self.db.idle.lock();
             if idle.len() < POOL_SIZE {
                 idle.push(client);
             }
@@ -141,7 +143,7 @@ impl Db {
     /// A connection from the pool, or a new one.
     pub(crate) async fn get(self: &Arc<Self>) -> Result<Conn, String> {
         let reused = {
-            let mut idle = self.idle.lock().expect("pool lock");
+            let mut idle = self.idle.lock();
             idle.retain(|c| !c.is_closed());
             idle.pop()
         };
