@@ -280,7 +280,7 @@ fn status_and_urn_filters_keep_what_they_name() {
     let names = |u: &mut UiState| -> Vec<String> {
         u.refresh_tree(&m);
         u.tree
-            .rows_in(&m, 0..u.tree.len())
+            .rows()
             .iter()
             .map(|r| m.resource(r.idx).name().to_string())
             .collect()

@@ -16,8 +16,6 @@ use crate::engine::provider::PropertyDiff;
 use crate::engine::step::StepOp;
 use crate::engine::urn::Urn;
 
-use super::sort::SortKey;
-
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -82,11 +80,8 @@ pub struct Resource {
     pub custom: bool,
     /// Index of the parent row, when the parent is known.
     pub parent: Option<usize>,
-    /// Child rows, by name (then URN): the tree's default order, kept as rows arrive.
+    /// Child rows, in the order they appeared.
     pub children: Vec<usize>,
-    /// Rows in its subtree (itself and every descendant), kept as rows arrive so that the tree
-    /// index finds a row by position without walking the tree.
-    pub subtree: usize,
     /// The op that stands for the resource (a replacement's halves show as `+-`).
     pub op: Option<StepOp>,
     pub status: Status,
@@ -137,7 +132,6 @@ impl Resource {
             custom: true,
             parent: None,
             children: Vec::new(),
-            subtree: 1,
             op: None,
             status: Status::Planned,
             running_op: None,
@@ -371,7 +365,6 @@ pub struct Model {
     started_at: Option<Duration>,
     resources: Vec<Resource>,
     index: HashMap<Urn, usize>,
-    /// Rows without a known parent, by name (then URN).
     roots: Vec<usize>,
     /// Bumped whenever rows are added or re-parented, so that derived layouts know to rebuild.
     structure_version: u64,
@@ -506,12 +499,10 @@ impl Model {
 
     /// Top-level rows (the root stack, and orphans whose parent is not known yet).
     pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
-        self.roots.iter().copied()
-    }
-
-    /// The top-level rows by name (then URN), as a slice the tree index walks.
-    pub fn root_slice(&self) -> &[usize] {
-        &self.roots
+        self.roots
+            .iter()
+            .copied()
+            .filter(|&i| self.resources[i].parent.is_none())
     }
 
     /// Changes whenever rows or dependencies are added: the key of derived layouts.
@@ -1307,8 +1298,7 @@ impl Model {
         let i = self.resources.len();
         self.resources.push(Resource::new(urn.clone(), t));
         self.index.insert(urn.clone(), i);
-        let at = self.sibling_slot(&self.roots, i);
-        self.roots.insert(at.unwrap_or_else(|at| at), i);
+        self.roots.push(i);
         self.structure_version += 1;
         i
     }
@@ -1316,67 +1306,15 @@ impl Model {
     fn set_parent(&mut self, i: usize, parent: Option<&Urn>) {
         let Some(p_urn) = parent else { return };
         let p = self.ensure_row(p_urn, None);
-        if p == i || self.resources[i].parent == Some(p) || self.is_ancestor(i, p) {
+        if p == i || self.resources[i].parent == Some(p) {
             return;
         }
-        let size = self.resources[i].subtree;
-        match self.resources[i].parent {
-            Some(old) => {
-                let siblings = std::mem::take(&mut self.resources[old].children);
-                self.resources[old].children = self.without(siblings, i);
-                self.add_to_subtrees(old, size, false);
-            }
-            None => {
-                let roots = std::mem::take(&mut self.roots);
-                self.roots = self.without(roots, i);
-            }
+        if let Some(old) = self.resources[i].parent {
+            self.resources[old].children.retain(|&c| c != i);
         }
         self.resources[i].parent = Some(p);
-        let at = self.sibling_slot(&self.resources[p].children, i);
-        self.resources[p]
-            .children
-            .insert(at.unwrap_or_else(|at| at), i);
-        self.add_to_subtrees(p, size, true);
+        self.resources[p].children.push(i);
         self.structure_version += 1;
-    }
-
-    /// Where row `i` is (`Ok`) or goes (`Err`) among `siblings`, which are by name then URN.
-    fn sibling_slot(&self, siblings: &[usize], i: usize) -> Result<usize, usize> {
-        siblings.binary_search_by(|&s| SortKey::Name.compare(self, s, i))
-    }
-
-    /// `siblings` without row `i`.
-    fn without(&self, mut siblings: Vec<usize>, i: usize) -> Vec<usize> {
-        if let Ok(at) = self.sibling_slot(&siblings, i) {
-            siblings.remove(at);
-        }
-        siblings
-    }
-
-    /// Whether row `a` is `b` or one of its ancestors (a parent link that would close a cycle).
-    fn is_ancestor(&self, a: usize, b: usize) -> bool {
-        let mut cur = Some(b);
-        while let Some(c) = cur {
-            if c == a {
-                return true;
-            }
-            cur = self.resources[c].parent;
-        }
-        false
-    }
-
-    /// Grows (or shrinks) the subtree sizes of `from` and its ancestors by `size` rows.
-    fn add_to_subtrees(&mut self, from: usize, size: usize, grow: bool) {
-        let mut cur = Some(from);
-        while let Some(c) = cur {
-            let r = &mut self.resources[c];
-            r.subtree = if grow {
-                r.subtree + size
-            } else {
-                r.subtree - size
-            };
-            cur = r.parent;
-        }
     }
 
     fn ensure_chain(&mut self, id: ChainId) -> usize {
@@ -1500,16 +1438,7 @@ mod tests {
             .iter()
             .map(|&c| m.resource(c).name())
             .collect();
-        assert_eq!(names, ["app", "db", "net", "old-logs"]);
-        assert_eq!(stack.subtree, m.resources().len());
-        assert_eq!(
-            stack.subtree,
-            1 + stack
-                .children
-                .iter()
-                .map(|&c| m.resource(c).subtree)
-                .sum::<usize>()
-        );
+        assert_eq!(names, ["net", "db", "app", "old-logs"]);
         let net = m.get(&urn("sim:index:Network", "net")).unwrap();
         let subs: Vec<&str> = net.children.iter().map(|&c| m.resource(c).name()).collect();
         assert_eq!(subs, ["subnet-a", "subnet-b"]);

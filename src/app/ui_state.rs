@@ -278,7 +278,7 @@ impl UiState {
     pub fn ensure_selection(&mut self, model: &Model) {
         if self.selected_index(model).is_none() {
             self.refresh_tree(model);
-            if let Some(r) = self.tree.get(model, 0) {
+            if let Some(r) = self.tree.rows().first() {
                 self.selected = Some(model.resource(r.idx).urn.clone());
             }
         }

@@ -299,7 +299,7 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
     ui.refresh_tree(model);
     let failed: Vec<usize> = ui
         .tree
-        .rows_in(model, 0..ui.tree.len())
+        .rows()
         .iter()
         .enumerate()
         .filter(|(_, r)| model.resource(r.idx).error.is_some())
@@ -313,9 +313,7 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
         });
         return;
     }
-    let cur = ui
-        .selected_index(model)
-        .and_then(|i| ui.tree.position(model, i));
+    let cur = ui.selected_index(model).and_then(|i| ui.tree.position(i));
     let pick = match (cur, forward) {
         (Some(c), true) => failed.iter().find(|&&k| k > c).or(failed.first()),
         (Some(c), false) => failed.iter().rev().find(|&&k| k < c).or(failed.last()),
@@ -323,10 +321,7 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
         (None, false) => failed.last(),
     };
     if let Some(&row) = pick {
-        ui.selected = ui
-            .tree
-            .get(model, row)
-            .map(|r| model.resource(r.idx).urn.clone());
+        ui.selected = Some(model.resource(ui.tree.rows()[row].idx).urn.clone());
         ui.focus = ViewId::Resources;
         ui.details = true;
         ui.details_scroll = 0;
@@ -357,12 +352,13 @@ fn set_filter(ui: &mut UiState, model: &Model, filter: Filter) {
     ui.refresh_tree(model);
     let visible = ui
         .selected_index(model)
-        .and_then(|i| ui.tree.position(model, i))
+        .and_then(|i| ui.tree.position(i))
         .is_some();
     if !visible {
         ui.selected = ui
             .tree
-            .get(model, 0)
+            .rows()
+            .first()
             .map(|r| model.resource(r.idx).urn.clone());
     }
 }
@@ -404,7 +400,7 @@ fn click(ui: &mut UiState, model: &Model, column: u16, row: u16) {
     ui.focus = ViewId::Resources;
     ui.refresh_tree(model);
     let pos = ui.resources_offset + (row - area.y) as usize;
-    if let Some(r) = ui.tree.get(model, pos) {
+    if let Some(r) = ui.tree.rows().get(pos) {
         ui.selected = Some(model.resource(r.idx).urn.clone());
     }
 }
@@ -433,10 +429,10 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
             ui.refresh_tree(model);
             let cur = ui
                 .selected_index(model)
-                .and_then(|i| ui.tree.position(model, i))
+                .and_then(|i| ui.tree.position(i))
                 .unwrap_or(0);
             let next = clamp_move(cur, delta, ui.tree.len());
-            if let Some(r) = ui.tree.get(model, next) {
+            if let Some(r) = ui.tree.rows().get(next) {
                 ui.selected = Some(model.resource(r.idx).urn.clone());
             }
         }
@@ -723,7 +719,7 @@ mod tests {
         ui.refresh_tree(&m);
         let names: Vec<&str> = ui
             .tree
-            .rows_in(&m, 0..ui.tree.len())
+            .rows()
             .iter()
             .map(|r| m.resource(r.idx).name())
             .collect();
@@ -894,10 +890,7 @@ mod tests {
         update(&mut ui, &m, &control, Action::CycleSort);
         assert_eq!(ui.sort, crate::app::sort::SortKey::Status);
         ui.refresh_tree(&m);
-        let first_child = m
-            .resource(ui.tree.get(&m, 1).unwrap().idx)
-            .name()
-            .to_string();
+        let first_child = m.resource(ui.tree.rows()[1].idx).name().to_string();
         assert_eq!(first_child, "app", "waiting for approval before done");
     }
 

@@ -3,6 +3,8 @@
 //! `TreeItem`s only for the visible window of rows (and that window's ancestors, which it needs
 //! for the depth of the first row), so a frame costs the same for 10 or 100,000 resources.
 
+use std::ops::Range;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -12,7 +14,6 @@ use tui_tree_widget::{Tree, TreeItem, TreeState};
 
 use crate::app::model::{Model, Resource, Status};
 use crate::app::sort::SortKey;
-use crate::app::tree_index::FlatRow;
 use crate::app::ui_state::UiState;
 use crate::engine::step::StepOp;
 
@@ -122,9 +123,9 @@ struct Columns {
 impl Columns {
     /// Columns as wide as the visible rows need (so the info column gets the rest of a wide
     /// terminal), within the fixed widths' limits.
-    fn fit(w: usize, m: &Model, window: &[FlatRow]) -> Columns {
+    fn fit(w: usize, m: &Model, ui: &UiState, window: Range<usize>) -> Columns {
         let most = Columns::for_width(w);
-        let rows = || window.iter();
+        let rows = || window.clone().map(|row| ui.tree.rows()[row]);
         let tree = rows()
             .map(|fr| 2 * fr.depth as usize + 3 + width(m.resource(fr.idx).name()))
             .max()
@@ -217,21 +218,25 @@ impl ResourcesView<'_> {
         Line::from(spans)
     }
 
-    /// The tree items for the `window` rows (`selected` among them) under their ancestors,
+    /// The tree items for `window` (rows of the flattened tree) under the window's ancestors,
     /// the number of ancestor rows the widget draws before the window, and the widget state
     /// (open nodes, selection) for them.
     fn window_items(
         &self,
         ui: &UiState,
-        window: &[FlatRow],
-        selected: Option<usize>,
+        window: Range<usize>,
+        selected_row: Option<usize>,
         cols: Columns,
         text_w: usize,
     ) -> (Vec<TreeItem<'static, usize>>, usize, TreeState<usize>) {
-        let ancestors = window
-            .first()
-            .map(|&first| ui.tree.ancestors(self.model, first))
-            .unwrap_or_default();
+        let tree = &ui.tree;
+        let mut ancestors = Vec::new();
+        let mut up = tree.parent_row(window.start);
+        while let Some(row) = up {
+            ancestors.push(row);
+            up = tree.parent_row(row);
+        }
+        ancestors.reverse();
         let skipped = ancestors.len();
         let mut state = TreeState::default();
         let mut roots: Vec<TreeItem<'static, usize>> = Vec::new();
@@ -250,7 +255,8 @@ impl ResourcesView<'_> {
                 }
             }
         }
-        for (k, &fr) in ancestors.iter().chain(window).enumerate() {
+        for row in ancestors.into_iter().chain(window) {
+            let fr = tree.rows()[row];
             while open.last().is_some_and(|(d, _)| *d >= fr.depth) {
                 close(&mut open, &mut roots);
                 path.pop();
@@ -266,7 +272,7 @@ impl ResourcesView<'_> {
             if fr.has_children && !collapsed {
                 state.open(path.clone());
             }
-            if selected.map(|s| s + skipped) == Some(k) {
+            if selected_row == Some(row) {
                 state.select(path.clone());
             }
             let text = self.row_text(r, fr.depth, cols, text_w);
@@ -308,7 +314,7 @@ impl StatefulWidget for ResourcesView<'_> {
         }
         ui.page = h.saturating_sub(1).max(1);
         ui.resources_rows = Some(inner);
-        let sel = ui.selected_index(m).and_then(|i| ui.tree.position(m, i));
+        let sel = ui.selected_index(m).and_then(|i| ui.tree.position(i));
         if let Some(s) = sel {
             if s < ui.resources_offset {
                 ui.resources_offset = s;
@@ -333,12 +339,10 @@ impl StatefulWidget for ResourcesView<'_> {
             return;
         }
         let window = ui.resources_offset..(ui.resources_offset + h).min(ui.tree.len());
-        let window_rows = ui.tree.rows_in(m, window.clone());
         let tree_w = inner.width - OP_W;
-        let cols = Columns::fit(inner.width as usize, m, &window_rows);
-        let selected = sel.filter(|s| window.contains(s)).map(|s| s - window.start);
+        let cols = Columns::fit(inner.width as usize, m, ui, window.clone());
         let (items, skipped, mut state) =
-            self.window_items(ui, &window_rows, selected, cols, tree_w as usize);
+            self.window_items(ui, window.clone(), sel, cols, tree_w as usize);
         // The widget draws the window's ancestors first; it draws off screen and the window
         // is copied into place.
         let rows = (skipped + window.len()).min(u16::MAX as usize) as u16;
@@ -350,18 +354,19 @@ impl StatefulWidget for ResourcesView<'_> {
             .node_closed_symbol("▸ ")
             .node_no_children_symbol("  ");
         StatefulWidget::render(widget, scratch.area, &mut scratch, &mut state);
-        for (line_no, (row, &fr)) in window.zip(&window_rows).enumerate() {
+        for (line_no, row) in window.enumerate() {
             let y = inner.y + line_no as u16;
             for x in 0..tree_w {
                 buf[(inner.x + OP_W + x, y)] = scratch[(x, (skipped + line_no) as u16)].clone();
             }
+            let fr = ui.tree.rows()[row];
             let r = m.resource(fr.idx);
             let op_style = r.op.map_or(Style::new(), |op| t.op(op));
             let op = format!("{:<3}", r.op.map_or("", StepOp::prefix).trim_end());
             buf.set_stringn(inner.x, y, op, OP_W as usize, op_style);
             // The widget indents with blanks; the guides go over them.
             if fr.depth > 0 {
-                let mut guides = ui.tree.guides(m, fr);
+                let mut guides = ui.tree.guides(row);
                 if !fr.has_children {
                     guides.push('─');
                 }
