@@ -4,7 +4,7 @@
 //! `cargo bench --bench scale -- <scenario> [resources]`
 //!
 //! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
-//! console-frame, sdk. See BENCHMARKS.md.
+//! console-frame, sdk, sdk-node, many-resources. See BENCHMARKS.md.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,8 +18,10 @@ use stepdeck::bench_support::{
     DagSpec, FileStack, GeneratedDag, RunConfig, RunReport, SlowDiffFactory, Usage,
     builtin_factory, run_unjournaled,
 };
-use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
-use stepdeck::rpc::language_host::{Runtime, SdkProgram};
+use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Severity, Snapshot};
+use stepdeck::rpc::language_host::{NodeOptions, Runtime, SdkProgram};
+use stepdeck::rpc::plugin::PluginContext;
+use stepdeck::rpc::plugin_providers::PluginProviders;
 use stepdeck::views::{Theme, render_screen};
 
 /// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
@@ -48,10 +50,12 @@ fn main() {
             "console-frame" => console_frame(n.unwrap_or(100_000)).await,
             "preview-scaling" => preview_scaling(n.unwrap_or(100_000)).await,
             "sdk" => sdk(n.unwrap_or(2_000)).await,
+            "sdk-node" => sdk_node(n.unwrap_or(2_000)).await,
+            "many-resources" => many_resources(n.unwrap_or(2_000)).await,
             other => {
                 eprintln!(
                     "unknown scenario `{other}`: preview, preview-scaling, up, noop, destroy, \
-                     pardiff, console-ingest, console-frame, sdk"
+                     pardiff, console-ingest, console-frame, sdk, sdk-node, many-resources"
                 );
                 std::process::exit(2);
             }
@@ -309,9 +313,18 @@ async fn console_ingest(n: usize) {
 async fn console_frame(n: usize) {
     let events = preview_events(n).await;
     let mut model = Model::new();
+    let started = Instant::now();
     for e in &events {
         model.apply(e);
     }
+    let ingest = started.elapsed();
+    println!(
+        "console model: the {} events of a {n}-resource preview applied in {:.3} s ({:.0} ns/event)",
+        events.len(),
+        ingest.as_secs_f64(),
+        ingest.as_secs_f64() * 1e9 / events.len() as f64
+    );
+    drop(events);
     let title = Title {
         operation: "preview".into(),
         stack: "bench".into(),
@@ -321,22 +334,29 @@ async fn console_frame(n: usize) {
     let mut ui = UiState::new(ConsoleMode::Live, title);
     let area = Rect::new(0, 0, 200, 50);
     let mut buf = Buffer::empty(area);
-    let started = Instant::now();
-    render_screen(area, &mut buf, &model, &mut ui, Theme::colored());
-    let first = started.elapsed();
-    let frames = 200;
-    let started = Instant::now();
-    for i in 0..frames {
-        model.set_now(Duration::from_millis(33 * i));
-        buf.reset();
-        render_screen(area, &mut buf, &model, &mut ui, Theme::colored());
-    }
-    let each = started.elapsed() / frames as u32;
+    // The mean time of `frames` frames, the clock moving 33 ms a frame.
+    let mut draw = |model: &mut Model, ui: &mut UiState, frames: u64| {
+        let started = Instant::now();
+        for i in 0..frames {
+            model.set_now(Duration::from_millis(33 * i));
+            buf.reset();
+            render_screen(area, &mut buf, model, ui, Theme::colored());
+        }
+        started.elapsed() / frames as u32
+    };
+    let first = draw(&mut model, &mut ui, 1);
+    let each = draw(&mut model, &mut ui, 200);
+    // The selection in the middle of the tree: the window follows it down there.
+    let middle = model.resource(model.resources().len() / 2).urn.clone();
+    ui.selected = Some(middle);
+    let deep = draw(&mut model, &mut ui, 200);
     println!(
-        "console frame of {} resources at 200x50: first {:.2} ms (builds the tree index), then {:.3} ms per frame",
+        "console frame of {} resources at 200x50: first {:.2} ms, then {:.3} ms per frame; \
+         {:.3} ms per frame with the selection halfway down the tree",
         model.resources().len(),
         first.as_secs_f64() * 1e3,
-        each.as_secs_f64() * 1e3
+        each.as_secs_f64() * 1e3,
+        deep.as_secs_f64() * 1e3
     );
 }
 
@@ -379,64 +399,97 @@ async fn preview_scaling(n: usize) {
     }
 }
 
-/// A real Python SDK program (`target/sdk-env`, from `.ci/install-sdks.sh`) registering `n`
-/// `random.RandomString` resources in an `up`: the engine's CPU time (this process) against
-/// the SDK's (the interpreter, a child process).
-async fn sdk(n: usize) {
+/// The installed SDKs (`.ci/install-sdks.sh`): `STEPDECK_SDK_ENV`, or `target/sdk-env`.
+fn sdk_env() -> std::path::PathBuf {
     let env = std::env::var_os("STEPDECK_SDK_ENV")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| {
             std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/sdk-env")
         });
-    let venv = env.join("venv");
-    if !venv.join("bin/python").exists() {
-        eprintln!(
-            "no Python SDK in {}: run .ci/install-sdks.sh",
-            env.display()
-        );
+    if !env.join("venv/bin/python").exists() || !env.join("node_modules/@pulumi").exists() {
+        eprintln!("no SDKs in {}: run .ci/install-sdks.sh", env.display());
         std::process::exit(2);
     }
+    env
+}
+
+/// A temporary SDK project of `files`, with the SDKs linked in as `venv` and `node_modules`.
+fn sdk_project(files: &[(&str, String)]) -> tempfile::TempDir {
+    let env = sdk_env();
     let dir = tempdir();
-    std::fs::write(
-        dir.path().join("Pulumi.yaml"),
-        "name: sdkbench\nruntime: python\n",
-    )
-    .expect("Pulumi.yaml");
-    std::fs::write(
-        dir.path().join("__main__.py"),
-        format!(
-            "import pulumi_random as random\n\nfor i in range({n}):\n    \
-             random.RandomString(f\"s{{i}}\", length=8, special=False)\n"
-        ),
-    )
-    .expect("__main__.py");
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).expect("project file");
+    }
+    for link in ["venv", "node_modules"] {
+        std::os::unix::fs::symlink(env.join(link), dir.path().join(link)).expect("SDK link");
+    }
+    dir
+}
+
+/// One `up` of an SDK program and what it cost: wall time, this process's CPU (the engine)
+/// and its waited-for children's (the language runtime and provider plugins).
+struct SdkRun {
+    snapshot: Snapshot,
+    steps: usize,
+    events: usize,
+    wall: Duration,
+    engine: f64,
+    sdk: f64,
+}
+
+impl SdkRun {
+    fn print(&self, what: &str, n: usize) {
+        println!(
+            "{what} n={n}: {:.3} s wall, {} steps, {} events; cpu: engine {:.2} s ({:.0} µs/resource), \
+             sdk and plugins {:.2} s ({:.0} µs/resource); engine share {:.1}% of cpu, {:.1}% of wall",
+            self.wall.as_secs_f64(),
+            self.steps,
+            self.events,
+            self.engine,
+            self.engine * 1e6 / n as f64,
+            self.sdk,
+            self.sdk * 1e6 / n as f64,
+            100.0 * self.engine / (self.engine + self.sdk),
+            100.0 * self.engine / self.wall.as_secs_f64()
+        );
+    }
+}
+
+/// Runs an `up` of the SDK program in `dir` on `base` as the CLI does (`cli/deploy.rs::prepare`):
+/// built-in providers first, plugins (dynamic providers) after.
+async fn sdk_up(runtime: Runtime, dir: &std::path::Path, project: &str, base: Snapshot) -> SdkRun {
     let (events, mut rx) = EventSink::channel();
+    // Counts the events and keeps the errors, to show them when the run fails.
     let consumer = tokio::spawn(async move {
-        let mut n = 0usize;
-        while rx.recv().await.is_some() {
+        let (mut n, mut errors) = (0usize, Vec::new());
+        while let Some(e) = rx.recv().await {
             n += 1;
+            if let EngineEvent::Diagnostic {
+                severity: Severity::Error,
+                message,
+                ..
+            } = e
+            {
+                errors.push(message);
+            }
         }
-        n
+        (n, errors)
     });
     let options = stepdeck::engine::Options {
         stack: "bench".into(),
-        project: "sdkbench".into(),
+        project: project.into(),
         operation: Operation::Update,
         ..Default::default()
     };
-    let program = SdkProgram::new(
-        Runtime::Python {
-            virtualenv: Some(venv),
-        },
-        dir.path(),
-        events.clone(),
-    );
+    let program = SdkProgram::new(runtime, dir, events.clone());
+    let ctx = PluginContext::new(dir, project, program.python(), events.clone());
+    let factory = Arc::new(PluginProviders::new(builtin_factory(dir), ctx));
     let before = Usage::now();
     let started = Instant::now();
     let result = stepdeck::engine::Deployment::new(
         options,
-        Snapshot::default(),
-        builtin_factory(dir.path()),
+        base,
+        factory,
         Box::new(stepdeck::engine::NullJournal),
         events,
     )
@@ -444,22 +497,116 @@ async fn sdk(n: usize) {
     .await;
     let wall = started.elapsed();
     let after = Usage::now();
-    let events = consumer.await.unwrap_or_default();
+    let (events, errors) = consumer.await.unwrap_or_default();
     if result.outcome != Outcome::Succeeded {
-        eprintln!("sdk: {:?}", result.outcome);
+        eprintln!("sdk: {:?}\n{}", result.outcome, errors.join("\n"));
         std::process::exit(1);
     }
-    let engine = (after.cpu() - before.cpu()).as_secs_f64();
-    let sdk = (after.children - before.children).as_secs_f64();
-    let steps: usize = result.counts.values().sum();
-    println!(
-        "python sdk up n={n}: {:.3} s wall, {steps} steps, {events} events; cpu: engine {engine:.2} s \
-         ({:.0} µs/resource), sdk {sdk:.2} s ({:.0} µs/resource); engine share {:.1}% of cpu, \
-         {:.1}% of wall",
-        wall.as_secs_f64(),
-        engine * 1e6 / n as f64,
-        sdk * 1e6 / n as f64,
-        100.0 * engine / (engine + sdk),
-        100.0 * engine / wall.as_secs_f64()
-    );
+    SdkRun {
+        steps: result.counts.values().sum(),
+        snapshot: result.snapshot,
+        events,
+        wall,
+        engine: (after.cpu() - before.cpu()).as_secs_f64(),
+        sdk: (after.children - before.children).as_secs_f64(),
+    }
+}
+
+/// A real Python SDK program registering `n` `random.RandomString` resources in an `up`.
+async fn sdk(n: usize) {
+    let dir = sdk_project(&[
+        ("Pulumi.yaml", "name: sdkbench\nruntime: python\n".into()),
+        (
+            "__main__.py",
+            format!(
+                "import pulumi_random as random\n\nfor i in range({n}):\n    \
+                 random.RandomString(f\"s{{i}}\", length=8, special=False)\n"
+            ),
+        ),
+    ]);
+    let runtime = Runtime::Python { virtualenv: None };
+    sdk_up(runtime, dir.path(), "sdkbench", Snapshot::default())
+        .await
+        .print("python sdk up", n);
+}
+
+/// The same program in Node.js (plain JavaScript, so no TypeScript compile in the figures).
+async fn sdk_node(n: usize) {
+    let dir = sdk_project(&[
+        (
+            "Pulumi.yaml",
+            "name: sdkbench\nruntime:\n  name: nodejs\n  options:\n    typescript: false\n".into(),
+        ),
+        (
+            "package.json",
+            r#"{"name": "sdkbench", "main": "index.js", "private": true}"#.into(),
+        ),
+        (
+            "index.js",
+            format!(
+                "const random = require(\"@pulumi/random\");\n\nfor (let i = 0; i < {n}; i++) {{\n    \
+                 new random.RandomString(`s${{i}}`, {{ length: 8, special: false }});\n}}\n"
+            ),
+        ),
+    ]);
+    let runtime = Runtime::Nodejs(NodeOptions {
+        typescript: false,
+        ..NodeOptions::default()
+    });
+    sdk_up(runtime, dir.path(), "sdkbench", Snapshot::default())
+        .await
+        .print("node sdk up", n);
+}
+
+/// The shape of Pulumi's `tests/performance/typescript/many_resources`: a TypeScript program
+/// of `n` resources of a dynamic provider that only creates, each echoing its inputs. An
+/// update from nothing, then the same update again (nothing changes).
+async fn many_resources(n: usize) {
+    let dir = sdk_project(&[
+        ("Pulumi.yaml", "name: manyresources\nruntime: nodejs\n".into()),
+        (
+            "package.json",
+            r#"{"name": "manyresources", "main": "index.ts", "private": true}"#.into(),
+        ),
+        (
+            "tsconfig.json",
+            r#"{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs", "moduleResolution": "node"}, "files": ["index.ts"]}"#
+                .into(),
+        ),
+        (
+            "index.ts",
+            format!(
+                r#"import * as pulumi from "@pulumi/pulumi";
+
+// Creation only: the id comes from the inputs, which come back as the outputs.
+const echo: pulumi.dynamic.ResourceProvider = {{
+    async create(inputs: any): Promise<pulumi.dynamic.CreateResult> {{
+        return {{ id: inputs.key, outs: inputs }};
+    }},
+}};
+
+class Echo extends pulumi.dynamic.Resource {{
+    constructor(name: string, props: Record<string, pulumi.Input<string>>) {{
+        super(echo, name, props);
+    }}
+}}
+
+for (let i = 0; i < {n}; i++) {{
+    new Echo(`echo-${{i}}`, {{ key: `key-${{i}}`, payload: `payload of ${{i}}` }});
+}}
+"#
+            ),
+        ),
+    ]);
+    let runtime = Runtime::Nodejs(NodeOptions::default());
+    let first = sdk_up(
+        runtime.clone(),
+        dir.path(),
+        "manyresources",
+        Snapshot::default(),
+    )
+    .await;
+    first.print("many_resources update", n);
+    let second = sdk_up(runtime, dir.path(), "manyresources", first.snapshot).await;
+    second.print("many_resources empty update", n);
 }
