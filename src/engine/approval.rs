@@ -4,7 +4,7 @@
 
 use thiserror::Error;
 
-use super::control::ApprovalPolicy;
+use super::control::{ApprovalPolicy, UnknownPolicy};
 use super::step::StepOp;
 use super::targets::UrnGlob;
 use super::urn::Urn;
@@ -77,8 +77,8 @@ pub enum RuleError {
     UnknownKind(String),
     #[error("{0:?} is not KIND=POLICY or KIND[URN-GLOB]=POLICY")]
     Malformed(String),
-    #[error("{0}")]
-    Policy(String),
+    #[error(transparent)]
+    Policy(#[from] UnknownPolicy),
 }
 
 /// One `kind[glob]=policy` rule.
@@ -233,8 +233,14 @@ mod tests {
         );
         assert!(matches!(
             ApprovalRule::parse_flag("deletes=maybe").unwrap_err(),
-            RuleError::Policy(m) if m.contains("maybe")
+            RuleError::Policy(UnknownPolicy(m)) if m == "maybe"
         ));
+        assert_eq!(
+            ApprovalRule::parse_flag("deletes=maybe")
+                .unwrap_err()
+                .to_string(),
+            "unknown approval policy \"maybe\": expected ask, auto or decline"
+        );
         assert!(matches!(
             ApprovalRule::parse_flag("deletes[x").unwrap_err(),
             RuleError::Malformed(_)

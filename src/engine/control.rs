@@ -20,17 +20,20 @@ pub enum ApprovalPolicy {
     Decline,
 }
 
+/// A policy name that is not `ask`, `auto` or `decline`; keeps the name for the message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown approval policy {0:?}: expected ask, auto or decline")]
+pub struct UnknownPolicy(pub String);
+
 impl std::str::FromStr for ApprovalPolicy {
-    type Err = String;
+    type Err = UnknownPolicy;
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "ask" => Ok(ApprovalPolicy::Ask),
             "auto" => Ok(ApprovalPolicy::Auto),
             "decline" => Ok(ApprovalPolicy::Decline),
-            other => Err(format!(
-                "unknown approval policy {other:?}: expected ask, auto or decline"
-            )),
+            other => Err(UnknownPolicy(other.to_string())),
         }
     }
 }

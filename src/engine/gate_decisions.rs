@@ -5,6 +5,11 @@
 use super::targets::UrnGlob;
 use super::urn::Urn;
 
+/// A decision word that is neither `approve` nor `decline`; keeps the word for the message.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown decision {0:?}: expected approve or decline")]
+pub struct UnknownDecision(pub String);
+
 /// One `glob: approve|decline` line.
 #[derive(Clone, Debug)]
 struct DecisionRule {
@@ -29,15 +34,11 @@ impl GateDecisions {
     }
 
     /// Adds a rule; `decision` must be `approve` or `decline`.
-    pub fn push(&mut self, glob: &str, decision: &str) -> Result<(), String> {
+    pub fn push(&mut self, glob: &str, decision: &str) -> Result<(), UnknownDecision> {
         let approve = match decision.trim() {
             "approve" => true,
             "decline" => false,
-            other => {
-                return Err(format!(
-                    "unknown decision {other:?}: expected approve or decline"
-                ));
-            }
+            other => return Err(UnknownDecision(other.to_string())),
         };
         self.rules.push(DecisionRule {
             glob: UrnGlob::new(glob),
@@ -68,6 +69,11 @@ mod tests {
         assert_eq!(d.decide(&urn("keep-db")), Some(false));
         assert_eq!(d.decide(&urn("web")), Some(true));
         assert_eq!(GateDecisions::new("x").decide(&urn("web")), None);
-        assert!(d.push("**", "later").unwrap_err().contains("later"));
+        let e = d.push("**", "later").unwrap_err();
+        assert_eq!(e, UnknownDecision("later".into()));
+        assert_eq!(
+            e.to_string(),
+            "unknown decision \"later\": expected approve or decline"
+        );
     }
 }

@@ -55,7 +55,45 @@ pub struct PlannedGoal {
 #[error("resource {urn} violates the plan: {detail}")]
 pub struct PlanViolation {
     pub urn: Urn,
-    pub detail: String,
+    pub detail: PlanMismatch,
+}
+
+/// What about a resource differs from its plan.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlanMismatch {
+    /// The program registers a resource the preview did not see.
+    #[error(
+        "the plan does not create it (the program registers a resource the preview did not see)"
+    )]
+    NotCreated,
+    /// The plan deletes a resource the program still registers.
+    #[error("the plan deletes it, but the program registers it")]
+    RegisteredAfterDelete,
+    /// An input's value differs from the planned one (values shown, secrets hidden).
+    #[error("input `{path}` was planned as {planned} but is {actual}")]
+    Input {
+        path: String,
+        planned: String,
+        actual: String,
+    },
+    /// A resource option differs from the planned one.
+    #[error("option `{0}` differs from the plan")]
+    Option(&'static str),
+    /// The plan keeps the resource as it is, yet an input changed.
+    #[error("the plan keeps it as it is, but input `{0}` changed")]
+    KeptInputChanged(String),
+    /// A step of this operation is not among the planned ones.
+    #[error("a {op} step is not planned (planned: {planned})")]
+    StepNotPlanned { op: &'static str, planned: String },
+    /// An output key the plan does not have.
+    #[error("output `{0}` was not planned")]
+    OutputNotPlanned(String),
+    /// An output's value differs from the planned one.
+    #[error("output `{0}` differs from the plan")]
+    OutputDiffers(String),
+    /// Outputs of a resource the plan has no entry for.
+    #[error("its outputs were not planned")]
+    OutputsNotPlanned,
 }
 
 impl PlannedGoal {
@@ -90,15 +128,15 @@ impl PlannedGoal {
         &self,
         new: &ResourceState,
         delete_before_replace: Option<bool>,
-    ) -> Result<(), String> {
+    ) -> Result<(), PlanMismatch> {
         if let Some(path) = first_difference(&self.inputs, &new.inputs) {
-            let planned = lookup(&self.inputs, &path);
-            let actual = lookup(&new.inputs, &path);
-            return Err(format!(
-                "input `{path}` was planned as {} but is {}",
-                shown(planned),
-                shown(actual)
-            ));
+            let planned = shown(lookup(&self.inputs, &path));
+            let actual = shown(lookup(&new.inputs, &path));
+            return Err(PlanMismatch::Input {
+                path,
+                planned,
+                actual,
+            });
         }
         let options: [(&str, bool); 9] = [
             ("parent", self.parent == new.parent),
@@ -130,7 +168,7 @@ impl PlannedGoal {
             ),
         ];
         match options.iter().find(|(_, same)| !same) {
-            Some((option, _)) => Err(format!("option `{option}` differs from the plan")),
+            Some((option, _)) => Err(PlanMismatch::Option(option)),
             None => Ok(()),
         }
     }
@@ -153,20 +191,19 @@ impl ResourcePlan {
 
     /// Checks outputs against the expected ones (`--strict`): every key must be planned, and
     /// a planned known value must be the value.
-    pub fn check_outputs(&self, outputs: &PropertyMap) -> Result<(), String> {
+    pub fn check_outputs(&self, outputs: &PropertyMap) -> Result<(), PlanMismatch> {
         let Some(planned) = &self.outputs else {
             return match outputs.keys().next() {
-                Some(k) => Err(format!("output `{k}` was not planned")),
+                Some(k) => Err(PlanMismatch::OutputNotPlanned(k.clone())),
                 None => Ok(()),
             };
         };
         for (k, v) in outputs {
             match planned.get(k) {
-                None => return Err(format!("output `{k}` was not planned")),
+                None => return Err(PlanMismatch::OutputNotPlanned(k.clone())),
                 Some(p) => {
                     if let Some(rest) = first_value_difference(p, v) {
-                        let path = join_path(k, &rest);
-                        return Err(format!("output `{path}` differs from the plan"));
+                        return Err(PlanMismatch::OutputDiffers(join_path(k, &rest)));
                     }
                 }
             }

@@ -6,7 +6,9 @@ use rand::Rng;
 
 use super::StepGenerator;
 use crate::engine::goal::Goal;
-use crate::engine::plan::{Plan, PlanViolation, PlannedGoal, ResourcePlan, first_difference};
+use crate::engine::plan::{
+    Plan, PlanMismatch, PlanViolation, PlannedGoal, ResourcePlan, first_difference,
+};
 use crate::engine::property::PropertyMap;
 use crate::engine::resource::ResourceState;
 use crate::engine::source::RegisterError;
@@ -16,10 +18,10 @@ use crate::engine::urn::Urn;
 /// Bytes of the seed Check gets, as Pulumi sends.
 const SEED_BYTES: usize = 32;
 
-fn violation(urn: &Urn, detail: impl Into<String>) -> PlanViolation {
+fn violation(urn: &Urn, detail: PlanMismatch) -> PlanViolation {
     PlanViolation {
         urn: urn.clone(),
-        detail: detail.into(),
+        detail,
     }
 }
 
@@ -42,14 +44,10 @@ impl StepGenerator {
             return Ok(());
         };
         match plan.resources.get(urn) {
-            None if !has_old => Err(refused(violation(
-                urn,
-                "the plan does not create it (the program registers a resource the preview did not see)",
-            ))),
-            Some(rp) if rp.goal.is_none() => Err(refused(violation(
-                urn,
-                "the plan deletes it, but the program registers it",
-            ))),
+            None if !has_old => Err(refused(violation(urn, PlanMismatch::NotCreated))),
+            Some(rp) if rp.goal.is_none() => {
+                Err(refused(violation(urn, PlanMismatch::RegisteredAfterDelete)))
+            }
             _ => Ok(()),
         }
     }
@@ -88,9 +86,7 @@ impl StepGenerator {
         let result = match (plan.resources.get(urn).and_then(|rp| rp.goal.as_ref()), old) {
             (Some(planned), _) => planned.check(new, goal.delete_before_replace),
             (None, Some(old)) => match first_difference(&old.inputs, &new.inputs) {
-                Some(path) => Err(format!(
-                    "the plan keeps it as it is, but input `{path}` changed"
-                )),
+                Some(path) => Err(PlanMismatch::KeptInputChanged(path)),
                 None => Ok(()),
             },
             (None, None) => Ok(()),
@@ -143,7 +139,10 @@ impl StepGenerator {
                         .unwrap_or_else(|| "nothing".into());
                     return Err(violation(
                         urn,
-                        format!("a {} step is not planned (planned: {planned})", op.as_str()),
+                        PlanMismatch::StepNotPlanned {
+                            op: op.as_str(),
+                            planned,
+                        },
                     ));
                 }
             }
@@ -173,7 +172,7 @@ impl StepGenerator {
         match plan.resources.get(urn) {
             Some(rp) => rp.check_outputs(outputs),
             None if outputs.is_empty() => Ok(()),
-            None => Err("its outputs were not planned".to_string()),
+            None => Err(PlanMismatch::OutputsNotPlanned),
         }
         .map_err(|detail| violation(urn, detail))
     }
