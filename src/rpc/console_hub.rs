@@ -58,6 +58,20 @@ struct Log {
     roots: HashMap<CascadeId, String>,
 }
 
+/// The gate `e` announces and how notes name it (`db cascade`, `delete of db`): one naming
+/// for the hub's who-did-what notes and the tee's approval timeout.
+pub(crate) fn announced_gate(e: &EngineEvent) -> Option<(CascadeId, String)> {
+    match e {
+        EngineEvent::PendingReplacement { cascade, root, .. } => {
+            Some((*cascade, format!("{} cascade", root.name())))
+        }
+        EngineEvent::GateOpened { gate, op, urn, .. } => {
+            Some((*gate, format!("{} of {}", op.as_str(), urn.name())))
+        }
+        _ => None,
+    }
+}
+
 impl Log {
     /// Records what `e` supersedes and whether `e` itself may be superseded later.
     fn account(&mut self, e: &EngineEvent, at: u64) {
@@ -68,13 +82,10 @@ impl Log {
             EngineEvent::StepPlanned(info) => {
                 self.rows.insert(info.urn.clone());
             }
-            EngineEvent::PendingReplacement { cascade, root, .. } => {
-                self.roots
-                    .insert(*cascade, format!("{} cascade", root.name()));
-            }
-            EngineEvent::GateOpened { gate, op, urn, .. } => {
-                self.roots
-                    .insert(*gate, format!("{} of {}", op.as_str(), urn.name()));
+            EngineEvent::PendingReplacement { .. } | EngineEvent::GateOpened { .. } => {
+                if let Some((gate, name)) = announced_gate(e) {
+                    self.roots.insert(gate, name);
+                }
             }
             EngineEvent::Diagnostic {
                 urn,

@@ -12,6 +12,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use crate::engine::control::Control;
 use crate::engine::events::{CascadeId, EngineEvent, EventSink, Severity};
 
+use super::console_hub::announced_gate;
 use super::console_server::Served;
 
 /// Most events the tee takes from the engine at once: the hub encodes them and wakes its
@@ -46,43 +47,28 @@ pub fn tee(
             hub.push_all(&batch);
             for e in batch.drain(..) {
                 match &e {
-                    EngineEvent::PendingReplacement { cascade, root, .. } => {
-                        if let Some(after) = approval_timeout {
-                            let undecided = Undecided {
-                                cascade: *cascade,
-                                root: format!("{} cascade", root.name()),
-                                decided: decided.clone(),
-                                control: control.clone(),
-                                notes: notes.clone(),
-                            };
-                            tokio::spawn(undecided.decline_after(after));
-                        }
-                    }
-                    EngineEvent::GateOpened {
-                        gate,
-                        op,
-                        urn,
-                        asked: true,
-                        ..
-                    } => {
-                        if let Some(after) = approval_timeout {
-                            let undecided = Undecided {
-                                cascade: *gate,
-                                root: format!("{} of {}", op.as_str(), urn.name()),
-                                decided: decided.clone(),
-                                control: control.clone(),
-                                notes: notes.clone(),
-                            };
-                            tokio::spawn(undecided.decline_after(after));
-                        }
-                    }
                     EngineEvent::Decision { cascade, .. } => {
                         decided
                             .lock()
                             .unwrap_or_else(PoisonError::into_inner)
                             .insert(*cascade);
                     }
-                    _ => {}
+                    // A gate the `decline` policy closes at once waits for no one.
+                    EngineEvent::GateOpened { asked: false, .. } => {}
+                    _ => {
+                        if let (Some(after), Some((cascade, root))) =
+                            (approval_timeout, announced_gate(&e))
+                        {
+                            let undecided = Undecided {
+                                cascade,
+                                root,
+                                decided: decided.clone(),
+                                control: control.clone(),
+                                notes: notes.clone(),
+                            };
+                            tokio::spawn(undecided.decline_after(after));
+                        }
+                    }
                 }
                 let _ = tx.send(e);
             }
