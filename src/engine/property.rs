@@ -376,6 +376,16 @@ mod tests {
     }
 
     #[test]
+    fn numbers_survive_the_text_of_a_state_file_bit_for_bit() {
+        // Digits whose shortest form parses one ULP off without serde_json's exact float parsing.
+        let n = 91_910_588_961.110_43;
+        let m = props([("n", PropertyValue::Number(n))]);
+        let text = Value::Object(map_to_json(&m)).to_string();
+        let back: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(map_from_json(&back).unwrap(), m, "{text}");
+    }
+
+    #[test]
     fn display_masks_secrets_and_unknowns() {
         let v = PropertyValue::Object(props([
             ("a", PropertyValue::Secret(Box::new("x".into()))),
