@@ -1078,3 +1078,52 @@ async fn fuzzed_registrations_are_accepted_or_refused_and_the_journal_stays_vali
 async fn fuzzed_registrations_long_run() {
     fuzz_registrations(3000).await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_function_call_gets_its_code_from_the_kind_of_error() {
+    let stack = new_stack();
+    deploy(&stack, |addr| async move {
+        let mut m = client(&addr).await;
+        m.register_resource(stack_request()).await.unwrap();
+        let get_resource = |args: Option<Struct>| ResourceInvokeRequest {
+            tok: "pulumi:pulumi:getResource".into(),
+            args,
+            ..Default::default()
+        };
+        // The request is wrong: INVALID_ARGUMENT.
+        let missing = m.invoke(get_resource(None)).await.unwrap_err();
+        assert_eq!(missing.code(), Code::InvalidArgument, "{missing:?}");
+        assert_eq!(
+            missing.message(),
+            "pulumi:pulumi:getResource needs the string argument 'urn'"
+        );
+        // A well-formed request that fails: INTERNAL.
+        let args = Struct {
+            fields: [(
+                "urn".to_string(),
+                Value {
+                    kind: Some(Kind::StringValue(BOGUS.into())),
+                },
+            )]
+            .into(),
+        };
+        let unknown = m.invoke(get_resource(Some(args))).await.unwrap_err();
+        assert_eq!(unknown.code(), Code::Internal, "{unknown:?}");
+        assert_eq!(unknown.message(), format!("unknown resource {BOGUS}"));
+        let failed = m
+            .invoke(ResourceInvokeRequest {
+                tok: "pulumi:pulumi:noSuchFunction".into(),
+                ..Default::default()
+            })
+            .await
+            .unwrap_err();
+        assert_eq!(failed.code(), Code::Internal, "{failed:?}");
+        assert!(
+            failed
+                .message()
+                .starts_with("invoke of pulumi:pulumi:noSuchFunction failed: "),
+            "{failed:?}"
+        );
+    })
+    .await;
+}

@@ -35,7 +35,7 @@ use super::step_apply::ApplyCtx;
 use super::step_apply::Effect;
 use super::step_error::StepError;
 use super::step_executor::{
-    Chain, ExecDone, Gates, NOT_RUN, RegisterReply, StepExecutor, StepReport,
+    Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport,
 };
 use super::step_generator::{Generated, PlannedChain, StepGenerator};
 use super::targets::UrnGlobs;
@@ -396,7 +396,7 @@ impl Loop {
             // After a failure nothing new runs: a cascade still waiting for the operator would
             // only hold the run open, so it is dropped (its registration fails, not cancelled).
             if !self.parked.is_empty() && self.state.saw_error() && !self.opts.continue_on_error {
-                self.drop_parked(RegisterError::Failed(NOT_RUN.into()));
+                self.drop_parked(RegisterError::NotRun);
             }
             let program_done = program_task.is_none() || self.shutdown.is_some();
             if program_done && self.inflight == 0 && self.parked.is_empty() && src.is_empty() {
@@ -632,7 +632,7 @@ impl Loop {
                     return;
                 }
                 if let Err(v) = self.sg.plan_outputs(&urn, &outputs) {
-                    let e = RegisterError::Failed(v.to_string());
+                    let e = RegisterError::Plan(v);
                     self.fail_run(e.clone().into());
                     let _ = reply.send(Err(e));
                     return;
@@ -642,7 +642,7 @@ impl Loop {
                 } else {
                     self.ctx.manager.outputs(&urn, &outputs)
                 };
-                let written = written.map_err(|e| RegisterError::Failed(e.to_string()));
+                let written = written.map_err(RegisterError::from);
                 let hooks = self.component_hooks.outputs_arrived(
                     &urn,
                     &outputs,
@@ -701,12 +701,12 @@ impl Loop {
         match result {
             Ok(()) if op.is_logical() => self.state.count(op, &urn),
             Ok(()) => {}
-            Err(e @ StepError::Protected { .. }) => {
+            Err(e) if matches!(*e, StepError::Protected { .. }) => {
                 self.component_hooks.forget(&urn);
                 self.state.mark_refused(&urn, e.into());
             }
             // The step is done; its after-hook's failure fails the run at the end.
-            Err(e @ StepError::AfterHook { .. }) => {
+            Err(e) if matches!(*e, StepError::AfterHook { .. }) => {
                 if op.is_logical() {
                     self.state.count(op, &urn);
                 }
@@ -751,7 +751,7 @@ impl Loop {
                 if let Some((reply, answer)) = reply {
                     let answer = answer.and_then(|reg| {
                         self.sg.plan_outputs(&reg.urn, &reg.outputs).map_err(|v| {
-                            let e = RegisterError::Failed(v.to_string());
+                            let e = RegisterError::Plan(v);
                             self.state.fail(e.clone().into());
                             e
                         })?;
@@ -798,7 +798,7 @@ impl Loop {
         after_import: Option<Box<super::goal::Goal>>,
     ) {
         if let Err(v) = self.sg.plan_steps(&pc.steps) {
-            let e = RegisterError::Failed(v.to_string());
+            let e = RegisterError::Plan(v);
             match reply {
                 Some(reply) => self.refuse(reply, e),
                 None => self.fail_run(e.into()),
@@ -1022,7 +1022,7 @@ impl Loop {
         };
         if let Some(reply) = reply {
             let answer = kept
-                .map_err(|e| RegisterError::Failed(e.to_string()))
+                .map_err(RegisterError::from)
                 .map(|()| Registered {
                     urn: old.state.urn.clone(),
                     id: old.state.id.clone(),
@@ -1124,7 +1124,7 @@ impl Loop {
             steps.retain(|s| s.old().is_none_or(|o| !forbidden.contains(&o.index)));
         }
         if let Err(v) = self.sg.plan_steps(&steps) {
-            self.fail_run(RegisterError::Failed(v.to_string()).into());
+            self.fail_run(RegisterError::Plan(v).into());
             return Ok(());
         }
         self.state.condemn(steps.iter().map(|s| s.urn().clone()));

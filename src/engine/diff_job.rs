@@ -64,6 +64,10 @@ impl DiffJob {
             return Ok(d);
         }
         let r = &self.request;
+        let failed = |source| RegisterError::Diff {
+            urn: r.urn.clone(),
+            source,
+        };
         let diff = match &self.target {
             DiffTarget::Component => diff_inputs(&r.old_inputs, &r.new_inputs),
             DiffTarget::Unavailable => {
@@ -71,14 +75,10 @@ impl DiffJob {
                 d.changes = DiffChanges::Some;
                 d
             }
-            DiffTarget::ProviderResource(reg) => reg
-                .diff(self.request.clone())
-                .await
-                .map_err(|e| RegisterError::Failed(format!("diffing {}: {e}", r.urn)))?,
-            DiffTarget::Custom(p) => p
-                .diff(self.request.clone())
-                .await
-                .map_err(|e| RegisterError::Failed(format!("diffing {}: {e}", r.urn)))?,
+            DiffTarget::ProviderResource(reg) => {
+                reg.diff(self.request.clone()).await.map_err(failed)?
+            }
+            DiffTarget::Custom(p) => p.diff(self.request.clone()).await.map_err(failed)?,
         };
         let diff = if diff.changes == DiffChanges::Unknown {
             let mut engine = diff_inputs(&r.old_inputs, &r.new_inputs);

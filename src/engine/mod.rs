@@ -28,6 +28,7 @@ pub mod property_path;
 pub mod provider;
 pub mod provider_ref;
 pub mod provider_registry;
+pub mod register_error;
 pub mod registration;
 pub mod registration_check;
 pub mod resource;
@@ -63,4 +64,5 @@ pub use source::{
 };
 pub use stack_outputs::{StackOutputsSource, StackReadError};
 pub use step::StepOp;
+pub use step_error::{ProviderCall, StepError};
 pub use urn::Urn;

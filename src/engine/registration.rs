@@ -2,7 +2,7 @@
 //! A leaf the resource monitor and the engine's answers (`resource_lookup`) share.
 
 use super::property::PropertyMap;
-use super::registration_check::InvalidField;
+pub use super::register_error::RegisterError;
 use super::urn::Urn;
 
 /// How a registration ended, as the SDKs' `supportsResultReporting` expects.
@@ -24,19 +24,4 @@ pub struct Registered {
     pub status: RegisterStatus,
     /// The resource will not exist after this run (a skipped create): every output is unknown.
     pub unknown: bool,
-}
-
-/// Why a registration was refused or failed.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum RegisterError {
-    /// A request field is malformed or names a resource not registered in this deployment;
-    /// nothing was recorded and the deployment goes on.
-    #[error(transparent)]
-    Rejected(#[from] InvalidField),
-    #[error("{0}")]
-    Invalid(String),
-    #[error("{0}")]
-    Failed(String),
-    #[error("the deployment was cancelled")]
-    Cancelled,
 }

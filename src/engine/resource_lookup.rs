@@ -50,15 +50,13 @@ impl ResourceLookup {
         let urn = match args.get("urn").map(PropertyValue::reveal) {
             Some(PropertyValue::String(s)) => s,
             _ => {
-                return Err(RegisterError::Invalid(format!(
-                    "{GET_RESOURCE} needs the string argument 'urn'"
-                )));
+                return Err(RegisterError::LookupArgument);
             }
         };
         let found = Urn::parse(&urn)
             .ok()
             .and_then(|u| self.lock().get(&u).cloned())
-            .ok_or_else(|| RegisterError::Failed(format!("unknown resource {urn}")))?;
+            .ok_or_else(|| RegisterError::UnknownResource(urn.clone()))?;
         Ok(PropertyMap::from([
             ("urn".to_string(), PropertyValue::String(urn)),
             (

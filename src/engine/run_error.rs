@@ -1,8 +1,11 @@
 //! Why a deployment failed: the first error the run met, kept typed until the outcome turns
 //! it into the masked message consumers see.
 
+use std::sync::Arc;
+
 use super::hooks::DeleteHooksNeedProgram;
 use super::journal::JournalError;
+use super::register_error::UntargetedCreate;
 use super::source::RegisterError;
 use super::step_error::StepError;
 use super::urn::Urn;
@@ -10,9 +13,10 @@ use super::urn::Urn;
 /// An error that fails the run.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RunError {
-    /// A step failed (or refused to delete a protected resource).
+    /// A step failed (or refused to delete a protected resource); the chain's registration
+    /// shares the error.
     #[error(transparent)]
-    Step(#[from] StepError),
+    Step(#[from] Arc<StepError>),
     /// A registration was refused (a check, a policy, a replacement not allowed).
     #[error(transparent)]
     Register(#[from] RegisterError),
@@ -26,13 +30,17 @@ pub(crate) enum RunError {
     #[error("one or more targets could not be found in the stack: {}", .0.join(", "))]
     UnknownTargets(Vec<String>),
     /// A targeted resource depends on a create the targets skip.
-    #[error(
-        "resource '{urn}' depends on '{dependency}', which will be created but was not specified in --target list; add it to the targets or pass --target-dependents"
-    )]
-    UntargetedCreate { urn: Urn, dependency: Urn },
+    #[error(transparent)]
+    UntargetedCreate(UntargetedCreate),
     /// A targeted delete would leave an untargeted dependent without what it needs.
     #[error(
         "resource '{0}' will be destroyed but was not specified in --target list; add it to the targets or pass --target-dependents"
     )]
     UntargetedDelete(Urn),
+}
+
+impl From<StepError> for RunError {
+    fn from(e: StepError) -> RunError {
+        RunError::Step(Arc::new(e))
+    }
 }

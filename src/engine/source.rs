@@ -23,6 +23,7 @@ use super::resource::{is_provider_type, provider_type, provider_type_package, pr
 use super::resource_lookup::{GET_RESOURCE, ResourceLookup};
 use super::urn::{ROOT_STACK_TYPE, Urn};
 
+use super::register_error::{FunctionCall, ProviderRefError};
 pub use super::registration::{RegisterError, RegisterStatus, Registered};
 
 /// Facts about the deployment a program may ask for.
@@ -371,7 +372,10 @@ impl ResourceMonitor {
         let prov = self.provider_for(token, provider, version).await?;
         prov.invoke(token, args)
             .await
-            .map_err(|e| RegisterError::Failed(format!("invoke of {token} failed: {e}")))
+            .map_err(|source| RegisterError::Provider {
+                call: FunctionCall::Invoke(token.to_string()),
+                source,
+            })
     }
 
     /// Constructs a remote component through its package's provider (the explicit one, or the
@@ -390,13 +394,16 @@ impl ResourceMonitor {
         for d in &req.dependencies {
             self.check_registered("dependencies", d)?;
         }
-        let what = format!("{} {:?}", req.type_, req.name);
+        let call = FunctionCall::Construct {
+            type_: req.type_.clone(),
+            name: req.name.clone(),
+        };
         let prov = self.provider_for(&req.type_, provider, version).await?;
         self.fill_info(&mut req.info);
         let built = prov
             .construct(req)
             .await
-            .map_err(|e| RegisterError::Failed(format!("constructing {what} failed: {e}")))?;
+            .map_err(|source| RegisterError::Provider { call, source })?;
         self.check_registered("urn", &built.urn)?;
         Ok(Registered {
             urn: built.urn,
@@ -422,10 +429,10 @@ impl ResourceMonitor {
         }
         let prov = self.provider_for(&req.tok, provider, version).await?;
         self.fill_info(&mut req.info);
-        let tok = req.tok.clone();
+        let call = FunctionCall::Call(req.tok.clone());
         prov.call(req)
             .await
-            .map_err(|e| RegisterError::Failed(format!("call of {tok} failed: {e}")))
+            .map_err(|source| RegisterError::Provider { call, source })
     }
 
     /// The provider of `token`'s package: the explicit one (which must be registered), or
@@ -446,7 +453,7 @@ impl ResourceMonitor {
         };
         self.registry
             .get(&reference)
-            .ok_or_else(|| RegisterError::Invalid(format!("unknown provider {reference}")))
+            .ok_or_else(|| ProviderRefError::Unknown(reference).into())
     }
 
     /// The deployment facts a component provider is given.
@@ -496,9 +503,11 @@ impl ResourceMonitor {
         user: &str,
     ) -> Result<String, RegisterError> {
         if self.default_provider_denied(pkg)? {
-            return Err(RegisterError::Invalid(format!(
-                "Default provider for '{pkg}' disabled. '{user}' must use an explicit provider."
-            )));
+            return Err(ProviderRefError::DefaultDisabled {
+                package: pkg.to_string(),
+                user: user.to_string(),
+            }
+            .into());
         }
         let fut = {
             let mut defaults = self.defaults.lock();
@@ -543,11 +552,11 @@ impl ResourceMonitor {
         let Some(raw) = self.info.config.get(DISABLE_DEFAULT_PROVIDERS) else {
             return Ok(false);
         };
-        let denied: Vec<String> = serde_json::from_str(raw).map_err(|e| {
-            RegisterError::Invalid(format!(
-                "config '{DISABLE_DEFAULT_PROVIDERS}' must be a list of package names: {e}"
-            ))
-        })?;
+        let denied: Vec<String> =
+            serde_json::from_str(raw).map_err(|e| ProviderRefError::DisabledListMalformed {
+                key: DISABLE_DEFAULT_PROVIDERS,
+                source: Arc::new(e),
+            })?;
         Ok(denied.iter().any(|d| d == "*" || d == pkg))
     }
 

@@ -44,7 +44,8 @@ pub(crate) struct Chain {
 pub(crate) struct StepReport {
     pub op: StepOp,
     pub urn: Urn,
-    pub result: Result<(), StepError>,
+    /// Shared with the chain's registration, which fails with the same error.
+    pub result: Result<(), Arc<StepError>>,
     pub effect: Option<Effect>,
 }
 
@@ -82,8 +83,8 @@ pub(crate) enum ExecDone {
 struct ChainRun {
     /// The last state a step produced (the registration's answer).
     last: Option<ResourceState>,
-    /// The failure's message, for the registration.
-    outcome: Result<(), String>,
+    /// The step failure, for the registration.
+    outcome: Result<(), Arc<StepError>>,
     /// False when a gate stopped the chain before its end.
     completed: bool,
     /// The chain's resource, failed with one of its steps.
@@ -382,7 +383,7 @@ impl StepExecutor {
                             e.to_string(),
                         );
                     }
-                    report.result = late;
+                    report.result = late.map_err(Arc::new);
                     let _ = self.done.send(ExecDone::Step(Box::new(report)));
                     self.events.send(EngineEvent::StepFinished {
                         chain: id,
@@ -418,7 +419,8 @@ impl StepExecutor {
                     if !matches!(error, StepError::Protected { .. }) {
                         self.gates.halt.send_replace(true);
                     }
-                    report.result = Err(error);
+                    let error = Arc::new(error);
+                    report.result = Err(error.clone());
                     let _ = self.done.send(ExecDone::Step(Box::new(report)));
                     // A chain fails its registration too (a DBR chain whose dependent's delete
                     // failed): what depends on that resource is skipped under continue-on-error.
@@ -427,7 +429,7 @@ impl StepExecutor {
                         .last()
                         .filter(|l| l.urn() != step.urn())
                         .map(|l| l.urn().clone());
-                    ran.outcome = Err(message);
+                    ran.outcome = Err(error);
                     break;
                 }
             }
@@ -478,7 +480,7 @@ impl StepExecutor {
         urn: Urn,
         steps: &[Step],
         last: Option<ResourceState>,
-        outcome: Result<(), String>,
+        outcome: Result<(), Arc<StepError>>,
         completed: bool,
     ) -> Result<Registered, RegisterError> {
         match outcome {
@@ -489,10 +491,10 @@ impl StepExecutor {
                 status: RegisterStatus::Failed,
                 unknown: true,
             }),
-            Err(e) => Err(RegisterError::Failed(e)),
+            Err(e) => Err(RegisterError::Step(e)),
             // Stopped at a gate: by the operator's cancel, or by a failure elsewhere.
             Ok(()) if !completed && *self.gates.cancel.borrow() == CancelLevel::Running => {
-                Err(RegisterError::Failed(NOT_RUN.into()))
+                Err(RegisterError::NotRun)
             }
             Ok(()) if !completed => Err(RegisterError::Cancelled),
             Ok(()) => {

@@ -12,6 +12,7 @@ use super::graph::DependencyGraph;
 use super::plan::Plan;
 use super::property::{PropertyMap, PropertyValue};
 use super::property_path::{PropertyPath, apply_ignore_changes};
+use super::register_error::{ImportReplaceRefusal, ProviderRefError, UntargetedCreate, UrnConflict};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
 use super::provider_ref::ProviderRef;
 use super::provider_registry::{LoadedProvider, ProviderRegistry};
@@ -118,34 +119,39 @@ fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
 /// Pulumi's refusal to replace a resource whose program still names an import ID (its
 /// `continueStepsFromImport` and later runs alike), each key forcing the replacement as
 /// `key: old => new`, strings bare and secrets blinded as Pulumi's `RedactSecrets` prints them.
-fn import_replace_refusal(keys: &[String], old: &PropertyMap, new: &PropertyMap) -> String {
+fn import_replace_refusal(
+    keys: &[String],
+    old: &PropertyMap,
+    new: &PropertyMap,
+) -> ImportReplaceRefusal {
     let shown = |v: Option<&PropertyValue>| match v {
         Some(PropertyValue::Secret(_)) => "[secret]".to_string(),
         Some(PropertyValue::String(s)) => s.clone(),
         Some(v) => v.to_string(),
         None => "null".to_string(),
     };
-    let mut msg = "previously-imported resources that still specify an ID may not be replaced; please remove the `import` declaration from your program;".to_string();
-    for k in keys {
-        msg.push_str(&format!(
-            "\n{k}: {} => {}",
-            shown(old.get(k)),
-            shown(new.get(k))
-        ));
+    ImportReplaceRefusal {
+        changes: keys
+            .iter()
+            .map(|k| (k.clone(), shown(old.get(k)), shown(new.get(k))))
+            .collect(),
     }
-    msg
 }
 
 fn parse_paths(
     urn: &Urn,
-    what: &str,
+    option: &'static str,
     paths: &[String],
 ) -> Result<Vec<PropertyPath>, RegisterError> {
     paths
         .iter()
         .map(|p| {
             PropertyPath::parse(p)
-                .map_err(|e| RegisterError::Invalid(format!("{urn}: {what}: {e}")))
+                .map_err(|source| RegisterError::OptionPath {
+                    urn: urn.clone(),
+                    option,
+                    source,
+                })
         })
         .collect()
 }
@@ -293,16 +299,16 @@ impl StepGenerator {
             .filter(|d| self.skipped_creates.contains(d))
             .collect();
         for dep in skipped {
-            let error = RunError::UntargetedCreate {
+            let error = UntargetedCreate {
                 urn: state.urn.clone(),
                 dependency: dep.clone(),
             };
             if !self.opts.is_preview() {
-                return Err(RegisterError::Invalid(error.to_string()));
+                return Err(error.into());
             }
             self.events
                 .diag(Some(state.urn.clone()), Severity::Error, error.to_string());
-            run.record_error(error);
+            run.record_error(RunError::UntargetedCreate(error));
             self.skipped_creates.remove(&dep);
         }
         Ok(())
@@ -317,9 +323,7 @@ impl StepGenerator {
     ) -> Result<Urn, RegisterError> {
         let urn = Urn::new(&self.opts.stack, &self.opts.project, parent, ty, name);
         if !self.registered.insert(urn.clone()) {
-            return Err(RegisterError::Invalid(format!(
-                "duplicate resource URN '{urn}'; try giving it a unique name"
-            )));
+            return Err(UrnConflict::Duplicate(urn).into());
         }
         Ok(urn)
     }
@@ -494,9 +498,7 @@ impl StepGenerator {
             }));
         }
         if new.replacement_trigger.contains_unknowns() && !self.opts.is_preview() {
-            return Err(RegisterError::Failed(format!(
-                "replacement trigger contains unknowns for {urn}"
-            )));
+            return Err(RegisterError::UnknownReplacementTrigger(urn));
         }
         if trigger_replaces(&new.replacement_trigger, &old.state.replacement_trigger) {
             // A changed trigger replaces without asking the provider (Pulumi's `triggerReplace`).
@@ -677,8 +679,10 @@ impl StepGenerator {
                 })
                 .await
         };
-        let result = result
-            .map_err(|e| RegisterError::Failed(secrets.mask(&format!("checking {urn}: {e}"))))?;
+        let result = result.map_err(|e| RegisterError::Check {
+            urn: urn.clone(),
+            message: secrets.mask(&e.to_string()),
+        })?;
         if !result.failures.is_empty() {
             let reasons: Vec<String> = result
                 .failures
@@ -695,10 +699,10 @@ impl StepGenerator {
                 self.events
                     .diag(Some(urn.clone()), Severity::Error, r.clone());
             }
-            return Err(RegisterError::Failed(secrets.mask(&format!(
-                "{urn} has invalid inputs: {}",
-                reasons.join("; ")
-            ))));
+            return Err(RegisterError::InvalidInputs {
+                urn: urn.clone(),
+                reasons: reasons.iter().map(|r| secrets.mask(r)).collect(),
+            });
         }
         Ok(result.inputs)
     }
@@ -716,14 +720,17 @@ impl StepGenerator {
         urn: &Urn,
         state: &ResourceState,
     ) -> Result<LoadedProvider, RegisterError> {
-        let reference = state.provider.as_deref().ok_or_else(|| {
-            RegisterError::Invalid(format!("{urn} is a custom resource without a provider"))
+        let reference = state
+            .provider
+            .as_deref()
+            .ok_or_else(|| ProviderRefError::Missing(urn.clone()))?;
+        let loaded = self.registry.get_loaded(reference).ok_or_else(|| {
+            ProviderRefError::NotRegistered {
+                reference: reference.to_string(),
+                urn: urn.clone(),
+            }
         })?;
-        self.registry.get_loaded(reference).ok_or_else(|| {
-            RegisterError::Invalid(format!(
-                "unknown provider '{reference}' for resource '{urn}': it is not registered in this deployment"
-            ))
-        })
+        Ok(loaded)
     }
 
     /// A provider reference must read `<provider URN>::<provider ID>` and name a provider.
@@ -735,10 +742,12 @@ impl StepGenerator {
         let Some(reference) = state.provider.as_deref() else {
             return Ok(());
         };
-        let bad = |why: &str| {
-            RegisterError::Invalid(format!(
-                "bad provider reference '{reference}' for resource '{urn}': {why}"
-            ))
+        let bad = |why: &'static str| {
+            RegisterError::from(ProviderRefError::Malformed {
+                reference: reference.to_string(),
+                urn: urn.clone(),
+                why,
+            })
         };
         let parsed = ProviderRef::parse(reference)
             .ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
@@ -767,10 +776,10 @@ impl StepGenerator {
             return Ok(true);
         };
         let bad = |r: &str| {
-            RegisterError::Invalid(format!(
-                "bad provider reference '{r}' for resource '{}'",
-                new.urn
-            ))
+            RegisterError::from(ProviderRefError::Unparsable {
+                reference: r.to_string(),
+                urn: new.urn.clone(),
+            })
         };
         let old_urn = ProviderRef::parse(old_ref).ok_or_else(|| bad(old_ref))?.urn;
         let ProviderRef {
@@ -784,10 +793,10 @@ impl StepGenerator {
             self.olds.get(&old_urn).map(|&i| &self.base[i]),
             self.providers.get(&new_urn),
         ) else {
-            return Err(RegisterError::Failed(format!(
-                "failed to resolve provider reference '{old_ref}' of resource '{}'",
-                new.urn
-            )));
+            return Err(RegisterError::UnresolvedProvider {
+                reference: old_ref.to_string(),
+                urn: new.urn.clone(),
+            });
         };
         let diff = self
             .registry
@@ -800,8 +809,9 @@ impl StepGenerator {
                 ignore_changes: Vec::new(),
             })
             .await
-            .map_err(|e| {
-                RegisterError::Failed(format!("diffing the provider of {}: {e}", new.urn))
+            .map_err(|source| RegisterError::ProviderDiff {
+                urn: new.urn.clone(),
+                source,
             })?;
         Ok(diff.replaces())
     }
@@ -922,17 +932,17 @@ impl StepGenerator {
             return Ok(single(Step::update(Superseded::Base(old), new, changes)));
         }
         if old.state.protect && new.protect && !self.opts.ignore_protect {
-            return Err(RegisterError::Failed(format!(
-                "unable to replace resource \"{urn}\" as it is currently marked for protection. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{urn}'`"
-            )));
+            return Err(RegisterError::ProtectedReplace(urn));
         }
         if goal.import_id.is_some() {
             // The replacement would change the ID the program still asks to import.
-            let msg = import_replace_refusal(&diff.replace_keys, &old.state.inputs, &new.inputs);
+            let refusal =
+                import_replace_refusal(&diff.replace_keys, &old.state.inputs, &new.inputs);
             if !self.opts.is_preview() {
-                return Err(RegisterError::Failed(format!("{urn}: {msg}")));
+                return Err(RegisterError::ImportReplace { urn, refusal });
             }
-            self.events.diag(Some(urn.clone()), Severity::Warning, msg);
+            self.events
+                .diag(Some(urn.clone()), Severity::Warning, refusal.to_string());
         }
         self.replaced.insert(urn.clone());
         let dbr = pending
@@ -978,11 +988,12 @@ impl StepGenerator {
             }));
         }
         if diff.replaces() {
-            let msg = import_replace_refusal(&diff.replace_keys, &imported.inputs, &new.inputs);
+            let refusal = import_replace_refusal(&diff.replace_keys, &imported.inputs, &new.inputs);
             if !self.opts.is_preview() {
-                return Err(RegisterError::Failed(format!("{urn}: {msg}")));
+                return Err(RegisterError::ImportReplace { urn, refusal });
             }
-            self.events.diag(Some(urn.clone()), Severity::Warning, msg);
+            self.events
+                .diag(Some(urn.clone()), Severity::Warning, refusal.to_string());
             return Ok(Generated::Done(Registered {
                 urn,
                 id: imported.id.clone(),

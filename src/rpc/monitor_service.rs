@@ -140,7 +140,7 @@ impl MonitorService {
             Ok(reg) => reg,
             // The provider's error goes back to the program, which fails with it, as Pulumi's
             // engine answers a failed Construct.
-            Err(e @ RegisterError::Failed(_)) => {
+            Err(e) if !e.is_invalid_request() && !matches!(e, RegisterError::Cancelled) => {
                 return Err(register_status("RegisterResourceRequest", e));
             }
             Err(e) => return Err(self.refusal("RegisterResourceRequest", e)),
@@ -254,9 +254,9 @@ fn rejected(message: &str, f: &InvalidField) -> Status {
 fn register_status(message: &str, e: RegisterError) -> Status {
     match e {
         RegisterError::Rejected(f) => rejected(message, &f),
-        RegisterError::Invalid(m) => Status::invalid_argument(m),
-        RegisterError::Failed(m) => Status::internal(m),
         RegisterError::Cancelled => Status::cancelled("the deployment was cancelled"),
+        e if e.is_invalid_request() => Status::invalid_argument(e.to_string()),
+        e => Status::internal(e.to_string()),
     }
 }
 

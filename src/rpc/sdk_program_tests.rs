@@ -120,9 +120,10 @@ fn harness_failing(
                     rec.lock().unwrap().outputs.insert(urn, outputs);
                     let _ = reply.send(Ok(()));
                 }
-                SourceEvent::Read { reply, .. } => {
-                    let _ = reply.send(Err(crate::engine::source::RegisterError::Invalid(
-                        "reads are not part of this test".into(),
+                SourceEvent::Read { goal, reply } => {
+                    // Reads are not part of these tests: the recorder holds no resources.
+                    let _ = reply.send(Err(crate::engine::source::RegisterError::UnknownResource(
+                        goal.id,
                     )));
                 }
                 SourceEvent::Shutdown { reply } => {

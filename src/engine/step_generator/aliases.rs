@@ -3,6 +3,7 @@
 
 use super::StepGenerator;
 use crate::engine::goal::{Alias, Goal};
+use crate::engine::register_error::UrnConflict;
 use crate::engine::source::RegisterError;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 
@@ -90,9 +91,11 @@ impl StepGenerator {
         goal: &Goal,
     ) -> Result<Option<usize>, RegisterError> {
         if let Some(prev) = self.aliased.get(urn) {
-            return Err(RegisterError::Invalid(format!(
-                "duplicate resource URN '{urn}': resource '{prev}' already claimed it as an alias"
-            )));
+            return Err(UrnConflict::ClaimedAsAlias {
+                urn: urn.clone(),
+                by: prev.clone(),
+            }
+            .into());
         }
         if let Some(&i) = self.olds.get(urn) {
             return Ok(Some(i));
@@ -102,14 +105,19 @@ impl StepGenerator {
                 continue;
             };
             if self.registered.contains(&alias) {
-                return Err(RegisterError::Invalid(format!(
-                    "resource '{urn}' has an alias '{alias}' that is registered in this deployment as another resource"
-                )));
+                return Err(UrnConflict::AliasRegistered {
+                    urn: urn.clone(),
+                    alias,
+                }
+                .into());
             }
             if let Some(prev) = self.aliased.get(&alias) {
-                return Err(RegisterError::Invalid(format!(
-                    "resources '{urn}' and '{prev}' both claim the old resource '{alias}' through aliases"
-                )));
+                return Err(UrnConflict::AliasClaimedTwice {
+                    urn: urn.clone(),
+                    by: prev.clone(),
+                    alias,
+                }
+                .into());
             }
             self.aliased.insert(alias.clone(), urn.clone());
             self.aliases.insert(urn.clone(), alias);

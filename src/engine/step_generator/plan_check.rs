@@ -26,7 +26,7 @@ fn violation(urn: &Urn, detail: PlanMismatch) -> PlanViolation {
 }
 
 fn refused(v: PlanViolation) -> RegisterError {
-    RegisterError::Failed(v.to_string())
+    RegisterError::Plan(v)
 }
 
 impl StepGenerator {

@@ -178,8 +178,11 @@ impl StepGenerator {
             DiffTarget::ProviderResource(self.registry.clone())
         } else {
             let reference = r.provider.as_deref().unwrap_or_default();
-            let loaded = self.registry.ensure(reference).await.map_err(|e| {
-                RegisterError::Failed(format!("loading the provider of {}: {e}", r.urn))
+            let loaded = self.registry.ensure(reference).await.map_err(|source| {
+                RegisterError::LoadProvider {
+                    urn: r.urn.clone(),
+                    source,
+                }
             })?;
             DiffTarget::Custom(loaded.provider)
         };
@@ -200,10 +203,10 @@ impl StepGenerator {
         };
         let diff = job.run().await?;
         if r.protect && diff.replaces() && !self.opts.ignore_protect {
-            return Err(RegisterError::Failed(format!(
-                "unable to replace resource \"{}\" as part of replacing {on}: it is protected. To unprotect the resource, remove the `protect` flag from the resource in your program and run `stepdeck up`, or use the command: `stepdeck state unprotect '{}'`",
-                r.urn, r.urn
-            )));
+            return Err(RegisterError::ProtectedCascade {
+                urn: r.urn.clone(),
+                on: on.clone(),
+            });
         }
         Ok(diff.replaces().then(|| {
             (
