@@ -219,7 +219,10 @@ fn failed(mut m: Model) -> Model {
         counts: BTreeMap::from([(stepdeck::engine::StepOp::Create, 2)]),
         declined: 0,
         duration: Duration::from_secs(4),
-        outcome: Outcome::Failed("1 step failed".into()),
+        outcome: Outcome::Failed(stepdeck::engine::RunFailure::new(
+            stepdeck::engine::FailureCause::Step,
+            "1 step failed",
+        )),
         preview: false,
     });
     m
@@ -249,7 +252,10 @@ fn a_failure_of_several_errors_shows_one_per_line() {
         counts: BTreeMap::new(),
         declined: 0,
         duration: Duration::from_secs(1),
-        outcome: Outcome::Failed("first: app not run\nsecond: bad failed".into()),
+        outcome: Outcome::Failed(stepdeck::engine::RunFailure::new(
+            stepdeck::engine::FailureCause::Step,
+            "first: app not run\nsecond: bad failed",
+        )),
         preview: false,
     });
     let mut u = ui(ConsoleMode::Live);

@@ -87,7 +87,7 @@ fn hooked(kind: HookKind, hook: Arc<Recorder>) -> Box<dyn Program> {
 /// The message a run failed with.
 fn failure(run: &Run) -> &str {
     match &run.result.outcome {
-        stepdeck::engine::Outcome::Failed(message) => message,
+        stepdeck::engine::Outcome::Failed(failure) => failure.message(),
         other => panic!("the run fails: {other:?}"),
     }
 }

@@ -33,7 +33,7 @@ async fn first(p: &Arc<FakeProvider>, program: Box<dyn stepdeck::engine::Program
 
 fn failed(run: &Run) -> String {
     match &run.result.outcome {
-        Outcome::Failed(m) => m.clone(),
+        Outcome::Failed(m) => m.to_string(),
         o => panic!("expected a failure, got {o:?}"),
     }
 }

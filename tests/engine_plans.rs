@@ -6,7 +6,7 @@ mod support;
 
 use std::sync::Arc;
 
-use stepdeck::engine::{Operation, Outcome, Snapshot, StepOp};
+use stepdeck::engine::{FailureCause, Operation, Outcome, Snapshot, StepOp};
 use support::*;
 
 fn program(a: &'static str) -> Box<dyn stepdeck::engine::Program> {
@@ -58,10 +58,16 @@ async fn an_update_under_a_plan_reuses_its_seeds_and_refuses_a_changed_input_fir
     };
     let r = run(&p, &Snapshot::default(), edited, Some(program("changed"))).await;
     match &r.result.outcome {
-        Outcome::Failed(m) => assert!(
-            m.contains("::a violates the plan: input `k` was planned as \"1\" but is \"changed\""),
-            "{m}"
-        ),
+        Outcome::Failed(m) => {
+            assert!(
+                m.message().contains(
+                    "::a violates the plan: input `k` was planned as \"1\" but is \"changed\""
+                ),
+                "{m}"
+            );
+            // The refusal answers the registration; the program fails with it.
+            assert_eq!(m.cause(), FailureCause::Program);
+        }
         o => panic!("expected the plan to refuse, got {o:?}"),
     }
     assert!(p.names("create").is_empty(), "{:?}", p.names("create"));

@@ -289,6 +289,7 @@ async fn a_malformed_provider_reference_is_a_clear_error() {
         let Outcome::Failed(msg) = &r.result.outcome else {
             panic!("{:?}", r.result.outcome)
         };
+        let msg = msg.message();
         assert!(
             msg.contains(&format!("bad provider reference '{reference}'")) && msg.contains(why),
             "{msg}"
@@ -411,6 +412,7 @@ async fn disabled_default_providers_refuse_resources_without_an_explicit_provide
         let Outcome::Failed(msg) = &r.result.outcome else {
             panic!("{:?}", r.result.outcome)
         };
+        let msg = msg.message();
         assert!(
             msg.contains(&format!(
                 "Default provider for 'pkgA' disabled. 'urn:pulumi:test::proj::{}::b' must use an explicit provider.",

@@ -5,7 +5,7 @@ mod support;
 
 use std::sync::Arc;
 
-use stepdeck::engine::{Outcome, Snapshot, StepOp};
+use stepdeck::engine::{FailureCause, Outcome, Snapshot, StepOp};
 use support::*;
 
 fn urn(name: &str) -> String {
@@ -79,6 +79,7 @@ async fn a_target_depending_on_a_skipped_create_is_an_error() {
     let Outcome::Failed(msg) = &r.result.outcome else {
         panic!("{:?}", r.result.outcome)
     };
+    let msg = msg.message();
     assert!(
         msg.contains(&urn("a"))
             && msg.contains("will be created but was not specified in --target list"),
@@ -125,6 +126,8 @@ async fn unknown_targets_are_listed_and_fail_the_run() {
     let Outcome::Failed(msg) = &r.result.outcome else {
         panic!("{:?}", r.result.outcome)
     };
+    assert_eq!(msg.cause(), FailureCause::Targets);
+    let msg = msg.message();
     assert!(
         msg.contains("could not be found")
             && msg.contains(&urn("nope"))

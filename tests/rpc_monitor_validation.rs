@@ -595,6 +595,7 @@ resources:
     let Outcome::Failed(msg) = &result.outcome else {
         panic!("{:?}", result.outcome)
     };
+    let msg = msg.message();
     assert!(
         msg.contains("version: \"four-ish\" is not a semantic version"),
         "{msg}"

@@ -758,7 +758,7 @@ impl Model {
                         at: now,
                         severity: Severity::Error,
                         urn: None,
-                        message: why.clone(),
+                        message: why.to_string(),
                     });
                 }
                 self.summary = Some(SummaryInfo {
@@ -1941,7 +1941,10 @@ mod tests {
     fn a_cancel_or_a_failure_leaves_nothing_waiting_and_stopped_chains_are_skipped() {
         for outcome in [
             Outcome::Cancelled,
-            Outcome::Failed("update of x failed".into()),
+            Outcome::Failed(crate::engine::RunFailure::new(
+                crate::engine::FailureCause::Step,
+                "update of x failed",
+            )),
         ] {
             let mut m = sample_model();
             if outcome == Outcome::Cancelled {

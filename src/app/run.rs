@@ -526,7 +526,13 @@ mod tests {
             for (_, e) in sample_timeline() {
                 sink.send(e);
             }
-            sink.send(summary(Outcome::Failed("1 step failed".into()), false));
+            sink.send(summary(
+                Outcome::Failed(crate::engine::RunFailure::new(
+                    crate::engine::FailureCause::Step,
+                    "1 step failed",
+                )),
+                false,
+            ));
             std::thread::sleep(Duration::from_millis(200));
             press(&keys, 'q');
         })

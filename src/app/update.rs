@@ -812,7 +812,13 @@ mod tests {
             Some(ConsoleExit::Abort)
         );
         let (mut ui, mut m, control, _rx) = setup(mode);
-        finish(&mut m, Outcome::Failed("boom".into()));
+        finish(
+            &mut m,
+            Outcome::Failed(crate::engine::RunFailure::new(
+                crate::engine::FailureCause::Step,
+                "boom",
+            )),
+        );
         assert_eq!(update(&mut ui, &m, &control, Action::PreviewApply), None);
     }
 

@@ -14,7 +14,7 @@ use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, Dec
 use super::deletes::{generate_deletes, schedule_deletes};
 use super::deployment::{Deployment, DeploymentResult, Options};
 use super::events::{
-    ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
+    ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, RunFailure, Severity, StepInfo,
 };
 use super::gate::Gate;
 use super::hooks::{Hooks, delete_hooks_need_program};
@@ -34,9 +34,7 @@ use super::step::{Step, StepOp};
 use super::step_apply::ApplyCtx;
 use super::step_apply::Effect;
 use super::step_error::StepError;
-use super::step_executor::{
-    Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport,
-};
+use super::step_executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport};
 use super::step_generator::{Generated, PlannedChain, StepGenerator};
 use super::targets::UrnGlobs;
 use super::urn::{ROOT_STACK_TYPE, Urn};
@@ -290,14 +288,13 @@ impl Loop {
                 let failed = self.cancelled || program_error.is_some() || self.state.has_error();
                 let program_error = match self.finalize_stack_outputs(failed) {
                     Ok(()) => program_error,
-                    Err(e) => program_error.or(Some(format!("recording the stack outputs: {e}"))),
+                    Err(e) => program_error.or(Some(RunError::StackOutputs(e))),
                 };
                 let first_error = self.state.take_first_error();
                 if self.cancelled {
                     Outcome::Cancelled
-                } else if let Some(e) = program_error.or_else(|| first_error.map(|e| e.to_string()))
-                {
-                    Outcome::Failed(e)
+                } else if let Some(e) = program_error.or(first_error) {
+                    Outcome::Failed(RunFailure::of(&e, self.events.secrets()))
                 } else {
                     Outcome::Succeeded
                 }
@@ -336,10 +333,6 @@ impl Loop {
                 .map(|r| r.outputs.clone())
                 .unwrap_or_default()
         };
-        let outcome = match outcome {
-            Outcome::Failed(e) => Outcome::Failed(self.events.secrets().mask(&e)),
-            other => other,
-        };
         DeploymentResult {
             outcome,
             snapshot,
@@ -357,7 +350,7 @@ impl Loop {
         program: Option<Box<dyn Program>>,
         info: Arc<DeploymentInfo>,
         registry: Arc<ProviderRegistry>,
-    ) -> Result<Option<String>, Stop> {
+    ) -> Result<Option<RunError>, Stop> {
         if self.opts.operation == Operation::Destroy
             && program.is_none()
             && let Some(e) = delete_hooks_need_program(self.sg.base())
@@ -440,14 +433,14 @@ impl Loop {
     fn program_ended(
         &self,
         r: Result<Result<(), ProgramError>, tokio::task::JoinError>,
-    ) -> Option<String> {
+    ) -> Option<RunError> {
         let error = match r {
             Ok(Ok(())) => None,
-            Ok(Err(e)) => Some(format!("the program failed: {e}")),
-            Err(e) => Some(format!("the program panicked: {e}")),
+            Ok(Err(e)) => Some(RunError::from(e)),
+            Err(e) => Some(RunError::from(e)),
         };
         if let Some(e) = &error {
-            self.events.diag(None, Severity::Error, e.clone());
+            self.events.diag(None, Severity::Error, e.to_string());
         }
         error
     }
@@ -455,8 +448,8 @@ impl Loop {
     /// The phases after the program's registrations: the deletes (or the refresh).
     async fn after_program(
         &mut self,
-        program_error: Option<String>,
-    ) -> Result<Option<String>, Stop> {
+        program_error: Option<RunError>,
+    ) -> Result<Option<RunError>, Stop> {
         if self.cancelled
             || program_error.is_some()
             || (self.state.saw_error() && !self.opts.continue_on_error)
@@ -1021,15 +1014,13 @@ impl Loop {
             })
         };
         if let Some(reply) = reply {
-            let answer = kept
-                .map_err(RegisterError::from)
-                .map(|()| Registered {
-                    urn: old.state.urn.clone(),
-                    id: old.state.id.clone(),
-                    outputs: old.state.outputs.clone(),
-                    status,
-                    unknown: false,
-                });
+            let answer = kept.map_err(RegisterError::from).map(|()| Registered {
+                urn: old.state.urn.clone(),
+                id: old.state.id.clone(),
+                outputs: old.state.outputs.clone(),
+                status,
+                unknown: false,
+            });
             let _ = reply.send(answer);
         }
     }

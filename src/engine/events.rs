@@ -8,6 +8,7 @@ use tokio::sync::mpsc;
 
 use super::property::PropertyMap;
 use super::provider::{DiffChanges, PropertyDiff};
+pub use super::run_failure::{FailureCause, RunFailure};
 use super::secret_mask::SecretMask;
 use super::step::StepOp;
 use super::urn::Urn;
@@ -116,7 +117,7 @@ pub struct CascadeMember {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {
     Succeeded,
-    Failed(String),
+    Failed(RunFailure),
     Cancelled,
     Terminated,
 }
@@ -327,11 +328,8 @@ impl EventSink {
             match &mut e {
                 EngineEvent::Diagnostic { message: text, .. }
                 | EngineEvent::StepFailed { error: text, .. }
-                | EngineEvent::StepSkipped { reason: text, .. }
-                | EngineEvent::Summary {
-                    outcome: Outcome::Failed(text),
-                    ..
-                } => *text = self.1.mask(text),
+                | EngineEvent::StepSkipped { reason: text, .. } => *text = self.1.mask(text),
+                // A run's failure is masked when the engine makes it (`RunFailure::of`).
                 _ => {}
             }
             let _ = tx.send(e);

@@ -34,6 +34,7 @@ pub mod registration_check;
 pub mod resource;
 mod resource_lookup;
 mod run_error;
+pub mod run_failure;
 mod run_state;
 pub mod secret_mask;
 pub mod snapshot;
@@ -58,6 +59,7 @@ pub use property::{PropertyMap, PropertyValue};
 pub use provider::Provider;
 pub use provider_registry::{ProviderFactory, ProviderRegistry};
 pub use resource::ResourceState;
+pub use run_failure::{FailureCause, RunFailure};
 pub use snapshot::Snapshot;
 pub use source::{
     Program, ProgramError, ProgramFn, RegisterError, RegisterStatus, Registered, ResourceMonitor,

@@ -6,13 +6,22 @@ use std::sync::Arc;
 use super::hooks::DeleteHooksNeedProgram;
 use super::journal::JournalError;
 use super::register_error::UntargetedCreate;
-use super::source::RegisterError;
+use super::source::{ProgramError, RegisterError};
 use super::step_error::StepError;
 use super::urn::Urn;
 
 /// An error that fails the run.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum RunError {
+    /// The program returned an error.
+    #[error("the program failed: {0}")]
+    Program(#[from] ProgramError),
+    /// The program's task panicked.
+    #[error("the program panicked: {0}")]
+    ProgramPanicked(#[from] tokio::task::JoinError),
+    /// The root stack's outputs could not be journaled once the run's result was known.
+    #[error("recording the stack outputs: {0}")]
+    StackOutputs(JournalError),
     /// A step failed (or refused to delete a protected resource); the chain's registration
     /// shares the error.
     #[error(transparent)]

@@ -12,10 +12,12 @@ use super::graph::DependencyGraph;
 use super::plan::Plan;
 use super::property::{PropertyMap, PropertyValue};
 use super::property_path::{PropertyPath, apply_ignore_changes};
-use super::register_error::{ImportReplaceRefusal, ProviderRefError, UntargetedCreate, UrnConflict};
 use super::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
 use super::provider_ref::ProviderRef;
 use super::provider_registry::{LoadedProvider, ProviderRegistry};
+use super::register_error::{
+    ImportReplaceRefusal, ProviderRefError, UntargetedCreate, UrnConflict,
+};
 use super::resource::{ResourceState, is_provider_type};
 use super::run_error::RunError;
 use super::run_state::RunState;
@@ -146,12 +148,11 @@ fn parse_paths(
     paths
         .iter()
         .map(|p| {
-            PropertyPath::parse(p)
-                .map_err(|source| RegisterError::OptionPath {
-                    urn: urn.clone(),
-                    option,
-                    source,
-                })
+            PropertyPath::parse(p).map_err(|source| RegisterError::OptionPath {
+                urn: urn.clone(),
+                option,
+                source,
+            })
         })
         .collect()
 }
@@ -724,12 +725,13 @@ impl StepGenerator {
             .provider
             .as_deref()
             .ok_or_else(|| ProviderRefError::Missing(urn.clone()))?;
-        let loaded = self.registry.get_loaded(reference).ok_or_else(|| {
-            ProviderRefError::NotRegistered {
-                reference: reference.to_string(),
-                urn: urn.clone(),
-            }
-        })?;
+        let loaded =
+            self.registry
+                .get_loaded(reference)
+                .ok_or_else(|| ProviderRefError::NotRegistered {
+                    reference: reference.to_string(),
+                    urn: urn.clone(),
+                })?;
         Ok(loaded)
     }
 

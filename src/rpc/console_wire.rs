@@ -13,6 +13,7 @@ use crate::engine::events::{
 };
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{DiffChanges, DiffKind, PropertyDiff};
+use crate::engine::run_failure::{FailureCause, RunFailure};
 use crate::engine::step::StepOp;
 use crate::engine::urn::Urn;
 
@@ -261,7 +262,7 @@ fn summary_outcome(o: &Outcome) -> pb::summary::Outcome {
     use pb::summary::Outcome as W;
     match o {
         Outcome::Succeeded => W::Succeeded(pb::Empty {}),
-        Outcome::Failed(e) => W::Failed(e.clone()),
+        Outcome::Failed(e) => W::Failed(e.message().to_string()),
         Outcome::Cancelled => W::Cancelled(pb::Empty {}),
         Outcome::Terminated => W::Terminated(pb::Empty {}),
     }
@@ -271,7 +272,7 @@ fn summary_outcome_back(o: Option<&pb::summary::Outcome>) -> Result<Outcome, Wir
     use pb::summary::Outcome as W;
     Ok(match o.ok_or_else(|| bad("outcome", "missing"))? {
         W::Succeeded(_) => Outcome::Succeeded,
-        W::Failed(e) => Outcome::Failed(e.clone()),
+        W::Failed(e) => Outcome::Failed(RunFailure::new(FailureCause::Reported, e.clone())),
         W::Cancelled(_) => Outcome::Cancelled,
         W::Terminated(_) => Outcome::Terminated,
     })
