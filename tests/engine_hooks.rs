@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use stepdeck::engine::hooks::{
-    ErrorHookCall, ErrorHookFn, HookCall, HookKind, MAX_ERROR_HOOK_ATTEMPTS, ResourceHook,
-    ResourceHookFn,
+    ErrorHookCall, ErrorHookFn, HookCall, HookCallError, HookKind, MAX_ERROR_HOOK_ATTEMPTS,
+    ResourceHook, ResourceHookFn,
 };
 use stepdeck::engine::{
     JournalEntry, Program, ProgramError, ProgramFn, ResourceMonitor, Snapshot, StepOp,
@@ -24,11 +24,11 @@ struct Recorder {
 
 #[async_trait]
 impl ResourceHookFn for Recorder {
-    async fn call(&self, _kind: HookKind, call: &HookCall) -> Result<(), String> {
+    async fn call(&self, _kind: HookKind, call: &HookCall) -> Result<(), HookCallError> {
         let name = call.urn.as_ref().map(|u| u.name().to_string());
         self.ran.lock().unwrap().push(name.unwrap_or_default());
         if self.fail {
-            return Err("the hook refused".into());
+            return Err(HookCallError::Answered("the hook refused".into()));
         }
         Ok(())
     }
@@ -39,7 +39,7 @@ struct AlwaysRetry(Mutex<usize>);
 
 #[async_trait]
 impl ErrorHookFn for AlwaysRetry {
-    async fn call(&self, _call: &ErrorHookCall) -> Result<bool, String> {
+    async fn call(&self, _call: &ErrorHookCall) -> Result<bool, HookCallError> {
         *self.0.lock().unwrap() += 1;
         Ok(true)
     }

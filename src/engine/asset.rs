@@ -5,7 +5,7 @@
 //! SHA-256 `hash` of the contents that providers compare, computed as Pulumi's `resource/asset`
 //! does for text, files and archive files.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
@@ -26,8 +26,36 @@ fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
-fn read(dir: &Path, path: &str) -> Result<Vec<u8>, String> {
-    std::fs::read(dir.join(path)).map_err(|e| format!("Error reading file at path {path}: {e}"))
+/// Why an asset or archive could not be made: the file, directory or URI at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum AssetError {
+    /// A file named by the program (the path as written).
+    #[error("Error reading file at path {path}: {source}")]
+    ReadFile {
+        path: String,
+        source: std::io::Error,
+    },
+    /// A directory of an archive.
+    #[error("Error reading directory {}: {source}", dir.display())]
+    ReadDir {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
+    /// A file inside an archive's directory.
+    #[error("Error reading file {}: {source}", file.display())]
+    ReadArchived {
+        file: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("remote asset URI {0:?} must use http, https or file")]
+    UnsupportedUri(String),
+}
+
+fn read(dir: &Path, path: &str) -> Result<Vec<u8>, AssetError> {
+    std::fs::read(dir.join(path)).map_err(|source| AssetError::ReadFile {
+        path: path.to_string(),
+        source,
+    })
 }
 
 /// An asset holding `text`; its hash is the SHA-256 of the text.
@@ -41,7 +69,7 @@ pub fn string_asset(text: &str) -> PropertyValue {
 }
 
 /// An asset read from a file (relative to `dir`); the path is kept as written.
-pub fn file_asset(dir: &Path, path: &str) -> Result<PropertyValue, String> {
+pub fn file_asset(dir: &Path, path: &str) -> Result<PropertyValue, AssetError> {
     let hash = sha256_hex(&read(dir, path)?);
     Ok(PropertyValue::Asset(object(
         ASSET_SIG,
@@ -52,20 +80,18 @@ pub fn file_asset(dir: &Path, path: &str) -> Result<PropertyValue, String> {
 }
 
 /// The contents behind a `file://` URI; `None` for `http(s)://`, which the provider fetches.
-fn remote_contents(dir: &Path, uri: &str) -> Result<Option<Vec<u8>>, String> {
+fn remote_contents(dir: &Path, uri: &str) -> Result<Option<Vec<u8>>, AssetError> {
     if let Some(path) = uri.strip_prefix("file://") {
         return read(dir, path).map(Some);
     }
     if uri.starts_with("http://") || uri.starts_with("https://") {
         return Ok(None);
     }
-    Err(format!(
-        "remote asset URI {uri:?} must use http, https or file"
-    ))
+    Err(AssetError::UnsupportedUri(uri.to_string()))
 }
 
 /// An asset (or with `archive`, an archive) at a URI; hashed when it is a local `file://` URI.
-pub fn remote(dir: &Path, uri: &str, archive: bool) -> Result<PropertyValue, String> {
+pub fn remote(dir: &Path, uri: &str, archive: bool) -> Result<PropertyValue, AssetError> {
     let hash = remote_contents(dir, uri)?.map(|b| sha256_hex(&b));
     Ok(if archive {
         PropertyValue::Archive(object(ARCHIVE_SIG, hash, "uri", uri.into()))
@@ -76,7 +102,7 @@ pub fn remote(dir: &Path, uri: &str, archive: bool) -> Result<PropertyValue, Str
 
 /// An archive from a file (`.zip`, `.tar`, `.tgz`: hashed as bytes) or a directory (hashed over
 /// its files in name order).
-pub fn file_archive(dir: &Path, path: &str) -> Result<PropertyValue, String> {
+pub fn file_archive(dir: &Path, path: &str) -> Result<PropertyValue, AssetError> {
     let full = dir.join(path);
     let hash = if full.is_dir() {
         let mut hasher = Sha256::new();
@@ -93,9 +119,12 @@ pub fn file_archive(dir: &Path, path: &str) -> Result<PropertyValue, String> {
     )))
 }
 
-fn hash_dir(root: &Path, dir: &Path, hasher: &mut Sha256) -> Result<(), String> {
+fn hash_dir(root: &Path, dir: &Path, hasher: &mut Sha256) -> Result<(), AssetError> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("Error reading directory {}: {e}", dir.display()))?
+        .map_err(|source| AssetError::ReadDir {
+            dir: dir.to_path_buf(),
+            source,
+        })?
         .filter_map(Result::ok)
         .map(|e| e.path())
         .collect();
@@ -105,8 +134,10 @@ fn hash_dir(root: &Path, dir: &Path, hasher: &mut Sha256) -> Result<(), String> 
             hash_dir(root, &p, hasher)?;
         } else {
             let rel = p.strip_prefix(root).unwrap_or(&p).to_string_lossy();
-            let bytes = std::fs::read(&p)
-                .map_err(|e| format!("Error reading file {}: {e}", p.display()))?;
+            let bytes = std::fs::read(&p).map_err(|source| AssetError::ReadArchived {
+                file: p.clone(),
+                source,
+            })?;
             hasher.update((rel.len() as u64).to_be_bytes());
             hasher.update(rel.as_bytes());
             hasher.update((bytes.len() as u64).to_be_bytes());
@@ -175,6 +206,7 @@ mod tests {
         assert!(
             remote(&dir, "ftp://x", false)
                 .unwrap_err()
+                .to_string()
                 .contains("http, https or file")
         );
 
@@ -190,6 +222,7 @@ mod tests {
         assert!(
             file_asset(&dir, "nope.txt")
                 .unwrap_err()
+                .to_string()
                 .starts_with("Error reading file at path nope.txt: ")
         );
 

@@ -33,17 +33,28 @@ pub enum HookError {
     #[error("error hook {0:?} was not registered")]
     ErrorHookNotRegistered(String),
     /// A resource hook failed (and does not ignore errors).
-    #[error("{} hook {name:?} failed ({} hook, {took:.2}s): {message}", kind.when(), kind.label())]
+    #[error("{} hook {name:?} failed ({} hook, {took:.2}s): {source}", kind.when(), kind.label())]
     Failed {
         kind: HookKind,
         name: String,
         /// How long it ran, in seconds.
         took: f64,
-        message: String,
+        source: HookCallError,
     },
     /// An error hook failed instead of answering.
-    #[error("error hook {name:?} failed: {message}")]
-    ErrorHookFailed { name: String, message: String },
+    #[error("error hook {name:?} failed: {source}")]
+    ErrorHookFailed { name: String, source: HookCallError },
+}
+
+/// Why a hook's code did not succeed; the message is the program's or the transport's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum HookCallError {
+    /// The hook ran and answered with an error.
+    #[error("{0}")]
+    Answered(String),
+    /// The hook could not be run: its callback raised, or could not be reached or understood.
+    #[error("{0}")]
+    NotRun(String),
 }
 
 /// Pulumi refuses a destroy that does not run the program when something to delete has
@@ -106,14 +117,14 @@ impl ErrorHookCall {
 /// A resource hook's code, wherever it runs (the program's callback server).
 #[async_trait]
 pub trait ResourceHookFn: Send + Sync {
-    /// Runs the hook; an error is the hook's failure message.
-    async fn call(&self, kind: HookKind, call: &HookCall) -> Result<(), String>;
+    /// Runs the hook.
+    async fn call(&self, kind: HookKind, call: &HookCall) -> Result<(), HookCallError>;
 }
 
 /// An error hook's code: answers whether the failed operation should be tried again.
 #[async_trait]
 pub trait ErrorHookFn: Send + Sync {
-    async fn call(&self, call: &ErrorHookCall) -> Result<bool, String>;
+    async fn call(&self, call: &ErrorHookCall) -> Result<bool, HookCallError>;
 }
 
 /// A registered resource hook and its options.
@@ -220,12 +231,12 @@ impl Hooks {
                     Severity::Warning,
                     format!("{} hook {name:?} failed ({took:.2}s): {e}", kind.label()),
                 ),
-                Err(message) => {
+                Err(source) => {
                     return Err(HookError::Failed {
                         kind,
                         name: name.clone(),
                         took,
-                        message,
+                        source,
                     });
                 }
             }
@@ -252,9 +263,9 @@ impl Hooks {
             retry |= hook
                 .call(call)
                 .await
-                .map_err(|message| HookError::ErrorHookFailed {
+                .map_err(|source| HookError::ErrorHookFailed {
                     name: name.clone(),
-                    message,
+                    source,
                 })?;
         }
         Ok(retry)
@@ -299,9 +310,10 @@ mod tests {
 
     #[async_trait]
     impl ResourceHookFn for Recording {
-        async fn call(&self, kind: HookKind, _call: &HookCall) -> Result<(), String> {
+        async fn call(&self, kind: HookKind, _call: &HookCall) -> Result<(), HookCallError> {
             self.calls.lock().push(kind);
-            self.fail.map_or(Ok(()), |e| Err(e.to_string()))
+            self.fail
+                .map_or(Ok(()), |e| Err(HookCallError::Answered(e.to_string())))
         }
     }
 
@@ -309,7 +321,7 @@ mod tests {
 
     #[async_trait]
     impl ErrorHookFn for Answer {
-        async fn call(&self, _call: &ErrorHookCall) -> Result<bool, String> {
+        async fn call(&self, _call: &ErrorHookCall) -> Result<bool, HookCallError> {
             Ok(self.0)
         }
     }

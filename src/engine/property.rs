@@ -8,7 +8,7 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use super::urn::Urn;
+use super::urn::{InvalidUrn, Urn};
 
 /// Key marking a special object in the state encoding.
 pub const SIG_KEY: &str = "4dabf18193072939515e22adb298388d";
@@ -125,7 +125,7 @@ impl PropertyValue {
     }
 
     /// Converts plain JSON (as written by a user) into a property value, decoding special objects.
-    pub fn from_json(v: &Value) -> Result<PropertyValue, String> {
+    pub fn from_json(v: &Value) -> Result<PropertyValue, JsonValueError> {
         Ok(match v {
             Value::Null => PropertyValue::Null,
             Value::Bool(b) => PropertyValue::Bool(*b),
@@ -141,17 +141,12 @@ impl PropertyValue {
                 Some(SECRET_SIG) => {
                     let inner = match (m.get("plaintext"), m.get("value")) {
                         (Some(Value::String(p)), _) => {
-                            let v: Value = serde_json::from_str(p)
-                                .map_err(|e| format!("secret plaintext is not JSON: {e}"))?;
+                            let v: Value =
+                                serde_json::from_str(p).map_err(JsonValueError::SecretPlaintext)?;
                             PropertyValue::from_json(&v)?
                         }
                         (_, Some(v)) => PropertyValue::from_json(v)?,
-                        _ => {
-                            return Err(
-                                "secret has neither plaintext nor value (was it encrypted?)"
-                                    .to_string(),
-                            );
-                        }
+                        _ => return Err(JsonValueError::SecretWithoutValue),
                     };
                     PropertyValue::Secret(Box::new(inner))
                 }
@@ -159,9 +154,9 @@ impl PropertyValue {
                     let urn = m
                         .get("urn")
                         .and_then(Value::as_str)
-                        .ok_or("resource reference without urn")?;
+                        .ok_or(JsonValueError::ReferenceWithoutUrn)?;
                     PropertyValue::ResourceReference {
-                        urn: Urn::parse(urn).map_err(|e| e.to_string())?,
+                        urn: Urn::parse(urn)?,
                         id: m
                             .get("id")
                             .map(PropertyValue::from_json)
@@ -187,11 +182,11 @@ impl PropertyValue {
                 }
                 Some(ASSET_SIG) => PropertyValue::Asset(m.clone()),
                 Some(ARCHIVE_SIG) => PropertyValue::Archive(m.clone()),
-                Some(other) => return Err(format!("unknown special object signature {other}")),
+                Some(other) => return Err(JsonValueError::UnknownSignature(other.to_string())),
                 None => PropertyValue::Object(
                     m.iter()
                         .map(|(k, v)| Ok((k.clone(), PropertyValue::from_json(v)?)))
-                        .collect::<Result<_, String>>()?,
+                        .collect::<Result<_, JsonValueError>>()?,
                 ),
             },
         })
@@ -266,12 +261,29 @@ pub fn map_to_json(m: &PropertyMap) -> Map<String, Value> {
 }
 
 /// Decodes a JSON object into a property map (state files, user input).
-pub fn map_from_json(v: &Value) -> Result<PropertyMap, String> {
+pub fn map_from_json(v: &Value) -> Result<PropertyMap, JsonValueError> {
     match PropertyValue::from_json(v)? {
         PropertyValue::Object(m) => Ok(m),
         PropertyValue::Null => Ok(PropertyMap::new()),
-        _ => Err("expected an object".to_string()),
+        _ => Err(JsonValueError::NotAnObject),
     }
+}
+
+/// Why JSON does not decode into a property value (the caller names the file and field).
+#[derive(Debug, thiserror::Error)]
+pub enum JsonValueError {
+    #[error("secret plaintext is not JSON: {0}")]
+    SecretPlaintext(serde_json::Error),
+    #[error("secret has neither plaintext nor value (was it encrypted?)")]
+    SecretWithoutValue,
+    #[error("resource reference without urn")]
+    ReferenceWithoutUrn,
+    #[error(transparent)]
+    ReferenceUrn(#[from] InvalidUrn),
+    #[error("unknown special object signature {0}")]
+    UnknownSignature(String),
+    #[error("expected an object")]
+    NotAnObject,
 }
 
 pub fn reveal_map(m: &PropertyMap) -> PropertyMap {

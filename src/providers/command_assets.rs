@@ -36,7 +36,8 @@ pub fn glob_assets(
                 assets.remove(&relative);
             } else {
                 let full = dir.join(&relative);
-                let asset = file_asset(Path::new(""), &full.to_string_lossy())?;
+                let asset = file_asset(Path::new(""), &full.to_string_lossy())
+                    .map_err(|e| e.to_string())?;
                 assets.insert(relative.clone(), asset);
             }
         }

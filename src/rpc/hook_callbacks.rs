@@ -10,7 +10,9 @@ use super::marshal::{MarshalOptions, map_to_struct};
 use super::pulumirpc::{
     Callback, ErrorHookRequest, ErrorHookResponse, ResourceHookRequest, ResourceHookResponse,
 };
-use crate::engine::hooks::{ErrorHookCall, ErrorHookFn, HookCall, HookKind, ResourceHookFn};
+use crate::engine::hooks::{
+    ErrorHookCall, ErrorHookFn, HookCall, HookCallError, HookKind, ResourceHookFn,
+};
 use crate::engine::property::PropertyMap;
 use crate::engine::urn::Urn;
 
@@ -32,11 +34,11 @@ impl CallbackHook {
     async fn ask<R: prost::Message + Default>(
         &self,
         request: &impl prost::Message,
-    ) -> Result<R, String> {
+    ) -> Result<R, HookCallError> {
         self.callbacks
             .invoke(&self.callback, request)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| HookCallError::NotRun(e.to_string()))
     }
 }
 
@@ -53,7 +55,7 @@ fn parts(urn: Option<&Urn>) -> (String, String, String) {
 
 #[async_trait]
 impl ResourceHookFn for CallbackHook {
-    async fn call(&self, _kind: HookKind, call: &HookCall) -> Result<(), String> {
+    async fn call(&self, _kind: HookKind, call: &HookCall) -> Result<(), HookCallError> {
         let (urn, name, r#type) = parts(call.urn.as_ref());
         let request = ResourceHookRequest {
             urn,
@@ -69,14 +71,14 @@ impl ResourceHookFn for CallbackHook {
         if response.error.is_empty() {
             Ok(())
         } else {
-            Err(response.error)
+            Err(HookCallError::Answered(response.error))
         }
     }
 }
 
 #[async_trait]
 impl ErrorHookFn for CallbackHook {
-    async fn call(&self, call: &ErrorHookCall) -> Result<bool, String> {
+    async fn call(&self, call: &ErrorHookCall) -> Result<bool, HookCallError> {
         let (urn, name, r#type) = parts(call.urn.as_ref());
         let request = ErrorHookRequest {
             urn,
@@ -93,7 +95,7 @@ impl ErrorHookFn for CallbackHook {
         if response.error.is_empty() {
             Ok(response.retry)
         } else {
-            Err(response.error)
+            Err(HookCallError::Answered(response.error))
         }
     }
 }

@@ -310,7 +310,7 @@ fn resource_from_json(v: &Value) -> FieldResult<ResourcePlan> {
     };
     let outputs = match o.get("state") {
         None | Some(Value::Null) => None,
-        Some(s) => Some(map_from_json(s).map_err(|m| bad(".state", m))?),
+        Some(s) => Some(map_from_json(s).map_err(|m| bad(".state", m.to_string()))?),
     };
     let seed = match o.get("seed") {
         None => Vec::new(),
@@ -361,10 +361,12 @@ fn goal_from_json(v: &Value) -> FieldResult<PlannedGoal> {
     let inputs = o
         .get("stepdeck.checkedInputs")
         .ok_or_else(|| bad(".stepdeck.checkedInputs", "missing"))
-        .and_then(|v| map_from_json(v).map_err(|m| bad(".stepdeck.checkedInputs", m)))?;
+        .and_then(|v| {
+            map_from_json(v).map_err(|m| bad(".stepdeck.checkedInputs", m.to_string()))
+        })?;
     let old_inputs = o
         .get("stepdeck.oldInputs")
-        .map(|v| map_from_json(v).map_err(|m| bad(".stepdeck.oldInputs", m)))
+        .map(|v| map_from_json(v).map_err(|m| bad(".stepdeck.oldInputs", m.to_string())))
         .transpose()?;
     let parent = o
         .get("parent")

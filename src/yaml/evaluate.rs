@@ -743,7 +743,7 @@ impl Shared {
             let value = match inputs.get(&c.name) {
                 Some(v) => v.clone(),
                 None => match &c.decl.default {
-                    Some(d) => PropertyValue::from_json(d).map_err(failed)?,
+                    Some(d) => PropertyValue::from_json(d).map_err(|e| failed(e.to_string()))?,
                     None => {
                         return Err(SourceError::new(
                             file,

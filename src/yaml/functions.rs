@@ -189,7 +189,7 @@ pub fn apply(b: Builtin, args: &[PropertyValue], dir: &Path) -> Result<PropertyV
                 Builtin::FileArchive => asset::file_archive(dir, text),
                 _ => asset::remote(dir, text, true),
             };
-            made.or_else(|e| fail(0, e))
+            made.or_else(|e| fail(0, e.to_string()))
         }),
         Builtin::PulumiResourceName | Builtin::PulumiResourceType => fail(
             0,
