@@ -14,7 +14,7 @@ use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, Dec
 use super::deletes::{generate_deletes, schedule_deletes};
 use super::deployment::{Deployment, DeploymentResult, Options};
 use super::events::{
-    ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, RunFailure, Severity, StepInfo,
+    ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
 };
 use super::gate::Gate;
 use super::hooks::{Hooks, delete_hooks_need_program};
@@ -294,7 +294,7 @@ impl Loop {
                 if self.cancelled {
                     Outcome::Cancelled
                 } else if let Some(e) = program_error.or(first_error) {
-                    Outcome::Failed(RunFailure::of(&e, self.events.secrets()))
+                    Outcome::Failed(e.failure(self.events.secrets()))
                 } else {
                     Outcome::Succeeded
                 }

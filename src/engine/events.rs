@@ -8,7 +8,7 @@ use tokio::sync::mpsc;
 
 use super::property::PropertyMap;
 use super::provider::{DiffChanges, PropertyDiff};
-pub use super::run_failure::{FailureCause, RunFailure};
+use super::run_failure::RunFailure;
 use super::secret_mask::SecretMask;
 use super::step::StepOp;
 use super::urn::Urn;

@@ -10,9 +10,7 @@ use super::plan::PlanViolation;
 use super::property_path::InvalidPath;
 use super::provider::ProviderError;
 use super::registration_check::InvalidField;
-use super::resource_lookup::GET_RESOURCE;
 use super::step_error::StepError;
-use super::step_executor::NOT_RUN;
 use super::urn::Urn;
 
 /// Why a registration was refused or failed.
@@ -38,9 +36,12 @@ pub enum RegisterError {
     /// A targeted update may not depend on a create the targets skip.
     #[error(transparent)]
     UntargetedCreate(#[from] UntargetedCreate),
-    /// `getResource` without its `urn` argument.
-    #[error("{GET_RESOURCE} needs the string argument 'urn'")]
-    LookupArgument,
+    /// An engine-answered function (`getResource`) without a string argument it needs.
+    #[error("{function} needs the string argument '{argument}'")]
+    MissingArgument {
+        function: &'static str,
+        argument: &'static str,
+    },
     /// `getResource` of a URN this stack does not hold.
     #[error("unknown resource {0}")]
     UnknownResource(String),
@@ -97,7 +98,7 @@ pub enum RegisterError {
     #[error(transparent)]
     Journal(Arc<JournalError>),
     /// An earlier step of the deployment failed, so this registration's steps did not run.
-    #[error("{NOT_RUN}")]
+    #[error("not run: an earlier step of the deployment failed")]
     NotRun,
     #[error("the deployment was cancelled")]
     Cancelled,
@@ -119,7 +120,7 @@ impl RegisterError {
             | RegisterError::Urn(_)
             | RegisterError::ProviderReference(_)
             | RegisterError::UntargetedCreate(_)
-            | RegisterError::LookupArgument => true,
+            | RegisterError::MissingArgument { .. } => true,
             RegisterError::UnknownResource(_)
             | RegisterError::Check { .. }
             | RegisterError::InvalidInputs { .. }

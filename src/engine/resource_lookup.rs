@@ -50,7 +50,10 @@ impl ResourceLookup {
         let urn = match args.get("urn").map(PropertyValue::reveal) {
             Some(PropertyValue::String(s)) => s,
             _ => {
-                return Err(RegisterError::LookupArgument);
+                return Err(RegisterError::MissingArgument {
+                    function: GET_RESOURCE,
+                    argument: "urn",
+                });
             }
         };
         let found = Urn::parse(&urn)

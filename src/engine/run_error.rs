@@ -6,6 +6,8 @@ use std::sync::Arc;
 use super::hooks::DeleteHooksNeedProgram;
 use super::journal::JournalError;
 use super::register_error::UntargetedCreate;
+use super::run_failure::{FailureCause, RunFailure};
+use super::secret_mask::SecretMask;
 use super::source::{ProgramError, RegisterError};
 use super::step_error::StepError;
 use super::urn::Urn;
@@ -51,5 +53,23 @@ pub(crate) enum RunError {
 impl From<StepError> for RunError {
     fn from(e: StepError) -> RunError {
         RunError::Step(Arc::new(e))
+    }
+}
+
+impl RunError {
+    /// What the outcome carries: the cause and the message with `secrets` masked.
+    pub(crate) fn failure(&self, secrets: &SecretMask) -> RunFailure {
+        let cause = match self {
+            RunError::Program(_) | RunError::ProgramPanicked(_) => FailureCause::Program,
+            RunError::Step(_) => FailureCause::Step,
+            RunError::Register(RegisterError::UntargetedCreate(_)) => FailureCause::Targets,
+            RunError::Register(_) => FailureCause::Registration,
+            RunError::Journal(_) | RunError::StackOutputs(_) => FailureCause::Journal,
+            RunError::DeleteHooks(_) => FailureCause::DeleteHooks,
+            RunError::UnknownTargets(_)
+            | RunError::UntargetedCreate(_)
+            | RunError::UntargetedDelete(_) => FailureCause::Targets,
+        };
+        RunFailure::new(cause, secrets.mask(&self.to_string()))
     }
 }

@@ -1,11 +1,7 @@
 //! Why a deployment failed, as its outcome carries it to every consumer (the console, JSON
 //! output, attach watchers): what kind of error ended the run, and its message with the run's
-//! secrets masked. The typed error itself ([`RunError`]) stays in the engine; a failure is its
+//! secrets masked. The typed error itself (`run_error::RunError`) stays in the engine; a failure is its
 //! masked form, which can be cloned, compared and sent over the wire.
-
-use super::register_error::RegisterError;
-use super::run_error::RunError;
-use super::secret_mask::SecretMask;
 
 /// What kind of error ended a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,22 +37,6 @@ impl RunFailure {
             cause,
             message: message.into(),
         }
-    }
-
-    /// The run's error with `secrets` masked in its message.
-    pub(crate) fn of(error: &RunError, secrets: &SecretMask) -> RunFailure {
-        let cause = match error {
-            RunError::Program(_) | RunError::ProgramPanicked(_) => FailureCause::Program,
-            RunError::Step(_) => FailureCause::Step,
-            RunError::Register(RegisterError::UntargetedCreate(_)) => FailureCause::Targets,
-            RunError::Register(_) => FailureCause::Registration,
-            RunError::Journal(_) | RunError::StackOutputs(_) => FailureCause::Journal,
-            RunError::DeleteHooks(_) => FailureCause::DeleteHooks,
-            RunError::UnknownTargets(_)
-            | RunError::UntargetedCreate(_)
-            | RunError::UntargetedDelete(_) => FailureCause::Targets,
-        };
-        RunFailure::new(cause, secrets.mask(&error.to_string()))
     }
 
     pub fn cause(&self) -> FailureCause {

@@ -22,9 +22,6 @@ use super::step_error::StepError;
 use super::targets::UrnGlobs;
 use super::urn::Urn;
 
-/// What a registration that a failure elsewhere stopped is told.
-pub(crate) const NOT_RUN: &str = "not run: an earlier step of the deployment failed";
-
 pub(crate) type RegisterReply = oneshot::Sender<Result<Registered, RegisterError>>;
 
 /// A chain handed to the executor, with whoever waits for its outcome.
