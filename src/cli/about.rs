@@ -12,16 +12,16 @@ use stepdeck::engine::property::PropertyValue;
 use super::workspace::Workspace;
 
 /// stepdeck's version, as `version` prints it.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(super) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// `stepdeck version`.
-pub fn version() {
+pub(super) fn version() {
     println!("v{VERSION}");
 }
 
 /// `stepdeck about [--stack NAME] [--json]`. Outside a project only the version and the OS are
 /// known; the rest is reported as missing, as Pulumi does.
-pub fn about(
+pub(super) fn about(
     dir: Option<&Path>,
     backend: Option<&str>,
     stack: Option<&str>,

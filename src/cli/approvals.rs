@@ -13,14 +13,14 @@ use super::errors::usage;
 use super::workspace::{Stack, Workspace};
 
 /// What the engine needs to gate steps.
-pub struct ApprovalSettings {
+pub(super) struct ApprovalSettings {
     pub approvals: Approvals,
     pub decisions: Option<GateDecisions>,
     /// Neither a console nor a watcher can decide.
     pub unattended: bool,
 }
 
-pub fn approval_settings(
+pub(super) fn approval_settings(
     ws: &Workspace,
     stack: &Stack,
     args: &DeployArgs,

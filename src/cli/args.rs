@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// stepdeck: a deployment engine in the Pulumi model with a live operator's console.
 #[derive(Debug, Parser)]
 #[command(name = "stepdeck", version, about, propagate_version = true)]
-pub struct Cli {
+pub(super) struct Cli {
     /// Run as if started in this directory.
     #[arg(short = 'C', long, global = true, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
@@ -19,7 +19,7 @@ pub struct Cli {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(super) enum Command {
     /// Show what an update would do, without doing it.
     Preview(DeployArgs),
     /// Create or update the stack's resources.
@@ -55,21 +55,21 @@ pub enum Command {
 
 /// How replacements that must delete first are approved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ApprovalArg {
+pub(super) enum ApprovalArg {
     Ask,
     Auto,
     Decline,
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct StackArg {
+pub(super) struct StackArg {
     /// The stack to operate on (created on first use).
     #[arg(short, long, value_name = "NAME")]
     pub stack: Option<String>,
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct DeployArgs {
+pub(super) struct DeployArgs {
     #[command(flatten)]
     pub stack: StackArg,
     /// Workers that run steps at once (default: 4 × cores; at most 16384).
@@ -170,7 +170,7 @@ pub struct DeployArgs {
 
 /// `--serve`: the deployment's console served to watchers elsewhere (`stepdeck attach`).
 #[derive(Debug, Clone, Default, Args)]
-pub struct ServeArgs {
+pub(super) struct ServeArgs {
     /// Also serve the console at ADDR: `host:port`, a port (on localhost), or `unix:/path`.
     /// Tokens come from STEPDECK_SERVE_TOKEN / STEPDECK_SERVE_WATCH_TOKEN or the token
     /// files; those not given are generated and printed once on standard error.
@@ -195,7 +195,7 @@ pub struct ServeArgs {
 
 /// `stepdeck attach`.
 #[derive(Debug, Clone, Args)]
-pub struct AttachArgs {
+pub(super) struct AttachArgs {
     /// Where the deployment is served: `host:port`, a port (on localhost), or `unix:/path`.
     #[arg(value_name = "ADDR")]
     pub address: String,
@@ -218,7 +218,7 @@ pub struct AttachArgs {
 
 /// What the plain and JSON displays show, and the engine-event log (Pulumi's flags).
 #[derive(Debug, Clone, Default, Args)]
-pub struct OutputArgs {
+pub(super) struct OutputArgs {
     /// Also write Pulumi's engine events to FILE, one JSON object a line (implies the plain
     /// display unless --json).
     #[arg(long, value_name = "FILE")]
@@ -242,7 +242,7 @@ pub struct OutputArgs {
 }
 
 /// The most workers `--parallel` may ask for: the engine sizes its worker pool by it.
-pub const MAX_PARALLEL: usize = 16_384;
+pub(super) const MAX_PARALLEL: usize = 16_384;
 
 /// `--parallel`: a count of workers from 1 to [`MAX_PARALLEL`].
 fn parse_parallel(text: &str) -> Result<usize, String> {
@@ -253,7 +253,7 @@ fn parse_parallel(text: &str) -> Result<usize, String> {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum StackCommand {
+pub(super) enum StackCommand {
     /// Create a stack and select it.
     Init { name: String },
     /// List the project's stacks.
@@ -342,7 +342,7 @@ pub enum StackCommand {
 
 /// `stack tag`: tags live in the backend; `pulumi:` tags are derived and read-only.
 #[derive(Debug, Subcommand)]
-pub enum TagCommand {
+pub(super) enum TagCommand {
     /// Print one tag's value.
     Get {
         #[command(flatten)]
@@ -372,13 +372,13 @@ pub enum TagCommand {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum GraphFormat {
+pub(super) enum GraphFormat {
     Dot,
     Mermaid,
 }
 
 #[derive(Debug, Subcommand)]
-pub enum ConfigCommand {
+pub(super) enum ConfigCommand {
     /// Set a configuration value (`--secret` encrypts it).
     Set {
         #[command(flatten)]
@@ -447,7 +447,7 @@ pub enum ConfigCommand {
 
 /// `config set --type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ConfigTypeArg {
+pub(super) enum ConfigTypeArg {
     String,
     Int,
     Bool,
@@ -455,7 +455,7 @@ pub enum ConfigTypeArg {
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct DemoArgs {
+pub(super) struct DemoArgs {
     /// Keep the demo's state here instead of a fresh temporary directory.
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
@@ -466,7 +466,7 @@ pub struct DemoArgs {
 
 /// What every `state` edit takes: the stack and the confirmation.
 #[derive(Debug, Clone, Args)]
-pub struct StateEditArgs {
+pub(super) struct StateEditArgs {
     #[command(flatten)]
     pub stack: StackArg,
     /// Skip the confirmation prompt.
@@ -476,7 +476,7 @@ pub struct StateEditArgs {
 
 /// `state protect` / `state unprotect`: some resources, or all of them.
 #[derive(Debug, Clone, Args)]
-pub struct StateProtectArgs {
+pub(super) struct StateProtectArgs {
     #[command(flatten)]
     pub edit: StateEditArgs,
     #[arg(value_name = "URN", required_unless_present = "all")]
@@ -488,7 +488,7 @@ pub struct StateProtectArgs {
 
 /// A `state` edit of the resources named by URN.
 #[derive(Debug, Clone, Args)]
-pub struct StateUrnsArgs {
+pub(super) struct StateUrnsArgs {
     #[command(flatten)]
     pub edit: StateEditArgs,
     #[arg(required = true, value_name = "URN")]
@@ -496,7 +496,7 @@ pub struct StateUrnsArgs {
 }
 
 #[derive(Debug, Subcommand)]
-pub enum StateCommand {
+pub(super) enum StateCommand {
     /// Delete resources from the state only (the cloud is not touched).
     #[command(visible_aliases = ["rm", "remove"])]
     Delete {
@@ -544,7 +544,7 @@ pub enum StateCommand {
 }
 
 #[derive(Debug, Clone, Args)]
-pub struct StateMoveArgs {
+pub(super) struct StateMoveArgs {
     /// The stack to move from (default: the current stack).
     #[arg(long, value_name = "NAME")]
     pub source: Option<String>,

@@ -91,7 +91,7 @@ fn token(args: &AttachArgs) -> Result<String> {
 
 /// `stepdeck attach`: refuses early (bad address, no token, wrong token) before the console
 /// opens.
-pub async fn run(args: AttachArgs) -> Result<()> {
+pub(super) async fn run(args: AttachArgs) -> Result<()> {
     let address: ConsoleAddress = args.address.parse().map_err(|e| usage(format!("{e}")))?;
     let opts = AttachOptions {
         address: address.clone(),

@@ -9,7 +9,7 @@ use super::args::{ConfigCommand, ConfigTypeArg};
 use super::errors::usage;
 use super::workspace::{ConfigSecrets, Stack, Workspace};
 
-pub fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> {
+pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> {
     let ws = Workspace::open(dir, backend)?;
     let project = ws.project.name.clone();
     match cmd {
@@ -159,7 +159,7 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> 
 
 /// Sets each value in the stack's settings (encrypting secrets with the stack's crypter), with
 /// `path` as paths, and saves the stack file once.
-pub fn set_values(
+pub(super) fn set_values(
     ws: &Workspace,
     stack: &mut Stack,
     values: &[(String, NewConfigValue<'_>)],

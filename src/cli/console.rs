@@ -17,7 +17,7 @@ use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace};
 
 /// How a console session shows its deployment.
-pub struct Showing {
+pub(super) struct Showing {
     pub mode: ConsoleMode,
     /// Leave by itself shortly after the deployment ends.
     pub leave_when_done: bool,
@@ -27,7 +27,7 @@ pub struct Showing {
 
 /// Runs one deployment in an open console session (served to watchers too with `serving`)
 /// and returns its result and how the operator left the session.
-pub async fn session(
+pub(super) async fn session(
     console: &mut Console,
     ws: &Workspace,
     stack: &Stack,
@@ -72,7 +72,7 @@ pub async fn session(
 /// `preview`, `up`, `destroy`, `refresh` with the console. Unless `--yes`, every operation but
 /// `preview` shows its plan first and runs only on `y` (as `pulumi destroy` and `pulumi refresh`
 /// preview before asking); the run's summary is printed once the terminal is back.
-pub async fn run(
+pub(super) async fn run(
     ws: &Workspace,
     stack: &Stack,
     operation: Operation,

@@ -98,7 +98,7 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
     }
 }
 
-pub async fn run(args: DemoArgs) -> Result<()> {
+pub(super) async fn run(args: DemoArgs) -> Result<()> {
     let dir = demo_dir(&args);
     let ws = materialize(&dir)?;
     let display = Display::choose(false, args.non_interactive);

@@ -35,14 +35,14 @@ use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
 
 /// How a deployment is shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Display {
+pub(super) enum Display {
     Console,
     Plain,
     Json,
 }
 
 impl Display {
-    pub fn choose(json: bool, non_interactive: bool) -> Display {
+    pub(super) fn choose(json: bool, non_interactive: bool) -> Display {
         if json {
             Display::Json
         } else if non_interactive
@@ -59,19 +59,19 @@ impl Display {
 /// What a run records and loads beyond the engine's options: the history message and
 /// whether destroy or refresh runs the program (`--run-program`).
 #[derive(Clone, Debug, Default)]
-pub struct RunMeta {
+pub(super) struct RunMeta {
     pub message: Option<String>,
     pub run_program: bool,
 }
 
 /// A deployment as the command line runs it: the engine's options and what the CLI adds.
-pub struct Run {
+pub(super) struct Run {
     pub options: Options,
     pub meta: RunMeta,
 }
 
 impl RunMeta {
-    pub fn from_args(args: &DeployArgs) -> RunMeta {
+    pub(super) fn from_args(args: &DeployArgs) -> RunMeta {
         RunMeta {
             message: args.message.clone(),
             run_program: args.run_program,
@@ -80,7 +80,7 @@ impl RunMeta {
 }
 
 /// A project's program (when the operation runs it) and the providers it may load.
-pub struct Prepared {
+pub(super) struct Prepared {
     pub program: Option<Box<dyn Program>>,
     pub factory: Arc<dyn ProviderFactory>,
 }
@@ -89,7 +89,7 @@ pub struct Prepared {
 /// `run_program`, and the provider factory: built-in providers first, then plugins found for
 /// the project. Without `run_program` the program is never read, as Pulumi's destroy and
 /// refresh never evaluate it: a stack whose program no longer loads can still be destroyed.
-pub fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> Result<Prepared> {
+pub(super) fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> Result<Prepared> {
     let project = &ws.project;
     let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) =
         match project.runtime.name.as_str() {
@@ -133,7 +133,7 @@ pub fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> Result<
 }
 
 /// Engine options from the command line and the stack.
-pub fn options(
+pub(super) fn options(
     ws: &Workspace,
     stack: &Stack,
     operation: Operation,
@@ -187,7 +187,7 @@ pub fn options(
 
 /// What the plain and JSON displays show besides the defaults: `--show-sames`,
 /// `--show-replacement-steps`, `--diff`, and the `--event-log` file.
-pub struct Shown {
+pub(super) struct Shown {
     pub visibility: Visibility,
     pub diff: bool,
     pub suppress_outputs: bool,
@@ -196,7 +196,7 @@ pub struct Shown {
 
 impl Shown {
     /// The display choices of the command line; creates the event log file.
-    pub fn from_args(args: &OutputArgs) -> Result<Shown> {
+    pub(super) fn from_args(args: &OutputArgs) -> Result<Shown> {
         let event_log = args
             .event_log
             .as_ref()
@@ -223,7 +223,7 @@ impl Shown {
 }
 
 /// Runs one deployment with its output driven by `display`; returns the result.
-pub async fn drive(
+pub(super) async fn drive(
     deployment: Deployment,
     events: UnboundedReceiver<EngineEvent>,
     display: Display,
@@ -295,7 +295,7 @@ async fn print(
 }
 
 /// The configuration as displays may show it: secret values masked.
-pub fn shown_config(opts: &Options) -> BTreeMap<String, String> {
+pub(super) fn shown_config(opts: &Options) -> BTreeMap<String, String> {
     opts.config
         .iter()
         .map(|(k, v)| {
@@ -310,7 +310,7 @@ pub fn shown_config(opts: &Options) -> BTreeMap<String, String> {
 }
 
 /// The outcome as this command's result: a failed or cancelled run exits 1.
-pub fn conclude(result: &DeploymentResult) -> Result<()> {
+pub(super) fn conclude(result: &DeploymentResult) -> Result<()> {
     match &result.outcome {
         Outcome::Succeeded => Ok(()),
         Outcome::Failed(e) => Err(DeploymentFailed(format!("the deployment failed: {e}")).into()),
@@ -324,7 +324,7 @@ pub fn conclude(result: &DeploymentResult) -> Result<()> {
 }
 
 /// `preview --save-plan FILE`: writes the plan the (successful) preview recorded.
-pub fn save_plan(
+pub(super) fn save_plan(
     ws: &Workspace,
     stack: &Stack,
     args: &DeployArgs,
@@ -379,14 +379,14 @@ fn apply_config_args(ws: &Workspace, stack: &mut Stack, args: &DeployArgs) -> Re
 
 /// The stack a deployment command runs on, opened with the command line's config applied,
 /// and how the run is shown.
-pub struct Opened {
+pub(super) struct Opened {
     pub ws: Workspace,
     pub stack: Stack,
     pub display: Display,
 }
 
 /// Opens the stack of `preview`, `up`, `destroy` or `refresh` and checks the arguments.
-pub fn open(
+pub(super) fn open(
     dir: &Path,
     backend: Option<&str>,
     operation: Operation,
@@ -429,7 +429,7 @@ pub fn open(
 }
 
 /// Runs a deployment with the plain or JSON display (and serves its console when asked).
-pub async fn run(
+pub(super) async fn run(
     Opened { ws, stack, display }: Opened,
     operation: Operation,
     args: DeployArgs,
@@ -465,7 +465,7 @@ pub async fn run(
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
 /// journal every step, compact at the end and record the update in the stack's history.
 /// `run` drives the deployment (and its display).
-pub async fn execute<F, Fut>(
+pub(super) async fn execute<F, Fut>(
     ws: &Workspace,
     stack: &Stack,
     Run {
@@ -551,7 +551,7 @@ fn recorded_config(stack: &Stack) -> BTreeMap<String, RecordedConfig> {
 }
 
 /// The update kind Pulumi names an operation by (in the history and in "the update was aborted").
-pub fn update_kind(operation: Operation) -> &'static str {
+pub(super) fn update_kind(operation: Operation) -> &'static str {
     match operation {
         Operation::Preview | Operation::Update => "update",
         Operation::Destroy => "destroy",

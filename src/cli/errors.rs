@@ -5,7 +5,7 @@ use std::fmt;
 
 /// An error caused by the command line or the input files (exit code 2).
 #[derive(Debug)]
-pub struct UsageError(pub String);
+pub(super) struct UsageError(pub String);
 
 impl fmt::Display for UsageError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -15,13 +15,13 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-pub fn usage(message: impl Into<String>) -> anyhow::Error {
+pub(super) fn usage(message: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(UsageError(message.into()))
 }
 
 /// A deployment that ran and failed (exit code 1); its output already said why.
 #[derive(Debug)]
-pub struct DeploymentFailed(pub String);
+pub(super) struct DeploymentFailed(pub String);
 
 impl fmt::Display for DeploymentFailed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -33,7 +33,7 @@ impl std::error::Error for DeploymentFailed {}
 
 /// `--expect-no-changes` saw changes (exit code 7, Pulumi's `ExitNoChanges`).
 #[derive(Debug)]
-pub struct ChangesNotExpected(pub &'static str);
+pub(super) struct ChangesNotExpected(pub &'static str);
 
 impl fmt::Display for ChangesNotExpected {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -49,7 +49,7 @@ impl std::error::Error for ChangesNotExpected {}
 
 /// The exit code for an error: usage and input errors are 2, unexpected changes 7, everything
 /// else 1.
-pub fn exit_code(e: &anyhow::Error) -> u8 {
+pub(super) fn exit_code(e: &anyhow::Error) -> u8 {
     if e.downcast_ref::<ChangesNotExpected>().is_some() {
         return 7;
     }

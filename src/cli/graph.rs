@@ -50,7 +50,7 @@ fn edges(snap: &Snapshot) -> Vec<Edge> {
 
 /// `strict digraph` with one node per resource, dependency edges (labelled with the properties
 /// that carry them) and parent edges, coloured as Pulumi does.
-pub fn dot(snap: &Snapshot) -> String {
+pub(super) fn dot(snap: &Snapshot) -> String {
     let mut out = String::from("strict digraph {\n");
     for (i, r) in snap.resources.iter().enumerate() {
         let _ = writeln!(out, "    Resource{i} [label=\"{}\"];", r.urn);
@@ -77,7 +77,7 @@ pub fn dot(snap: &Snapshot) -> String {
 }
 
 /// A Mermaid flowchart: solid arrows for dependencies, dotted for parents.
-pub fn mermaid(snap: &Snapshot) -> String {
+pub(super) fn mermaid(snap: &Snapshot) -> String {
     let mut out = String::from("graph TD\n");
     for (i, r) in snap.resources.iter().enumerate() {
         let _ = writeln!(out, "    r{i}[\"{} ({})\"]", r.urn.name(), r.type_);

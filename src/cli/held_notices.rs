@@ -10,12 +10,12 @@ use stepdeck::engine::{EventSink, Severity};
 static HELD: Mutex<Option<Vec<(Severity, String)>>> = Mutex::new(None);
 
 /// From now on notices wait for the console's Log.
-pub fn hold() {
+pub(super) fn hold() {
     *HELD.lock() = Some(Vec::new());
 }
 
 /// Gives a notice: held for the console, else printed (a warning with Pulumi's `warning: `).
-pub fn notice(severity: Severity, message: String) {
+pub(super) fn notice(severity: Severity, message: String) {
     let mut held = HELD.lock();
     match held.as_mut() {
         Some(queue) => queue.push((severity, message)),
@@ -25,7 +25,7 @@ pub fn notice(severity: Severity, message: String) {
 }
 
 /// Sends the held notices to a deployment's events, where the console's Log shows them.
-pub fn release(sink: &EventSink) {
+pub(super) fn release(sink: &EventSink) {
     let mut held = HELD.lock();
     if let Some(queue) = held.as_mut() {
         for (severity, message) in queue.drain(..) {

@@ -33,7 +33,7 @@ use stepdeck::engine::Operation;
 use args::{Cli, Command};
 
 /// Runs the command line and returns the process's exit code.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -9,7 +9,7 @@ use stepdeck::engine::Operation;
 use super::args::DeployArgs;
 use super::deploy::{self, Display};
 
-pub async fn run(
+pub(super) async fn run(
     dir: &Path,
     backend: Option<&str>,
     operation: Operation,

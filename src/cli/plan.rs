@@ -31,7 +31,7 @@ fn plan_config(stack: &Stack) -> Map<String, Value> {
 }
 
 /// Writes the plan a preview recorded to `path`.
-pub fn save(path: &Path, ws: &Workspace, stack: &Stack, plan: Plan) -> Result<()> {
+pub(super) fn save(path: &Path, ws: &Workspace, stack: &Stack, plan: Plan) -> Result<()> {
     let file = PlanFile {
         plan,
         stack: stack.name.clone(),
@@ -44,7 +44,7 @@ pub fn save(path: &Path, ws: &Workspace, stack: &Stack, plan: Plan) -> Result<()
 
 /// Reads the plan at `path` for an update of `stack`: a plan of another stack or project, or
 /// made with other configuration, is refused naming the field (exit code 2).
-pub fn load(path: &Path, ws: &Workspace, stack: &Stack) -> Result<Plan> {
+pub(super) fn load(path: &Path, ws: &Workspace, stack: &Stack) -> Result<Plan> {
     let file = PlanFile::read(path, stack.crypter.as_ref()).map_err(|e| usage(e.to_string()))?;
     let at = path.display();
     if file.project != ws.project.name {

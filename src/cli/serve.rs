@@ -19,7 +19,7 @@ use super::deploy::shown_config;
 use super::errors::usage;
 
 /// A console being served for the deployment this command runs.
-pub struct ServeSession {
+pub(super) struct ServeSession {
     served: Arc<Served>,
     serving: ServingConsole,
     approval_timeout: Option<Duration>,
@@ -54,7 +54,7 @@ fn given_token(file: Option<&Path>, var: &str) -> Result<Option<String>> {
 
 /// Binds the address and starts serving (before the deployment, so a bad address or
 /// certificate fails the command first); prints generated tokens once on standard error.
-pub async fn start(args: &ServeArgs) -> Result<Option<ServeSession>> {
+pub(super) async fn start(args: &ServeArgs) -> Result<Option<ServeSession>> {
     let Some(address) = &args.serve else {
         return Ok(None);
     };
@@ -106,7 +106,7 @@ pub async fn start(args: &ServeArgs) -> Result<Option<ServeSession>> {
 impl ServeSession {
     /// Serves the deployment behind `control` and `notes` run with `options`; returns the
     /// local display's stream (see `console_tee::tee`).
-    pub fn consume(
+    pub(super) fn consume(
         &self,
         deployment: (Control, EventSink),
         options: &Options,
@@ -123,7 +123,7 @@ impl ServeSession {
     }
 
     /// Lets the watchers read to the end (at most a few seconds), then stops serving.
-    pub async fn finish(self) {
+    pub(super) async fn finish(self) {
         self.served.hub.drained(DRAIN).await;
         drop(self.serving);
     }

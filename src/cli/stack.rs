@@ -13,7 +13,7 @@ use super::errors::usage;
 use super::graph;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
-pub fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
+pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
     let ws = Workspace::open(dir, backend)?;
     match cmd {
         StackCommand::Init { name } => {

@@ -9,7 +9,7 @@ use stepdeck::state::UpdateRecord;
 use super::workspace::Workspace;
 
 /// Prints the stack's history.
-pub fn run(ws: &Workspace, stack: Option<&str>, json: bool) -> Result<()> {
+pub(super) fn run(ws: &Workspace, stack: Option<&str>, json: bool) -> Result<()> {
     let stack = ws.stack(stack, false)?;
     let records = ws.backend.history(&stack.reference)?;
     if json {

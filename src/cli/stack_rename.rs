@@ -9,7 +9,7 @@ use stepdeck::project::settings_file_name;
 use super::errors::usage;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
-pub fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result<()> {
+pub(super) fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result<()> {
     let stack = ws.stack(stack, false)?;
     let new = ws.reference(new_name)?;
     if new == stack.reference {

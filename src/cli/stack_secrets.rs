@@ -17,7 +17,7 @@ use stepdeck::state::Crypter;
 use super::errors::usage;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
-pub fn run(ws: &Workspace, stack: Option<&str>, provider: &str) -> Result<()> {
+pub(super) fn run(ws: &Workspace, stack: Option<&str>, provider: &str) -> Result<()> {
     if provider != "passphrase" {
         return Err(usage(format!(
             "secrets provider '{provider}' is not supported; stepdeck has the passphrase provider only"

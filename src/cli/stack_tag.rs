@@ -10,7 +10,7 @@ use super::args::TagCommand;
 use super::errors::usage;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
-pub fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
+pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
     match cmd {
         TagCommand::Get { stack, name } => {
             let tags = all_tags(ws, stack.stack.as_deref())?;

@@ -18,7 +18,7 @@ use super::errors::usage;
 use super::state_save::{confirm, save};
 use super::workspace::Workspace;
 
-pub fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
+pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
     let ws = Workspace::open(dir, backend)?;
     match cmd {
         StateCommand::Delete {
@@ -53,7 +53,7 @@ pub fn run(dir: &Path, backend: Option<&str>, cmd: StateCommand) -> Result<()> {
 }
 
 /// Whether an error is a state failing the integrity check (which `state repair` may fix).
-pub fn fails_integrity(e: &anyhow::Error) -> bool {
+pub(super) fn fails_integrity(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         matches!(
             c.downcast_ref::<StateError>(),

@@ -30,7 +30,7 @@ struct Moved {
     dest_broken: Vec<Broken>,
 }
 
-pub fn run(ws: &Workspace, args: StateMoveArgs) -> Result<()> {
+pub(super) fn run(ws: &Workspace, args: StateMoveArgs) -> Result<()> {
     if args.source.is_none() && args.dest.is_none() {
         return Err(usage("at least one of --source or --dest must be given"));
     }

@@ -16,7 +16,7 @@ use super::errors::usage;
 use super::held_notices;
 
 /// Bridges the state's passphrase crypter to the project's config encryption.
-pub struct ConfigSecrets(pub Crypter);
+pub(super) struct ConfigSecrets(pub Crypter);
 
 impl ConfigCrypter for ConfigSecrets {
     fn encrypt(&self, plain: &str) -> Result<String, CryptError> {
@@ -31,13 +31,13 @@ impl ConfigCrypter for ConfigSecrets {
 }
 
 /// The project and backend a command works with.
-pub struct Workspace {
+pub(super) struct Workspace {
     pub project: Project,
     pub backend: Arc<dyn Backend>,
 }
 
 /// One stack of the workspace, with its settings and (when a passphrase is set) its crypter.
-pub struct Stack {
+pub(super) struct Stack {
     pub name: String,
     pub reference: StackRef,
     pub settings: StackSettings,
@@ -48,19 +48,19 @@ pub struct Stack {
 
 impl Workspace {
     /// Loads the project in `dir` and opens the backend.
-    pub fn open(dir: &Path, backend: Option<&str>) -> Result<Workspace> {
+    pub(super) fn open(dir: &Path, backend: Option<&str>) -> Result<Workspace> {
         let project = Project::load(dir).map_err(|e| usage(e.to_string()))?;
         let url = BackendUrl::resolve(backend).map_err(|e| usage(e.to_string()))?;
         let backend = open_backend(&url)?;
         Ok(Workspace { project, backend })
     }
 
-    pub fn dir(&self) -> &Path {
+    pub(super) fn dir(&self) -> &Path {
         &self.project.dir
     }
 
     /// The stack named on the command line, else the selected one.
-    pub fn stack_name(&self, explicit: Option<&str>) -> Result<String> {
+    pub(super) fn stack_name(&self, explicit: Option<&str>) -> Result<String> {
         if let Some(s) = explicit {
             return Ok(s.to_string());
         }
@@ -69,14 +69,14 @@ impl Workspace {
             .ok_or_else(|| usage("no stack is selected: pass --stack NAME, or run `stepdeck stack select NAME` (or `stepdeck stack init NAME`)"))
     }
 
-    pub fn reference(&self, name: &str) -> Result<StackRef> {
+    pub(super) fn reference(&self, name: &str) -> Result<StackRef> {
         StackRef::new(&self.project.name, name).map_err(|e| usage(e.to_string()))
     }
 
     /// Opens a stack, creating it on first use (with a notice on standard error). The stack
     /// and its secrets settings are created under the stack's lock: of concurrent first uses,
     /// one creates both and the others use them (or are told who holds the lock).
-    pub fn stack(&self, explicit: Option<&str>, create: bool) -> Result<Stack> {
+    pub(super) fn stack(&self, explicit: Option<&str>, create: bool) -> Result<Stack> {
         let name = self.stack_name(explicit)?;
         let reference = self.reference(&name)?;
         let stack = if self.backend.check_exists(&reference)? {
@@ -126,7 +126,7 @@ impl Workspace {
 
 /// Tells the operator that taking `lock` broke a stale one (a holder whose lease expired or
 /// whose process is gone).
-pub fn warn_if_broke_stale(lock: &StackLock) {
+pub(super) fn warn_if_broke_stale(lock: &StackLock) {
     if let Some(stale) = lock.broke_stale() {
         held_notices::notice(
             Severity::Warning,
@@ -157,7 +157,7 @@ fn crypter_for(settings: &StackSettings) -> Result<Option<Crypter>> {
 
 impl Stack {
     /// A crypter, or the error Pulumi gives when secrets need a passphrase.
-    pub fn require_crypter(&self) -> Result<&Crypter> {
+    pub(super) fn require_crypter(&self) -> Result<&Crypter> {
         self.crypter.as_ref().ok_or_else(|| {
             usage("this stack's secrets need a passphrase: set PULUMI_CONFIG_PASSPHRASE (or PULUMI_CONFIG_PASSPHRASE_FILE)")
         })
@@ -166,7 +166,7 @@ impl Stack {
     /// Records the salt of a newly made crypter in the settings, so the next run derives the
     /// same key. Done under the stack's lock: a salt another process recorded meanwhile is
     /// adopted, never overwritten (its secrets could no longer be decrypted).
-    pub fn remember_salt(&mut self, dir: &Path) -> Result<()> {
+    pub(super) fn remember_salt(&mut self, dir: &Path) -> Result<()> {
         if self.crypter.is_some() && self.settings.encryption_salt.is_none() {
             let lock = self.backend.lock(&self.reference, "create")?;
             warn_if_broke_stale(&lock);
@@ -199,7 +199,7 @@ impl Stack {
     }
 
     /// The configuration as the engine takes it.
-    pub fn resolve_config(&self, project: &Project) -> Result<ResolvedConfig> {
+    pub(super) fn resolve_config(&self, project: &Project) -> Result<ResolvedConfig> {
         let secrets = self.crypter.clone().map(ConfigSecrets);
         self.settings
             .resolve(project, secrets.as_ref().map(|s| s as &dyn ConfigCrypter))
@@ -209,7 +209,7 @@ impl Stack {
 
 /// Where the sim provider keeps its world: `STEPDECK_SIM_WORLD`, else beside the state (in
 /// the project directory for a database backend).
-pub fn sim_world_path(ws: &Workspace) -> PathBuf {
+pub(super) fn sim_world_path(ws: &Workspace) -> PathBuf {
     std::env::var_os("STEPDECK_SIM_WORLD")
         .map(PathBuf::from)
         .unwrap_or_else(|| match ws.backend.url().dir() {
@@ -220,13 +220,13 @@ pub fn sim_world_path(ws: &Workspace) -> PathBuf {
 
 /// The providers a deployment can load: the built-in ones, the `pulumi` provider reading the
 /// other stacks of the workspace's backend.
-pub fn provider_factory(ws: &Workspace) -> Arc<dyn ProviderFactory> {
+pub(super) fn provider_factory(ws: &Workspace) -> Arc<dyn ProviderFactory> {
     let stacks = BackendStacks::new(ws.backend.clone(), &ws.project.name);
     Arc::new(BuiltinProviders::new(sim_world_path(ws)).with_stacks(Arc::new(stacks)))
 }
 
 /// Resolves `--cwd` to the project directory.
-pub fn project_dir(cwd: Option<&Path>) -> Result<PathBuf> {
+pub(super) fn project_dir(cwd: Option<&Path>) -> Result<PathBuf> {
     let dir = match cwd {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir().context("reading the current directory")?,

@@ -53,7 +53,7 @@ pub(crate) enum DiffTarget {
 
 impl DiffJob {
     /// Runs the provider's Diff (or the engine's) and applies replaceOnChanges.
-    pub async fn run(self) -> Result<DiffResult, RegisterError> {
+    pub(super) async fn run(self) -> Result<DiffResult, RegisterError> {
         if let Some(key) = self.forced {
             let mut d = DiffResult {
                 changes: DiffChanges::Some,

@@ -21,7 +21,7 @@ pub(crate) enum Gate {
 impl Gate {
     /// The step of a chain a policy governs, shown as the chain's operation (a replacement's
     /// create-replacement counts as the replace), with its kind.
-    pub fn governed(steps: &[Step]) -> Option<(StepOp, Urn, ApprovalKind)> {
+    pub(super) fn governed(steps: &[Step]) -> Option<(StepOp, Urn, ApprovalKind)> {
         steps.iter().find_map(|s| {
             let kind = ApprovalKind::of(s.op())?;
             let op = match kind {
@@ -32,7 +32,7 @@ impl Gate {
         })
     }
 
-    pub fn id(&self) -> CascadeId {
+    pub(super) fn id(&self) -> CascadeId {
         match self {
             Gate::Cascade(c) => c.id,
             Gate::Step { id, .. } => *id,
@@ -40,21 +40,21 @@ impl Gate {
     }
 
     /// The step's URN, or the cascade's root.
-    pub fn urn(&self) -> &Urn {
+    pub(super) fn urn(&self) -> &Urn {
         match self {
             Gate::Cascade(c) => &c.root,
             Gate::Step { urn, .. } => urn,
         }
     }
 
-    pub fn op(&self) -> StepOp {
+    pub(super) fn op(&self) -> StepOp {
         match self {
             Gate::Cascade(_) => StepOp::Replace,
             Gate::Step { op, .. } => *op,
         }
     }
 
-    pub fn kind(&self) -> ApprovalKind {
+    pub(super) fn kind(&self) -> ApprovalKind {
         match self {
             Gate::Cascade(_) => ApprovalKind::Replacements,
             Gate::Step { kind, .. } => *kind,

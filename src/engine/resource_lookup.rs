@@ -12,7 +12,7 @@ use super::registration::{RegisterError, Registered};
 use super::urn::Urn;
 
 /// The function's token.
-pub const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
+pub(super) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
 
 #[derive(Clone, Debug)]
 struct Known {
@@ -29,7 +29,7 @@ pub(crate) struct ResourceLookup {
 
 impl ResourceLookup {
     /// Remembers a finished registration or read and the provider reference it used.
-    pub fn record(&self, reg: &Registered, provider: Option<String>) {
+    pub(super) fn record(&self, reg: &Registered, provider: Option<String>) {
         let known = Known {
             id: reg.id.clone(),
             provider,
@@ -39,14 +39,14 @@ impl ResourceLookup {
     }
 
     /// A component's (or the stack's) outputs, registered after the component itself.
-    pub fn record_outputs(&self, urn: &Urn, outputs: &PropertyMap) {
+    pub(super) fn record_outputs(&self, urn: &Urn, outputs: &PropertyMap) {
         if let Some(k) = self.lock().get_mut(urn) {
             k.outputs = outputs.clone();
         }
     }
 
     /// `{urn, id, provider, state}` for `args.urn`, or Pulumi's "unknown resource" error.
-    pub fn get_resource(&self, args: &PropertyMap) -> Result<PropertyMap, RegisterError> {
+    pub(super) fn get_resource(&self, args: &PropertyMap) -> Result<PropertyMap, RegisterError> {
         let urn = match args.get("urn").map(PropertyValue::reveal) {
             Some(PropertyValue::String(s)) => s,
             _ => {

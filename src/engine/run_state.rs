@@ -32,7 +32,7 @@ pub(crate) struct RunState {
 }
 
 impl RunState {
-    pub fn new(halt: watch::Sender<bool>) -> RunState {
+    pub(super) fn new(halt: watch::Sender<bool>) -> RunState {
         RunState {
             failed: HashSet::new(),
             skipped: HashSet::new(),
@@ -47,12 +47,12 @@ impl RunState {
     }
 
     /// The run deletes these URNs' old copies.
-    pub fn condemn(&mut self, urns: impl IntoIterator<Item = Urn>) {
+    pub(super) fn condemn(&mut self, urns: impl IntoIterator<Item = Urn>) {
         self.condemned.extend(urns);
     }
 
     /// The deletes among `steps` whose `deletedWith` target the run deletes too.
-    pub fn target_deleted(&self, steps: &[Step]) -> HashSet<Urn> {
+    pub(super) fn target_deleted(&self, steps: &[Step]) -> HashSet<Urn> {
         steps
             .iter()
             .filter_map(|s| match s {
@@ -71,88 +71,88 @@ impl RunState {
     }
 
     /// A resource whose step (or chain) failed: nothing depending on it runs.
-    pub fn mark_failed(&mut self, urn: &Urn) {
+    pub(super) fn mark_failed(&mut self, urn: &Urn) {
         self.failed.insert(urn.clone());
         self.halt.send_replace(true);
     }
 
     /// A refused delete of a protected resource: the run fails at the end, but nothing is
     /// cancelled, so every protected delete is reported in one run.
-    pub fn mark_refused(&mut self, urn: &Urn, error: RunError) {
+    pub(super) fn mark_refused(&mut self, urn: &Urn, error: RunError) {
         self.failed.insert(urn.clone());
         self.record_error(error);
     }
 
-    pub fn mark_skipped(&mut self, urn: &Urn) {
+    pub(super) fn mark_skipped(&mut self, urn: &Urn) {
         self.skipped.insert(urn.clone());
     }
 
-    pub fn is_failed_or_skipped(&self, urn: &Urn) -> bool {
+    pub(super) fn is_failed_or_skipped(&self, urn: &Urn) -> bool {
         self.failed.contains(urn) || self.skipped.contains(urn)
     }
 
-    pub fn saw_error(&self) -> bool {
+    pub(super) fn saw_error(&self) -> bool {
         *self.halt.borrow()
     }
 
     /// Records an error that stops the run (a refused registration's, a delete the targets
     /// forbid).
-    pub fn fail(&mut self, error: RunError) {
+    pub(super) fn fail(&mut self, error: RunError) {
         self.halt.send_replace(true);
         self.record_error(error);
     }
 
     /// Records an error that fails the run at the end without stopping anything now (a
     /// preview reporting every problem, a target that names nothing).
-    pub fn record_error(&mut self, error: RunError) {
+    pub(super) fn record_error(&mut self, error: RunError) {
         self.first_error.get_or_insert(error);
     }
 
-    pub fn has_error(&self) -> bool {
+    pub(super) fn has_error(&self) -> bool {
         self.first_error.is_some()
     }
 
     /// The first error the run met, taken once the run is over.
-    pub fn take_first_error(&mut self) -> Option<RunError> {
+    pub(super) fn take_first_error(&mut self) -> Option<RunError> {
         self.first_error.take()
     }
 
-    pub fn mark_delete(&mut self, index: usize) {
+    pub(super) fn mark_delete(&mut self, index: usize) {
         self.marked_delete.insert(index);
     }
 
-    pub fn marked_delete(&self) -> &HashSet<usize> {
+    pub(super) fn marked_delete(&self) -> &HashSet<usize> {
         &self.marked_delete
     }
 
     /// Records an old copy whose delete-before-replace delete succeeded: if the program does
     /// not declare it again, it leaves the state at the end of the run.
-    pub fn mark_pending_replacement(&mut self, index: usize) {
+    pub(super) fn mark_pending_replacement(&mut self, index: usize) {
         self.pending_replaced.insert(index);
     }
 
-    pub fn pending_replaced(&self) -> &HashSet<usize> {
+    pub(super) fn pending_replaced(&self) -> &HashSet<usize> {
         &self.pending_replaced
     }
 
     /// Counts a logical step for the summary; default providers are not counted (Pulumi's
     /// `resourceChanges` leaves them out).
-    pub fn count(&mut self, op: StepOp, urn: &Urn) {
+    pub(super) fn count(&mut self, op: StepOp, urn: &Urn) {
         if is_default_provider(urn) {
             return;
         }
         *self.counts.entry(op).or_default() += 1;
     }
 
-    pub fn record_refresh(&mut self, index: usize, state: Option<ResourceState>) {
+    pub(super) fn record_refresh(&mut self, index: usize, state: Option<ResourceState>) {
         self.refreshed.push((index, state));
     }
 
-    pub fn take_refreshed(&mut self) -> Vec<(usize, Option<ResourceState>)> {
+    pub(super) fn take_refreshed(&mut self) -> Vec<(usize, Option<ResourceState>)> {
         std::mem::take(&mut self.refreshed)
     }
 
-    pub fn counts(&self) -> &BTreeMap<StepOp, usize> {
+    pub(super) fn counts(&self) -> &BTreeMap<StepOp, usize> {
         &self.counts
     }
 }

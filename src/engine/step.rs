@@ -175,7 +175,7 @@ pub(crate) struct Changes {
 
 impl Changes {
     /// Changes that only name why a replacement happens (`id`, `provider`, a dependent's keys).
-    pub fn replacing(keys: Vec<String>) -> Changes {
+    pub(crate) fn replacing(keys: Vec<String>) -> Changes {
         Changes {
             replace_keys: keys,
             ..Changes::default()
@@ -200,7 +200,7 @@ pub(crate) enum Superseded {
 }
 
 impl Superseded {
-    pub fn state(&self) -> &ResourceState {
+    pub(crate) fn state(&self) -> &ResourceState {
         match self {
             Superseded::Base(o) => &o.state,
             Superseded::Imported(s) => s,
@@ -281,13 +281,13 @@ pub(crate) enum Step {
 impl Step {
     /// A kept resource (Pulumi's `NewSameStep`): never a copy waiting for its delete (the new
     /// state may carry another URN, the old one an alias of it).
-    pub fn same(old: OldState, new: ResourceState) -> Step {
+    pub(crate) fn same(old: OldState, new: ResourceState) -> Step {
         debug_assert!(!old.state.delete, "a same step keeps a live copy");
         Step::Same { old, new }
     }
 
     /// An update (Pulumi's `NewUpdateStep`): never of a copy waiting for its delete.
-    pub fn update(old: Superseded, new: ResourceState, changes: Changes) -> Step {
+    pub(crate) fn update(old: Superseded, new: ResourceState, changes: Changes) -> Step {
         debug_assert!(!old.state().delete, "an update's old state is live");
         Step::Update { old, new, changes }
     }
@@ -295,7 +295,7 @@ impl Step {
     /// The two halves of a replacement, in the order their chain runs them when it creates
     /// first (`[create-replacement, replace]`); a delete-before-replace chain puts its deletes
     /// before them and the replace first.
-    pub fn replacement(
+    pub(crate) fn replacement(
         old: OldState,
         new: ResourceState,
         changes: Changes,
@@ -321,7 +321,7 @@ impl Step {
     }
 
     /// Pulumi's `NewRemovePendingReplaceStep`: only of a copy pending replacement.
-    pub fn remove_pending_replace(old: OldState) -> Step {
+    pub(crate) fn remove_pending_replace(old: OldState) -> Step {
         debug_assert!(
             old.state.pending_replacement,
             "only a copy pending replacement is removed so"
@@ -329,7 +329,7 @@ impl Step {
         Step::RemovePendingReplace { old }
     }
 
-    pub fn op(&self) -> StepOp {
+    pub(crate) fn op(&self) -> StepOp {
         match self {
             Step::Same { .. } | Step::SkippedCreate { .. } => StepOp::Same,
             Step::Create { .. } => StepOp::Create,
@@ -352,7 +352,7 @@ impl Step {
     }
 
     /// The base copy the step works on, when it has one.
-    pub fn old(&self) -> Option<&OldState> {
+    pub(crate) fn old(&self) -> Option<&OldState> {
         match self {
             Step::Same { old, .. }
             | Step::Replace { old, .. }
@@ -384,7 +384,7 @@ impl Step {
     }
 
     /// The state the step supersedes, a base copy or one written earlier in this run.
-    pub fn old_state(&self) -> Option<&ResourceState> {
+    pub(crate) fn old_state(&self) -> Option<&ResourceState> {
         match self {
             Step::Update { old, .. } => Some(old.state()),
             _ => self.old().map(|o| &*o.state),
@@ -392,7 +392,7 @@ impl Step {
     }
 
     /// The state the step writes, when it writes one.
-    pub fn new_state(&self) -> Option<&ResourceState> {
+    pub(crate) fn new_state(&self) -> Option<&ResourceState> {
         match self {
             Step::DeleteBeforeReplace { .. }
             | Step::DeleteReplaced { .. }
@@ -407,7 +407,7 @@ impl Step {
     }
 
     /// The state the step is about: the new one when there is one.
-    pub fn state(&self) -> &ResourceState {
+    pub(crate) fn state(&self) -> &ResourceState {
         match self {
             Step::DeleteBeforeReplace { old, .. }
             | Step::DeleteReplaced { old }
@@ -431,12 +431,12 @@ impl Step {
         }
     }
 
-    pub fn urn(&self) -> &Urn {
+    pub(crate) fn urn(&self) -> &Urn {
         &self.state().urn
     }
 
     /// What the diff that planned the step found.
-    pub fn changes(&self) -> Option<&Changes> {
+    pub(crate) fn changes(&self) -> Option<&Changes> {
         match self {
             Step::Update { changes, .. }
             | Step::Replace { changes, .. }
@@ -447,7 +447,7 @@ impl Step {
     }
 
     /// Whether the step belongs to a replacement that deletes before it creates.
-    pub fn delete_before_replace(&self) -> bool {
+    pub(crate) fn delete_before_replace(&self) -> bool {
         match self {
             Step::Replace { order, .. } | Step::CreateReplacement { order, .. } => {
                 *order == ReplaceOrder::DeleteBeforeCreate

@@ -187,7 +187,7 @@ impl ApplyCtx {
     /// must remember of it.
     /// A delete whose `deletedWith` target the run deletes too (`target_deleted`) skips the
     /// provider call.
-    pub async fn apply(&self, step: &Step, target_deleted: bool) -> Applied {
+    pub(super) async fn apply(&self, step: &Step, target_deleted: bool) -> Applied {
         let result = self.run(step, target_deleted).await;
         let recorded = match &result {
             Ok(_) => true,

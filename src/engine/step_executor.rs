@@ -150,7 +150,7 @@ pub(crate) struct StepExecutor {
 }
 
 impl StepExecutor {
-    pub fn new(
+    pub(super) fn new(
         ctx: Arc<ApplyCtx>,
         events: EventSink,
         parallel: usize,
@@ -242,7 +242,7 @@ impl StepExecutor {
     }
 
     /// Queues a chain; it starts when a worker is free.
-    pub fn submit(&self, tasks: &mut JoinSet<()>, chain: Chain) {
+    pub(super) fn submit(&self, tasks: &mut JoinSet<()>, chain: Chain) {
         self.events.send(EngineEvent::ChainQueued {
             chain: chain.id,
             steps: chain
@@ -259,7 +259,7 @@ impl StepExecutor {
     }
 
     /// Runs a diff on a worker (parallel diff); generation continues when it reports back.
-    pub fn submit_diff(
+    pub(super) fn submit_diff(
         &self,
         tasks: &mut JoinSet<()>,
         ctx: Box<DiffContext>,

@@ -158,7 +158,7 @@ fn parse_paths(
 }
 
 impl StepGenerator {
-    pub fn new(
+    pub(super) fn new(
         opts: Arc<Options>,
         registry: Arc<ProviderRegistry>,
         events: EventSink,
@@ -197,14 +197,14 @@ impl StepGenerator {
         }
     }
 
-    pub fn base(&self) -> &BaseStates {
+    pub(super) fn base(&self) -> &BaseStates {
         &self.base
     }
 
     /// Takes what a refresh before the update found (`up --refresh`): refreshed states replace
     /// their old states in place (positions do not change, as in the journal); a resource found
     /// gone has no old state any more, so a registration creates it again and no delete runs.
-    pub fn rebase(&mut self, refreshed: Vec<(usize, Option<ResourceState>)>) {
+    pub(super) fn rebase(&mut self, refreshed: Vec<(usize, Option<ResourceState>)>) {
         let base = Arc::make_mut(&mut self.base);
         for (i, state) in refreshed {
             match state {
@@ -221,24 +221,24 @@ impl StepGenerator {
     }
 
     /// Base positions DBR chains delete in this run (the delete phase skips them).
-    pub fn pending_deletes(&self) -> &HashSet<usize> {
+    pub(super) fn pending_deletes(&self) -> &HashSet<usize> {
         &self.pending_deletes
     }
 
     /// A fresh gate number; cascades and step gates share them, so one decision names either.
-    pub fn next_gate(&mut self) -> CascadeId {
+    pub(super) fn next_gate(&mut self) -> CascadeId {
         self.next_cascade += 1;
         self.next_cascade - 1
     }
 
     /// Whether `urn` belongs to a declined cascade (it keeps its old state).
-    pub fn is_declined(&self, urn: &Urn) -> bool {
+    pub(super) fn is_declined(&self, urn: &Urn) -> bool {
         self.declined.contains(urn)
     }
 
     /// A cascade the operator (or the policy) declined: its members keep their old state, and
     /// the old copies its chain would have deleted are no longer pending deletes.
-    pub fn decline(&mut self, cascade: &Cascade, steps: &[Step]) {
+    pub(super) fn decline(&mut self, cascade: &Cascade, steps: &[Step]) {
         for o in steps.iter().filter_map(Step::old) {
             self.pending_deletes.remove(&o.index);
         }
@@ -248,12 +248,12 @@ impl StepGenerator {
         }
     }
 
-    pub fn graph(&self) -> &DependencyGraph {
+    pub(super) fn graph(&self) -> &DependencyGraph {
         &self.graph
     }
 
     /// Whether an old URN lives on in this deployment: registered, or claimed by an alias.
-    pub fn is_live(&self, urn: &Urn) -> bool {
+    pub(super) fn is_live(&self, urn: &Urn) -> bool {
         self.registered.contains(urn) || self.aliased.contains_key(urn)
     }
 
@@ -265,13 +265,13 @@ impl StepGenerator {
     }
 
     /// What the operation may touch.
-    pub fn targeting(&self) -> &Targeting {
+    pub(super) fn targeting(&self) -> &Targeting {
         &self.targeting
     }
 
     /// Literal targets (no glob) naming nothing in the old state nor registered in this run
     /// (Pulumi's `checkTargets`).
-    pub fn unknown_targets(&self, globs: &[String]) -> Vec<String> {
+    pub(super) fn unknown_targets(&self, globs: &[String]) -> Vec<String> {
         globs
             .iter()
             .filter(|g| !g.contains('*'))
@@ -332,7 +332,7 @@ impl StepGenerator {
     /// Generates the steps for one registration (Pulumi's `generateSteps`).
     /// `run` says which resources failed or were skipped, and takes the skips and the errors a
     /// preview reports without stopping.
-    pub async fn generate(
+    pub(super) async fn generate(
         &mut self,
         goal: Goal,
         run: &mut RunState,
@@ -593,7 +593,7 @@ impl StepGenerator {
 
     /// Plans a read of an existing resource (`read`, or `read-replacement` when the program
     /// managed a different resource under this URN).
-    pub fn generate_read(&mut self, goal: ReadGoal) -> Result<PlannedChain, RegisterError> {
+    pub(super) fn generate_read(&mut self, goal: ReadGoal) -> Result<PlannedChain, RegisterError> {
         let urn = self.claim_urn(goal.parent.as_ref(), &goal.type_, &goal.name)?;
         self.events.send(EngineEvent::RegistrationReceived {
             urn: urn.clone(),
@@ -881,7 +881,7 @@ impl StepGenerator {
     }
 
     /// Continues after a diff (Pulumi's `continueStepsFromDiff`).
-    pub async fn continue_from_diff(
+    pub(super) async fn continue_from_diff(
         &mut self,
         ctx: DiffContext,
         diff: DiffResult,
@@ -969,7 +969,7 @@ impl StepGenerator {
 
     /// Continues after an import (Pulumi's `continueStepsFromImport`): the program's inputs are
     /// diffed against the imported state; a difference is an update of the imported resource.
-    pub async fn continue_from_import(
+    pub(super) async fn continue_from_import(
         &mut self,
         goal: Goal,
         imported: ResourceState,

@@ -22,7 +22,7 @@ pub(crate) struct Targeting {
 }
 
 impl Targeting {
-    pub fn new(opts: &Options) -> Targeting {
+    pub(super) fn new(opts: &Options) -> Targeting {
         Targeting {
             targets: UrnGlobs::new(&opts.targets),
             replace_targets: UrnGlobs::new(&opts.replace),
@@ -35,7 +35,7 @@ impl Targeting {
     }
 
     /// Providers and the root stack are always targeted and never excluded.
-    pub fn is_targeted(&self, urn: &Urn) -> bool {
+    pub(super) fn is_targeted(&self, urn: &Urn) -> bool {
         if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
             return true;
         }
@@ -48,7 +48,7 @@ impl Targeting {
     /// Whether the delete phase may delete `urn`: with targets, only what they name (Pulumi's
     /// `determineAllowedResourcesToDeleteFromTargets`); providers and the root stack are not
     /// implicitly included there, or a targeted destroy would take everything they serve.
-    pub fn may_delete(&self, urn: &Urn) -> bool {
+    pub(super) fn may_delete(&self, urn: &Urn) -> bool {
         if self.targets.is_empty() {
             self.is_targeted(urn)
         } else {
@@ -57,14 +57,14 @@ impl Targeting {
     }
 
     /// Whether the operation is constrained to targets (`--target` or `--replace`).
-    pub fn has_targets(&self) -> bool {
+    pub(super) fn has_targets(&self) -> bool {
         !self.targets.is_empty()
     }
 
     /// Whether a registration is targeted: explicitly, or (with `target_dependents`) because
     /// its provider or a dependency is (Pulumi's `isTargetedForUpdate`); and not excluded,
     /// explicitly or (with `exclude_dependents`) through its provider or a dependency.
-    pub fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
+    pub(super) fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
         let urn = &state.urn;
         if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
             if self.targets.matches(urn) {
@@ -96,17 +96,17 @@ impl Targeting {
     }
 
     /// URNs excluded so far, explicitly or as dependents of excluded ones.
-    pub fn excluded(&self) -> &HashSet<Urn> {
+    pub(super) fn excluded(&self) -> &HashSet<Urn> {
         &self.excludes_actual
     }
 
     /// Whether the operation is constrained at all (`--target` or `--replace`).
-    pub fn constrains(&self) -> bool {
+    pub(super) fn constrains(&self) -> bool {
         !self.targets.is_empty() || !self.replace_targets.is_empty()
     }
 
     /// Whether `--replace` names `urn`.
-    pub fn replaces(&self, urn: &Urn) -> bool {
+    pub(super) fn replaces(&self, urn: &Urn) -> bool {
         self.replace_targets.matches(urn)
     }
 }

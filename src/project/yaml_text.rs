@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use serde_json::{Number, Value};
 
 /// The document for top-level `entries`, written in the order given.
-pub fn document(entries: &[(String, Value)]) -> String {
+pub(super) fn document(entries: &[(String, Value)]) -> String {
     let mut out = String::new();
     for (k, v) in entries {
         entry(&mut out, 0, k, v);

@@ -12,7 +12,7 @@ use crate::engine::property::PropertyValue;
 
 /// The files under `dir` the globs select, by relative path, each as a file asset of its
 /// absolute path.
-pub fn glob_assets(
+pub(super) fn glob_assets(
     dir: &Path,
     globs: &[String],
 ) -> Result<BTreeMap<String, PropertyValue>, String> {
@@ -46,7 +46,7 @@ pub fn glob_assets(
 }
 
 /// The selected files as one archive (the `archive` output).
-pub fn glob_archive(dir: &Path, globs: &[String]) -> Result<PropertyValue, String> {
+pub(super) fn glob_archive(dir: &Path, globs: &[String]) -> Result<PropertyValue, String> {
     Ok(asset_archive(
         glob_assets(dir, globs)?.into_iter().collect(),
     ))

@@ -17,7 +17,7 @@ const PYTHON_LAUNCHER: &str = include_str!("../../assets/python/launcher.py");
 
 /// Writes the launcher (once per content version) under the system's temporary directory and
 /// returns its path.
-pub fn write_python_launcher() -> io::Result<PathBuf> {
+pub(super) fn write_python_launcher() -> io::Result<PathBuf> {
     write_launcher_in(&std::env::temp_dir())
 }
 

@@ -58,7 +58,7 @@ impl ResourceValue {
     }
 
     /// `<URN>::<ID>`, the reference a provider resource is passed by.
-    pub fn provider_reference(&self) -> String {
+    pub(super) fn provider_reference(&self) -> String {
         let id = self
             .id
             .clone()
@@ -124,7 +124,7 @@ fn located(file: &str, pos: Pos, message: impl Into<String>) -> SourceError {
 
 impl Scope<'_> {
     /// The value of an expression and the resources it was computed from (sorted, unique).
-    pub async fn eval(&self, e: &Expr) -> Result<Evaluated, SourceError> {
+    pub(super) async fn eval(&self, e: &Expr) -> Result<Evaluated, SourceError> {
         let mut deps = Vec::new();
         let value = self.eval_into(e, &mut deps).await?;
         deps.sort();

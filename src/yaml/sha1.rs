@@ -2,7 +2,7 @@
 //! no SHA-1 dependency and this is the only use.
 
 /// The lowercase hex SHA-1 digest of `data`.
-pub fn sha1_hex(data: &[u8]) -> String {
+pub(super) fn sha1_hex(data: &[u8]) -> String {
     let mut h: [u32; 5] = [
         0x6745_2301,
         0xEFCD_AB89,

@@ -26,7 +26,7 @@ pub(super) struct StackReferences {
 impl StackReferences {
     /// The stack reference for `stack`, read on first use; `at` locates the first use for the
     /// deprecation warning pulumi-yaml gives.
-    pub async fn read(
+    pub(super) async fn read(
         &self,
         monitor: &ResourceMonitor,
         stack: &str,

@@ -83,14 +83,14 @@ pub(crate) struct Recorded {
 }
 
 impl Recorded {
-    pub fn goal(&self, name: &str) -> &Goal {
+    pub(super) fn goal(&self, name: &str) -> &Goal {
         self.goals
             .iter()
             .find(|g| g.name == name)
             .unwrap_or_else(|| panic!("no goal named {name}"))
     }
 
-    pub fn index(&self, entry: &str) -> usize {
+    pub(super) fn index(&self, entry: &str) -> usize {
         self.log
             .iter()
             .position(|l| l == entry)

@@ -12,7 +12,7 @@ use super::evaluate::is_component_type;
 
 /// Every resource whose type its provider does not declare (Pulumi YAML's "error resolving type
 /// of resource"), located at the resource; a provider that lists no types is trusted.
-pub fn check_resource_types(
+pub(super) fn check_resource_types(
     ast: &ProgramAst,
     components: &Components,
     monitor: &ResourceMonitor,

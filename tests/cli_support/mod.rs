@@ -5,12 +5,12 @@
 use std::path::{Path, PathBuf};
 
 #[path = "../rpc_support/mod.rs"]
-pub mod sdk;
+pub(crate) mod sdk;
 use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
-pub struct Env {
+pub(crate) struct Env {
     pub root: tempfile::TempDir,
     /// Whether commands get `PULUMI_CONFIG_PASSPHRASE` (deriving its key costs ~0.7 s of CPU).
     pub passphrase: bool,
@@ -20,7 +20,7 @@ pub struct Env {
     pub plugins: Option<PathBuf>,
 }
 
-pub const PASSPHRASE: &str = "correct horse battery staple";
+pub(crate) const PASSPHRASE: &str = "correct horse battery staple";
 
 /// A `resources:` section opening with a network and a database of the given engine (a YAML
 /// value) in it.
@@ -36,23 +36,23 @@ macro_rules! net_and_db {
 }
 
 /// A `resources:` section opening with a network and a database in it (more may follow).
-pub const NET_AND_DB: &str = net_and_db!("pg15");
+pub(crate) const NET_AND_DB: &str = net_and_db!("pg15");
 
 /// A `resources:` section (more may follow) with a network, a database whose engine is the
 /// `engine` config (declared by the program) and a server reading the database's endpoint:
 /// changing the engine replaces the database delete-before-replace, which cascades to the server.
-pub const NET_DB_APP: &str = concat!(
+pub(crate) const NET_DB_APP: &str = concat!(
     net_and_db!("${engine}"),
     "  app:\n    type: sim:index:Server\n    properties:\n      image: img-1\n",
     "      subnetId: ${net.networkId}\n      dbEndpoint: ${db.endpoint}\n"
 );
 
 /// The `engine` config [`NET_DB_APP`] reads, defaulting to `pg15`.
-pub const ENGINE_CONFIG: &str = "config:\n  engine:\n    type: string\n    default: pg15\n";
+pub(crate) const ENGINE_CONFIG: &str = "config:\n  engine:\n    type: string\n    default: pg15\n";
 
 impl Env {
     /// A project named `e2e` whose `Pulumi.yaml` is `program` (after the name/runtime lines).
-    pub fn new(program: &str) -> Env {
+    pub(crate) fn new(program: &str) -> Env {
         let root = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir_all(root.path().join("project")).unwrap();
         std::fs::create_dir_all(root.path().join("state")).unwrap();
@@ -70,7 +70,7 @@ impl Env {
     }
 
     /// [`Env::new`] with `PULUMI_CONFIG_PASSPHRASE` given to every command.
-    pub fn with_passphrase(program: &str) -> Env {
+    pub(crate) fn with_passphrase(program: &str) -> Env {
         Env {
             passphrase: true,
             ..Env::new(program)
@@ -78,35 +78,35 @@ impl Env {
     }
 
     /// The backend every command of this environment uses.
-    pub fn backend_url(&self) -> String {
+    pub(crate) fn backend_url(&self) -> String {
         self.backend
             .clone()
             .unwrap_or_else(|| format!("file://{}", self.root.path().join("state").display()))
     }
 
     /// `config set --secret KEY VALUE` on the stack `dev`.
-    pub fn set_secret(&self, key: &str, value: &str) {
+    pub(crate) fn set_secret(&self, key: &str, value: &str) {
         self.ok(&["config", "set", "--secret", key, value, "--stack", "dev"]);
     }
 
-    pub fn project(&self) -> PathBuf {
+    pub(crate) fn project(&self) -> PathBuf {
         self.root.path().join("project")
     }
 
-    pub fn world_path(&self) -> PathBuf {
+    pub(crate) fn world_path(&self) -> PathBuf {
         self.root.path().join("world.json")
     }
 
-    pub fn write(&self, file: &str, text: &str) {
+    pub(crate) fn write(&self, file: &str, text: &str) {
         std::fs::write(self.project().join(file), text).unwrap();
     }
 
-    pub fn command(&self, args: &[&str]) -> Command {
+    pub(crate) fn command(&self, args: &[&str]) -> Command {
         self.command_in(&self.project(), args)
     }
 
     /// A command for another project directory sharing this backend (stack references).
-    pub fn command_in(&self, dir: &Path, args: &[&str]) -> Command {
+    pub(crate) fn command_in(&self, dir: &Path, args: &[&str]) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_stepdeck"));
         c.args(args)
             .arg("--cwd")
@@ -128,12 +128,12 @@ impl Env {
     }
 
     /// Runs to the end; returns the output.
-    pub fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         self.command(args).output().expect("run stepdeck")
     }
 
     /// Runs and insists on success.
-    pub fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert!(
             out.status.success(),
@@ -146,7 +146,7 @@ impl Env {
     }
 
     /// Runs in another project directory of this backend and insists on success.
-    pub fn ok_in(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn ok_in(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.command_in(dir, args).output().expect("run stepdeck");
         assert!(
             out.status.success(),
@@ -161,7 +161,7 @@ impl Env {
 
     /// A second project `name` beside this one, on the same backend, whose `Pulumi.yaml` is
     /// `program` after the name/runtime lines.
-    pub fn sibling(&self, name: &str, program: &str) -> PathBuf {
+    pub(crate) fn sibling(&self, name: &str, program: &str) -> PathBuf {
         let dir = self.root.path().join(name);
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
@@ -173,7 +173,7 @@ impl Env {
     }
 
     /// A stack's checkpoint as written on disk.
-    pub fn checkpoint_text(&self, project: &str, stack: &str) -> String {
+    pub(crate) fn checkpoint_text(&self, project: &str, stack: &str) -> String {
         let path = self
             .root
             .path()
@@ -184,7 +184,7 @@ impl Env {
         std::fs::read_to_string(path).unwrap()
     }
 
-    pub fn spawn(&self, args: &[&str]) -> Child {
+    pub(crate) fn spawn(&self, args: &[&str]) -> Child {
         self.command(args)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -193,7 +193,7 @@ impl Env {
     }
 
     /// The sim world's resources, by ID.
-    pub fn world(&self) -> serde_json::Map<String, Value> {
+    pub(crate) fn world(&self) -> serde_json::Map<String, Value> {
         match std::fs::read_to_string(self.world_path()) {
             Ok(t) => serde_json::from_str::<Value>(&t).unwrap()["resources"]
                 .as_object()
@@ -204,13 +204,13 @@ impl Env {
     }
 
     /// The stack's exported deployment.
-    pub fn export(&self, stack: &str) -> Value {
+    pub(crate) fn export(&self, stack: &str) -> Value {
         serde_json::from_str(&self.ok(&["stack", "export", "--stack", stack]))
             .expect("export is JSON")
     }
 
     /// Custom, non-provider resources in the exported state: (name, id).
-    pub fn managed(&self, stack: &str) -> Vec<(String, String)> {
+    pub(crate) fn managed(&self, stack: &str) -> Vec<(String, String)> {
         let mut v: Vec<(String, String)> = self
             .recorded(stack)
             .into_iter()
@@ -222,7 +222,7 @@ impl Env {
 
     /// Custom, non-provider resources in the exported state, in its order: (name, id, whether
     /// the copy is waiting for its delete).
-    pub fn recorded(&self, stack: &str) -> Vec<(String, String, bool)> {
+    pub(crate) fn recorded(&self, stack: &str) -> Vec<(String, String, bool)> {
         let doc = self.export(stack);
         doc["deployment"]["resources"]
             .as_array()
@@ -253,7 +253,7 @@ impl Env {
     }
 
     /// Asserts that the world holds exactly the resources the state manages.
-    pub fn assert_no_leaks(&self, stack: &str) {
+    pub(crate) fn assert_no_leaks(&self, stack: &str) {
         let mut in_state: Vec<String> = self.managed(stack).into_iter().map(|(_, id)| id).collect();
         let mut in_world: Vec<String> = self.world().keys().cloned().collect();
         in_state.sort();
@@ -262,20 +262,20 @@ impl Env {
     }
 }
 
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-pub fn exists(p: &Path) -> bool {
+pub(crate) fn exists(p: &Path) -> bool {
     p.exists()
 }
 
 /// The `net` project stack references read: a pet name, a secret and a plain `extra`.
-pub fn net_program(secret: &str, extra: &str) -> String {
+pub(crate) fn net_program(secret: &str, extra: &str) -> String {
     format!(
         r#"
 resources:
@@ -292,7 +292,7 @@ outputs:
 
 /// Links the installed SDKs into a project (`venv` for Python, `node_modules` for Node.js), as
 /// a user's project holds them.
-pub fn link_sdks(project: &Path) {
+pub(crate) fn link_sdks(project: &Path) {
     let sdks = sdk::sdk_env().root;
     std::os::unix::fs::symlink(sdks.join("venv"), project.join("venv")).unwrap();
     std::os::unix::fs::symlink(sdks.join("node_modules"), project.join("node_modules")).unwrap();

@@ -11,12 +11,12 @@ use crate::cli_support::{ENGINE_CONFIG, Env, NET_DB_APP, PASSPHRASE};
 
 /// The login name every console run sees, so what it records of its operator is known here
 /// (short, so that the Log line naming it fits the pane unwrapped).
-pub const OPERATOR: &str = "e2e";
+pub(crate) const OPERATOR: &str = "e2e";
 /// How long any one screen may take to appear.
 const DEADLINE: Duration = Duration::from_secs(20);
 
 /// A tmux server with one session running a shell command; killed when dropped.
-pub struct Tmux {
+pub(crate) struct Tmux {
     socket: String,
 }
 
@@ -30,12 +30,12 @@ fn shell_quote(s: &str) -> String {
 
 impl Tmux {
     /// Runs `stepdeck <args>` in a `width`×`height` terminal with `env`'s backend and world.
-    pub fn start(env: &Env, width: u16, height: u16, args: &[&str]) -> Tmux {
+    pub(crate) fn start(env: &Env, width: u16, height: u16, args: &[&str]) -> Tmux {
         Tmux::start_with(env, width, height, &[], args)
     }
 
     /// [`Tmux::start`] with more environment variables (`NAME`, value) for the binary.
-    pub fn start_with(
+    pub(crate) fn start_with(
         env: &Env,
         width: u16,
         height: u16,
@@ -85,13 +85,13 @@ impl Tmux {
         t
     }
 
-    pub fn tmux(&self) -> Command {
+    pub(crate) fn tmux(&self) -> Command {
         let mut c = Command::new("tmux");
         c.args(["-L", &self.socket]);
         c
     }
 
-    pub fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let out = self
             .tmux()
             .args(["capture-pane", "-p", "-t", "e2e"])
@@ -101,7 +101,7 @@ impl Tmux {
     }
 
     /// A pane variable such as `alternate_on` or `cursor_flag`.
-    pub fn pane_flag(&self, name: &str) -> String {
+    pub(crate) fn pane_flag(&self, name: &str) -> String {
         let out = self
             .tmux()
             .args([
@@ -116,7 +116,7 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).trim().to_string()
     }
 
-    pub fn keys(&self, keys: &[&str]) {
+    pub(crate) fn keys(&self, keys: &[&str]) {
         let ok = self
             .tmux()
             .args(["send-keys", "-t", "e2e"])
@@ -128,7 +128,7 @@ impl Tmux {
     }
 
     /// Polls the screen until `pred` holds; panics with the last screen at the deadline.
-    pub fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         let end = Instant::now() + DEADLINE;
         loop {
             let s = self.screen();
@@ -143,19 +143,19 @@ impl Tmux {
         }
     }
 
-    pub fn wait_for(&self, text: &str) -> String {
+    pub(crate) fn wait_for(&self, text: &str) -> String {
         self.wait(text, |s| s.contains(text))
     }
 
     /// Quits with `q` once the deployment is over and checks the shell got its terminal back.
-    pub fn quit_and_expect_restored(&self, status: i32) {
+    pub(crate) fn quit_and_expect_restored(&self, status: i32) {
         self.keys(&["q"]);
         self.expect_restored(status);
     }
 
     /// The binary exited with `status`; the normal screen, a visible cursor and a cooked tty
     /// are back, and nothing of the console is left on the screen.
-    pub fn expect_restored(&self, status: i32) {
+    pub(crate) fn expect_restored(&self, status: i32) {
         let s = self.wait_for("TTY-");
         assert!(s.contains(&format!("EXITED {status}")), "{s}");
         assert!(s.contains("TTY-COOKED"), "the tty is left raw:\n{s}");
@@ -179,7 +179,7 @@ impl Drop for Tmux {
 }
 
 /// A chain of `n` resources, each waiting for the one before, every operation taking `ms`.
-pub fn chain_project(n: usize, ms: u64) -> Env {
+pub(crate) fn chain_project(n: usize, ms: u64) -> Env {
     let mut program = String::from("resources:\n");
     for i in 1..=n {
         program.push_str(&format!(
@@ -199,11 +199,11 @@ pub fn chain_project(n: usize, ms: u64) -> Env {
 
 /// A database and a server that reads its endpoint: changing the engine replaces the database
 /// delete-before-replace, which cascades to the server.
-pub fn cascade() -> String {
+pub(crate) fn cascade() -> String {
     format!("{ENGINE_CONFIG}{NET_DB_APP}")
 }
 
-pub fn cascade_project() -> Env {
+pub(crate) fn cascade_project() -> Env {
     let env = Env::new(&cascade());
     env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 150\n");
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
@@ -211,7 +211,7 @@ pub fn cascade_project() -> Env {
     env
 }
 
-pub fn world_engine_of_db(env: &Env) -> (String, String) {
+pub(crate) fn world_engine_of_db(env: &Env) -> (String, String) {
     let world = env.world();
     let (id, db) = world
         .iter()

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::cli_support::{Env, stderr, stdout};
 
-pub const PROGRAM: &str = r#"
+pub(crate) const PROGRAM: &str = r#"
 config:
   engine:
     type: string
@@ -50,18 +50,19 @@ resources:
 "#;
 
 /// Resources the program manages (the sim ones).
-pub const MANAGED: usize = 5;
+pub(crate) const MANAGED: usize = 5;
 
 /// No change to the defaults.
-pub const CONFIG_DEFAULT: &str = "config: {}\n";
+pub(crate) const CONFIG_DEFAULT: &str = "config: {}\n";
 /// `image` and `prefix` change: the server and the bucket are replaced create-before-delete
 /// (and `tag` updates the box).
-pub const CONFIG_CBD: &str = "config:\n  e2e:image: img-2\n  e2e:prefix: audit\n  e2e:tag: two\n";
+pub(crate) const CONFIG_CBD: &str =
+    "config:\n  e2e:image: img-2\n  e2e:prefix: audit\n  e2e:tag: two\n";
 /// `engine` changes: the database is replaced delete-before-replace, its server with it.
-pub const CONFIG_DBR: &str = "config:\n  e2e:engine: pg16\n";
+pub(crate) const CONFIG_DBR: &str = "config:\n  e2e:engine: pg16\n";
 
 /// A fresh project on the program; `deployed` first runs an unkilled `up`.
-pub fn stack(deployed: bool) -> Env {
+pub(crate) fn stack(deployed: bool) -> Env {
     let env = Env::new(PROGRAM);
     env.write("Pulumi.dev.yaml", CONFIG_DEFAULT);
     if deployed {
@@ -71,12 +72,12 @@ pub fn stack(deployed: bool) -> Env {
 }
 
 /// `<command>` on the `dev` stack, confirmed, plain output.
-pub fn args(command: &str) -> [&str; 5] {
+pub(crate) fn args(command: &str) -> [&str; 5] {
     [command, "--stack", "dev", "--yes", "--non-interactive"]
 }
 
 /// The stack's recorded pending operations.
-pub fn pending_operations(env: &Env) -> Vec<Value> {
+pub(crate) fn pending_operations(env: &Env) -> Vec<Value> {
     env.export("dev")["deployment"]["pending_operations"]
         .as_array()
         .cloned()
@@ -85,7 +86,7 @@ pub fn pending_operations(env: &Env) -> Vec<Value> {
 
 /// Runs `command` killed at the `n`th occurrence of `point` (`STEPDECK_FAULT`); `false` when
 /// the run finished before reaching it.
-pub fn killed_run(env: &Env, command: &str, point: &str, n: usize) -> bool {
+pub(crate) fn killed_run(env: &Env, command: &str, point: &str, n: usize) -> bool {
     let out = env
         .command(&args(command))
         .env("STEPDECK_FAULT", format!("{point}:{n}"))

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::cli_support::sdk::sdk_env;
 
 /// A sim program whose `box` depends on `net`: config `kind` replaces `box`, `tag` updates it.
-pub const PROGRAM: &str = r#"
+pub(crate) const PROGRAM: &str = r#"
 config:
   tag:
     type: string
@@ -78,7 +78,7 @@ print(json.dumps(out))
 "#;
 
 /// The events of a log as the Python automation types read them.
-pub fn read_with_automation(log: &Path) -> Vec<Value> {
+pub(crate) fn read_with_automation(log: &Path) -> Vec<Value> {
     let out = Command::new(sdk_env().python)
         .arg("-c")
         .arg(READ_WITH_AUTOMATION)
@@ -100,7 +100,7 @@ pub fn read_with_automation(log: &Path) -> Vec<Value> {
 
 /// Replaces what differs between runs (times, provider-generated IDs and values, provider
 /// references' UUIDs) with fixed markers.
-pub fn redact(v: &mut Value, generated: &[&str]) {
+pub(crate) fn redact(v: &mut Value, generated: &[&str]) {
     match v {
         Value::Object(m) => {
             for (k, x) in m.iter_mut() {
@@ -126,7 +126,7 @@ pub fn redact(v: &mut Value, generated: &[&str]) {
 }
 
 /// Lines of JSON objects.
-pub fn json_lines(text: &str) -> Vec<Value> {
+pub(crate) fn json_lines(text: &str) -> Vec<Value> {
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
         .collect()

@@ -12,12 +12,12 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The superuser's password.
-pub const PASSWORD: &str = "stepdeck-test";
+pub(crate) const PASSWORD: &str = "stepdeck-test";
 /// A role the server admits only over TLS (when the server has TLS: [`Server::ca_cert`]).
-pub const TLS_ONLY_USER: &str = "tlsonly";
+pub(crate) const TLS_ONLY_USER: &str = "tlsonly";
 const USER: &str = "stepdeck-pg";
 
-pub struct Server {
+pub(crate) struct Server {
     pub port: u16,
     bin: PathBuf,
     run_as: Option<&'static str>,
@@ -66,7 +66,7 @@ impl Server {
     }
 
     /// Runs SQL as the superuser in `db`; panics with the server's message on failure.
-    pub fn sql(&self, db: &str, sql: &str) -> String {
+    pub(crate) fn sql(&self, db: &str, sql: &str) -> String {
         let out = self.psql(db, "postgres", PASSWORD, sql);
         assert!(
             out.status.success(),
@@ -77,7 +77,13 @@ impl Server {
     }
 
     /// Runs SQL as `user` in `db`.
-    pub fn psql(&self, db: &str, user: &str, password: &str, sql: &str) -> std::process::Output {
+    pub(crate) fn psql(
+        &self,
+        db: &str,
+        user: &str,
+        password: &str,
+        sql: &str,
+    ) -> std::process::Output {
         Command::new(self.bin.join("psql"))
             .args([
                 "-X",
@@ -106,7 +112,7 @@ impl Server {
     }
 
     /// A new, empty database for one test, and its backend URL.
-    pub fn database(&self) -> (String, String) {
+    pub(crate) fn database(&self) -> (String, String) {
         static N: AtomicUsize = AtomicUsize::new(0);
         let name = format!(
             "t{}_{}",
@@ -119,11 +125,11 @@ impl Server {
     }
 
     /// The test CA's certificate, `None` when the server runs without TLS.
-    pub fn ca_cert(&self) -> Option<&Path> {
+    pub(crate) fn ca_cert(&self) -> Option<&Path> {
         self.cert.as_deref()
     }
 
-    pub fn url(&self, user: &str, password: &str, db: &str) -> String {
+    pub(crate) fn url(&self, user: &str, password: &str, db: &str) -> String {
         format!(
             "postgres://{user}:{password}@127.0.0.1:{}/{db}?sslmode=disable",
             self.port
@@ -151,7 +157,7 @@ chmod 600 server.key ca.key";
 }
 
 /// The binary's server, started on first use; `None` (with a message) without PostgreSQL.
-pub fn server() -> Option<&'static Server> {
+pub(crate) fn server() -> Option<&'static Server> {
     static SERVER: OnceLock<Option<Server>> = OnceLock::new();
     SERVER.get_or_init(start).as_ref()
 }

@@ -9,7 +9,7 @@ use super::harness::{ProgramTest, live, stack_outputs};
 const SECRET_SIG: &str = "4dabf18193072939515e22adb298388d";
 
 /// Whether an exported value is an encrypted secret.
-pub fn is_secret(v: &serde_json::Value) -> bool {
+pub(crate) fn is_secret(v: &serde_json::Value) -> bool {
     v[SECRET_SIG] == "1b47061264138c4ac30d75fd1eb44270" && v.get("ciphertext").is_some()
 }
 

@@ -12,7 +12,7 @@ use super::cli_support::{Env, link_sdks, stderr, stdout};
 use super::integrity::verify_integrity;
 
 /// One case's project and stack, deployed step by step.
-pub struct ProgramTest {
+pub(crate) struct ProgramTest {
     pub env: Env,
     case: PathBuf,
 }
@@ -23,12 +23,12 @@ const QUIET: [&str; 4] = ["--stack", "dev", "--non-interactive", "--yes"];
 impl ProgramTest {
     /// The project of `programs/<case>/` (without its edit steps) on a new `dev` stack; SDK
     /// programs get the installed SDKs linked in and a passphrase for their secrets.
-    pub fn new(case: &str) -> ProgramTest {
+    pub(crate) fn new(case: &str) -> ProgramTest {
         ProgramTest::start(case, false)
     }
 
     /// As `new`, with a passphrase for a YAML program's secrets.
-    pub fn with_secrets(case: &str) -> ProgramTest {
+    pub(crate) fn with_secrets(case: &str) -> ProgramTest {
         ProgramTest::start(case, true)
     }
 
@@ -49,7 +49,7 @@ impl ProgramTest {
     }
 
     /// Copies edit step `stepN/` over the project.
-    pub fn edit(&self, step: &str) {
+    pub(crate) fn edit(&self, step: &str) {
         copy_files(&self.case.join(step), &self.env.project());
     }
 
@@ -64,12 +64,12 @@ impl ProgramTest {
     }
 
     /// Preview, update, integrity check, a refresh and a preview that change nothing; returns the exported state.
-    pub fn up(&self) -> Value {
+    pub(crate) fn up(&self) -> Value {
         self.up_with(&[])
     }
 
     /// As `up`, with extra flags for the update.
-    pub fn up_with(&self, extra: &[&str]) -> Value {
+    pub(crate) fn up_with(&self, extra: &[&str]) -> Value {
         let preview = self.deploy("preview", &[]);
         assert!(
             preview.status.success(),
@@ -114,7 +114,7 @@ impl ProgramTest {
 
     /// An update that must fail (`ExpectFailure`); returns its whole output, after checking the
     /// integrity of the state it left.
-    pub fn up_fails(&self) -> String {
+    pub(crate) fn up_fails(&self) -> String {
         let up = self.deploy("up", &[]);
         let text = format!("{}{}", stdout(&up), stderr(&up));
         assert!(
@@ -127,19 +127,19 @@ impl ProgramTest {
     }
 
     /// Copies an edit step over the project and deploys it.
-    pub fn step(&self, step: &str) -> Value {
+    pub(crate) fn step(&self, step: &str) -> Value {
         self.edit(step);
         self.up()
     }
 
     /// Copies an edit step over the project; its update must fail.
-    pub fn step_fails(&self, step: &str) -> String {
+    pub(crate) fn step_fails(&self, step: &str) -> String {
         self.edit(step);
         self.up_fails()
     }
 
     /// The exported state, after Pulumi's integrity rules were checked on it.
-    pub fn checked_export(&self) -> Value {
+    pub(crate) fn checked_export(&self) -> Value {
         let state = self.env.export("dev");
         if let Err(e) = verify_integrity(&state) {
             panic!(
@@ -151,7 +151,7 @@ impl ProgramTest {
     }
 
     /// The stack's outputs as `stack output --json --show-secrets` prints them.
-    pub fn outputs(&self) -> Value {
+    pub(crate) fn outputs(&self) -> Value {
         let text = self.env.ok(&[
             "stack",
             "output",
@@ -164,7 +164,7 @@ impl ProgramTest {
     }
 
     /// Runs a stepdeck command on the stack, which must succeed.
-    pub fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let mut all = args.to_vec();
         all.extend(["--stack", "dev"]);
         self.env.ok(&all)
@@ -172,7 +172,7 @@ impl ProgramTest {
 
     /// Destroys the stack: afterwards nothing is left in the state and none of the sim world's
     /// resources the state managed (those retained on delete and read ones excepted).
-    pub fn destroy(&self) -> Value {
+    pub(crate) fn destroy(&self) -> Value {
         let out = self.deploy("destroy", &[]);
         assert!(
             out.status.success(),
@@ -229,7 +229,7 @@ fn copy_files(from: &Path, to: &Path) {
 }
 
 /// The exported state's resources.
-pub fn resources(state: &Value) -> Vec<Value> {
+pub(crate) fn resources(state: &Value) -> Vec<Value> {
     state["deployment"]["resources"]
         .as_array()
         .cloned()
@@ -237,17 +237,17 @@ pub fn resources(state: &Value) -> Vec<Value> {
 }
 
 /// A resource's URN.
-pub fn urn(r: &Value) -> &str {
+pub(crate) fn urn(r: &Value) -> &str {
     r["urn"].as_str().unwrap_or("")
 }
 
 /// The name at the end of a URN.
-pub fn name_of(r: &Value) -> &str {
+pub(crate) fn name_of(r: &Value) -> &str {
     urn(r).rsplit("::").next().unwrap_or("")
 }
 
 /// The live (not pending-delete) resource called `name`.
-pub fn live(state: &Value, name: &str) -> Value {
+pub(crate) fn live(state: &Value, name: &str) -> Value {
     resources(state)
         .into_iter()
         .find(|r| name_of(r) == name && r["delete"] != true)
@@ -255,7 +255,7 @@ pub fn live(state: &Value, name: &str) -> Value {
 }
 
 /// Every copy (live or pending delete) of the resource called `name`.
-pub fn copies(state: &Value, name: &str) -> Vec<Value> {
+pub(crate) fn copies(state: &Value, name: &str) -> Vec<Value> {
     resources(state)
         .into_iter()
         .filter(|r| name_of(r) == name)
@@ -263,7 +263,7 @@ pub fn copies(state: &Value, name: &str) -> Vec<Value> {
 }
 
 /// The names of the custom resources that are not providers, sorted.
-pub fn managed(state: &Value) -> Vec<String> {
+pub(crate) fn managed(state: &Value) -> Vec<String> {
     let mut names: Vec<String> = resources(state)
         .iter()
         .filter(|r| {
@@ -276,7 +276,7 @@ pub fn managed(state: &Value) -> Vec<String> {
 }
 
 /// The root stack resource's outputs.
-pub fn stack_outputs(state: &Value) -> Value {
+pub(crate) fn stack_outputs(state: &Value) -> Value {
     resources(state)
         .into_iter()
         .find(|r| r["type"] == "pulumi:pulumi:Stack")

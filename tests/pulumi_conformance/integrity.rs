@@ -7,7 +7,7 @@ use serde_json::Value;
 
 /// Checks that every parent, provider, dependency and deletedWith target appears earlier in
 /// the state, and that only resources marked for deletion share a URN with another.
-pub fn verify_integrity(state: &Value) -> Result<(), String> {
+pub(crate) fn verify_integrity(state: &Value) -> Result<(), String> {
     let resources = state["deployment"]["resources"]
         .as_array()
         .cloned()

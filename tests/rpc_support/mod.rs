@@ -6,13 +6,13 @@
 use std::path::PathBuf;
 
 /// The SDK environment: `STEPDECK_SDK_ENV`, else `<repo>/target/sdk-env`.
-pub struct SdkEnv {
+pub(crate) struct SdkEnv {
     pub root: PathBuf,
     pub python: PathBuf,
 }
 
 /// The installed SDKs; fails the test with instructions when any part is missing (never skips).
-pub fn sdk_env() -> SdkEnv {
+pub(crate) fn sdk_env() -> SdkEnv {
     let root = std::env::var_os("STEPDECK_SDK_ENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/sdk-env"));

@@ -11,16 +11,16 @@ use stepdeck::engine::resource::{OperationType, ResourceState};
 use stepdeck::engine::urn::Urn;
 use stepdeck::state::{Backend, BackendUrl, FileBackend, StackLock, StackRef};
 
-pub fn backend(dir: &Path) -> FileBackend {
+pub(crate) fn backend(dir: &Path) -> FileBackend {
     let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
     FileBackend::open(&url).unwrap()
 }
 
-pub fn dev() -> StackRef {
+pub(crate) fn dev() -> StackRef {
     StackRef::new("proj", "dev").unwrap()
 }
 
-pub fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
+pub(crate) fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
     let mut inputs = PropertyMap::new();
     inputs.insert("size".into(), PropertyValue::Number(3.0));
     ResourceState {
@@ -37,7 +37,7 @@ pub fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
 
 /// Runs a deployment that creates `x` and `y` and stops before it is finished (its journal
 /// is not compacted); returns the journal's path.
-pub fn journaled(b: &FileBackend, lock: &StackLock) -> PathBuf {
+pub(crate) fn journaled(b: &FileBackend, lock: &StackLock) -> PathBuf {
     let (base, journal) = b.begin_deployment(lock, None).unwrap();
     let path = journal.path().to_path_buf();
     let mgr = SnapshotManager::new(&base, Box::new(journal));
@@ -48,7 +48,7 @@ pub fn journaled(b: &FileBackend, lock: &StackLock) -> PathBuf {
 }
 
 /// Journals the creation of `r` (its begin, then its success).
-pub fn journal_create(mgr: &SnapshotManager, r: ResourceState) {
+pub(crate) fn journal_create(mgr: &SnapshotManager, r: ResourceState) {
     let op = mgr.begin(OperationType::Creating, &r).unwrap();
     mgr.success(SuccessEntry {
         op: Some(op),
@@ -60,7 +60,7 @@ pub fn journal_create(mgr: &SnapshotManager, r: ResourceState) {
 
 /// A new `dev` stack whose first deployment was killed after journaling `x` and `y`:
 /// the backend and the journal's path.
-pub fn killed_first_deployment(dir: &Path) -> (FileBackend, PathBuf) {
+pub(crate) fn killed_first_deployment(dir: &Path) -> (FileBackend, PathBuf) {
     let b = backend(dir);
     b.create_stack(&dev()).unwrap();
     let lock = b.lock(&dev(), "up").unwrap();

@@ -22,7 +22,7 @@ use stepdeck::engine::{
 
 /// One provider call, with when it ran.
 #[derive(Clone, Debug)]
-pub struct Call {
+pub(crate) struct Call {
     pub op: &'static str,
     pub urn: Urn,
     pub inputs: PropertyMap,
@@ -32,10 +32,10 @@ pub struct Call {
     pub ended: Instant,
 }
 
-pub type DiffFn = dyn Fn(&DiffRequest) -> DiffResult + Send + Sync;
+pub(crate) type DiffFn = dyn Fn(&DiffRequest) -> DiffResult + Send + Sync;
 
 /// A provider whose behaviour each test scripts.
-pub struct FakeProvider {
+pub(crate) struct FakeProvider {
     pub calls: Mutex<Vec<Call>>,
     pub diff: Option<Box<DiffFn>>,
     pub diff_config: Option<Box<DiffFn>>,
@@ -117,7 +117,7 @@ impl FakeProvider {
     }
 
     /// The calls of one kind, as (name) in order.
-    pub fn names(&self, op: &str) -> Vec<String> {
+    pub(crate) fn names(&self, op: &str) -> Vec<String> {
         self.calls
             .lock()
             .unwrap()
@@ -127,12 +127,12 @@ impl FakeProvider {
             .collect()
     }
 
-    pub fn calls(&self) -> Vec<Call> {
+    pub(crate) fn calls(&self) -> Vec<Call> {
         self.calls.lock().unwrap().clone()
     }
 
     /// The old inputs Check was given for `name`, call by call.
-    pub fn check_olds(&self, name: &str) -> Vec<PropertyMap> {
+    pub(crate) fn check_olds(&self, name: &str) -> Vec<PropertyMap> {
         self.checks
             .lock()
             .unwrap()
@@ -159,7 +159,7 @@ impl FakeProvider {
 
 /// Diff that replaces when any input named in `keys` changed (by comparing old outputs, as
 /// Pulumi's fake does), asking for delete-before-replace when `dbr`.
-pub fn replace_on(keys: &'static [&'static str], dbr: bool) -> Box<DiffFn> {
+pub(crate) fn replace_on(keys: &'static [&'static str], dbr: bool) -> Box<DiffFn> {
     Box::new(move |req: &DiffRequest| {
         let changed: Vec<String> = keys
             .iter()
@@ -271,7 +271,7 @@ impl Provider for FakeProvider {
 }
 
 /// Hands out the one fake for every package.
-pub struct FakeFactory(pub Arc<FakeProvider>);
+pub(crate) struct FakeFactory(pub Arc<FakeProvider>);
 
 impl ProviderFactory for FakeFactory {
     fn load(
@@ -284,14 +284,14 @@ impl ProviderFactory for FakeFactory {
 }
 
 /// A journal that replays every entry and checks the snapshot's integrity after each one.
-pub struct CheckingJournal {
+pub(crate) struct CheckingJournal {
     replayer: Replayer,
     pub violations: Arc<Mutex<Vec<String>>>,
     pub entries: Arc<Mutex<Vec<JournalEntry>>>,
 }
 
 impl CheckingJournal {
-    pub fn new(base: &Snapshot) -> CheckingJournal {
+    pub(crate) fn new(base: &Snapshot) -> CheckingJournal {
         CheckingJournal {
             replayer: Replayer::new(base),
             violations: Arc::default(),
@@ -315,7 +315,7 @@ impl Journal for CheckingJournal {
 }
 
 /// What a test run produced.
-pub struct Run {
+pub(crate) struct Run {
     pub result: DeploymentResult,
     pub events: Vec<EngineEvent>,
     pub entries: Vec<JournalEntry>,
@@ -323,7 +323,7 @@ pub struct Run {
 
 impl Run {
     /// Finished steps as (op, name), in the order they finished.
-    pub fn steps(&self) -> Vec<(StepOp, String)> {
+    pub(crate) fn steps(&self) -> Vec<(StepOp, String)> {
         self.events
             .iter()
             .filter_map(|e| match e {
@@ -334,7 +334,7 @@ impl Run {
             .collect()
     }
 
-    pub fn steps_of(&self, op: StepOp) -> Vec<String> {
+    pub(crate) fn steps_of(&self, op: StepOp) -> Vec<String> {
         self.steps()
             .into_iter()
             .filter(|(o, _)| *o == op)
@@ -342,7 +342,7 @@ impl Run {
             .collect()
     }
 
-    pub fn names(&self) -> Vec<String> {
+    pub(crate) fn names(&self) -> Vec<String> {
         self.result
             .snapshot
             .resources
@@ -353,7 +353,7 @@ impl Run {
     }
 }
 
-pub fn options() -> Options {
+pub(crate) fn options() -> Options {
     Options {
         stack: "test".into(),
         project: "proj".into(),
@@ -363,7 +363,7 @@ pub fn options() -> Options {
 }
 
 /// A deployment ready to run, its events, and the journal's violations and entries.
-pub type Started = (
+pub(crate) type Started = (
     Deployment,
     tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
     Arc<Mutex<Vec<String>>>,
@@ -371,7 +371,7 @@ pub type Started = (
 );
 
 /// Starts a deployment; returns it with the event stream (take `control()` before running).
-pub fn deployment(provider: &Arc<FakeProvider>, base: &Snapshot, opts: Options) -> Started {
+pub(crate) fn deployment(provider: &Arc<FakeProvider>, base: &Snapshot, opts: Options) -> Started {
     let journal = CheckingJournal::new(base);
     let violations = journal.violations.clone();
     let entries = journal.entries.clone();
@@ -387,7 +387,7 @@ pub fn deployment(provider: &Arc<FakeProvider>, base: &Snapshot, opts: Options) 
 }
 
 /// Runs a deployment to the end and checks integrity after every journal entry.
-pub async fn run(
+pub(crate) async fn run(
     provider: &Arc<FakeProvider>,
     base: &Snapshot,
     opts: Options,
@@ -398,7 +398,7 @@ pub async fn run(
     finish(result, rx, &violations, &entries)
 }
 
-pub fn finish(
+pub(crate) fn finish(
     result: DeploymentResult,
     mut rx: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
     violations: &Arc<Mutex<Vec<String>>>,
@@ -423,14 +423,14 @@ pub fn finish(
 
 /// An input of a scripted resource: a literal, or another resource's output.
 #[derive(Clone, Debug)]
-pub enum In {
+pub(crate) enum In {
     Lit(&'static str),
     Out(&'static str, &'static str),
 }
 
 /// A scripted resource registration.
 #[derive(Clone, Debug)]
-pub struct Spec {
+pub(crate) struct Spec {
     pub name: &'static str,
     pub inputs: Vec<(&'static str, In)>,
     pub depends_on: Vec<&'static str>,
@@ -438,7 +438,7 @@ pub struct Spec {
     pub protect: bool,
 }
 
-pub fn res(name: &'static str, inputs: Vec<(&'static str, In)>) -> Spec {
+pub(crate) fn res(name: &'static str, inputs: Vec<(&'static str, In)>) -> Spec {
     Spec {
         name,
         inputs,
@@ -448,10 +448,10 @@ pub fn res(name: &'static str, inputs: Vec<(&'static str, In)>) -> Spec {
     }
 }
 
-pub const TYPE: &str = "pkgA:index:Res";
+pub(crate) const TYPE: &str = "pkgA:index:Res";
 
 /// A program that registers the specs one after another, each waiting for what it references.
-pub fn program(specs: Vec<Spec>) -> Box<dyn Program> {
+pub(crate) fn program(specs: Vec<Spec>) -> Box<dyn Program> {
     use stepdeck::engine::{Goal, ProgramFn};
     Box::new(ProgramFn(
         move |monitor: stepdeck::engine::ResourceMonitor| async move {
@@ -491,25 +491,25 @@ pub fn program(specs: Vec<Spec>) -> Box<dyn Program> {
 
 /// What a scripted program registered so far, by resource name.
 #[derive(Default)]
-pub struct Regs(pub HashMap<String, stepdeck::engine::Registered>);
+pub(crate) struct Regs(pub HashMap<String, stepdeck::engine::Registered>);
 
 impl Regs {
-    pub fn urn(&self, name: &str) -> Urn {
+    pub(crate) fn urn(&self, name: &str) -> Urn {
         self.0[name].urn.clone()
     }
 
     /// The provider reference `<URN>::<ID>` of a registered provider resource.
-    pub fn reference(&self, name: &str) -> String {
+    pub(crate) fn reference(&self, name: &str) -> String {
         let r = &self.0[name];
         format!("{}::{}", r.urn, r.id.clone().unwrap_or_default())
     }
 }
 
 /// Builds one goal from what was registered before it.
-pub type GoalFn = Box<dyn Fn(&Regs) -> stepdeck::engine::Goal + Send + Sync>;
+pub(crate) type GoalFn = Box<dyn Fn(&Regs) -> stepdeck::engine::Goal + Send + Sync>;
 
 /// A program registering the goals one after another (each may use earlier registrations).
-pub fn goals(list: Vec<GoalFn>) -> Box<dyn Program> {
+pub(crate) fn goals(list: Vec<GoalFn>) -> Box<dyn Program> {
     use stepdeck::engine::ProgramFn;
     Box::new(ProgramFn(
         move |monitor: stepdeck::engine::ResourceMonitor| async move {
@@ -529,7 +529,7 @@ pub fn goals(list: Vec<GoalFn>) -> Box<dyn Program> {
 }
 
 /// A custom resource of the test type with string inputs.
-pub fn custom(name: &str, inputs: &[(&str, &str)]) -> stepdeck::engine::Goal {
+pub(crate) fn custom(name: &str, inputs: &[(&str, &str)]) -> stepdeck::engine::Goal {
     stepdeck::engine::Goal::custom(
         TYPE,
         name,
@@ -538,7 +538,7 @@ pub fn custom(name: &str, inputs: &[(&str, &str)]) -> stepdeck::engine::Goal {
 }
 
 /// The resource named `name` in a snapshot (the live copy).
-pub fn state<'a>(snap: &'a Snapshot, name: &str) -> &'a stepdeck::engine::ResourceState {
+pub(crate) fn state<'a>(snap: &'a Snapshot, name: &str) -> &'a stepdeck::engine::ResourceState {
     snap.resources
         .iter()
         .find(|r| r.urn.name() == name && !r.delete)
@@ -546,7 +546,7 @@ pub fn state<'a>(snap: &'a Snapshot, name: &str) -> &'a stepdeck::engine::Resour
 }
 
 /// Error diagnostics of a run.
-pub fn errors(run: &Run) -> Vec<String> {
+pub(crate) fn errors(run: &Run) -> Vec<String> {
     run.events
         .iter()
         .filter_map(|e| match e {
@@ -561,7 +561,7 @@ pub fn errors(run: &Run) -> Vec<String> {
 }
 
 /// Warning diagnostics of a run.
-pub fn warnings(run: &Run) -> Vec<String> {
+pub(crate) fn warnings(run: &Run) -> Vec<String> {
     run.events
         .iter()
         .filter_map(|e| match e {
