@@ -684,6 +684,35 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_run_crosses_the_wire_with_its_message_and_arrives_as_reported() {
+        let message = "first: app not run\nsecond: bad failed";
+        let summary = EngineEvent::Summary {
+            counts: Default::default(),
+            declined: 0,
+            duration: Duration::from_secs(2),
+            outcome: Outcome::Failed(RunFailure::new(FailureCause::Step, message)),
+            preview: false,
+        };
+        let wire = to_wire(&summary);
+        let Some(Kind::Summary(s)) = &wire.kind else {
+            panic!("{wire:?}")
+        };
+        assert_eq!(
+            s.outcome,
+            Some(pb::summary::Outcome::Failed(message.to_string()))
+        );
+        let EngineEvent::Summary {
+            outcome: Outcome::Failed(back),
+            ..
+        } = from_wire(&wire).unwrap()
+        else {
+            panic!("a failed summary comes back failed")
+        };
+        assert_eq!(back.message(), message);
+        assert_eq!(back.cause(), FailureCause::Reported);
+    }
+
+    #[test]
     fn gates_decisions_and_breakpoints_survive_the_round_trip_with_who_decided() {
         use crate::engine::approval::ApprovalKind;
         use crate::engine::step::StepOp;
