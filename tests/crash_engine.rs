@@ -83,6 +83,29 @@ async fn refresh_keeps_a_pending_create_its_provider_cannot_look_up_and_says_how
 }
 
 #[tokio::test]
+async fn a_pending_create_whose_provider_is_gone_stays_and_the_warning_says_why() {
+    let p = Arc::new(FakeProvider::default());
+    let mut s0 = with_pending_create(&p).await;
+    let c = &mut s0.pending_operations[0].resource;
+    let reference = c.provider.clone().unwrap();
+    let (provider_urn, _) = reference.rsplit_once("::").unwrap();
+    let gone = format!("{provider_urn}-gone::0");
+    c.provider = Some(gone.clone());
+    let mut opts = options();
+    opts.operation = Operation::Refresh;
+    let r = run(&p, &s0, opts, None).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(r.result.snapshot.pending_operations.len(), 1);
+    let warned = warnings(&r);
+    assert!(
+        warned.iter().any(|w| w.starts_with(
+            "the pending create of this resource stays: looking it up failed: loading the provider of "
+        ) && w.ends_with(&format!(": unknown provider reference {gone}"))),
+        "{warned:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_preview_announces_the_pending_creates_and_clears_nothing() {
     let p = Arc::new(FakeProvider::default());
     let s0 = with_pending_create(&p).await;

@@ -87,9 +87,19 @@ pub(crate) async fn resolve(
             ctx.manager.resolve(i, None)?;
             continue;
         }
+        let stays = |why: &dyn std::fmt::Display| {
+            events.diag(
+                Some(r.urn.clone()),
+                Severity::Warning,
+                format!("the pending create of this resource stays: looking it up failed: {why}"),
+            );
+        };
         let found = match ctx.provider(r).await {
             Ok(loaded) => loaded.provider.lookup(&r.urn).await,
-            Err(e) => Err(ProviderError::Failed(e.to_string())),
+            Err(e) => {
+                stays(&e);
+                continue;
+            }
         };
         let candidates = match found {
             Ok(c) => c,
@@ -104,11 +114,7 @@ pub(crate) async fn resolve(
                 continue;
             }
             Err(e) => {
-                events.diag(
-                    Some(r.urn.clone()),
-                    Severity::Warning,
-                    format!("the pending create of this resource stays: looking it up failed: {e}"),
-                );
+                stays(&e);
                 continue;
             }
         };

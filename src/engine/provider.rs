@@ -31,6 +31,10 @@ pub enum ProviderError {
     /// Preview cannot diff because the provider's own configuration is not known yet.
     #[error("diff unavailable: {0}")]
     DiffUnavailable(String),
+    /// No provider goes by the reference: the program did not register it and the stack does
+    /// not hold it (an engine error, not a provider's).
+    #[error("unknown provider reference {0}")]
+    UnknownReference(String),
     /// The call was abandoned because the deployment was cancelled.
     #[error("cancelled")]
     Cancelled,

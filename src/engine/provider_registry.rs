@@ -89,9 +89,10 @@ impl ProviderRegistry {
         if let Some(p) = self.get_loaded(reference) {
             return Ok(p);
         }
-        let old = self.olds.get(reference).ok_or_else(|| {
-            ProviderError::Failed(format!("unknown provider reference {reference}"))
-        })?;
+        let old = self
+            .olds
+            .get(reference)
+            .ok_or_else(|| ProviderError::UnknownReference(reference.to_string()))?;
         let loaded = self
             .load_and_configure(&old.type_, &old.inputs, false)
             .await?;
