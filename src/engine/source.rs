@@ -15,6 +15,7 @@ use super::goal::{Goal, ReadGoal, package_of};
 use super::hooks::Hooks;
 use super::property::PropertyMap;
 use super::provider::{CallRequest, ConstructRequest, ProgramInfo, Provider};
+use super::provider_parameterization::ParameterizedPackage;
 use super::provider_registry::ProviderRegistry;
 use super::registration_check::{
     InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
@@ -111,6 +112,9 @@ pub struct ResourceMonitor {
     registered: Arc<Mutex<HashSet<Urn>>>,
     lookup: ResourceLookup,
     hooks: Arc<Hooks>,
+    /// Parameterized packages the program registered, by package name and version: their
+    /// default providers load the base plugin and parameterize it.
+    parameterized: Arc<Mutex<HashMap<(String, String), ParameterizedPackage>>>,
 }
 
 impl ResourceMonitor {
@@ -131,7 +135,16 @@ impl ResourceMonitor {
             registered: Arc::default(),
             lookup: ResourceLookup::default(),
             hooks: Arc::default(),
+            parameterized: Arc::default(),
         }
+    }
+
+    /// Makes a parameterized package's default provider (of its name and version) the base
+    /// plugin parameterized with the package's value.
+    pub fn register_parameterized(&self, package: ParameterizedPackage) {
+        let p = &package.parameterization;
+        let key = (p.name.clone(), p.version.clone());
+        self.parameterized.lock().insert(key, package);
     }
 
     /// Registers hooks into `hooks`, the set step application runs.
@@ -514,6 +527,14 @@ impl ResourceMonitor {
                                 "version".to_string(),
                                 super::property::PropertyValue::String(v.clone()),
                             );
+                            let package = this
+                                .parameterized
+                                .lock()
+                                .get(&(pkg.clone(), v.clone()))
+                                .cloned();
+                            if let Some(package) = package {
+                                inputs = package.provider_inputs(inputs);
+                            }
                         }
                         let name = default_provider_name(version.as_deref());
                         let mut goal = Goal::custom(&provider_type(&pkg), &name, inputs);

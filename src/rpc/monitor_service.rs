@@ -44,9 +44,9 @@ use crate::engine::urn::Urn;
 pub const DEFAULT_ORGANIZATION: &str = "organization";
 
 /// The features we implement, by the ids `SupportsFeature` is asked about (and the enum values
-/// `GetDeploymentInfo` lists). Answered false, because we do not implement them:
-/// `outputValues` (programs then send plain values), `parameterization` (`RegisterPackage`
-/// refuses parameterized packages, so SDKs say so before asking), and the newer enum-only
+/// `GetDeploymentInfo` lists). `parameterization` covers parameterized packages, not
+/// extension packages (`RegisterPackage` refuses those). Answered false, because we do not
+/// implement them: `outputValues` (programs then send plain values), and the newer enum-only
 /// features (options sent to hooks, byte strings, invoke dependsOn/parent, state migrations,
 /// output values in invokes and calls).
 const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
@@ -66,6 +66,7 @@ const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
         "replacementTrigger",
         ResourceMonitorFeature::ReplacementTrigger,
     ),
+    ("parameterization", ResourceMonitorFeature::Parameterization),
 ];
 
 /// Serves ResourceMonitor on top of the engine's monitor.
@@ -765,8 +766,13 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<RegisterPackageRequest>,
     ) -> Result<Response<RegisterPackageResponse>, Status> {
-        let reference = self.packages.register(req.into_inner())?;
-        Ok(Response::new(RegisterPackageResponse { r#ref: reference }))
+        let registered = self.packages.register(req.into_inner())?;
+        if let Some(package) = registered.parameterized {
+            self.monitor.register_parameterized(package);
+        }
+        Ok(Response::new(RegisterPackageResponse {
+            r#ref: registered.reference,
+        }))
     }
 
     /// The program stays up (its callback server serving hooks) until the deployment has run

@@ -1,0 +1,16 @@
+"""A parameterized package, as a generated parameterized SDK uses one: the program registers
+`gadgets` 2.0.0 as the `widgets` 1.0.0 plugin parameterized with the value `blue`, then
+creates a `gadgets:index:Gadget` through that package reference."""
+
+import base64
+
+import pulumi
+from pulumi.runtime import register_package
+
+gadgets = register_package(
+    "widgets", "1.0.0", "", "gadgets", "2.0.0", base64.b64encode(b"blue").decode()
+)
+gadget = pulumi.CustomResource(
+    "gadgets:index:Gadget", "g1", {"size": 3, "shade": None}, package_ref=gadgets
+)
+pulumi.export("shade", gadget.shade)
