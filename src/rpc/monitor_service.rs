@@ -36,7 +36,7 @@ use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
 use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
-use crate::engine::resource::CustomTimeouts;
+use crate::engine::resource::{CustomTimeouts, is_provider_type};
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
 use crate::engine::urn::Urn;
 
@@ -651,7 +651,7 @@ impl MonitorRpc for MonitorService {
             .apply(&mut req)
             .await
             .map_err(|e| Status::unknown(e.to_string()))?;
-        self.packages.apply(
+        let parameterized = self.packages.apply(
             "RegisterResourceRequest",
             &req.package_ref,
             &req.r#type,
@@ -662,7 +662,14 @@ impl MonitorRpc for MonitorService {
         if req.remote {
             return self.construct(req).await;
         }
-        let goal = goal_of(req)?;
+        let mut goal = goal_of(req)?;
+        if let Some(package) = parameterized
+            && is_provider_type(&goal.type_)
+        {
+            // An explicit provider of a parameterized package: the same inputs as its
+            // default provider's (Pulumi's `RegisterResource` for a provider with a packageRef).
+            goal.properties = package.provider_inputs(std::mem::take(&mut goal.properties));
+        }
         let reg = self
             .monitor
             .register(goal)

@@ -14,6 +14,7 @@ use super::pulumirpc::RegisterPackageRequest;
 use crate::engine::goal::package_of;
 use crate::engine::provider_parameterization::{Parameterization, ParameterizedPackage};
 use crate::engine::registration_check::check_version;
+use crate::engine::resource::provider_type_package;
 
 /// A package as registered: its name and version (empty: the default plugin's), and what
 /// parameterizes the plugin when it serves another package.
@@ -121,16 +122,19 @@ impl PackageRefs {
     /// Applies `reference` (a request's `packageRef`, empty for none) to a request for `token`:
     /// the package must be registered and be the token's, and its version is used when
     /// `version` is empty; a parameterized package's version is always used (the reference
-    /// names the whole package, as in Pulumi). `message` names the request in errors.
+    /// names the whole package, as in Pulumi). A provider resource's token
+    /// (`pulumi:providers:<package>`) is its package's. Answers the parameterized package the
+    /// reference names, whose inputs an explicit provider of it takes. `message` names the
+    /// request in errors.
     pub fn apply(
         &self,
         message: &str,
         reference: &str,
         token: &str,
         version: &mut String,
-    ) -> Result<(), Status> {
+    ) -> Result<Option<ParameterizedPackage>, Status> {
         if reference.is_empty() {
-            return Ok(());
+            return Ok(None);
         }
         let packages = self.packages.lock().expect("package refs lock");
         let Some((_, package)) = packages.iter().find(|(r, _)| r == reference) else {
@@ -139,7 +143,7 @@ impl PackageRefs {
             )));
         };
         let (name, served) = package.served();
-        if package_of(token) != name {
+        if provider_type_package(token).unwrap_or(package_of(token)) != name {
             return Err(Status::invalid_argument(format!(
                 "{message}.packageRef: {reference:?} is package {name:?}, not {token:?}'s"
             )));
@@ -147,7 +151,7 @@ impl PackageRefs {
         if version.is_empty() || package.parameterization.is_some() {
             *version = served.to_string();
         }
-        Ok(())
+        Ok(package.parameterized())
     }
 }
 
@@ -249,6 +253,11 @@ mod tests {
         refs.apply("R", &r, "mine:index:Thing", &mut version)
             .unwrap();
         assert_eq!(version, "2.0.0", "the package's version, not the request's");
+        let explicit = refs
+            .apply("R", &r, "pulumi:providers:mine", &mut version)
+            .unwrap()
+            .expect("an explicit provider of the package gets its inputs");
+        assert_eq!(explicit.base_name, "random");
         let base = refs
             .apply("R", &r, "random:index/randomPet:RandomPet", &mut version)
             .unwrap_err();

@@ -3,7 +3,9 @@
 //! value, and creates a `gadgets:index:Gadget` through that package. The default provider
 //! `pulumi:providers:gadgets::default_2_0_0` loads the `widgets` plugin and sends it the value
 //! (`Parameterize`) before anything else, on every run: the update, a second update that
-//! changes nothing, and a destroy, which reloads the provider from the state alone.
+//! changes nothing, and a destroy, which reloads the provider from the state alone. An
+//! explicit provider of the package (`pulumi.ProviderResource` with the package reference, as
+//! a generated SDK's `Provider` makes it) is recorded and parameterized the same way.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -32,22 +34,33 @@ fn py_parameterized_package() {
         "the plugin got the value"
     );
     assert_eq!(stack_outputs(&state)["shade"], "blue");
-    let recorded = live(&state, "default_2_0_0");
-    assert_eq!(recorded["type"], "pulumi:providers:gadgets");
-    assert_eq!(
-        recorded["inputs"],
-        json!({
-            "__internal": {"name": "widgets", "version": "1.0.0", "parameterization": "Ymx1ZQ=="},
-            "version": "2.0.0",
-        }),
-        "the base plugin and the value are recorded as Pulumi records them"
-    );
-    assert_eq!(recorded["outputs"], json!({"version": "2.0.0"}));
-    let first = runs(&log);
+    for provider in ["default_2_0_0", "explicit"] {
+        let recorded = live(&state, provider);
+        assert_eq!(recorded["type"], "pulumi:providers:gadgets");
+        assert_eq!(
+            recorded["inputs"],
+            json!({
+                "__internal": {"name": "widgets", "version": "1.0.0", "parameterization": "Ymx1ZQ=="},
+                "version": "2.0.0",
+            }),
+            "{provider}: the base plugin and the value are recorded as Pulumi records them"
+        );
+        assert_eq!(recorded["outputs"], json!({"version": "2.0.0"}));
+    }
+    let g2 = live(&state, "g2");
     assert!(
-        first.contains(&"create gadgets:index:Gadget g1 preview=False".to_string()),
-        "{first:?}"
+        g2["provider"]
+            .as_str()
+            .unwrap()
+            .contains("::pulumi:providers:gadgets::explicit::"),
+        "{g2}"
     );
+    assert_eq!(g2["outputs"]["shade"], "blue");
+    let first = runs(&log);
+    for name in ["g1", "g2"] {
+        let created = format!("create gadgets:index:Gadget {name} preview=False");
+        assert!(first.contains(&created), "{first:?}");
+    }
     parameterized_before_anything(&first);
 
     std::fs::remove_file(&log).unwrap();
@@ -61,11 +74,18 @@ fn py_parameterized_package() {
 
     std::fs::remove_file(&log).unwrap();
     t.destroy();
-    let destroy = runs(&log);
+    let mut destroy = runs(&log);
+    parameterized_before_anything(&destroy);
+    destroy.sort();
     assert_eq!(
         destroy,
-        [PARAMETERIZED, "delete gadgets:index:Gadget g1"],
-        "the destroy reloads the parameterization from the state"
+        [
+            "delete gadgets:index:Gadget g1",
+            "delete gadgets:index:Gadget g2",
+            PARAMETERIZED,
+            PARAMETERIZED,
+        ],
+        "the destroy reloads both providers' parameterization from the state"
     );
 }
 
