@@ -356,16 +356,6 @@ impl ResourceMonitor {
         Ok(reg)
     }
 
-    /// Calls a provider function.
-    pub async fn invoke(
-        &self,
-        token: &str,
-        args: &PropertyMap,
-        provider: Option<String>,
-    ) -> Result<PropertyMap, RegisterError> {
-        self.invoke_with_version(token, args, provider, None).await
-    }
-
     /// Calls a provider function; without an explicit provider, the default provider of the
     /// requested version serves it (an invoke's `version` option). `pulumi:pulumi:getResource`
     /// is answered here, from this deployment's registrations.

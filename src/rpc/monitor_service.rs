@@ -536,7 +536,12 @@ impl MonitorRpc for MonitorService {
         }
         let result = self
             .monitor
-            .invoke(&req.tok, &args, non_empty(req.provider))
+            .invoke_with_version(
+                &req.tok,
+                &args,
+                non_empty(req.provider),
+                non_empty(req.version),
+            )
             .await
             .map_err(|e| register_status("ResourceInvokeRequest", e))?;
         Ok(Response::new(ResourceInvokeResponse {

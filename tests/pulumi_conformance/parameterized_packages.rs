@@ -34,6 +34,11 @@ fn py_parameterized_package() {
         "the plugin got the value"
     );
     assert_eq!(stack_outputs(&state)["shade"], "blue");
+    assert_eq!(
+        stack_outputs(&state)["invoked"],
+        "blue",
+        "an invoke through the package reference reaches the parameterized plugin"
+    );
     for provider in ["default_2_0_0", "explicit"] {
         let recorded = live(&state, provider);
         assert_eq!(recorded["type"], "pulumi:providers:gadgets");

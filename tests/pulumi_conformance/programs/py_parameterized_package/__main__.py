@@ -1,7 +1,8 @@
 """A parameterized package, as a generated parameterized SDK uses one: the program registers
 `gadgets` 2.0.0 as the `widgets` 1.0.0 plugin parameterized with the value `blue`, then
 creates a `gadgets:index:Gadget` through that package reference under the package's default
-provider, and another under an explicit provider of the package."""
+provider, and another under an explicit provider of the package; its function
+`gadgets:index:getShade` is invoked through the package reference too."""
 
 import base64
 
@@ -27,3 +28,5 @@ pulumi.CustomResource(
     package_ref=gadgets(),
 )
 pulumi.export("shade", gadget.shade)
+shade = pulumi.runtime.invoke("gadgets:index:getShade", {}, package_ref=gadgets())
+pulumi.export("invoked", shade.value["shade"])

@@ -1,6 +1,7 @@
 """The `widgets` provider plugin, written with the Python SDK's experimental provider
 interface: Parameterize makes it serve the package it is given, whose value is the shade of
-every resource it creates. Each Parameterize, Create and Delete appends a line to the file
+every resource it creates and the answer of its function `gadgets:index:getShade`. Each
+Parameterize, Create, Delete and Invoke appends a line to the file
 `$WIDGETS_LOG`, which the test reads."""
 
 import os
@@ -11,6 +12,8 @@ from pulumi.provider.experimental.provider import (
     CreateRequest,
     CreateResponse,
     DeleteRequest,
+    InvokeRequest,
+    InvokeResponse,
     ParameterizeRequest,
     ParameterizeResponse,
     ParametersValue,
@@ -43,6 +46,10 @@ class Widgets(Provider):
         properties = dict(request.properties)
         properties["shade"] = PropertyValue(self.shade)
         return CreateResponse(resource_id=f"{request.name}-id", properties=properties)
+
+    async def invoke(self, request: InvokeRequest) -> InvokeResponse:
+        record(f"invoke {request.tok}")
+        return InvokeResponse(return_value={"shade": PropertyValue(self.shade)})
 
     async def delete(self, request: DeleteRequest) -> None:
         record(f"delete {request.type} {request.name}")
