@@ -376,3 +376,81 @@ fn a_python_programs_log_carries_its_prints_components_and_outputs() {
     assert_eq!(outputs("pyevents-dev"), json!({"itemTag": "t1"}));
     assert_eq!(summary(&rows)["changes"], json!({"create": 3}));
 }
+
+/// Three commands printing on both streams, with the `command` package's `logging` option
+/// unset (both streams), `stdout` and `none`; the first pauses between its lines.
+const COMMAND_LOGGING_PROGRAM: &str = r#"
+resources:
+  both:
+    type: command:local:Command
+    properties:
+      create: "echo out-1; sleep 0.3; echo err-1 >&2; sleep 0.3; echo out-2"
+  outOnly:
+    type: command:local:Command
+    properties:
+      create: "echo out-a; echo err-a >&2"
+      logging: stdout
+  quiet:
+    type: command:local:Command
+    properties:
+      create: "echo out-q; echo err-q >&2"
+      logging: none
+"#;
+
+#[test]
+fn a_commands_logged_lines_stream_as_ephemeral_diagnostics_before_its_step_ends() {
+    let env = Env::new(COMMAND_LOGGING_PROGRAM);
+    env.ok(&["stack", "init", "dev"]);
+    let (out, rows) = logged(&env, "command", &["up", "--yes"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines = |n: &str| -> Vec<(usize, String)> {
+        rows.iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r["kind"] == "diagnostic_event"
+                    && r["diag_urn"]
+                        .as_str()
+                        .is_some_and(|u| u.ends_with(&format!("::{n}")))
+            })
+            .map(|(i, r)| {
+                assert_eq!(r["severity"], "info", "{r}");
+                assert_eq!(r["ephemeral"], true, "{r}");
+                (i, r["message"].as_str().unwrap().to_string())
+            })
+            .collect()
+    };
+    let both = lines("both");
+    assert_eq!(
+        both.iter().map(|(_, m)| m.as_str()).collect::<Vec<_>>(),
+        ["out-1\n", "err-1\n", "out-2\n"],
+        "every line of both streams, in the order printed"
+    );
+    let done = rows
+        .iter()
+        .position(|r| r["kind"] == "res_outputs_event" && name(r) == "both")
+        .unwrap();
+    assert!(
+        both.iter().all(|(i, _)| *i < done),
+        "the lines come while the command runs, before its step's outputs"
+    );
+    let out_only = lines("outOnly");
+    assert_eq!(
+        out_only.iter().map(|(_, m)| m.as_str()).collect::<Vec<_>>(),
+        ["out-a\n"]
+    );
+    assert!(lines("quiet").is_empty(), "`none` logs nothing");
+    let outputs = |n: &str| {
+        rows.iter()
+            .find(|r| r["kind"] == "res_outputs_event" && name(r) == n)
+            .unwrap()["new_outputs"]
+            .clone()
+    };
+    assert_eq!(
+        (
+            outputs("quiet")["stdout"].clone(),
+            outputs("quiet")["stderr"].clone()
+        ),
+        (json!("out-q"), json!("err-q")),
+        "the outputs keep what the command printed whatever is logged"
+    );
+}

@@ -250,3 +250,36 @@ async fn the_run_function_runs_a_command_and_returns_its_output() {
         .to_string();
     assert_eq!(err, "`command` is required");
 }
+
+#[tokio::test]
+async fn logged_lines_arrive_while_the_command_runs() {
+    let (events, mut rx) = stepdeck::engine::EventSink::channel();
+    let p = BuiltinProviders::new("unused.json".into())
+        .with_events(events)
+        .load("command", None)
+        .unwrap();
+    let inputs = props([
+        ("create", "echo first; sleep 1; echo second >&2"),
+        ("logging", "stdoutAndStderr"),
+    ]);
+    let run = tokio::spawn(async move { p.create(create_req(inputs, false)).await });
+    let first = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+        .await
+        .expect("a line within the command's run")
+        .unwrap();
+    assert!(
+        !run.is_finished(),
+        "the first line came before the command ended"
+    );
+    let stepdeck::engine::EngineEvent::Diagnostic { urn, message, .. } = first else {
+        panic!("{first:?}")
+    };
+    assert_eq!((urn, message.as_str()), (Some(self::urn("cmd")), "first"));
+    let created = run.await.unwrap().unwrap();
+    assert_eq!(created.outputs["stdout"], PropertyValue::from("first"));
+    assert_eq!(created.outputs["stderr"], PropertyValue::from("second"));
+    let Ok(stepdeck::engine::EngineEvent::Diagnostic { message, .. }) = rx.try_recv() else {
+        panic!("the second line")
+    };
+    assert_eq!(message, "second");
+}

@@ -422,7 +422,7 @@ async fn a_registered_package_reference_gives_its_version_to_the_default_provide
             .r#ref;
         assert_eq!(reference, again, "one package, one reference");
         m.register_resource(RegisterResourceRequest {
-            package_ref: reference,
+            package_ref: reference.clone(),
             ..random("pinned")
         })
         .await
@@ -446,13 +446,21 @@ async fn a_registered_package_reference_gives_its_version_to_the_default_provide
                 ..package("4.16.0")
             })
             .await
-            .unwrap_err();
-        assert_eq!(parameterized.code(), Code::FailedPrecondition);
-        assert!(
-            parameterized
-                .message()
-                .starts_with("RegisterPackageRequest.parameterization:"),
-            "{parameterized:?}"
+            .unwrap()
+            .into_inner()
+            .r#ref;
+        assert_ne!(
+            parameterized, reference,
+            "a parameterized package is its own"
+        );
+        assert_refused(
+            "the base package's type under the parameterized package's reference",
+            m.register_resource(RegisterResourceRequest {
+                package_ref: parameterized,
+                ..random("based")
+            })
+            .await,
+            "RegisterResourceRequest.packageRef:",
         );
     })
     .await;
@@ -467,6 +475,7 @@ async fn a_registered_package_reference_gives_its_version_to_the_default_provide
         "the package's version picks the default provider: {provider}"
     );
     assert!(!names(&snap).contains(&"loose".to_string()));
+    assert!(!names(&snap).contains(&"based".to_string()));
 }
 
 /// Opens a TCP connection to `addr` as `uid`, sends HTTP/2's client preface and prints how many

@@ -12,6 +12,7 @@ use stepdeck::engine::property::{PropertyMap, PropertyValue, SIG_KEY, props};
 use stepdeck::engine::provider::{
     CreateRequest, DiffChanges, DiffKind, DiffRequest, Provider, ProviderError,
 };
+use stepdeck::engine::provider_parameterization::Parameterization;
 use stepdeck::engine::urn::Urn;
 use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
 use stepdeck::rpc::provider_client::PluginProvider;
@@ -196,6 +197,20 @@ impl ResourceProvider for Fake {
             version: "1.0.0".into(),
         }))
     }
+    /// Serves the package its value names, at the requested version.
+    async fn parameterize(
+        &self,
+        req: Request<pulumirpc::ParameterizeRequest>,
+    ) -> Result<Response<pulumirpc::ParameterizeResponse>, Status> {
+        use pulumirpc::parameterize_request::Parameters;
+        match req.into_inner().parameters {
+            Some(Parameters::Value(v)) => Ok(Response::new(pulumirpc::ParameterizeResponse {
+                name: String::from_utf8_lossy(&v.value).into_owned(),
+                version: v.version,
+            })),
+            _ => Err(Status::invalid_argument("only values")),
+        }
+    }
 }
 
 fn urn() -> Urn {
@@ -261,6 +276,23 @@ async fn secrets_are_stripped_for_the_provider_and_outputs_re_marked() {
         PropertyValue::Secret(Box::new("pw".into()))
     );
     assert_eq!(created.outputs["size"], 2.0.into());
+}
+
+#[tokio::test]
+async fn parameterize_sends_the_value_and_answers_the_providers_package() {
+    let (p, _seen, _server) = start().await;
+    let served = p
+        .parameterize(&Parameterization {
+            name: "gadgets".into(),
+            version: "2.0.0".into(),
+            value: b"widgets".to_vec(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        served, "widgets",
+        "the name comes from the provider's answer"
+    );
 }
 
 #[tokio::test]

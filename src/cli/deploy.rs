@@ -128,7 +128,10 @@ pub(super) fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> 
             }
         };
     let ctx = PluginContext::new(dir, &project.name, python, events.clone());
-    let factory = Arc::new(PluginProviders::new(provider_factory(ws), ctx));
+    let factory = Arc::new(PluginProviders::new(
+        provider_factory(ws, events.clone()),
+        ctx,
+    ));
     Ok(Prepared { program, factory })
 }
 

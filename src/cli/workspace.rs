@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
-use stepdeck::engine::{ProviderFactory, Severity};
+use stepdeck::engine::{EventSink, ProviderFactory, Severity};
 use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::state::{
@@ -219,10 +219,14 @@ pub(super) fn sim_world_path(ws: &Workspace) -> PathBuf {
 }
 
 /// The providers a deployment can load: the built-in ones, the `pulumi` provider reading the
-/// other stacks of the workspace's backend.
-pub(super) fn provider_factory(ws: &Workspace) -> Arc<dyn ProviderFactory> {
+/// other stacks of the workspace's backend, showing their output on `events`.
+pub(super) fn provider_factory(ws: &Workspace, events: EventSink) -> Arc<dyn ProviderFactory> {
     let stacks = BackendStacks::new(ws.backend.clone(), &ws.project.name);
-    Arc::new(BuiltinProviders::new(sim_world_path(ws)).with_stacks(Arc::new(stacks)))
+    Arc::new(
+        BuiltinProviders::new(sim_world_path(ws))
+            .with_stacks(Arc::new(stacks))
+            .with_events(events),
+    )
 }
 
 /// Resolves `--cwd` to the project directory.

@@ -26,6 +26,7 @@ pub mod plan;
 pub mod property;
 pub mod property_path;
 pub mod provider;
+pub mod provider_parameterization;
 pub mod provider_ref;
 pub mod provider_registry;
 pub mod register_error;

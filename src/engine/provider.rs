@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use super::property::PropertyMap;
+use super::provider_parameterization::Parameterization;
 use super::urn::Urn;
 
 /// A provider's refusal or failure, carried to the step that called it.
@@ -38,6 +39,13 @@ pub enum ProviderError {
     /// The call was abandoned because the deployment was cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// A parameterized package's base provider did not become that package.
+    #[error("provider {provider:?} cannot serve the parameterized package {package:?}: {reason}")]
+    Parameterize {
+        provider: String,
+        package: String,
+        reason: String,
+    },
 }
 
 /// One input the provider rejected in Check.
@@ -342,6 +350,12 @@ pub trait Provider: Send + Sync {
     /// Calls a method of a component this provider constructed; returns what it returned.
     async fn call(&self, _req: CallRequest) -> Result<PropertyMap, ProviderError> {
         Err(ProviderError::Unsupported("Call"))
+    }
+
+    /// Makes the provider serve a parameterized package before it is configured; answers the
+    /// package name it now serves. Built-in providers serve only their own package.
+    async fn parameterize(&self, _req: &Parameterization) -> Result<String, ProviderError> {
+        Err(ProviderError::Unsupported("Parameterize"))
     }
 
     /// The resource type tokens the provider implements, as its schema names them, so that

@@ -10,6 +10,7 @@ use super::property::PropertyMap;
 use super::provider::{
     CheckResult, ConfigureResult, DiffRequest, DiffResult, Provider, ProviderError,
 };
+use super::provider_parameterization::{PluginRequest, restore_internal, without_internal};
 use super::resource::ResourceState;
 use super::urn::Urn;
 
@@ -38,25 +39,15 @@ pub struct ProviderRegistry {
     loaded: RwLock<HashMap<String, LoadedProvider>>,
     /// Providers recorded in the base snapshot, configured on first use by an old resource.
     olds: HashMap<String, ResourceState>,
-    /// Unconfigured instances by (package, version), loaded once for CheckConfig and
-    /// DiffConfig: for a plugin every load is a process. The first Configure of that
-    /// (package, version) takes the instance over.
-    unconfigured: Mutex<HashMap<PluginKey, Arc<dyn Provider>>>,
+    /// Unconfigured instances by plugin (package, version, parameterization), loaded once for
+    /// CheckConfig and DiffConfig: for a plugin every load is a process. The first Configure
+    /// of that plugin takes the instance over.
+    unconfigured: Mutex<HashMap<PluginRequest, Arc<dyn Provider>>>,
 }
 
-type PluginKey = (String, Option<String>);
-
-/// The package a provider type manages: `sim` for `pulumi:providers:sim`.
-pub fn provider_package(ty: &str) -> &str {
-    super::resource::provider_type_package(ty).unwrap_or(ty)
-}
-
-fn plugin_key(package: &str, version: Option<&str>) -> PluginKey {
-    (package.to_string(), version.map(str::to_string))
-}
-
-fn version_of(inputs: &PropertyMap) -> Option<&str> {
-    inputs.get("version").and_then(|v| v.as_str())
+/// The plugin a provider resource needs, read from its type and inputs.
+fn plugin_of(ty: &str, inputs: &PropertyMap) -> Result<PluginRequest, ProviderError> {
+    PluginRequest::of(ty, inputs).map_err(|e| ProviderError::Failed(e.to_string()))
 }
 
 impl ProviderRegistry {
@@ -109,17 +100,28 @@ impl ProviderRegistry {
         olds: &PropertyMap,
         news: &PropertyMap,
     ) -> Result<CheckResult, ProviderError> {
-        let prov = self.unconfigured(provider_package(urn.type_()), version_of(news))?;
-        prov.check_config(urn, olds, news).await
+        let prov = self.unconfigured(&plugin_of(urn.type_(), news)?).await?;
+        let checked = prov
+            .check_config(urn, &without_internal(olds), &without_internal(news))
+            .await?;
+        Ok(CheckResult {
+            inputs: restore_internal(news, checked.inputs),
+            failures: checked.failures,
+        })
     }
 
     /// Diff for a provider resource: DiffConfig.
     pub async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
-        let prov = self.unconfigured(
-            provider_package(req.urn.type_()),
-            version_of(&req.new_inputs),
-        )?;
-        prov.diff_config(req).await
+        let prov = self
+            .unconfigured(&plugin_of(req.urn.type_(), &req.new_inputs)?)
+            .await?;
+        prov.diff_config(DiffRequest {
+            old_inputs: without_internal(&req.old_inputs),
+            old_outputs: without_internal(&req.old_outputs),
+            new_inputs: without_internal(&req.new_inputs),
+            ..req
+        })
+        .await
     }
 
     /// Create, update or same of a provider resource: configure it and make it referenceable.
@@ -143,16 +145,17 @@ impl ProviderRegistry {
         inputs: &PropertyMap,
         preview: bool,
     ) -> Result<LoadedProvider, ProviderError> {
-        let key = plugin_key(provider_package(ty), version_of(inputs));
+        let key = plugin_of(ty, inputs)?;
         let cached = self.unconfigured.lock().remove(&key);
         let provider = match cached {
             Some(p) => p,
-            None => self.factory.load(&key.0, key.1.as_deref())?,
+            None => self.load(&key).await?,
         };
+        let inputs = without_internal(inputs);
         let unknown_config = inputs.values().any(|v| v.contains_unknowns());
         let configured = !(preview && unknown_config);
         let configure = if configured {
-            provider.configure(inputs).await?
+            provider.configure(&inputs).await?
         } else {
             ConfigureResult::default()
         };
@@ -163,20 +166,40 @@ impl ProviderRegistry {
         })
     }
 
-    /// The cached unconfigured instance for a (package, version), loading it once.
-    fn unconfigured(
-        &self,
-        package: &str,
-        version: Option<&str>,
-    ) -> Result<Arc<dyn Provider>, ProviderError> {
-        let key = plugin_key(package, version);
-        let mut cache = self.unconfigured.lock();
-        if let Some(p) = cache.get(&key) {
+    /// A new instance of a plugin, parameterized (Pulumi's `loadParameterizedProvider`) when
+    /// it serves a parameterized package: before anything else is asked of it.
+    async fn load(&self, req: &PluginRequest) -> Result<Arc<dyn Provider>, ProviderError> {
+        let provider = self.factory.load(&req.name, req.version.as_deref())?;
+        let Some(p) = &req.parameterization else {
+            return Ok(provider);
+        };
+        let refused = |reason: String| ProviderError::Parameterize {
+            provider: req.name.clone(),
+            package: p.name.clone(),
+            reason,
+        };
+        let served = provider.parameterize(p).await.map_err(|e| match e {
+            ProviderError::Unsupported(_) => refused("it has no Parameterize".into()),
+            other => refused(other.to_string()),
+        })?;
+        if served != p.name {
+            return Err(refused(format!("it answered package {served:?}")));
+        }
+        Ok(provider)
+    }
+
+    /// The cached unconfigured instance of a plugin, loading it once.
+    async fn unconfigured(&self, req: &PluginRequest) -> Result<Arc<dyn Provider>, ProviderError> {
+        if let Some(p) = self.unconfigured.lock().get(req) {
             return Ok(p.clone());
         }
-        let p = self.factory.load(package, version)?;
-        cache.insert(key, p.clone());
-        Ok(p)
+        let loaded = self.load(req).await?;
+        Ok(self
+            .unconfigured
+            .lock()
+            .entry(req.clone())
+            .or_insert(loaded)
+            .clone())
     }
 
     /// The resource types a package's provider declares (empty when it does not say), or why
@@ -186,8 +209,14 @@ impl ProviderRegistry {
         package: &str,
         version: Option<&str>,
     ) -> Result<Vec<String>, ProviderError> {
-        self.unconfigured(package, version)
-            .map(|p| p.resource_types())
+        let req = PluginRequest::plain(package, version);
+        if let Some(p) = self.unconfigured.lock().get(&req) {
+            return Ok(p.resource_types());
+        }
+        let p = self.factory.load(package, version)?;
+        let types = p.resource_types();
+        self.unconfigured.lock().insert(req, p);
+        Ok(types)
     }
 
     /// Sends Cancel to every configured provider.
@@ -201,5 +230,210 @@ impl ProviderRegistry {
         for p in all {
             let _ = p.cancel().await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use async_trait::async_trait;
+
+    use super::*;
+    use crate::engine::property::PropertyValue;
+    use crate::engine::provider::{CreateRequest, CreateResult, DeleteRequest, UpdateRequest};
+    use crate::engine::provider_parameterization::{
+        INTERNAL_KEY, Parameterization, ParameterizedPackage,
+    };
+
+    /// What the plugins of one factory were asked, in order.
+    #[derive(Default)]
+    struct Calls(Mutex<Vec<String>>);
+
+    /// A plugin that becomes whatever package it is parameterized as (or refuses, as built-in
+    /// providers do) and records its calls.
+    struct Recording {
+        calls: Arc<Calls>,
+        parameterizable: bool,
+    }
+
+    impl Recording {
+        fn record(&self, call: String) {
+            self.calls.0.lock().push(call);
+        }
+    }
+
+    fn keys(m: &PropertyMap) -> String {
+        m.keys().cloned().collect::<Vec<_>>().join(",")
+    }
+
+    #[async_trait]
+    impl Provider for Recording {
+        async fn parameterize(&self, req: &Parameterization) -> Result<String, ProviderError> {
+            if !self.parameterizable {
+                return Err(ProviderError::Unsupported("Parameterize"));
+            }
+            self.record(format!(
+                "parameterize {} {}",
+                req.name,
+                String::from_utf8_lossy(&req.value)
+            ));
+            Ok(req.name.clone())
+        }
+        async fn check_config(
+            &self,
+            _urn: &Urn,
+            _olds: &PropertyMap,
+            news: &PropertyMap,
+        ) -> Result<CheckResult, ProviderError> {
+            self.record(format!("check_config {}", keys(news)));
+            Ok(CheckResult {
+                inputs: news.clone(),
+                failures: Vec::new(),
+            })
+        }
+        async fn configure(&self, inputs: &PropertyMap) -> Result<ConfigureResult, ProviderError> {
+            self.record(format!("configure {}", keys(inputs)));
+            Ok(ConfigureResult::default())
+        }
+        async fn create(&self, _req: CreateRequest) -> Result<CreateResult, ProviderError> {
+            unreachable!("the registry never creates")
+        }
+        async fn update(&self, _req: UpdateRequest) -> Result<PropertyMap, ProviderError> {
+            unreachable!("the registry never updates")
+        }
+        async fn delete(&self, _req: DeleteRequest) -> Result<(), ProviderError> {
+            unreachable!("the registry never deletes")
+        }
+    }
+
+    struct Factory {
+        calls: Arc<Calls>,
+        parameterizable: bool,
+    }
+
+    impl ProviderFactory for Factory {
+        fn load(
+            &self,
+            package: &str,
+            version: Option<&str>,
+        ) -> Result<Arc<dyn Provider>, ProviderError> {
+            self.calls
+                .0
+                .lock()
+                .push(format!("load {package} {}", version.unwrap_or("-")));
+            Ok(Arc::new(Recording {
+                calls: self.calls.clone(),
+                parameterizable: self.parameterizable,
+            }))
+        }
+    }
+
+    fn gadgets_inputs() -> PropertyMap {
+        let package = ParameterizedPackage {
+            base_name: "widgets".into(),
+            base_version: Some("1.0.0".into()),
+            download_url: String::new(),
+            parameterization: Parameterization {
+                name: "gadgets".into(),
+                version: "2.0.0".into(),
+                value: b"blue".to_vec(),
+            },
+        };
+        let mut config = PropertyMap::new();
+        config.insert("region".into(), PropertyValue::string("north"));
+        package.provider_inputs(config)
+    }
+
+    fn gadgets_urn() -> Urn {
+        Urn::new(
+            "dev",
+            "p",
+            None,
+            "pulumi:providers:gadgets",
+            "default_2_0_0",
+        )
+    }
+
+    fn registry(parameterizable: bool, base: &[ResourceState]) -> (ProviderRegistry, Arc<Calls>) {
+        let calls = Arc::new(Calls::default());
+        let factory = Arc::new(Factory {
+            calls: calls.clone(),
+            parameterizable,
+        });
+        (ProviderRegistry::new(factory, base), calls)
+    }
+
+    #[tokio::test]
+    async fn a_parameterized_provider_loads_its_base_and_never_sees_internal() {
+        let (reg, calls) = registry(true, &[]);
+        let news = gadgets_inputs();
+        let checked = reg
+            .check(&gadgets_urn(), &PropertyMap::new(), &news)
+            .await
+            .unwrap();
+        assert_eq!(
+            checked.inputs, news,
+            "__internal is back in the checked inputs"
+        );
+        reg.configure(&gadgets_urn(), "id1", &checked.inputs, false)
+            .await
+            .unwrap();
+        assert_eq!(
+            *calls.0.lock(),
+            [
+                "load widgets 1.0.0",
+                "parameterize gadgets blue",
+                "check_config region,version",
+                "configure region,version",
+            ],
+            "parameterized first, once; the plugin never sees __internal"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_recorded_parameterized_provider_is_parameterized_again() {
+        let old = ResourceState {
+            urn: gadgets_urn(),
+            custom: true,
+            id: Some("id1".into()),
+            type_: "pulumi:providers:gadgets".into(),
+            inputs: gadgets_inputs(),
+            ..ResourceState::default()
+        };
+        let (reg, calls) = registry(true, &[old]);
+        reg.ensure(&format!("{}::id1", gadgets_urn()))
+            .await
+            .unwrap();
+        assert_eq!(
+            *calls.0.lock(),
+            [
+                "load widgets 1.0.0",
+                "parameterize gadgets blue",
+                "configure region,version",
+            ]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_provider_without_parameterize_refuses_naming_itself_and_the_package() {
+        let (reg, _) = registry(false, &[]);
+        let e = reg
+            .check(&gadgets_urn(), &PropertyMap::new(), &gadgets_inputs())
+            .await
+            .unwrap_err();
+        assert_eq!(
+            e,
+            ProviderError::Parameterize {
+                provider: "widgets".into(),
+                package: "gadgets".into(),
+                reason: "it has no Parameterize".into(),
+            }
+        );
+        let mut own = gadgets_inputs();
+        own.insert(INTERNAL_KEY.into(), PropertyValue::Bool(true));
+        let e = reg
+            .check(&gadgets_urn(), &PropertyMap::new(), &own)
+            .await
+            .unwrap_err();
+        assert_eq!(e.to_string(), "__internal: must be an object");
     }
 }

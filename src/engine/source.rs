@@ -15,6 +15,7 @@ use super::goal::{Goal, ReadGoal, package_of};
 use super::hooks::Hooks;
 use super::property::PropertyMap;
 use super::provider::{CallRequest, ConstructRequest, ProgramInfo, Provider};
+use super::provider_parameterization::ParameterizedPackage;
 use super::provider_registry::ProviderRegistry;
 use super::registration_check::{
     InvalidField, check_goal, check_invoke, check_properties, check_read_goal,
@@ -112,6 +113,9 @@ pub struct ResourceMonitor {
     registered: Arc<Mutex<HashSet<Urn>>>,
     lookup: ResourceLookup,
     hooks: Arc<Hooks>,
+    /// Parameterized packages the program registered, by package name and version: their
+    /// default providers load the base plugin and parameterize it.
+    parameterized: Arc<Mutex<HashMap<(String, String), ParameterizedPackage>>>,
 }
 
 impl ResourceMonitor {
@@ -132,7 +136,16 @@ impl ResourceMonitor {
             registered: Arc::default(),
             lookup: ResourceLookup::default(),
             hooks: Arc::default(),
+            parameterized: Arc::default(),
         }
+    }
+
+    /// Makes a parameterized package's default provider (of its name and version) the base
+    /// plugin parameterized with the package's value.
+    pub fn register_parameterized(&self, package: ParameterizedPackage) {
+        let p = &package.parameterization;
+        let key = (p.name.clone(), p.version.clone());
+        self.parameterized.lock().insert(key, package);
     }
 
     /// Registers hooks into `hooks`, the set step application runs.
@@ -344,16 +357,6 @@ impl ResourceMonitor {
         Ok(reg)
     }
 
-    /// Calls a provider function.
-    pub async fn invoke(
-        &self,
-        token: &str,
-        args: &PropertyMap,
-        provider: Option<String>,
-    ) -> Result<PropertyMap, RegisterError> {
-        self.invoke_with_version(token, args, provider, None).await
-    }
-
     /// Calls a provider function; without an explicit provider, the default provider of the
     /// requested version serves it (an invoke's `version` option). `pulumi:pulumi:getResource`
     /// is answered here, from this deployment's registrations.
@@ -493,8 +496,9 @@ impl ResourceMonitor {
     }
 
     /// Registers (once per package and version) the default provider
-    /// `pulumi:providers:<pkg>::default[_X_Y_Z]`, configured from the stack's `<pkg>:*` config,
-    /// and returns its reference. `user` names what needs it, for the error when the stack's
+    /// `pulumi:providers:<pkg>::default[_X_Y_Z]`, configured from the stack's `<pkg>:*` config
+    /// (and, for a parameterized package the program registered at that version, its base
+    /// plugin and value under `__internal`), and returns its reference. `user` names what needs it, for the error when the stack's
     /// `pulumi:disable-default-providers` config denies default providers for the package.
     async fn default_provider(
         &self,
@@ -523,6 +527,14 @@ impl ResourceMonitor {
                                 "version".to_string(),
                                 super::property::PropertyValue::String(v.clone()),
                             );
+                            let package = this
+                                .parameterized
+                                .lock()
+                                .get(&(pkg.clone(), v.clone()))
+                                .cloned();
+                            if let Some(package) = package {
+                                inputs = package.provider_inputs(inputs);
+                            }
                         }
                         let name = default_provider_name(version.as_deref());
                         let mut goal = Goal::custom(&provider_type(&pkg), &name, inputs);

@@ -9,6 +9,7 @@ use super::hooks::{ErrorHookCall, HookCall, HookKind, Hooks, MAX_ERROR_HOOK_ATTE
 use super::journal::{SnapshotManager, SuccessEntry};
 use super::property::{PropertyMap, PropertyValue};
 use super::provider::{CreateRequest, DeleteRequest, ProviderError, ReadRequest, UpdateRequest};
+use super::provider_parameterization::without_internal;
 use super::provider_registry::ProviderRegistry;
 use super::resource::{OperationType, ResourceState};
 use super::step::{OldState, ReplaceOrder, Step, Superseded};
@@ -583,7 +584,7 @@ impl ApplyCtx {
                     source,
                 })?;
             new.id = Some(id);
-            new.outputs = new.inputs.clone();
+            new.outputs = without_internal(&new.inputs);
             return Ok(());
         }
         let loaded = self.provider(new).await?;
@@ -648,7 +649,7 @@ impl ApplyCtx {
                     urn: new.urn.clone(),
                     source,
                 })?;
-            new.outputs = new.inputs.clone();
+            new.outputs = without_internal(&new.inputs);
             return Ok(());
         }
         let loaded = self.provider(new).await?;

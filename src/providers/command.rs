@@ -1,19 +1,21 @@
 //! The `command` provider: `command:local:Command` of the `pulumi-command` package, running
 //! real processes on create, update and delete, with `triggers` forcing a replacement, the
 //! files its `assetPaths`/`archivePaths` select as `assets`/`archive` (`command_assets`), and
-//! its `command:local:run` function. `logging` is checked but changes nothing: the command's
-//! output is kept in `stdout`/`stderr`, never streamed to the deployment's log.
+//! its `command:local:run` function. The command's output is kept in `stdout`/`stderr`, and the
+//! streams its `logging` option chooses are shown line by line while it runs (`command_log`).
 
 use std::process::Stdio;
 use std::time::Duration;
 
 use async_trait::async_trait;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::sync::watch;
 
 use super::command_assets::{glob_archive, glob_assets};
+use super::command_log::{CommandLog, LOGGING, Logging};
 use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{FieldError, check_known, opt_bool, opt_str, opt_str_list, opt_str_map};
+use crate::engine::events::EventSink;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
@@ -40,7 +42,6 @@ const INPUTS: &[&str] = &[
     "triggers",
     "update",
 ];
-const LOGGING: &[&str] = &["stdout", "stderr", "stdoutAndStderr", "none"];
 /// How much of a failed command's output its error carries.
 const TAIL_LINES: usize = 20;
 
@@ -54,6 +55,7 @@ struct Invocation {
     previous: Option<(String, String)>,
     asset_paths: Option<Vec<String>>,
     archive_paths: Option<Vec<String>>,
+    logging: Logging,
 }
 
 impl Invocation {
@@ -77,6 +79,7 @@ impl Invocation {
             previous: add_previous.then(|| (prev("stdout"), prev("stderr"))),
             asset_paths: opt_str_list(inputs, "assetPaths")?,
             archive_paths: opt_str_list(inputs, "archivePaths")?,
+            logging: Logging::from_inputs(inputs)?,
         })
     }
 }
@@ -116,6 +119,8 @@ fn tail(text: &str) -> String {
 /// The `command` provider. `cancel` kills the processes it is running.
 pub struct CommandProvider {
     cancel_tx: watch::Sender<bool>,
+    /// Where the lines `logging` chooses go while a command runs.
+    events: EventSink,
 }
 
 impl Default for CommandProvider {
@@ -158,13 +163,24 @@ impl CommandProvider {
     pub fn new() -> CommandProvider {
         CommandProvider {
             cancel_tx: watch::channel(false).0,
+            events: EventSink::none(),
         }
     }
 
-    /// Runs `command` to completion; the child is killed if this future is dropped, the
-    /// provider is cancelled, or `timeout` (seconds, 0 = none) passes.
+    /// A provider that shows its commands' output on the deployment's events.
+    pub fn with_events(events: EventSink) -> CommandProvider {
+        CommandProvider {
+            events,
+            ..CommandProvider::new()
+        }
+    }
+
+    /// Runs `command` for the resource `urn` (none for `command:local:run`) to completion;
+    /// the child is killed if this future is dropped, the provider is cancelled, or `timeout`
+    /// (seconds, 0 = none) passes.
     async fn run(
         &self,
+        urn: Option<&Urn>,
         command: &str,
         how: &Invocation,
         timeout: f64,
@@ -214,22 +230,12 @@ impl CommandProvider {
                 let _ = s.write_all(input.as_bytes()).await;
             }
         };
-        let mut out_pipe = child.stdout.take();
-        let mut err_pipe = child.stderr.take();
-        let read_out = async {
-            let mut buf = Vec::new();
-            if let Some(p) = out_pipe.as_mut() {
-                let _ = p.read_to_end(&mut buf).await;
-            }
-            buf
+        let log = CommandLog {
+            events: self.events.clone(),
+            urn: urn.cloned(),
         };
-        let read_err = async {
-            let mut buf = Vec::new();
-            if let Some(p) = err_pipe.as_mut() {
-                let _ = p.read_to_end(&mut buf).await;
-            }
-            buf
-        };
+        let read_out = log.pump(child.stdout.take(), how.logging.stdout);
+        let read_err = log.pump(child.stderr.take(), how.logging.stderr);
         let finished = async {
             let (_, out, err, status) = tokio::join!(feed, read_out, read_err, child.wait());
             (out, err, status)
@@ -377,7 +383,7 @@ impl Provider for CommandProvider {
         let output = match command {
             Some(c) => {
                 let how = Invocation::from_inputs(&req.inputs, &PropertyMap::new()).map_err(bad)?;
-                self.run(&c, &how, req.timeout).await?
+                self.run(Some(&req.urn), &c, &how, req.timeout).await?
             }
             None => Output::default(),
         };
@@ -421,7 +427,9 @@ impl Provider for CommandProvider {
             return Ok(out);
         };
         let how = Invocation::from_inputs(&req.new_inputs, &req.old_outputs).map_err(bad)?;
-        let output = self.run(&command, &how, req.timeout).await?;
+        let output = self
+            .run(Some(&req.urn), &command, &how, req.timeout)
+            .await?;
         Ok(output.into_outputs(&req.new_inputs))
     }
 
@@ -436,7 +444,9 @@ impl Provider for CommandProvider {
             return Ok(());
         };
         let how = Invocation::from_inputs(inputs, &req.outputs).map_err(bad)?;
-        self.run(&command, &how, req.timeout).await.map(|_| ())
+        self.run(Some(&req.urn), &command, &how, req.timeout)
+            .await
+            .map(|_| ())
     }
 
     async fn invoke(&self, token: &str, args: &PropertyMap) -> Result<PropertyMap, ProviderError> {
@@ -449,7 +459,7 @@ impl Provider for CommandProvider {
             .map_err(bad)?
             .ok_or_else(|| ProviderError::Failed("`command` is required".into()))?;
         let how = Invocation::from_inputs(args, &PropertyMap::new()).map_err(bad)?;
-        let output = self.run(&command, &how, 0.0).await?;
+        let output = self.run(None, &command, &how, 0.0).await?;
         Ok(output.into_outputs(args))
     }
 

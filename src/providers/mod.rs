@@ -4,6 +4,7 @@
 
 pub mod command;
 mod command_assets;
+mod command_log;
 mod input_diff;
 mod input_fields;
 mod pet_words;
@@ -20,6 +21,7 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use crate::engine::events::EventSink;
 use crate::engine::provider::{Provider, ProviderError};
 use crate::engine::provider_registry::ProviderFactory;
 use crate::engine::stack_outputs::StackOutputsSource;
@@ -41,6 +43,8 @@ pub struct BuiltinProviders {
     sim_world_path: PathBuf,
     sim_world: Mutex<Option<Arc<SimWorld>>>,
     stacks: Option<Arc<dyn StackOutputsSource>>,
+    /// The deployment's events, where the `command` provider shows its commands' output.
+    events: EventSink,
 }
 
 impl BuiltinProviders {
@@ -50,7 +54,15 @@ impl BuiltinProviders {
             sim_world_path: sim_world,
             sim_world: Mutex::new(None),
             stacks: None,
+            events: EventSink::none(),
         }
+    }
+
+    /// Lets providers show what they do on the deployment's events (the `command` provider's
+    /// `logging`); without it, that output is only kept in the outputs.
+    pub fn with_events(mut self, events: EventSink) -> BuiltinProviders {
+        self.events = events;
+        self
     }
 
     /// Lets the `pulumi` provider read the other stacks of the deployment's backend (stack
@@ -86,7 +98,7 @@ impl ProviderFactory for BuiltinProviders {
         match package {
             "sim" => Ok(Arc::new(SimProvider::new(self.sim_world()?))),
             "random" => Ok(Arc::new(RandomProvider::new())),
-            "command" => Ok(Arc::new(CommandProvider::new())),
+            "command" => Ok(Arc::new(CommandProvider::with_events(self.events.clone()))),
             "pulumi" => Ok(Arc::new(PulumiProvider::new(self.stacks.clone()))),
             other => Err(ProviderError::Failed(format!(
                 "no provider for package `{other}`: the built-in providers are {}",

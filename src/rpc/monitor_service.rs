@@ -36,7 +36,7 @@ use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
 use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
-use crate::engine::resource::CustomTimeouts;
+use crate::engine::resource::{CustomTimeouts, is_provider_type};
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
 use crate::engine::urn::Urn;
 
@@ -44,9 +44,9 @@ use crate::engine::urn::Urn;
 pub const DEFAULT_ORGANIZATION: &str = "organization";
 
 /// The features we implement, by the ids `SupportsFeature` is asked about (and the enum values
-/// `GetDeploymentInfo` lists). Answered false, because we do not implement them:
-/// `outputValues` (programs then send plain values), `parameterization` (`RegisterPackage`
-/// refuses parameterized packages, so SDKs say so before asking), and the newer enum-only
+/// `GetDeploymentInfo` lists). `parameterization` covers parameterized packages, not
+/// extension packages (`RegisterPackage` refuses those). Answered false, because we do not
+/// implement them: `outputValues` (programs then send plain values), and the newer enum-only
 /// features (options sent to hooks, byte strings, invoke dependsOn/parent, state migrations,
 /// output values in invokes and calls).
 const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
@@ -66,6 +66,7 @@ const SUPPORTED_FEATURES: &[(&str, ResourceMonitorFeature)] = &[
         "replacementTrigger",
         ResourceMonitorFeature::ReplacementTrigger,
     ),
+    ("parameterization", ResourceMonitorFeature::Parameterization),
 ];
 
 /// Serves ResourceMonitor on top of the engine's monitor.
@@ -535,7 +536,12 @@ impl MonitorRpc for MonitorService {
         }
         let result = self
             .monitor
-            .invoke(&req.tok, &args, non_empty(req.provider))
+            .invoke_with_version(
+                &req.tok,
+                &args,
+                non_empty(req.provider),
+                non_empty(req.version),
+            )
             .await
             .map_err(|e| register_status("ResourceInvokeRequest", e))?;
         Ok(Response::new(ResourceInvokeResponse {
@@ -650,7 +656,7 @@ impl MonitorRpc for MonitorService {
             .apply(&mut req)
             .await
             .map_err(|e| Status::unknown(e.to_string()))?;
-        self.packages.apply(
+        let parameterized = self.packages.apply(
             "RegisterResourceRequest",
             &req.package_ref,
             &req.r#type,
@@ -661,7 +667,14 @@ impl MonitorRpc for MonitorService {
         if req.remote {
             return self.construct(req).await;
         }
-        let goal = goal_of(req)?;
+        let mut goal = goal_of(req)?;
+        if let Some(package) = parameterized
+            && is_provider_type(&goal.type_)
+        {
+            // An explicit provider of a parameterized package: the same inputs as its
+            // default provider's (Pulumi's `RegisterResource` for a provider with a packageRef).
+            goal.properties = package.provider_inputs(std::mem::take(&mut goal.properties));
+        }
         let reg = self
             .monitor
             .register(goal)
@@ -765,8 +778,13 @@ impl MonitorRpc for MonitorService {
         &self,
         req: Request<RegisterPackageRequest>,
     ) -> Result<Response<RegisterPackageResponse>, Status> {
-        let reference = self.packages.register(req.into_inner())?;
-        Ok(Response::new(RegisterPackageResponse { r#ref: reference }))
+        let registered = self.packages.register(req.into_inner())?;
+        if let Some(package) = registered.parameterized {
+            self.monitor.register_parameterized(package);
+        }
+        Ok(Response::new(RegisterPackageResponse {
+            r#ref: registered.reference,
+        }))
     }
 
     /// The program stays up (its callback server serving hooks) until the deployment has run

@@ -28,6 +28,7 @@ use crate::engine::provider::{
     DiffRequest, DiffResult, PropertyDiff, Provider, ProviderError, ReadRequest, ReadResult,
     UpdateRequest,
 };
+use crate::engine::provider_parameterization::Parameterization;
 use crate::engine::urn::Urn;
 
 /// The log-only engine plugins are given as their argument, shared by the plugins of one factory.
@@ -680,6 +681,21 @@ impl Provider for PluginProvider {
         };
         refused_arguments("call", &req.tok, &resp.failures)?;
         self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")
+    }
+
+    async fn parameterize(&self, req: &Parameterization) -> Result<String, ProviderError> {
+        use pulumirpc::parameterize_request::{Parameters, ParametersValue};
+        let wire = pulumirpc::ParameterizeRequest {
+            parameters: Some(Parameters::Value(ParametersValue {
+                name: req.name.clone(),
+                version: req.version.clone(),
+                value: req.value.clone(),
+            })),
+        };
+        match self.client().await?.parameterize(wire).await {
+            Ok(resp) => Ok(resp.into_inner().name),
+            Err(s) => Err(self.rpc_error("Parameterize", s).await),
+        }
     }
 
     async fn cancel(&self) -> Result<(), ProviderError> {

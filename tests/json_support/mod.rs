@@ -67,7 +67,8 @@ for n, line in enumerate(open(sys.argv[1]), 1):
     if kind == "res_op_failed_event":
         row.update(status=body.status, steps=body.steps)
     if kind == "diagnostic_event":
-        row.update(severity=body.severity, message=body.message, diag_urn=body.urn)
+        row.update(severity=body.severity, message=body.message, diag_urn=body.urn,
+                   ephemeral=body.ephemeral)
     if kind == "summary_event":
         row.update(changes={str(k): v for k, v in body.resource_changes.items()},
                    duration=body.duration_seconds, corrupt=body.maybe_corrupt)

@@ -17,6 +17,7 @@ mod hide_diffs;
 mod hooks;
 mod lifecycle;
 mod outputs;
+mod parameterized_packages;
 mod providers;
 mod read_import;
 mod remote_components;
