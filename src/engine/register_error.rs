@@ -54,7 +54,7 @@ pub enum RegisterError {
     /// A provider call made for the request failed.
     #[error("{call} failed: {source}")]
     Provider {
-        call: FunctionCall,
+        call: Box<FunctionCall>,
         source: ProviderError,
     },
     /// The provider's Diff failed.

@@ -376,7 +376,7 @@ impl ResourceMonitor {
         prov.invoke(token, args)
             .await
             .map_err(|source| RegisterError::Provider {
-                call: FunctionCall::Invoke(token.to_string()),
+                call: Box::new(FunctionCall::Invoke(token.to_string())),
                 source,
             })
     }
@@ -397,10 +397,10 @@ impl ResourceMonitor {
         for d in &req.dependencies {
             self.check_registered("dependencies", d)?;
         }
-        let call = FunctionCall::Construct {
+        let call = Box::new(FunctionCall::Construct {
             type_: req.type_.clone(),
             name: req.name.clone(),
-        };
+        });
         let prov = self.provider_for(&req.type_, provider, version).await?;
         self.fill_info(&mut req.info);
         let built = prov
@@ -432,7 +432,7 @@ impl ResourceMonitor {
         }
         let prov = self.provider_for(&req.tok, provider, version).await?;
         self.fill_info(&mut req.info);
-        let call = FunctionCall::Call(req.tok.clone());
+        let call = Box::new(FunctionCall::Call(req.tok.clone()));
         prov.call(req)
             .await
             .map_err(|source| RegisterError::Provider { call, source })
