@@ -8,7 +8,7 @@ use stepdeck::engine::gate_decisions::GateDecisions;
 use stepdeck::project::approval_files::{read_decisions, read_policy_file, stack_rules};
 
 use super::args::{ApprovalArg, DeployArgs};
-use super::deploy::Display;
+use super::display::Display;
 use super::errors::usage;
 use super::workspace::{Stack, Workspace};
 

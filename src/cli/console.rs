@@ -11,7 +11,8 @@ use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
 use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 
 use super::args::DeployArgs;
-use super::deploy::{Display, Run, RunMeta, conclude, execute, options, save_plan, update_kind};
+use super::deploy::{Run, RunMeta, conclude, execute, options, save_plan, update_kind};
+use super::display::Display;
 use super::errors::DeploymentFailed;
 use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace};

@@ -11,7 +11,8 @@ use stepdeck::engine::Operation;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, ServeArgs, StackArg};
 use super::console::{Showing, session};
-use super::deploy::{Display, Run, RunMeta, conclude, options};
+use super::deploy::{Run, RunMeta, conclude, options};
+use super::display::Display;
 use super::operation;
 use super::workspace::Workspace;
 

@@ -2,7 +2,7 @@
 //! as plain progress lines, or as JSON.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -28,33 +28,11 @@ use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::approvals::approval_settings;
 use super::args::{DeployArgs, OutputArgs};
+use super::display::{Display, shown_config};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
 use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
-
-/// How a deployment is shown.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Display {
-    Console,
-    Plain,
-    Json,
-}
-
-impl Display {
-    pub(super) fn choose(json: bool, non_interactive: bool) -> Display {
-        if json {
-            Display::Json
-        } else if non_interactive
-            || !std::io::stdout().is_terminal()
-            || !std::io::stdin().is_terminal()
-        {
-            Display::Plain
-        } else {
-            Display::Console
-        }
-    }
-}
 
 /// What a run records and loads beyond the engine's options: the history message and
 /// whether destroy or refresh runs the program (`--run-program`).
@@ -295,21 +273,6 @@ async fn print(
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
         let _ = writeln!(&stdout, "{text}");
     }
-}
-
-/// The configuration as displays may show it: secret values masked.
-pub(super) fn shown_config(opts: &Options) -> BTreeMap<String, String> {
-    opts.config
-        .iter()
-        .map(|(k, v)| {
-            let shown = if opts.secret_keys.contains(k) {
-                "[secret]".to_string()
-            } else {
-                v.clone()
-            };
-            (k.clone(), shown)
-        })
-        .collect()
 }
 
 /// The outcome as this command's result: a failed or cancelled run exits 1.

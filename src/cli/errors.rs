@@ -82,6 +82,6 @@ fn is_input_error(e: &stepdeck::state::StateError) -> bool {
             | E::Secrets { .. }
             | E::Import { .. }
             | E::BadUrl { .. }
-            | E::BadName { .. }
+            | E::BadName(_)
     )
 }

@@ -8,6 +8,7 @@ mod config;
 mod console;
 mod demo;
 mod deploy;
+mod display;
 mod errors;
 mod graph;
 mod held_notices;

@@ -7,7 +7,8 @@ use anyhow::Result;
 use stepdeck::engine::Operation;
 
 use super::args::DeployArgs;
-use super::deploy::{self, Display};
+use super::deploy;
+use super::display::Display;
 
 pub(super) async fn run(
     dir: &Path,

@@ -15,7 +15,7 @@ use stepdeck::rpc::console_token::{Tokens, random_token};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::ServeArgs;
-use super::deploy::shown_config;
+use super::display::shown_config;
 use super::errors::usage;
 
 /// A console being served for the deployment this command runs.

@@ -4,52 +4,10 @@
 
 use thiserror::Error;
 
-use super::control::{ApprovalPolicy, UnknownPolicy};
-use super::step::StepOp;
+pub use super::approval_kind::ApprovalKind;
+use super::approval_kind::{ApprovalPolicy, UnknownPolicy};
 use super::targets::UrnGlob;
 use super::urn::Urn;
-
-/// The kinds of step a policy governs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ApprovalKind {
-    Deletes,
-    /// Both create-before-delete and delete-before-replace replacements.
-    Replacements,
-    Updates,
-    Creates,
-}
-
-impl ApprovalKind {
-    pub const ALL: [ApprovalKind; 4] = [
-        ApprovalKind::Deletes,
-        ApprovalKind::Replacements,
-        ApprovalKind::Updates,
-        ApprovalKind::Creates,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ApprovalKind::Deletes => "deletes",
-            ApprovalKind::Replacements => "replacements",
-            ApprovalKind::Updates => "updates",
-            ApprovalKind::Creates => "creates",
-        }
-    }
-
-    /// The kind a step belongs to; steps that change nothing (same, read, refresh) have none,
-    /// nor the delete of a replaced copy (its replacement was the decision).
-    pub fn of(op: StepOp) -> Option<ApprovalKind> {
-        match op {
-            StepOp::Create | StepOp::Import => Some(ApprovalKind::Creates),
-            StepOp::Update => Some(ApprovalKind::Updates),
-            StepOp::Replace | StepOp::CreateReplacement | StepOp::ImportReplacement => {
-                Some(ApprovalKind::Replacements)
-            }
-            StepOp::Delete => Some(ApprovalKind::Deletes),
-            _ => None,
-        }
-    }
-}
 
 impl std::str::FromStr for ApprovalKind {
     type Err = RuleError;

@@ -5,38 +5,9 @@ use std::sync::Arc;
 
 use tokio::sync::{Semaphore, mpsc, watch};
 
-use super::approval::ApprovalKind;
+use super::approval_kind::ApprovalKind;
+pub use super::approval_kind::{ApprovalPolicy, UnknownPolicy};
 use super::events::{CascadeId, Decider, EngineEvent, EventSink};
-
-/// What to do with a step (or a delete-before-replace cascade) a policy governs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ApprovalPolicy {
-    /// Hold the step's chain at its gate until someone decides.
-    Ask,
-    /// Run it, as Pulumi does.
-    #[default]
-    Auto,
-    /// Skip it and what depends on it; what exists is kept as it is.
-    Decline,
-}
-
-/// A policy name that is not `ask`, `auto` or `decline`; keeps the name for the message.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown approval policy {0:?}: expected ask, auto or decline")]
-pub struct UnknownPolicy(pub String);
-
-impl std::str::FromStr for ApprovalPolicy {
-    type Err = UnknownPolicy;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "ask" => Ok(ApprovalPolicy::Ask),
-            "auto" => Ok(ApprovalPolicy::Auto),
-            "decline" => Ok(ApprovalPolicy::Decline),
-            other => Err(UnknownPolicy(other.to_string())),
-        }
-    }
-}
 
 /// How far cancellation has gone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]

@@ -254,7 +254,7 @@ pub enum EngineEvent {
         chain: ChainId,
         op: StepOp,
         urn: Urn,
-        kind: super::approval::ApprovalKind,
+        kind: super::approval_kind::ApprovalKind,
         /// `ask`: it waits for a decision; otherwise the `decline` policy skips it at once.
         asked: bool,
     },

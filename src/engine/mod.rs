@@ -3,6 +3,7 @@
 //! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
 
 pub mod approval;
+mod approval_kind;
 pub mod asset;
 pub mod clock;
 mod component_hooks;

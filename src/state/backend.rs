@@ -6,23 +6,20 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use serde_json::{Value, json};
 
 use crate::engine::journal::Journal;
 use crate::engine::snapshot::Snapshot;
 
-use super::backend_url::{BackendUrl, Scheme};
+use super::backend_url::BackendUrl;
 use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};
 use super::error::StateError;
 use super::export::validate_export;
-use super::file_backend::FileBackend;
-use super::history::UpdateRecord;
 use super::lock_info::{LockInfo, StackLock};
 use super::passphrase::Crypter;
-use super::postgres::PgBackend;
 use super::stack_ref::StackRef;
+use super::update_record::UpdateRecord;
 
 /// A stack's state as loaded: the snapshot (journal replayed, integrity checked), the epoch
 /// of the checkpoint it came from, and the secrets provider recorded with it.
@@ -43,14 +40,6 @@ pub struct StackSummary {
     /// The checkpoint's manifest time (RFC 3339).
     pub last_update: Option<String>,
     pub lock: Option<LockInfo>,
-}
-
-/// Opens the backend a URL names (`file://DIR` or `postgres://…`).
-pub fn open(url: &BackendUrl) -> Result<Arc<dyn Backend>, StateError> {
-    Ok(match url.scheme() {
-        Scheme::File(_) => Arc::new(FileBackend::open(url)?),
-        Scheme::Postgres(_) => Arc::new(PgBackend::open(url)?),
-    })
 }
 
 /// Where stacks' state lives. Writes take a [`StackLock`] from [`Backend::lock`]; reads need

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::error::StateError;
-use super::postgres::PgUrl;
+use super::postgres::url::PgUrl;
 
 /// The backend used when neither `--backend` nor the environment names one.
 pub const DEFAULT_BACKEND_URL: &str = "file://~/.stepdeck";

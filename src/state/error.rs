@@ -8,6 +8,7 @@ use crate::engine::snapshot::IntegrityError;
 
 use super::lock_info::StackLocked;
 use super::passphrase::SecretsError;
+use super::stack_ref::BadName;
 
 /// Anything that went wrong reading or writing a stack's state.
 #[derive(Debug, thiserror::Error)]
@@ -18,12 +19,8 @@ pub enum StateError {
     /// schema version, permissions, a connection lost.
     #[error("{url}: {message}")]
     Database { url: String, message: String },
-    #[error("invalid {kind} name {name:?}: {reason}")]
-    BadName {
-        kind: &'static str,
-        name: String,
-        reason: String,
-    },
+    #[error(transparent)]
+    BadName(#[from] BadName),
     #[error("{}: {source}", path.display())]
     Io {
         path: PathBuf,

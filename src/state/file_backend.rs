@@ -22,11 +22,11 @@ use super::checkpoint::{
 use super::error::StateError;
 use super::file_journal::{FileJournal, journal_keeps_only, read_journal};
 use super::file_lock as lock;
-use super::history::UpdateRecord;
 use super::lock_info::{LockInfo, StackLock};
 use super::passphrase::{Crypter, SecretsError};
 use super::secrets::has_ciphertext;
 use super::stack_ref::{StackRef, validate_name};
+use super::update_record::UpdateRecord;
 use crate::engine::journal::Journal;
 use std::collections::BTreeMap;
 

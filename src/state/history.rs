@@ -2,54 +2,17 @@
 //! `history/<stack>-<start nanos>.history.json` file per update (Pulumi's `UpdateInfo`), written
 //! under the stack's lock once the update ends, whatever its result.
 
-use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
-
-use serde::{Deserialize, Serialize};
 
 use super::atomic::write_atomic;
 use super::error::StateError;
 use super::file_backend::FileBackend;
 use super::lock_info::StackLock;
 use super::stack_ref::StackRef;
+use super::update_record::UpdateRecord;
 
 const SUFFIX: &str = ".history.json";
-
-/// One recorded update (Pulumi's `apitype.UpdateInfo`); times are Unix seconds.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct UpdateRecord {
-    /// `update`, `refresh` or `destroy`.
-    pub kind: String,
-    pub start_time: i64,
-    #[serde(default)]
-    pub message: String,
-    #[serde(default)]
-    pub environment: BTreeMap<String, String>,
-    /// The stack's configuration when the update ran, by `<namespace>:<name>`.
-    #[serde(default)]
-    pub config: BTreeMap<String, RecordedConfig>,
-    /// `succeeded` or `failed`.
-    pub result: String,
-    pub end_time: i64,
-    /// 1 for the stack's first update, counting up.
-    #[serde(default)]
-    pub version: u64,
-    /// Completed steps by Pulumi's op name (`create`, `same`, …).
-    #[serde(default)]
-    pub resource_changes: BTreeMap<String, usize>,
-}
-
-/// A config value as the history keeps it (Pulumi's `apitype.ConfigValue`): text, or JSON text
-/// for an object; secrets stay encrypted.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecordedConfig {
-    pub string: String,
-    pub secret: bool,
-    pub object: bool,
-}
 
 impl FileBackend {
     fn history_dir(&self, stack: &StackRef) -> PathBuf {

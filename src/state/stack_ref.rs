@@ -3,7 +3,14 @@
 
 use std::fmt;
 
-use super::error::StateError;
+/// A project or stack name that cannot be used; the names become directory names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid {kind} name {name:?}: {reason}")]
+pub struct BadName {
+    pub kind: &'static str,
+    pub name: String,
+    pub reason: String,
+}
 
 /// A stack within a project; both names match Pulumi's `[A-Za-z0-9_.-]{1,100}`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -13,7 +20,7 @@ pub struct StackRef {
 }
 
 impl StackRef {
-    pub fn new(project: &str, stack: &str) -> Result<StackRef, StateError> {
+    pub fn new(project: &str, stack: &str) -> Result<StackRef, BadName> {
         validate_name("project", project)?;
         validate_name("stack", stack)?;
         Ok(StackRef {
@@ -45,8 +52,8 @@ impl fmt::Display for StackRef {
 }
 
 /// Checks a project or stack name; the names become directory names.
-pub fn validate_name(kind: &'static str, name: &str) -> Result<(), StateError> {
-    let bad = |reason: &str| StateError::BadName {
+pub fn validate_name(kind: &'static str, name: &str) -> Result<(), BadName> {
+    let bad = |reason: &str| BadName {
         kind,
         name: name.to_string(),
         reason: reason.to_string(),

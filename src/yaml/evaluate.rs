@@ -26,18 +26,11 @@ use super::error::{Pos, SourceError};
 use super::functions::type_string;
 use super::scope::{PulumiVars, ResourceValue, Scope, Slot, Slots, text_of};
 use super::stack_reference::{StackReferences, reference_goal};
-use super::type_check::check_resource_types;
+use super::type_check::{check_resource_types, is_component_type};
 
 /// A directory made absolute against the current directory, as `pulumi.cwd` reports it.
 fn absolute(dir: &Path) -> PathBuf {
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
-}
-
-/// Whether a type registers as a component (no provider): stepdeck's convention is the module
-/// `component` (`demo:component:Tier`), since Pulumi YAML itself can only use packaged
-/// components.
-pub fn is_component_type(ty: &str) -> bool {
-    ty.split(':').nth(1) == Some("component")
 }
 
 /// A checked program ready to run.

@@ -20,8 +20,9 @@ mod type_check;
 
 pub use crate::located_yaml::node;
 pub use error::{Pos, SourceError, YamlError};
-pub use evaluate::{YamlProgram, is_component_type};
+pub use evaluate::YamlProgram;
 pub use node::{Key, Node, NodeKind};
+pub use type_check::is_component_type;
 
 #[cfg(test)]
 mod builtin_tests;

@@ -8,7 +8,6 @@ use crate::engine::source::ResourceMonitor;
 use super::ast::{ProgramAst, resolve_type};
 use super::component::Components;
 use super::error::SourceError;
-use super::evaluate::is_component_type;
 
 /// Every resource whose type its provider does not declare (Pulumi YAML's "error resolving type
 /// of resource"), located at the resource; a provider that lists no types is trusted.
@@ -42,4 +41,11 @@ pub(super) fn check_resource_types(
         ));
     }
     errors
+}
+
+/// Whether a type registers as a component (no provider): stepdeck's convention is the module
+/// `component` (`demo:component:Tier`), since Pulumi YAML itself can only use packaged
+/// components.
+pub fn is_component_type(ty: &str) -> bool {
+    ty.split(':').nth(1) == Some("component")
 }

@@ -23,7 +23,7 @@ mod db;
 mod journal;
 mod lease;
 mod schema;
-mod url;
+pub(crate) mod url;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -45,11 +45,11 @@ use super::checkpoint::{
 use super::error::StateError;
 use super::file_backend::{corrupt, decode_state, parse_checkpoint};
 use super::file_journal::parse_journal;
-use super::history::UpdateRecord;
 use super::lock_info::{LockInfo, StackLock, StackLocked};
 use super::passphrase::Crypter;
 use super::stack_ref::{StackRef, validate_name};
 use super::stack_rename::rename_snapshot;
+use super::update_record::UpdateRecord;
 
 pub use journal::PgJournal;
 pub use url::{DEFAULT_TABLE, PgUrl, SslMode};
