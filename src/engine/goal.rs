@@ -85,7 +85,7 @@ impl Goal {
 }
 
 /// The package part of a type token.
-pub fn package_of(ty: &str) -> &str {
+pub(crate) fn package_of(ty: &str) -> &str {
     ty.split(':').next().unwrap_or(ty)
 }
 

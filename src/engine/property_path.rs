@@ -208,7 +208,7 @@ impl fmt::Display for PropertyPath {
 
 /// Resets every ignored path in `news` to its value in `olds` (Pulumi's processIgnoreChanges).
 /// Paths into elements that were added or removed cannot be ignored and are returned.
-pub fn apply_ignore_changes(
+pub(crate) fn apply_ignore_changes(
     olds: &PropertyMap,
     news: &PropertyMap,
     ignore: &[PropertyPath],

@@ -13,9 +13,9 @@ use super::urn::ROOT_STACK_TYPE;
 
 /// Deepest nesting of objects and lists accepted in a value: the journal's JSON reader stops at
 /// 128 levels and its entries wrap values in a few levels of their own.
-pub const MAX_PROPERTY_DEPTH: usize = 64;
+pub(crate) const MAX_PROPERTY_DEPTH: usize = 64;
 /// Most values (every element of every list and object counts) one request may carry.
-pub const MAX_PROPERTY_VALUES: usize = 1_000_000;
+pub(crate) const MAX_PROPERTY_VALUES: usize = 1_000_000;
 
 /// A request field that is malformed or names something that does not exist.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -38,7 +38,7 @@ impl InvalidField {
 type Checked = Result<(), InvalidField>;
 
 /// Checks a registration's own fields.
-pub fn check_goal(goal: &Goal) -> Checked {
+pub(crate) fn check_goal(goal: &Goal) -> Checked {
     check_type("type", &goal.type_, goal.custom)?;
     check_name("name", &goal.name)?;
     if goal.type_ == ROOT_STACK_TYPE {
@@ -93,7 +93,7 @@ pub fn check_goal(goal: &Goal) -> Checked {
 }
 
 /// Checks a read's own fields.
-pub fn check_read_goal(goal: &ReadGoal) -> Checked {
+pub(crate) fn check_read_goal(goal: &ReadGoal) -> Checked {
     check_type("type", &goal.type_, true)?;
     check_name("name", &goal.name)?;
     if goal.id.is_empty() {
@@ -115,7 +115,7 @@ pub fn check_read_goal(goal: &ReadGoal) -> Checked {
 }
 
 /// Checks an invoke's function token, provider reference and arguments.
-pub fn check_invoke(token: &str, provider: Option<&str>, args: &PropertyMap) -> Checked {
+pub(crate) fn check_invoke(token: &str, provider: Option<&str>, args: &PropertyMap) -> Checked {
     check_type("tok", token, true)?;
     if let Some(p) = provider {
         check_provider_reference("provider", p)?;
@@ -125,7 +125,7 @@ pub fn check_invoke(token: &str, provider: Option<&str>, args: &PropertyMap) -> 
 
 /// A type token: not empty, no URN separators; a custom resource's (and a function's) has the
 /// form `<package>:<module>:<name>`, as Pulumi's `ParseTypeToken` demands.
-pub fn check_type(field: &str, ty: &str, custom: bool) -> Checked {
+pub(crate) fn check_type(field: &str, ty: &str, custom: bool) -> Checked {
     let bad =
         |why: &str| InvalidField::new(field, format!("{ty:?} is not a valid type token: {why}"));
     if ty.is_empty() {
@@ -154,7 +154,7 @@ fn check_name(field: &str, name: &str) -> Checked {
 }
 
 /// A package version: semantic versioning 2.0 (an optional leading `v` is tolerated).
-pub fn check_version(field: &str, v: &str) -> Checked {
+pub(crate) fn check_version(field: &str, v: &str) -> Checked {
     semver::Version::parse(v.strip_prefix('v').unwrap_or(v))
         .map(|_| ())
         .map_err(|e| InvalidField::new(field, format!("{v:?} is not a semantic version: {e}")))
@@ -162,7 +162,7 @@ pub fn check_version(field: &str, v: &str) -> Checked {
 
 /// A provider reference: `<provider URN>::<provider ID>`, the URN of type
 /// `pulumi:providers:<package>`, the ID not empty.
-pub fn check_provider_reference(field: &str, reference: &str) -> Checked {
+pub(crate) fn check_provider_reference(field: &str, reference: &str) -> Checked {
     let bad = |why: &str| {
         InvalidField::new(
             field,
@@ -236,7 +236,7 @@ fn check_timeouts(t: &CustomTimeouts) -> Checked {
 
 /// Checks a property map: nesting depth, number of values, finite numbers (the state is JSON,
 /// which has no NaN or infinity). Linear in the values; a path is built only for the culprit.
-pub fn check_properties(field: &str, props: &PropertyMap) -> Checked {
+pub(crate) fn check_properties(field: &str, props: &PropertyMap) -> Checked {
     let mut budget = MAX_PROPERTY_VALUES;
     for (k, v) in props {
         check_value(v, 1, &mut budget).map_err(|f| f.into_field(&format!("{field}.{k}")))?;

@@ -10,7 +10,7 @@ use parking_lot::RwLock;
 use super::property::{PropertyMap, PropertyValue};
 
 /// What a secret value is replaced with in messages.
-pub const MASKED: &str = "[secret]";
+pub(crate) const MASKED: &str = "[secret]";
 
 /// Values shorter than this, and `true`/`false`, are not masked: they would blank out
 /// ordinary words (Pulumi's log filter draws the same lines).

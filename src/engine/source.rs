@@ -84,7 +84,7 @@ const DYNAMIC_PROVIDER_PACKAGES: [&str; 2] = ["pulumi-python", "pulumi-nodejs"];
 
 /// A default provider's name (Pulumi's `DefaultName`): `default`, or for a requested version
 /// `default_` and the version with its separators as underscores (`default_1_2_3_beta_1`).
-pub fn default_provider_name(version: Option<&str>) -> String {
+pub(crate) fn default_provider_name(version: Option<&str>) -> String {
     match version {
         None => "default".to_string(),
         Some(v) => {

@@ -5,7 +5,7 @@ use super::snapshot::Snapshot;
 
 /// The resource type that exposes another stack's outputs (`name`, `outputs`,
 /// `secretOutputNames`).
-pub const STACK_REFERENCE_TYPE: &str = "pulumi:pulumi:StackReference";
+pub(crate) const STACK_REFERENCE_TYPE: &str = "pulumi:pulumi:StackReference";
 
 /// A stack that could not be read: unknown, misnamed, or its state unreadable.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
