@@ -3,6 +3,8 @@
 //! is the cost of serving, taken in alternating pairs and printed as medians and spread), and
 //! 1,000,000 events streamed to one watcher.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

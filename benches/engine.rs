@@ -1,6 +1,8 @@
 //! Divan benchmarks of the engine at modest sizes (`cargo bench --bench engine`). Bigger
 //! sizes: set `STEPDECK_BENCH_BIG=1`. Whole-process figures come from `benches/scale.rs`.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::sync::Arc;
 
 use divan::Bencher;

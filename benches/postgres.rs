@@ -7,6 +7,8 @@
 //! 10,000; a load of a 100,000-resource stack. Then divan times the same operations.
 //! Smaller sizes for a quick look: `STEPDECK_BENCH_SMALL=1`.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 #[path = "../tests/pg_support/mod.rs"]
 mod pg_support;
 

@@ -6,6 +6,8 @@
 //! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
 //! console-frame, sdk, sdk-node, many-resources. See BENCHMARKS.md.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

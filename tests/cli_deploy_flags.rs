@@ -2,6 +2,8 @@
 //! `--expect-no-changes`, `--config KEY=VALUE` (saved to the stack's settings first, as Pulumi
 //! does) and `--suppress-outputs`.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use std::process::Output;

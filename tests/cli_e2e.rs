@@ -1,5 +1,7 @@
 //! The command line end to end: the real binary, real files, the sim provider's world.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use std::sync::LazyLock;

@@ -1,5 +1,7 @@
 //! Inputs that once panicked, exhausted memory or blocked: they get a clear error and exit 2.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use cli_support::*;

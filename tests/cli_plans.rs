@@ -3,6 +3,8 @@
 //! checked against the stack, project, configuration and version they were made for, and
 //! survive a state export and import.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use std::path::PathBuf;

@@ -4,6 +4,8 @@
 //! registrations answered from the recorded state, and nothing is created; a program that fails
 //! to load fails the command and keeps the state.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use cli_support::*;

@@ -2,6 +2,8 @@
 //! backend (Pulumi's DIY `history/<stack>-<time>.history.json`), failed ones too; previews are
 //! not.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use cli_support::*;

@@ -2,6 +2,8 @@
 //! root stack's name too), with the settings file, history and tags; the selection follows;
 //! an existing name is refused and nothing moves.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use cli_support::*;

@@ -1,6 +1,8 @@
 //! `stack tag get/set/rm/ls`: user tags kept by the backend; Pulumi's built-in `pulumi:` tags
 //! are listed and refused for change.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use cli_support::*;

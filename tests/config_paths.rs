@@ -3,6 +3,8 @@
 //! from Pulumi's `TestConfigSet`, `TestConfigSetTypes` and `TestConfigSetAll`, and nesting
 //! beyond them), and values read back as Pulumi reads them.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use cli_support::*;

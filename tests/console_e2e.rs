@@ -2,6 +2,8 @@
 //! state and the sim world checked afterwards. Every test has its own tmux server (`-L`), temp
 //! project, backend and world, so the tests run in parallel.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 mod console_support;
 mod crash_support;

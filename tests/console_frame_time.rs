@@ -3,6 +3,8 @@
 //! The bound here is loose (debug builds, shared CI machines); run with `--release
 //! --nocapture` for the real figure.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::time::{Duration, Instant};
 
 use ratatui::buffer::Buffer;

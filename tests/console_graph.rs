@@ -2,6 +2,8 @@
 //! trace over the drawn characters of generated graphs proving that every edge is one connected
 //! path from its source to its target that joins no unrelated edge, and horizontal scrolling.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use ratatui::Terminal;

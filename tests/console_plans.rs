@@ -3,6 +3,8 @@
 //! with its dependents, and a program edited between the preview and `y` is refused by the
 //! preview's plan.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 mod console_support;
 

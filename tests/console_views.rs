@@ -1,6 +1,8 @@
 //! Snapshot tests of every console view, drawn with ratatui's TestBackend at 80×24 (one view at
 //! a time) and 200×60 (the wide layout), from a model reduced from a realistic event timeline.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 

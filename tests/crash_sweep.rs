@@ -8,6 +8,8 @@
 //!
 //! The default test runs every third kill point; `full_kill_point_sweep` (ignored) runs all.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 mod crash_support;
 

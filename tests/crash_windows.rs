@@ -2,6 +2,8 @@
 //! right after a provider changed the sim world and before the journal recorded it, then
 //! brought back with the plain commands an operator would run.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 mod crash_support;
 

@@ -2,6 +2,8 @@
 //! runs on, decisions (operator, kind-wide, decision file) release or decline them, a declined
 //! step skips exactly what depends on it, and step mode and breakpoints hold steps back.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

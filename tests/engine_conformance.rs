@@ -1,5 +1,7 @@
 //! Conformance of step generation and execution with Pulumi's engine, scenario by scenario.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 //! failing hook does to its step, to the rest of the run and to the state (Pulumi's
 //! `resource_hooks_test.go` and `error_hooks_test.go` in `pkg/engine/lifecycletest`).
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::{Arc, Mutex};

@@ -2,6 +2,8 @@
 //! step_generator_test.go, refresh_test.go, destroy_test.go, pending_replace_test.go and
 //! pulumi_test.go.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

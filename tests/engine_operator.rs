@@ -1,6 +1,8 @@
 //! The operator's gates: pause, DBR approval, cancel and terminate, and parallel diff agreeing
 //! with serial diff.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 //! replaceOnChanges, protect, retainOnDelete, deletedWith, customTimeouts,
 //! additionalSecretOutputs, import, components and their outputs.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

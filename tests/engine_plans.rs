@@ -2,6 +2,8 @@
 //! records a plan with each resource's seed, an update under it gives Check the same seeds,
 //! and a registration the plan does not allow fails before any provider changes anything.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

@@ -2,6 +2,8 @@
 //! config, explicit providers, provider replacement cascading to what they manage, moves between
 //! providers, unknown configuration in previews, malformed references.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

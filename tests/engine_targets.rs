@@ -1,6 +1,8 @@
 //! Targeted operations (Pulumi's target_test.go): untargeted resources keep their state,
 //! skipped creates, targeted deletes and their dependents, excludes.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod support;
 
 use std::sync::Arc;

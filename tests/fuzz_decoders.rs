@@ -5,6 +5,8 @@
 //! its file; globs agree with a plain reference matcher. Each runs a small fixed budget in CI;
 //! `cargo test --test fuzz_decoders -- --ignored` runs the same properties with many more cases.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::fs;
 use std::path::Path;
 

@@ -1,6 +1,8 @@
 //! `preview --json` as Pulumi's digest (logical steps, no sames but the root stack's unless
 //! asked), the same choices on the plain display, `--diff`, and `--expect-no-changes`.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 mod json_support;
 

@@ -2,6 +2,8 @@
 //! read back with the Pulumi Python SDK's `pulumi.automation.events` types, as the Automation
 //! API reads it, and pinned by snapshots.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 mod json_support;
 

@@ -3,6 +3,8 @@
 //! and the graph of those edges must have no strongly connected component of more than one
 //! file. A module's own `mod.rs` declaring or re-exporting its children is not an edge.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,7 @@
 //! The `command` provider through the `Provider` trait, running real processes.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -1,6 +1,8 @@
 //! The `sim` provider through the `Provider` trait, loaded by the built-in factory, with the
 //! world file read back from disk after every change.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,6 +1,8 @@
 //! The provider plugin client against a real Python dynamic provider (`python -m
 //! pulumi.dynamic` from the Pulumi SDK), launched by `PluginProviders`.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod rpc_support;
 
 use std::path::Path;

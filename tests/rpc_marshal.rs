@@ -1,5 +1,7 @@
 //! Struct⇄property marshalling as the SDKs and providers see it on the wire.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use prost_types::value::Kind;
 use prost_types::{Struct, Value};
 use stepdeck::engine::property::{

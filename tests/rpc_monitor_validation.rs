@@ -3,6 +3,8 @@
 //! invalid reaches the journal, the stack stays loadable, and the monitor listens only on a
 //! private Unix socket.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod rpc_support;
 
 use std::future::Future;

@@ -4,6 +4,8 @@
 //!
 //! Needs the SDKs installed by `.ci/install-sdks.sh` (in `target/sdk-env`, or `STEPDECK_SDK_ENV`).
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,8 @@
 //! The file backend on real files: stacks, checkpoints, journals and their crash windows,
 //! secrets on disk, export/import and locks.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

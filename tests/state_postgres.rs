@@ -3,6 +3,8 @@
 //! leases taken over with a warning, bad input refused with exit 2, stacks moved between
 //! backends.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 mod crash_support;
 mod pg_support;

@@ -1,6 +1,8 @@
 //! Races between real processes of the binary: concurrent first uses of a stack, and the
 //! stack lock's lease (renewed while a deployment runs, taken over once its holder stopped).
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use std::path::{Path, PathBuf};

@@ -2,6 +2,8 @@
 //! invokes, config), run through the real binary with the built-in providers: preview, up, the
 //! exported state and the stack outputs.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 mod cli_support;
 
 use serde_json::Value;

@@ -4,6 +4,8 @@
 //! corresponding Pulumi test asserts (the mapping is in `tests/pulumi_conformance/README.md`).
 //! Cases are separate tests, so the harness runs them in parallel threads.
 
+#![allow(clippy::unwrap_used, clippy::panic)]
+
 #[path = "../cli_support/mod.rs"]
 mod cli_support;
 
