@@ -20,7 +20,7 @@ use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
-use super::ast::{AliasDecl, ProgramAst, ResourceDecl, resolve_type};
+use super::ast::{AliasDecl, GetDecl, ProgramAst, ResourceDecl, resolve_type};
 use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
@@ -31,6 +31,15 @@ use super::type_check::{check_resource_types, is_component_type};
 /// A directory made absolute against the current directory, as `pulumi.cwd` reports it.
 fn absolute(dir: &Path) -> PathBuf {
     std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf())
+}
+
+/// Where a declared resource goes, worked out once before its goal is built: its type as the
+/// provider names it, its parent and provider, and the resources it depends on so far.
+struct Target {
+    type_: String,
+    parent: Option<Urn>,
+    provider: Option<String>,
+    dependencies: Vec<Urn>,
 }
 
 /// A checked program ready to run.
@@ -528,7 +537,7 @@ impl Shared {
                 .cloned(),
             None => None,
         };
-        let mut dependencies: Vec<Urn> = o
+        let dependencies: Vec<Urn> = o
             .depends_on
             .iter()
             .filter_map(|d| urn_of(&d.name))
@@ -536,81 +545,150 @@ impl Shared {
         let failed = |e: crate::engine::source::RegisterError| {
             SourceError::new(file, r.pos, format!("resource {:?}: {e}", r.key))
         };
-
+        let target = Target {
+            type_,
+            parent,
+            provider,
+            dependencies,
+        };
         if let Some(get) = &r.get {
-            let id = scope.eval(&get.id).await?;
-            dependencies.extend(id.deps);
-            let mut properties = PropertyMap::new();
-            for (k, e) in &get.state {
-                let v = scope.eval(e).await?;
-                dependencies.extend(v.deps);
-                properties.insert(k.clone(), v.value);
-            }
-            dependencies.sort();
-            dependencies.dedup();
-            let id = match id.value.reveal() {
-                PropertyValue::String(s) => s,
-                PropertyValue::Unknown => UNKNOWN_SENTINEL.to_string(),
-                other => {
-                    return Err(SourceError::new(
-                        file,
-                        get.id.pos,
-                        format!(
-                            "resource {:?}: `get.id` must be a string, found {}",
-                            r.key,
-                            type_string(&other)
-                        ),
-                    ));
-                }
-            };
-            let goal = ReadGoal {
-                type_,
-                name: r.name.clone(),
-                id,
-                parent,
-                provider,
-                properties,
-                dependencies,
-                additional_secret_outputs: o.additional_secret_outputs.clone(),
-                version: o.version.clone(),
-            };
+            let goal = self.read_goal(scope, r, get, target).await?;
             return monitor.read(goal).await.map_err(failed);
         }
-
-        if type_ == STACK_REFERENCE_TYPE {
-            // As in Pulumi YAML, a stack reference is a read whose id is its `name` property,
-            // the resource's key when the property is left out.
-            let mut properties = PropertyMap::new();
-            for (k, e) in &r.properties {
-                let v = scope.eval(e).await?;
-                dependencies.extend(v.deps);
-                properties.insert(k.clone(), v.value);
-            }
-            let name = match properties.remove("name").map(|v| v.reveal()) {
-                None => r.key.clone(),
-                Some(PropertyValue::String(s)) => s,
-                Some(other) => {
-                    return Err(SourceError::new(
-                        file,
-                        r.pos,
-                        format!(
-                            "'name' property must be a string, instead got type {}",
-                            type_string(&other)
-                        ),
-                    ));
-                }
-            };
-            dependencies.sort();
-            dependencies.dedup();
-            let mut goal = reference_goal(&name, properties);
-            goal.name = r.name.clone();
-            goal.parent = parent;
-            goal.provider = provider;
-            goal.dependencies = dependencies;
-            goal.version = o.version.clone();
+        if target.type_ == STACK_REFERENCE_TYPE {
+            let goal = self.stack_reference_goal(scope, r, target).await?;
             return monitor.read(goal).await.map_err(failed);
         }
+        let goal = self.resource_goal(scope, r, target, &urn_of).await?;
+        match self.components.get(&r.type_) {
+            Some(def) => {
+                let inputs = goal.properties.clone();
+                let reg = monitor.register(goal).await.map_err(failed)?;
+                self.construct(def, r, reg, inputs, monitor).await
+            }
+            None => monitor.register(goal).await.map_err(failed),
+        }
+    }
 
+    /// The read a resource with `get:` becomes: its id and state evaluated.
+    async fn read_goal(
+        &self,
+        scope: &Scope<'_>,
+        r: &ResourceDecl,
+        get: &GetDecl,
+        target: Target,
+    ) -> Result<ReadGoal, SourceError> {
+        let file = self.ast.file.as_str();
+        let o = &r.options;
+        let Target {
+            type_,
+            parent,
+            provider,
+            mut dependencies,
+        } = target;
+        let id = scope.eval(&get.id).await?;
+        dependencies.extend(id.deps);
+        let mut properties = PropertyMap::new();
+        for (k, e) in &get.state {
+            let v = scope.eval(e).await?;
+            dependencies.extend(v.deps);
+            properties.insert(k.clone(), v.value);
+        }
+        dependencies.sort();
+        dependencies.dedup();
+        let id = match id.value.reveal() {
+            PropertyValue::String(s) => s,
+            PropertyValue::Unknown => UNKNOWN_SENTINEL.to_string(),
+            other => {
+                return Err(SourceError::new(
+                    file,
+                    get.id.pos,
+                    format!(
+                        "resource {:?}: `get.id` must be a string, found {}",
+                        r.key,
+                        type_string(&other)
+                    ),
+                ));
+            }
+        };
+        Ok(ReadGoal {
+            type_,
+            name: r.name.clone(),
+            id,
+            parent,
+            provider,
+            properties,
+            dependencies,
+            additional_secret_outputs: o.additional_secret_outputs.clone(),
+            version: o.version.clone(),
+        })
+    }
+
+    /// The read a `pulumi:pulumi:StackReference` becomes: as in Pulumi YAML, its id is its
+    /// `name` property, the resource's key when the property is left out.
+    async fn stack_reference_goal(
+        &self,
+        scope: &Scope<'_>,
+        r: &ResourceDecl,
+        target: Target,
+    ) -> Result<ReadGoal, SourceError> {
+        let file = self.ast.file.as_str();
+        let Target {
+            parent,
+            provider,
+            mut dependencies,
+            ..
+        } = target;
+        // As in Pulumi YAML, a stack reference is a read whose id is its `name` property,
+        // the resource's key when the property is left out.
+        let mut properties = PropertyMap::new();
+        for (k, e) in &r.properties {
+            let v = scope.eval(e).await?;
+            dependencies.extend(v.deps);
+            properties.insert(k.clone(), v.value);
+        }
+        let name = match properties.remove("name").map(|v| v.reveal()) {
+            None => r.key.clone(),
+            Some(PropertyValue::String(s)) => s,
+            Some(other) => {
+                return Err(SourceError::new(
+                    file,
+                    r.pos,
+                    format!(
+                        "'name' property must be a string, instead got type {}",
+                        type_string(&other)
+                    ),
+                ));
+            }
+        };
+        dependencies.sort();
+        dependencies.dedup();
+        let mut goal = reference_goal(&name, properties);
+        goal.name = r.name.clone();
+        goal.parent = parent;
+        goal.provider = provider;
+        goal.dependencies = dependencies;
+        goal.version = r.options.version.clone();
+        Ok(goal)
+    }
+
+    /// The goal a resource declaration becomes: properties, options and their dependencies
+    /// evaluated.
+    async fn resource_goal(
+        &self,
+        scope: &Scope<'_>,
+        r: &ResourceDecl,
+        target: Target,
+        urn_of: &impl Fn(&str) -> Option<Urn>,
+    ) -> Result<Goal, SourceError> {
+        let file = self.ast.file.as_str();
+        let o = &r.options;
+        let Target {
+            type_,
+            parent,
+            provider,
+            mut dependencies,
+        } = target;
         let mut properties = PropertyMap::new();
         let mut property_dependencies = BTreeMap::new();
         for (k, e) in &r.properties {
@@ -703,14 +781,7 @@ impl Shared {
             source_position: Some(format!("{file}:{}", r.pos)),
             hooks: Default::default(),
         };
-        match self.components.get(&r.type_) {
-            Some(def) => {
-                let inputs = goal.properties.clone();
-                let reg = monitor.register(goal).await.map_err(failed)?;
-                self.construct(def, r, reg, inputs, monitor).await
-            }
-            None => monitor.register(goal).await.map_err(failed),
-        }
+        Ok(goal)
     }
 
     /// Evaluates a YAML component's body under its registered resource `reg`, its inputs typed
