@@ -416,23 +416,7 @@ impl StepGenerator {
             return Ok(Generated::Chain(self.recreate(old, new)));
         }
         let Some(old) = old else {
-            if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
-                let chain = PlannedChain {
-                    steps: vec![Step::Import { new, id }],
-                    cascade: None,
-                };
-                return Ok(Generated::Import(chain, Box::new(goal)));
-            }
-            let step = if targeted {
-                Step::Create { new }
-            } else {
-                self.skipped_creates.insert(urn.clone());
-                Step::SkippedCreate { new }
-            };
-            return Ok(Generated::Chain(PlannedChain {
-                steps: vec![step],
-                cascade: None,
-            }));
+            return Ok(self.first_registration(goal, new, targeted));
         };
         if let Some(id) = goal.import_id.clone().filter(|_| targeted && goal.custom) {
             let old_import_id = old.state.import_id.as_ref().or(old.state.id.as_ref());
@@ -470,33 +454,7 @@ impl StepGenerator {
             }));
         }
         if untargeted_same || self.declined.contains(&urn) {
-            let mut steps = Vec::new();
-            if untargeted_same {
-                let mut kept = Vec::new();
-                self.untargeted_dependencies(&old.state, &mut kept);
-                // What is kept as it was may not need a resource that failed or was skipped
-                // (continue-on-error): its old state would precede that one's.
-                let bad = std::iter::once(&*old.state)
-                    .chain(kept.iter().map(|&i| &*self.base[i]))
-                    .flat_map(ResourceState::dependency_urns)
-                    .find(|u| run.is_failed_or_skipped(u));
-                if let Some(bad) = bad {
-                    return Ok(self.skip(urn, &bad, run));
-                }
-                for i in kept {
-                    let dep = self.old(i);
-                    self.registered.insert(dep.state.urn.clone());
-                    self.operated.insert(dep.state.urn.clone());
-                    let state = ResourceState::clone(&dep.state);
-                    steps.push(Step::same(dep, state));
-                }
-            }
-            let kept = ResourceState::clone(&old.state);
-            steps.push(Step::same(old, kept));
-            return Ok(Generated::Chain(PlannedChain {
-                steps,
-                cascade: None,
-            }));
+            return Ok(self.kept_as_it_was(urn, old, untargeted_same, run));
         }
         if new.replacement_trigger.contains_unknowns() && !self.opts.is_preview() {
             return Err(RegisterError::UnknownReplacementTrigger(urn));
@@ -526,6 +484,67 @@ impl StepGenerator {
         self.continue_from_diff(ctx, diff)
             .await
             .map(Generated::Chain)
+    }
+
+    /// A resource the stack does not hold yet: created, imported when the goal names an ID, or
+    /// a skipped create when the targets leave it out.
+    fn first_registration(&mut self, goal: Goal, new: ResourceState, targeted: bool) -> Generated {
+        let urn = new.urn.clone();
+        if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
+            let chain = PlannedChain {
+                steps: vec![Step::Import { new, id }],
+                cascade: None,
+            };
+            return Generated::Import(chain, Box::new(goal));
+        }
+        let step = if targeted {
+            Step::Create { new }
+        } else {
+            self.skipped_creates.insert(urn.clone());
+            Step::SkippedCreate { new }
+        };
+        Generated::Chain(PlannedChain {
+            steps: vec![step],
+            cascade: None,
+        })
+    }
+
+    /// A resource kept as it was: left out by the targets (with the old resources only it
+    /// still needs) or declined at its gate.
+    fn kept_as_it_was(
+        &mut self,
+        urn: Urn,
+        old: OldState,
+        untargeted_same: bool,
+        run: &mut RunState,
+    ) -> Generated {
+        let mut steps = Vec::new();
+        if untargeted_same {
+            let mut kept = Vec::new();
+            self.untargeted_dependencies(&old.state, &mut kept);
+            // What is kept as it was may not need a resource that failed or was skipped
+            // (continue-on-error): its old state would precede that one's.
+            let bad = std::iter::once(&*old.state)
+                .chain(kept.iter().map(|&i| &*self.base[i]))
+                .flat_map(ResourceState::dependency_urns)
+                .find(|u| run.is_failed_or_skipped(u));
+            if let Some(bad) = bad {
+                return self.skip(urn, &bad, run);
+            }
+            for i in kept {
+                let dep = self.old(i);
+                self.registered.insert(dep.state.urn.clone());
+                self.operated.insert(dep.state.urn.clone());
+                let state = ResourceState::clone(&dep.state);
+                steps.push(Step::same(dep, state));
+            }
+        }
+        let kept = ResourceState::clone(&old.state);
+        steps.push(Step::same(old, kept));
+        Generated::Chain(PlannedChain {
+            steps,
+            cascade: None,
+        })
     }
 
     /// An untargeted resource keeps its old state, which may depend on old resources nothing
