@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use super::property::PropertyMap;
-use super::provider_parameterization::Parameterization;
+use super::provider_parameterization::{InternalInputsError, Parameterization};
 use super::urn::Urn;
 
 /// A provider's refusal or failure, carried to the step that called it.
@@ -39,6 +39,9 @@ pub enum ProviderError {
     /// The call was abandoned because the deployment was cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// A provider resource's `__internal` inputs (which plugin serves it) cannot be read.
+    #[error(transparent)]
+    InternalInputs(#[from] InternalInputsError),
     /// A parameterized package's base provider did not become that package.
     #[error("provider {provider:?} cannot serve the parameterized package {package:?}: {reason}")]
     Parameterize {

@@ -45,11 +45,6 @@ pub struct ProviderRegistry {
     unconfigured: Mutex<HashMap<PluginRequest, Arc<dyn Provider>>>,
 }
 
-/// The plugin a provider resource needs, read from its type and inputs.
-fn plugin_of(ty: &str, inputs: &PropertyMap) -> Result<PluginRequest, ProviderError> {
-    PluginRequest::of(ty, inputs).map_err(|e| ProviderError::Failed(e.to_string()))
-}
-
 impl ProviderRegistry {
     pub fn new(factory: Arc<dyn ProviderFactory>, base: &[ResourceState]) -> ProviderRegistry {
         let olds = base
@@ -100,7 +95,9 @@ impl ProviderRegistry {
         olds: &PropertyMap,
         news: &PropertyMap,
     ) -> Result<CheckResult, ProviderError> {
-        let prov = self.unconfigured(&plugin_of(urn.type_(), news)?).await?;
+        let prov = self
+            .unconfigured(&PluginRequest::of(urn.type_(), news)?)
+            .await?;
         let checked = prov
             .check_config(urn, &without_internal(olds), &without_internal(news))
             .await?;
@@ -113,7 +110,7 @@ impl ProviderRegistry {
     /// Diff for a provider resource: DiffConfig.
     pub async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {
         let prov = self
-            .unconfigured(&plugin_of(req.urn.type_(), &req.new_inputs)?)
+            .unconfigured(&PluginRequest::of(req.urn.type_(), &req.new_inputs)?)
             .await?;
         prov.diff_config(DiffRequest {
             old_inputs: without_internal(&req.old_inputs),
@@ -145,7 +142,7 @@ impl ProviderRegistry {
         inputs: &PropertyMap,
         preview: bool,
     ) -> Result<LoadedProvider, ProviderError> {
-        let key = plugin_of(ty, inputs)?;
+        let key = PluginRequest::of(ty, inputs)?;
         let cached = self.unconfigured.lock().remove(&key);
         let provider = match cached {
             Some(p) => p,
@@ -190,16 +187,11 @@ impl ProviderRegistry {
 
     /// The cached unconfigured instance of a plugin, loading it once.
     async fn unconfigured(&self, req: &PluginRequest) -> Result<Arc<dyn Provider>, ProviderError> {
-        if let Some(p) = self.unconfigured.lock().get(req) {
-            return Ok(p.clone());
+        if let Some(p) = self.cached(req) {
+            return Ok(p);
         }
         let loaded = self.load(req).await?;
-        Ok(self
-            .unconfigured
-            .lock()
-            .entry(req.clone())
-            .or_insert(loaded)
-            .clone())
+        Ok(self.keep(req, loaded))
     }
 
     /// The resource types a package's provider declares (empty when it does not say), or why
@@ -210,13 +202,25 @@ impl ProviderRegistry {
         version: Option<&str>,
     ) -> Result<Vec<String>, ProviderError> {
         let req = PluginRequest::plain(package, version);
-        if let Some(p) = self.unconfigured.lock().get(&req) {
-            return Ok(p.resource_types());
-        }
-        let p = self.factory.load(package, version)?;
-        let types = p.resource_types();
-        self.unconfigured.lock().insert(req, p);
-        Ok(types)
+        let provider = match self.cached(&req) {
+            Some(p) => p,
+            None => self.keep(&req, self.factory.load(package, version)?),
+        };
+        Ok(provider.resource_types())
+    }
+
+    fn cached(&self, req: &PluginRequest) -> Option<Arc<dyn Provider>> {
+        self.unconfigured.lock().get(req).cloned()
+    }
+
+    /// Keeps a freshly loaded instance, unless a concurrent caller kept one first: every
+    /// caller then shares the one that was kept.
+    fn keep(&self, req: &PluginRequest, loaded: Arc<dyn Provider>) -> Arc<dyn Provider> {
+        self.unconfigured
+            .lock()
+            .entry(req.clone())
+            .or_insert(loaded)
+            .clone()
     }
 
     /// Sends Cancel to every configured provider.
