@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use stepdeck::engine::property::{PropertyMap, PropertyValue, props};
 use stepdeck::engine::provider::{
-    CreateRequest, DeleteRequest, DiffRequest, Provider, ProviderError, UpdateRequest,
+    CheckRequest, CreateRequest, DeleteRequest, DiffRequest, Provider, ProviderError, UpdateRequest,
 };
 use stepdeck::engine::provider_registry::ProviderFactory;
 use stepdeck::engine::urn::Urn;
@@ -284,4 +284,23 @@ async fn logged_lines_arrive_while_the_command_runs() {
         panic!("the second line")
     };
     assert_eq!(message, "second");
+}
+
+#[tokio::test]
+async fn check_refuses_an_unknown_logging_value_naming_the_values_it_takes() {
+    let p = provider();
+    let check = |logging: &str| CheckRequest {
+        urn: urn("cmd"),
+        olds: PropertyMap::new(),
+        news: props([("create", "true"), ("logging", logging)]),
+        random_seed: Vec::new(),
+    };
+    let refused = p.check(check("loud")).await.unwrap();
+    assert_eq!(refused.failures.len(), 1, "{:?}", refused.failures);
+    assert_eq!(refused.failures[0].property, "logging");
+    assert_eq!(
+        refused.failures[0].reason,
+        "unknown value \"loud\"; expected one of stdout, stderr, stdoutAndStderr, none"
+    );
+    assert!(p.check(check("stderr")).await.unwrap().failures.is_empty());
 }

@@ -12,7 +12,7 @@ use tokio::io::AsyncWriteExt;
 use tokio::sync::watch;
 
 use super::command_assets::{glob_archive, glob_assets};
-use super::command_log::{CommandLog, LOGGING, Logging};
+use super::command_log::{CommandLog, Logging};
 use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{FieldError, check_known, opt_bool, opt_str, opt_str_list, opt_str_map};
 use crate::engine::events::EventSink;
@@ -330,14 +330,11 @@ impl Provider for CommandProvider {
         check_known(news, "environment", f, opt_str_map);
         check_known(news, "addPreviousOutputInEnv", f, opt_bool);
         if let Some(Some(l)) = check_known(news, "logging", f, opt_str)
-            && !LOGGING.contains(&l.as_str())
+            && let Err(reason) = Logging::parse(Some(&l))
         {
             f.push(CheckFailure {
                 property: "logging".into(),
-                reason: format!(
-                    "unknown value {l:?}; expected one of {}",
-                    LOGGING.join(", ")
-                ),
+                reason,
             });
         }
         for k in ["assetPaths", "archivePaths"] {

@@ -11,7 +11,7 @@ use crate::engine::property::PropertyMap;
 use crate::engine::urn::Urn;
 
 /// The option's values; `stdoutAndStderr` when it is not set.
-pub(crate) const LOGGING: &[&str] = &["stdout", "stderr", "stdoutAndStderr", "none"];
+const LOGGING: &[&str] = &["stdout", "stderr", "stdoutAndStderr", "none"];
 
 /// Which streams are logged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,24 +21,28 @@ pub(crate) struct Logging {
 }
 
 impl Logging {
-    /// The option as the inputs set it.
-    pub(crate) fn from_inputs(inputs: &PropertyMap) -> Result<Logging, FieldError> {
-        let (stdout, stderr) = match opt_str(inputs, "logging")?.as_deref() {
+    /// The option's value (unset: `stdoutAndStderr`); an unknown value is refused with the
+    /// values it may take.
+    pub(crate) fn parse(value: Option<&str>) -> Result<Logging, String> {
+        let (stdout, stderr) = match value {
             None | Some("stdoutAndStderr") => (true, true),
             Some("stdout") => (true, false),
             Some("stderr") => (false, true),
             Some("none") => (false, false),
             Some(other) => {
-                return Err(FieldError::new(
-                    "logging",
-                    format!(
-                        "unknown value {other:?}; expected one of {}",
-                        LOGGING.join(", ")
-                    ),
+                return Err(format!(
+                    "unknown value {other:?}; expected one of {}",
+                    LOGGING.join(", ")
                 ));
             }
         };
         Ok(Logging { stdout, stderr })
+    }
+
+    /// The option as the inputs set it.
+    pub(crate) fn from_inputs(inputs: &PropertyMap) -> Result<Logging, FieldError> {
+        Logging::parse(opt_str(inputs, "logging")?.as_deref())
+            .map_err(|reason| FieldError::new("logging", reason))
     }
 }
 
