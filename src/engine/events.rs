@@ -329,7 +329,7 @@ impl EventSink {
                 EngineEvent::Diagnostic { message: text, .. }
                 | EngineEvent::StepFailed { error: text, .. }
                 | EngineEvent::StepSkipped { reason: text, .. } => *text = self.1.mask(text),
-                // A run's failure is masked when the engine makes it (`RunFailure::of`).
+                // A run's failure is masked when the engine makes it (`RunError::failure`).
                 _ => {}
             }
             let _ = tx.send(e);

@@ -1,7 +1,7 @@
 //! Why a deployment failed, as its outcome carries it to every consumer (the console, JSON
 //! output, attach watchers): what kind of error ended the run, and its message with the run's
-//! secrets masked. The typed error itself (`run_error::RunError`) stays in the engine; a failure is its
-//! masked form, which can be cloned, compared and sent over the wire.
+//! secrets masked. The typed error itself (`run_error::RunError`) stays in the engine; a
+//! failure is its masked form, which can be cloned, compared and sent over the wire.
 
 /// What kind of error ended a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -498,8 +498,9 @@ impl ResourceMonitor {
     /// Registers (once per package and version) the default provider
     /// `pulumi:providers:<pkg>::default[_X_Y_Z]`, configured from the stack's `<pkg>:*` config
     /// (and, for a parameterized package the program registered at that version, its base
-    /// plugin and value under `__internal`), and returns its reference. `user` names what needs it, for the error when the stack's
-    /// `pulumi:disable-default-providers` config denies default providers for the package.
+    /// plugin and value under `__internal`), and returns its reference. `user` names what
+    /// needs it, for the error when the stack's `pulumi:disable-default-providers` config
+    /// denies default providers for the package.
     async fn default_provider(
         &self,
         pkg: &str,
