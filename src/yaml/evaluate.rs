@@ -20,7 +20,7 @@ use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
-use super::ast::{AliasDecl, GetDecl, ProgramAst, ResourceDecl, resolve_type};
+use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, ResourceDecl, resolve_type};
 use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
@@ -40,6 +40,26 @@ struct Target {
     parent: Option<Urn>,
     provider: Option<String>,
     dependencies: Vec<Urn>,
+}
+
+/// Evaluates a declaration's properties; what each depends on joins `dependencies`, and is
+/// kept by property for the properties that depend on something.
+async fn eval_properties(
+    scope: &Scope<'_>,
+    entries: &[(String, Expr)],
+    dependencies: &mut Vec<Urn>,
+) -> Result<(PropertyMap, BTreeMap<String, Vec<Urn>>), SourceError> {
+    let mut properties = PropertyMap::new();
+    let mut by_property = BTreeMap::new();
+    for (k, e) in entries {
+        let v = scope.eval(e).await?;
+        dependencies.extend(v.deps.iter().cloned());
+        if !v.deps.is_empty() {
+            by_property.insert(k.clone(), v.deps);
+        }
+        properties.insert(k.clone(), v.value);
+    }
+    Ok((properties, by_property))
 }
 
 /// A checked program ready to run.
@@ -588,12 +608,7 @@ impl Shared {
         } = target;
         let id = scope.eval(&get.id).await?;
         dependencies.extend(id.deps);
-        let mut properties = PropertyMap::new();
-        for (k, e) in &get.state {
-            let v = scope.eval(e).await?;
-            dependencies.extend(v.deps);
-            properties.insert(k.clone(), v.value);
-        }
+        let (properties, _) = eval_properties(scope, &get.state, &mut dependencies).await?;
         dependencies.sort();
         dependencies.dedup();
         let id = match id.value.reveal() {
@@ -641,12 +656,7 @@ impl Shared {
         } = target;
         // As in Pulumi YAML, a stack reference is a read whose id is its `name` property,
         // the resource's key when the property is left out.
-        let mut properties = PropertyMap::new();
-        for (k, e) in &r.properties {
-            let v = scope.eval(e).await?;
-            dependencies.extend(v.deps);
-            properties.insert(k.clone(), v.value);
-        }
+        let (mut properties, _) = eval_properties(scope, &r.properties, &mut dependencies).await?;
         let name = match properties.remove("name").map(|v| v.reveal()) {
             None => r.key.clone(),
             Some(PropertyValue::String(s)) => s,
@@ -689,16 +699,8 @@ impl Shared {
             provider,
             mut dependencies,
         } = target;
-        let mut properties = PropertyMap::new();
-        let mut property_dependencies = BTreeMap::new();
-        for (k, e) in &r.properties {
-            let v = scope.eval(e).await?;
-            dependencies.extend(v.deps.iter().cloned());
-            if !v.deps.is_empty() {
-                property_dependencies.insert(k.clone(), v.deps);
-            }
-            properties.insert(k.clone(), v.value);
-        }
+        let (properties, property_dependencies) =
+            eval_properties(scope, &r.properties, &mut dependencies).await?;
         let protect = match &o.protect {
             None => None,
             Some(e) => match scope.eval(e).await?.value.reveal() {
