@@ -20,6 +20,10 @@ use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
 use stepdeck::rpc::console_tee::tee;
 use stepdeck::rpc::console_token::Tokens;
 
+/// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() {
     divan::main();
 }
@@ -56,8 +60,23 @@ fn watcher(address: &ConsoleAddress) -> AttachOptions {
     }
 }
 
-/// A watcher elsewhere, as the served side sees it: a real gRPC stream read to the end (its
-/// own decoding is its machine's cost, not the deployment's).
+/// Where the watchers run: elsewhere, as far as the deployment is concerned. On this machine
+/// they share its cores, so their thread runs at `SCHED_IDLE` and takes only the cycles the
+/// deployment leaves, as the console server does (their own decoding is their machine's cost).
+fn watchers_runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .on_thread_start(|| {
+            let param = libc::sched_param { sched_priority: 0 };
+            // SAFETY: sets the calling thread's policy from a valid parameter.
+            unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+        })
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+/// A watcher elsewhere, as the served side sees it: a real gRPC stream read to the end.
 async fn raw_watcher(address: &ConsoleAddress) -> tokio::task::JoinHandle<usize> {
     let mut client = client(&watcher(address)).await.unwrap();
     let req = WatchRequest {
@@ -77,18 +96,20 @@ async fn raw_watcher(address: &ConsoleAddress) -> tokio::task::JoinHandle<usize>
 }
 
 /// One served update of `dag` with this many watchers reading every event; the time is the
-/// deployment's, from start to its result (setting up the server and watchers is not timed).
+/// deployment's, from start to its result (setting up the server and watchers is not timed,
+/// and the watchers finish reading before the next run starts).
 fn served_update_once(
     rt: &tokio::runtime::Runtime,
+    elsewhere: &tokio::runtime::Runtime,
     dag: &Arc<GeneratedDag>,
     watchers: usize,
 ) -> Duration {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = rt.block_on(served(dir.path()));
-    let _readers: Vec<_> = (0..watchers)
-        .map(|_| rt.block_on(raw_watcher(&address)))
+    let readers: Vec<_> = (0..watchers)
+        .map(|_| elsewhere.block_on(raw_watcher(&address)))
         .collect();
-    rt.block_on(async {
+    let took = rt.block_on(async {
         let (sink, events) = EventSink::channel();
         let options = Options {
             operation: Operation::Update,
@@ -117,51 +138,54 @@ fn served_update_once(
         assert!(r.outcome.is_success());
         let _ = display.await;
         took
-    })
+    });
+    for reader in readers {
+        assert_eq!(elsewhere.block_on(reader).unwrap(), served.hub.held());
+    }
+    took
 }
 
-/// Pairs of runs taken this many times.
-const PAIRS: usize = 21;
+/// Rounds of runs taken.
+const ROUNDS: usize = 151;
 
-fn median(v: &mut [f64]) -> f64 {
+/// The median, and the quartiles, of `v` (sorted in place).
+fn spread(v: &mut [f64]) -> (f64, f64, f64) {
     v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    let at = |k: usize| v[k * (v.len() - 1) / 4];
+    (at(2), at(1), at(3))
 }
 
-/// The cost of serving as a ratio that load on the machine does not skew: runs with 0 and 3
-/// watchers taken in pairs, alternating which goes first, so that both see the same load.
-/// Prints the median time of each, the median of the per-pair ratios and their spread
-/// (quartiles); divan's own figure is the whole measurement.
+/// The cost of serving as a ratio that load on the machine does not skew: each round runs
+/// the update unwatched, unwatched again and with 3 watchers, in an order that rotates, so all
+/// three see the same load. Prints the median and quartiles of the per-round ratios of the
+/// watched run and of the second unwatched run (the control: what noise alone gives) to the
+/// first; divan's own figure is the whole measurement.
 #[divan::bench(sample_count = 1, sample_size = 1)]
 fn watcher_cost_interleaved() {
-    let rt = runtime();
+    let (rt, elsewhere) = (runtime(), watchers_runtime());
     let dag = Arc::new(GeneratedDag::generate(&DagSpec::new(2_000)));
-    served_update_once(&rt, &dag, 3);
-    let (mut bare, mut watched, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    for pair in 0..PAIRS {
-        let (b, w) = if pair % 2 == 0 {
-            let b = served_update_once(&rt, &dag, 0);
-            (b, served_update_once(&rt, &dag, 3))
-        } else {
-            let w = served_update_once(&rt, &dag, 3);
-            (served_update_once(&rt, &dag, 0), w)
-        };
-        bare.push(b.as_secs_f64());
-        watched.push(w.as_secs_f64());
-        ratios.push(w.as_secs_f64() / b.as_secs_f64());
+    served_update_once(&rt, &elsewhere, &dag, 3);
+    let (mut bare, mut watched, mut control) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..ROUNDS {
+        let mut took = [0.0; 3];
+        for k in 0..3 {
+            let which = (round + k) % 3;
+            let watchers = if which == 2 { 3 } else { 0 };
+            took[which] = served_update_once(&rt, &elsewhere, &dag, watchers).as_secs_f64();
+        }
+        let [first, second, with_three] = took;
+        bare.push(first);
+        watched.push(with_three / first);
+        control.push(second / first);
     }
-    let ms = |v: f64| v * 1000.0;
-    let (b, w, r) = (median(&mut bare), median(&mut watched), median(&mut ratios));
-    let quartile = |k: usize| ratios[k * (PAIRS - 1) / 4];
+    let (b, _, _) = spread(&mut bare);
+    let (w, w1, w3) = spread(&mut watched);
+    let (c, c1, c3) = spread(&mut control);
     eprintln!(
-        "watcher cost over {PAIRS} interleaved pairs: 0 watchers {:.1} ms, 3 watchers {:.1} ms \
-         (medians); ratio median {r:.3}, quartiles {:.3}..{:.3}, range {:.3}..{:.3}",
-        ms(b),
-        ms(w),
-        quartile(1),
-        quartile(3),
-        ratios[0],
-        ratios[PAIRS - 1],
+        "watcher cost over {ROUNDS} rounds (unwatched median {:.1} ms): 3 watchers / unwatched \
+         median {w:.3}, quartiles {w1:.3}..{w3:.3}; control, unwatched / unwatched median \
+         {c:.3}, quartiles {c1:.3}..{c3:.3}",
+        b * 1000.0,
     );
 }
 

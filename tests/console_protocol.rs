@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use stepdeck::app::model::Model;
 use stepdeck::bench_support::{DagProgram, DagSpec, GeneratedDag, builtin_factory};
@@ -15,8 +15,8 @@ use stepdeck::engine::{
 use stepdeck::rpc::console_addr::ConsoleAddress;
 use stepdeck::rpc::console_client::{AttachOptions, Attached, attach, client};
 use stepdeck::rpc::console_proto::console_client::ConsoleClient;
-use stepdeck::rpc::console_proto::{ActRequest, Action, WatchRequest, watch_reply};
-use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
+use stepdeck::rpc::console_proto::{ActRequest, Action, WatchReply, WatchRequest, watch_reply};
+use stepdeck::rpc::console_server::{Limits, SERVING_THREAD, Served, ServingConsole, serve};
 use stepdeck::rpc::console_tee::tee;
 use stepdeck::rpc::console_token::Tokens;
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -248,6 +248,88 @@ async fn a_watch_from_a_position_resumes_there_and_the_end_closes_the_stream() {
         }
     }
     assert_eq!(seqs, [3, 4]);
+}
+
+/// The scheduling policies of this process's threads named `name` (field 41 of their stat).
+fn policies_of_threads_named(name: &str) -> Vec<u32> {
+    let mut policies = Vec::new();
+    for task in std::fs::read_dir("/proc/self/task").unwrap() {
+        let dir = task.unwrap().path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim_end() != name {
+            continue;
+        }
+        let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
+        let after_name = &stat[stat.rfind(')').unwrap() + 2..];
+        let fields: Vec<&str> = after_name.split(' ').collect();
+        policies.push(fields[41 - 3].parse().unwrap());
+    }
+    policies
+}
+
+/// The console is served from a thread of its own at `SCHED_IDLE`, so serving takes only the
+/// cycles the deployment leaves (other tests of this file serve too: every serving thread is
+/// at that priority).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_console_is_served_on_spare_cycles_by_a_thread_of_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let (served, _serving, address) = served(&dir).await;
+    let policies = policies_of_threads_named(SERVING_THREAD);
+    assert!(!policies.is_empty(), "no thread named {SERVING_THREAD}");
+    assert!(
+        policies.iter().all(|p| *p == libc::SCHED_IDLE as u32),
+        "{policies:?}"
+    );
+    served.hub.push(&EngineEvent::Paused);
+    served.hub.close();
+    let mut a = attach(options(&address, WATCH)).await.unwrap();
+    assert!(matches!(a.events.recv().await, Some(EngineEvent::Paused)));
+}
+
+/// How many events the next reply of `stream` that carries events holds.
+async fn events_in_next_reply(stream: &mut tonic::Streaming<WatchReply>) -> usize {
+    loop {
+        let reply = stream.message().await.unwrap().expect("a reply");
+        if let Some(watch_reply::Item::Events(batch)) = reply.item {
+            return batch.events.len();
+        }
+    }
+}
+
+/// A watcher gets an isolated event at once, and the events of a burst that follows together
+/// in one reply rather than a reply each.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_burst_after_a_reply_goes_out_gathered_in_one_reply() {
+    let dir = tempfile::tempdir().unwrap();
+    let gather = Duration::from_millis(400);
+    let limits = Limits {
+        gather,
+        ..Limits::default()
+    };
+    let (served, _serving, address) = served_with(&dir, limits).await;
+    let mut client = client(&options(&address, WATCH)).await.unwrap();
+    let req = WatchRequest {
+        client: "bob".into(),
+        from: 0,
+    };
+    let mut stream = client.watch(req).await.unwrap().into_inner();
+    let started = Instant::now();
+    served.hub.push(&EngineEvent::Paused);
+    assert_eq!(events_in_next_reply(&mut stream).await, 1);
+    assert!(
+        started.elapsed() < gather,
+        "an isolated event waits for nothing"
+    );
+    for _ in 0..3 {
+        served.hub.push(&EngineEvent::Resumed);
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert_eq!(
+        events_in_next_reply(&mut stream).await,
+        3,
+        "the burst comes in one reply"
+    );
+    served.hub.close();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,8 +14,9 @@ use futures::Stream;
 use tokio::net::{TcpListener, UnixListener};
 use tokio::sync::mpsc::{self, error::SendTimeoutError};
 use tokio::sync::oneshot;
+use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::server::TcpIncoming;
+use tonic::transport::server::{Router, TcpIncoming};
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
@@ -43,6 +44,10 @@ pub struct Limits {
     pub actions_per_second: u32,
     /// How long a watcher may leave its bounded buffer full before it is dropped.
     pub stall: Duration,
+    /// After a reply that took everything there was, how long a watcher waits before it reads
+    /// again: an isolated event still goes out at once, while a busy run's events go out about
+    /// a console frame at a time instead of a reply (a wake-up, an encoding, a write) per burst.
+    pub gather: Duration,
 }
 
 impl Default for Limits {
@@ -52,6 +57,7 @@ impl Default for Limits {
             max_watchers: 16,
             actions_per_second: 10,
             stall: Duration::from_secs(10),
+            gather: Duration::from_millis(16),
         }
     }
 }
@@ -199,7 +205,7 @@ async fn feed(
     mut pos: u64,
     may_act: bool,
     tx: mpsc::Sender<pb::WatchReply>,
-    stall: Duration,
+    limits: Limits,
     verdict: Arc<OnceLock<Status>>,
     _slot: WatcherSlot,
 ) {
@@ -212,13 +218,18 @@ async fn feed(
         config: config.unwrap_or_default().into_iter().collect(),
     });
     let mut item = Some(hello);
+    let mut gather = false;
     loop {
+        if std::mem::take(&mut gather) {
+            tokio::time::sleep(limits.gather).await;
+        }
         let reply = match item.take() {
             Some(i) => i,
             // The end of the deployment ends the stream (its last event is the summary).
             None => match served.hub.read(pos, READ_BATCH, READ_BATCH_BYTES).await {
                 Some(batch) => {
                     pos = batch.next;
+                    gather = batch.next >= served.hub.end();
                     Item::Events(pb::Events {
                         first: batch.first,
                         events: batch.events,
@@ -229,7 +240,7 @@ async fn feed(
             },
         };
         let reply = pb::WatchReply { item: Some(reply) };
-        match tx.send_timeout(reply, stall).await {
+        match tx.send_timeout(reply, limits.stall).await {
             Ok(()) => {}
             Err(SendTimeoutError::Closed(_)) => return,
             Err(SendTimeoutError::Timeout(unsent)) => {
@@ -240,7 +251,7 @@ async fn feed(
                 let _ = verdict.set(Status::aborted(format!(
                     "this watcher fell behind: it read nothing for {}s while the deployment went \
                      on, so it was dropped; attach again from event {resume} to catch up",
-                    stall.as_secs_f64()
+                    limits.stall.as_secs_f64()
                 )));
                 return;
             }
@@ -284,7 +295,7 @@ impl Console for ConsoleService {
             from,
             role == Role::Control,
             tx,
-            self.limits.stall,
+            self.limits,
             verdict.clone(),
             slot,
         ));
@@ -374,6 +385,27 @@ impl Console for ConsoleService {
     }
 }
 
+/// Lets a call through only with a token, noting the role it grants.
+#[derive(Clone)]
+struct TokenCheck {
+    tokens: Arc<Tokens>,
+}
+
+impl Interceptor for TokenCheck {
+    fn call(&mut self, mut req: Request<()>) -> Result<Request<()>, Status> {
+        let presented = req
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        let role = presented
+            .and_then(|t| self.tokens.role(t))
+            .ok_or_else(|| Status::unauthenticated("a valid token is required"))?;
+        req.extensions_mut().insert(role);
+        Ok(req)
+    }
+}
+
 /// A console being served; stops serving when dropped (removing its Unix socket).
 pub struct ServingConsole {
     /// The address actually bound (a port 0 resolved).
@@ -417,21 +449,13 @@ pub async fn serve(
             at: Instant::now(),
         }),
     };
-    let tokens = Arc::new(tokens);
-    let check = move |mut req: Request<()>| -> Result<Request<()>, Status> {
-        let presented = req
-            .metadata()
-            .get("authorization")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "));
-        let role = presented
-            .and_then(|t| tokens.role(t))
-            .ok_or_else(|| Status::unauthenticated("a valid token is required"))?;
-        req.extensions_mut().insert(role);
-        Ok(req)
-    };
     let svc = ConsoleServer::new(service).max_decoding_message_size(limits.max_request_bytes);
-    let svc = InterceptedService::new(svc, check);
+    let svc = InterceptedService::new(
+        svc,
+        TokenCheck {
+            tokens: Arc::new(tokens),
+        },
+    );
     let mut builder = Server::builder()
         .http2_keepalive_interval(Some(Duration::from_secs(10)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
@@ -444,41 +468,100 @@ pub async fn serve(
         builder = builder.tls_config(ServerTlsConfig::new().identity(identity))?;
     }
     let router = builder.add_service(svc);
+    let (stop, stopped) = oneshot::channel::<()>();
+    let (bound_tx, bound_rx) = oneshot::channel();
+    let at = address.clone();
+    std::thread::Builder::new()
+        .name(SERVING_THREAD.into())
+        .spawn(move || serve_on_spare_cycles(at, router, stopped, bound_tx))
+        .map_err(|source| ServeError::Listen {
+            address: address.to_string(),
+            source,
+        })?;
+    let bound = bound_rx.await.map_err(|_| ServeError::Listen {
+        address: address.to_string(),
+        source: std::io::Error::other("the serving thread ended before it listened"),
+    })??;
+    let socket = match address {
+        ConsoleAddress::Unix(path) => Some(path.clone()),
+        ConsoleAddress::Tcp(_) => None,
+    };
+    Ok(ServingConsole {
+        address: bound,
+        stop: Some(stop),
+        socket,
+    })
+}
+
+/// The name of the thread that serves the console.
+pub const SERVING_THREAD: &str = "console-server";
+
+/// Runs the server on this thread, at the lowest CPU priority there is, until `stopped`: the
+/// deployment never gives a watcher a cycle it could use, and watchers are served from the
+/// cycles it leaves (a deployment that waits on its providers leaves most of them).
+fn serve_on_spare_cycles(
+    address: ConsoleAddress,
+    router: Router,
+    stopped: oneshot::Receiver<()>,
+    bound: oneshot::Sender<Result<ConsoleAddress, ServeError>>,
+) {
+    lowest_cpu_priority();
     let listen_error = |source| ServeError::Listen {
         address: address.to_string(),
         source,
     };
-    let (stop, stopped) = oneshot::channel::<()>();
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            let _ = bound.send(Err(listen_error(e)));
+            return;
+        }
+    };
     let shutdown = async {
         let _ = stopped.await;
     };
-    match address {
-        ConsoleAddress::Tcp(addr) => {
-            let listener = TcpListener::bind(addr).await.map_err(listen_error)?;
-            let bound = listener.local_addr().map_err(listen_error)?;
-            tokio::spawn(
-                router.serve_with_incoming_shutdown(TcpIncoming::from(listener), shutdown),
-            );
-            Ok(ServingConsole {
-                address: ConsoleAddress::Tcp(bound.to_string()),
-                stop: Some(stop),
-                socket: None,
-            })
+    runtime.block_on(async {
+        match &address {
+            ConsoleAddress::Tcp(addr) => {
+                let listener = match TcpListener::bind(addr).await {
+                    Ok(l) => l,
+                    Err(e) => return drop(bound.send(Err(listen_error(e)))),
+                };
+                let local = listener.local_addr().map_err(listen_error);
+                let _ = bound.send(local.map(|a| ConsoleAddress::Tcp(a.to_string())));
+                let incoming = TcpIncoming::from(listener);
+                let _ = router
+                    .serve_with_incoming_shutdown(incoming, shutdown)
+                    .await;
+            }
+            ConsoleAddress::Unix(path) => {
+                let listener = UnixListener::bind(path).and_then(|l| {
+                    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+                    Ok(l)
+                });
+                let listener = match listener {
+                    Ok(l) => l,
+                    Err(e) => return drop(bound.send(Err(listen_error(e)))),
+                };
+                let _ = bound.send(Ok(address.clone()));
+                let incoming = futures::stream::unfold(listener, |listener| async move {
+                    let conn = listener.accept().await.map(|(stream, _)| stream);
+                    Some((conn, listener))
+                });
+                let _ = router
+                    .serve_with_incoming_shutdown(incoming, shutdown)
+                    .await;
+            }
         }
-        ConsoleAddress::Unix(path) => {
-            let listener = UnixListener::bind(path).map_err(listen_error)?;
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-                .map_err(listen_error)?;
-            let incoming = futures::stream::unfold(listener, |listener| async move {
-                let conn = listener.accept().await.map(|(stream, _)| stream);
-                Some((conn, listener))
-            });
-            tokio::spawn(router.serve_with_incoming_shutdown(incoming, shutdown));
-            Ok(ServingConsole {
-                address: address.clone(),
-                stop: Some(stop),
-                socket: Some(path.clone()),
-            })
-        }
-    }
+    });
+}
+
+/// `SCHED_IDLE` for the calling thread: it runs only when no other thread wants the CPU.
+fn lowest_cpu_priority() {
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sets the calling thread's (pid 0) policy from a valid, initialized parameter.
+    let _ = unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
 }
