@@ -355,3 +355,33 @@ fn a_frame_of_a_large_graph_draws_only_what_is_in_view() {
     assert!(frame < std::time::Duration::from_millis(200), "{frame:?}");
     assert!(frame * 3 < first, "{frame:?} vs {first:?}");
 }
+
+/// The blast radius that frames ask for again is kept, and a layout rebuilt for a grown graph
+/// answers from the new edges, not from what was kept.
+#[test]
+fn the_blast_radius_follows_the_graph_as_it_grows() {
+    let (names, deps) = named(&[("a", "b")]);
+    let mut m = model(&names, &deps);
+    let mut u = ui();
+    u.refresh_graph(&m);
+    let a = m.index_of(&sample_urn("sim:index:Thing", "a")).unwrap();
+    let name_of = |m: &Model, reach: &[usize]| -> Vec<String> {
+        reach
+            .iter()
+            .map(|&i| m.resource(i).name().to_string())
+            .collect()
+    };
+    assert_eq!(name_of(&m, &u.graph.blast_radius(a)), ["b"]);
+    assert_eq!(name_of(&m, &u.graph.blast_radius(a)), ["b"]);
+    m.apply(&EngineEvent::RegistrationReceived {
+        urn: sample_urn("sim:index:Thing", "c"),
+        type_: "sim:index:Thing".into(),
+        parent: None,
+        custom: true,
+        dependencies: vec![sample_urn("sim:index:Thing", "b")],
+    });
+    // Rebuilds of a growing graph are spaced by their cost; this one is due.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    u.refresh_graph(&m);
+    assert_eq!(name_of(&m, &u.graph.blast_radius(a)), ["b", "c"]);
+}

@@ -5,6 +5,7 @@
 //! are spaced so that they take at most a ninth of the time.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::engine::resource::is_provider_type;
@@ -35,6 +36,9 @@ pub struct GraphLayout {
     pub gutters: Vec<Gutter>,
     built_at: Option<Instant>,
     cost: Duration,
+    /// The last blast radius asked for, by resource index: frames ask for the selection's
+    /// again and again, and at a million resources it is a walk of most of the graph.
+    blast: Option<(usize, Arc<[usize]>)>,
 }
 
 impl GraphLayout {
@@ -57,6 +61,7 @@ impl GraphLayout {
         }
         let started = Instant::now();
         self.key = Some(key);
+        self.blast = None;
         let n = model.resources().len();
         self.deps = vec![Vec::new(); n];
         self.dependents = vec![Vec::new(); n];
@@ -215,7 +220,18 @@ impl GraphLayout {
 
     /// Everything that depends on `idx`, directly or not (what a change to it can reach), in
     /// breadth-first order: nearest first.
-    pub fn blast_radius(&self, idx: usize) -> Vec<usize> {
+    pub fn blast_radius(&mut self, idx: usize) -> Arc<[usize]> {
+        if let Some((at, reach)) = &self.blast
+            && *at == idx
+        {
+            return reach.clone();
+        }
+        let reach: Arc<[usize]> = self.reach_of(idx).into();
+        self.blast = Some((idx, reach.clone()));
+        reach
+    }
+
+    fn reach_of(&self, idx: usize) -> Vec<usize> {
         let mut seen = vec![false; self.dependents.len()];
         let mut out = Vec::new();
         let mut queue: VecDeque<usize> = VecDeque::from([idx]);

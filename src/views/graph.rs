@@ -56,6 +56,10 @@ impl StatefulWidget for GraphView<'_> {
         let m = self.model;
         let t = self.theme;
         ui.refresh_graph(m);
+        let sel = ui.selected_index(m);
+        let reach = sel
+            .filter(|&i| ui.graph.place(i).is_some())
+            .map(|i| ui.graph.blast_radius(i));
         let g = &ui.graph;
         let nodes = g.nodes;
         let title = if ui.graph_focus {
@@ -102,7 +106,6 @@ impl StatefulWidget for GraphView<'_> {
             inner.height as usize - usize::from(footer),
         );
         // Follow the selection: its label and the row its edges leave on.
-        let sel = ui.selected_index(m);
         if let Some((c, r)) = sel.and_then(|i| g.place(i)) {
             let (ox, oy) = &mut ui.graph_offset;
             let x = col_x[c];
@@ -219,7 +222,7 @@ impl StatefulWidget for GraphView<'_> {
             }
         }
         if footer {
-            let line = footer_text(m, g, sel);
+            let line = footer_text(m, sel.zip(reach.as_deref()));
             buf.set_stringn(
                 inner.x,
                 inner.y + vh as u16,
@@ -232,12 +235,11 @@ impl StatefulWidget for GraphView<'_> {
 }
 
 /// The footer: the selection's blast radius, and the `⇠n` legend.
-fn footer_text(m: &Model, g: &GraphLayout, sel: Option<usize>) -> String {
+fn footer_text(m: &Model, selected: Option<(usize, &[usize])>) -> String {
     const LEGEND: &str = "⇠n: n dependencies further left";
-    let Some(i) = sel.filter(|&i| g.place(i).is_some()) else {
+    let Some((i, reach)) = selected else {
         return LEGEND.into();
     };
-    let reach = g.blast_radius(i);
     let name = m.resource(i).name();
     if reach.is_empty() {
         return format!("nothing depends on {name} · {LEGEND}");
