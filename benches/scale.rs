@@ -137,9 +137,10 @@ async fn up(n: usize) {
     line("up", n, &r);
     println!(
         "  begin_deployment {:.3} s, finish_deployment (compaction into the checkpoint) {:.3} s, \
-         peak RSS {} MiB",
+         peak RSS {} MiB before it, {} MiB after",
         bytes.begin.as_secs_f64(),
         bytes.finish.as_secs_f64(),
+        bytes.peak_rss_before_finish / (1 << 20),
         Usage::now().peak_rss_bytes / (1 << 20)
     );
     let steps: usize = r.result.counts.values().sum();
@@ -168,9 +169,10 @@ async fn noop(n: usize) {
     line("first up", n, &first);
     println!(
         "  first up's finish_deployment (compaction of {} journal bytes into the checkpoint): \
-         {:.3} s, peak RSS {} MiB",
+         {:.3} s, peak RSS {} MiB before it, {} MiB after",
         first_bytes.journal,
         first_bytes.finish.as_secs_f64(),
+        first_bytes.peak_rss_before_finish / (1 << 20),
         Usage::now().peak_rss_bytes / (1 << 20)
     );
     let started = Instant::now();

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::dag::GeneratedDag;
 use super::dag_program::DagProgram;
+use super::rusage::peak_rss_bytes;
 use crate::engine::journal::Journal;
 use crate::engine::provider_registry::ProviderFactory;
 use crate::engine::{
@@ -120,6 +121,9 @@ pub struct JournalBytes {
     /// `begin_deployment` (load and compact) and `finish_deployment` (fold the journal in).
     pub begin: Duration,
     pub finish: Duration,
+    /// The peak RSS when the run ended, before `finish_deployment`: tells the engine's peak
+    /// from the compaction's.
+    pub peak_rss_before_finish: u64,
 }
 
 impl FileStack {
@@ -154,6 +158,7 @@ impl FileStack {
         let report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
         let journal_bytes = std::fs::metadata(&journal_path).map_or(0, |m| m.len());
         let entries = count_lines(&journal_path);
+        let peak_rss_before_finish = peak_rss_bytes();
         let started = Instant::now();
         self.backend.finish_deployment(&lock, None)?;
         let finish = started.elapsed();
@@ -167,6 +172,7 @@ impl FileStack {
                 checkpoint,
                 begin,
                 finish,
+                peak_rss_before_finish,
             },
         ))
     }
