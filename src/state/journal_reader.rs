@@ -33,6 +33,7 @@ pub(crate) struct JournalReader<'a, R> {
 /// What a journal replayed onto its base held.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct JournalSummary {
+    /// Entries replayed: none means the checkpoint alone is the state.
     pub(crate) entries: usize,
     /// Every entry only kept a base state as it was (also true of no entries).
     pub(crate) keeps_only: bool,
@@ -46,6 +47,7 @@ impl JournalSummary {
 }
 
 impl<'a, R: BufRead> JournalReader<'a, R> {
+    /// A reader of `input`'s lines; `crypter` decrypts the secrets of those that hold any.
     pub(crate) fn new(path: &'a Path, input: R, crypter: Option<&'a Crypter>) -> Self {
         JournalReader {
             path,
