@@ -155,7 +155,9 @@ impl FileStack {
         let (base, journal) = self.backend.begin_deployment(&lock, None)?;
         let begin = started.elapsed();
         let journal_path = journal.path().to_path_buf();
-        let report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
+        let mut report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
+        // As the CLI does: compaction rebuilds the state, the run's copy is not held through it.
+        drop(std::mem::take(&mut report.result.snapshot));
         let journal_bytes = std::fs::metadata(&journal_path).map_or(0, |m| m.len());
         let entries = count_lines(&journal_path);
         let peak_rss_before_finish = peak_rss_bytes();
