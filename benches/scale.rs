@@ -135,6 +135,14 @@ async fn up(n: usize) {
         .expect("up");
     check("up", &r);
     line("up", n, &r);
+    println!(
+        "  begin_deployment {:.3} s, finish_deployment (compaction into the checkpoint) {:.3} s, \
+         peak RSS {} MiB before it, {} MiB after",
+        bytes.begin.as_secs_f64(),
+        bytes.finish.as_secs_f64(),
+        bytes.peak_rss_before_finish / (1 << 20),
+        Usage::now().peak_rss_bytes / (1 << 20)
+    );
     let steps: usize = r.result.counts.values().sum();
     println!(
         "  journal {} bytes, {} entries, {:.0} bytes/step; checkpoint {} bytes \
@@ -153,12 +161,20 @@ async fn noop(n: usize) {
     let dag = dag(n);
     let factory = builtin_factory(dir.path());
     let cfg = RunConfig::default();
-    let (first, _) = stack
+    let (first, first_bytes) = stack
         .run(Operation::Update, Some(&dag), factory.clone(), &cfg)
         .await
         .expect("first up");
     check("first up", &first);
     line("first up", n, &first);
+    println!(
+        "  first up's finish_deployment (compaction of {} journal bytes into the checkpoint): \
+         {:.3} s, peak RSS {} MiB before it, {} MiB after",
+        first_bytes.journal,
+        first_bytes.finish.as_secs_f64(),
+        first_bytes.peak_rss_before_finish / (1 << 20),
+        Usage::now().peak_rss_bytes / (1 << 20)
+    );
     let started = Instant::now();
     let (r, bytes) = stack
         .run(Operation::Update, Some(&dag), factory, &cfg)

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use super::dag::GeneratedDag;
 use super::dag_program::DagProgram;
+use super::rusage::peak_rss_bytes;
 use crate::engine::journal::Journal;
 use crate::engine::provider_registry::ProviderFactory;
 use crate::engine::{
@@ -120,6 +121,9 @@ pub struct JournalBytes {
     /// `begin_deployment` (load and compact) and `finish_deployment` (fold the journal in).
     pub begin: Duration,
     pub finish: Duration,
+    /// The peak RSS when the run ended, before `finish_deployment`: tells the engine's peak
+    /// from the compaction's.
+    pub peak_rss_before_finish: u64,
 }
 
 impl FileStack {
@@ -151,10 +155,12 @@ impl FileStack {
         let (base, journal) = self.backend.begin_deployment(&lock, None)?;
         let begin = started.elapsed();
         let journal_path = journal.path().to_path_buf();
-        let report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
+        let mut report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
+        // As the CLI does: compaction rebuilds the state, the run's copy is not held through it.
+        drop(std::mem::take(&mut report.result.snapshot));
         let journal_bytes = std::fs::metadata(&journal_path).map_or(0, |m| m.len());
-        let entries = std::fs::read(&journal_path)
-            .map_or(0, |b| b.iter().filter(|c| **c == b'\n').count() as u64);
+        let entries = count_lines(&journal_path);
+        let peak_rss_before_finish = peak_rss_bytes();
         let started = Instant::now();
         self.backend.finish_deployment(&lock, None)?;
         let finish = started.elapsed();
@@ -168,7 +174,22 @@ impl FileStack {
                 checkpoint,
                 begin,
                 finish,
+                peak_rss_before_finish,
             },
         ))
     }
+}
+
+/// The lines of a file (0 if unreadable), read in chunks: holding the journal of a large run
+/// would add its size to the peak RSS the harness reports.
+fn count_lines(path: &Path) -> u64 {
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return 0;
+    };
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut lines = 0;
+    while let Ok(n @ 1..) = std::io::Read::read(&mut file, &mut chunk) {
+        lines += chunk[..n].iter().filter(|c| **c == b'\n').count() as u64;
+    }
+    lines
 }

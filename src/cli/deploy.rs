@@ -430,7 +430,8 @@ pub(super) async fn run(
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
 /// journal every step, compact at the end and record the update in the stack's history.
-/// `run` drives the deployment (and its display).
+/// `run` drives the deployment (and its display). The result's snapshot is empty but for
+/// previews: the stack's state is its backend's.
 pub(super) async fn execute<F, Fut>(
     ws: &Workspace,
     stack: &Stack,
@@ -463,7 +464,10 @@ where
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
-    let result = run(d, program).await;
+    let mut result = run(d, program).await;
+    // Compaction rebuilds the state from the journal: the run's copy would double the peak
+    // memory of a large stack's compaction, and nothing reads it after the run.
+    drop(std::mem::take(&mut result.snapshot));
     ws.backend.finish_deployment(&lock, crypter)?;
     let record = UpdateRecord {
         kind: kind.to_string(),

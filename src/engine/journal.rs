@@ -482,16 +482,6 @@ pub fn replay(base: &Snapshot, entries: &[JournalEntry]) -> Result<Snapshot, Jou
     Ok(r.snapshot())
 }
 
-/// [`replay`] on a base the caller gives up (a stack being loaded): its states are moved
-/// into the result rather than copied.
-pub fn replay_owned(base: Snapshot, entries: &[JournalEntry]) -> Result<Snapshot, JournalError> {
-    let mut r = Replayer::shared(share_states(base.resources), base.pending_operations);
-    for e in entries {
-        r.apply(e)?;
-    }
-    Ok(r.into_snapshot())
-}
-
 struct ManagerState {
     replayer: Replayer,
     journal: Box<dyn Journal>,

@@ -4,23 +4,21 @@
 //! (group commit: [`GroupSync`]); the file is synced again when the journal is dropped, and
 //! the checkpoint that absorbs it is synced before the journal is removed.
 
-use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::{self, Write};
+use std::io::{self, BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{Condvar, Mutex};
 
-use serde_json::Value;
-
 use crate::engine::journal::{Durability, Journal, JournalEntry, JournalError, SyncPoint};
 use crate::fault::{FaultPoint, reached};
 
 use super::error::StateError;
+use super::journal_reader::JournalReader;
 use super::passphrase::Crypter;
-use super::secrets::{decrypt_secrets, encrypt_secrets};
+use super::secrets::encrypt_secrets;
 
 /// Serializes an entry as one journal line (newline included), secrets encrypted.
 pub(crate) fn encode_entry(
@@ -201,16 +199,17 @@ impl Drop for FileJournal {
     }
 }
 
-/// Reads a journal file: every complete line must be an entry; a last line without its
-/// newline is the torn write of a killed process and is ignored.
-pub(crate) fn read_journal(
-    path: &Path,
-    crypter: Option<&Crypter>,
-) -> Result<Vec<JournalEntry>, StateError> {
-    match journal_bytes(path)? {
-        Some(bytes) => parse_journal(path, &bytes, crypter),
-        None => Ok(Vec::new()),
-    }
+/// A journal file's lines to read back, buffered; no file reads as an empty journal.
+pub(crate) fn read_journal<'a>(
+    path: &'a Path,
+    crypter: Option<&'a Crypter>,
+) -> Result<JournalReader<'a, Box<dyn BufRead>>, StateError> {
+    let input: Box<dyn BufRead> = match File::open(path) {
+        Ok(file) => Box::new(BufReader::with_capacity(1 << 16, file)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Box::new(io::empty()),
+        Err(e) => return Err(StateError::io(path)(e)),
+    };
+    Ok(JournalReader::new(path, input, crypter))
 }
 
 /// Whether a journal file (none counts as empty) only keeps base states as they were, so
@@ -220,96 +219,13 @@ pub(crate) fn journal_keeps_only(
     path: &Path,
     crypter: Option<&Crypter>,
 ) -> Result<bool, StateError> {
-    let Some(bytes) = journal_bytes(path)? else {
-        return Ok(true);
-    };
-    for (i, line) in complete_lines(&bytes).enumerate() {
-        if !parse_line(path, i + 1, line, crypter)?.keeps_only() {
+    let mut journal = read_journal(path, crypter)?;
+    while let Some(entry) = journal.next_decoded()? {
+        if !entry.keeps_only() {
             return Ok(false);
         }
     }
     Ok(true)
-}
-
-fn journal_bytes(path: &Path) -> Result<Option<Vec<u8>>, StateError> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(StateError::io(path)(e)),
-    }
-}
-
-/// The lines of a journal that end with their newline (a last one without it is torn).
-fn complete_lines(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let complete = match bytes.iter().rposition(|b| *b == b'\n') {
-        Some(i) => &bytes[..=i],
-        None => &[][..],
-    };
-    complete.split_inclusive(|b| *b == b'\n')
-}
-
-/// Line `n` of a journal as an entry, its secrets decrypted.
-fn parse_line(
-    path: &Path,
-    n: usize,
-    line: &[u8],
-    crypter: Option<&Crypter>,
-) -> Result<JournalEntry, StateError> {
-    let corrupt = |message: String| StateError::Corrupt {
-        path: path.to_path_buf(),
-        line: Some(n),
-        message,
-    };
-    let mut value: Value = serde_json::from_slice(line)
-        .map_err(|e| corrupt(format!("not a JSON journal entry: {e}")))?;
-    decrypt_secrets(&mut value, crypter).map_err(|e| corrupt(e.to_string()))?;
-    serde_json::from_value(value).map_err(|e| corrupt(format!("not a journal entry: {e}")))
-}
-
-/// Parses journal lines (from a file, or a database's rows joined by newlines): a last line
-/// without its newline is a torn write and is ignored; `path` names them in errors.
-pub(crate) fn parse_journal(
-    path: &Path,
-    bytes: &[u8],
-    crypter: Option<&Crypter>,
-) -> Result<Vec<JournalEntry>, StateError> {
-    let entries = complete_lines(bytes)
-        .enumerate()
-        .map(|(i, line)| parse_line(path, i + 1, line, crypter))
-        .collect::<Result<Vec<JournalEntry>, StateError>>()?;
-    check_operations(&entries).map_err(|(i, message)| StateError::Corrupt {
-        path: path.to_path_buf(),
-        line: Some(i + 1),
-        message,
-    })?;
-    Ok(entries)
-}
-
-/// Every operation ends at most once, after its `Begin`: an end without one was not written
-/// by our journal (which writes `Begin` before calling the provider) and cannot be replayed.
-/// Returns the index of the first entry at fault.
-fn check_operations(entries: &[JournalEntry]) -> Result<(), (usize, String)> {
-    let mut open = HashSet::new();
-    for (i, entry) in entries.iter().enumerate() {
-        let (op, what) = match entry {
-            JournalEntry::Begin { op, .. } => {
-                if !open.insert(*op) {
-                    return Err((i, format!("operation {op} begins twice")));
-                }
-                continue;
-            }
-            JournalEntry::Success { op: Some(op), .. } => (op, "success"),
-            JournalEntry::Failure { op } => (op, "failure"),
-            _ => continue,
-        };
-        if !open.remove(op) {
-            return Err((
-                i,
-                format!("{what} of operation {op}, which has not begun (or already ended)"),
-            ));
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]
@@ -361,7 +277,9 @@ mod tests {
         // journal would refuse it).
         std::fs::write(&path, format!("{keep}\n{fail}\nnot json\n")).unwrap();
         assert!(!journal_keeps_only(&path, None).unwrap());
-        assert!(read_journal(&path, None).is_err());
+        let mut journal = read_journal(&path, None).unwrap();
+        assert!(journal.next_entry().unwrap().is_some());
+        assert!(journal.next_entry().is_err(), "the failure has not begun");
         std::fs::write(&path, format!("{keep}\nnot json\n")).unwrap();
         let err = journal_keeps_only(&path, None).unwrap_err();
         assert!(

@@ -51,6 +51,7 @@ pub mod file_backend;
 pub mod file_journal;
 pub mod file_lock;
 pub mod history;
+mod journal_reader;
 pub mod lock_info;
 mod open;
 pub mod passphrase;

@@ -33,7 +33,7 @@ use serde_json::Value;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use crate::engine::journal::{Journal, JournalEntry};
+use crate::engine::journal::Journal;
 use crate::engine::snapshot::Snapshot;
 use crate::fault::{FaultPoint, reached};
 
@@ -44,7 +44,7 @@ use super::checkpoint::{
 };
 use super::error::StateError;
 use super::file_backend::{corrupt, decode_state, parse_checkpoint};
-use super::file_journal::parse_journal;
+use super::journal_reader::{JournalReader, JournalSummary};
 use super::lock_info::{LockInfo, StackLock, StackLocked};
 use super::passphrase::Crypter;
 use super::stack_ref::{StackRef, validate_name};
@@ -64,10 +64,10 @@ pub struct PgBackend {
     t: String,
 }
 
-/// A stack's state as read, with the number of journal rows replayed into it.
+/// A stack's state as read, with what the journal rows replayed into it held.
 struct Loaded {
     state: StackState,
-    entries: Vec<JournalEntry>,
+    journal: JournalSummary,
 }
 
 impl PgBackend {
@@ -190,15 +190,14 @@ impl PgBackend {
         let location = self.location(stack);
         let journal = self.rows_location("journal", stack);
         let file = parse_checkpoint(&location, checkpoint.as_bytes())?;
-        let (state, entries) = decode_state(
+        let (state, journal) = decode_state(
             &location,
             &file,
-            &journal,
-            || parse_journal(&journal, &lines, crypter),
+            || Ok(JournalReader::new(&journal, &lines[..], crypter)),
             crypter,
             verify,
         )?;
-        Ok(Loaded { state, entries })
+        Ok(Loaded { state, journal })
     }
 
     /// Where a stack's rows of `table` are, named in errors: URL, table, project and stack.
@@ -566,7 +565,7 @@ impl Backend for PgBackend {
     ) -> Result<(Snapshot, Box<dyn Journal>), StateError> {
         let loaded = self.load_rows(lock.stack(), crypter, true)?;
         let providers_recorded = crypter.is_none() || loaded.state.secrets_providers.is_some();
-        let state = if !loaded.entries.is_empty() || !providers_recorded {
+        let state = if loaded.journal.entries != 0 || !providers_recorded {
             self.compact(lock, crypter)?
         } else {
             loaded.state
@@ -592,7 +591,7 @@ impl Backend for PgBackend {
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         let loaded = self.load_rows(stack, crypter, true)?;
-        if loaded.entries.iter().all(JournalEntry::keeps_only) {
+        if loaded.journal.keeps_only {
             let epoch = epoch_sql(loaded.state.epoch)?;
             let t = &self.t;
             self.execute(
