@@ -39,6 +39,7 @@ mod run_error;
 pub(crate) mod run_failure;
 mod run_state;
 pub(crate) mod secret_mask;
+pub mod shared_map;
 pub mod snapshot;
 pub(crate) mod snapshot_repair;
 pub(crate) mod source;

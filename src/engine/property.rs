@@ -1,13 +1,13 @@
 //! Property values as the engine sees them: JSON-like data plus secrets, unknowns, resource
 //! references and opaque assets, with Pulumi's state encoding.
 
-use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use super::shared_map::SharedMap;
 use super::urn::{InvalidUrn, Urn};
 
 /// Key marking a special object in the state encoding.
@@ -20,8 +20,9 @@ pub const ARCHIVE_SIG: &str = "0def7320c3a5731c473e5ecbe6d01bc7";
 /// The string that stands for a value not known until apply.
 pub const UNKNOWN_SENTINEL: &str = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
-/// Sorted map, so that diffs, state files and snapshots are stable.
-pub type PropertyMap = BTreeMap<String, PropertyValue>;
+/// Sorted map, so that diffs, state files and snapshots are stable; shared copy-on-write, so
+/// that the steps and events of an unchanged resource copy no property.
+pub type PropertyMap = SharedMap<PropertyValue>;
 
 /// One property value. Unknowns exist only during planning; secrets wrap the value they hide.
 #[derive(Clone, Debug, PartialEq, Default)]

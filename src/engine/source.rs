@@ -2,6 +2,7 @@
 //! whether the program is a YAML file evaluated in-process or an SDK program over gRPC.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
+use std::fmt;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
@@ -188,12 +189,14 @@ impl ResourceMonitor {
         Ok(())
     }
 
-    fn check_registered(&self, field: &str, urn: &Urn) -> Result<(), InvalidField> {
+    /// The field is written out only when the check fails: every registration checks each of
+    /// its dependencies, and naming them up front cost an allocation each.
+    fn check_registered(&self, field: impl fmt::Display, urn: &Urn) -> Result<(), InvalidField> {
         if self.registered.lock().contains(urn) {
             Ok(())
         } else {
             Err(InvalidField::new(
-                field,
+                field.to_string(),
                 format!("{urn} is not a registered resource"),
             ))
         }
@@ -213,18 +216,18 @@ impl ResourceMonitor {
             self.check_registered("parent", p)?;
         }
         for (i, d) in goal.dependencies.iter().enumerate() {
-            self.check_registered(&format!("dependencies[{i}]"), d)?;
+            self.check_registered(format_args!("dependencies[{i}]"), d)?;
         }
         for (key, deps) in &goal.property_dependencies {
             for (i, d) in deps.iter().enumerate() {
-                self.check_registered(&format!("propertyDependencies.{key}[{i}]"), d)?;
+                self.check_registered(format_args!("propertyDependencies.{key}[{i}]"), d)?;
             }
         }
         if let Some(d) = &goal.deleted_with {
             self.check_registered("deletedWith", d)?;
         }
         for (i, r) in goal.replace_with.iter().enumerate() {
-            self.check_registered(&format!("replaceWith[{i}]"), r)?;
+            self.check_registered(format_args!("replaceWith[{i}]"), r)?;
         }
         self.check_provider_registered(goal.provider.as_deref())
     }
@@ -339,7 +342,7 @@ impl ResourceMonitor {
             self.check_registered("parent", p)?;
         }
         for (i, d) in goal.dependencies.iter().enumerate() {
-            self.check_registered(&format!("dependencies[{i}]"), d)?;
+            self.check_registered(format_args!("dependencies[{i}]"), d)?;
         }
         self.check_provider_registered(goal.provider.as_deref())?;
         if goal.provider.is_none() {

@@ -44,14 +44,25 @@ impl Urn {
         &self.0
     }
 
+    /// Stack, project, qualified type and name: split at the first three `::` by a byte scan
+    /// (a substring searcher costs more to set up than a URN takes to scan, on every lookup).
     fn parts(&self) -> [&str; 4] {
-        let rest = self.0.strip_prefix("urn:pulumi:").unwrap_or_default();
-        let mut it = rest.splitn(4, "::");
-        let stack = it.next().unwrap_or_default();
-        let project = it.next().unwrap_or_default();
-        let tail = it.next().unwrap_or_default();
-        let name = it.next().unwrap_or_default();
-        [stack, project, tail, name]
+        let mut rest = self.0.strip_prefix("urn:pulumi:").unwrap_or_default();
+        let mut parts = [""; 4];
+        for part in &mut parts[..3] {
+            match rest.as_bytes().windows(2).position(|w| w == b"::") {
+                Some(at) => {
+                    *part = &rest[..at];
+                    rest = &rest[at + 2..];
+                }
+                None => {
+                    *part = rest;
+                    rest = "";
+                }
+            }
+        }
+        parts[3] = rest;
+        parts
     }
 
     pub fn stack(&self) -> &str {
@@ -127,6 +138,10 @@ mod tests {
     fn names_may_contain_double_colons() {
         let u = Urn::parse("urn:pulumi:s::p::t::a::b").unwrap();
         assert_eq!(u.name(), "a::b");
+        // The separator is the leftmost `::`, as `str::splitn` finds it.
+        let u = Urn::parse("urn:pulumi:s::p::a:b:C:::x").unwrap();
+        assert_eq!((u.qualified_type(), u.name()), ("a:b:C", ":x"));
+        assert_eq!((u.stack(), u.project()), ("s", "p"));
         assert!(Urn::parse("urn:pulumi:s::p").is_err());
         assert!(Urn::parse("arn:aws:x").is_err());
     }
