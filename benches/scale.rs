@@ -378,8 +378,6 @@ async fn console_frame(n: usize) {
     );
 }
 
-/// The cost per resource of a preview at 1,000 and at `n` resources, in one process: the
-/// median of 5 previews of 1,000 (after a warm-up), then one of `n`.
 /// The per-resource cost of a preview at 1,000 (median of 5 after a warm-up) and at 10,000,
 /// 100,000, … up to `n`, in one process: each size's cost and its ratio to the cost at 1,000.
 async fn preview_scaling(n: usize) {
