@@ -145,8 +145,15 @@ fn served_update_once(
     took
 }
 
-/// Rounds of runs taken.
-const ROUNDS: usize = 151;
+/// Rounds of runs taken by `cargo bench`; `cargo test` runs each bench once as a test, where
+/// two rounds check that it works.
+fn rounds() -> usize {
+    if std::env::args().any(|a| a == "--bench") {
+        151
+    } else {
+        2
+    }
+}
 
 /// The median, and the quartiles, of `v` (sorted in place).
 fn spread(v: &mut [f64]) -> (f64, f64, f64) {
@@ -166,7 +173,8 @@ fn watcher_cost_interleaved() {
     let dag = Arc::new(GeneratedDag::generate(&DagSpec::new(2_000)));
     served_update_once(&rt, &elsewhere, &dag, 3);
     let (mut bare, mut watched, mut control) = (Vec::new(), Vec::new(), Vec::new());
-    for round in 0..ROUNDS {
+    let rounds = rounds();
+    for round in 0..rounds {
         let mut took = [0.0; 3];
         for k in 0..3 {
             let which = (round + k) % 3;
@@ -182,7 +190,7 @@ fn watcher_cost_interleaved() {
     let (w, w1, w3) = spread(&mut watched);
     let (c, c1, c3) = spread(&mut control);
     eprintln!(
-        "watcher cost over {ROUNDS} rounds (unwatched median {:.1} ms): 3 watchers / unwatched \
+        "watcher cost over {rounds} rounds (unwatched median {:.1} ms): 3 watchers / unwatched \
          median {w:.3}, quartiles {w1:.3}..{w3:.3}; control, unwatched / unwatched median \
          {c:.3}, quartiles {c1:.3}..{c3:.3}",
         b * 1000.0,

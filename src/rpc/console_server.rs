@@ -331,56 +331,61 @@ impl Console for ConsoleService {
                 .cascade_root(req.cascade)
                 .ok_or_else(|| Status::invalid_argument(format!("no cascade #{}", req.cascade)))
         };
-        let note = match action {
+        let remote = || Decider::Remote(by.clone());
+        let (note, act): (String, Box<dyn FnOnce() + Send + '_>) = match action {
             pb::Action::Unspecified => {
                 return Err(Status::invalid_argument("no action given"));
             }
-            pb::Action::Pause => {
-                control.pause();
-                format!("deployment paused by {by}")
-            }
-            pb::Action::Resume => {
-                control.resume();
-                format!("deployment resumed by {by}")
-            }
-            pb::Action::Approve => {
+            pb::Action::Pause => (
+                format!("deployment paused by {by}"),
+                Box::new(|| control.pause()),
+            ),
+            pb::Action::Resume => (
+                format!("deployment resumed by {by}"),
+                Box::new(|| control.resume()),
+            ),
+            pb::Action::Approve | pb::Action::Decline => {
                 let root = cascade_name()?;
-                control.decide_as(req.cascade, true, Decider::Remote(by.clone()));
-                format!("{root} approved by {by}")
+                let approve = action == pb::Action::Approve;
+                let verb = if approve { "approved" } else { "declined" };
+                (
+                    format!("{root} {verb} by {by}"),
+                    Box::new(move || control.decide_as(req.cascade, approve, remote())),
+                )
             }
-            pb::Action::Decline => {
-                let root = cascade_name()?;
-                control.decide_as(req.cascade, false, Decider::Remote(by.clone()));
-                format!("{root} declined by {by}")
-            }
-            pb::Action::ApproveAll => {
-                control.approve_all_as(Decider::Remote(by.clone()));
-                format!("every waiting gate approved by {by}")
-            }
+            pb::Action::ApproveAll => (
+                format!("every waiting gate approved by {by}"),
+                Box::new(|| control.approve_all_as(remote())),
+            ),
             pb::Action::ApproveKind | pb::Action::DeclineKind => {
                 let kind: ApprovalKind = req
                     .kind
                     .parse()
                     .map_err(|e: RuleError| Status::invalid_argument(e.to_string()))?;
                 let approve = action == pb::Action::ApproveKind;
-                control.decide_kind_as(kind, approve, Decider::Remote(by.clone()));
                 let verb = if approve { "approved" } else { "declined" };
-                format!("every waiting gate of {} {verb} by {by}", kind.as_str())
+                (
+                    format!("every waiting gate of {} {verb} by {by}", kind.as_str()),
+                    Box::new(move || control.decide_kind_as(kind, approve, remote())),
+                )
             }
-            pb::Action::Step => {
-                control.step_once();
-                format!("one step let through by {by}")
-            }
-            pb::Action::Cancel => {
-                control.cancel();
-                format!("cancel requested by {by}")
-            }
-            pb::Action::Terminate => {
-                control.terminate();
-                format!("terminate requested by {by}")
-            }
+            pb::Action::Step => (
+                format!("one step let through by {by}"),
+                Box::new(|| control.step_once()),
+            ),
+            pb::Action::Cancel => (
+                format!("cancel requested by {by}"),
+                Box::new(|| control.cancel()),
+            ),
+            pb::Action::Terminate => (
+                format!("terminate requested by {by}"),
+                Box::new(|| control.terminate()),
+            ),
         };
+        // The note goes first: once the action is done the run may end at once, and a note
+        // sent after its summary would reach no display.
         notes.diag(None, Severity::Info, note);
+        act();
         Ok(Response::new(pb::ActReply {}))
     }
 }
