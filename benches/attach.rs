@@ -16,7 +16,7 @@ use stepdeck::engine::{
 use stepdeck::rpc::console_addr::ConsoleAddress;
 use stepdeck::rpc::console_client::{AttachOptions, attach, client};
 use stepdeck::rpc::console_proto::{WatchRequest, watch_reply};
-use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
+use stepdeck::rpc::console_server::{Limits, SERVING_NICE, Served, ServingConsole, serve};
 use stepdeck::rpc::console_tee::tee;
 use stepdeck::rpc::console_token::Tokens;
 
@@ -61,15 +61,18 @@ fn watcher(address: &ConsoleAddress) -> AttachOptions {
 }
 
 /// Where the watchers run: elsewhere, as far as the deployment is concerned. On this machine
-/// they share its cores, so their thread runs at `SCHED_IDLE` and takes only the cycles the
-/// deployment leaves, as the console server does (their own decoding is their machine's cost).
+/// they share its cores, so their thread runs at the lowest priority, as the console server
+/// does, and takes little more than the cycles the deployment leaves (their own decoding is
+/// their machine's cost).
 fn watchers_runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .on_thread_start(|| {
-            let param = libc::sched_param { sched_priority: 0 };
-            // SAFETY: sets the calling thread's policy from a valid parameter.
-            unsafe { libc::sched_setscheduler(0, libc::SCHED_IDLE, &param) };
+            // SAFETY: gettid cannot fail; setpriority names this thread by its own id.
+            unsafe {
+                let tid = libc::gettid() as libc::id_t;
+                libc::setpriority(libc::PRIO_PROCESS, tid, SERVING_NICE);
+            }
         })
         .enable_all()
         .build()
