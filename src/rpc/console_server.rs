@@ -473,24 +473,39 @@ pub async fn serve(
         builder = builder.tls_config(ServerTlsConfig::new().identity(identity))?;
     }
     let router = builder.add_service(svc);
+    let listen_error = |source| ServeError::Listen {
+        address: address.to_string(),
+        source,
+    };
+    // Bound and listening here, at the caller's priority, before anyone is told the address:
+    // a watcher that connects at once is queued, never refused.
+    let (listener, bound, socket) = match address {
+        ConsoleAddress::Tcp(addr) => {
+            let l = std::net::TcpListener::bind(addr).map_err(listen_error)?;
+            let local = l.local_addr().map_err(listen_error)?;
+            (
+                Listener::Tcp(l),
+                ConsoleAddress::Tcp(local.to_string()),
+                None,
+            )
+        }
+        ConsoleAddress::Unix(path) => {
+            let l = std::os::unix::net::UnixListener::bind(path).map_err(listen_error)?;
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
+                .map_err(listen_error)?;
+            (Listener::Unix(l), address.clone(), Some(path.clone()))
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(listen_error)?;
+    let listener = listener.into_tokio(&runtime).map_err(listen_error)?;
     let (stop, stopped) = oneshot::channel::<()>();
-    let (bound_tx, bound_rx) = oneshot::channel();
-    let at = address.clone();
     std::thread::Builder::new()
         .name(SERVING_THREAD.into())
-        .spawn(move || serve_on_spare_cycles(at, router, stopped, bound_tx))
-        .map_err(|source| ServeError::Listen {
-            address: address.to_string(),
-            source,
-        })?;
-    let bound = bound_rx.await.map_err(|_| ServeError::Listen {
-        address: address.to_string(),
-        source: std::io::Error::other("the serving thread ended before it listened"),
-    })??;
-    let socket = match address {
-        ConsoleAddress::Unix(path) => Some(path.clone()),
-        ConsoleAddress::Tcp(_) => None,
-    };
+        .spawn(move || serve_on_spare_cycles(&runtime, listener, router, stopped))
+        .map_err(listen_error)?;
     Ok(ServingConsole {
         address: bound,
         stop: Some(stop),
@@ -501,60 +516,59 @@ pub async fn serve(
 /// The name of the thread that serves the console.
 pub const SERVING_THREAD: &str = "console-server";
 
+/// A listening socket, bound by the caller.
+enum Listener {
+    Tcp(std::net::TcpListener),
+    Unix(std::os::unix::net::UnixListener),
+}
+
+/// A listening socket registered with the serving thread's runtime.
+enum ServingListener {
+    Tcp(TcpListener),
+    Unix(UnixListener),
+}
+
+impl Listener {
+    fn into_tokio(self, runtime: &tokio::runtime::Runtime) -> std::io::Result<ServingListener> {
+        let _in_it = runtime.enter();
+        Ok(match self {
+            Listener::Tcp(l) => {
+                l.set_nonblocking(true)?;
+                ServingListener::Tcp(TcpListener::from_std(l)?)
+            }
+            Listener::Unix(l) => {
+                l.set_nonblocking(true)?;
+                ServingListener::Unix(UnixListener::from_std(l)?)
+            }
+        })
+    }
+}
+
 /// Runs the server on this thread, at the lowest CPU priority, until `stopped`: a busy
 /// deployment keeps nearly every cycle, and watchers are served from the cycles it leaves (a
 /// deployment that waits on its providers leaves most of them).
 fn serve_on_spare_cycles(
-    address: ConsoleAddress,
+    runtime: &tokio::runtime::Runtime,
+    listener: ServingListener,
     router: Router,
     stopped: oneshot::Receiver<()>,
-    bound: oneshot::Sender<Result<ConsoleAddress, ServeError>>,
 ) {
     lowest_cpu_priority();
-    let listen_error = |source| ServeError::Listen {
-        address: address.to_string(),
-        source,
-    };
-    let runtime = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
-        Ok(runtime) => runtime,
-        Err(e) => {
-            let _ = bound.send(Err(listen_error(e)));
-            return;
-        }
-    };
     let shutdown = async {
         let _ = stopped.await;
     };
     runtime.block_on(async {
-        match &address {
-            ConsoleAddress::Tcp(addr) => {
-                let listener = match TcpListener::bind(addr).await {
-                    Ok(l) => l,
-                    Err(e) => return drop(bound.send(Err(listen_error(e)))),
-                };
-                let local = listener.local_addr().map_err(listen_error);
-                let _ = bound.send(local.map(|a| ConsoleAddress::Tcp(a.to_string())));
-                let incoming = TcpIncoming::from(listener);
+        match listener {
+            ServingListener::Tcp(l) => {
+                let incoming = TcpIncoming::from(l);
                 let _ = router
                     .serve_with_incoming_shutdown(incoming, shutdown)
                     .await;
             }
-            ConsoleAddress::Unix(path) => {
-                let listener = UnixListener::bind(path).and_then(|l| {
-                    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
-                    Ok(l)
-                });
-                let listener = match listener {
-                    Ok(l) => l,
-                    Err(e) => return drop(bound.send(Err(listen_error(e)))),
-                };
-                let _ = bound.send(Ok(address.clone()));
-                let incoming = futures::stream::unfold(listener, |listener| async move {
-                    let conn = listener.accept().await.map(|(stream, _)| stream);
-                    Some((conn, listener))
+            ServingListener::Unix(l) => {
+                let incoming = futures::stream::unfold(l, |l| async move {
+                    let conn = l.accept().await.map(|(stream, _)| stream);
+                    Some((conn, l))
                 });
                 let _ = router
                     .serve_with_incoming_shutdown(incoming, shutdown)
