@@ -163,9 +163,8 @@ impl GraphLayout {
             self.columns[layer[i] as usize].push(i);
         }
         // The same order every run, whatever order the resources arrived in.
-        let by_name = |a: &usize, b: &usize| SortKey::Name.compare(model, *a, *b);
         if let Some(first) = self.columns.first_mut() {
-            first.sort_by(by_name);
+            SortKey::Name.sort(model, first);
         }
         self.nodes = self.columns.iter().map(Vec::len).sum();
         self.longest_name = (0..n)
@@ -177,23 +176,28 @@ impl GraphLayout {
             if c > 0 {
                 let place = &self.place;
                 let deps = &self.deps;
-                let mut keyed: Vec<(f64, usize)> = self.columns[c]
+                // By the mean row of the dependencies, then by name (and URN): found once each.
+                let mut keyed: Vec<(f64, &str, &str, usize)> = self.columns[c]
                     .iter()
                     .map(|&i| {
-                        let rows: Vec<f64> = deps[i]
+                        let (sum, count) = deps[i]
                             .iter()
                             .filter_map(|&d| place[d].map(|(_, r)| f64::from(r)))
-                            .collect();
-                        let key = if rows.is_empty() {
+                            .fold((0.0, 0u32), |(s, k), r| (s + r, k + 1));
+                        let key = if count == 0 {
                             f64::MAX
                         } else {
-                            rows.iter().sum::<f64>() / rows.len() as f64
+                            sum / f64::from(count)
                         };
-                        (key, i)
+                        let r = model.resource(i);
+                        (key, r.name(), r.urn.as_str(), i)
                     })
                     .collect();
-                keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| by_name(&a.1, &b.1)));
-                self.columns[c] = keyed.into_iter().map(|(_, i)| i).collect();
+                keyed.sort_by(|a, b| {
+                    a.0.total_cmp(&b.0)
+                        .then_with(|| (a.1, a.2).cmp(&(b.1, b.2)))
+                });
+                self.columns[c] = keyed.into_iter().map(|(.., i)| i).collect();
             }
             for (row, &i) in self.columns[c].iter().enumerate() {
                 self.place[i] = Some((c as u32, row as u32));

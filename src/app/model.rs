@@ -15,7 +15,7 @@ use crate::engine::events::{
 use crate::engine::property::PropertyMap;
 use crate::engine::provider::PropertyDiff;
 use crate::engine::step::StepOp;
-use crate::engine::urn::Urn;
+use crate::engine::urn::{Urn, UrnMap, UrnSet};
 
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +77,8 @@ pub struct HistoryEntry {
 #[derive(Clone, Debug)]
 pub struct Resource {
     pub urn: Urn,
+    /// Where the name starts in the URN: sorting and drawing ask for names all the time.
+    name_at: usize,
     pub type_: String,
     pub custom: bool,
     /// Index of the parent row, when the parent is known.
@@ -128,6 +130,7 @@ pub struct Resource {
 impl Resource {
     fn new(urn: Urn, type_: String) -> Resource {
         Resource {
+            name_at: urn.as_str().len() - urn.name().len(),
             urn,
             type_,
             custom: true,
@@ -168,7 +171,7 @@ impl Resource {
 
     /// The resource's name (last URN segment).
     pub fn name(&self) -> &str {
-        self.urn.name()
+        &self.urn.as_str()[self.name_at..]
     }
 
     /// Time spent so far: the running step counts up to `now` (the model's active clock, which
@@ -367,8 +370,12 @@ pub struct Model {
     pub parallel_diff: bool,
     now: Duration,
     started_at: Option<Duration>,
-    resources: Vec<Resource>,
-    index: HashMap<Urn, usize>,
+    #[expect(
+        clippy::vec_box,
+        reason = "a row is large: growing a vector of a million of them would copy them all"
+    )]
+    resources: Vec<Box<Resource>>,
+    index: UrnMap<usize>,
     roots: Vec<usize>,
     /// Bumped whenever rows are added or re-parented, so that derived layouts know to rebuild.
     structure_version: u64,
@@ -389,6 +396,9 @@ pub struct Model {
     done_counts: [usize; OPS],
     pub failed: usize,
     pub skipped: usize,
+    /// Every resource ever marked failed or skipped, in index order: the summary lists them
+    /// from here (filtered by their status now) instead of walking every resource each frame.
+    troubled: BTreeSet<usize>,
     /// Resources the preview changed that the operator's selection left out of this run, as
     /// (name, type): the summary lists them as skipped.
     pub deselected: Vec<(String, String)>,
@@ -409,9 +419,20 @@ pub struct Model {
 }
 
 /// `urns` without repeats, in their first order (a dependency named by two inputs is one edge).
+/// Lists are short (a few dependencies), so a scan of what is kept beats hashing each URN.
 fn unique(urns: &[Urn]) -> Vec<Urn> {
-    let mut seen = HashSet::new();
-    urns.iter().filter(|u| seen.insert(*u)).cloned().collect()
+    let mut out: Vec<Urn> = Vec::with_capacity(urns.len());
+    if urns.len() <= 16 {
+        for u in urns {
+            if !out.contains(u) {
+                out.push(u.clone());
+            }
+        }
+    } else {
+        let mut seen = UrnSet::default();
+        out.extend(urns.iter().filter(|u| seen.insert((*u).clone())).cloned());
+    }
+    out
 }
 
 /// Default providers are set up by the engine, not declared: counts leave them out, as
@@ -485,8 +506,17 @@ impl Model {
     }
 
     /// Every resource row, indexable by the indexes the tree and the graph hold.
-    pub fn resources(&self) -> &[Resource] {
+    pub fn resources(&self) -> &[Box<Resource>] {
         &self.resources
+    }
+
+    /// The rows whose status is `status` now, in index order, among those ever failed or
+    /// skipped (the only statuses asked for this way): O(those), not O(every row).
+    pub fn troubled(&self, status: Status) -> impl Iterator<Item = &Resource> + '_ {
+        self.troubled
+            .iter()
+            .map(|&i| &*self.resources[i])
+            .filter(move |r| r.status == status)
     }
 
     /// The row at `idx` (an index from this model).
@@ -501,7 +531,7 @@ impl Model {
 
     /// The row of `urn`, in O(1).
     pub fn get(&self, urn: &Urn) -> Option<&Resource> {
-        self.index_of(urn).map(|i| &self.resources[i])
+        self.index_of(urn).map(|i| &*self.resources[i])
     }
 
     /// Top-level rows (the root stack, and orphans whose parent is not known yet).
@@ -933,6 +963,7 @@ impl Model {
                 }
                 let i = self.ensure_row(urn, None);
                 self.running.remove(&i);
+                self.troubled.insert(i);
                 let r = &mut self.resources[i];
                 r.running_op = None;
                 r.busy += *duration;
@@ -951,6 +982,7 @@ impl Model {
             EngineEvent::StepSkipped { op, urn, reason } => {
                 self.skipped += 1;
                 let i = self.ensure_row(urn, None);
+                self.troubled.insert(i);
                 let r = &mut self.resources[i];
                 r.op.get_or_insert(*op);
                 r.status = Status::Skipped;
@@ -1276,6 +1308,7 @@ impl Model {
                     r.message = Some(format!("not run: {why} before it was approved"));
                     r.log(now, format!("skipped: {why} before it was approved"));
                     self.skipped += 1;
+                    self.troubled.insert(i);
                 }
             }
         }
@@ -1318,6 +1351,7 @@ impl Model {
                 r.message = Some(format!("not run: {why}"));
                 r.log(now, format!("skipped: {why}"));
                 self.skipped += 1;
+                self.troubled.insert(i);
             }
             if !self.preview {
                 self.steps_settled += 1;
@@ -1342,7 +1376,7 @@ impl Model {
         }
         let t = type_.cloned().unwrap_or_else(|| urn.type_().to_string());
         let i = self.resources.len();
-        self.resources.push(Resource::new(urn.clone(), t));
+        self.resources.push(Box::new(Resource::new(urn.clone(), t)));
         self.index.insert(urn.clone(), i);
         self.roots.push(i);
         self.structure_version += 1;

@@ -117,19 +117,21 @@ impl TreeIndex {
         self.pos.resize(n, NONE);
         // Depth-first, siblings sorted; the stack holds (idx, depth, last, parent row).
         let mut roots: Vec<usize> = model.roots().filter(|&i| kept(i)).collect();
-        roots.sort_by(|&a, &b| sort.compare(model, a, b));
+        sort.sort(model, &mut roots);
         let mut stack: Vec<(usize, u16, bool, u32)> = roots
             .iter()
             .enumerate()
             .rev()
             .map(|(k, &i)| (i, 0, k + 1 == roots.len(), NONE))
             .collect();
+        let mut kids: Vec<usize> = Vec::new();
         while let Some((i, depth, last, parent_row)) = stack.pop() {
             let r = model.resource(i);
             let row = self.rows.len() as u32;
             self.pos[i] = row;
-            let mut kids: Vec<usize> = r.children.iter().copied().filter(|&c| kept(c)).collect();
-            kids.sort_by(|&a, &b| sort.compare(model, a, b));
+            kids.clear();
+            kids.extend(r.children.iter().copied().filter(|&c| kept(c)));
+            sort.sort(model, &mut kids);
             let count = kids.len();
             self.rows.push(FlatRow {
                 idx: i,

@@ -5,6 +5,13 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+/// A map keyed by URN with a fast hasher: URNs are long, hashed for every event and step, and
+/// come from the operator's own programs, so SipHash's flooding resistance buys nothing here.
+pub type UrnMap<V> = std::collections::HashMap<Urn, V, foldhash::fast::RandomState>;
+
+/// A set of URNs with the fast hasher of [`UrnMap`].
+pub type UrnSet = std::collections::HashSet<Urn, foldhash::fast::RandomState>;
+
 /// The type token of the root stack resource; children of it do not carry its type in their URN.
 pub const ROOT_STACK_TYPE: &str = "pulumi:pulumi:Stack";
 

@@ -69,11 +69,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         }
         out.push((Kind::Plain, String::new()));
     }
-    let failed: Vec<_> = m
-        .resources()
-        .iter()
-        .filter(|r| r.status == Status::Failed)
-        .collect();
+    let failed: Vec<_> = m.troubled(Status::Failed).collect();
     if !failed.is_empty() {
         out.push((Kind::Heading, "Failures:".into()));
         for r in failed {
@@ -124,12 +120,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
             format!("{} resource(s) skipped: not run", m.skipped),
         ));
         // Which ones, by name (why is in their details and the Log).
-        let names: Vec<&str> = m
-            .resources()
-            .iter()
-            .filter(|r| r.status == Status::Skipped)
-            .map(|r| r.name())
-            .collect();
+        let names: Vec<&str> = m.troubled(Status::Skipped).map(|r| r.name()).collect();
         out.push((Kind::Plain, format!("    {}", names.join(", "))));
         out.push((Kind::Plain, String::new()));
     }
