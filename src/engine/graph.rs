@@ -3,6 +3,7 @@
 
 use std::borrow::Borrow;
 use std::collections::{HashMap, HashSet};
+use std::hash::BuildHasher;
 
 use super::resource::ResourceState;
 use super::urn::Urn;
@@ -72,11 +73,11 @@ impl DependencyGraph {
     /// Every resource that transitively depends on `root`, in snapshot (topological) order,
     /// not walking through resources whose URN is in `ignore`. Children count as dependents
     /// only when `include_children` is set.
-    pub fn depending_on<R: Borrow<ResourceState>>(
+    pub fn depending_on<R: Borrow<ResourceState>, S: BuildHasher>(
         &self,
         root: usize,
         resources: &[R],
-        ignore: &HashSet<Urn>,
+        ignore: &HashSet<Urn, S>,
         include_children: bool,
     ) -> Vec<usize> {
         let mut seen: HashSet<usize> = HashSet::new();

@@ -2,14 +2,13 @@
 //! as Pulumi's builtin provider answers it from the deployment's new and read states (the SDKs
 //! call it to rehydrate a resource reference).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use super::property::{PropertyMap, PropertyValue};
 use super::registration::{RegisterError, Registered};
-use super::urn::Urn;
+use super::urn::{Urn, UrnMap};
 
 /// The function's token.
 pub(super) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
@@ -24,7 +23,7 @@ struct Known {
 /// The resources registered or read so far in this deployment; cheap to clone.
 #[derive(Clone, Default)]
 pub(crate) struct ResourceLookup {
-    known: Arc<Mutex<HashMap<Urn, Known>>>,
+    known: Arc<Mutex<UrnMap<Known>>>,
 }
 
 impl ResourceLookup {
@@ -74,7 +73,7 @@ impl ResourceLookup {
         ]))
     }
 
-    fn lock(&self) -> parking_lot::MutexGuard<'_, HashMap<Urn, Known>> {
+    fn lock(&self) -> parking_lot::MutexGuard<'_, UrnMap<Known>> {
         self.known.lock()
     }
 }

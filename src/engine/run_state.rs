@@ -9,12 +9,12 @@ use tokio::sync::watch;
 use super::resource::{ResourceState, is_default_provider};
 use super::run_error::RunError;
 use super::step::{Step, StepOp};
-use super::urn::Urn;
+use super::urn::{Urn, UrnSet};
 
 /// The run's bookkeeping, owned by the deployment loop.
 pub(crate) struct RunState {
-    failed: HashSet<Urn>,
-    skipped: HashSet<Urn>,
+    failed: UrnSet,
+    skipped: UrnSet,
     /// Base positions of old copies a create-before-delete replacement left behind.
     marked_delete: HashSet<usize>,
     /// Base positions a delete-before-replace deleted in this run (now pending replacement).
@@ -25,7 +25,7 @@ pub(crate) struct RunState {
     first_error: Option<RunError>,
     /// URNs whose old copies the run deletes: a delete whose `deletedWith` target is among
     /// them skips its provider call.
-    condemned: HashSet<Urn>,
+    condemned: UrnSet,
     /// Raised at the first error that stops the run; the executor's gates watch it (a failing
     /// worker raises it too, before its report reaches the loop, so no step starts after it).
     halt: watch::Sender<bool>,
@@ -34,14 +34,14 @@ pub(crate) struct RunState {
 impl RunState {
     pub(super) fn new(halt: watch::Sender<bool>) -> RunState {
         RunState {
-            failed: HashSet::new(),
-            skipped: HashSet::new(),
+            failed: UrnSet::default(),
+            skipped: UrnSet::default(),
             marked_delete: HashSet::new(),
             pending_replaced: HashSet::new(),
             counts: BTreeMap::new(),
             refreshed: Vec::new(),
             first_error: None,
-            condemned: HashSet::new(),
+            condemned: UrnSet::default(),
             halt,
         }
     }

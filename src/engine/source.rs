@@ -1,7 +1,7 @@
 //! The program side of a deployment: the resource monitor a program registers resources with,
 //! whether the program is a YAML file evaluated in-process or an SDK program over gRPC.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ use super::registration_check::{
 };
 use super::resource::{is_provider_type, provider_type, provider_type_package, provider_urn};
 use super::resource_lookup::{GET_RESOURCE, ResourceLookup};
-use super::urn::{ROOT_STACK_TYPE, Urn};
+use super::urn::{ROOT_STACK_TYPE, Urn, UrnMap, UrnSet};
 
 use super::register_error::{FunctionCall, ProviderRefError};
 pub use super::registration::{RegisterError, RegisterStatus, Registered};
@@ -106,12 +106,12 @@ pub struct ResourceMonitor {
     info: Arc<DeploymentInfo>,
     registry: Arc<ProviderRegistry>,
     events: EventSink,
-    inherited: Arc<Mutex<HashMap<Urn, Inherited>>>,
+    inherited: Arc<Mutex<UrnMap<Inherited>>>,
     defaults: Arc<Mutex<DefaultProviders>>,
     root: Arc<Mutex<Option<Urn>>>,
     /// Every URN this deployment answered a registration or read for: the only resources a
     /// request may name as parent, dependency, provider or owner of outputs.
-    registered: Arc<Mutex<HashSet<Urn>>>,
+    registered: Arc<Mutex<UrnSet>>,
     lookup: ResourceLookup,
     hooks: Arc<Hooks>,
     /// Parameterized packages the program registered, by package name and version: their

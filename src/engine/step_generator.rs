@@ -1,7 +1,7 @@
 //! The step generator: turns each registration into a chain of steps, as Pulumi's engine does
 //! (check, diff, create / same / update / replace, delete-before-replace cascades).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::deployment::Options;
@@ -25,7 +25,7 @@ use super::snapshot::BaseStates;
 use super::source::{RegisterError, RegisterStatus, Registered};
 use super::step::{Changes, OldState, ReplaceOrder, Step, StepOp, Superseded};
 use super::targeting::Targeting;
-use super::urn::Urn;
+use super::urn::{Urn, UrnMap, UrnSet};
 
 mod aliases;
 mod plan_check;
@@ -57,29 +57,29 @@ pub(crate) struct StepGenerator {
     base: BaseStates,
     graph: DependencyGraph,
     /// Live base states by URN (not `delete: true` copies).
-    olds: HashMap<Urn, usize>,
+    olds: UrnMap<usize>,
     /// URNs registered in this deployment.
-    registered: HashSet<Urn>,
+    registered: UrnSet,
     /// URNs already stepped on; they cannot be DBR dependents any more.
-    operated: HashSet<Urn>,
+    operated: UrnSet,
     /// URNs whose old copy a DBR chain deletes in this deployment.
-    deleted: HashSet<Urn>,
+    deleted: UrnSet,
     /// Base positions deleted by DBR chains (their later delete steps are skipped).
     pending_deletes: HashSet<usize>,
-    dependent_replace_keys: HashMap<Urn, Vec<String>>,
+    dependent_replace_keys: UrnMap<Vec<String>>,
     /// URNs of declined cascades: they keep their old state.
-    declined: HashSet<Urn>,
+    declined: UrnSet,
     /// Provider resources registered in this deployment, by URN and by the old URN they aliased.
-    providers: HashMap<Urn, ResourceState>,
+    providers: UrnMap<ResourceState>,
     /// Old URNs claimed through an alias, to the new URN that claimed them.
-    aliased: HashMap<Urn, Urn>,
+    aliased: UrnMap<Urn>,
     /// New URNs registered through an alias, to the old URN they took over.
-    aliases: HashMap<Urn, Urn>,
+    aliases: UrnMap<Urn>,
     /// URNs replaced in this deployment (a deletedWith dependent is replaced with them).
-    replaced: HashSet<Urn>,
+    replaced: UrnSet,
     targeting: Targeting,
     /// New resources not created because they are outside the targets.
-    skipped_creates: HashSet<Urn>,
+    skipped_creates: UrnSet,
     /// Base positions a refresh before the update found gone.
     vanished: HashSet<usize>,
     next_cascade: CascadeId,
@@ -174,7 +174,7 @@ impl StepGenerator {
         let recording = (opts.record_plan && opts.is_preview()).then(Plan::default);
         StepGenerator {
             targeting: Targeting::new(&opts),
-            skipped_creates: HashSet::new(),
+            skipped_creates: UrnSet::default(),
             vanished: HashSet::new(),
             opts,
             registry,
@@ -182,16 +182,16 @@ impl StepGenerator {
             base,
             graph,
             olds,
-            registered: HashSet::new(),
-            operated: HashSet::new(),
-            deleted: HashSet::new(),
+            registered: UrnSet::default(),
+            operated: UrnSet::default(),
+            deleted: UrnSet::default(),
             pending_deletes: HashSet::new(),
-            dependent_replace_keys: HashMap::new(),
-            declined: HashSet::new(),
-            providers: HashMap::new(),
-            aliased: HashMap::new(),
-            aliases: HashMap::new(),
-            replaced: HashSet::new(),
+            dependent_replace_keys: UrnMap::default(),
+            declined: UrnSet::default(),
+            providers: UrnMap::default(),
+            aliased: UrnMap::default(),
+            aliases: UrnMap::default(),
+            replaced: UrnSet::default(),
             next_cascade: 1,
             recording,
         }

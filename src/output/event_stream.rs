@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use crate::engine::events::{Decider, StepInfo};
+use crate::engine::urn::UrnMap;
 use crate::engine::{EngineEvent, Outcome, StepOp, Urn};
 
 use super::json::{Applied, change_summary, diagnostic, step_metadata};
@@ -42,7 +43,7 @@ pub struct EventWriter {
     planned: HashMap<(Urn, StepOp), StepInfo>,
     /// The op of each component's (and the stack's) latest step, for the outputs it
     /// registers later.
-    last_op: HashMap<Urn, StepOp>,
+    last_op: UrnMap<StepOp>,
     /// Logical steps completed so far (`ResOpFailedEvent.steps`).
     completed: usize,
     /// A failure already reported with its diagnostic; the engine's copy is skipped.
@@ -57,7 +58,7 @@ impl EventWriter {
             sequence: 0,
             preview: false,
             planned: HashMap::new(),
-            last_op: HashMap::new(),
+            last_op: UrnMap::default(),
             completed: 0,
             reported: None,
         }

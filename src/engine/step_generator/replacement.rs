@@ -2,8 +2,6 @@
 //! (Pulumi's `calculateDependentReplacements`), and the recreation of a resource an earlier
 //! cascade deleted.
 
-use std::collections::HashSet;
-
 use super::{PlannedChain, StepGenerator, parse_paths};
 use crate::engine::diff_job::{DiffJob, DiffTarget};
 use crate::engine::events::{CascadeId, CascadeMember, CascadeReason};
@@ -13,7 +11,7 @@ use crate::engine::provider::DiffRequest;
 use crate::engine::resource::ResourceState;
 use crate::engine::source::RegisterError;
 use crate::engine::step::{Changes, OldState, ReplaceOrder, Step};
-use crate::engine::urn::Urn;
+use crate::engine::urn::{Urn, UrnSet};
 
 /// A DBR cascade: the root being replaced and every dependent replaced with it.
 #[derive(Clone, Debug)]
@@ -117,7 +115,7 @@ impl StepGenerator {
         &self,
         root: usize,
     ) -> Result<Vec<(usize, CascadeReason, Vec<String>)>, RegisterError> {
-        let mut set: HashSet<Urn> = [self.base[root].urn.clone()].into();
+        let mut set = UrnSet::from_iter([self.base[root].urn.clone()]);
         let mut out = Vec::new();
         for i in self
             .graph
@@ -157,7 +155,7 @@ impl StepGenerator {
     async fn replaced_through_inputs(
         &self,
         r: &ResourceState,
-        set: &HashSet<Urn>,
+        set: &UrnSet,
     ) -> Result<Option<(CascadeReason, Vec<String>)>, RegisterError> {
         let mut inputs = Vec::new();
         let mut on = None;
