@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use serde::de::Error as _;
+use serde::de::{Error as _, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
@@ -312,10 +312,96 @@ impl Serialize for PropertyValue {
     }
 }
 
+/// Decodes straight from the text, without a `serde_json::Value` tree per value (a large
+/// state file is mostly plain strings and objects): only a special object (one with the
+/// signature key) goes through [`PropertyValue::from_json`].
 impl<'de> Deserialize<'de> for PropertyValue {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PropertyValue, D::Error> {
-        let v = Value::deserialize(d)?;
-        PropertyValue::from_json(&v).map_err(D::Error::custom)
+        d.deserialize_any(PropertyVisitor)
+    }
+}
+
+struct PropertyVisitor;
+
+impl<'de> Visitor<'de> for PropertyVisitor {
+    type Value = PropertyValue;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a property value")
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<PropertyValue, E> {
+        Ok(PropertyValue::Null)
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<PropertyValue, E> {
+        Ok(PropertyValue::Null)
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<PropertyValue, D::Error> {
+        PropertyValue::deserialize(d)
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<PropertyValue, E> {
+        Ok(PropertyValue::Bool(b))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<PropertyValue, E> {
+        Ok(PropertyValue::Number(n as f64))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<PropertyValue, E> {
+        Ok(PropertyValue::Number(n as f64))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<PropertyValue, E> {
+        Ok(PropertyValue::Number(n))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<PropertyValue, E> {
+        Ok(if s == UNKNOWN_SENTINEL {
+            PropertyValue::Unknown
+        } else {
+            PropertyValue::String(s.to_string())
+        })
+    }
+
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<PropertyValue, E> {
+        Ok(if s == UNKNOWN_SENTINEL {
+            PropertyValue::Unknown
+        } else {
+            PropertyValue::String(s)
+        })
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<PropertyValue, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(v) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(PropertyValue::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PropertyValue, A::Error> {
+        let mut plain = std::collections::BTreeMap::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == SIG_KEY {
+                // A special object: the entries read so far (plain values, which encode back
+                // exactly) and the rest go through the tree decoder that knows signatures.
+                let mut m: Map<String, Value> = plain
+                    .into_iter()
+                    .map(|(k, v): (String, PropertyValue)| (k, v.to_json()))
+                    .collect();
+                m.insert(key, map.next_value()?);
+                while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                    m.insert(k, v);
+                }
+                return PropertyValue::from_json(&Value::Object(m)).map_err(A::Error::custom);
+            }
+            let value: PropertyValue = map.next_value()?;
+            plain.insert(key, value);
+        }
+        Ok(PropertyValue::Object(plain.into()))
     }
 }
 
@@ -411,6 +497,27 @@ mod tests {
         assert!(v.contains_unknowns());
         assert!(v.contains_secrets());
         assert!(!v.reveal().contains_secrets());
+    }
+
+    #[test]
+    fn decoding_from_text_agrees_with_the_tree_decoder() {
+        let texts = [
+            r#"{"a":"x","n":3,"f":0.5,"big":18446744073709551615,"neg":-7,"b":true,"z":null}"#,
+            r#"{"l":[1,"04da6b54-80e4-46f7-96ec-b56ff0331ba9",{"deep":[[]]}],"o":{}}"#,
+            // Special objects with the signature first, as written, and after other keys.
+            r#"{"s":{"4dabf18193072939515e22adb298388d":"1b47061264138c4ac30d75fd1eb44270","plaintext":"\"pw\""}}"#,
+            r#"{"s":{"plaintext":"[1,2]","4dabf18193072939515e22adb298388d":"1b47061264138c4ac30d75fd1eb44270"}}"#,
+            r#"{"r":{"urn":"urn:pulumi:s::p::t::n","id":"i-1","4dabf18193072939515e22adb298388d":"5cf8f73096256a8f31e491e813e4eb8e"}}"#,
+            r#"{"o":{"4dabf18193072939515e22adb298388d":"d0e6a833031e9bbcd3f4e8bde6ca49a4","value":{"k":"v"},"secret":true}}"#,
+            r#"{"a":{"4dabf18193072939515e22adb298388d":"c44067f5952c0a294b673a41bacd8c17","text":"hi","hash":"00"}}"#,
+        ];
+        for text in texts {
+            let direct: PropertyMap = serde_json::from_str(text).unwrap();
+            let tree = map_from_json(&serde_json::from_str(text).unwrap()).unwrap();
+            assert_eq!(direct, tree, "{text}");
+        }
+        let bad = r#"{"x":{"k":1,"4dabf18193072939515e22adb298388d":"nope"}}"#;
+        assert!(serde_json::from_str::<PropertyMap>(bad).is_err());
     }
 
     #[test]
