@@ -3,6 +3,8 @@
 //! vectors, no scans over all resources), so a 100,000-resource deployment does not slow it down.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
+use foldhash::fast::RandomState as FastHash;
 use std::time::Duration;
 
 use indexmap::IndexMap;
@@ -380,14 +382,14 @@ pub struct Model {
     /// Bumped whenever rows are added or re-parented, so that derived layouts know to rebuild.
     structure_version: u64,
     chains: Vec<Chain>,
-    chain_index: HashMap<ChainId, usize>,
+    chain_index: FastMap<ChainId, usize>,
     awaiting_chains: BTreeSet<usize>,
     running_chains: BTreeSet<usize>,
     queued_chains: BTreeSet<usize>,
     finished_chains: Vec<usize>,
     pub diffs: DiffProgress,
     cascades: Vec<Cascade>,
-    cascade_index: HashMap<CascadeId, usize>,
+    cascade_index: FastMap<CascadeId, usize>,
     undecided: usize,
     /// Creates an interrupted run left pending in the stack, until they are cleared.
     pending_creates: Vec<PendingCreate>,
@@ -405,7 +407,7 @@ pub struct Model {
     pub paused: bool,
     pub cancel: CancelSeen,
     pub workers_busy: usize,
-    running: HashSet<usize>,
+    running: HashSet<usize, FastHash>,
     pub summary: Option<SummaryInfo>,
     /// When the current pause began (console clock).
     paused_since: Option<Duration>,
@@ -417,6 +419,9 @@ pub struct Model {
     /// Bumped by every event: the key of layouts that depend on statuses or times.
     version: u64,
 }
+
+/// Indexes by id with a fast hasher: every event looks one up.
+type FastMap<K, V> = HashMap<K, V, FastHash>;
 
 /// `urns` without repeats, in their first order (a dependency named by two inputs is one edge).
 /// Lists are short (a few dependencies), so a scan of what is kept beats hashing each URN.
