@@ -29,6 +29,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use futures::StreamExt;
 use serde_json::Value;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -164,17 +165,22 @@ impl PgBackend {
                 return Ok((None, Vec::new()));
             };
             let epoch: i64 = row.get(1);
-            let mut lines = Vec::new();
-            for r in tx
-                .query(
+            // Rows are appended to the text as they arrive and dropped: a large journal is in
+            // memory once, not as rows and again as text.
+            let params: [&(dyn ToSql + Sync); 3] = [&stack.project(), &stack.stack(), &epoch];
+            let rows = tx
+                .query_raw(
                     &format!(
                         "SELECT entry FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch = $3 ORDER BY seq"
                     ),
-                    &[&stack.project(), &stack.stack(), &epoch],
+                    params,
                 )
                 .await
-                .map_err(|e| describe(&e))?
-            {
+                .map_err(|e| describe(&e))?;
+            let mut rows = std::pin::pin!(rows);
+            let mut lines = Vec::new();
+            while let Some(r) = rows.next().await {
+                let r = r.map_err(|e| describe(&e))?;
                 let line: &str = r.get(0);
                 lines.extend_from_slice(line.as_bytes());
                 lines.push(b'\n');
