@@ -93,6 +93,22 @@ impl SecretsProviderState {
     }
 }
 
+/// The secrets provider a deployment's JSON text (at JSON path `at`) records, read without
+/// decoding its resources: writing a new checkpoint keeps it, and the resources may be many.
+pub fn recorded_secrets_providers(
+    text: &str,
+    at: &str,
+) -> Result<Option<SecretsProviderState>, FieldError> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        secrets_providers: Option<SecretsProviderState>,
+    }
+    serde_json::from_str::<Head>(text)
+        .map(|h| h.secrets_providers)
+        .map_err(|e| FieldError::new(format!("{at}.secrets_providers"), e.to_string()))
+}
+
 /// A bad field in deployment JSON: a JSON path and what is wrong there.
 #[derive(Debug)]
 pub struct FieldError {
