@@ -1,7 +1,11 @@
 //! The scale harness: whole-process figures for BENCHMARKS.md. Not a divan bench; run one
 //! scenario per process so that peak RSS belongs to it:
 //!
-//! `cargo bench --bench scale -- <scenario> [resources]`
+//! `cargo bench --bench scale -- <scenario> [resources] [--parallel=N]`
+//!
+//! `--parallel=N` sets the steps in flight of up and noop (the engine's default otherwise),
+//! to tell the journal's group commit (at most one synced `Begin` per step in flight) from
+//! the engine's own cost.
 //!
 //! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
 //! console-frame, sdk, sdk-node, many-resources. See BENCHMARKS.md.
@@ -37,6 +41,7 @@ fn main() {
         .collect();
     let scenario = args.first().map_or("preview", String::as_str).to_string();
     let n: Option<usize> = args.get(1).and_then(|a| a.replace('_', "").parse().ok());
+    let journaled = journaled_config();
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -44,8 +49,8 @@ fn main() {
     rt.block_on(async move {
         match scenario.as_str() {
             "preview" => preview(n.unwrap_or(100_000)).await,
-            "up" => up(n.unwrap_or(10_000)).await,
-            "noop" => noop(n.unwrap_or(100_000)).await,
+            "up" => up(n.unwrap_or(10_000), &journaled).await,
+            "noop" => noop(n.unwrap_or(100_000), &journaled).await,
             "destroy" => destroy(n.unwrap_or(10_000)).await,
             "pardiff" => pardiff(n.unwrap_or(400)).await,
             "console-ingest" => console_ingest(n.unwrap_or(1_000_000)).await,
@@ -63,6 +68,17 @@ fn main() {
             }
         }
     });
+}
+
+/// The configuration of the journaled runs (up, noop), `--parallel=N` applied.
+fn journaled_config() -> RunConfig {
+    let parallel = std::env::args()
+        .find_map(|a| a.strip_prefix("--parallel=").map(str::to_string))
+        .map(|p| p.parse().expect("--parallel=N takes a number"));
+    RunConfig {
+        parallel: parallel.unwrap_or_else(stepdeck::engine::deployment::default_parallel),
+        ..RunConfig::default()
+    }
 }
 
 fn dag(n: usize) -> Arc<GeneratedDag> {
@@ -121,7 +137,7 @@ async fn preview(n: usize) {
     );
 }
 
-async fn up(n: usize) {
+async fn up(n: usize, cfg: &RunConfig) {
     let dir = tempdir();
     let stack = FileStack::create(dir.path()).expect("stack");
     let (r, bytes) = stack
@@ -129,7 +145,7 @@ async fn up(n: usize) {
             Operation::Update,
             Some(&dag(n)),
             builtin_factory(dir.path()),
-            &RunConfig::default(),
+            cfg,
         )
         .await
         .expect("up");
@@ -155,14 +171,13 @@ async fn up(n: usize) {
     );
 }
 
-async fn noop(n: usize) {
+async fn noop(n: usize, cfg: &RunConfig) {
     let dir = tempdir();
     let stack = FileStack::create(dir.path()).expect("stack");
     let dag = dag(n);
     let factory = builtin_factory(dir.path());
-    let cfg = RunConfig::default();
     let (first, first_bytes) = stack
-        .run(Operation::Update, Some(&dag), factory.clone(), &cfg)
+        .run(Operation::Update, Some(&dag), factory.clone(), cfg)
         .await
         .expect("first up");
     check("first up", &first);
@@ -177,7 +192,7 @@ async fn noop(n: usize) {
     );
     let started = Instant::now();
     let (r, bytes) = stack
-        .run(Operation::Update, Some(&dag), factory, &cfg)
+        .run(Operation::Update, Some(&dag), factory, cfg)
         .await
         .expect("second up");
     check("second up", &r);

@@ -254,6 +254,69 @@ fn a_deployment_that_changed_nothing_leaves_the_checkpoint_as_it_was() {
 }
 
 #[test]
+fn a_deployment_s_final_snapshot_becomes_the_checkpoint_without_replaying_its_journal() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let a = with_secret(res("a", &[]), "hunter2");
+    let lock = b.lock(&dev(), "up").unwrap();
+    b.save(&lock, &snap(vec![a.clone()]), Some(crypter()))
+        .unwrap();
+    let salt = b.recorded_salt(&dev()).unwrap();
+    assert!(salt.is_some());
+    let epoch = b.load(&dev(), Some(crypter())).unwrap().epoch;
+
+    let (base, journal) = b.begin_deployment(&lock, Some(crypter())).unwrap();
+    let path = journal.path().to_path_buf();
+    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    mgr.success(SuccessEntry {
+        keep_old: Some(0),
+        ..Default::default()
+    })
+    .unwrap();
+    journal_create(&mgr, with_secret(res("b", &[&a]), "swordfish"));
+    let inflight = res("c", &[&a]);
+    mgr.begin(OperationType::Creating, &inflight).unwrap();
+    let snapshot = mgr.take_snapshot();
+    drop(mgr);
+    // A line replay would refuse: the checkpoint comes from the snapshot, not the journal.
+    let mut text = fs::read_to_string(&path).unwrap();
+    text.push_str("not json\n");
+    fs::write(&path, text).unwrap();
+
+    b.finish_deployment_from(&lock, Some(crypter()), &snapshot)
+        .unwrap();
+    assert!(journals(&b, &dev()).is_empty(), "the journal is gone");
+    assert!(
+        !fs::read_to_string(b.checkpoint_path(&dev()))
+            .unwrap()
+            .contains("swordfish"),
+        "secrets are encrypted in the checkpoint"
+    );
+    let after = b.load(&dev(), Some(crypter())).unwrap();
+    assert_eq!(after.epoch, epoch + 1);
+    assert_eq!(after.snapshot.resources, snapshot.resources);
+    assert_eq!(urns(&after.snapshot), ["a", "b"]);
+    assert_eq!(after.snapshot.pending_operations.len(), 1);
+    assert_eq!(
+        after.snapshot.pending_operations[0].resource.urn,
+        inflight.urn
+    );
+    assert_eq!(b.recorded_salt(&dev()).unwrap(), salt);
+
+    // Without a passphrase, the checkpoint keeps the secrets provider it recorded.
+    b.save(&lock, &snap(Vec::new()), Some(crypter())).unwrap();
+    let (base, journal) = b.begin_deployment(&lock, None).unwrap();
+    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    journal_create(&mgr, res("d", &[]));
+    let snapshot = mgr.take_snapshot();
+    drop(mgr);
+    b.finish_deployment_from(&lock, None, &snapshot).unwrap();
+    assert_eq!(urns(&b.load(&dev(), None).unwrap().snapshot), ["d"]);
+    assert_eq!(b.recorded_salt(&dev()).unwrap(), salt);
+}
+
+#[test]
 fn a_torn_last_line_is_ignored_and_other_bad_lines_are_named() {
     let dir = tempfile::tempdir().unwrap();
     let b = backend(dir.path());

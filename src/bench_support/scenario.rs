@@ -102,7 +102,8 @@ pub async fn run_unjournaled(
 }
 
 /// A file-backend stack in a directory, run the way the CLI runs it: compact and open the
-/// journal (`begin_deployment`), run, drop the journal (synced), compact (`finish_deployment`).
+/// journal (`begin_deployment`), run, drop the journal (synced), write the run's snapshot as the
+/// checkpoint (`finish_deployment_from`).
 pub struct FileStack {
     pub backend: FileBackend,
     pub stack: StackRef,
@@ -118,7 +119,8 @@ pub struct JournalBytes {
     pub entries: u64,
     /// The checkpoint written when the run finished.
     pub checkpoint: u64,
-    /// `begin_deployment` (load and compact) and `finish_deployment` (fold the journal in).
+    /// `begin_deployment` (load and compact) and `finish_deployment_from` (the run's snapshot
+    /// written as the checkpoint).
     pub begin: Duration,
     pub finish: Duration,
     /// The peak RSS when the run ended, before `finish_deployment`: tells the engine's peak
@@ -156,14 +158,16 @@ impl FileStack {
         let begin = started.elapsed();
         let journal_path = journal.path().to_path_buf();
         let mut report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
-        // As the CLI does: compaction rebuilds the state, the run's copy is not held through it.
-        drop(std::mem::take(&mut report.result.snapshot));
+        // As the CLI does: the run's snapshot becomes the checkpoint, then it is dropped.
+        let snapshot = std::mem::take(&mut report.result.snapshot);
         let journal_bytes = std::fs::metadata(&journal_path).map_or(0, |m| m.len());
         let entries = count_lines(&journal_path);
         let peak_rss_before_finish = peak_rss_bytes();
         let started = Instant::now();
-        self.backend.finish_deployment(&lock, None)?;
+        self.backend
+            .finish_deployment_from(&lock, None, &snapshot)?;
         let finish = started.elapsed();
+        drop(snapshot);
         let cp = self.backend.checkpoint_path(&self.stack);
         let checkpoint = std::fs::metadata(&cp).map_or(0, |m| m.len());
         Ok((

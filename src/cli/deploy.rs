@@ -465,10 +465,12 @@ where
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
     let mut result = run(d, program).await;
-    // Compaction rebuilds the state from the journal: the run's copy would double the peak
-    // memory of a large stack's compaction, and nothing reads it after the run.
-    drop(std::mem::take(&mut result.snapshot));
-    ws.backend.finish_deployment(&lock, crypter)?;
+    // The run's snapshot is what its journal replays to: the backend stores it instead of
+    // replaying the journal, and nothing reads it after that.
+    let snapshot = std::mem::take(&mut result.snapshot);
+    ws.backend
+        .finish_deployment_from(&lock, crypter, &snapshot)?;
+    drop(snapshot);
     let record = UpdateRecord {
         kind: kind.to_string(),
         start_time: started,

@@ -139,6 +139,17 @@ pub trait Backend: Send + Sync {
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError>;
 
+    /// [`Backend::finish_deployment`] given the engine's final snapshot (the state the journal
+    /// replays to), which a backend may store instead of reading its journal back.
+    fn finish_deployment_from(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+        _snapshot: &Snapshot,
+    ) -> Result<(), StateError> {
+        self.finish_deployment(lock, crypter)
+    }
+
     /// The passphrase salt the stack's checkpoint was last written with, read without
     /// decrypting anything: it tells a rotation that was interrupted after the state moved.
     fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError>;

@@ -7,13 +7,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use crate::engine::property::PropertyValue;
 use crate::engine::resource::{PendingOperation, ResourceState};
 use crate::engine::snapshot::{Manifest, Snapshot};
 use crate::engine::urn::Urn;
 
 use super::passphrase::{Crypter, PASSPHRASE_PROVIDER, SecretsError};
-use super::secrets::{decrypt_secrets, encrypt_secrets, has_ciphertext};
+use super::secrets::{decrypt_secrets, encrypt_secrets, has_ciphertext, state_may_hold_secrets};
 
 /// The checkpoint format version we write (Pulumi's DeploymentV3).
 pub const CHECKPOINT_VERSION: u64 = 3;
@@ -93,6 +92,22 @@ impl SecretsProviderState {
     }
 }
 
+/// The secrets provider a deployment's JSON text (at JSON path `at`) records, read without
+/// decoding its resources: writing a new checkpoint keeps it, and the resources may be many.
+pub fn recorded_secrets_providers(
+    text: &str,
+    at: &str,
+) -> Result<Option<SecretsProviderState>, FieldError> {
+    #[derive(Deserialize)]
+    struct Head {
+        #[serde(default)]
+        secrets_providers: Option<SecretsProviderState>,
+    }
+    serde_json::from_str::<Head>(text)
+        .map(|h| h.secrets_providers)
+        .map_err(|e| FieldError::new(format!("{at}.secrets_providers"), e.to_string()))
+}
+
 /// A bad field in deployment JSON: a JSON path and what is wrong there.
 #[derive(Debug)]
 pub struct FieldError {
@@ -143,7 +158,7 @@ pub fn check_encryptable(
     let first = |states: &mut dyn Iterator<Item = &ResourceState>| {
         states
             .enumerate()
-            .find(|(_, r)| needs_encryption(r))
+            .find(|(_, r)| state_may_hold_secrets(r))
             .map(|(i, r)| (i, to_json(r)))
     };
     if let Some((i, mut v)) = first(&mut snapshot.resources.iter()) {
@@ -249,7 +264,7 @@ impl<T: HoldsSecrets> Serialize for Encrypted<'_, T> {
         use serde::ser::{Error, SerializeSeq};
         let mut seq = s.serialize_seq(Some(self.items.len()))?;
         for item in self.items {
-            if needs_encryption(item.state()) {
+            if state_may_hold_secrets(item.state()) {
                 let mut v = to_json(item);
                 encrypt_secrets(&mut v, self.crypter).map_err(S::Error::custom)?;
                 seq.serialize_element(&v)?;
@@ -259,21 +274,6 @@ impl<T: HoldsSecrets> Serialize for Encrypted<'_, T> {
         }
         seq.end()
     }
-}
-
-/// Whether a state's encoding may hold a secret object (assets and archives are raw JSON
-/// and are checked by the JSON walk).
-fn needs_encryption(r: &ResourceState) -> bool {
-    fn value(v: &PropertyValue) -> bool {
-        match v {
-            PropertyValue::Secret(_) | PropertyValue::Asset(_) | PropertyValue::Archive(_) => true,
-            PropertyValue::Array(a) => a.iter().any(value),
-            PropertyValue::Object(m) => m.values().any(value),
-            PropertyValue::ResourceReference { id, .. } => id.as_deref().is_some_and(value),
-            _ => false,
-        }
-    }
-    r.inputs.values().any(value) || r.outputs.values().any(value) || value(&r.replacement_trigger)
 }
 
 fn prefix(field: &str, e: SecretsError) -> SecretsError {

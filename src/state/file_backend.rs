@@ -16,7 +16,7 @@ use super::backend::{Backend, StackState, StackSummary};
 use super::backend_url::BackendUrl;
 use super::checkpoint::{
     CHECKPOINT_VERSION, CheckpointFile, SecretsProviderState, StepdeckMeta, check_encryptable,
-    parse_deployment_text, write_checkpoint_file,
+    parse_deployment_text, recorded_secrets_providers, write_checkpoint_file,
 };
 use super::error::StateError;
 use super::file_journal::{FileJournal, journal_keeps_only, read_journal};
@@ -481,14 +481,57 @@ impl FileBackend {
             let (path, bytes) = self.checkpoint_bytes(stack)?;
             parse_checkpoint(&path, &bytes)?.stepdeck.journal_epoch
         };
-        let journal = self.journal_path(stack, epoch);
-        if journal_keeps_only(&journal, crypter)? {
-            return match std::fs::remove_file(&journal) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(StateError::io(&journal)(e)),
-                _ => Ok(()),
-            };
+        if self.journal_kept_only(stack, epoch, crypter)? {
+            return Ok(());
         }
         self.compact(lock, crypter).map(drop)
+    }
+
+    /// [`FileBackend::finish_deployment`] given the engine's final snapshot, which is the state
+    /// its journal replays to (the engine applies each entry as it appends it): the checkpoint
+    /// is written from it, so the journal is never read back and replayed. Until the new
+    /// checkpoint is in place the journal stays the record, as it does for a run that died.
+    pub fn finish_deployment_from(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+        snapshot: &Snapshot,
+    ) -> Result<(), StateError> {
+        let stack = lock.stack();
+        let (path, bytes) = self.checkpoint_bytes(stack)?;
+        let file = parse_checkpoint(&path, &bytes)?;
+        let epoch = file.stepdeck.journal_epoch;
+        if self.journal_kept_only(stack, epoch, crypter)? {
+            return Ok(());
+        }
+        let providers = match (crypter, file.checkpoint.latest) {
+            (Some(c), _) => Some(SecretsProviderState::passphrase(c)),
+            (None, None) => None,
+            (None, Some(latest)) => {
+                recorded_secrets_providers(latest.get(), "checkpoint.latest")
+                    .map_err(|e| corrupt(&path, format!("{}: {}", e.field, e.message)))?
+            }
+        };
+        let epoch = self.next_epoch(stack, epoch)?;
+        self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
+    }
+
+    /// Whether the journal of `epoch` only kept resources as they were; it is removed then,
+    /// since the checkpoint already is the stack's state.
+    fn journal_kept_only(
+        &self,
+        stack: &StackRef,
+        epoch: u64,
+        crypter: Option<&Crypter>,
+    ) -> Result<bool, StateError> {
+        let journal = self.journal_path(stack, epoch);
+        if !journal_keeps_only(&journal, crypter)? {
+            return Ok(false);
+        }
+        match std::fs::remove_file(&journal) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(StateError::io(&journal)(e)),
+            _ => Ok(true),
+        }
     }
 
     /// The passphrase salt the stack's checkpoint was last written with, read without
@@ -687,6 +730,15 @@ impl Backend for FileBackend {
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError> {
         FileBackend::finish_deployment(self, lock, crypter)
+    }
+
+    fn finish_deployment_from(
+        &self,
+        lock: &StackLock,
+        crypter: Option<&Crypter>,
+        snapshot: &Snapshot,
+    ) -> Result<(), StateError> {
+        FileBackend::finish_deployment_from(self, lock, crypter, snapshot)
     }
 
     fn recorded_salt(&self, stack: &StackRef) -> Result<Option<String>, StateError> {

@@ -4,9 +4,36 @@
 
 use serde_json::{Map, Value};
 
-use crate::engine::property::{SECRET_SIG, SIG_KEY};
+use crate::engine::property::{PropertyMap, PropertyValue, SECRET_SIG, SIG_KEY};
+use crate::engine::resource::ResourceState;
 
 use super::passphrase::{Crypter, SecretsError};
+
+/// Whether a state's encoding may hold a secret object (assets and archives are raw JSON
+/// and are checked by the JSON walk): only such a state goes through a JSON tree to be
+/// encrypted, the others are written straight from their fields.
+pub(crate) fn state_may_hold_secrets(r: &ResourceState) -> bool {
+    map_may_hold_secrets(&r.inputs)
+        || map_may_hold_secrets(&r.outputs)
+        || value_may_hold_secrets(&r.replacement_trigger)
+}
+
+/// [`state_may_hold_secrets`] for one property map (a journal's outputs entry).
+pub(crate) fn map_may_hold_secrets(m: &PropertyMap) -> bool {
+    m.values().any(value_may_hold_secrets)
+}
+
+fn value_may_hold_secrets(v: &PropertyValue) -> bool {
+    match v {
+        PropertyValue::Secret(_) | PropertyValue::Asset(_) | PropertyValue::Archive(_) => true,
+        PropertyValue::Array(a) => a.iter().any(value_may_hold_secrets),
+        PropertyValue::Object(m) => m.values().any(value_may_hold_secrets),
+        PropertyValue::ResourceReference { id, .. } => {
+            id.as_deref().is_some_and(value_may_hold_secrets)
+        }
+        _ => false,
+    }
+}
 
 /// Replaces each secret's plaintext with its ciphertext; without a crypter any secret is an
 /// error, so that plaintext never reaches disk.
