@@ -80,7 +80,8 @@ struct GroupSync {
 }
 
 impl GroupSync {
-    fn start(file: File) -> Arc<GroupSync> {
+    /// Starts the sync thread; fails as the journal's creation does when it cannot be spawned.
+    fn start(file: File) -> io::Result<Arc<GroupSync>> {
         let sync = Arc::new(GroupSync {
             written: AtomicU64::new(0),
             requested: AtomicU64::new(0),
@@ -91,9 +92,8 @@ impl GroupSync {
         let syncer = sync.clone();
         std::thread::Builder::new()
             .name("journal-sync".into())
-            .spawn(move || syncer.run(file))
-            .expect("spawn the journal's sync thread");
-        sync
+            .spawn(move || syncer.run(file))?;
+        Ok(sync)
     }
 
     /// The syncer: sleeps until a step waits for unsynced lines, syncs everything written.
@@ -158,7 +158,7 @@ impl FileJournal {
         if let Some(dir) = path.parent() {
             super::atomic::sync_dir(dir)?;
         }
-        let sync = GroupSync::start(file.try_clone()?);
+        let sync = GroupSync::start(file.try_clone()?)?;
         Ok(FileJournal {
             file,
             path,
