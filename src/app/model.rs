@@ -3,10 +3,9 @@
 //! vectors, no scans over all resources), so a 100,000-resource deployment does not slow it down.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-
-use foldhash::fast::RandomState as FastHash;
 use std::time::Duration;
 
+use foldhash::fast::RandomState as FastHash;
 use indexmap::IndexMap;
 
 use crate::engine::approval::ApprovalKind;
