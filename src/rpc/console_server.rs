@@ -30,8 +30,9 @@ use super::console_proto as pb;
 use super::console_proto::console_server::{Console, ConsoleServer};
 use super::console_token::{Role, Tokens};
 
-/// The protocol version `Hello` announces.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version `Hello` announces (2: events refer to URNs by number, see
+/// `console_urns`).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// What the server allows, so that no watcher can make the deployment pay for it.
 #[derive(Clone, Copy, Debug)]
@@ -219,6 +220,8 @@ async fn feed(
     });
     let mut item = Some(hello);
     let mut gather = false;
+    // URNs named on this stream so far.
+    let mut named = 0;
     loop {
         if std::mem::take(&mut gather) {
             tokio::time::sleep(limits.gather).await;
@@ -226,14 +229,21 @@ async fn feed(
         let reply = match item.take() {
             Some(i) => i,
             // The end of the deployment ends the stream (its last event is the summary).
-            None => match served.hub.read(pos, READ_BATCH, READ_BATCH_BYTES).await {
+            None => match served
+                .hub
+                .read(pos, READ_BATCH, READ_BATCH_BYTES, named)
+                .await
+            {
                 Some(batch) => {
                     pos = batch.next;
+                    named += batch.urns.len();
                     gather = batch.next >= served.hub.end();
                     Item::Events(pb::Events {
                         first: batch.first,
                         events: batch.events,
                         next: batch.next,
+                        urns_first: batch.urns_first,
+                        urns: batch.urns.iter().map(|u| u.to_string()).collect(),
                     })
                 }
                 None => return,
