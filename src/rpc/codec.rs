@@ -46,7 +46,7 @@ where
 /// Where the console server encodes a watcher's replies: one reply (up to about 32 KiB of
 /// events) fits, so it is copied in once; tonic's 8 KiB default grew by doubling, copying each
 /// reply again on every growth into freshly faulted memory.
-const STREAM_BUFFER: usize = 64 * 1024;
+pub(crate) const STREAM_BUFFER: usize = 64 * 1024;
 
 /// Replies gathered into one write before it goes out (tonic's default).
 const STREAM_YIELD: usize = 32 * 1024;
