@@ -654,7 +654,9 @@ async fn a_watcher_that_stops_reading_is_dropped_with_a_message_and_the_run_goes
         .await
         .unwrap()
         .into_inner();
-    let (_control, _, mut local, run) = deploy(&served, &dir, 4_000, 0);
+    // Enough events to overflow its HTTP/2 windows and its buffer on the server, even with
+    // URNs sent by reference.
+    let (_control, _, mut local, run) = deploy(&served, &dir, 8_000, 0);
     while local.recv().await.is_some() {}
     run.await.unwrap();
     let end = served.hub.end();

@@ -1,12 +1,13 @@
-//! The protobuf codec of every generated pulumirpc client and server: prost's, except that a
-//! message that does not decode is the peer's bad argument (INVALID_ARGUMENT naming the message
-//! type), not an internal error of ours.
+//! The protobuf codecs of every generated client and server: prost's, except that a message
+//! that does not decode is the peer's bad argument (INVALID_ARGUMENT naming the message type),
+//! not an internal error of ours; the console protocol's streams also encode into a larger
+//! buffer.
 
 use std::marker::PhantomData;
 
 use prost::Message;
 use tonic::Status;
-use tonic::codec::{Codec, DecodeBuf, Decoder};
+use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic_prost::{ProstCodec, ProstEncoder};
 
 /// prost's codec with malformed input reported as INVALID_ARGUMENT.
@@ -42,6 +43,48 @@ where
     }
 }
 
+/// Where the console server encodes a watcher's replies: one reply (up to about 32 KiB of
+/// events) fits, so it is copied in once; tonic's 8 KiB default grew by doubling, copying each
+/// reply again on every growth into freshly faulted memory.
+pub(crate) const STREAM_BUFFER: usize = 64 * 1024;
+
+/// Replies gathered into one write before it goes out (tonic's default).
+const STREAM_YIELD: usize = 32 * 1024;
+
+/// [`StrictCodec`] for the console protocol, whose watch streams carry batches of events:
+/// its encoder starts with a [`STREAM_BUFFER`].
+#[derive(Debug, Clone)]
+pub struct StreamCodec<T, U> {
+    inner: StrictCodec<T, U>,
+}
+
+impl<T, U> Default for StreamCodec<T, U> {
+    fn default() -> Self {
+        StreamCodec {
+            inner: StrictCodec::default(),
+        }
+    }
+}
+
+impl<T, U> Codec for StreamCodec<T, U>
+where
+    T: Message + Send + 'static,
+    U: Message + Default + Send + 'static,
+{
+    type Encode = T;
+    type Decode = U;
+    type Encoder = ProstEncoder<T>;
+    type Decoder = StrictDecoder<U>;
+
+    fn encoder(&mut self) -> Self::Encoder {
+        ProstCodec::<T, U>::raw_encoder(BufferSettings::new(STREAM_BUFFER, STREAM_YIELD))
+    }
+
+    fn decoder(&mut self) -> Self::Decoder {
+        self.inner.decoder()
+    }
+}
+
 /// Decodes one message; see [`StrictCodec`].
 #[derive(Debug)]
 pub struct StrictDecoder<U>(PhantomData<U>);
@@ -60,5 +103,23 @@ impl<U: Message + Default> Decoder for StrictDecoder<U> {
             };
             Status::invalid_argument(format!("malformed {name}: {e}{hint}"))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tonic::codec::Encoder;
+
+    use crate::rpc::console_proto as pb;
+
+    #[test]
+    fn a_console_stream_encodes_into_a_buffer_a_full_reply_fits_in() {
+        let mut codec = StreamCodec::<pb::WatchReply, pb::WatchRequest>::default();
+        let settings = format!("{:?}", codec.encoder().buffer_settings());
+        assert!(settings.contains("buffer_size: 65536"), "{settings}");
+        let mut strict = StrictCodec::<pb::WatchReply, pb::WatchRequest>::default();
+        let settings = format!("{:?}", strict.encoder().buffer_settings());
+        assert!(settings.contains("buffer_size: 8192"), "{settings}");
     }
 }

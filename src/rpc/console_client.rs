@@ -24,6 +24,7 @@ use super::console_addr::ConsoleAddress;
 use super::console_proto as pb;
 use super::console_proto::console_client::ConsoleClient;
 use super::console_server::PROTOCOL_VERSION;
+use super::console_urns::KnownUrns;
 use super::console_wire::from_wire;
 
 /// How to reach a served console and who we say we are.
@@ -225,11 +226,15 @@ async fn pump(
     paused: Arc<AtomicBool>,
 ) {
     let mut next: u64 = 0;
+    let mut known = KnownUrns::default();
     loop {
         match stream.message().await {
             Ok(Some(pb::WatchReply {
                 item: Some(pb::watch_reply::Item::Events(batch)),
             })) => {
+                if let Err(e) = known.learn(batch.urns_first, &batch.urns) {
+                    let _ = events.send(note(Severity::Error, e.to_string()));
+                }
                 if batch.first < next {
                     continue;
                 }
@@ -237,7 +242,7 @@ async fn pump(
                 for bytes in batch.events {
                     let decoded = pb::Event::decode(bytes)
                         .map_err(|e| format!("an event that does not decode: {e}"))
-                        .and_then(|e| from_wire(&e).map_err(|e| e.to_string()));
+                        .and_then(|e| from_wire(&e, &known).map_err(|e| e.to_string()));
                     let e = match decoded {
                         Ok(e) => e,
                         Err(e) => note(Severity::Error, e),

@@ -20,11 +20,15 @@ use tokio::sync::watch;
 use crate::engine::events::{CascadeId, EngineEvent};
 use crate::engine::urn::Urn;
 
+use super::console_urns::UrnTable;
 use super::console_wire::to_wire;
 
 /// The log of one deployment's events, each encoded once as the protocol carries it.
 pub struct EventHub {
     log: Mutex<Log>,
+    /// The URNs events refer to, numbered as first pushed; held by the pusher from encoding
+    /// to the log, so that the log's names and its events stay in the same order.
+    urns: Mutex<UrnTable>,
     /// The position after the last event pushed, and whether the deployment ended.
     length: watch::Sender<(u64, bool)>,
     watchers: AtomicUsize,
@@ -37,6 +41,10 @@ pub struct Batch {
     /// The position to read from next (events superseded in between are left out).
     pub next: u64,
     pub events: Vec<Bytes>,
+    /// The number of the first URN in `urns`.
+    pub urns_first: u64,
+    /// The URNs numbered since the reader's last batch, which its events may refer to.
+    pub urns: Vec<Urn>,
 }
 
 #[derive(Default)]
@@ -46,6 +54,8 @@ struct Log {
     events: Vec<(u64, Bytes)>,
     /// The position the next event gets.
     next: u64,
+    /// Every URN the events refer to, in the order they are numbered.
+    urns: Vec<Urn>,
     emptied: usize,
     /// Resources that have a row in every model (registered or planned).
     rows: HashSet<Urn>,
@@ -144,13 +154,16 @@ impl Log {
         self.account(e, at);
     }
 
-    /// Live events from `from` on, at most `max` of them or about `max_bytes`.
-    fn read(&self, from: u64, max: usize, max_bytes: usize) -> Batch {
+    /// Live events from `from` on, at most `max` of them or about `max_bytes`, with the URNs
+    /// from number `named` on.
+    fn read(&self, from: u64, max: usize, max_bytes: usize, named: usize) -> Batch {
         let start = self.events.partition_point(|(p, _)| *p < from);
         let mut batch = Batch {
             first: from,
             next: from,
             events: Vec::new(),
+            urns_first: named as u64,
+            urns: self.urns.get(named..).unwrap_or_default().to_vec(),
         };
         let mut bytes = 0;
         for (p, e) in &self.events[start..] {
@@ -176,6 +189,7 @@ impl EventHub {
     pub fn new() -> Arc<EventHub> {
         Arc::new(EventHub {
             log: Mutex::new(Log::default()),
+            urns: Mutex::new(UrnTable::default()),
             length: watch::channel((0, false)).0,
             watchers: AtomicUsize::new(0),
         })
@@ -190,20 +204,24 @@ impl EventHub {
         self.push_all(std::slice::from_ref(e));
     }
 
-    /// Appends events in order, encoding each once outside the lock and waking the watchers
-    /// once for all of them.
+    /// Appends events in order, encoding each once outside the log's lock and waking the
+    /// watchers once for all of them.
     pub fn push_all(&self, events: &[EngineEvent]) {
+        let mut urns = self.urns.lock().unwrap_or_else(PoisonError::into_inner);
+        let named = urns.len();
         let wire: Vec<Bytes> = events
             .iter()
-            .map(|e| Bytes::from(to_wire(e).encode_to_vec()))
+            .map(|e| Bytes::from(to_wire(e, &mut urns).encode_to_vec()))
             .collect();
         let next = {
             let mut log = self.log();
+            log.urns.extend_from_slice(urns.since(named));
             for (e, w) in events.iter().zip(wire) {
                 log.push(e, w);
             }
             log.next
         };
+        drop(urns);
         self.length.send_replace((next, false));
     }
 
@@ -219,8 +237,15 @@ impl EventHub {
     }
 
     /// Live events from `from` on (at most `max`, or about `max_bytes` unless one is larger),
-    /// waiting until there is one; `None` once the deployment ended and everything was read.
-    pub async fn read(&self, mut from: u64, max: usize, max_bytes: usize) -> Option<Batch> {
+    /// with the URNs numbered from `named` on, waiting until there is one; `None` once the
+    /// deployment ended and everything was read.
+    pub async fn read(
+        &self,
+        mut from: u64,
+        max: usize,
+        max_bytes: usize,
+        named: usize,
+    ) -> Option<Batch> {
         let mut rx = self.length.subscribe();
         loop {
             let (end, _) = *rx
@@ -230,7 +255,7 @@ impl EventHub {
             if end <= from {
                 return None;
             }
-            let batch = self.log().read(from, max, max_bytes);
+            let batch = self.log().read(from, max, max_bytes, named);
             if !batch.events.is_empty() {
                 return Some(batch);
             }
@@ -296,6 +321,7 @@ impl Drop for WatcherSlot {
 mod tests {
     use super::*;
     use crate::engine::events::EngineEvent;
+    use crate::rpc::console_urns::KnownUrns;
 
     #[tokio::test]
     async fn a_reader_gets_what_was_pushed_before_and_after_it_came_and_the_end() {
@@ -305,7 +331,7 @@ mod tests {
             let hub = hub.clone();
             tokio::spawn(async move {
                 let (mut got, mut from) = (0, 0);
-                while let Some(batch) = hub.read(from, 2, 1 << 20).await {
+                while let Some(batch) = hub.read(from, 2, 1 << 20, 0).await {
                     assert!(batch.events.len() <= 2);
                     got += batch.events.len();
                     from = batch.next;
@@ -347,14 +373,68 @@ mod tests {
         }
     }
 
+    /// What a watcher knows after reading `batch` from the start.
+    fn known(batch: &Batch) -> KnownUrns {
+        let mut known = KnownUrns::default();
+        learn(&mut known, batch);
+        known
+    }
+
+    fn learn(known: &mut KnownUrns, batch: &Batch) {
+        let names: Vec<String> = batch.urns.iter().map(|u| u.to_string()).collect();
+        known.learn(batch.urns_first, &names).unwrap();
+    }
+
+    fn urns_of(known: &KnownUrns, batch: &Batch) -> Vec<Urn> {
+        batch
+            .events
+            .iter()
+            .filter_map(|b| {
+                let e = crate::rpc::console_proto::Event::decode(b.clone()).unwrap();
+                match super::super::console_wire::from_wire(&e, known).unwrap() {
+                    EngineEvent::RegistrationReceived { urn, .. }
+                    | EngineEvent::DiffQueued { urn } => Some(urn),
+                    _ => None,
+                }
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn each_reader_learns_every_urn_it_needs_once_a_late_joiner_all_at_once() {
+        let hub = EventHub::new();
+        let urn =
+            |n: &str| Urn::parse(&format!("urn:pulumi:dev::p::sim:index:Thing::{n}")).unwrap();
+        let (a, b, c) = (urn("a"), urn("b"), urn("c"));
+        hub.push_all(&[registered(&a), registered(&b)]);
+        let mut early = KnownUrns::default();
+        let first = hub.read(0, 10, 1 << 20, 0).await.unwrap();
+        assert_eq!(first.urns, [a.clone(), b.clone()]);
+        learn(&mut early, &first);
+        assert_eq!(urns_of(&early, &first), [a.clone(), b.clone()]);
+        hub.push_all(&[EngineEvent::DiffQueued { urn: b.clone() }, registered(&c)]);
+        let second = hub.read(first.next, 10, 1 << 20, 2).await.unwrap();
+        assert_eq!(
+            (second.urns_first, second.urns.clone()),
+            (2, vec![c.clone()])
+        );
+        learn(&mut early, &second);
+        assert_eq!(urns_of(&early, &second), [b.clone(), c.clone()]);
+        // A watcher that joins (or resumes) mid-run reads from the middle knowing nothing.
+        let late = hub.read(2, 10, 1 << 20, 0).await.unwrap();
+        assert_eq!(late.urns, [a, b.clone(), c.clone()]);
+        assert_eq!(urns_of(&known(&late), &late), [b, c]);
+    }
+
     fn messages(hub: &EventHub) -> Vec<String> {
-        let batch = hub.log().read(0, usize::MAX, usize::MAX);
+        let batch = hub.log().read(0, usize::MAX, usize::MAX, 0);
+        let known = known(&batch);
         batch
             .events
             .iter()
             .map(|b| {
                 let e = crate::rpc::console_proto::Event::decode(b.clone()).unwrap();
-                match super::super::console_wire::from_wire(&e).unwrap() {
+                match super::super::console_wire::from_wire(&e, &known).unwrap() {
                     EngineEvent::Diagnostic { message, .. } => message,
                     other => format!("{other:?}").chars().take(12).collect(),
                 }
@@ -421,9 +501,9 @@ mod tests {
             hub.push(&note(Some(&a), &format!("step {i}"), true));
         }
         hub.close();
-        let batch = hub.read(1, 10, 1 << 20).await.expect("the last note");
+        let batch = hub.read(1, 10, 1 << 20, 0).await.expect("the last note");
         assert_eq!((batch.first, batch.next, batch.events.len()), (200, 201, 1));
-        assert!(hub.read(201, 10, 1 << 20).await.is_none());
+        assert!(hub.read(201, 10, 1 << 20, 0).await.is_none());
         assert!(hub.log().events.len() < 100, "superseded notes are removed");
     }
 }

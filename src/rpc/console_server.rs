@@ -30,8 +30,9 @@ use super::console_proto as pb;
 use super::console_proto::console_server::{Console, ConsoleServer};
 use super::console_token::{Role, Tokens};
 
-/// The protocol version `Hello` announces.
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol version `Hello` announces (2: events refer to URNs by number, see
+/// `console_urns`).
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// What the server allows, so that no watcher can make the deployment pay for it.
 #[derive(Clone, Copy, Debug)]
@@ -46,7 +47,8 @@ pub struct Limits {
     pub stall: Duration,
     /// After a reply that took everything there was, how long a watcher waits before it reads
     /// again: an isolated event still goes out at once, while a busy run's events go out about
-    /// a console frame at a time instead of a reply (a wake-up, an encoding, a write) per burst.
+    /// 20 times a second (what a console redraws) instead of a reply (a wake-up, an encoding,
+    /// a write) per burst.
     pub gather: Duration,
 }
 
@@ -57,7 +59,7 @@ impl Default for Limits {
             max_watchers: 16,
             actions_per_second: 10,
             stall: Duration::from_secs(10),
-            gather: Duration::from_millis(16),
+            gather: Duration::from_millis(50),
         }
     }
 }
@@ -190,9 +192,10 @@ fn role<T>(req: &Request<T>) -> Result<Role, Status> {
 
 type WatchStream = Pin<Box<dyn Stream<Item = Result<pb::WatchReply, Status>> + Send>>;
 
-/// Most events sent in one reply, and about the most bytes.
-const READ_BATCH: usize = 512;
-const READ_BATCH_BYTES: usize = 256 * 1024;
+/// Most events sent in one reply, and about the most bytes: a reply fills the console codec's
+/// buffer (`codec::StreamCodec`, 64 KiB) without outgrowing it.
+const READ_BATCH: usize = 2048;
+const READ_BATCH_BYTES: usize = 56 * 1024;
 
 /// Replies read ahead for one watcher: its backlog on this side is at most this many batches.
 const WATCHER_BUFFER: usize = 4;
@@ -219,6 +222,8 @@ async fn feed(
     });
     let mut item = Some(hello);
     let mut gather = false;
+    // URNs named on this stream so far.
+    let mut named = 0;
     loop {
         if std::mem::take(&mut gather) {
             tokio::time::sleep(limits.gather).await;
@@ -226,14 +231,21 @@ async fn feed(
         let reply = match item.take() {
             Some(i) => i,
             // The end of the deployment ends the stream (its last event is the summary).
-            None => match served.hub.read(pos, READ_BATCH, READ_BATCH_BYTES).await {
+            None => match served
+                .hub
+                .read(pos, READ_BATCH, READ_BATCH_BYTES, named)
+                .await
+            {
                 Some(batch) => {
                     pos = batch.next;
+                    named += batch.urns.len();
                     gather = batch.next >= served.hub.end();
                     Item::Events(pb::Events {
                         first: batch.first,
                         events: batch.events,
                         next: batch.next,
+                        urns_first: batch.urns_first,
+                        urns: batch.urns.iter().map(|u| u.to_string()).collect(),
                     })
                 }
                 None => return,
@@ -590,4 +602,50 @@ fn lowest_cpu_priority() {
     let tid = unsafe { libc::gettid() };
     // SAFETY: sets the nice value of this thread, named by its own id.
     let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, SERVING_NICE) };
+}
+
+#[cfg(test)]
+mod tests {
+    use prost::Message;
+
+    use super::*;
+    use crate::engine::events::EngineEvent;
+    use crate::engine::urn::Urn;
+    use crate::rpc::codec::STREAM_BUFFER;
+
+    #[tokio::test]
+    async fn a_busy_runs_reply_fills_the_codecs_buffer_without_outgrowing_it() {
+        let hub = EventHub::new();
+        // About 60 bytes each on the wire, as a served run's events average.
+        let events: Vec<EngineEvent> = (0..5_000)
+            .map(|i| EngineEvent::Diagnostic {
+                urn: Some(
+                    Urn::parse(&format!("urn:pulumi:dev::p::sim:index:Thing::r{i}")).unwrap(),
+                ),
+                severity: crate::engine::events::Severity::Info,
+                message: format!("{i:>48}"),
+                ephemeral: false,
+            })
+            .collect();
+        hub.push_all(&events);
+        let batch = hub
+            .read(0, READ_BATCH, READ_BATCH_BYTES, 5_000)
+            .await
+            .unwrap();
+        let reply = pb::WatchReply {
+            item: Some(pb::watch_reply::Item::Events(pb::Events {
+                first: batch.first,
+                events: batch.events,
+                next: batch.next,
+                urns_first: batch.urns_first,
+                urns: Vec::new(),
+            })),
+        };
+        let len = reply.encoded_len();
+        assert!(
+            len > STREAM_BUFFER / 2,
+            "{len} bytes: too few for a busy run"
+        );
+        assert!(len + 5 <= STREAM_BUFFER, "{len} bytes outgrow the buffer");
+    }
 }

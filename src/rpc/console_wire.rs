@@ -19,6 +19,7 @@ use crate::engine::urn::Urn;
 
 use super::console_proto as pb;
 use super::console_proto::event::Kind;
+use super::console_urns::{KnownUrns, UrnTable};
 use super::marshal::{MarshalOptions, map_to_struct, struct_to_map};
 
 /// An event the protocol carried that does not decode: a field is missing or malformed.
@@ -66,20 +67,24 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-fn urn(s: &str, field: &'static str) -> Result<Urn, WireError> {
-    Urn::parse(s).map_err(|e| bad(field, e.to_string()))
+fn urn(k: &KnownUrns, s: &str, field: &'static str) -> Result<Urn, WireError> {
+    k.resolve(s).map_err(|e| bad(field, e.to_string()))
 }
 
-fn urns(v: &[String], field: &'static str) -> Result<Vec<Urn>, WireError> {
-    v.iter().map(|s| urn(s, field)).collect()
+fn urns(k: &KnownUrns, v: &[String], field: &'static str) -> Result<Vec<Urn>, WireError> {
+    v.iter().map(|s| urn(k, s, field)).collect()
 }
 
-fn opt_urn(s: Option<&String>, field: &'static str) -> Result<Option<Urn>, WireError> {
-    s.map(|s| urn(s, field)).transpose()
+fn opt_urn(
+    k: &KnownUrns,
+    s: Option<&String>,
+    field: &'static str,
+) -> Result<Option<Urn>, WireError> {
+    s.map(|s| urn(k, s, field)).transpose()
 }
 
-fn strings(v: &[Urn]) -> Vec<String> {
-    v.iter().map(|u| u.as_str().to_string()).collect()
+fn refs(t: &mut UrnTable, v: &[Urn]) -> Vec<String> {
+    v.iter().map(|u| t.refer(u)).collect()
 }
 
 fn op(s: &str) -> Result<StepOp, WireError> {
@@ -142,12 +147,12 @@ fn severity_back(s: pb::Severity) -> Severity {
     }
 }
 
-fn step(s: &StepInfo) -> pb::Step {
+fn step(t: &mut UrnTable, s: &StepInfo) -> pb::Step {
     pb::Step {
         op: s.op.as_str().to_string(),
-        urn: s.urn.as_str().to_string(),
+        urn: t.refer(&s.urn),
         r#type: s.type_.clone(),
-        parent: s.parent.as_ref().map(|u| u.as_str().to_string()),
+        parent: s.parent.as_ref().map(|u| t.refer(u)),
         custom: s.custom,
         chain: s.chain,
         diffs: s.diffs.clone(),
@@ -167,16 +172,16 @@ fn step(s: &StepInfo) -> pb::Step {
         old_outputs: s.old_outputs.as_ref().map(props),
         old_id: s.old_id.clone(),
         new_inputs: s.new_inputs.as_ref().map(props),
-        provider: s.provider.clone(),
+        provider: s.provider.as_deref().map(|p| t.refer_provider(p)),
         delete_before_replace: s.delete_before_replace,
-        dependencies: strings(&s.dependencies),
+        dependencies: refs(t, &s.dependencies),
         protect: s.protect,
         retain_on_delete: s.retain_on_delete,
         hide_diffs: s.hide_diffs.clone(),
     }
 }
 
-fn step_back(s: &pb::Step) -> Result<StepInfo, WireError> {
+fn step_back(k: &KnownUrns, s: &pb::Step) -> Result<StepInfo, WireError> {
     let detailed_diff = s
         .detailed_diff
         .iter()
@@ -193,9 +198,9 @@ fn step_back(s: &pb::Step) -> Result<StepInfo, WireError> {
     let map = |m: Option<&Struct>, field| m.map(|m| props_back(Some(m), field)).transpose();
     Ok(StepInfo {
         op: op(&s.op)?,
-        urn: urn(&s.urn, "urn")?,
+        urn: urn(k, &s.urn, "urn")?,
         type_: s.r#type.clone(),
-        parent: opt_urn(s.parent.as_ref(), "parent")?,
+        parent: opt_urn(k, s.parent.as_ref(), "parent")?,
         custom: s.custom,
         chain: s.chain,
         diffs: s.diffs.clone(),
@@ -205,35 +210,40 @@ fn step_back(s: &pb::Step) -> Result<StepInfo, WireError> {
         old_outputs: map(s.old_outputs.as_ref(), "old_outputs")?,
         old_id: s.old_id.clone(),
         new_inputs: map(s.new_inputs.as_ref(), "new_inputs")?,
-        provider: s.provider.clone(),
+        provider: s
+            .provider
+            .as_deref()
+            .map(|p| k.resolve_provider(p))
+            .transpose()
+            .map_err(|e| bad("provider", e.to_string()))?,
         delete_before_replace: s.delete_before_replace,
-        dependencies: urns(&s.dependencies, "dependencies")?,
+        dependencies: urns(k, &s.dependencies, "dependencies")?,
         protect: s.protect,
         retain_on_delete: s.retain_on_delete,
         hide_diffs: s.hide_diffs.clone(),
     })
 }
 
-fn member(m: &CascadeMember) -> pb::CascadeMember {
+fn member(t: &mut UrnTable, m: &CascadeMember) -> pb::CascadeMember {
     use pb::cascade_member::Reason;
     let reason = match &m.reason {
         CascadeReason::Root { keys } => Reason::Root(pb::Keys { keys: keys.clone() }),
         CascadeReason::Input { inputs, on, keys } => Reason::Input(pb::InputReason {
             inputs: inputs.clone(),
-            on: on.as_str().to_string(),
+            on: t.refer(on),
             keys: keys.clone(),
         }),
-        CascadeReason::Provider { provider } => Reason::Provider(provider.as_str().to_string()),
-        CascadeReason::DeletedWith { target } => Reason::DeletedWith(target.as_str().to_string()),
+        CascadeReason::Provider { provider } => Reason::Provider(t.refer(provider)),
+        CascadeReason::DeletedWith { target } => Reason::DeletedWith(t.refer(target)),
     };
     pb::CascadeMember {
-        urn: m.urn.as_str().to_string(),
+        urn: t.refer(&m.urn),
         r#type: m.type_.clone(),
         reason: Some(reason),
     }
 }
 
-fn member_back(m: &pb::CascadeMember) -> Result<CascadeMember, WireError> {
+fn member_back(k: &KnownUrns, m: &pb::CascadeMember) -> Result<CascadeMember, WireError> {
     use pb::cascade_member::Reason;
     let reason = match m.reason.as_ref().ok_or_else(|| bad("reason", "missing"))? {
         Reason::Root(k) => CascadeReason::Root {
@@ -241,18 +251,18 @@ fn member_back(m: &pb::CascadeMember) -> Result<CascadeMember, WireError> {
         },
         Reason::Input(i) => CascadeReason::Input {
             inputs: i.inputs.clone(),
-            on: urn(&i.on, "on")?,
+            on: urn(k, &i.on, "on")?,
             keys: i.keys.clone(),
         },
         Reason::Provider(p) => CascadeReason::Provider {
-            provider: urn(p, "provider")?,
+            provider: urn(k, p, "provider")?,
         },
         Reason::DeletedWith(t) => CascadeReason::DeletedWith {
-            target: urn(t, "deleted_with")?,
+            target: urn(k, t, "deleted_with")?,
         },
     };
     Ok(CascadeMember {
-        urn: urn(&m.urn, "urn")?,
+        urn: urn(k, &m.urn, "urn")?,
         type_: m.r#type.clone(),
         reason,
     })
@@ -279,7 +289,7 @@ fn summary_outcome_back(o: Option<&pb::summary::Outcome>) -> Result<Outcome, Wir
 }
 
 /// An engine event as the protocol carries it.
-pub fn to_wire(e: &EngineEvent) -> pb::Event {
+pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
     let kind = match e {
         EngineEvent::Prelude {
             operation,
@@ -303,20 +313,20 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
             custom,
             dependencies,
         } => Kind::Registration(pb::Registration {
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             r#type: type_.clone(),
-            parent: parent.as_ref().map(|u| u.as_str().to_string()),
+            parent: parent.as_ref().map(|u| t.refer(u)),
             custom: *custom,
-            dependencies: strings(dependencies),
+            dependencies: refs(t, dependencies),
         }),
-        EngineEvent::StepPlanned(s) => Kind::StepPlanned(step(s)),
+        EngineEvent::StepPlanned(s) => Kind::StepPlanned(step(t, s)),
         EngineEvent::ChainQueued { chain, steps } => Kind::ChainQueued(pb::ChainQueued {
             chain: *chain,
             steps: steps
                 .iter()
                 .map(|(op, urn)| pb::StepRef {
                     op: op.as_str().to_string(),
-                    urn: urn.as_str().to_string(),
+                    urn: t.refer(urn),
                 })
                 .collect(),
         }),
@@ -336,7 +346,7 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
         } => Kind::StepStarted(pb::StepStarted {
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             worker: *worker as u64,
         }),
         EngineEvent::StepFinished {
@@ -349,7 +359,7 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
         } => Kind::StepFinished(pb::StepFinished {
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             id: id.clone(),
             outputs: Some(props(outputs)),
             duration_ns: nanos(*duration),
@@ -363,18 +373,18 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
         } => Kind::StepFailed(pb::StepFailed {
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             error: error.clone(),
             duration_ns: nanos(*duration),
         }),
         EngineEvent::StepSkipped { op, urn, reason } => Kind::StepSkipped(pb::StepSkipped {
             op: op.as_str().to_string(),
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             reason: reason.clone(),
         }),
-        EngineEvent::DiffQueued { urn } => Kind::DiffQueued(urn.as_str().to_string()),
+        EngineEvent::DiffQueued { urn } => Kind::DiffQueued(t.refer(urn)),
         EngineEvent::DiffStarted { urn, worker } => Kind::DiffStarted(pb::DiffStarted {
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             worker: *worker as u64,
         }),
         EngineEvent::DiffFinished {
@@ -382,7 +392,7 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
             changes,
             replace,
         } => Kind::DiffFinished(pb::DiffFinished {
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             changes: match changes {
                 DiffChanges::Unknown => pb::DiffChanges::DiffUnknown,
                 DiffChanges::None => pb::DiffChanges::DiffNone,
@@ -398,8 +408,8 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
         } => Kind::PendingReplacement(pb::PendingReplacement {
             cascade: *cascade,
             chain: *chain,
-            root: root.as_str().to_string(),
-            members: members.iter().map(member).collect(),
+            root: t.refer(root),
+            members: members.iter().map(|m| member(t, m)).collect(),
         }),
         EngineEvent::Decision {
             cascade,
@@ -419,7 +429,7 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
                 cascade: *cascade,
                 approved: *approved,
                 by_policy: *by == Decider::Policy,
-                urn: urn.as_str().to_string(),
+                urn: t.refer(urn),
                 op: op.as_str().to_string(),
                 by_kind: by_kind as i32,
                 by: name.to_string(),
@@ -436,14 +446,14 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
             gate: *gate,
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
             kind: kind.as_str().to_string(),
             asked: *asked,
         }),
         EngineEvent::Stepped => Kind::Stepped(pb::Empty {}),
         EngineEvent::Breakpoint { op, urn } => Kind::Breakpoint(pb::Breakpoint {
             op: op.as_str().to_string(),
-            urn: urn.as_str().to_string(),
+            urn: t.refer(urn),
         }),
         EngineEvent::Paused => Kind::Paused(pb::Empty {}),
         EngineEvent::Resumed => Kind::Resumed(pb::Empty {}),
@@ -454,7 +464,7 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
             creates: creates
                 .iter()
                 .map(|c| pb::PendingCreate {
-                    urn: c.urn.as_str().to_string(),
+                    urn: t.refer(&c.urn),
                     r#type: c.type_.clone(),
                 })
                 .collect(),
@@ -466,14 +476,14 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
             message,
             ephemeral,
         } => Kind::Diagnostic(pb::Diagnostic {
-            urn: urn.as_ref().map(|u| u.as_str().to_string()),
+            urn: urn.as_ref().map(|u| t.refer(u)),
             severity: severity(*s) as i32,
             message: message.clone(),
             ephemeral: *ephemeral,
         }),
         EngineEvent::ResourceOutputs { urn, outputs } => {
             Kind::ResourceOutputs(pb::ResourceOutputs {
-                urn: urn.as_str().to_string(),
+                urn: t.refer(urn),
                 outputs: Some(props(outputs)),
             })
         }
@@ -498,7 +508,7 @@ pub fn to_wire(e: &EngineEvent) -> pb::Event {
 }
 
 /// The engine event a protocol message carries.
-pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
+pub fn from_wire(e: &pb::Event, k: &KnownUrns) -> Result<EngineEvent, WireError> {
     let kind = e.kind.as_ref().ok_or_else(|| bad("kind", "missing"))?;
     Ok(match kind {
         Kind::Prelude(p) => EngineEvent::Prelude {
@@ -510,19 +520,19 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
             parallel_diff: p.parallel_diff,
         },
         Kind::Registration(r) => EngineEvent::RegistrationReceived {
-            urn: urn(&r.urn, "urn")?,
+            urn: urn(k, &r.urn, "urn")?,
             type_: r.r#type.clone(),
-            parent: opt_urn(r.parent.as_ref(), "parent")?,
+            parent: opt_urn(k, r.parent.as_ref(), "parent")?,
             custom: r.custom,
-            dependencies: urns(&r.dependencies, "dependencies")?,
+            dependencies: urns(k, &r.dependencies, "dependencies")?,
         },
-        Kind::StepPlanned(s) => EngineEvent::StepPlanned(Box::new(step_back(s)?)),
+        Kind::StepPlanned(s) => EngineEvent::StepPlanned(Box::new(step_back(k, s)?)),
         Kind::ChainQueued(c) => EngineEvent::ChainQueued {
             chain: c.chain,
             steps: c
                 .steps
                 .iter()
-                .map(|s| Ok((op(&s.op)?, urn(&s.urn, "steps")?)))
+                .map(|s| Ok((op(&s.op)?, urn(k, &s.urn, "steps")?)))
                 .collect::<Result<_, WireError>>()?,
         },
         Kind::ChainStarted(c) => EngineEvent::ChainStarted {
@@ -536,13 +546,13 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
         Kind::StepStarted(s) => EngineEvent::StepStarted {
             chain: s.chain,
             op: op(&s.op)?,
-            urn: urn(&s.urn, "urn")?,
+            urn: urn(k, &s.urn, "urn")?,
             worker: count(s.worker),
         },
         Kind::StepFinished(s) => EngineEvent::StepFinished {
             chain: s.chain,
             op: op(&s.op)?,
-            urn: urn(&s.urn, "urn")?,
+            urn: urn(k, &s.urn, "urn")?,
             id: s.id.clone(),
             outputs: props_back(s.outputs.as_ref(), "outputs")?,
             duration: Duration::from_nanos(s.duration_ns),
@@ -550,24 +560,24 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
         Kind::StepFailed(s) => EngineEvent::StepFailed {
             chain: s.chain,
             op: op(&s.op)?,
-            urn: urn(&s.urn, "urn")?,
+            urn: urn(k, &s.urn, "urn")?,
             error: s.error.clone(),
             duration: Duration::from_nanos(s.duration_ns),
         },
         Kind::StepSkipped(s) => EngineEvent::StepSkipped {
             op: op(&s.op)?,
-            urn: urn(&s.urn, "urn")?,
+            urn: urn(k, &s.urn, "urn")?,
             reason: s.reason.clone(),
         },
         Kind::DiffQueued(u) => EngineEvent::DiffQueued {
-            urn: urn(u, "diff_queued")?,
+            urn: urn(k, u, "diff_queued")?,
         },
         Kind::DiffStarted(d) => EngineEvent::DiffStarted {
-            urn: urn(&d.urn, "urn")?,
+            urn: urn(k, &d.urn, "urn")?,
             worker: count(d.worker),
         },
         Kind::DiffFinished(d) => EngineEvent::DiffFinished {
-            urn: urn(&d.urn, "urn")?,
+            urn: urn(k, &d.urn, "urn")?,
             changes: match pb::DiffChanges::try_from(d.changes) {
                 Ok(pb::DiffChanges::DiffUnknown) => DiffChanges::Unknown,
                 Ok(pb::DiffChanges::DiffNone) => DiffChanges::None,
@@ -579,17 +589,17 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
         Kind::PendingReplacement(p) => EngineEvent::PendingReplacement {
             cascade: p.cascade,
             chain: p.chain,
-            root: urn(&p.root, "root")?,
+            root: urn(k, &p.root, "root")?,
             members: p
                 .members
                 .iter()
-                .map(member_back)
+                .map(|m| member_back(k, m))
                 .collect::<Result<_, _>>()?,
         },
         Kind::Decision(d) => EngineEvent::Decision {
             cascade: d.cascade,
             op: op(&d.op)?,
-            urn: urn(&d.urn, "urn")?,
+            urn: urn(k, &d.urn, "urn")?,
             approved: d.approved,
             by: match pb::DeciderKind::try_from(d.by_kind) {
                 Ok(pb::DeciderKind::DeciderPolicy) if d.by_policy => Decider::Policy,
@@ -604,7 +614,7 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
             gate: g.gate,
             chain: g.chain,
             op: op(&g.op)?,
-            urn: urn(&g.urn, "urn")?,
+            urn: urn(k, &g.urn, "urn")?,
             kind: g
                 .kind
                 .parse()
@@ -614,7 +624,7 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
         Kind::Stepped(_) => EngineEvent::Stepped,
         Kind::Breakpoint(b) => EngineEvent::Breakpoint {
             op: op(&b.op)?,
-            urn: urn(&b.urn, "urn")?,
+            urn: urn(k, &b.urn, "urn")?,
         },
         Kind::Paused(_) => EngineEvent::Paused,
         Kind::Resumed(_) => EngineEvent::Resumed,
@@ -627,7 +637,7 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
                 .iter()
                 .map(|c| {
                     Ok(PendingCreate {
-                        urn: urn(&c.urn, "creates")?,
+                        urn: urn(k, &c.urn, "creates")?,
                         type_: c.r#type.clone(),
                     })
                 })
@@ -635,7 +645,7 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
         },
         Kind::PendingCreatesCleared(n) => EngineEvent::PendingCreatesCleared { count: count(*n) },
         Kind::Diagnostic(d) => EngineEvent::Diagnostic {
-            urn: opt_urn(d.urn.as_ref(), "urn")?,
+            urn: opt_urn(k, d.urn.as_ref(), "urn")?,
             severity: severity_back(
                 pb::Severity::try_from(d.severity)
                     .map_err(|_| bad("severity", format!("unknown value {}", d.severity)))?,
@@ -644,7 +654,7 @@ pub fn from_wire(e: &pb::Event) -> Result<EngineEvent, WireError> {
             ephemeral: d.ephemeral,
         },
         Kind::ResourceOutputs(r) => EngineEvent::ResourceOutputs {
-            urn: urn(&r.urn, "urn")?,
+            urn: urn(k, &r.urn, "urn")?,
             outputs: props_back(r.outputs.as_ref(), "outputs")?,
         },
         Kind::Summary(s) => EngineEvent::Summary {
@@ -666,21 +676,53 @@ mod tests {
     use super::*;
     use crate::app::sample::sample_timeline;
 
+    /// The URNs `table` numbered, as a watcher learns them.
+    fn known(table: &UrnTable) -> KnownUrns {
+        let names: Vec<String> = table.since(0).iter().map(|u| u.to_string()).collect();
+        let mut known = KnownUrns::default();
+        known.learn(0, &names).unwrap();
+        known
+    }
+
+    fn round_trip(e: &EngineEvent) -> EngineEvent {
+        let mut table = UrnTable::default();
+        let wire = to_wire(e, &mut table);
+        from_wire(&wire, &known(&table)).unwrap()
+    }
+
     #[test]
     fn every_event_of_a_sample_run_survives_the_round_trip_but_its_secrets() {
         let events: Vec<EngineEvent> = sample_timeline().into_iter().map(|(_, e)| e).collect();
         let mut exact = 0;
         for e in &events {
-            let back = from_wire(&to_wire(e)).unwrap();
+            let back = round_trip(e);
             if format!("{e:?}").contains("Secret(") {
                 assert!(!format!("{back:?}").contains("hunter2"), "{back:?}");
-                assert_eq!(from_wire(&to_wire(&back)).unwrap(), back);
+                assert_eq!(round_trip(&back), back);
             } else {
                 assert_eq!(&back, e);
                 exact += 1;
             }
         }
         assert!(exact > 20, "{exact} events compared");
+    }
+
+    #[test]
+    fn a_run_names_each_urn_in_full_nowhere_and_decodes_through_its_table() {
+        use prost::Message;
+        let events: Vec<EngineEvent> = sample_timeline().into_iter().map(|(_, e)| e).collect();
+        let mut table = UrnTable::default();
+        let wire: Vec<pb::Event> = events.iter().map(|e| to_wire(e, &mut table)).collect();
+        let bytes: Vec<u8> = wire.iter().flat_map(|w| w.encode_to_vec()).collect();
+        assert!(!String::from_utf8_lossy(&bytes).contains("urn:pulumi:"));
+        assert!(table.len() > 5, "{} URNs numbered", table.len());
+        let known = known(&table);
+        for (e, w) in events.iter().zip(&wire) {
+            let back = from_wire(w, &known).unwrap();
+            if !format!("{e:?}").contains("Secret(") {
+                assert_eq!(&back, e);
+            }
+        }
     }
 
     #[test]
@@ -693,7 +735,7 @@ mod tests {
             outcome: Outcome::Failed(RunFailure::new(FailureCause::Step, message)),
             preview: false,
         };
-        let wire = to_wire(&summary);
+        let wire = to_wire(&summary, &mut UrnTable::default());
         let Some(Kind::Summary(s)) = &wire.kind else {
             panic!("{wire:?}")
         };
@@ -704,7 +746,7 @@ mod tests {
         let EngineEvent::Summary {
             outcome: Outcome::Failed(back),
             ..
-        } = from_wire(&wire).unwrap()
+        } = from_wire(&wire, &KnownUrns::default()).unwrap()
         else {
             panic!("a failed summary comes back failed")
         };
@@ -744,7 +786,7 @@ mod tests {
             },
         ];
         for e in events {
-            assert_eq!(from_wire(&to_wire(&e)).unwrap(), e);
+            assert_eq!(round_trip(&e), e);
         }
     }
 
@@ -755,9 +797,12 @@ mod tests {
         let hidden = PropertyValue::Secret(Box::new(PropertyValue::string("hunter2")));
         outputs.insert("password".into(), hidden);
         let e = EngineEvent::ResourceOutputs { urn: u, outputs };
-        let wire = to_wire(&e);
+        let mut table = UrnTable::default();
+        let wire = to_wire(&e, &mut table);
         assert!(!format!("{wire:?}").contains("hunter2"));
-        let EngineEvent::ResourceOutputs { outputs, .. } = from_wire(&wire).unwrap() else {
+        let EngineEvent::ResourceOutputs { outputs, .. } =
+            from_wire(&wire, &known(&table)).unwrap()
+        else {
             panic!("decoded as another event");
         };
         assert_eq!(
@@ -779,11 +824,12 @@ mod tests {
         fn a_damaged_event_decodes_or_is_refused(pick in 0usize..1000, at in 0usize..4096, xor in 1u8..) {
             use prost::Message;
             let events = sample_timeline();
-            let mut bytes = to_wire(&events[pick % events.len()].1).encode_to_vec();
+            let mut table = UrnTable::default();
+            let mut bytes = to_wire(&events[pick % events.len()].1, &mut table).encode_to_vec();
             let i = at % bytes.len();
             bytes[i] ^= xor;
             if let Ok(e) = pb::Event::decode(bytes.as_slice()) {
-                let _ = from_wire(&e);
+                let _ = from_wire(&e, &known(&table));
             }
         }
     }
@@ -793,6 +839,18 @@ mod tests {
         let wire = pb::Event {
             kind: Some(Kind::DiffQueued("not-a-urn".into())),
         };
-        assert_eq!(from_wire(&wire).unwrap_err().field, "diff_queued");
+        assert_eq!(
+            from_wire(&wire, &KnownUrns::default()).unwrap_err().field,
+            "diff_queued"
+        );
+        let unnamed = pb::Event {
+            kind: Some(Kind::DiffQueued("#0".into())),
+        };
+        assert_eq!(
+            from_wire(&unnamed, &KnownUrns::default())
+                .unwrap_err()
+                .field,
+            "diff_queued"
+        );
     }
 }

@@ -11,6 +11,7 @@ pub mod console_hub;
 pub mod console_server;
 pub mod console_tee;
 pub mod console_token;
+pub mod console_urns;
 pub mod console_wire;
 pub mod engine_service;
 pub mod hook_callbacks;
