@@ -10,63 +10,35 @@ use tonic::Status;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic_prost::{ProstCodec, ProstEncoder};
 
-/// prost's codec with malformed input reported as INVALID_ARGUMENT.
+/// prost's codec with malformed input reported as INVALID_ARGUMENT, encoding into a buffer of
+/// `BUFFER` bytes; the services name it through [`StrictCodec`] and [`StreamCodec`].
 #[derive(Debug, Clone)]
-pub struct StrictCodec<T, U> {
-    inner: ProstCodec<T, U>,
-}
+pub struct BufferedCodec<T, U, const BUFFER: usize>(PhantomData<(T, U)>);
 
-impl<T, U> Default for StrictCodec<T, U> {
-    fn default() -> Self {
-        StrictCodec {
-            inner: ProstCodec::default(),
-        }
-    }
-}
+/// The codec of every generated client and server but the console's: tonic's buffer.
+pub type StrictCodec<T, U> = BufferedCodec<T, U, DEFAULT_BUFFER>;
 
-impl<T, U> Codec for StrictCodec<T, U>
-where
-    T: Message + Send + 'static,
-    U: Message + Default + Send + 'static,
-{
-    type Encode = T;
-    type Decode = U;
-    type Encoder = ProstEncoder<T>;
-    type Decoder = StrictDecoder<U>;
-
-    fn encoder(&mut self) -> Self::Encoder {
-        self.inner.encoder()
-    }
-
-    fn decoder(&mut self) -> Self::Decoder {
-        StrictDecoder(PhantomData)
-    }
-}
+/// tonic's own encode buffer.
+const DEFAULT_BUFFER: usize = 8 * 1024;
 
 /// Where the console server encodes a watcher's replies: one reply (up to about 32 KiB of
 /// events) fits, so it is copied in once; tonic's 8 KiB default grew by doubling, copying each
 /// reply again on every growth into freshly faulted memory.
 pub(crate) const STREAM_BUFFER: usize = 64 * 1024;
 
-/// Replies gathered into one write before it goes out (tonic's default).
-const STREAM_YIELD: usize = 32 * 1024;
+/// Messages gathered into one write before it goes out (tonic's default).
+const YIELD: usize = 32 * 1024;
 
-/// [`StrictCodec`] for the console protocol, whose watch streams carry batches of events:
-/// its encoder starts with a [`STREAM_BUFFER`].
-#[derive(Debug, Clone)]
-pub struct StreamCodec<T, U> {
-    inner: StrictCodec<T, U>,
-}
+/// [`StrictCodec`] for the console protocol, whose watch streams carry batches of events.
+pub type StreamCodec<T, U> = BufferedCodec<T, U, STREAM_BUFFER>;
 
-impl<T, U> Default for StreamCodec<T, U> {
+impl<T, U, const BUFFER: usize> Default for BufferedCodec<T, U, BUFFER> {
     fn default() -> Self {
-        StreamCodec {
-            inner: StrictCodec::default(),
-        }
+        BufferedCodec(PhantomData)
     }
 }
 
-impl<T, U> Codec for StreamCodec<T, U>
+impl<T, U, const BUFFER: usize> Codec for BufferedCodec<T, U, BUFFER>
 where
     T: Message + Send + 'static,
     U: Message + Default + Send + 'static,
@@ -77,11 +49,11 @@ where
     type Decoder = StrictDecoder<U>;
 
     fn encoder(&mut self) -> Self::Encoder {
-        ProstCodec::<T, U>::raw_encoder(BufferSettings::new(STREAM_BUFFER, STREAM_YIELD))
+        ProstCodec::<T, U>::raw_encoder(BufferSettings::new(BUFFER, YIELD))
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        self.inner.decoder()
+        StrictDecoder(PhantomData)
     }
 }
 
