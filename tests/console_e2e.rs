@@ -303,7 +303,7 @@ fn after_a_cancel_no_approval_is_asked_and_chains_say_skipped() {
     assert!(!s.contains("a approve"), "{s}");
     assert!(!s.contains("AWAITING"), "{s}");
     t.keys(&["3"]);
-    let s = t.wait_for("Chains (");
+    let s = t.wait("the Chains view", |s| s.contains("Chains ("));
     assert!(!s.contains("✗ failed"), "nothing failed:\n{s}");
     t.keys(&["q"]);
     t.wait_for("TTY-");

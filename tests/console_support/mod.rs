@@ -127,13 +127,21 @@ impl Tmux {
         assert!(ok, "send-keys {keys:?}");
     }
 
-    /// Polls the screen until `pred` holds; panics with the last screen at the deadline.
+    /// Polls the screen until `pred` holds on two captures in a row that show the same screen
+    /// (a capture can land while a frame is being written, half old and half new, and a test
+    /// must read whole frames); panics with the last screen at the deadline.
     pub(crate) fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         let end = Instant::now() + DEADLINE;
+        let mut matched: Option<String> = None;
         loop {
             let s = self.screen();
             if pred(&s) {
-                return s;
+                if matched.as_deref() == Some(s.as_str()) {
+                    return s;
+                }
+                matched = Some(s.clone());
+            } else {
+                matched = None;
             }
             assert!(
                 Instant::now() < end,
