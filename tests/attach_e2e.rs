@@ -163,7 +163,9 @@ fn attach_json_after(env: &Env, extra: &[&str]) -> (Child, Child) {
 
 #[test]
 fn a_wrong_or_missing_token_is_refused_and_the_deployment_goes_on() {
-    let env = chain_project(3, 300);
+    // Long enough that both refused watchers connect while it runs, even on a loaded machine
+    // (at 3 × 300 ms, CI once saw the run end first: a transport error, not a refusal).
+    let env = chain_project(4, 1000);
     let up = serve(&env, &["up"]);
     for token in ["wrong", ""] {
         let out = finish(attach_json(&env, token));
@@ -178,7 +180,7 @@ fn a_wrong_or_missing_token_is_refused_and_the_deployment_goes_on() {
     }
     let out = finish(up);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(env.world().len(), 3);
+    assert_eq!(env.world().len(), 4);
 }
 
 #[test]
