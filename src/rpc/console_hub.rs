@@ -8,7 +8,7 @@
 //! else changes the model and stays, so a late joiner rebuilds exactly the local console's
 //! model.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -18,7 +18,7 @@ use prost::bytes::Bytes;
 use tokio::sync::watch;
 
 use crate::engine::events::{CascadeId, EngineEvent};
-use crate::engine::urn::Urn;
+use crate::engine::urn::{Urn, UrnMap, UrnSet};
 
 use super::console_urns::UrnTable;
 use super::console_wire::to_wire;
@@ -58,12 +58,12 @@ struct Log {
     urns: Vec<Urn>,
     emptied: usize,
     /// Resources that have a row in every model (registered or planned).
-    rows: HashSet<Urn>,
+    rows: UrnSet,
     /// The position of the latest ephemeral note per resource (`None`: on no resource) that
     /// a later message may supersede.
     notes: HashMap<Option<Urn>, u64>,
     /// Each failed resource's error: a note repeating it changes nothing in a model.
-    errors: HashMap<Urn, String>,
+    errors: UrnMap<String>,
     /// Each announced gate (cascade or step) by name, for who-did-what notes.
     roots: HashMap<CascadeId, String>,
 }

@@ -6,10 +6,8 @@
 //! stream: each stream sends the full names it has not sent yet with the batch that may need
 //! them, so a late joiner (or a watcher resuming mid-run) learns them all at once.
 
-use std::collections::HashMap;
-
 use crate::engine::provider_ref::ProviderRef;
-use crate::engine::urn::Urn;
+use crate::engine::urn::{Urn, UrnMap};
 
 /// What starts a reference; a URN always starts with `urn:`, so the two never mix up.
 const REFERENCE: char = '#';
@@ -17,7 +15,7 @@ const REFERENCE: char = '#';
 /// The encoding side: every URN referred to so far, numbered in order of first mention.
 #[derive(Default)]
 pub struct UrnTable {
-    index: HashMap<Urn, u64>,
+    index: UrnMap<u64>,
     urns: Vec<Urn>,
 }
 

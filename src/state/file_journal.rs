@@ -274,6 +274,7 @@ mod tests {
         let point = journal.sync_point().unwrap();
         point.durability.wait(point.upto).await.unwrap();
     }
+
     #[test]
     fn an_entry_without_secrets_is_written_straight_and_one_with_them_is_encrypted() {
         use crate::engine::property::{PropertyMap, PropertyValue};
