@@ -17,7 +17,7 @@ use stepdeck::rpc::console_client::{AttachOptions, Attached, attach, client};
 use stepdeck::rpc::console_proto::console_client::ConsoleClient;
 use stepdeck::rpc::console_proto::{ActRequest, Action, WatchReply, WatchRequest, watch_reply};
 use stepdeck::rpc::console_server::{
-    Limits, SERVING_NICE, SERVING_THREAD, Served, ServingConsole, serve,
+    Limits, SERVING_NICE, SERVING_POLICY, SERVING_THREAD, Served, ServingConsole, serve,
 };
 use stepdeck::rpc::console_tee::tee;
 use stepdeck::rpc::console_token::Tokens;
@@ -252,9 +252,10 @@ async fn a_watch_from_a_position_resumes_there_and_the_end_closes_the_stream() {
     assert_eq!(seqs, [3, 4]);
 }
 
-/// The nice values of this process's threads named `name` (field 19 of their stat).
-fn nice_of_threads_named(name: &str) -> Vec<i32> {
-    let mut nice = Vec::new();
+/// The nice value and the scheduling policy (fields 19 and 41 of their stat) of this
+/// process's threads named `name`.
+fn priority_of_threads_named(name: &str) -> Vec<(i32, i32)> {
+    let mut found = Vec::new();
     for task in std::fs::read_dir("/proc/self/task").unwrap() {
         let dir = task.unwrap().path();
         let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
@@ -264,21 +265,25 @@ fn nice_of_threads_named(name: &str) -> Vec<i32> {
         let stat = std::fs::read_to_string(dir.join("stat")).unwrap();
         let after_name = &stat[stat.rfind(')').unwrap() + 2..];
         let fields: Vec<&str> = after_name.split(' ').collect();
-        nice.push(fields[19 - 3].parse().unwrap());
+        let field = |n: usize| fields[n - 3].parse().unwrap();
+        found.push((field(19), field(41)));
     }
-    nice
+    found
 }
 
-/// The console is served from a thread of its own at the lowest priority, so a busy deployment
-/// keeps nearly every cycle (other tests of this file serve too: every serving thread is at
-/// that priority).
+/// The console is served from a thread of its own at the lowest priority, as a batch thread
+/// that does not preempt others when it wakes, so a busy deployment keeps nearly every cycle
+/// (other tests of this file serve too: every serving thread is at that priority).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_console_is_served_on_spare_cycles_by_a_thread_of_its_own() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;
-    let nice = nice_of_threads_named(SERVING_THREAD);
-    assert!(!nice.is_empty(), "no thread named {SERVING_THREAD}");
-    assert!(nice.iter().all(|n| *n == SERVING_NICE), "{nice:?}");
+    let found = priority_of_threads_named(SERVING_THREAD);
+    assert!(!found.is_empty(), "no thread named {SERVING_THREAD}");
+    assert!(
+        found.iter().all(|p| *p == (SERVING_NICE, SERVING_POLICY)),
+        "{found:?}"
+    );
     served.hub.push(&EngineEvent::Paused);
     served.hub.close();
     let mut a = attach(options(&address, WATCH)).await.unwrap();

@@ -761,3 +761,36 @@ async fn an_import_that_needs_a_replacement_fails_an_update_but_only_warns_in_a_
     );
     assert!(p.names("delete").is_empty());
 }
+
+#[tokio::test]
+async fn events_name_each_dependency_once_however_often_the_program_names_it() {
+    let p = Arc::new(FakeProvider::default());
+    let program = goals(vec![
+        Box::new(|_| custom("a", &[("k", "1")])),
+        Box::new(|r| {
+            let mut g = custom("b", &[("k", "1")]);
+            g.dependencies = vec![r.urn("a"), r.urn("a")];
+            g.property_dependencies.insert("k".into(), vec![r.urn("a")]);
+            g.deleted_with = Some(r.urn("a"));
+            g
+        }),
+    ]);
+    let r = run(&p, &Snapshot::default(), options(), Some(program)).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let lists: Vec<Vec<String>> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            EngineEvent::RegistrationReceived {
+                urn, dependencies, ..
+            } if urn.name() == "b" => Some(dependencies),
+            EngineEvent::StepPlanned(i) if i.urn.name() == "b" => Some(&i.dependencies),
+            _ => None,
+        })
+        .map(|d| d.iter().map(|u| u.name().to_string()).collect())
+        .collect();
+    assert_eq!(lists.len(), 2, "a registration and a planned step");
+    for names in lists {
+        assert_eq!(names.iter().filter(|n| *n == "a").count(), 1, "{names:?}");
+    }
+}

@@ -104,7 +104,7 @@ fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
         new_inputs: step.new_state().map(|n| n.inputs.clone()),
         provider: state.provider.clone(),
         delete_before_replace: step.delete_before_replace(),
-        dependencies: state.dependency_urns().collect(),
+        dependencies: state.distinct_dependency_urns(),
         protect: state.protect,
         retain_on_delete: state.retain_on_delete,
         hide_diffs: state.hide_diffs.clone(),

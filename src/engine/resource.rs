@@ -118,6 +118,11 @@ impl ResourceState {
             .chain(self.replace_with.iter().cloned())
     }
 
+    /// The edges of [`Self::dependency_urns`] once each, in order: what events carry.
+    pub fn distinct_dependency_urns(&self) -> Vec<Urn> {
+        super::urn::distinct(self.dependency_urns())
+    }
+
     /// Applies `f` to every URN this resource refers to but its provider (parent,
     /// dependencies, property dependencies, deletedWith, replaceWith): renames and moves rewrite
     /// them here.

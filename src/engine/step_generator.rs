@@ -344,7 +344,7 @@ impl StepGenerator {
             type_: goal.type_.clone(),
             parent: goal.parent.clone(),
             custom: goal.custom,
-            dependencies: new.dependency_urns().collect(),
+            dependencies: new.distinct_dependency_urns(),
         });
         if let Some(bad) = new.dependency_urns().find(|u| run.is_failed_or_skipped(u)) {
             return Ok(self.skip(urn, &bad, run));

@@ -121,9 +121,41 @@ impl<'de> Deserialize<'de> for Urn {
     }
 }
 
+/// `urns` once each, in order of first mention: a resource often names the same one twice (as
+/// a dependency and through an input), and whoever follows its edges wants each once.
+pub fn distinct(urns: impl IntoIterator<Item = Urn>) -> Vec<Urn> {
+    let mut out: Vec<Urn> = Vec::new();
+    // Short lists (nearly all) are scanned; a set is built only for a long one.
+    let mut seen: Option<UrnSet> = None;
+    for u in urns {
+        let new = match &mut seen {
+            None if out.len() < 16 => !out.contains(&u),
+            None => seen.insert(out.iter().cloned().collect()).insert(u.clone()),
+            Some(seen) => seen.insert(u.clone()),
+        };
+        if new {
+            out.push(u);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn distinct_keeps_the_first_mention_of_each_in_short_and_long_lists() {
+        let u = |i: usize| Urn::parse(&format!("urn:pulumi:s::p::t::r{i}")).unwrap();
+        assert_eq!(distinct([u(2), u(1), u(2), u(3), u(1)]), [u(2), u(1), u(3)]);
+        let long: Vec<Urn> = (0..40).chain(0..40).chain([7, 39]).map(u).collect();
+        assert_eq!(distinct(long), (0..40).map(u).collect::<Vec<_>>());
+        let around_the_switch: Vec<Urn> = (0..16).chain([3, 16, 16, 0]).map(u).collect();
+        assert_eq!(
+            distinct(around_the_switch),
+            (0..17).map(u).collect::<Vec<_>>()
+        );
+    }
 
     #[test]
     fn qualified_type_nests_under_non_root_parents() {

@@ -21,10 +21,10 @@ use crate::engine::events::{CascadeId, EngineEvent, Severity};
 
 use super::MAX_MESSAGE_SIZE;
 use super::console_addr::ConsoleAddress;
+use super::console_names::KnownNames;
 use super::console_proto as pb;
 use super::console_proto::console_client::ConsoleClient;
 use super::console_server::PROTOCOL_VERSION;
-use super::console_urns::KnownUrns;
 use super::console_wire::from_wire;
 
 /// How to reach a served console and who we say we are.
@@ -226,13 +226,13 @@ async fn pump(
     paused: Arc<AtomicBool>,
 ) {
     let mut next: u64 = 0;
-    let mut known = KnownUrns::default();
+    let mut known = KnownNames::default();
     loop {
         match stream.message().await {
             Ok(Some(pb::WatchReply {
                 item: Some(pb::watch_reply::Item::Events(batch)),
             })) => {
-                if let Err(e) = known.learn(batch.urns_first, &batch.urns) {
+                if let Err(e) = known.learn(batch.names_first, &batch.names) {
                     let _ = events.send(note(Severity::Error, e.to_string()));
                 }
                 if batch.first < next {

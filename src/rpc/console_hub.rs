@@ -20,15 +20,15 @@ use tokio::sync::watch;
 use crate::engine::events::{CascadeId, EngineEvent};
 use crate::engine::urn::{Urn, UrnMap, UrnSet};
 
-use super::console_urns::UrnTable;
+use super::console_names::NameTable;
 use super::console_wire::to_wire;
 
 /// The log of one deployment's events, each encoded once as the protocol carries it.
 pub struct EventHub {
     log: Mutex<Log>,
-    /// The URNs events refer to, numbered as first pushed; held by the pusher from encoding
+    /// The names events refer to, numbered as first pushed; held by the pusher from encoding
     /// to the log, so that the log's names and its events stay in the same order.
-    urns: Mutex<UrnTable>,
+    names: Mutex<NameTable>,
     /// The position after the last event pushed, and whether the deployment ended.
     length: watch::Sender<(u64, bool)>,
     watchers: AtomicUsize,
@@ -41,10 +41,10 @@ pub struct Batch {
     /// The position to read from next (events superseded in between are left out).
     pub next: u64,
     pub events: Vec<Bytes>,
-    /// The number of the first URN in `urns`.
-    pub urns_first: u64,
-    /// The URNs numbered since the reader's last batch, which its events may refer to.
-    pub urns: Vec<Urn>,
+    /// The number of the first name in `names`.
+    pub names_first: u64,
+    /// The names numbered since the reader's last batch, which its events may refer to.
+    pub names: Vec<Arc<str>>,
 }
 
 #[derive(Default)]
@@ -54,8 +54,8 @@ struct Log {
     events: Vec<(u64, Bytes)>,
     /// The position the next event gets.
     next: u64,
-    /// Every URN the events refer to, in the order they are numbered.
-    urns: Vec<Urn>,
+    /// Every name the events refer to, in the order they are numbered.
+    names: Vec<Arc<str>>,
     emptied: usize,
     /// Resources that have a row in every model (registered or planned).
     rows: UrnSet,
@@ -154,7 +154,7 @@ impl Log {
         self.account(e, at);
     }
 
-    /// Live events from `from` on, at most `max` of them or about `max_bytes`, with the URNs
+    /// Live events from `from` on, at most `max` of them or about `max_bytes`, with the names
     /// from number `named` on.
     fn read(&self, from: u64, max: usize, max_bytes: usize, named: usize) -> Batch {
         let start = self.events.partition_point(|(p, _)| *p < from);
@@ -162,8 +162,8 @@ impl Log {
             first: from,
             next: from,
             events: Vec::new(),
-            urns_first: named as u64,
-            urns: self.urns.get(named..).unwrap_or_default().to_vec(),
+            names_first: named as u64,
+            names: self.names.get(named..).unwrap_or_default().to_vec(),
         };
         let mut bytes = 0;
         for (p, e) in &self.events[start..] {
@@ -189,7 +189,7 @@ impl EventHub {
     pub fn new() -> Arc<EventHub> {
         Arc::new(EventHub {
             log: Mutex::new(Log::default()),
-            urns: Mutex::new(UrnTable::default()),
+            names: Mutex::new(NameTable::default()),
             length: watch::channel((0, false)).0,
             watchers: AtomicUsize::new(0),
         })
@@ -207,21 +207,21 @@ impl EventHub {
     /// Appends events in order, encoding each once outside the log's lock and waking the
     /// watchers once for all of them.
     pub fn push_all(&self, events: &[EngineEvent]) {
-        let mut urns = self.urns.lock().unwrap_or_else(PoisonError::into_inner);
-        let named = urns.len();
+        let mut names = self.names.lock().unwrap_or_else(PoisonError::into_inner);
+        let named = names.len();
         let wire: Vec<Bytes> = events
             .iter()
-            .map(|e| Bytes::from(to_wire(e, &mut urns).encode_to_vec()))
+            .map(|e| Bytes::from(to_wire(e, &mut names).encode_to_vec()))
             .collect();
         let next = {
             let mut log = self.log();
-            log.urns.extend_from_slice(urns.since(named));
+            log.names.extend_from_slice(names.since(named));
             for (e, w) in events.iter().zip(wire) {
                 log.push(e, w);
             }
             log.next
         };
-        drop(urns);
+        drop(names);
         self.length.send_replace((next, false));
     }
 
@@ -237,7 +237,7 @@ impl EventHub {
     }
 
     /// Live events from `from` on (at most `max`, or about `max_bytes` unless one is larger),
-    /// with the URNs numbered from `named` on, waiting until there is one; `None` once the
+    /// with the names numbered from `named` on, waiting until there is one; `None` once the
     /// deployment ended and everything was read.
     pub async fn read(
         &self,
@@ -321,7 +321,7 @@ impl Drop for WatcherSlot {
 mod tests {
     use super::*;
     use crate::engine::events::EngineEvent;
-    use crate::rpc::console_urns::KnownUrns;
+    use crate::rpc::console_names::KnownNames;
 
     #[tokio::test]
     async fn a_reader_gets_what_was_pushed_before_and_after_it_came_and_the_end() {
@@ -374,18 +374,18 @@ mod tests {
     }
 
     /// What a watcher knows after reading `batch` from the start.
-    fn known(batch: &Batch) -> KnownUrns {
-        let mut known = KnownUrns::default();
+    fn known(batch: &Batch) -> KnownNames {
+        let mut known = KnownNames::default();
         learn(&mut known, batch);
         known
     }
 
-    fn learn(known: &mut KnownUrns, batch: &Batch) {
-        let names: Vec<String> = batch.urns.iter().map(|u| u.to_string()).collect();
-        known.learn(batch.urns_first, &names).unwrap();
+    fn learn(known: &mut KnownNames, batch: &Batch) {
+        let names: Vec<String> = batch.names.iter().map(|u| u.to_string()).collect();
+        known.learn(batch.names_first, &names).unwrap();
     }
 
-    fn urns_of(known: &KnownUrns, batch: &Batch) -> Vec<Urn> {
+    fn urns_of(known: &KnownNames, batch: &Batch) -> Vec<Urn> {
         batch
             .events
             .iter()
@@ -401,28 +401,36 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn each_reader_learns_every_urn_it_needs_once_a_late_joiner_all_at_once() {
+    async fn each_reader_learns_every_name_it_needs_once_a_late_joiner_all_at_once() {
         let hub = EventHub::new();
         let urn =
             |n: &str| Urn::parse(&format!("urn:pulumi:dev::p::sim:index:Thing::{n}")).unwrap();
         let (a, b, c) = (urn("a"), urn("b"), urn("c"));
+        let texts = |urns: &[&Urn]| -> Vec<Arc<str>> {
+            urns.iter()
+                .map(|u| Arc::from(u.as_str()))
+                .chain(std::iter::once(Arc::from("sim:index:Thing")))
+                .collect()
+        };
         hub.push_all(&[registered(&a), registered(&b)]);
-        let mut early = KnownUrns::default();
+        let mut early = KnownNames::default();
         let first = hub.read(0, 10, 1 << 20, 0).await.unwrap();
-        assert_eq!(first.urns, [a.clone(), b.clone()]);
+        let [name_a, ty, name_b]: [Arc<str>; 3] = first.names.clone().try_into().unwrap();
+        assert_eq!([name_a, name_b, ty].to_vec(), texts(&[&a, &b]));
         learn(&mut early, &first);
         assert_eq!(urns_of(&early, &first), [a.clone(), b.clone()]);
         hub.push_all(&[EngineEvent::DiffQueued { urn: b.clone() }, registered(&c)]);
-        let second = hub.read(first.next, 10, 1 << 20, 2).await.unwrap();
+        let second = hub.read(first.next, 10, 1 << 20, 3).await.unwrap();
         assert_eq!(
-            (second.urns_first, second.urns.clone()),
-            (2, vec![c.clone()])
+            (second.names_first, second.names.clone()),
+            (3, vec![Arc::from(c.as_str())]),
+            "the type is named once"
         );
         learn(&mut early, &second);
         assert_eq!(urns_of(&early, &second), [b.clone(), c.clone()]);
         // A watcher that joins (or resumes) mid-run reads from the middle knowing nothing.
         let late = hub.read(2, 10, 1 << 20, 0).await.unwrap();
-        assert_eq!(late.urns, [a, b.clone(), c.clone()]);
+        assert_eq!(late.names.len(), 4);
         assert_eq!(urns_of(&known(&late), &late), [b, c]);
     }
 

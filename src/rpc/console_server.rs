@@ -30,9 +30,9 @@ use super::console_proto as pb;
 use super::console_proto::console_server::{Console, ConsoleServer};
 use super::console_token::{Role, Tokens};
 
-/// The protocol version `Hello` announces (2: events refer to URNs by number, see
-/// `console_urns`).
-pub const PROTOCOL_VERSION: u32 = 2;
+/// The protocol version `Hello` announces (3: events refer to URNs, types and provider
+/// references by number, see `console_names`; 2 numbered URNs only).
+pub const PROTOCOL_VERSION: u32 = 3;
 
 /// What the server allows, so that no watcher can make the deployment pay for it.
 #[derive(Clone, Copy, Debug)]
@@ -238,14 +238,14 @@ async fn feed(
             {
                 Some(batch) => {
                     pos = batch.next;
-                    named += batch.urns.len();
+                    named += batch.names.len();
                     gather = batch.next >= served.hub.end();
                     Item::Events(pb::Events {
                         first: batch.first,
                         events: batch.events,
                         next: batch.next,
-                        urns_first: batch.urns_first,
-                        urns: batch.urns.iter().map(|u| u.to_string()).collect(),
+                        names_first: batch.names_first,
+                        names: batch.names.iter().map(|u| u.to_string()).collect(),
                     })
                 }
                 None => return,
@@ -556,9 +556,9 @@ impl Listener {
     }
 }
 
-/// Runs the server on this thread, at the lowest CPU priority, until `stopped`: a busy
-/// deployment keeps nearly every cycle, and watchers are served from the cycles it leaves (a
-/// deployment that waits on its providers leaves most of them).
+/// Runs the server on this thread, at the lowest CPU priority and as a batch thread, until
+/// `stopped`: a busy deployment keeps nearly every cycle, and watchers are served from the
+/// cycles it leaves (a deployment that waits on its providers leaves most of them).
 fn serve_on_spare_cycles(
     runtime: &tokio::runtime::Runtime,
     listener: ServingListener,
@@ -595,11 +595,21 @@ fn serve_on_spare_cycles(
 /// the run, an operator's approval would wait).
 pub const SERVING_NICE: i32 = 19;
 
-/// Gives the calling thread (and only it: Linux keeps a nice value per thread) the
-/// lowest priority: against a thread at the default priority it gets about 1.5 % of a busy core.
+/// The scheduling policy of the serving thread: `SCHED_BATCH` keeps its time share but never
+/// preempts a running thread when it wakes (a reply due, a watcher's read), so the
+/// deployment's threads are not interrupted to serve.
+pub const SERVING_POLICY: i32 = libc::SCHED_BATCH;
+
+/// Gives the calling thread (and only it: Linux keeps a policy and a nice value per thread)
+/// the lowest priority: against a thread at the default priority it gets about 1.5 % of a busy
+/// core, and it waits for a core instead of taking one when it wakes.
 fn lowest_cpu_priority() {
     // SAFETY: gettid takes no arguments and cannot fail.
     let tid = unsafe { libc::gettid() };
+    let param = libc::sched_param { sched_priority: 0 };
+    // SAFETY: sets the policy of this thread, named by its own id; `param` outlives the call.
+    // Without it (a seccomp filter, say) the nice value alone still applies.
+    let _ = unsafe { libc::sched_setscheduler(tid, SERVING_POLICY, &param) };
     // SAFETY: sets the nice value of this thread, named by its own id.
     let _ = unsafe { libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, SERVING_NICE) };
 }
@@ -637,8 +647,8 @@ mod tests {
                 first: batch.first,
                 events: batch.events,
                 next: batch.next,
-                urns_first: batch.urns_first,
-                urns: Vec::new(),
+                names_first: batch.names_first,
+                names: Vec::new(),
             })),
         };
         let len = reply.encoded_len();

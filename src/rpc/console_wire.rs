@@ -17,9 +17,9 @@ use crate::engine::run_failure::{FailureCause, RunFailure};
 use crate::engine::step::StepOp;
 use crate::engine::urn::Urn;
 
+use super::console_names::{KnownNames, NameTable};
 use super::console_proto as pb;
 use super::console_proto::event::Kind;
-use super::console_urns::{KnownUrns, UrnTable};
 use super::marshal::{MarshalOptions, map_to_struct, struct_to_map};
 
 /// An event the protocol carried that does not decode: a field is missing or malformed.
@@ -67,24 +67,29 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-fn urn(k: &KnownUrns, s: &str, field: &'static str) -> Result<Urn, WireError> {
+fn urn(k: &KnownNames, s: &str, field: &'static str) -> Result<Urn, WireError> {
     k.resolve(s).map_err(|e| bad(field, e.to_string()))
 }
 
-fn urns(k: &KnownUrns, v: &[String], field: &'static str) -> Result<Vec<Urn>, WireError> {
+fn urns(k: &KnownNames, v: &[String], field: &'static str) -> Result<Vec<Urn>, WireError> {
     v.iter().map(|s| urn(k, s, field)).collect()
 }
 
 fn opt_urn(
-    k: &KnownUrns,
+    k: &KnownNames,
     s: Option<&String>,
     field: &'static str,
 ) -> Result<Option<Urn>, WireError> {
     s.map(|s| urn(k, s, field)).transpose()
 }
 
-fn refs(t: &mut UrnTable, v: &[Urn]) -> Vec<String> {
-    v.iter().map(|u| t.refer(u)).collect()
+fn refs(t: &mut NameTable, v: &[Urn]) -> Vec<String> {
+    v.iter().map(|u| t.refer(u.as_str())).collect()
+}
+
+/// A type or a provider reference: text the stream may have named.
+fn text(k: &KnownNames, s: &str, field: &'static str) -> Result<String, WireError> {
+    k.resolve_text(s).map_err(|e| bad(field, e.to_string()))
 }
 
 fn op(s: &str) -> Result<StepOp, WireError> {
@@ -147,12 +152,12 @@ fn severity_back(s: pb::Severity) -> Severity {
     }
 }
 
-fn step(t: &mut UrnTable, s: &StepInfo) -> pb::Step {
+fn step(t: &mut NameTable, s: &StepInfo) -> pb::Step {
     pb::Step {
         op: s.op.as_str().to_string(),
-        urn: t.refer(&s.urn),
-        r#type: s.type_.clone(),
-        parent: s.parent.as_ref().map(|u| t.refer(u)),
+        urn: t.refer(s.urn.as_str()),
+        r#type: t.refer(&s.type_),
+        parent: s.parent.as_ref().map(|u| t.refer(u.as_str())),
         custom: s.custom,
         chain: s.chain,
         diffs: s.diffs.clone(),
@@ -172,7 +177,7 @@ fn step(t: &mut UrnTable, s: &StepInfo) -> pb::Step {
         old_outputs: s.old_outputs.as_ref().map(props),
         old_id: s.old_id.clone(),
         new_inputs: s.new_inputs.as_ref().map(props),
-        provider: s.provider.as_deref().map(|p| t.refer_provider(p)),
+        provider: s.provider.as_deref().map(|p| t.refer(p)),
         delete_before_replace: s.delete_before_replace,
         dependencies: refs(t, &s.dependencies),
         protect: s.protect,
@@ -181,7 +186,7 @@ fn step(t: &mut UrnTable, s: &StepInfo) -> pb::Step {
     }
 }
 
-fn step_back(k: &KnownUrns, s: &pb::Step) -> Result<StepInfo, WireError> {
+fn step_back(k: &KnownNames, s: &pb::Step) -> Result<StepInfo, WireError> {
     let detailed_diff = s
         .detailed_diff
         .iter()
@@ -199,7 +204,7 @@ fn step_back(k: &KnownUrns, s: &pb::Step) -> Result<StepInfo, WireError> {
     Ok(StepInfo {
         op: op(&s.op)?,
         urn: urn(k, &s.urn, "urn")?,
-        type_: s.r#type.clone(),
+        type_: text(k, &s.r#type, "type")?,
         parent: opt_urn(k, s.parent.as_ref(), "parent")?,
         custom: s.custom,
         chain: s.chain,
@@ -213,9 +218,8 @@ fn step_back(k: &KnownUrns, s: &pb::Step) -> Result<StepInfo, WireError> {
         provider: s
             .provider
             .as_deref()
-            .map(|p| k.resolve_provider(p))
-            .transpose()
-            .map_err(|e| bad("provider", e.to_string()))?,
+            .map(|p| text(k, p, "provider"))
+            .transpose()?,
         delete_before_replace: s.delete_before_replace,
         dependencies: urns(k, &s.dependencies, "dependencies")?,
         protect: s.protect,
@@ -224,26 +228,26 @@ fn step_back(k: &KnownUrns, s: &pb::Step) -> Result<StepInfo, WireError> {
     })
 }
 
-fn member(t: &mut UrnTable, m: &CascadeMember) -> pb::CascadeMember {
+fn member(t: &mut NameTable, m: &CascadeMember) -> pb::CascadeMember {
     use pb::cascade_member::Reason;
     let reason = match &m.reason {
         CascadeReason::Root { keys } => Reason::Root(pb::Keys { keys: keys.clone() }),
         CascadeReason::Input { inputs, on, keys } => Reason::Input(pb::InputReason {
             inputs: inputs.clone(),
-            on: t.refer(on),
+            on: t.refer(on.as_str()),
             keys: keys.clone(),
         }),
-        CascadeReason::Provider { provider } => Reason::Provider(t.refer(provider)),
-        CascadeReason::DeletedWith { target } => Reason::DeletedWith(t.refer(target)),
+        CascadeReason::Provider { provider } => Reason::Provider(t.refer(provider.as_str())),
+        CascadeReason::DeletedWith { target } => Reason::DeletedWith(t.refer(target.as_str())),
     };
     pb::CascadeMember {
-        urn: t.refer(&m.urn),
-        r#type: m.type_.clone(),
+        urn: t.refer(m.urn.as_str()),
+        r#type: t.refer(&m.type_),
         reason: Some(reason),
     }
 }
 
-fn member_back(k: &KnownUrns, m: &pb::CascadeMember) -> Result<CascadeMember, WireError> {
+fn member_back(k: &KnownNames, m: &pb::CascadeMember) -> Result<CascadeMember, WireError> {
     use pb::cascade_member::Reason;
     let reason = match m.reason.as_ref().ok_or_else(|| bad("reason", "missing"))? {
         Reason::Root(k) => CascadeReason::Root {
@@ -263,7 +267,7 @@ fn member_back(k: &KnownUrns, m: &pb::CascadeMember) -> Result<CascadeMember, Wi
     };
     Ok(CascadeMember {
         urn: urn(k, &m.urn, "urn")?,
-        type_: m.r#type.clone(),
+        type_: text(k, &m.r#type, "type")?,
         reason,
     })
 }
@@ -289,7 +293,7 @@ fn summary_outcome_back(o: Option<&pb::summary::Outcome>) -> Result<Outcome, Wir
 }
 
 /// An engine event as the protocol carries it.
-pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
+pub fn to_wire(e: &EngineEvent, t: &mut NameTable) -> pb::Event {
     let kind = match e {
         EngineEvent::Prelude {
             operation,
@@ -313,9 +317,9 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
             custom,
             dependencies,
         } => Kind::Registration(pb::Registration {
-            urn: t.refer(urn),
-            r#type: type_.clone(),
-            parent: parent.as_ref().map(|u| t.refer(u)),
+            urn: t.refer(urn.as_str()),
+            r#type: t.refer(type_),
+            parent: parent.as_ref().map(|u| t.refer(u.as_str())),
             custom: *custom,
             dependencies: refs(t, dependencies),
         }),
@@ -326,7 +330,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
                 .iter()
                 .map(|(op, urn)| pb::StepRef {
                     op: op.as_str().to_string(),
-                    urn: t.refer(urn),
+                    urn: t.refer(urn.as_str()),
                 })
                 .collect(),
         }),
@@ -346,7 +350,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
         } => Kind::StepStarted(pb::StepStarted {
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
             worker: *worker as u64,
         }),
         EngineEvent::StepFinished {
@@ -359,7 +363,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
         } => Kind::StepFinished(pb::StepFinished {
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
             id: id.clone(),
             outputs: Some(props(outputs)),
             duration_ns: nanos(*duration),
@@ -373,18 +377,18 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
         } => Kind::StepFailed(pb::StepFailed {
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
             error: error.clone(),
             duration_ns: nanos(*duration),
         }),
         EngineEvent::StepSkipped { op, urn, reason } => Kind::StepSkipped(pb::StepSkipped {
             op: op.as_str().to_string(),
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
             reason: reason.clone(),
         }),
-        EngineEvent::DiffQueued { urn } => Kind::DiffQueued(t.refer(urn)),
+        EngineEvent::DiffQueued { urn } => Kind::DiffQueued(t.refer(urn.as_str())),
         EngineEvent::DiffStarted { urn, worker } => Kind::DiffStarted(pb::DiffStarted {
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
             worker: *worker as u64,
         }),
         EngineEvent::DiffFinished {
@@ -392,7 +396,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
             changes,
             replace,
         } => Kind::DiffFinished(pb::DiffFinished {
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
             changes: match changes {
                 DiffChanges::Unknown => pb::DiffChanges::DiffUnknown,
                 DiffChanges::None => pb::DiffChanges::DiffNone,
@@ -408,7 +412,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
         } => Kind::PendingReplacement(pb::PendingReplacement {
             cascade: *cascade,
             chain: *chain,
-            root: t.refer(root),
+            root: t.refer(root.as_str()),
             members: members.iter().map(|m| member(t, m)).collect(),
         }),
         EngineEvent::Decision {
@@ -429,7 +433,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
                 cascade: *cascade,
                 approved: *approved,
                 by_policy: *by == Decider::Policy,
-                urn: t.refer(urn),
+                urn: t.refer(urn.as_str()),
                 op: op.as_str().to_string(),
                 by_kind: by_kind as i32,
                 by: name.to_string(),
@@ -446,14 +450,14 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
             gate: *gate,
             chain: *chain,
             op: op.as_str().to_string(),
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
             kind: kind.as_str().to_string(),
             asked: *asked,
         }),
         EngineEvent::Stepped => Kind::Stepped(pb::Empty {}),
         EngineEvent::Breakpoint { op, urn } => Kind::Breakpoint(pb::Breakpoint {
             op: op.as_str().to_string(),
-            urn: t.refer(urn),
+            urn: t.refer(urn.as_str()),
         }),
         EngineEvent::Paused => Kind::Paused(pb::Empty {}),
         EngineEvent::Resumed => Kind::Resumed(pb::Empty {}),
@@ -464,8 +468,8 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
             creates: creates
                 .iter()
                 .map(|c| pb::PendingCreate {
-                    urn: t.refer(&c.urn),
-                    r#type: c.type_.clone(),
+                    urn: t.refer(c.urn.as_str()),
+                    r#type: t.refer(&c.type_),
                 })
                 .collect(),
         }),
@@ -476,14 +480,14 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
             message,
             ephemeral,
         } => Kind::Diagnostic(pb::Diagnostic {
-            urn: urn.as_ref().map(|u| t.refer(u)),
+            urn: urn.as_ref().map(|u| t.refer(u.as_str())),
             severity: severity(*s) as i32,
             message: message.clone(),
             ephemeral: *ephemeral,
         }),
         EngineEvent::ResourceOutputs { urn, outputs } => {
             Kind::ResourceOutputs(pb::ResourceOutputs {
-                urn: t.refer(urn),
+                urn: t.refer(urn.as_str()),
                 outputs: Some(props(outputs)),
             })
         }
@@ -508,7 +512,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut UrnTable) -> pb::Event {
 }
 
 /// The engine event a protocol message carries.
-pub fn from_wire(e: &pb::Event, k: &KnownUrns) -> Result<EngineEvent, WireError> {
+pub fn from_wire(e: &pb::Event, k: &KnownNames) -> Result<EngineEvent, WireError> {
     let kind = e.kind.as_ref().ok_or_else(|| bad("kind", "missing"))?;
     Ok(match kind {
         Kind::Prelude(p) => EngineEvent::Prelude {
@@ -521,7 +525,7 @@ pub fn from_wire(e: &pb::Event, k: &KnownUrns) -> Result<EngineEvent, WireError>
         },
         Kind::Registration(r) => EngineEvent::RegistrationReceived {
             urn: urn(k, &r.urn, "urn")?,
-            type_: r.r#type.clone(),
+            type_: text(k, &r.r#type, "type")?,
             parent: opt_urn(k, r.parent.as_ref(), "parent")?,
             custom: r.custom,
             dependencies: urns(k, &r.dependencies, "dependencies")?,
@@ -638,7 +642,7 @@ pub fn from_wire(e: &pb::Event, k: &KnownUrns) -> Result<EngineEvent, WireError>
                 .map(|c| {
                     Ok(PendingCreate {
                         urn: urn(k, &c.urn, "creates")?,
-                        type_: c.r#type.clone(),
+                        type_: text(k, &c.r#type, "type")?,
                     })
                 })
                 .collect::<Result<_, WireError>>()?,
@@ -677,15 +681,15 @@ mod tests {
     use crate::app::sample::sample_timeline;
 
     /// The URNs `table` numbered, as a watcher learns them.
-    fn known(table: &UrnTable) -> KnownUrns {
+    fn known(table: &NameTable) -> KnownNames {
         let names: Vec<String> = table.since(0).iter().map(|u| u.to_string()).collect();
-        let mut known = KnownUrns::default();
+        let mut known = KnownNames::default();
         known.learn(0, &names).unwrap();
         known
     }
 
     fn round_trip(e: &EngineEvent) -> EngineEvent {
-        let mut table = UrnTable::default();
+        let mut table = NameTable::default();
         let wire = to_wire(e, &mut table);
         from_wire(&wire, &known(&table)).unwrap()
     }
@@ -708,14 +712,40 @@ mod tests {
     }
 
     #[test]
-    fn a_run_names_each_urn_in_full_nowhere_and_decodes_through_its_table() {
+    fn a_run_spells_no_urn_type_or_provider_in_full_and_decodes_through_its_table() {
         use prost::Message;
-        let events: Vec<EngineEvent> = sample_timeline().into_iter().map(|(_, e)| e).collect();
-        let mut table = UrnTable::default();
+        let mut events: Vec<EngineEvent> = sample_timeline().into_iter().map(|(_, e)| e).collect();
+        let mut planned = events
+            .iter()
+            .find_map(|e| match e {
+                EngineEvent::StepPlanned(s) => Some(s.clone()),
+                _ => None,
+            })
+            .unwrap();
+        planned.provider =
+            Some("urn:pulumi:dev::p::pulumi:providers:sim::default::0a1b-2c3d".into());
+        events.push(EngineEvent::StepPlanned(planned));
+        let mut table = NameTable::default();
         let wire: Vec<pb::Event> = events.iter().map(|e| to_wire(e, &mut table)).collect();
         let bytes: Vec<u8> = wire.iter().flat_map(|w| w.encode_to_vec()).collect();
-        assert!(!String::from_utf8_lossy(&bytes).contains("urn:pulumi:"));
-        assert!(table.len() > 5, "{} URNs numbered", table.len());
+        let text = String::from_utf8_lossy(&bytes);
+        for spelled in [
+            "urn:pulumi:",
+            "sim:index:",
+            "pulumi:pulumi:Stack",
+            "0a1b-2c3d",
+        ] {
+            assert!(!text.contains(spelled), "{spelled} in full");
+        }
+        let named: Vec<&str> = table.since(0).iter().map(|n| &**n).collect();
+        assert!(named.contains(&"sim:index:Database"), "{named:?}");
+        assert!(
+            named
+                .iter()
+                .any(|n| n.contains("pulumi:providers:") && n.contains("::default")),
+            "{named:?}"
+        );
+        assert!(table.len() > 5, "{} names numbered", table.len());
         let known = known(&table);
         for (e, w) in events.iter().zip(&wire) {
             let back = from_wire(w, &known).unwrap();
@@ -735,7 +765,7 @@ mod tests {
             outcome: Outcome::Failed(RunFailure::new(FailureCause::Step, message)),
             preview: false,
         };
-        let wire = to_wire(&summary, &mut UrnTable::default());
+        let wire = to_wire(&summary, &mut NameTable::default());
         let Some(Kind::Summary(s)) = &wire.kind else {
             panic!("{wire:?}")
         };
@@ -746,7 +776,7 @@ mod tests {
         let EngineEvent::Summary {
             outcome: Outcome::Failed(back),
             ..
-        } = from_wire(&wire, &KnownUrns::default()).unwrap()
+        } = from_wire(&wire, &KnownNames::default()).unwrap()
         else {
             panic!("a failed summary comes back failed")
         };
@@ -797,7 +827,7 @@ mod tests {
         let hidden = PropertyValue::Secret(Box::new(PropertyValue::string("hunter2")));
         outputs.insert("password".into(), hidden);
         let e = EngineEvent::ResourceOutputs { urn: u, outputs };
-        let mut table = UrnTable::default();
+        let mut table = NameTable::default();
         let wire = to_wire(&e, &mut table);
         assert!(!format!("{wire:?}").contains("hunter2"));
         let EngineEvent::ResourceOutputs { outputs, .. } =
@@ -824,7 +854,7 @@ mod tests {
         fn a_damaged_event_decodes_or_is_refused(pick in 0usize..1000, at in 0usize..4096, xor in 1u8..) {
             use prost::Message;
             let events = sample_timeline();
-            let mut table = UrnTable::default();
+            let mut table = NameTable::default();
             let mut bytes = to_wire(&events[pick % events.len()].1, &mut table).encode_to_vec();
             let i = at % bytes.len();
             bytes[i] ^= xor;
@@ -840,14 +870,14 @@ mod tests {
             kind: Some(Kind::DiffQueued("not-a-urn".into())),
         };
         assert_eq!(
-            from_wire(&wire, &KnownUrns::default()).unwrap_err().field,
+            from_wire(&wire, &KnownNames::default()).unwrap_err().field,
             "diff_queued"
         );
         let unnamed = pb::Event {
             kind: Some(Kind::DiffQueued("#0".into())),
         };
         assert_eq!(
-            from_wire(&unnamed, &KnownUrns::default())
+            from_wire(&unnamed, &KnownNames::default())
                 .unwrap_err()
                 .field,
             "diff_queued"
