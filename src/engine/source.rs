@@ -72,6 +72,17 @@ struct Inherited {
     providers: BTreeMap<String, String>,
 }
 
+impl Inherited {
+    /// Nothing to pass down: such a resource is not recorded, since a parent missing from the
+    /// table passes down the defaults (most resources are never anyone's parent).
+    fn is_default(&self) -> bool {
+        !self.protect
+            && !self.retain_on_delete
+            && self.deleted_with.is_none()
+            && self.providers.is_empty()
+    }
+}
+
 type DefaultProvider = Shared<BoxFuture<'static, Result<String, RegisterError>>>;
 
 /// Default providers registered so far, by package and requested version.
@@ -310,7 +321,9 @@ impl ResourceMonitor {
             *self.root.lock() = Some(reg.urn.clone());
         }
         self.lookup.record(&reg, provider);
-        self.inherited.lock().insert(reg.urn.clone(), own);
+        if !own.is_default() {
+            self.inherited.lock().insert(reg.urn.clone(), own);
+        }
         Ok(reg)
     }
 
