@@ -105,6 +105,36 @@ async fn default_provider_is_configured_from_the_stack_config() {
     );
 }
 
+/// A program may name the default provider the engine made (its reference comes back from
+/// `getResource`) as the explicit provider of a later resource: it is a registered resource,
+/// though the monitor records default providers apart from the program's registrations.
+#[tokio::test]
+async fn the_default_provider_may_be_named_as_an_explicit_provider() {
+    use stepdeck::engine::{ProgramError, ProgramFn};
+    let p = Arc::new(FakeProvider::default());
+    let program = ProgramFn(|monitor: stepdeck::engine::ResourceMonitor| async move {
+        let failed = |e: stepdeck::engine::RegisterError| ProgramError(e.to_string());
+        let a = monitor.register(custom("a", &[])).await.map_err(failed)?;
+        let args = props([("urn", PropertyValue::from(a.urn.as_str()))]);
+        let found = monitor
+            .invoke_with_version("pulumi:pulumi:getResource", &args, None, None)
+            .await
+            .map_err(failed)?;
+        let mut b = custom("b", &[]);
+        b.provider = found["provider"].as_str().map(str::to_string);
+        monitor.register(b).await.map_err(failed)?;
+        Ok(())
+    });
+    let r = run(&p, &Snapshot::default(), options(), Some(Box::new(program))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    let dflt = state(&r.result.snapshot, "default");
+    let reference = format!("{}::{}", dflt.urn, dflt.id.as_deref().unwrap());
+    assert_eq!(
+        state(&r.result.snapshot, "b").provider.as_deref(),
+        Some(reference.as_str())
+    );
+}
+
 #[tokio::test]
 async fn a_provider_replaced_by_diff_config_replaces_what_it_manages() {
     let p = fake_with_config(false);

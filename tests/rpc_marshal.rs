@@ -5,8 +5,8 @@
 use prost_types::value::Kind;
 use prost_types::{Struct, Value};
 use stepdeck::engine::property::{
-    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, PropertyMap, PropertyValue, RESOURCE_REF_SIG, SECRET_SIG,
-    SIG_KEY, UNKNOWN_SENTINEL, props,
+    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, PropertyMap, PropertyValue, RESOURCE_REF_SIG, ResourceRef,
+    SECRET_SIG, SIG_KEY, UNKNOWN_SENTINEL, props,
 };
 use stepdeck::engine::urn::Urn;
 use stepdeck::rpc::marshal::{
@@ -68,22 +68,22 @@ fn sample() -> PropertyMap {
         ),
         (
             "ref",
-            PropertyValue::ResourceReference {
+            PropertyValue::ResourceReference(Box::new(ResourceRef {
                 urn: urn(),
-                id: Some(Box::new("id-1".into())),
+                id: Some("id-1".into()),
                 package_version: "4.21.4".into(),
-            },
+            })),
         ),
         (
             "pendingRef",
-            PropertyValue::ResourceReference {
+            PropertyValue::ResourceReference(Box::new(ResourceRef {
                 urn: urn(),
-                id: Some(Box::new(PropertyValue::Unknown)),
+                id: Some(PropertyValue::Unknown),
                 package_version: String::new(),
-            },
+            })),
         ),
-        ("asset", PropertyValue::Asset(asset)),
-        ("archive", PropertyValue::Archive(archive)),
+        ("asset", PropertyValue::Asset(Box::new(asset))),
+        ("archive", PropertyValue::Archive(Box::new(archive))),
     ])
 }
 
@@ -152,11 +152,11 @@ fn resources_become_ids_or_urns_when_not_kept() {
     let mut m = sample();
     m.insert(
         "component".into(),
-        PropertyValue::ResourceReference {
+        PropertyValue::ResourceReference(Box::new(ResourceRef {
             urn: urn(),
             id: None,
             package_version: String::new(),
-        },
+        })),
     );
     let st = map_to_struct(&m, opts);
     assert_eq!(field(&st, "ref"), &Kind::StringValue("id-1".into()));

@@ -4,9 +4,7 @@
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use futures::FutureExt;
-use futures::future::{BoxFuture, Shared};
-use tokio::sync::{Semaphore, oneshot};
+use tokio::sync::{Semaphore, SetOnce};
 use tokio::task::JoinSet;
 
 use super::dag::{GROUP, GeneratedDag};
@@ -15,8 +13,10 @@ use crate::engine::source::{Program, ProgramError, ResourceMonitor};
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
 use crate::engine::{Goal, Registered};
 
-/// What a dependent needs of a registered resource: its URN and the output it reads.
-type Done = Shared<BoxFuture<'static, Option<(Urn, PropertyValue)>>>;
+/// What a dependent needs of a registered resource: its URN and the output it reads, or
+/// `None` if its registration failed. Set once, awaited by every dependent; a table of these
+/// holds no allocation per resource (a shared future and its channel were 190 bytes each).
+type Done = SetOnce<Option<(Urn, PropertyValue)>>;
 
 /// Registers a generated DAG with bounded concurrency (a real SDK's registrations are bounded
 /// by its event loop and gRPC channel; unbounded, 100,000 waiting tasks only measure tokio).
@@ -55,7 +55,7 @@ impl Program for DagProgram {
             groups.push(monitor.register(goal).await.map_err(failed)?.urn);
         }
         let permits = Arc::new(Semaphore::new(self.concurrency));
-        let mut done: Vec<Done> = Vec::with_capacity(self.dag.resources.len());
+        let done: Arc<[Done]> = self.dag.resources.iter().map(|_| Done::new()).collect();
         // Finished registrations are reaped as the loop goes: a million join handles held to
         // the end would keep every task's memory until then.
         let mut tasks = JoinSet::new();
@@ -63,51 +63,16 @@ impl Program for DagProgram {
             // Permits are taken in dependency order, so a task only ever waits for tasks
             // that already hold or held one: no deadlock.
             let permit = permits.clone().acquire_owned().await.map_err(failed)?;
-            let deps: Vec<Done> = self.dag.resources[i]
-                .deps
-                .iter()
-                .map(|d| done[*d].clone())
-                .collect();
-            let (tx, rx) = oneshot::channel();
-            done.push(rx.map(Result::ok).boxed().shared());
+            let done = done.clone();
             let dag = self.dag.clone();
             let monitor = monitor.clone();
             let parent = groups[dag.resources[i].group].clone();
             tasks.spawn(async move {
-                let r = &dag.resources[i];
-                let mut goal = Goal::custom(r.type_, &r.name, PropertyMap::new());
-                goal.parent = Some(parent);
-                goal.properties
-                    .insert("seq".into(), PropertyValue::Number(i as f64));
-                if dag.spec.latency_ms > 0 {
-                    goal.properties.insert(
-                        "latencyMs".into(),
-                        PropertyValue::Number(dag.spec.latency_ms as f64),
-                    );
-                }
-                let mut inputs = Vec::with_capacity(deps.len());
-                for d in deps {
-                    let (urn, value) = d
-                        .await
-                        .ok_or_else(|| failed(format!("a dependency of {} failed", r.name)))?;
-                    goal.dependencies.push(urn);
-                    inputs.push(value);
-                }
-                if !inputs.is_empty() {
-                    goal.property_dependencies
-                        .insert("inputs".into(), goal.dependencies.clone());
-                    goal.properties
-                        .insert("inputs".into(), PropertyValue::Array(inputs));
-                }
-                let reg: Registered = monitor.register(goal).await.map_err(failed)?;
-                let out = reg
-                    .outputs
-                    .get(dag.output_key(i))
-                    .cloned()
-                    .unwrap_or(PropertyValue::Unknown);
+                let answer = register(&dag, i, parent, &done, &monitor).await;
                 drop(permit);
-                let _ = tx.send((reg.urn, out));
-                Ok::<(), ProgramError>(())
+                // Dependents wait for this slot whatever happened: `None` fails them too.
+                let _ = done[i].set(answer.as_ref().ok().cloned());
+                answer.map(drop)
             });
             while let Some(finished) = tasks.try_join_next() {
                 finished.map_err(failed)??;
@@ -119,4 +84,49 @@ impl Program for DagProgram {
         }
         Ok(())
     }
+}
+
+/// Registers resource `i` of `dag` once its dependencies answered; returns what its dependents
+/// read.
+async fn register(
+    dag: &GeneratedDag,
+    i: usize,
+    parent: Urn,
+    done: &[Done],
+    monitor: &ResourceMonitor,
+) -> Result<(Urn, PropertyValue), ProgramError> {
+    let r = &dag.resources[i];
+    let mut goal = Goal::custom(r.type_, &r.name, PropertyMap::new());
+    goal.parent = Some(parent);
+    goal.properties
+        .insert("seq".into(), PropertyValue::Number(i as f64));
+    if dag.spec.latency_ms > 0 {
+        goal.properties.insert(
+            "latencyMs".into(),
+            PropertyValue::Number(dag.spec.latency_ms as f64),
+        );
+    }
+    let mut inputs = Vec::with_capacity(r.deps.len());
+    for d in &r.deps {
+        let (urn, value) = done[*d]
+            .wait()
+            .await
+            .clone()
+            .ok_or_else(|| failed(format!("a dependency of {} failed", r.name)))?;
+        goal.dependencies.push(urn);
+        inputs.push(value);
+    }
+    if !inputs.is_empty() {
+        goal.property_dependencies
+            .insert("inputs".into(), goal.dependencies.clone());
+        goal.properties
+            .insert("inputs".into(), PropertyValue::Array(inputs));
+    }
+    let reg: Registered = monitor.register(goal).await.map_err(failed)?;
+    let out = reg
+        .outputs
+        .get(dag.output_key(i))
+        .cloned()
+        .unwrap_or(PropertyValue::Unknown);
+    Ok((reg.urn, out))
 }

@@ -12,14 +12,14 @@ use sha2::{Digest, Sha256};
 
 use super::property::{ARCHIVE_SIG, ASSET_SIG, PropertyValue, SIG_KEY};
 
-fn object(sig: &str, hash: Option<String>, field: &str, value: Value) -> Map<String, Value> {
+fn object(sig: &str, hash: Option<String>, field: &str, value: Value) -> Box<Map<String, Value>> {
     let mut m = Map::new();
     m.insert(SIG_KEY.into(), sig.into());
     if let Some(h) = hash {
         m.insert("hash".into(), h.into());
     }
     m.insert(field.into(), value);
-    m
+    Box::new(m)
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {

@@ -36,14 +36,21 @@ pub enum PropertyValue {
     Object(PropertyMap),
     Secret(Box<PropertyValue>),
     Unknown,
-    ResourceReference {
-        urn: Urn,
-        id: Option<Box<PropertyValue>>,
-        package_version: String,
-    },
+    /// Boxed, like assets and archives: their fields would widen every value to 80 bytes, and
+    /// every property map node holds eleven value slots however few entries it has.
+    ResourceReference(Box<ResourceRef>),
     /// Assets and archives are carried verbatim (the engine never opens them).
-    Asset(Map<String, Value>),
-    Archive(Map<String, Value>),
+    Asset(Box<Map<String, Value>>),
+    Archive(Box<Map<String, Value>>),
+}
+
+/// What a resource reference names: the resource, its ID when the reference carries one, and
+/// the version of the package that defines it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResourceRef {
+    pub urn: Urn,
+    pub id: Option<PropertyValue>,
+    pub package_version: String,
 }
 
 impl PropertyValue {
@@ -156,19 +163,15 @@ impl PropertyValue {
                         .get("urn")
                         .and_then(Value::as_str)
                         .ok_or(JsonValueError::ReferenceWithoutUrn)?;
-                    PropertyValue::ResourceReference {
+                    PropertyValue::ResourceReference(Box::new(ResourceRef {
                         urn: Urn::parse(urn)?,
-                        id: m
-                            .get("id")
-                            .map(PropertyValue::from_json)
-                            .transpose()?
-                            .map(Box::new),
+                        id: m.get("id").map(PropertyValue::from_json).transpose()?,
                         package_version: m
                             .get("packageVersion")
                             .and_then(Value::as_str)
                             .unwrap_or_default()
                             .to_string(),
-                    }
+                    }))
                 }
                 Some(OUTPUT_SIG) => {
                     let inner = match m.get("value") {
@@ -181,8 +184,8 @@ impl PropertyValue {
                         inner
                     }
                 }
-                Some(ASSET_SIG) => PropertyValue::Asset(m.clone()),
-                Some(ARCHIVE_SIG) => PropertyValue::Archive(m.clone()),
+                Some(ASSET_SIG) => PropertyValue::Asset(Box::new(m.clone())),
+                Some(ARCHIVE_SIG) => PropertyValue::Archive(Box::new(m.clone())),
                 Some(other) => return Err(JsonValueError::UnknownSignature(other.to_string())),
                 None => PropertyValue::Object(
                     m.iter()
@@ -210,23 +213,19 @@ impl PropertyValue {
                 Value::Object(o)
             }
             PropertyValue::Unknown => Value::String(UNKNOWN_SENTINEL.into()),
-            PropertyValue::ResourceReference {
-                urn,
-                id,
-                package_version,
-            } => {
+            PropertyValue::ResourceReference(r) => {
                 let mut o = Map::new();
                 o.insert(SIG_KEY.into(), RESOURCE_REF_SIG.into());
-                o.insert("urn".into(), urn.as_str().into());
-                if let Some(id) = id {
+                o.insert("urn".into(), r.urn.as_str().into());
+                if let Some(id) = &r.id {
                     o.insert("id".into(), id.to_json());
                 }
-                if !package_version.is_empty() {
-                    o.insert("packageVersion".into(), package_version.clone().into());
+                if !r.package_version.is_empty() {
+                    o.insert("packageVersion".into(), r.package_version.clone().into());
                 }
                 Value::Object(o)
             }
-            PropertyValue::Asset(m) | PropertyValue::Archive(m) => Value::Object(m.clone()),
+            PropertyValue::Asset(m) | PropertyValue::Archive(m) => Value::Object((**m).clone()),
         }
     }
 
@@ -241,7 +240,7 @@ impl PropertyValue {
                     .map(|(k, v)| (k.clone(), v.to_display_json()))
                     .collect(),
             ),
-            PropertyValue::ResourceReference { urn, .. } => Value::String(urn.to_string()),
+            PropertyValue::ResourceReference(r) => Value::String(r.urn.to_string()),
             other => other.to_json(),
         }
     }
@@ -451,6 +450,27 @@ pub fn props<K: Into<String>, V: Into<PropertyValue>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_is_as_wide_as_a_string_and_its_tag() {
+        // Every map node holds eleven values: at 80 bytes a value, a resource's two small maps
+        // were 2.3 KB of a preview's 2.5 KB per resource.
+        assert_eq!(std::mem::size_of::<PropertyValue>(), 32);
+    }
+
+    #[test]
+    fn a_resource_reference_round_trips_through_the_state_encoding() {
+        let urn = Urn::parse("urn:pulumi:s::p::aws:s3/bucket:Bucket::b").unwrap();
+        let r = PropertyValue::ResourceReference(Box::new(ResourceRef {
+            urn,
+            id: Some(PropertyValue::string("b-1")),
+            package_version: "6.0.0".into(),
+        }));
+        let json = r.to_json();
+        assert_eq!(json[SIG_KEY], RESOURCE_REF_SIG);
+        assert_eq!(json["id"], "b-1");
+        assert_eq!(PropertyValue::from_json(&json).unwrap(), r);
+    }
 
     #[test]
     fn state_encoding_round_trips_specials() {

@@ -299,7 +299,10 @@ fn check_value(v: &PropertyValue, depth: usize, budget: &mut usize) -> Result<()
             check_value(e, depth + 1, budget).map_err(|f| f.under(format!(".{k}")))
         }),
         PropertyValue::Secret(inner) => check_value(inner, depth + 1, budget),
-        PropertyValue::ResourceReference { id: Some(id), .. } => check_value(id, depth + 1, budget),
+        PropertyValue::ResourceReference(r) => match &r.id {
+            Some(id) => check_value(id, depth + 1, budget),
+            None => Ok(()),
+        },
         PropertyValue::Asset(m) | PropertyValue::Archive(m) => m.iter().try_for_each(|(k, e)| {
             check_json(e, depth + 1, budget).map_err(|f| f.under(format!(".{k}")))
         }),

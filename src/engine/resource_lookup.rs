@@ -10,36 +10,70 @@ use super::property::{PropertyMap, PropertyValue};
 use super::registration::{RegisterError, Registered};
 use super::urn::{Urn, UrnMap};
 
+/// Provider references, each kept once: a deployment's resources use a handful of providers,
+/// and a reference is a hundred bytes that every resource would otherwise hold a copy of.
+type ProviderRefs = std::collections::HashSet<Arc<str>, foldhash::fast::RandomState>;
+
 /// The function's token.
 pub(super) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
 
 #[derive(Clone, Debug)]
 struct Known {
     id: Option<String>,
-    provider: Option<String>,
+    provider: Option<Arc<str>>,
     outputs: PropertyMap,
+}
+
+/// What the lookup holds behind its lock.
+#[derive(Default)]
+struct Table {
+    /// Boxed: a table of a million entries has two million slots, and a slot is 24 bytes
+    /// instead of 80.
+    known: UrnMap<Box<Known>>,
+    providers: ProviderRefs,
+}
+
+impl Table {
+    /// The shared copy of `reference`, made on its first use.
+    fn provider(&mut self, reference: String) -> Arc<str> {
+        match self.providers.get(reference.as_str()) {
+            Some(shared) => shared.clone(),
+            None => {
+                let shared: Arc<str> = reference.into();
+                self.providers.insert(shared.clone());
+                shared
+            }
+        }
+    }
 }
 
 /// The resources registered or read so far in this deployment; cheap to clone.
 #[derive(Clone, Default)]
 pub(crate) struct ResourceLookup {
-    known: Arc<Mutex<UrnMap<Known>>>,
+    table: Arc<Mutex<Table>>,
 }
 
 impl ResourceLookup {
     /// Remembers a finished registration or read and the provider reference it used.
     pub(super) fn record(&self, reg: &Registered, provider: Option<String>) {
+        let mut table = self.lock();
         let known = Known {
             id: reg.id.clone(),
-            provider,
+            provider: provider.map(|p| table.provider(p)),
             outputs: reg.outputs.clone(),
         };
-        self.lock().insert(reg.urn.clone(), known);
+        table.known.insert(reg.urn.clone(), Box::new(known));
+    }
+
+    /// Whether the deployment registered or read `urn` (default providers aside: they are
+    /// registered without a record here).
+    pub(super) fn contains(&self, urn: &Urn) -> bool {
+        self.lock().known.contains_key(urn)
     }
 
     /// A component's (or the stack's) outputs, registered after the component itself.
     pub(super) fn record_outputs(&self, urn: &Urn, outputs: &PropertyMap) {
-        if let Some(k) = self.lock().get_mut(urn) {
+        if let Some(k) = self.lock().known.get_mut(urn) {
             k.outputs = outputs.clone();
         }
     }
@@ -57,7 +91,7 @@ impl ResourceLookup {
         };
         let found = Urn::parse(&urn)
             .ok()
-            .and_then(|u| self.lock().get(&u).cloned())
+            .and_then(|u| self.lock().known.get(&u).map(|k| Known::clone(k)))
             .ok_or_else(|| RegisterError::UnknownResource(urn.clone()))?;
         Ok(PropertyMap::from([
             ("urn".to_string(), PropertyValue::String(urn)),
@@ -67,13 +101,55 @@ impl ResourceLookup {
             ),
             (
                 "provider".to_string(),
-                PropertyValue::String(found.provider.unwrap_or_default()),
+                PropertyValue::String(found.provider.as_deref().unwrap_or_default().to_string()),
             ),
             ("state".to_string(), PropertyValue::Object(found.outputs)),
         ]))
     }
 
-    fn lock(&self) -> parking_lot::MutexGuard<'_, UrnMap<Known>> {
-        self.known.lock()
+    fn lock(&self) -> parking_lot::MutexGuard<'_, Table> {
+        self.table.lock()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::registration::RegisterStatus;
+
+    fn registered(name: &str) -> Registered {
+        Registered {
+            urn: Urn::parse(&format!("urn:pulumi:s::p::sim:index:Resource::{name}")).unwrap(),
+            id: Some(format!("{name}-1")),
+            outputs: PropertyMap::new(),
+            status: RegisterStatus::Success,
+            unknown: false,
+        }
+    }
+
+    #[test]
+    fn resources_of_one_provider_share_its_reference_and_answer_with_it() {
+        let lookup = ResourceLookup::default();
+        let provider = "urn:pulumi:s::p::pulumi:providers:sim::default::a1";
+        for name in ["a", "b"] {
+            lookup.record(&registered(name), Some(provider.to_string()));
+        }
+        {
+            let table = lookup.lock();
+            let refs: Vec<&Arc<str>> = table
+                .known
+                .values()
+                .filter_map(|k| k.provider.as_ref())
+                .collect();
+            assert_eq!(refs.len(), 2);
+            assert!(Arc::ptr_eq(refs[0], refs[1]));
+        }
+        let args = PropertyMap::from([(
+            "urn".to_string(),
+            PropertyValue::string("urn:pulumi:s::p::sim:index:Resource::b"),
+        )]);
+        let found = lookup.get_resource(&args).unwrap();
+        assert_eq!(found["provider"], PropertyValue::string(provider));
+        assert_eq!(found["id"], PropertyValue::string("b-1"));
     }
 }

@@ -72,6 +72,17 @@ struct Inherited {
     providers: BTreeMap<String, String>,
 }
 
+impl Inherited {
+    /// Nothing to pass down: such a resource is not recorded, since a parent missing from the
+    /// table passes down the defaults (most resources are never anyone's parent).
+    fn is_default(&self) -> bool {
+        !self.protect
+            && !self.retain_on_delete
+            && self.deleted_with.is_none()
+            && self.providers.is_empty()
+    }
+}
+
 type DefaultProvider = Shared<BoxFuture<'static, Result<String, RegisterError>>>;
 
 /// Default providers registered so far, by package and requested version.
@@ -109,9 +120,10 @@ pub struct ResourceMonitor {
     inherited: Arc<Mutex<UrnMap<Inherited>>>,
     defaults: Arc<Mutex<DefaultProviders>>,
     root: Arc<Mutex<Option<Urn>>>,
-    /// Every URN this deployment answered a registration or read for: the only resources a
-    /// request may name as parent, dependency, provider or owner of outputs.
-    registered: Arc<Mutex<UrnSet>>,
+    /// The default providers this deployment registered. With the resources `lookup` records
+    /// (every other registration and read), the only resources a request may name as parent,
+    /// dependency, provider or owner of outputs.
+    default_providers: Arc<Mutex<UrnSet>>,
     lookup: ResourceLookup,
     hooks: Arc<Hooks>,
     /// Parameterized packages the program registered, by package name and version: their
@@ -134,7 +146,7 @@ impl ResourceMonitor {
             inherited: Arc::default(),
             defaults: Arc::default(),
             root: Arc::default(),
-            registered: Arc::default(),
+            default_providers: Arc::default(),
             lookup: ResourceLookup::default(),
             hooks: Arc::default(),
             parameterized: Arc::default(),
@@ -192,7 +204,7 @@ impl ResourceMonitor {
     /// The field is written out only when the check fails: every registration checks each of
     /// its dependencies, and naming them up front cost an allocation each.
     fn check_registered(&self, field: impl fmt::Display, urn: &Urn) -> Result<(), InvalidField> {
-        if self.registered.lock().contains(urn) {
+        if self.lookup.contains(urn) || self.default_providers.lock().contains(urn) {
             Ok(())
         } else {
             Err(InvalidField::new(
@@ -230,10 +242,6 @@ impl ResourceMonitor {
             self.check_registered(format_args!("replaceWith[{i}]"), r)?;
         }
         self.check_provider_registered(goal.provider.as_deref())
-    }
-
-    fn record_registered(&self, urn: &Urn) {
-        self.registered.lock().insert(urn.clone());
     }
 
     /// The URN a registration gets in this deployment's stack and project.
@@ -305,12 +313,13 @@ impl ResourceMonitor {
                 reply,
             })
             .await?;
-        self.record_registered(&reg.urn);
+        self.lookup.record(&reg, provider);
         if is_root {
             *self.root.lock() = Some(reg.urn.clone());
         }
-        self.lookup.record(&reg, provider);
-        self.inherited.lock().insert(reg.urn.clone(), own);
+        if !own.is_default() {
+            self.inherited.lock().insert(reg.urn.clone(), own);
+        }
         Ok(reg)
     }
 
@@ -355,7 +364,6 @@ impl ResourceMonitor {
         }
         let provider = goal.provider.clone();
         let reg = self.send(|reply| SourceEvent::Read { goal, reply }).await?;
-        self.record_registered(&reg.urn);
         self.lookup.record(&reg, provider);
         Ok(reg)
     }
@@ -550,7 +558,7 @@ impl ResourceMonitor {
                                 reply,
                             })
                             .await?;
-                        this.record_registered(&reg.urn);
+                        this.default_providers.lock().insert(reg.urn.clone());
                         let id = reg.id.unwrap_or_default();
                         Ok(format!("{urn}::{id}"))
                     }

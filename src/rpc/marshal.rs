@@ -7,8 +7,8 @@ use prost_types::{ListValue, Struct, Value};
 use serde_json::{Map, Number, Value as Json};
 
 use crate::engine::property::{
-    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, PropertyMap, PropertyValue, RESOURCE_REF_SIG, SECRET_SIG,
-    SIG_KEY, UNKNOWN_SENTINEL,
+    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, PropertyMap, PropertyValue, RESOURCE_REF_SIG, ResourceRef,
+    SECRET_SIG, SIG_KEY, UNKNOWN_SENTINEL,
 };
 use crate::engine::urn::Urn;
 
@@ -153,11 +153,13 @@ fn special_or_object(
                 .unwrap_or_default()
                 .to_string();
             if opts.keep_resources {
-                return Ok(Some(PropertyValue::ResourceReference {
-                    urn,
-                    id: id.map(Box::new),
-                    package_version,
-                }));
+                return Ok(Some(PropertyValue::ResourceReference(Box::new(
+                    ResourceRef {
+                        urn,
+                        id,
+                        package_version,
+                    },
+                ))));
             }
             Ok(match id {
                 Some(PropertyValue::Unknown) => {
@@ -184,8 +186,8 @@ fn special_or_object(
                 }
             }))
         }
-        ASSET_SIG => Ok(Some(PropertyValue::Asset(struct_to_json(s)))),
-        ARCHIVE_SIG => Ok(Some(PropertyValue::Archive(struct_to_json(s)))),
+        ASSET_SIG => Ok(Some(PropertyValue::Asset(Box::new(struct_to_json(s))))),
+        ARCHIVE_SIG => Ok(Some(PropertyValue::Archive(Box::new(struct_to_json(s))))),
         other => Err(err(
             path,
             format!("unknown special object signature {other:?}"),
@@ -246,27 +248,26 @@ pub fn property_to_value(v: &PropertyValue, opts: MarshalOptions) -> Option<Valu
             let value = property_to_value(inner, opts).unwrap_or_else(null);
             Kind::StructValue(special(SECRET_SIG, vec![("value".to_string(), value)]))
         }
-        PropertyValue::ResourceReference {
-            urn,
-            id,
-            package_version,
-        } => {
+        PropertyValue::ResourceReference(r) => {
             if !opts.keep_resources {
-                return match id {
+                return match &r.id {
                     Some(id) => property_to_value(id, opts),
-                    None => Some(string_value(urn.as_str())),
+                    None => Some(string_value(r.urn.as_str())),
                 };
             }
-            let mut fields = vec![("urn".to_string(), string_value(urn.as_str()))];
-            if let Some(id) = id {
-                let id = match id.as_ref() {
+            let mut fields = vec![("urn".to_string(), string_value(r.urn.as_str()))];
+            if let Some(id) = &r.id {
+                let id = match id {
                     PropertyValue::Unknown => string_value(""),
                     other => property_to_value(other, MarshalOptions::ALL).unwrap_or_else(null),
                 };
                 fields.push(("id".to_string(), id));
             }
-            if !package_version.is_empty() {
-                fields.push(("packageVersion".to_string(), string_value(package_version)));
+            if !r.package_version.is_empty() {
+                fields.push((
+                    "packageVersion".to_string(),
+                    string_value(&r.package_version),
+                ));
             }
             Kind::StructValue(special(RESOURCE_REF_SIG, fields))
         }

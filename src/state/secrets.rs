@@ -28,9 +28,7 @@ fn value_may_hold_secrets(v: &PropertyValue) -> bool {
         PropertyValue::Secret(_) | PropertyValue::Asset(_) | PropertyValue::Archive(_) => true,
         PropertyValue::Array(a) => a.iter().any(value_may_hold_secrets),
         PropertyValue::Object(m) => m.values().any(value_may_hold_secrets),
-        PropertyValue::ResourceReference { id, .. } => {
-            id.as_deref().is_some_and(value_may_hold_secrets)
-        }
+        PropertyValue::ResourceReference(r) => r.id.as_ref().is_some_and(value_may_hold_secrets),
         _ => false,
     }
 }

@@ -40,7 +40,7 @@ pub fn type_string(v: &PropertyValue) -> &'static str {
         PropertyValue::Object(_) => "an object",
         PropertyValue::Secret(inner) => type_string(inner),
         PropertyValue::Unknown => "an unknown value",
-        PropertyValue::ResourceReference { .. } => "a resource",
+        PropertyValue::ResourceReference(_) => "a resource",
         PropertyValue::Asset(_) => "an asset",
         PropertyValue::Archive(_) => "an archive",
     }
