@@ -24,10 +24,10 @@ pub struct GraphLayout {
     pub columns: Vec<Vec<usize>>,
     /// (column, row) per resource index; `None` when not in the graph.
     place: Vec<Option<(u32, u32)>>,
-    /// Dependencies per resource index (resolved, in the graph).
-    pub deps: Vec<Vec<usize>>,
+    /// Dependencies per resource index (in the graph).
+    deps: Adjacency,
     /// Dependents per resource index.
-    pub dependents: Vec<Vec<usize>>,
+    dependents: Adjacency,
     /// Characters in the longest name laid out (sizes the node boxes).
     pub longest_name: usize,
     /// Resources laid out.
@@ -63,38 +63,33 @@ impl GraphLayout {
         self.key = Some(key);
         self.blast = None;
         let n = model.resources().len();
-        self.deps = vec![Vec::new(); n];
-        self.dependents = vec![Vec::new(); n];
-        let in_graph: Vec<bool> = model
-            .resources()
-            .iter()
-            .map(|r| r.type_ != ROOT_STACK_TYPE && !is_provider_type(&r.type_))
-            .collect();
+        let mut in_graph = vec![false; n];
+        let mut custom = vec![false; n];
         for (i, r) in model.resources().iter().enumerate() {
-            if !in_graph[i] {
-                continue;
-            }
-            // Containment is the tree's business; the graph shows what depends on what.
-            for d in &r.dependencies {
-                if let Some(j) = model
-                    .index_of(d)
-                    .filter(|&j| in_graph[j] && j != i && !contains(model, r.parent, j))
-                    && !self.deps[i].contains(&j)
-                {
-                    self.deps[i].push(j);
-                    self.dependents[j].push(i);
-                }
-            }
+            in_graph[i] = r.type_ != ROOT_STACK_TYPE && !is_provider_type(&r.type_);
+            custom[i] = r.custom;
         }
+        // Containment is the tree's business; the graph shows what depends on what. The
+        // model keeps each row's dependency rows, so no URN is looked up here.
+        self.deps = Adjacency::collect((0..n).map(|i| {
+            let r = model.resource(i);
+            let keep = in_graph[i];
+            let in_graph = &in_graph;
+            r.dependency_rows()
+                .iter()
+                .copied()
+                .filter(move |&j| keep && in_graph[j] && j != i && !contains(model, r.parent, j))
+        }));
+        self.dependents = self.deps.reversed();
         let mut member = match focus.and_then(|u| model.index_of(u)) {
             Some(f) => self.closure(f, n),
             // A component linked to nothing only groups its children: the tree shows that.
             None => (0..n)
                 .map(|i| {
                     in_graph[i]
-                        && (model.resources()[i].custom
-                            || !self.deps[i].is_empty()
-                            || !self.dependents[i].is_empty())
+                        && (custom[i]
+                            || !self.deps.of(i).is_empty()
+                            || !self.dependents.of(i).is_empty())
                 })
                 .collect(),
         };
@@ -121,7 +116,7 @@ impl GraphLayout {
         for edges in [&self.deps, &self.dependents] {
             let mut todo = vec![f];
             while let Some(x) = todo.pop() {
-                for &y in &edges[x] {
+                for &y in edges.of(x) {
                     if !member[y] {
                         member[y] = true;
                         todo.push(y);
@@ -136,7 +131,7 @@ impl GraphLayout {
         let n = member.len();
         let mut indegree = vec![0usize; n];
         for i in (0..n).filter(|&i| member[i]) {
-            indegree[i] = self.deps[i].iter().filter(|&&d| member[d]).count();
+            indegree[i] = self.deps.of(i).iter().filter(|&&d| member[d]).count();
         }
         let mut layer = vec![0u32; n];
         let mut queue: VecDeque<usize> =
@@ -144,7 +139,7 @@ impl GraphLayout {
         let mut seen = 0;
         while let Some(i) = queue.pop_front() {
             seen += 1;
-            for &j in &self.dependents[i] {
+            for &j in self.dependents.of(i) {
                 if !member[j] {
                     continue;
                 }
@@ -180,7 +175,8 @@ impl GraphLayout {
                 let mut keyed: Vec<(f64, &str, &str, usize)> = self.columns[c]
                     .iter()
                     .map(|&i| {
-                        let (sum, count) = deps[i]
+                        let (sum, count) = deps
+                            .of(i)
                             .iter()
                             .filter_map(|&d| place[d].map(|(_, r)| f64::from(r)))
                             .fold((0.0, 0u32), |(s, k), r| (s + r, k + 1));
@@ -213,10 +209,13 @@ impl GraphLayout {
             .map(|(c, column)| {
                 Gutter::route(column.iter().flat_map(|&s| {
                     let rs = place[s].map_or(0, |(_, r)| r as usize);
-                    dependents[s].iter().filter_map(move |&d| match place[d] {
-                        Some((dc, rd)) if dc as usize == c + 1 => Some((s, rs, d, rd as usize)),
-                        _ => None,
-                    })
+                    dependents
+                        .of(s)
+                        .iter()
+                        .filter_map(move |&d| match place[d] {
+                            Some((dc, rd)) if dc as usize == c + 1 => Some((s, rs, d, rd as usize)),
+                            _ => None,
+                        })
                 }))
             })
             .collect();
@@ -243,7 +242,7 @@ impl GraphLayout {
             *s = true;
         }
         while let Some(x) = queue.pop_front() {
-            for &y in self.dependents.get(x).into_iter().flatten() {
+            for &y in self.dependents.of(x) {
                 if !seen[y] {
                     seen[y] = true;
                     out.push(y);
@@ -263,9 +262,75 @@ impl GraphLayout {
             .map(|(c, r)| (c as usize, r as usize))
     }
 
+    /// The dependents of resource `idx` in the graph (none when it is not in it).
+    pub fn dependents(&self, idx: usize) -> &[usize] {
+        self.dependents.of(idx)
+    }
+
+    /// The dependencies of resource `idx` in the graph (none when it is not in it).
+    pub fn deps(&self, idx: usize) -> &[usize] {
+        self.deps.of(idx)
+    }
+
     /// No resource to lay out (only the root stack, or nothing yet).
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
+    }
+}
+
+/// Adjacency lists of every resource index in two vectors (offsets and targets): one
+/// allocation each, where a vector per resource costs a million allocations at a million rows.
+#[derive(Clone, Debug, Default)]
+struct Adjacency {
+    /// Where each index's list starts in `targets`, and one past the last list's end.
+    starts: Vec<usize>,
+    targets: Vec<usize>,
+}
+
+impl Adjacency {
+    /// The lists of indexes 0, 1, … in order.
+    fn collect<L: IntoIterator<Item = usize>>(lists: impl Iterator<Item = L>) -> Adjacency {
+        let mut a = Adjacency::default();
+        for list in lists {
+            a.starts.push(a.targets.len());
+            a.targets.extend(list);
+        }
+        a.starts.push(a.targets.len());
+        a
+    }
+
+    /// Number of indexes with a list.
+    fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// The list of index `i` (empty past the end).
+    fn of(&self, i: usize) -> &[usize] {
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.targets[a..b],
+            _ => &[],
+        }
+    }
+
+    /// The reverse edges, each list in increasing source order.
+    fn reversed(&self) -> Adjacency {
+        let n = self.len();
+        let mut starts = vec![0; n + 1];
+        for &t in &self.targets {
+            starts[t + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut targets = vec![0; self.targets.len()];
+        for s in 0..n {
+            for &t in self.of(s) {
+                targets[next[t]] = s;
+                next[t] += 1;
+            }
+        }
+        Adjacency { starts, targets }
     }
 }
 

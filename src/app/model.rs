@@ -109,6 +109,9 @@ pub struct Resource {
     pub old_outputs: Option<PropertyMap>,
     pub outputs: Option<PropertyMap>,
     pub dependencies: Vec<Urn>,
+    /// The rows of those dependencies known so far (the graph's edges without URN lookups);
+    /// one that arrives later is added when its row appears.
+    dependency_rows: Vec<usize>,
     pub delete_before_replace: bool,
     pub protect: bool,
     pub history: Vec<HistoryEntry>,
@@ -155,6 +158,7 @@ impl Resource {
             old_outputs: None,
             outputs: None,
             dependencies: Vec::new(),
+            dependency_rows: Vec::new(),
             delete_before_replace: false,
             protect: false,
             history: Vec::new(),
@@ -168,6 +172,11 @@ impl Resource {
             created_replacement: false,
             replace_marked: false,
         }
+    }
+
+    /// The rows of its dependencies that are in the model, in no particular order.
+    pub fn dependency_rows(&self) -> &[usize] {
+        &self.dependency_rows
     }
 
     /// The resource's name (last URN segment).
@@ -378,8 +387,11 @@ pub struct Model {
     resources: Vec<Box<Resource>>,
     index: UrnMap<usize>,
     roots: Vec<usize>,
-    /// Bumped whenever rows are added or re-parented, so that derived layouts know to rebuild.
+    /// Bumped whenever rows are added or re-parented or dependencies change, so that derived
+    /// layouts know to rebuild.
     structure_version: u64,
+    /// Rows naming a dependency that has no row yet, by its URN: linked when the row appears.
+    awaiting_dependency: UrnMap<Vec<usize>>,
     chains: Vec<Chain>,
     chain_index: FastMap<ChainId, usize>,
     awaiting_chains: BTreeSet<usize>,
@@ -705,9 +717,9 @@ impl Model {
             } => {
                 let i = self.ensure_row(urn, Some(type_));
                 self.set_parent(i, parent.as_ref());
+                self.set_dependencies(i, dependencies);
                 let r = &mut self.resources[i];
                 r.custom = *custom;
-                r.dependencies = unique(dependencies);
                 r.log(now, "registered");
             }
             EngineEvent::ResourceOutputs { urn, outputs } => {
@@ -1164,12 +1176,39 @@ impl Model {
         if info.new_inputs.is_some() {
             r.new_inputs.clone_from(&info.new_inputs);
         }
-        if !info.dependencies.is_empty() || r.dependencies.is_empty() {
-            r.dependencies = unique(&info.dependencies);
-        }
         r.delete_before_replace |= info.delete_before_replace;
         r.protect = info.protect;
         r.log(now, format!("planned {}", info.op.as_str()));
+        if !info.dependencies.is_empty() || self.resources[i].dependencies.is_empty() {
+            self.set_dependencies(i, &info.dependencies);
+        }
+    }
+
+    /// Sets a row's dependencies and their rows; the same list again (a step repeats its
+    /// registration's) costs no allocation and leaves the structure as it is.
+    fn set_dependencies(&mut self, i: usize, urns: &[Urn]) {
+        if self.resources[i].dependencies == urns {
+            return;
+        }
+        let dependencies = unique(urns);
+        if self.resources[i].dependencies == dependencies {
+            return;
+        }
+        let mut rows = Vec::with_capacity(dependencies.len());
+        for d in &dependencies {
+            match self.index.get(d) {
+                Some(&j) => rows.push(j),
+                None => self
+                    .awaiting_dependency
+                    .entry(d.clone())
+                    .or_default()
+                    .push(i),
+            }
+        }
+        let r = &mut self.resources[i];
+        r.dependencies = dependencies;
+        r.dependency_rows = rows;
+        self.structure_version += 1;
     }
 
     fn pending_replacement(
@@ -1384,6 +1423,17 @@ impl Model {
         self.index.insert(urn.clone(), i);
         self.roots.push(i);
         self.structure_version += 1;
+        if !self.awaiting_dependency.is_empty()
+            && let Some(waiting) = self.awaiting_dependency.remove(urn)
+        {
+            for w in waiting {
+                let r = &mut self.resources[w];
+                // It may have changed its dependencies since it named this one.
+                if r.dependencies.contains(urn) && !r.dependency_rows.contains(&i) {
+                    r.dependency_rows.push(i);
+                }
+            }
+        }
         i
     }
 
@@ -2061,6 +2111,31 @@ mod tests {
         );
         run(&mut m, 1, StepOp::Create, &provider);
         assert_eq!(m.done_count(StepOp::Create), 0);
+    }
+
+    #[test]
+    fn dependency_rows_follow_dependencies_that_arrive_later_or_change() {
+        let mut m = live();
+        let vpc = urn("sim:index:Vpc", "vpc");
+        let db = urn("sim:index:Database", "db");
+        let sub = urn("sim:index:Subnet", "sub");
+        let mut info = step_info(StepOp::Create, &sub, None, 1);
+        info.dependencies = vec![vpc.clone(), db.clone()];
+        m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
+        let row = |m: &Model, u: &Urn| m.index_of(u).unwrap();
+        assert!(m.get(&sub).unwrap().dependency_rows().is_empty());
+        plan(&mut m, 2, &[(StepOp::Create, &vpc)]);
+        assert_eq!(m.get(&sub).unwrap().dependency_rows(), [row(&m, &vpc)]);
+        // The same list again changes nothing; a new one is new structure.
+        let version = m.structure_version();
+        m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
+        assert_eq!(m.structure_version(), version);
+        info.dependencies = vec![vpc.clone()];
+        m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        assert!(m.structure_version() > version);
+        // `db` was dropped before it arrived: it is no dependency when it does.
+        plan(&mut m, 3, &[(StepOp::Create, &db)]);
+        assert_eq!(m.get(&sub).unwrap().dependency_rows(), [row(&m, &vpc)]);
     }
 
     #[test]

@@ -269,7 +269,8 @@ fn footer_text(m: &Model, selected: Option<(usize, &[usize])>) -> String {
 /// `[+ name]`, prefixed with `⇠n` when n dependencies sit more than one layer to the left.
 fn node_label(m: &Model, g: &GraphLayout, i: usize, c: usize, node_w: usize) -> String {
     let res = m.resource(i);
-    let skipped = g.deps[i]
+    let skipped = g
+        .deps(i)
         .iter()
         .filter(|&&d| g.place(d).is_some_and(|(dc, _)| dc + 1 < c))
         .count();
