@@ -1,5 +1,6 @@
 //! The dependency graph laid out in layers (longest path from resources without dependencies),
-//! each layer a column ordered by the average row of its dependencies to keep edges short.
+//! each layer a column ordered by the average row of its dependencies to keep edges short
+//! (ordered from the left as far as a view needs, not all at once).
 //! Providers and links to parent components are left out: the tree shows containment.
 //! Rebuilt only when the model's structure or the focus changes; while the model grows, rebuilds
 //! are spaced so that they take at most a ninth of the time.
@@ -16,14 +17,20 @@ use super::graph_lanes::Gutter;
 use super::model::Model;
 use super::sort::SortKey;
 
+const NONE: u32 = u32::MAX;
+
 /// A laid-out graph: columns of resource indexes, with resolved edges.
 #[derive(Clone, Debug, Default)]
 pub struct GraphLayout {
     key: Option<(u64, Option<Urn>, String)>,
-    /// Column per layer, resource indexes top to bottom.
+    /// Column per layer, resource indexes top to bottom once ordered (see `order_through`).
     pub columns: Vec<Vec<usize>>,
-    /// (column, row) per resource index; `None` when not in the graph.
+    /// Columns ordered so far, from the left.
+    ordered: usize,
+    /// (column, row) per resource index; `None` when not in the graph or not ordered yet.
     place: Vec<Option<(u32, u32)>>,
+    /// Column per resource index; `NONE` when not in the graph.
+    column: Vec<u32>,
     /// Dependencies per resource index (in the graph).
     deps: Adjacency,
     /// Dependents per resource index.
@@ -32,7 +39,7 @@ pub struct GraphLayout {
     pub longest_name: usize,
     /// Resources laid out.
     pub nodes: usize,
-    /// Routed edges between each layer and the next.
+    /// Routed edges between each ordered layer and the next.
     pub gutters: Vec<Gutter>,
     built_at: Option<Instant>,
     cost: Duration,
@@ -154,12 +161,10 @@ impl GraphLayout {
         let depth = (0..n).filter(|&i| member[i]).map(|i| layer[i]).max();
         self.columns = vec![Vec::new(); depth.map_or(0, |d| d as usize + 1)];
         self.place = vec![None; n];
+        self.column = vec![NONE; n];
         for i in (0..n).filter(|&i| member[i]) {
             self.columns[layer[i] as usize].push(i);
-        }
-        // The same order every run, whatever order the resources arrived in.
-        if let Some(first) = self.columns.first_mut() {
-            SortKey::Name.sort(model, first);
+            self.column[i] = layer[i];
         }
         self.nodes = self.columns.iter().map(Vec::len).sum();
         self.longest_name = (0..n)
@@ -167,8 +172,21 @@ impl GraphLayout {
             .map(|i| model.resource(i).name().chars().count())
             .max()
             .unwrap_or(0);
-        for c in 0..self.columns.len() {
-            if c > 0 {
+        self.gutters = Vec::new();
+        self.ordered = 0;
+        self.order_through(model, 1);
+    }
+
+    /// Orders the columns up to `last` and routes the gutters between them. Each column's
+    /// order follows from the one before, so only the first columns and those up to the view
+    /// need it: at a million resources in 10,000 layers, a frame orders a handful.
+    pub fn order_through(&mut self, model: &Model, last: usize) {
+        while self.ordered <= last && self.ordered < self.columns.len() {
+            let c = self.ordered;
+            if c == 0 {
+                // The same order every run, whatever order the resources arrived in.
+                SortKey::Name.sort(model, &mut self.columns[0]);
+            } else {
                 let place = &self.place;
                 let deps = &self.deps;
                 // By the mean row of the dependencies, then by name (and URN): found once each.
@@ -198,27 +216,34 @@ impl GraphLayout {
             for (row, &i) in self.columns[c].iter().enumerate() {
                 self.place[i] = Some((c as u32, row as u32));
             }
+            if c > 0 {
+                // Only edges between adjacent layers are drawn; the others are counted on the
+                // node.
+                let place = &self.place;
+                let dependents = &self.dependents;
+                self.gutters
+                    .push(Gutter::route(self.columns[c - 1].iter().flat_map(|&s| {
+                        let rs = place[s].map_or(0, |(_, r)| r as usize);
+                        dependents
+                            .of(s)
+                            .iter()
+                            .filter_map(move |&d| match place[d] {
+                                Some((dc, rd)) if dc as usize == c => Some((s, rs, d, rd as usize)),
+                                _ => None,
+                            })
+                    })));
+            }
+            self.ordered += 1;
         }
-        // Only edges between adjacent layers are drawn; the others are counted on the node.
-        let place = &self.place;
-        let dependents = &self.dependents;
-        let sources = &self.columns[..self.columns.len().saturating_sub(1)];
-        self.gutters = sources
-            .iter()
-            .enumerate()
-            .map(|(c, column)| {
-                Gutter::route(column.iter().flat_map(|&s| {
-                    let rs = place[s].map_or(0, |(_, r)| r as usize);
-                    dependents
-                        .of(s)
-                        .iter()
-                        .filter_map(move |&d| match place[d] {
-                            Some((dc, rd)) if dc as usize == c + 1 => Some((s, rs, d, rd as usize)),
-                            _ => None,
-                        })
-                }))
-            })
-            .collect();
+    }
+
+    /// The column (layer) of resource `idx`, known before the column is ordered.
+    pub fn column_of(&self, idx: usize) -> Option<usize> {
+        self.column
+            .get(idx)
+            .copied()
+            .filter(|&c| c != NONE)
+            .map(|c| c as usize)
     }
 
     /// Everything that depends on `idx`, directly or not (what a change to it can reach), in
@@ -337,4 +362,44 @@ impl Adjacency {
 /// Whether `j` is `parent`, a component: a link that only says "contains".
 fn contains(model: &Model, parent: Option<usize>, j: usize) -> bool {
     parent == Some(j) && !model.resources()[j].custom
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::sample::{sample_urn, step_info};
+    use crate::engine::events::EngineEvent;
+    use crate::engine::step::StepOp;
+
+    /// A chain of `n` resources, each depending on the one before.
+    fn chain(n: usize) -> Model {
+        let mut m = Model::new();
+        let mut before: Option<Urn> = None;
+        for k in 0..n {
+            let u = sample_urn("sim:index:Resource", &format!("r{k}"));
+            let mut info = step_info(StepOp::Create, &u, None, k as u64);
+            info.dependencies = before.iter().cloned().collect();
+            m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+            before = Some(u);
+        }
+        m
+    }
+
+    #[test]
+    fn columns_are_ordered_only_as_far_as_asked() {
+        let m = chain(6);
+        let mut g = GraphLayout::default();
+        g.refresh(&m, None, &Filter::default());
+        assert_eq!(g.columns.len(), 6);
+        assert_eq!((g.place(0), g.place(1)), (Some((0, 0)), Some((1, 0))));
+        assert_eq!(g.place(4), None, "not ordered yet");
+        assert_eq!(g.column_of(4), Some(4));
+        assert_eq!(g.gutters.len(), 1);
+        g.order_through(&m, 9);
+        assert_eq!(g.place(5), Some((5, 0)));
+        assert_eq!(g.gutters.len(), 5);
+        assert_eq!(g.gutters[4].edges[0].target, 5);
+        assert_eq!(g.deps(5), [4]);
+        assert_eq!(g.dependents(4), [5]);
+    }
 }
