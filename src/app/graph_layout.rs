@@ -9,8 +9,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::engine::resource::is_provider_type;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
+use crate::engine::urn::Urn;
 
 use super::filter::Filter;
 use super::graph_lanes::Gutter;
@@ -73,7 +72,7 @@ impl GraphLayout {
         let mut in_graph = vec![false; n];
         let mut custom = vec![false; n];
         for (i, r) in model.resources().iter().enumerate() {
-            in_graph[i] = r.type_ != ROOT_STACK_TYPE && !is_provider_type(&r.type_);
+            in_graph[i] = r.graph_node();
             custom[i] = r.custom;
         }
         // Containment is the tree's business; the graph shows what depends on what. The
@@ -169,7 +168,7 @@ impl GraphLayout {
         self.nodes = self.columns.iter().map(Vec::len).sum();
         self.longest_name = (0..n)
             .filter(|&i| member[i])
-            .map(|i| model.resource(i).name().chars().count())
+            .map(|i| model.resource(i).name_chars())
             .max()
             .unwrap_or(0);
         self.gutters = Vec::new();

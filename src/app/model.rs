@@ -17,8 +17,9 @@ use crate::engine::events::{
 };
 use crate::engine::property::PropertyMap;
 use crate::engine::provider::PropertyDiff;
+use crate::engine::resource::is_provider_type;
 use crate::engine::step::StepOp;
-use crate::engine::urn::{Urn, UrnMap, UrnSet};
+use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap, UrnSet};
 
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,6 +107,10 @@ pub struct Resource {
     pub urn: Urn,
     /// Where the name starts in the URN: sorting and drawing ask for names all the time.
     name_at: usize,
+    /// Characters in the name, and whether the graph shows the row (neither the stack nor a
+    /// provider): kept here so that a layout of a million rows reads no string.
+    name_chars: u32,
+    graph_node: bool,
     pub type_: String,
     pub custom: bool,
     /// Index of the parent row, when the parent is known.
@@ -161,6 +166,8 @@ impl Resource {
     fn new(urn: Urn, type_: String) -> Resource {
         Resource {
             name_at: urn.as_str().len() - urn.name().len(),
+            name_chars: u32::try_from(urn.name().chars().count()).unwrap_or(u32::MAX),
+            graph_node: is_graph_type(&type_),
             urn,
             type_,
             custom: true,
@@ -203,6 +210,16 @@ impl Resource {
     /// The rows of its dependencies that are in the model, in no particular order.
     pub fn dependency_rows(&self) -> &[usize] {
         &self.dependency_rows
+    }
+
+    /// Characters in its name (what a column of names is sized by).
+    pub fn name_chars(&self) -> usize {
+        self.name_chars as usize
+    }
+
+    /// Whether the dependency graph shows it: the stack and providers are left out.
+    pub fn graph_node(&self) -> bool {
+        self.graph_node
     }
 
     /// The resource's name (last URN segment).
@@ -477,10 +494,15 @@ fn unique(urns: &[Urn]) -> Vec<Urn> {
     out
 }
 
+/// Whether rows of type `t` are in the dependency graph (the tree shows the rest).
+fn is_graph_type(t: &str) -> bool {
+    t != ROOT_STACK_TYPE && !is_provider_type(t)
+}
+
 /// Default providers are set up by the engine, not declared: counts leave them out, as
 /// Pulumi's `resourceChanges` and the plain display do.
 pub fn is_default_provider(urn: &Urn) -> bool {
-    crate::engine::resource::is_provider_type(urn.type_()) && urn.name().starts_with("default")
+    is_provider_type(urn.type_()) && urn.name().starts_with("default")
 }
 
 impl Model {
@@ -1439,7 +1461,11 @@ impl Model {
     fn ensure_row(&mut self, urn: &Urn, type_: Option<&String>) -> usize {
         if let Some(&i) = self.index.get(urn) {
             if let Some(t) = type_ {
-                self.resources[i].type_.clone_from(t);
+                let r = &mut self.resources[i];
+                if r.type_ != *t {
+                    r.type_.clone_from(t);
+                    r.graph_node = is_graph_type(t);
+                }
             }
             return i;
         }
