@@ -254,7 +254,8 @@ fn assert_paths(m: &Model, u: &mut UiState, w: u16, h: u16) {
             let end = start + label.chars().count() - 1;
             let i = m.index_of(&r.urn).unwrap();
             let (c, _) = g.place(i).unwrap();
-            let mut want: Vec<String> = g.dependents[i]
+            let mut want: Vec<String> = g
+                .dependents(i)
                 .iter()
                 .filter(|&&d| g.place(d).is_some_and(|(dc, _)| dc == c + 1))
                 .map(|&d| m.resource(d).name().to_string())

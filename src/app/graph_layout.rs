@@ -1,5 +1,6 @@
 //! The dependency graph laid out in layers (longest path from resources without dependencies),
-//! each layer a column ordered by the average row of its dependencies to keep edges short.
+//! each layer a column ordered by the average row of its dependencies to keep edges short
+//! (ordered from the left as far as a view needs, not all at once).
 //! Providers and links to parent components are left out: the tree shows containment.
 //! Rebuilt only when the model's structure or the focus changes; while the model grows, rebuilds
 //! are spaced so that they take at most a ninth of the time.
@@ -8,31 +9,36 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::engine::resource::is_provider_type;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
+use crate::engine::urn::Urn;
 
 use super::filter::Filter;
 use super::graph_lanes::Gutter;
 use super::model::Model;
 use super::sort::SortKey;
 
+const NONE: u32 = u32::MAX;
+
 /// A laid-out graph: columns of resource indexes, with resolved edges.
 #[derive(Clone, Debug, Default)]
 pub struct GraphLayout {
     key: Option<(u64, Option<Urn>, String)>,
-    /// Column per layer, resource indexes top to bottom.
+    /// Column per layer, resource indexes top to bottom once ordered (see `order_through`).
     pub columns: Vec<Vec<usize>>,
-    /// (column, row) per resource index; `None` when not in the graph.
+    /// Columns ordered so far, from the left.
+    ordered: usize,
+    /// (column, row) per resource index; `None` when not in the graph or not ordered yet.
     place: Vec<Option<(u32, u32)>>,
-    /// Dependencies per resource index (resolved, in the graph).
-    pub deps: Vec<Vec<usize>>,
+    /// Column per resource index; `NONE` when not in the graph.
+    column: Vec<u32>,
+    /// Dependencies per resource index (in the graph).
+    deps: Adjacency,
     /// Dependents per resource index.
-    pub dependents: Vec<Vec<usize>>,
+    dependents: Adjacency,
     /// Characters in the longest name laid out (sizes the node boxes).
     pub longest_name: usize,
     /// Resources laid out.
     pub nodes: usize,
-    /// Routed edges between each layer and the next.
+    /// Routed edges between each ordered layer and the next.
     pub gutters: Vec<Gutter>,
     built_at: Option<Instant>,
     cost: Duration,
@@ -63,38 +69,33 @@ impl GraphLayout {
         self.key = Some(key);
         self.blast = None;
         let n = model.resources().len();
-        self.deps = vec![Vec::new(); n];
-        self.dependents = vec![Vec::new(); n];
-        let in_graph: Vec<bool> = model
-            .resources()
-            .iter()
-            .map(|r| r.type_ != ROOT_STACK_TYPE && !is_provider_type(&r.type_))
-            .collect();
+        let mut in_graph = vec![false; n];
+        let mut custom = vec![false; n];
         for (i, r) in model.resources().iter().enumerate() {
-            if !in_graph[i] {
-                continue;
-            }
-            // Containment is the tree's business; the graph shows what depends on what.
-            for d in &r.dependencies {
-                if let Some(j) = model
-                    .index_of(d)
-                    .filter(|&j| in_graph[j] && j != i && !contains(model, r.parent, j))
-                    && !self.deps[i].contains(&j)
-                {
-                    self.deps[i].push(j);
-                    self.dependents[j].push(i);
-                }
-            }
+            in_graph[i] = r.graph_node();
+            custom[i] = r.custom;
         }
+        // Containment is the tree's business; the graph shows what depends on what. The
+        // model keeps each row's dependency rows, so no URN is looked up here.
+        self.deps = Adjacency::collect((0..n).map(|i| {
+            let r = model.resource(i);
+            let keep = in_graph[i];
+            let in_graph = &in_graph;
+            r.dependency_rows()
+                .iter()
+                .copied()
+                .filter(move |&j| keep && in_graph[j] && j != i && !contains(model, r.parent, j))
+        }));
+        self.dependents = self.deps.reversed();
         let mut member = match focus.and_then(|u| model.index_of(u)) {
             Some(f) => self.closure(f, n),
             // A component linked to nothing only groups its children: the tree shows that.
             None => (0..n)
                 .map(|i| {
                     in_graph[i]
-                        && (model.resources()[i].custom
-                            || !self.deps[i].is_empty()
-                            || !self.dependents[i].is_empty())
+                        && (custom[i]
+                            || !self.deps.of(i).is_empty()
+                            || !self.dependents.of(i).is_empty())
                 })
                 .collect(),
         };
@@ -121,7 +122,7 @@ impl GraphLayout {
         for edges in [&self.deps, &self.dependents] {
             let mut todo = vec![f];
             while let Some(x) = todo.pop() {
-                for &y in &edges[x] {
+                for &y in edges.of(x) {
                     if !member[y] {
                         member[y] = true;
                         todo.push(y);
@@ -136,7 +137,7 @@ impl GraphLayout {
         let n = member.len();
         let mut indegree = vec![0usize; n];
         for i in (0..n).filter(|&i| member[i]) {
-            indegree[i] = self.deps[i].iter().filter(|&&d| member[d]).count();
+            indegree[i] = self.deps.of(i).iter().filter(|&&d| member[d]).count();
         }
         let mut layer = vec![0u32; n];
         let mut queue: VecDeque<usize> =
@@ -144,7 +145,7 @@ impl GraphLayout {
         let mut seen = 0;
         while let Some(i) = queue.pop_front() {
             seen += 1;
-            for &j in &self.dependents[i] {
+            for &j in self.dependents.of(i) {
                 if !member[j] {
                     continue;
                 }
@@ -159,28 +160,40 @@ impl GraphLayout {
         let depth = (0..n).filter(|&i| member[i]).map(|i| layer[i]).max();
         self.columns = vec![Vec::new(); depth.map_or(0, |d| d as usize + 1)];
         self.place = vec![None; n];
+        self.column = vec![NONE; n];
         for i in (0..n).filter(|&i| member[i]) {
             self.columns[layer[i] as usize].push(i);
-        }
-        // The same order every run, whatever order the resources arrived in.
-        if let Some(first) = self.columns.first_mut() {
-            SortKey::Name.sort(model, first);
+            self.column[i] = layer[i];
         }
         self.nodes = self.columns.iter().map(Vec::len).sum();
         self.longest_name = (0..n)
             .filter(|&i| member[i])
-            .map(|i| model.resource(i).name().chars().count())
+            .map(|i| model.resource(i).name_chars())
             .max()
             .unwrap_or(0);
-        for c in 0..self.columns.len() {
-            if c > 0 {
+        self.gutters = Vec::new();
+        self.ordered = 0;
+        self.order_through(model, 1);
+    }
+
+    /// Orders the columns up to `last` and routes the gutters between them. Each column's
+    /// order follows from the one before, so only the first columns and those up to the view
+    /// need it: at a million resources in 10,000 layers, a frame orders a handful.
+    pub fn order_through(&mut self, model: &Model, last: usize) {
+        while self.ordered <= last && self.ordered < self.columns.len() {
+            let c = self.ordered;
+            if c == 0 {
+                // The same order every run, whatever order the resources arrived in.
+                SortKey::Name.sort(model, &mut self.columns[0]);
+            } else {
                 let place = &self.place;
                 let deps = &self.deps;
                 // By the mean row of the dependencies, then by name (and URN): found once each.
                 let mut keyed: Vec<(f64, &str, &str, usize)> = self.columns[c]
                     .iter()
                     .map(|&i| {
-                        let (sum, count) = deps[i]
+                        let (sum, count) = deps
+                            .of(i)
                             .iter()
                             .filter_map(|&d| place[d].map(|(_, r)| f64::from(r)))
                             .fold((0.0, 0u32), |(s, k), r| (s + r, k + 1));
@@ -202,24 +215,34 @@ impl GraphLayout {
             for (row, &i) in self.columns[c].iter().enumerate() {
                 self.place[i] = Some((c as u32, row as u32));
             }
+            if c > 0 {
+                // Only edges between adjacent layers are drawn; the others are counted on the
+                // node.
+                let place = &self.place;
+                let dependents = &self.dependents;
+                self.gutters
+                    .push(Gutter::route(self.columns[c - 1].iter().flat_map(|&s| {
+                        let rs = place[s].map_or(0, |(_, r)| r as usize);
+                        dependents
+                            .of(s)
+                            .iter()
+                            .filter_map(move |&d| match place[d] {
+                                Some((dc, rd)) if dc as usize == c => Some((s, rs, d, rd as usize)),
+                                _ => None,
+                            })
+                    })));
+            }
+            self.ordered += 1;
         }
-        // Only edges between adjacent layers are drawn; the others are counted on the node.
-        let place = &self.place;
-        let dependents = &self.dependents;
-        let sources = &self.columns[..self.columns.len().saturating_sub(1)];
-        self.gutters = sources
-            .iter()
-            .enumerate()
-            .map(|(c, column)| {
-                Gutter::route(column.iter().flat_map(|&s| {
-                    let rs = place[s].map_or(0, |(_, r)| r as usize);
-                    dependents[s].iter().filter_map(move |&d| match place[d] {
-                        Some((dc, rd)) if dc as usize == c + 1 => Some((s, rs, d, rd as usize)),
-                        _ => None,
-                    })
-                }))
-            })
-            .collect();
+    }
+
+    /// The column (layer) of resource `idx`, known before the column is ordered.
+    pub fn column_of(&self, idx: usize) -> Option<usize> {
+        self.column
+            .get(idx)
+            .copied()
+            .filter(|&c| c != NONE)
+            .map(|c| c as usize)
     }
 
     /// Everything that depends on `idx`, directly or not (what a change to it can reach), in
@@ -243,7 +266,7 @@ impl GraphLayout {
             *s = true;
         }
         while let Some(x) = queue.pop_front() {
-            for &y in self.dependents.get(x).into_iter().flatten() {
+            for &y in self.dependents.of(x) {
                 if !seen[y] {
                     seen[y] = true;
                     out.push(y);
@@ -263,13 +286,119 @@ impl GraphLayout {
             .map(|(c, r)| (c as usize, r as usize))
     }
 
+    /// The dependents of resource `idx` in the graph (none when it is not in it).
+    pub fn dependents(&self, idx: usize) -> &[usize] {
+        self.dependents.of(idx)
+    }
+
+    /// The dependencies of resource `idx` in the graph (none when it is not in it).
+    pub fn deps(&self, idx: usize) -> &[usize] {
+        self.deps.of(idx)
+    }
+
     /// No resource to lay out (only the root stack, or nothing yet).
     pub fn is_empty(&self) -> bool {
         self.columns.is_empty()
     }
 }
 
+/// Adjacency lists of every resource index in two vectors (offsets and targets): one
+/// allocation each, where a vector per resource costs a million allocations at a million rows.
+#[derive(Clone, Debug, Default)]
+struct Adjacency {
+    /// Where each index's list starts in `targets`, and one past the last list's end.
+    starts: Vec<usize>,
+    targets: Vec<usize>,
+}
+
+impl Adjacency {
+    /// The lists of indexes 0, 1, … in order.
+    fn collect<L: IntoIterator<Item = usize>>(lists: impl Iterator<Item = L>) -> Adjacency {
+        let mut a = Adjacency::default();
+        for list in lists {
+            a.starts.push(a.targets.len());
+            a.targets.extend(list);
+        }
+        a.starts.push(a.targets.len());
+        a
+    }
+
+    /// Number of indexes with a list.
+    fn len(&self) -> usize {
+        self.starts.len().saturating_sub(1)
+    }
+
+    /// The list of index `i` (empty past the end).
+    fn of(&self, i: usize) -> &[usize] {
+        match (self.starts.get(i), self.starts.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.targets[a..b],
+            _ => &[],
+        }
+    }
+
+    /// The reverse edges, each list in increasing source order.
+    fn reversed(&self) -> Adjacency {
+        let n = self.len();
+        let mut starts = vec![0; n + 1];
+        for &t in &self.targets {
+            starts[t + 1] += 1;
+        }
+        for i in 0..n {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut targets = vec![0; self.targets.len()];
+        for s in 0..n {
+            for &t in self.of(s) {
+                targets[next[t]] = s;
+                next[t] += 1;
+            }
+        }
+        Adjacency { starts, targets }
+    }
+}
+
 /// Whether `j` is `parent`, a component: a link that only says "contains".
 fn contains(model: &Model, parent: Option<usize>, j: usize) -> bool {
     parent == Some(j) && !model.resources()[j].custom
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::sample::{sample_urn, step_info};
+    use crate::engine::events::EngineEvent;
+    use crate::engine::step::StepOp;
+
+    /// A chain of `n` resources, each depending on the one before.
+    fn chain(n: usize) -> Model {
+        let mut m = Model::new();
+        let mut before: Option<Urn> = None;
+        for k in 0..n {
+            let u = sample_urn("sim:index:Resource", &format!("r{k}"));
+            let mut info = step_info(StepOp::Create, &u, None, k as u64);
+            info.dependencies = before.iter().cloned().collect();
+            m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+            before = Some(u);
+        }
+        m
+    }
+
+    #[test]
+    fn columns_are_ordered_only_as_far_as_asked() {
+        let m = chain(6);
+        let mut g = GraphLayout::default();
+        g.refresh(&m, None, &Filter::default());
+        assert_eq!(g.columns.len(), 6);
+        assert_eq!((g.place(0), g.place(1)), (Some((0, 0)), Some((1, 0))));
+        assert_eq!(g.place(4), None, "not ordered yet");
+        assert_eq!(g.column_of(4), Some(4));
+        assert_eq!(g.gutters.len(), 1);
+        g.order_through(&m, 9);
+        assert_eq!(g.place(5), Some((5, 0)));
+        assert_eq!(g.gutters.len(), 5);
+        assert_eq!(g.gutters[4].edges[0].target, 5);
+        assert_eq!(g.deps(5), [4]);
+        assert_eq!(g.dependents(4), [5]);
+    }
 }

@@ -2,7 +2,9 @@
 //! that the views stay pure functions of it. Every event costs O(1) amortised (hash indexes into
 //! vectors, no scans over all resources), so a 100,000-resource deployment does not slow it down.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::LazyLock;
 use std::time::Duration;
 
 use foldhash::fast::RandomState as FastHash;
@@ -15,8 +17,9 @@ use crate::engine::events::{
 };
 use crate::engine::property::PropertyMap;
 use crate::engine::provider::PropertyDiff;
+use crate::engine::resource::is_provider_type;
 use crate::engine::step::StepOp;
-use crate::engine::urn::{Urn, UrnMap, UrnSet};
+use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap, UrnSet};
 
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +70,35 @@ impl Status {
     }
 }
 
-/// One line of a resource's history, stamped with the console clock.
+/// One line of a resource's history, stamped with the console clock. The common lines are
+/// shared static text: a million rows log three or four each.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryEntry {
     pub at: Duration,
-    pub what: String,
+    pub what: Cow<'static, str>,
+}
+
+/// `planned <op>` per op, made once.
+static PLANNED: LazyLock<Vec<String>> = LazyLock::new(|| {
+    StepOp::ALL
+        .iter()
+        .map(|op| format!("planned {}", op.as_str()))
+        .collect()
+});
+
+/// `would <op> (preview: nothing ran)` per op, made once.
+static WOULD: LazyLock<Vec<String>> = LazyLock::new(|| {
+    StepOp::ALL
+        .iter()
+        .map(|op| format!("would {} (preview: nothing ran)", op.as_str()))
+        .collect()
+});
+
+/// The line for `op` in one of the tables above.
+fn line_for(table: &'static [String], op: StepOp) -> Cow<'static, str> {
+    table
+        .get(op as usize)
+        .map_or(Cow::Borrowed(""), |l| Cow::Borrowed(l.as_str()))
 }
 
 /// Everything known about one resource.
@@ -80,6 +107,10 @@ pub struct Resource {
     pub urn: Urn,
     /// Where the name starts in the URN: sorting and drawing ask for names all the time.
     name_at: usize,
+    /// Characters in the name, and whether the graph shows the row (neither the stack nor a
+    /// provider): kept here so that a layout of a million rows reads no string.
+    name_chars: u32,
+    graph_node: bool,
     pub type_: String,
     pub custom: bool,
     /// Index of the parent row, when the parent is known.
@@ -109,6 +140,9 @@ pub struct Resource {
     pub old_outputs: Option<PropertyMap>,
     pub outputs: Option<PropertyMap>,
     pub dependencies: Vec<Urn>,
+    /// The rows of those dependencies known so far (the graph's edges without URN lookups);
+    /// one that arrives later is added when its row appears.
+    dependency_rows: Vec<usize>,
     pub delete_before_replace: bool,
     pub protect: bool,
     pub history: Vec<HistoryEntry>,
@@ -132,6 +166,8 @@ impl Resource {
     fn new(urn: Urn, type_: String) -> Resource {
         Resource {
             name_at: urn.as_str().len() - urn.name().len(),
+            name_chars: u32::try_from(urn.name().chars().count()).unwrap_or(u32::MAX),
+            graph_node: is_graph_type(&type_),
             urn,
             type_,
             custom: true,
@@ -155,6 +191,7 @@ impl Resource {
             old_outputs: None,
             outputs: None,
             dependencies: Vec::new(),
+            dependency_rows: Vec::new(),
             delete_before_replace: false,
             protect: false,
             history: Vec::new(),
@@ -168,6 +205,21 @@ impl Resource {
             created_replacement: false,
             replace_marked: false,
         }
+    }
+
+    /// The rows of its dependencies that are in the model, in no particular order.
+    pub fn dependency_rows(&self) -> &[usize] {
+        &self.dependency_rows
+    }
+
+    /// Characters in its name (what a column of names is sized by).
+    pub fn name_chars(&self) -> usize {
+        self.name_chars as usize
+    }
+
+    /// Whether the dependency graph shows it: the stack and providers are left out.
+    pub fn graph_node(&self) -> bool {
+        self.graph_node
     }
 
     /// The resource's name (last URN segment).
@@ -185,7 +237,7 @@ impl Resource {
         }
     }
 
-    fn log(&mut self, at: Duration, what: impl Into<String>) {
+    fn log(&mut self, at: Duration, what: impl Into<Cow<'static, str>>) {
         self.history.push(HistoryEntry {
             at,
             what: what.into(),
@@ -378,8 +430,11 @@ pub struct Model {
     resources: Vec<Box<Resource>>,
     index: UrnMap<usize>,
     roots: Vec<usize>,
-    /// Bumped whenever rows are added or re-parented, so that derived layouts know to rebuild.
+    /// Bumped whenever rows are added or re-parented or dependencies change, so that derived
+    /// layouts know to rebuild.
     structure_version: u64,
+    /// Rows naming a dependency that has no row yet, by its URN: linked when the row appears.
+    awaiting_dependency: UrnMap<Vec<usize>>,
     chains: Vec<Chain>,
     chain_index: FastMap<ChainId, usize>,
     awaiting_chains: BTreeSet<usize>,
@@ -439,10 +494,15 @@ fn unique(urns: &[Urn]) -> Vec<Urn> {
     out
 }
 
+/// Whether rows of type `t` are in the dependency graph (the tree shows the rest).
+fn is_graph_type(t: &str) -> bool {
+    t != ROOT_STACK_TYPE && !is_provider_type(t)
+}
+
 /// Default providers are set up by the engine, not declared: counts leave them out, as
 /// Pulumi's `resourceChanges` and the plain display do.
 pub fn is_default_provider(urn: &Urn) -> bool {
-    crate::engine::resource::is_provider_type(urn.type_()) && urn.name().starts_with("default")
+    is_provider_type(urn.type_()) && urn.name().starts_with("default")
 }
 
 impl Model {
@@ -705,9 +765,9 @@ impl Model {
             } => {
                 let i = self.ensure_row(urn, Some(type_));
                 self.set_parent(i, parent.as_ref());
+                self.set_dependencies(i, dependencies);
                 let r = &mut self.resources[i];
                 r.custom = *custom;
-                r.dependencies = unique(dependencies);
                 r.log(now, "registered");
             }
             EngineEvent::ResourceOutputs { urn, outputs } => {
@@ -930,7 +990,7 @@ impl Model {
                     Status::Planned
                 };
                 if preview {
-                    r.log(now, format!("would {} (preview: nothing ran)", op.as_str()));
+                    r.log(now, line_for(&WOULD, *op));
                 } else {
                     r.log(now, op.past_tense());
                 }
@@ -1164,12 +1224,39 @@ impl Model {
         if info.new_inputs.is_some() {
             r.new_inputs.clone_from(&info.new_inputs);
         }
-        if !info.dependencies.is_empty() || r.dependencies.is_empty() {
-            r.dependencies = unique(&info.dependencies);
-        }
         r.delete_before_replace |= info.delete_before_replace;
         r.protect = info.protect;
-        r.log(now, format!("planned {}", info.op.as_str()));
+        r.log(now, line_for(&PLANNED, info.op));
+        if !info.dependencies.is_empty() || self.resources[i].dependencies.is_empty() {
+            self.set_dependencies(i, &info.dependencies);
+        }
+    }
+
+    /// Sets a row's dependencies and their rows; the same list again (a step repeats its
+    /// registration's) costs no allocation and leaves the structure as it is.
+    fn set_dependencies(&mut self, i: usize, urns: &[Urn]) {
+        if self.resources[i].dependencies == urns {
+            return;
+        }
+        let dependencies = unique(urns);
+        if self.resources[i].dependencies == dependencies {
+            return;
+        }
+        let mut rows = Vec::with_capacity(dependencies.len());
+        for d in &dependencies {
+            match self.index.get(d) {
+                Some(&j) => rows.push(j),
+                None => self
+                    .awaiting_dependency
+                    .entry(d.clone())
+                    .or_default()
+                    .push(i),
+            }
+        }
+        let r = &mut self.resources[i];
+        r.dependencies = dependencies;
+        r.dependency_rows = rows;
+        self.structure_version += 1;
     }
 
     fn pending_replacement(
@@ -1374,7 +1461,11 @@ impl Model {
     fn ensure_row(&mut self, urn: &Urn, type_: Option<&String>) -> usize {
         if let Some(&i) = self.index.get(urn) {
             if let Some(t) = type_ {
-                self.resources[i].type_.clone_from(t);
+                let r = &mut self.resources[i];
+                if r.type_ != *t {
+                    r.type_.clone_from(t);
+                    r.graph_node = is_graph_type(t);
+                }
             }
             return i;
         }
@@ -1384,6 +1475,17 @@ impl Model {
         self.index.insert(urn.clone(), i);
         self.roots.push(i);
         self.structure_version += 1;
+        if !self.awaiting_dependency.is_empty()
+            && let Some(waiting) = self.awaiting_dependency.remove(urn)
+        {
+            for w in waiting {
+                let r = &mut self.resources[w];
+                // It may have changed its dependencies since it named this one.
+                if r.dependencies.contains(urn) && !r.dependency_rows.contains(&i) {
+                    r.dependency_rows.push(i);
+                }
+            }
+        }
         i
     }
 
@@ -2064,6 +2166,31 @@ mod tests {
     }
 
     #[test]
+    fn dependency_rows_follow_dependencies_that_arrive_later_or_change() {
+        let mut m = live();
+        let vpc = urn("sim:index:Vpc", "vpc");
+        let db = urn("sim:index:Database", "db");
+        let sub = urn("sim:index:Subnet", "sub");
+        let mut info = step_info(StepOp::Create, &sub, None, 1);
+        info.dependencies = vec![vpc.clone(), db.clone()];
+        m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
+        let row = |m: &Model, u: &Urn| m.index_of(u).unwrap();
+        assert!(m.get(&sub).unwrap().dependency_rows().is_empty());
+        plan(&mut m, 2, &[(StepOp::Create, &vpc)]);
+        assert_eq!(m.get(&sub).unwrap().dependency_rows(), [row(&m, &vpc)]);
+        // The same list again changes nothing; a new one is new structure.
+        let version = m.structure_version();
+        m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
+        assert_eq!(m.structure_version(), version);
+        info.dependencies = vec![vpc.clone()];
+        m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        assert!(m.structure_version() > version);
+        // `db` was dropped before it arrived: it is no dependency when it does.
+        plan(&mut m, 3, &[(StepOp::Create, &db)]);
+        assert_eq!(m.get(&sub).unwrap().dependency_rows(), [row(&m, &vpc)]);
+    }
+
+    #[test]
     fn declined_dependents_are_no_longer_replacements() {
         let mut m = live();
         let db = urn("sim:index:Database", "db");
@@ -2114,7 +2241,7 @@ mod tests {
             .unwrap()
             .history
             .iter()
-            .map(|h| h.what.as_str())
+            .map(|h| h.what.as_ref())
             .collect();
         assert!(
             history.contains(&"would create (preview: nothing ran)"),

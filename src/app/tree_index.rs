@@ -113,6 +113,8 @@ impl TreeIndex {
         });
         let kept = |i: usize| keep.as_ref().is_none_or(|k| k[i]);
         self.rows.clear();
+        // Room for every row at once: growing by doubling copies a million rows' worth twice.
+        self.rows.reserve(n);
         self.pos.clear();
         self.pos.resize(n, NONE);
         // Depth-first, siblings sorted; the stack holds (idx, depth, last, parent row).

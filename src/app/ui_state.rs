@@ -250,7 +250,8 @@ impl UiState {
         );
     }
 
-    /// Brings the graph layout up to date (focused on the selection in focus mode).
+    /// Brings the graph layout up to date (focused on the selection in focus mode), ordered
+    /// through the selection's column and the next (what moving the selection needs).
     pub fn refresh_graph(&mut self, model: &Model) {
         let focus = if self.graph_focus {
             self.selected.as_ref()
@@ -258,6 +259,12 @@ impl UiState {
             None
         };
         self.graph.refresh(model, focus, &self.filter);
+        if let Some(c) = self
+            .selected_index(model)
+            .and_then(|i| self.graph.column_of(i))
+        {
+            self.graph.order_through(model, c + 1);
+        }
     }
 
     /// Collapses or expands a subtree of the resource tree.

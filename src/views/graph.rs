@@ -91,20 +91,30 @@ impl StatefulWidget for GraphView<'_> {
         } else {
             (longest + 5).clamp(8, 22)
         };
-        // Each gutter is as wide as its lanes need: a margin, the lanes, a line and the arrow.
-        let mut col_x = Vec::with_capacity(g.columns.len() + 1);
-        let mut x = 0;
-        for c in 0..g.columns.len() {
-            col_x.push(x);
-            x += node_w + g.gutters.get(c).map_or(0, |gut| gut.lanes + 3);
-        }
-        col_x.push(x);
+        let columns = g.columns.len();
         // The last row tells what the selection reaches and what `⇠n` means.
         let footer = inner.height >= 4;
         let (vw, vh) = (
             inner.width as usize,
             inner.height as usize - usize::from(footer),
         );
+        // Each gutter is as wide as its lanes need: a margin, the lanes, a line and the arrow.
+        // Columns are placed (and ordered) only as far right as the view reaches, past the
+        // offset or past the selection it moves to.
+        let sel_col = sel.and_then(|i| ui.graph.column_of(i));
+        let mut col_x = vec![0];
+        while col_x.len() <= columns {
+            let c = col_x.len() - 1;
+            let sel_x = sel_col.map_or(0, |s| col_x.get(s).copied().unwrap_or(usize::MAX));
+            if col_x[c] >= ui.graph_offset.0.max(sel_x).saturating_add(vw) {
+                break;
+            }
+            ui.graph.order_through(m, c + 1);
+            let gutter = ui.graph.gutters.get(c).map_or(0, |gut| gut.lanes + 3);
+            col_x.push(col_x[c] + node_w + gutter);
+        }
+        let placed = col_x.len() - 1;
+        let g = &ui.graph;
         // Follow the selection: its label and the row its edges leave on.
         if let Some((c, r)) = sel.and_then(|i| g.place(i)) {
             let (ox, oy) = &mut ui.graph_offset;
@@ -142,7 +152,13 @@ impl StatefulWidget for GraphView<'_> {
         let mut cells: HashMap<(usize, usize), u8> = HashMap::new();
         let mut hot: HashMap<(usize, usize), u8> = HashMap::new();
         let mut arrows: Vec<(usize, usize, bool)> = Vec::new();
-        for (c, gutter) in g.gutters.iter().enumerate().filter(|&(c, _)| seen(c)) {
+        for (c, gutter) in g
+            .gutters
+            .iter()
+            .enumerate()
+            .take(placed)
+            .filter(|&(c, _)| seen(c))
+        {
             let lane_x = col_x[c] + node_w + 1;
             let arrow_x = col_x[c + 1] - 1;
             for e in gutter.visible(oy, oy + vh) {
@@ -202,7 +218,7 @@ impl StatefulWidget for GraphView<'_> {
             put(buf, x, y, "▶", style);
         }
         // Nodes, one every other row.
-        for c in (0..g.columns.len()).filter(|&c| seen(c)) {
+        for c in (0..placed).filter(|&c| seen(c)) {
             let rows = oy.div_ceil(2)..(oy + vh).div_ceil(2);
             for (r, &i) in g.columns[c]
                 .iter()
@@ -269,7 +285,8 @@ fn footer_text(m: &Model, selected: Option<(usize, &[usize])>) -> String {
 /// `[+ name]`, prefixed with `⇠n` when n dependencies sit more than one layer to the left.
 fn node_label(m: &Model, g: &GraphLayout, i: usize, c: usize, node_w: usize) -> String {
     let res = m.resource(i);
-    let skipped = g.deps[i]
+    let skipped = g
+        .deps(i)
         .iter()
         .filter(|&&d| g.place(d).is_some_and(|(dc, _)| dc + 1 < c))
         .count();
