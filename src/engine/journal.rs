@@ -141,7 +141,8 @@ impl Journal for NullJournal {
 /// so that an unchanged resource costs no copy until the snapshot is taken).
 #[derive(Debug)]
 enum NewState {
-    Owned(Box<ResourceState>),
+    /// Position in `Replayer::owned`.
+    Owned(usize),
     Kept(usize),
 }
 
@@ -154,6 +155,10 @@ pub struct Replayer {
     base_pending: Vec<PendingOperation>,
     done: Vec<bool>,
     news: Vec<Option<NewState>>,
+    /// The states written in this deployment, in the order written. When nothing was kept or
+    /// superseded (an up of creates) this vector becomes the snapshot's as it is: moving a
+    /// million states into a second vector doubled their memory at the end of a run.
+    owned: Vec<ResourceState>,
     /// Base position to the new state keeping it.
     kept: HashMap<usize, usize>,
     pending: IndexMap<OpId, PendingOperation>,
@@ -187,16 +192,15 @@ impl Replayer {
     /// A base state about to change in place: a new state keeping it gets its own copy first.
     fn base_mut(&mut self, i: usize) -> &mut ResourceState {
         if let Some(j) = self.kept.remove(&i) {
-            self.news[j] = Some(NewState::Owned(Box::new(ResourceState::clone(
-                &self.base[i],
-            ))));
+            self.owned.push(ResourceState::clone(&self.base[i]));
+            self.news[j] = Some(NewState::Owned(self.owned.len() - 1));
         }
         Arc::make_mut(&mut Arc::make_mut(&mut self.base)[i])
     }
 
     fn new_state(&self, s: &NewState) -> ResourceState {
         match s {
-            NewState::Owned(s) => ResourceState::clone(s),
+            NewState::Owned(j) => ResourceState::clone(&self.owned[*j]),
             NewState::Kept(i) => ResourceState::clone(&self.base[*i]),
         }
     }
@@ -204,7 +208,7 @@ impl Replayer {
     /// The URN of a new state.
     fn new_urn(&self, i: usize) -> Option<&Urn> {
         match self.news.get(i)?.as_ref()? {
-            NewState::Owned(s) => Some(&s.urn),
+            NewState::Owned(j) => Some(&self.owned[*j].urn),
             NewState::Kept(b) => Some(&self.base[*b].urn),
         }
     }
@@ -277,7 +281,10 @@ impl Replayer {
                     self.base_mut(check(i)?).pending_replacement = true;
                 }
                 let appended = match (new, keep_old) {
-                    (Some(s), _) => Some(NewState::Owned(Box::new(s))),
+                    (Some(s), _) => {
+                        self.owned.push(s);
+                        Some(NewState::Owned(self.owned.len() - 1))
+                    }
                     (None, Some(i)) => {
                         let i = check(i)?;
                         self.done[i] = true;
@@ -321,10 +328,11 @@ impl Replayer {
                     .ok_or_else(|| bad(format!("no new resource #{new}")))?;
                 if let NewState::Kept(b) = *slot {
                     self.kept.remove(&b);
-                    *slot = NewState::Owned(Box::new(ResourceState::clone(&self.base[b])));
+                    self.owned.push(ResourceState::clone(&self.base[b]));
+                    *slot = NewState::Owned(self.owned.len() - 1);
                 }
-                if let NewState::Owned(s) = slot {
-                    s.outputs = outputs;
+                if let NewState::Owned(j) = *slot {
+                    self.owned[j].outputs = outputs;
                 }
                 Ok(None)
             }
@@ -370,16 +378,29 @@ impl Replayer {
                 ResourceState::clone(base[i].as_ref().expect("a base state is moved out last"))
             }
         };
-        let mut resources = Vec::with_capacity(self.news.len() + refs.len());
-        for s in std::mem::take(&mut self.news).into_iter().flatten() {
-            resources.push(match s {
-                NewState::Owned(s) => *s,
-                NewState::Kept(i) => {
-                    refs[i] -= 1;
-                    take(i, refs[i] == 0 && self.done[i])
-                }
-            });
-        }
+        let news = std::mem::take(&mut self.news);
+        let owned = std::mem::take(&mut self.owned);
+        let in_order = news.len() == owned.len()
+            && news
+                .iter()
+                .enumerate()
+                .all(|(i, s)| matches!(s, Some(NewState::Owned(j)) if *j == i));
+        let mut resources = if in_order {
+            owned
+        } else {
+            let mut owned = owned;
+            let mut resources = Vec::with_capacity(news.len() + refs.len());
+            for s in news.into_iter().flatten() {
+                resources.push(match s {
+                    NewState::Owned(j) => std::mem::take(&mut owned[j]),
+                    NewState::Kept(i) => {
+                        refs[i] -= 1;
+                        take(i, refs[i] == 0 && self.done[i])
+                    }
+                });
+            }
+            resources
+        };
         for i in 0..self.done.len() {
             if !self.done[i] {
                 resources.push(take(i, true));
@@ -713,5 +734,51 @@ mod tests {
             manager.success(SuccessEntry::default()),
             Err(JournalError::Closed)
         ));
+    }
+
+    #[test]
+    fn created_states_become_the_snapshot_without_moving() {
+        let base = share_states(vec![state("old")]);
+        let manager = SnapshotManager::shared(base, Vec::new(), Box::new(NullJournal));
+        for name in ["a", "b", "c"] {
+            let created = SuccessEntry {
+                new: Some(state(name)),
+                ..SuccessEntry::default()
+            };
+            manager.success(created).unwrap();
+        }
+        let written = manager.state.lock().replayer.owned.as_ptr();
+        let snap = manager.take_snapshot();
+        assert!(
+            std::ptr::eq(snap.resources.as_ptr(), written),
+            "no second vector"
+        );
+        let names: Vec<&str> = snap.resources.iter().map(|r| r.urn.name()).collect();
+        assert_eq!(names, ["a", "b", "c", "old"]);
+    }
+
+    #[test]
+    fn a_superseded_or_kept_state_keeps_the_written_order() {
+        let base = share_states(vec![state("old")]);
+        let manager = SnapshotManager::shared(base, Vec::new(), Box::new(NullJournal));
+        let first = SuccessEntry {
+            new: Some(state("a")),
+            ..SuccessEntry::default()
+        };
+        manager.success(first).unwrap();
+        let keep = SuccessEntry {
+            keep_old: Some(0),
+            ..SuccessEntry::default()
+        };
+        manager.success(keep).unwrap();
+        let replacing = SuccessEntry {
+            new: Some(state("a")),
+            supersede_new: Some(state("a").urn),
+            ..SuccessEntry::default()
+        };
+        manager.success(replacing).unwrap();
+        let snap = manager.take_snapshot();
+        let names: Vec<&str> = snap.resources.iter().map(|r| r.urn.name()).collect();
+        assert_eq!(names, ["old", "a"]);
     }
 }

@@ -73,11 +73,19 @@ pub(crate) struct ApplyCtx {
 }
 
 /// Outputs are secret where the program asked, or where the input of the same name was.
+/// Outputs with nothing to wrap stay as they are: the provider's map is often shared (the sim
+/// world keeps it), and writing through it would copy every resource's outputs.
 pub(crate) fn secretize(outputs: &mut PropertyMap, inputs: &PropertyMap, additional: &[String]) {
+    let wanted = |k: &String, v: &PropertyValue| {
+        !v.is_secret()
+            && (additional.iter().any(|a| a == k)
+                || inputs.get(k).is_some_and(PropertyValue::is_secret))
+    };
+    if !outputs.iter().any(|(k, v)| wanted(k, v)) {
+        return;
+    }
     for (k, v) in outputs.iter_mut() {
-        let wanted = additional.iter().any(|a| a == k)
-            || inputs.get(k).is_some_and(PropertyValue::is_secret);
-        if wanted && !v.is_secret() {
+        if wanted(k, v) {
             *v = PropertyValue::Secret(Box::new(std::mem::take(v)));
         }
     }
@@ -876,5 +884,42 @@ impl ApplyCtx {
                 urn: state.urn.clone(),
                 source,
             })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(entries: &[(&str, PropertyValue)]) -> PropertyMap {
+        entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn outputs_with_nothing_to_wrap_stay_shared_with_the_provider() {
+        let from_provider = map(&[("id", PropertyValue::String("x".into()))]);
+        let mut outputs = from_provider.clone();
+        let inputs = map(&[("id", PropertyValue::String("x".into()))]);
+        secretize(&mut outputs, &inputs, &[]);
+        assert!(std::ptr::eq(&*outputs, &*from_provider), "no copy");
+    }
+
+    #[test]
+    fn a_secret_input_or_an_additional_name_wraps_only_that_output() {
+        let plain = || PropertyValue::String("v".into());
+        let from_provider = map(&[("a", plain()), ("b", plain()), ("c", plain())]);
+        let mut outputs = from_provider.clone();
+        let inputs = map(&[("a", PropertyValue::Secret(Box::new(plain())))]);
+        secretize(&mut outputs, &inputs, &["b".to_string()]);
+        assert!(outputs["a"].is_secret());
+        assert!(outputs["b"].is_secret());
+        assert!(!outputs["c"].is_secret());
+        assert!(
+            !from_provider["a"].is_secret(),
+            "the provider's copy is kept"
+        );
     }
 }
