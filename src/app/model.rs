@@ -458,7 +458,11 @@ pub struct Model {
     structure_version: u64,
     /// Rows naming a dependency that has no row yet, by its URN: linked when the row appears.
     awaiting_dependency: UrnMap<Vec<usize>>,
-    chains: Vec<Chain>,
+    #[expect(
+        clippy::vec_box,
+        reason = "a preview has a chain per resource: growing a million of them would copy them all"
+    )]
+    chains: Vec<Box<Chain>>,
     chain_index: FastMap<ChainId, usize>,
     awaiting_chains: BTreeSet<usize>,
     running_chains: BTreeSet<usize>,
@@ -640,13 +644,13 @@ impl Model {
     }
 
     /// Every chain, in the order first seen.
-    pub fn chains(&self) -> &[Chain] {
+    pub fn chains(&self) -> &[Box<Chain>] {
         &self.chains
     }
 
     /// The chain `id`, in O(1).
     pub fn chain(&self, id: ChainId) -> Option<&Chain> {
-        self.chain_index.get(&id).map(|&i| &self.chains[i])
+        self.chain_index.get(&id).map(|&i| &*self.chains[i])
     }
 
     /// Chains in display order: awaiting approval, running, queued, then finished (newest first).
@@ -656,7 +660,7 @@ impl Model {
             .chain(self.running_chains.iter())
             .chain(self.queued_chains.iter())
             .chain(self.finished_chains.iter().rev())
-            .map(|&i| &self.chains[i])
+            .map(|&i| &*self.chains[i])
     }
 
     /// Chains running now.
@@ -1545,7 +1549,7 @@ impl Model {
             return c;
         }
         let c = self.chains.len();
-        self.chains.push(Chain {
+        self.chains.push(Box::new(Chain {
             id,
             steps: Vec::new(),
             state: ChainState::Queued,
@@ -1556,7 +1560,7 @@ impl Model {
             ended: None,
             cascade: None,
             failed: false,
-        });
+        }));
         self.chain_index.insert(id, c);
         self.queued_chains.insert(c);
         c
