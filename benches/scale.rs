@@ -346,16 +346,22 @@ async fn console_ingest(n: usize) {
 async fn console_frame(n: usize) {
     let events = preview_events(n).await;
     let mut model = Model::new();
+    // CPU time as well as wall: on a shared machine the wall varies with the other load.
+    let before = Usage::now();
     let started = Instant::now();
     for e in &events {
         model.apply(e);
     }
     let ingest = started.elapsed();
+    let after = Usage::now();
     println!(
-        "console model: the {} events of a {n}-resource preview applied in {:.3} s ({:.0} ns/event)",
+        "console model: the {} events of a {n}-resource preview applied in {:.3} s ({:.0} \
+         ns/event; CPU user {:.2} s, system {:.2} s)",
         events.len(),
         ingest.as_secs_f64(),
-        ingest.as_secs_f64() * 1e9 / events.len() as f64
+        ingest.as_secs_f64() * 1e9 / events.len() as f64,
+        (after.user - before.user).as_secs_f64(),
+        (after.system - before.system).as_secs_f64()
     );
     drop(events);
     let title = Title {
