@@ -101,6 +101,29 @@ fn line_for(table: &'static [String], op: StepOp) -> Cow<'static, str> {
         .map_or(Cow::Borrowed(""), |l| Cow::Borrowed(l.as_str()))
 }
 
+/// A row's rarely set fields: what a provider's diff found and the old state an update or
+/// a replacement starts from. Boxed apart so that a million plain creates keep small rows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Changes {
+    pub diffs: Vec<String>,
+    pub replace_keys: Vec<String>,
+    pub detailed_diff: BTreeMap<String, PropertyDiff>,
+    /// `hideDiffs` paths: the details view compacts their changes.
+    pub hide_diffs: Vec<String>,
+    pub old_inputs: Option<PropertyMap>,
+    pub old_outputs: Option<PropertyMap>,
+}
+
+/// What a row without changes reads.
+static NO_CHANGES: Changes = Changes {
+    diffs: Vec::new(),
+    replace_keys: Vec::new(),
+    detailed_diff: BTreeMap::new(),
+    hide_diffs: Vec::new(),
+    old_inputs: None,
+    old_outputs: None,
+};
+
 /// Everything known about one resource.
 #[derive(Clone, Debug)]
 pub struct Resource {
@@ -130,14 +153,9 @@ pub struct Resource {
     pub ended: Option<Duration>,
     /// Time spent in finished steps.
     pub busy: Duration,
-    pub diffs: Vec<String>,
-    pub replace_keys: Vec<String>,
-    pub detailed_diff: BTreeMap<String, PropertyDiff>,
-    /// `hideDiffs` paths: the details view compacts their changes.
-    pub hide_diffs: Vec<String>,
-    pub old_inputs: Option<PropertyMap>,
+    /// What an update or a replacement changes; `None` for the common plain create.
+    changes: Option<Box<Changes>>,
     pub new_inputs: Option<PropertyMap>,
-    pub old_outputs: Option<PropertyMap>,
     pub outputs: Option<PropertyMap>,
     pub dependencies: Vec<Urn>,
     /// The rows of those dependencies known so far (the graph's edges without URN lookups);
@@ -182,13 +200,8 @@ impl Resource {
             started: None,
             ended: None,
             busy: Duration::ZERO,
-            diffs: Vec::new(),
-            replace_keys: Vec::new(),
-            detailed_diff: BTreeMap::new(),
-            hide_diffs: Vec::new(),
-            old_inputs: None,
+            changes: None,
             new_inputs: None,
-            old_outputs: None,
             outputs: None,
             dependencies: Vec::new(),
             dependency_rows: Vec::new(),
@@ -205,6 +218,16 @@ impl Resource {
             created_replacement: false,
             replace_marked: false,
         }
+    }
+
+    /// What its diff found and the old state it starts from (empty for a plain create).
+    pub fn changes(&self) -> &Changes {
+        self.changes.as_deref().unwrap_or(&NO_CHANGES)
+    }
+
+    /// Its changes, boxed on first write.
+    fn changes_mut(&mut self) -> &mut Changes {
+        self.changes.get_or_insert_with(Box::default)
     }
 
     /// The rows of its dependencies that are in the model, in no particular order.
@@ -435,7 +458,11 @@ pub struct Model {
     structure_version: u64,
     /// Rows naming a dependency that has no row yet, by its URN: linked when the row appears.
     awaiting_dependency: UrnMap<Vec<usize>>,
-    chains: Vec<Chain>,
+    #[expect(
+        clippy::vec_box,
+        reason = "a preview has a chain per resource: growing a million of them would copy them all"
+    )]
+    chains: Vec<Box<Chain>>,
     chain_index: FastMap<ChainId, usize>,
     awaiting_chains: BTreeSet<usize>,
     running_chains: BTreeSet<usize>,
@@ -617,13 +644,13 @@ impl Model {
     }
 
     /// Every chain, in the order first seen.
-    pub fn chains(&self) -> &[Chain] {
+    pub fn chains(&self) -> &[Box<Chain>] {
         &self.chains
     }
 
     /// The chain `id`, in O(1).
     pub fn chain(&self, id: ChainId) -> Option<&Chain> {
-        self.chain_index.get(&id).map(|&i| &self.chains[i])
+        self.chain_index.get(&id).map(|&i| &*self.chains[i])
     }
 
     /// Chains in display order: awaiting approval, running, queued, then finished (newest first).
@@ -633,7 +660,7 @@ impl Model {
             .chain(self.running_chains.iter())
             .chain(self.queued_chains.iter())
             .chain(self.finished_chains.iter().rev())
-            .map(|&i| &self.chains[i])
+            .map(|&i| &*self.chains[i])
     }
 
     /// Chains running now.
@@ -1206,20 +1233,26 @@ impl Model {
             r.chain = Some(c);
         }
         if !info.diffs.is_empty() {
-            r.diffs.clone_from(&info.diffs);
+            r.changes_mut().diffs.clone_from(&info.diffs);
         }
         if !info.replace_keys.is_empty() {
-            r.replace_keys.clone_from(&info.replace_keys);
+            r.changes_mut().replace_keys.clone_from(&info.replace_keys);
         }
         if !info.detailed_diff.is_empty() {
-            r.detailed_diff.clone_from(&info.detailed_diff);
+            r.changes_mut()
+                .detailed_diff
+                .clone_from(&info.detailed_diff);
         }
-        r.hide_diffs.clone_from(&info.hide_diffs);
+        if !info.hide_diffs.is_empty() {
+            r.changes_mut().hide_diffs.clone_from(&info.hide_diffs);
+        } else if let Some(c) = r.changes.as_mut() {
+            c.hide_diffs.clear();
+        }
         if info.old_inputs.is_some() {
-            r.old_inputs.clone_from(&info.old_inputs);
+            r.changes_mut().old_inputs.clone_from(&info.old_inputs);
         }
         if info.old_outputs.is_some() {
-            r.old_outputs.clone_from(&info.old_outputs);
+            r.changes_mut().old_outputs.clone_from(&info.old_outputs);
         }
         if info.new_inputs.is_some() {
             r.new_inputs.clone_from(&info.new_inputs);
@@ -1345,7 +1378,9 @@ impl Model {
                 }
                 // Kept as it is: no longer shown as a replacement.
                 r.op = Some(StepOp::Same);
-                r.replace_keys.clear();
+                if let Some(c) = r.changes.as_mut() {
+                    c.replace_keys.clear();
+                }
                 r.message = Some(format!("{what} declined by {who}: kept as it is"));
             }
             if r.status == Status::WaitingForApproval {
@@ -1491,6 +1526,12 @@ impl Model {
 
     fn set_parent(&mut self, i: usize, parent: Option<&Urn>) {
         let Some(p_urn) = parent else { return };
+        // A step names the parent its registration named: no need to hash its URN again.
+        if let Some(known) = self.resources[i].parent
+            && self.resources[known].urn == *p_urn
+        {
+            return;
+        }
         let p = self.ensure_row(p_urn, None);
         if p == i || self.resources[i].parent == Some(p) {
             return;
@@ -1508,7 +1549,7 @@ impl Model {
             return c;
         }
         let c = self.chains.len();
-        self.chains.push(Chain {
+        self.chains.push(Box::new(Chain {
             id,
             steps: Vec::new(),
             state: ChainState::Queued,
@@ -1519,7 +1560,7 @@ impl Model {
             ended: None,
             cascade: None,
             failed: false,
-        });
+        }));
         self.chain_index.insert(id, c);
         self.queued_chains.insert(c);
         c
@@ -2143,6 +2184,29 @@ mod tests {
     }
 
     #[test]
+    fn a_plain_create_keeps_a_small_row_and_an_update_keeps_its_changes() {
+        // A million rows of a preview: the diff fields are boxed apart (456 bytes before).
+        assert!(std::mem::size_of::<Resource>() <= 352);
+        let mut m = live();
+        let vpc = urn("sim:index:Vpc", "vpc");
+        let sub = urn("sim:index:Subnet", "sub");
+        plan(&mut m, 1, &[(StepOp::Create, &vpc)]);
+        assert!(m.get(&vpc).unwrap().changes.is_none());
+        let mut info = step_info(StepOp::Update, &sub, None, 2);
+        info.diffs = vec!["cidr".into()];
+        info.hide_diffs = vec!["tags".into()];
+        info.old_inputs = Some(PropertyMap::new());
+        m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
+        let changes = m.get(&sub).unwrap().changes();
+        assert_eq!(changes.diffs, ["cidr"]);
+        assert_eq!(changes.hide_diffs, ["tags"]);
+        assert!(changes.old_inputs.is_some());
+        info.hide_diffs.clear();
+        m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        assert!(m.get(&sub).unwrap().changes().hide_diffs.is_empty());
+    }
+
+    #[test]
     fn counts_leave_out_default_providers_and_dependencies_are_listed_once() {
         let mut m = live();
         let provider = Urn::new("dev", "myproj", None, "pulumi:providers:sim", "default");
@@ -2206,7 +2270,7 @@ mod tests {
         });
         let r = m.get(&app).unwrap();
         assert_eq!(r.op, Some(StepOp::Same));
-        assert!(r.replace_keys.is_empty());
+        assert!(r.changes().replace_keys.is_empty());
         assert_eq!(r.status, Status::Declined);
         assert!(
             m.log()

@@ -135,10 +135,11 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
     }
     head.push(Span::raw("   "));
     head.push(Span::styled(status_text(r, m), t.status(r.status)));
-    if !r.replace_keys.is_empty() {
+    let changes = r.changes();
+    if !changes.replace_keys.is_empty() {
         head.push(Span::raw(format!(
             "   reasons: {}",
-            r.replace_keys.join(", ")
+            changes.replace_keys.join(", ")
         )));
     }
     if r.protect {
@@ -152,24 +153,29 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         out.push(Line::styled(format!("error: {e}"), t.error()));
     }
     let empty = PropertyMap::new();
-    let old = r.old_inputs.as_ref().unwrap_or(&empty);
+    let old = changes.old_inputs.as_ref().unwrap_or(&empty);
     let new = r.new_inputs.as_ref().unwrap_or(old);
     if !old.is_empty() || !new.is_empty() {
         out.push(Line::styled("inputs:", t.bold()));
         let forces = |path: &str| {
-            r.replace_keys.iter().any(|k| k == path)
-                || r.detailed_diff
+            changes.replace_keys.iter().any(|k| k == path)
+                || changes
+                    .detailed_diff
                     .get(path)
                     .is_some_and(|d| d.kind.is_replace())
         };
-        let old = if r.old_inputs.is_some() { old } else { &empty };
+        let old = if changes.old_inputs.is_some() {
+            old
+        } else {
+            &empty
+        };
         let marks = PathMarks {
             forces: &forces,
-            hidden: HiddenDiffs::new(&r.hide_diffs),
+            hidden: HiddenDiffs::new(&changes.hide_diffs),
         };
         diff_lines(old, new, "", 0, &marks, t, &mut out);
     }
-    if let Some(outputs) = r.outputs.as_ref().or(r.old_outputs.as_ref())
+    if let Some(outputs) = r.outputs.as_ref().or(changes.old_outputs.as_ref())
         && !outputs.is_empty()
     {
         out.push(Line::styled("outputs:", t.bold()));

@@ -89,19 +89,20 @@ pub fn info_text(r: &Resource) -> (String, bool) {
             .map_or(e.as_str(), |(_, m)| m);
         return (brief.to_string(), true);
     }
-    if !r.replace_keys.is_empty() {
+    let changes = r.changes();
+    if !changes.replace_keys.is_empty() {
         let dbr = if r.delete_before_replace {
             " (delete-before-replace)"
         } else {
             ""
         };
         return (
-            format!("replace: {}{dbr}", r.replace_keys.join(", ")),
+            format!("replace: {}{dbr}", changes.replace_keys.join(", ")),
             false,
         );
     }
-    if !r.diffs.is_empty() && r.op != Some(StepOp::Create) {
-        return (format!("diff: {}", r.diffs.join(", ")), false);
+    if !changes.diffs.is_empty() && r.op != Some(StepOp::Create) {
+        return (format!("diff: {}", changes.diffs.join(", ")), false);
     }
     (r.message.clone().unwrap_or_default(), false)
 }
