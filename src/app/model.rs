@@ -19,7 +19,7 @@ use crate::engine::property::PropertyMap;
 use crate::engine::provider::PropertyDiff;
 use crate::engine::resource::is_provider_type;
 use crate::engine::step::StepOp;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap, UrnSet};
+use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap, distinct};
 
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -503,23 +503,6 @@ pub struct Model {
 
 /// Indexes by id with a fast hasher: every event looks one up.
 type FastMap<K, V> = HashMap<K, V, FastHash>;
-
-/// `urns` without repeats, in their first order (a dependency named by two inputs is one edge).
-/// Lists are short (a few dependencies), so a scan of what is kept beats hashing each URN.
-fn unique(urns: &[Urn]) -> Vec<Urn> {
-    let mut out: Vec<Urn> = Vec::with_capacity(urns.len());
-    if urns.len() <= 16 {
-        for u in urns {
-            if !out.contains(u) {
-                out.push(u.clone());
-            }
-        }
-    } else {
-        let mut seen = UrnSet::default();
-        out.extend(urns.iter().filter(|u| seen.insert((*u).clone())).cloned());
-    }
-    out
-}
 
 /// Whether rows of type `t` are in the dependency graph (the tree shows the rest).
 fn is_graph_type(t: &str) -> bool {
@@ -1271,7 +1254,7 @@ impl Model {
         if self.resources[i].dependencies == urns {
             return;
         }
-        let dependencies = unique(urns);
+        let dependencies = distinct(urns.iter().cloned());
         if self.resources[i].dependencies == dependencies {
             return;
         }
