@@ -277,7 +277,9 @@ fn attach_json_prints_the_same_engine_events_as_the_served_run_itself() {
 #[test]
 fn tokens_not_given_are_generated_and_printed_once_and_they_work() {
     use std::io::{BufRead, BufReader};
-    let env = chain_project(3, 300);
+    // Long enough that the watcher connects while it runs, even on a loaded machine (at
+    // 3 × 300 ms, CI once saw the run end first: a transport error, not a stream).
+    let env = chain_project(4, 1000);
     let address = format!("unix:{}", socket(&env).display());
     let mut up = env
         .command(&[
