@@ -69,12 +69,7 @@ impl GraphLayout {
         self.key = Some(key);
         self.blast = None;
         let n = model.resources().len();
-        let mut in_graph = vec![false; n];
-        let mut custom = vec![false; n];
-        for (i, r) in model.resources().iter().enumerate() {
-            in_graph[i] = r.graph_node();
-            custom[i] = r.custom;
-        }
+        let in_graph: Vec<bool> = model.resources().iter().map(|r| r.graph_node()).collect();
         // Containment is the tree's business; the graph shows what depends on what. The
         // model keeps each row's dependency rows, so no URN is looked up here.
         self.deps = Adjacency::collect((0..n).map(|i| {
@@ -93,7 +88,7 @@ impl GraphLayout {
             None => (0..n)
                 .map(|i| {
                     in_graph[i]
-                        && (custom[i]
+                        && (model.resource(i).custom
                             || !self.deps.of(i).is_empty()
                             || !self.dependents.of(i).is_empty())
                 })

@@ -2167,6 +2167,18 @@ mod tests {
     }
 
     #[test]
+    fn the_shared_history_lines_name_each_op() {
+        // The tables are indexed by the op's discriminant, in `StepOp::ALL`'s order.
+        for op in StepOp::ALL {
+            assert_eq!(line_for(&PLANNED, op), format!("planned {}", op.as_str()));
+            assert_eq!(
+                line_for(&WOULD, op),
+                format!("would {} (preview: nothing ran)", op.as_str())
+            );
+        }
+    }
+
+    #[test]
     fn a_plain_create_keeps_a_small_row_and_an_update_keeps_its_changes() {
         // A million rows of a preview: the diff fields are boxed apart (456 bytes before).
         assert!(std::mem::size_of::<Resource>() <= 352);

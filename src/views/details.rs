@@ -164,11 +164,6 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
                     .get(path)
                     .is_some_and(|d| d.kind.is_replace())
         };
-        let old = if changes.old_inputs.is_some() {
-            old
-        } else {
-            &empty
-        };
         let marks = PathMarks {
             forces: &forces,
             hidden: HiddenDiffs::new(&changes.hide_diffs),
