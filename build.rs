@@ -19,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .build_server(true)
         .codec_path("crate::rpc::codec::StreamCodec")
         // Served events are encoded once and shared by every watcher.
-        .bytes(".stepdeck.console.v1.Events.events")
+        .bytes(".stepdeck.console.v1.Events.runs")
         .compile_fds(protox::compile(
             ["stepdeck/console/v1/console.proto"],
             ["proto"],

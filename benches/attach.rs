@@ -19,6 +19,7 @@ use stepdeck::rpc::console_proto::{WatchRequest, watch_reply};
 use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
 use stepdeck::rpc::console_tee::tee;
 use stepdeck::rpc::console_token::Tokens;
+use stepdeck::rpc::console_wire::frames;
 
 /// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
 #[global_allocator]
@@ -89,7 +90,7 @@ async fn raw_watcher(address: &ConsoleAddress) -> tokio::task::JoinHandle<usize>
         let mut n = 0;
         while let Ok(Some(reply)) = stream.message().await {
             if let Some(watch_reply::Item::Events(batch)) = reply.item {
-                n += batch.events.len();
+                n += frames(&batch.runs).count();
             }
         }
         n
@@ -98,7 +99,7 @@ async fn raw_watcher(address: &ConsoleAddress) -> tokio::task::JoinHandle<usize>
 
 /// One served update of `dag` with this many watchers reading every event; the time is the
 /// deployment's, from start to its result (setting up the server and watchers is not timed,
-/// and the watchers finish reading before the next run starts).
+/// and the watchers finish reading and the server stops before the next run starts).
 fn served_update_once(
     rt: &tokio::runtime::Runtime,
     elsewhere: &tokio::runtime::Runtime,
@@ -106,7 +107,7 @@ fn served_update_once(
     watchers: usize,
 ) -> Duration {
     let dir = tempfile::tempdir().unwrap();
-    let (served, _serving, address) = rt.block_on(served(dir.path()));
+    let (served, serving, address) = rt.block_on(served(dir.path()));
     let readers: Vec<_> = (0..watchers)
         .map(|_| elsewhere.block_on(raw_watcher(&address)))
         .collect();
@@ -143,6 +144,8 @@ fn served_update_once(
     for reader in readers {
         assert_eq!(elsewhere.block_on(reader).unwrap(), served.hub.held());
     }
+    // The next run starts on a machine that serves nothing.
+    serving.stop();
     took
 }
 

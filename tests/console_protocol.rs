@@ -21,6 +21,7 @@ use stepdeck::rpc::console_server::{
 };
 use stepdeck::rpc::console_tee::tee;
 use stepdeck::rpc::console_token::Tokens;
+use stepdeck::rpc::console_wire::frames;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tonic::Code;
 
@@ -246,7 +247,7 @@ async fn a_watch_from_a_position_resumes_there_and_the_end_closes_the_stream() {
     let mut seqs = Vec::new();
     while let Some(reply) = stream.message().await.unwrap() {
         if let Some(watch_reply::Item::Events(batch)) = reply.item {
-            seqs.extend((batch.first..).take(batch.events.len()));
+            seqs.extend((batch.first..).take(frames(&batch.runs).count()));
         }
     }
     assert_eq!(seqs, [3, 4]);
@@ -295,7 +296,7 @@ async fn events_in_next_reply(stream: &mut tonic::Streaming<WatchReply>) -> usiz
     loop {
         let reply = stream.message().await.unwrap().expect("a reply");
         if let Some(watch_reply::Item::Events(batch)) = reply.item {
-            return batch.events.len();
+            return frames(&batch.runs).count();
         }
     }
 }

@@ -25,7 +25,7 @@ use super::console_names::KnownNames;
 use super::console_proto as pb;
 use super::console_proto::console_client::ConsoleClient;
 use super::console_server::PROTOCOL_VERSION;
-use super::console_wire::from_wire;
+use super::console_wire::{frames, from_wire};
 
 /// How to reach a served console and who we say we are.
 #[derive(Clone, Debug)]
@@ -239,10 +239,12 @@ async fn pump(
                     continue;
                 }
                 next = batch.next;
-                for bytes in batch.events {
-                    let decoded = pb::Event::decode(bytes)
-                        .map_err(|e| format!("an event that does not decode: {e}"))
-                        .and_then(|e| from_wire(&e, &known).map_err(|e| e.to_string()));
+                for frame in frames(&batch.runs) {
+                    let decoded = frame.map_err(|e| e.to_string()).and_then(|bytes| {
+                        pb::Event::decode(bytes)
+                            .map_err(|e| format!("an event that does not decode: {e}"))
+                            .and_then(|e| from_wire(&e, &known).map_err(|e| e.to_string()))
+                    });
                     let e = match decoded {
                         Ok(e) => e,
                         Err(e) => note(Severity::Error, e),

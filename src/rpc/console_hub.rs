@@ -2,6 +2,11 @@
 //! position at its own pace, so a late joiner replays the run and the deployment never waits
 //! for any of them.
 //!
+//! Events are kept as the protocol carries them, each encoded once and preceded by its
+//! length, one after another in a few large buffers: a watcher's reply copies a stretch of the
+//! log (a run) at once instead of gathering thousands of small buffers, whose reading and
+//! reference counting were most of what serving cost.
+//!
 //! The hub keeps what a console's model keeps, not every event: an ephemeral note (a status
 //! line that the model shows only until the next message on the same resource) is dropped
 //! once a later event overwrites it, so a chatty program does not grow the log. Everything
@@ -14,7 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use prost::Message;
-use prost::bytes::Bytes;
+use prost::bytes::{Bytes, BytesMut};
 use tokio::sync::watch;
 
 use crate::engine::events::{CascadeId, EngineEvent};
@@ -40,18 +45,39 @@ pub struct Batch {
     pub first: u64,
     /// The position to read from next (events superseded in between are left out).
     pub next: u64,
-    pub events: Vec<Bytes>,
+    /// The events in runs: each run holds events one after another, each preceded by its
+    /// length (a varint), as `console_wire::unframe` reads them.
+    pub runs: Vec<Bytes>,
+    /// How many events the runs hold.
+    pub count: usize,
     /// The number of the first name in `names`.
     pub names_first: u64,
     /// The names numbered since the reader's last batch, which its events may refer to.
     pub names: Vec<Arc<str>>,
 }
 
+/// Buffers the log's frames are appended to are at least this large.
+const SEGMENT: usize = 64 * 1024;
+
+/// Where an event's frame is.
+enum Frame {
+    /// In the log's buffers, at this offset (counted from the first byte ever appended).
+    Kept { offset: u64, len: u32 },
+    /// An ephemeral note, in a buffer of its own so that it is freed once superseded (emptied
+    /// then); chatty programs send thousands of them.
+    Note(Bytes),
+}
+
 #[derive(Default)]
 struct Log {
     /// Live events with their positions, ascending; a superseded one is emptied, and the
     /// emptied ones are removed once they are half of the log.
-    events: Vec<(u64, Bytes)>,
+    events: Vec<(u64, Frame)>,
+    /// The frames of every kept event, in order: frozen segments (with the offset of each
+    /// one's first byte) and the tail still being appended to, frozen when a watcher reads.
+    segments: Vec<(u64, Bytes)>,
+    tail: BytesMut,
+    tail_offset: u64,
     /// The position the next event gets.
     next: u64,
     /// Every name the events refer to, in the order they are numbered.
@@ -137,50 +163,146 @@ impl Log {
     }
 
     fn empty(&mut self, at: u64) {
-        if let Ok(i) = self.events.binary_search_by_key(&at, |(p, _)| *p) {
-            self.events[i].1 = Bytes::new();
+        if let Ok(i) = self.events.binary_search_by_key(&at, |(p, _)| *p)
+            && let Frame::Note(note) = &mut self.events[i].1
+        {
+            *note = Bytes::new();
             self.emptied += 1;
         }
         if self.emptied > 64 && self.emptied * 2 > self.events.len() {
-            self.events.retain(|(_, e)| !e.is_empty());
+            self.events
+                .retain(|(_, f)| !matches!(f, Frame::Note(n) if n.is_empty()));
             self.emptied = 0;
         }
     }
 
-    fn push(&mut self, e: &EngineEvent, wire: Bytes) {
+    /// Appends `e`, whose frame (its length, then its encoding) is `frame`.
+    fn push(&mut self, e: &EngineEvent, frame: &[u8]) {
         let at = self.next;
         self.next += 1;
-        self.events.push((at, wire));
+        let stored = if matches!(
+            e,
+            EngineEvent::Diagnostic {
+                ephemeral: true,
+                ..
+            }
+        ) {
+            Frame::Note(Bytes::copy_from_slice(frame))
+        } else {
+            if self.tail.capacity() - self.tail.len() < frame.len() {
+                self.tail.reserve(frame.len().max(SEGMENT));
+            }
+            let offset = self.tail_offset + self.tail.len() as u64;
+            self.tail.extend_from_slice(frame);
+            Frame::Kept {
+                offset,
+                len: frame.len() as u32,
+            }
+        };
+        self.events.push((at, stored));
         self.account(e, at);
+    }
+
+    /// The segment holding the frozen byte at `offset`: its first byte's offset and it.
+    fn segment(&self, offset: u64) -> &(u64, Bytes) {
+        &self.segments[self.segments.partition_point(|(start, _)| *start <= offset) - 1]
+    }
+
+    /// Makes what was appended so far readable.
+    fn freeze(&mut self) {
+        if !self.tail.is_empty() {
+            let segment = self.tail.split().freeze();
+            let len = segment.len() as u64;
+            self.segments.push((self.tail_offset, segment));
+            self.tail_offset += len;
+        }
     }
 
     /// Live events from `from` on, at most `max` of them or about `max_bytes`, with the names
     /// from number `named` on.
-    fn read(&self, from: u64, max: usize, max_bytes: usize, named: usize) -> Batch {
+    fn read(&mut self, from: u64, max: usize, max_bytes: usize, named: usize) -> Batch {
+        self.freeze();
         let start = self.events.partition_point(|(p, _)| *p < from);
         let mut batch = Batch {
             first: from,
             next: from,
-            events: Vec::new(),
+            runs: Vec::new(),
+            count: 0,
             names_first: named as u64,
             names: self.names.get(named..).unwrap_or_default().to_vec(),
         };
         let mut bytes = 0;
-        for (p, e) in &self.events[start..] {
-            if batch.events.len() >= max || (bytes >= max_bytes && !batch.events.is_empty()) {
+        let mut run = Run::default();
+        for (p, frame) in &self.events[start..] {
+            if batch.count >= max || (bytes >= max_bytes && batch.count > 0) {
                 break;
             }
             batch.next = p + 1;
-            if e.is_empty() {
-                continue;
-            }
-            if batch.events.is_empty() {
+            let len = match frame {
+                Frame::Note(note) if note.is_empty() => continue,
+                Frame::Note(note) => {
+                    run.close(&mut batch.runs);
+                    batch.runs.push(note.clone());
+                    note.len()
+                }
+                Frame::Kept { offset, len } => {
+                    let (offset, len) = (*offset, *len as usize);
+                    if !run.extends_to(offset, len) {
+                        run.close(&mut batch.runs);
+                        run = Run::at(self.segment(offset), offset, len);
+                    }
+                    len
+                }
+            };
+            if batch.count == 0 {
                 batch.first = *p;
             }
-            bytes += e.len();
-            batch.events.push(e.clone());
+            batch.count += 1;
+            bytes += len;
         }
+        run.close(&mut batch.runs);
         batch
+    }
+}
+
+/// Kept frames one after another in one segment, gathered into one run of a batch.
+#[derive(Default)]
+struct Run {
+    segment: Bytes,
+    /// The offsets of the segment's first byte, and of the run's first and last bytes.
+    segment_start: u64,
+    start: u64,
+    end: u64,
+}
+
+impl Run {
+    fn at((segment_start, segment): &(u64, Bytes), offset: u64, len: usize) -> Run {
+        Run {
+            segment: segment.clone(),
+            segment_start: *segment_start,
+            start: offset,
+            end: offset + len as u64,
+        }
+    }
+
+    /// Takes the frame at `offset` in if it follows the run in the same segment.
+    fn extends_to(&mut self, offset: u64, len: usize) -> bool {
+        let end = offset + len as u64;
+        let fits = !self.segment.is_empty()
+            && offset == self.end
+            && end <= self.segment_start + self.segment.len() as u64;
+        if fits {
+            self.end = end;
+        }
+        fits
+    }
+
+    fn close(&mut self, runs: &mut Vec<Bytes>) {
+        let run = std::mem::take(self);
+        if run.end > run.start {
+            let at = (run.start - run.segment_start) as usize;
+            runs.push(run.segment.slice(at..at + (run.end - run.start) as usize));
+        }
     }
 }
 
@@ -209,15 +331,21 @@ impl EventHub {
     pub fn push_all(&self, events: &[EngineEvent]) {
         let mut names = self.names.lock().unwrap_or_else(PoisonError::into_inner);
         let named = names.len();
-        let wire: Vec<Bytes> = events
-            .iter()
-            .map(|e| Bytes::from(to_wire(e, &mut names).encode_to_vec()))
-            .collect();
+        let mut frames = Vec::with_capacity(events.len() * 64);
+        let mut ends = Vec::with_capacity(events.len());
+        for e in events {
+            let wire = to_wire(e, &mut names);
+            // A `Vec` grows as needed: encoding into it cannot fail.
+            let _ = wire.encode_length_delimited(&mut frames);
+            ends.push(frames.len());
+        }
         let next = {
             let mut log = self.log();
             log.names.extend_from_slice(names.since(named));
-            for (e, w) in events.iter().zip(wire) {
-                log.push(e, w);
+            let mut start = 0;
+            for (e, end) in events.iter().zip(ends) {
+                log.push(e, &frames[start..end]);
+                start = end;
             }
             log.next
         };
@@ -256,7 +384,7 @@ impl EventHub {
                 return None;
             }
             let batch = self.log().read(from, max, max_bytes, named);
-            if !batch.events.is_empty() {
+            if batch.count > 0 {
                 return Some(batch);
             }
             // Everything up to `end` was superseded.
@@ -322,6 +450,7 @@ mod tests {
     use super::*;
     use crate::engine::events::EngineEvent;
     use crate::rpc::console_names::KnownNames;
+    use crate::rpc::console_wire::frames;
 
     #[tokio::test]
     async fn a_reader_gets_what_was_pushed_before_and_after_it_came_and_the_end() {
@@ -332,8 +461,8 @@ mod tests {
             tokio::spawn(async move {
                 let (mut got, mut from) = (0, 0);
                 while let Some(batch) = hub.read(from, 2, 1 << 20, 0).await {
-                    assert!(batch.events.len() <= 2);
-                    got += batch.events.len();
+                    assert!(batch.count <= 2);
+                    got += batch.count;
                     from = batch.next;
                 }
                 got
@@ -386,11 +515,9 @@ mod tests {
     }
 
     fn urns_of(known: &KnownNames, batch: &Batch) -> Vec<Urn> {
-        batch
-            .events
-            .iter()
+        frames(&batch.runs)
             .filter_map(|b| {
-                let e = crate::rpc::console_proto::Event::decode(b.clone()).unwrap();
+                let e = crate::rpc::console_proto::Event::decode(b.unwrap()).unwrap();
                 match super::super::console_wire::from_wire(&e, known).unwrap() {
                     EngineEvent::RegistrationReceived { urn, .. }
                     | EngineEvent::DiffQueued { urn } => Some(urn),
@@ -437,11 +564,9 @@ mod tests {
     fn messages(hub: &EventHub) -> Vec<String> {
         let batch = hub.log().read(0, usize::MAX, usize::MAX, 0);
         let known = known(&batch);
-        batch
-            .events
-            .iter()
+        frames(&batch.runs)
             .map(|b| {
-                let e = crate::rpc::console_proto::Event::decode(b.clone()).unwrap();
+                let e = crate::rpc::console_proto::Event::decode(b.unwrap()).unwrap();
                 match super::super::console_wire::from_wire(&e, &known).unwrap() {
                     EngineEvent::Diagnostic { message, .. } => message,
                     other => format!("{other:?}").chars().take(12).collect(),
@@ -510,8 +635,47 @@ mod tests {
         }
         hub.close();
         let batch = hub.read(1, 10, 1 << 20, 0).await.expect("the last note");
-        assert_eq!((batch.first, batch.next, batch.events.len()), (200, 201, 1));
+        assert_eq!((batch.first, batch.next, batch.count), (200, 201, 1));
         assert!(hub.read(201, 10, 1 << 20, 0).await.is_none());
         assert!(hub.log().events.len() < 100, "superseded notes are removed");
+    }
+
+    #[test]
+    fn kept_events_go_out_in_runs_that_a_note_or_a_later_segment_breaks_in_order() {
+        let hub = EventHub::new();
+        let urn =
+            |n: &str| Urn::parse(&format!("urn:pulumi:dev::p::sim:index:Thing::{n}")).unwrap();
+        hub.push_all(&[registered(&urn("a")), registered(&urn("b"))]);
+        hub.push(&note(Some(&urn("a")), "a is on its way", true));
+        hub.push(&registered(&urn("c")));
+        let batch = hub.log().read(0, usize::MAX, usize::MAX, 0);
+        let lens = |b: &Batch| {
+            b.runs
+                .iter()
+                .map(|r| frames(std::slice::from_ref(r)).count())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!((batch.count, lens(&batch)), (4, vec![2, 1, 1]));
+        // What arrives after a read is appended after the frozen part, in a segment of its own.
+        hub.push(&registered(&urn("d")));
+        let batch = hub.log().read(0, usize::MAX, usize::MAX, 0);
+        assert_eq!((batch.count, lens(&batch)), (5, vec![2, 1, 1, 1]));
+        assert_eq!(
+            messages(&hub),
+            [
+                "Registration",
+                "Registration",
+                "a is on its way",
+                "Registration",
+                "Registration"
+            ]
+        );
+        assert_eq!(
+            urns_of(&known(&batch), &batch),
+            ["a", "b", "c", "d"].map(urn)
+        );
+        // A reader from the middle of a run gets the rest of it.
+        let tail = hub.log().read(1, 2, usize::MAX, 0);
+        assert_eq!((tail.first, tail.next, lens(&tail)), (1, 3, vec![1, 1]));
     }
 }

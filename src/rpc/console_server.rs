@@ -30,9 +30,10 @@ use super::console_proto as pb;
 use super::console_proto::console_server::{Console, ConsoleServer};
 use super::console_token::{Role, Tokens};
 
-/// The protocol version `Hello` announces (3: events refer to URNs, types and provider
-/// references by number, see `console_names`; 2 numbered URNs only).
-pub const PROTOCOL_VERSION: u32 = 3;
+/// The protocol version `Hello` announces (4: events travel in runs, each preceded by its
+/// length; 3: events refer to URNs, types and provider references by number, see
+/// `console_names`; 2 numbered URNs only).
+pub const PROTOCOL_VERSION: u32 = 4;
 
 /// What the server allows, so that no watcher can make the deployment pay for it.
 #[derive(Clone, Copy, Debug)]
@@ -242,7 +243,7 @@ async fn feed(
                     gather = batch.next >= served.hub.end();
                     Item::Events(pb::Events {
                         first: batch.first,
-                        events: batch.events,
+                        runs: batch.runs,
                         next: batch.next,
                         names_first: batch.names_first,
                         names: batch.names.iter().map(|u| u.to_string()).collect(),
@@ -429,6 +430,20 @@ pub struct ServingConsole {
     pub address: ConsoleAddress,
     stop: Option<oneshot::Sender<()>>,
     socket: Option<PathBuf>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ServingConsole {
+    /// Stops serving and waits until the serving thread is gone, which is once every
+    /// watcher's connection closed: a measurement that serves run after run does not leave
+    /// one run's teardown to the next.
+    pub fn stop(mut self) {
+        let thread = self.thread.take();
+        drop(self);
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Drop for ServingConsole {
@@ -514,7 +529,7 @@ pub async fn serve(
         .map_err(listen_error)?;
     let listener = listener.into_tokio(&runtime).map_err(listen_error)?;
     let (stop, stopped) = oneshot::channel::<()>();
-    std::thread::Builder::new()
+    let thread = std::thread::Builder::new()
         .name(SERVING_THREAD.into())
         .spawn(move || serve_on_spare_cycles(&runtime, listener, router, stopped))
         .map_err(listen_error)?;
@@ -522,6 +537,7 @@ pub async fn serve(
         address: bound,
         stop: Some(stop),
         socket,
+        thread: Some(thread),
     })
 }
 
@@ -622,6 +638,7 @@ mod tests {
     use crate::engine::events::EngineEvent;
     use crate::engine::urn::Urn;
     use crate::rpc::codec::STREAM_BUFFER;
+    use std::time::Instant;
 
     #[tokio::test]
     async fn a_busy_runs_reply_fills_the_codecs_buffer_without_outgrowing_it() {
@@ -645,7 +662,7 @@ mod tests {
         let reply = pb::WatchReply {
             item: Some(pb::watch_reply::Item::Events(pb::Events {
                 first: batch.first,
-                events: batch.events,
+                runs: batch.runs,
                 next: batch.next,
                 names_first: batch.names_first,
                 names: Vec::new(),
@@ -657,5 +674,39 @@ mod tests {
             "{len} bytes: too few for a busy run"
         );
         assert!(len + 5 <= STREAM_BUFFER, "{len} bytes outgrow the buffer");
+    }
+
+    /// Threads of this process named as the serving thread.
+    fn serving_threads() -> usize {
+        std::fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter(|t| {
+                let comm = t.as_ref().unwrap().path().join("comm");
+                std::fs::read_to_string(comm).is_ok_and(|c| c.trim_end() == SERVING_THREAD)
+            })
+            .count()
+    }
+
+    #[tokio::test]
+    async fn stopping_returns_once_the_serving_thread_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let tokens = Tokens {
+            control: "control-token".into(),
+            watch: "watch-token".into(),
+        };
+        let address = ConsoleAddress::Unix(dir.path().join("console.sock"));
+        let before = serving_threads();
+        let serving = serve(&address, tokens, None, Limits::default(), Served::new())
+            .await
+            .unwrap();
+        // The thread names itself once it runs.
+        let named = Instant::now();
+        while serving_threads() == before && named.elapsed() < Duration::from_secs(5) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(serving_threads(), before + 1);
+        serving.stop();
+        assert_eq!(serving_threads(), before);
+        assert!(!dir.path().join("console.sock").exists());
     }
 }

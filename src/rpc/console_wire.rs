@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use prost::bytes::Bytes;
 use prost_types::Struct;
 
 use crate::engine::events::{
@@ -35,6 +36,31 @@ fn bad(field: &'static str, reason: impl Into<String>) -> WireError {
         field,
         reason: reason.into(),
     }
+}
+
+/// The encoded events in a batch's runs, in order: in a run each event is preceded by its
+/// length (a varint). A run that does not split into whole events ends with the error.
+pub fn frames(runs: &[Bytes]) -> impl Iterator<Item = Result<Bytes, WireError>> + '_ {
+    runs.iter().flat_map(|run| {
+        let mut rest = run.clone();
+        std::iter::from_fn(move || {
+            if rest.is_empty() {
+                return None;
+            }
+            let frame = match prost::decode_length_delimiter(&mut rest) {
+                Ok(len) if len <= rest.len() => Ok(rest.split_to(len)),
+                Ok(len) => Err(bad(
+                    "Events.runs",
+                    format!("an event of {len} bytes where {} are left", rest.len()),
+                )),
+                Err(e) => Err(bad("Events.runs", e.to_string())),
+            };
+            if frame.is_err() {
+                rest.clear();
+            }
+            Some(frame)
+        })
+    })
 }
 
 /// The stand-in every secret value travels as.
@@ -881,6 +907,22 @@ mod tests {
                 .unwrap_err()
                 .field,
             "diff_queued"
+        );
+    }
+
+    #[test]
+    fn a_run_cut_short_ends_with_an_error_naming_the_field_and_the_next_run_still_reads() {
+        let event = prost::Message::encode_length_delimited_to_vec(&pb::Event::default());
+        let cut = Bytes::from(vec![9, 1, 2]);
+        let got: Vec<_> = frames(&[cut, Bytes::from([event.clone(), event].concat())]).collect();
+        assert_eq!(got.len(), 3, "{got:?}");
+        let err = got[0].clone().unwrap_err();
+        assert_eq!(err.field, "Events.runs");
+        assert!(err.reason.contains("9 bytes where 2 are left"), "{err}");
+        assert!(
+            got[1..]
+                .iter()
+                .all(|f| f.as_ref().is_ok_and(|b| b.is_empty()))
         );
     }
 }
