@@ -385,18 +385,13 @@ pub fn parse_deployment_text(
     head.insert("manifest".into(), shape.manifest);
     head.insert("secrets_providers".into(), shape.secrets_providers);
     let mut d = parse_deployment(&Value::Object(head), at, crypter)?;
-    // Sized up front: a collect through `Result` cannot know the length, and doubling a vector of
-    // 100,000 states copied them twice over into freshly faulted pages.
-    let raw = shape.resources.unwrap_or_default();
-    let mut resources = Vec::with_capacity(raw.len());
-    for (i, r) in raw.iter().enumerate() {
-        resources.push(parse_resource_text(
-            r.get(),
-            || format!("{at}.resources[{i}]"),
-            crypter,
-        )?);
-    }
-    d.snapshot.resources = resources;
+    d.snapshot.resources = shape
+        .resources
+        .unwrap_or_default()
+        .iter()
+        .enumerate()
+        .map(|(i, r)| parse_resource_text(r.get(), &format!("{at}.resources[{i}]"), crypter))
+        .collect::<Result<_, _>>()?;
     d.snapshot.pending_operations = shape
         .pending_operations
         .unwrap_or_default()
@@ -413,11 +408,10 @@ pub fn parse_deployment_text(
 }
 
 /// One resource from its JSON text: decoded directly when it holds no ciphertext and is well
-/// formed, else through [`parse_resource`] (decryption, and errors naming the field). The
-/// field's path is only built on that second way, since the first never names it.
+/// formed, else through [`parse_resource`] (decryption, and errors naming the field).
 fn parse_resource_text(
     text: &str,
-    at: impl FnOnce() -> String,
+    at: &str,
     crypter: Option<&Crypter>,
 ) -> Result<ResourceState, FieldError> {
     if !text.contains("ciphertext")
@@ -427,10 +421,9 @@ fn parse_resource_text(
     {
         return Ok(r);
     }
-    let at = at();
     let value: Value =
-        serde_json::from_str(text).map_err(|e| FieldError::new(&at, e.to_string()))?;
-    parse_resource(&value, &at, crypter)
+        serde_json::from_str(text).map_err(|e| FieldError::new(at, e.to_string()))?;
+    parse_resource(&value, at, crypter)
 }
 
 fn array<'a>(d: &'a Map<String, Value>, at: &str, key: &str) -> Result<&'a [Value], FieldError> {
