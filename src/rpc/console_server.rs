@@ -246,7 +246,7 @@ async fn feed(
                         runs: batch.runs,
                         next: batch.next,
                         names_first: batch.names_first,
-                        names: batch.names.iter().map(|u| u.to_string()).collect(),
+                        names: batch.names.iter().map(|u| String::from(&**u)).collect(),
                     })
                 }
                 None => return,
