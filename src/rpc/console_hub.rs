@@ -46,7 +46,7 @@ pub struct Batch {
     /// The position to read from next (events superseded in between are left out).
     pub next: u64,
     /// The events in runs: each run holds events one after another, each preceded by its
-    /// length (a varint), as `console_wire::unframe` reads them.
+    /// length (a varint), as `console_wire::frames` reads them.
     pub runs: Vec<Bytes>,
     /// How many events the runs hold.
     pub count: usize,
@@ -62,7 +62,7 @@ const SEGMENT: usize = 64 * 1024;
 /// Where an event's frame is.
 enum Frame {
     /// In the log's buffers, at this offset (counted from the first byte ever appended).
-    Kept { offset: u64, len: u32 },
+    Kept { offset: u64, len: usize },
     /// An ephemeral note, in a buffer of its own so that it is freed once superseded (emptied
     /// then); chatty programs send thousands of them.
     Note(Bytes),
@@ -196,7 +196,7 @@ impl Log {
             self.tail.extend_from_slice(frame);
             Frame::Kept {
                 offset,
-                len: frame.len() as u32,
+                len: frame.len(),
             }
         };
         self.events.push((at, stored));
@@ -246,7 +246,7 @@ impl Log {
                     note.len()
                 }
                 Frame::Kept { offset, len } => {
-                    let (offset, len) = (*offset, *len as usize);
+                    let (offset, len) = (*offset, *len);
                     if !run.extends_to(offset, len) {
                         run.close(&mut batch.runs);
                         run = Run::at(self.segment(offset), offset, len);
@@ -269,7 +269,8 @@ impl Log {
 #[derive(Default)]
 struct Run {
     segment: Bytes,
-    /// The offsets of the segment's first byte, and of the run's first and last bytes.
+    /// The offsets of the segment's first byte, of the run's first byte and of the byte after
+    /// its last.
     segment_start: u64,
     start: u64,
     end: u64,
