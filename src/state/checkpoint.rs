@@ -385,13 +385,7 @@ pub fn parse_deployment_text(
     head.insert("manifest".into(), shape.manifest);
     head.insert("secrets_providers".into(), shape.secrets_providers);
     let mut d = parse_deployment(&Value::Object(head), at, crypter)?;
-    d.snapshot.resources = shape
-        .resources
-        .unwrap_or_default()
-        .iter()
-        .enumerate()
-        .map(|(i, r)| parse_resource_text(r.get(), &format!("{at}.resources[{i}]"), crypter))
-        .collect::<Result<_, _>>()?;
+    d.snapshot.resources = decode_resources(&shape.resources.unwrap_or_default(), at, crypter)?;
     d.snapshot.pending_operations = shape
         .pending_operations
         .unwrap_or_default()
@@ -407,11 +401,58 @@ pub fn parse_deployment_text(
     Ok(d)
 }
 
-/// One resource from its JSON text: decoded directly when it holds no ciphertext and is well
+/// Resources below this many per core are decoded on the caller's thread alone.
+const RESOURCES_PER_DECODER: usize = 4096;
+
+/// The resources' texts decoded on every core, in order: a large stack's decode is most of
+/// loading it, and each resource's text decodes on its own. The first failure in order is
+/// the one reported, as a sequential decode would.
+fn decode_resources(
+    texts: &[&RawValue],
+    at: &str,
+    crypter: Option<&Crypter>,
+) -> Result<Vec<ResourceState>, FieldError> {
+    let decode = |first: usize, part: &[&RawValue]| {
+        let mut out = Vec::with_capacity(part.len());
+        for (i, r) in part.iter().enumerate() {
+            out.push(parse_resource_text(r.get(), at, first + i, crypter)?);
+        }
+        Ok::<_, FieldError>(out)
+    };
+    let decoders = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(texts.len() / RESOURCES_PER_DECODER);
+    if decoders <= 1 {
+        return decode(0, texts);
+    }
+    let per = texts.len().div_ceil(decoders);
+    let parts = std::thread::scope(|scope| {
+        let rest: Vec<_> = texts
+            .chunks(per)
+            .enumerate()
+            .skip(1)
+            .map(|(k, part)| scope.spawn(move || decode(k * per, part)))
+            .collect();
+        let mut parts = vec![decode(0, &texts[..per])];
+        parts.extend(
+            rest.into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+        );
+        parts
+    });
+    let mut resources = Vec::with_capacity(texts.len());
+    for part in parts {
+        resources.extend(part?);
+    }
+    Ok(resources)
+}
+
+/// Resource `i` from its JSON text: decoded directly when it holds no ciphertext and is well
 /// formed, else through [`parse_resource`] (decryption, and errors naming the field).
 fn parse_resource_text(
     text: &str,
     at: &str,
+    i: usize,
     crypter: Option<&Crypter>,
 ) -> Result<ResourceState, FieldError> {
     if !text.contains("ciphertext")
@@ -421,9 +462,10 @@ fn parse_resource_text(
     {
         return Ok(r);
     }
+    let at = format!("{at}.resources[{i}]");
     let value: Value =
-        serde_json::from_str(text).map_err(|e| FieldError::new(at, e.to_string()))?;
-    parse_resource(&value, at, crypter)
+        serde_json::from_str(text).map_err(|e| FieldError::new(&at, e.to_string()))?;
+    parse_resource(&value, &at, crypter)
 }
 
 fn array<'a>(d: &'a Map<String, Value>, at: &str, key: &str) -> Result<&'a [Value], FieldError> {
@@ -487,4 +529,47 @@ fn parse_pending(
         )
     })?;
     Ok(PendingOperation { resource, kind })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deployment_text(n: usize, broken: &[usize]) -> String {
+        let resources: Vec<Value> = (0..n)
+            .map(|i| {
+                let mut r = serde_json::json!({
+                    "urn": format!("urn:pulumi:s::p::sim:index:Resource::r{i}"),
+                    "custom": true,
+                    "type": "sim:index:Resource",
+                });
+                if broken.contains(&i) {
+                    r.as_object_mut().unwrap().remove("type");
+                }
+                r
+            })
+            .collect();
+        serde_json::json!({
+            "manifest": {"time": "t", "magic": "m", "version": "v"},
+            "resources": resources,
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn a_large_deployment_decodes_on_several_threads_in_order_and_names_its_first_fault() {
+        let n = 4 * RESOURCES_PER_DECODER + 7;
+        let d = parse_deployment_text(&deployment_text(n, &[]), "d", None).unwrap();
+        assert_eq!(d.snapshot.resources.len(), n);
+        for (i, r) in d.snapshot.resources.iter().enumerate() {
+            assert_eq!(r.urn.name(), format!("r{i}"));
+        }
+        let late = n - 3;
+        let early = RESOURCES_PER_DECODER + 1;
+        let err =
+            parse_deployment_text(&deployment_text(n, &[late, early]), "d", None).unwrap_err();
+        assert_eq!(err.field, format!("d.resources[{early}].type"), "{err:?}");
+        let err = parse_deployment_text(&deployment_text(n, &[late]), "d", None).unwrap_err();
+        assert_eq!(err.field, format!("d.resources[{late}].type"), "{err:?}");
+    }
 }
