@@ -3,6 +3,12 @@
 //! are encrypted before a line is written. A step waits for its `Begin` line to be synced
 //! (group commit: [`GroupSync`]); the file is synced again when the journal is dropped, and
 //! the checkpoint that absorbs it is synced before the journal is removed.
+//!
+//! Lines that only keep a resource as it was are held back and written with the next line
+//! that does more (or once [`HELD_BYTES`] are held, or when the journal is dropped), so that
+//! an unchanged stack costs a `write` per [`HELD_BYTES`], not per resource. The file is still
+//! a prefix of the entries: a kill loses at most held keeps, and a journal that does not
+//! mention a base state keeps it, so what loads is the state of a kill a moment earlier.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Write};
@@ -53,6 +59,9 @@ fn entry_may_hold_secrets(entry: &JournalEntry) -> bool {
     }
 }
 
+/// How many bytes of keep lines are held before they are written on their own.
+const HELD_BYTES: usize = 64 * 1024;
+
 /// An append-only journal file for one deployment of one stack.
 pub struct FileJournal {
     file: File,
@@ -61,6 +70,9 @@ pub struct FileJournal {
     len: u64,
     broken: bool,
     line: Vec<u8>,
+    /// Lines not yet written: keeps only, then possibly the line being appended.
+    held: Vec<u8>,
+    held_lines: u64,
     sync: Arc<GroupSync>,
 }
 
@@ -166,6 +178,8 @@ impl FileJournal {
             len: 0,
             broken: false,
             line: Vec::new(),
+            held: Vec::new(),
+            held_lines: 0,
             sync,
         })
     }
@@ -187,18 +201,11 @@ impl Journal for FileJournal {
         encode_entry(entry, self.crypter.as_ref(), &mut self.line)
             .map_err(|e| io::Error::other(format!("{}: {e}", self.path.display())))?;
         reached(FaultPoint::BeforeJournal);
-        if let Err(e) = self.file.write_all(&self.line) {
-            // A partial line in the middle would make the file unreadable: cut it off and
-            // refuse further entries, so that what was recorded before stays loadable.
-            self.broken = true;
-            let _ = self.file.set_len(self.len);
-            return Err(JournalError::Io(io::Error::new(
-                e.kind(),
-                format!("{}: {e}", self.path.display()),
-            )));
+        self.held.extend_from_slice(&self.line);
+        self.held_lines += 1;
+        if !entry.keeps_only() || self.held.len() >= HELD_BYTES {
+            self.write_held()?;
         }
-        self.len += self.line.len() as u64;
-        self.sync.written.fetch_add(1, Ordering::Release);
         reached(FaultPoint::AfterJournal);
         Ok(())
     }
@@ -211,8 +218,33 @@ impl Journal for FileJournal {
     }
 }
 
+impl FileJournal {
+    /// Writes the held lines in one `write`.
+    fn write_held(&mut self) -> Result<(), JournalError> {
+        if let Err(e) = self.file.write_all(&self.held) {
+            // A partial line in the middle would make the file unreadable: cut it off and
+            // refuse further entries, so that what was recorded before stays loadable.
+            self.broken = true;
+            let _ = self.file.set_len(self.len);
+            return Err(JournalError::Io(io::Error::new(
+                e.kind(),
+                format!("{}: {e}", self.path.display()),
+            )));
+        }
+        self.len += self.held.len() as u64;
+        self.held.clear();
+        self.sync
+            .written
+            .fetch_add(std::mem::take(&mut self.held_lines), Ordering::Release);
+        Ok(())
+    }
+}
+
 impl Drop for FileJournal {
     fn drop(&mut self) {
+        if !self.broken && !self.held.is_empty() {
+            let _ = self.write_held();
+        }
         self.sync.close();
         let _ = self.file.sync_data();
     }
@@ -273,6 +305,68 @@ mod tests {
         // Nothing new to wait for: no sync needed.
         let point = journal.sync_point().unwrap();
         point.durability.wait(point.upto).await.unwrap();
+    }
+
+    fn keep(i: usize) -> JournalEntry {
+        JournalEntry::Success {
+            op: None,
+            new: None,
+            keep_old: Some(i),
+            remove_old: None,
+            mark_delete_old: None,
+            pending_replacement_old: None,
+            supersede_new: None,
+        }
+    }
+
+    fn lines(path: &Path) -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn keeps_are_held_until_a_line_that_does_more_and_the_file_stays_a_prefix() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.1.jsonl");
+        let mut journal = FileJournal::create(path.clone(), None).unwrap();
+        journal.append(&keep(0)).unwrap();
+        journal.append(&keep(1)).unwrap();
+        assert!(lines(&path).is_empty(), "keeps alone are held");
+        assert_eq!(journal.sync_point().unwrap().upto, 0);
+        journal.append(&JournalEntry::Failure { op: 4 }).unwrap();
+        let written = lines(&path);
+        assert_eq!(written.len(), 3, "{written:?}");
+        assert!(written[0].contains("\"keepOld\":0"), "{written:?}");
+        assert!(written[1].contains("\"keepOld\":1"), "{written:?}");
+        assert!(written[2].contains("\"failure\""), "{written:?}");
+        assert_eq!(journal.sync_point().unwrap().upto, 3);
+        journal.append(&keep(2)).unwrap();
+        assert_eq!(lines(&path).len(), 3);
+        drop(journal);
+        assert_eq!(
+            lines(&path).len(),
+            4,
+            "the journal's drop writes what it held"
+        );
+    }
+
+    #[test]
+    fn held_keeps_are_written_once_they_fill_the_hold() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.1.jsonl");
+        let mut journal = FileJournal::create(path.clone(), None).unwrap();
+        let mut line = Vec::new();
+        encode_entry(&keep(0), None, &mut line).unwrap();
+        let per_write = HELD_BYTES.div_ceil(line.len());
+        for i in 0..per_write {
+            journal.append(&keep(i % 10)).unwrap();
+        }
+        assert_eq!(lines(&path).len(), per_write);
+        journal.append(&keep(0)).unwrap();
+        assert_eq!(lines(&path).len(), per_write);
     }
 
     #[test]
