@@ -254,6 +254,47 @@ fn a_deployment_that_changed_nothing_leaves_the_checkpoint_as_it_was() {
 }
 
 #[test]
+fn an_unchanged_deployment_finishes_on_the_epoch_it_began_without_reading_the_checkpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let lock = b.lock(&dev(), "up").unwrap();
+    b.save(&lock, &snap(vec![res("a", &[])]), None).unwrap();
+    let checkpoint = b.checkpoint_path(&dev());
+    let kept = |b: &FileBackend| {
+        let (base, journal) = b.begin_deployment(&lock, None).unwrap();
+        let mgr = SnapshotManager::new(&base, Box::new(journal));
+        mgr.success(SuccessEntry {
+            keep_old: Some(0),
+            ..Default::default()
+        })
+        .unwrap();
+        let snapshot = mgr.take_snapshot();
+        drop(mgr);
+        snapshot
+    };
+
+    let snapshot = kept(&b);
+    let good = fs::read(&checkpoint).unwrap();
+    fs::write(&checkpoint, b"not a checkpoint").unwrap();
+    b.finish_deployment_from(&lock, None, &snapshot).unwrap();
+    assert!(journals(&b, &dev()).is_empty(), "the journal is gone");
+
+    // A checkpoint written since the deployment began is read again for its epoch.
+    fs::write(&checkpoint, &good).unwrap();
+    let snapshot = kept(&b);
+    b.save(&lock, &snapshot, None).unwrap();
+    fs::write(&checkpoint, b"not a checkpoint").unwrap();
+    let err = b
+        .finish_deployment_from(&lock, None, &snapshot)
+        .unwrap_err();
+    assert!(
+        err.to_string().contains(&checkpoint.display().to_string()),
+        "{err}"
+    );
+}
+
+#[test]
 fn a_deployment_s_final_snapshot_becomes_the_checkpoint_without_replaying_its_journal() {
     let dir = tempfile::tempdir().unwrap();
     let b = backend(dir.path());

@@ -28,7 +28,8 @@ use super::secrets::has_ciphertext;
 use super::stack_ref::{StackRef, validate_name};
 use super::update_record::UpdateRecord;
 use crate::engine::journal::Journal;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 const CHECKPOINT: &str = "checkpoint.json";
 const LOCK: &str = "lock.json";
@@ -43,6 +44,9 @@ struct Workspace {
 pub struct FileBackend {
     url: BackendUrl,
     root: PathBuf,
+    /// The journal epoch each stack's deployment began on, so that its finish need not read
+    /// the checkpoint again; forgotten whenever this backend (or a clone) writes a checkpoint.
+    begun: Arc<parking_lot::Mutex<HashMap<StackRef, u64>>>,
 }
 
 impl FileBackend {
@@ -57,6 +61,7 @@ impl FileBackend {
         Ok(FileBackend {
             url: url.clone(),
             root,
+            begun: Arc::default(),
         })
     }
 
@@ -465,6 +470,7 @@ impl FileBackend {
         let path = self.journal_path(lock.stack(), state.epoch);
         let journal =
             FileJournal::create(path.clone(), crypter.cloned()).map_err(StateError::io(&path))?;
+        self.begun.lock().insert(lock.stack().clone(), state.epoch);
         Ok((state.snapshot, journal))
     }
 
@@ -498,10 +504,17 @@ impl FileBackend {
         snapshot: &Snapshot,
     ) -> Result<(), StateError> {
         let stack = lock.stack();
+        // The lock was held since the deployment began, so its epoch is still the checkpoint's.
+        let begun = self.begun.lock().remove(stack);
+        if let Some(epoch) = begun
+            && self.journal_kept_only(stack, epoch, crypter)?
+        {
+            return Ok(());
+        }
         let (path, bytes) = self.checkpoint_bytes(stack)?;
         let file = parse_checkpoint(&path, &bytes)?;
         let epoch = file.stepdeck.journal_epoch;
-        if self.journal_kept_only(stack, epoch, crypter)? {
+        if begun.is_none() && self.journal_kept_only(stack, epoch, crypter)? {
             return Ok(());
         }
         let providers = match (crypter, file.checkpoint.latest) {
@@ -613,6 +626,7 @@ impl FileBackend {
         providers: Option<&SecretsProviderState>,
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError> {
+        self.begun.lock().remove(stack);
         let path = self.checkpoint_path(stack);
         check_encryptable(snapshot, crypter).map_err(|source| StateError::Secrets {
             path: path.clone(),
