@@ -38,13 +38,10 @@ impl Urn {
 
     /// Validates and wraps a URN string read from a file or the wire.
     pub fn parse(s: &str) -> Result<Urn, InvalidUrn> {
-        let rest = s
-            .strip_prefix("urn:pulumi:")
-            .ok_or_else(|| InvalidUrn(s.to_string()))?;
-        if rest.splitn(4, "::").count() != 4 {
-            return Err(InvalidUrn(s.to_string()));
+        match s.strip_prefix("urn:pulumi:") {
+            Some(rest) if separators(rest.as_bytes()) == 3 => Ok(Urn(s.into())),
+            _ => Err(InvalidUrn(s.to_string())),
         }
-        Ok(Urn(s.into()))
     }
 
     pub fn as_str(&self) -> &str {
@@ -96,6 +93,23 @@ impl Urn {
     }
 }
 
+/// The `::` separators of `bytes`, leftmost first and not overlapping (as `str::split` finds
+/// them), counted up to three: a byte scan, since every URN read from a file or the wire is
+/// checked.
+fn separators(bytes: &[u8]) -> usize {
+    let mut found = 0;
+    let mut i = 0;
+    while found < 3 && i + 1 < bytes.len() {
+        if bytes[i] == b':' && bytes[i + 1] == b':' {
+            found += 1;
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
 impl fmt::Display for Urn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
@@ -115,9 +129,19 @@ impl Serialize for Urn {
 }
 
 impl<'de> Deserialize<'de> for Urn {
+    /// Straight from the decoder's text into the URN's one allocation (no `String` between).
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Urn, D::Error> {
-        let s = String::deserialize(d)?;
-        Urn::parse(&s).map_err(serde::de::Error::custom)
+        struct UrnText;
+        impl serde::de::Visitor<'_> for UrnText {
+            type Value = Urn;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Urn, E> {
+                Urn::parse(s).map_err(E::custom)
+            }
+        }
+        d.deserialize_str(UrnText)
     }
 }
 
@@ -182,6 +206,17 @@ mod tests {
         assert_eq!((u.qualified_type(), u.name()), ("a:b:C", ":x"));
         assert_eq!((u.stack(), u.project()), ("s", "p"));
         assert!(Urn::parse("urn:pulumi:s::p").is_err());
+        assert!(Urn::parse("urn:pulumi:s::p::t").is_err());
+        assert!(
+            Urn::parse("urn:pulumi:s:::p").is_err(),
+            "`:::` is one separator"
+        );
+        assert!(Urn::parse("urn:pulumi:s::p::t::").is_ok(), "an empty name");
         assert!(Urn::parse("arn:aws:x").is_err());
+        let decoded: Urn = serde_json::from_str(r#""urn:pulumi:s::p::t::a\u0062""#).unwrap();
+        assert_eq!(decoded.name(), "ab", "an escaped URN decodes too");
+        let err = serde_json::from_str::<Urn>("5").unwrap_err().to_string();
+        assert!(err.contains("expected a string"), "{err}");
+        assert!(serde_json::from_str::<Urn>(r#""urn:pulumi:s::p""#).is_err());
     }
 }
