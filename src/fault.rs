@@ -16,7 +16,8 @@ pub enum FaultPoint {
     AfterProviderWrite,
     /// Right before a journal entry is written.
     BeforeJournal,
-    /// Right after a journal entry was written (and synced, when it is synced).
+    /// Right after a journal entry was appended: written (and synced, when it is synced), or,
+    /// for a line that only keeps a resource, held to be written with the next line.
     AfterJournal,
     /// Inside a checkpoint write that folds the journal in (a compaction), after its rows
     /// changed and before its transaction commits.

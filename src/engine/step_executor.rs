@@ -252,13 +252,10 @@ impl StepExecutor {
                 .collect(),
         });
         let this = self.clone();
-        spawn_unless_ready(
-            tasks,
-            Box::pin(async move {
-                let done = this.run_chain(chain).await;
-                let _ = this.done.send(done);
-            }),
-        );
+        spawn_unless_ready(tasks, async move {
+            let done = this.run_chain(chain).await;
+            let _ = this.done.send(done);
+        });
     }
 
     /// Runs a diff on a worker (parallel diff); generation continues when it reports back.
@@ -273,29 +270,26 @@ impl StepExecutor {
             urn: job.urn.clone(),
         });
         let this = self.clone();
-        spawn_unless_ready(
-            tasks,
-            Box::pin(async move {
-                // A diff is a provider call too: none starts while paused.
-                this.unpaused().await;
-                let worker = this.worker().await;
-                let urn = job.urn.clone();
-                this.events.send(EngineEvent::DiffStarted {
-                    urn: urn.clone(),
-                    worker: worker.id,
+        spawn_unless_ready(tasks, async move {
+            // A diff is a provider call too: none starts while paused.
+            this.unpaused().await;
+            let worker = this.worker().await;
+            let urn = job.urn.clone();
+            this.events.send(EngineEvent::DiffStarted {
+                urn: urn.clone(),
+                worker: worker.id,
+            });
+            let result = job.run().await;
+            drop(worker);
+            if let Ok(d) = &result {
+                this.events.send(EngineEvent::DiffFinished {
+                    urn,
+                    changes: d.changes,
+                    replace: d.replaces(),
                 });
-                let result = job.run().await;
-                drop(worker);
-                if let Ok(d) = &result {
-                    this.events.send(EngineEvent::DiffFinished {
-                        urn,
-                        changes: d.changes,
-                        replace: d.replaces(),
-                    });
-                }
-                let _ = this.done.send(ExecDone::Diff { ctx, reply, result });
-            }),
-        );
+            }
+            let _ = this.done.send(ExecDone::Diff { ctx, reply, result });
+        });
     }
 
     async fn run_chain(&self, chain: Chain) -> ExecDone {
@@ -522,8 +516,9 @@ impl StepExecutor {
 /// must wait (a provider call in flight, a journal sync, a gate) goes on as a task from there.
 fn spawn_unless_ready(
     tasks: &mut JoinSet<()>,
-    mut work: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>,
+    work: impl std::future::Future<Output = ()> + Send + 'static,
 ) {
+    let mut work = Box::pin(work);
     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
     if work.as_mut().poll(&mut cx).is_pending() {
         tasks.spawn(work);
