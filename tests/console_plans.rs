@@ -51,6 +51,14 @@ fn select_row(t: &Tmux, name: &str) {
     t.keys(&["Enter", "G"]);
 }
 
+/// Clears the filter with Esc and waits until the unfiltered list is back: an Esc followed
+/// at once by another key reaches the console as one Alt-chord (the terminal's escape
+/// prefix), so the next key must not be sent before the Esc has been read on its own.
+fn clear_filter(t: &Tmux) {
+    t.keys(&["Escape"]);
+    t.wait_for(" Resources (");
+}
+
 /// `up` in the console, at its finished preview.
 fn previewed_up(env: &Env) -> Tmux {
     let t = Tmux::start(env, 160, 45, &["up", "--stack", "dev"]);
@@ -65,12 +73,12 @@ fn the_selection_in_the_preview_becomes_the_targets_of_the_apply() {
     select_row(&t, "box1");
     t.keys(&["Space"]);
     t.wait_for("box1 selected");
-    t.keys(&["Escape"]);
+    clear_filter(&t);
     select_row(&t, "box2");
     t.keys(&["Space"]);
     let s = t.wait_for("2 selected · 0 excluded");
     assert!(s.contains("[✓] box2"), "the row shows its mark:\n{s}");
-    t.keys(&["Escape"]);
+    clear_filter(&t);
     t.keys(&["y"]);
     let s = t.wait_for("DONE");
     assert!(
@@ -91,7 +99,8 @@ fn x_excludes_a_resource_and_what_depends_on_it() {
     select_row(&t, "net");
     t.keys(&["x"]);
     t.wait_for("0 selected · 1 excluded");
-    t.keys(&["Escape", "y"]);
+    clear_filter(&t);
+    t.keys(&["y"]);
     t.wait_for("DONE");
     t.quit_and_expect_restored(0);
     assert_eq!(world_names(&env), vec!["box2", "box3"]);
