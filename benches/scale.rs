@@ -8,7 +8,7 @@
 //! the engine's own cost.
 //!
 //! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
-//! console-frame, sdk, sdk-node, many-resources. See BENCHMARKS.md.
+//! console-frame, sdk, sdk-node, many-resources, rpc-floor. See BENCHMARKS.md.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -25,6 +25,7 @@ use stepdeck::bench_support::{
     builtin_factory, run_unjournaled,
 };
 use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Severity, Snapshot};
+use stepdeck::providers::BuiltinProviders;
 use stepdeck::rpc::language_host::{NodeOptions, Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
@@ -59,10 +60,12 @@ fn main() {
             "sdk" => sdk(n.unwrap_or(2_000)).await,
             "sdk-node" => sdk_node(n.unwrap_or(2_000)).await,
             "many-resources" => many_resources(n.unwrap_or(2_000)).await,
+            "rpc-floor" => rpc_floor(n.unwrap_or(20_000)).await,
             other => {
                 eprintln!(
                     "unknown scenario `{other}`: preview, preview-scaling, up, noop, destroy, \
-                     pardiff, console-ingest, console-frame, sdk, sdk-node, many-resources"
+                     pardiff, console-ingest, console-frame, sdk, sdk-node, many-resources, \
+                     rpc-floor"
                 );
                 std::process::exit(2);
             }
@@ -175,9 +178,13 @@ async fn noop(n: usize, cfg: &RunConfig) {
     let dir = tempdir();
     let stack = FileStack::create(dir.path()).expect("stack");
     let dag = dag(n);
-    let factory = builtin_factory(dir.path());
     let (first, first_bytes) = stack
-        .run(Operation::Update, Some(&dag), factory.clone(), cfg)
+        .run(
+            Operation::Update,
+            Some(&dag),
+            builtin_factory(dir.path()),
+            cfg,
+        )
         .await
         .expect("first up");
     check("first up", &first);
@@ -190,9 +197,14 @@ async fn noop(n: usize, cfg: &RunConfig) {
         first_bytes.peak_rss_before_finish / (1 << 20),
         Usage::now().peak_rss_bytes / (1 << 20)
     );
+    // The simulated cloud is there before the second deployment, as a real one would be: its
+    // world is read here, not inside the timed run (the first up's providers, dropped above,
+    // folded their change log into the world file).
+    let cloud = BuiltinProviders::new(dir.path().join("world.json"));
+    cloud.sim_world().expect("sim world");
     let started = Instant::now();
     let (r, bytes) = stack
-        .run(Operation::Update, Some(&dag), factory, cfg)
+        .run(Operation::Update, Some(&dag), Arc::new(cloud), cfg)
         .await
         .expect("second up");
     check("second up", &r);
@@ -611,6 +623,60 @@ async fn sdk_node(n: usize) {
     sdk_up(runtime, dir.path(), "sdkbench", Snapshot::default())
         .await
         .print("node sdk up", n);
+}
+
+/// A client of our engine service in Python's grpcio, the SDK's own gRPC stack: `Log` calls of
+/// a debug message, as the Python SDK sends four times per resource, `inflight` at a time.
+const LOG_CLIENT: &str = "
+import sys
+import grpc
+from pulumi.runtime.proto import engine_pb2, engine_pb2_grpc
+
+addr, n, inflight = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+stub = engine_pb2_grpc.EngineStub(grpc.insecure_channel(addr))
+req = engine_pb2.LogRequest(severity=engine_pb2.DEBUG, message='registering resource')
+pending = []
+for _ in range(n):
+    pending.append(stub.Log.future(req))
+    if len(pending) >= inflight:
+        pending.pop(0).result()
+for f in pending:
+    f.result()
+";
+
+/// The floor of one gRPC call on this machine: `n` calls of the cheapest one the SDKs make
+/// (`Engine.Log`, which only passes a message on) from grpcio to our engine service, one at a
+/// time and then 16 in flight; this process's CPU per call is what any registration's calls
+/// cost at least, whatever the engine does with them.
+async fn rpc_floor(n: usize) {
+    let python = sdk_env().join("venv/bin/python");
+    let (addr, server) = stepdeck::rpc::engine_service::serve_engine(EventSink::none())
+        .await
+        .expect("engine service");
+    for inflight in [1, 16] {
+        let before = Usage::now();
+        let started = Instant::now();
+        let status = tokio::process::Command::new(&python)
+            .args(["-c", LOG_CLIENT, &addr.to_string(), &n.to_string()])
+            .arg(inflight.to_string())
+            .status()
+            .await
+            .expect("python");
+        assert!(status.success(), "the Log client failed: {status}");
+        let wall = started.elapsed();
+        let after = Usage::now();
+        let per_call = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
+        println!(
+            "rpc floor n={n}, {inflight} in flight: {:.3} s wall; cpu per call: server {:.1} µs \
+             (user {:.1}, sys {:.1}), client {:.1} µs",
+            wall.as_secs_f64(),
+            per_call(after.cpu() - before.cpu()),
+            per_call(after.user - before.user),
+            per_call(after.system - before.system),
+            per_call(after.children - before.children)
+        );
+    }
+    server.shutdown().await;
 }
 
 /// The shape of Pulumi's `tests/performance/typescript/many_resources`: a TypeScript program
