@@ -10,7 +10,12 @@ use stepdeck::app::model::Model;
 use stepdeck::bench_support::{
     DagSpec, FileStack, GeneratedDag, RunConfig, builtin_factory, run_unjournaled,
 };
-use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Snapshot};
+use stepdeck::engine::graph::DependencyGraph;
+use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
+use stepdeck::engine::snapshot::share_states;
+use stepdeck::engine::{
+    EngineEvent, EventSink, NullJournal, Operation, Outcome, ResourceState, Snapshot, Urn,
+};
 
 fn main() {
     divan::main();
@@ -125,4 +130,61 @@ fn target_glob_stars(bencher: Bencher, stars: usize) {
         "*a".repeat(stars)
     ));
     bencher.bench(|| assert!(!glob.matches(divan::black_box(&urn))));
+}
+
+/// `n` custom states, each depending on the one before (a loaded stack's shape for the checks
+/// below, which look every reference up).
+fn chained_states(n: usize) -> Vec<ResourceState> {
+    let mut states: Vec<ResourceState> = Vec::with_capacity(n);
+    for i in 0..n {
+        let urn = Urn::new(
+            "bench",
+            "bench",
+            None,
+            "sim:index:Resource",
+            &format!("r{i}"),
+        );
+        let dependencies = states.last().map(|s| s.urn.clone()).into_iter().collect();
+        states.push(ResourceState {
+            urn,
+            type_: "sim:index:Resource".into(),
+            custom: true,
+            id: Some(format!("id-{i}")),
+            dependencies,
+            ..ResourceState::default()
+        });
+    }
+    states
+}
+
+/// The journal's bookkeeping of a deployment that changes nothing: every base state kept,
+/// then the snapshot taken (what the `same` path costs besides the program and the steps).
+#[divan::bench(args = sizes())]
+fn keep_every_state(bencher: Bencher, n: usize) {
+    let base = share_states(chained_states(n));
+    bencher.bench_local(|| {
+        let manager = SnapshotManager::shared(base.clone(), Vec::new(), Box::new(NullJournal));
+        for i in 0..n {
+            let keep = SuccessEntry {
+                keep_old: Some(i),
+                ..SuccessEntry::default()
+            };
+            manager.success(keep).unwrap();
+        }
+        manager.take_snapshot()
+    });
+}
+
+/// The checks every loaded checkpoint passes before a deployment starts, and the dependency
+/// graph each deployment builds over its base.
+#[divan::bench(args = sizes())]
+fn verify_and_graph_a_loaded_stack(bencher: Bencher, n: usize) {
+    let snapshot = Snapshot {
+        resources: chained_states(n),
+        ..Snapshot::default()
+    };
+    bencher.bench_local(|| {
+        snapshot.verify_integrity().unwrap();
+        DependencyGraph::new(&snapshot.resources)
+    });
 }

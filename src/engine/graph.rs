@@ -25,7 +25,8 @@ pub struct DependencyGraph {
 impl DependencyGraph {
     /// Over owned states (a loaded snapshot) or shared ones (a deployment's base).
     pub fn new<R: Borrow<ResourceState>>(resources: &[R]) -> DependencyGraph {
-        let mut latest: HashMap<&Urn, usize> = HashMap::with_capacity(resources.len());
+        let mut latest: HashMap<&Urn, usize, foldhash::fast::RandomState> =
+            HashMap::with_capacity_and_hasher(resources.len(), Default::default());
         let mut deps = Vec::with_capacity(resources.len());
         let mut dependents: Vec<Vec<Edge>> = vec![Vec::new(); resources.len()];
         for (i, r) in resources.iter().enumerate() {

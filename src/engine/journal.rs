@@ -14,7 +14,7 @@ use super::property::PropertyMap;
 use super::provider_ref::ProviderRef;
 use super::resource::{OperationType, PendingOperation, ResourceState};
 use super::snapshot::{BaseStates, Manifest, Snapshot, share_states};
-use super::urn::Urn;
+use super::urn::{Urn, UrnMap};
 
 /// Identifies one begun operation within a deployment.
 pub type OpId = u64;
@@ -159,8 +159,8 @@ pub struct Replayer {
     /// superseded (an up of creates) this vector becomes the snapshot's as it is: moving a
     /// million states into a second vector doubled their memory at the end of a run.
     owned: Vec<ResourceState>,
-    /// Base position to the new state keeping it.
-    kept: HashMap<usize, usize>,
+    /// By base position, the new state keeping that base state.
+    kept: Vec<Option<usize>>,
     pending: IndexMap<OpId, PendingOperation>,
     applied: usize,
     /// A refresh found a resource gone: references to it are pruned from the snapshot.
@@ -183,6 +183,7 @@ impl Replayer {
     pub fn shared(resources: BaseStates, pending_operations: Vec<PendingOperation>) -> Replayer {
         Replayer {
             done: vec![false; resources.len()],
+            kept: vec![None; resources.len()],
             base: resources,
             base_pending: pending_operations,
             ..Replayer::default()
@@ -191,7 +192,7 @@ impl Replayer {
 
     /// A base state about to change in place: a new state keeping it gets its own copy first.
     fn base_mut(&mut self, i: usize) -> &mut ResourceState {
-        if let Some(j) = self.kept.remove(&i) {
+        if let Some(j) = self.kept[i].take() {
             self.owned.push(ResourceState::clone(&self.base[i]));
             self.news[j] = Some(NewState::Owned(self.owned.len() - 1));
         }
@@ -268,7 +269,7 @@ impl Replayer {
                         .get_mut(i)
                         .ok_or_else(|| bad(format!("no new resource #{i}")))?;
                     if let Some(NewState::Kept(b)) = slot.take() {
-                        self.kept.remove(&b);
+                        self.kept[b] = None;
                     }
                 }
                 if let Some(i) = remove_old {
@@ -288,7 +289,7 @@ impl Replayer {
                     (None, Some(i)) => {
                         let i = check(i)?;
                         self.done[i] = true;
-                        self.kept.insert(i, self.news.len());
+                        self.kept[i] = Some(self.news.len());
                         Some(NewState::Kept(i))
                     }
                     (None, None) => None,
@@ -327,7 +328,7 @@ impl Replayer {
                     .and_then(Option::as_mut)
                     .ok_or_else(|| bad(format!("no new resource #{new}")))?;
                 if let NewState::Kept(b) = *slot {
-                    self.kept.remove(&b);
+                    self.kept[b] = None;
                     self.owned.push(ResourceState::clone(&self.base[b]));
                     *slot = NewState::Owned(self.owned.len() - 1);
                 }
@@ -507,7 +508,7 @@ struct ManagerState {
     replayer: Replayer,
     journal: Box<dyn Journal>,
     next_op: OpId,
-    new_by_urn: HashMap<Urn, usize>,
+    new_by_urn: UrnMap<usize>,
     closed: bool,
 }
 
@@ -531,12 +532,15 @@ impl SnapshotManager {
     }
 
     fn with_replayer(replayer: Replayer, journal: Box<dyn Journal>) -> SnapshotManager {
+        // Most deployments write about as many states as the base holds: sized once, the map
+        // is not rehashed as it fills.
+        let new_by_urn = UrnMap::with_capacity_and_hasher(replayer.base.len(), Default::default());
         SnapshotManager {
             state: Mutex::new(ManagerState {
                 replayer,
                 journal,
                 next_op: 1,
-                new_by_urn: HashMap::new(),
+                new_by_urn,
                 closed: false,
             }),
         }

@@ -1,13 +1,18 @@
 //! Snapshots: the recorded state of a stack, and the integrity rules every saved snapshot obeys.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::Arc;
+
+use foldhash::fast::RandomState as FastHash;
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::resource::{PendingOperation, ResourceState, provider_urn};
 use super::urn::Urn;
+
+/// URNs borrowed from the snapshot being checked.
+type UrnRefs<'a> = HashSet<&'a Urn, FastHash>;
 
 /// The engine version written into manifests.
 pub const ENGINE_VERSION: &str = concat!("stepdeck-", env!("CARGO_PKG_VERSION"));
@@ -99,10 +104,12 @@ impl Snapshot {
                 version: self.manifest.version.clone(),
             });
         }
-        let all: HashSet<&Urn> = self.resources.iter().map(|r| &r.urn).collect();
-        let mut seen: HashSet<&Urn> = HashSet::with_capacity(self.resources.len());
-        let mut providers: HashMap<String, ()> = HashMap::new();
-        let mut live: HashSet<&Urn> = HashSet::with_capacity(self.resources.len());
+        // Whether a reference that is not among the states before it is anywhere at all; only
+        // asked once a check has failed, to name the fault.
+        let anywhere = |target: &Urn| self.resources.iter().any(|r| &r.urn == target);
+        let mut seen = UrnRefs::with_capacity_and_hasher(self.resources.len(), Default::default());
+        let mut providers: HashSet<String, FastHash> = HashSet::default();
+        let mut live = UrnRefs::with_capacity_and_hasher(self.resources.len(), Default::default());
         for (index, r) in self.resources.iter().enumerate() {
             if r.urn.as_str().is_empty() || r.type_.is_empty() {
                 return Err(IntegrityError::MissingIdentity { index });
@@ -117,9 +124,9 @@ impl Snapshot {
                         provider: p.clone(),
                     });
                 };
-                if !r.pending_replacement && !providers.contains_key(p.as_str()) {
+                if !r.pending_replacement && !providers.contains(p.as_str()) {
                     let field = "provider";
-                    return Err(if all.contains(&purn) {
+                    return Err(if anywhere(&purn) {
                         IntegrityError::ComesAfter {
                             urn: r.urn.clone(),
                             field,
@@ -137,7 +144,7 @@ impl Snapshot {
             let check = |field: &'static str, target: &Urn| -> Result<(), IntegrityError> {
                 if seen.contains(target) {
                     Ok(())
-                } else if all.contains(target) {
+                } else if anywhere(target) {
                     Err(IntegrityError::ComesAfter {
                         urn: r.urn.clone(),
                         field,
@@ -169,7 +176,7 @@ impl Snapshot {
             if r.is_provider() {
                 match &r.id {
                     Some(id) if !id.is_empty() => {
-                        providers.insert(format!("{}::{}", r.urn, id), ());
+                        providers.insert(format!("{}::{}", r.urn, id));
                     }
                     _ => return Err(IntegrityError::ProviderWithoutId { urn: r.urn.clone() }),
                 }
