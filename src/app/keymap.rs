@@ -95,6 +95,21 @@ pub struct KeyContext {
     pub marking: bool,
 }
 
+/// The keys the operator typed for one key event. A terminal sends Alt-x as Esc then x, so an
+/// Esc typed just before another key reaches us as one Alt-chord when both are read at once;
+/// the console binds nothing to Alt, so such a chord is taken as that Esc, then the key.
+pub fn as_typed(key: KeyEvent) -> impl Iterator<Item = KeyEvent> {
+    let esc = key
+        .modifiers
+        .contains(KeyModifiers::ALT)
+        .then(|| KeyEvent::new_with_kind(KeyCode::Esc, KeyModifiers::NONE, key.kind));
+    let key = KeyEvent {
+        modifiers: key.modifiers - KeyModifiers::ALT,
+        ..key
+    };
+    esc.into_iter().chain(std::iter::once(key))
+}
+
 /// The action for a key, if any.
 pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
     if key.kind == KeyEventKind::Release {
@@ -253,6 +268,21 @@ mod tests {
 
     fn normal(code: KeyCode) -> Option<Action> {
         map_key(key(code), KeyContext::default())
+    }
+
+    #[test]
+    fn an_alt_chord_is_the_esc_before_its_key() {
+        let alt = |code| KeyEvent::new(code, KeyModifiers::ALT);
+        let typed: Vec<KeyEvent> = as_typed(alt(KeyCode::Char('/'))).collect();
+        assert_eq!(typed, vec![key(KeyCode::Esc), key(KeyCode::Char('/'))]);
+        let both = KeyEvent::new(
+            KeyCode::Char('c'),
+            KeyModifiers::ALT | KeyModifiers::CONTROL,
+        );
+        let typed: Vec<KeyEvent> = as_typed(both).collect();
+        assert_eq!(typed, vec![key(KeyCode::Esc), ctrl('c')], "Ctrl stays");
+        let plain: Vec<KeyEvent> = as_typed(key(KeyCode::Char('/'))).collect();
+        assert_eq!(plain, vec![key(KeyCode::Char('/'))]);
     }
 
     #[test]

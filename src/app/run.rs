@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crossterm::event::{DisableMouseCapture, EnableMouseCapture, Event, EventStream};
+use crossterm::event::{
+    DisableMouseCapture, EnableMouseCapture, Event, EventStream, KeyEvent, MouseEvent,
+};
 use crossterm::execute;
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
@@ -24,7 +26,7 @@ use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
 use super::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-use super::keymap::{map_key, map_mouse};
+use super::keymap::{as_typed, map_key, map_mouse};
 use super::model::Model;
 use super::preset::Presets;
 use super::selection::Resolved;
@@ -234,7 +236,7 @@ where
     let mut last_draw = Instant::now();
     let mut mouse = ui.mouse_capture;
     let mut batch: Vec<EngineEvent> = Vec::with_capacity(1024);
-    let exit = loop {
+    let exit = 'console: loop {
         if RESTORED_BY_PANIC.swap(false, Ordering::SeqCst) {
             (ops.reclaim)(terminal)?;
             redraw = true;
@@ -255,25 +257,32 @@ where
         }
         tokio::select! {
             ev = input.next() => {
-                let action = match ev {
-                    Some(Ok(Event::Key(k))) => map_key(k, key_context(&ui)),
-                    Some(Ok(Event::Mouse(m))) => map_mouse(m),
+                let inputs: Vec<Input> = match ev {
+                    Some(Ok(Event::Key(k))) => as_typed(k).map(Input::Key).collect(),
+                    Some(Ok(Event::Mouse(m))) => vec![Input::Mouse(m)],
                     Some(Ok(Event::Resize(..))) => {
                         terminal.autoresize()?;
                         redraw = true;
-                        None
+                        Vec::new()
                     }
-                    Some(Ok(_)) => None,
+                    Some(Ok(_)) => Vec::new(),
                     Some(Err(e)) => return Err(e.into()),
                     None => return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "terminal input closed").into()),
                 };
-                if let Some(action) = action {
-                    model.set_now(start.elapsed());
-                    ui.ensure_selection(&model);
-                    if let Some(exit) = update(&mut ui, &model, control, action) {
-                        break exit;
+                for input in inputs {
+                    // Each key is read in the context the one before it left.
+                    let action = match input {
+                        Input::Key(k) => map_key(k, key_context(&ui)),
+                        Input::Mouse(m) => map_mouse(m),
+                    };
+                    if let Some(action) = action {
+                        model.set_now(start.elapsed());
+                        ui.ensure_selection(&model);
+                        if let Some(exit) = update(&mut ui, &model, control, action) {
+                            break 'console exit;
+                        }
+                        redraw = true;
                     }
-                    redraw = true;
                 }
             }
             n = events.recv_many(&mut batch, BATCH), if engine_open => {
@@ -325,6 +334,12 @@ where
         (ops.set_mouse)(terminal, true)?;
     }
     Ok(exit)
+}
+
+/// One thing the operator did, in the order done.
+enum Input {
+    Key(KeyEvent),
+    Mouse(MouseEvent),
 }
 
 /// In a live run, decides the cascades the operator already decided in the preview (the same

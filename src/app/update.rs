@@ -936,6 +936,35 @@ mod tests {
     }
 
     #[test]
+    fn an_esc_read_with_the_next_key_clears_the_filter_before_that_key_acts() {
+        let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
+        for action in [
+            Action::StartFilter,
+            Action::FilterChar('d'),
+            Action::FilterCommit,
+        ] {
+            update(&mut ui, &m, &control, action);
+        }
+        assert_eq!(ui.filter.text(), "d");
+        // Esc then `/`, read from the terminal in one go: one Alt-/ event.
+        let chord = crossterm::event::KeyEvent::new(
+            crossterm::event::KeyCode::Char('/'),
+            crossterm::event::KeyModifiers::ALT,
+        );
+        for key in crate::app::keymap::as_typed(chord) {
+            if let Some(action) = crate::app::keymap::map_key(key, key_context(&ui)) {
+                update(&mut ui, &m, &control, action);
+            }
+        }
+        assert!(ui.filter.is_empty(), "the Esc cleared the filter");
+        assert_eq!(
+            ui.filter_input.as_deref(),
+            Some(""),
+            "`/` opened a fresh prompt"
+        );
+    }
+
+    #[test]
     fn q_leaves_a_read_only_preview_without_a_dialog_and_dialogs_end_with_the_run() {
         let mode = ConsoleMode::Preview {
             awaiting_decision: false,
