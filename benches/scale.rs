@@ -36,6 +36,7 @@ use stepdeck::views::{Theme, render_screen};
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
+    stepdeck::memory::without_huge_pages();
     let args: Vec<String> = std::env::args()
         .skip(1)
         .filter(|a| !a.starts_with("--"))

@@ -6,6 +6,7 @@ pub mod bench_support;
 pub mod engine;
 pub mod fault;
 pub mod located_yaml;
+pub mod memory;
 pub mod output;
 pub mod project;
 pub mod providers;

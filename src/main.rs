@@ -8,5 +8,6 @@ mod cli;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
+    stepdeck::memory::without_huge_pages();
     cli::main()
 }

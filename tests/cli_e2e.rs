@@ -669,3 +669,20 @@ fn a_dbr_cascade_whose_dependents_were_dropped_leaves_a_loadable_stack() {
     env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
     assert!(env.world().is_empty(), "{:?}", env.world());
 }
+
+/// The binary turns transparent huge pages off first thing (`memory::without_huge_pages`): a
+/// command it runs inherits the process's flag, and the kernel shows it in the command's own
+/// status.
+#[test]
+fn the_binary_runs_without_transparent_huge_pages() {
+    let env = Env::new(
+        "resources:\n  probe:\n    type: command:local:Command\n    properties:\n      \
+         create: grep THP_enabled /proc/self/status\noutputs:\n  thp: ${probe.stdout}\n",
+    );
+    env.ok(&["up", "--stack", "dev", "--yes"]);
+    let thp = env.ok(&["stack", "output", "thp", "--stack", "dev"]);
+    assert_eq!(
+        thp.split_whitespace().collect::<Vec<_>>(),
+        ["THP_enabled:", "0"]
+    );
+}
