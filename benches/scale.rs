@@ -198,6 +198,7 @@ async fn noop(n: usize, cfg: &RunConfig) {
         first_bytes.peak_rss_before_finish / (1 << 20),
         Usage::now().peak_rss_bytes / (1 << 20)
     );
+    drop(first);
     // The simulated cloud is there before the second deployment, as a real one would be: its
     // world is read here, not inside the timed run (the first up's providers, dropped above,
     // folded their change log into the world file).
@@ -231,6 +232,7 @@ async fn destroy(n: usize) {
         .await
         .expect("up");
     check("up", &first);
+    drop(first);
     let started = Instant::now();
     let (r, bytes) = stack
         .run(Operation::Destroy, None, factory, &cfg)

@@ -11,9 +11,38 @@ pub fn without_huge_pages() {
     let _ = unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
 }
 
+/// Frees `value` on a thread of its own, so nobody waits for it: freeing the 100,000 states of
+/// a final snapshot takes about 0.17 s here, at the end of a run that has nothing left to do
+/// with them. If the process exits first, the kernel takes the memory back all the same.
+pub fn free_in_background<T: Send + 'static>(value: T) {
+    // Should no thread start, the closure is dropped here, and the value with it.
+    let _ = std::thread::Builder::new()
+        .name("free".into())
+        .spawn(move || drop(value));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Says on which thread it was dropped.
+    struct Tell(std::sync::mpsc::Sender<std::thread::ThreadId>);
+
+    impl Drop for Tell {
+        fn drop(&mut self) {
+            let _ = self.0.send(std::thread::current().id());
+        }
+    }
+
+    #[test]
+    fn a_value_freed_in_the_background_is_dropped_on_another_thread() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        free_in_background(Tell(tx));
+        let on = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("dropped");
+        assert_ne!(on, std::thread::current().id());
+    }
 
     #[test]
     fn the_kernel_reports_huge_pages_off() {

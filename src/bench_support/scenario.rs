@@ -157,17 +157,17 @@ impl FileStack {
         let (base, journal) = self.backend.begin_deployment(&lock, None)?;
         let begin = started.elapsed();
         let journal_path = journal.path().to_path_buf();
-        let mut report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
-        // As the CLI does: the run's snapshot becomes the checkpoint, then it is dropped.
-        let snapshot = std::mem::take(&mut report.result.snapshot);
+        let report = run_dag(operation, dag, base, Box::new(journal), factory, config).await;
         let journal_bytes = std::fs::metadata(&journal_path).map_or(0, |m| m.len());
         let entries = count_lines(&journal_path);
         let peak_rss_before_finish = peak_rss_bytes();
         let started = Instant::now();
+        // As the CLI does, the run's snapshot becomes the checkpoint. The CLI then frees it
+        // in the background; here it stays in the report, freed when the caller drops that
+        // (outside any figure, and not while another run is being timed).
         self.backend
-            .finish_deployment_from(&lock, None, &snapshot)?;
+            .finish_deployment_from(&lock, None, &report.result.snapshot)?;
         let finish = started.elapsed();
-        drop(snapshot);
         let cp = self.backend.checkpoint_path(&self.stack);
         let checkpoint = std::fs::metadata(&cp).map_or(0, |m| m.len());
         Ok((

@@ -470,7 +470,7 @@ where
     let snapshot = std::mem::take(&mut result.snapshot);
     ws.backend
         .finish_deployment_from(&lock, crypter, &snapshot)?;
-    drop(snapshot);
+    stepdeck::memory::free_in_background(snapshot);
     let record = UpdateRecord {
         kind: kind.to_string(),
         start_time: started,
