@@ -51,9 +51,8 @@ fn select_row(t: &Tmux, name: &str) {
     t.keys(&["Enter", "G"]);
 }
 
-/// Clears the filter with Esc and waits until the unfiltered list is back: an Esc followed
-/// at once by another key reaches the console as one Alt-chord (the terminal's escape
-/// prefix), so the next key must not be sent before the Esc has been read on its own.
+/// Clears the filter with Esc and waits until the unfiltered list is back, so that the next
+/// key acts on the screen the test has seen.
 fn clear_filter(t: &Tmux) {
     t.keys(&["Escape"]);
     t.wait_for(" Resources (");
