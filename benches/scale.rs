@@ -198,10 +198,11 @@ async fn noop(n: usize, cfg: &RunConfig) {
         first_bytes.peak_rss_before_finish / (1 << 20),
         Usage::now().peak_rss_bytes / (1 << 20)
     );
+    // The first up's snapshot is freed here, not while the second up is timed.
     drop(first);
     // The simulated cloud is there before the second deployment, as a real one would be: its
-    // world is read here, not inside the timed run (the first up's providers, dropped above,
-    // folded their change log into the world file).
+    // world is read here, not inside the timed run (the first up's providers, dropped at its
+    // end, folded their change log into the world file).
     let cloud = BuiltinProviders::new(dir.path().join("world.json"));
     cloud.sim_world().expect("sim world");
     let started = Instant::now();

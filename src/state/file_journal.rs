@@ -431,16 +431,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.1.jsonl");
         assert!(journal_keeps_only(&path, None).unwrap(), "no journal");
-        let keep = serde_json::to_string(&JournalEntry::Success {
-            op: None,
-            new: None,
-            keep_old: Some(0),
-            remove_old: None,
-            mark_delete_old: None,
-            pending_replacement_old: None,
-            supersede_new: None,
-        })
-        .unwrap();
+        let keep = serde_json::to_string(&keep(0)).unwrap();
         let fail = serde_json::to_string(&JournalEntry::Failure { op: 1 }).unwrap();
         std::fs::write(&path, format!("{keep}\n{keep}\n{{\"torn")).unwrap();
         assert!(journal_keeps_only(&path, None).unwrap());
