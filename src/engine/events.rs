@@ -81,6 +81,7 @@ pub struct StepInfo {
     pub new_inputs: Option<PropertyMap>,
     pub provider: Option<String>,
     pub delete_before_replace: bool,
+    /// Distinct, in the order first named.
     pub dependencies: Vec<Urn>,
     pub protect: bool,
     pub retain_on_delete: bool,
@@ -187,6 +188,7 @@ pub enum EngineEvent {
         type_: String,
         parent: Option<Urn>,
         custom: bool,
+        /// Distinct, in the order first named.
         dependencies: Vec<Urn>,
     },
     StepPlanned(Box<StepInfo>),

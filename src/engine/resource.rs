@@ -164,7 +164,12 @@ pub fn provider_type(package: &str) -> String {
 /// Default providers (`default`, `default_X_Y_Z`) are the engine's own bookkeeping: Pulumi
 /// leaves them out of the summary and the display.
 pub fn is_default_provider(urn: &Urn) -> bool {
-    is_provider_type(urn.type_()) && (urn.name() == "default" || urn.name().starts_with("default_"))
+    is_provider_type(urn.type_()) && is_default_provider_name(urn.name())
+}
+
+/// The names the engine gives default providers.
+pub fn is_default_provider_name(name: &str) -> bool {
+    name == "default" || name.starts_with("default_")
 }
 
 /// The URN half of a provider reference `<URN>::<ID>`.

@@ -25,7 +25,7 @@ use super::snapshot::BaseStates;
 use super::source::{RegisterError, RegisterStatus, Registered};
 use super::step::{Changes, OldState, ReplaceOrder, Step, StepOp, Superseded};
 use super::targeting::Targeting;
-use super::urn::{Urn, UrnMap, UrnSet};
+use super::urn::{Urn, UrnMap, UrnSet, distinct};
 
 mod aliases;
 mod plan_check;
@@ -619,7 +619,7 @@ impl StepGenerator {
             type_: goal.type_.clone(),
             parent: goal.parent.clone(),
             custom: true,
-            dependencies: goal.dependencies.clone(),
+            dependencies: distinct(goal.dependencies.iter().cloned()),
         });
         self.operated.insert(urn.clone());
         let new = ResourceState {

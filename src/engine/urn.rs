@@ -1,6 +1,8 @@
 //! Uniform resource names: the identity of a resource across deployments.
 
+use std::cmp::Ordering;
 use std::fmt;
+use std::hash::{BuildHasher, Hash, Hasher};
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -16,9 +18,13 @@ pub type UrnSet = std::collections::HashSet<Urn, foldhash::fast::RandomState>;
 pub const ROOT_STACK_TYPE: &str = "pulumi:pulumi:Stack";
 
 /// `urn:pulumi:<stack>::<project>::<qualified type>::<name>`, cheap to clone because URNs are
-/// copied into every step, event and dependency list.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
-pub struct Urn(Arc<str>);
+/// copied into every step, event and dependency list. It carries its text's hash: a map of a
+/// million URNs then hashes and compares them without reading their text.
+#[derive(Clone)]
+pub struct Urn {
+    text: Arc<str>,
+    hash: u64,
+}
 
 /// Why a string is not a URN.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -33,25 +39,31 @@ impl Urn {
             Some(p) if p.type_() != ROOT_STACK_TYPE => format!("{}${ty}", p.qualified_type()),
             _ => ty.to_string(),
         };
-        Urn(format!("urn:pulumi:{stack}::{project}::{qualified}::{name}").into())
+        Urn::of(format!("urn:pulumi:{stack}::{project}::{qualified}::{name}").into())
     }
 
     /// Validates and wraps a URN string read from a file or the wire.
     pub fn parse(s: &str) -> Result<Urn, InvalidUrn> {
         match s.strip_prefix("urn:pulumi:") {
-            Some(rest) if separators(rest.as_bytes()) == 3 => Ok(Urn(s.into())),
+            Some(rest) if separators(rest.as_bytes()) == 3 => Ok(Urn::of(s.into())),
             _ => Err(InvalidUrn(s.to_string())),
         }
     }
 
+    /// Wraps checked text, hashing it once with a fixed seed, so that equal texts hash alike.
+    fn of(text: Arc<str>) -> Urn {
+        let hash = foldhash::fast::FixedState::with_seed(0).hash_one(&*text);
+        Urn { text, hash }
+    }
+
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
     }
 
     /// Stack, project, qualified type and name: split at the first three `::` by a byte scan
     /// (a substring searcher costs more to set up than a URN takes to scan, on every lookup).
     fn parts(&self) -> [&str; 4] {
-        let mut rest = self.0.strip_prefix("urn:pulumi:").unwrap_or_default();
+        let mut rest = self.text.strip_prefix("urn:pulumi:").unwrap_or_default();
         let mut parts = [""; 4];
         for part in &mut parts[..3] {
             match rest.as_bytes().windows(2).position(|w| w == b"::") {
@@ -110,21 +122,56 @@ fn separators(bytes: &[u8]) -> usize {
     found
 }
 
+impl PartialEq for Urn {
+    /// The hashes first: two URNs that differ nearly always differ there, and a clone is the
+    /// same text.
+    fn eq(&self, other: &Urn) -> bool {
+        self.hash == other.hash && (Arc::ptr_eq(&self.text, &other.text) || self.text == other.text)
+    }
+}
+
+impl Eq for Urn {}
+
+impl Hash for Urn {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+impl PartialOrd for Urn {
+    fn partial_cmp(&self, other: &Urn) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Urn {
+    /// By text: sorted URNs read in the order their names do.
+    fn cmp(&self, other: &Urn) -> Ordering {
+        self.text.cmp(&other.text)
+    }
+}
+
+impl Default for Urn {
+    fn default() -> Urn {
+        Urn::of("".into())
+    }
+}
+
 impl fmt::Display for Urn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
 impl fmt::Debug for Urn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", &*self.0)
+        write!(f, "{:?}", &*self.text)
     }
 }
 
 impl Serialize for Urn {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.0)
+        s.serialize_str(&self.text)
     }
 }
 
@@ -195,6 +242,24 @@ mod tests {
         assert_eq!(child.name(), "b");
         assert_eq!(child.stack(), "dev");
         assert_eq!(child.project(), "p");
+    }
+
+    #[test]
+    fn urns_of_the_same_text_are_equal_and_hash_alike_wherever_they_were_made() {
+        let made = Urn::new("s", "p", None, "t", "a");
+        let parsed = Urn::parse("urn:pulumi:s::p::t::a").unwrap();
+        let decoded: Urn = serde_json::from_str(r#""urn:pulumi:s::p::t::a""#).unwrap();
+        let hash = |u: &Urn| foldhash::fast::FixedState::default().hash_one(u);
+        for other in [&parsed, &decoded] {
+            assert_eq!(&made, other);
+            assert_eq!(hash(&made), hash(other));
+        }
+        let b = Urn::parse("urn:pulumi:s::p::t::b").unwrap();
+        assert_ne!(made, b);
+        assert!(made < b, "ordered by text");
+        let set: UrnSet = [made.clone(), parsed, decoded, b].into_iter().collect();
+        assert_eq!(set.len(), 2);
+        assert_eq!(Urn::default().as_str(), "");
     }
 
     #[test]
