@@ -182,9 +182,10 @@ pub struct Resource {
 
 impl Resource {
     fn new(urn: Urn, type_: String) -> Resource {
+        let name = urn.name();
         Resource {
-            name_at: urn.as_str().len() - urn.name().len(),
-            name_chars: u32::try_from(urn.name().chars().count()).unwrap_or(u32::MAX),
+            name_at: urn.as_str().len() - name.len(),
+            name_chars: u32::try_from(name.chars().count()).unwrap_or(u32::MAX),
             graph_node: is_graph_type(&type_),
             urn,
             type_,
@@ -469,6 +470,7 @@ pub struct Model {
         reason = "a preview has a chain per resource: growing a million of them would copy them all"
     )]
     chains: Vec<Box<Chain>>,
+    /// Chains not at `id - 1` in `chains` (see [`Model::chain_position`]).
     chain_index: FastMap<ChainId, usize>,
     awaiting_chains: BTreeSet<usize>,
     running_chains: BTreeSet<usize>,
@@ -633,7 +635,7 @@ impl Model {
 
     /// The chain `id`, in O(1).
     pub fn chain(&self, id: ChainId) -> Option<&Chain> {
-        self.chain_index.get(&id).map(|&i| &*self.chains[i])
+        self.chain_position(id).map(|i| &*self.chains[i])
     }
 
     /// Chains in display order: awaiting approval, running, queued, then finished (newest first).
@@ -1524,8 +1526,19 @@ impl Model {
         self.structure_version += 1;
     }
 
+    /// Where chain `id` is in `chains`. The engine numbers chains from 1 as it queues them, so
+    /// a chain sits at `id - 1` unless its events came out of that order: only those are in
+    /// the map.
+    fn chain_position(&self, id: ChainId) -> Option<usize> {
+        let at = usize::try_from(id).ok().and_then(|id| id.checked_sub(1));
+        match at.and_then(|at| Some((at, self.chains.get(at)?))) {
+            Some((at, c)) if c.id == id => Some(at),
+            _ => self.chain_index.get(&id).copied(),
+        }
+    }
+
     fn ensure_chain(&mut self, id: ChainId) -> usize {
-        if let Some(&c) = self.chain_index.get(&id) {
+        if let Some(c) = self.chain_position(id) {
             return c;
         }
         let c = self.chains.len();
@@ -1541,7 +1554,9 @@ impl Model {
             cascade: None,
             failed: false,
         }));
-        self.chain_index.insert(id, c);
+        if usize::try_from(id).ok() != c.checked_add(1) {
+            self.chain_index.insert(id, c);
+        }
         self.queued_chains.insert(c);
         c
     }
@@ -2196,6 +2211,30 @@ mod tests {
         info.hide_diffs.clear();
         m.apply(&EngineEvent::StepPlanned(Box::new(info)));
         assert!(m.get(&sub).unwrap().changes().hide_diffs.is_empty());
+    }
+
+    #[test]
+    fn chains_are_found_whatever_order_their_ids_arrive_in() {
+        let mut m = live();
+        let urns: Vec<Urn> = (0..6)
+            .map(|i| urn("sim:index:Vpc", &format!("v{i}")))
+            .collect();
+        // 1 and 2 in the engine's order, then 5 before 3 and 4, and an id that fits no slot.
+        let ids = [1, 2, 5, 3, 4, u64::MAX];
+        for (id, u) in ids.iter().zip(&urns) {
+            m.apply(&EngineEvent::ChainQueued {
+                chain: *id,
+                steps: vec![(StepOp::Create, u.clone())],
+            });
+        }
+        for (id, u) in ids.iter().zip(&urns) {
+            let chain = m.chain(*id).expect("found");
+            assert_eq!((chain.id, &chain.steps[0].1), (*id, u));
+            run(&mut m, *id, StepOp::Create, u);
+            assert_eq!(m.get(u).unwrap().status, Status::Done, "chain {id}");
+        }
+        assert!(m.chain(6).is_none() && m.chain(0).is_none());
+        assert_eq!(m.chains().len(), ids.len());
     }
 
     #[test]
