@@ -512,6 +512,12 @@ pub struct Model {
 /// Indexes by id with a fast hasher: every event looks one up.
 type FastMap<K, V> = HashMap<K, V, FastHash>;
 
+/// The position chain `id` gets when its events come in the engine's order: the engine
+/// numbers chains from 1 as it queues them.
+fn numbered_position(id: ChainId) -> Option<usize> {
+    usize::try_from(id).ok()?.checked_sub(1)
+}
+
 /// Whether rows of type `t` are in the dependency graph (the tree shows the rest).
 fn is_graph_type(t: &str) -> bool {
     t != ROOT_STACK_TYPE && !is_provider_type(t)
@@ -1526,15 +1532,15 @@ impl Model {
         self.structure_version += 1;
     }
 
-    /// Where chain `id` is in `chains`. The engine numbers chains from 1 as it queues them, so
-    /// a chain sits at `id - 1` unless its events came out of that order: only those are in
-    /// the map.
+    /// Where chain `id` is in `chains`: at its numbered position unless its events came out of
+    /// the engine's order, and only those chains are in the map.
     fn chain_position(&self, id: ChainId) -> Option<usize> {
-        let at = usize::try_from(id).ok().and_then(|id| id.checked_sub(1));
-        match at.and_then(|at| Some((at, self.chains.get(at)?))) {
-            Some((at, c)) if c.id == id => Some(at),
-            _ => self.chain_index.get(&id).copied(),
+        if let Some(at) = numbered_position(id)
+            && self.chains.get(at).is_some_and(|c| c.id == id)
+        {
+            return Some(at);
         }
+        self.chain_index.get(&id).copied()
     }
 
     fn ensure_chain(&mut self, id: ChainId) -> usize {
@@ -1554,7 +1560,7 @@ impl Model {
             cascade: None,
             failed: false,
         }));
-        if usize::try_from(id).ok() != c.checked_add(1) {
+        if numbered_position(id) != Some(c) {
             self.chain_index.insert(id, c);
         }
         self.queued_chains.insert(c);
