@@ -459,6 +459,7 @@ pub struct Model {
     )]
     resources: Vec<Box<Resource>>,
     index: UrnMap<usize>,
+    /// Rows made without a parent; those given one later are passed over by [`Model::roots`].
     roots: Vec<usize>,
     /// Bumped whenever rows are added or re-parented or dependencies change, so that derived
     /// layouts know to rebuild.
@@ -1521,15 +1522,32 @@ impl Model {
             return;
         }
         let p = self.ensure_row(p_urn, None);
-        if p == i || self.resources[i].parent == Some(p) {
+        if self.resources[i].parent == Some(p) || self.is_within(p, i) {
             return;
         }
         if let Some(old) = self.resources[i].parent {
             self.resources[old].children.retain(|&c| c != i);
+        } else if self.roots.last() == Some(&i) {
+            // A row is most often given its parent as it is made: it leaves the roots at once,
+            // so that walking them is not a walk of every row.
+            self.roots.pop();
         }
         self.resources[i].parent = Some(p);
         self.resources[p].children.push(i);
         self.structure_version += 1;
+    }
+
+    /// Whether row `i` is `ancestor` or under it: a parent link that would close a cycle is
+    /// refused, so every row stays reachable from a root (the tree counts on it).
+    fn is_within(&self, i: usize, ancestor: usize) -> bool {
+        let mut cur = Some(i);
+        while let Some(c) = cur {
+            if c == ancestor {
+                return true;
+            }
+            cur = self.resources[c].parent;
+        }
+        false
     }
 
     /// Where chain `id` is in `chains`: at its numbered position unless its events came out of
@@ -1992,6 +2010,26 @@ mod tests {
         assert_eq!(roots, [m.index_of(&stack).unwrap()]);
         assert_eq!(m.resource(roots[0]).children, [m.index_of(&child).unwrap()]);
         assert_eq!(m.resource(roots[0]).type_, "pulumi:pulumi:Stack");
+    }
+
+    #[test]
+    fn a_parent_link_that_would_close_a_cycle_is_refused() {
+        let mut m = Model::new();
+        let [a, b, c] = ["a", "b", "c"].map(|n| urn("my:index:Group", n));
+        let plan = |m: &mut Model, u: &Urn, parent: &Urn, chain: u64| {
+            let info = step_info(StepOp::Create, u, Some(parent), chain);
+            m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        };
+        plan(&mut m, &b, &a, 1);
+        plan(&mut m, &c, &b, 2);
+        // Garbage from a program: a's parent is its own grandchild, then itself.
+        plan(&mut m, &a, &c, 3);
+        plan(&mut m, &a, &a, 4);
+        let at = |u: &Urn| m.index_of(u).unwrap();
+        assert_eq!(m.resource(at(&a)).parent, None, "a stays a root");
+        assert_eq!(m.roots().collect::<Vec<_>>(), [at(&a)]);
+        assert_eq!(m.resource(at(&c)).parent, Some(at(&b)));
+        assert!(m.resource(at(&c)).children.is_empty());
     }
 
     fn run(m: &mut Model, chain: u64, op: StepOp, u: &Urn) {

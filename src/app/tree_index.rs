@@ -1,7 +1,12 @@
 //! The resource tree flattened into display rows (children under parents, collapsed subtrees
 //! hidden, filtered rows kept with their ancestors). Rebuilt only when the model's structure,
-//! the filter or the collapsed set changes, so drawing a frame touches only the visible rows.
-//! While the model grows, rebuilds are spaced so that they take at most a ninth of the time.
+//! the filter or the collapsed set changes; while the model grows, rebuilds are spaced so that
+//! they take at most a ninth of the time.
+//!
+//! The rows are walked depth-first only as far as a view needs (the window, the selection), so
+//! a frame at a million resources sorts and places a few dozen rows, not a million: with no
+//! filter and nothing collapsed, the number of rows is known without the walk (every resource
+//! has one; the model keeps parents free of cycles).
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
@@ -27,15 +32,36 @@ pub struct FlatRow {
     pub has_children: bool,
 }
 
-/// The flattened tree and its rebuild key.
+/// What a rebuild depends on: the model's structure, the filter, the collapsed set, the sort
+/// and (for orders and filters that follow statuses) the model's version.
+type Key = (u64, String, u64, SortKey, u64);
+
+/// The flattened tree (as far as it has been walked) and its rebuild key.
 #[derive(Clone, Debug, Default)]
 pub struct TreeIndex {
-    key: Option<(u64, String, u64, SortKey, u64)>,
+    key: Option<Key>,
     rows: Vec<FlatRow>,
-    /// Row position per resource index (`NONE` when hidden).
+    /// Row position plus one per resource index (0 when hidden or not reached yet, so that a
+    /// fresh index is zeroed memory the kernel hands over untouched).
     pos: Vec<u32>,
+    /// The rest of the depth-first walk: one level per open row on the path to the next row.
+    walk: Vec<Level>,
+    /// Rows the walk will have placed once done.
+    total: usize,
+    /// Resources the filter keeps, with their ancestors (`None` without a filter).
+    keep: Option<Vec<bool>>,
+    sort: SortKey,
     built_at: Option<Instant>,
     cost: Duration,
+}
+
+/// Siblings still to place under one open row (or the roots), in display order.
+#[derive(Clone, Debug)]
+struct Level {
+    kids: Vec<usize>,
+    next: usize,
+    depth: u16,
+    parent_row: u32,
 }
 
 impl TreeIndex {
@@ -83,18 +109,12 @@ impl TreeIndex {
             .is_some_and(|k| k.0 != model.structure_version())
     }
 
-    fn rebuild(
-        &mut self,
-        key: (u64, String, u64, SortKey, u64),
-        model: &Model,
-        filter: &Filter,
-        collapsed: &HashSet<Urn>,
-    ) {
+    fn rebuild(&mut self, key: Key, model: &Model, filter: &Filter, collapsed: &HashSet<Urn>) {
         let started = Instant::now();
-        let sort = key.3;
+        self.sort = key.3;
         self.key = Some(key);
         let n = model.resources().len();
-        let keep: Option<Vec<bool>> = (!filter.is_empty()).then(|| {
+        self.keep = (!filter.is_empty()).then(|| {
             let mut keep = vec![false; n];
             for (i, r) in model.resources().iter().enumerate() {
                 if !filter.matches(r) {
@@ -111,72 +131,130 @@ impl TreeIndex {
             }
             keep
         });
-        let kept = |i: usize| keep.as_ref().is_none_or(|k| k[i]);
         self.rows.clear();
-        // Room for every row at once: growing by doubling copies a million rows' worth twice.
-        self.rows.reserve(n);
-        self.pos.clear();
-        self.pos.resize(n, NONE);
-        // Depth-first, siblings sorted; the stack holds (idx, depth, last, parent row).
-        let mut roots: Vec<usize> = model.roots().filter(|&i| kept(i)).collect();
-        sort.sort(model, &mut roots);
-        let mut stack: Vec<(usize, u16, bool, u32)> = roots
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(k, &i)| (i, 0, k + 1 == roots.len(), NONE))
-            .collect();
-        let mut kids: Vec<usize> = Vec::new();
-        while let Some((i, depth, last, parent_row)) = stack.pop() {
-            let r = model.resource(i);
-            let row = self.rows.len() as u32;
-            self.pos[i] = row;
-            kids.clear();
-            kids.extend(r.children.iter().copied().filter(|&c| kept(c)));
-            sort.sort(model, &mut kids);
-            let count = kids.len();
-            self.rows.push(FlatRow {
-                idx: i,
-                depth,
-                last,
-                parent_row,
-                has_children: count > 0,
-            });
-            if collapsed.contains(&r.urn) {
-                continue;
-            }
-            let mut k = count;
-            for &c in kids.iter().rev() {
-                stack.push((c, depth + 1, k == count, row));
-                k -= 1;
-            }
+        self.pos = vec![0; n];
+        let mut roots: Vec<usize> = model.roots().filter(|&i| self.kept(i)).collect();
+        self.sort.sort(model, &mut roots);
+        self.walk = vec![Level {
+            kids: roots,
+            next: 0,
+            depth: 0,
+            parent_row: NONE,
+        }];
+        if self.keep.is_none() && collapsed.is_empty() {
+            self.total = n;
+        } else {
+            // Which rows are hidden is known only by walking them all.
+            self.walk_until(model, collapsed, usize::MAX, None);
+            self.total = self.rows.len();
         }
         self.built_at = Some(Instant::now());
         self.cost = started.elapsed();
     }
 
-    /// The visible rows, top to bottom.
+    fn kept(&self, i: usize) -> bool {
+        self.keep.as_ref().is_none_or(|k| k[i])
+    }
+
+    /// Places rows until there are `rows` of them, `idx` has its row, or the walk is done. Only
+    /// a walk that began with nothing collapsed is resumed, so `collapsed` is the rebuild's.
+    fn walk_until(
+        &mut self,
+        model: &Model,
+        collapsed: &HashSet<Urn>,
+        rows: usize,
+        idx: Option<usize>,
+    ) {
+        let started = Instant::now();
+        let reached = |t: &TreeIndex| {
+            t.rows.len() >= rows || idx.is_some_and(|i| t.pos.get(i).is_none_or(|&p| p != 0))
+        };
+        while !reached(self) {
+            let Some(level) = self.walk.last_mut() else {
+                // Rows re-parented since the rebuild may have been passed by: count what was
+                // placed.
+                self.total = self.rows.len();
+                break;
+            };
+            let Some(&i) = level.kids.get(level.next) else {
+                self.walk.pop();
+                continue;
+            };
+            level.next += 1;
+            let (depth, parent_row) = (level.depth, level.parent_row);
+            let last = level.next == level.kids.len();
+            // Rows added since the rebuild wait for the next one.
+            if i >= self.pos.len() || self.pos[i] != 0 {
+                continue;
+            }
+            let row = self.rows.len() as u32;
+            self.pos[i] = row + 1;
+            let r = model.resource(i);
+            let mut kids: Vec<usize> = r
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| c < self.pos.len() && self.kept(c))
+                .collect();
+            self.rows.push(FlatRow {
+                idx: i,
+                depth,
+                last,
+                parent_row,
+                has_children: !kids.is_empty(),
+            });
+            if kids.is_empty() || collapsed.contains(&r.urn) {
+                continue;
+            }
+            self.sort.sort(model, &mut kids);
+            self.walk.push(Level {
+                kids,
+                next: 0,
+                depth: depth + 1,
+                parent_row: row,
+            });
+        }
+        self.cost += started.elapsed();
+    }
+
+    /// The first `end` rows (fewer when there are fewer), walking on as far as they need.
+    pub fn reach(&mut self, model: &Model, end: usize) -> &[FlatRow] {
+        if self.rows.len() < end {
+            self.walk_until(model, &HashSet::new(), end, None);
+        }
+        &self.rows[..end.min(self.rows.len())]
+    }
+
+    /// The row showing resource `idx`, walking on until it is placed; `None` when hidden.
+    pub fn find(&mut self, model: &Model, idx: usize) -> Option<usize> {
+        if self.position(idx).is_none() && idx < self.pos.len() {
+            self.walk_until(model, &HashSet::new(), usize::MAX, Some(idx));
+        }
+        self.position(idx)
+    }
+
+    /// The rows placed so far, top to bottom (all of them after `reach(model, len())`).
     pub fn rows(&self) -> &[FlatRow] {
         &self.rows
     }
 
     /// Number of visible rows.
     pub fn len(&self) -> usize {
-        self.rows.len()
+        self.total
     }
 
     /// No visible row (nothing yet, or the filter matches nothing).
     pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
+        self.total == 0
     }
 
-    /// The row showing resource `idx`, if visible.
+    /// The row showing resource `idx`, if visible and placed.
     pub fn position(&self, idx: usize) -> Option<usize> {
         self.pos
             .get(idx)
             .copied()
-            .filter(|&p| p != NONE)
-            .map(|p| p as usize)
+            .filter(|&p| p != 0)
+            .map(|p| p as usize - 1)
     }
 
     /// The row of a row's parent (`None` for a root).
@@ -203,5 +281,130 @@ impl TreeIndex {
             p = pr.parent_row;
         }
         parts.iter().rev().copied().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::sample::{sample_urn, step_info};
+    use crate::engine::events::EngineEvent;
+    use crate::engine::step::StepOp;
+
+    /// A stack of `groups` components with `per` resources each, arriving interleaved and out of
+    /// name order (as a parallel preview sends them), some of them with children of their own.
+    fn forest(groups: usize, per: usize) -> Model {
+        let mut m = Model::new();
+        let stack = sample_urn("pulumi:pulumi:Stack", "myproj-dev");
+        let mut chain = 0;
+        let mut plan = |m: &mut Model, urn: &Urn, parent: &Urn| {
+            chain += 1;
+            let info = step_info(StepOp::Create, urn, Some(parent), chain);
+            m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+        };
+        let group = |g: usize| sample_urn("my:index:Group", &format!("g{}", groups - g));
+        for g in 0..groups {
+            plan(&mut m, &group(g), &stack);
+        }
+        for k in 0..per {
+            for g in 0..groups {
+                let r = sample_urn("sim:index:Resource", &format!("r{}-{}", g, per - k));
+                plan(&mut m, &r, &group(g));
+                if k % 3 == 0 {
+                    let leaf = sample_urn("sim:index:Leaf", &format!("l{g}-{k}"));
+                    plan(&mut m, &leaf, &r);
+                }
+            }
+        }
+        m
+    }
+
+    /// The rows a plain recursive walk gives: (resource, depth, last) with siblings by name.
+    fn expected(m: &Model) -> Vec<(usize, u16, bool)> {
+        fn visit(m: &Model, i: usize, depth: u16, last: bool, out: &mut Vec<(usize, u16, bool)>) {
+            out.push((i, depth, last));
+            let mut kids = m.resource(i).children.clone();
+            SortKey::Name.sort(m, &mut kids);
+            for (k, &c) in kids.iter().enumerate() {
+                visit(m, c, depth + 1, k + 1 == kids.len(), out);
+            }
+        }
+        let mut out = Vec::new();
+        let mut roots: Vec<usize> = m.roots().collect();
+        SortKey::Name.sort(m, &mut roots);
+        for (k, &r) in roots.iter().enumerate() {
+            visit(m, r, 0, k + 1 == roots.len(), &mut out);
+        }
+        out
+    }
+
+    fn shape(rows: &[FlatRow]) -> Vec<(usize, u16, bool)> {
+        rows.iter().map(|r| (r.idx, r.depth, r.last)).collect()
+    }
+
+    #[test]
+    fn rows_are_walked_only_as_far_as_asked_and_match_a_whole_walk() {
+        let m = forest(7, 12);
+        let want = expected(&m);
+        let mut t = TreeIndex::default();
+        t.refresh(&m, &Filter::default(), &HashSet::new(), 0, SortKey::Name);
+        assert_eq!(t.rows().len(), 0, "nothing is walked before a view asks");
+        assert_eq!(t.len(), m.resources().len(), "every resource has a row");
+        assert_eq!(shape(t.reach(&m, 5)), want[..5]);
+        assert_eq!(t.rows().len(), 5);
+        let deep = want[60].0;
+        assert_eq!(t.find(&m, deep), Some(60));
+        assert_eq!(t.rows().len(), 61, "walked up to the row asked for");
+        assert_eq!(shape(t.reach(&m, usize::MAX)), want);
+        for (row, r) in t.rows().iter().enumerate() {
+            let parent = m.resource(r.idx).parent.and_then(|p| t.position(p));
+            assert_eq!(t.parent_row(row), parent);
+            assert_eq!(r.has_children, !m.resource(r.idx).children.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_collapsed_subtree_or_a_filter_is_walked_whole_and_counted_exactly() {
+        let m = forest(3, 4);
+        let under = |i: usize, a: usize| {
+            let mut cur = m.resource(i).parent;
+            while let Some(c) = cur {
+                if c == a {
+                    return true;
+                }
+                cur = m.resource(c).parent;
+            }
+            false
+        };
+        let group = sample_urn("my:index:Group", "g2");
+        let g = m.index_of(&group).unwrap();
+        let mut t = TreeIndex::default();
+        t.refresh(
+            &m,
+            &Filter::default(),
+            &HashSet::from([group]),
+            1,
+            SortKey::Name,
+        );
+        let shown: Vec<usize> = t.rows().iter().map(|r| r.idx).collect();
+        let want: Vec<usize> = expected(&m)
+            .into_iter()
+            .map(|r| r.0)
+            .filter(|&i| !under(i, g))
+            .collect();
+        assert_eq!((shown, t.len()), (want.clone(), want.len()));
+        assert!(t.rows()[t.position(g).unwrap()].has_children);
+
+        let filter = Filter::parse("l1-").unwrap();
+        t.refresh(&m, &filter, &HashSet::new(), 1, SortKey::Name);
+        let shown: Vec<usize> = t.rows().iter().map(|r| r.idx).collect();
+        let matching = |i: usize| m.resource(i).name().starts_with("l1-");
+        let want: Vec<usize> = expected(&m)
+            .into_iter()
+            .map(|r| r.0)
+            .filter(|&i| (0..m.resources().len()).any(|j| matching(j) && (j == i || under(j, i))))
+            .collect();
+        assert_eq!((shown, t.len()), (want.clone(), want.len()));
+        assert!(!want.is_empty() && want.len() < m.resources().len() / 2);
     }
 }

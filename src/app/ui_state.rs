@@ -288,7 +288,7 @@ impl UiState {
     pub fn ensure_selection(&mut self, model: &Model) {
         if self.selected_index(model).is_none() {
             self.refresh_tree(model);
-            if let Some(r) = self.tree.rows().first() {
+            if let Some(r) = self.tree.reach(model, 1).first() {
                 self.selected = Some(model.resource(r.idx).urn.clone());
             }
         }

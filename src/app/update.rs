@@ -352,7 +352,7 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
     ui.refresh_tree(model);
     let failed: Vec<usize> = ui
         .tree
-        .rows()
+        .reach(model, usize::MAX)
         .iter()
         .enumerate()
         .filter(|(_, r)| model.resource(r.idx).error.is_some())
@@ -366,7 +366,9 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
         });
         return;
     }
-    let cur = ui.selected_index(model).and_then(|i| ui.tree.position(i));
+    let cur = ui
+        .selected_index(model)
+        .and_then(|i| ui.tree.find(model, i));
     let pick = match (cur, forward) {
         (Some(c), true) => failed.iter().find(|&&k| k > c).or(failed.first()),
         (Some(c), false) => failed.iter().rev().find(|&&k| k < c).or(failed.last()),
@@ -405,12 +407,12 @@ fn set_filter(ui: &mut UiState, model: &Model, filter: Filter) {
     ui.refresh_tree(model);
     let visible = ui
         .selected_index(model)
-        .and_then(|i| ui.tree.position(i))
+        .and_then(|i| ui.tree.find(model, i))
         .is_some();
     if !visible {
         ui.selected = ui
             .tree
-            .rows()
+            .reach(model, 1)
             .first()
             .map(|r| model.resource(r.idx).urn.clone());
     }
@@ -453,7 +455,7 @@ fn click(ui: &mut UiState, model: &Model, column: u16, row: u16) {
     ui.focus = ViewId::Resources;
     ui.refresh_tree(model);
     let pos = ui.resources_offset + (row - area.y) as usize;
-    if let Some(r) = ui.tree.rows().get(pos) {
+    if let Some(r) = ui.tree.reach(model, pos + 1).get(pos) {
         ui.selected = Some(model.resource(r.idx).urn.clone());
     }
 }
@@ -482,10 +484,10 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
             ui.refresh_tree(model);
             let cur = ui
                 .selected_index(model)
-                .and_then(|i| ui.tree.position(i))
+                .and_then(|i| ui.tree.find(model, i))
                 .unwrap_or(0);
             let next = clamp_move(cur, delta, ui.tree.len());
-            if let Some(r) = ui.tree.rows().get(next) {
+            if let Some(r) = ui.tree.reach(model, next + 1).get(next) {
                 ui.selected = Some(model.resource(r.idx).urn.clone());
             }
         }
@@ -833,7 +835,7 @@ mod tests {
         ui.refresh_tree(&m);
         let names: Vec<&str> = ui
             .tree
-            .rows()
+            .reach(&m, usize::MAX)
             .iter()
             .map(|r| m.resource(r.idx).name())
             .collect();
@@ -1033,7 +1035,7 @@ mod tests {
         update(&mut ui, &m, &control, Action::CycleSort);
         assert_eq!(ui.sort, crate::app::sort::SortKey::Status);
         ui.refresh_tree(&m);
-        let first_child = m.resource(ui.tree.rows()[1].idx).name().to_string();
+        let first_child = m.resource(ui.tree.reach(&m, 2)[1].idx).name().to_string();
         assert_eq!(first_child, "app", "waiting for approval before done");
     }
 

@@ -337,7 +337,7 @@ impl StatefulWidget for ResourcesView<'_> {
         }
         ui.page = h.saturating_sub(1).max(1);
         ui.resources_rows = Some(inner);
-        let sel = ui.selected_index(m).and_then(|i| ui.tree.position(i));
+        let sel = ui.selected_index(m).and_then(|i| ui.tree.find(m, i));
         if let Some(s) = sel {
             if s < ui.resources_offset {
                 ui.resources_offset = s;
@@ -361,7 +361,8 @@ impl StatefulWidget for ResourcesView<'_> {
             );
             return;
         }
-        let window = ui.resources_offset..(ui.resources_offset + h).min(ui.tree.len());
+        let end = ui.tree.reach(m, ui.resources_offset + h).len();
+        let window = ui.resources_offset.min(end)..end;
         let tree_w = inner.width - OP_W;
         let cols = Columns::fit(inner.width as usize, m, ui, window.clone());
         let (items, skipped, mut state) =
