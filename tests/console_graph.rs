@@ -254,11 +254,11 @@ fn assert_paths(m: &Model, u: &mut UiState, w: u16, h: u16) {
             let end = start + label.chars().count() - 1;
             let i = m.index_of(&r.urn).unwrap();
             let (c, _) = g.place(i).unwrap();
-            let mut want: Vec<String> = g
+            let mut want: Vec<String> = m
+                .graph()
                 .dependents(i)
-                .iter()
-                .filter(|&&d| g.place(d).is_some_and(|(dc, _)| dc == c + 1))
-                .map(|&d| m.resource(d).name().to_string())
+                .filter(|&d| g.place(d).is_some_and(|(dc, _)| dc == c + 1))
+                .map(|d| m.resource(d).name().to_string())
                 .collect();
             want.sort();
             if want.is_empty() {
@@ -348,18 +348,18 @@ fn a_frame_of_a_large_graph_lays_out_once_and_orders_only_what_is_in_view() {
     let selected = row("r10250");
     u.selected = Some(sample_urn("sim:index:Thing", "r10250"));
     graph_only(&m, &mut u, 160, 45);
-    let blast = u.graph.blast_radius(selected);
+    let blast = u.graph.blast_radius(&m, selected);
     for _ in 0..20 {
         graph_only(&m, &mut u, 160, 45);
     }
     assert!(
-        std::sync::Arc::ptr_eq(&blast, &u.graph.blast_radius(selected)),
+        std::sync::Arc::ptr_eq(&blast, &u.graph.blast_radius(&m, selected)),
         "a later frame laid the graph out again"
     );
     assert!(u.graph.place(selected).is_some());
     assert!(u.graph.place(row("r00000")).is_some());
     let last_layer = row(&names[(layers - 1) * width]);
-    assert_eq!(u.graph.column_of(last_layer), Some(layers - 1));
+    assert_eq!(u.graph.column_of(&m, last_layer), Some(layers - 1));
     assert!(
         u.graph.place(last_layer).is_none(),
         "the last column, far right of the view, was ordered"
@@ -381,8 +381,8 @@ fn the_blast_radius_follows_the_graph_as_it_grows() {
             .map(|&i| m.resource(i).name().to_string())
             .collect()
     };
-    assert_eq!(name_of(&m, &u.graph.blast_radius(a)), ["b"]);
-    assert_eq!(name_of(&m, &u.graph.blast_radius(a)), ["b"]);
+    assert_eq!(name_of(&m, &u.graph.blast_radius(&m, a)), ["b"]);
+    assert_eq!(name_of(&m, &u.graph.blast_radius(&m, a)), ["b"]);
     m.apply(&EngineEvent::RegistrationReceived {
         urn: sample_urn("sim:index:Thing", "c"),
         type_: "sim:index:Thing".into(),
@@ -393,5 +393,5 @@ fn the_blast_radius_follows_the_graph_as_it_grows() {
     // Rebuilds of a growing graph are spaced by their cost; this one is due.
     std::thread::sleep(std::time::Duration::from_millis(20));
     u.refresh_graph(&m);
-    assert_eq!(name_of(&m, &u.graph.blast_radius(a)), ["b", "c"]);
+    assert_eq!(name_of(&m, &u.graph.blast_radius(&m, a)), ["b", "c"]);
 }

@@ -21,6 +21,8 @@ use crate::engine::resource::{is_default_provider_name, is_provider_type};
 use crate::engine::step::StepOp;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap};
 
+use super::graph_index::GraphIndex;
+
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
@@ -158,9 +160,6 @@ pub struct Resource {
     pub new_inputs: Option<PropertyMap>,
     pub outputs: Option<PropertyMap>,
     pub dependencies: Vec<Urn>,
-    /// The rows of those dependencies known so far (the graph's edges without URN lookups);
-    /// one that arrives later is added when its row appears.
-    dependency_rows: Vec<usize>,
     pub delete_before_replace: bool,
     pub protect: bool,
     pub history: Vec<HistoryEntry>,
@@ -205,7 +204,6 @@ impl Resource {
             new_inputs: None,
             outputs: None,
             dependencies: Vec::new(),
-            dependency_rows: Vec::new(),
             delete_before_replace: false,
             protect: false,
             history: Vec::new(),
@@ -229,11 +227,6 @@ impl Resource {
     /// Its changes, boxed on first write.
     fn changes_mut(&mut self) -> &mut Changes {
         self.changes.get_or_insert_with(Box::default)
-    }
-
-    /// The rows of its dependencies that are in the model, in no particular order.
-    pub fn dependency_rows(&self) -> &[usize] {
-        &self.dependency_rows
     }
 
     /// Characters in its name (what a column of names is sized by).
@@ -459,6 +452,10 @@ pub struct Model {
     )]
     resources: Vec<Box<Resource>>,
     index: UrnMap<usize>,
+    /// The dependency graph of the rows, kept as they arrive.
+    graph: GraphIndex,
+    /// A dependency list's rows, kept between calls for its allocation.
+    scratch_rows: Vec<usize>,
     /// Rows made without a parent; those given one later are passed over by [`Model::roots`].
     roots: Vec<usize>,
     /// Bumped whenever rows are added or re-parented or dependencies change, so that derived
@@ -625,6 +622,11 @@ impl Model {
             .filter(|&i| self.resources[i].parent.is_none())
     }
 
+    /// The dependency graph, with its layers.
+    pub fn graph(&self) -> &GraphIndex {
+        &self.graph
+    }
+
     /// Changes whenever rows or dependencies are added: the key of derived layouts.
     pub fn structure_version(&self) -> u64 {
         self.structure_version
@@ -753,6 +755,7 @@ impl Model {
             | EngineEvent::Resumed
             | EngineEvent::CancelRequested { .. } => self.apply_operator(e, now, active),
         }
+        self.graph.place_new_rows();
     }
 
     /// The run as a whole: its prelude, registrations, outputs, pending creates, diagnostics
@@ -785,6 +788,7 @@ impl Model {
                 let i = self.ensure_row(urn, Some(type_));
                 self.set_parent(i, parent.as_ref());
                 self.set_dependencies(i, dependencies);
+                self.graph.set_custom(i, *custom);
                 let r = &mut self.resources[i];
                 r.custom = *custom;
                 r.log(now, "registered");
@@ -1208,6 +1212,7 @@ impl Model {
             self.steps_total += 1;
         }
         self.set_parent(i, info.parent.as_ref());
+        self.graph.set_custom(i, info.custom);
         let r = &mut self.resources[i];
         r.custom = info.custom;
         r.op = Some(match (r.op, info.op) {
@@ -1264,7 +1269,8 @@ impl Model {
         if self.resources[i].dependencies == urns {
             return;
         }
-        let mut rows = Vec::with_capacity(urns.len());
+        let mut rows = std::mem::take(&mut self.scratch_rows);
+        rows.clear();
         for d in urns {
             match self.index_of(d) {
                 Some(j) => rows.push(j),
@@ -1275,9 +1281,9 @@ impl Model {
                     .push(i),
             }
         }
-        let r = &mut self.resources[i];
-        r.dependencies = urns.to_vec();
-        r.dependency_rows = rows;
+        self.resources[i].dependencies = urns.to_vec();
+        self.graph.set_deps(i, &rows);
+        self.scratch_rows = rows;
         self.structure_version += 1;
     }
 
@@ -1489,13 +1495,16 @@ impl Model {
                 if r.type_ != *t {
                     r.type_.clone_from(t);
                     r.graph_node = is_graph_type(t);
+                    self.graph.set_node(i, r.graph_node);
                 }
             }
             return i;
         }
         let t = type_.cloned().unwrap_or_else(|| urn.type_().to_string());
         let i = self.resources.len();
-        self.resources.push(Box::new(Resource::new(urn.clone(), t)));
+        let r = Resource::new(urn.clone(), t);
+        self.graph.add_row(r.graph_node, r.name_chars);
+        self.resources.push(Box::new(r));
         self.index.insert(urn.clone(), i);
         self.roots.push(i);
         self.structure_version += 1;
@@ -1503,10 +1512,9 @@ impl Model {
             && let Some(waiting) = self.awaiting_dependency.remove(urn)
         {
             for w in waiting {
-                let r = &mut self.resources[w];
                 // It may have changed its dependencies since it named this one.
-                if r.dependencies.contains(urn) && !r.dependency_rows.contains(&i) {
-                    r.dependency_rows.push(i);
+                if self.resources[w].dependencies.contains(urn) {
+                    self.graph.add_dep(w, i);
                 }
             }
         }
@@ -1522,7 +1530,9 @@ impl Model {
             return;
         }
         let p = self.ensure_row(p_urn, None);
-        if self.resources[i].parent == Some(p) || self.is_within(p, i) {
+        // Only a row with children can be an ancestor of its new parent.
+        let cycle = !self.resources[i].children.is_empty() && self.is_within(p, i);
+        if self.resources[i].parent == Some(p) || cycle {
             return;
         }
         if let Some(old) = self.resources[i].parent {
@@ -1534,6 +1544,7 @@ impl Model {
         }
         self.resources[i].parent = Some(p);
         self.resources[p].children.push(i);
+        self.graph.set_parent(i, p);
         self.structure_version += 1;
     }
 
@@ -2310,9 +2321,10 @@ mod tests {
         info.dependencies = vec![vpc.clone(), db.clone()];
         m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
         let row = |m: &Model, u: &Urn| m.index_of(u).unwrap();
-        assert!(m.get(&sub).unwrap().dependency_rows().is_empty());
+        let deps = |m: &Model| m.graph().dependency_rows(row(m, &sub)).collect::<Vec<_>>();
+        assert!(deps(&m).is_empty());
         plan(&mut m, 2, &[(StepOp::Create, &vpc)]);
-        assert_eq!(m.get(&sub).unwrap().dependency_rows(), [row(&m, &vpc)]);
+        assert_eq!(deps(&m), [row(&m, &vpc)]);
         // The same list again changes nothing; a new one is new structure.
         let version = m.structure_version();
         m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
@@ -2322,7 +2334,7 @@ mod tests {
         assert!(m.structure_version() > version);
         // `db` was dropped before it arrived: it is no dependency when it does.
         plan(&mut m, 3, &[(StepOp::Create, &db)]);
-        assert_eq!(m.get(&sub).unwrap().dependency_rows(), [row(&m, &vpc)]);
+        assert_eq!(deps(&m), [row(&m, &vpc)]);
     }
 
     #[test]

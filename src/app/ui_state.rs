@@ -261,7 +261,7 @@ impl UiState {
         self.graph.refresh(model, focus, &self.filter);
         if let Some(c) = self
             .selected_index(model)
-            .and_then(|i| self.graph.column_of(i))
+            .and_then(|i| self.graph.column_of(model, i))
         {
             self.graph.order_through(model, c + 1);
         }

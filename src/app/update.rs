@@ -495,7 +495,8 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
             ui.refresh_graph(model);
             let place = ui.selected_index(model).and_then(|i| ui.graph.place(i));
             let (c, r) = place.unwrap_or((0, 0));
-            if let Some(col) = ui.graph.columns.get(c) {
+            let col = ui.graph.column(c);
+            if !col.is_empty() {
                 let r = if place.is_some() {
                     clamp_move(r, delta, col.len())
                 } else {
@@ -559,9 +560,11 @@ fn sideways(ui: &mut UiState, model: &Model, delta: isize) {
                 .selected_index(model)
                 .and_then(|i| ui.graph.place(i))
                 .unwrap_or((0, 0));
-            let nc = clamp_move(c, delta, ui.graph.columns.len());
-            if let Some(col) = ui.graph.columns.get(nc) {
-                let nr = r.min(col.len().saturating_sub(1));
+            let nc = clamp_move(c, delta, ui.graph.layers);
+            ui.graph.order_through(model, nc);
+            let col = ui.graph.column(nc);
+            if !col.is_empty() {
+                let nr = r.min(col.len() - 1);
                 ui.selected = col.get(nr).map(|&i| model.resource(i).urn.clone());
             }
         }

@@ -59,7 +59,7 @@ impl StatefulWidget for GraphView<'_> {
         let sel = ui.selected_index(m);
         let reach = sel
             .filter(|&i| ui.graph.place(i).is_some())
-            .map(|i| ui.graph.blast_radius(i));
+            .map(|i| ui.graph.blast_radius(m, i));
         let g = &ui.graph;
         let nodes = g.nodes;
         let title = if ui.graph_focus {
@@ -68,7 +68,7 @@ impl StatefulWidget for GraphView<'_> {
         } else {
             format!(
                 " Graph  {} layers · {nodes} nodes · f focus · z {} ",
-                g.columns.len(),
+                g.layers,
                 if ui.graph_zoomed_out {
                     "names"
                 } else {
@@ -91,7 +91,7 @@ impl StatefulWidget for GraphView<'_> {
         } else {
             (longest + 5).clamp(8, 22)
         };
-        let columns = g.columns.len();
+        let columns = g.layers;
         // The last row tells what the selection reaches and what `⇠n` means.
         let footer = inner.height >= 4;
         let (vw, vh) = (
@@ -101,7 +101,7 @@ impl StatefulWidget for GraphView<'_> {
         // Each gutter is as wide as its lanes need: a margin, the lanes, a line and the arrow.
         // Columns are placed (and ordered) only as far right as the view reaches, past the
         // offset or past the selection it moves to.
-        let sel_col = sel.and_then(|i| ui.graph.column_of(i));
+        let sel_col = sel.and_then(|i| ui.graph.column_of(m, i));
         let mut col_x = vec![0];
         while col_x.len() <= columns {
             let c = col_x.len() - 1;
@@ -220,7 +220,8 @@ impl StatefulWidget for GraphView<'_> {
         // Nodes, one every other row.
         for c in (0..placed).filter(|&c| seen(c)) {
             let rows = oy.div_ceil(2)..(oy + vh).div_ceil(2);
-            for (r, &i) in g.columns[c]
+            for (r, &i) in g
+                .column(c)
                 .iter()
                 .enumerate()
                 .take(rows.end)
@@ -285,10 +286,10 @@ fn footer_text(m: &Model, selected: Option<(usize, &[usize])>) -> String {
 /// `[+ name]`, prefixed with `⇠n` when n dependencies sit more than one layer to the left.
 fn node_label(m: &Model, g: &GraphLayout, i: usize, c: usize, node_w: usize) -> String {
     let res = m.resource(i);
-    let skipped = g
+    let skipped = m
+        .graph()
         .deps(i)
-        .iter()
-        .filter(|&&d| g.place(d).is_some_and(|(dc, _)| dc + 1 < c))
+        .filter(|&d| g.place(d).is_some_and(|(dc, _)| dc + 1 < c))
         .count();
     let sym = res.op.map_or("", |op| op.prefix().trim_end());
     let sep = if sym.is_empty() { "" } else { " " };

@@ -230,7 +230,7 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
             body
         };
         ui.refresh_graph(model);
-        let blast = ui.graph.blast_radius(idx);
+        let blast = ui.graph.blast_radius(model, idx);
         DetailsView {
             model,
             theme,
