@@ -87,10 +87,14 @@ impl GraphIndex {
 
     /// Places the rows added since, those that no link has placed yet: a new row is most often
     /// linked before this, and put straight into its column.
+    #[inline]
     pub fn place_new_rows(&mut self) {
-        if self.new_rows.is_empty() {
-            return;
+        if !self.new_rows.is_empty() {
+            self.place_rows_left_out();
         }
+    }
+
+    fn place_rows_left_out(&mut self) {
         let mut rows = std::mem::take(&mut self.new_rows);
         rows.retain(|&i| !self.rows[i as usize].placed);
         self.settle(rows.drain(..).map(|i| i as usize));

@@ -84,8 +84,10 @@ impl GraphLayout {
         let graph = model.graph();
         let whole = focus.is_none() && filter.is_empty();
         if whole && same_view && self.part.is_none() {
-            // Only the columns that changed since, and those right of them, are ordered again.
-            let from = (0..self.ordered.len()).find(|&c| graph.changed(c) > self.seen);
+            // Only the columns that changed (or went) since, and those right of them, are
+            // ordered again.
+            let from = (0..self.ordered.len())
+                .find(|&c| c >= graph.layers() || graph.changed(c) > self.seen);
             if let Some(c) = from {
                 self.unorder_from(c);
             }
