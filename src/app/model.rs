@@ -1531,7 +1531,7 @@ impl Model {
         }
         let p = self.ensure_row(p_urn, None);
         // Only a row with children can be an ancestor of its new parent.
-        let cycle = !self.resources[i].children.is_empty() && self.is_within(p, i);
+        let cycle = p == i || (!self.resources[i].children.is_empty() && self.is_within(p, i));
         if self.resources[i].parent == Some(p) || cycle {
             return;
         }
@@ -2033,9 +2033,11 @@ mod tests {
         };
         plan(&mut m, &b, &a, 1);
         plan(&mut m, &c, &b, 2);
-        // Garbage from a program: a's parent is its own grandchild, then itself.
+        // Garbage from a program: a's parent is its own grandchild, then itself; c, with no
+        // children, names itself too.
         plan(&mut m, &a, &c, 3);
         plan(&mut m, &a, &a, 4);
+        plan(&mut m, &c, &c, 5);
         let at = |u: &Urn| m.index_of(u).unwrap();
         assert_eq!(m.resource(at(&a)).parent, None, "a stays a root");
         assert_eq!(m.roots().collect::<Vec<_>>(), [at(&a)]);
