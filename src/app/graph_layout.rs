@@ -255,8 +255,10 @@ impl Part {
         let n = model.resources().len();
         let mut member: Vec<bool> = match focus.and_then(|u| model.index_of(u)) {
             Some(f) => {
+                // The focus is shown even when the whole graph leaves it out (a provider, a
+                // component linked to nothing): alone, with what links to it.
                 let mut member = vec![false; n];
-                member[f] = graph.is_member(f);
+                member[f] = true;
                 // Up the dependencies, then down the dependents: not their other dependencies.
                 for down in [false, true] {
                     let mut todo = vec![f];
@@ -423,5 +425,27 @@ mod tests {
             (kept.nodes, kept.longest_name),
             (fresh.nodes, fresh.longest_name)
         );
+    }
+
+    #[test]
+    fn a_focus_the_whole_graph_leaves_out_is_shown_alone() {
+        let mut m = chain(3);
+        let provider = sample_urn("pulumi:providers:sim", "default");
+        m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
+            StepOp::Create,
+            &provider,
+            None,
+            9,
+        ))));
+        let p = m.index_of(&provider).unwrap();
+        let mut g = GraphLayout::default();
+        g.refresh(&m, None, &Filter::default());
+        assert_eq!(
+            (g.nodes, g.place(p)),
+            (3, None),
+            "providers are not in the graph"
+        );
+        g.refresh(&m, Some(&provider), &Filter::default());
+        assert_eq!((g.nodes, g.layers, g.place(p)), (1, 1, Some((0, 0))));
     }
 }
