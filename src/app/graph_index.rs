@@ -456,18 +456,8 @@ mod tests {
     use crate::engine::events::EngineEvent;
     use crate::engine::step::StepOp;
     use crate::engine::urn::Urn;
-
-    /// A small deterministic generator (xorshift), so that a failure replays.
-    struct Dice(u64);
-
-    impl Dice {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n as u64) as usize
-        }
-    }
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     fn plan(m: &mut Model, u: &Urn, parent: Option<&Urn>, custom: bool, deps: &[&Urn]) {
         let mut info = step_info(StepOp::Create, u, parent, 1);
@@ -516,11 +506,12 @@ mod tests {
     #[test]
     fn layers_kept_as_events_arrive_match_layers_worked_out_from_scratch() {
         for seed in 1..=40u64 {
-            let mut dice = Dice(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let n = 12 + dice.below(30);
+            // Seeded, so that a failure replays.
+            let mut dice = StdRng::seed_from_u64(seed);
+            let n = 12 + dice.random_range(0..30);
             // Rank k may depend only on lower ranks: no cycle, whatever order events come in.
             let urns: Vec<Urn> = (0..n)
-                .map(|k| match dice.below(10) {
+                .map(|k| match dice.random_range(0..10) {
                     0 => sample_urn("pulumi:providers:sim", &format!("p{k}")),
                     1 | 2 => sample_urn("my:index:Group", &format!("c{k}")),
                     _ => sample_urn("sim:index:Resource", &format!("r{k}")),
@@ -528,17 +519,18 @@ mod tests {
                 .collect();
             let mut m = Model::new();
             for _ in 0..3 * n {
-                let k = dice.below(n);
-                let deps: Vec<&Urn> = (0..dice.below(4))
+                let k = dice.random_range(0..n);
+                let deps: Vec<&Urn> = (0..dice.random_range(0..4))
                     .filter(|_| k > 0)
-                    .map(|_| &urns[dice.below(k)])
+                    .map(|_| &urns[dice.random_range(0..k)])
                     .fold(Vec::new(), |mut v, d| {
                         if !v.contains(&d) {
                             v.push(d);
                         }
                         v
                     });
-                let parent = (k > 0 && dice.below(2) == 0).then(|| &urns[dice.below(k)]);
+                let parent =
+                    (k > 0 && dice.random_range(0..2) == 0).then(|| &urns[dice.random_range(0..k)]);
                 let custom = urns[k].type_() != "my:index:Group";
                 plan(&mut m, &urns[k], parent, custom, &deps);
                 let want = layers_from_scratch(&m);

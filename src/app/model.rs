@@ -788,10 +788,8 @@ impl Model {
                 let i = self.ensure_row(urn, Some(type_));
                 self.set_parent(i, parent.as_ref());
                 self.set_dependencies(i, dependencies);
-                self.graph.set_custom(i, *custom);
-                let r = &mut self.resources[i];
-                r.custom = *custom;
-                r.log(now, "registered");
+                self.set_custom(i, *custom);
+                self.resources[i].log(now, "registered");
             }
             EngineEvent::ResourceOutputs { urn, outputs } => {
                 let i = self.ensure_row(urn, None);
@@ -1212,9 +1210,8 @@ impl Model {
             self.steps_total += 1;
         }
         self.set_parent(i, info.parent.as_ref());
-        self.graph.set_custom(i, info.custom);
+        self.set_custom(i, info.custom);
         let r = &mut self.resources[i];
-        r.custom = info.custom;
         r.op = Some(match (r.op, info.op) {
             (Some(StepOp::Replace), _)
             | (_, StepOp::Replace | StepOp::CreateReplacement | StepOp::DeleteReplaced) => {
@@ -1546,6 +1543,12 @@ impl Model {
         self.resources[p].children.push(i);
         self.graph.set_parent(i, p);
         self.structure_version += 1;
+    }
+
+    /// Whether row `i` is a custom resource (or a component), in the row and in the graph.
+    fn set_custom(&mut self, i: usize, custom: bool) {
+        self.resources[i].custom = custom;
+        self.graph.set_custom(i, custom);
     }
 
     /// Whether row `i` is `ancestor` or under it: a parent link that would close a cycle is
