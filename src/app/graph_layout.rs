@@ -16,6 +16,7 @@ use crate::engine::urn::Urn;
 use super::filter::Filter;
 use super::graph_lanes::Gutter;
 use super::model::Model;
+use super::paged::Paged;
 use super::sort::SortKey;
 
 const NONE: u32 = u32::MAX;
@@ -32,7 +33,7 @@ pub struct GraphLayout {
     /// The model graph's version the ordered columns were checked against.
     seen: u64,
     /// (column, row) per resource index; `None` when not in the graph or not ordered yet.
-    place: Vec<Option<(u32, u32)>>,
+    place: Paged<Option<(u32, u32)>>,
     /// Layers (columns) in all.
     pub layers: usize,
     /// Characters in the longest name laid out (sizes the node boxes).
@@ -97,7 +98,7 @@ impl GraphLayout {
             self.part = (!whole).then(|| Part::of(model, focus, filter));
         }
         self.seen = graph.version();
-        self.place.resize(model.resources().len(), None);
+        self.place.resize(model.resources().len());
         match &self.part {
             None => {
                 self.layers = graph.layers();
@@ -132,8 +133,8 @@ impl GraphLayout {
     fn unorder_from(&mut self, c: usize) {
         for col in self.ordered.drain(c..) {
             for i in col {
-                if let Some(p) = self.place.get_mut(i) {
-                    *p = None;
+                if i < self.place.len() {
+                    self.place.set(i, None);
                 }
             }
         }
@@ -164,7 +165,7 @@ impl GraphLayout {
                     .map(|&i| {
                         let (sum, count) = graph
                             .deps(i)
-                            .filter_map(|d| place[d].map(|(_, r)| f64::from(r)))
+                            .filter_map(|d| place.get(d).map(|(_, r)| f64::from(r)))
                             .fold((0.0, 0u32), |(s, k), r| (s + r, k + 1));
                         let key = if count == 0 {
                             f64::MAX
@@ -182,7 +183,7 @@ impl GraphLayout {
                 column = keyed.into_iter().map(|(.., i)| i).collect();
             }
             for (row, &i) in column.iter().enumerate() {
-                self.place[i] = Some((c as u32, row as u32));
+                self.place.set(i, Some((c as u32, row as u32)));
             }
             if c > 0 {
                 // Only edges between adjacent layers are drawn; the others are counted on the
@@ -190,8 +191,8 @@ impl GraphLayout {
                 let place = &self.place;
                 self.gutters
                     .push(Gutter::route(column.iter().flat_map(|&d| {
-                        let rd = place[d].map_or(0, |(_, r)| r as usize);
-                        graph.deps(d).filter_map(move |s| match place[s] {
+                        let rd = place.get(d).map_or(0, |(_, r)| r as usize);
+                        graph.deps(d).filter_map(move |s| match place.get(s) {
                             Some((sc, rs)) if sc as usize + 1 == c => Some((s, rs as usize, d, rd)),
                             _ => None,
                         })
@@ -235,11 +236,7 @@ impl GraphLayout {
 
     /// (column, row) of resource `idx` in the layout.
     pub fn place(&self, idx: usize) -> Option<(usize, usize)> {
-        self.place
-            .get(idx)
-            .copied()
-            .flatten()
-            .map(|(c, r)| (c as usize, r as usize))
+        self.place.get(idx).map(|(c, r)| (c as usize, r as usize))
     }
 
     /// No resource to lay out (only the root stack, or nothing yet).

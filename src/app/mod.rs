@@ -9,6 +9,7 @@ pub mod graph_lanes;
 pub mod graph_layout;
 pub mod keymap;
 pub mod model;
+pub mod paged;
 pub mod preset;
 pub mod run;
 #[cfg(any(test, feature = "testing"))]

@@ -47,9 +47,39 @@ impl SortKey {
         match self {
             SortKey::Name => rows.sort_by_cached_key(|&i| {
                 let r = model.resource(i);
-                (r.name(), r.urn.as_str())
+                (r.name_prefix(), r.name(), r.urn.as_str())
             }),
             _ => rows.sort_by(|&a, &b| self.compare(model, a, b)),
+        }
+    }
+
+    /// Puts the `k` first rows of this order at the front, in order, and leaves the rest
+    /// unordered behind them: a level of 20,000 siblings shows its first few dozen after a
+    /// selection (linear), not a whole sort.
+    pub fn sort_first(self, model: &Model, rows: &mut [usize], k: usize) {
+        if k == 0 || k >= rows.len() {
+            return self.sort(model, rows);
+        }
+        match self {
+            SortKey::Name => {
+                let mut keyed: Vec<(u64, &str, &str, usize)> = rows
+                    .iter()
+                    .map(|&i| {
+                        let r = model.resource(i);
+                        (r.name_prefix(), r.name(), r.urn.as_str(), i)
+                    })
+                    .collect();
+                keyed.select_nth_unstable(k - 1);
+                keyed[..k].sort_unstable();
+                for (row, key) in rows.iter_mut().zip(&keyed) {
+                    *row = key.3;
+                }
+            }
+            _ => {
+                let cmp = |a: &usize, b: &usize| self.compare(model, *a, *b);
+                rows.select_nth_unstable_by(k - 1, cmp);
+                rows[..k].sort_unstable_by(cmp);
+            }
         }
     }
 
@@ -88,5 +118,84 @@ fn urgency(s: Status) -> u8 {
         Status::Skipped => 5,
         Status::Declined => 6,
         Status::Done => 7,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rand::SeedableRng;
+    use rand::rngs::StdRng;
+    use rand::seq::SliceRandom;
+
+    use super::*;
+    use crate::app::sample::{sample_urn, step_info};
+    use crate::engine::events::EngineEvent;
+    use crate::engine::step::StepOp;
+    use crate::engine::urn::Urn;
+
+    /// Resources with clashing names (under two types), some running, some done at different
+    /// times: every key has ties to break.
+    fn model() -> Model {
+        let mut m = Model::new();
+        for k in 0..240u64 {
+            let type_ = if k % 2 == 0 { "sim:a:A" } else { "sim:b:B" };
+            let urn = sample_urn(type_, &format!("n{}", k % 97));
+            let info = step_info(StepOp::Create, &urn, None, k + 1);
+            m.apply(&EngineEvent::StepPlanned(Box::new(info)));
+            m.set_now(Duration::from_millis(k % 7));
+            if k % 3 > 0 {
+                m.apply(&started(&urn, k + 1));
+            }
+            if k % 3 == 2 {
+                m.set_now(Duration::from_millis(k % 11 + 7));
+                m.apply(&EngineEvent::StepFinished {
+                    chain: k + 1,
+                    op: StepOp::Create,
+                    urn: urn.clone(),
+                    id: None,
+                    outputs: Default::default(),
+                    duration: Duration::from_millis(k % 5),
+                });
+            }
+        }
+        m
+    }
+
+    fn started(urn: &Urn, chain: u64) -> EngineEvent {
+        EngineEvent::StepStarted {
+            chain,
+            op: StepOp::Create,
+            urn: urn.clone(),
+            worker: 0,
+        }
+    }
+
+    #[test]
+    fn the_first_rows_of_a_partial_sort_are_those_of_a_whole_sort() {
+        let m = model();
+        let mut rng = StdRng::seed_from_u64(17);
+        let mut rows: Vec<usize> = (0..m.resources().len()).collect();
+        for key in [
+            SortKey::Name,
+            SortKey::Type,
+            SortKey::Status,
+            SortKey::Duration,
+        ] {
+            let mut whole = rows.clone();
+            key.sort(&m, &mut whole);
+            for k in [1, 2, 31, 120, 239, 240, 500] {
+                rows.shuffle(&mut rng);
+                let mut part = rows.clone();
+                key.sort_first(&m, &mut part, k);
+                let k = k.min(rows.len());
+                assert_eq!(part[..k], whole[..k], "{key:?}, the first {k}");
+                part.sort_unstable();
+                let mut all = whole.clone();
+                all.sort_unstable();
+                assert_eq!(part, all, "{key:?}, {k}: the same rows");
+            }
+        }
     }
 }

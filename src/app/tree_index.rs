@@ -15,6 +15,7 @@ use crate::engine::urn::Urn;
 
 use super::filter::Filter;
 use super::model::Model;
+use super::paged::Paged;
 use super::sort::SortKey;
 
 const NONE: u32 = u32::MAX;
@@ -41,9 +42,9 @@ type Key = (u64, String, u64, SortKey, u64);
 pub struct TreeIndex {
     key: Option<Key>,
     rows: Vec<FlatRow>,
-    /// Row position plus one per resource index (0 when hidden or not reached yet, so that a
-    /// fresh index is zeroed memory the kernel hands over untouched).
-    pos: Vec<u32>,
+    /// Row plus one per resource index (0 when hidden or not reached yet); resources added
+    /// since the rebuild are past its end, and wait for the next one.
+    pos: Paged<u32>,
     /// The rest of the depth-first walk: one level per open row on the path to the next row.
     walk: Vec<Level>,
     /// Rows the walk will have placed once done.
@@ -55,14 +56,20 @@ pub struct TreeIndex {
     cost: Duration,
 }
 
-/// Siblings still to place under one open row (or the roots), in display order.
+/// Siblings still to place under one open row (or the roots). They are put in display order
+/// a batch at a time, as the walk reaches them.
 #[derive(Clone, Debug)]
 struct Level {
     kids: Vec<usize>,
+    /// The kids before this one are in display order.
+    sorted: usize,
     next: usize,
     depth: u16,
     parent_row: u32,
 }
+
+/// Siblings sorted at once when a walk first reaches a level: a window's worth and more.
+const SORT_BATCH: usize = 64;
 
 impl TreeIndex {
     /// Rebuilds when the structure, the filter or the collapsed set changed; O(1) otherwise.
@@ -132,11 +139,11 @@ impl TreeIndex {
             keep
         });
         self.rows.clear();
-        self.pos = vec![0; n];
-        let mut roots: Vec<usize> = model.roots().filter(|&i| self.kept(i)).collect();
-        self.sort.sort(model, &mut roots);
+        self.pos = Paged::new(n);
+        let roots: Vec<usize> = model.roots().filter(|&i| self.kept(i)).collect();
         self.walk = vec![Level {
             kids: roots,
+            sorted: 0,
             next: 0,
             depth: 0,
             parent_row: NONE,
@@ -167,7 +174,7 @@ impl TreeIndex {
     ) {
         let started = Instant::now();
         let reached = |t: &TreeIndex| {
-            t.rows.len() >= rows || idx.is_some_and(|i| t.pos.get(i).is_none_or(|&p| p != 0))
+            t.rows.len() >= rows || idx.is_some_and(|i| i >= t.pos.len() || t.pos.get(i) != 0)
         };
         while !reached(self) {
             let Some(level) = self.walk.last_mut() else {
@@ -176,6 +183,13 @@ impl TreeIndex {
                 self.total = self.rows.len();
                 break;
             };
+            if level.next == level.sorted && level.sorted < level.kids.len() {
+                // Twice as many as were sorted before: a whole walk still sorts in O(n log n).
+                let batch = level.sorted.max(SORT_BATCH);
+                self.sort
+                    .sort_first(model, &mut level.kids[level.sorted..], batch);
+                level.sorted = (level.sorted + batch).min(level.kids.len());
+            }
             let Some(&i) = level.kids.get(level.next) else {
                 self.walk.pop();
                 continue;
@@ -184,13 +198,13 @@ impl TreeIndex {
             let (depth, parent_row) = (level.depth, level.parent_row);
             let last = level.next == level.kids.len();
             // Rows added since the rebuild wait for the next one.
-            if i >= self.pos.len() || self.pos[i] != 0 {
+            if i >= self.pos.len() || self.pos.get(i) != 0 {
                 continue;
             }
             let row = self.rows.len() as u32;
-            self.pos[i] = row + 1;
+            self.pos.set(i, row + 1);
             let r = model.resource(i);
-            let mut kids: Vec<usize> = r
+            let kids: Vec<usize> = r
                 .children
                 .iter()
                 .copied()
@@ -206,9 +220,9 @@ impl TreeIndex {
             if kids.is_empty() || collapsed.contains(&r.urn) {
                 continue;
             }
-            self.sort.sort(model, &mut kids);
             self.walk.push(Level {
                 kids,
+                sorted: 0,
                 next: 0,
                 depth: depth + 1,
                 parent_row: row,
@@ -250,11 +264,7 @@ impl TreeIndex {
 
     /// The row showing resource `idx`, if visible and placed.
     pub fn position(&self, idx: usize) -> Option<usize> {
-        self.pos
-            .get(idx)
-            .copied()
-            .filter(|&p| p != 0)
-            .map(|p| p as usize - 1)
+        self.pos.get(idx).checked_sub(1).map(|p| p as usize)
     }
 
     /// The row of a row's parent (`None` for a root).
@@ -302,7 +312,8 @@ mod tests {
             let info = step_info(StepOp::Create, urn, Some(parent), chain);
             m.apply(&EngineEvent::StepPlanned(Box::new(info)));
         };
-        let group = |g: usize| sample_urn("my:index:Group", &format!("g{}", groups - g));
+        // Names in a scrambled order (7919 is prime, so every name is used once).
+        let group = |g: usize| sample_urn("my:index:Group", &format!("g{}", g * 7919 % groups));
         for g in 0..groups {
             plan(&mut m, &group(g), &stack);
         }
@@ -361,6 +372,23 @@ mod tests {
             assert_eq!(t.parent_row(row), parent);
             assert_eq!(r.has_children, !m.resource(r.idx).children.is_empty());
         }
+    }
+
+    #[test]
+    fn many_siblings_sorted_a_batch_at_a_time_come_in_the_order_of_a_whole_sort() {
+        let m = forest(300, 2);
+        let want = expected(&m);
+        for end in [1, 3, 64, 65, 66, 200, 500, want.len()] {
+            let mut t = TreeIndex::default();
+            t.refresh(&m, &Filter::default(), &HashSet::new(), 0, SortKey::Name);
+            assert_eq!(shape(t.reach(&m, end)), want[..end], "the first {end}");
+            assert_eq!(shape(t.reach(&m, usize::MAX)), want, "then the rest");
+        }
+        let mut t = TreeIndex::default();
+        t.refresh(&m, &Filter::default(), &HashSet::new(), 0, SortKey::Name);
+        let late = want[want.len() - 2].0;
+        assert_eq!(t.find(&m, late), Some(want.len() - 2));
+        assert_eq!(shape(t.rows()), want[..want.len() - 1]);
     }
 
     #[test]
