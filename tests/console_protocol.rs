@@ -590,6 +590,45 @@ async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_that_breaks_after_the_summary_ends_the_stream_quietly() {
+    let dir = tempfile::tempdir().unwrap();
+    let (served, _serving, address) = served(&dir).await;
+    let ConsoleAddress::Unix(server) = &address else {
+        unreachable!("served on a socket")
+    };
+    let front = dir.path().join("front.sock");
+    let proxy = Proxy::start(front.clone(), server.clone());
+    let summary = EngineEvent::Summary {
+        counts: Default::default(),
+        declined: 0,
+        duration: Duration::from_secs(1),
+        outcome: stepdeck::engine::Outcome::Succeeded,
+        preview: false,
+    };
+    served.hub.push(&EngineEvent::Paused);
+    served.hub.push(&summary);
+    let Attached {
+        mut events,
+        actions,
+        ..
+    } = attach(options(&ConsoleAddress::Unix(front), WATCH))
+        .await
+        .unwrap();
+    drop(actions);
+    assert_eq!(events.recv().await, Some(EngineEvent::Paused));
+    assert_eq!(events.recv().await, Some(summary));
+    // The serving process exits before its stream ends cleanly: the connection breaks and
+    // nothing listens any more.
+    drop(proxy);
+    let after = tokio::time::timeout(Duration::from_secs(5), events.recv()).await;
+    assert_eq!(
+        after,
+        Ok(None),
+        "the stream ends, without retrying or a lost-connection error"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;

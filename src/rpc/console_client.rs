@@ -227,6 +227,9 @@ async fn pump(
 ) {
     let mut next: u64 = 0;
     let mut known = KnownNames::default();
+    // The summary is the served run's last event: a connection that breaks after it (the
+    // serving process exiting) has nothing left to deliver.
+    let mut summarized = false;
     loop {
         match stream.message().await {
             Ok(Some(pb::WatchReply {
@@ -250,6 +253,7 @@ async fn pump(
                         Err(e) => note(Severity::Error, e),
                     };
                     match e {
+                        EngineEvent::Summary { .. } => summarized = true,
                         EngineEvent::Paused => paused.store(true, Ordering::SeqCst),
                         EngineEvent::Resumed | EngineEvent::CancelRequested { .. } => {
                             paused.store(false, Ordering::SeqCst)
@@ -263,6 +267,7 @@ async fn pump(
             }
             Ok(Some(_)) => {}
             Ok(None) => return,
+            Err(_) if summarized => return,
             Err(status) => {
                 // Dropped for falling behind: say so, and catch up from where we were.
                 if status.code() == tonic::Code::Aborted {
