@@ -546,15 +546,24 @@ impl Drop for Proxy {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let (served, _serving, address) = served(&dir).await;
+/// A console served on a fresh socket and reached through a proxy that can break the
+/// connection: the proxy and the address to attach to.
+async fn served_through_proxy(
+    dir: &tempfile::TempDir,
+) -> (Arc<Served>, ServingConsole, Proxy, ConsoleAddress) {
+    let (served, serving, address) = served(dir).await;
     let ConsoleAddress::Unix(server) = &address else {
         unreachable!("served on a socket")
     };
     let front = dir.path().join("front.sock");
     let proxy = Proxy::start(front.clone(), server.clone());
+    (served, serving, proxy, ConsoleAddress::Unix(front))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (served, _serving, proxy, front) = served_through_proxy(&dir).await;
     let urn = |i: usize| {
         stepdeck::engine::Urn::parse(&format!("urn:pulumi:dev::p::sim:index:Resource::r{i}"))
             .unwrap()
@@ -566,9 +575,7 @@ async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
         mut events,
         actions,
         ..
-    } = attach(options(&ConsoleAddress::Unix(front), WATCH))
-        .await
-        .unwrap();
+    } = attach(options(&front, WATCH)).await.unwrap();
     // Without actions the stream closes when the served deployment ends.
     drop(actions);
     let mut got = Vec::new();
@@ -592,12 +599,7 @@ async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_connection_that_breaks_after_the_summary_ends_the_stream_quietly() {
     let dir = tempfile::tempdir().unwrap();
-    let (served, _serving, address) = served(&dir).await;
-    let ConsoleAddress::Unix(server) = &address else {
-        unreachable!("served on a socket")
-    };
-    let front = dir.path().join("front.sock");
-    let proxy = Proxy::start(front.clone(), server.clone());
+    let (served, _serving, proxy, front) = served_through_proxy(&dir).await;
     let summary = EngineEvent::Summary {
         counts: Default::default(),
         declined: 0,
@@ -611,9 +613,7 @@ async fn a_connection_that_breaks_after_the_summary_ends_the_stream_quietly() {
         mut events,
         actions,
         ..
-    } = attach(options(&ConsoleAddress::Unix(front), WATCH))
-        .await
-        .unwrap();
+    } = attach(options(&front, WATCH)).await.unwrap();
     drop(actions);
     assert_eq!(events.recv().await, Some(EngineEvent::Paused));
     assert_eq!(events.recv().await, Some(summary));
