@@ -160,7 +160,7 @@ impl GraphLayout {
             } else {
                 let place = &self.place;
                 // By the mean row of the dependencies, then by name (and URN): found once each.
-                let mut keyed: Vec<(f64, &str, &str, usize)> = column
+                let mut keyed: Vec<(f64, (u64, &str, &str), usize)> = column
                     .iter()
                     .map(|&i| {
                         let (sum, count) = graph
@@ -172,14 +172,10 @@ impl GraphLayout {
                         } else {
                             sum / f64::from(count)
                         };
-                        let r = model.resource(i);
-                        (key, r.name(), r.urn.as_str(), i)
+                        (key, model.resource(i).name_order(), i)
                     })
                     .collect();
-                keyed.sort_by(|a, b| {
-                    a.0.total_cmp(&b.0)
-                        .then_with(|| (a.1, a.2).cmp(&(b.1, b.2)))
-                });
+                keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
                 column = keyed.into_iter().map(|(.., i)| i).collect();
             }
             for (row, &i) in column.iter().enumerate() {

@@ -251,10 +251,10 @@ impl Resource {
         &self.urn.as_str()[self.name_at..]
     }
 
-    /// A number ordered as names are (a smaller one means an earlier name; equal ones say
-    /// nothing), read without the name's text.
-    pub fn name_prefix(&self) -> u64 {
-        self.name_prefix
+    /// What resources sort by name with: the name (its prefix first, so that most comparisons
+    /// read no text), then the URN, which is unique and makes the order total.
+    pub fn name_order(&self) -> (u64, &str, &str) {
+        (self.name_prefix, self.name(), self.urn.as_str())
     }
 
     /// Time spent so far: the running step counts up to `now` (the model's active clock, which

@@ -45,10 +45,7 @@ impl SortKey {
     /// (a name is parsed out of its URN) rather than once per comparison.
     pub fn sort(self, model: &Model, rows: &mut [usize]) {
         match self {
-            SortKey::Name => rows.sort_by_cached_key(|&i| {
-                let r = model.resource(i);
-                (r.name_prefix(), r.name(), r.urn.as_str())
-            }),
+            SortKey::Name => rows.sort_by_cached_key(|&i| model.resource(i).name_order()),
             _ => rows.sort_by(|&a, &b| self.compare(model, a, b)),
         }
     }
@@ -62,17 +59,14 @@ impl SortKey {
         }
         match self {
             SortKey::Name => {
-                let mut keyed: Vec<(u64, &str, &str, usize)> = rows
+                let mut keyed: Vec<((u64, &str, &str), usize)> = rows
                     .iter()
-                    .map(|&i| {
-                        let r = model.resource(i);
-                        (r.name_prefix(), r.name(), r.urn.as_str(), i)
-                    })
+                    .map(|&i| (model.resource(i).name_order(), i))
                     .collect();
                 keyed.select_nth_unstable(k - 1);
                 keyed[..k].sort_unstable();
                 for (row, key) in rows.iter_mut().zip(&keyed) {
-                    *row = key.3;
+                    *row = key.1;
                 }
             }
             _ => {
@@ -87,11 +81,7 @@ impl SortKey {
     /// total and the same every run.
     pub fn compare(self, model: &Model, a: usize, b: usize) -> Ordering {
         let (ra, rb) = (model.resource(a), model.resource(b));
-        let by_name = || {
-            ra.name()
-                .cmp(rb.name())
-                .then_with(|| ra.urn.as_str().cmp(rb.urn.as_str()))
-        };
+        let by_name = || ra.name_order().cmp(&rb.name_order());
         match self {
             SortKey::Name => by_name(),
             SortKey::Type => ra.type_.cmp(&rb.type_).then_with(by_name),
