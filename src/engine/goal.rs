@@ -1,9 +1,7 @@
 //! Goals: what a program asks for when it registers a resource.
 
-use std::collections::BTreeMap;
-
 use super::property::{PropertyMap, PropertyValue};
-use super::resource::CustomTimeouts;
+use super::resource::{CustomTimeouts, PropertyDependencies};
 use super::urn::Urn;
 
 /// An alias: another identity this resource had before (a full URN, or parts that default to
@@ -33,7 +31,7 @@ pub struct Goal {
     pub provider: Option<String>,
     pub properties: PropertyMap,
     pub dependencies: Vec<Urn>,
-    pub property_dependencies: BTreeMap<String, Vec<Urn>>,
+    pub property_dependencies: PropertyDependencies,
     pub protect: Option<bool>,
     /// Overrides the provider's own delete-before-replace answer, in both directions.
     pub delete_before_replace: Option<bool>,

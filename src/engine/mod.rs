@@ -42,6 +42,7 @@ pub(crate) mod secret_mask;
 pub mod shared_map;
 pub mod snapshot;
 pub(crate) mod snapshot_repair;
+pub mod sorted_map;
 pub(crate) mod source;
 pub(crate) mod stack_outputs;
 pub mod step;

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use super::property::{PropertyMap, PropertyValue};
-use super::resource::{CustomTimeouts, ResourceState};
+use super::resource::{CustomTimeouts, PropertyDependencies, ResourceState};
 use super::step::StepOp;
 use super::urn::Urn;
 
@@ -41,7 +41,7 @@ pub struct PlannedGoal {
     pub parent: Option<Urn>,
     pub protect: bool,
     pub dependencies: Vec<Urn>,
-    pub property_dependencies: BTreeMap<String, Vec<Urn>>,
+    pub property_dependencies: PropertyDependencies,
     pub provider: Option<String>,
     pub delete_before_replace: Option<bool>,
     pub ignore_changes: Vec<String>,

@@ -382,15 +382,13 @@ impl<'de> Visitor<'de> for PropertyVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<PropertyValue, A::Error> {
-        let mut plain = std::collections::BTreeMap::new();
+        let mut plain: Vec<(String, PropertyValue)> = Vec::new();
         while let Some(key) = map.next_key::<String>()? {
             if key == SIG_KEY {
                 // A special object: the entries read so far (plain values, which encode back
                 // exactly) and the rest go through the tree decoder that knows signatures.
-                let mut m: Map<String, Value> = plain
-                    .into_iter()
-                    .map(|(k, v): (String, PropertyValue)| (k, v.to_json()))
-                    .collect();
+                let mut m: Map<String, Value> =
+                    plain.into_iter().map(|(k, v)| (k, v.to_json())).collect();
                 m.insert(key, map.next_value()?);
                 while let Some((k, v)) = map.next_entry::<String, Value>()? {
                     m.insert(k, v);
@@ -398,9 +396,9 @@ impl<'de> Visitor<'de> for PropertyVisitor {
                 return PropertyValue::from_json(&Value::Object(m)).map_err(A::Error::custom);
             }
             let value: PropertyValue = map.next_value()?;
-            plain.insert(key, value);
+            plain.push((key, value));
         }
-        Ok(PropertyValue::Object(plain.into()))
+        Ok(PropertyValue::Object(plain.into_iter().collect()))
     }
 }
 

@@ -7,6 +7,7 @@ use async_trait::async_trait;
 
 use super::property::PropertyMap;
 use super::provider_parameterization::{InternalInputsError, Parameterization};
+use super::resource::PropertyDependencies;
 use super::urn::Urn;
 
 /// A provider's refusal or failure, carried to the step that called it.
@@ -191,7 +192,7 @@ pub struct ConstructRequest {
     pub name: String,
     pub parent: Option<Urn>,
     pub inputs: PropertyMap,
-    pub input_dependencies: BTreeMap<String, Vec<Urn>>,
+    pub input_dependencies: PropertyDependencies,
     pub dependencies: Vec<Urn>,
     pub protect: Option<bool>,
     /// Explicit providers for the children, by package.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::property::{PropertyMap, PropertyValue};
 use super::provider_ref::ProviderRef;
+use super::sorted_map::SortedMap;
 use super::urn::Urn;
 
 /// Per-operation timeouts in seconds, passed to providers.
@@ -33,6 +34,10 @@ fn is_false(b: &bool) -> bool {
 fn is_null(v: &PropertyValue) -> bool {
     *v == PropertyValue::Null
 }
+
+/// The resources each input property's value came from, by property: one or two entries for
+/// most resources, so a sorted vector rather than a tree of eleven-slot nodes.
+pub type PropertyDependencies = SortedMap<Vec<Urn>>;
 
 /// One resource as recorded in a snapshot.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -66,8 +71,8 @@ pub struct ResourceState {
     /// A provider reference, `<provider URN>::<provider ID>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub property_dependencies: BTreeMap<String, Vec<Urn>>,
+    #[serde(default, skip_serializing_if = "SortedMap::is_empty")]
+    pub property_dependencies: PropertyDependencies,
     #[serde(default, skip_serializing_if = "is_false")]
     pub pending_replacement: bool,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -4,20 +4,21 @@
 //! unchanged resource copies its inputs and outputs.
 
 use std::collections::BTreeMap;
-use std::collections::btree_map;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// A `BTreeMap<String, V>` whose clones share their entries until one of them changes.
-pub struct SharedMap<V>(Arc<BTreeMap<String, V>>);
+use super::sorted_map::{self, SortedMap};
+
+/// A [`SortedMap`] whose clones share their entries until one of them changes.
+pub struct SharedMap<V>(Arc<SortedMap<V>>);
 
 impl<V> SharedMap<V> {
     /// An empty map.
     pub fn new() -> Self {
-        SharedMap(Arc::new(BTreeMap::new()))
+        SharedMap(Arc::new(SortedMap::new()))
     }
 
     /// Whether the map has no entries; a path for `skip_serializing_if`, which does not deref.
@@ -28,7 +29,7 @@ impl<V> SharedMap<V> {
 
 impl<V: Clone> SharedMap<V> {
     /// The entries as a plain map, moved out when no other copy shares them.
-    pub fn into_inner(self) -> BTreeMap<String, V> {
+    pub fn into_inner(self) -> SortedMap<V> {
         Arc::unwrap_or_clone(self.0)
     }
 }
@@ -46,15 +47,15 @@ impl<V> Clone for SharedMap<V> {
 }
 
 impl<V> Deref for SharedMap<V> {
-    type Target = BTreeMap<String, V>;
+    type Target = SortedMap<V>;
 
-    fn deref(&self) -> &BTreeMap<String, V> {
+    fn deref(&self) -> &SortedMap<V> {
         &self.0
     }
 }
 
 impl<V: Clone> DerefMut for SharedMap<V> {
-    fn deref_mut(&mut self) -> &mut BTreeMap<String, V> {
+    fn deref_mut(&mut self) -> &mut SortedMap<V> {
         Arc::make_mut(&mut self.0)
     }
 }
@@ -73,27 +74,33 @@ impl<V: fmt::Debug> fmt::Debug for SharedMap<V> {
     }
 }
 
+impl<V> From<SortedMap<V>> for SharedMap<V> {
+    fn from(map: SortedMap<V>) -> Self {
+        SharedMap(Arc::new(map))
+    }
+}
+
 impl<V> From<BTreeMap<String, V>> for SharedMap<V> {
     fn from(map: BTreeMap<String, V>) -> Self {
-        SharedMap(Arc::new(map))
+        SharedMap::from(SortedMap::from(map))
     }
 }
 
 impl<V, const N: usize> From<[(String, V); N]> for SharedMap<V> {
     fn from(entries: [(String, V); N]) -> Self {
-        SharedMap::from(BTreeMap::from(entries))
+        SharedMap::from(SortedMap::from(entries))
     }
 }
 
 impl<V> FromIterator<(String, V)> for SharedMap<V> {
     fn from_iter<I: IntoIterator<Item = (String, V)>>(entries: I) -> Self {
-        SharedMap::from(BTreeMap::from_iter(entries))
+        SharedMap::from(SortedMap::from_iter(entries))
     }
 }
 
 impl<V: Clone> IntoIterator for SharedMap<V> {
     type Item = (String, V);
-    type IntoIter = btree_map::IntoIter<String, V>;
+    type IntoIter = std::vec::IntoIter<(String, V)>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.into_inner().into_iter()
@@ -102,7 +109,7 @@ impl<V: Clone> IntoIterator for SharedMap<V> {
 
 impl<'a, V> IntoIterator for &'a SharedMap<V> {
     type Item = (&'a String, &'a V);
-    type IntoIter = btree_map::Iter<'a, String, V>;
+    type IntoIter = sorted_map::Iter<'a, V>;
 
     fn into_iter(self) -> Self::IntoIter {
         self.0.iter()
@@ -111,7 +118,7 @@ impl<'a, V> IntoIterator for &'a SharedMap<V> {
 
 impl<'a, V: Clone> IntoIterator for &'a mut SharedMap<V> {
     type Item = (&'a String, &'a mut V);
-    type IntoIter = btree_map::IterMut<'a, String, V>;
+    type IntoIter = sorted_map::IterMut<'a, V>;
 
     fn into_iter(self) -> Self::IntoIter {
         Arc::make_mut(&mut self.0).iter_mut()
@@ -127,7 +134,7 @@ impl<V: Serialize> Serialize for SharedMap<V> {
 
 impl<'de, V: Deserialize<'de>> Deserialize<'de> for SharedMap<V> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        BTreeMap::deserialize(d).map(SharedMap::from)
+        SortedMap::deserialize(d).map(SharedMap::from)
     }
 }
 
@@ -153,7 +160,7 @@ mod tests {
     #[test]
     fn an_unshared_map_changes_in_place() {
         let mut a = map(&[("x", 1)]);
-        let before: *const BTreeMap<String, u32> = &*a;
+        let before: *const SortedMap<u32> = &*a;
         a.insert("y".into(), 2);
         for (_, v) in &mut a {
             *v += 1;
@@ -174,7 +181,7 @@ mod tests {
     #[test]
     fn serializes_and_prints_as_the_plain_map() {
         let a = map(&[("b", 2), ("a", 1)]);
-        let plain: BTreeMap<String, u32> = a.clone().into_inner();
+        let plain: BTreeMap<String, u32> = a.iter().map(|(k, v)| (k.clone(), *v)).collect();
         assert_eq!(
             serde_json::to_string(&a).unwrap(),
             serde_json::to_string(&plain).unwrap()

@@ -170,7 +170,7 @@ fn num(n: usize) -> PropertyValue {
 fn echoed(kind: Kind, inputs: &PropertyMap) -> Result<PropertyMap, FieldError> {
     let mut out = inputs.clone();
     let mut default = |k: &str, v: PropertyValue| {
-        out.entry(k.to_string()).or_insert(v);
+        out.entry_or_insert_with(k.to_string(), || v);
     };
     match kind {
         Kind::String | Kind::Password => {

@@ -36,6 +36,7 @@ use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
 use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
+use crate::engine::resource::PropertyDependencies;
 use crate::engine::resource::{CustomTimeouts, is_provider_type};
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
 use crate::engine::urn::Urn;
@@ -390,7 +391,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
                 .collect::<Result<Vec<_>, _>>()?;
             Ok((k.clone(), urns))
         })
-        .collect::<Result<BTreeMap<_, _>, Status>>()?;
+        .collect::<Result<PropertyDependencies, Status>>()?;
     let delete_before_replace = if req.delete_before_replace_defined || req.delete_before_replace {
         Some(req.delete_before_replace)
     } else {

@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::plan::{Plan, PlannedGoal, ResourcePlan};
 use crate::engine::property::{PropertyMap, map_from_json, map_to_json};
-use crate::engine::resource::CustomTimeouts;
+use crate::engine::resource::{CustomTimeouts, PropertyDependencies};
 use crate::engine::snapshot::Manifest;
 use crate::engine::step::StepOp;
 use crate::engine::urn::Urn;
@@ -377,7 +377,7 @@ fn goal_from_json(v: &Value) -> FieldResult<PlannedGoal> {
                 .map_err(|m| bad(".parent", m))
         })
         .transpose()?;
-    let mut property_dependencies = BTreeMap::new();
+    let mut property_dependencies = PropertyDependencies::new();
     if let Some(deps) = o.get("propertyDependencies") {
         let deps = deps
             .as_object()

@@ -14,6 +14,7 @@ use tokio::task::JoinSet;
 
 use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::property::{PropertyMap, PropertyValue, UNKNOWN_SENTINEL};
+use crate::engine::resource::PropertyDependencies;
 use crate::engine::source::{Program, ProgramError, RegisterStatus, Registered, ResourceMonitor};
 use crate::engine::stack_outputs::STACK_REFERENCE_TYPE;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
@@ -48,9 +49,9 @@ async fn eval_properties(
     scope: &Scope<'_>,
     entries: &[(String, Expr)],
     dependencies: &mut Vec<Urn>,
-) -> Result<(PropertyMap, BTreeMap<String, Vec<Urn>>), SourceError> {
+) -> Result<(PropertyMap, PropertyDependencies), SourceError> {
     let mut properties = PropertyMap::new();
-    let mut by_property = BTreeMap::new();
+    let mut by_property = PropertyDependencies::new();
     for (k, e) in entries {
         let v = scope.eval(e).await?;
         dependencies.extend(v.deps.iter().cloned());

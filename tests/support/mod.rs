@@ -464,8 +464,7 @@ pub(crate) fn program(specs: Vec<Spec>) -> Box<dyn Program> {
                         In::Out(r, key) => {
                             let (urn, o) = &outs[r];
                             goal.property_dependencies
-                                .entry(k.to_string())
-                                .or_default()
+                                .entry_or_insert_with(k.to_string(), Vec::new)
                                 .push(urn.clone());
                             goal.dependencies.push(urn.clone());
                             o.get(*key).cloned().unwrap_or(PropertyValue::Unknown)
