@@ -3,7 +3,6 @@
 //! value semantics. Property maps are this, because every step, event and answer of an
 //! unchanged resource copies its inputs and outputs.
 
-use std::collections::BTreeMap;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
@@ -80,12 +79,6 @@ impl<V> From<SortedMap<V>> for SharedMap<V> {
     }
 }
 
-impl<V> From<BTreeMap<String, V>> for SharedMap<V> {
-    fn from(map: BTreeMap<String, V>) -> Self {
-        SharedMap::from(SortedMap::from(map))
-    }
-}
-
 impl<V, const N: usize> From<[(String, V); N]> for SharedMap<V> {
     fn from(entries: [(String, V); N]) -> Self {
         SharedMap::from(SortedMap::from(entries))
@@ -140,6 +133,8 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for SharedMap<V> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     fn map(entries: &[(&str, u32)]) -> SharedMap<u32> {

@@ -3,7 +3,6 @@
 //! them; a million resources hold several maps each, so their size is the stack's memory.
 
 use std::borrow::Borrow;
-use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -195,14 +194,6 @@ impl<V, const N: usize> From<[(String, V); N]> for SortedMap<V> {
     }
 }
 
-impl<V> From<BTreeMap<String, V>> for SortedMap<V> {
-    fn from(map: BTreeMap<String, V>) -> Self {
-        SortedMap {
-            entries: map.into_iter().collect(),
-        }
-    }
-}
-
 impl<V> Extend<(String, V)> for SortedMap<V> {
     fn extend<I: IntoIterator<Item = (String, V)>>(&mut self, more: I) {
         let mut entries = std::mem::take(&mut self.entries);
@@ -274,6 +265,8 @@ impl<'de, V: Deserialize<'de>> Deserialize<'de> for SortedMap<V> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
     use super::*;
 
     fn plain(entries: &[(&str, u32)]) -> BTreeMap<String, u32> {
@@ -318,6 +311,13 @@ mod tests {
         }
         assert!(!a.contains_key("absent"));
         assert_eq!(a.len(), b.len());
+        *a.entry_or_insert_with("k7".into(), || 0) += 1000;
+        *b.entry("k7".into()).or_insert(0) += 1000;
+        a.entry_or_insert_with("new".into(), || 5);
+        b.entry("new".into()).or_insert(5);
+        a.retain(|_, v| *v % 2 == 0);
+        b.retain(|_, v| *v % 2 == 0);
+        same(&a, &b);
     }
 
     #[test]
