@@ -451,8 +451,9 @@ mod tests {
 
     #[test]
     fn a_value_is_as_wide_as_a_string_and_its_tag() {
-        // Every map node holds eleven values: at 80 bytes a value, a resource's two small maps
-        // were 2.3 KB of a preview's 2.5 KB per resource.
+        // Every map entry holds a value, so its width is most of a map's: at 80 bytes a value,
+        // a resource's two small maps (B-tree nodes of eleven slots then) were 2.3 KB of a
+        // preview's 2.5 KB per resource.
         assert_eq!(std::mem::size_of::<PropertyValue>(), 32);
     }
 

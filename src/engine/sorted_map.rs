@@ -143,14 +143,15 @@ impl<V> SortedMap<V> {
     fn from_unsorted(mut entries: Vec<(String, V)>) -> Self {
         if !entries.is_sorted_by(|a, b| a.0 < b.0) {
             entries.sort_by(|a, b| a.0.cmp(&b.0));
-            let mut kept: Vec<(String, V)> = Vec::with_capacity(entries.len());
-            for e in entries {
-                match kept.last_mut() {
-                    Some(last) if last.0 == e.0 => *last = e,
-                    _ => kept.push(e),
+            // `dedup_by` keeps the first slot of a run of equal keys: each later entry is
+            // swapped into it before it goes, so the slot ends with the last.
+            entries.dedup_by(|later, kept| {
+                let same = later.0 == kept.0;
+                if same {
+                    std::mem::swap(later, kept);
                 }
-            }
-            entries = kept;
+                same
+            });
         }
         entries.shrink_to_fit();
         SortedMap { entries }

@@ -36,8 +36,7 @@ use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::property::PropertyValue;
 use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
 use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
-use crate::engine::resource::PropertyDependencies;
-use crate::engine::resource::{CustomTimeouts, is_provider_type};
+use crate::engine::resource::{CustomTimeouts, PropertyDependencies, is_provider_type};
 use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
 use crate::engine::urn::Urn;
 
