@@ -36,7 +36,8 @@ pub struct LoadedProvider {
 /// Every provider of a deployment, by reference `<URN>::<ID>`.
 pub struct ProviderRegistry {
     factory: Arc<dyn ProviderFactory>,
-    loaded: RwLock<HashMap<String, LoadedProvider>>,
+    /// Looked up by every step (a fast hasher: references come from the operator's programs).
+    loaded: RwLock<HashMap<String, LoadedProvider, foldhash::fast::RandomState>>,
     /// Providers recorded in the base snapshot, configured on first use by an old resource.
     olds: HashMap<String, ResourceState>,
     /// Unconfigured instances by plugin (package, version, parameterization), loaded once for
@@ -54,7 +55,7 @@ impl ProviderRegistry {
             .collect();
         ProviderRegistry {
             factory,
-            loaded: RwLock::new(HashMap::new()),
+            loaded: RwLock::new(HashMap::default()),
             olds,
             unconfigured: Mutex::new(HashMap::new()),
         }

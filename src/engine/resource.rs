@@ -179,7 +179,7 @@ pub fn is_default_provider_name(name: &str) -> bool {
 
 /// The URN half of a provider reference `<URN>::<ID>`.
 pub fn provider_urn(reference: &str) -> Option<Urn> {
-    ProviderRef::parse(reference).map(|r| r.urn)
+    ProviderRef::parse_urn(reference)
 }
 
 /// What was in flight when a deployment stopped, recorded so that the next run can warn.

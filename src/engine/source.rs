@@ -282,9 +282,12 @@ impl ResourceMonitor {
             goal.provider = match parent.providers.get(&pkg) {
                 Some(p) => Some(p.clone()),
                 None => {
-                    let user = self.urn(goal.parent.as_ref(), &goal.type_, &goal.name);
+                    let user = || {
+                        self.urn(goal.parent.as_ref(), &goal.type_, &goal.name)
+                            .to_string()
+                    };
                     Some(
-                        self.default_provider(&pkg, goal.version.clone(), user.as_str())
+                        self.default_provider(&pkg, goal.version.clone(), user)
                             .await?,
                     )
                 }
@@ -356,9 +359,12 @@ impl ResourceMonitor {
         self.check_provider_registered(goal.provider.as_deref())?;
         if goal.provider.is_none() {
             let pkg = package_of(&goal.type_).to_string();
-            let user = self.urn(goal.parent.as_ref(), &goal.type_, &goal.name);
+            let user = || {
+                self.urn(goal.parent.as_ref(), &goal.type_, &goal.name)
+                    .to_string()
+            };
             goal.provider = Some(
-                self.default_provider(&pkg, goal.version.clone(), user.as_str())
+                self.default_provider(&pkg, goal.version.clone(), user)
                     .await?,
             );
         }
@@ -461,7 +467,7 @@ impl ResourceMonitor {
         let reference = match provider {
             Some(p) => p,
             None => {
-                self.default_provider(package_of(token), version, token)
+                self.default_provider(package_of(token), version, || token.to_string())
                     .await?
             }
         };
@@ -511,17 +517,17 @@ impl ResourceMonitor {
     /// (and, for a parameterized package the program registered at that version, its base
     /// plugin and value under `__internal`), and returns its reference. `user` names what
     /// needs it, for the error when the stack's `pulumi:disable-default-providers` config
-    /// denies default providers for the package.
+    /// denies default providers for the package (made only then: every registration asks).
     async fn default_provider(
         &self,
         pkg: &str,
         version: Option<String>,
-        user: &str,
+        user: impl FnOnce() -> String,
     ) -> Result<String, RegisterError> {
         if self.default_provider_denied(pkg)? {
             return Err(ProviderRefError::DefaultDisabled {
                 package: pkg.to_string(),
-                user: user.to_string(),
+                user: user(),
             }
             .into());
         }

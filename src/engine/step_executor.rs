@@ -445,7 +445,7 @@ impl StepExecutor {
             ..
         } = chain;
         let ok = ran.completed && ran.outcome.is_ok();
-        let reply = match (ok, after_import, reply, ran.last.clone()) {
+        let (reply, last) = match (ok, after_import, reply, ran.last) {
             (true, Some(goal), Some(reply), Some(state)) => {
                 self.events
                     .send(EngineEvent::ChainFinished { chain: id, ok });
@@ -455,13 +455,13 @@ impl StepExecutor {
                     reply,
                 };
             }
-            (_, _, reply, _) => reply,
+            (_, _, reply, last) => (reply, last),
         };
         let reply = reply.map(|reply| {
             let urn = steps.last().map(|s| s.urn().clone()).unwrap_or_default();
             (
                 reply,
-                self.answer(urn, &steps, ran.last, ran.outcome, ran.completed),
+                self.answer(urn, &steps, last, ran.outcome, ran.completed),
             )
         });
         self.events

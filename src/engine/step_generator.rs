@@ -802,7 +802,7 @@ impl StepGenerator {
                 urn: new.urn.clone(),
             })
         };
-        let old_urn = ProviderRef::parse(old_ref).ok_or_else(|| bad(old_ref))?.urn;
+        let old_urn = ProviderRef::parse_urn(old_ref).ok_or_else(|| bad(old_ref))?;
         let ProviderRef {
             urn: new_urn,
             id: new_id,

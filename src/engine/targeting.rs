@@ -66,7 +66,8 @@ impl Targeting {
     /// explicitly or (with `exclude_dependents`) through its provider or a dependency.
     pub(super) fn targeted_for_update(&mut self, state: &ResourceState) -> bool {
         let urn = &state.urn;
-        if is_provider_type(urn.type_()) || urn.type_() == ROOT_STACK_TYPE {
+        let ty = urn.type_();
+        if is_provider_type(ty) || ty == ROOT_STACK_TYPE {
             if self.targets.matches(urn) {
                 self.targets_actual.insert(urn.clone());
             }

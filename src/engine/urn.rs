@@ -19,12 +19,21 @@ pub const ROOT_STACK_TYPE: &str = "pulumi:pulumi:Stack";
 
 /// `urn:pulumi:<stack>::<project>::<qualified type>::<name>`, cheap to clone because URNs are
 /// copied into every step, event and dependency list. It carries its text's hash: a map of a
-/// million URNs then hashes and compares them without reading their text.
+/// million URNs then hashes and compares them without reading their text. It also knows where
+/// its type and name start, which every step and event asks for.
 #[derive(Clone)]
 pub struct Urn {
     text: Arc<str>,
-    hash: u64,
+    /// The text's hash, folded to 32 bits so that the URN stays three words long.
+    hash: u32,
+    /// Where the qualified type and the name start, or [`FAR`] for a text too long to say
+    /// (its parts are then found by a scan).
+    type_at: u16,
+    name_at: u16,
 }
+
+/// The offset of a part too far into the text for a `u16`.
+const FAR: u16 = u16::MAX;
 
 /// Why a string is not a URN.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -34,51 +43,75 @@ pub struct InvalidUrn(pub String);
 impl Urn {
     /// Builds the URN a registration gets: the parent's qualified type prefixes the own type
     /// unless the parent is absent or the root stack.
+    /// The text is assembled in one buffer of its exact length: every registration makes one.
     pub fn new(stack: &str, project: &str, parent: Option<&Urn>, ty: &str, name: &str) -> Urn {
-        let qualified = match parent {
-            Some(p) if p.type_() != ROOT_STACK_TYPE => format!("{}${ty}", p.qualified_type()),
-            _ => ty.to_string(),
+        let parent_type = match parent {
+            Some(p) if p.type_() != ROOT_STACK_TYPE => Some(p.qualified_type()),
+            _ => None,
         };
-        Urn::of(format!("urn:pulumi:{stack}::{project}::{qualified}::{name}").into())
+        let pieces = [
+            "urn:pulumi:",
+            stack,
+            "::",
+            project,
+            "::",
+            parent_type.unwrap_or_default(),
+            if parent_type.is_some() { "$" } else { "" },
+            ty,
+            "::",
+            name,
+        ];
+        let mut text = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+        pieces.iter().for_each(|p| text.push_str(p));
+        Urn::of(text.into())
     }
 
     /// Validates and wraps a URN string read from a file or the wire.
     pub fn parse(s: &str) -> Result<Urn, InvalidUrn> {
         match s.strip_prefix("urn:pulumi:") {
-            Some(rest) if separators(rest.as_bytes()) == 3 => Ok(Urn::of(s.into())),
+            Some(rest) if separators(rest.as_bytes()).len() == 3 => Ok(Urn::of(s.into())),
             _ => Err(InvalidUrn(s.to_string())),
         }
     }
 
-    /// Wraps checked text, hashing it once with a fixed seed, so that equal texts hash alike.
+    /// Wraps checked text, hashing it once with a fixed seed, so that equal texts hash alike,
+    /// and finding where its type and name start.
     fn of(text: Arc<str>) -> Urn {
         let hash = foldhash::fast::FixedState::with_seed(0).hash_one(&*text);
-        Urn { text, hash }
+        let [_, type_at, name_at] = part_starts(&text);
+        let near = |at: usize| u16::try_from(at).ok().filter(|&at| at != FAR);
+        let (type_at, name_at) = match (near(type_at), near(name_at)) {
+            (Some(t), Some(n)) => (t, n),
+            _ => (FAR, FAR),
+        };
+        Urn {
+            text,
+            // Folded, not cut: both halves of the hash count.
+            hash: (hash ^ (hash >> 32)) as u32,
+            type_at,
+            name_at,
+        }
     }
 
     pub fn as_str(&self) -> &str {
         &self.text
     }
 
-    /// Stack, project, qualified type and name: split at the first three `::` by a byte scan
-    /// (a substring searcher costs more to set up than a URN takes to scan, on every lookup).
+    /// Stack, project, qualified type and name, split at the first three `::` (an absent part
+    /// is empty).
     fn parts(&self) -> [&str; 4] {
-        let mut rest = self.text.strip_prefix("urn:pulumi:").unwrap_or_default();
-        let mut parts = [""; 4];
-        for part in &mut parts[..3] {
-            match rest.as_bytes().windows(2).position(|w| w == b"::") {
-                Some(at) => {
-                    *part = &rest[..at];
-                    rest = &rest[at + 2..];
-                }
-                None => {
-                    *part = rest;
-                    rest = "";
-                }
-            }
+        if !self.text.starts_with(PREFIX) {
+            return [""; 4];
         }
-        parts[3] = rest;
-        parts
+        let [project_at, type_at, name_at] = part_starts(&self.text);
+        let part = |from: usize, next: usize| self.text.get(from..next.saturating_sub(2));
+        [
+            part(PREFIX.len(), project_at),
+            part(project_at, type_at),
+            part(type_at, name_at),
+            self.text.get(name_at..),
+        ]
+        .map(Option::unwrap_or_default)
     }
 
     pub fn stack(&self) -> &str {
@@ -91,35 +124,68 @@ impl Urn {
 
     /// The type with every ancestor's type, joined by `$`.
     pub fn qualified_type(&self) -> &str {
-        self.parts()[2]
+        if self.type_at == FAR {
+            return self.parts()[2];
+        }
+        let (from, next) = (usize::from(self.type_at), usize::from(self.name_at));
+        self.text
+            .get(from..next.saturating_sub(2))
+            .unwrap_or_default()
     }
 
     /// The resource's own type token (the last `$` segment).
     pub fn type_(&self) -> &str {
         let q = self.qualified_type();
-        q.rsplit('$').next().unwrap_or(q)
+        // A byte scan: type tokens are short, and a searcher costs more to set up.
+        match q.bytes().rposition(|b| b == b'$') {
+            Some(at) => &q[at + 1..],
+            None => q,
+        }
     }
 
     pub fn name(&self) -> &str {
-        self.parts()[3]
+        if self.name_at == FAR {
+            return self.parts()[3];
+        }
+        self.text
+            .get(usize::from(self.name_at)..)
+            .unwrap_or_default()
     }
 }
 
-/// The `::` separators of `bytes`, leftmost first and not overlapping (as `str::split` finds
-/// them), counted up to three: a byte scan, since every URN read from a file or the wire is
-/// checked.
-fn separators(bytes: &[u8]) -> usize {
-    let mut found = 0;
+/// What every URN starts with.
+const PREFIX: &str = "urn:pulumi:";
+
+/// Where the project, the qualified type and the name start in `text`: after the first three
+/// `::` following the prefix, or at the end of the text for those it lacks.
+fn part_starts(text: &str) -> [usize; 3] {
+    let Some(rest) = text.strip_prefix(PREFIX) else {
+        return [text.len(); 3];
+    };
+    let mut starts = [text.len(); 3];
+    for (start, sep) in starts.iter_mut().zip(separators(rest.as_bytes())) {
+        *start = PREFIX.len() + sep + 2;
+    }
+    starts
+}
+
+/// The positions of the first three `::` separators of `bytes`, leftmost first and not
+/// overlapping (as `str::split` finds them): a byte scan, since every URN read from a file or
+/// the wire is checked (a substring searcher costs more to set up than a URN takes to scan).
+fn separators(bytes: &[u8]) -> impl ExactSizeIterator<Item = usize> {
+    let mut found = [0; 3];
+    let mut count = 0;
     let mut i = 0;
-    while found < 3 && i + 1 < bytes.len() {
+    while count < 3 && i + 1 < bytes.len() {
         if bytes[i] == b':' && bytes[i + 1] == b':' {
-            found += 1;
+            found[count] = i;
+            count += 1;
             i += 2;
         } else {
             i += 1;
         }
     }
-    found
+    found.into_iter().take(count)
 }
 
 impl PartialEq for Urn {
@@ -134,7 +200,7 @@ impl Eq for Urn {}
 
 impl Hash for Urn {
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_u64(self.hash);
+        state.write_u32(self.hash);
     }
 }
 
@@ -214,6 +280,45 @@ pub fn distinct(urns: impl IntoIterator<Item = Urn>) -> Vec<Urn> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn its_parts_are_those_of_splitting_its_text_at_the_first_three_separators() {
+        let long_name = "n".repeat(70_000);
+        let texts = [
+            "urn:pulumi:dev::proj::sim:index:Bucket::b".to_string(),
+            "urn:pulumi:dev::proj::my:comp:Comp$sim:index:Bucket::name::with::colons".to_string(),
+            "urn:pulumi:dev::proj::pulumi:providers:sim::default_1_2_3".to_string(),
+            "urn:pulumi:s::p::t::".to_string(),
+            "urn:pulumi:s::p::a:b:c$d:e:f$g:h:i::x".to_string(),
+            format!("urn:pulumi:s::p::t::{long_name}"),
+            format!("urn:pulumi:s::p::{}::x", "t".repeat(70_000)),
+        ];
+        for text in &texts {
+            let urn = Urn::parse(text).unwrap();
+            let rest = text.strip_prefix("urn:pulumi:").unwrap();
+            let split: Vec<&str> = rest.splitn(4, "::").collect();
+            assert_eq!(urn.stack(), split[0], "{text:.80}");
+            assert_eq!(urn.project(), split[1], "{text:.80}");
+            assert_eq!(urn.qualified_type(), split[2], "{text:.80}");
+            assert_eq!(
+                urn.type_(),
+                split[2].rsplit('$').next().unwrap(),
+                "{text:.80}"
+            );
+            assert_eq!(urn.name(), split[3], "{text:.80}");
+            assert_eq!(urn.as_str(), text);
+        }
+        let empty = Urn::default();
+        assert_eq!(
+            [
+                empty.stack(),
+                empty.project(),
+                empty.qualified_type(),
+                empty.name()
+            ],
+            [""; 4]
+        );
+    }
 
     #[test]
     fn distinct_keeps_the_first_mention_of_each_in_short_and_long_lists() {
