@@ -35,6 +35,9 @@ pub struct Urn {
 /// The offset of a part too far into the text for a `u16`.
 const FAR: u16 = u16::MAX;
 
+/// What every URN starts with.
+const PREFIX: &str = "urn:pulumi:";
+
 /// Why a string is not a URN.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 #[error("invalid URN {0:?}: expected urn:pulumi:<stack>::<project>::<type>::<name>")]
@@ -43,6 +46,7 @@ pub struct InvalidUrn(pub String);
 impl Urn {
     /// Builds the URN a registration gets: the parent's qualified type prefixes the own type
     /// unless the parent is absent or the root stack.
+    ///
     /// The text is assembled in one buffer of its exact length: every registration makes one.
     pub fn new(stack: &str, project: &str, parent: Option<&Urn>, ty: &str, name: &str) -> Urn {
         let parent_type = match parent {
@@ -50,7 +54,7 @@ impl Urn {
             _ => None,
         };
         let pieces = [
-            "urn:pulumi:",
+            PREFIX,
             stack,
             "::",
             project,
@@ -68,7 +72,7 @@ impl Urn {
 
     /// Validates and wraps a URN string read from a file or the wire.
     pub fn parse(s: &str) -> Result<Urn, InvalidUrn> {
-        match s.strip_prefix("urn:pulumi:") {
+        match s.strip_prefix(PREFIX) {
             Some(rest) if separators(rest.as_bytes()).len() == 3 => Ok(Urn::of(s.into())),
             _ => Err(InvalidUrn(s.to_string())),
         }
@@ -97,8 +101,8 @@ impl Urn {
         &self.text
     }
 
-    /// Stack, project, qualified type and name, split at the first three `::` (an absent part
-    /// is empty).
+    /// Stack, project, qualified type and name, split at the first three `::` (as
+    /// [`part_starts`] finds them; a text without the prefix has none).
     fn parts(&self) -> [&str; 4] {
         if !self.text.starts_with(PREFIX) {
             return [""; 4];
@@ -153,16 +157,15 @@ impl Urn {
     }
 }
 
-/// What every URN starts with.
-const PREFIX: &str = "urn:pulumi:";
-
 /// Where the project, the qualified type and the name start in `text`: after the first three
-/// `::` following the prefix, or at the end of the text for those it lacks.
+/// `::` following the prefix. A part that lacks its separator runs to the end of the text, and
+/// those after it start past the end (they are empty).
 fn part_starts(text: &str) -> [usize; 3] {
+    let past_the_end = text.len() + 2;
     let Some(rest) = text.strip_prefix(PREFIX) else {
-        return [text.len(); 3];
+        return [past_the_end; 3];
     };
-    let mut starts = [text.len(); 3];
+    let mut starts = [past_the_end; 3];
     for (start, sep) in starts.iter_mut().zip(separators(rest.as_bytes())) {
         *start = PREFIX.len() + sep + 2;
     }
