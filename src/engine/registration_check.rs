@@ -353,6 +353,35 @@ mod tests {
     }
 
     #[test]
+    fn a_type_token_is_refused_for_what_is_wrong_with_it() {
+        let why = |ty: &str, custom: bool| match check_type("type", ty, custom) {
+            Ok(()) => "ok".to_string(),
+            Err(e) => e.reason,
+        };
+        for ok in ["a:b:c", "pkg:index/mod:Type", "x:y:Ωmega"] {
+            assert_eq!(why(ok, true), "ok", "{ok}");
+        }
+        for ok in ["my component type", "a:b", "a:b:c:d"] {
+            assert_eq!(why(ok, false), "ok", "{ok}");
+        }
+        for (ty, reason) in [
+            ("", "must not be empty"),
+            ("a::b:c", "'::' and '$' separate the parts of a URN"),
+            ("a:b:c::", "'::' and '$' separate the parts of a URN"),
+            ("a:b$c:d", "'::' and '$' separate the parts of a URN"),
+            ("a:b:c\u{7}", "it contains control characters"),
+            ("a:b:c\u{85}", "it contains control characters"),
+            ("a:b", "expected <package>:<module>:<name>"),
+            ("a:b:c:d", "expected <package>:<module>:<name>"),
+            (":b:c", "expected <package>:<module>:<name>"),
+            ("a:b:", "expected <package>:<module>:<name>"),
+        ] {
+            assert!(why(ty, true).ends_with(reason), "{ty:?}: {}", why(ty, true));
+        }
+        assert!(why("a$b", false).ends_with("separate the parts of a URN"));
+    }
+
+    #[test]
     fn provider_references_and_aliases() {
         let mut g = goal("a:b:c", "x");
         g.provider = Some("urn:pulumi:dev::p::a:b:c::x::id".into());
