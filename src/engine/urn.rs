@@ -108,14 +108,29 @@ impl Urn {
             return [""; 4];
         }
         let [project_at, type_at, name_at] = part_starts(&self.text);
-        let part = |from: usize, next: usize| self.text.get(from..next.saturating_sub(2));
         [
-            part(PREFIX.len(), project_at),
-            part(project_at, type_at),
-            part(type_at, name_at),
-            self.text.get(name_at..),
+            self.between(PREFIX.len(), project_at),
+            self.between(project_at, type_at),
+            self.between(type_at, name_at),
+            self.text.get(name_at..).unwrap_or_default(),
         ]
-        .map(Option::unwrap_or_default)
+    }
+
+    /// The text from `from` up to the separator before `next` (empty when there is none).
+    fn between(&self, from: usize, next: usize) -> &str {
+        self.text
+            .get(from..next.saturating_sub(2))
+            .unwrap_or_default()
+    }
+
+    /// Where the qualified type and the name start: the offsets kept, or a scan for a text too
+    /// long for them.
+    fn type_and_name_at(&self) -> (usize, usize) {
+        if self.type_at == FAR {
+            let [_, type_at, name_at] = part_starts(&self.text);
+            return (type_at, name_at);
+        }
+        (usize::from(self.type_at), usize::from(self.name_at))
     }
 
     pub fn stack(&self) -> &str {
@@ -128,13 +143,8 @@ impl Urn {
 
     /// The type with every ancestor's type, joined by `$`.
     pub fn qualified_type(&self) -> &str {
-        if self.type_at == FAR {
-            return self.parts()[2];
-        }
-        let (from, next) = (usize::from(self.type_at), usize::from(self.name_at));
-        self.text
-            .get(from..next.saturating_sub(2))
-            .unwrap_or_default()
+        let (type_at, name_at) = self.type_and_name_at();
+        self.between(type_at, name_at)
     }
 
     /// The resource's own type token (the last `$` segment).
@@ -148,12 +158,8 @@ impl Urn {
     }
 
     pub fn name(&self) -> &str {
-        if self.name_at == FAR {
-            return self.parts()[3];
-        }
-        self.text
-            .get(usize::from(self.name_at)..)
-            .unwrap_or_default()
+        let (_, name_at) = self.type_and_name_at();
+        self.text.get(name_at..).unwrap_or_default()
     }
 }
 
