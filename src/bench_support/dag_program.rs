@@ -67,13 +67,15 @@ impl Program for DagProgram {
             let dag = self.dag.clone();
             let monitor = monitor.clone();
             let parent = groups[dag.resources[i].group].clone();
-            tasks.spawn(async move {
+            // Boxed before it first runs, the task's state is built in place on the heap;
+            // unboxed, spawning copied its few kilobytes three times.
+            tasks.spawn(Box::pin(async move {
                 let answer = register(&dag, i, parent, &done, &monitor).await;
                 drop(permit);
                 // Dependents wait for this slot whatever happened: `None` fails them too.
                 let _ = done[i].set(answer.as_ref().ok().cloned());
                 answer.map(drop)
-            });
+            }));
             while let Some(finished) = tasks.try_join_next() {
                 finished.map_err(failed)??;
             }
