@@ -1,7 +1,8 @@
 //! Reading a journal back, one line at a time: each complete line is decoded, its operation
 //! checked against those begun before it and, on load, replayed onto the base at once, so that
 //! a large journal's entries are never all in memory. A last line without its newline is the
-//! torn write of a killed process and ends the journal.
+//! torn write of a killed process and ends the journal, as do the zeros a file journal writes
+//! ahead of its lines (they hold no newline).
 
 use std::collections::HashSet;
 use std::io::BufRead;
