@@ -83,6 +83,8 @@ pub struct FileJournal {
     len: u64,
     /// The end of the file: zeros from `len` to here.
     zeroed: u64,
+    /// Whether zeros are still written ahead: not once the disk had no room for them.
+    zeroing: bool,
     broken: bool,
     line: Vec<u8>,
     /// Lines not yet written: keeps only, then possibly the line being appended.
@@ -192,6 +194,7 @@ impl FileJournal {
             crypter,
             len: 0,
             zeroed: 0,
+            zeroing: true,
             broken: false,
             line: Vec::new(),
             held: Vec::new(),
@@ -238,12 +241,14 @@ impl FileJournal {
     /// Writes the held lines in one `write`, over zeros written first if they run past them.
     fn write_held(&mut self) -> Result<(), JournalError> {
         let end = self.len + self.held.len() as u64;
-        let zeroed = if end > self.zeroed {
-            self.write_zeros(end + ZEROED_AHEAD)
-        } else {
-            Ok(())
-        };
-        if let Err(e) = zeroed.and_then(|()| self.file.write_all_at(&self.held, self.len)) {
+        if end > self.zeroed && self.zeroing && self.write_zeros(end + ZEROED_AHEAD).is_err() {
+            // The zeros only save time: where there is no room for them, the lines are
+            // appended, and the room the zeros took is given back first.
+            self.zeroing = false;
+            self.zeroed = self.len;
+            let _ = self.file.set_len(self.len);
+        }
+        if let Err(e) = self.file.write_all_at(&self.held, self.len) {
             // A partial line in the middle would make the file unreadable: cut it off and
             // refuse further entries, so that what was recorded before stays loadable.
             self.broken = true;
@@ -253,7 +258,8 @@ impl FileJournal {
                 format!("{}: {e}", self.path.display()),
             )));
         }
-        self.len += self.held.len() as u64;
+        self.len = end;
+        self.zeroed = self.zeroed.max(end);
         self.held.clear();
         self.sync
             .written
