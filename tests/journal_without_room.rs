@@ -4,12 +4,9 @@
 
 #![allow(clippy::unwrap_used)]
 
-use stepdeck::engine::journal::SnapshotManager;
-use stepdeck::state::Backend;
-
 mod state_support;
 
-use state_support::{backend, dev, journal_create, res};
+use state_support::{begun, dev, journal_create, res};
 
 /// Far less than the zeros a journal writes ahead, far more than the lines below take.
 const FILE_LIMIT: u64 = 1 << 20;
@@ -27,12 +24,7 @@ fn a_journal_without_room_for_its_zeros_ahead_records_its_lines_all_the_same() {
         assert_eq!(libc::setrlimit(libc::RLIMIT_FSIZE, &limit), 0);
     }
     let dir = tempfile::tempdir().unwrap();
-    let b = backend(dir.path());
-    b.create_stack(&dev()).unwrap();
-    let lock = b.lock(&dev(), "up").unwrap();
-    let (base, journal) = b.begin_deployment(&lock, None).unwrap();
-    let path = journal.path().to_path_buf();
-    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    let (b, lock, mgr, path) = begun(dir.path());
     let names: Vec<String> = (0..500).map(|i| format!("r{i}")).collect();
     for name in &names {
         journal_create(&mgr, res(name, &[]));

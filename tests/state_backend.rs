@@ -18,7 +18,7 @@ use stepdeck::state::{
 
 mod state_support;
 
-use state_support::{backend, dev, journal_create, journaled, res};
+use state_support::{backend, begun, dev, journal_create, journaled, res};
 
 const PASSPHRASE: &str = "correct horse battery staple";
 
@@ -824,12 +824,7 @@ fn readers_never_see_an_older_state_while_deployments_compact() {
 #[test]
 fn a_journal_without_a_passphrase_refuses_a_secret() {
     let dir = tempfile::tempdir().unwrap();
-    let b = backend(dir.path());
-    b.create_stack(&dev()).unwrap();
-    let lock = b.lock(&dev(), "up").unwrap();
-    let (base, journal) = b.begin_deployment(&lock, None).unwrap();
-    let path = journal.path().to_path_buf();
-    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    let (b, _lock, mgr, path) = begun(dir.path());
     let r = with_secret(res("s", &[]), "leaky");
     let msg = mgr
         .begin(OperationType::Creating, &r)

@@ -35,6 +35,18 @@ pub(crate) fn res(name: &str, deps: &[&ResourceState]) -> ResourceState {
     }
 }
 
+/// A new `dev` stack with a deployment begun: the backend, its lock, the run's snapshot
+/// manager over the journal, and the journal's path.
+pub(crate) fn begun(dir: &Path) -> (FileBackend, StackLock, SnapshotManager, PathBuf) {
+    let b = backend(dir);
+    b.create_stack(&dev()).unwrap();
+    let lock = b.lock(&dev(), "up").unwrap();
+    let (base, journal) = b.begin_deployment(&lock, None).unwrap();
+    let path = journal.path().to_path_buf();
+    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    (b, lock, mgr, path)
+}
+
 /// Runs a deployment that creates `x` and `y` and stops before it is finished (its journal
 /// is not compacted); returns the journal's path.
 pub(crate) fn journaled(b: &FileBackend, lock: &StackLock) -> PathBuf {
