@@ -26,12 +26,14 @@ impl Clock {
     }
 }
 
+/// 10000-01-01T00:00:00Z in Unix seconds: the first instant whose year has five digits.
+const YEAR_10000: i64 = 253_402_300_800;
+
 /// `at.to_rfc3339()`, written into a fixed template: every created and modified resource records
 /// one, and chrono's general formatter cost a thousand instructions each.
 fn rfc3339(at: DateTime<Utc>) -> String {
     let (seconds, nanos) = (at.timestamp(), at.timestamp_subsec_nanos());
     // Before 1970, from the year 10000 on, or in a leap second: chrono writes those.
-    const YEAR_10000: i64 = 253_402_300_800;
     if !(0..YEAR_10000).contains(&seconds) || nanos >= 1_000_000_000 {
         return at.to_rfc3339();
     }
@@ -137,7 +139,7 @@ mod tests {
             seconds = seconds
                 .wrapping_mul(6_364_136_223_846_793_005)
                 .wrapping_add(i as i64);
-            let at = seconds.rem_euclid(253_402_300_800);
+            let at = seconds.rem_euclid(YEAR_10000);
             instants.push(Utc.timestamp_opt(at, *nanos).unwrap());
         }
         // Around the leap days of ordinary, century and 400-year leap years.
