@@ -33,7 +33,7 @@ fn model(names: &[String], deps: &[Vec<usize>]) -> Model {
         type_: ROOT_STACK_TYPE.into(),
         parent: None,
         custom: false,
-        dependencies: Vec::new(),
+        dependencies: Default::default(),
     });
     for (i, urn) in urns.iter().enumerate() {
         m.apply(&EngineEvent::RegistrationReceived {
@@ -388,7 +388,7 @@ fn the_blast_radius_follows_the_graph_as_it_grows() {
         type_: "sim:index:Thing".into(),
         parent: None,
         custom: true,
-        dependencies: vec![sample_urn("sim:index:Thing", "b")],
+        dependencies: [sample_urn("sim:index:Thing", "b")].into(),
     });
     // Rebuilds of a growing graph are spaced by their cost; this one is due.
     std::thread::sleep(std::time::Duration::from_millis(20));

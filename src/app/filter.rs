@@ -96,14 +96,14 @@ impl Filter {
             let text = text.to_lowercase();
             wanted.is_empty() || wanted.iter().any(|w| text.contains(w.as_str()))
         };
-        if !any_in(&self.types, &r.type_) || !any_in(&self.urns, r.urn.as_str()) {
+        if !any_in(&self.types, r.type_()) || !any_in(&self.urns, r.urn.as_str()) {
             return false;
         }
         if self.words.is_empty() {
             return true;
         }
         let name = r.name().to_lowercase();
-        let type_ = r.type_.to_lowercase();
+        let type_ = r.type_().to_lowercase();
         let op = r.op.map_or("", StepOp::as_str);
         self.words
             .iter()

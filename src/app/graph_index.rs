@@ -101,13 +101,6 @@ impl GraphIndex {
         self.new_rows = rows;
     }
 
-    /// Row `i`'s type changed: whether the graph shows it.
-    pub fn set_node(&mut self, i: usize, node: bool) {
-        if self.rows[i].node != node {
-            self.relink(i, |g| g.rows[i].node = node);
-        }
-    }
-
     /// Row `i` is a custom resource, or a component.
     pub fn set_custom(&mut self, i: usize, custom: bool) {
         if self.rows[i].custom != custom {

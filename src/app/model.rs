@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::LazyLock;
+use std::sync::Arc;
 use std::time::Duration;
 
 use foldhash::fast::RandomState as FastHash;
@@ -16,7 +16,7 @@ use crate::engine::events::{
     Severity, StepInfo, WorkerId,
 };
 use crate::engine::property::PropertyMap;
-use crate::engine::provider::PropertyDiff;
+use crate::engine::provider::{DiffChanges, PropertyDiff};
 use crate::engine::resource::{is_default_provider_name, is_provider_type};
 use crate::engine::step::StepOp;
 use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap};
@@ -72,35 +72,68 @@ impl Status {
     }
 }
 
-/// One line of a resource's history, stamped with the console clock. The common lines are
-/// shared static text: a million rows log three or four each.
+/// One line of a resource's history, stamped with the console clock. A million rows log
+/// three or four each, so a line is 24 bytes: the common ones are said by what they are and
+/// written out only when shown.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HistoryEntry {
-    pub at: Duration,
-    pub what: Cow<'static, str>,
+    /// The console clock in tenths of a second, the precision lines show: 13 years fit.
+    at_tenths: u32,
+    line: HistoryLine,
 }
 
-/// `planned <op>` per op, made once.
-static PLANNED: LazyLock<Vec<String>> = LazyLock::new(|| {
-    StepOp::ALL
-        .iter()
-        .map(|op| format!("planned {}", op.as_str()))
-        .collect()
-});
+#[derive(Clone, Debug, PartialEq)]
+enum HistoryLine {
+    Registered,
+    Planned(StepOp),
+    DiffQueued,
+    Diffed {
+        replace: bool,
+        changes: DiffChanges,
+    },
+    AwaitingApproval,
+    OnWorker(StepOp, WorkerId),
+    /// Finished; in a preview, what would have run.
+    Finished {
+        op: StepOp,
+        preview: bool,
+    },
+    Interrupted,
+    /// Failures, skips and decisions: rare, and worded with what caused them.
+    #[expect(
+        clippy::box_collection,
+        reason = "a thin pointer keeps every line at 24 bytes; a String would make them 32"
+    )]
+    Text(Box<String>),
+}
 
-/// `would <op> (preview: nothing ran)` per op, made once.
-static WOULD: LazyLock<Vec<String>> = LazyLock::new(|| {
-    StepOp::ALL
-        .iter()
-        .map(|op| format!("would {} (preview: nothing ran)", op.as_str()))
-        .collect()
-});
+impl HistoryEntry {
+    /// When the line was logged, to the tenth of a second.
+    pub fn at(&self) -> Duration {
+        Duration::from_millis(u64::from(self.at_tenths) * 100)
+    }
 
-/// The line for `op` in one of the tables above.
-fn line_for(table: &'static [String], op: StepOp) -> Cow<'static, str> {
-    table
-        .get(op as usize)
-        .map_or(Cow::Borrowed(""), |l| Cow::Borrowed(l.as_str()))
+    pub fn text(&self) -> Cow<'static, str> {
+        match &self.line {
+            HistoryLine::Registered => "registered".into(),
+            HistoryLine::Planned(op) => format!("planned {}", op.as_str()).into(),
+            HistoryLine::DiffQueued => "diff queued".into(),
+            HistoryLine::Diffed { replace: true, .. } => "diff: replace".into(),
+            HistoryLine::Diffed { changes, .. } => {
+                format!("diff: {changes:?} changes").to_lowercase().into()
+            }
+            HistoryLine::AwaitingApproval => "waiting for approval".into(),
+            HistoryLine::OnWorker(op, worker) => {
+                format!("{} on worker {worker}", op.progressive()).into()
+            }
+            HistoryLine::Finished { op, preview: true } => {
+                format!("would {} (preview: nothing ran)", op.as_str()).into()
+            }
+            HistoryLine::Finished { op, preview: false } => op.past_tense().into(),
+            HistoryLine::Interrupted => "interrupted".into(),
+            HistoryLine::Text(text) => text.to_string().into(),
+        }
+    }
 }
 
 /// A row's rarely set fields: what a provider's diff found and the old state an update or
@@ -139,7 +172,6 @@ pub struct Resource {
     /// and read the text (another pointer away) only on a tie.
     name_prefix: u64,
     graph_node: bool,
-    pub type_: String,
     pub custom: bool,
     /// Index of the parent row, when the parent is known.
     pub parent: Option<usize>,
@@ -162,7 +194,8 @@ pub struct Resource {
     changes: Option<Box<Changes>>,
     pub new_inputs: Option<PropertyMap>,
     pub outputs: Option<PropertyMap>,
-    pub dependencies: Vec<Urn>,
+    /// The engine's list, shared with its event rather than copied.
+    pub dependencies: Arc<[Urn]>,
     pub delete_before_replace: bool,
     pub protect: bool,
     pub history: Vec<HistoryEntry>,
@@ -183,7 +216,7 @@ pub struct Resource {
 }
 
 impl Resource {
-    fn new(urn: Urn, type_: String) -> Resource {
+    fn new(urn: Urn) -> Resource {
         let name = urn.name();
         let mut prefix = [0; 8];
         let head = &name.as_bytes()[..name.len().min(8)];
@@ -192,9 +225,8 @@ impl Resource {
             name_at: urn.as_str().len() - name.len(),
             name_chars: u32::try_from(name.chars().count()).unwrap_or(u32::MAX),
             name_prefix: u64::from_be_bytes(prefix),
-            graph_node: is_graph_type(&type_),
+            graph_node: is_graph_type(urn.type_()),
             urn,
-            type_,
             custom: true,
             parent: None,
             children: Vec::new(),
@@ -210,7 +242,7 @@ impl Resource {
             changes: None,
             new_inputs: None,
             outputs: None,
-            dependencies: Vec::new(),
+            dependencies: Arc::default(),
             delete_before_replace: false,
             protect: false,
             history: Vec::new(),
@@ -246,6 +278,11 @@ impl Resource {
         self.graph_node
     }
 
+    /// The resource's type, from its URN: a copy per row would cost a million rows 70 MB.
+    pub fn type_(&self) -> &str {
+        self.urn.type_()
+    }
+
     /// The resource's name (last URN segment).
     pub fn name(&self) -> &str {
         &self.urn.as_str()[self.name_at..]
@@ -270,14 +307,19 @@ impl Resource {
     /// Default providers are set up by the engine, not declared: counts leave them out, as
     /// Pulumi's `resourceChanges` and the plain display do.
     fn is_default_provider(&self) -> bool {
-        is_provider_type(&self.type_) && is_default_provider_name(self.name())
+        // Rows in the graph are neither providers nor the stack: most rows read no type.
+        !self.graph_node && is_provider_type(self.type_()) && is_default_provider_name(self.name())
     }
 
-    fn log(&mut self, at: Duration, what: impl Into<Cow<'static, str>>) {
+    fn log(&mut self, at: Duration, line: HistoryLine) {
         self.history.push(HistoryEntry {
-            at,
-            what: what.into(),
+            at_tenths: u32::try_from(at.as_millis() / 100).unwrap_or(u32::MAX),
+            line,
         });
+    }
+
+    fn log_text(&mut self, at: Duration, text: String) {
+        self.log(at, HistoryLine::Text(Box::new(text)));
     }
 
     /// Records a finished half of a replacement; true when this completes the replacement
@@ -313,7 +355,8 @@ pub enum ChainState {
 #[derive(Clone, Debug)]
 pub struct Chain {
     pub id: ChainId,
-    pub steps: Vec<(StepOp, Urn)>,
+    /// The engine's list, shared with its event rather than copied.
+    pub steps: Arc<[(StepOp, Urn)]>,
     pub state: ChainState,
     pub worker: Option<WorkerId>,
     /// Index into `steps` of the step running now.
@@ -793,19 +836,19 @@ impl Model {
             }
             EngineEvent::RegistrationReceived {
                 urn,
-                type_,
                 parent,
                 custom,
                 dependencies,
+                ..
             } => {
-                let i = self.ensure_row(urn, Some(type_));
+                let i = self.ensure_row(urn);
                 self.set_parent(i, parent.as_ref());
                 self.set_dependencies(i, dependencies);
                 self.set_custom(i, *custom);
-                self.resources[i].log(now, "registered");
+                self.resources[i].log(now, HistoryLine::Registered);
             }
             EngineEvent::ResourceOutputs { urn, outputs } => {
-                let i = self.ensure_row(urn, None);
+                let i = self.ensure_row(urn);
                 self.resources[i].outputs = Some(outputs.clone());
             }
             EngineEvent::PendingCreates { creates } => {
@@ -844,7 +887,7 @@ impl Model {
                 if let Some(u) = urn
                     && !repeat
                 {
-                    let i = self.ensure_row(u, None);
+                    let i = self.ensure_row(u);
                     self.resources[i].message = Some(message.clone());
                 }
                 if !ephemeral && !repeat {
@@ -877,7 +920,7 @@ impl Model {
                         let r = &mut self.resources[i];
                         r.status = Status::Interrupted;
                         r.running_op = None;
-                        r.log(now, "interrupted");
+                        r.log(now, HistoryLine::Interrupted);
                     }
                 }
                 if let Outcome::Failed(why) = outcome {
@@ -907,9 +950,9 @@ impl Model {
             EngineEvent::StepPlanned(info) => self.step_planned(info),
             EngineEvent::ChainQueued { chain, steps } => {
                 let c = self.ensure_chain(*chain);
-                self.chains[c].steps.clone_from(steps);
-                for (_, urn) in steps {
-                    let i = self.ensure_row(urn, None);
+                self.chains[c].steps = Arc::clone(steps);
+                for (_, urn) in steps.iter() {
+                    let i = self.ensure_row(urn);
                     self.resources[i].chain = Some(*chain);
                 }
             }
@@ -979,7 +1022,7 @@ impl Model {
                 if self.chains[c].state == ChainState::Queued {
                     self.set_chain_state(c, ChainState::Running);
                 }
-                let i = self.ensure_row(urn, None);
+                let i = self.ensure_row(urn);
                 self.running.insert(i);
                 let preview = self.preview;
                 let r = &mut self.resources[i];
@@ -989,7 +1032,7 @@ impl Model {
                 r.worker = Some(*worker);
                 r.chain = Some(*chain);
                 if !preview {
-                    r.log(now, format!("{} on worker {worker}", op.progressive()));
+                    r.log(now, HistoryLine::OnWorker(*op, *worker));
                     self.audit(urn, format!("{} started on worker {worker}", op.as_str()));
                 }
             }
@@ -1002,7 +1045,7 @@ impl Model {
                 ..
             } => {
                 self.chain_step_done(*chain);
-                let i = self.ensure_row(urn, None);
+                let i = self.ensure_row(urn);
                 self.running.remove(&i);
                 let preview = self.preview;
                 let r = &mut self.resources[i];
@@ -1023,11 +1066,7 @@ impl Model {
                 } else {
                     Status::Planned
                 };
-                if preview {
-                    r.log(now, line_for(&WOULD, *op));
-                } else {
-                    r.log(now, op.past_tense());
-                }
+                r.log(now, HistoryLine::Finished { op: *op, preview });
                 let counted = match op {
                     StepOp::Replace | StepOp::CreateReplacement | StepOp::ImportReplacement => {
                         replacement_done.then_some(StepOp::Replace)
@@ -1059,7 +1098,7 @@ impl Model {
                 if !self.preview {
                     self.steps_settled += 1;
                 }
-                let i = self.ensure_row(urn, None);
+                let i = self.ensure_row(urn);
                 self.running.remove(&i);
                 self.troubled.insert(i);
                 let r = &mut self.resources[i];
@@ -1068,7 +1107,7 @@ impl Model {
                 r.status = Status::Failed;
                 r.ended = Some(now);
                 r.error = Some(error.clone());
-                r.log(now, format!("{} failed: {error}", op.as_str()));
+                r.log_text(now, format!("{} failed: {error}", op.as_str()));
                 r.message = None;
                 self.log.push(LogEntry {
                     at: now,
@@ -1079,13 +1118,13 @@ impl Model {
             }
             EngineEvent::StepSkipped { op, urn, reason } => {
                 self.skipped += 1;
-                let i = self.ensure_row(urn, None);
+                let i = self.ensure_row(urn);
                 self.troubled.insert(i);
                 let r = &mut self.resources[i];
                 r.op.get_or_insert(*op);
                 r.status = Status::Skipped;
                 r.message = Some(reason.clone());
-                r.log(now, format!("{} skipped: {reason}", op.as_str()));
+                r.log_text(now, format!("{} skipped: {reason}", op.as_str()));
             }
             _ => {}
         }
@@ -1096,13 +1135,13 @@ impl Model {
         match e {
             EngineEvent::DiffQueued { urn } => {
                 self.diffs.queued += 1;
-                let i = self.ensure_row(urn, None);
-                self.resources[i].log(now, "diff queued");
+                let i = self.ensure_row(urn);
+                self.resources[i].log(now, HistoryLine::DiffQueued);
             }
             EngineEvent::DiffStarted { urn, worker } => {
                 self.diffs.queued = self.diffs.queued.saturating_sub(1);
                 self.diffs.running.insert(urn.clone(), *worker);
-                let i = self.ensure_row(urn, None);
+                let i = self.ensure_row(urn);
                 self.resources[i].diffing = true;
             }
             EngineEvent::DiffFinished {
@@ -1115,14 +1154,16 @@ impl Model {
                 if *replace {
                     self.diffs.replaces += 1;
                 }
-                let i = self.ensure_row(urn, None);
+                let i = self.ensure_row(urn);
                 let r = &mut self.resources[i];
                 r.diffing = false;
-                let what = match (replace, changes) {
-                    (true, _) => "diff: replace".to_string(),
-                    (false, c) => format!("diff: {c:?} changes").to_lowercase(),
-                };
-                r.log(now, what);
+                r.log(
+                    now,
+                    HistoryLine::Diffed {
+                        replace: *replace,
+                        changes: *changes,
+                    },
+                );
             }
             _ => {}
         }
@@ -1215,7 +1256,7 @@ impl Model {
 
     fn step_planned(&mut self, info: &StepInfo) {
         let now = self.now;
-        let i = self.ensure_row(&info.urn, Some(&info.type_));
+        let i = self.ensure_row(&info.urn);
         if !self.resources[i].is_default_provider() {
             self.planned_counts[info.op as usize] += 1;
         }
@@ -1266,7 +1307,7 @@ impl Model {
         }
         r.delete_before_replace |= info.delete_before_replace;
         r.protect = info.protect;
-        r.log(now, line_for(&PLANNED, info.op));
+        r.log(now, HistoryLine::Planned(info.op));
         if !info.dependencies.is_empty() || self.resources[i].dependencies.is_empty() {
             self.set_dependencies(i, &info.dependencies);
         }
@@ -1275,13 +1316,13 @@ impl Model {
     /// Sets a row's dependencies (distinct, as events carry them) and their rows; the same list
     /// again (a step repeats its registration's) costs no allocation and leaves the structure
     /// as it is.
-    fn set_dependencies(&mut self, i: usize, urns: &[Urn]) {
-        if self.resources[i].dependencies == urns {
+    fn set_dependencies(&mut self, i: usize, urns: &Arc<[Urn]>) {
+        if self.resources[i].dependencies == *urns {
             return;
         }
         let mut rows = std::mem::take(&mut self.scratch_rows);
         rows.clear();
-        for d in urns {
+        for d in urns.iter() {
             match self.index_of(d) {
                 Some(j) => rows.push(j),
                 None => self
@@ -1291,7 +1332,7 @@ impl Model {
                     .push(i),
             }
         }
-        self.resources[i].dependencies = urns.to_vec();
+        self.resources[i].dependencies = Arc::clone(urns);
         self.graph.set_deps(i, &rows);
         self.scratch_rows = rows;
         self.structure_version += 1;
@@ -1335,12 +1376,12 @@ impl Model {
         }
         let preview = self.preview;
         for urn in std::iter::once(root).chain(members.iter().map(|m| &m.urn)) {
-            let i = self.ensure_row(urn, None);
+            let i = self.ensure_row(urn);
             let r = &mut self.resources[i];
             r.cascade = Some(cascade);
             if !preview && r.status != Status::WaitingForApproval {
                 r.status = Status::WaitingForApproval;
-                r.log(now, "waiting for approval");
+                r.log(now, HistoryLine::AwaitingApproval);
             }
         }
     }
@@ -1373,7 +1414,7 @@ impl Model {
             .chain(self.cascades[k].members.iter().map(|m| m.urn.clone()))
             .collect();
         for urn in &urns {
-            let i = self.ensure_row(urn, None);
+            let i = self.ensure_row(urn);
             let r = &mut self.resources[i];
             if !approved {
                 // Its planned steps will never run: settled, so that a finished run reads 100%.
@@ -1395,7 +1436,7 @@ impl Model {
                     Status::Declined
                 };
                 let verb = if approved { "approved" } else { "declined" };
-                r.log(now, format!("{verb} by {who}"));
+                r.log_text(now, format!("{verb} by {who}"));
             }
         }
         self.log.push(LogEntry {
@@ -1432,12 +1473,12 @@ impl Model {
                 .chain(self.cascades[k].members.iter().map(|m| m.urn.clone()))
                 .collect();
             for urn in urns {
-                let i = self.ensure_row(&urn, None);
+                let i = self.ensure_row(&urn);
                 let r = &mut self.resources[i];
                 if r.status == Status::WaitingForApproval {
                     r.status = Status::Skipped;
                     r.message = Some(format!("not run: {why} before it was approved"));
-                    r.log(now, format!("skipped: {why} before it was approved"));
+                    r.log_text(now, format!("skipped: {why} before it was approved"));
                     self.skipped += 1;
                     self.troubled.insert(i);
                 }
@@ -1475,12 +1516,12 @@ impl Model {
             .map(|(_, u)| u.clone())
             .collect();
         for urn in rest {
-            let i = self.ensure_row(&urn, None);
+            let i = self.ensure_row(&urn);
             let r = &mut self.resources[i];
             if r.status == Status::Planned {
                 r.status = Status::Skipped;
                 r.message = Some(format!("not run: {why}"));
-                r.log(now, format!("skipped: {why}"));
+                r.log_text(now, format!("skipped: {why}"));
                 self.skipped += 1;
                 self.troubled.insert(i);
             }
@@ -1498,21 +1539,12 @@ impl Model {
     }
 
     /// The row for `urn`, created as a placeholder when an event names it first.
-    fn ensure_row(&mut self, urn: &Urn, type_: Option<&String>) -> usize {
+    fn ensure_row(&mut self, urn: &Urn) -> usize {
         if let Some(i) = self.index_of(urn) {
-            if let Some(t) = type_ {
-                let r = &mut self.resources[i];
-                if r.type_ != *t {
-                    r.type_.clone_from(t);
-                    r.graph_node = is_graph_type(t);
-                    self.graph.set_node(i, r.graph_node);
-                }
-            }
             return i;
         }
-        let t = type_.cloned().unwrap_or_else(|| urn.type_().to_string());
         let i = self.resources.len();
-        let r = Resource::new(urn.clone(), t);
+        let r = Resource::new(urn.clone());
         self.graph.add_row(r.graph_node, r.name_chars);
         self.resources.push(Box::new(r));
         self.index.insert(urn.clone(), i);
@@ -1539,7 +1571,7 @@ impl Model {
         {
             return;
         }
-        let p = self.ensure_row(p_urn, None);
+        let p = self.ensure_row(p_urn);
         // Only a row with children can be an ancestor of its new parent.
         let cycle = p == i || (!self.resources[i].children.is_empty() && self.is_within(p, i));
         if self.resources[i].parent == Some(p) || cycle {
@@ -1595,7 +1627,7 @@ impl Model {
         let c = self.chains.len();
         self.chains.push(Box::new(Chain {
             id,
-            steps: Vec::new(),
+            steps: Arc::default(),
             state: ChainState::Queued,
             worker: None,
             current: None,
@@ -1705,7 +1737,7 @@ mod tests {
         let roots: Vec<usize> = m.roots().collect();
         assert_eq!(roots.len(), 1);
         let stack = m.resource(roots[0]);
-        assert_eq!(stack.type_, "pulumi:pulumi:Stack");
+        assert_eq!(stack.type_(), "pulumi:pulumi:Stack");
         let names: Vec<&str> = stack
             .children
             .iter()
@@ -1963,7 +1995,7 @@ mod tests {
         }
         m.apply(&EngineEvent::ChainQueued {
             chain: 1,
-            steps: vec![(StepOp::Update, a.clone()), (StepOp::Update, b.clone())],
+            steps: [(StepOp::Update, a.clone()), (StepOp::Update, b.clone())].into(),
         });
         m.apply(&EngineEvent::ChainStarted {
             chain: 1,
@@ -2036,7 +2068,7 @@ mod tests {
         let roots: Vec<usize> = m.roots().collect();
         assert_eq!(roots, [m.index_of(&stack).unwrap()]);
         assert_eq!(m.resource(roots[0]).children, [m.index_of(&child).unwrap()]);
-        assert_eq!(m.resource(roots[0]).type_, "pulumi:pulumi:Stack");
+        assert_eq!(m.resource(roots[0]).type_(), "pulumi:pulumi:Stack");
     }
 
     #[test]
@@ -2252,21 +2284,46 @@ mod tests {
     }
 
     #[test]
-    fn the_shared_history_lines_name_each_op() {
-        // The tables are indexed by the op's discriminant, in `StepOp::ALL`'s order.
+    fn a_history_line_takes_24_bytes_and_reads_as_its_text_did() {
+        assert_eq!(std::mem::size_of::<HistoryEntry>(), 24);
+        let entry = |line| HistoryEntry {
+            at_tenths: 754,
+            line,
+        };
+        assert_eq!(
+            entry(HistoryLine::Registered).at(),
+            Duration::from_millis(75_400)
+        );
         for op in StepOp::ALL {
-            assert_eq!(line_for(&PLANNED, op), format!("planned {}", op.as_str()));
+            let text = |line| entry(line).text().into_owned();
             assert_eq!(
-                line_for(&WOULD, op),
+                text(HistoryLine::Planned(op)),
+                format!("planned {}", op.as_str())
+            );
+            assert_eq!(
+                text(HistoryLine::Finished { op, preview: true }),
                 format!("would {} (preview: nothing ran)", op.as_str())
             );
+            assert_eq!(
+                text(HistoryLine::Finished { op, preview: false }),
+                op.past_tense()
+            );
+            assert_eq!(
+                text(HistoryLine::OnWorker(op, 3)),
+                format!("{} on worker 3", op.progressive())
+            );
         }
+        let diffed = |replace, changes| entry(HistoryLine::Diffed { replace, changes }).text();
+        assert_eq!(diffed(true, DiffChanges::Some), "diff: replace");
+        assert_eq!(diffed(false, DiffChanges::None), "diff: none changes");
+        assert_eq!(diffed(false, DiffChanges::Some), "diff: some changes");
     }
 
     #[test]
     fn a_plain_create_keeps_a_small_row_and_an_update_keeps_its_changes() {
-        // A million rows of a preview: the diff fields are boxed apart (456 bytes before).
-        assert!(std::mem::size_of::<Resource>() <= 360);
+        // A million rows of a preview: the diff fields are boxed apart (456 bytes before), the
+        // type is read from the URN (344 before).
+        assert!(std::mem::size_of::<Resource>() <= 320);
         let mut m = live();
         let vpc = urn("sim:index:Vpc", "vpc");
         let sub = urn("sim:index:Subnet", "sub");
@@ -2297,7 +2354,7 @@ mod tests {
         for (id, u) in ids.iter().zip(&urns) {
             m.apply(&EngineEvent::ChainQueued {
                 chain: *id,
-                steps: vec![(StepOp::Create, u.clone())],
+                steps: [(StepOp::Create, u.clone())].into(),
             });
         }
         for (id, u) in ids.iter().zip(&urns) {
@@ -2322,7 +2379,7 @@ mod tests {
             &[(StepOp::Create, &provider), (StepOp::Create, &vpc)],
         );
         let mut info = step_info(StepOp::Create, &sub, None, 2);
-        info.dependencies = vec![vpc.clone()];
+        info.dependencies = [vpc.clone()].into();
         m.apply(&EngineEvent::StepPlanned(Box::new(info)));
         assert_eq!(m.planned_count(StepOp::Create), 2, "as `+ 2 to create`");
         run(&mut m, 1, StepOp::Create, &provider);
@@ -2336,7 +2393,7 @@ mod tests {
         let db = urn("sim:index:Database", "db");
         let sub = urn("sim:index:Subnet", "sub");
         let mut info = step_info(StepOp::Create, &sub, None, 1);
-        info.dependencies = vec![vpc.clone(), db.clone()];
+        info.dependencies = [vpc.clone(), db.clone()].into();
         m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
         let row = |m: &Model, u: &Urn| m.index_of(u).unwrap();
         let deps = |m: &Model| m.graph().dependency_rows(row(m, &sub)).collect::<Vec<_>>();
@@ -2347,7 +2404,7 @@ mod tests {
         let version = m.structure_version();
         m.apply(&EngineEvent::StepPlanned(Box::new(info.clone())));
         assert_eq!(m.structure_version(), version);
-        info.dependencies = vec![vpc.clone()];
+        info.dependencies = [vpc.clone()].into();
         m.apply(&EngineEvent::StepPlanned(Box::new(info)));
         assert!(m.structure_version() > version);
         // `db` was dropped before it arrived: it is no dependency when it does.
@@ -2401,15 +2458,17 @@ mod tests {
         assert!(m.cascades()[0].planned);
         assert_ne!(m.run_state(), RunState::AwaitingApproval);
         run(&mut m, 1, StepOp::Create, &app);
-        let history: Vec<&str> = m
+        let history: Vec<String> = m
             .get(&app)
             .unwrap()
             .history
             .iter()
-            .map(|h| h.what.as_ref())
+            .map(|h| h.text().into_owned())
             .collect();
         assert!(
-            history.contains(&"would create (preview: nothing ran)"),
+            history
+                .iter()
+                .any(|h| h == "would create (preview: nothing ran)"),
             "{history:?}"
         );
         assert!(!history.iter().any(|h| h.contains("worker")), "{history:?}");

@@ -3,6 +3,7 @@
 //! reducer tests, view snapshots and documentation all show the same believable deployment.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::engine::events::{
@@ -40,7 +41,7 @@ pub fn step_info(op: StepOp, urn: &Urn, parent: Option<&Urn>, chain: u64) -> Ste
         new_inputs: None,
         provider: None,
         delete_before_replace: false,
-        dependencies: Vec::new(),
+        dependencies: Arc::default(),
         protect: false,
         retain_on_delete: false,
         hide_diffs: Vec::new(),
@@ -119,7 +120,7 @@ pub fn sample_timeline() -> Vec<(Duration, EngineEvent)> {
         0.2,
         EngineEvent::ChainQueued {
             chain: 2,
-            steps: vec![(StepOp::Create, net.clone())],
+            steps: [(StepOp::Create, net.clone())].into(),
         },
     );
     at(
@@ -176,7 +177,7 @@ pub fn sample_timeline() -> Vec<(Duration, EngineEvent)> {
             1.5,
             EngineEvent::ChainQueued {
                 chain,
-                steps: vec![(op, urn.clone())],
+                steps: [(op, urn.clone())].into(),
             },
         );
         at(1.5, EngineEvent::ChainStarted { chain, worker: w });
@@ -229,7 +230,7 @@ pub fn sample_timeline() -> Vec<(Duration, EngineEvent)> {
             2.4,
             EngineEvent::ChainQueued {
                 chain,
-                steps: vec![(StepOp::Create, urn.clone())],
+                steps: [(StepOp::Create, urn.clone())].into(),
             },
         );
         at(2.4, EngineEvent::ChainStarted { chain, worker: w });
@@ -317,7 +318,7 @@ pub fn sample_timeline() -> Vec<(Duration, EngineEvent)> {
         3.2,
         EngineEvent::ChainQueued {
             chain: 7,
-            steps: chain7,
+            steps: chain7.into(),
         },
     );
     at(
@@ -353,7 +354,7 @@ pub fn sample_timeline() -> Vec<(Duration, EngineEvent)> {
         3.3,
         EngineEvent::ChainQueued {
             chain: 8,
-            steps: vec![(StepOp::Delete, old_bucket.clone())],
+            steps: [(StepOp::Delete, old_bucket.clone())].into(),
         },
     );
     at(3.3, EngineEvent::DiffQueued { urn: srv1.clone() });

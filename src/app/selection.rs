@@ -83,7 +83,7 @@ impl Selection {
                 excluded.contains(&r.urn)
                     || (!self.selected.is_empty() && !targeted.contains(&r.urn))
             })
-            .map(|r| (r.name().to_string(), r.type_.clone()))
+            .map(|r| (r.name().to_string(), r.type_().to_string()))
             .collect();
         let mut targets: Vec<String> = if self.selected.is_empty() {
             Vec::new()
@@ -184,10 +184,10 @@ mod tests {
                 type_: urn.type_().to_string(),
                 parent: parent.cloned(),
                 custom: true,
-                dependencies: deps.clone(),
+                dependencies: deps.clone().into(),
             });
             let mut info = step_info(StepOp::Create, urn, parent, i as u64 + 1);
-            info.dependencies = deps;
+            info.dependencies = deps.into();
             m.apply(&EngineEvent::StepPlanned(Box::new(info)));
         }
         (m, [net, app, web, other])

@@ -84,7 +84,7 @@ impl SortKey {
         let by_name = || ra.name_order().cmp(&rb.name_order());
         match self {
             SortKey::Name => by_name(),
-            SortKey::Type => ra.type_.cmp(&rb.type_).then_with(by_name),
+            SortKey::Type => ra.type_().cmp(rb.type_()).then_with(by_name),
             SortKey::Status => urgency(ra.status)
                 .cmp(&urgency(rb.status))
                 .then_with(by_name),

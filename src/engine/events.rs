@@ -2,6 +2,7 @@
 //! sent without ever waiting for the consumer.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::mpsc;
@@ -81,8 +82,8 @@ pub struct StepInfo {
     pub new_inputs: Option<PropertyMap>,
     pub provider: Option<String>,
     pub delete_before_replace: bool,
-    /// Distinct, in the order first named.
-    pub dependencies: Vec<Urn>,
+    /// Distinct, in the order first named; shared, so that a console keeps them uncopied.
+    pub dependencies: Arc<[Urn]>,
     pub protect: bool,
     pub retain_on_delete: bool,
     /// The `hideDiffs` paths of the new state (else the old): displays hide what changed there.
@@ -188,13 +189,14 @@ pub enum EngineEvent {
         type_: String,
         parent: Option<Urn>,
         custom: bool,
-        /// Distinct, in the order first named.
-        dependencies: Vec<Urn>,
+        /// Distinct, in the order first named; shared, so that a console keeps them uncopied.
+        dependencies: Arc<[Urn]>,
     },
     StepPlanned(Box<StepInfo>),
     ChainQueued {
         chain: ChainId,
-        steps: Vec<(StepOp, Urn)>,
+        /// Shared, so that a console keeps them uncopied.
+        steps: Arc<[(StepOp, Urn)]>,
     },
     ChainStarted {
         chain: ChainId,

@@ -2,6 +2,7 @@
 //! ResourceV3 so that state exports read as Pulumi's.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -124,7 +125,7 @@ impl ResourceState {
     }
 
     /// The edges of [`Self::dependency_urns`] once each, in order: what events carry.
-    pub fn distinct_dependency_urns(&self) -> Vec<Urn> {
+    pub fn distinct_dependency_urns(&self) -> Arc<[Urn]> {
         super::urn::distinct(self.dependency_urns())
     }
 

@@ -269,7 +269,7 @@ impl<'de> Deserialize<'de> for Urn {
 
 /// `urns` once each, in order of first mention: a resource often names the same one twice (as
 /// a dependency and through an input), and whoever follows its edges wants each once.
-pub fn distinct(urns: impl IntoIterator<Item = Urn>) -> Vec<Urn> {
+pub fn distinct(urns: impl IntoIterator<Item = Urn>) -> Arc<[Urn]> {
     let mut out: Vec<Urn> = Vec::new();
     // Short lists (nearly all) are scanned; a set is built only for a long one.
     let mut seen: Option<UrnSet> = None;
@@ -283,7 +283,7 @@ pub fn distinct(urns: impl IntoIterator<Item = Urn>) -> Vec<Urn> {
             out.push(u);
         }
     }
-    out
+    out.into()
 }
 
 #[cfg(test)]
@@ -332,12 +332,15 @@ mod tests {
     #[test]
     fn distinct_keeps_the_first_mention_of_each_in_short_and_long_lists() {
         let u = |i: usize| Urn::parse(&format!("urn:pulumi:s::p::t::r{i}")).unwrap();
-        assert_eq!(distinct([u(2), u(1), u(2), u(3), u(1)]), [u(2), u(1), u(3)]);
+        assert_eq!(
+            *distinct([u(2), u(1), u(2), u(3), u(1)]),
+            [u(2), u(1), u(3)]
+        );
         let long: Vec<Urn> = (0..40).chain(0..40).chain([7, 39]).map(u).collect();
-        assert_eq!(distinct(long), (0..40).map(u).collect::<Vec<_>>());
+        assert_eq!(*distinct(long), (0..40).map(u).collect::<Vec<_>>());
         let around_the_switch: Vec<Urn> = (0..16).chain([3, 16, 16, 0]).map(u).collect();
         assert_eq!(
-            distinct(around_the_switch),
+            *distinct(around_the_switch),
             (0..17).map(u).collect::<Vec<_>>()
         );
     }

@@ -183,7 +183,7 @@ mod tests {
             new_inputs: Some(new),
             provider: None,
             delete_before_replace: false,
-            dependencies: Vec::new(),
+            dependencies: Default::default(),
             protect: false,
             retain_on_delete: false,
             hide_diffs: Vec::new(),

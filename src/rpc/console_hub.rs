@@ -499,7 +499,7 @@ mod tests {
             type_: urn.type_().to_string(),
             parent: None,
             custom: true,
-            dependencies: Vec::new(),
+            dependencies: Arc::default(),
         }
     }
 

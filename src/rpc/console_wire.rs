@@ -247,7 +247,7 @@ fn step_back(k: &KnownNames, s: &pb::Step) -> Result<StepInfo, WireError> {
             .map(|p| text(k, p, "provider"))
             .transpose()?,
         delete_before_replace: s.delete_before_replace,
-        dependencies: urns(k, &s.dependencies, "dependencies")?,
+        dependencies: urns(k, &s.dependencies, "dependencies")?.into(),
         protect: s.protect,
         retain_on_delete: s.retain_on_delete,
         hide_diffs: s.hide_diffs.clone(),
@@ -554,7 +554,7 @@ pub fn from_wire(e: &pb::Event, k: &KnownNames) -> Result<EngineEvent, WireError
             type_: text(k, &r.r#type, "type")?,
             parent: opt_urn(k, r.parent.as_ref(), "parent")?,
             custom: r.custom,
-            dependencies: urns(k, &r.dependencies, "dependencies")?,
+            dependencies: urns(k, &r.dependencies, "dependencies")?.into(),
         },
         Kind::StepPlanned(s) => EngineEvent::StepPlanned(Box::new(step_back(k, s)?)),
         Kind::ChainQueued(c) => EngineEvent::ChainQueued {

@@ -206,8 +206,8 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
     out.push(Line::styled("history:", t.bold()));
     for h in &r.history {
         out.push(Line::from(vec![
-            Span::styled(format!("    {}  ", offset(h.at)), t.dim()),
-            Span::raw(h.what.clone()),
+            Span::styled(format!("    {}  ", offset(h.at())), t.dim()),
+            Span::raw(h.text()),
         ]));
     }
     out
@@ -219,7 +219,7 @@ impl Widget for DetailsView<'_> {
         let t = self.theme;
         let r = m.resource(self.idx);
         Clear.render(area, buf);
-        let fixed = format!(" {}  {}  ", r.name(), r.type_);
+        let fixed = format!(" {}  {}  ", r.name(), r.type_());
         let urn_room = (area.width as usize).saturating_sub(width(&fixed) + 4);
         let title = format!("{fixed}{} ", shorten_left(r.urn.as_str(), urn_room));
         let block = Block::default()

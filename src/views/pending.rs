@@ -88,16 +88,13 @@ fn picture(c: &Cascade, w: usize) -> String {
 /// Lines for one cascade.
 fn cascade_lines(
     c: &Cascade,
-    m: &Model,
     preset: Option<bool>,
     t: Theme,
     w: usize,
     under_cursor: bool,
 ) -> Vec<Line<'static>> {
     let mut out = Vec::new();
-    let root_type = m
-        .get(&c.root)
-        .map_or(c.root.type_().to_string(), |r| r.type_.clone());
+    let root_type = c.root.type_();
     let (state, style) = match &c.decided {
         None if c.abandoned => ("not run: the run ended first".to_string(), t.dim()),
         None if c.planned => match preset {
@@ -227,7 +224,6 @@ impl Widget for PendingView<'_> {
             let preset = self.presets.get(c);
             lines.extend(cascade_lines(
                 c,
-                m,
                 preset,
                 t,
                 w,

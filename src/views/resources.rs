@@ -140,7 +140,7 @@ impl Columns {
             .max()
             .unwrap_or(0);
         let type_ = rows()
-            .map(|fr| width(&m.resource(fr.idx).type_) + 1)
+            .map(|fr| width(m.resource(fr.idx).type_()) + 1)
             .max()
             .unwrap_or(0);
         let status = rows()
@@ -210,7 +210,7 @@ impl ResourcesView<'_> {
         )];
         if cols.type_ > 0 {
             spans.push(Span::styled(
-                pad(&shorten_left(&r.type_, cols.type_ - 1), cols.type_),
+                pad(&shorten_left(r.type_(), cols.type_ - 1), cols.type_),
                 t.dim(),
             ));
         }

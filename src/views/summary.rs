@@ -59,7 +59,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
     let outputs = m
         .roots()
         .map(|i| m.resource(i))
-        .find(|r| r.type_ == ROOT_STACK_TYPE)
+        .find(|r| r.type_() == ROOT_STACK_TYPE)
         .and_then(|r| r.outputs.as_ref())
         .filter(|o| !o.is_empty());
     if let Some(outputs) = outputs {
@@ -76,7 +76,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
             let error = r.error.as_deref().unwrap_or("failed");
             out.push((
                 Kind::Error,
-                format!("    {} ({}): {error}", r.name(), r.type_),
+                format!("    {} ({}): {error}", r.name(), r.type_()),
             ));
         }
         out.push((Kind::Plain, String::new()));
