@@ -163,8 +163,6 @@ static NO_CHANGES: Changes = Changes {
 #[derive(Clone, Debug)]
 pub struct Resource {
     pub urn: Urn,
-    /// Where the name starts in the URN: sorting and drawing ask for names all the time.
-    name_at: usize,
     /// Characters in the name, and whether the graph shows the row (neither the stack nor a
     /// provider): kept here so that a layout of a million rows reads no string.
     name_chars: u32,
@@ -202,9 +200,10 @@ pub struct Resource {
     pub worker: Option<WorkerId>,
     pub chain: Option<ChainId>,
     pub cascade: Option<CascadeId>,
-    pub error: Option<String>,
+    /// Boxed text, like the message: rows seldom have either, and a `String` is 8 bytes more.
+    pub error: Option<Box<str>>,
     /// The latest message about the resource (ephemeral diagnostics, skip reasons).
-    pub message: Option<String>,
+    pub message: Option<Box<str>>,
     /// A provider diff for it is running.
     pub diffing: bool,
     /// Its original was deleted (delete-before-replace, or the old copy of a replacement).
@@ -222,7 +221,6 @@ impl Resource {
         let head = &name.as_bytes()[..name.len().min(8)];
         prefix[..head.len()].copy_from_slice(head);
         Resource {
-            name_at: urn.as_str().len() - name.len(),
             name_chars: u32::try_from(name.chars().count()).unwrap_or(u32::MAX),
             name_prefix: u64::from_be_bytes(prefix),
             graph_node: is_graph_type(urn.type_()),
@@ -285,7 +283,7 @@ impl Resource {
 
     /// The resource's name (last URN segment).
     pub fn name(&self) -> &str {
-        &self.urn.as_str()[self.name_at..]
+        self.urn.name()
     }
 
     /// What resources sort by name with: the name (its prefix first, so that most comparisons
@@ -888,7 +886,7 @@ impl Model {
                     && !repeat
                 {
                     let i = self.ensure_row(u);
-                    self.resources[i].message = Some(message.clone());
+                    self.resources[i].message = Some(message.as_str().into());
                 }
                 if !ephemeral && !repeat {
                     self.log.push(LogEntry {
@@ -1106,7 +1104,7 @@ impl Model {
                 r.busy += *duration;
                 r.status = Status::Failed;
                 r.ended = Some(now);
-                r.error = Some(error.clone());
+                r.error = Some(error.as_str().into());
                 r.log_text(now, format!("{} failed: {error}", op.as_str()));
                 r.message = None;
                 self.log.push(LogEntry {
@@ -1123,7 +1121,7 @@ impl Model {
                 let r = &mut self.resources[i];
                 r.op.get_or_insert(*op);
                 r.status = Status::Skipped;
-                r.message = Some(reason.clone());
+                r.message = Some(reason.as_str().into());
                 r.log_text(now, format!("{} skipped: {reason}", op.as_str()));
             }
             _ => {}
@@ -1427,7 +1425,7 @@ impl Model {
                 if let Some(c) = r.changes.as_mut() {
                     c.replace_keys.clear();
                 }
-                r.message = Some(format!("{what} declined by {who}: kept as it is"));
+                r.message = Some(format!("{what} declined by {who}: kept as it is").into());
             }
             if r.status == Status::WaitingForApproval {
                 r.status = if approved {
@@ -1477,7 +1475,7 @@ impl Model {
                 let r = &mut self.resources[i];
                 if r.status == Status::WaitingForApproval {
                     r.status = Status::Skipped;
-                    r.message = Some(format!("not run: {why} before it was approved"));
+                    r.message = Some(format!("not run: {why} before it was approved").into());
                     r.log_text(now, format!("skipped: {why} before it was approved"));
                     self.skipped += 1;
                     self.troubled.insert(i);
@@ -1520,7 +1518,7 @@ impl Model {
             let r = &mut self.resources[i];
             if r.status == Status::Planned {
                 r.status = Status::Skipped;
-                r.message = Some(format!("not run: {why}"));
+                r.message = Some(format!("not run: {why}").into());
                 r.log_text(now, format!("skipped: {why}"));
                 self.skipped += 1;
                 self.troubled.insert(i);
@@ -2322,8 +2320,8 @@ mod tests {
     #[test]
     fn a_plain_create_keeps_a_small_row_and_an_update_keeps_its_changes() {
         // A million rows of a preview: the diff fields are boxed apart (456 bytes before), the
-        // type is read from the URN (344 before).
-        assert!(std::mem::size_of::<Resource>() <= 320);
+        // type and the name are read from the URN, and texts are boxed (344 before).
+        assert!(std::mem::size_of::<Resource>() <= 288);
         let mut m = live();
         let vpc = urn("sim:index:Vpc", "vpc");
         let sub = urn("sim:index:Subnet", "sub");

@@ -86,7 +86,7 @@ pub fn info_text(r: &Resource) -> (String, bool) {
         // <urn> failed: sim: …" reads as "sim: …"); details and the log keep all of it.
         let brief = e
             .split_once(&format!(" {} failed: ", r.urn.as_str()))
-            .map_or(e.as_str(), |(_, m)| m);
+            .map_or(&**e, |(_, m)| m);
         return (brief.to_string(), true);
     }
     let changes = r.changes();
@@ -104,7 +104,7 @@ pub fn info_text(r: &Resource) -> (String, bool) {
     if !changes.diffs.is_empty() && r.op != Some(StepOp::Create) {
         return (format!("diff: {}", changes.diffs.join(", ")), false);
     }
-    (r.message.clone().unwrap_or_default(), false)
+    (r.message.as_deref().unwrap_or_default().to_string(), false)
 }
 
 /// Identifier of the hidden child that makes a collapsed node show as closed.
