@@ -82,6 +82,7 @@ pub struct HistoryEntry {
     line: HistoryLine,
 }
 
+/// What a history line says: the common lines need no text of their own.
 #[derive(Clone, Debug, PartialEq)]
 enum HistoryLine {
     Registered,
@@ -113,6 +114,7 @@ impl HistoryEntry {
         Duration::from_millis(u64::from(self.at_tenths) * 100)
     }
 
+    /// The line as the details pane shows it.
     pub fn text(&self) -> Cow<'static, str> {
         match &self.line {
             HistoryLine::Registered => "registered".into(),
