@@ -126,7 +126,19 @@ impl ResourceState {
 
     /// The edges of [`Self::dependency_urns`] once each, in order: what events carry.
     pub fn distinct_dependency_urns(&self) -> Arc<[Urn]> {
-        super::urn::distinct(self.dependency_urns())
+        // Room for every edge: parent, provider, deletedWith and the lists.
+        let lists = self.dependencies.len()
+            + self
+                .property_dependencies
+                .values()
+                .map(Vec::len)
+                .sum::<usize>()
+            + self.replace_with.len();
+        let mut all = Vec::with_capacity(3 + lists);
+        // `for_each` runs through each part of the chain in turn, where a loop would ask the
+        // chain for every item.
+        self.dependency_urns().for_each(|u| all.push(u));
+        super::urn::distinct(all)
     }
 
     /// Applies `f` to every URN this resource refers to but its provider (parent,

@@ -339,15 +339,16 @@ impl StepGenerator {
     ) -> Result<Generated, RegisterError> {
         let urn = self.claim_urn(goal.parent.as_ref(), &goal.type_, &goal.name)?;
         let mut new = state_from_goal(&urn, &goal);
+        let dependencies = new.distinct_dependency_urns();
         self.events.send(EngineEvent::RegistrationReceived {
             urn: urn.clone(),
             type_: goal.type_.clone(),
             parent: goal.parent.clone(),
             custom: goal.custom,
-            dependencies: new.distinct_dependency_urns(),
+            dependencies: Arc::clone(&dependencies),
         });
-        if let Some(bad) = new.dependency_urns().find(|u| run.is_failed_or_skipped(u)) {
-            return Ok(self.skip(urn, &bad, run));
+        if let Some(bad) = dependencies.iter().find(|u| run.is_failed_or_skipped(u)) {
+            return Ok(self.skip(urn, bad, run));
         }
         // Providers are planned as in an update (Pulumi's destroy and refresh modes): what the
         // program configures them with is what the deletes and refreshes then use.
@@ -619,7 +620,7 @@ impl StepGenerator {
             type_: goal.type_.clone(),
             parent: goal.parent.clone(),
             custom: true,
-            dependencies: distinct(goal.dependencies.iter().cloned()),
+            dependencies: distinct(goal.dependencies.clone()),
         });
         self.operated.insert(urn.clone());
         let new = ResourceState {

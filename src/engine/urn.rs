@@ -26,9 +26,10 @@ pub struct Urn {
     text: Arc<str>,
     /// The text's hash, folded to 32 bits so that the URN stays three words long.
     hash: u32,
-    /// Where the qualified type and the name start, or [`FAR`] for a text too long to say
-    /// (its parts are then found by a scan).
-    type_at: u16,
+    /// Where the resource's own type token (after the qualified type's last `$`) and the name
+    /// start, or [`FAR`] for a text too long to say (its parts are then found by a scan). Every
+    /// step asks for the type; only a child's URN asks for its parent's qualified type.
+    token_at: u16,
     name_at: u16,
 }
 
@@ -82,9 +83,9 @@ impl Urn {
     /// and finding where its type and name start.
     fn of(text: Arc<str>) -> Urn {
         let hash = foldhash::fast::FixedState::with_seed(0).hash_one(&*text);
-        let [_, type_at, name_at] = part_starts(&text);
+        let (token_at, name_at) = token_and_name_starts(&text);
         let near = |at: usize| u16::try_from(at).ok().filter(|&at| at != FAR);
-        let (type_at, name_at) = match (near(type_at), near(name_at)) {
+        let (token_at, name_at) = match (near(token_at), near(name_at)) {
             (Some(t), Some(n)) => (t, n),
             _ => (FAR, FAR),
         };
@@ -92,7 +93,7 @@ impl Urn {
             text,
             // Folded, not cut: both halves of the hash count.
             hash: (hash ^ (hash >> 32)) as u32,
-            type_at,
+            token_at,
             name_at,
         }
     }
@@ -123,14 +124,13 @@ impl Urn {
             .unwrap_or_default()
     }
 
-    /// Where the qualified type and the name start: the offsets kept, or a scan for a text too
+    /// Where the own type token and the name start: the offsets kept, or a scan for a text too
     /// long for them.
-    fn type_and_name_at(&self) -> (usize, usize) {
-        if self.type_at == FAR {
-            let [_, type_at, name_at] = part_starts(&self.text);
-            return (type_at, name_at);
+    fn token_and_name_at(&self) -> (usize, usize) {
+        if self.token_at == FAR {
+            return token_and_name_starts(&self.text);
         }
-        (usize::from(self.type_at), usize::from(self.name_at))
+        (usize::from(self.token_at), usize::from(self.name_at))
     }
 
     pub fn stack(&self) -> &str {
@@ -143,24 +143,33 @@ impl Urn {
 
     /// The type with every ancestor's type, joined by `$`.
     pub fn qualified_type(&self) -> &str {
-        let (type_at, name_at) = self.type_and_name_at();
-        self.between(type_at, name_at)
+        self.parts()[2]
     }
 
     /// The resource's own type token (the last `$` segment).
     pub fn type_(&self) -> &str {
-        let q = self.qualified_type();
-        // A byte scan: type tokens are short, and a searcher costs more to set up.
-        match q.bytes().rposition(|b| b == b'$') {
-            Some(at) => &q[at + 1..],
-            None => q,
-        }
+        let (token_at, name_at) = self.token_and_name_at();
+        self.between(token_at, name_at)
     }
 
     pub fn name(&self) -> &str {
-        let (_, name_at) = self.type_and_name_at();
+        let (_, name_at) = self.token_and_name_at();
         self.text.get(name_at..).unwrap_or_default()
     }
+}
+
+/// Where the own type token (after the qualified type's last `$`) and the name start in `text`.
+fn token_and_name_starts(text: &str) -> (usize, usize) {
+    let [_, type_at, name_at] = part_starts(text);
+    let qualified = text
+        .get(type_at..name_at.saturating_sub(2))
+        .unwrap_or_default();
+    // A byte scan: type tokens are short, and a searcher costs more to set up.
+    let token_at = qualified
+        .bytes()
+        .rposition(|b| b == b'$')
+        .map_or(type_at, |at| type_at + at + 1);
+    (token_at, name_at)
 }
 
 /// Where the project, the qualified type and the name start in `text`: after the first three
@@ -269,21 +278,22 @@ impl<'de> Deserialize<'de> for Urn {
 
 /// `urns` once each, in order of first mention: a resource often names the same one twice (as
 /// a dependency and through an input), and whoever follows its edges wants each once.
-pub fn distinct(urns: impl IntoIterator<Item = Urn>) -> Arc<[Urn]> {
-    let mut out: Vec<Urn> = Vec::new();
+pub fn distinct(mut urns: Vec<Urn>) -> Arc<[Urn]> {
     // Short lists (nearly all) are scanned; a set is built only for a long one.
-    let mut seen: Option<UrnSet> = None;
-    for u in urns {
-        let new = match &mut seen {
-            None if out.len() < 16 => !out.contains(&u),
-            None => seen.insert(out.iter().cloned().collect()).insert(u.clone()),
-            Some(seen) => seen.insert(u.clone()),
-        };
-        if new {
-            out.push(u);
+    if urns.len() <= 16 {
+        let mut kept = 0;
+        for i in 0..urns.len() {
+            if !urns[..kept].contains(&urns[i]) {
+                urns.swap(kept, i);
+                kept += 1;
+            }
         }
+        urns.truncate(kept);
+    } else {
+        let mut seen = UrnSet::default();
+        urns.retain(|u| seen.insert(u.clone()));
     }
-    out.into()
+    urns.into()
 }
 
 #[cfg(test)]
@@ -301,6 +311,7 @@ mod tests {
             "urn:pulumi:s::p::a:b:c$d:e:f$g:h:i::x".to_string(),
             format!("urn:pulumi:s::p::t::{long_name}"),
             format!("urn:pulumi:s::p::{}::x", "t".repeat(70_000)),
+            format!("urn:pulumi:s::p::{}$own:type:T::x", "t".repeat(70_000)),
         ];
         for text in &texts {
             let urn = Urn::parse(text).unwrap();
@@ -323,9 +334,10 @@ mod tests {
                 empty.stack(),
                 empty.project(),
                 empty.qualified_type(),
+                empty.type_(),
                 empty.name()
             ],
-            [""; 4]
+            [""; 5]
         );
     }
 
@@ -333,16 +345,16 @@ mod tests {
     fn distinct_keeps_the_first_mention_of_each_in_short_and_long_lists() {
         let u = |i: usize| Urn::parse(&format!("urn:pulumi:s::p::t::r{i}")).unwrap();
         assert_eq!(
-            *distinct([u(2), u(1), u(2), u(3), u(1)]),
+            *distinct(vec![u(2), u(1), u(2), u(3), u(1)]),
             [u(2), u(1), u(3)]
         );
         let long: Vec<Urn> = (0..40).chain(0..40).chain([7, 39]).map(u).collect();
         assert_eq!(*distinct(long), (0..40).map(u).collect::<Vec<_>>());
-        let around_the_switch: Vec<Urn> = (0..16).chain([3, 16, 16, 0]).map(u).collect();
-        assert_eq!(
-            *distinct(around_the_switch),
-            (0..17).map(u).collect::<Vec<_>>()
-        );
+        // Sixteen mentions are scanned, seventeen go through a set.
+        for (first, again) in [(12, [3, 12, 12, 0]), (13, [3, 13, 13, 0])] {
+            let mentions: Vec<Urn> = (0..first).chain(again).map(u).collect();
+            assert_eq!(*distinct(mentions), (0..=first).map(u).collect::<Vec<_>>());
+        }
     }
 
     #[test]
