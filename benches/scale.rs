@@ -8,11 +8,12 @@
 //! the engine's own cost.
 //!
 //! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
-//! console-frame, sdk, sdk-node, many-resources, rpc-floor. See BENCHMARKS.md.
+//! console-frame, sdk, sdk-node, many-resources, rpc-floor, journal-floor. See BENCHMARKS.md.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use ratatui::buffer::Buffer;
@@ -24,7 +25,11 @@ use stepdeck::bench_support::{
     DagSpec, FileStack, GeneratedDag, RunConfig, RunReport, SlowDiffFactory, Usage,
     builtin_factory, run_unjournaled,
 };
-use stepdeck::engine::{EngineEvent, EventSink, Operation, Outcome, Severity, Snapshot};
+use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
+use stepdeck::engine::resource::OperationType;
+use stepdeck::engine::{
+    EngineEvent, EventSink, Operation, Outcome, PropertyMap, ResourceState, Severity, Snapshot,
+};
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::rpc::language_host::{NodeOptions, Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
@@ -62,11 +67,12 @@ fn main() {
             "sdk-node" => sdk_node(n.unwrap_or(2_000)).await,
             "many-resources" => many_resources(n.unwrap_or(2_000)).await,
             "rpc-floor" => rpc_floor(n.unwrap_or(20_000)).await,
+            "journal-floor" => journal_floor(n.unwrap_or(100_000), &journaled).await,
             other => {
                 eprintln!(
                     "unknown scenario `{other}`: preview, preview-scaling, up, noop, destroy, \
                      pardiff, console-ingest, console-frame, sdk, sdk-node, many-resources, \
-                     rpc-floor"
+                     rpc-floor, journal-floor"
                 );
                 std::process::exit(2);
             }
@@ -735,4 +741,78 @@ for (let i = 0; i < {n}; i++) {{
     first.print("many_resources update", n);
     let second = sdk_up(runtime, dir.path(), "manyresources", first.snapshot).await;
     second.print("many_resources empty update", n);
+}
+
+/// The floor of a first up's journal: the entries an up of `n` resources writes (a custom
+/// resource's `Begin`, the wait for its sync, its `Success`; the others' `Success`), by as many
+/// tasks as the up has steps in flight, with nothing else to do: no program, no provider, no
+/// events. Whatever an up costs beyond this is the engine's.
+async fn journal_floor(n: usize, cfg: &RunConfig) {
+    let dir = tempdir();
+    let made = run_unjournaled(
+        Operation::Update,
+        Some(&dag(n)),
+        Snapshot::default(),
+        builtin_factory(dir.path()),
+        cfg,
+    )
+    .await;
+    check("in-memory up", &made);
+    let states = Arc::new(made.result.snapshot.resources);
+    let stack = FileStack::create(dir.path()).expect("stack");
+    let lock = stack.backend.lock(&stack.stack, "update").expect("lock");
+    let (base, journal) = stack
+        .backend
+        .begin_deployment(&lock, None)
+        .expect("journal");
+    let path = journal.path().to_path_buf();
+    let manager = Arc::new(SnapshotManager::new(&base, Box::new(journal)));
+    let next = Arc::new(AtomicUsize::new(0));
+    let before = Usage::now();
+    let started = Instant::now();
+    let mut writers = tokio::task::JoinSet::new();
+    for _ in 0..cfg.parallel {
+        let (states, manager, next) = (states.clone(), manager.clone(), next.clone());
+        writers.spawn(async move {
+            while let Some(state) = states.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let op = if state.custom {
+                    let planned = ResourceState {
+                        id: None,
+                        outputs: PropertyMap::new(),
+                        ..state.clone()
+                    };
+                    let op = manager.begin(OperationType::Creating, &planned).unwrap();
+                    manager.durable().await.unwrap();
+                    Some(op)
+                } else {
+                    None
+                };
+                let new = Some(state.clone());
+                manager
+                    .success(SuccessEntry {
+                        op,
+                        new,
+                        ..SuccessEntry::default()
+                    })
+                    .unwrap();
+            }
+        });
+    }
+    writers.join_all().await;
+    let wall = started.elapsed();
+    let after = Usage::now();
+    drop(manager);
+    let bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    println!(
+        "journal floor n={n}, {} in flight: {:.3} s wall, {}, {} states, {:.0} bytes/state; \
+         cpu {:.3} s (user {:.3}, sys {:.3})",
+        cfg.parallel,
+        wall.as_secs_f64(),
+        per_resource(wall, n),
+        states.len(),
+        bytes as f64 / states.len() as f64,
+        (after.cpu() - before.cpu()).as_secs_f64(),
+        (after.user - before.user).as_secs_f64(),
+        (after.system - before.system).as_secs_f64()
+    );
 }

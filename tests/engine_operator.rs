@@ -230,6 +230,35 @@ async fn terminate_leaves_in_flight_operations_pending() {
     assert!(run.names().is_empty());
 }
 
+#[tokio::test]
+async fn dropping_a_run_stops_it_and_its_steps() {
+    let p = Arc::new(FakeProvider {
+        delay: Duration::from_secs(600),
+        ..FakeProvider::default()
+    });
+    let (d, mut rx, _, _) = deployment(&p, &Snapshot::default(), options());
+    let run = d.run(Some(program(vec![res("a", vec![])])));
+    let mut seen = Vec::new();
+    tokio::select! {
+        _ = run => panic!("the run ended while its create was still waiting"),
+        () = wait_for(
+            &mut rx,
+            &mut seen,
+            |e| matches!(e, EngineEvent::StepStarted { urn, .. } if urn.name() == "a"),
+        ) => {}
+    }
+    // The run (a task of its own) and its step's provider call are gone, and with them every
+    // handle on the provider but ours: nothing goes on running detached.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while Arc::strong_count(&p) > 1 {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the dropped run still holds the provider"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 /// A layered random graph: resource i references up to two earlier resources.
 fn graph_specs(edges: &[(usize, usize)], n: usize, version: &'static str) -> Vec<Spec> {
     const NAMES: [&str; 12] = [

@@ -137,7 +137,19 @@ fn pending_operations_warning(pending: &[PendingOperation]) -> String {
 
 impl Deployment {
     /// Runs the deployment to the end (or until terminated) and returns the new state.
+    ///
+    /// The run is a task of the runtime's worker pool, not of the caller's thread: its loop
+    /// and its steps then wake each other on the same workers instead of switching threads
+    /// each time (a `block_on` caller is a thread of its own). Dropping the future aborts it.
     pub async fn run(self, program: Option<Box<dyn Program>>) -> DeploymentResult {
+        let mut task = AbortOnDrop(tokio::spawn(self.run_here(program)));
+        match (&mut task.0).await {
+            Ok(result) => result,
+            Err(e) => std::panic::resume_unwind(e.into_panic()),
+        }
+    }
+
+    async fn run_here(self, program: Option<Box<dyn Program>>) -> DeploymentResult {
         let started = Instant::now();
         let (mut lp, base) = self.start();
         let outcome = lp.drive(program).await;
@@ -1245,5 +1257,14 @@ impl Loop {
                 },
             })
             .collect()
+    }
+}
+
+/// A task aborted when its handle is dropped, so that dropping a run stops it.
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Drop for AbortOnDrop<T> {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
