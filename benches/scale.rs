@@ -3,9 +3,9 @@
 //!
 //! `cargo bench --bench scale -- <scenario> [resources] [--parallel=N]`
 //!
-//! `--parallel=N` sets the steps in flight of up and noop (the engine's default otherwise),
-//! to tell the journal's group commit (at most one synced `Begin` per step in flight) from
-//! the engine's own cost.
+//! `--parallel=N` sets the steps in flight of up, noop and journal-floor (the engine's default
+//! otherwise), to tell the journal's group commit (at most one synced `Begin` per step in
+//! flight) from the engine's own cost.
 //!
 //! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
 //! console-frame, sdk, sdk-node, many-resources, rpc-floor, journal-floor. See BENCHMARKS.md.
