@@ -8,7 +8,8 @@
 //! flight) from the engine's own cost.
 //!
 //! Scenarios: preview, preview-scaling, up, noop, destroy, pardiff, console-ingest,
-//! console-frame, sdk, sdk-node, many-resources, rpc-floor, journal-floor. See BENCHMARKS.md.
+//! console-frame, sdk, sdk-node, many-resources, rpc-floor, rpc-floor-node, journal-floor. See
+//! BENCHMARKS.md.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -67,12 +68,13 @@ fn main() {
             "sdk-node" => sdk_node(n.unwrap_or(2_000)).await,
             "many-resources" => many_resources(n.unwrap_or(2_000)).await,
             "rpc-floor" => rpc_floor(n.unwrap_or(20_000)).await,
+            "rpc-floor-node" => rpc_floor_node(n.unwrap_or(20_000)).await,
             "journal-floor" => journal_floor(n.unwrap_or(100_000), &journaled).await,
             other => {
                 eprintln!(
                     "unknown scenario `{other}`: preview, preview-scaling, up, noop, destroy, \
                      pardiff, console-ingest, console-frame, sdk, sdk-node, many-resources, \
-                     rpc-floor, journal-floor"
+                     rpc-floor, rpc-floor-node, journal-floor"
                 );
                 std::process::exit(2);
             }
@@ -688,6 +690,156 @@ async fn rpc_floor(n: usize) {
         );
     }
     server.shutdown().await;
+}
+
+/// A client of our engine service in grpc-js, the Node SDK's gRPC stack: `Log` calls of a debug
+/// message, one at a time, as the Node SDK sends three per resource.
+const NODE_LOG_CLIENT: &str = r#"
+const grpc = require("@grpc/grpc-js");
+const services = require("@pulumi/pulumi/proto/engine_grpc_pb");
+const messages = require("@pulumi/pulumi/proto/engine_pb");
+const [addr, n] = [process.argv[1], Number(process.argv[2])];
+const client = new services.EngineClient(addr, grpc.credentials.createInsecure());
+const req = new messages.LogRequest();
+req.setSeverity(messages.LogSeverity.DEBUG);
+req.setMessage("Registering resource: t=pulumi-nodejs:dynamic:Resource, name=echo-1, custom=true");
+const log = () => new Promise((ok, fail) => client.log(req, (e) => (e ? fail(e) : ok())));
+(async () => {
+    for (let i = 0; i < n; i++) await log();
+    client.close();
+})().catch((e) => { console.error(e); process.exit(1); });
+"#;
+
+/// A `ResourceProvider` in grpc-js whose `Check` answers with the new inputs, as the
+/// `pulumi-nodejs` plugin's dynamic provider does; prints its port, as plugins do.
+const NODE_PROVIDER: &str = r#"
+const grpc = require("@grpc/grpc-js");
+const services = require("@pulumi/pulumi/proto/provider_grpc_pb");
+const messages = require("@pulumi/pulumi/proto/provider_pb");
+const server = new grpc.Server();
+server.addService(services.ResourceProviderService, {
+    check: (call, done) => {
+        const reply = new messages.CheckResponse();
+        reply.setInputs(call.request.getNews());
+        done(null, reply);
+    },
+});
+server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, port) => {
+    if (e) { console.error(e); process.exit(1); }
+    console.log(port);
+});
+"#;
+
+/// The floor of the calls of the many_resources shape, with grpc-js at the other end of each:
+/// `n` `Engine.Log` calls from a Node client over the socket programs are given (the SDK's
+/// side), then `n` `Check` calls from us to a Node provider (the plugin's side), first through
+/// tonic's `Channel`, then through the `UnaryChannel` plugins are spoken to with. All one at a
+/// time, as the calls of a program whose CPU is the bottleneck arrive; this process's CPU per
+/// call is what each call costs the engine at least.
+async fn rpc_floor_node(n: usize) {
+    use stepdeck::rpc::engine_service::EngineService;
+    use stepdeck::rpc::pulumirpc::engine_server::EngineServer;
+    use stepdeck::rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
+    use stepdeck::rpc::unary_channel::UnaryChannel;
+    use tokio::io::AsyncBufReadExt;
+
+    let modules = sdk_env().join("node_modules");
+    let node = || {
+        let mut cmd = tokio::process::Command::new("node");
+        cmd.env("NODE_PATH", &modules).kill_on_drop(true);
+        cmd
+    };
+    let per_call = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
+
+    let router = tonic::transport::Server::builder().add_service(EngineServer::new(
+        EngineService::new(None, EventSink::none()),
+    ));
+    let (addr, server) = stepdeck::rpc::server::serve_private(router)
+        .await
+        .expect("engine service");
+    let before = Usage::now();
+    let status = node()
+        .args([
+            "-e",
+            NODE_LOG_CLIENT,
+            &format!("unix:{}", addr.socket().display()),
+        ])
+        .arg(n.to_string())
+        .status()
+        .await
+        .expect("node");
+    assert!(status.success(), "the Log client failed: {status}");
+    let after = Usage::now();
+    println!(
+        "rpc floor (grpc-js) n={n}: Log from a Node client over the program's socket: server cpu \
+         per call {:.1} µs (sys {:.1})",
+        per_call(after.cpu() - before.cpu()),
+        per_call(after.system - before.system),
+    );
+    server.shutdown().await;
+
+    let mut provider = node()
+        .args(["-e", NODE_PROVIDER])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node");
+    let mut port = String::new();
+    tokio::io::BufReader::new(provider.stdout.take().unwrap())
+        .read_line(&mut port)
+        .await
+        .expect("the provider's port");
+    let address = format!("127.0.0.1:{}", port.trim());
+    // The inputs of a many_resources resource: its two strings and the serialized provider.
+    let inputs = prost_types::Struct {
+        fields: [
+            ("key", "key-1".to_string()),
+            ("payload", "payload of 1".to_string()),
+            ("__provider", "exports.handler = ".repeat(64)),
+        ]
+        .into_iter()
+        .map(|(k, v)| {
+            let value = prost_types::Value {
+                kind: Some(prost_types::value::Kind::StringValue(v)),
+            };
+            (k.to_string(), value)
+        })
+        .collect(),
+    };
+    let request = stepdeck::rpc::pulumirpc::CheckRequest {
+        urn: "urn:pulumi:bench::manyresources::pulumi-nodejs:dynamic:Resource::echo-1".into(),
+        olds: Some(inputs.clone()),
+        news: Some(inputs),
+        ..Default::default()
+    };
+    let tonic_channel = tonic::transport::Endpoint::from_shared(format!("http://{address}"))
+        .unwrap()
+        .connect()
+        .await
+        .expect("connect");
+    let unary = UnaryChannel::connect(&address).await.expect("connect");
+    let mut through_tonic = ResourceProviderClient::new(tonic_channel);
+    let mut through_ours = ResourceProviderClient::new(unary);
+    for round in 0..2 {
+        for which in ["tonic's Channel", "UnaryChannel"] {
+            let before = Usage::now();
+            for _ in 0..n {
+                let call = tonic::Request::new(request.clone());
+                let reply = match which {
+                    "UnaryChannel" => through_ours.check(call).await,
+                    _ => through_tonic.check(call).await,
+                };
+                reply.expect("check");
+            }
+            let after = Usage::now();
+            println!(
+                "rpc floor (grpc-js) n={n}, round {}: Check to a Node provider through {which}: \
+                 client cpu per call {:.1} µs (sys {:.1})",
+                round + 1,
+                per_call(after.cpu() - before.cpu()),
+                per_call(after.system - before.system),
+            );
+        }
+    }
 }
 
 /// The shape of Pulumi's `tests/performance/typescript/many_resources`: a TypeScript program

@@ -16,6 +16,7 @@ use stepdeck::engine::provider::{
 };
 use stepdeck::engine::provider_parameterization::Parameterization;
 use stepdeck::engine::urn::Urn;
+use stepdeck::rpc::MAX_MESSAGE_SIZE;
 use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
 use stepdeck::rpc::provider_client::PluginProvider;
 use stepdeck::rpc::pulumirpc::resource_provider_server::{
@@ -221,8 +222,12 @@ fn urn() -> Urn {
 
 async fn start() -> (PluginProvider, Arc<Mutex<Seen>>, ServerHandle) {
     let seen = Arc::new(Mutex::new(Seen::default()));
-    let router = tonic::transport::Server::builder()
-        .add_service(ResourceProviderServer::new(Fake { seen: seen.clone() }));
+    // Pulumi's plugins take messages of up to 400 MiB, as we do.
+    let router = tonic::transport::Server::builder().add_service(
+        ResourceProviderServer::new(Fake { seen: seen.clone() })
+            .max_decoding_message_size(MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(MAX_MESSAGE_SIZE),
+    );
     let (addr, handle) = serve_router(router).await.unwrap();
     (
         PluginProvider::connect_to("fake", &addr.to_string()),
@@ -381,4 +386,30 @@ async fn init_failures_become_partial_failures_and_errors_keep_the_message() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("region: unknown region"), "{err}");
+}
+
+/// Inputs and outputs of many megabytes (the stream's window is 2 MiB, the connection's 5) go
+/// through whole, several calls at once on the one connection: the client hands back the
+/// window of every chunk it reads.
+#[tokio::test]
+async fn messages_larger_than_the_flow_control_windows_arrive_whole() {
+    let (p, _seen, _server) = start().await;
+    let create = |i: usize| {
+        let blob = "x".repeat((6 << 20) + i);
+        let request = CreateRequest {
+            urn: urn(),
+            inputs: props([("blob", PropertyValue::from(blob.as_str()))]),
+            timeout: 0.0,
+            preview: false,
+        };
+        let p = &p;
+        async move { (p.create(request).await, blob) }
+    };
+    let calls = futures::future::join_all((0..3).map(create));
+    let done = tokio::time::timeout(std::time::Duration::from_secs(60), calls)
+        .await
+        .expect("the calls finished");
+    for (created, blob) in done {
+        assert_eq!(created.unwrap().outputs["blob"], PropertyValue::from(blob));
+    }
 }

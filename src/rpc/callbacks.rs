@@ -6,12 +6,11 @@ use std::collections::HashMap;
 
 use prost::Message;
 use tokio::sync::Mutex;
-use tonic::transport::Channel;
 
 use super::MAX_MESSAGE_SIZE;
 use super::pulumirpc::callbacks_client::CallbacksClient;
 use super::pulumirpc::{Callback, CallbackInvokeRequest};
-use super::server::connect;
+use super::unary_channel::UnaryChannel;
 
 /// Why a callback did not answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -31,7 +30,7 @@ pub enum CallbackError {
 /// One connection per callback server (a program has one), shared by every callback it gave.
 #[derive(Default)]
 pub struct Callbacks {
-    clients: Mutex<HashMap<String, CallbacksClient<Channel>>>,
+    clients: Mutex<HashMap<String, CallbacksClient<UnaryChannel>>>,
 }
 
 impl Callbacks {
@@ -46,17 +45,18 @@ impl Callbacks {
         Ok(())
     }
 
-    async fn client(&self, target: &str) -> Result<CallbacksClient<Channel>, CallbackError> {
+    async fn client(&self, target: &str) -> Result<CallbacksClient<UnaryChannel>, CallbackError> {
         let mut clients = self.clients.lock().await;
         if let Some(client) = clients.get(target) {
             return Ok(client.clone());
         }
-        let channel = connect(target)
-            .await
-            .map_err(|e| CallbackError::Unreachable {
-                target: target.to_string(),
-                reason: e.to_string(),
-            })?;
+        let channel =
+            UnaryChannel::connect(target)
+                .await
+                .map_err(|e| CallbackError::Unreachable {
+                    target: target.to_string(),
+                    reason: e.to_string(),
+                })?;
         let client = CallbacksClient::new(channel)
             .max_decoding_message_size(MAX_MESSAGE_SIZE)
             .max_encoding_message_size(MAX_MESSAGE_SIZE);

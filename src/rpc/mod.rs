@@ -27,6 +27,7 @@ mod private_dir;
 pub mod provider_client;
 pub mod server;
 pub mod transforms;
+pub mod unary_channel;
 
 /// The generated pulumirpc messages, clients and servers (from our own `proto/` files).
 #[allow(clippy::all, missing_docs)]

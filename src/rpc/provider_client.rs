@@ -11,7 +11,6 @@ use std::time::Duration;
 use async_trait::async_trait;
 use prost::Message;
 use tokio::sync::OnceCell;
-use tonic::transport::{Channel, Endpoint};
 use tonic::{Code, Status};
 
 use super::MAX_MESSAGE_SIZE;
@@ -21,6 +20,7 @@ use super::pulumirpc::{
     self, diff_response, property_diff, resource_provider_client::ResourceProviderClient,
 };
 use super::server::ServerHandle;
+use super::unary_channel::UnaryChannel;
 use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CallRequest, CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest,
@@ -47,7 +47,7 @@ enum Connector {
 }
 
 struct Connection {
-    client: ResourceProviderClient<Channel>,
+    client: ResourceProviderClient<UnaryChannel>,
     process: Option<PluginProcess>,
 }
 
@@ -151,12 +151,13 @@ impl PluginProvider {
                         (format!("127.0.0.1:{}", process.port()), Some(process))
                     }
                 };
-                let channel = Endpoint::from_shared(format!("http://{address}"))
-                    .map_err(|e| self.fail(e))?
-                    .connect()
+                let channel = UnaryChannel::connect(&address)
                     .await
                     .map_err(|e| self.fail(format!("cannot connect to {address}: {e}")))?;
-                let client = ResourceProviderClient::new(channel)
+                let origin = format!("http://{address}")
+                    .parse()
+                    .map_err(|e| self.fail(e))?;
+                let client = ResourceProviderClient::with_origin(channel, origin)
                     .max_decoding_message_size(MAX_MESSAGE_SIZE)
                     .max_encoding_message_size(MAX_MESSAGE_SIZE);
                 Ok(Connection { client, process })
@@ -164,7 +165,7 @@ impl PluginProvider {
             .await
     }
 
-    async fn client(&self) -> Result<ResourceProviderClient<Channel>, ProviderError> {
+    async fn client(&self) -> Result<ResourceProviderClient<UnaryChannel>, ProviderError> {
         Ok(self.connection().await?.client.clone())
     }
 
