@@ -154,10 +154,7 @@ impl PluginProvider {
                 let channel = UnaryChannel::connect(&address)
                     .await
                     .map_err(|e| self.fail(format!("cannot connect to {address}: {e}")))?;
-                let origin = format!("http://{address}")
-                    .parse()
-                    .map_err(|e| self.fail(e))?;
-                let client = ResourceProviderClient::with_origin(channel, origin)
+                let client = ResourceProviderClient::new(channel)
                     .max_decoding_message_size(MAX_MESSAGE_SIZE)
                     .max_encoding_message_size(MAX_MESSAGE_SIZE);
                 Ok(Connection { client, process })

@@ -100,7 +100,7 @@ impl tower_service::Service<http::Request<tonic::body::Body>> for UnaryChannel {
     }
 }
 
-/// The body of a plugin's answer: its messages, then the trailers that carry the gRPC status.
+/// The body of an answer: its message, then the trailers that carry the gRPC status.
 pub struct Reply {
     body: h2::RecvStream,
     data_done: bool,
@@ -117,7 +117,7 @@ impl Body for Reply {
         if !self.data_done {
             match ready!(self.body.poll_data(cx)) {
                 Some(Ok(data)) => {
-                    // Read, so the plugin may send as much again.
+                    // Read, so the peer may send as much again.
                     let _ = self.body.flow_control().release_capacity(data.len());
                     return Poll::Ready(Some(Ok(Frame::data(data))));
                 }
