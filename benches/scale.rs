@@ -737,7 +737,9 @@ server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, por
 /// time, as the calls of a program whose CPU is the bottleneck arrive; this process's CPU per
 /// call is what each call costs the engine at least.
 async fn rpc_floor_node(n: usize) {
+    use stepdeck::engine::property::props;
     use stepdeck::rpc::engine_service::EngineService;
+    use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
     use stepdeck::rpc::pulumirpc::engine_server::EngineServer;
     use stepdeck::rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
     use stepdeck::rpc::unary_channel::UnaryChannel;
@@ -749,7 +751,16 @@ async fn rpc_floor_node(n: usize) {
         cmd.env("NODE_PATH", &modules).kill_on_drop(true);
         cmd
     };
-    let per_call = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
+    // This process's CPU per call since `before`.
+    let cpu_per_call = |before: &Usage| {
+        let after = Usage::now();
+        let per_call = |d: Duration| d.as_secs_f64() * 1e6 / n as f64;
+        format!(
+            "{:.1} µs (sys {:.1})",
+            per_call(after.cpu() - before.cpu()),
+            per_call(after.system - before.system)
+        )
+    };
 
     let router = tonic::transport::Server::builder().add_service(EngineServer::new(
         EngineService::new(None, EventSink::none()),
@@ -769,12 +780,10 @@ async fn rpc_floor_node(n: usize) {
         .await
         .expect("node");
     assert!(status.success(), "the Log client failed: {status}");
-    let after = Usage::now();
     println!(
         "rpc floor (grpc-js) n={n}: Log from a Node client over the program's socket: server cpu \
-         per call {:.1} µs (sys {:.1})",
-        per_call(after.cpu() - before.cpu()),
-        per_call(after.system - before.system),
+         per call {}",
+        cpu_per_call(&before)
     );
     server.shutdown().await;
 
@@ -790,21 +799,14 @@ async fn rpc_floor_node(n: usize) {
         .expect("the provider's port");
     let address = format!("127.0.0.1:{}", port.trim());
     // The inputs of a many_resources resource: its two strings and the serialized provider.
-    let inputs = prost_types::Struct {
-        fields: [
+    let inputs = map_to_struct(
+        &props([
             ("key", "key-1".to_string()),
             ("payload", "payload of 1".to_string()),
             ("__provider", "exports.handler = ".repeat(64)),
-        ]
-        .into_iter()
-        .map(|(k, v)| {
-            let value = prost_types::Value {
-                kind: Some(prost_types::value::Kind::StringValue(v)),
-            };
-            (k.to_string(), value)
-        })
-        .collect(),
-    };
+        ]),
+        MarshalOptions::ALL,
+    );
     let request = stepdeck::rpc::pulumirpc::CheckRequest {
         urn: "urn:pulumi:bench::manyresources::pulumi-nodejs:dynamic:Resource::echo-1".into(),
         olds: Some(inputs.clone()),
@@ -820,12 +822,10 @@ async fn rpc_floor_node(n: usize) {
     let mut through_tonic = ResourceProviderClient::new(tonic_channel);
     let mut through_ours = ResourceProviderClient::new(unary);
     let report = |round: usize, through: &str, before: &Usage| {
-        let after = Usage::now();
         println!(
             "rpc floor (grpc-js) n={n}, round {round}: Check to a Node provider through {through}: \
-             client cpu per call {:.1} µs (sys {:.1})",
-            per_call(after.cpu() - before.cpu()),
-            per_call(after.system - before.system),
+             client cpu per call {}",
+            cpu_per_call(before)
         );
     };
     for round in 1..=2 {

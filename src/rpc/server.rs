@@ -213,13 +213,18 @@ impl Service<Uri> for UnixConnector {
     }
 }
 
+/// The socket of a gRPC target written `unix:/path` (or `unix:///path`); `None` for `host:port`.
+pub(super) fn unix_socket(target: &str) -> Option<&Path> {
+    let path = target.strip_prefix("unix:")?;
+    Some(Path::new(path.strip_prefix("//").unwrap_or(path)))
+}
+
 /// Connects to a gRPC target as the SDKs write it: `unix:/path` or `host:port`.
 pub async fn connect(target: &str) -> Result<Channel, tonic::transport::Error> {
-    match target.strip_prefix("unix:") {
+    match unix_socket(target) {
         Some(path) => {
-            let path = PathBuf::from(path.strip_prefix("//").unwrap_or(path));
             Endpoint::from_static("http://localhost")
-                .connect_with_connector(UnixConnector(path))
+                .connect_with_connector(UnixConnector(path.to_path_buf()))
                 .await
         }
         None => {

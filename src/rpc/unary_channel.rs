@@ -6,7 +6,6 @@
 //! one waking the peer, and two more hand-offs between tasks.
 
 use std::future::Future;
-use std::path::Path;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -16,6 +15,8 @@ use http_body::{Body, Frame};
 use http_body_util::BodyExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, UnixStream};
+
+use super::server::unix_socket;
 
 /// Why a call through the channel failed: its request's body, or the connection.
 pub type UnaryError = Box<dyn std::error::Error + Send + Sync>;
@@ -37,9 +38,8 @@ impl UnaryChannel {
     /// Dials `target` as the SDKs write it (`unix:/path` or `host:port`) and drives the HTTP/2
     /// connection on the runtime until the last clone is dropped or the peer goes away.
     pub async fn connect(target: &str) -> Result<UnaryChannel, UnaryError> {
-        match target.strip_prefix("unix:") {
+        match unix_socket(target) {
             Some(path) => {
-                let path = Path::new(path.strip_prefix("//").unwrap_or(path));
                 let stream = UnixStream::connect(path).await?;
                 UnaryChannel::start(stream, Authority::from_static("localhost")).await
             }
