@@ -172,6 +172,24 @@ mod tests {
         log(channel).await.unwrap();
     }
 
+    /// A peer that answers with something other than HTTP/2 fails the call, and keeps its
+    /// socket open all the while: the call must not wait on it.
+    #[tokio::test]
+    async fn a_peer_that_answers_garbage_fails_the_call() {
+        use tokio::io::AsyncWriteExt;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let peer = tokio::spawn(async move {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            socket.write_all(b"SSH-2.0-OpenSSH_9.6\r\n").await.unwrap();
+            std::future::pending::<()>().await;
+        });
+        let channel = UnaryChannel::connect(&addr.to_string()).await.unwrap();
+        let call = tokio::time::timeout(std::time::Duration::from_secs(10), log(channel)).await;
+        assert!(call.expect("an answer").is_err());
+        peer.abort();
+    }
+
     /// A peer that goes away fails the calls made after it, instead of leaving them waiting.
     #[tokio::test]
     async fn a_call_to_a_peer_that_went_away_fails() {
