@@ -1,6 +1,7 @@
-//! `stepdeck version` and `stepdeck about`: what a bug report needs (Pulumi's `about`):
-//! the version, the OS, the backend, the current stack, the language runtime and the plugins
-//! the stack's state uses.
+//! `version` and `about`. The version is that of the Pulumi CLI whose command line stepdeck
+//! implements, with stepdeck's own as semver build metadata (`v3.260.0+stepdeck.0.2.0`): the
+//! form every Automation API SDK parses, and checks its version gates against. `about` is
+//! Pulumi's `about` (`--json`: its `summaryAbout` shape) and says it is stepdeck.
 
 use std::path::Path;
 use std::process::Command;
@@ -8,19 +9,28 @@ use std::process::Command;
 use anyhow::Result;
 use serde_json::{Value, json};
 use stepdeck::engine::property::PropertyValue;
+use stepdeck::state::lock_info::hostname;
 
 use super::workspace::Workspace;
 
-/// stepdeck's version, as `version` prints it.
-pub(super) const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The Pulumi CLI release whose command line and outputs stepdeck implements.
+macro_rules! pulumi_version {
+    () => {
+        "3.260.0"
+    };
+}
 
-/// `stepdeck version`.
+/// The version `version` prints without its `v`: Pulumi's, then `+stepdeck.` and stepdeck's.
+pub(super) const VERSION: &str =
+    concat!(pulumi_version!(), "+stepdeck.", env!("CARGO_PKG_VERSION"));
+
+/// `version` (and `--version`).
 pub(super) fn version() {
     println!("v{VERSION}");
 }
 
-/// `stepdeck about [--stack NAME] [--json]`. Outside a project only the version and the OS are
-/// known; the rest is reported as missing, as Pulumi does.
+/// `about [--stack NAME] [--json]`. What cannot be found out is reported in `errors`, as
+/// Pulumi does, and the rest is still shown.
 pub(super) fn about(
     dir: Option<&Path>,
     backend: Option<&str>,
@@ -28,24 +38,53 @@ pub(super) fn about(
     json: bool,
 ) -> Result<()> {
     let mut doc = json!({
-        "cliVersion": VERSION,
-        "os": {"name": std::env::consts::OS, "arch": std::env::consts::ARCH},
+        "plugins": null,
+        "host": host(),
+        "backend": null,
+        "currentStack": null,
+        "cliAbout": {
+            "version": VERSION,
+            "goVersion": "none (stepdeck is written in Rust)",
+            "goCompiler": "none",
+            "implementation": format!("stepdeck {}", env!("CARGO_PKG_VERSION")),
+        },
+        "runtime": null,
+        "dependencies": null,
+        "errors": [],
     });
     let mut problems = Vec::new();
     match dir.map(|d| Workspace::open(d, backend)) {
-        None => problems.push("no Pulumi.yaml project file found".to_string()),
-        Some(Err(e)) => problems.push(format!("{e:#}")),
+        None => problems.push("Failed to read project: no Pulumi.yaml project file found".into()),
+        Some(Err(e)) => problems.push(format!("Failed to read project: {e:#}")),
         Some(Ok(ws)) => describe_workspace(&ws, stack, &mut doc, &mut problems),
     }
-    if !problems.is_empty() {
-        doc["errors"] = json!(problems);
-    }
+    doc["errors"] = json!(problems);
     if json {
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", render(&doc));
+        for p in &problems {
+            eprintln!("warning: {p}");
+        }
     }
     Ok(())
+}
+
+/// The host as Pulumi names it: the distribution and its version (`/etc/os-release`), the
+/// architecture.
+fn host() -> Value {
+    let release = std::fs::read_to_string("/etc/os-release").unwrap_or_default();
+    let field = |key: &str| {
+        release
+            .lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix('='))
+            .map(|v| v.trim_matches('"').to_string())
+    };
+    json!({
+        "os": field("ID").unwrap_or_else(|| std::env::consts::OS.to_string()),
+        "version": field("VERSION_ID").unwrap_or_default(),
+        "arch": std::env::consts::ARCH,
+    })
 }
 
 fn describe_workspace(
@@ -55,124 +94,168 @@ fn describe_workspace(
     problems: &mut Vec<String>,
 ) {
     let runtime = &ws.project.runtime.name;
-    doc["project"] = json!({"name": ws.project.name, "runtime": runtime});
-    doc["runtime"] = json!({"name": runtime, "version": runtime_version(runtime)});
-    doc["backend"] = json!({"url": ws.backend.url().to_string(), "name": ws.backend.kind()});
-    let current = match ws.stack_name(stack) {
+    let mut about_runtime = json!({"language": runtime});
+    if let Some(v) = runtime_version(runtime) {
+        about_runtime["version"] = v.into();
+    }
+    doc["runtime"] = about_runtime;
+    doc["backend"] = json!({
+        "name": hostname(),
+        "url": ws.backend.url().to_string(),
+        "user": std::env::var("USER").unwrap_or_else(|_| "Unknown".into()),
+        "organizations": [],
+    });
+    let name = match ws.stack_name(stack) {
         Ok(name) => name,
         Err(e) => {
-            problems.push(format!("{e:#}"));
+            problems.push(format!(
+                "Failed to get information about the current stack: {e:#}"
+            ));
             return;
         }
     };
-    let opened = ws.stack(Some(&current), false).and_then(|s| {
-        let snap = ws.backend.load(&s.reference, s.crypter.as_ref())?.snapshot;
-        Ok(snap)
-    });
+    let opened = ws
+        .stack(Some(&name.qualified()), false)
+        .and_then(|s| Ok(ws.backend.load(&s.reference, s.crypter.as_ref())?.snapshot));
     match opened {
         Ok(snap) => {
-            let plugins: Vec<Value> = snap
-                .resources
-                .iter()
-                .filter(|r| r.is_provider() && !r.delete)
-                .map(|r| {
-                    let package = r.type_.rsplit(':').next().unwrap_or_default().to_string();
-                    let version = match r.inputs.get("version") {
-                        Some(PropertyValue::String(v)) => Value::String(v.clone()),
-                        _ => Value::Null,
-                    };
-                    json!({"name": package, "version": version})
-                })
-                .collect();
-            doc["currentStack"] = json!({"name": current, "resources": snap.resources.len()});
-            doc["plugins"] = Value::Array(dedup(plugins));
+            let state = |type_: &str, urn: &str| json!({"type": type_, "urn": urn});
+            doc["currentStack"] = json!({
+                "name": ws.shown(&name),
+                "fullyQualifiedName": name.qualified(),
+                "resources": snap.resources.iter().map(|r| state(&r.type_, r.urn.as_str())).collect::<Vec<_>>(),
+                "pendingOps": snap.pending_operations.iter().map(|p| state(p.kind.as_str(), p.resource.urn.as_str())).collect::<Vec<_>>(),
+            });
+            doc["plugins"] = Value::Array(plugins(&snap));
         }
-        Err(e) => {
-            doc["currentStack"] = json!({"name": current});
-            problems.push(format!("{e:#}"));
-        }
+        Err(e) => problems.push(format!(
+            "Failed to get information about the current stack: {e:#}"
+        )),
     }
 }
 
-fn dedup(mut plugins: Vec<Value>) -> Vec<Value> {
+/// The providers the stack's state uses, once each.
+fn plugins(snap: &stepdeck::engine::Snapshot) -> Vec<Value> {
+    let mut plugins: Vec<Value> = snap
+        .resources
+        .iter()
+        .filter(|r| r.is_provider() && !r.delete)
+        .map(|r| {
+            let package = r.type_.rsplit(':').next().unwrap_or_default().to_string();
+            let version = match r.inputs.get("version") {
+                Some(PropertyValue::String(v)) => Value::String(v.clone()),
+                _ => Value::Null,
+            };
+            json!({"name": package, "version": version, "kind": "resource"})
+        })
+        .collect();
     plugins.sort_by_key(|p| p.to_string());
     plugins.dedup();
     plugins
 }
 
-/// The language runtime's own `--version` (python3 or node), if it runs.
-fn runtime_version(runtime: &str) -> Value {
+/// The language runtime's own `--version` (python3 or node); YAML runs in stepdeck.
+fn runtime_version(runtime: &str) -> Option<String> {
     let program = match runtime {
         "python" => "python3",
         "nodejs" => "node",
-        _ => return Value::String(VERSION.to_string()),
+        _ => return Some(env!("CARGO_PKG_VERSION").to_string()),
     };
-    Command::new(program)
+    let out = Command::new(program)
         .arg("--version")
         .output()
         .ok()
-        .filter(|o| o.status.success())
-        .map(|o| {
-            let text = if o.stdout.is_empty() {
-                o.stderr
-            } else {
-                o.stdout
-            };
-            let text = String::from_utf8_lossy(&text);
-            Value::String(
-                text.trim()
-                    .trim_start_matches("Python ")
-                    .trim_start_matches('v')
-                    .to_string(),
-            )
-        })
-        .unwrap_or(Value::Null)
+        .filter(|o| o.status.success())?;
+    let text = if out.stdout.is_empty() {
+        out.stderr
+    } else {
+        out.stdout
+    };
+    Some(
+        String::from_utf8_lossy(&text)
+            .trim()
+            .trim_start_matches("Python ")
+            .trim_start_matches('v')
+            .to_string(),
+    )
 }
 
-/// The plain `about` text: one section per part, as Pulumi lays it out.
+/// The plain `about` text, laid out as Pulumi's.
 fn render(doc: &Value) -> String {
     let text = |v: &Value| match v {
         Value::String(s) => s.clone(),
         Value::Null => "unknown".to_string(),
         other => other.to_string(),
     };
-    let mut out = format!("CLI\nVersion      {}\n\n", text(&doc["cliVersion"]));
-    out += &format!(
-        "Host\nOS           {}\nArch         {}\n\n",
-        text(&doc["os"]["name"]),
-        text(&doc["os"]["arch"])
+    let cli = &doc["cliAbout"];
+    let mut out = format!(
+        "CLI\nVersion      {}\nImplemented  {}\n\n",
+        text(&cli["version"]),
+        text(&cli["implementation"])
     );
-    if doc.get("project").is_some() {
-        out += &format!(
-            "Project\nName         {}\nRuntime      {} {}\n\n",
-            text(&doc["project"]["name"]),
-            text(&doc["runtime"]["name"]),
-            text(&doc["runtime"]["version"])
-        );
-        out += &format!("Backend\nURL          {}\n\n", text(&doc["backend"]["url"]));
-    }
-    if let Some(stack) = doc.get("currentStack") {
-        out += &format!("Current Stack: {}\n", text(&stack["name"]));
-        if let Some(n) = stack.get("resources") {
-            out += &format!("Resources: {n}\n");
-        }
-        out += "\n";
-    }
-    if let Some(Value::Array(plugins)) = doc.get("plugins") {
+    if let Value::Array(plugins) = &doc["plugins"] {
         out += "Plugins\nKIND      NAME         VERSION\n";
         for p in plugins {
             out += &format!(
-                "resource  {:<12} {}\n",
+                "{:<9} {:<12} {}\n",
+                text(&p["kind"]),
                 text(&p["name"]),
                 text(&p["version"])
             );
         }
         out += "\n";
     }
-    if let Some(Value::Array(errors)) = doc.get("errors") {
-        for e in errors {
-            out += &format!("warning: {}\n", text(e));
+    let host = &doc["host"];
+    out += &format!(
+        "Host\nOS           {}\nVersion      {}\nArch         {}\n\n",
+        text(&host["os"]),
+        text(&host["version"]),
+        text(&host["arch"])
+    );
+    let runtime = &doc["runtime"];
+    if !runtime.is_null() {
+        out += &format!(
+            "This project is written in {}: version='{}'\n\n",
+            text(&runtime["language"]),
+            text(&runtime["version"])
+        );
+    }
+    let stack = &doc["currentStack"];
+    if !stack.is_null() {
+        out += &format!(
+            "Current Stack: {}\n\nTYPE  URN\n",
+            text(&stack["fullyQualifiedName"])
+        );
+        for r in stack["resources"].as_array().into_iter().flatten() {
+            out += &format!("{}  {}\n", text(&r["type"]), text(&r["urn"]));
         }
+        out += "\n";
+    }
+    let backend = &doc["backend"];
+    if !backend.is_null() {
+        out += &format!(
+            "Backend\nName           {}\nURL            {}\nUser           {}\nOrganizations\n\n",
+            text(&backend["name"]),
+            text(&backend["url"]),
+            text(&backend["user"])
+        );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_version_is_pulumis_with_stepdecks_as_build_metadata() {
+        let v = semver::Version::parse(VERSION).unwrap();
+        assert_eq!(v.major, 3);
+        assert!(v.minor > 205, "the SDKs' newest gates need > 3.205");
+        assert_eq!(
+            v.build.as_str(),
+            concat!("stepdeck.", env!("CARGO_PKG_VERSION"))
+        );
+        assert!(v.pre.is_empty(), "a pre-release would sort below the gates");
+    }
 }

@@ -4,18 +4,19 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use super::pulumi_flags::GlobalArgs;
+
 /// stepdeck: a deployment engine in the Pulumi model with a live operator's console.
 #[derive(Debug, Parser)]
-#[command(name = "stepdeck", version, about, propagate_version = true)]
+#[command(name = "stepdeck", about, disable_version_flag = true)]
 pub(super) struct Cli {
-    /// Run as if started in this directory.
-    #[arg(short = 'C', long, global = true, value_name = "DIR")]
-    pub cwd: Option<PathBuf>,
-    /// Where state is kept (`file://DIR`); defaults to `file://~/.stepdeck`.
-    #[arg(long, global = true, env = "STEPDECK_BACKEND_URL", value_name = "URL")]
-    pub backend: Option<String>,
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Print the version (Pulumi's, whose command line stepdeck implements, with stepdeck's).
+    #[arg(long)]
+    pub version: bool,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -31,9 +32,8 @@ pub(super) enum Command {
     /// Manage stacks.
     #[command(subcommand)]
     Stack(StackCommand),
-    /// Manage stack configuration.
-    #[command(subcommand)]
-    Config(ConfigCommand),
+    /// Manage stack configuration (with no subcommand: list it).
+    Config(ConfigArgs),
     /// Edit the stack's state directly (delete, protect, rename, taint resources; repair).
     #[command(subcommand)]
     State(StateCommand),
@@ -42,14 +42,33 @@ pub(super) enum Command {
     /// Open the console of a deployment served elsewhere (`up --serve`): watch it, and with
     /// an acting token pause, approve, decline and cancel it.
     Attach(AttachArgs),
-    /// Print stepdeck's version.
+    /// Print the version: Pulumi's, whose command line stepdeck implements, with stepdeck's
+    /// own as build metadata (`v3.N.0+stepdeck.X.Y.Z`).
     Version,
+    /// The default organization (DIY backends have none).
+    #[command(subcommand)]
+    Org(OrgCommand),
     /// Print what stepdeck runs with: version, OS, backend, stack, runtime, plugins.
     About {
         #[command(flatten)]
         stack: StackArg,
         #[arg(short, long)]
         json: bool,
+        /// Pulumi's `about --output json`.
+        #[arg(short, long, value_name = "FORMAT")]
+        output: Option<String>,
+    },
+}
+
+/// `org`: Pulumi's organizations; a DIY backend has none, as Pulumi's says.
+#[derive(Debug, Subcommand)]
+pub(super) enum OrgCommand {
+    /// Print the default organization.
+    GetDefault,
+    /// Set the default organization.
+    SetDefault {
+        #[arg(value_name = "NAME")]
+        name: String,
     },
 }
 
@@ -61,14 +80,14 @@ pub(super) enum ApprovalArg {
     Decline,
 }
 
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub(super) struct StackArg {
     /// The stack to operate on (created on first use).
     #[arg(short, long, value_name = "NAME")]
     pub stack: Option<String>,
 }
 
-#[derive(Debug, Clone, Args)]
+#[derive(Debug, Clone, Default, Args)]
 pub(super) struct DeployArgs {
     #[command(flatten)]
     pub stack: StackArg,
@@ -129,8 +148,8 @@ pub(super) struct DeployArgs {
     /// Skip the confirmation (and, in the console, the preview step).
     #[arg(short, long)]
     pub yes: bool,
-    /// Print plain progress lines instead of opening the console.
-    #[arg(long)]
+    /// `--non-interactive` (a root flag): plain progress lines instead of the console.
+    #[arg(skip)]
     pub non_interactive: bool,
     /// Print Pulumi-shaped JSON.
     #[arg(short, long)]
@@ -159,9 +178,61 @@ pub(super) struct DeployArgs {
     #[arg(long, requires = "plan")]
     pub strict: bool,
     /// Destroy and refresh: run the program too (its registrations are answered from the
-    /// recorded state; nothing is created or updated).
-    #[arg(long)]
+    /// recorded state; nothing is created or updated). Accepted and without effect on up and
+    /// preview, which always run it. Default: PULUMI_RUN_PROGRAM.
+    #[arg(long, env = "PULUMI_RUN_PROGRAM")]
     pub run_program: bool,
+    /// Refresh and destroy: only preview what they would do.
+    #[arg(long)]
+    pub preview_only: bool,
+    /// Destroy: then remove the stack and its `Pulumi.<stack>.yaml`, as `stack rm` does.
+    #[arg(long)]
+    pub remove: bool,
+    /// Destroy: leave protected resources, and everything they depend on, alone.
+    #[arg(long, conflicts_with = "ignore_protect")]
+    pub exclude_protected: bool,
+    /// Show debug messages (the program's `log.debug`) too.
+    #[arg(short, long)]
+    pub debug: bool,
+    /// Use this file instead of `Pulumi.<stack>.yaml` for the stack's configuration.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Preview: write an import file (Pulumi's `import --file` shape) declaring every resource
+    /// the update would create.
+    #[arg(long, value_name = "FILE")]
+    pub import_file: Option<PathBuf>,
+    /// Run these policy packs (refused for now).
+    #[arg(long = "policy-pack", value_name = "PACK")]
+    pub policy_packs: Vec<String>,
+    /// Configuration of the policy packs (refused for now).
+    #[arg(long = "policy-pack-config", value_name = "FILE")]
+    pub policy_pack_configs: Vec<String>,
+    /// Wait for a debugger to attach to the program (accepted; the program runs without one).
+    #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
+          default_missing_value = "program")]
+    pub attach_debugger: Option<String>,
+    /// Do not print progress dots (accepted; stepdeck prints none).
+    #[arg(long)]
+    pub suppress_progress: bool,
+    /// Show reads (accepted; reads are always shown).
+    #[arg(long)]
+    pub show_reads: bool,
+    /// Refresh: leave pending creates alone (accepted; stepdeck keeps them unless told to clear them).
+    #[arg(long)]
+    pub skip_pending_creates: bool,
+    /// Refresh: import a pending create as `URN ID` (refused: use `--clear-pending-creates`).
+    #[arg(long, value_name = "URN_OR_ID")]
+    pub import_pending_creates: Vec<String>,
+    /// How this run was started, recorded in the history's `exec.kind`: `cli` (the
+    /// default), `auto.local` or `auto.inline` (Pulumi's Automation API).
+    #[arg(long, hide = true, value_name = "KIND")]
+    pub exec_kind: Option<String>,
+    /// Who started this run, recorded in the history's `exec.agent`.
+    #[arg(long, hide = true, value_name = "AGENT")]
+    pub exec_agent: Option<String>,
+    /// The Automation API's inline program: its language runtime server's address.
+    #[arg(long, hide = true, value_name = "ADDR")]
+    pub client: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -220,9 +291,9 @@ pub(super) struct AttachArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub(super) struct OutputArgs {
     /// Also write Pulumi's engine events to FILE, one JSON object a line (implies the plain
-    /// display unless --json).
-    #[arg(long, value_name = "FILE")]
-    pub event_log: Option<PathBuf>,
+    /// display unless --json); `tcp://HOST:PORT` names the Automation API's event server.
+    #[arg(long, value_name = "FILE", value_parser = parse_event_log)]
+    pub event_log: Option<EventLogTarget>,
     /// Show resources that do not change.
     #[arg(long)]
     pub show_sames: bool,
@@ -241,6 +312,23 @@ pub(super) struct OutputArgs {
     pub suppress_outputs: bool,
 }
 
+/// Where `--event-log` sends the engine events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) enum EventLogTarget {
+    /// A file, one JSON event a line.
+    File(PathBuf),
+    /// The Automation API's `pulumirpc.Events` server at `host:port` (`tcp://host:port`).
+    Grpc(String),
+}
+
+fn parse_event_log(text: &str) -> Result<EventLogTarget, String> {
+    match text.strip_prefix("tcp://") {
+        Some("") => Err("expected tcp://HOST:PORT".into()),
+        Some(address) => Ok(EventLogTarget::Grpc(address.to_string())),
+        None => Ok(EventLogTarget::File(PathBuf::from(text))),
+    }
+}
+
 /// The most workers `--parallel` may ask for: the engine sizes its worker pool by it.
 pub(super) const MAX_PARALLEL: usize = 16_384;
 
@@ -255,18 +343,66 @@ fn parse_parallel(text: &str) -> Result<usize, String> {
 #[derive(Debug, Subcommand)]
 pub(super) enum StackCommand {
     /// Create a stack and select it.
-    Init { name: String },
-    /// List the project's stacks.
-    Ls,
+    Init {
+        /// `<stack>`, `organization/<stack>` or `organization/<project>/<stack>`.
+        #[arg(value_name = "NAME")]
+        name: Option<String>,
+        #[command(flatten)]
+        stack: StackArg,
+        /// The secrets provider: `passphrase` (Pulumi's default on DIY backends) or `default`.
+        #[arg(long, value_name = "PROVIDER")]
+        secrets_provider: Option<String>,
+        /// Do not select the new stack.
+        #[arg(long)]
+        no_select: bool,
+    },
+    /// List the project's stacks (`--all`: every project's).
+    Ls {
+        #[arg(short, long)]
+        json: bool,
+        /// Every project's stacks.
+        #[arg(short, long)]
+        all: bool,
+        /// Only this project's stacks.
+        #[arg(short, long, value_name = "PROJECT")]
+        project: Option<String>,
+        /// Only this organization's stacks (DIY backends have only `organization`).
+        #[arg(short, long, value_name = "ORG")]
+        organization: Option<String>,
+        /// Only stacks with this tag: `NAME` or `NAME=VALUE`.
+        #[arg(short, long, value_name = "TAG")]
+        tag: Option<String>,
+    },
     /// Select the stack later commands use.
-    Select { name: String },
-    /// Remove a stack (it must have no resources unless --force).
+    Select {
+        #[arg(value_name = "NAME")]
+        name: Option<String>,
+        #[command(flatten)]
+        stack: StackArg,
+        /// Create the stack if it does not exist.
+        #[arg(short, long)]
+        create: bool,
+        /// With --create: the secrets provider (`passphrase` or `default`).
+        #[arg(long, value_name = "PROVIDER")]
+        secrets_provider: Option<String>,
+    },
+    /// Remove a stack (it must have no resources unless --force) and its `Pulumi.<stack>.yaml`.
+    #[command(visible_alias = "remove")]
     Rm {
-        name: String,
+        #[arg(value_name = "NAME")]
+        name: Option<String>,
+        #[command(flatten)]
+        stack: StackArg,
         #[arg(short, long)]
         force: bool,
         #[arg(short, long)]
         yes: bool,
+        /// Keep the stack's `Pulumi.<stack>.yaml`.
+        #[arg(long)]
+        preserve_config: bool,
+        /// Also remove backups (accepted; stepdeck keeps none).
+        #[arg(long)]
+        remove_backups: bool,
     },
     /// Write the stack's state as Pulumi's `{version: 3, deployment}` JSON.
     Export {
@@ -275,6 +411,9 @@ pub(super) enum StackCommand {
         /// Write to this file instead of standard output.
         #[arg(long, value_name = "FILE")]
         file: Option<PathBuf>,
+        /// Write secrets in plain text (Pulumi's `{"plaintext": …}` form) instead of encrypted.
+        #[arg(long)]
+        show_secrets: bool,
     },
     /// Replace the stack's state with an exported deployment.
     Import {
@@ -283,6 +422,9 @@ pub(super) enum StackCommand {
         /// Read from this file instead of standard input.
         #[arg(long, value_name = "FILE")]
         file: Option<PathBuf>,
+        /// Import even if the export is of another stack (accepted; URNs are taken as they are).
+        #[arg(short, long)]
+        force: bool,
     },
     /// Print the stack's outputs.
     Output {
@@ -303,13 +445,26 @@ pub(super) enum StackCommand {
         #[arg(long, value_enum, default_value = "dot")]
         format: GraphFormat,
     },
-    /// List the stack's updates, newest first.
+    /// List the stack's updates, newest first, a page at a time.
+    #[command(visible_alias = "hist")]
     History {
         #[command(flatten)]
         stack: StackArg,
         /// Print Pulumi's `UpdateInfo` JSON.
         #[arg(short, long)]
         json: bool,
+        /// Show the recorded secret config values in plain text.
+        #[arg(long)]
+        show_secrets: bool,
+        /// Updates on a page.
+        #[arg(long, default_value_t = 10, value_name = "N")]
+        page_size: usize,
+        /// The page to show, from 1.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        page: usize,
+        /// Show full dates (accepted; dates are always shown in full).
+        #[arg(long)]
+        full_dates: bool,
     },
     /// Rename the stack: its state (every URN rewritten), settings file, history and tags.
     Rename {
@@ -377,14 +532,34 @@ pub(super) enum GraphFormat {
     Mermaid,
 }
 
+/// `config`: the stack's configuration; the flags here apply to every subcommand.
+#[derive(Debug, Args)]
+pub(super) struct ConfigArgs {
+    /// The stack to operate on.
+    #[arg(short, long, global = true, value_name = "NAME")]
+    pub stack: Option<String>,
+    /// Use this file instead of `Pulumi.<stack>.yaml`.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Open ESC environments (accepted; DIY backends have none).
+    #[arg(long, global = true)]
+    pub open: bool,
+    /// Show secret values in plain text.
+    #[arg(long)]
+    pub show_secrets: bool,
+    /// Print Pulumi's JSON: `{"<ns>:<key>": {"value", "objectValue", "secret"}}`.
+    #[arg(short, long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<ConfigCommand>,
+}
+
 #[derive(Debug, Subcommand)]
 pub(super) enum ConfigCommand {
-    /// Set a configuration value (`--secret` encrypts it).
+    /// Set a configuration value (`--secret` encrypts it); without VALUE, standard input.
     Set {
-        #[command(flatten)]
-        stack: StackArg,
         key: String,
-        value: String,
+        value: Option<String>,
         /// Encrypt the value.
         #[arg(long, conflicts_with_all = ["plaintext", "type_"])]
         secret: bool,
@@ -400,43 +575,63 @@ pub(super) enum ConfigCommand {
     },
     /// Set several configuration values at once.
     SetAll {
-        #[command(flatten)]
-        stack: StackArg,
         /// A `key=value` pair saved in plaintext (repeatable).
-        #[arg(long, value_name = "KEY=VALUE")]
+        #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true)]
         plaintext: Vec<String>,
         /// A `key=value` pair saved encrypted (repeatable).
-        #[arg(long, value_name = "KEY=VALUE")]
+        #[arg(long, value_name = "KEY=VALUE", allow_hyphen_values = true)]
         secret: Vec<String>,
         /// The keys are paths into maps or lists.
         #[arg(long)]
         path: bool,
-        /// The values as a JSON object: `{"key": {"value": "v", "secret": true}}`.
+        /// The values as `config --json` prints them: `{"key": {"value": "v", "secret": true}}`.
         #[arg(long, value_name = "JSON", conflicts_with_all = ["plaintext", "secret", "path"])]
         json: Option<String>,
     },
-    /// Print a configuration value.
+    /// Print a configuration value (secrets decrypted).
     Get {
-        #[command(flatten)]
-        stack: StackArg,
         key: String,
         /// The key is a path into a map or list.
         #[arg(long)]
         path: bool,
+        /// Print `{"value", "objectValue", "secret"}`.
+        #[arg(short, long)]
+        json: bool,
     },
     /// Remove a configuration value.
+    #[command(visible_aliases = ["remove", "delete"])]
     Rm {
-        #[command(flatten)]
-        stack: StackArg,
         key: String,
         /// The key is a path into a map or list.
         #[arg(long)]
         path: bool,
     },
-    /// List the configuration.
+    /// Remove several configuration values.
+    #[command(name = "rm-all", visible_aliases = ["remove-all", "delete-all"])]
+    RmAll {
+        #[arg(required = true, value_name = "KEY")]
+        keys: Vec<String>,
+        /// The keys are paths into maps or lists.
+        #[arg(long)]
+        path: bool,
+    },
+    /// Restore the configuration the stack's latest update ran with (from its history).
+    Refresh {
+        /// Overwrite `Pulumi.<stack>.yaml` instead of backing it up first.
+        #[arg(short, long)]
+        force: bool,
+    },
+    /// Pulumi ESC environments (refused: they need the Pulumi Cloud backend).
+    Env {
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "ARGS"
+        )]
+        args: Vec<String>,
+    },
+    /// List the configuration (as `config` with no subcommand).
     Ls {
-        #[command(flatten)]
-        stack: StackArg,
         /// Print secret values in plain text.
         #[arg(long)]
         show_secrets: bool,
@@ -459,8 +654,8 @@ pub(super) struct DemoArgs {
     /// Keep the demo's state here instead of a fresh temporary directory.
     #[arg(long, value_name = "DIR")]
     pub state_dir: Option<PathBuf>,
-    /// Print plain progress lines instead of opening the console.
-    #[arg(long)]
+    /// `--non-interactive` (a root flag): plain progress lines instead of the console.
+    #[arg(skip)]
     pub non_interactive: bool,
 }
 

@@ -84,14 +84,15 @@ pub(super) async fn run(
     let mut console = Console::enter()?;
     let outcome = async {
         let mut planned = None;
-        if operation == Operation::Preview || !(args.yes || args.skip_preview) {
+        let read_only = operation == Operation::Preview || args.preview_only;
+        if read_only || !(args.yes || args.skip_preview) {
             let mut preview = if operation == Operation::Update {
                 options(ws, stack, Operation::Preview, args, Display::Console)?
             } else {
                 options(ws, stack, operation, args, Display::Console)?
             };
             preview.dry_run = true;
-            let asks = operation != Operation::Preview;
+            let asks = !read_only;
             // An update's preview records its plan: `y` applies under it.
             preview.record_plan |= operation == Operation::Update;
             let (mut result, left) = session(
@@ -116,7 +117,8 @@ pub(super) async fn run(
                 // The operator may leave a read-only preview early; that is not a failure.
                 return match left {
                     ConsoleExit::Quit { .. } if !result.outcome.is_success() => Ok(()),
-                    _ => conclude(&result).and_then(|()| save_plan(ws, stack, args, &mut result)),
+                    _ => conclude(&result, operation)
+                        .and_then(|()| save_plan(ws, stack, args, &mut result)),
                 };
             }
             if left != ConsoleExit::Apply {
@@ -126,7 +128,7 @@ pub(super) async fn run(
                 ))
                 .into());
             }
-            conclude(&result)?;
+            conclude(&result, operation)?;
             planned = result.plan.take();
         }
         let mut opts = options(ws, stack, operation, args, Display::Console)?;
@@ -159,7 +161,7 @@ pub(super) async fn run(
             serving.as_ref(),
         )
         .await?;
-        conclude(&result)
+        conclude(&result, operation)
     }
     .await;
     if let Some(s) = serving {

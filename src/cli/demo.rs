@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
 use stepdeck::engine::Operation;
 
-use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, ServeArgs, StackArg};
+use super::args::{ApprovalArg, DemoArgs, DeployArgs, StackArg};
 use super::console::{Showing, session};
 use super::deploy::{Run, RunMeta, conclude, options};
 use super::display::Display;
@@ -68,34 +68,10 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         },
         parallel: Some(8),
         parallel_diff: true,
-        targets: Vec::new(),
-        excludes: Vec::new(),
-        target_dependents: false,
-        exclude_dependents: false,
-        refresh: false,
-        ignore_protect: false,
-        clear_pending_creates: false,
-        replace: Vec::new(),
-        target_replace: Vec::new(),
-        continue_on_error: false,
         approve_replacements: approval,
-        approve: Vec::new(),
-        approve_file: None,
-        decisions: None,
-        pause_before: Vec::new(),
         yes: true,
         non_interactive: true,
-        json: false,
-        config: Vec::new(),
-        config_path: false,
-        skip_preview: false,
-        message: None,
-        run_program: false,
-        save_plan: None,
-        plan: None,
-        strict: false,
-        output: OutputArgs::default(),
-        serve: ServeArgs::default(),
+        ..DeployArgs::default()
     }
 }
 
@@ -143,7 +119,7 @@ pub(super) async fn run(args: DemoArgs) -> Result<()> {
                 None,
             )
             .await?;
-            conclude(&result)?;
+            conclude(&result, Operation::Preview)?;
             if left != ConsoleExit::Apply {
                 return Ok(());
             }
@@ -169,7 +145,7 @@ pub(super) async fn run(args: DemoArgs) -> Result<()> {
                 None,
             )
             .await?;
-            conclude(&result)?;
+            conclude(&result, Operation::Update)?;
             if matches!(left, ConsoleExit::Quit { .. }) {
                 return Ok(());
             }

@@ -6,14 +6,16 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
+use parking_lot::Mutex;
 use stepdeck::engine::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
-    Outcome, Program, ProviderFactory,
+    Outcome, Program, ProviderFactory, Severity,
 };
 use stepdeck::output::digest::PreviewDigest;
 use stepdeck::output::event_stream::EventWriter;
+use stepdeck::output::import_file::ImportFileBuilder;
 use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
@@ -22,24 +24,27 @@ use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::state::secrets::encrypt_secrets;
 use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::approvals::approval_settings;
-use super::args::{DeployArgs, OutputArgs};
+use super::args::{DeployArgs, EventLogTarget, OutputArgs};
 use super::display::{Display, shown_config};
-use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
+use super::errors::{Cancelled, ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
 use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message and
-/// whether destroy or refresh runs the program (`--run-program`).
+/// environment, and whether destroy or refresh runs the program (`--run-program`).
 #[derive(Clone, Debug, Default)]
 pub(super) struct RunMeta {
     pub message: Option<String>,
     pub run_program: bool,
+    /// The history's `environment`: `exec.kind`, `exec.agent`, `updatePlan`, as Pulumi's.
+    pub environment: BTreeMap<String, String>,
 }
 
 /// A deployment as the command line runs it: the engine's options and what the CLI adds.
@@ -50,9 +55,26 @@ pub(super) struct Run {
 
 impl RunMeta {
     pub(super) fn from_args(args: &DeployArgs) -> RunMeta {
+        // As Pulumi's metadata: an unknown kind (the flag is hidden) is recorded as `cli`.
+        let kind = args
+            .exec_kind
+            .as_deref()
+            .filter(|k| ["auto.local", "auto.inline", "cli"].contains(k))
+            .unwrap_or("cli");
+        let mut environment = BTreeMap::from([
+            ("exec.kind".to_string(), kind.to_string()),
+            (
+                "updatePlan".to_string(),
+                (args.plan.is_some() || args.save_plan.is_some()).to_string(),
+            ),
+        ]);
+        if let Some(agent) = args.exec_agent.as_ref().filter(|a| !a.is_empty()) {
+            environment.insert("exec.agent".into(), agent.clone());
+        }
         RunMeta {
             message: args.message.clone(),
             run_program: args.run_program,
+            environment,
         }
     }
 }
@@ -156,7 +178,7 @@ pub(super) fn options(
         clear_pending_creates: args.clear_pending_creates,
         config: config.values,
         secret_keys: config.secret_keys,
-        dry_run: false,
+        dry_run: args.preview_only,
         plan: match (&args.plan, operation) {
             (Some(path), Operation::Update) => Some(Arc::new(super::plan::load(path, ws, stack)?)),
             _ => None,
@@ -167,25 +189,35 @@ pub(super) fn options(
 }
 
 /// What the plain and JSON displays show besides the defaults: `--show-sames`,
-/// `--show-replacement-steps`, `--diff`, and the `--event-log` file.
+/// `--show-replacement-steps`, `--diff`, `--debug`, the `--event-log` file, and what
+/// `preview --import-file` collects.
 pub(super) struct Shown {
     pub visibility: Visibility,
     pub diff: bool,
     pub suppress_outputs: bool,
     pub event_log: Option<std::fs::File>,
+    /// `--debug`: debug messages too.
+    pub debug: bool,
+    /// `preview --import-file`: the creates, collected as the events go by.
+    pub imports: Option<Arc<Mutex<ImportFileBuilder>>>,
 }
 
 impl Shown {
     /// The display choices of the command line; creates the event log file.
     pub(super) fn from_args(args: &OutputArgs) -> Result<Shown> {
-        let event_log = args
-            .event_log
-            .as_ref()
-            .map(|p| {
+        let event_log = match &args.event_log {
+            None => None,
+            Some(EventLogTarget::File(p)) => Some(
                 std::fs::File::create(p)
-                    .with_context(|| format!("{}: cannot create the event log", p.display()))
-            })
-            .transpose()?;
+                    .with_context(|| format!("{}: cannot create the event log", p.display()))?,
+            ),
+            Some(EventLogTarget::Grpc(address)) => {
+                return Err(anyhow!(
+                    "--event-log tcp://{address}: sending the engine events to the Automation \
+                     API's gRPC event server is not supported yet; give a file instead"
+                ));
+            }
+        };
         Ok(Shown {
             visibility: Visibility {
                 show_sames: args.show_sames,
@@ -194,6 +226,8 @@ impl Shown {
             diff: args.diff,
             suppress_outputs: args.suppress_outputs,
             event_log,
+            debug: false,
+            imports: None,
         })
     }
 
@@ -240,8 +274,11 @@ async fn print(
     let mut log = shown.event_log;
     let mut writer = EventWriter::new(config.clone());
     let mut digest = PreviewDigest::new(shown.visibility);
-    let mut printer =
-        (!json).then(|| ProgressPrinter::new(&stdout).with_display(shown.visibility, shown.diff));
+    let mut printer = (!json).then(|| {
+        ProgressPrinter::new(&stdout)
+            .with_display(shown.visibility, shown.diff)
+            .with_debug(shown.debug)
+    });
     let mut preview = false;
     let mut emit = |v: serde_json::Value, preview: bool| {
         if let Some(f) = &mut log {
@@ -254,6 +291,9 @@ async fn print(
     while let Some(e) = events.recv().await {
         if let EngineEvent::Prelude { preview: p, .. } = &e {
             preview = *p;
+        }
+        if let Some(imports) = &shown.imports {
+            imports.lock().event(&e);
         }
         for v in writer.event(&e) {
             emit(v, preview);
@@ -275,12 +315,13 @@ async fn print(
     }
 }
 
-/// The outcome as this command's result: a failed or cancelled run exits 1.
-pub(super) fn conclude(result: &DeploymentResult) -> Result<()> {
+/// The outcome of `operation` as this command's result: a failed run exits 1, a cancelled
+/// one 8 (`update canceled`, as Pulumi says).
+pub(super) fn conclude(result: &DeploymentResult, operation: Operation) -> Result<()> {
     match &result.outcome {
         Outcome::Succeeded => Ok(()),
         Outcome::Failed(e) => Err(DeploymentFailed(format!("the deployment failed: {e}")).into()),
-        Outcome::Cancelled => Err(DeploymentFailed("the deployment was cancelled".into()).into()),
+        Outcome::Cancelled => Err(Cancelled(operation_name(operation)).into()),
         Outcome::Terminated => Err(DeploymentFailed(
             "the deployment was terminated; run `stepdeck refresh` to reconcile what was in flight"
                 .into(),
@@ -302,8 +343,8 @@ pub(super) fn save_plan(
     }
 }
 
-/// `--expect-no-changes`: a preview or update that changed anything (Pulumi's `HasChanges`:
-/// any step but same and reads) fails with exit code 7.
+/// `--expect-no-changes`: a preview, update or refresh that changed anything (Pulumi's
+/// `HasChanges`: any step but same and reads; for a refresh, drift) fails with exit code 7.
 fn expect_no_changes(
     args: &OutputArgs,
     operation: Operation,
@@ -312,10 +353,10 @@ fn expect_no_changes(
     if !args.expect_no_changes || !has_changes(&result.counts) {
         return Ok(());
     }
-    let name = if operation == Operation::Preview {
-        "preview"
-    } else {
-        "update"
+    let name = match operation {
+        Operation::Preview => "preview",
+        Operation::Refresh => "refresh",
+        Operation::Update | Operation::Destroy => "update",
     };
     Err(ChangesNotExpected(name).into())
 }
@@ -358,28 +399,39 @@ pub(super) fn open(
     operation: Operation,
     args: &DeployArgs,
 ) -> Result<Opened> {
+    check_flags(operation, args)?;
     let display = Display::choose(
         args.json,
-        args.non_interactive || Shown::needs_plain(&args.output),
+        args.non_interactive || Shown::needs_plain(&args.output) || args.import_file.is_some(),
     );
     if display == Display::Console {
         held_notices::hold();
     }
-    let ws = Workspace::open(dir, backend)?;
+    if let Some(what) = &args.attach_debugger {
+        held_notices::notice(
+            Severity::Warning,
+            format!(
+                "--attach-debugger={what}: stepdeck cannot attach a debugger; the program runs without one"
+            ),
+        );
+    }
+    let ws = Workspace::open(dir, backend)?.with_config_file(args.config_file.clone());
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
-    stack.remember_salt(ws.dir())?;
-    if args.output.expect_no_changes && !matches!(operation, Operation::Preview | Operation::Update)
-    {
-        return Err(usage("--expect-no-changes applies to preview and up"));
-    }
-    if args.run_program && !matches!(operation, Operation::Destroy | Operation::Refresh) {
-        return Err(usage("--run-program applies to destroy and refresh"));
-    }
+    stack.remember_salt()?;
     apply_config_args(&ws, &mut stack, args)?;
-    if operation != Operation::Preview && !args.yes && display != Display::Console {
+    let confirmed = args.yes || args.skip_preview || args.preview_only;
+    if operation != Operation::Preview && !confirmed && display != Display::Console {
         return Err(usage(
-            "--yes must be passed in to proceed when running in non-interactive mode",
+            "--yes or --skip-preview or --preview-only must be passed in to proceed when running in non-interactive mode",
+        ));
+    }
+    if let Some(plan) = &args.plan
+        && !plan.exists()
+    {
+        return Err(anyhow!(
+            "open {}: no such file or directory",
+            plan.display()
         ));
     }
     if args.save_plan.is_some() && operation != Operation::Preview {
@@ -394,24 +446,96 @@ pub(super) fn open(
     Ok(Opened { ws, stack, display })
 }
 
+/// Refuses flags that do not apply to `operation` or that stepdeck does not support yet, in
+/// Pulumi's words where Pulumi refuses them too.
+fn check_flags(operation: Operation, args: &DeployArgs) -> Result<()> {
+    let only = |on: bool, flag: &str, ops: &[Operation], names: &str| {
+        if on && !ops.contains(&operation) {
+            Err(usage(format!("{flag} applies to {names}")))
+        } else {
+            Ok(())
+        }
+    };
+    use Operation::{Destroy, Preview, Refresh, Update};
+    only(
+        args.output.expect_no_changes,
+        "--expect-no-changes",
+        &[Preview, Update, Refresh],
+        "preview, up and refresh",
+    )?;
+    only(
+        args.preview_only,
+        "--preview-only",
+        &[Destroy, Refresh],
+        "destroy and refresh",
+    )?;
+    only(args.remove, "--remove", &[Destroy], "destroy")?;
+    only(
+        args.exclude_protected,
+        "--exclude-protected",
+        &[Destroy],
+        "destroy",
+    )?;
+    only(
+        args.import_file.is_some(),
+        "--import-file",
+        &[Preview],
+        "preview",
+    )?;
+    if args.preview_only && args.skip_preview {
+        return Err(usage(
+            "--skip-preview and --preview-only cannot be used together",
+        ));
+    }
+    if args.preview_only && args.yes {
+        return Err(usage("--yes and --preview-only cannot be used together"));
+    }
+    if args.exclude_protected && !args.targets.is_empty() {
+        return Err(usage("you cannot specify --target and --exclude-protected"));
+    }
+    if !args.policy_packs.is_empty() || !args.policy_pack_configs.is_empty() {
+        return Err(usage(
+            "--policy-pack and --policy-pack-config are not supported yet: stepdeck does not run policy packs",
+        ));
+    }
+    if !args.import_pending_creates.is_empty() {
+        return Err(usage(
+            "--import-pending-creates is not supported: run `refresh` to read pending creates, or drop them with --clear-pending-creates",
+        ));
+    }
+    if let Some(address) = &args.client {
+        return Err(anyhow!(
+            "--client={address}: inline programs (the Automation API's language runtime server) are not supported yet"
+        ));
+    }
+    Ok(())
+}
+
 /// Runs a deployment with the plain or JSON display (and serves its console when asked).
 pub(super) async fn run(
-    Opened { ws, stack, display }: Opened,
+    Opened { ws, stack, display }: &Opened,
     operation: Operation,
     args: DeployArgs,
     serving: Option<ServeSession>,
 ) -> Result<()> {
-    let opts = options(&ws, &stack, operation, &args, display)?;
+    let display = *display;
+    let opts = options(ws, stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
     let config = shown_config(&opts);
-    let shown = Shown::from_args(&args.output)?;
+    let mut shown = Shown::from_args(&args.output)?;
+    shown.debug = args.debug;
+    let imports = args
+        .import_file
+        .as_ref()
+        .map(|_| Arc::new(Mutex::new(ImportFileBuilder::new())));
+    shown.imports = imports.clone();
     let run = Run {
         options: opts,
         meta: RunMeta::from_args(&args),
     };
     let notes = sink.clone();
     let served_options = run.options.clone();
-    let result = execute(&ws, &stack, run, sink, |d, p| {
+    let result = execute(ws, stack, run, sink, |d, p| {
         let events = match &serving {
             Some(s) => s.consume((d.control(), notes), &served_options, events),
             None => events,
@@ -423,9 +547,30 @@ pub(super) async fn run(
         s.finish().await;
     }
     let mut result = result?;
-    conclude(&result)?;
-    save_plan(&ws, &stack, &args, &mut result)?;
+    conclude(&result, operation)?;
+    save_plan(ws, stack, &args, &mut result)?;
+    if let (Some(path), Some(imports)) = (&args.import_file, imports) {
+        write_import_file(path, stack, &imports.lock())?;
+    }
     expect_no_changes(&args.output, operation, &result)
+}
+
+/// Writes `preview --import-file`: Pulumi's import file, secrets encrypted.
+fn write_import_file(path: &Path, stack: &Stack, imports: &ImportFileBuilder) -> Result<()> {
+    for warning in imports.warnings() {
+        eprintln!("warning: {warning}");
+    }
+    let mut file = imports.to_json();
+    encrypt_secrets(&mut file, stack.crypter.as_ref())
+        .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(
+        &mut out,
+        serde_json::ser::PrettyFormatter::with_indent(b"    "),
+    );
+    serde::Serialize::serialize(&file, &mut ser)?;
+    out.push(b'\n');
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
@@ -475,7 +620,7 @@ where
         kind: kind.to_string(),
         start_time: started,
         message: meta.message.clone().unwrap_or_default(),
-        environment: BTreeMap::new(),
+        environment: meta.environment.clone(),
         config: recorded_config(stack),
         result: if result.outcome.is_success() {
             "succeeded"
@@ -520,6 +665,16 @@ fn recorded_config(stack: &Stack) -> BTreeMap<String, RecordedConfig> {
             (key.to_string(), recorded)
         })
         .collect()
+}
+
+/// The operation as Pulumi names it in messages (`preview canceled`).
+pub(super) fn operation_name(operation: Operation) -> &'static str {
+    match operation {
+        Operation::Preview => "preview",
+        Operation::Update => "update",
+        Operation::Destroy => "destroy",
+        Operation::Refresh => "refresh",
+    }
 }
 
 /// The update kind Pulumi names an operation by (in the history and in "the update was aborted").

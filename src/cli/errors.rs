@@ -1,7 +1,11 @@
-//! Exit codes: 0 success, 1 a failed deployment, 2 bad usage or bad input, 7 changes where
-//! `--expect-no-changes` expected none.
+//! Exit codes and the wording of errors. The codes are Pulumi's where it has one: 1 a failure
+//! (and a flag cobra would refuse), 2 bad usage or bad input, 6 no such stack, 7 changes where
+//! `--expect-no-changes` expected none, 8 a cancelled deployment. Messages a client of
+//! `pulumi` matches on (the Automation API's error classes) are Pulumi's words.
 
 use std::fmt;
+
+use stepdeck::state::{StackLocked, StateError};
 
 /// An error caused by the command line or the input files (exit code 2).
 #[derive(Debug)]
@@ -47,14 +51,43 @@ impl fmt::Display for ChangesNotExpected {
 
 impl std::error::Error for ChangesNotExpected {}
 
-/// The exit code for an error: usage and input errors are 2, unexpected changes 7, everything
-/// else 1.
+/// A stack that does not exist, named as the user named it (exit code 6): the words the
+/// Automation API's `StackNotFoundError` matches, on which `create_or_select_stack` creates it.
+#[derive(Debug, thiserror::Error)]
+#[error("no stack named '{0}' found")]
+pub(super) struct StackNotFound(pub String);
+
+/// A stack `stack init` finds already there, by its fully qualified name (exit code 2): the
+/// words of the Automation API's `StackAlreadyExistsError`.
+#[derive(Debug, thiserror::Error)]
+#[error("stack '{0}' already exists")]
+pub(super) struct StackAlreadyExists(pub String);
+
+/// A deployment the operator cancelled (exit code 8, Pulumi's `ExitCancelled`).
+#[derive(Debug, thiserror::Error)]
+#[error("{0} canceled")]
+pub(super) struct Cancelled(pub &'static str);
+
+/// The exit code for an error.
 pub(super) fn exit_code(e: &anyhow::Error) -> u8 {
     if e.downcast_ref::<ChangesNotExpected>().is_some() {
         return 7;
     }
+    if e.downcast_ref::<Cancelled>().is_some() {
+        return 8;
+    }
+    if e.downcast_ref::<StackNotFound>().is_some()
+        || e.chain().any(|c| {
+            matches!(
+                c.downcast_ref::<StateError>(),
+                Some(StateError::NoSuchStack { .. })
+            )
+        })
+    {
+        return 6;
+    }
     if e.downcast_ref::<UsageError>().is_some()
-        || e.downcast_ref::<clap::Error>().is_some()
+        || e.downcast_ref::<StackAlreadyExists>().is_some()
         || e.chain().any(|c| {
             c.downcast_ref::<stepdeck::state::StateError>()
                 .is_some_and(is_input_error)
@@ -66,12 +99,23 @@ pub(super) fn exit_code(e: &anyhow::Error) -> u8 {
     }
 }
 
-fn is_input_error(e: &stepdeck::state::StateError) -> bool {
+/// The message `error: ` prefixes on standard error. A locked stack opens with Pulumi's
+/// sentence (the Automation API's `ConcurrentUpdateError` matches it), then who holds it.
+pub(super) fn render(e: &anyhow::Error) -> String {
+    match e.chain().find_map(|c| c.downcast_ref::<StackLocked>()) {
+        Some(locked) => format!(
+            "the stack is currently locked by 1 lock(s). Either wait for the other process(es) \
+             to end or, if it is gone, remove the lock with `stack unlock`.\n  {locked}"
+        ),
+        None => format!("{e:#}"),
+    }
+}
+
+fn is_input_error(e: &StateError) -> bool {
     use stepdeck::state::StateError as E;
     matches!(
         e,
-        E::NoSuchStack { .. }
-            | E::StackExists { .. }
+        E::StackExists { .. }
             | E::HasResources { .. }
             | E::OrphanJournal { .. }
             | E::StrayJournal { .. }

@@ -5,43 +5,87 @@ mod approvals;
 mod args;
 mod attach;
 mod config;
+mod config_list;
+mod config_refresh;
 mod console;
 mod demo;
 mod deploy;
 mod display;
 mod errors;
+mod exclude_protected;
 mod graph;
 mod held_notices;
 mod operation;
+mod org;
 mod plan;
+mod pulumi_flags;
 mod serve;
 mod stack;
 mod stack_history;
+mod stack_list;
+mod stack_name;
 mod stack_rename;
 mod stack_secrets;
 mod stack_tag;
 mod state;
 mod state_move;
 mod state_save;
+mod time_format;
 mod workspace;
 
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use stepdeck::engine::Operation;
 
 use args::{Cli, Command};
 
+/// Parses the command line as `pulumi` would (see [`pulumi_flags`]); a flag error is printed
+/// in cobra's words (exit code 1), help to standard output (exit code 0).
+fn parse() -> Result<Cli, ExitCode> {
+    let command = pulumi_flags::cobra_syntax(Cli::command());
+    let parsed = command
+        .clone()
+        .try_get_matches_from(std::env::args_os())
+        .and_then(|mut m| Cli::from_arg_matches_mut(&mut m));
+    parsed.map_err(|e| {
+        if !e.use_stderr() {
+            let _ = e.print();
+            return ExitCode::SUCCESS;
+        }
+        match pulumi_flags::cobra_message(&e, &command) {
+            Some(message) => eprintln!("error: {message}"),
+            None => {
+                let _ = e.print();
+            }
+        }
+        ExitCode::from(1)
+    })
+}
+
+/// The name this program was run as (`stepdeck`, or `pulumi` when installed as that), for
+/// the commands messages suggest.
+pub(super) fn program_name() -> String {
+    std::env::args_os()
+        .next()
+        .as_deref()
+        .map(std::path::Path::new)
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "stepdeck".into())
+}
+
 /// Runs the command line and returns the process's exit code.
 pub(crate) fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(c) => c,
-        Err(e) => {
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
-        }
+        Err(code) => return code,
     };
+    if let Err(message) = cli.global.validate() {
+        eprintln!("error: {message}");
+        return ExitCode::from(1);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -55,7 +99,7 @@ pub(crate) fn main() -> ExitCode {
     match runtime.block_on(dispatch(cli)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", errors::render(&e));
             if state::fails_integrity(&e) {
                 eprintln!("The stack's state can be repaired with `stepdeck state repair`.");
             }
@@ -65,35 +109,63 @@ pub(crate) fn main() -> ExitCode {
 }
 
 async fn dispatch(cli: Cli) -> anyhow::Result<()> {
-    let backend = cli.backend.as_deref();
-    match cli.command {
-        Command::Demo(args) => return demo::run(args).await,
+    let global = cli.global;
+    stack_name::fully_qualify(global.fully_qualify_stack_names);
+    let backend = global.backend.as_deref();
+    let command = match cli.command {
+        _ if cli.version => Command::Version,
+        Some(c) => c,
+        None => {
+            let mut help = Cli::command();
+            help.print_help()?;
+            return Ok(());
+        }
+    };
+    match command {
+        Command::Demo(mut args) => {
+            args.non_interactive |= global.non_interactive;
+            return demo::run(args).await;
+        }
         Command::Attach(args) => return attach::run(args).await,
         Command::Version => {
             about::version();
             return Ok(());
         }
-        Command::About { stack, json } => {
-            let dir = workspace::project_dir(cli.cwd.as_deref()).ok();
+        Command::About {
+            stack,
+            json,
+            output,
+        } => {
+            let dir = workspace::project_dir(global.cwd.as_deref()).ok();
+            let json = json || output.as_deref() == Some("json");
             return about::about(dir.as_deref(), backend, stack.stack.as_deref(), json);
         }
+        Command::Org(c) => return org::run(c, backend),
         _ => {}
     }
-    let dir = std::path::absolute(workspace::project_dir(cli.cwd.as_deref())?)
+    let dir = std::path::absolute(workspace::project_dir(global.cwd.as_deref())?)
         .context("resolving the project directory")?;
     // As Pulumi does, run in the project directory (`--cwd` changes to it): built-in providers
     // such as `command` run their commands there, as Pulumi's plugins do.
     std::env::set_current_dir(&dir)
         .with_context(|| format!("changing to the project directory {}", dir.display()))?;
-    match cli.command {
-        Command::Preview(a) => operation::run(&dir, backend, Operation::Preview, a).await,
-        Command::Up(a) => operation::run(&dir, backend, Operation::Update, a).await,
-        Command::Destroy(a) => operation::run(&dir, backend, Operation::Destroy, a).await,
-        Command::Refresh(a) => operation::run(&dir, backend, Operation::Refresh, a).await,
+    let deploy = |mut a: args::DeployArgs| {
+        a.non_interactive |= global.non_interactive;
+        a
+    };
+    match command {
+        Command::Preview(a) => operation::run(&dir, backend, Operation::Preview, deploy(a)).await,
+        Command::Up(a) => operation::run(&dir, backend, Operation::Update, deploy(a)).await,
+        Command::Destroy(a) => operation::run(&dir, backend, Operation::Destroy, deploy(a)).await,
+        Command::Refresh(a) => operation::run(&dir, backend, Operation::Refresh, deploy(a)).await,
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
-        Command::Demo(_) | Command::Attach(_) | Command::Version | Command::About { .. } => {
+        Command::Demo(_)
+        | Command::Attach(_)
+        | Command::Version
+        | Command::About { .. }
+        | Command::Org(_) => {
             unreachable!("handled above")
         }
     }

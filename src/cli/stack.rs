@@ -4,69 +4,119 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::urn::ROOT_STACK_TYPE;
-use stepdeck::state::{Crypter, export_salt, passphrase_from_env};
+use stepdeck::project::settings_file_name;
+use stepdeck::state::secrets::{decrypt_secrets, has_ciphertext};
+use stepdeck::state::{Crypter, StateError, export_salt, passphrase_from_env};
 
 use super::args::{GraphFormat, StackCommand};
-use super::errors::usage;
+use super::errors::{StackAlreadyExists, StackNotFound, usage};
 use super::graph;
+use super::stack_name::StackName;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
     let ws = Workspace::open(dir, backend)?;
     match cmd {
-        StackCommand::Init { name } => {
-            let r = ws.reference(&name)?;
-            ws.backend.create_stack(&r)?;
-            ws.backend.select_stack(&r)?;
-            println!("Created stack '{name}'");
-        }
-        StackCommand::Ls => {
-            println!("{:<24} {:<26} RESOURCE COUNT", "NAME", "LAST UPDATE");
-            for s in ws.backend.list_stacks(&ws.project.name)? {
-                let marker = if s.current { "*" } else { "" };
-                let updated = s.last_update.unwrap_or_else(|| "n/a".to_string());
-                println!(
-                    "{:<24} {updated:<26} {}",
-                    format!("{}{marker}", s.name),
-                    s.resource_count
-                );
+        StackCommand::Init {
+            name,
+            stack,
+            secrets_provider,
+            no_select,
+        } => {
+            let text = one_name(name, stack.stack)?
+                .ok_or_else(|| usage("a stack name is required: `stack init NAME`"))?;
+            let full = ws.stack_name(Some(&text))?;
+            create(&ws, &full, secrets_provider.as_deref())?;
+            if !no_select {
+                ws.backend.select_stack(&ws.reference(&full)?)?;
             }
+            println!("Created stack '{}'", ws.shown(&full));
         }
-        StackCommand::Select { name } => {
-            let r = ws.reference(&name)?;
-            if !ws.backend.stack_exists(&r) {
-                return Err(usage(format!(
-                    "no stack named '{name}' exists in project '{}'",
-                    ws.project.name
-                )));
+        StackCommand::Ls {
+            json,
+            all,
+            project,
+            organization,
+            tag,
+        } => {
+            let filter = super::stack_list::Filter {
+                project: if all {
+                    project
+                } else {
+                    project.or_else(|| Some(ws.project.name.clone()))
+                },
+                organization,
+                tag,
+            };
+            super::stack_list::run(&ws, &filter, json)?;
+        }
+        StackCommand::Select {
+            name,
+            stack,
+            create: create_missing,
+            secrets_provider,
+        } => {
+            let text = one_name(name, stack.stack)?.ok_or_else(|| {
+                usage("a stack name is required: `stack select NAME` (or --stack NAME)")
+            })?;
+            let full = ws.stack_name(Some(&text))?;
+            let r = ws.reference(&full)?;
+            if !ws.backend.check_exists(&r)? {
+                if !create_missing {
+                    return Err(StackNotFound(ws.shown(&full)).into());
+                }
+                create(&ws, &full, secrets_provider.as_deref())?;
             }
             ws.backend.select_stack(&r)?;
         }
-        StackCommand::Rm { name, force, yes } => {
+        StackCommand::Rm {
+            name,
+            stack,
+            force,
+            yes,
+            preserve_config,
+            remove_backups: _,
+        } => {
+            let text = one_name(name, stack.stack)?;
+            let full = ws.stack_name(text.as_deref())?;
+            let r = ws.reference(&full)?;
+            if !ws.backend.check_exists(&r)? {
+                let named = text.unwrap_or_else(|| ws.shown(&full));
+                return Err(StackNotFound(named).into());
+            }
             if !yes {
-                return Err(usage(
-                    "--yes must be passed in to proceed when running in non-interactive mode",
-                ));
+                return Err(usage("non-interactive mode requires --yes flag"));
             }
-            let r = ws.reference(&name)?;
-            ws.backend.remove_stack(&r, force)?;
-            println!("Stack '{name}' has been removed!");
+            remove(&ws, &full, force, preserve_config)?;
+            println!("Stack '{}' has been removed!", ws.shown(&full));
         }
-        StackCommand::Export { stack, file } => {
+        StackCommand::Export {
+            stack,
+            file,
+            show_secrets,
+        } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
-            let doc = ws
+            let mut doc = ws
                 .backend
                 .export(&stack.reference, stack.crypter.as_ref())?;
-            let text = serde_json::to_string_pretty(&doc)?;
+            if show_secrets && has_ciphertext(&doc) {
+                decrypt_secrets(&mut doc, Some(stack.require_crypter()?))
+                    .map_err(|e| anyhow!("{}: {e}", stack.reference))?;
+            }
+            let text = pretty4(&doc)?;
             match file {
                 Some(f) => std::fs::write(&f, text + "\n")
                     .with_context(|| format!("writing {}", f.display()))?,
                 None => println!("{text}"),
             }
         }
-        StackCommand::Import { stack, file } => {
+        StackCommand::Import {
+            stack,
+            file,
+            force: _,
+        } => {
             let stack = ws.stack(stack.stack.as_deref(), true)?;
             let (text, source) = match &file {
                 Some(f) => (
@@ -162,8 +212,21 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             };
             std::io::stdout().write_all(text.as_bytes())?;
         }
-        StackCommand::History { stack, json } => {
-            super::stack_history::run(&ws, stack.stack.as_deref(), json)?;
+        StackCommand::History {
+            stack,
+            json,
+            show_secrets,
+            page_size,
+            page,
+            full_dates: _,
+        } => {
+            let shown = super::stack_history::Shown {
+                json,
+                show_secrets,
+                page_size,
+                page,
+            };
+            super::stack_history::run(&ws, stack.stack.as_deref(), &shown)?;
         }
         StackCommand::Tag(cmd) => super::stack_tag::run(&ws, cmd)?,
         StackCommand::Rename { stack, new_name } => {
@@ -184,4 +247,75 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
         }
     }
     Ok(())
+}
+
+/// The stack named by the argument or by `--stack` (Pulumi refuses both at once).
+fn one_name(argument: Option<String>, flag: Option<String>) -> Result<Option<String>> {
+    match (argument, flag) {
+        (Some(_), Some(_)) => Err(usage(
+            "only one of --stack or argument stack name may be specified, not both",
+        )),
+        (a, f) => Ok(a.or(f)),
+    }
+}
+
+/// Creates a stack of this project, refusing an existing one in Pulumi's words.
+fn create(ws: &Workspace, name: &StackName, secrets_provider: Option<&str>) -> Result<()> {
+    match secrets_provider {
+        None | Some("passphrase" | "default") => {}
+        Some(other) => {
+            return Err(usage(format!(
+                "secrets provider '{other}' is not supported; stepdeck has the passphrase provider only"
+            )));
+        }
+    }
+    if name.project() != ws.project.name {
+        return Err(usage(format!(
+            "provided project name \"{}\" doesn't match Pulumi.yaml",
+            name.project()
+        )));
+    }
+    match ws.backend.create_stack(&ws.reference(name)?) {
+        Err(StateError::StackExists { .. }) => Err(StackAlreadyExists(name.qualified()).into()),
+        other => Ok(other?),
+    }
+}
+
+/// Removes a stack (refused, in Pulumi's words, while it has resources unless `force`) and,
+/// unless `preserve_config`, its `Pulumi.<stack>.yaml`.
+fn remove(ws: &Workspace, name: &StackName, force: bool, preserve_config: bool) -> Result<()> {
+    let shown = ws.shown(name);
+    match ws.backend.remove_stack(&ws.reference(name)?, force) {
+        Err(StateError::HasResources { .. }) => {
+            let program = super::program_name();
+            return Err(usage(format!(
+                "'{shown}' still has resources; removal rejected. Possible actions:\n\
+                 - Make sure that '{shown}' is the stack that you want to destroy\n\
+                 - Run `{program} destroy` to delete the resources, then run `{program} stack rm`\n\
+                 - Run `{program} stack rm --force` to override this error"
+            )));
+        }
+        other => other?,
+    }
+    if !preserve_config && name.project() == ws.project.name {
+        let path = ws.dir().join(settings_file_name(name.stack()));
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(anyhow!("removing {}: {e}", path.display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// JSON with four-space indents, as Pulumi writes `stack export`.
+fn pretty4(doc: &serde_json::Value) -> Result<String> {
+    let mut out = Vec::new();
+    let mut ser = serde_json::Serializer::with_formatter(
+        &mut out,
+        serde_json::ser::PrettyFormatter::with_indent(b"    "),
+    );
+    serde::Serialize::serialize(doc, &mut ser)?;
+    Ok(String::from_utf8(out)?)
 }

@@ -1,24 +1,50 @@
-//! `stepdeck stack history`: the updates the backend recorded, newest first, as Pulumi's
-//! `stack history` shows them (`--json`: Pulumi's `updateInfoJSON` list).
+//! `stepdeck stack history`: the updates the backend recorded, newest first, a page at a time
+//! (Pulumi's default page: the latest 10), as Pulumi's `stack history` shows them (`--json`:
+//! Pulumi's `updateInfoJSON` list, times with milliseconds, secret config values only with
+//! `--show-secrets`).
 
 use anyhow::Result;
-use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
-use stepdeck::state::UpdateRecord;
+use stepdeck::project::config_path;
+use stepdeck::state::{Crypter, RecordedConfig, UpdateRecord};
 
+use super::time_format::pulumi_time_secs;
 use super::workspace::Workspace;
 
+/// What Pulumi writes for a recorded secret that does not decrypt.
+const UNDECRYPTABLE: &str = "ERROR_UNABLE_TO_DECRYPT";
+
+/// How `stack history` shows the updates.
+pub(super) struct Shown {
+    pub json: bool,
+    pub show_secrets: bool,
+    /// Updates on a page; 0 shows them all.
+    pub page_size: usize,
+    /// The page, from 1 (0 is read as 1, as Pulumi does).
+    pub page: usize,
+}
+
 /// Prints the stack's history.
-pub(super) fn run(ws: &Workspace, stack: Option<&str>, json: bool) -> Result<()> {
+pub(super) fn run(ws: &Workspace, stack: Option<&str>, shown: &Shown) -> Result<()> {
     let stack = ws.stack(stack, false)?;
-    let records = ws.backend.history(&stack.reference)?;
-    if json {
-        let list: Vec<Value> = records.iter().map(to_json).collect();
+    let records = page(ws.backend.history(&stack.reference)?, shown);
+    let crypter =
+        if shown.show_secrets && records.iter().any(|r| r.config.values().any(|c| c.secret)) {
+            Some(stack.require_crypter()?)
+        } else {
+            None
+        };
+    if shown.json {
+        let list: Vec<Value> = records.iter().map(|r| to_json(r, crypter)).collect();
         println!("{}", serde_json::to_string_pretty(&list)?);
         return Ok(());
     }
     if records.is_empty() {
-        println!("Stack has never been updated");
+        if shown.page > 1 {
+            println!("No stack updates found on page '{}'", shown.page);
+        } else {
+            println!("Stack has never been updated");
+        }
         return Ok(());
     }
     for r in &records {
@@ -27,43 +53,80 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, json: bool) -> Result<()>
     Ok(())
 }
 
-fn rfc3339(secs: i64) -> String {
-    DateTime::<Utc>::from_timestamp(secs, 0)
-        .unwrap_or_default()
-        .to_rfc3339_opts(SecondsFormat::Secs, true)
+/// The records of the page asked for, from the newest-first list.
+fn page(records: Vec<UpdateRecord>, shown: &Shown) -> Vec<UpdateRecord> {
+    if shown.page_size == 0 {
+        return records;
+    }
+    let start = shown.page.max(1).saturating_sub(1) * shown.page_size;
+    records
+        .into_iter()
+        .skip(start)
+        .take(shown.page_size)
+        .collect()
 }
 
 /// One update in Pulumi's `stack history --json` shape.
-fn to_json(r: &UpdateRecord) -> Value {
+fn to_json(r: &UpdateRecord, crypter: Option<&Crypter>) -> Value {
     json!({
         "version": r.version,
         "kind": r.kind,
-        "startTime": rfc3339(r.start_time),
+        "startTime": pulumi_time_secs(r.start_time),
         "message": r.message,
         "environment": r.environment,
-        "config": config_json(r),
+        "config": config_json(r, crypter),
         "result": r.result,
-        "endTime": rfc3339(r.end_time),
+        "endTime": pulumi_time_secs(r.end_time),
         "resourceChanges": r.resource_changes,
     })
 }
 
-/// The recorded config as Pulumi's `configValueJSON`: secrets without their value (there is no
-/// `--show-secrets`), objects also parsed into `objectValue`.
-fn config_json(r: &UpdateRecord) -> Value {
+/// The recorded config as Pulumi's `configValueJSON`: a secret's value only when `crypter`
+/// (`--show-secrets`) decrypts it, objects also parsed into `objectValue`.
+fn config_json(r: &UpdateRecord, crypter: Option<&Crypter>) -> Value {
     let entries = r.config.iter().map(|(k, v)| {
-        let mut shown = json!({"secret": v.secret});
-        if !v.secret {
-            shown["value"] = Value::String(v.string.clone());
-            if v.object
-                && let Ok(obj) = serde_json::from_str::<Value>(&v.string)
-            {
-                shown["objectValue"] = obj;
+        let mut shown = serde_json::Map::new();
+        let value = match (v.secret, crypter) {
+            (false, _) => Some(v.string.clone()),
+            (true, Some(c)) => Some(reveal(v, c).unwrap_or_else(|| UNDECRYPTABLE.to_string())),
+            (true, None) => None,
+        };
+        if let Some(text) = value {
+            let object = serde_json::from_str::<Value>(&text)
+                .ok()
+                .filter(|_| v.object);
+            shown.insert("value".into(), Value::String(text));
+            if let Some(obj) = object {
+                shown.insert("objectValue".into(), obj);
             }
         }
-        (k.clone(), shown)
+        shown.insert("secret".into(), v.secret.into());
+        (k.clone(), Value::Object(shown))
     });
     Value::Object(entries.collect())
+}
+
+/// A recorded secret in plain text: the value, or an object's JSON with its secure leaves
+/// decrypted; `None` if it does not decrypt.
+fn reveal(v: &RecordedConfig, crypter: &Crypter) -> Option<String> {
+    if !v.object {
+        return crypter.decrypt(&v.string).ok();
+    }
+    let mut doc: Value = serde_json::from_str(&v.string).ok()?;
+    decrypt_leaves(&mut doc, crypter)?;
+    Some(doc.to_string())
+}
+
+fn decrypt_leaves(v: &mut Value, crypter: &Crypter) -> Option<()> {
+    if let Some(ct) = config_path::secure_leaf(v) {
+        *v = Value::String(crypter.decrypt(ct).ok()?);
+        return Some(());
+    }
+    match v {
+        Value::Object(m) => m.values_mut().try_for_each(|x| decrypt_leaves(x, crypter)),
+        Value::Array(a) => a.iter_mut().try_for_each(|x| decrypt_leaves(x, crypter)),
+        _ => Some(()),
+    }
 }
 
 fn render(r: &UpdateRecord) -> String {
@@ -73,8 +136,8 @@ fn render(r: &UpdateRecord) -> String {
         r.kind,
         r.result,
         r.message,
-        rfc3339(r.start_time),
-        rfc3339(r.end_time),
+        pulumi_time_secs(r.start_time),
+        pulumi_time_secs(r.end_time),
         r.end_time - r.start_time
     );
     if !r.resource_changes.is_empty() {

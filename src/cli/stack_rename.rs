@@ -7,18 +7,28 @@ use anyhow::{Context, Result};
 use stepdeck::project::settings_file_name;
 
 use super::errors::usage;
+use super::stack_name::StackName;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result<()> {
     let stack = ws.stack(stack, false)?;
-    let new = ws.reference(new_name)?;
+    let new_full = ws.stack_name(Some(new_name))?;
+    if new_full.project() != ws.project.name {
+        return Err(usage(format!(
+            "cannot rename '{}' into project '{}': stepdeck renames stacks within their project",
+            stack.name,
+            new_full.project()
+        )));
+    }
+    let new_name = new_full.stack();
+    let new = ws.reference(&new_full)?;
     if new == stack.reference {
         return Err(usage(format!("the stack is already named '{new_name}'")));
     }
     if ws.backend.check_exists(&new)? {
         return Err(usage(format!(
-            "a stack named '{new_name}' already exists in project '{}'",
-            ws.project.name
+            "a stack named {} already exists",
+            ws.shown(&new_full)
         )));
     }
     let old_settings = ws.dir().join(settings_file_name(&stack.name));
@@ -47,6 +57,8 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result
         std::fs::remove_file(&old_settings)
             .with_context(|| format!("removing {}", old_settings.display()))?;
     }
-    println!("Renamed {} to {new_name}", stack.name);
+    ws.backend.select_stack(&new)?;
+    let old_full = StackName::new(&ws.project.name, &stack.name);
+    println!("Renamed {} to {}", ws.shown(&old_full), ws.shown(&new_full));
     Ok(())
 }

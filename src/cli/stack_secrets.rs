@@ -49,7 +49,7 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, provider: &str) -> Result
         .backend
         .load(&stack.reference, Some(moved.as_ref().unwrap_or(old)))?
         .snapshot;
-    let mut settings = StackSettings::load(ws.dir(), &stack.name, &ws.project.name)
+    let mut settings = StackSettings::load_file(&stack.settings_path, &ws.project.name)
         .map_err(|e| usage(e.to_string()))?;
     let file = settings.file_name.clone();
     for (key, value) in settings.config.iter_mut() {
@@ -62,7 +62,7 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, provider: &str) -> Result
     settings.encryption_salt = Some(new.salt_state().to_string());
     ws.backend.save(&lock, &snapshot, Some(&new))?;
     settings
-        .save(ws.dir(), &stack.name)
+        .save_file(&stack.settings_path)
         .map_err(|e| anyhow!(e.to_string()))?;
     drop(lock);
     eprintln!("Migrating old configuration and state to new secrets provider");

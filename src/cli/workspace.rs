@@ -5,15 +5,18 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::{EventSink, ProviderFactory, Severity};
-use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
+use stepdeck::project::{
+    ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings, settings_file_name,
+};
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::state::{
     Backend, BackendStacks, BackendUrl, Crypter, StackLock, StackRef, open_backend,
     passphrase_from_env,
 };
 
-use super::errors::usage;
+use super::errors::{StackNotFound, usage};
 use super::held_notices;
+use super::stack_name::StackName;
 
 /// Bridges the state's passphrase crypter to the project's config encryption.
 pub(super) struct ConfigSecrets(pub Crypter);
@@ -34,13 +37,18 @@ impl ConfigCrypter for ConfigSecrets {
 pub(super) struct Workspace {
     pub project: Project,
     pub backend: Arc<dyn Backend>,
+    /// `--config-file`: the stack's settings file instead of `Pulumi.<stack>.yaml`.
+    config_file: Option<PathBuf>,
 }
 
 /// One stack of the workspace, with its settings and (when a passphrase is set) its crypter.
 pub(super) struct Stack {
+    /// The bare stack name (the URN's stack part).
     pub name: String,
     pub reference: StackRef,
     pub settings: StackSettings,
+    /// Where the settings are read from and saved to.
+    pub settings_path: PathBuf,
     pub crypter: Option<Crypter>,
     /// The backend whose lock guards the settings' salt.
     backend: Arc<dyn Backend>,
@@ -52,75 +60,111 @@ impl Workspace {
         let project = Project::load(dir).map_err(|e| usage(e.to_string()))?;
         let url = BackendUrl::resolve(backend).map_err(|e| usage(e.to_string()))?;
         let backend = open_backend(&url)?;
-        Ok(Workspace { project, backend })
+        Ok(Workspace {
+            project,
+            backend,
+            config_file: None,
+        })
+    }
+
+    /// Stacks opened from now on keep their settings in `file` (`--config-file`).
+    pub(super) fn with_config_file(mut self, file: Option<PathBuf>) -> Workspace {
+        self.config_file = file;
+        self
     }
 
     pub(super) fn dir(&self) -> &Path {
         &self.project.dir
     }
 
-    /// The stack named on the command line, else the selected one.
-    pub(super) fn stack_name(&self, explicit: Option<&str>) -> Result<String> {
+    /// The stack named on the command line (read as Pulumi's DIY backends read names), else
+    /// the selected one.
+    pub(super) fn stack_name(&self, explicit: Option<&str>) -> Result<StackName> {
         if let Some(s) = explicit {
-            return Ok(s.to_string());
+            return StackName::parse(s, Some(&self.project.name)).map_err(usage);
         }
         self.backend
             .current_stack(&self.project.name)?
-            .ok_or_else(|| usage("no stack is selected: pass --stack NAME, or run `stepdeck stack select NAME` (or `stepdeck stack init NAME`)"))
+            .map(|s| StackName::new(&self.project.name, &s))
+            .ok_or_else(|| usage("no stack is selected: pass --stack NAME, or run `stack select NAME` (or `stack init NAME`)"))
     }
 
-    pub(super) fn reference(&self, name: &str) -> Result<StackRef> {
-        StackRef::new(&self.project.name, name).map_err(|e| usage(e.to_string()))
+    /// Where the backend keeps a named stack.
+    pub(super) fn reference(&self, name: &StackName) -> Result<StackRef> {
+        StackRef::new(name.project(), name.stack()).map_err(|e| usage(e.to_string()))
+    }
+
+    /// How a stack's name is printed: bare for this project's stacks, as Pulumi prints it.
+    pub(super) fn shown(&self, name: &StackName) -> String {
+        name.shown(&self.project.name)
     }
 
     /// Opens a stack, creating it on first use (with a notice on standard error). The stack
     /// and its secrets settings are created under the stack's lock: of concurrent first uses,
-    /// one creates both and the others use them (or are told who holds the lock).
+    /// one creates both and the others use them (or are told who holds the lock). The stack
+    /// must be of this project: its settings are this project's.
     pub(super) fn stack(&self, explicit: Option<&str>, create: bool) -> Result<Stack> {
-        let name = self.stack_name(explicit)?;
-        let reference = self.reference(&name)?;
+        let full = self.stack_name(explicit)?;
+        if full.project() != self.project.name {
+            return Err(usage(format!(
+                "provided project name \"{}\" doesn't match Pulumi.yaml",
+                full.project()
+            )));
+        }
+        let name = full.stack().to_string();
+        let reference = self.reference(&full)?;
+        let settings_path = self.settings_path(&name);
         let stack = if self.backend.check_exists(&reference)? {
-            let settings = self.settings(&name)?;
+            let settings = self.settings(&settings_path)?;
             let crypter = crypter_for(&settings)?;
             Stack {
                 name,
                 reference,
                 settings,
+                settings_path,
                 crypter,
                 backend: self.backend.clone(),
             }
         } else if create {
             let (lock, created) = self.backend.lock_or_create(&reference, "create")?;
             warn_if_broke_stale(&lock);
-            let settings = self.settings(&name)?;
+            let settings = self.settings(&settings_path)?;
             let crypter = crypter_for(&settings)?;
             let mut stack = Stack {
                 name,
                 reference,
                 settings,
+                settings_path,
                 crypter,
                 backend: self.backend.clone(),
             };
-            stack.save_salt(self.dir())?;
+            stack.save_salt()?;
             drop(lock);
             if created {
                 if self.backend.current_stack(&self.project.name)?.is_none() {
                     self.backend.select_stack(&stack.reference)?;
                 }
-                held_notices::notice(Severity::Info, format!("Created stack '{}'", stack.name));
+                held_notices::notice(
+                    Severity::Info,
+                    format!("Created stack '{}'", self.shown(&full)),
+                );
             }
             stack
         } else {
-            return Err(usage(format!(
-                "no stack named '{name}' exists in project '{}'",
-                self.project.name
-            )));
+            return Err(StackNotFound(explicit.unwrap_or(full.stack()).to_string()).into());
         };
         Ok(stack)
     }
 
-    fn settings(&self, stack: &str) -> Result<StackSettings> {
-        StackSettings::load(self.dir(), stack, &self.project.name).map_err(|e| usage(e.to_string()))
+    /// The settings file of a stack: `--config-file`, else `Pulumi.<stack>.yaml`.
+    pub(super) fn settings_path(&self, stack: &str) -> PathBuf {
+        self.config_file
+            .clone()
+            .unwrap_or_else(|| self.dir().join(settings_file_name(stack)))
+    }
+
+    fn settings(&self, path: &Path) -> Result<StackSettings> {
+        StackSettings::load_file(path, &self.project.name).map_err(|e| usage(e.to_string()))
     }
 }
 
@@ -166,20 +210,27 @@ impl Stack {
     /// Records the salt of a newly made crypter in the settings, so the next run derives the
     /// same key. Done under the stack's lock: a salt another process recorded meanwhile is
     /// adopted, never overwritten (its secrets could no longer be decrypted).
-    pub(super) fn remember_salt(&mut self, dir: &Path) -> Result<()> {
+    pub(super) fn remember_salt(&mut self) -> Result<()> {
         if self.crypter.is_some() && self.settings.encryption_salt.is_none() {
             let lock = self.backend.lock(&self.reference, "create")?;
             warn_if_broke_stale(&lock);
-            self.save_salt(dir)?;
+            self.save_salt()?;
             drop(lock);
         }
         Ok(())
     }
 
+    /// Writes the settings back to their file.
+    pub(super) fn save_settings(&self) -> Result<()> {
+        self.settings
+            .save_file(&self.settings_path)
+            .map_err(|e| anyhow!(e.to_string()))
+    }
+
     /// Under the stack's lock: rereads the settings and records our salt unless one is there,
     /// in which case the crypter becomes that salt's.
-    fn save_salt(&mut self, dir: &Path) -> Result<()> {
-        let fresh = StackSettings::load(dir, &self.name, self.reference.project())
+    fn save_salt(&mut self) -> Result<()> {
+        let fresh = StackSettings::load_file(&self.settings_path, self.reference.project())
             .map_err(|e| usage(e.to_string()))?;
         if fresh.encryption_salt.is_some() {
             if fresh.encryption_salt != self.settings.encryption_salt {
@@ -191,9 +242,7 @@ impl Stack {
         if let Some(c) = &self.crypter {
             self.settings = fresh;
             self.settings.encryption_salt = Some(c.salt_state().to_string());
-            self.settings
-                .save(dir, &self.name)
-                .map_err(|e| anyhow!(e.to_string()))?;
+            self.save_settings()?;
         }
         Ok(())
     }

@@ -378,9 +378,13 @@ impl Loop {
             }
         }
         if self.opts.refresh
-            && matches!(self.opts.operation, Operation::Update | Operation::Preview)
+            && matches!(
+                self.opts.operation,
+                Operation::Update | Operation::Preview | Operation::Destroy
+            )
         {
-            // `up --refresh`: read everything back first; the update plans against that.
+            // `up --refresh` (and `destroy --refresh`): read everything back first; the
+            // update (or the destroy) plans against that.
             let steps = self.refresh_steps();
             self.run_antichain(steps).await?;
             if self.cancelled || self.state.saw_error() {
@@ -473,6 +477,7 @@ impl Loop {
         self.check_targets(&self.opts.targets.clone());
         if self.opts.operation == Operation::Refresh {
             let steps = self.refresh_steps();
+            self.count_unread();
             self.run_antichain(steps).await?;
             self.resolve_pending_creates().await;
         } else {
@@ -705,7 +710,11 @@ impl Loop {
         } = report;
         match result {
             Ok(()) if op.is_logical() => self.state.count(op, &urn),
-            Ok(()) => {}
+            Ok(()) => {
+                if let Some(found) = self.refresh_result(&effect) {
+                    self.state.count(found, &urn);
+                }
+            }
             Err(e) if matches!(*e, StepError::Protected { .. }) => {
                 self.component_hooks.forget(&urn);
                 self.state.mark_refused(&urn, e.into());
@@ -729,6 +738,23 @@ impl Loop {
             Some(Effect::Refreshed(i, found)) => self.state.record_refresh(i, found.map(|s| *s)),
             None => {}
         }
+    }
+
+    /// What a refresh step found, counted as Pulumi's refresh counts it: `delete` for a
+    /// resource gone, `update` for changed outputs, else `same`. `None` outside `refresh`.
+    fn refresh_result(&self, effect: &Option<Effect>) -> Option<StepOp> {
+        let Some(Effect::Refreshed(index, found)) = effect else {
+            return None;
+        };
+        if self.opts.operation != Operation::Refresh {
+            return None;
+        }
+        let old = self.sg.base().get(*index)?;
+        Some(match found {
+            None => StepOp::Delete,
+            Some(new) if new.outputs == old.outputs => StepOp::Same,
+            Some(_) => StepOp::Update,
+        })
     }
 
     async fn on_done(&mut self, d: ExecDone) {
@@ -1237,6 +1263,17 @@ impl Loop {
             self.state.fail(error);
         }
         refused_none
+    }
+
+    /// Counts what a refresh leaves as it is without reading it (the stack, components and
+    /// explicit providers, when targeted) as `same`, as Pulumi's refresh counts them.
+    fn count_unread(&mut self) {
+        let base = self.sg.base().clone();
+        for r in base.iter() {
+            if (!r.custom || r.is_provider()) && self.sg.targeting().is_targeted(&r.urn) {
+                self.state.count(StepOp::Same, &r.urn);
+            }
+        }
     }
 
     /// One refresh step per managed resource (Pulumi's `pulumi refresh`), all in parallel.

@@ -3,6 +3,7 @@
 
 pub mod digest;
 pub mod event_stream;
+pub mod import_file;
 pub mod json;
 pub mod plain;
 pub mod property_diff;

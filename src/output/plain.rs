@@ -29,6 +29,8 @@ pub struct ProgressPrinter<W: Write> {
     decisions: Vec<String>,
     /// The `Skipped:` block: each skipped step and why.
     skipped: Vec<String>,
+    /// `--debug`: debug messages are shown too.
+    debug: bool,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -48,6 +50,7 @@ impl<W: Write> ProgressPrinter<W> {
             cascade_sizes: HashMap::new(),
             decisions: Vec::new(),
             skipped: Vec::new(),
+            debug: false,
         }
     }
 
@@ -55,6 +58,12 @@ impl<W: Write> ProgressPrinter<W> {
     pub fn with_display(mut self, visibility: Visibility, diff: bool) -> ProgressPrinter<W> {
         self.visibility = visibility;
         self.diff = diff.then(HashMap::new);
+        self
+    }
+
+    /// Shows debug messages too (`--debug`).
+    pub fn with_debug(mut self, debug: bool) -> ProgressPrinter<W> {
+        self.debug = debug;
         self
     }
 
@@ -84,11 +93,13 @@ impl<W: Write> ProgressPrinter<W> {
             } => {
                 self.preview = *preview;
                 self.stack_row = format!("{ROOT_STACK_TYPE} ({project}-{stack})");
-                let verb = match operation {
-                    Operation::Preview => "Previewing update",
-                    Operation::Update => "Updating",
-                    Operation::Destroy => "Destroying",
-                    Operation::Refresh => "Refreshing",
+                let verb = match (operation, preview) {
+                    (Operation::Preview, _) => "Previewing update",
+                    (Operation::Update, _) => "Updating",
+                    (Operation::Destroy, true) => "Previewing destroy",
+                    (Operation::Destroy, false) => "Destroying",
+                    (Operation::Refresh, true) => "Previewing refresh",
+                    (Operation::Refresh, false) => "Refreshing",
                 };
                 writeln!(self.out, "{verb} ({stack}):")?;
             }
@@ -97,7 +108,13 @@ impl<W: Write> ProgressPrinter<W> {
                     d.insert((info.urn.clone(), info.op), (**info).clone());
                 }
                 if self.preview && self.visibility.shows(info.op, &info.urn) {
-                    writeln!(self.out, "{}", row(info.op, &info.urn, info.op.as_str()))?;
+                    // A preview reads what it refreshes: the row says so, as Pulumi's does.
+                    let status = if info.op == StepOp::Refresh {
+                        info.op.progressive()
+                    } else {
+                        info.op.as_str()
+                    };
+                    writeln!(self.out, "{}", row(info.op, &info.urn, status))?;
                     self.property_lines(info.op, &info.urn)?;
                 }
             }
@@ -229,7 +246,7 @@ impl<W: Write> ProgressPrinter<W> {
                 severity,
                 message,
                 ephemeral: false,
-            } if *severity > Severity::Debug => {
+            } if *severity > Severity::Debug || self.debug => {
                 let key = urn.as_ref().map_or_else(
                     || self.stack_row.clone(),
                     |u| format!("{} ({})", u.type_(), u.name()),

@@ -29,6 +29,8 @@ pub struct ConfigEntry {
     /// The plaintext, or `None` for a secret when no crypter was given.
     pub value: Option<String>,
     pub secret: bool,
+    /// The value is a map or a list (its text is JSON), Pulumi's `Value.Object`.
+    pub object: bool,
 }
 
 impl StackSettings {
@@ -250,6 +252,10 @@ fn entry(
         key: key.clone(),
         value: shown,
         secret: value.has_secret(),
+        object: matches!(
+            value,
+            ConfigValue::Plain(Value::Object(_) | Value::Array(_))
+        ),
     })
 }
 

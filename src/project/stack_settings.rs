@@ -34,15 +34,25 @@ pub fn settings_file_name(stack: &str) -> String {
 impl StackSettings {
     /// Reads `<dir>/Pulumi.<stack>.yaml`; a stack without the file has empty settings.
     pub fn load(dir: &Path, stack: &str, project: &str) -> Result<StackSettings, ProjectError> {
-        let file_name = settings_file_name(stack);
-        let path = dir.join(&file_name);
-        match std::fs::read_to_string(&path) {
+        StackSettings::load_file(&dir.join(settings_file_name(stack)), project)
+    }
+
+    /// Reads settings from `path` (`--config-file`); a missing file is empty settings.
+    pub fn load_file(path: &Path, project: &str) -> Result<StackSettings, ProjectError> {
+        let file_name = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        match std::fs::read_to_string(path) {
             Ok(text) => Ok(StackSettings::parse(&file_name, &text, project)?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StackSettings {
                 file_name,
                 ..StackSettings::default()
             }),
-            Err(source) => Err(ProjectError::Io { path, source }),
+            Err(source) => Err(ProjectError::Io {
+                path: path.to_path_buf(),
+                source,
+            }),
         }
     }
 
@@ -140,16 +150,22 @@ impl StackSettings {
     /// Writes `<dir>/Pulumi.<stack>.yaml` atomically (temp file, then rename).
     pub fn save(&self, dir: &Path, stack: &str) -> Result<PathBuf, ProjectError> {
         let path = dir.join(settings_file_name(stack));
+        self.save_file(&path)?;
+        Ok(path)
+    }
+
+    /// Writes the settings to `path` atomically (a temporary file beside it, then rename).
+    pub fn save_file(&self, path: &Path) -> Result<(), ProjectError> {
         let text = self.to_yaml();
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .map_or_else(|| "settings".into(), |n| n.to_string_lossy().into_owned());
         // A fresh name, created exclusively: a file or symlink planted at the temporary name
         // is never written through, and concurrent saves do not share one.
-        let tmp = dir.join(format!(
-            ".{}.{}.tmp",
-            settings_file_name(stack),
-            uuid::Uuid::new_v4().simple()
-        ));
+        let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
         let io = |source| ProjectError::Io {
-            path: path.clone(),
+            path: path.to_path_buf(),
             source,
         };
         let written = std::fs::OpenOptions::new()
@@ -160,11 +176,10 @@ impl StackSettings {
                 std::io::Write::write_all(&mut f, text.as_bytes())?;
                 f.sync_all()
             })
-            .and_then(|()| std::fs::rename(&tmp, &path));
+            .and_then(|()| std::fs::rename(&tmp, path));
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
-        written.map_err(io)?;
-        Ok(path)
+        written.map_err(io)
     }
 }

@@ -88,6 +88,9 @@ pub trait Backend: Send + Sync {
     /// The stacks of a project, by name.
     fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError>;
 
+    /// The projects that have stacks here, by name (`stack ls --all`).
+    fn projects(&self) -> Result<Vec<String>, StateError>;
+
     /// Removes a stack; refuses while it is locked, or unless `force` while it may have
     /// resources (in its checkpoint or in an unfinished deployment's journal).
     fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError>;

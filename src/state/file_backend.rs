@@ -693,6 +693,27 @@ impl Backend for FileBackend {
         FileBackend::list_stacks(self, project)
     }
 
+    fn projects(&self) -> Result<Vec<String>, StateError> {
+        let dir = self.root.join("stacks");
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StateError::io(&dir)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(StateError::io(&dir))?;
+            if let Some(name) = entry.file_name().to_str()
+                && validate_name("project", name).is_ok()
+                && entry.path().is_dir()
+            {
+                out.push(name.to_string());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
         FileBackend::remove_stack(self, stack, force)
     }

@@ -447,6 +447,15 @@ impl Backend for PgBackend {
         Ok(out)
     }
 
+    fn projects(&self) -> Result<Vec<String>, StateError> {
+        let t = &self.t;
+        let rows = self.query(
+            &format!("SELECT DISTINCT project FROM {t}_stacks ORDER BY project"),
+            &[],
+        )?;
+        Ok(rows.iter().map(|r| r.get(0)).collect())
+    }
+
     fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
         let lock = self.lock(stack, "remove")?;
         if !force {
