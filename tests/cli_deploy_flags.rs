@@ -140,3 +140,334 @@ fn suppress_outputs_hides_the_stack_outputs() {
         "{hidden}"
     );
 }
+
+// --- The deployment flags Pulumi's Automation API passes. ---
+
+/// The stack's latest update as `stack history --json` gives it.
+fn latest(env: &Env) -> serde_json::Value {
+    let list: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "stack",
+        "history",
+        "--json",
+        "--page-size",
+        "1",
+        "--stack",
+        "dev",
+    ]))
+    .unwrap();
+    list[0].clone()
+}
+
+/// The `summaryEvent` of an event log.
+fn summary(path: &std::path::Path) -> serde_json::Value {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find_map(|e| e.get("summaryEvent").cloned())
+        .expect("a summary event")
+}
+
+#[test]
+fn the_automation_apis_run_flags_are_recorded_as_pulumi_records_them() {
+    let env = Env::new(PROGRAM);
+    // Python's argv, then Go's (`=` everywhere, the message in Go's %q quotes).
+    env.ok(&[
+        "--non-interactive",
+        "up",
+        "--yes",
+        "--skip-preview",
+        "--parallel",
+        "4",
+        "--color",
+        "never",
+        "--suppress-progress",
+        "--suppress-outputs",
+        "--exec-kind",
+        "auto.local",
+        "--exec-agent",
+        "pulumi/pulumi/test",
+        "--stack",
+        "dev",
+    ]);
+    let first = latest(&env);
+    assert_eq!(
+        first["environment"],
+        serde_json::json!({"exec.agent": "pulumi/pulumi/test", "exec.kind": "auto.local", "updatePlan": "false"})
+    );
+    let out = env.run(&[
+        "--non-interactive",
+        "up",
+        "--yes",
+        "--skip-preview",
+        "--exec-kind=auto.inline",
+        "--parallel=2",
+        "--message=\"from go\"",
+        "--attach-debugger",
+        "--run-program=true",
+        "--stack",
+        "dev",
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("--attach-debugger=program: stepdeck cannot attach a debugger"),
+        "{}",
+        stderr(&out)
+    );
+    let second = latest(&env);
+    assert_eq!(second["environment"]["exec.kind"], "auto.inline");
+    assert_eq!(second["message"], "\"from go\"");
+    // A kind Pulumi does not know is recorded as `cli`, as Pulumi's metadata does.
+    env.ok(&["up", "--yes", "--stack", "dev", "--exec-kind", "nonsense"]);
+    assert_eq!(latest(&env)["environment"]["exec.kind"], "cli");
+}
+
+#[test]
+fn refresh_and_destroy_previews_act_on_nothing() {
+    let env = Env::new(PROGRAM);
+    deploy(&env, "up", &[]);
+    let mut world: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.world_path()).unwrap()).unwrap();
+    for r in world["resources"].as_object_mut().unwrap().values_mut() {
+        r["properties"]["tag"] = "drifted".into();
+    }
+    std::fs::write(env.world_path(), world.to_string()).unwrap();
+    let before = env.export("dev")["deployment"]["resources"].clone();
+    let log = env.root.path().join("events.jsonl");
+    let log_arg = log.to_str().unwrap();
+    let preview = env.run(&[
+        "refresh",
+        "--preview-only",
+        "--stack",
+        "dev",
+        "--non-interactive",
+        "--event-log",
+        log_arg,
+    ]);
+    assert!(preview.status.success(), "{}", stderr(&preview));
+    assert!(
+        stdout(&preview).contains("Previewing refresh (dev):"),
+        "{}",
+        stdout(&preview)
+    );
+    let s = summary(&log);
+    assert_eq!(s["isPreview"], true);
+    assert_eq!(
+        s["resourceChanges"],
+        serde_json::json!({"same": 1, "update": 1})
+    );
+    assert_eq!(env.export("dev")["deployment"]["resources"], before);
+
+    // ProgramTest passes --expect-no-changes to every refresh: drift is exit code 7.
+    let drift = env.run(&[
+        "refresh",
+        "--skip-preview",
+        "--expect-no-changes",
+        "--stack",
+        "dev",
+    ]);
+    assert_fails(&drift, 7, "no changes were expected for refresh");
+    env.ok(&[
+        "refresh",
+        "--skip-preview",
+        "--expect-no-changes",
+        "--stack",
+        "dev",
+    ]);
+    assert_eq!(
+        latest(&env)["resourceChanges"],
+        serde_json::json!({"same": 2})
+    );
+
+    let destroy = env.run(&[
+        "destroy",
+        "--preview-only",
+        "--stack",
+        "dev",
+        "--event-log",
+        log_arg,
+    ]);
+    assert!(destroy.status.success(), "{}", stderr(&destroy));
+    assert_eq!(
+        summary(&log)["resourceChanges"],
+        serde_json::json!({"delete": 2})
+    );
+    assert_eq!(env.managed("dev").len(), 1);
+    assert!(
+        !stdout(&destroy).contains("have been deleted"),
+        "{}",
+        stdout(&destroy)
+    );
+
+    assert_fails(
+        &env.run(&["refresh", "--preview-only", "--yes", "--stack", "dev"]),
+        2,
+        "--yes and --preview-only cannot be used together",
+    );
+    assert_fails(
+        &env.run(&[
+            "destroy",
+            "--preview-only",
+            "--skip-preview",
+            "--stack",
+            "dev",
+        ]),
+        2,
+        "--skip-preview and --preview-only cannot be used together",
+    );
+    assert_fails(
+        &env.run(&["destroy", "--stack", "dev", "--non-interactive"]),
+        2,
+        "--yes or --skip-preview or --preview-only must be passed in to proceed when running in non-interactive mode",
+    );
+}
+
+const PROTECTED: &str = r#"
+config:
+  protected:
+    type: boolean
+    default: true
+resources:
+  net:
+    type: sim:index:Network
+    properties:
+      cidr: 10.0.0.0/16
+  db:
+    type: sim:index:Database
+    properties:
+      engine: pg15
+      networkId: ${net.networkId}
+    options:
+      protect: ${protected}
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: one
+"#;
+
+#[test]
+fn destroy_says_what_pulumis_says_and_removes_the_stack_when_asked() {
+    let env = Env::new(PROTECTED);
+    deploy(&env, "up", &[]);
+    let destroy = |extra: &[&str]| {
+        let mut args = vec!["destroy", "--stack", "dev", "--yes", "--non-interactive"];
+        args.extend_from_slice(extra);
+        env.ok(&args)
+    };
+    // The database, the network it stands on, its provider and the stack stay.
+    let out = destroy(&["--exclude-protected"]);
+    assert!(
+        out.contains("All unprotected resources were destroyed. There are still 4 protected resources associated with this stack.\n"),
+        "{out}"
+    );
+    let left: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(left, ["db", "net"]);
+    let out = destroy(&["--exclude-protected"]);
+    assert_eq!(
+        out,
+        "There were no unprotected resources to destroy. There are still 4 protected resources associated with this stack.\n"
+    );
+    assert_fails(
+        &env.run(&[
+            "destroy",
+            "--stack",
+            "dev",
+            "--yes",
+            "--exclude-protected",
+            "--target",
+            "x",
+        ]),
+        2,
+        "you cannot specify --target and --exclude-protected",
+    );
+
+    env.ok(&["config", "set", "protected", "false", "--stack", "dev"]);
+    deploy(&env, "up", &[]);
+    let out = destroy(&[]);
+    assert!(
+        out.contains("The resources in the stack have been deleted, but the history and configuration associated with the stack are still maintained. \nIf you want to remove the stack completely, run `stepdeck stack rm dev`.\n"),
+        "{out}"
+    );
+    let out = destroy(&["--remove"]);
+    assert!(
+        out.ends_with("The resources in the stack have been deleted, and the history and configuration removed.\n"),
+        "{out}"
+    );
+    assert!(!env.project().join("Pulumi.dev.yaml").exists());
+    let gone = env.run(&["stack", "select", "--stack", "dev"]);
+    assert_fails(&gone, 6, "no stack named 'dev' found");
+}
+
+#[test]
+fn refresh_option_and_refusals_read_as_pulumis() {
+    let env = Env::new(PROGRAM);
+    deploy(&env, "up", &[]);
+    for args in [
+        &["preview", "--refresh"][..],
+        &["up", "--refresh", "--yes"],
+        &["destroy", "--refresh", "--preview-only"],
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--stack", "dev", "--non-interactive"]);
+        let out = env.ok(&all);
+        assert!(out.contains("refreshing"), "{args:?}: {out}");
+    }
+    for op in ["preview", "refresh", "destroy"] {
+        let out = env.run(&[op, "--stack", "dev", "--parallel", "1.1"]);
+        assert_fails(
+            &out,
+            1,
+            "error: invalid argument \"1.1\" for \"-p, --parallel\" flag",
+        );
+    }
+    let out = deploy(&env, "up", &["--plan", "halloumi"]);
+    assert_fails(&out, 1, "error: open halloumi: no such file or directory");
+    assert_fails(
+        &deploy(&env, "up", &["--policy-pack", "packs/one"]),
+        2,
+        "--policy-pack and --policy-pack-config are not supported yet",
+    );
+    assert_fails(
+        &deploy(
+            &env,
+            "up",
+            &["--client=127.0.0.1:1", "--exec-kind", "auto.inline"],
+        ),
+        1,
+        "inline programs (the Automation API's language runtime server) are not supported yet",
+    );
+    assert_fails(
+        &deploy(&env, "preview", &["--event-log", "tcp://127.0.0.1:1"]),
+        1,
+        "--event-log tcp://127.0.0.1:1: sending the engine events to the Automation API's gRPC event server is not supported yet",
+    );
+}
+
+#[test]
+fn preview_writes_an_import_file_of_what_it_would_create() {
+    let env = Env::with_passphrase(
+        r#"
+resources:
+  prov:
+    type: pulumi:providers:random
+    properties:
+      version: 4.16.3
+  pet:
+    type: random:RandomPet
+    options:
+      provider: ${prov}
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: one
+"#,
+    );
+    let file = env.root.path().join("import.json");
+    let out = deploy(&env, "preview", &["--import-file", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    insta::assert_snapshot!(
+        "preview_import_file",
+        std::fs::read_to_string(&file).unwrap()
+    );
+    assert!(env.managed("dev").is_empty(), "a preview creates nothing");
+}

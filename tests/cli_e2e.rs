@@ -136,10 +136,9 @@ fn destroy_leaves_an_empty_state_and_an_empty_world() {
     up(&env);
     let refused = env.run(&["destroy", "--stack", "dev", "--non-interactive"]);
     assert_eq!(refused.status.code(), Some(2));
-    assert!(
-        stderr(&refused)
-            .contains("--yes must be passed in to proceed when running in non-interactive mode")
-    );
+    assert!(stderr(&refused).contains(
+        "--yes or --skip-preview or --preview-only must be passed in to proceed when running in non-interactive mode"
+    ));
     let out = env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
     assert!(out.contains("deleted"), "{out}");
     assert!(env.managed("dev").is_empty());
@@ -385,9 +384,14 @@ fn bad_input_gets_a_clear_error_and_exit_code_2() {
     assert!(!out.status.success());
     assert!(stdout(&out).contains("nopkg") || stderr(&out).contains("nopkg"));
 
+    // A flag's bad value is refused as cobra refuses it (exit code 1).
     let out = env.run(&["up", "--stack", "dev", "--parallel", "lots"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("--parallel"));
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("error: invalid argument \"lots\" for \"-p, --parallel\" flag"),
+        "{}",
+        stderr(&out)
+    );
 
     let env = Env::new(&PROGRAM);
     up(&env);
@@ -684,5 +688,421 @@ fn the_binary_runs_without_transparent_huge_pages() {
     assert_eq!(
         thp.split_whitespace().collect::<Vec<_>>(),
         ["THP_enabled:", "0"]
+    );
+}
+
+// --- stepdeck as `pulumi`: the command line Pulumi's Automation API drives. ---
+
+/// The binary with this environment's backend, run from `dir` without `--cwd`.
+fn bare(env: &Env, dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_stepdeck"))
+        .args(args)
+        .current_dir(dir)
+        .env("STEPDECK_BACKEND_URL", env.backend_url())
+        .env("STEPDECK_SIM_WORLD", env.world_path())
+        .env_remove("PULUMI_CONFIG_PASSPHRASE")
+        .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn pulumis_root_flags_are_accepted_before_after_and_amid_the_arguments() {
+    let env = Env::new(&PROGRAM);
+    // Python puts --non-interactive first and keeps the value after `--` (even one that looks
+    // like a flag); Node appends --non-interactive after the command; Go writes `-v=3`.
+    let project = env.project();
+    for argv in [
+        &[
+            "--non-interactive",
+            "config",
+            "set",
+            "tag",
+            "--plaintext",
+            "--stack",
+            "dev",
+            "--non-interactive",
+            "--",
+            "-two",
+        ][..],
+        &[
+            "config",
+            "set",
+            "engine",
+            "--stack",
+            "dev",
+            "--plaintext",
+            "--non-interactive",
+            "--",
+            "pg16",
+        ],
+        &[
+            "--non-interactive",
+            "config",
+            "set",
+            "--stack",
+            "dev",
+            "--path",
+            "extra.list[0]",
+            "--plaintext",
+            "--",
+            "x",
+        ],
+    ] {
+        let out = bare(&env, &project, argv);
+        assert!(out.status.success(), "{argv:?}: {}", stderr(&out));
+    }
+    assert_eq!(
+        env.ok(&["config", "get", "tag", "--stack", "dev"]),
+        "-two\n"
+    );
+    assert_eq!(
+        env.ok(&["config", "get", "engine", "--stack", "dev"]),
+        "pg16\n"
+    );
+    let listed = env.ok(&[
+        "stack",
+        "ls",
+        "--json",
+        "--logtostderr",
+        "-v=3",
+        "--logflow",
+        "--tracing=file:/dev/null",
+        "--color",
+        "never",
+        "-e",
+        "--profiling",
+        "prof",
+        "--memprofilerate",
+        "1",
+        "--disable-integrity-checking",
+        "--otel-traces",
+        "file:///dev/null",
+        "--verbose",
+        "9",
+        "--emoji=false",
+    ]);
+    let listed: serde_json::Value = serde_json::from_str(&listed).unwrap();
+    assert_eq!(listed[0]["name"], "dev");
+    assert_eq!(listed[0]["current"], true);
+    // Root flags before the command, `-C` instead of the current directory.
+    let out = bare(
+        &env,
+        env.root.path(),
+        &[
+            "-C",
+            env.project().to_str().unwrap(),
+            "--color=raw",
+            "stack",
+            "ls",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    // Booleans as `--flag=true|false`, as Go and cobra write them.
+    let out = env.run(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes=false",
+        "--non-interactive=true",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    env.ok(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes=true",
+        "--skip-preview=false",
+        "--refresh=false",
+    ]);
+
+    let bad = env.run(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--color",
+        "invalid color name",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        stderr(&bad),
+        "error: unsupported color option: 'invalid color name'.  Supported values are: auto, always, never, raw\n"
+    );
+    let unknown = env.run(&["stack", "ls", "--nope"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert_eq!(stderr(&unknown), "error: unknown flag: --nope\n");
+    let help = bare(&env, env.root.path(), &["--help", "--non-interactive"]);
+    assert!(help.status.success());
+    assert!(
+        stdout(&help).contains("Usage:") && stdout(&help).contains("--verbose"),
+        "{}",
+        stdout(&help)
+    );
+}
+
+/// A `stack ls --json` list with its times checked for Pulumi's layout and replaced.
+fn listed_shape(text: &str) -> String {
+    let mut list: serde_json::Value = serde_json::from_str(text).unwrap();
+    for s in list.as_array_mut().unwrap() {
+        if let Some(t) = s.get_mut("lastUpdate") {
+            let text = t.as_str().unwrap();
+            assert!(
+                text.len() == 24 && text.ends_with('Z') && &text[19..20] == ".",
+                "Pulumi's times have milliseconds: {text}"
+            );
+            *t = "<time>".into();
+        }
+    }
+    serde_json::to_string_pretty(&list).unwrap()
+}
+
+#[test]
+fn stack_names_and_their_errors_are_pulumis_diy_ones() {
+    let env = Env::new(&PROGRAM);
+    assert_eq!(
+        env.ok(&["stack", "init", "organization/e2e/dev"]),
+        "Created stack 'dev'\n"
+    );
+    let again = env.run(&["stack", "init", "organization/e2e/dev"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(
+        stderr(&again),
+        "error: stack 'organization/e2e/dev' already exists\n"
+    );
+    for (name, message) in [
+        ("acme/dev", "organization name must be 'organization'"),
+        ("e2e/dev", "organization name must be 'organization'"),
+        (
+            "organization/other/dev",
+            "provided project name \"other\" doesn't match Pulumi.yaml",
+        ),
+        ("dev:1", "invalid character ':' at position 3"),
+    ] {
+        let out = env.run(&["stack", "init", name]);
+        assert!(stderr(&out).contains(message), "{name}: {}", stderr(&out));
+    }
+    assert_eq!(
+        env.ok(&["stack", "init", "organization/dev2"]),
+        "Created stack 'dev2'\n"
+    );
+    // The words the Automation API's StackNotFoundError matches, on which it creates the stack.
+    let missing = env.run(&["stack", "select", "--stack", "organization/e2e/missing"]);
+    assert_eq!(missing.status.code(), Some(6));
+    assert_eq!(stderr(&missing), "error: no stack named 'missing' found\n");
+    let missing = env.run(&[
+        "config",
+        "get",
+        "tag",
+        "--json",
+        "--stack",
+        "organization/e2e/nope",
+    ]);
+    assert_eq!(missing.status.code(), Some(6));
+    assert_eq!(
+        stderr(&missing),
+        "error: no stack named 'organization/e2e/nope' found\n"
+    );
+
+    env.ok(&[
+        "up",
+        "--stack",
+        "organization/e2e/dev",
+        "--yes",
+        "--non-interactive",
+    ]);
+    let net = env.sibling("net", &net_program("s3", "1"));
+    env.ok_in(&net, &["stack", "init", "prod"]);
+    insta::assert_snapshot!(
+        "stack_ls_json",
+        listed_shape(&env.ok(&["stack", "ls", "--json"]))
+    );
+    let all = env.ok(&["stack", "ls", "--json", "--all"]);
+    let names: Vec<String> = serde_json::from_str::<serde_json::Value>(&all)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["dev", "dev2", "organization/net/prod"]);
+    let full = env.ok(&["-Q", "stack", "ls", "--json"]);
+    assert!(full.contains("\"organization/e2e/dev\""), "{full}");
+
+    // Removal: refused with Pulumi's words while there are resources, the settings file goes
+    // with the stack unless --preserve-config.
+    let refused = env.run(&["stack", "rm", "--yes", "dev"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        stderr(&refused).starts_with(
+            "error: 'dev' still has resources; removal rejected. Possible actions:\n- Make sure that 'dev' is the stack that you want to destroy\n"
+        ),
+        "{}",
+        stderr(&refused)
+    );
+    let unconfirmed = env.run(&["stack", "rm", "dev2"]);
+    assert_eq!(
+        stderr(&unconfirmed),
+        "error: non-interactive mode requires --yes flag\n"
+    );
+    env.write("Pulumi.dev2.yaml", "config:\n  e2e:tag: kept\n");
+    assert_eq!(
+        env.ok(&["stack", "rm", "--yes", "--preserve-config", "dev2"]),
+        "Stack 'dev2' has been removed!\n"
+    );
+    assert!(env.project().join("Pulumi.dev2.yaml").exists());
+    env.ok(&["config", "set", "tag", "blue", "--stack", "dev"]);
+    // Python's rename: the new name fully qualified, the old one in --stack.
+    assert_eq!(
+        env.ok(&[
+            "--non-interactive",
+            "stack",
+            "rename",
+            "organization/e2e/dev_renamed",
+            "--stack",
+            "organization/e2e/dev"
+        ]),
+        "Renamed dev to dev_renamed\n"
+    );
+    assert!(env.project().join("Pulumi.dev_renamed.yaml").exists());
+    let listed: serde_json::Value =
+        serde_json::from_str(&env.ok(&["stack", "ls", "--json"])).unwrap();
+    assert_eq!(listed[0]["name"], "dev_renamed");
+    assert_eq!(listed[0]["current"], true);
+    env.ok(&["stack", "rm", "--yes", "--force", "dev_renamed"]);
+    assert!(!env.project().join("Pulumi.dev_renamed.yaml").exists());
+    assert_eq!(env.ok(&["stack", "ls", "--json"]).trim(), "[]");
+}
+
+#[test]
+fn outputs_and_exports_show_secrets_as_pulumi_does() {
+    let env = Env::with_passphrase(
+        "resources:\n  box:\n    type: sim:index:Resource\n    properties:\n      tag: one\noutputs:\n  plain: ${box.tag}\n  nested:\n    shown: yes\n    inner:\n      fn::secret: hush\n  list:\n    - fn::secret: z\n",
+    );
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let masked: serde_json::Value =
+        serde_json::from_str(&env.ok(&["stack", "output", "--json", "--stack", "dev"])).unwrap();
+    assert_eq!(
+        masked,
+        serde_json::json!({"list": ["[secret]"], "nested": {"inner": "[secret]", "shown": "yes"}, "plain": "one"})
+    );
+    let shown: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "stack",
+        "output",
+        "--json",
+        "--show-secrets",
+        "--stack",
+        "dev",
+    ]))
+    .unwrap();
+    assert_eq!(shown["nested"]["inner"], "hush");
+    assert_eq!(shown["list"][0], "z");
+
+    let exported = env.ok(&["stack", "export", "--show-secrets", "--stack", "dev"]);
+    assert!(
+        exported.starts_with("{\n    \"version\": 3,\n    \"deployment\": {\n"),
+        "{exported}"
+    );
+    assert!(
+        exported.contains("\"plaintext\": \"\\\"hush\\\"\"") && !exported.contains("ciphertext"),
+        "{exported}"
+    );
+    let path = env.root.path().join("shown.json");
+    std::fs::write(&path, &exported).unwrap();
+    env.ok(&[
+        "stack",
+        "import",
+        "--file",
+        path.to_str().unwrap(),
+        "--stack",
+        "dev",
+    ]);
+    let again: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "stack",
+        "output",
+        "--json",
+        "--show-secrets",
+        "--stack",
+        "dev",
+    ]))
+    .unwrap();
+    assert_eq!(again, shown);
+    let encrypted = env.ok(&["stack", "export", "--stack", "dev"]);
+    assert!(
+        encrypted.contains("ciphertext") && !encrypted.contains("hush"),
+        "{encrypted}"
+    );
+
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    let empty: serde_json::Value =
+        serde_json::from_str(&env.ok(&["stack", "export", "--stack", "dev"])).unwrap();
+    assert!(empty["deployment"].get("resources").is_none(), "{empty}");
+    assert_eq!(
+        env.ok(&["stack", "output", "--json", "--stack", "dev"])
+            .trim(),
+        "{}"
+    );
+}
+
+#[test]
+fn a_cancelled_update_exits_8_saying_so() {
+    let env = Env::new(&format!("{}\n", *PROGRAM));
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 1000\n");
+    let mut first = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    // Once a step runs, the update listens for Ctrl-C.
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(first.stdout.take().unwrap()));
+    assert!(
+        lines.any(|l| l.unwrap().contains(" creating (")),
+        "no step started"
+    );
+    let pid = i32::try_from(first.id()).unwrap();
+    // SAFETY: signalling a child process of this test.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let rest: Vec<String> = lines.map(|l| l.unwrap()).collect();
+    let out = first.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(8), "{}\n{rest:?}", stderr(&out));
+    assert!(
+        stderr(&out).contains("error: update canceled"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Pulumi's Python Automation API from the registry (`pulumi.automation`) drives stepdeck
+/// installed as `pulumi` through the workspace, config and stack commands:
+/// `tests/automation_api/workspace.py` says what it checks.
+#[test]
+fn the_python_automation_api_drives_workspace_and_stack_commands() {
+    let python = sdk::sdk_env().python;
+    let env = Env::new("");
+    let project = env.sibling(
+        "automation",
+        "config:\n  greeting:\n    type: string\n    default: hi\nresources:\n  pet:\n    type: random:RandomPet\noutputs:\n  greeting: ${greeting}\n  secretOut:\n    fn::secret: hush\n  nested:\n    inner:\n      fn::secret: x\n",
+    );
+    let bin = env.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_stepdeck"), bin.join("pulumi")).unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let paths = std::iter::once(bin).chain(std::env::split_paths(&path));
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/automation_api/workspace.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(&project)
+        .env("PATH", std::env::join_paths(paths).unwrap())
+        .env("STEPDECK_BACKEND_URL", env.backend_url())
+        .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
+        .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
+        .env_remove("PULUMI_BACKEND_URL")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).trim_end().ends_with("ok"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
     );
 }

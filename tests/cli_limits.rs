@@ -26,7 +26,7 @@ fn parallel_is_bounded_at_the_command_line() {
     for n in ["0", "16385", "4294967296", "2305843009213693951"] {
         let out = up(n);
         let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(2), "--parallel {n}: {err}");
+        assert_eq!(out.status.code(), Some(1), "--parallel {n}: {err}");
         assert!(
             err.contains("--parallel")
                 && err.contains("from 1 to 16384")

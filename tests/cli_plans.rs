@@ -192,7 +192,8 @@ fn strict_refuses_outputs_the_plan_did_not_expect() {
     }
     let env = Env::new(&program("one", ""));
     let out = env.run(&["up", "--stack", "dev", "--yes", "--strict"]);
-    assert_eq!(out.status.code(), Some(2), "--strict needs --plan");
+    assert_eq!(out.status.code(), Some(1), "--strict needs --plan");
+    assert!(stderr(&out).contains("--plan"), "{}", stderr(&out));
 }
 
 #[test]

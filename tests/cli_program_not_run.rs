@@ -142,11 +142,32 @@ fn refresh_with_the_program_reads_back_what_exists_and_creates_nothing() {
 }
 
 #[test]
-fn run_program_is_refused_for_up_and_preview() {
+fn run_program_takes_pulumis_boolean_forms_and_its_environment_default() {
     let env = Env::new(PROGRAM);
+    // Up and preview always run the program: the flag is accepted there, as Pulumi's is.
     for verb in ["up", "preview"] {
-        let out = env.run(&args(&with(verb, &["--run-program"])));
-        assert_eq!(out.status.code(), Some(2), "{verb}: {}", stderr(&out));
-        assert!(stderr(&out).contains("--run-program applies to destroy and refresh"));
+        env.ok(&args(&with(verb, &["--run-program=true"])));
     }
+    env.write(
+        "Pulumi.yaml",
+        &format!("name: e2e\nruntime: yaml\n{BROKEN}"),
+    );
+    env.ok(&args(&with("refresh", &["--run-program=false"])));
+    let failed = env
+        .command(&args(&with("refresh", &[])))
+        .env("PULUMI_RUN_PROGRAM", "true")
+        .output()
+        .unwrap();
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    assert!(
+        stderr(&failed).contains(r#"references unknown resource "gone""#),
+        "{}",
+        stderr(&failed)
+    );
+    let explicit = env
+        .command(&args(&with("refresh", &["--run-program=false"])))
+        .env("PULUMI_RUN_PROGRAM", "true")
+        .output()
+        .unwrap();
+    assert!(explicit.status.success(), "{}", stderr(&explicit));
 }

@@ -80,14 +80,32 @@ fn hostname() -> String {
 #[test]
 fn version_and_about_describe_the_setup() {
     let env = Env::new(NET_AND_DB);
+    // Pulumi's version, with stepdeck's as build metadata: every Automation API SDK parses it.
     let version = env.ok(&["version"]);
-    assert_eq!(version, format!("v{}\n", env!("CARGO_PKG_VERSION")));
+    let suffix = format!("+stepdeck.{}\n", env!("CARGO_PKG_VERSION"));
+    assert!(
+        version.starts_with("v3.") && version.ends_with(&suffix),
+        "{version}"
+    );
+    assert_eq!(env.ok(&["--version"]), version);
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let about: Value = serde_json::from_str(&env.ok(&["about", "--json"])).unwrap();
-    assert_eq!(about["cliVersion"], env!("CARGO_PKG_VERSION"));
-    assert_eq!(about["os"]["name"], std::env::consts::OS);
-    assert_eq!(about["project"]["name"], "e2e");
+    assert_eq!(
+        about["cliAbout"]["version"].as_str().unwrap(),
+        version.trim().trim_start_matches('v')
+    );
+    assert_eq!(
+        about["cliAbout"]["implementation"],
+        format!("stepdeck {}", env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(about["host"]["arch"], std::env::consts::ARCH);
+    assert_eq!(about["runtime"]["language"], "yaml");
     assert_eq!(about["currentStack"]["name"], "dev");
+    assert_eq!(
+        about["currentStack"]["fullyQualifiedName"],
+        "organization/e2e/dev"
+    );
+    assert_eq!(about["errors"], serde_json::json!([]));
     assert!(
         about["backend"]["url"]
             .as_str()
@@ -95,7 +113,27 @@ fn version_and_about_describe_the_setup() {
             .starts_with("file://")
     );
     let plugins = about["plugins"].as_array().unwrap();
-    assert!(plugins.iter().any(|p| p["name"] == "sim"), "{about}");
+    assert!(
+        plugins
+            .iter()
+            .any(|p| p["name"] == "sim" && p["kind"] == "resource"),
+        "{about}"
+    );
+    // Pulumi's generated `cli_api.about()` asks for JSON this way.
+    let generated: Value = serde_json::from_str(&env.ok(&[
+        "--non-interactive",
+        "about",
+        "--color",
+        "never",
+        "--output",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(generated["cliAbout"], about["cliAbout"]);
     let plain = env.ok(&["about"]);
-    assert!(plain.contains("Current Stack: dev"), "{plain}");
+    assert!(
+        plain.contains("Current Stack: organization/e2e/dev"),
+        "{plain}"
+    );
+    assert!(plain.contains("stepdeck"), "{plain}");
 }

@@ -153,7 +153,7 @@ fn nested_paths_build_maps_and_lists_and_keep_secrets_encrypted() {
     let listed: serde_json::Value =
         serde_json::from_str(&env.ok(&["config", "ls", "--json", "--stack", "dev"])).unwrap();
     assert_eq!(listed["e2e:db"]["secret"], true);
-    assert_eq!(listed["e2e:db"]["value"], "[secret]");
+    assert!(listed["e2e:db"].get("value").is_none(), "{listed}");
     assert_eq!(listed["e2e:plain"]["secret"], false);
 
     env.ok(&["config", "rm", "--path", "servers[0]", "--stack", "dev"]);
@@ -236,7 +236,7 @@ fn set_all_writes_what_pulumi_writes() {
         "--stack",
         "dev",
     ]);
-    assert_eq!(mixed.status.code(), Some(2), "{}", stderr(&mixed));
+    assert_eq!(mixed.status.code(), Some(1), "{}", stderr(&mixed));
     assert!(stderr(&mixed).contains("--json"), "{}", stderr(&mixed));
 }
 

@@ -101,6 +101,14 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             let mut doc = ws
                 .backend
                 .export(&stack.reference, stack.crypter.as_ref())?;
+            // An empty deployment has no `resources`, as Pulumi's export omits them.
+            if let Some(d) = doc["deployment"].as_object_mut()
+                && d.get("resources")
+                    .and_then(|r| r.as_array())
+                    .is_some_and(Vec::is_empty)
+            {
+                d.remove("resources");
+            }
             if show_secrets && has_ciphertext(&doc) {
                 decrypt_secrets(&mut doc, Some(stack.require_crypter()?))
                     .map_err(|e| anyhow!("{}: {e}", stack.reference))?;

@@ -8,15 +8,20 @@ use stepdeck::state::tags::BUILTIN_TAG_PREFIX;
 
 use super::args::TagCommand;
 use super::errors::usage;
-use super::workspace::{Workspace, warn_if_broke_stale};
+use super::stack_name::StackName;
+use super::workspace::{Stack, Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
     match cmd {
         TagCommand::Get { stack, name } => {
-            let tags = all_tags(ws, stack.stack.as_deref())?;
-            let value = tags
-                .get(&name)
-                .ok_or_else(|| usage(format!("stack tag '{name}' not found")))?;
+            let stack = ws.stack(stack.stack.as_deref(), false)?;
+            let tags = all_tags(ws, &stack)?;
+            let value = tags.get(&name).ok_or_else(|| {
+                usage(format!(
+                    "stack tag '{name}' not found for stack '{}'",
+                    ws.shown(&StackName::new(&ws.project.name, &stack.name))
+                ))
+            })?;
             println!("{value}");
         }
         TagCommand::Set { stack, name, value } => {
@@ -33,7 +38,7 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
             })?;
         }
         TagCommand::Ls { stack, json } => {
-            let tags = all_tags(ws, stack.stack.as_deref())?;
+            let tags = all_tags(ws, &ws.stack(stack.stack.as_deref(), false)?)?;
             if json {
                 println!("{}", serde_json::to_string_pretty(&tags)?);
             } else {
@@ -49,8 +54,7 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
 
 /// The built-in tags (Pulumi's `pulumi:project` and `pulumi:runtime`)
 /// merged with the user's.
-fn all_tags(ws: &Workspace, stack: Option<&str>) -> Result<BTreeMap<String, String>> {
-    let stack = ws.stack(stack, false)?;
+fn all_tags(ws: &Workspace, stack: &Stack) -> Result<BTreeMap<String, String>> {
     let mut tags = ws.backend.user_tags(&stack.reference)?;
     tags.insert("pulumi:project".into(), ws.project.name.clone());
     tags.insert("pulumi:runtime".into(), ws.project.runtime.name.clone());
