@@ -712,7 +712,6 @@ fn pulumis_root_flags_are_accepted_before_after_and_amid_the_arguments() {
     let env = Env::new(&PROGRAM);
     // Python puts --non-interactive first and keeps the value after `--` (even one that looks
     // like a flag); Node appends --non-interactive after the command; Go writes `-v=3`.
-    let project = env.project();
     for argv in [
         &[
             "--non-interactive",
@@ -750,7 +749,7 @@ fn pulumis_root_flags_are_accepted_before_after_and_amid_the_arguments() {
             "x",
         ],
     ] {
-        let out = bare(&env, &project, argv);
+        let out = env.run_exact(argv);
         assert!(out.status.success(), "{argv:?}: {}", stderr(&out));
     }
     assert_eq!(

@@ -33,7 +33,12 @@ fn shape(list: &[Value]) -> String {
     for u in &mut list {
         for key in ["startTime", "endTime"] {
             let t = u[key].as_str().expect("a time");
-            assert!(chrono::DateTime::parse_from_rfc3339(t).is_ok(), "{t}");
+            // Pulumi's layout, the one Python's Automation API parses: `%Y-%m-%dT%H:%M:%S.%fZ`.
+            assert!(
+                chrono::NaiveDateTime::parse_from_str(t, "%Y-%m-%dT%H:%M:%S%.3fZ").is_ok()
+                    && t.len() == 24,
+                "{t}"
+            );
             u[key] = Value::String("<time>".into());
         }
     }
@@ -72,6 +77,27 @@ fn every_update_is_recorded_with_its_kind_result_changes_and_message() {
 
     let list = history(&env);
     insta::assert_snapshot!("stack_history_json", shape(&list));
+    // The Automation API's `Stack.info()`: the latest update, secrets shown.
+    let info: Value = serde_json::from_str(&env.ok(&[
+        "--non-interactive",
+        "stack",
+        "history",
+        "--json",
+        "--show-secrets",
+        "--page-size",
+        "1",
+        "--page",
+        "1",
+        "--stack",
+        "dev",
+    ]))
+    .unwrap();
+    assert_eq!(info.as_array().unwrap().len(), 1);
+    assert_eq!(info[0]["version"], 4);
+    assert_eq!(
+        info[0]["config"]["e2e:token"],
+        serde_json::json!({"value": "hunter2", "secret": true})
+    );
     let dir = env
         .root
         .path()
@@ -121,4 +147,31 @@ fn history_files_follow_pulumis_diy_naming() {
         record["startTime"].is_i64() && record["endTime"].is_i64(),
         "{record}"
     );
+}
+
+#[test]
+fn history_comes_a_page_at_a_time_newest_first_ten_by_default() {
+    let env = Env::new(NET_AND_DB);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    for _ in 0..10 {
+        env.ok(&["refresh", "--stack", "dev", "--skip-preview"]);
+    }
+    let versions = |args: &[&str]| -> Vec<u64> {
+        let mut all = vec!["stack", "history", "--json", "--stack", "dev"];
+        all.extend_from_slice(args);
+        serde_json::from_str::<Value>(&env.ok(&all))
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|u| u["version"].as_u64().unwrap())
+            .collect()
+    };
+    assert_eq!(versions(&[]), (2..=11).rev().collect::<Vec<_>>());
+    assert_eq!(versions(&["--page", "2"]), [1]);
+    assert_eq!(versions(&["--page-size", "4", "--page", "2"]), [7, 6, 5, 4]);
+    assert_eq!(versions(&["--page-size", "0"]).len(), 11);
+    assert!(versions(&["--page-size", "4", "--page", "9"]).is_empty());
+    let plain = env.ok(&["stack", "hist", "--stack", "dev", "--page", "5"]);
+    assert_eq!(plain, "No stack updates found on page '5'\n");
 }

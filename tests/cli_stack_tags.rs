@@ -27,10 +27,9 @@ fn tags_are_set_listed_read_and_removed() {
     env.ok(&["stack", "tag", "rm", "owner"]);
     let gone = env.run(&["stack", "tag", "get", "owner"]);
     assert_eq!(gone.status.code(), Some(2));
-    assert!(
-        stderr(&gone).contains("stack tag 'owner' not found"),
-        "{}",
-        stderr(&gone)
+    assert_eq!(
+        stderr(&gone),
+        "error: stack tag 'owner' not found for stack 'dev'\n"
     );
     let again = env.run(&["stack", "tag", "rm", "owner"]);
     assert_eq!(again.status.code(), Some(2));
@@ -136,4 +135,72 @@ fn version_and_about_describe_the_setup() {
         "{plain}"
     );
     assert!(plain.contains("stepdeck"), "{plain}");
+}
+
+#[test]
+fn tags_answer_the_automation_apis_commands() {
+    let env = Env::new(NET_AND_DB);
+    env.ok(&["stack", "init", "organization/e2e/dev"]);
+    let name = "organization/e2e/dev";
+    // Python puts --non-interactive first, Node last; the stack is fully qualified.
+    env.ok(&[
+        "--non-interactive",
+        "stack",
+        "tag",
+        "set",
+        "team",
+        "core",
+        "--stack",
+        name,
+    ]);
+    env.ok(&[
+        "stack",
+        "tag",
+        "set",
+        "owner",
+        "ops",
+        "--stack",
+        name,
+        "--non-interactive",
+    ]);
+    assert_eq!(
+        env.ok(&[
+            "--non-interactive",
+            "stack",
+            "tag",
+            "get",
+            "team",
+            "--stack",
+            name
+        ]),
+        "core\n"
+    );
+    let listed: Value = serde_json::from_str(&env.ok(&[
+        "stack",
+        "tag",
+        "ls",
+        "--json",
+        "--stack",
+        name,
+        "--non-interactive",
+    ]))
+    .unwrap();
+    assert_eq!(
+        listed,
+        serde_json::json!({"owner": "ops", "pulumi:project": "e2e", "pulumi:runtime": "yaml", "team": "core"})
+    );
+    env.ok(&[
+        "--non-interactive",
+        "stack",
+        "tag",
+        "rm",
+        "team",
+        "--stack",
+        name,
+    ]);
+    let missing = env.run(&["stack", "tag", "get", "team", "--stack", name]);
+    assert_eq!(
+        stderr(&missing),
+        "error: stack tag 'team' not found for stack 'dev'\n"
+    );
 }

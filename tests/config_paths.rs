@@ -269,3 +269,251 @@ fn path_errors_name_the_key_and_leave_the_file_alone() {
     }
     assert_eq!(settings(&env), before);
 }
+
+// --- The config commands as Pulumi's Automation API runs them. ---
+
+/// A project with a config default, a `dev` stack holding plain, object and secret values.
+fn configured() -> Env {
+    let env = Env::with_passphrase(
+        "config:\n  greeting:\n    type: string\n    default: hi\nresources:\n  box:\n    type: sim:index:Resource\n    properties:\n      tag: ${plain}\n",
+    );
+    env.ok(&["stack", "init", "dev"]);
+    env.ok(&[
+        "config",
+        "set-all",
+        "--stack",
+        "dev",
+        "--plaintext",
+        "plain=one",
+        "--secret",
+        "token=hunter2",
+    ]);
+    env.ok(&[
+        "config", "set", "--path", "db.port", "5432", "--stack", "dev",
+    ]);
+    env.ok(&[
+        "config",
+        "set",
+        "--path",
+        "db.password",
+        "s3cret",
+        "--secret",
+        "--stack",
+        "dev",
+    ]);
+    env
+}
+
+#[test]
+fn config_json_is_pulumis_shape_with_the_projects_defaults() {
+    let env = configured();
+    // The Automation API's get_all_config, and `config --json` without secrets.
+    insta::assert_snapshot!(
+        "config_json_show_secrets",
+        env.ok(&[
+            "--non-interactive",
+            "config",
+            "--show-secrets",
+            "--json",
+            "--stack",
+            "dev"
+        ])
+    );
+    let hidden: serde_json::Value =
+        serde_json::from_str(&env.ok(&["config", "--json", "--stack", "dev"])).unwrap();
+    assert_eq!(hidden["e2e:token"], serde_json::json!({"secret": true}));
+    assert_eq!(hidden["e2e:db"], serde_json::json!({"secret": true}));
+    assert_eq!(
+        hidden["e2e:greeting"],
+        serde_json::json!({"value": "hi", "secret": false})
+    );
+    // get_config: `config get [--path] KEY --json --stack S`; secrets are decrypted.
+    let get = |args: &[&str]| {
+        let mut all = vec!["--non-interactive", "config", "get"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--json", "--stack", "dev"]);
+        env.ok(&all)
+    };
+    assert_eq!(
+        get(&["token"]),
+        "{\n  \"value\": \"hunter2\",\n  \"secret\": true\n}\n"
+    );
+    assert_eq!(
+        get(&["--path", "db.port"]),
+        "{\n  \"value\": \"5432\",\n  \"secret\": false\n}\n"
+    );
+    assert_eq!(
+        get(&["greeting"]),
+        "{\n  \"value\": \"hi\",\n  \"secret\": false\n}\n"
+    );
+    let db: serde_json::Value = serde_json::from_str(&get(&["db"])).unwrap();
+    assert_eq!(
+        db["objectValue"],
+        serde_json::json!({"password": "s3cret", "port": 5432})
+    );
+    assert_eq!(db["value"], "{\"password\":\"s3cret\",\"port\":5432}");
+    let missing = env.run(&["config", "get", "nope", "--json", "--stack", "dev"]);
+    assert_eq!(
+        stderr(&missing),
+        "error: configuration key 'nope' not found for stack 'dev'\n"
+    );
+    // remove_all_config: `config rm-all --stack S [--path] KEY...`; a key not set is no error.
+    env.ok(&[
+        "config", "rm-all", "--stack", "dev", "--path", "db.port", "plain", "absent",
+    ]);
+    let left: serde_json::Value =
+        serde_json::from_str(&env.ok(&["config", "--show-secrets", "--json", "--stack", "dev"]))
+            .unwrap();
+    assert!(left.get("e2e:plain").is_none(), "{left}");
+    assert_eq!(
+        left["e2e:db"]["objectValue"],
+        serde_json::json!({"password": "s3cret"})
+    );
+    // Pulumi's DIY backends have no ESC environments and say so.
+    let env_add = env.run(&[
+        "config",
+        "env",
+        "add",
+        "team/prod",
+        "--yes",
+        "--stack",
+        "dev",
+    ]);
+    assert_eq!(env_add.status.code(), Some(1));
+    assert!(
+        stderr(&env_add).contains(
+            "does not support environments; Pulumi ESC environments require the Pulumi Cloud backend"
+        ),
+        "{}",
+        stderr(&env_add)
+    );
+}
+
+#[test]
+fn config_refresh_restores_the_latest_updates_configuration() {
+    let env = configured();
+    let none = env.run(&["config", "refresh", "--force", "--stack", "dev"]);
+    assert_eq!(
+        stderr(&none),
+        "error: getting latest configuration: no previous deployment\n"
+    );
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let deployed = settings(&env);
+    env.ok(&["config", "set", "plain", "two", "--stack", "dev"]);
+    env.ok(&["config", "rm", "token", "--stack", "dev"]);
+    // What the Automation API's refresh_config runs: overwritten in place.
+    assert_eq!(
+        env.ok(&["config", "refresh", "--force", "--stack", "dev"]),
+        ""
+    );
+    assert_eq!(settings(&env), deployed);
+    assert_eq!(
+        env.ok(&["config", "get", "token", "--stack", "dev"]),
+        "hunter2\n"
+    );
+    // Without --force the file in place is kept as a backup first.
+    env.ok(&["config", "set", "plain", "three", "--stack", "dev"]);
+    let out = env.ok(&["config", "refresh", "--stack", "dev"]);
+    let backup = env.project().join("Pulumi.dev.yaml.bak");
+    assert_eq!(
+        out,
+        format!(
+            "backed up existing configuration file to {}\nrefreshed configuration for stack 'dev'\n",
+            backup.display()
+        )
+    );
+    assert!(std::fs::read_to_string(&backup).unwrap().contains("three"));
+    assert_eq!(
+        env.ok(&["config", "get", "plain", "--stack", "dev"]),
+        "one\n"
+    );
+}
+
+#[test]
+fn config_file_replaces_the_stacks_settings_file_wherever_it_is_passed() {
+    let env = Env::new(
+        "resources:\n  box:\n    type: sim:index:Resource\n    properties:\n      tag: ${tag}\noutputs:\n  tag: ${box.tag}\n",
+    );
+    let file = env.root.path().join("elsewhere.yaml");
+    let f = file.to_str().unwrap();
+    // Go's order: the flags, then the key, then `--` and the value.
+    env.ok(&["stack", "init", "dev"]);
+    let set = env.run_exact(&[
+        "--non-interactive",
+        "config",
+        "set",
+        "--stack",
+        "dev",
+        "--config-file",
+        f,
+        "tag",
+        "--plaintext",
+        "--",
+        "from-file",
+    ]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    assert!(!env.project().join("Pulumi.dev.yaml").exists());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "config:\n  e2e:tag: from-file\n"
+    );
+    let got: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "config",
+        "get",
+        "--config-file",
+        f,
+        "tag",
+        "--json",
+        "--stack",
+        "dev",
+    ]))
+    .unwrap();
+    assert_eq!(got["value"], "from-file");
+    let all: serde_json::Value =
+        serde_json::from_str(&env.ok(&["config", "--config-file", f, "--json", "--stack", "dev"]))
+            .unwrap();
+    assert_eq!(all["e2e:tag"]["value"], "from-file");
+    env.ok(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--config-file",
+        f,
+        "--non-interactive",
+    ]);
+    assert_eq!(
+        env.ok(&["stack", "output", "tag", "--stack", "dev"]),
+        "from-file\n"
+    );
+    // `config set KEY` without a value reads it from standard input.
+    let mut child = env
+        .command(&["config", "set", "tag", "--stack", "dev", "--config-file", f])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), b"piped\n").unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "config:\n  e2e:tag: piped\n"
+    );
+}
+
+#[test]
+fn organizations_are_refused_as_on_pulumis_diy_backends() {
+    let env = Env::new("");
+    let get = env.run(&["--non-interactive", "org", "get-default"]);
+    assert_eq!(get.status.code(), Some(1));
+    assert!(
+        stderr(&get).contains("do not support organizations"),
+        "{}",
+        stderr(&get)
+    );
+    let set = env.run(&["--non-interactive", "org", "set-default", "acme"]);
+    assert!(
+        stderr(&set).contains("unable to set a default organization for backend type:"),
+        "{}",
+        stderr(&set)
+    );
+}

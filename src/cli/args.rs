@@ -622,14 +622,8 @@ pub(super) enum ConfigCommand {
         force: bool,
     },
     /// Pulumi ESC environments (refused: they need the Pulumi Cloud backend).
-    Env {
-        #[arg(
-            trailing_var_arg = true,
-            allow_hyphen_values = true,
-            value_name = "ARGS"
-        )]
-        args: Vec<String>,
-    },
+    #[command(subcommand)]
+    Env(ConfigEnvCommand),
     /// List the configuration (as `config` with no subcommand).
     Ls {
         /// Print secret values in plain text.
@@ -637,6 +631,46 @@ pub(super) enum ConfigCommand {
         show_secrets: bool,
         #[arg(short, long)]
         json: bool,
+    },
+}
+
+/// `config env …`: Pulumi's commands, accepted so that each is refused as Pulumi's DIY
+/// backends refuse it.
+#[derive(Debug, Subcommand)]
+pub(super) enum ConfigEnvCommand {
+    /// Add environments to the stack.
+    Add {
+        #[arg(required = true, value_name = "ENV")]
+        envs: Vec<String>,
+        #[arg(short, long)]
+        yes: bool,
+        #[arg(long)]
+        show_secrets: bool,
+    },
+    /// Remove an environment from the stack.
+    #[command(visible_alias = "remove")]
+    Rm {
+        #[arg(value_name = "ENV")]
+        env: String,
+        #[arg(short, long)]
+        yes: bool,
+    },
+    /// List the stack's environments.
+    #[command(visible_alias = "list")]
+    Ls {
+        #[arg(short, long)]
+        json: bool,
+    },
+    /// Create an environment from the stack's configuration.
+    Init {
+        #[arg(long, value_name = "NAME")]
+        env: Option<String>,
+        #[arg(short, long)]
+        yes: bool,
+        #[arg(long)]
+        keep_config: bool,
+        #[arg(long)]
+        show_secrets: bool,
     },
 }
 

@@ -114,7 +114,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, args: ConfigArgs) -> Result
             stack.save_settings()?;
         }
         ConfigCommand::Refresh { force } => config_refresh::run(&ws, stack, force)?,
-        ConfigCommand::Env { args: _ } => {
+        ConfigCommand::Env(_) => {
             return Err(anyhow!(
                 "backend {} does not support environments; Pulumi ESC environments require the \
                  Pulumi Cloud backend, use `pulumi login` without arguments to log into the \

@@ -107,11 +107,15 @@ impl Env {
 
     /// A command for another project directory sharing this backend (stack references).
     pub(crate) fn command_in(&self, dir: &Path, args: &[&str]) -> Command {
+        let mut c = self.binary();
+        c.args(args).arg("--cwd").arg(dir);
+        c
+    }
+
+    /// The binary with this environment's backend, sim world, passphrase and plugins.
+    fn binary(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_stepdeck"));
-        c.args(args)
-            .arg("--cwd")
-            .arg(dir)
-            .env("STEPDECK_BACKEND_URL", self.backend_url())
+        c.env("STEPDECK_BACKEND_URL", self.backend_url())
             .env("STEPDECK_SIM_WORLD", self.world_path())
             .env_remove("PULUMI_CONFIG_PASSPHRASE")
             .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
@@ -125,6 +129,17 @@ impl Env {
             c.env("PATH", std::env::join_paths(paths).expect("PATH entries"));
         }
         c
+    }
+
+    /// Runs `args` exactly as given after `--cwd DIR` (a root flag, accepted first), so that a
+    /// `--` in them ends the flags as it does when the Automation API runs `pulumi`.
+    pub(crate) fn run_exact(&self, args: &[&str]) -> Output {
+        self.binary()
+            .arg("--cwd")
+            .arg(self.project())
+            .args(args)
+            .output()
+            .expect("run stepdeck")
     }
 
     /// Runs to the end; returns the output.
