@@ -1105,3 +1105,38 @@ fn the_python_automation_api_drives_workspace_and_stack_commands() {
         stderr(&out)
     );
 }
+
+/// What the Automation API's error classes read: a program's failure is a diagnostic on
+/// standard output (`RuntimeError` matches `failed with an unhandled exception`), the
+/// command's error a line on standard error.
+#[test]
+fn a_programs_failure_is_a_diagnostic_on_stdout_and_the_command_fails_on_stderr() {
+    let env = Env::new("");
+    let project = env.sibling("pyerr", "");
+    std::fs::write(
+        project.join("Pulumi.yaml"),
+        "name: pyerr\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
+    )
+    .unwrap();
+    std::fs::write(project.join("__main__.py"), "raise ValueError('boom')\n").unwrap();
+    link_sdks(&project);
+    let out = env
+        .command_in(
+            &project,
+            &["up", "--stack", "dev", "--yes", "--non-interactive"],
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("error: Program failed with an unhandled exception:")
+            && stdout(&out).contains("ValueError: boom"),
+        "{}",
+        stdout(&out)
+    );
+    assert!(
+        stderr(&out).lines().last().unwrap().starts_with("error: "),
+        "{}",
+        stderr(&out)
+    );
+}
