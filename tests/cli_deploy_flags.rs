@@ -258,15 +258,29 @@ fn refresh_and_destroy_previews_act_on_nothing() {
     );
     assert_eq!(env.export("dev")["deployment"]["resources"], before);
 
+    // --diff shows what the read found.
+    let diff = env.ok(&["refresh", "--preview-only", "--diff", "--stack", "dev"]);
+    assert!(
+        diff.contains(
+            " ~  sim:index:Resource box refreshing\n        ~ tag: \"one\" => \"drifted\"\n"
+        ),
+        "{diff}"
+    );
     // ProgramTest passes --expect-no-changes to every refresh: drift is exit code 7.
     let drift = env.run(&[
         "refresh",
         "--skip-preview",
         "--expect-no-changes",
+        "--diff",
         "--stack",
         "dev",
     ]);
     assert_fails(&drift, 7, "no changes were expected for refresh");
+    assert!(
+        stdout(&drift).contains("        ~ tag: \"one\" => \"drifted\"\n"),
+        "{}",
+        stdout(&drift)
+    );
     env.ok(&[
         "refresh",
         "--skip-preview",

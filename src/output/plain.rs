@@ -67,6 +67,39 @@ impl<W: Write> ProgressPrinter<W> {
         self
     }
 
+    /// `--diff` under a refresh: the outputs the read found changed, against the recorded ones.
+    fn refresh_lines(&mut self, urn: &Urn, found: &PropertyMap) -> io::Result<()> {
+        let Some(info) = self
+            .diff
+            .as_ref()
+            .and_then(|d| d.get(&(urn.clone(), StepOp::Refresh)))
+        else {
+            return Ok(());
+        };
+        let old = info.old_outputs.clone().unwrap_or_default();
+        let mut changed: Vec<String> = old
+            .keys()
+            .chain(found.keys())
+            .filter(|k| old.get(k.as_str()) != found.get(k.as_str()))
+            .cloned()
+            .collect();
+        changed.sort();
+        changed.dedup();
+        let read = StepInfo {
+            op: StepOp::Update,
+            diffs: changed,
+            detailed_diff: BTreeMap::new(),
+            old_inputs: None,
+            old_outputs: Some(old),
+            new_inputs: Some(found.clone()),
+            ..info.clone()
+        };
+        for line in property_diff::lines(&read, "        ") {
+            writeln!(self.out, "{line}")?;
+        }
+        Ok(())
+    }
+
     fn property_lines(&mut self, op: StepOp, urn: &Urn) -> io::Result<()> {
         let Some(info) = self.diff.as_ref().and_then(|d| d.get(&(urn.clone(), op))) else {
             return Ok(());
@@ -107,7 +140,9 @@ impl<W: Write> ProgressPrinter<W> {
                 if let Some(d) = &mut self.diff {
                     d.insert((info.urn.clone(), info.op), (**info).clone());
                 }
-                if self.preview && self.visibility.shows(info.op, &info.urn) {
+                // With --diff a preview's refresh is shown once read, with what it found.
+                let shown_when_read = info.op == StepOp::Refresh && self.diff.is_some();
+                if self.preview && !shown_when_read && self.visibility.shows(info.op, &info.urn) {
                     // A preview reads what it refreshes: the row says so, as Pulumi's does.
                     let status = if info.op == StepOp::Refresh {
                         info.op.progressive()
@@ -117,6 +152,19 @@ impl<W: Write> ProgressPrinter<W> {
                     writeln!(self.out, "{}", row(info.op, &info.urn, status))?;
                     self.property_lines(info.op, &info.urn)?;
                 }
+            }
+            EngineEvent::StepFinished {
+                op: StepOp::Refresh,
+                urn,
+                outputs,
+                ..
+            } if self.preview && self.diff.is_some() => {
+                writeln!(
+                    self.out,
+                    "{}",
+                    row(StepOp::Refresh, urn, StepOp::Refresh.progressive())
+                )?;
+                self.refresh_lines(urn, outputs)?;
             }
             EngineEvent::StepStarted { op, urn, .. }
                 if !self.preview && *op != StepOp::Same && !is_internal(*op, urn) =>
@@ -129,7 +177,11 @@ impl<W: Write> ProgressPrinter<W> {
                 self.property_lines(*op, urn)?;
             }
             EngineEvent::StepFinished {
-                op, urn, duration, ..
+                op,
+                urn,
+                duration,
+                outputs,
+                ..
             } if !self.preview
                 && !is_internal(*op, urn)
                 && (*op != StepOp::Same || self.visibility.shows(*op, urn)) =>
@@ -143,6 +195,9 @@ impl<W: Write> ProgressPrinter<W> {
                         &format!("{} ({})", op.past_tense(), human_duration(*duration))
                     )
                 )?;
+                if *op == StepOp::Refresh {
+                    self.refresh_lines(urn, outputs)?;
+                }
             }
             EngineEvent::StepFailed { op, urn, error, .. } => {
                 writeln!(
