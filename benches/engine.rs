@@ -10,9 +10,9 @@ use stepdeck::app::model::Model;
 use stepdeck::bench_support::{
     DagSpec, FileStack, GeneratedDag, RunConfig, builtin_factory, run_unjournaled,
 };
-use stepdeck::engine::graph::DependencyGraph;
 use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
-use stepdeck::engine::snapshot::share_states;
+use stepdeck::engine::model::graph::DependencyGraph;
+use stepdeck::engine::model::snapshot::share_states;
 use stepdeck::engine::{
     EngineEvent, EventSink, NullJournal, Operation, Outcome, ResourceState, Snapshot, Urn,
 };
@@ -123,7 +123,7 @@ fn console_ingest(bencher: Bencher, n: usize) {
 /// with each one).
 #[divan::bench(args = [1, 4, 13, 32, 64])]
 fn target_glob_stars(bencher: Bencher, stars: usize) {
-    use stepdeck::engine::targets::UrnGlob;
+    use stepdeck::engine::model::targets::UrnGlob;
     let urn = format!("urn:pulumi:dev::p::sim:index:Server::{}b", "a".repeat(400));
     let glob = UrnGlob::new(&format!(
         "urn:pulumi:dev::p::sim:index:Server::{}*c",

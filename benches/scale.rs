@@ -27,7 +27,7 @@ use stepdeck::bench_support::{
     builtin_factory, run_unjournaled,
 };
 use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
-use stepdeck::engine::resource::OperationType;
+use stepdeck::engine::model::resource::OperationType;
 use stepdeck::engine::{
     EngineEvent, EventSink, Operation, Outcome, PropertyMap, ResourceState, Severity, Snapshot,
 };
@@ -88,7 +88,7 @@ fn journaled_config() -> RunConfig {
         .find_map(|a| a.strip_prefix("--parallel=").map(str::to_string))
         .map(|p| p.parse().expect("--parallel=N takes a number"));
     RunConfig {
-        parallel: parallel.unwrap_or_else(stepdeck::engine::deployment::default_parallel),
+        parallel: parallel.unwrap_or_else(stepdeck::engine::run::deployment::default_parallel),
         ..RunConfig::default()
     }
 }
@@ -737,7 +737,7 @@ server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, por
 /// time, as the calls of a program whose CPU is the bottleneck arrive; this process's CPU per
 /// call is what each call costs the engine at least.
 async fn rpc_floor_node(n: usize) {
-    use stepdeck::engine::property::props;
+    use stepdeck::engine::model::property::props;
     use stepdeck::rpc::engine_service::EngineService;
     use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
     use stepdeck::rpc::pulumirpc::engine_server::EngineServer;

@@ -14,8 +14,7 @@ use stepdeck::app::model::Model;
 use stepdeck::app::sample::{sample_urn, step_info};
 use stepdeck::app::ui_state::UiState;
 use stepdeck::app::{ConsoleMode, Title};
-use stepdeck::engine::events::EngineEvent;
-use stepdeck::engine::step::StepOp;
+use stepdeck::engine::{EngineEvent, StepOp};
 use stepdeck::views::Theme;
 use stepdeck::views::resources::ResourcesView;
 

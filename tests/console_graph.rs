@@ -15,8 +15,8 @@ use stepdeck::app::model::Model;
 use stepdeck::app::sample::sample_urn;
 use stepdeck::app::ui_state::{UiState, ViewId};
 use stepdeck::app::{ConsoleMode, Title};
-use stepdeck::engine::events::EngineEvent;
-use stepdeck::engine::urn::{ROOT_STACK_TYPE, Urn};
+use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
+use stepdeck::engine::{EngineEvent, Urn};
 use stepdeck::views::graph::GraphView;
 use stepdeck::views::{Theme, draw};
 

@@ -12,8 +12,8 @@ use stepdeck::app::model::Model;
 use stepdeck::app::sample::{as_preview, sample_timeline};
 use stepdeck::app::ui_state::{Confirm, UiState, ViewId};
 use stepdeck::app::{ConsoleMode, Title};
-use stepdeck::engine::events::{EngineEvent, Outcome, PendingCreate};
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::run::events::PendingCreate;
+use stepdeck::engine::{EngineEvent, Outcome, Urn};
 use stepdeck::views::{Theme, draw};
 
 fn sample_model() -> Model {
@@ -186,7 +186,7 @@ fn a_filter_shows_matches_with_their_ancestors() {
 #[test]
 fn a_large_stack_scrolls_to_its_last_resource() {
     use stepdeck::app::sample::{sample_urn, step_info};
-    use stepdeck::engine::step::StepOp;
+    use stepdeck::engine::StepOp;
     let stack = sample_urn("pulumi:pulumi:Stack", "");
     let mut m = Model::new();
     m.apply(&EngineEvent::StepPlanned(Box::new(step_info(
@@ -317,8 +317,7 @@ fn zooming_out_fits_more_of_the_graph() {
 #[test]
 fn details_compact_hidden_diffs() {
     use stepdeck::app::sample::{sample_urn, step_info};
-    use stepdeck::engine::StepOp;
-    use stepdeck::engine::property::{PropertyMap, PropertyValue};
+    use stepdeck::engine::{PropertyMap, PropertyValue, StepOp};
 
     let props = |v: serde_json::Value| -> PropertyMap {
         v.as_object()

@@ -16,11 +16,9 @@ use proptest::test_runner::{Config, TestRunner};
 use prost::Message;
 use prost_types::value::Kind;
 use prost_types::{ListValue, Struct, Value};
-use stepdeck::engine::events::EventSink;
-use stepdeck::engine::snapshot::Snapshot;
 use stepdeck::engine::{
-    Deployment, DeploymentResult, Options, Outcome, Program, ProgramError, ProgramFn,
-    ResourceMonitor,
+    Deployment, DeploymentResult, EventSink, Options, Outcome, Program, ProgramError, ProgramFn,
+    ResourceMonitor, Snapshot,
 };
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::rpc::language_host::{Runtime, SdkProgram};

@@ -9,9 +9,8 @@ use std::sync::OnceLock;
 
 use serde_json::{Value, json};
 use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
-use stepdeck::engine::property::PropertyValue;
-use stepdeck::engine::resource::{OperationType, PendingOperation, ResourceState};
-use stepdeck::engine::snapshot::Snapshot;
+use stepdeck::engine::model::resource::{OperationType, PendingOperation};
+use stepdeck::engine::{PropertyValue, ResourceState, Snapshot};
 use stepdeck::state::{
     Backend, Crypter, FileBackend, SecretsError, StackLock, StackRef, StateError, export_salt,
 };

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::Path;
 
 use serde_json::{Value, json};
-use stepdeck::engine::snapshot::Snapshot;
+use stepdeck::engine::Snapshot;
 use stepdeck::state::{Backend, FileBackend, StateError};
 
 use state_support::{backend, dev, journaled, killed_first_deployment, res};

@@ -446,9 +446,7 @@ fn row(i: usize) -> u32 {
 mod tests {
     use crate::app::model::Model;
     use crate::app::sample::{sample_urn, step_info};
-    use crate::engine::events::EngineEvent;
-    use crate::engine::step::StepOp;
-    use crate::engine::urn::Urn;
+    use crate::engine::{EngineEvent, StepOp, Urn};
     use rand::rngs::StdRng;
     use rand::{Rng, SeedableRng};
 

@@ -10,16 +10,14 @@ use std::time::Duration;
 use foldhash::fast::RandomState as FastHash;
 use indexmap::IndexMap;
 
-use crate::engine::approval::ApprovalKind;
-use crate::engine::events::{
-    CascadeId, CascadeMember, ChainId, Decider, EngineEvent, Operation, Outcome, PendingCreate,
-    Severity, StepInfo, WorkerId,
-};
-use crate::engine::property::PropertyMap;
+use crate::engine::model::resource::{is_default_provider_name, is_provider_type};
+use crate::engine::model::urn::{ROOT_STACK_TYPE, UrnMap};
 use crate::engine::provider::{DiffChanges, PropertyDiff};
-use crate::engine::resource::{is_default_provider_name, is_provider_type};
-use crate::engine::step::StepOp;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn, UrnMap};
+use crate::engine::run::approval::ApprovalKind;
+use crate::engine::run::events::{
+    CascadeId, CascadeMember, ChainId, Decider, PendingCreate, StepInfo, WorkerId,
+};
+use crate::engine::{EngineEvent, Operation, Outcome, PropertyMap, Severity, StepOp, Urn};
 
 use super::graph_index::GraphIndex;
 
@@ -1687,8 +1685,8 @@ impl Model {
 mod tests {
     use super::*;
     use crate::app::sample::{sample_timeline, sample_urn, step_info};
-    use crate::engine::events::CascadeMember;
-    use crate::engine::property::PropertyMap;
+    use crate::engine::PropertyMap;
+    use crate::engine::run::events::CascadeMember;
 
     fn sample_model() -> Model {
         let mut m = Model::new();
@@ -2140,14 +2138,14 @@ mod tests {
                 CascadeMember {
                     urn: root.clone(),
                     type_: root.type_().into(),
-                    reason: crate::engine::events::CascadeReason::Root {
+                    reason: crate::engine::run::events::CascadeReason::Root {
                         keys: vec!["engine".into()],
                     },
                 },
                 CascadeMember {
                     urn: dependent.clone(),
                     type_: dependent.type_().into(),
-                    reason: crate::engine::events::CascadeReason::Input {
+                    reason: crate::engine::run::events::CascadeReason::Input {
                         inputs: vec!["dbHost".into()],
                         on: root.clone(),
                         keys: vec!["dbHost".into()],

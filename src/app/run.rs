@@ -21,7 +21,7 @@ use ratatui::backend::{Backend, CrosstermBackend};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
-use crate::engine::events::{EngineEvent, Severity};
+use crate::engine::{EngineEvent, Severity};
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
@@ -442,8 +442,8 @@ mod tests {
 
     use super::*;
     use crate::app::sample::sample_timeline;
-    use crate::engine::control::{CancelLevel, Control, ControlReceiver};
-    use crate::engine::events::{EventSink, Operation, Outcome};
+    use crate::engine::run::control::ControlReceiver;
+    use crate::engine::{CancelLevel, Control, EventSink, Operation, Outcome};
 
     type Keys = input_channel::UnboundedSender<io::Result<Event>>;
 
@@ -642,7 +642,7 @@ mod tests {
         apply_presets(&mut ui, &live, &control);
         assert_eq!(
             rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
-            Some((crate::engine::control::DecisionScope::One(1), true))
+            Some((crate::engine::run::control::DecisionScope::One(1), true))
         );
         assert!(rx.decisions.try_recv().is_err(), "sent once");
 

@@ -1,11 +1,10 @@
 //! What the operator is looking at (as opposed to what the deployment is doing): focused view,
 //! shared selection, filter, scroll positions, overlays and dialogs.
 
-use crate::engine::approval::ApprovalKind;
+use crate::engine::run::approval::ApprovalKind;
 use std::collections::HashSet;
 
-use crate::engine::events::Severity;
-use crate::engine::urn::Urn;
+use crate::engine::{Severity, Urn};
 
 use super::console::{ConsoleMode, Title};
 use super::filter::Filter;

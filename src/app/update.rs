@@ -2,8 +2,9 @@
 //! only through [`Steering`] (its `Control`, here or remote). Returns how the console should
 //! end, when it should.
 
-use crate::engine::approval::ApprovalKind;
-use crate::engine::events::{CascadeId, Severity};
+use crate::engine::Severity;
+use crate::engine::run::approval::ApprovalKind;
+use crate::engine::run::events::CascadeId;
 
 use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
@@ -580,9 +581,9 @@ mod tests {
     use super::*;
     use crate::app::console::Title;
     use crate::app::sample::sample_timeline;
-    use crate::engine::control::{CancelLevel, Control, ControlReceiver, DecisionScope};
-    use crate::engine::events::{EngineEvent, EventSink, Outcome, PendingCreate};
-    use crate::engine::urn::Urn;
+    use crate::engine::run::control::{ControlReceiver, DecisionScope};
+    use crate::engine::run::events::PendingCreate;
+    use crate::engine::{CancelLevel, Control, EngineEvent, EventSink, Outcome, Urn};
 
     fn setup(mode: ConsoleMode) -> (UiState, Model, Control, ControlReceiver) {
         let mut m = Model::new();

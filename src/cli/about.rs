@@ -7,7 +7,7 @@ use std::process::Command;
 
 use anyhow::Result;
 use serde_json::{Value, json};
-use stepdeck::engine::property::PropertyValue;
+use stepdeck::engine::PropertyValue;
 
 use super::workspace::Workspace;
 

@@ -3,8 +3,8 @@
 
 use anyhow::{Context, Result};
 use stepdeck::engine::ApprovalPolicy;
-use stepdeck::engine::approval::{ApprovalRule, Approvals};
-use stepdeck::engine::gate_decisions::GateDecisions;
+use stepdeck::engine::run::approval::{ApprovalRule, Approvals};
+use stepdeck::engine::run::gate_decisions::GateDecisions;
 use stepdeck::project::approval_files::{read_decisions, read_policy_file, stack_rules};
 
 use super::args::{ApprovalArg, DeployArgs};

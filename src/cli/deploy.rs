@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use stepdeck::engine::urn::ROOT_STACK_TYPE;
+use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
     Outcome, Program, ProviderFactory,
@@ -129,7 +129,7 @@ pub(super) fn options(
         operation,
         parallel: args
             .parallel
-            .unwrap_or_else(stepdeck::engine::deployment::default_parallel),
+            .unwrap_or_else(stepdeck::engine::run::deployment::default_parallel),
         parallel_diff: args.parallel_diff,
         continue_on_error: args.continue_on_error,
         approvals: gates.approvals,

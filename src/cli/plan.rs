@@ -5,7 +5,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use serde_json::{Map, Value, json};
-use stepdeck::engine::plan::Plan;
+use stepdeck::engine::run::plan::Plan;
 use stepdeck::project::ConfigValue;
 use stepdeck::project::config::value_text;
 use stepdeck::state::plan_file::PlanFile;

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use stepdeck::engine::urn::ROOT_STACK_TYPE;
+use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::state::{Crypter, export_salt, passphrase_from_env};
 
 use super::args::{GraphFormat, StackCommand};

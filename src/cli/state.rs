@@ -8,8 +8,8 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use anyhow::{Result, anyhow};
-use stepdeck::engine::graph::DependencyGraph;
-use stepdeck::engine::provider_ref::ProviderRef;
+use stepdeck::engine::model::graph::DependencyGraph;
+use stepdeck::engine::model::provider_ref::ProviderRef;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
 use stepdeck::state::StateError;
 

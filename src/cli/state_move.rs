@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Result;
-use stepdeck::engine::urn::ROOT_STACK_TYPE;
+use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
 
 use super::args::StateMoveArgs;

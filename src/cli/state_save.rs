@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::Result;
 use stepdeck::engine::Snapshot;
-use stepdeck::engine::snapshot::Manifest;
+use stepdeck::engine::model::snapshot::Manifest;
 use stepdeck::state::{Crypter, StackLock};
 
 use super::errors::usage;

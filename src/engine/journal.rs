@@ -10,11 +10,11 @@ use parking_lot::Mutex;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use super::property::PropertyMap;
-use super::provider_ref::ProviderRef;
-use super::resource::{OperationType, PendingOperation, ResourceState};
-use super::snapshot::{BaseStates, Manifest, Snapshot, share_states};
-use super::urn::{Urn, UrnMap};
+use super::model::property::PropertyMap;
+use super::model::provider_ref::ProviderRef;
+use super::model::resource::{OperationType, PendingOperation, ResourceState};
+use super::model::snapshot::{BaseStates, Manifest, Snapshot, share_states};
+use super::model::urn::{Urn, UrnMap};
 
 /// Identifies one begun operation within a deployment.
 pub type OpId = u64;

@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use crate::engine::approval::{ApprovalRule, RuleSource};
-use crate::engine::gate_decisions::GateDecisions;
+use crate::engine::run::approval::{ApprovalRule, RuleSource};
+use crate::engine::run::gate_decisions::GateDecisions;
 use crate::located_yaml::{Node, NodeKind, SourceError, parse_document};
 
 use super::config::ConfigKey;
@@ -58,7 +58,7 @@ fn rules(doc: &Node, file: &str, source: RuleSource) -> Result<Vec<ApprovalRule>
     let mut out = Vec::new();
     for (k, v, policy) in entries(file, doc, "an approval policy")? {
         let parsed = ApprovalRule::parse_key(&k.name, policy, source).map_err(|e| {
-            let at = if matches!(e, crate::engine::approval::RuleError::Policy(_)) {
+            let at = if matches!(e, crate::engine::run::approval::RuleError::Policy(_)) {
                 v.pos
             } else {
                 k.pos

@@ -15,13 +15,11 @@ use super::command_assets::{glob_archive, glob_assets};
 use super::command_log::{CommandLog, Logging};
 use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{FieldError, check_known, opt_bool, opt_str, opt_str_list, opt_str_map};
-use crate::engine::events::EventSink;
-use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
-    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
-use crate::engine::urn::Urn;
+use crate::engine::{EventSink, PropertyMap, PropertyValue, Provider, Urn};
 
 /// The type token of a local command.
 pub const LOCAL_COMMAND: &str = "command:local:Command";

@@ -7,8 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::engine::asset::{asset_archive, file_asset};
-use crate::engine::property::PropertyValue;
+use crate::engine::PropertyValue;
+use crate::engine::model::asset::{asset_archive, file_asset};
 
 /// The files under `dir` the globs select, by relative path, each as a file asset of its
 /// absolute path.

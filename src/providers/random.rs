@@ -10,12 +10,11 @@ use super::input_fields::{
     FieldError, check_known, is_unknown, opt_bool, opt_count, opt_int, opt_str, opt_str_list,
 };
 use super::random_values::{IdEncodings, StringSpec, id_encodings, pet_name, seeded, shuffle};
-use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
-    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
-use crate::engine::urn::Urn;
+use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
 
 /// The cost `pulumi-random` uses for `bcryptHash`.
 const BCRYPT_COST: u32 = 10;

@@ -16,16 +16,16 @@ use tonic::service::Interceptor;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tonic::{Request, Status, Streaming};
 
-use crate::engine::approval::ApprovalKind;
-use crate::engine::events::{CascadeId, EngineEvent, Severity};
+use crate::engine::run::approval::ApprovalKind;
+use crate::engine::run::events::CascadeId;
+use crate::engine::{EngineEvent, Severity};
 
-use super::MAX_MESSAGE_SIZE;
 use super::console_addr::ConsoleAddress;
 use super::console_names::KnownNames;
-use super::console_proto as pb;
 use super::console_proto::console_client::ConsoleClient;
 use super::console_server::PROTOCOL_VERSION;
 use super::console_wire::{frames, from_wire};
+use super::{MAX_MESSAGE_SIZE, console_proto as pb};
 
 /// How to reach a served console and who we say we are.
 #[derive(Clone, Debug)]

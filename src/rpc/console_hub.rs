@@ -22,8 +22,9 @@ use prost::Message;
 use prost::bytes::{Bytes, BytesMut};
 use tokio::sync::watch;
 
-use crate::engine::events::{CascadeId, EngineEvent};
-use crate::engine::urn::{Urn, UrnMap, UrnSet};
+use crate::engine::model::urn::{UrnMap, UrnSet};
+use crate::engine::run::events::CascadeId;
+use crate::engine::{EngineEvent, Urn};
 
 use super::console_names::NameTable;
 use super::console_wire::to_wire;
@@ -449,7 +450,7 @@ impl Drop for WatcherSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::events::EngineEvent;
+    use crate::engine::EngineEvent;
     use crate::rpc::console_names::KnownNames;
     use crate::rpc::console_wire::frames;
 
@@ -487,7 +488,7 @@ mod tests {
     fn note(urn: Option<&Urn>, message: &str, ephemeral: bool) -> EngineEvent {
         EngineEvent::Diagnostic {
             urn: urn.cloned(),
-            severity: crate::engine::events::Severity::Info,
+            severity: crate::engine::Severity::Info,
             message: message.into(),
             ephemeral,
         }
@@ -613,7 +614,7 @@ mod tests {
         hub.push(&registered(&a));
         hub.push(&EngineEvent::StepFailed {
             chain: 1,
-            op: crate::engine::step::StepOp::Create,
+            op: crate::engine::StepOp::Create,
             urn: a.clone(),
             error: "boom".into(),
             duration: Duration::ZERO,

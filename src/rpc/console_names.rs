@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::engine::urn::Urn;
+use crate::engine::Urn;
 
 /// What starts a reference; no URN (`urn:…`), type (`pkg:mod:Type`) or provider reference
 /// (`urn:…::id`) starts with it, so a name in full and a reference never mix up.
@@ -65,7 +65,7 @@ pub enum NameRefError {
     #[error("the stream named names from #{first} on while this watcher knows {known}")]
     Gap { first: u64, known: usize },
     #[error(transparent)]
-    Invalid(#[from] crate::engine::urn::InvalidUrn),
+    Invalid(#[from] crate::engine::model::urn::InvalidUrn),
 }
 
 /// A name a stream named, with its URN when it is one (parsed once, not per event).

@@ -20,9 +20,9 @@ use tonic::transport::server::{Router, TcpIncoming};
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
-use crate::engine::approval::{ApprovalKind, RuleError};
-use crate::engine::control::Control;
-use crate::engine::events::{Decider, EventSink, Severity};
+use crate::engine::run::approval::{ApprovalKind, RuleError};
+use crate::engine::run::events::Decider;
+use crate::engine::{Control, EventSink, Severity};
 
 use super::console_addr::ConsoleAddress;
 use super::console_hub::{EventHub, WatcherSlot};
@@ -635,8 +635,7 @@ mod tests {
     use prost::Message;
 
     use super::*;
-    use crate::engine::events::EngineEvent;
-    use crate::engine::urn::Urn;
+    use crate::engine::{EngineEvent, Urn};
     use crate::rpc::codec::STREAM_BUFFER;
     use std::time::Instant;
 
@@ -649,7 +648,7 @@ mod tests {
                 urn: Some(
                     Urn::parse(&format!("urn:pulumi:dev::p::sim:index:Thing::r{i}")).unwrap(),
                 ),
-                severity: crate::engine::events::Severity::Info,
+                severity: crate::engine::Severity::Info,
                 message: format!("{i:>48}"),
                 ephemeral: false,
             })

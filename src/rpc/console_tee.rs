@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use crate::engine::control::Control;
-use crate::engine::events::{CascadeId, EngineEvent, EventSink, Severity};
+use crate::engine::run::events::CascadeId;
+use crate::engine::{Control, EngineEvent, EventSink, Severity};
 
 use super::console_hub::announced_gate;
 use super::console_server::Served;

@@ -8,15 +8,12 @@ use std::time::Duration;
 use prost::bytes::Bytes;
 use prost_types::Struct;
 
-use crate::engine::events::{
-    CascadeMember, CascadeReason, Decider, EngineEvent, Operation, Outcome, PendingCreate,
-    Severity, StepInfo,
-};
-use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{DiffChanges, DiffKind, PropertyDiff};
-use crate::engine::run_failure::{FailureCause, RunFailure};
-use crate::engine::step::StepOp;
-use crate::engine::urn::Urn;
+use crate::engine::run::events::{CascadeMember, CascadeReason, Decider, PendingCreate, StepInfo};
+use crate::engine::{
+    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, RunFailure,
+    Severity, StepOp, Urn,
+};
 
 use super::console_names::{KnownNames, NameTable};
 use super::console_proto as pb;
@@ -648,7 +645,7 @@ pub fn from_wire(e: &pb::Event, k: &KnownNames) -> Result<EngineEvent, WireError
             kind: g
                 .kind
                 .parse()
-                .map_err(|e: crate::engine::approval::RuleError| bad("kind", e.to_string()))?,
+                .map_err(|e: crate::engine::run::approval::RuleError| bad("kind", e.to_string()))?,
             asked: g.asked,
         },
         Kind::Stepped(_) => EngineEvent::Stepped,
@@ -812,8 +809,8 @@ mod tests {
 
     #[test]
     fn gates_decisions_and_breakpoints_survive_the_round_trip_with_who_decided() {
-        use crate::engine::approval::ApprovalKind;
-        use crate::engine::step::StepOp;
+        use crate::engine::StepOp;
+        use crate::engine::run::approval::ApprovalKind;
         let u = Urn::parse("urn:pulumi:dev::p::sim:index:Database::db").unwrap();
         let decision = |by: Decider| EngineEvent::Decision {
             cascade: 4,

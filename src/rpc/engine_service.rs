@@ -9,9 +9,7 @@ use super::pulumirpc::{
     RequirePulumiVersionRequest, RequirePulumiVersionResponse, SetRootResourceRequest,
     SetRootResourceResponse, StartDebuggingRequest,
 };
-use crate::engine::events::{EngineEvent, EventSink, Severity};
-use crate::engine::source::ResourceMonitor;
-use crate::engine::urn::Urn;
+use crate::engine::{EngineEvent, EventSink, ResourceMonitor, Severity, Urn};
 
 /// Serves Engine for one deployment; without a monitor (plugins' log-only engine) the root
 /// resource calls report that there is no program.

@@ -13,8 +13,7 @@ use super::pulumirpc::{
 use crate::engine::hooks::{
     ErrorHookCall, ErrorHookFn, HookCall, HookCallError, HookKind, ResourceHookFn,
 };
-use crate::engine::property::PropertyMap;
-use crate::engine::urn::Urn;
+use crate::engine::{PropertyMap, Urn};
 
 /// A hook registered by the program, run through its callback server.
 pub struct CallbackHook {

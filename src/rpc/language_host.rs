@@ -15,8 +15,7 @@ use tokio::sync::watch;
 
 use super::launcher_file::write_python_launcher;
 use super::monitor_service::{DEFAULT_ORGANIZATION, serve};
-use crate::engine::events::{EventSink, Severity};
-use crate::engine::source::{Program, ProgramError, ResourceMonitor};
+use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
 
 /// Exit code of an SDK program whose error was already reported through `Engine.Log`.
 pub const EXIT_REPORTED: i32 = 32;

@@ -30,15 +30,16 @@ use super::pulumirpc::{
 };
 use super::server::{PrivateAddress, ServerHandle, serve_loopback, serve_private};
 use super::transforms::Transforms;
-use crate::engine::events::EventSink;
-use crate::engine::goal::{Alias, Goal, ReadGoal};
 use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
-use crate::engine::property::PropertyValue;
+use crate::engine::model::resource::{CustomTimeouts, PropertyDependencies, is_provider_type};
+use crate::engine::program::registration_check::{
+    InvalidField, check_provider_reference, check_version,
+};
 use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
-use crate::engine::registration_check::{InvalidField, check_provider_reference, check_version};
-use crate::engine::resource::{CustomTimeouts, PropertyDependencies, is_provider_type};
-use crate::engine::source::{RegisterError, RegisterStatus, Registered, ResourceMonitor};
-use crate::engine::urn::Urn;
+use crate::engine::{
+    Alias, EventSink, Goal, PropertyValue, ReadGoal, RegisterError, RegisterStatus, Registered,
+    ResourceMonitor, Urn,
+};
 
 /// Organization reported to programs when the stack has none.
 pub const DEFAULT_ORGANIZATION: &str = "organization";
@@ -111,7 +112,7 @@ impl MonitorService {
         &self,
         req: RegisterResourceRequest,
     ) -> Result<Response<RegisterResourceResponse>, Status> {
-        let package = crate::engine::goal::package_of(&req.r#type).to_string();
+        let package = crate::engine::model::goal::package_of(&req.r#type).to_string();
         let provider =
             non_empty(req.provider.clone()).or_else(|| req.providers.get(&package).cloned());
         let (accept_secrets, accept_resources) = (req.accept_secrets, req.accept_resources);
@@ -400,7 +401,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         check_provider_reference(&format!("providers.{pkg}"), reference)
             .map_err(|f| rejected("RegisterResourceRequest", &f))?;
     }
-    let package = crate::engine::goal::package_of(&req.r#type).to_string();
+    let package = crate::engine::model::goal::package_of(&req.r#type).to_string();
     let provider = non_empty(req.provider.clone()).or_else(|| {
         req.custom
             .then(|| req.providers.get(&package).cloned())

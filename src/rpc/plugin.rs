@@ -11,7 +11,7 @@ use tokio::process::Command;
 use tokio::sync::{oneshot, watch};
 
 use super::language_host::find_node_module;
-use crate::engine::events::{EventSink, Severity};
+use crate::engine::{EventSink, Severity};
 
 /// The Node SDK's dynamic provider server, resolved from the program directory.
 pub const NODE_DYNAMIC_PROVIDER_MODULE: &str = "@pulumi/pulumi/cmd/dynamic-provider/index.js";

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::plugin::{PluginContext, resolve};
 use super::provider_client::{PluginProvider, SharedEngine};
-use crate::engine::provider::{Provider, ProviderError};
-use crate::engine::provider_registry::ProviderFactory;
+use crate::engine::provider::ProviderError;
+use crate::engine::{Provider, ProviderFactory};
 
 /// Loads a package's provider from the fallback (built-in) factory, or else as a plugin; the
 /// plugin process starts on the provider's first call.

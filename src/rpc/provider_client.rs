@@ -21,15 +21,13 @@ use super::pulumirpc::{
 };
 use super::server::ServerHandle;
 use super::unary_channel::UnaryChannel;
-use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::provider::parameterization::Parameterization;
 use crate::engine::provider::{
     CallRequest, CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest,
     ConstructResult, CreateRequest, CreateResult, DeleteRequest, DiffChanges, DiffKind,
-    DiffRequest, DiffResult, PropertyDiff, Provider, ProviderError, ReadRequest, ReadResult,
-    UpdateRequest,
+    DiffRequest, DiffResult, PropertyDiff, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
-use crate::engine::provider_parameterization::Parameterization;
-use crate::engine::urn::Urn;
+use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
 
 /// The log-only engine plugins are given as their argument, shared by the plugins of one factory.
 pub type SharedEngine = Arc<OnceCell<(String, ServerHandle)>>;

@@ -8,15 +8,12 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::mpsc;
 
 use super::language_host::{BAIL_MESSAGE, NodeOptions, Runtime, SdkProgram};
-use crate::engine::events::{EngineEvent, EventSink, Severity};
-use crate::engine::goal::Goal;
-use crate::engine::property::{PropertyMap, PropertyValue};
-use crate::engine::provider::{Provider, ProviderError};
-use crate::engine::provider_registry::{ProviderFactory, ProviderRegistry};
-use crate::engine::source::{
-    DeploymentInfo, Program, ProgramError, RegisterStatus, Registered, ResourceMonitor, SourceEvent,
+use crate::engine::program::source::{DeploymentInfo, SourceEvent};
+use crate::engine::provider::ProviderError;
+use crate::engine::{
+    EngineEvent, EventSink, Goal, Program, ProgramError, PropertyMap, PropertyValue, Provider,
+    ProviderFactory, ProviderRegistry, RegisterStatus, Registered, ResourceMonitor, Severity, Urn,
 };
-use crate::engine::urn::Urn;
 
 const RANDOM_STRING: &str = "random:index/randomString:RandomString";
 
@@ -122,9 +119,7 @@ fn harness_failing(
                 }
                 SourceEvent::Read { goal, reply } => {
                     // Reads are not part of these tests: the recorder holds no resources.
-                    let _ = reply.send(Err(crate::engine::source::RegisterError::UnknownResource(
-                        goal.id,
-                    )));
+                    let _ = reply.send(Err(crate::engine::RegisterError::UnknownResource(goal.id)));
                 }
                 SourceEvent::Shutdown { reply } => {
                     let _ = reply.send(Ok(()));
@@ -324,7 +319,7 @@ async fn python_program_registers_resources_with_every_option() {
     );
     assert_eq!(b.custom_timeouts.as_ref().unwrap().create, 120.0);
     assert!(
-        matches!(&b.aliases[0], crate::engine::goal::Alias::Spec { name: Some(n), .. } if n == "oldb")
+        matches!(&b.aliases[0], crate::engine::Alias::Spec { name: Some(n), .. } if n == "oldb")
     );
     assert!(
         b.source_position

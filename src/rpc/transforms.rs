@@ -16,7 +16,7 @@ use super::pulumirpc::{
     TransformInvokeOptions, TransformInvokeRequest, TransformInvokeResponse, TransformRequest,
     TransformResourceOptions, TransformResponse, alias,
 };
-use crate::engine::goal::package_of;
+use crate::engine::model::goal::package_of;
 
 /// A transform that failed: the program's error, naming what was being transformed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

@@ -136,7 +136,7 @@ impl Body for Reply {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::events::EventSink;
+    use crate::engine::EventSink;
     use crate::rpc::engine_service::EngineService;
     use crate::rpc::pulumirpc::engine_client::EngineClient;
     use crate::rpc::pulumirpc::engine_server::EngineServer;

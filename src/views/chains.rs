@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::model::{Chain, ChainState, Model};
-use crate::engine::step::StepOp;
+use crate::engine::StepOp;
 
 use super::frame::frame;
 use super::text::{duration, fit_words, width};

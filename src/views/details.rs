@@ -7,9 +7,8 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
 use crate::app::model::{Model, Resource};
-use crate::engine::hidden_diffs::HiddenDiffs;
-use crate::engine::property::{PropertyMap, PropertyValue};
-use crate::engine::step::StepOp;
+use crate::engine::model::hidden_diffs::HiddenDiffs;
+use crate::engine::{PropertyMap, PropertyValue, StepOp};
 
 use super::pending::reason_text;
 use super::resources::status_text;

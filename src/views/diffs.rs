@@ -42,10 +42,7 @@ impl Widget for DiffGauge<'_> {
         let run_w = run_w.min(bar_w - done_w);
         let line = Line::from(vec![
             Span::styled("diffs ", t.bold()),
-            Span::styled(
-                "█".repeat(done_w),
-                t.op(crate::engine::step::StepOp::Create),
-            ),
+            Span::styled("█".repeat(done_w), t.op(crate::engine::StepOp::Create)),
             Span::styled("▓".repeat(run_w), t.accent()),
             Span::styled("░".repeat(bar_w - done_w - run_w), t.dim()),
             Span::raw(tail),
@@ -87,7 +84,7 @@ impl Widget for DiffsView<'_> {
                 inner.x,
                 inner.y + 1,
                 text,
-                t.op(crate::engine::step::StepOp::Replace),
+                t.op(crate::engine::StepOp::Replace),
             );
         }
         let first = inner.y + 2;

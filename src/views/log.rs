@@ -7,7 +7,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
 use crate::app::model::{LogEntry, Model};
-use crate::engine::events::Severity;
+use crate::engine::Severity;
 
 use super::frame::frame;
 use super::text::{fit_words, offset, width, wrap_words};

@@ -8,7 +8,7 @@ use ratatui::widgets::Widget;
 
 use crate::app::model::{Cascade, Model};
 use crate::app::preset::Presets;
-use crate::engine::events::CascadeReason;
+use crate::engine::run::events::CascadeReason;
 
 use super::frame::frame;
 use super::text::{cut_right, fit_words, width};
@@ -100,18 +100,15 @@ fn cascade_lines(
         None if c.planned => match preset {
             Some(true) => (
                 "approved for the apply".to_string(),
-                t.op(crate::engine::step::StepOp::Create),
+                t.op(crate::engine::StepOp::Create),
             ),
             Some(false) => ("declined for the apply: kept".to_string(), t.dim()),
-            None => (
-                "planned".to_string(),
-                t.op(crate::engine::step::StepOp::Replace),
-            ),
+            None => ("planned".to_string(), t.op(crate::engine::StepOp::Replace)),
         },
         None => ("waiting for approval".to_string(), t.alert()),
         Some((true, by)) => (
             format!("approved by {by}"),
-            t.op(crate::engine::step::StepOp::Create),
+            t.op(crate::engine::StepOp::Create),
         ),
         Some((false, by)) => (format!("declined by {by}: kept"), t.dim()),
     };
@@ -162,7 +159,7 @@ fn cascade_lines(
     if c.step.is_none() {
         out.push(Line::styled(
             cut_right(&format!("{indent}{}", picture(c, w.saturating_sub(4))), w),
-            t.op(crate::engine::step::StepOp::Replace),
+            t.op(crate::engine::StepOp::Replace),
         ));
     }
     out

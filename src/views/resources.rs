@@ -16,7 +16,7 @@ use crate::app::model::{Model, Resource, Status};
 use crate::app::selection::Mark;
 use crate::app::sort::SortKey;
 use crate::app::ui_state::UiState;
-use crate::engine::step::StepOp;
+use crate::engine::StepOp;
 
 use super::frame::frame;
 use super::text::{cut_right, duration, fit_words, pad, shorten_left, width};

@@ -9,7 +9,7 @@ use ratatui::widgets::Widget;
 use crate::app::console::ConsoleMode;
 use crate::app::model::{Model, RunState};
 use crate::app::ui_state::UiState;
-use crate::engine::step::StepOp;
+use crate::engine::StepOp;
 
 use super::text::{clock, width};
 use super::theme::Theme;
@@ -124,7 +124,7 @@ impl StatusBar<'_> {
         if !m.parallel_diff
             && !m.preview
             && m.summary.is_none()
-            && m.operation == Some(crate::engine::events::Operation::Update)
+            && m.operation == Some(crate::engine::Operation::Update)
         {
             segs.push((8, vec![Span::styled("diffs serial", t.dim())]));
         }

@@ -8,9 +8,9 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::app::model::{Model, Status};
-use crate::engine::events::{Decider, Outcome};
-use crate::engine::step::StepOp;
-use crate::engine::urn::ROOT_STACK_TYPE;
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::run::events::Decider;
+use crate::engine::{Outcome, StepOp};
 use crate::output::summary::render;
 
 use super::details::value_text;
@@ -49,7 +49,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         Kind::Error
     };
     out.push((kind, headline));
-    if s.preview && m.operation == Some(crate::engine::events::Operation::Refresh) {
+    if s.preview && m.operation == Some(crate::engine::Operation::Refresh) {
         out.push((
             Kind::Plain,
             "Applying it modifies no resource, only the stack's state.".into(),

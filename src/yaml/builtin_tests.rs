@@ -4,8 +4,9 @@
 
 use std::path::PathBuf;
 
-use crate::engine::property::{ARCHIVE_SIG, ASSET_SIG, PropertyMap, PropertyValue, SIG_KEY};
-use crate::engine::source::DeploymentInfo;
+use crate::engine::model::property::{ARCHIVE_SIG, ASSET_SIG, SIG_KEY};
+use crate::engine::program::source::DeploymentInfo;
+use crate::engine::{PropertyMap, PropertyValue};
 
 use super::YamlProgram;
 use super::test_monitor::{Recorded, Script, info, parse, parse_err, run};

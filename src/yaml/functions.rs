@@ -9,7 +9,7 @@ use base64::engine::general_purpose::STANDARD;
 use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
-use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::{PropertyMap, PropertyValue};
 
 use super::asset;
 use super::builtin::Builtin;

@@ -3,7 +3,7 @@
 //! dependencies, cycles) → `evaluate` (concurrent registration).
 
 pub mod analyze;
-pub use crate::engine::asset;
+pub use crate::engine::model::asset;
 pub mod ast;
 pub mod builtin;
 mod builtin_call;
