@@ -9,8 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::engine::journal::Journal;
-use crate::engine::snapshot::Snapshot;
+use crate::engine::{Journal, Snapshot};
 
 use super::backend_url::BackendUrl;
 use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};

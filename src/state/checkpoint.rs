@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use crate::engine::resource::{PendingOperation, ResourceState};
-use crate::engine::snapshot::{Manifest, Snapshot};
-use crate::engine::urn::Urn;
+use crate::engine::model::resource::PendingOperation;
+use crate::engine::model::snapshot::Manifest;
+use crate::engine::{ResourceState, Snapshot, Urn};
 
 use super::passphrase::{Crypter, PASSPHRASE_PROVIDER, SecretsError};
 use super::secrets::{decrypt_secrets, encrypt_secrets, has_ciphertext, state_may_hold_secrets};

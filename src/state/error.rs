@@ -4,7 +4,7 @@
 use std::io;
 use std::path::PathBuf;
 
-use crate::engine::snapshot::IntegrityError;
+use crate::engine::model::snapshot::IntegrityError;
 
 use super::lock_info::StackLocked;
 use super::passphrase::SecretsError;

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::engine::snapshot::Snapshot;
+use crate::engine::Snapshot;
 
 use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, parse_deployment};
 use super::error::StateError;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::engine::snapshot::Snapshot;
+use crate::engine::Snapshot;
 
 use super::atomic::{is_leftover_temp, sync_dir, write_atomic, write_atomic_with};
 use super::backend::{Backend, StackState, StackSummary};
@@ -27,7 +27,7 @@ use super::passphrase::{Crypter, SecretsError};
 use super::secrets::has_ciphertext;
 use super::stack_ref::{StackRef, validate_name};
 use super::update_record::UpdateRecord;
-use crate::engine::journal::Journal;
+use crate::engine::Journal;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 

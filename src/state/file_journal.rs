@@ -24,7 +24,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::{Condvar, Mutex};
 
-use crate::engine::journal::{Durability, Journal, JournalEntry, JournalError, SyncPoint};
+use crate::engine::journal::{Durability, SyncPoint};
+use crate::engine::{Journal, JournalEntry, JournalError};
 use crate::fault::{FaultPoint, reached};
 
 use super::error::StateError;
@@ -322,7 +323,7 @@ pub(crate) fn journal_keeps_only(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::journal::JournalEntry;
+    use crate::engine::JournalEntry;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn waiters_of_a_group_commit_all_return_once_their_lines_are_synced() {
@@ -440,9 +441,8 @@ mod tests {
 
     #[test]
     fn an_entry_without_secrets_is_written_straight_and_one_with_them_is_encrypted() {
-        use crate::engine::property::{PropertyMap, PropertyValue};
-        use crate::engine::resource::{OperationType, ResourceState};
-        use crate::engine::urn::Urn;
+        use crate::engine::model::resource::OperationType;
+        use crate::engine::{PropertyMap, PropertyValue, ResourceState, Urn};
         let mut inputs = PropertyMap::new();
         inputs.insert("size".into(), PropertyValue::Number(3.5));
         inputs.insert(

@@ -10,9 +10,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::engine::journal::{JournalEntry, JournalError, OpId, Replayer};
-use crate::engine::property::SECRET_SIG;
-use crate::engine::snapshot::{Snapshot, share_states};
+use crate::engine::journal::{OpId, Replayer};
+use crate::engine::model::property::SECRET_SIG;
+use crate::engine::model::snapshot::share_states;
+use crate::engine::{JournalEntry, JournalError, Snapshot};
 
 use super::error::StateError;
 use super::passphrase::Crypter;
@@ -198,9 +199,8 @@ fn decode_line_as_tree(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::{PropertyMap, PropertyValue};
-    use crate::engine::resource::{OperationType, ResourceState};
-    use crate::engine::urn::Urn;
+    use crate::engine::model::resource::OperationType;
+    use crate::engine::{PropertyMap, PropertyValue, ResourceState, Urn};
     use crate::state::file_journal::encode_entry;
 
     fn created(name: &str, op: OpId, outputs: PropertyMap) -> [JournalEntry; 2] {
@@ -373,7 +373,7 @@ mod tests {
         assert_eq!(summary.entries, 4);
         // Nothing to replay: the base as it was, pending operations of every kind included.
         let base = Snapshot {
-            pending_operations: vec![crate::engine::resource::PendingOperation {
+            pending_operations: vec![crate::engine::model::resource::PendingOperation {
                 resource: ResourceState::default(),
                 kind: OperationType::Updating,
             }],

@@ -10,12 +10,11 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use serde_json::{Map, Value, json};
 
-use crate::engine::plan::{Plan, PlannedGoal, ResourcePlan};
-use crate::engine::property::{PropertyMap, map_from_json, map_to_json};
-use crate::engine::resource::{CustomTimeouts, PropertyDependencies};
-use crate::engine::snapshot::Manifest;
-use crate::engine::step::StepOp;
-use crate::engine::urn::Urn;
+use crate::engine::model::property::{map_from_json, map_to_json};
+use crate::engine::model::resource::{CustomTimeouts, PropertyDependencies};
+use crate::engine::model::snapshot::Manifest;
+use crate::engine::run::plan::{Plan, PlannedGoal, ResourcePlan};
+use crate::engine::{PropertyMap, StepOp, Urn};
 
 use super::passphrase::{Crypter, SecretsError};
 use super::secrets::{decrypt_secrets, encrypt_secrets};
@@ -423,7 +422,8 @@ fn goal_from_json(v: &Value) -> FieldResult<PlannedGoal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::{PropertyValue, props};
+    use crate::engine::PropertyValue;
+    use crate::engine::model::property::props;
 
     fn sample() -> PlanFile {
         let urn = Urn::parse("urn:pulumi:dev::proj::sim:index:Bucket::b").unwrap();

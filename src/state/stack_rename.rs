@@ -5,10 +5,9 @@
 
 use std::fs;
 
-use crate::engine::provider_ref::ProviderRef;
-use crate::engine::resource::ResourceState;
-use crate::engine::snapshot::Snapshot;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
+use crate::engine::model::provider_ref::ProviderRef;
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::{ResourceState, Snapshot, Urn};
 
 use super::error::StateError;
 use super::file_backend::FileBackend;

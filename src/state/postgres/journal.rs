@@ -14,7 +14,8 @@ use std::time::Duration;
 use tokio::sync::{mpsc, watch};
 use tokio_postgres::Statement;
 
-use crate::engine::journal::{Durability, Journal, JournalEntry, JournalError, SyncPoint};
+use crate::engine::journal::{Durability, SyncPoint};
+use crate::engine::{Journal, JournalEntry, JournalError};
 use crate::fault::{FaultPoint, reached};
 
 use super::super::file_journal::encode_entry;

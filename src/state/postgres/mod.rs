@@ -34,8 +34,7 @@ use serde_json::Value;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
-use crate::engine::journal::Journal;
-use crate::engine::snapshot::Snapshot;
+use crate::engine::{Journal, Snapshot};
 use crate::fault::{FaultPoint, reached};
 
 use super::backend::{Backend, StackState, StackSummary};
