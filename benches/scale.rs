@@ -32,9 +32,9 @@ use stepdeck::engine::{
     EngineEvent, EventSink, Operation, Outcome, PropertyMap, ResourceState, Severity, Snapshot,
 };
 use stepdeck::providers::BuiltinProviders;
-use stepdeck::rpc::language_host::{NodeOptions, Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
-use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::rpc::plugin::providers::PluginProviders;
+use stepdeck::rpc::program::language_host::{NodeOptions, Runtime, SdkProgram};
 use stepdeck::views::{Theme, render_screen};
 
 /// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
@@ -663,7 +663,7 @@ for f in pending:
 /// cost at least, whatever the engine does with them.
 async fn rpc_floor(n: usize) {
     let python = sdk_env().join("venv/bin/python");
-    let (addr, server) = stepdeck::rpc::engine_service::serve_engine(EventSink::none())
+    let (addr, server) = stepdeck::rpc::monitor::engine_service::serve_engine(EventSink::none())
         .await
         .expect("engine service");
     for inflight in [1, 16] {
@@ -738,11 +738,11 @@ server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, por
 /// call is what each call costs the engine at least.
 async fn rpc_floor_node(n: usize) {
     use stepdeck::engine::model::property::props;
-    use stepdeck::rpc::engine_service::EngineService;
     use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
+    use stepdeck::rpc::monitor::engine_service::EngineService;
     use stepdeck::rpc::pulumirpc::engine_server::EngineServer;
     use stepdeck::rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
-    use stepdeck::rpc::unary_channel::UnaryChannel;
+    use stepdeck::rpc::transport::unary_channel::UnaryChannel;
     use tokio::io::AsyncBufReadExt;
 
     let modules = sdk_env().join("node_modules");
@@ -765,7 +765,7 @@ async fn rpc_floor_node(n: usize) {
     let router = tonic::transport::Server::builder().add_service(EngineServer::new(
         EngineService::new(None, EventSink::none()),
     ));
-    let (addr, server) = stepdeck::rpc::server::serve_private(router)
+    let (addr, server) = stepdeck::rpc::transport::server::serve_private(router)
         .await
         .expect("engine service");
     let before = Usage::now();

@@ -15,7 +15,7 @@ use stepdeck::engine::provider::{
 };
 use stepdeck::engine::{EventSink, PropertyMap, PropertyValue, Provider, ProviderFactory, Urn};
 use stepdeck::rpc::plugin::PluginContext;
-use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::rpc::plugin::providers::PluginProviders;
 
 /// A factory with no built-in packages, so every package goes to plugins.
 struct NoBuiltins;

@@ -18,12 +18,12 @@ use stepdeck::engine::provider::{
 use stepdeck::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use stepdeck::rpc::MAX_MESSAGE_SIZE;
 use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
-use stepdeck::rpc::provider_client::PluginProvider;
+use stepdeck::rpc::plugin::provider_client::PluginProvider;
 use stepdeck::rpc::pulumirpc::resource_provider_server::{
     ResourceProvider, ResourceProviderServer,
 };
 use stepdeck::rpc::pulumirpc::{self, diff_response, property_diff};
-use stepdeck::rpc::server::{ServerHandle, serve_router};
+use stepdeck::rpc::transport::server::{ServerHandle, serve_router};
 
 /// What the fake provider saw.
 #[derive(Default)]

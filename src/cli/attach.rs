@@ -12,8 +12,8 @@ use stepdeck::engine::run::approval::ApprovalKind;
 use stepdeck::engine::run::control::local_operator;
 use stepdeck::engine::run::events::CascadeId;
 use stepdeck::output::event_stream::EventWriter;
-use stepdeck::rpc::console_addr::ConsoleAddress;
-use stepdeck::rpc::console_client::{AttachOptions, RemoteActions, attach};
+use stepdeck::rpc::console::addr::ConsoleAddress;
+use stepdeck::rpc::console::client::{AttachOptions, RemoteActions, attach};
 use stepdeck::rpc::console_proto::Action;
 
 use super::args::AttachArgs;

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use stepdeck::engine::{Control, EngineEvent, EventSink, Options};
-use stepdeck::rpc::console_addr::ConsoleAddress;
-use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, TlsFiles, serve};
-use stepdeck::rpc::console_tee::tee;
-use stepdeck::rpc::console_token::{Tokens, random_token};
+use stepdeck::rpc::console::addr::ConsoleAddress;
+use stepdeck::rpc::console::server::{Limits, Served, ServingConsole, TlsFiles, serve};
+use stepdeck::rpc::console::tee::tee;
+use stepdeck::rpc::console::token::{Tokens, random_token};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args::ServeArgs;

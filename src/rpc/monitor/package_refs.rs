@@ -10,11 +10,11 @@ use std::sync::Mutex;
 
 use tonic::Status;
 
-use super::pulumirpc::RegisterPackageRequest;
 use crate::engine::model::goal::package_of;
 use crate::engine::model::resource::provider_type_package;
 use crate::engine::program::registration_check::check_version;
 use crate::engine::provider::parameterization::{Parameterization, ParameterizedPackage};
+use crate::rpc::pulumirpc::RegisterPackageRequest;
 
 /// A package as registered: its name and version (empty: the default plugin's), and what
 /// parameterizes the plugin when it serves another package.

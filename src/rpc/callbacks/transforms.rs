@@ -10,13 +10,13 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use super::callbacks::{CallbackError, Callbacks};
-use super::pulumirpc::{
+use super::{CallbackError, Callbacks};
+use crate::engine::model::goal::package_of;
+use crate::rpc::pulumirpc::{
     Alias as WireAlias, Callback, RegisterResourceRequest, ResourceInvokeRequest,
     TransformInvokeOptions, TransformInvokeRequest, TransformInvokeResponse, TransformRequest,
     TransformResourceOptions, TransformResponse, alias,
 };
-use crate::engine::model::goal::package_of;
 
 /// A transform that failed: the program's error, naming what was being transformed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

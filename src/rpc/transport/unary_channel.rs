@@ -137,11 +137,11 @@ impl Body for Reply {
 mod tests {
     use super::*;
     use crate::engine::EventSink;
-    use crate::rpc::engine_service::EngineService;
+    use crate::rpc::monitor::engine_service::EngineService;
     use crate::rpc::pulumirpc::engine_client::EngineClient;
     use crate::rpc::pulumirpc::engine_server::EngineServer;
     use crate::rpc::pulumirpc::{LogRequest, LogSeverity};
-    use crate::rpc::server::{serve_loopback, serve_private};
+    use crate::rpc::transport::server::{serve_loopback, serve_private};
 
     fn router() -> tonic::transport::server::Router {
         tonic::transport::Server::builder().add_service(EngineServer::new(EngineService::new(

@@ -13,14 +13,7 @@ use prost::Message;
 use tokio::sync::OnceCell;
 use tonic::{Code, Status};
 
-use super::MAX_MESSAGE_SIZE;
-use super::marshal::{MarshalOptions, annotate_secrets, map_to_struct, struct_to_map};
-use super::plugin::{PluginCommand, PluginContext, PluginProcess};
-use super::pulumirpc::{
-    self, diff_response, property_diff, resource_provider_client::ResourceProviderClient,
-};
-use super::server::ServerHandle;
-use super::unary_channel::UnaryChannel;
+use super::{PluginCommand, PluginContext, PluginProcess};
 use crate::engine::provider::parameterization::Parameterization;
 use crate::engine::provider::{
     CallRequest, CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest,
@@ -28,6 +21,13 @@ use crate::engine::provider::{
     DiffRequest, DiffResult, PropertyDiff, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
 use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
+use crate::rpc::MAX_MESSAGE_SIZE;
+use crate::rpc::marshal::{MarshalOptions, annotate_secrets, map_to_struct, struct_to_map};
+use crate::rpc::pulumirpc::{
+    self, diff_response, property_diff, resource_provider_client::ResourceProviderClient,
+};
+use crate::rpc::transport::server::ServerHandle;
+use crate::rpc::transport::unary_channel::UnaryChannel;
 
 /// The log-only engine plugins are given as their argument, shared by the plugins of one factory.
 pub type SharedEngine = Arc<OnceCell<(String, ServerHandle)>>;
@@ -136,7 +136,10 @@ impl PluginProvider {
                         let (engine_addr, _) = engine
                             .get_or_try_init(|| async {
                                 let (addr, handle) =
-                                    super::engine_service::serve_engine(ctx.events.clone()).await?;
+                                    crate::rpc::monitor::engine_service::serve_engine(
+                                        ctx.events.clone(),
+                                    )
+                                    .await?;
                                 Ok::<_, std::io::Error>((addr.to_string(), handle))
                             })
                             .await

@@ -20,12 +20,12 @@ use crate::engine::run::approval::ApprovalKind;
 use crate::engine::run::events::CascadeId;
 use crate::engine::{EngineEvent, Severity};
 
-use super::console_addr::ConsoleAddress;
-use super::console_names::KnownNames;
-use super::console_proto::console_client::ConsoleClient;
-use super::console_server::PROTOCOL_VERSION;
-use super::console_wire::{frames, from_wire};
-use super::{MAX_MESSAGE_SIZE, console_proto as pb};
+use super::addr::ConsoleAddress;
+use super::names::KnownNames;
+use super::server::PROTOCOL_VERSION;
+use super::wire::{frames, from_wire};
+use crate::rpc::console_proto::console_client::ConsoleClient;
+use crate::rpc::{MAX_MESSAGE_SIZE, console_proto as pb};
 
 /// How to reach a served console and who we say we are.
 #[derive(Clone, Debug)]
@@ -133,7 +133,7 @@ async fn channel(opts: &AttachOptions) -> Result<Channel, AttachError> {
                 .await
                 .map_err(connect_error)
         }
-        _ => super::server::connect(&opts.address.to_string())
+        _ => crate::rpc::transport::server::connect(&opts.address.to_string())
             .await
             .map_err(connect_error),
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// Creates `dir` with mode 0700 (an existing one is kept only when `reuse`), then refuses it
 /// unless it is a real directory we own, and closes it to others if its mode was looser.
-pub(super) fn make_private_dir(dir: &Path, reuse: bool) -> io::Result<()> {
+pub(in crate::rpc) fn make_private_dir(dir: &Path, reuse: bool) -> io::Result<()> {
     match fs::DirBuilder::new().mode(0o700).create(dir) {
         Err(e) if !(reuse && e.kind() == io::ErrorKind::AlreadyExists) => return Err(e),
         _ => {}

@@ -3,13 +3,13 @@
 
 use tonic::{Request, Response, Status};
 
-use super::pulumirpc::engine_server::Engine;
-use super::pulumirpc::{
+use crate::engine::{EngineEvent, EventSink, ResourceMonitor, Severity, Urn};
+use crate::rpc::pulumirpc::engine_server::Engine;
+use crate::rpc::pulumirpc::{
     GetRootResourceRequest, GetRootResourceResponse, LogRequest, LogSeverity,
     RequirePulumiVersionRequest, RequirePulumiVersionResponse, SetRootResourceRequest,
     SetRootResourceResponse, StartDebuggingRequest,
 };
-use crate::engine::{EngineEvent, EventSink, ResourceMonitor, Severity, Urn};
 
 /// Serves Engine for one deployment; without a monitor (plugins' log-only engine) the root
 /// resource calls report that there is no program.
@@ -115,11 +115,14 @@ impl Engine for EngineService {
 /// argument even when no program runs; on loopback TCP, as plugins are given every address.
 pub async fn serve_engine(
     events: EventSink,
-) -> std::io::Result<(std::net::SocketAddr, super::server::ServerHandle)> {
+) -> std::io::Result<(
+    std::net::SocketAddr,
+    crate::rpc::transport::server::ServerHandle,
+)> {
     let router = tonic::transport::Server::builder().add_service(
-        super::pulumirpc::engine_server::EngineServer::new(EngineService::new(None, events))
-            .max_decoding_message_size(super::MAX_MESSAGE_SIZE)
-            .max_encoding_message_size(super::MAX_MESSAGE_SIZE),
+        crate::rpc::pulumirpc::engine_server::EngineServer::new(EngineService::new(None, events))
+            .max_decoding_message_size(crate::rpc::MAX_MESSAGE_SIZE)
+            .max_encoding_message_size(crate::rpc::MAX_MESSAGE_SIZE),
     );
-    super::server::serve_loopback(router).await
+    crate::rpc::transport::server::serve_loopback(router).await
 }

@@ -10,14 +10,14 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use super::private_dir::make_private_dir;
+use crate::rpc::transport::private_dir::make_private_dir;
 
 /// Our Python program runner (the PyPI SDK ships none), written to a file at run time.
-const PYTHON_LAUNCHER: &str = include_str!("../../assets/python/launcher.py");
+const PYTHON_LAUNCHER: &str = include_str!("../../../assets/python/launcher.py");
 
 /// Writes the launcher (once per content version) under the system's temporary directory and
 /// returns its path.
-pub(super) fn write_python_launcher() -> io::Result<PathBuf> {
+pub(in crate::rpc) fn write_python_launcher() -> io::Result<PathBuf> {
     write_launcher_in(&std::env::temp_dir())
 }
 

@@ -24,11 +24,11 @@ use crate::engine::run::approval::{ApprovalKind, RuleError};
 use crate::engine::run::events::Decider;
 use crate::engine::{Control, EventSink, Severity};
 
-use super::console_addr::ConsoleAddress;
-use super::console_hub::{EventHub, WatcherSlot};
-use super::console_proto as pb;
-use super::console_proto::console_server::{Console, ConsoleServer};
-use super::console_token::{Role, Tokens};
+use super::addr::ConsoleAddress;
+use super::hub::{EventHub, WatcherSlot};
+use super::token::{Role, Tokens};
+use crate::rpc::console_proto as pb;
+use crate::rpc::console_proto::console_server::{Console, ConsoleServer};
 
 /// The protocol version `Hello` announces (4: events travel in runs, each preceded by its
 /// length; 3: events refer to URNs, types and provider references by number, see

@@ -14,8 +14,8 @@ use tokio::process::Command;
 use tokio::sync::watch;
 
 use super::launcher_file::write_python_launcher;
-use super::monitor_service::{DEFAULT_ORGANIZATION, serve};
 use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
+use crate::rpc::monitor::{DEFAULT_ORGANIZATION, serve};
 
 /// Exit code of an SDK program whose error was already reported through `Engine.Log`.
 pub const EXIT_REPORTED: i32 = 32;

@@ -214,7 +214,7 @@ impl Service<Uri> for UnixConnector {
 }
 
 /// The socket of a gRPC target written `unix:/path` (or `unix:///path`); `None` for `host:port`.
-pub(super) fn unix_socket(target: &str) -> Option<&Path> {
+pub(in crate::rpc) fn unix_socket(target: &str) -> Option<&Path> {
     let path = target.strip_prefix("unix:")?;
     Some(Path::new(path.strip_prefix("//").unwrap_or(path)))
 }

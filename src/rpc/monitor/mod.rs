@@ -1,6 +1,9 @@
 //! The `pulumirpc.ResourceMonitor` service: SDK programs register resources here, and each
 //! registration becomes a goal for the engine's resource monitor, answered when its step ends.
 
+pub mod engine_service;
+pub mod package_refs;
+
 use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
@@ -8,14 +11,15 @@ use tokio::sync::watch;
 use tonic::transport::Server;
 use tonic::{Request, Response, Status};
 
+use self::engine_service::EngineService;
+use self::package_refs::PackageRefs;
 use super::MAX_MESSAGE_SIZE;
 use super::callbacks::Callbacks;
-use super::engine_service::EngineService;
-use super::hook_callbacks::CallbackHook;
+use super::callbacks::hooks::CallbackHook;
+use super::callbacks::transforms::Transforms;
 use super::marshal::{
     MarshalOptions, map_to_struct, mark_secret_outputs, struct_to_map, value_to_property,
 };
-use super::package_refs::PackageRefs;
 use super::pulumirpc::engine_server::EngineServer;
 use super::pulumirpc::resource_monitor_server::{
     ResourceMonitor as MonitorRpc, ResourceMonitorServer,
@@ -28,8 +32,7 @@ use super::pulumirpc::{
     ResourceInvokeResponse, ResourceMonitorFeature, SupportsFeatureRequest,
     SupportsFeatureResponse, alias, register_resource_request,
 };
-use super::server::{PrivateAddress, ServerHandle, serve_loopback, serve_private};
-use super::transforms::Transforms;
+use super::transport::server::{PrivateAddress, ServerHandle, serve_loopback, serve_private};
 use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::model::resource::{CustomTimeouts, PropertyDependencies, is_provider_type};
 use crate::engine::program::registration_check::{

@@ -15,10 +15,10 @@ use crate::engine::{
     Severity, StepOp, Urn,
 };
 
-use super::console_names::{KnownNames, NameTable};
-use super::console_proto as pb;
-use super::console_proto::event::Kind;
-use super::marshal::{MarshalOptions, map_to_struct, struct_to_map};
+use super::names::{KnownNames, NameTable};
+use crate::rpc::console_proto as pb;
+use crate::rpc::console_proto::event::Kind;
+use crate::rpc::marshal::{MarshalOptions, map_to_struct, struct_to_map};
 
 /// An event the protocol carried that does not decode: a field is missing or malformed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

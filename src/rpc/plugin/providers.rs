@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use super::plugin::{PluginContext, resolve};
 use super::provider_client::{PluginProvider, SharedEngine};
+use super::{PluginContext, resolve};
 use crate::engine::provider::ProviderError;
 use crate::engine::{Provider, ProviderFactory};
 

@@ -26,8 +26,8 @@ use crate::engine::model::urn::{UrnMap, UrnSet};
 use crate::engine::run::events::CascadeId;
 use crate::engine::{EngineEvent, Urn};
 
-use super::console_names::NameTable;
-use super::console_wire::to_wire;
+use super::names::NameTable;
+use super::wire::to_wire;
 
 /// The log of one deployment's events, each encoded once as the protocol carries it.
 pub struct EventHub {
@@ -451,8 +451,8 @@ impl Drop for WatcherSlot {
 mod tests {
     use super::*;
     use crate::engine::EngineEvent;
-    use crate::rpc::console_names::KnownNames;
-    use crate::rpc::console_wire::frames;
+    use crate::rpc::console::names::KnownNames;
+    use crate::rpc::console::wire::frames;
 
     #[tokio::test]
     async fn a_reader_gets_what_was_pushed_before_and_after_it_came_and_the_end() {
@@ -520,7 +520,7 @@ mod tests {
         frames(&batch.runs)
             .filter_map(|b| {
                 let e = crate::rpc::console_proto::Event::decode(b.unwrap()).unwrap();
-                match super::super::console_wire::from_wire(&e, known).unwrap() {
+                match super::super::wire::from_wire(&e, known).unwrap() {
                     EngineEvent::RegistrationReceived { urn, .. }
                     | EngineEvent::DiffQueued { urn } => Some(urn),
                     _ => None,
@@ -569,7 +569,7 @@ mod tests {
         frames(&batch.runs)
             .map(|b| {
                 let e = crate::rpc::console_proto::Event::decode(b.unwrap()).unwrap();
-                match super::super::console_wire::from_wire(&e, &known).unwrap() {
+                match super::super::wire::from_wire(&e, &known).unwrap() {
                     EngineEvent::Diagnostic { message, .. } => message,
                     other => format!("{other:?}").chars().take(12).collect(),
                 }

@@ -5,15 +5,15 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use super::callbacks::Callbacks;
-use super::marshal::{MarshalOptions, map_to_struct};
-use super::pulumirpc::{
-    Callback, ErrorHookRequest, ErrorHookResponse, ResourceHookRequest, ResourceHookResponse,
-};
+use super::Callbacks;
 use crate::engine::hooks::{
     ErrorHookCall, ErrorHookFn, HookCall, HookCallError, HookKind, ResourceHookFn,
 };
 use crate::engine::{PropertyMap, Urn};
+use crate::rpc::marshal::{MarshalOptions, map_to_struct};
+use crate::rpc::pulumirpc::{
+    Callback, ErrorHookRequest, ErrorHookResponse, ResourceHookRequest, ResourceHookResponse,
+};
 
 /// A hook registered by the program, run through its callback server.
 pub struct CallbackHook {

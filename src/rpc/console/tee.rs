@@ -12,8 +12,8 @@ use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 use crate::engine::run::events::CascadeId;
 use crate::engine::{Control, EngineEvent, EventSink, Severity};
 
-use super::console_hub::announced_gate;
-use super::console_server::Served;
+use super::hub::announced_gate;
+use super::server::Served;
 
 /// Most events the tee takes from the engine at once: the hub encodes them and wakes its
 /// watchers once per batch, not once per event.

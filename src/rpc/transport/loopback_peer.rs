@@ -13,7 +13,7 @@ const TCP_TABLES: [&str; 2] = ["/proc/net/tcp", "/proc/net/tcp6"];
 
 /// The uid owning the socket at `peer` that is connected to our socket at `local`, or `None`
 /// when the kernel lists no such connection.
-pub(super) fn peer_uid(local: SocketAddr, peer: SocketAddr) -> io::Result<Option<u32>> {
+pub(in crate::rpc) fn peer_uid(local: SocketAddr, peer: SocketAddr) -> io::Result<Option<u32>> {
     let (SocketAddr::V4(local), SocketAddr::V4(peer)) = (local, peer) else {
         return Ok(None);
     };
@@ -30,7 +30,7 @@ pub(super) fn peer_uid(local: SocketAddr, peer: SocketAddr) -> io::Result<Option
 }
 
 /// Whether the connection from `peer` to `local` comes from a socket of our effective uid.
-pub(super) fn is_ours(local: SocketAddr, peer: SocketAddr) -> bool {
+pub(in crate::rpc) fn is_ours(local: SocketAddr, peer: SocketAddr) -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let uid = unsafe { libc::geteuid() };
     matches!(peer_uid(local, peer), Ok(Some(owner)) if owner == uid)

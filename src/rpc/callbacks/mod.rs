@@ -2,6 +2,9 @@
 //! (its server's address and a token) for code the engine must run later (transforms, hooks);
 //! the engine dials that address once and invokes the token with an encoded request.
 
+pub mod hooks;
+pub mod transforms;
+
 use std::collections::HashMap;
 
 use prost::Message;
@@ -10,7 +13,7 @@ use tokio::sync::Mutex;
 use super::MAX_MESSAGE_SIZE;
 use super::pulumirpc::callbacks_client::CallbacksClient;
 use super::pulumirpc::{Callback, CallbackInvokeRequest};
-use super::unary_channel::UnaryChannel;
+use super::transport::unary_channel::UnaryChannel;
 
 /// Why a callback did not answer.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

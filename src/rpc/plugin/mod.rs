@@ -1,6 +1,9 @@
 //! Provider plugins as processes: finding the executable for a package, starting it with the
 //! engine address as Pulumi does, reading its port, relaying its output, killing it on drop.
 
+pub mod provider_client;
+pub mod providers;
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -10,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 use tokio::sync::{oneshot, watch};
 
-use super::language_host::find_node_module;
+use super::program::language_host::find_node_module;
 use crate::engine::{EventSink, Severity};
 
 /// The Node SDK's dynamic provider server, resolved from the program directory.
