@@ -3,6 +3,7 @@
 pub mod app;
 #[cfg(feature = "testing")]
 pub mod bench_support;
+pub mod console;
 pub mod engine;
 pub mod fault;
 pub mod located_yaml;

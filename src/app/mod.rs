@@ -1,6 +1,6 @@
 //! The operator's console: a model reduced from engine events, the operator's UI state, a pure
-//! key map, an update step that acts through `Steering` (the deployment's `Control`, here or
-//! remote), and the terminal event loop.
+//! key map, and an update step that acts through `Steering` (the deployment's `Control`, here
+//! or remote). The terminal and its event loop are `console`'s.
 
 pub mod console;
 pub mod filter;
@@ -11,7 +11,6 @@ pub mod keymap;
 pub mod model;
 pub mod paged;
 pub mod preset;
-pub mod run;
 #[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod selection;
@@ -22,5 +21,4 @@ pub mod ui_state;
 pub mod update;
 
 pub use console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-pub use run::Console;
 pub use steering::Steering;

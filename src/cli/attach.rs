@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::{Result, anyhow};
-use stepdeck::app::{Console, ConsoleMode, Steering, Title};
+use stepdeck::app::{ConsoleMode, Steering, Title};
+use stepdeck::console::Console;
 use stepdeck::engine::EngineEvent;
 use stepdeck::engine::run::approval::ApprovalKind;
 use stepdeck::engine::run::control::local_operator;

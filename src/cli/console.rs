@@ -7,7 +7,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use anyhow::{Result, anyhow};
-use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
+use stepdeck::app::{ConsoleExit, ConsoleMode, Title};
+use stepdeck::console::Console;
 use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 
 use super::args::DeployArgs;

@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
+use stepdeck::app::{ConsoleExit, ConsoleMode};
+use stepdeck::console::Console;
 use stepdeck::engine::Operation;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, ServeArgs, StackArg};

@@ -25,14 +25,14 @@ use crate::engine::{EngineEvent, Severity};
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
-use super::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-use super::keymap::{as_typed, map_key, map_mouse};
-use super::model::Model;
-use super::preset::Presets;
-use super::selection::Resolved;
-use super::steering::Steering;
-use super::ui_state::UiState;
-use super::update::{key_context, update};
+use crate::app::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
+use crate::app::keymap::{as_typed, map_key, map_mouse};
+use crate::app::model::Model;
+use crate::app::preset::Presets;
+use crate::app::selection::Resolved;
+use crate::app::steering::Steering;
+use crate::app::ui_state::UiState;
+use crate::app::update::{key_context, update};
 
 /// Time between frames driven by engine events.
 const FRAME: Duration = Duration::from_millis(33);
