@@ -78,36 +78,12 @@ fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Th
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(lower);
     let focus = ui.focus;
-    ResourcesView {
-        model,
-        theme,
-        focused: focus == ViewId::Resources,
-    }
-    .render(res, buf, ui);
-    GraphView {
-        model,
-        theme,
-        focused: focus == ViewId::Graph,
-    }
-    .render(graph, buf, ui);
+    view(ViewId::Resources, res, buf, model, ui, theme);
+    view(ViewId::Graph, graph, buf, model, ui, theme);
     if focus == ViewId::Diffs {
         view(ViewId::Diffs, left, buf, model, ui, theme);
     } else {
-        ChainsView {
-            model,
-            theme,
-            focused: focus == ViewId::Chains,
-            cursor: ui.chains_cursor,
-            footer: 1,
-        }
-        .render(left, buf);
-        let gauge = Rect::new(
-            left.x + 1,
-            left.bottom().saturating_sub(2),
-            left.width.saturating_sub(2),
-            1,
-        );
-        DiffGauge { model, theme }.render(gauge, buf);
+        chains(left, buf, model, ui, theme, 1);
     }
     // The summary takes the pending panel's place once the run is over, unless the plan has
     // cascades to decide before `y`.
@@ -158,23 +134,7 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             focused,
         }
         .render(area, buf, ui),
-        ViewId::Chains => {
-            ChainsView {
-                model,
-                theme,
-                focused,
-                cursor: ui.chains_cursor,
-                footer: 2,
-            }
-            .render(area, buf);
-            let gauge = Rect::new(
-                area.x + 1,
-                area.bottom().saturating_sub(2),
-                area.width.saturating_sub(2),
-                1,
-            );
-            DiffGauge { model, theme }.render(gauge, buf);
-        }
+        ViewId::Chains => chains(area, buf, model, ui, theme, 2),
         ViewId::Pending => PendingView {
             model,
             theme,
@@ -207,6 +167,26 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
         }
         .render(area, buf),
     }
+}
+
+/// The chains view, its list leaving `footer` rows below it, with the diff gauge on its second
+/// line from the bottom: one drawing for both layouts.
+fn chains(area: Rect, buf: &mut Buffer, model: &Model, ui: &UiState, theme: Theme, footer: u16) {
+    ChainsView {
+        model,
+        theme,
+        focused: ui.focus == ViewId::Chains,
+        cursor: ui.chains_cursor,
+        footer,
+    }
+    .render(area, buf);
+    let gauge = Rect::new(
+        area.x + 1,
+        area.bottom().saturating_sub(2),
+        area.width.saturating_sub(2),
+        1,
+    );
+    DiffGauge { model, theme }.render(gauge, buf);
 }
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
