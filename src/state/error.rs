@@ -6,8 +6,9 @@ use std::path::PathBuf;
 
 use crate::engine::snapshot::IntegrityError;
 
-use super::lock_info::StackLocked;
+use super::lock_info::{BadLease, StackLocked};
 use super::passphrase::SecretsError;
+use super::stack_lock::LockLost;
 use super::stack_ref::BadName;
 
 /// Anything that went wrong reading or writing a stack's state.
@@ -52,6 +53,12 @@ pub enum StateError {
     },
     #[error(transparent)]
     Locked(#[from] Box<StackLocked>),
+    /// This process held the stack's lock and lost it: it writes nothing more.
+    #[error(transparent)]
+    LockLost(#[from] LockLost),
+    /// `STEPDECK_LOCK_LEASE_SECS` asks for a lease no lock can take.
+    #[error(transparent)]
+    BadLease(#[from] BadLease),
     #[error(
         "stack {stack} is locked by pid {pid} on host {host}, which may still be running; \
          use `stepdeck stack unlock --force` if you are sure it is gone"
