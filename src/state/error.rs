@@ -55,7 +55,7 @@ pub enum StateError {
     Locked(#[from] Box<StackLocked>),
     /// This process held the stack's lock and lost it: it writes nothing more.
     #[error(transparent)]
-    LockLost(#[from] LockLost),
+    LockLost(Box<LockLost>),
     /// `STEPDECK_LOCK_LEASE_SECS` asks for a lease no lock can take.
     #[error(transparent)]
     BadLease(#[from] BadLease),
@@ -102,6 +102,12 @@ pub enum StateError {
     /// A `stack import` document that is not a valid export; `field` is a JSON path.
     #[error("invalid stack export at {field}: {message}")]
     Import { field: String, message: String },
+}
+
+impl From<LockLost> for StateError {
+    fn from(lost: LockLost) -> StateError {
+        StateError::LockLost(Box::new(lost))
+    }
 }
 
 impl StateError {

@@ -101,8 +101,11 @@ fn read_file(path: &Path) -> Result<Option<LockFile>, StateError> {
     }
 }
 
-/// The lock's current record: its generation and the file (or why the file cannot be read).
-fn current(dir: &Path) -> Result<Option<(u64, Result<LockFile, StateError>)>, StateError> {
+/// A lock's generation and its file, or why the file cannot be read.
+type Generation = (u64, Result<LockFile, StateError>);
+
+/// The lock's current record: the highest generation, if there is one.
+fn current(dir: &Path) -> Result<Option<Generation>, StateError> {
     loop {
         let Some(generation) = highest(dir)? else {
             return Ok(None);
@@ -286,12 +289,12 @@ impl LockRecord for FileRecord {
         }
     }
 
-    fn successor(&self) -> Option<Successor> {
+    fn successor(&self) -> Option<Box<Successor>> {
         match current(&self.dir) {
-            Ok(Some((g, Ok(file)))) if g > self.holder.generation => Some(Successor {
+            Ok(Some((g, Ok(file)))) if g > self.holder.generation => Some(Box::new(Successor {
                 holder: file.holder,
                 released: file.released.is_some(),
-            }),
+            })),
             _ => None,
         }
     }

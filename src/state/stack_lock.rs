@@ -35,7 +35,7 @@ pub(crate) trait LockRecord: Send + Sync + fmt::Debug {
     /// Whether the record still names this generation, read afresh.
     fn verify(&self) -> Result<(), Superseded>;
     /// Who took the lock after this generation, if anyone did, for messages.
-    fn successor(&self) -> Option<Successor>;
+    fn successor(&self) -> Option<Box<Successor>>;
     /// Gives the lock up if the record still names this generation.
     fn release(&self);
 }
@@ -44,7 +44,7 @@ pub(crate) trait LockRecord: Send + Sync + fmt::Debug {
 #[derive(Debug)]
 pub(crate) struct Superseded {
     pub reason: LostReason,
-    pub successor: Option<Successor>,
+    pub successor: Option<Box<Successor>>,
 }
 
 /// Who took a lock after the generation that lost it.
@@ -96,14 +96,14 @@ impl fmt::Display for LostReason {
     "this process lost the lock of stack {stack} (lock generation {generation}): {reason}; {}. \
      It records nothing more: what it began and did not finish is left to the stack's next run \
      as pending operations",
-    taken_by(.successor.as_ref())
+    taken_by(.successor.as_deref())
 )]
 pub struct LockLost {
     pub stack: String,
     pub generation: u64,
     pub reason: LostReason,
     /// Who took the lock since, if anyone did.
-    pub successor: Option<Successor>,
+    pub successor: Option<Box<Successor>>,
 }
 
 fn taken_by(successor: Option<&Successor>) -> String {
@@ -178,7 +178,7 @@ impl Fence {
     }
 
     /// Records the lock lost (the first reason found stays) and returns the error.
-    pub(crate) fn lose(&self, reason: LostReason, successor: Option<Successor>) -> LockLost {
+    pub(crate) fn lose(&self, reason: LostReason, successor: Option<Box<Successor>>) -> LockLost {
         self.lost
             .get_or_init(|| LockLost {
                 stack: self.stack.clone(),
@@ -190,7 +190,7 @@ impl Fence {
     }
 
     /// Who took the lock after this generation, read from the record (for messages).
-    pub(crate) fn successor(&self) -> Option<Successor> {
+    pub(crate) fn successor(&self) -> Option<Box<Successor>> {
         self.record.successor()
     }
 
@@ -335,7 +335,7 @@ impl LockRecord for Kept {
     fn verify(&self) -> Result<(), Superseded> {
         Ok(())
     }
-    fn successor(&self) -> Option<Successor> {
+    fn successor(&self) -> Option<Box<Successor>> {
         None
     }
     fn release(&self) {}

@@ -200,10 +200,10 @@ pub(crate) fn paused_holder(
     // SAFETY: kill has no memory preconditions; the pid is our child, not yet reaped.
     assert_eq!(unsafe { libc::kill(pid, libc::SIGSTOP) }, 0);
     wait_until("the first up's lease runs out", &mut expired);
-    let second = spawn_up(env, stack, "second", lease);
+    let mut second = spawn_up(env, stack, "second", lease);
     let second_pid = second.id();
     wait_until("the second up creates a resource", || {
-        !world(env, "second").is_empty()
+        !world(env, "second").is_empty() || second.try_wait().unwrap().is_some()
     });
     let before_resume = world(env, "first").len();
     // SAFETY: as above.

@@ -104,9 +104,11 @@ impl Held {
             } else {
                 LostReason::Removed
             },
-            successor: found.map(|holder| Successor {
-                holder,
-                released: false,
+            successor: found.map(|holder| {
+                Box::new(Successor {
+                    holder,
+                    released: false,
+                })
             }),
         }
     }
@@ -309,11 +311,13 @@ impl LockRecord for PgRecord {
         }
     }
 
-    fn successor(&self) -> Option<Successor> {
+    fn successor(&self) -> Option<Box<Successor>> {
         let found = self.current(Duration::from_secs(5)).ok().flatten()?;
-        (!self.held.is(&found)).then_some(Successor {
-            holder: found,
-            released: false,
+        (!self.held.is(&found)).then(|| {
+            Box::new(Successor {
+                holder: found,
+                released: false,
+            })
         })
     }
 
