@@ -25,6 +25,10 @@
 //! - **Renewals and release** rewrite the holder's own file (temporary file, rename) only
 //!   while it is the highest; one that races a takeover rewrites a file that no longer counts.
 //!   `stack unlock` creates the next generation's file, released, which fences the old holder.
+//!
+//! The files live in the stack's own directory and a released lock keeps one, so they cannot
+//! be Pulumi's DIY lock files (`.pulumi/locks/<project>/<stack>/<uuid>.json`, any of which
+//! means "locked" to Pulumi); those can be written beside them.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
