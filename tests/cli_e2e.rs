@@ -259,17 +259,12 @@ fn a_locked_stack_refuses_a_second_update_until_unlocked() {
     let env = Env::new(&format!("{}\n", *PROGRAM));
     env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 1000\n");
     let mut first = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
-    let lock = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/lock.json");
+    let dir = env.stack_dir("dev");
     let deadline = Instant::now() + Duration::from_secs(20);
     // The stack's creation locks it briefly too: wait for the update's own lock.
     let held_by_update = || {
-        std::fs::read_to_string(&lock)
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .is_some_and(|info| info["operation"] == "up")
+        current_lock(&dir)
+            .is_some_and(|(_, info)| info["operation"] == "up" && info.get("released").is_none())
     };
     while !held_by_update() {
         assert!(

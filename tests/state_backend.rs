@@ -15,8 +15,10 @@ use stepdeck::state::{
     Backend, Crypter, FileBackend, SecretsError, StackLock, StackRef, StateError, export_salt,
 };
 
+mod cli_support;
 mod state_support;
 
+use cli_support::plant_lock;
 use state_support::{backend, begun, dev, journal_create, journaled, res};
 
 const PASSPHRASE: &str = "correct horse battery staple";
@@ -751,11 +753,11 @@ fn a_dead_holders_lock_is_broken_and_another_hosts_is_not() {
     let mine = b.lock(&dev(), "probe").unwrap();
     let host = mine.info().hostname.clone();
     drop(mine);
-    let lock_path = b.stack_dir(&dev()).join("lock.json");
+    let dir = b.stack_dir(&dev());
     let write = |pid: u32, hostname: &str| {
         let info = json!({"pid": pid, "hostname": hostname, "user": "op",
             "time": "2026-01-01T00:00:00Z", "operation": "up", "id": "x"});
-        fs::write(&lock_path, info.to_string()).unwrap();
+        plant_lock(&dir, info)
     };
 
     write(999_999_999, &host);
@@ -775,10 +777,11 @@ fn a_dead_holders_lock_is_broken_and_another_hosts_is_not() {
     assert!(b.unlock(&dev(), false).is_err());
     b.unlock(&dev(), true).unwrap();
 
+    let lock_path = write(1, "corrupt");
     fs::write(&lock_path, "").unwrap();
     let msg = b.lock(&dev(), "up").unwrap_err().to_string();
     assert!(
-        msg.contains("lock.json") && msg.contains("--force"),
+        msg.contains(&lock_path.display().to_string()) && msg.contains("--force"),
         "{msg}"
     );
     assert_eq!(b.unlock(&dev(), true).unwrap(), None);

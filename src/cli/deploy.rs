@@ -32,7 +32,7 @@ use super::display::{Display, shown_config};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
 use super::serve::ServeSession;
-use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
+use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message and
 /// whether destroy or refresh runs the program (`--run-program`).
@@ -461,6 +461,8 @@ where
     warn_if_broke_stale(&lock);
     held_notices::release(&sink);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
+    report_notices(&lock);
+    held_notices::release(&sink);
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
@@ -470,6 +472,7 @@ where
     let snapshot = std::mem::take(&mut result.snapshot);
     ws.backend
         .finish_deployment_from(&lock, crypter, &snapshot)?;
+    report_notices(&lock);
     stepdeck::memory::free_in_background(snapshot);
     let record = UpdateRecord {
         kind: kind.to_string(),

@@ -142,6 +142,14 @@ pub(super) fn warn_if_broke_stale(lock: &StackLock) {
     }
 }
 
+/// Gives the warnings the backend left on `lock` while it wrote under it (a stale journal
+/// removed, …).
+pub(super) fn report_notices(lock: &StackLock) {
+    for message in lock.take_notices() {
+        held_notices::notice(Severity::Warning, message);
+    }
+}
+
 /// The passphrase crypter for a stack whose settings carry a salt (and a passphrase is set).
 fn crypter_for(settings: &StackSettings) -> Result<Option<Crypter>> {
     let Some(salt) = settings.encryption_salt.as_deref() else {
