@@ -7,9 +7,9 @@
 //! Secrets: what the command produced (`stdout`, `stderr`, `assets`, `archive`) is secret when
 //! any input holds a secret (or the previous output it is given in its environment was secret),
 //! since the command may print what it was given; an input echoed back stays as it was given.
-//! This is the rule of pulumi-command releases whose every output depends on every input
-//! (its issue 256); later releases flow secrets only name to name, which leaves a secret
-//! printed by the command in plain text in the state.
+//! This is the rule of pulumi-command 0.8.2 and 0.9.0, whose every output depended on every
+//! input (its issue 256); 0.9.1 on flow secrets only name to name, which leaves a secret the
+//! command printed in plain text in the state.
 
 use std::process::Stdio;
 use std::time::Duration;
