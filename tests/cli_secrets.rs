@@ -141,7 +141,11 @@ fn a_secret_printed_by_a_command_or_named_by_a_bucket_reaches_no_output_channel(
 
     let finished = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     assert!(finished.status.success(), "{}", stderr(&finished));
-    assert!(stdout(&finished).contains("Outputs:"), "{}", stdout(&finished));
+    assert!(
+        stdout(&finished).contains("Outputs:"),
+        "{}",
+        stdout(&finished)
+    );
     show("up (plain)", &finished);
     let update = env.run(&["up", "--stack", "dev", "--yes", "--json", "--refresh"]);
     show("up --refresh --json", &update);
@@ -166,11 +170,7 @@ fn a_secret_printed_by_a_command_or_named_by_a_bucket_reaches_no_output_channel(
         format!("#!/bin/sh\ncp \"$1\" '{}'\n", copy.display()),
     )
     .unwrap();
-    std::fs::set_permissions(
-        &editor,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let edit = env
         .command(&["state", "edit", "--stack", "dev"])
         .env("EDITOR", &editor)
@@ -193,11 +193,25 @@ fn a_secret_printed_by_a_command_or_named_by_a_bucket_reaches_no_output_channel(
             .into_iter()
             .filter(|p| *p != env.world_path()),
     );
-    assert!(journal_hits.is_empty(), "written in plain text: {journal_hits:?}");
-    assert!(std::fs::read_to_string(&events).unwrap().contains("[secret]"));
+    assert!(
+        journal_hits.is_empty(),
+        "written in plain text: {journal_hits:?}"
+    );
+    assert!(
+        std::fs::read_to_string(&events)
+            .unwrap()
+            .contains("[secret]")
+    );
 
     // Asked for, the secret is there: it did flow into both outputs.
-    let out = env.ok(&["stack", "output", "--stack", "dev", "--show-secrets", "--json"]);
+    let out = env.ok(&[
+        "stack",
+        "output",
+        "--stack",
+        "dev",
+        "--show-secrets",
+        "--json",
+    ]);
     assert!(out.contains(&format!("token is {PLANT}")), "{out}");
     assert!(out.contains(&format!("arn:sim:bucket:::{PLANT}-")), "{out}");
 }

@@ -311,16 +311,15 @@ async fn what_a_command_produces_is_secret_when_an_input_holds_a_secret() {
     let p = provider();
     let secret = |v: &str| PropertyValue::Secret(Box::new(v.into()));
     let mut inputs = props([
-        ("create", "echo \"pw=$PW\"; echo warn >&2; echo f > made.txt"),
+        (
+            "create",
+            "echo \"pw=$PW\"; echo warn >&2; echo f > made.txt",
+        ),
         ("dir", dir.path().to_str().unwrap()),
     ]);
     inputs.insert(
         "environment".into(),
-        PropertyValue::Object(
-            [("PW".to_string(), secret("s3cr3t"))]
-                .into_iter()
-                .collect(),
-        ),
+        PropertyValue::Object([("PW".to_string(), secret("s3cr3t"))].into_iter().collect()),
     );
     inputs.insert(
         "assetPaths".into(),

@@ -126,9 +126,11 @@ fn tainted(inputs: &PropertyMap, previous: &PropertyMap) -> bool {
             .ok()
             .flatten()
             .unwrap_or(true)
-            && ["stdout", "stderr"]
-                .iter()
-                .any(|k| previous.get(*k).is_some_and(PropertyValue::contains_secrets)))
+            && ["stdout", "stderr"].iter().any(|k| {
+                previous
+                    .get(*k)
+                    .is_some_and(PropertyValue::contains_secrets)
+            }))
 }
 
 /// Wraps the produced outputs that are known and not secret yet (an unknown hides nothing).

@@ -23,7 +23,6 @@ pub mod monitor_service;
 pub mod package_refs;
 pub mod plugin;
 pub mod plugin_providers;
-mod private_dir;
 pub mod provider_client;
 pub mod server;
 pub mod transforms;
