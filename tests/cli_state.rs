@@ -432,3 +432,94 @@ fn edit_never_writes_through_a_planted_name_and_keeps_its_copy_private() {
         "its empty state is not imported"
     );
 }
+
+/// A resource whose input is the secret config `pw`.
+const SECRET_BOX: &str = r#"
+config:
+  pw:
+    type: string
+resources:
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: ${pw}
+outputs:
+  tag: ${box.tag}
+"#;
+
+#[test]
+fn a_secret_moved_into_a_fresh_stack_stays_readable_there() {
+    let env = Env::with_passphrase(SECRET_BOX);
+    env.ok(&["stack", "init", "dev"]);
+    env.set_secret("pw", "hunter2");
+    up(&env);
+    env.ok(&["stack", "init", "prod"]);
+    let boxed = boxed();
+    let out = env.run(&[
+        "state", "move", "--source", "dev", "--dest", "prod", "--yes", &boxed,
+    ]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(resource(&env, &boxed).is_none(), "it left dev");
+
+    env.ok(&["stack", "export", "--stack", "prod"]);
+    let settings = std::fs::read_to_string(env.project().join("Pulumi.prod.yaml")).unwrap();
+    assert!(settings.contains("encryptionsalt: v1:"), "{settings}");
+    env.ok(&[
+        "config", "set", "--secret", "pw", "hunter3", "--stack", "prod",
+    ]);
+    for args in [
+        &["preview", "--stack", "prod", "--non-interactive"][..],
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+        &["state", "repair", "--stack", "prod", "--yes"],
+        &["destroy", "--stack", "prod", "--yes", "--non-interactive"],
+    ] {
+        env.ok(args);
+    }
+    assert!(env.world().is_empty(), "destroyed");
+    assert!(
+        env.ok(&["stack", "output", "tag", "--stack", "dev", "--show-secrets"])
+            .contains("hunter2"),
+        "dev is as it was but for the box"
+    );
+}
+
+#[test]
+fn a_state_is_read_with_the_salt_recorded_beside_it() {
+    let env = Env::with_passphrase(SECRET_BOX);
+    env.ok(&["stack", "init", "dev"]);
+    env.set_secret("pw", "hunter2");
+    up(&env);
+    let export = |env: &Env| {
+        env.ok(&["stack", "export", "--stack", "dev"]);
+        env.ok(&["stack", "output", "tag", "--stack", "dev", "--show-secrets"])
+    };
+    assert!(export(&env).contains("hunter2"));
+    // The settings now name another salt of the same passphrase (another stack's).
+    env.ok(&["stack", "init", "other"]);
+    env.ok(&["config", "set", "--secret", "x", "y", "--stack", "other"]);
+    let other = std::fs::read_to_string(env.project().join("Pulumi.other.yaml")).unwrap();
+    let salt = other
+        .lines()
+        .find(|l| l.starts_with("encryptionsalt:"))
+        .unwrap();
+    let path = env.project().join("Pulumi.dev.yaml");
+    let dev = std::fs::read_to_string(&path).unwrap();
+    let config = dev.lines().filter(|l| !l.starts_with("encryptionsalt:"));
+    std::fs::write(
+        &path,
+        format!("{salt}\n{}\n", config.collect::<Vec<_>>().join("\n")),
+    )
+    .unwrap();
+    env.set_secret("pw", "hunter2");
+
+    assert!(export(&env).contains("hunter2"));
+    let out = env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!out.contains("box updated"), "{out}");
+    let recorded = env.checkpoint_text("e2e", "dev");
+    let salt = salt.trim_start_matches("encryptionsalt:").trim();
+    assert!(
+        recorded.contains(salt),
+        "the next update re-encrypts under the settings' salt"
+    );
+    assert!(export(&env).contains("hunter2"));
+}

@@ -81,7 +81,10 @@ impl Workspace {
         let reference = self.reference(&name)?;
         let stack = if self.backend.check_exists(&reference)? {
             let settings = self.settings(&name)?;
-            let crypter = crypter_for(&settings)?;
+            let crypter = match settings.encryption_salt {
+                Some(_) => crypter_for(&settings)?,
+                None => self.recorded_crypter(&reference, &settings)?,
+            };
             Stack {
                 name,
                 reference,
@@ -117,6 +120,25 @@ impl Workspace {
             )));
         };
         Ok(stack)
+    }
+
+    /// For a stack whose settings name no salt: the crypter of the salt its state records, so
+    /// that it keeps reading and writing under that salt (and `remember_salt` records it), as
+    /// Pulumi falls back to the state's secrets manager; a fresh salt when it records none.
+    fn recorded_crypter(
+        &self,
+        reference: &StackRef,
+        settings: &StackSettings,
+    ) -> Result<Option<Crypter>> {
+        let Some(passphrase) = passphrase_from_env()? else {
+            return Ok(None);
+        };
+        match self.backend.recorded_salt(reference)? {
+            Some(salt) => Ok(Some(
+                Crypter::from_salt(&passphrase, &salt).map_err(|e| usage(e.to_string()))?,
+            )),
+            None => crypter_for(settings),
+        }
     }
 
     fn settings(&self, stack: &str) -> Result<StackSettings> {
