@@ -847,3 +847,49 @@ fn a_journal_without_a_passphrase_refuses_a_secret() {
             .is_empty()
     );
 }
+
+#[test]
+fn an_import_is_written_only_if_its_checkpoint_reads_back() {
+    use stepdeck::state::json_depth::{DEPLOYMENT_WRAP_DEPTH, MAX_JSON_DEPTH};
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let lock = b.lock(&dev(), "import").unwrap();
+    b.save(&lock, &snap(vec![res("a", &[])]), None).unwrap();
+    let good = b.export(&dev(), None).unwrap();
+    let nested = |levels: usize| (0..levels).fold(json!(1), |v, _| json!([v]));
+    // In the deployment: its object, `resources`, the resource and `outputs`.
+    let fits = MAX_JSON_DEPTH - DEPLOYMENT_WRAP_DEPTH - 4;
+    let with_deep = |levels: usize| {
+        let mut doc = good.clone();
+        doc["deployment"]["resources"][0]["outputs"]["deep"] = nested(levels);
+        doc
+    };
+
+    b.import(&lock, &with_deep(fits), None, None).unwrap();
+    let loaded = b.load(&dev(), None).unwrap().snapshot;
+    b.compact(&lock, None).unwrap();
+    assert_eq!(b.load(&dev(), None).unwrap().snapshot, loaded);
+    let exported = b.export(&dev(), None).unwrap();
+    b.import(&lock, &exported, None, None).unwrap();
+
+    let e = b
+        .import(&lock, &with_deep(fits + 1), None, None)
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(&e, StateError::Import { field, .. }
+            if field.starts_with("deployment.resources[0].outputs.deep[0][0]")),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("{} levels", MAX_JSON_DEPTH + 1))
+            && msg.contains(&format!("the {MAX_JSON_DEPTH} stepdeck reads")),
+        "{msg}"
+    );
+    assert_eq!(
+        b.load(&dev(), None).unwrap().snapshot,
+        loaded,
+        "nothing was written"
+    );
+}

@@ -30,6 +30,18 @@ pub enum ProjectError {
     },
     #[error("missing required configuration value {key} (set it with `config set {short}`)")]
     MissingRequired { key: String, short: String },
+    #[error(
+        "{file}: config value {key} would nest {depth} levels deep in the file, more than the \
+         {limit} stepdeck reads; nothing was written"
+    )]
+    TooDeep {
+        file: String,
+        key: String,
+        depth: usize,
+        limit: usize,
+    },
+    #[error("{file} would not read back ({why}); nothing was written")]
+    WouldNotRead { file: String, why: String },
 }
 
 /// Why encrypting or decrypting a secret failed (a wrong passphrase, corrupt ciphertext).

@@ -52,6 +52,7 @@ pub mod file_journal;
 pub mod file_lock;
 pub mod history;
 mod journal_reader;
+pub mod json_depth;
 pub mod lock_info;
 mod open;
 pub mod passphrase;
