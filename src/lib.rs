@@ -5,6 +5,7 @@ pub mod app;
 pub mod bench_support;
 pub mod engine;
 pub mod fault;
+pub mod file_limits;
 pub mod located_yaml;
 pub mod memory;
 pub mod output;

@@ -50,3 +50,77 @@ fn a_passphrase_file_that_never_ends_is_refused() {
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("/dev/zero") && err.contains("64 KiB"), "{err}");
 }
+
+#[test]
+fn every_file_a_user_names_is_read_only_up_to_its_limit() {
+    let env = Env::new(PROGRAM);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let checkpoint = env.checkpoint_text("e2e", "dev");
+    let big = env.root.path().join("big");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    let big = big.to_str().unwrap();
+    let up = |flag: &'static str| {
+        move |file: &str| -> Vec<String> {
+            [
+                "up",
+                "--stack",
+                "dev",
+                "--yes",
+                "--non-interactive",
+                flag,
+                file,
+            ]
+            .map(String::from)
+            .to_vec()
+        }
+    };
+    let import = |file: &str| -> Vec<String> {
+        ["stack", "import", "--stack", "dev", "--file", file]
+            .map(String::from)
+            .to_vec()
+    };
+    let attach = |file: &str| -> Vec<String> {
+        ["attach", "--token-file", file, "127.0.0.1:1"]
+            .map(String::from)
+            .to_vec()
+    };
+    let cases: [(&dyn Fn(&str) -> Vec<String>, &str); 5] = [
+        (
+            &up("--plan"),
+            "1 GiB, the most stepdeck reads from a plan or state file",
+        ),
+        (
+            &import,
+            "1 GiB, the most stepdeck reads from a plan or state file",
+        ),
+        (
+            &up("--approve-file"),
+            "256 MiB, the most stepdeck reads from a YAML file",
+        ),
+        (
+            &up("--decisions"),
+            "256 MiB, the most stepdeck reads from a YAML file",
+        ),
+        (
+            &attach,
+            "1 MiB, the most stepdeck reads from a token or certificate file",
+        ),
+    ];
+    for (args, limit) in cases {
+        for (file, words) in [
+            ("/dev/zero", "a device, not a file or a pipe"),
+            (big, limit),
+        ] {
+            let args = args(file);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = env.run(&args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(file) && err.contains(words), "{args:?}: {err}");
+        }
+    }
+    assert_eq!(env.checkpoint_text("e2e", "dev"), checkpoint);
+}

@@ -5,12 +5,13 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use stepdeck::app::{Console, ConsoleMode, Steering, Title};
 use stepdeck::engine::EngineEvent;
 use stepdeck::engine::approval::ApprovalKind;
 use stepdeck::engine::control::local_operator;
 use stepdeck::engine::events::CascadeId;
+use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::rpc::console_addr::ConsoleAddress;
 use stepdeck::rpc::console_client::{AttachOptions, RemoteActions, attach};
@@ -71,8 +72,13 @@ impl Steering for RemoteSteering {
 fn token(args: &AttachArgs) -> Result<String> {
     let (text, from) = match &args.token_file {
         Some(path) => (
-            std::fs::read_to_string(path)
-                .map_err(|e| anyhow!("{}: cannot read the token: {e}", path.display()))?,
+            file_limits::read_to_string(path, SMALL_FILE).map_err(|e| {
+                usage(format!(
+                    "{}: cannot read the token: {}",
+                    path.display(),
+                    e.into_io()
+                ))
+            })?,
             path.display().to_string(),
         ),
         None => (

@@ -12,6 +12,7 @@ use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::graph::DependencyGraph;
 use stepdeck::engine::provider_ref::ProviderRef;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
+use stepdeck::file_limits::{self, STATE_DOCUMENT, check_write};
 use stepdeck::private_dir::PrivateDir;
 use stepdeck::state::StateError;
 
@@ -330,6 +331,7 @@ fn edit_in_editor(ws: &Workspace, stack: Option<&str>) -> Result<()> {
     let crypter = stack.crypter.as_ref();
     let lock = ws.backend.lock(&stack.reference, "state edit")?;
     let before = serde_json::to_string_pretty(&ws.backend.export(&stack.reference, crypter)?)?;
+    check_write("the state", before.len() + 1, STATE_DOCUMENT).map_err(|e| usage(e.to_string()))?;
     let dir = PrivateDir::create("stepdeck-state-edit")
         .context("making a private directory for the edit")?;
     let name = format!("{}.json", stack.name.replace('/', "-"));
@@ -354,7 +356,16 @@ fn edit_in_editor(ws: &Workspace, stack: Option<&str>) -> Result<()> {
             path.display()
         ));
     }
-    let after = std::fs::read_to_string(&path)?;
+    let after = match file_limits::read_to_string(&path, STATE_DOCUMENT) {
+        Ok(text) => text,
+        Err(e) => {
+            dir.keep();
+            return Err(usage(format!(
+                "{e}; the state is unchanged, the edit is in {}",
+                path.display()
+            )));
+        }
+    };
     if after.trim() == before.trim() {
         println!("No changes; the state is unchanged");
         return Ok(());

@@ -10,6 +10,7 @@ use super::config::{ConfigKey, ConfigValue};
 use super::config_path;
 use super::error::ProjectError;
 use super::yaml_text;
+use crate::file_limits::{self, YAML_FILE, check_write};
 use crate::located_yaml::{MAX_DEPTH, NodeKind, Pos, SourceError, parse_document_to_depth};
 
 /// How deep a settings file may nest for `config rm` to still open it and remove a value
@@ -63,13 +64,13 @@ impl StackSettings {
     ) -> Result<StackSettings, ProjectError> {
         let file_name = settings_file_name(stack);
         let path = dir.join(&file_name);
-        match std::fs::read_to_string(&path) {
+        match file_limits::read_to_string(&path, YAML_FILE) {
             Ok(text) => Ok(parse(&file_name, &text)?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StackSettings {
+            Err(e) if e.is_not_found() => Ok(StackSettings {
                 file_name,
                 ..StackSettings::default()
             }),
-            Err(source) => Err(ProjectError::Io { path, source }),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -218,6 +219,7 @@ impl StackSettings {
             }
         }
         let text = self.to_yaml();
+        check_write(&file_name, text.len(), YAML_FILE)?;
         if let Err(e) = StackSettings::parse(&file_name, &text, "") {
             return Err(ProjectError::WouldNotRead {
                 file: file_name,

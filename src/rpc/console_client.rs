@@ -26,6 +26,7 @@ use super::console_proto as pb;
 use super::console_proto::console_client::ConsoleClient;
 use super::console_server::PROTOCOL_VERSION;
 use super::console_wire::{frames, from_wire};
+use crate::file_limits::{self, SMALL_FILE};
 
 /// How to reach a served console and who we say we are.
 #[derive(Clone, Debug)]
@@ -117,9 +118,9 @@ async fn channel(opts: &AttachOptions) -> Result<Channel, AttachError> {
     };
     match (&opts.address, &opts.tls_ca) {
         (ConsoleAddress::Tcp(addr), Some(ca)) => {
-            let pem = std::fs::read(ca).map_err(|source| AttachError::Ca {
+            let pem = file_limits::read(ca, SMALL_FILE).map_err(|e| AttachError::Ca {
                 path: ca.clone(),
-                source,
+                source: e.into_io(),
             })?;
             let host = addr.rsplit_once(':').map_or(addr.as_str(), |(h, _)| h);
             let domain = opts.tls_domain.clone().unwrap_or_else(|| host.to_string());

@@ -29,6 +29,7 @@ use super::console_hub::{EventHub, WatcherSlot};
 use super::console_proto as pb;
 use super::console_proto::console_server::{Console, ConsoleServer};
 use super::console_token::{Role, Tokens};
+use crate::file_limits::{self, SMALL_FILE};
 
 /// The protocol version `Hello` announces (4: events travel in runs, each preceded by its
 /// length; 3: events refer to URNs, types and provider references by number, see
@@ -458,10 +459,10 @@ impl Drop for ServingConsole {
 }
 
 fn read_pem(path: &PathBuf, what: &'static str) -> Result<Vec<u8>, ServeError> {
-    std::fs::read(path).map_err(|source| ServeError::Tls {
+    file_limits::read(path, SMALL_FILE).map_err(|e| ServeError::Tls {
         path: path.clone(),
         what,
-        source,
+        source: e.into_io(),
     })
 }
 
