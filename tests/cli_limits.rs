@@ -62,60 +62,26 @@ fn every_file_a_user_names_is_read_only_up_to_its_limit() {
         .set_len((1 << 30) + 1)
         .unwrap();
     let big = big.to_str().unwrap();
-    let up = |flag: &'static str| {
-        move |file: &str| -> Vec<String> {
-            [
-                "up",
-                "--stack",
-                "dev",
-                "--yes",
-                "--non-interactive",
-                flag,
-                file,
-            ]
-            .map(String::from)
-            .to_vec()
-        }
-    };
-    let import = |file: &str| -> Vec<String> {
-        ["stack", "import", "--stack", "dev", "--file", file]
-            .map(String::from)
-            .to_vec()
-    };
-    let attach = |file: &str| -> Vec<String> {
-        ["attach", "--token-file", file, "127.0.0.1:1"]
-            .map(String::from)
-            .to_vec()
-    };
-    let cases: [(&dyn Fn(&str) -> Vec<String>, &str); 5] = [
+    const UP: [&str; 5] = ["up", "--stack", "dev", "--yes", "--non-interactive"];
+    const STATE: &str = "1 GiB, the most stepdeck reads from a plan or state file";
+    const YAML: &str = "256 MiB, the most stepdeck reads from a YAML file";
+    // Each command with the file it is given last.
+    let cases: [(Vec<&str>, &str); 5] = [
+        ([&UP[..], &["--plan"]].concat(), STATE),
+        (vec!["stack", "import", "--stack", "dev", "--file"], STATE),
+        ([&UP[..], &["--approve-file"]].concat(), YAML),
+        ([&UP[..], &["--decisions"]].concat(), YAML),
         (
-            &up("--plan"),
-            "1 GiB, the most stepdeck reads from a plan or state file",
-        ),
-        (
-            &import,
-            "1 GiB, the most stepdeck reads from a plan or state file",
-        ),
-        (
-            &up("--approve-file"),
-            "256 MiB, the most stepdeck reads from a YAML file",
-        ),
-        (
-            &up("--decisions"),
-            "256 MiB, the most stepdeck reads from a YAML file",
-        ),
-        (
-            &attach,
+            vec!["attach", "127.0.0.1:1", "--token-file"],
             "1 MiB, the most stepdeck reads from a token or certificate file",
         ),
     ];
-    for (args, limit) in cases {
+    for (command, limit) in cases {
         for (file, words) in [
             ("/dev/zero", "a device, not a file or a pipe"),
             (big, limit),
         ] {
-            let args = args(file);
-            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let args = [&command[..], &[file]].concat();
             let out = env.run(&args);
             let err = stderr(&out);
             assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");

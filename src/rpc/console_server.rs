@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -458,9 +458,9 @@ impl Drop for ServingConsole {
     }
 }
 
-fn read_pem(path: &PathBuf, what: &'static str) -> Result<Vec<u8>, ServeError> {
+fn read_pem(path: &Path, what: &'static str) -> Result<Vec<u8>, ServeError> {
     file_limits::read(path, SMALL_FILE).map_err(|e| ServeError::Tls {
-        path: path.clone(),
+        path: path.to_path_buf(),
         what,
         source: e.into_io(),
     })

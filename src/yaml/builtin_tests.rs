@@ -2,8 +2,6 @@
 //! inside whole programs run against the real resource monitor: values, unknowns in previews,
 //! secrets, and misuse located at `file:line:col`.
 
-use std::path::PathBuf;
-
 use crate::engine::property::{ARCHIVE_SIG, ASSET_SIG, PropertyMap, PropertyValue, SIG_KEY};
 use crate::engine::source::DeploymentInfo;
 
