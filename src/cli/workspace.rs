@@ -144,7 +144,9 @@ impl Workspace {
 
     /// For a stack whose settings name no salt: the crypter of the salt its state records, so
     /// that it keeps reading and writing under that salt (and `remember_salt` records it), as
-    /// Pulumi falls back to the state's secrets manager; a fresh salt when it records none.
+    /// Pulumi falls back to the state's secrets manager; a fresh salt when it records none, or
+    /// when that salt cannot be had (a command that needs the state then says why, while one
+    /// that does not, such as `stack unlock`, still works).
     fn recorded_crypter(
         &self,
         reference: &StackRef,
@@ -153,10 +155,9 @@ impl Workspace {
         let Some(passphrase) = passphrase_from_env()? else {
             return Ok(None);
         };
-        match self.backend.recorded_salt(reference)? {
-            Some(salt) => Ok(Some(
-                Crypter::from_salt(&passphrase, &salt).map_err(|e| usage(e.to_string()))?,
-            )),
+        let recorded = self.backend.recorded_salt(reference).ok().flatten();
+        match recorded.and_then(|salt| Crypter::from_salt(&passphrase, &salt).ok()) {
+            Some(crypter) => Ok(Some(crypter)),
             None => crypter_for(settings),
         }
     }
