@@ -141,22 +141,35 @@ pub fn check_write(written: &str, bytes: usize, limit: Limit) -> Result<(), Writ
     Ok(())
 }
 
-fn read_from(input: impl Read, path: &Path, limit: Limit) -> Result<Vec<u8>, ReadLimitError> {
+/// Reads `input` to its end, refusing it once it has delivered more than `limit`; the buffer
+/// grows by doubling but never past the limit, so a stream that never ends costs the limit.
+fn read_from(mut input: impl Read, path: &Path, limit: Limit) -> Result<Vec<u8>, ReadLimitError> {
+    let io = |source| ReadLimitError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let most = usize::try_from(limit.bytes).unwrap_or(usize::MAX);
     let mut bytes = Vec::new();
-    input
-        .take(limit.bytes.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|source| ReadLimitError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
-    if bytes.len() as u64 > limit.bytes {
-        return Err(ReadLimitError::TooLarge {
-            path: path.to_path_buf(),
-            limit,
-        });
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let n = match input.read(&mut chunk) {
+            Ok(0) => return Ok(bytes),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        };
+        if n > most - bytes.len() {
+            return Err(ReadLimitError::TooLarge {
+                path: path.to_path_buf(),
+                limit,
+            });
+        }
+        if bytes.capacity() - bytes.len() < n {
+            let grow = bytes.len().max(n).min(most - bytes.len());
+            bytes.reserve_exact(grow);
+        }
+        bytes.extend_from_slice(&chunk[..n]);
     }
-    Ok(bytes)
 }
 
 fn text(bytes: Vec<u8>, path: &Path) -> Result<String, ReadLimitError> {
