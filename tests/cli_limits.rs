@@ -50,3 +50,43 @@ fn a_passphrase_file_that_never_ends_is_refused() {
     assert!(!out.status.success(), "{err}");
     assert!(err.contains("/dev/zero") && err.contains("64 KiB"), "{err}");
 }
+
+#[test]
+fn every_file_a_user_names_is_read_only_up_to_its_limit() {
+    let env = Env::new(PROGRAM);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let checkpoint = env.checkpoint_text("e2e", "dev");
+    let big = env.root.path().join("big");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    let big = big.to_str().unwrap();
+    const UP: [&str; 5] = ["up", "--stack", "dev", "--yes", "--non-interactive"];
+    const STATE: &str = "1 GiB, the most stepdeck reads from a plan or state file";
+    const YAML: &str = "256 MiB, the most stepdeck reads from a YAML file";
+    // Each command with the file it is given last.
+    let cases: [(Vec<&str>, &str); 5] = [
+        ([&UP[..], &["--plan"]].concat(), STATE),
+        (vec!["stack", "import", "--stack", "dev", "--file"], STATE),
+        ([&UP[..], &["--approve-file"]].concat(), YAML),
+        ([&UP[..], &["--decisions"]].concat(), YAML),
+        (
+            vec!["attach", "127.0.0.1:1", "--token-file"],
+            "1 MiB, the most stepdeck reads from a token or certificate file",
+        ),
+    ];
+    for (command, limit) in cases {
+        for (file, words) in [
+            ("/dev/zero", "a device, not a file or a pipe"),
+            (big, limit),
+        ] {
+            let args = [&command[..], &[file]].concat();
+            let out = env.run(&args);
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert!(err.contains(file) && err.contains(words), "{args:?}: {err}");
+        }
+    }
+    assert_eq!(env.checkpoint_text("e2e", "dev"), checkpoint);
+}

@@ -584,10 +584,15 @@ fn secrets_never_reach_disk_in_plaintext() {
     let e = Crypter::from_salt("not the passphrase", c.salt_state()).unwrap_err();
     assert!(matches!(e, SecretsError::WrongPassphrase));
     assert!(e.to_string().contains("incorrect passphrase"), "{e}");
+    // The salt recorded beside the state decides, as in Pulumi: another salt of the same
+    // passphrase reads it; another passphrase is told it is wrong.
     let other = Crypter::new_salt(PASSPHRASE);
-    let msg = b.load(&dev(), Some(&other)).unwrap_err().to_string();
+    let read = b.load(&dev(), Some(&other)).unwrap();
+    assert_eq!(read.snapshot.resources, loaded.snapshot.resources);
+    let wrong = Crypter::new_salt("not the passphrase");
+    let msg = b.load(&dev(), Some(&wrong)).unwrap_err().to_string();
     assert!(
-        msg.contains("password") && msg.contains("could not be decrypted"),
+        msg.contains("secrets_providers.state.salt") && msg.contains("incorrect passphrase"),
         "{msg}"
     );
 }
@@ -842,5 +847,51 @@ fn a_journal_without_a_passphrase_refuses_a_secret() {
             .snapshot
             .pending_operations
             .is_empty()
+    );
+}
+
+#[test]
+fn an_import_is_written_only_if_its_checkpoint_reads_back() {
+    use stepdeck::state::json_depth::{DEPLOYMENT_WRAP_DEPTH, MAX_JSON_DEPTH};
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let lock = b.lock(&dev(), "import").unwrap();
+    b.save(&lock, &snap(vec![res("a", &[])]), None).unwrap();
+    let good = b.export(&dev(), None).unwrap();
+    let nested = |levels: usize| (0..levels).fold(json!(1), |v, _| json!([v]));
+    // In the deployment: its object, `resources`, the resource and `outputs`.
+    let fits = MAX_JSON_DEPTH - DEPLOYMENT_WRAP_DEPTH - 4;
+    let with_deep = |levels: usize| {
+        let mut doc = good.clone();
+        doc["deployment"]["resources"][0]["outputs"]["deep"] = nested(levels);
+        doc
+    };
+
+    b.import(&lock, &with_deep(fits), None, None).unwrap();
+    let loaded = b.load(&dev(), None).unwrap().snapshot;
+    b.compact(&lock, None).unwrap();
+    assert_eq!(b.load(&dev(), None).unwrap().snapshot, loaded);
+    let exported = b.export(&dev(), None).unwrap();
+    b.import(&lock, &exported, None, None).unwrap();
+
+    let e = b
+        .import(&lock, &with_deep(fits + 1), None, None)
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(&e, StateError::Import { field, .. }
+            if field.starts_with("deployment.resources[0].outputs.deep[0][0]")),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("{} levels", MAX_JSON_DEPTH + 1))
+            && msg.contains(&format!("the {MAX_JSON_DEPTH} stepdeck reads")),
+        "{msg}"
+    );
+    assert_eq!(
+        b.load(&dev(), None).unwrap().snapshot,
+        loaded,
+        "nothing was written"
     );
 }

@@ -5,13 +5,14 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use stepdeck::app::{ConsoleMode, Steering, Title};
 use stepdeck::console::Console;
 use stepdeck::engine::EngineEvent;
 use stepdeck::engine::run::approval::ApprovalKind;
 use stepdeck::engine::run::control::local_operator;
 use stepdeck::engine::run::events::CascadeId;
+use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::rpc::console::addr::ConsoleAddress;
 use stepdeck::rpc::console::client::{AttachOptions, RemoteActions, attach};
@@ -72,8 +73,13 @@ impl Steering for RemoteSteering {
 fn token(args: &AttachArgs) -> Result<String> {
     let (text, from) = match &args.token_file {
         Some(path) => (
-            std::fs::read_to_string(path)
-                .map_err(|e| anyhow!("{}: cannot read the token: {e}", path.display()))?,
+            file_limits::read_to_string(path, SMALL_FILE).map_err(|e| {
+                usage(format!(
+                    "{}: cannot read the token: {}",
+                    path.display(),
+                    e.into_io()
+                ))
+            })?,
             path.display().to_string(),
         ),
         None => (

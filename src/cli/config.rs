@@ -99,7 +99,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Resu
             }
         }
         ConfigCommand::Rm { stack, key, path } => {
-            let mut stack = ws.stack(stack.stack.as_deref(), false)?;
+            let mut stack = ws.stack_to_trim(stack.stack.as_deref())?;
             if !stack
                 .settings
                 .rm_path(&key, &project, path)

@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use stepdeck::engine::{Control, EngineEvent, EventSink, Options};
+use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::rpc::console::addr::ConsoleAddress;
 use stepdeck::rpc::console::server::{Limits, Served, ServingConsole, TlsFiles, serve};
 use stepdeck::rpc::console::tee::tee;
@@ -29,8 +30,13 @@ pub(super) struct ServeSession {
 const DRAIN: Duration = Duration::from_secs(3);
 
 fn token_from_file(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read the token", path.display()))?;
+    let text = file_limits::read_to_string(path, SMALL_FILE).map_err(|e| {
+        usage(format!(
+            "{}: cannot read the token: {}",
+            path.display(),
+            e.into_io()
+        ))
+    })?;
     let token = text.trim().to_string();
     if token.is_empty() || !token.chars().all(|c| c.is_ascii_graphic()) {
         return Err(usage(format!(

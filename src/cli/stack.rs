@@ -1,11 +1,12 @@
 //! `stepdeck stack …`: create, list, select and remove stacks; export, import, outputs, graph,
 //! history, tags, rename, secrets provider, unlock.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
+use stepdeck::file_limits::{self, STATE_DOCUMENT, check_write};
 use stepdeck::state::{Crypter, export_salt, passphrase_from_env};
 
 use super::args::{GraphFormat, StackCommand};
@@ -60,6 +61,9 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                 .backend
                 .export(&stack.reference, stack.crypter.as_ref())?;
             let text = serde_json::to_string_pretty(&doc)?;
+            // `stack import` reads at most this much back.
+            check_write("the export", text.len() + 1, STATE_DOCUMENT)
+                .map_err(|e| usage(e.to_string()))?;
             match file {
                 Some(f) => std::fs::write(&f, text + "\n")
                     .with_context(|| format!("writing {}", f.display()))?,
@@ -70,15 +74,19 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             let stack = ws.stack(stack.stack.as_deref(), true)?;
             let (text, source) = match &file {
                 Some(f) => (
-                    std::fs::read_to_string(f)
-                        .with_context(|| format!("reading {}", f.display()))?,
+                    file_limits::read_to_string(f, STATE_DOCUMENT)
+                        .map_err(|e| usage(e.to_string()))?,
                     f.display().to_string(),
                 ),
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin().read_to_string(&mut s)?;
-                    (s, "standard input".to_string())
-                }
+                None => (
+                    file_limits::read_stream_to_string(
+                        std::io::stdin().lock(),
+                        Path::new("standard input"),
+                        STATE_DOCUMENT,
+                    )
+                    .map_err(|e| usage(e.to_string()))?,
+                    "standard input".to_string(),
+                ),
             };
             let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 usage(format!(

@@ -5,5 +5,5 @@
 pub mod node;
 pub mod source_error;
 
-pub use node::{Key, Node, NodeKind, parse_document};
+pub use node::{Key, MAX_DEPTH, Node, NodeKind, parse_document, parse_document_to_depth};
 pub use source_error::{Pos, SourceError};

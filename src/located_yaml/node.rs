@@ -121,16 +121,31 @@ fn number_json(n: f64) -> serde_json::Value {
     }
 }
 
-/// Parses one YAML document into nodes.
+/// How deep maps and lists may nest in a YAML file we read (the root map is level 1). Whatever
+/// writes YAML we read back (`Pulumi.<stack>.yaml`) checks this same number before writing.
+pub const MAX_DEPTH: usize = 64;
+
+/// Parses one YAML document into nodes, nesting at most [`MAX_DEPTH`] levels.
 ///
 /// Scalars follow YAML 1.2's core schema, as Go's yaml.v3 (Pulumi's parser) does for untyped
 /// values: only `true`/`false` are booleans (`yes`, `on`, `no` stay strings), and numbers with
 /// a leading zero (`0755`, zip codes) stay strings. Duplicate keys are an error.
 pub fn parse_document(file: &str, text: &str) -> Result<Node, SourceError> {
+    parse_document_to_depth(file, text, MAX_DEPTH)
+}
+
+/// [`parse_document`] nesting at most `max_depth` levels: more than [`MAX_DEPTH`] only to
+/// repair a file that holds too much (a value that `config rm` then removes).
+pub fn parse_document_to_depth(
+    file: &str,
+    text: &str,
+    max_depth: usize,
+) -> Result<Node, SourceError> {
     let options = serde_saphyr::options! {
         strict_booleans: true,
         leading_zero_numbers_as_strings: true,
         with_snippet: false,
+        budget: serde_saphyr::budget! { max_depth: max_depth },
     };
     if text.trim().is_empty() {
         return Ok(Node {
@@ -147,13 +162,34 @@ pub fn parse_document(file: &str, text: &str) -> Result<Node, SourceError> {
                     col: l.column() as u32,
                 })
                 .unwrap_or(Pos { line: 1, col: 1 });
-            SourceError::new(file, pos, syntax_message(&e))
+            SourceError::new(file, pos, syntax_message(&e, max_depth))
         })?;
     Ok(from_spanned(spanned))
 }
 
 /// The parser's message without its own location prefix (we print ours).
-fn syntax_message(e: &serde_saphyr::Error) -> String {
+fn syntax_message(e: &serde_saphyr::Error, max_depth: usize) -> String {
+    use serde_saphyr::budget::BudgetBreach;
+    match e {
+        serde_saphyr::Error::Budget {
+            breach: BudgetBreach::Depth { .. },
+            ..
+        } => {
+            return format!(
+                "maps and lists nest deeper than {max_depth} levels, the most stepdeck reads"
+            );
+        }
+        serde_saphyr::Error::Budget {
+            breach: BudgetBreach::Nodes { nodes },
+            ..
+        } => {
+            return format!(
+                "more than {} maps, lists and scalars, the most stepdeck reads",
+                nodes - 1
+            );
+        }
+        _ => {}
+    }
     let text = e.to_string();
     let text = text.trim();
     let stripped = text

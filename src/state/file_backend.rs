@@ -413,13 +413,8 @@ impl FileBackend {
         let (path, bytes) = self.checkpoint_bytes(stack)?;
         let file = parse_checkpoint(&path, &bytes)?;
         let journal = self.journal_path(stack, file.stepdeck.journal_epoch);
-        let (state, _) = decode_state(
-            &path,
-            &file,
-            || read_journal(&journal, crypter),
-            crypter,
-            verify,
-        )?;
+        let (state, _) =
+            decode_state(&path, &file, |c| read_journal(&journal, c), crypter, verify)?;
         Ok(state)
     }
 
@@ -451,10 +446,11 @@ impl FileBackend {
     }
 
     /// Starts a deployment: compacts when an earlier run left a journal (or the checkpoint
-    /// must record the secrets provider first), then opens the epoch's journal (under the
-    /// stack's write guard, as the lock's holder). Pass the snapshot to the engine as its base
-    /// and the journal as its journal. A checkpoint at the last epoch is refused here, before
-    /// anything runs: the run could not fold its journal in at its end.
+    /// must record this crypter's secrets provider first, its journal being encrypted under
+    /// it), then opens the epoch's journal (under the stack's write guard, as the lock's
+    /// holder). Pass the snapshot to the engine as its base and the journal as its journal. A
+    /// checkpoint at the last epoch is refused here, before anything runs: the run could not
+    /// fold its journal in at its end.
     pub fn begin_deployment(
         &self,
         lock: &StackLock,
@@ -463,8 +459,9 @@ impl FileBackend {
         let stack = lock.stack();
         let loaded = self.load(stack, crypter)?;
         let journal_left = self.journal_path(stack, loaded.epoch).exists();
-        let providers_recorded = crypter.is_none() || loaded.secrets_providers.is_some();
-        let state = if journal_left || !providers_recorded {
+        let current =
+            SecretsProviderState::written_under(loaded.secrets_providers.as_ref(), crypter);
+        let state = if journal_left || !current {
             self.compact(lock, crypter)?
         } else {
             // The checkpoint already is the whole state: rewriting it would only cost time.
@@ -917,13 +914,21 @@ pub(crate) fn parse_checkpoint<'a>(
 pub(crate) fn decode_state<'a, R: BufRead>(
     path: &Path,
     file: &RawCheckpointFile<'_>,
-    journal: impl FnOnce() -> Result<JournalReader<'a, R>, StateError>,
+    journal: impl FnOnce(Option<&Crypter>) -> Result<JournalReader<'a, R>, StateError>,
     crypter: Option<&Crypter>,
     verify: bool,
 ) -> Result<(StackState, JournalSummary), StateError> {
     let epoch = file.stepdeck.journal_epoch;
     let (base, secrets_providers) = decode_base(path, file.checkpoint.latest, crypter)?;
-    let journal = journal()?;
+    // The journal continues the checkpoint, under the salt the checkpoint records.
+    let reader =
+        SecretsProviderState::reader(secrets_providers.as_ref(), crypter).map_err(|source| {
+            StateError::Secrets {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    let journal = journal(reader.as_ref())?;
     let journal_path = journal.path().to_path_buf();
     let (snapshot, summary) = journal.replay_onto(base)?;
     let checked = if summary.entries == 0 {

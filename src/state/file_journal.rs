@@ -327,14 +327,14 @@ impl Drop for FileJournal {
 /// A journal file's lines to read back, buffered; no file reads as an empty journal.
 pub(crate) fn read_journal<'a>(
     path: &'a Path,
-    crypter: Option<&'a Crypter>,
+    crypter: Option<&Crypter>,
 ) -> Result<JournalReader<'a, Box<dyn BufRead>>, StateError> {
     let input: Box<dyn BufRead> = match File::open(path) {
         Ok(file) => Box::new(BufReader::with_capacity(1 << 16, file)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Box::new(io::empty()),
         Err(e) => return Err(StateError::io(path)(e)),
     };
-    Ok(JournalReader::new(path, input, crypter))
+    Ok(JournalReader::new(path, input, crypter.cloned()))
 }
 
 /// Whether a journal file (none counts as empty) only keeps base states as they were, so

@@ -56,6 +56,7 @@ pub mod file_journal;
 pub mod file_lock;
 pub mod history;
 mod journal_reader;
+pub mod json_depth;
 pub mod lock_info;
 pub mod lock_lost;
 mod open;

@@ -71,10 +71,13 @@ pub enum SecretsError {
 }
 
 /// Encrypts and decrypts with one stack's key; cheap to clone (the key is derived once).
+/// It keeps the passphrase, so that state written under another salt of the same passphrase
+/// can be read with the salt recorded beside it ([`Crypter::for_salt`]).
 #[derive(Clone)]
 pub struct Crypter {
     cipher: Arc<Aes256Gcm>,
     salt_state: Arc<str>,
+    passphrase: Arc<str>,
 }
 
 impl fmt::Debug for Crypter {
@@ -96,6 +99,7 @@ impl Crypter {
         Crypter {
             cipher,
             salt_state: format!("v1:{}:{check}", B64.encode(salt)).into(),
+            passphrase: passphrase.into(),
         }
     }
 
@@ -120,6 +124,7 @@ impl Crypter {
         let crypter = Crypter {
             cipher: Arc::new(cipher_for(passphrase, &salt)),
             salt_state: salt_state.into(),
+            passphrase: passphrase.into(),
         };
         match crypter.decrypt(check) {
             Ok(p) if p == KNOWN_PLAINTEXT => Ok(crypter),
@@ -131,6 +136,16 @@ impl Crypter {
     /// The `encryptionsalt` value for the stack settings and the state's secrets provider.
     pub fn salt_state(&self) -> &str {
         &self.salt_state
+    }
+
+    /// The crypter of the same passphrase for `salt_state` (this one when it is the same
+    /// salt): what state written under that salt is read with, as Pulumi reads a checkpoint
+    /// with the secrets provider recorded in it.
+    pub fn for_salt(&self, salt_state: &str) -> Result<Crypter, SecretsError> {
+        if salt_state == &*self.salt_state {
+            return Ok(self.clone());
+        }
+        Crypter::from_salt(&self.passphrase, salt_state)
     }
 
     /// Encrypts a string (a config value, or a secret's JSON text) with a fresh nonce.

@@ -13,6 +13,8 @@ pub enum YamlError {
     },
     #[error(transparent)]
     Source(#[from] SourceError),
+    #[error(transparent)]
+    Read(#[from] crate::file_limits::ReadLimitError),
 }
 
 /// Pulumi YAML's message for a name that does not exist where it was used (`NonExistentField`):

@@ -571,8 +571,8 @@ mod tests {
 
     #[test]
     fn files_read_relative_to_the_program_directory() {
-        let dir = std::env::temp_dir().join(format!("stepdeck-yaml-fn-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().to_path_buf();
         std::fs::write(dir.join("a.txt"), "hi\n").unwrap();
         let read = |b, p: &str| apply(b, &[s(p)], &dir);
         assert_eq!(read(Builtin::ReadFile, "a.txt"), Ok(s("hi\n")));
@@ -598,7 +598,6 @@ mod tests {
                 .message,
             "Argument to fn::readFile must be a string, got a number"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

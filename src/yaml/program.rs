@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::file_limits::{self, YAML_FILE};
 use crate::project::{PROJECT_FILE, Project};
 
 use super::analyze::analyze;
@@ -39,10 +40,7 @@ impl YamlProgram {
         } else {
             dir.join(PROJECT_FILE)
         };
-        let text = std::fs::read_to_string(&path).map_err(|source| YamlError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let text = file_limits::read_to_string(&path, YAML_FILE)?;
         let file = display_name(&project.dir, &path);
         let mut program = YamlProgram::parse(&file, &text, &project.name)?;
         let doc = parse_document(&file, &text)?;

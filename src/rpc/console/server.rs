@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
@@ -27,6 +27,7 @@ use crate::engine::{Control, EventSink, Severity};
 use super::addr::ConsoleAddress;
 use super::hub::{EventHub, WatcherSlot};
 use super::token::{Role, Tokens};
+use crate::file_limits::{self, SMALL_FILE};
 use crate::rpc::console_proto as pb;
 use crate::rpc::console_proto::console_server::{Console, ConsoleServer};
 
@@ -457,11 +458,11 @@ impl Drop for ServingConsole {
     }
 }
 
-fn read_pem(path: &PathBuf, what: &'static str) -> Result<Vec<u8>, ServeError> {
-    std::fs::read(path).map_err(|source| ServeError::Tls {
-        path: path.clone(),
+fn read_pem(path: &Path, what: &'static str) -> Result<Vec<u8>, ServeError> {
+    file_limits::read(path, SMALL_FILE).map_err(|e| ServeError::Tls {
+        path: path.to_path_buf(),
         what,
-        source,
+        source: e.into_io(),
     })
 }
 

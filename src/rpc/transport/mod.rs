@@ -2,6 +2,5 @@
 //! and the channel the engine's unary calls to plugins and programs go through.
 
 mod loopback_peer;
-pub(super) mod private_dir;
 pub mod server;
 pub mod unary_channel;

@@ -203,7 +203,7 @@ impl PgBackend {
         let (state, journal) = decode_state(
             &location,
             &file,
-            || Ok(JournalReader::new(&journal, &lines[..], crypter)),
+            |c| Ok(JournalReader::new(&journal, &lines[..], c.cloned())),
             crypter,
             verify,
         )?;
@@ -658,8 +658,9 @@ impl Backend for PgBackend {
         crypter: Option<&Crypter>,
     ) -> Result<(Snapshot, Box<dyn Journal>), StateError> {
         let loaded = self.load_rows(lock.stack(), crypter, true)?;
-        let providers_recorded = crypter.is_none() || loaded.state.secrets_providers.is_some();
-        let state = if loaded.journal.entries != 0 || !providers_recorded {
+        let current =
+            SecretsProviderState::written_under(loaded.state.secrets_providers.as_ref(), crypter);
+        let state = if loaded.journal.entries != 0 || !current {
             self.compact(lock, crypter)?
         } else {
             loaded.state
