@@ -218,7 +218,7 @@ impl UiState {
         }
         // On a narrow terminal the summary is one view among others: show it when the run
         // ends (the wide layout shows it beside the chains by itself).
-        if model.summary.is_some() && !self.summary_shown {
+        if model.run.summary.is_some() && !self.summary_shown {
             self.summary_shown = true;
             if !self.wide && self.focus == ViewId::Resources && !self.deciding_preview() {
                 self.focus = ViewId::Summary;
@@ -229,7 +229,7 @@ impl UiState {
             Some(Confirm::ApproveAll | Confirm::ApproveKind(_))
                 if !self.deciding_preview()
                     && (over
-                        || model.undecided_cascades() == 0
+                        || model.approvals.undecided() == 0
                         || model.run_state() == RunState::Cancelling) =>
             {
                 None

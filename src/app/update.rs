@@ -68,7 +68,7 @@ pub fn update(
                 }
                 Some(Confirm::ApproveAll) if ui.deciding_preview() => {
                     let planned: Vec<&Cascade> =
-                        model.cascades().iter().filter(|c| c.planned).collect();
+                        model.approvals.all().iter().filter(|c| c.planned).collect();
                     for c in &planned {
                         ui.presets.decide(c, true);
                     }
@@ -136,7 +136,7 @@ pub fn update(
         }
         Action::Approve | Action::Decline => {
             let approve = action == Action::Approve;
-            match target_cascade(ui, model).and_then(|id| model.cascade(id)) {
+            match target_cascade(ui, model).and_then(|id| model.approvals.get(id)) {
                 Some(c) if ui.deciding_preview() => {
                     ui.presets.decide(c, approve);
                     ui.notice = Some(format!(
@@ -152,7 +152,8 @@ pub fn update(
         }
         Action::ApproveAll => {
             let open = model
-                .cascades()
+                .approvals
+                .all()
                 .iter()
                 .filter(|c| open_cascade(ui, c))
                 .count();
@@ -166,7 +167,7 @@ pub fn update(
         }
         Action::ApproveKind => {
             let kind = target_cascade(ui, model)
-                .and_then(|id| model.cascade(id))
+                .and_then(|id| model.approvals.get(id))
                 .map(|c| c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k));
             match kind {
                 _ if ui.mode != ConsoleMode::Live => ui.notice = Some(READ_ONLY.into()),
@@ -280,7 +281,7 @@ pub fn update(
 /// `C`: in a preview that asks to apply, marks the stack's pending creates to be cleared by
 /// the apply (as `--clear-pending-creates` would), or takes the mark back.
 fn mark_pending_creates(ui: &mut UiState, model: &Model) {
-    let count = model.pending_creates().len();
+    let count = model.run.pending_creates().len();
     ui.notice = Some(if !ui.deciding_preview() {
         "pending creates are marked in the preview of up or refresh, before the run".into()
     } else if count == 0 {
@@ -360,7 +361,7 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
         .map(|(k, _)| k)
         .collect();
     if failed.is_empty() {
-        ui.notice = Some(if model.failed > 0 {
+        ui.notice = Some(if model.counts.failed() > 0 {
             "no failed resource under this filter".into()
         } else {
             "no error so far".into()
@@ -424,12 +425,13 @@ fn set_filter(ui: &mut UiState, model: &Model, filter: Filter) {
 pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
     let undecided = |id: CascadeId| {
         model
-            .cascade(id)
+            .approvals
+            .get(id)
             .is_some_and(|c| open_cascade(ui, c))
             .then_some(id)
     };
     if ui.focus == ViewId::Pending
-        && let Some(c) = model.cascades().get(ui.pending_cursor)
+        && let Some(c) = model.approvals.all().get(ui.pending_cursor)
     {
         return undecided(c.id);
     }
@@ -438,7 +440,8 @@ pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
         .and_then(undecided)
         .or_else(|| {
             model
-                .cascades()
+                .approvals
+                .all()
                 .iter()
                 .find(|c| open_cascade(ui, c))
                 .map(|c| c.id)
@@ -507,9 +510,9 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
             }
         }
         ViewId::Chains => {
-            let len = model.chains().len();
+            let len = model.chains.all().len();
             ui.chains_cursor = clamp_move(ui.chains_cursor, delta, len);
-            if let Some(ch) = model.chains_in_order().nth(ui.chains_cursor) {
+            if let Some(ch) = model.chains.in_order().nth(ui.chains_cursor) {
                 let k = ch
                     .current
                     .unwrap_or(ch.finished_steps.min(ch.steps.len().saturating_sub(1)));
@@ -519,14 +522,14 @@ fn step(ui: &mut UiState, model: &Model, delta: isize) {
             }
         }
         ViewId::Pending => {
-            ui.pending_cursor = clamp_move(ui.pending_cursor, delta, model.cascades().len());
-            if let Some(c) = model.cascades().get(ui.pending_cursor) {
+            ui.pending_cursor = clamp_move(ui.pending_cursor, delta, model.approvals.all().len());
+            if let Some(c) = model.approvals.all().get(ui.pending_cursor) {
                 ui.selected = Some(c.root.clone());
             }
         }
         ViewId::Log => {
             let back = ui.log_back as isize - delta;
-            ui.log_back = back.clamp(0, model.log().len() as isize) as usize;
+            ui.log_back = back.clamp(0, model.log.entries().len() as isize) as usize;
         }
         ViewId::Diffs => {
             ui.diffs_offset = clamp_move(ui.diffs_offset, delta, model.diffs.running.len());
@@ -1008,9 +1011,9 @@ mod tests {
         for (_, e) in sample_timeline() {
             m.apply(&crate::app::sample::as_preview(e));
         }
-        assert_eq!(m.undecided_cascades(), 0, "a preview waits for nobody");
+        assert_eq!(m.approvals.undecided(), 0, "a preview waits for nobody");
         update(&mut ui, &m, &control, Action::Decline);
-        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(false));
+        assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(false));
         assert!(
             rx.decisions.try_recv().is_err(),
             "nothing is sent to a preview"
@@ -1018,7 +1021,7 @@ mod tests {
         update(&mut ui, &m, &control, Action::ApproveAll);
         assert_eq!(ui.confirm, Some(Confirm::ApproveAll));
         update(&mut ui, &m, &control, Action::Confirm);
-        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(true));
+        assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(true));
     }
 
     #[test]
@@ -1064,9 +1067,9 @@ mod tests {
             })
             .collect();
         m.apply(&EngineEvent::PendingCreates { creates });
-        assert_eq!(m.pending_creates().len(), 2);
+        assert_eq!(m.run.pending_creates().len(), 2);
         assert!(
-            m.log().iter().any(|l| l
+            m.log.entries().iter().any(|l| l
                 .message
                 .contains("sim:index:Bucket urn:pulumi:dev::myproj::sim:index:Bucket::b")),
             "each pending create is logged with its type and URN"
@@ -1089,7 +1092,7 @@ mod tests {
         let (mut live, m2, control, _rx) = setup(ConsoleMode::Live);
         let mut m2 = m2;
         m2.apply(&EngineEvent::PendingCreates {
-            creates: m.pending_creates().to_vec(),
+            creates: m.run.pending_creates().to_vec(),
         });
         update(&mut live, &m2, &control, Action::ClearPendingCreates);
         assert_eq!(
@@ -1098,9 +1101,10 @@ mod tests {
             "a live run marks nothing"
         );
         m2.apply(&EngineEvent::PendingCreatesCleared { count: 2 });
-        assert!(m2.pending_creates().is_empty());
+        assert!(m2.run.pending_creates().is_empty());
         assert!(
-            m2.log()
+            m2.log
+                .entries()
                 .iter()
                 .any(|l| l.message == "cleared 2 pending create(s) (--clear-pending-creates)")
         );

@@ -213,7 +213,7 @@ where
     if ui.mode == ConsoleMode::Live
         && let Some(applied) = &ui.presets.applied_selection
     {
-        model.deselected = applied.skipped.clone();
+        model.run.deselected = applied.skipped.clone();
     }
     if ui.mode == ConsoleMode::Live
         && let Some(count) = ui.presets.take_pending_creates_mark()
@@ -348,7 +348,7 @@ fn apply_presets(ui: &mut UiState, model: &Model, control: &dyn Steering) {
     if ui.presets.is_empty() || ui.mode != ConsoleMode::Live {
         return;
     }
-    for c in model.cascades().iter().filter(|c| c.waiting()) {
+    for c in model.approvals.all().iter().filter(|c| c.waiting()) {
         let Some(approve) = ui.presets.take_matching(c) else {
             continue;
         };
@@ -622,7 +622,7 @@ mod tests {
         for (_, e) in sample_timeline() {
             if let EngineEvent::Prelude { .. } = e {
                 live.apply(&e);
-                preview.preview = true;
+                preview.run.preview = true;
                 continue;
             }
             preview.apply(&e);
@@ -637,7 +637,7 @@ mod tests {
             phase: None,
         };
         let mut ui = UiState::new(ConsoleMode::Live, title);
-        ui.presets.decide(&preview.cascades()[0], true);
+        ui.presets.decide(&preview.approvals.all()[0], true);
         apply_presets(&mut ui, &live, &control);
         apply_presets(&mut ui, &live, &control);
         assert_eq!(
@@ -646,7 +646,7 @@ mod tests {
         );
         assert!(rx.decisions.try_recv().is_err(), "sent once");
 
-        let mut other = preview.cascades()[0].clone();
+        let mut other = preview.approvals.all()[0].clone();
         other.members.pop();
         ui.presets.decide(&other, true);
         apply_presets(&mut ui, &live, &control);

@@ -43,17 +43,19 @@ fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
 pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     // A preview runs nothing: its chains are plans, with no worker or time of their own.
     let worker = match c.worker {
-        Some(w) if !m.preview => format!("w{w}"),
+        Some(w) if !m.run.preview => format!("w{w}"),
         _ => "  ".to_string(),
     };
-    let (mark, mark_state) = match marker(c, m.paused) {
-        (_, ChainState::Done) if m.preview => ("planned", ChainState::Queued),
+    let (mark, mark_state) = match marker(c, m.run.paused) {
+        (_, ChainState::Done) if m.run.preview => ("planned", ChainState::Queued),
         other => other,
     };
-    let elapsed = if m.preview {
+    let elapsed = if m.run.preview {
         String::new()
     } else {
-        c.elapsed(m.active_now()).map(duration).unwrap_or_default()
+        c.elapsed(m.clock.active_now())
+            .map(duration)
+            .unwrap_or_default()
     };
     let mut tail: Vec<Span<'static>> = Vec::new();
     if !mark.is_empty() {
@@ -105,7 +107,7 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     }
     // A cascade held for approval has no steps yet: say what it will do.
     if c.steps.is_empty()
-        && let Some(cascade) = c.cascade.and_then(|id| m.cascade(id))
+        && let Some(cascade) = c.cascade.and_then(|id| m.approvals.get(id))
     {
         let dependents = cascade
             .members
@@ -134,8 +136,8 @@ impl Widget for ChainsView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let m = self.model;
         let t = self.theme;
-        let running = m.running_chains();
-        let title = format!(" Chains ({} · {running} running) ", m.chains().len());
+        let running = m.chains.running();
+        let title = format!(" Chains ({} · {running} running) ", m.chains.all().len());
         let focus = t.border(self.focused);
         let inner = frame(area, buf, title, focus, focus);
         let h = inner.height.saturating_sub(self.footer) as usize;
@@ -144,7 +146,8 @@ impl Widget for ChainsView<'_> {
         }
         let offset = self.cursor.saturating_sub(h - 1);
         for (line_no, (k, c)) in m
-            .chains_in_order()
+            .chains
+            .in_order()
             .enumerate()
             .skip(offset)
             .take(h)
@@ -156,7 +159,7 @@ impl Widget for ChainsView<'_> {
             }
             buf.set_line(inner.x, inner.y + line_no as u16, &line, inner.width);
         }
-        if m.chains().is_empty() {
+        if m.chains.all().is_empty() {
             buf.set_string(inner.x + 1, inner.y, "no chain queued yet", t.dim());
         }
     }

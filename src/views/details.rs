@@ -177,7 +177,7 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
             out.push(Line::raw(format!("    {k}: {}", value_text(v))));
         }
     }
-    if let Some(c) = r.cascade.and_then(|id| m.cascade(id)) {
+    if let Some(c) = r.cascade.and_then(|id| m.approvals.get(id)) {
         out.push(Line::styled(
             format!("cascade of {} (delete-before-replace):", c.root.name()),
             t.bold(),

@@ -63,7 +63,7 @@ impl Widget for DiffsView<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let m = self.model;
         let t = self.theme;
-        let mode = if m.parallel_diff {
+        let mode = if m.run.parallel_diff {
             "parallel"
         } else {
             "serial"

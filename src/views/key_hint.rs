@@ -43,14 +43,14 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
             hints.push(("space", "select"));
             hints.push(("x", "exclude"));
         }
-        if !model.pending_creates().is_empty() {
+        if !model.run.pending_creates().is_empty() {
             hints.push(("C", "clear pending creates"));
         }
     }
     let decidable = if ui.deciding_preview() {
-        model.cascades().iter().any(|c| c.planned)
+        model.approvals.all().iter().any(|c| c.planned)
     } else {
-        !ui.read_only_preview() && model.undecided_cascades() > 0
+        !ui.read_only_preview() && model.approvals.undecided() > 0
     };
     if decidable {
         hints.push(("a", "approve"));
@@ -59,7 +59,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         }
         hints.push(("A", "all"));
     }
-    if model.failed > 0 {
+    if model.counts.failed() > 0 {
         hints.push(("e", "next error"));
     }
     if !ui.wide {

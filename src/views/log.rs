@@ -81,7 +81,8 @@ impl Widget for LogView<'_> {
         let mut lines: Vec<Line> = Vec::new();
         for e in self
             .model
-            .log()
+            .log
+            .entries()
             .iter()
             .rev()
             .filter(|e| e.severity >= self.min_severity)
@@ -117,8 +118,8 @@ impl Widget for LogLine<'_> {
         let hints_w = self.hints.width().min(area.width as usize);
         let room = (area.width as usize).saturating_sub(hints_w + 7);
         // Once something failed, the latest error stays in sight (`e` shows each one).
-        let log = self.model.log();
-        let last = if self.model.failed > 0 {
+        let log = self.model.log.entries();
+        let last = if self.model.counts.failed() > 0 {
             log.iter().rev().find(|e| e.severity == Severity::Error)
         } else {
             None

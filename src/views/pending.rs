@@ -170,15 +170,16 @@ impl Widget for PendingView<'_> {
         let m = self.model;
         let t = self.theme;
         let waiting = if self.deciding {
-            m.cascades()
+            m.approvals
+                .all()
                 .iter()
                 .filter(|c| c.planned && self.presets.get(c).is_none())
                 .count()
         } else {
-            m.undecided_cascades()
+            m.approvals.undecided()
         };
         // Step gates join the replacements here once a policy opens one.
-        let noun = if m.cascades().iter().any(|c| c.step.is_some()) {
+        let noun = if m.approvals.all().iter().any(|c| c.step.is_some()) {
             "Pending approvals"
         } else {
             "Pending replacements"
@@ -214,7 +215,7 @@ impl Widget for PendingView<'_> {
         let mut lines: Vec<Line> = Vec::new();
         let mut cursor_line = 0;
         // Undecided first, then decided; the cursor indexes cascades in model order.
-        for (k, c) in m.cascades().iter().enumerate() {
+        for (k, c) in m.approvals.all().iter().enumerate() {
             if k == self.cursor {
                 cursor_line = lines.len();
             }

@@ -32,7 +32,7 @@ pub struct ResourcesView<'a> {
 /// Status text as the row shows it (`creating…`, `created`, `waiting for approval`); a
 /// replacement follows its physical steps (`deleted, waiting for db`, `creating replacement…`).
 pub fn status_text(r: &Resource, m: &Model) -> String {
-    let preview = m.preview;
+    let preview = m.run.preview;
     if !preview && r.status == Status::Planned && r.op == Some(StepOp::Replace) {
         if r.created_replacement {
             return "replacement created".into();
@@ -40,7 +40,7 @@ pub fn status_text(r: &Resource, m: &Model) -> String {
         if r.deleted_original {
             let root = r
                 .cascade
-                .and_then(|id| m.cascade(id))
+                .and_then(|id| m.approvals.get(id))
                 .map(|c| &c.root)
                 .filter(|root| **root != r.urn)
                 .filter(|root| m.get(root).is_none_or(|x| x.status != Status::Done));
@@ -223,9 +223,11 @@ impl ResourcesView<'_> {
         };
         spans.push(Span::styled(pad(&status, cols.status), status_style));
         // A time only means something for work done or under way in a live run.
-        let timed = !m.preview && r.op != Some(StepOp::Same);
+        let timed = !m.run.preview && r.op != Some(StepOp::Same);
         let elapsed = if timed {
-            r.elapsed(m.active_now()).map(duration).unwrap_or_default()
+            r.elapsed(m.clock.active_now())
+                .map(duration)
+                .unwrap_or_default()
         } else {
             String::new()
         };

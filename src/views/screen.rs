@@ -87,8 +87,8 @@ fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Th
     }
     // The summary takes the pending panel's place once the run is over, unless the plan has
     // cascades to decide before `y`.
-    let to_decide = ui.deciding_preview() && model.cascades().iter().any(|c| c.planned);
-    let over = model.summary.is_some() && !to_decide;
+    let to_decide = ui.deciding_preview() && model.approvals.all().iter().any(|c| c.planned);
+    let over = model.run.summary.is_some() && !to_decide;
     let right_view = match focus {
         ViewId::Log | ViewId::Pending | ViewId::Summary => focus,
         _ if over => ViewId::Summary,
@@ -108,7 +108,7 @@ fn narrow(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: 
         let text = format!(" {} {name} ", v.number());
         let style = if v == ui.focus {
             theme.selected().patch(theme.bold())
-        } else if v == ViewId::Pending && model.undecided_cascades() > 0 {
+        } else if v == ViewId::Pending && model.approvals.undecided() > 0 {
             theme.alert()
         } else {
             theme.dim()

@@ -27,9 +27,9 @@ enum Kind {
 
 /// The summary's lines, once the run has ended (`None` before).
 fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
-    let s = m.summary.as_ref()?;
+    let s = m.run.summary.as_ref()?;
     let mut out = Vec::new();
-    let what = m.operation.map_or("deployment", |o| match o.as_str() {
+    let what = m.run.operation.map_or("deployment", |o| match o.as_str() {
         "up" | "preview" => "update",
         other => other,
     });
@@ -49,7 +49,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         Kind::Error
     };
     out.push((kind, headline));
-    if s.preview && m.operation == Some(crate::engine::Operation::Refresh) {
+    if s.preview && m.run.operation == Some(crate::engine::Operation::Refresh) {
         out.push((
             Kind::Plain,
             "Applying it modifies no resource, only the stack's state.".into(),
@@ -82,7 +82,8 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         out.push((Kind::Plain, String::new()));
     }
     let decided: Vec<String> = m
-        .cascades()
+        .approvals
+        .all()
         .iter()
         .filter_map(|c| {
             let (approved, by) = c.decided.as_ref()?;
@@ -104,20 +105,20 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         out.extend(decided.into_iter().map(|l| (Kind::Plain, l)));
         out.push((Kind::Plain, String::new()));
     }
-    if !m.deselected.is_empty() {
+    if !m.run.deselected.is_empty() {
         out.push((
             Kind::Heading,
             "Skipped (outside the preview's selection):".into(),
         ));
-        for (name, type_) in &m.deselected {
+        for (name, type_) in &m.run.deselected {
             out.push((Kind::Plain, format!("    {name} ({type_})")));
         }
         out.push((Kind::Plain, String::new()));
     }
-    if m.skipped > 0 {
+    if m.counts.skipped() > 0 {
         out.push((
             Kind::Plain,
-            format!("{} resource(s) skipped: not run", m.skipped),
+            format!("{} resource(s) skipped: not run", m.counts.skipped()),
         ));
         // Which ones, by name (why is in their details and the Log).
         let names: Vec<&str> = m.troubled(Status::Skipped).map(|r| r.name()).collect();
@@ -133,12 +134,12 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         };
         out.push((kind, line.to_string()));
     }
-    if m.paused_time() > std::time::Duration::ZERO && !s.preview {
+    if m.clock.paused_time() > std::time::Duration::ZERO && !s.preview {
         out.push((
             Kind::Plain,
             format!(
                 "(paused for {}, not counted)",
-                crate::output::summary::human_duration(m.paused_time())
+                crate::output::summary::human_duration(m.clock.paused_time())
             ),
         ));
     }
