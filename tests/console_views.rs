@@ -44,7 +44,7 @@ fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
 
 fn select(ui: &mut UiState, m: &Model, name: &str) {
     let urn: &Urn = &m.resources().iter().find(|r| r.name() == name).unwrap().urn;
-    ui.selected = Some(urn.clone());
+    ui.nav.selected = Some(urn.clone());
 }
 
 #[test]
@@ -52,7 +52,7 @@ fn every_view_at_80x24() {
     let m = sample_model();
     for v in ViewId::ALL {
         let mut u = ui(ConsoleMode::Live);
-        u.focus = v;
+        u.nav.focus = v;
         select(&mut u, &m, "db");
         let name = format!("narrow_{}", v.title().replace(' ', "_").to_lowercase());
         insta::assert_snapshot!(name, screen(&m, &mut u, 80, 24));
@@ -64,7 +64,7 @@ fn every_view_at_200x60() {
     let m = sample_model();
     for v in ViewId::ALL {
         let mut u = ui(ConsoleMode::Live);
-        u.focus = v;
+        u.nav.focus = v;
         select(&mut u, &m, "subnet-b");
         let name = format!("wide_{}", v.title().replace(' ', "_").to_lowercase());
         insta::assert_snapshot!(name, screen(&m, &mut u, 200, 60));
@@ -77,14 +77,14 @@ fn details_help_and_confirm_overlays() {
     for (w, h) in [(80, 24), (200, 60)] {
         let mut u = ui(ConsoleMode::Live);
         select(&mut u, &m, "db");
-        u.details = true;
+        u.overlay.details = true;
         insta::assert_snapshot!(format!("details_{w}x{h}"), screen(&m, &mut u, w, h));
         let mut u = ui(ConsoleMode::Live);
-        u.help = true;
+        u.overlay.help = true;
         insta::assert_snapshot!(format!("help_{w}x{h}"), screen(&m, &mut u, w, h));
     }
     let mut u = ui(ConsoleMode::Live);
-    u.confirm = Some(Confirm::Cancel);
+    u.overlay.confirm = Some(Confirm::Cancel);
     insta::assert_snapshot!("confirm_cancel_80x24", screen(&m, &mut u, 80, 24));
 }
 
@@ -92,8 +92,8 @@ fn details_help_and_confirm_overlays() {
 fn graph_focus_on_the_selection() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Graph;
-    u.graph_focus = true;
+    u.nav.focus = ViewId::Graph;
+    u.nav.graph_focus = true;
     select(&mut u, &m, "server-1");
     insta::assert_snapshot!("graph_focus_80x24", screen(&m, &mut u, 80, 24));
 }
@@ -151,7 +151,7 @@ fn a_plan_names_its_pending_creates_in_the_top_bar_and_lists_them_in_the_log() {
         let mut u = ui(ConsoleMode::Preview {
             awaiting_decision: true,
         });
-        u.focus = ViewId::Log;
+        u.nav.focus = ViewId::Log;
         let s = screen(&m, &mut u, w, h);
         assert!(s.contains("⚠ 2 pending creates · C clear"), "{s}");
         insta::assert_snapshot!(format!("preview_pending_creates_{w}x{h}"), s);
@@ -175,7 +175,7 @@ fn awaiting_approval_is_in_the_top_bar_at_80_columns() {
 fn a_filter_shows_matches_with_their_ancestors() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.filter = stepdeck::app::filter::Filter::parse("server").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("server").unwrap();
     let s = screen(&m, &mut u, 80, 24);
     for name in ["myproj-dev", "net", "subnet-a", "server-1", "server-2"] {
         assert!(s.contains(name), "{name} missing:\n{s}");
@@ -261,7 +261,7 @@ fn a_failure_of_several_errors_shows_one_per_line() {
         preview: false,
     });
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Summary;
+    u.nav.focus = ViewId::Summary;
     let s = screen(&m, &mut u, 80, 24);
     assert!(!s.contains("runsecond"), "{s}");
     assert!(s.lines().any(|l| l.contains("│second: bad failed")), "{s}");
@@ -271,11 +271,11 @@ fn a_failure_of_several_errors_shows_one_per_line() {
 fn the_graph_names_the_blast_radius_and_follows_the_filter() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Graph;
+    u.nav.focus = ViewId::Graph;
     select(&mut u, &m, "net");
     let s = screen(&m, &mut u, 80, 24);
     assert!(s.contains("depend on net: subnet-a"), "{s}");
-    u.filter = stepdeck::app::filter::Filter::parse("type:Server").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("type:Server").unwrap();
     let s = screen(&m, &mut u, 80, 24);
     insta::assert_snapshot!("graph_filtered_80x24", s);
     assert!(s.contains("server-1") && !s.contains("subnet-a"), "{s}");
@@ -287,15 +287,16 @@ fn status_and_urn_filters_keep_what_they_name() {
     let mut u = ui(ConsoleMode::Live);
     let names = |u: &mut UiState| -> Vec<String> {
         u.refresh_tree(&m);
-        u.tree
+        u.layout
+            .tree
             .rows()
             .iter()
             .map(|r| m.resource(r.idx).name().to_string())
             .collect()
     };
-    u.filter = stepdeck::app::filter::Filter::parse("status:failed").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("status:failed").unwrap();
     assert_eq!(names(&mut u), ["myproj-dev", "net", "subnet-a", "server-2"]);
-    u.filter = stepdeck::app::filter::Filter::parse("urn:Bucket").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("urn:Bucket").unwrap();
     assert_eq!(names(&mut u), ["myproj-dev", "old-logs"]);
     assert!(stepdeck::app::filter::Filter::parse("status:exploded").is_err());
 }
@@ -304,9 +305,9 @@ fn status_and_urn_filters_keep_what_they_name() {
 fn zooming_out_fits_more_of_the_graph() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Graph;
+    u.nav.focus = ViewId::Graph;
     select(&mut u, &m, "net");
-    u.graph_zoomed_out = true;
+    u.nav.graph_zoomed_out = true;
     let s = screen(&m, &mut u, 80, 24);
     insta::assert_snapshot!("graph_zoomed_out_80x24", s);
     assert!(s.contains("z names"), "{s}");
@@ -340,7 +341,7 @@ fn details_compact_hidden_diffs() {
     m.apply(&EngineEvent::StepPlanned(Box::new(info)));
     let mut u = ui(ConsoleMode::Live);
     select(&mut u, &m, "quiet");
-    u.details = true;
+    u.overlay.details = true;
     let text = screen(&m, &mut u, 80, 24);
     assert!(
         !text.contains("old-owner") && !text.contains("new-size"),

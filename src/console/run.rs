@@ -321,7 +321,7 @@ where
                     break ConsoleExit::Finished;
                 }
                 let clock_due = !model.run_state().is_over() && last_draw.elapsed() >= Duration::from_millis(100);
-                let layout_due = ui.tree.is_stale(&model) || ui.graph.is_stale(&model);
+                let layout_due = ui.layout.tree.is_stale(&model) || ui.layout.graph.is_stale(&model);
                 redraw |= events_since_draw || clock_due || layout_due;
             }
         }
@@ -357,7 +357,7 @@ fn apply_presets(ui: &mut UiState, model: &Model, control: &dyn Steering) {
         } else {
             control.decline(c.id);
         }
-        ui.notice = Some(format!(
+        ui.overlay.notice = Some(format!(
             "the replacement of {} {} as decided in the preview",
             c.root.name(),
             if approve { "approved" } else { "declined" }

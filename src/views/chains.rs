@@ -4,22 +4,21 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
+use ratatui::widgets::StatefulWidget;
 
 use crate::app::model::{Chain, ChainState, Model};
+use crate::app::ui_state::Scroll;
 use crate::engine::StepOp;
 
 use super::frame::frame;
 use super::text::{duration, fit_words, width};
 use super::theme::Theme;
 
-/// The chains view.
+/// The chains view; its state is its [`Scroll`] over the lanes in display order.
 pub struct ChainsView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
-    /// Lane under the cursor (in display order).
-    pub cursor: usize,
     /// Rows at the bottom left for the diff gauge.
     pub footer: u16,
 }
@@ -132,8 +131,10 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     Line::from(spans)
 }
 
-impl Widget for ChainsView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for ChainsView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let m = self.model;
         let t = self.theme;
         let running = m.chains.running();
@@ -144,7 +145,8 @@ impl Widget for ChainsView<'_> {
         if h == 0 {
             return;
         }
-        let offset = self.cursor.saturating_sub(h - 1);
+        scroll.fit(m.chains.all().len(), h);
+        let (offset, cursor) = (scroll.offset(), scroll.cursor());
         for (line_no, (k, c)) in m
             .chains
             .in_order()
@@ -154,7 +156,7 @@ impl Widget for ChainsView<'_> {
             .enumerate()
         {
             let mut line = lane(c, m, t, inner.width as usize);
-            if self.focused && k == self.cursor {
+            if self.focused && k == cursor {
                 line = line.patch_style(t.selected());
             }
             buf.set_line(inner.x, inner.y + line_no as u16, &line, inner.width);

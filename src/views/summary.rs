@@ -5,9 +5,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, StatefulWidget, Widget, Wrap};
 
 use crate::app::model::{Model, Status};
+use crate::app::ui_state::Scroll;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::Decider;
 use crate::engine::{Outcome, StepOp};
@@ -15,6 +16,7 @@ use crate::output::summary::render;
 
 use super::details::value_text;
 use super::frame::frame;
+use super::text::scroll_rows;
 use super::theme::Theme;
 
 /// One line of the summary, with how it is styled.
@@ -157,16 +159,17 @@ pub fn summary_text(m: &Model) -> Option<String> {
     Some(text)
 }
 
-/// The summary panel of a finished run.
+/// The summary panel of a finished run; its state is its [`Scroll`] over the wrapped lines.
 pub struct SummaryView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
-    pub scroll: usize,
 }
 
-impl Widget for SummaryView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for SummaryView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let t = self.theme;
         let lines = summary_lines(self.model)
             .unwrap_or_else(|| vec![(Kind::Plain, "the summary appears when the run ends".into())]);
@@ -182,9 +185,8 @@ impl Widget for SummaryView<'_> {
                 Kind::Plain => Line::raw(l),
             })
             .collect();
-        Paragraph::new(text)
-            .wrap(Wrap { trim: false })
-            .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))
-            .render(inner, buf);
+        let text = Paragraph::new(text).wrap(Wrap { trim: false });
+        scroll.fit(text.line_count(inner.width), inner.height as usize);
+        text.scroll((scroll_rows(scroll), 0)).render(inner, buf);
     }
 }
