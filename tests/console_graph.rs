@@ -11,12 +11,17 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::StatefulWidget;
+use stepdeck::app::keymap::Action;
 use stepdeck::app::model::Model;
 use stepdeck::app::sample::sample_urn;
 use stepdeck::app::ui_state::{UiState, ViewId};
+use stepdeck::app::update::update;
 use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::bench_support::builtin_factory;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
-use stepdeck::engine::{EngineEvent, Urn};
+use stepdeck::engine::{
+    Control, Deployment, EngineEvent, EventSink, NullJournal, Options, Snapshot, Urn,
+};
 use stepdeck::views::graph::GraphView;
 use stepdeck::views::{Theme, draw};
 
@@ -394,4 +399,48 @@ fn the_blast_radius_follows_the_graph_as_it_grows() {
     std::thread::sleep(std::time::Duration::from_millis(20));
     u.refresh_graph(&m);
     assert_eq!(name_of(&m, &u.layout.graph.blast_radius(&m, a)), ["b", "c"]);
+}
+
+/// A filter that keeps fewer columns than the view was scrolled past shows what it keeps: the
+/// view used to stay scrolled past them, empty, until the selection moved (`h`).
+#[test]
+fn a_filter_brings_a_scrolled_graph_back_to_what_it_keeps() {
+    let edges: Vec<(String, String)> = (0..9)
+        .map(|i| (format!("step{i}"), format!("step{}", i + 1)))
+        .collect();
+    let pairs: Vec<(&str, &str)> = edges.iter().map(|(a, b)| (&a[..], &b[..])).collect();
+    let (names, deps) = named(&pairs);
+    let m = model(&names, &deps);
+    let mut u = ui();
+    let screen = |u: &mut UiState| {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        t.draw(|f| draw(f, &m, u, Theme { color: false })).unwrap();
+        format!("{}", t.backend())
+    };
+    u.nav.selected = Some(sample_urn("sim:index:Thing", "step9"));
+    assert!(screen(&mut u).contains("[step9]"));
+    let dir = tempfile::tempdir().unwrap();
+    let control = idle_control(dir.path());
+    for action in std::iter::once(Action::StartFilter)
+        .chain("step1".chars().map(Action::FilterChar))
+        .chain([Action::FilterCommit])
+    {
+        update(&mut u, &m, &control, action);
+    }
+    let filtered = screen(&mut u);
+    insta::assert_snapshot!("graph_filtered_after_scrolling_80x24", filtered);
+    assert!(filtered.contains("[step1]"), "{filtered}");
+}
+
+/// The control of a deployment that never runs: keys that only move the view ask nothing of
+/// it.
+fn idle_control(dir: &std::path::Path) -> Control {
+    Deployment::new(
+        Options::default(),
+        Snapshot::default(),
+        builtin_factory(dir),
+        Box::new(NullJournal),
+        EventSink::none(),
+    )
+    .control()
 }

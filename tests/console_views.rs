@@ -8,12 +8,18 @@ use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use stepdeck::app::keymap::Action;
 use stepdeck::app::model::Model;
 use stepdeck::app::sample::{as_preview, sample_timeline};
 use stepdeck::app::ui_state::{Confirm, UiState, ViewId};
+use stepdeck::app::update::update;
 use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::bench_support::builtin_factory;
 use stepdeck::engine::run::events::PendingCreate;
-use stepdeck::engine::{EngineEvent, Outcome, Urn};
+use stepdeck::engine::{
+    Control, Deployment, EngineEvent, EventSink, NullJournal, Options, Outcome, Severity, Snapshot,
+    Urn,
+};
 use stepdeck::views::{Theme, draw};
 
 fn sample_model() -> Model {
@@ -348,4 +354,90 @@ fn details_compact_hidden_diffs() {
         "{text}"
     );
     insta::assert_snapshot!("details_hidden_diffs_80x24", text);
+}
+
+/// Moves the console as keys would, through `update`.
+fn press(m: &Model, u: &mut UiState, actions: &[Action]) {
+    let dir = tempfile::tempdir().unwrap();
+    let control = idle_control(dir.path());
+    for action in actions {
+        update(u, m, &control, action.clone());
+    }
+}
+
+/// `g` (Home) and PgUp in the Log go back to older entries and stop at the oldest: they used
+/// to scroll past every entry and leave the pane empty. `G` follows the newest again.
+#[test]
+fn home_and_page_up_in_the_log_stop_at_the_oldest_entry() {
+    let mut m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    u.nav.focus = ViewId::Log;
+    let newest = screen(&m, &mut u, 80, 24);
+    for key in [Action::PageUp, Action::Home] {
+        press(&m, &mut u, &[key.clone()]);
+        let s = screen(&m, &mut u, 80, 24);
+        assert_eq!(s, newest, "{key:?}: the whole log fits, nothing to scroll");
+    }
+    for k in 1..=30 {
+        m.note(Severity::Info, &format!("note {k} from the operator"));
+    }
+    press(&m, &mut u, &[Action::End]);
+    let newest = screen(&m, &mut u, 80, 24);
+    assert!(newest.contains("note 30 from") && !newest.contains("note 1 from"));
+    press(&m, &mut u, &[Action::Home]);
+    let oldest = screen(&m, &mut u, 80, 24);
+    let first = &m.log.entries()[0];
+    assert!(
+        oldest.contains(first.urn.as_ref().unwrap().name()) && !oldest.contains("note 30 from"),
+        "{oldest}"
+    );
+    insta::assert_snapshot!("log_home_80x24", oldest);
+    press(&m, &mut u, &[Action::PageDown]);
+    let page = screen(&m, &mut u, 80, 24);
+    assert!(page != oldest && page != newest, "{page}");
+    press(&m, &mut u, &[Action::End]);
+    m.note(Severity::Info, "note 31 from the operator");
+    assert!(
+        screen(&m, &mut u, 80, 24).contains("note 31 from"),
+        "the tail is followed"
+    );
+}
+
+/// `G` (End) in the Summary shows its last lines and goes no further: it used to scroll past
+/// them and leave the panel empty.
+#[test]
+fn end_in_the_summary_stops_at_its_last_line() {
+    let m = failed(sample_model());
+    let text = stepdeck::views::summary::summary_text(&m).unwrap();
+    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    let mut u = ui(ConsoleMode::Live);
+    u.nav.focus = ViewId::Summary;
+    let top = screen(&m, &mut u, 80, 16);
+    assert!(
+        !top.contains(last.trim()),
+        "the summary is longer than the panel:\n{top}"
+    );
+    press(&m, &mut u, &[Action::End]);
+    let end = screen(&m, &mut u, 80, 16);
+    assert!(end.contains(last.trim()), "{end}");
+    insta::assert_snapshot!("summary_end_80x16", end);
+    press(&m, &mut u, &[Action::Down, Action::PageDown, Action::End]);
+    assert_eq!(
+        screen(&m, &mut u, 80, 16),
+        end,
+        "no further than the last line"
+    );
+}
+
+/// The control of a deployment that never runs: keys that only move the view ask nothing of
+/// it.
+fn idle_control(dir: &std::path::Path) -> Control {
+    Deployment::new(
+        Options::default(),
+        Snapshot::default(),
+        builtin_factory(dir),
+        Box::new(NullJournal),
+        EventSink::none(),
+    )
+    .control()
 }
