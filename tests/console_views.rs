@@ -374,7 +374,7 @@ fn home_and_page_up_in_the_log_stop_at_the_oldest_entry() {
     u.nav.focus = ViewId::Log;
     let newest = screen(&m, &mut u, 80, 24);
     for key in [Action::PageUp, Action::Home] {
-        press(&m, &mut u, &[key.clone()]);
+        press(&m, &mut u, std::slice::from_ref(&key));
         let s = screen(&m, &mut u, 80, 24);
         assert_eq!(s, newest, "{key:?}: the whole log fits, nothing to scroll");
     }

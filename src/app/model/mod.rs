@@ -39,7 +39,6 @@ pub use resource::{Changes, Resource, Status};
 pub use resources::Resources;
 pub use run_status::{CancelSeen, RunState, RunStatus, SummaryInfo};
 
-use chains::ChainState as Cs;
 use history::HistoryLine;
 
 /// The console's model; see the module documentation. A new concern is a file here and a
@@ -542,7 +541,11 @@ impl Model {
             Some((op, ..)) => op.as_str(),
             None => "replacement",
         };
-        let state = if approved { Cs::Queued } else { Cs::Declined };
+        let state = if approved {
+            ChainState::Queued
+        } else {
+            ChainState::Declined
+        };
         self.chains.release(chain, state);
         let who = by.to_string();
         for urn in &urns {
@@ -570,7 +573,7 @@ impl Model {
     fn abandon_undecided(&mut self, why: &str) {
         let now = self.clock.now();
         for (chain, urns) in self.approvals.abandon_waiting() {
-            self.chains.release(chain, Cs::Skipped);
+            self.chains.release(chain, ChainState::Skipped);
             for urn in urns {
                 let i = self.rows.ensure(&urn);
                 if self.rows.row_mut(i).abandon(why, now) {
