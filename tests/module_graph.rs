@@ -1,10 +1,11 @@
 //! The crate's layers, checked on its import graph: every `crate::…`, `super::…` and `self::…`
-//! path in a source file (its tests left out) is resolved to the file that defines the module it
-//! names. A module's own `mod.rs` declaring or re-exporting its children is not an edge. The
-//! files form no cycle; the engine imports nothing above it; `app` (the console's model) imports
-//! no `views`, and neither imports what talks to the outside (`rpc`, `state`, `cli`) or the
-//! terminal (`console`); the engine's folders, and rpc's, import each other one way only; and
-//! code outside the engine names the items `engine::` re-exports there.
+//! path in a source file (its tests left out, inline or in a file of their own) is resolved to
+//! the file that defines the module it names. A module's own `mod.rs` declaring or re-exporting
+//! its children is not an edge. The files form no cycle; the engine imports nothing above it;
+//! `app` (the console's model) imports no `views`, and neither imports what talks to the
+//! outside (`rpc`, `state`, `cli`) or the terminal (`console`); the engine's folders, and
+//! rpc's, import each other one way only; and code outside the engine names the items
+//! `engine::` re-exports there.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -153,8 +154,27 @@ fn cycles(graph: &BTreeMap<Module, BTreeSet<Module>>) -> Vec<Vec<Module>> {
     walk.found
 }
 
+/// The modules a file declares under `#[cfg(test)]` (`mod tests;`): test code in files of
+/// their own, left out as inline tests are.
+fn test_modules(text: &str, module: &Module) -> Vec<Module> {
+    text.split("#[cfg(test)]")
+        .skip(1)
+        .filter_map(|after| {
+            let name = after.trim_start().strip_prefix("mod ")?.split(';').next()?;
+            let name = name.trim();
+            let plain = !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_');
+            plain.then(|| module.iter().cloned().chain([name.to_string()]).collect())
+        })
+        .collect()
+}
+
 fn graph_of(src: &Path) -> BTreeMap<Module, BTreeSet<Module>> {
-    let files = modules(src);
+    let mut files = modules(src);
+    let tests: Vec<Module> = files
+        .iter()
+        .flat_map(|(module, path)| test_modules(&std::fs::read_to_string(path).unwrap(), module))
+        .collect();
+    files.retain(|module, _| !tests.iter().any(|t| module.starts_with(t)));
     files
         .iter()
         .map(|(module, path)| {
@@ -198,6 +218,22 @@ fn the_check_sees_a_cycle_through_a_use_group() {
     assert_eq!(found.len(), 1, "{found:?}");
     std::fs::write(src.join("a/y.rs"), "pub struct Y;\n").unwrap();
     assert!(cycles(&graph_of(src)).is_empty());
+}
+
+#[test]
+fn a_test_module_in_a_file_of_its_own_is_left_out_like_inline_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("a/b")).unwrap();
+    std::fs::write(src.join("lib.rs"), "pub mod a;\npub mod c;\n").unwrap();
+    std::fs::write(src.join("c.rs"), "pub struct C;\n").unwrap();
+    std::fs::write(src.join("a/mod.rs"), "mod b;\n#[cfg(test)]\nmod tests;\n").unwrap();
+    std::fs::write(src.join("a/b/mod.rs"), "pub struct B;\n").unwrap();
+    std::fs::write(src.join("a/tests.rs"), "use crate::c::C;\n").unwrap();
+    let graph = graph_of(src);
+    assert!(edges_into(&graph, "a", &["c"]).is_empty(), "{graph:?}");
+    std::fs::write(src.join("a/b/mod.rs"), "use crate::c::C;\n").unwrap();
+    assert_eq!(edges_into(&graph_of(src), "a", &["c"]), ["a::b → c"]);
 }
 
 fn crate_graph() -> BTreeMap<Module, BTreeSet<Module>> {

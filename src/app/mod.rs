@@ -4,7 +4,6 @@
 
 pub mod console;
 pub mod filter;
-pub mod graph_index;
 pub mod graph_lanes;
 pub mod graph_layout;
 pub mod keymap;
