@@ -55,7 +55,6 @@ mod journal_reader;
 pub mod lock_info;
 mod open;
 pub mod passphrase;
-pub mod pbkdf2;
 pub mod plan_file;
 pub mod postgres;
 pub mod secrets;
