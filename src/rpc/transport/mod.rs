@@ -5,3 +5,5 @@ mod loopback_peer;
 pub(super) mod private_dir;
 pub mod server;
 pub mod unary_channel;
+#[cfg(test)]
+mod unary_channel_tests;
