@@ -61,7 +61,6 @@ pub mod lock_info;
 pub mod lock_lost;
 mod open;
 pub mod passphrase;
-pub mod pbkdf2;
 pub mod plan_file;
 pub mod postgres;
 pub mod secrets;

@@ -204,7 +204,15 @@ fn cipher_for(passphrase: &str, salt: &[u8]) -> Aes256Gcm {
     let keys = KEYS.get_or_init(Mutex::default);
     let cached = keys.lock().get(&id).copied();
     let key = cached.unwrap_or_else(|| {
-        let key = super::pbkdf2::pbkdf2_sha256(passphrase.as_bytes(), salt, PBKDF2_ITERATIONS);
+        let mut key = [0u8; KEY_BYTES];
+        // The crate's own SHA-256 instance, built with its optimization level (Cargo.toml).
+        pbkdf2::pbkdf2_hmac_with_params(
+            passphrase.as_bytes(),
+            salt,
+            pbkdf2::Algorithm::Pbkdf2Sha256,
+            pbkdf2::Params::new(PBKDF2_ITERATIONS).expect("a million rounds is a valid count"),
+            &mut key,
+        );
         keys.lock().insert(id, key);
         key
     });
@@ -311,6 +319,51 @@ mod tests {
             other.decrypt(&ct),
             Err(SecretsError::DecryptFailed)
         ));
+    }
+
+    /// The salt states of Pulumi's own tests open with their passphrases, and a secret written
+    /// by Pulumi under one of them reads back.
+    #[test]
+    fn pulumis_salt_states_open_with_their_passphrases() {
+        let vectors = [
+            (
+                "password",
+                "v1:fozI5u6B030=:v1:F+6ZduKKd8G0/V7L:PGMFeIzwobWRKmEAzUdaQHqC5mMRIQ==",
+            ),
+            (
+                "abc123",
+                "v1:4iF78gb0nF0=:v1:Co6IbTWYs/UdrjgY:FSrAWOFZnj9ealCUDdJL7LrUKXX9BA==",
+            ),
+            (
+                "123abc",
+                "v1:C7H2a7/Ietk=:v1:yfAd1zOi6iY9DRIB:dumdsr+H89VpHIQWdB01XEFqYaYjAg==",
+            ),
+            (
+                "correct horse battery staple",
+                "v1:3ZcVRCMzEbk=:v1:A4wYnaSVLIkK0AhS:2SrOnSDh9wVGmoyZt97KYJN3WfDDHA==",
+            ),
+            (
+                "TestConfigRoundtripComments",
+                "v1:ThS5UPxP9qc=:v1:UZYAXF+ylaJ0rGhv:9OTvBnOEDFgxs7btjzSu+LZ470vLpg==",
+            ),
+        ];
+        for (passphrase, state) in vectors {
+            assert!(
+                Crypter::from_salt(passphrase, state).is_ok(),
+                "{passphrase}"
+            );
+        }
+        assert!(matches!(
+            Crypter::from_salt("password123", vectors[0].1),
+            Err(SecretsError::WrongPassphrase)
+        ));
+        let roundtrip = Crypter::from_salt(vectors[4].0, vectors[4].1).unwrap();
+        assert_eq!(
+            roundtrip
+                .decrypt("v1:T1ftqhY0hqr+EJK6:+jvd5PMecFx80tcavzuZY4tLatgIfoe/xR72GA==")
+                .unwrap(),
+            "secret-value"
+        );
     }
 
     #[test]

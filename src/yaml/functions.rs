@@ -6,6 +6,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use sha1::Sha1;
 use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -13,7 +14,6 @@ use crate::engine::{PropertyMap, PropertyValue};
 
 use super::asset;
 use super::builtin::Builtin;
-use super::sha1::sha1_hex;
 
 /// A misuse of a function: which argument (0-based) and what went wrong.
 #[derive(Debug, PartialEq)]
@@ -149,7 +149,9 @@ pub fn apply(b: Builtin, args: &[PropertyValue], dir: &Path) -> Result<PropertyV
         }),
         Builtin::Sha1 => lift(args, |a| {
             let s = string_arg(&a[0], "fn::sha1 requires a string, got")?;
-            Ok(PropertyValue::String(sha1_hex(s.as_bytes())))
+            Ok(PropertyValue::String(hex::encode(Sha1::digest(
+                s.as_bytes(),
+            ))))
         }),
         Builtin::SingleOrNone => lift(args, |a| {
             let Some(list) = a[0].as_array() else {
@@ -605,6 +607,10 @@ mod tests {
         assert_eq!(
             call(Builtin::Sha1, &[s("abc")]),
             Ok(s("a9993e364706816aba3e25717850c26c9cd0d89d"))
+        );
+        assert_eq!(
+            call(Builtin::Sha1, &[s("")]),
+            Ok(s("da39a3ee5e6b4b0d3255bfef95601890afd80709"))
         );
         assert_eq!(
             err(Builtin::Sha1, &[PropertyValue::Null]),

@@ -4,3 +4,5 @@
 mod loopback_peer;
 pub mod server;
 pub mod unary_channel;
+#[cfg(test)]
+mod unary_channel_tests;
