@@ -162,13 +162,17 @@ pub(super) async fn run(
         conclude(&result)
     }
     .await;
-    if let Some(s) = serving {
-        s.finish().await;
-    }
+    let turned_away = match serving {
+        Some(s) => s.finish().await,
+        None => None,
+    };
     let report = console.take_report();
     drop(console);
     if let Some(report) = report {
         print!("{report}");
+    }
+    if let Some(line) = turned_away {
+        eprintln!("{line}");
     }
     outcome
 }

@@ -419,8 +419,10 @@ pub(super) async fn run(
         drive(d, events, display, config, shown, p)
     })
     .await;
-    if let Some(s) = serving {
-        s.finish().await;
+    if let Some(s) = serving
+        && let Some(line) = s.finish().await
+    {
+        eprintln!("{line}");
     }
     let mut result = result?;
     conclude(&result)?;
