@@ -246,7 +246,8 @@ async fn print(
     };
     let mut stdout = CheckedOutput::new("standard output", what, std::io::stdout());
     let mut log = shown.event_log;
-    let mut writer = EventWriter::new(config.clone());
+    // The engine-event stream is built only for a reader: the event log, or `--json`.
+    let mut writer = (json || log.is_some()).then(|| EventWriter::new(config.clone()));
     let mut digest = PreviewDigest::new(shown.visibility);
     // One of the two writes to standard output, whichever the display is.
     let (mut printer, mut json_out) = if json {
@@ -269,7 +270,7 @@ async fn print(
         if let EngineEvent::Prelude { preview: p, .. } = &e {
             preview = *p;
         }
-        for v in writer.event(&e) {
+        for v in writer.iter_mut().flat_map(|w| w.event(&e)) {
             emit(v, preview);
         }
         if json && preview {
@@ -282,13 +283,13 @@ async fn print(
             let _ = p.event(&e);
         }
     }
-    emit(writer.finish(), preview);
-    drop(emit);
+    if let Some(mut writer) = writer {
+        emit(writer.finish(), preview);
+    }
     if let Some(out) = json_out.filter(|_| preview) {
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
         out.line(&text);
     }
-    drop(printer);
     let log = log.map(CheckedOutput::finish);
     [log, Some(stdout.finish())]
         .into_iter()

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::engine::approval::{ApprovalRule, RuleSource};
 use crate::engine::gate_decisions::GateDecisions;
-use crate::located_yaml::{Node, NodeKind, SourceError, parse_document};
+use crate::located_yaml::{Node, NodeKind, SourceError, parse_document, read_yaml_file};
 
 use super::config::ConfigKey;
 use super::error::ProjectError;
@@ -16,7 +16,7 @@ use super::stack_settings::StackSettings;
 pub const APPROVE_KEY: &str = "stepdeck:approve";
 
 fn read(path: &Path) -> Result<(String, Node), ProjectError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ProjectError::Io {
+    let text = read_yaml_file(path).map_err(|source| ProjectError::Io {
         path: path.to_path_buf(),
         source,
     })?;

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::config::{ConfigDecl, ConfigKey};
 use super::error::ProjectError;
-use crate::located_yaml::parse_document;
 use crate::located_yaml::{Node, NodeKind, SourceError};
+use crate::located_yaml::{parse_document, read_yaml_file};
 
 /// The project file's name.
 pub const PROJECT_FILE: &str = "Pulumi.yaml";
@@ -42,7 +42,7 @@ impl Project {
         if !path.is_file() {
             return Err(ProjectError::NotAProject(dir.to_path_buf()));
         }
-        let text = std::fs::read_to_string(&path).map_err(|source| ProjectError::Io {
+        let text = read_yaml_file(&path).map_err(|source| ProjectError::Io {
             path: path.clone(),
             source,
         })?;

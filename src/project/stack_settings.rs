@@ -10,8 +10,8 @@ use super::config::{ConfigKey, ConfigValue};
 use super::config_path;
 use super::error::ProjectError;
 use super::yaml_text;
-use crate::located_yaml::parse_document;
 use crate::located_yaml::{NodeKind, Pos, SourceError};
+use crate::located_yaml::{parse_document, read_yaml_file};
 
 /// One stack's settings file.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -36,7 +36,7 @@ impl StackSettings {
     pub fn load(dir: &Path, stack: &str, project: &str) -> Result<StackSettings, ProjectError> {
         let file_name = settings_file_name(stack);
         let path = dir.join(&file_name);
-        match std::fs::read_to_string(&path) {
+        match read_yaml_file(&path) {
             Ok(text) => Ok(StackSettings::parse(&file_name, &text, project)?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StackSettings {
                 file_name,

@@ -11,6 +11,7 @@ use super::analyze::{Analysis, analyze};
 use super::ast::{ProgramAst, build_component};
 use super::error::{SourceError, YamlError};
 use super::node::{Node, parse_document};
+use crate::located_yaml::read_yaml_file;
 
 /// One component: its checked body.
 #[derive(Clone, Debug)]
@@ -55,7 +56,7 @@ impl Components {
                 .collect();
             files.sort();
             for path in files {
-                let text = std::fs::read_to_string(&path).map_err(|source| YamlError::Io {
+                let text = read_yaml_file(&path).map_err(|source| YamlError::Io {
                     path: path.clone(),
                     source,
                 })?;
