@@ -90,3 +90,24 @@ fn every_file_a_user_names_is_read_only_up_to_its_limit() {
     }
     assert_eq!(env.checkpoint_text("e2e", "dev"), checkpoint);
 }
+
+#[test]
+fn a_yaml_program_past_the_parsers_default_budget_previews() {
+    // 30,000 resources of 10 YAML nodes each: the parser's default budget (250,000 nodes)
+    // stopped programs of this shape at 25,000 resources.
+    let mut program = String::from("resources:\n");
+    for i in 0..30_000 {
+        program.push_str(&format!(
+            "  r{i}:\n    type: sim:index:Resource\n    properties:\n      n: {i}\n      g: {}\n",
+            i % 100
+        ));
+    }
+    let env = Env::new(&program);
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("+ 30001 to create"),
+        "{}",
+        stdout(&out)
+    );
+}

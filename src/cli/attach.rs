@@ -3,7 +3,6 @@
 //! Pulumi's JSON event stream.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 
 use anyhow::Result;
 use stepdeck::app::{ConsoleMode, Steering, Title};
@@ -20,6 +19,7 @@ use stepdeck::rpc::console_proto::Action;
 
 use super::args::AttachArgs;
 use super::errors::{DeploymentFailed, usage};
+use super::stdout::{out, outln};
 
 /// The console's actions, sent to the served deployment. Leaving only detaches.
 struct RemoteSteering(RemoteActions);
@@ -126,7 +126,7 @@ pub(super) async fn run(args: AttachArgs) -> Result<()> {
     let report = console.take_report();
     drop(console);
     if let Some(report) = report {
-        print!("{report}");
+        out!("{report}")?;
     }
     left?;
     Ok(())
@@ -139,18 +139,16 @@ async fn print_json(
     config: BTreeMap<String, String>,
 ) -> Result<()> {
     let mut writer = EventWriter::new(config);
-    let mut out = std::io::stdout().lock();
     let mut outcome = None;
     while let Some(e) = events.recv().await {
         if let EngineEvent::Summary { outcome: o, .. } = &e {
             outcome = Some(o.clone());
         }
         for v in writer.event(&e) {
-            writeln!(out, "{v}")?;
+            outln!("{v}")?;
         }
     }
-    writeln!(out, "{}", writer.finish())?;
-    out.flush()?;
+    outln!("{}", writer.finish())?;
     match outcome {
         Some(o) if o.is_success() => Ok(()),
         Some(o) => Err(DeploymentFailed(format!("the served deployment ended: {o:?}")).into()),

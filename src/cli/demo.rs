@@ -16,6 +16,7 @@ use super::console::{Showing, session};
 use super::deploy::{Run, RunMeta, conclude, options};
 use super::display::Display;
 use super::operation;
+use super::stdout::out;
 use super::workspace::Workspace;
 
 const STACK: &str = "demo";
@@ -189,7 +190,7 @@ pub(super) async fn run(args: DemoArgs) -> Result<()> {
     let report = console.take_report();
     drop(console);
     if let Some(report) = report {
-        print!("{report}");
+        out!("{report}")?;
     }
     outcome
 }

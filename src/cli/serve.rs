@@ -128,9 +128,19 @@ impl ServeSession {
         )
     }
 
-    /// Lets the watchers read to the end (at most a few seconds), then stops serving.
-    pub(super) async fn finish(self) {
+    /// Lets the watchers read to the end (at most a few seconds), then stops serving; returns
+    /// how many connections the server turned away, as a line for standard error once the
+    /// display is done (the run's log said when it began, once).
+    pub(super) async fn finish(self) -> Option<String> {
         self.served.hub.drained(DRAIN).await;
+        let turned_away = self.serving.turned_away();
         drop(self.serving);
+        (turned_away > 0).then(|| {
+            format!(
+                "The console server turned away {turned_away} connection{} (no valid token in \
+                 time, or over its limits).",
+                if turned_away == 1 { "" } else { "s" }
+            )
+        })
     }
 }
