@@ -13,13 +13,13 @@ use stepdeck::bench_support::{DagProgram, DagSpec, GeneratedDag, builtin_factory
 use stepdeck::engine::{
     Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot, Urn,
 };
-use stepdeck::rpc::console_addr::ConsoleAddress;
-use stepdeck::rpc::console_client::{AttachOptions, attach, client};
+use stepdeck::rpc::console::addr::ConsoleAddress;
+use stepdeck::rpc::console::client::{AttachOptions, attach, client};
+use stepdeck::rpc::console::server::{Limits, Served, ServingConsole, serve};
+use stepdeck::rpc::console::tee::tee;
+use stepdeck::rpc::console::token::Tokens;
+use stepdeck::rpc::console::wire::frames;
 use stepdeck::rpc::console_proto::{WatchRequest, watch_reply};
-use stepdeck::rpc::console_server::{Limits, Served, ServingConsole, serve};
-use stepdeck::rpc::console_tee::tee;
-use stepdeck::rpc::console_token::Tokens;
-use stepdeck::rpc::console_wire::frames;
 
 /// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
 #[global_allocator]

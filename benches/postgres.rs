@@ -12,15 +12,16 @@
 #[path = "../tests/pg_support/mod.rs"]
 mod pg_support;
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use divan::Bencher;
 use stepdeck::bench_support::{DagSpec, GeneratedDag, RunConfig, builtin_factory, run_dag};
-use stepdeck::engine::journal::{Journal, JournalEntry, JournalError, Replayer};
-use stepdeck::engine::{NullJournal, Operation, Outcome, Snapshot};
+use stepdeck::engine::journal::Replayer;
+use stepdeck::engine::{
+    Journal, JournalEntry, JournalError, NullJournal, Operation, Outcome, Snapshot,
+};
 use stepdeck::state::checkpoint::write_checkpoint_file;
 use stepdeck::state::{Backend, BackendUrl, PgBackend, StackRef};
 

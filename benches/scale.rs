@@ -27,14 +27,14 @@ use stepdeck::bench_support::{
     builtin_factory, run_unjournaled,
 };
 use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
-use stepdeck::engine::resource::OperationType;
+use stepdeck::engine::model::resource::OperationType;
 use stepdeck::engine::{
     EngineEvent, EventSink, Operation, Outcome, PropertyMap, ResourceState, Severity, Snapshot,
 };
 use stepdeck::providers::BuiltinProviders;
-use stepdeck::rpc::language_host::{NodeOptions, Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
-use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::rpc::plugin::providers::PluginProviders;
+use stepdeck::rpc::program::language_host::{NodeOptions, Runtime, SdkProgram};
 use stepdeck::views::{Theme, render_screen};
 
 /// The same allocator as the `stepdeck` binary, so that the figures are the binary's.
@@ -88,7 +88,7 @@ fn journaled_config() -> RunConfig {
         .find_map(|a| a.strip_prefix("--parallel=").map(str::to_string))
         .map(|p| p.parse().expect("--parallel=N takes a number"));
     RunConfig {
-        parallel: parallel.unwrap_or_else(stepdeck::engine::deployment::default_parallel),
+        parallel: parallel.unwrap_or_else(stepdeck::engine::run::deployment::default_parallel),
         ..RunConfig::default()
     }
 }
@@ -423,7 +423,7 @@ async fn console_frame(n: usize) {
     let each = draw(&mut model, &mut ui, frames);
     // The selection in the middle of the tree: the window follows it down there.
     let middle = model.resource(model.resources().len() / 2).urn.clone();
-    ui.selected = Some(middle);
+    ui.nav.selected = Some(middle);
     // Its first frame orders the graph's columns up to it, once per layout; the next do not.
     let jump = draw(&mut model, &mut ui, 1);
     let deep = draw(&mut model, &mut ui, frames);
@@ -663,7 +663,7 @@ for f in pending:
 /// cost at least, whatever the engine does with them.
 async fn rpc_floor(n: usize) {
     let python = sdk_env().join("venv/bin/python");
-    let (addr, server) = stepdeck::rpc::engine_service::serve_engine(EventSink::none())
+    let (addr, server) = stepdeck::rpc::monitor::engine_service::serve_engine(EventSink::none())
         .await
         .expect("engine service");
     for inflight in [1, 16] {
@@ -737,12 +737,12 @@ server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, por
 /// time, as the calls of a program whose CPU is the bottleneck arrive; this process's CPU per
 /// call is what each call costs the engine at least.
 async fn rpc_floor_node(n: usize) {
-    use stepdeck::engine::property::props;
-    use stepdeck::rpc::engine_service::EngineService;
+    use stepdeck::engine::model::property::props;
     use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
+    use stepdeck::rpc::monitor::engine_service::EngineService;
     use stepdeck::rpc::pulumirpc::engine_server::EngineServer;
     use stepdeck::rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
-    use stepdeck::rpc::unary_channel::UnaryChannel;
+    use stepdeck::rpc::transport::unary_channel::UnaryChannel;
     use tokio::io::AsyncBufReadExt;
 
     let modules = sdk_env().join("node_modules");
@@ -765,7 +765,7 @@ async fn rpc_floor_node(n: usize) {
     let router = tonic::transport::Server::builder().add_service(EngineServer::new(
         EngineService::new(None, EventSink::none()),
     ));
-    let (addr, server) = stepdeck::rpc::server::serve_private(router)
+    let (addr, server) = stepdeck::rpc::transport::server::serve_private(router)
         .await
         .expect("engine service");
     let before = Usage::now();

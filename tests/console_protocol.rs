@@ -12,16 +12,16 @@ use stepdeck::bench_support::{DagProgram, DagSpec, GeneratedDag, builtin_factory
 use stepdeck::engine::{
     Control, Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot,
 };
-use stepdeck::rpc::console_addr::ConsoleAddress;
-use stepdeck::rpc::console_client::{AttachOptions, Attached, attach, client};
-use stepdeck::rpc::console_proto::console_client::ConsoleClient;
-use stepdeck::rpc::console_proto::{ActRequest, Action, WatchReply, WatchRequest, watch_reply};
-use stepdeck::rpc::console_server::{
+use stepdeck::rpc::console::addr::ConsoleAddress;
+use stepdeck::rpc::console::client::{AttachOptions, Attached, attach, client};
+use stepdeck::rpc::console::server::{
     Limits, SERVING_NICE, SERVING_POLICY, SERVING_THREAD, Served, ServingConsole, serve,
 };
-use stepdeck::rpc::console_tee::tee;
-use stepdeck::rpc::console_token::Tokens;
-use stepdeck::rpc::console_wire::frames;
+use stepdeck::rpc::console::tee::tee;
+use stepdeck::rpc::console::token::Tokens;
+use stepdeck::rpc::console::wire::frames;
+use stepdeck::rpc::console_proto::console_client::ConsoleClient;
+use stepdeck::rpc::console_proto::{ActRequest, Action, WatchReply, WatchRequest, watch_reply};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tonic::Code;
 
@@ -125,7 +125,7 @@ async fn a_missing_or_wrong_token_is_unauthenticated_and_reveals_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let (served, _serving, address) = served(&dir).await;
     served.hub.push(&EngineEvent::Paused);
-    let channel = stepdeck::rpc::server::connect(&address.to_string())
+    let channel = stepdeck::rpc::transport::server::connect(&address.to_string())
         .await
         .unwrap();
     let mut bare = ConsoleClient::new(channel);
@@ -222,7 +222,7 @@ async fn a_late_joiner_sees_what_the_local_console_sees_mid_run_and_at_the_end()
     assert!(here.run_state().is_over());
     assert_eq!(statuses(&there), statuses(&here), "at the end");
     // The resume was recorded with who asked for it, in both.
-    let log = |m: &Model| format!("{:?}", m.log());
+    let log = |m: &Model| format!("{:?}", m.log.entries());
     assert!(log(&here).contains("deployment resumed by alice@laptop"));
     assert!(log(&there).contains("deployment resumed by alice@laptop"));
 }
@@ -474,7 +474,7 @@ fn certificates(dir: &std::path::Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_tls_a_watcher_trusting_the_ca_attaches_and_a_plaintext_one_does_not() {
-    use stepdeck::rpc::console_server::TlsFiles;
+    use stepdeck::rpc::console::server::TlsFiles;
     let dir = tempfile::tempdir().unwrap();
     certificates(dir.path());
     let served = Served::new();
@@ -673,7 +673,10 @@ async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
         there.apply(&e);
     }
     assert_eq!(statuses(&there), statuses(&here));
-    assert_eq!(format!("{:?}", there.log()), format!("{:?}", here.log()));
+    assert_eq!(
+        format!("{:?}", there.log.entries()),
+        format!("{:?}", here.log.entries())
+    );
     assert!(
         format!("{:?}", there.resources()).contains("status 2"),
         "the last note on each row is kept"

@@ -7,8 +7,8 @@ mod support;
 
 use std::sync::Arc;
 
-use stepdeck::engine::events::PendingCreate;
-use stepdeck::engine::resource::{OperationType, PendingOperation};
+use stepdeck::engine::model::resource::{OperationType, PendingOperation};
+use stepdeck::engine::run::events::PendingCreate;
 use stepdeck::engine::{EngineEvent, Operation, Program, Snapshot, Urn};
 use support::*;
 

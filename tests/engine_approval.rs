@@ -9,9 +9,9 @@ mod support;
 use std::sync::Arc;
 use std::time::Duration;
 
-use stepdeck::engine::approval::{ApprovalKind, ApprovalRule, Approvals};
-use stepdeck::engine::events::Decider;
-use stepdeck::engine::gate_decisions::GateDecisions;
+use stepdeck::engine::run::approval::{ApprovalKind, ApprovalRule, Approvals};
+use stepdeck::engine::run::events::Decider;
+use stepdeck::engine::run::gate_decisions::GateDecisions;
 use stepdeck::engine::{
     ApprovalPolicy, EngineEvent, Goal, Options, ProgramError, ProgramFn, ResourceMonitor, Snapshot,
     StepOp,

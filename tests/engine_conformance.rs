@@ -91,7 +91,7 @@ async fn dbr_of_a_replaces_only_its_property_dependents() {
 
 #[tokio::test]
 async fn twelve_resource_graph_replaces_exactly_a_b_c_e_f_k() {
-    use stepdeck::engine::property::props;
+    use stepdeck::engine::model::property::props;
     use stepdeck::engine::{ResourceState, Urn};
     // Pulumi's complex DBR graph: A, C, D are providers; B, E, H use them; the second dependent
     // of each depends on input "A" (replace-requiring), the third on input "B" (not).
@@ -414,7 +414,7 @@ async fn continue_on_error_skips_exactly_the_dependents() {
     assert_eq!(r.names(), vec!["a", "e"]);
 }
 
-use stepdeck::engine::property::props;
+use stepdeck::engine::model::property::props;
 
 fn partial_fake(partial: &[&str]) -> Arc<FakeProvider> {
     Arc::new(FakeProvider {

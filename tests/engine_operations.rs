@@ -8,8 +8,8 @@ mod support;
 
 use std::sync::Arc;
 
-use stepdeck::engine::property::props;
-use stepdeck::engine::resource::{OperationType, PendingOperation};
+use stepdeck::engine::model::property::props;
+use stepdeck::engine::model::resource::{OperationType, PendingOperation};
 use stepdeck::engine::{Operation, ProgramFn, ReadGoal, ResourceMonitor, Snapshot, StepOp, Urn};
 use support::*;
 
@@ -351,7 +351,7 @@ async fn a_pending_replacement_no_longer_registered_is_removed_without_a_delete(
 /// from the program's inputs.
 fn outputs_vs_inputs() -> Box<DiffFn> {
     Box::new(|req: &stepdeck::engine::provider::DiffRequest| {
-        let mut d = stepdeck::engine::diff::diff_inputs(&req.old_outputs, &req.new_inputs);
+        let mut d = stepdeck::engine::steps::diff::diff_inputs(&req.old_outputs, &req.new_inputs);
         if !d.changed_keys.is_empty() {
             d.changes = stepdeck::engine::provider::DiffChanges::Some;
         }
@@ -421,7 +421,7 @@ async fn up_with_refresh_corrects_drift_and_recreates_what_vanished() {
 #[tokio::test]
 async fn created_and_modified_times_come_from_the_injected_clock() {
     use chrono::TimeZone;
-    use stepdeck::engine::clock::Clock;
+    use stepdeck::engine::model::clock::Clock;
     let p = Arc::new(FakeProvider::default());
     let at = |h| chrono::Utc.with_ymd_and_hms(2024, 5, 1, h, 0, 0).unwrap();
     let at_run = |base: &Snapshot, h, value: &'static str| {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use proptest::prelude::*;
-use stepdeck::engine::approval::Approvals;
+use stepdeck::engine::run::approval::Approvals;
 use stepdeck::engine::{ApprovalPolicy, EngineEvent, Outcome, Snapshot, StepOp};
 use support::*;
 

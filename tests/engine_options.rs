@@ -8,8 +8,8 @@ mod support;
 
 use std::sync::Arc;
 
-use stepdeck::engine::property::props;
-use stepdeck::engine::resource::CustomTimeouts;
+use stepdeck::engine::model::property::props;
+use stepdeck::engine::model::resource::CustomTimeouts;
 use stepdeck::engine::{
     Alias, EngineEvent, Goal, Outcome, ProgramFn, PropertyMap, PropertyValue, Snapshot, StepOp,
 };

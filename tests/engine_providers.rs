@@ -8,7 +8,7 @@ mod support;
 
 use std::sync::Arc;
 
-use stepdeck::engine::property::props;
+use stepdeck::engine::model::property::props;
 use stepdeck::engine::provider::{DiffChanges, DiffRequest, DiffResult};
 use stepdeck::engine::{EngineEvent, Goal, Operation, Outcome, PropertyValue, Snapshot, StepOp};
 use support::*;
@@ -467,7 +467,7 @@ async fn disabled_default_providers_refuse_resources_without_an_explicit_provide
 async fn the_summary_leaves_default_providers_out() {
     let p = Arc::new(FakeProvider::default());
     let program = goals(vec![
-        Box::new(|_| Goal::component(stepdeck::engine::urn::ROOT_STACK_TYPE, "proj-test")),
+        Box::new(|_| Goal::component(stepdeck::engine::model::urn::ROOT_STACK_TYPE, "proj-test")),
         Box::new(|_| custom("a", &[])),
         Box::new(|_| custom("b", &[])),
         Box::new(|_| custom("c", &[])),

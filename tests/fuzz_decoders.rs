@@ -13,11 +13,9 @@ use std::path::Path;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};
-use stepdeck::engine::journal::JournalEntry;
-use stepdeck::engine::property::{PropertyMap, PropertyValue};
-use stepdeck::engine::resource::{OperationType, ResourceState};
-use stepdeck::engine::targets::UrnGlob;
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::model::resource::OperationType;
+use stepdeck::engine::model::targets::UrnGlob;
+use stepdeck::engine::{JournalEntry, PropertyMap, PropertyValue, ResourceState, Urn};
 use stepdeck::project::{Project, StackSettings};
 use stepdeck::state::{BackendUrl, FileBackend, StackRef};
 

@@ -5,12 +5,11 @@
 
 use std::sync::Arc;
 
-use stepdeck::engine::property::{PropertyMap, PropertyValue, props};
+use stepdeck::engine::model::property::props;
 use stepdeck::engine::provider::{
-    CheckRequest, CreateRequest, CreateResult, DiffChanges, DiffKind, DiffRequest, Provider,
+    CheckRequest, CreateRequest, CreateResult, DiffChanges, DiffKind, DiffRequest,
 };
-use stepdeck::engine::provider_registry::ProviderFactory;
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::{PropertyMap, PropertyValue, Provider, ProviderFactory, Urn};
 use stepdeck::providers::BuiltinProviders;
 
 fn provider() -> Arc<dyn Provider> {

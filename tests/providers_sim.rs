@@ -7,13 +7,12 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use stepdeck::engine::property::{PropertyMap, PropertyValue, props};
+use stepdeck::engine::model::property::props;
 use stepdeck::engine::provider::{
-    CheckRequest, CreateRequest, DeleteRequest, DiffChanges, DiffKind, DiffRequest, Provider,
-    ReadRequest, UpdateRequest,
+    CheckRequest, CreateRequest, DeleteRequest, DiffChanges, DiffKind, DiffRequest, ReadRequest,
+    UpdateRequest,
 };
-use stepdeck::engine::provider_registry::ProviderFactory;
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::{PropertyMap, PropertyValue, Provider, ProviderFactory, Urn};
 use stepdeck::providers::{BuiltinProviders, WorldResources, load_world_file};
 
 fn urn(ty: &str, name: &str) -> Urn {

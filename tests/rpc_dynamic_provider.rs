@@ -8,16 +8,14 @@ mod rpc_support;
 use std::path::Path;
 use std::sync::Arc;
 
-use stepdeck::engine::events::EventSink;
-use stepdeck::engine::property::{PropertyMap, PropertyValue, props};
+use stepdeck::engine::model::property::props;
 use stepdeck::engine::provider::{
-    CheckRequest, CreateRequest, DeleteRequest, DiffChanges, DiffRequest, Provider, ProviderError,
+    CheckRequest, CreateRequest, DeleteRequest, DiffChanges, DiffRequest, ProviderError,
     UpdateRequest,
 };
-use stepdeck::engine::provider_registry::ProviderFactory;
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::{EventSink, PropertyMap, PropertyValue, Provider, ProviderFactory, Urn};
 use stepdeck::rpc::plugin::PluginContext;
-use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::rpc::plugin::providers::PluginProviders;
 
 /// A factory with no built-in packages, so every package goes to plugins.
 struct NoBuiltins;

@@ -4,11 +4,11 @@
 
 use prost_types::value::Kind;
 use prost_types::{Struct, Value};
-use stepdeck::engine::property::{
-    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, PropertyMap, PropertyValue, RESOURCE_REF_SIG, ResourceRef,
-    SECRET_SIG, SIG_KEY, UNKNOWN_SENTINEL, props,
+use stepdeck::engine::model::property::{
+    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, RESOURCE_REF_SIG, ResourceRef, SECRET_SIG, SIG_KEY,
+    UNKNOWN_SENTINEL, props,
 };
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::{PropertyMap, PropertyValue, Urn};
 use stepdeck::rpc::marshal::{
     MarshalOptions, annotate_secrets, map_to_struct, mark_secret_outputs, struct_to_map,
 };

@@ -16,15 +16,13 @@ use proptest::test_runner::{Config, TestRunner};
 use prost::Message;
 use prost_types::value::Kind;
 use prost_types::{ListValue, Struct, Value};
-use stepdeck::engine::events::EventSink;
-use stepdeck::engine::snapshot::Snapshot;
 use stepdeck::engine::{
-    Deployment, DeploymentResult, Options, Outcome, Program, ProgramError, ProgramFn,
-    ResourceMonitor,
+    Deployment, DeploymentResult, EventSink, Options, Outcome, Program, ProgramError, ProgramFn,
+    ResourceMonitor, Snapshot,
 };
 use stepdeck::providers::BuiltinProviders;
-use stepdeck::rpc::language_host::{Runtime, SdkProgram};
-use stepdeck::rpc::monitor_service::serve;
+use stepdeck::rpc::monitor::serve;
+use stepdeck::rpc::program::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::pulumirpc::engine_client::EngineClient;
 use stepdeck::rpc::pulumirpc::resource_monitor_client::ResourceMonitorClient;
 use stepdeck::rpc::pulumirpc::{
@@ -32,7 +30,7 @@ use stepdeck::rpc::pulumirpc::{
     ResourceInvokeRequest, SetRootResourceRequest, SupportsFeatureRequest, alias,
     register_resource_request,
 };
-use stepdeck::rpc::server::connect;
+use stepdeck::rpc::transport::server::connect;
 use stepdeck::state::{Backend, BackendUrl, FileBackend, StackRef};
 use stepdeck::yaml::YamlProgram;
 use tokio::sync::watch;
@@ -504,7 +502,7 @@ fn speak_http2_as(uid: Option<u32>, addr: std::net::SocketAddr) -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plugins_loopback_engine_answers_only_our_own_user() {
-    let (addr, handle) = stepdeck::rpc::engine_service::serve_engine(EventSink::none())
+    let (addr, handle) = stepdeck::rpc::monitor::engine_service::serve_engine(EventSink::none())
         .await
         .unwrap();
     assert!(addr.ip().is_loopback(), "{addr}");

@@ -10,21 +10,20 @@ use prost::Message;
 use prost_types::value::Kind;
 use tonic::{Request, Response, Status};
 
-use stepdeck::engine::property::{PropertyMap, PropertyValue, SIG_KEY, props};
+use stepdeck::engine::model::property::{SIG_KEY, props};
+use stepdeck::engine::provider::parameterization::Parameterization;
 use stepdeck::engine::provider::{
-    CreateRequest, DiffChanges, DiffKind, DiffRequest, Provider, ProviderError,
+    CreateRequest, DiffChanges, DiffKind, DiffRequest, ProviderError,
 };
-use stepdeck::engine::provider_parameterization::Parameterization;
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use stepdeck::rpc::MAX_MESSAGE_SIZE;
 use stepdeck::rpc::marshal::{MarshalOptions, map_to_struct};
-use stepdeck::rpc::provider_client::PluginProvider;
+use stepdeck::rpc::plugin::provider_client::PluginProvider;
 use stepdeck::rpc::pulumirpc::resource_provider_server::{
     ResourceProvider, ResourceProviderServer,
 };
 use stepdeck::rpc::pulumirpc::{self, diff_response, property_diff};
-use stepdeck::rpc::server::ServerHandle;
-use stepdeck::rpc::server::serve_router;
+use stepdeck::rpc::transport::server::{ServerHandle, serve_router};
 
 /// What the fake provider saw.
 #[derive(Default)]
@@ -136,7 +135,7 @@ impl ResourceProvider for Fake {
             let init = pulumirpc::ErrorResourceInitFailed {
                 id: "vm-1".into(),
                 properties: Some(map_to_struct(
-                    &stepdeck::engine::property::props([("state", "booting")]),
+                    &stepdeck::engine::model::property::props([("state", "booting")]),
                     MarshalOptions::ALL,
                 )),
                 reasons: vec!["health check timed out".into()],

@@ -2,7 +2,7 @@
 //! planned op is one of those given (`op:replace`, `op:create,delete`), `type:`, `status:` and
 //! `urn:` match the type, the status (`status:failed,skipped`) and the URN.
 
-use crate::engine::step::StepOp;
+use crate::engine::StepOp;
 
 use super::model::{Resource, Status};
 

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::engine::urn::Urn;
+use crate::engine::Urn;
 
 use super::filter::Filter;
 use super::graph_lanes::Gutter;
@@ -342,8 +342,7 @@ fn reach_of(model: &Model, idx: usize) -> Vec<usize> {
 mod tests {
     use super::*;
     use crate::app::sample::{sample_urn, step_info};
-    use crate::engine::events::EngineEvent;
-    use crate::engine::step::StepOp;
+    use crate::engine::{EngineEvent, StepOp};
 
     /// A chain of `n` resources, each depending on the one before.
     fn chain(n: usize) -> Model {

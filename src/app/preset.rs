@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::urn::Urn;
+use crate::engine::Urn;
 
 use super::model::Cascade;
 use super::selection::{Resolved, Selection};

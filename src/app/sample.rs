@@ -6,13 +6,11 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::events::{
-    CascadeMember, CascadeReason, EngineEvent, Operation, Severity, StepInfo,
-};
-use crate::engine::property::{PropertyMap, PropertyValue, props};
+use crate::engine::model::property::props;
+use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::provider::{DiffChanges, DiffKind, PropertyDiff};
-use crate::engine::step::StepOp;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
+use crate::engine::run::events::{CascadeMember, CascadeReason, StepInfo};
+use crate::engine::{EngineEvent, Operation, PropertyMap, PropertyValue, Severity, StepOp, Urn};
 
 /// URN of a top-level resource of the sample stack (`dev`, project `myproj`).
 pub fn sample_urn(type_: &str, name: &str) -> Urn {

@@ -6,8 +6,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use crate::engine::step::StepOp;
-use crate::engine::urn::Urn;
+use crate::engine::{StepOp, Urn};
 
 use super::model::Model;
 
@@ -158,8 +157,8 @@ fn toggle(set: &mut BTreeSet<Urn>, urn: &Urn) -> bool {
 mod tests {
     use super::*;
     use crate::app::sample::{sample_urn, step_info};
-    use crate::engine::events::EngineEvent;
-    use crate::engine::urn::ROOT_STACK_TYPE;
+    use crate::engine::EngineEvent;
+    use crate::engine::model::urn::ROOT_STACK_TYPE;
 
     /// A preview creating `net`, `app` (on `net`), `web` (a child of `app`) and `other`.
     fn preview() -> (Model, [Urn; 4]) {

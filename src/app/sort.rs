@@ -90,7 +90,7 @@ impl SortKey {
                 .then_with(by_name),
             // Longest first: the slow ones are what the operator looks for.
             SortKey::Duration => {
-                let now = model.active_now();
+                let now = model.clock.active_now();
                 rb.elapsed(now).cmp(&ra.elapsed(now)).then_with(by_name)
             }
         }
@@ -121,9 +121,7 @@ mod tests {
 
     use super::*;
     use crate::app::sample::{sample_urn, step_info};
-    use crate::engine::events::EngineEvent;
-    use crate::engine::step::StepOp;
-    use crate::engine::urn::Urn;
+    use crate::engine::{EngineEvent, StepOp, Urn};
 
     /// Resources with clashing names (under two types), some running, some done at different
     /// times: every key has ties to break.

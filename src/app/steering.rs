@@ -1,9 +1,9 @@
 //! What the console acts through: the deployment's own `Control` in this process, or a
 //! remote one over the console protocol (`stepdeck attach`).
 
-use crate::engine::approval::ApprovalKind;
-use crate::engine::control::Control;
-use crate::engine::events::CascadeId;
+use crate::engine::Control;
+use crate::engine::run::approval::ApprovalKind;
+use crate::engine::run::events::CascadeId;
 
 /// The operator's actions on a deployment; every method returns at once.
 pub trait Steering: Send + Sync {

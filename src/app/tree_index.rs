@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use crate::engine::urn::Urn;
+use crate::engine::Urn;
 
 use super::filter::Filter;
 use super::model::Model;
@@ -298,8 +298,7 @@ impl TreeIndex {
 mod tests {
     use super::*;
     use crate::app::sample::{sample_urn, step_info};
-    use crate::engine::events::EngineEvent;
-    use crate::engine::step::StepOp;
+    use crate::engine::{EngineEvent, StepOp};
 
     /// A stack of `groups` components with `per` resources each, arriving interleaved and out of
     /// name order (as a parallel preview sends them), some of them with children of their own.

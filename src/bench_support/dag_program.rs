@@ -8,10 +8,10 @@ use tokio::sync::{Semaphore, SetOnce};
 use tokio::task::JoinSet;
 
 use super::dag::{GROUP, GeneratedDag};
-use crate::engine::property::{PropertyMap, PropertyValue};
-use crate::engine::source::{Program, ProgramError, ResourceMonitor};
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
-use crate::engine::{Goal, Registered};
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::{
+    Goal, Program, ProgramError, PropertyMap, PropertyValue, Registered, ResourceMonitor, Urn,
+};
 
 /// What a dependent needs of a registered resource: its URN and the output it reads, or
 /// `None` if its registration failed. Set once, awaited by every dependent; a table of these

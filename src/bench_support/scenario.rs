@@ -8,10 +8,9 @@ use std::time::{Duration, Instant};
 use super::dag::GeneratedDag;
 use super::dag_program::DagProgram;
 use super::rusage::peak_rss_bytes;
-use crate::engine::journal::Journal;
-use crate::engine::provider_registry::ProviderFactory;
 use crate::engine::{
-    Deployment, DeploymentResult, EventSink, NullJournal, Operation, Options, Program, Snapshot,
+    Deployment, DeploymentResult, EventSink, Journal, NullJournal, Operation, Options, Program,
+    ProviderFactory, Snapshot,
 };
 use crate::providers::BuiltinProviders;
 use crate::state::{Backend, BackendUrl, FileBackend, StackRef, StateError};
@@ -36,7 +35,7 @@ pub struct RunConfig {
 impl Default for RunConfig {
     fn default() -> Self {
         RunConfig {
-            parallel: crate::engine::deployment::default_parallel(),
+            parallel: crate::engine::run::deployment::default_parallel(),
             parallel_diff: false,
             concurrency: 256,
         }

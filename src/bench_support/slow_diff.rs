@@ -6,13 +6,11 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use crate::engine::property::PropertyMap;
 use crate::engine::provider::{
     CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult, DeleteRequest,
-    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
-use crate::engine::provider_registry::ProviderFactory;
-use crate::engine::urn::Urn;
+use crate::engine::{PropertyMap, Provider, ProviderFactory, Urn};
 
 /// Wraps a factory: every provider it loads sleeps `delay` before each resource Diff.
 pub struct SlowDiffFactory {

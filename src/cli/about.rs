@@ -8,9 +8,10 @@ use std::process::Command;
 
 use anyhow::Result;
 use serde_json::{Value, json};
-use stepdeck::engine::property::PropertyValue;
+use stepdeck::engine::PropertyValue;
 use stepdeck::state::lock_info::hostname;
 
+use super::stdout::{out, outln};
 use super::workspace::Workspace;
 
 /// The Pulumi CLI release whose command line and outputs stepdeck implements.
@@ -25,8 +26,9 @@ pub(super) const VERSION: &str =
     concat!(pulumi_version!(), "+stepdeck.", env!("CARGO_PKG_VERSION"));
 
 /// `version` (and `--version`).
-pub(super) fn version() {
-    println!("v{VERSION}");
+pub(super) fn version() -> Result<()> {
+    outln!("v{VERSION}")?;
+    Ok(())
 }
 
 /// `about [--stack NAME] [--json]`. What cannot be found out is reported in `errors`, as
@@ -60,9 +62,9 @@ pub(super) fn about(
     }
     doc["errors"] = json!(problems);
     if json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        print!("{}", render(&doc));
+        out!("{}", render(&doc))?;
         for p in &problems {
             eprintln!("warning: {p}");
         }

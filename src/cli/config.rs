@@ -96,7 +96,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, args: ConfigArgs) -> Result
         }
         // As Pulumi's, removing a key that is not set is not an error.
         ConfigCommand::Rm { key, path } => {
-            let mut stack = ws.stack(stack, false)?;
+            let mut stack = ws.stack_to_trim(stack)?;
             stack
                 .settings
                 .rm_path(&key, &project, path)

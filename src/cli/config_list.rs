@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use stepdeck::project::{ConfigCrypter, ConfigEntry, ConfigValue, StackSettings};
 
 use super::errors::usage;
+use super::stdout::{out, outln};
 use super::workspace::{ConfigSecrets, Stack, Workspace};
 
 /// `config [--show-secrets] [--json]`.
@@ -34,16 +35,16 @@ pub(super) fn list(
             .iter()
             .map(|e| (e.key.to_string(), entry_json(e, show_secrets || !e.secret)))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&all)?);
+        outln!("{}", serde_json::to_string_pretty(&all)?)?;
         return Ok(());
     }
-    println!("{:<24} VALUE", "KEY");
+    outln!("{:<24} VALUE", "KEY")?;
     for e in &entries {
         let shown = match (&e.value, e.secret && !show_secrets) {
             (Some(v), false) => v.clone(),
             _ => "[secret]".to_string(),
         };
-        println!("{:<24} {shown}", e.key.to_string());
+        outln!("{:<24} {shown}", e.key.to_string())?;
     }
     Ok(())
 }
@@ -82,9 +83,9 @@ pub(super) fn get(
     if json {
         let mut text = serde_json::to_string_pretty(&entry_json(&entry, true))?;
         text.push('\n');
-        print!("{text}");
+        out!("{text}")?;
     } else {
-        println!("{value}");
+        outln!("{value}")?;
     }
     Ok(())
 }

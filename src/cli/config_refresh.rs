@@ -12,6 +12,7 @@ use stepdeck::state::RecordedConfig;
 
 use super::errors::usage;
 use super::stack_name::StackName;
+use super::stdout::outln;
 use super::workspace::Workspace;
 
 pub(super) fn run(ws: &Workspace, stack: Option<&str>, force: bool) -> Result<()> {
@@ -37,10 +38,10 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, force: bool) -> Result<()
         std::fs::rename(path, &backup).with_context(|| {
             format!("backing up existing configuration file {}", path.display())
         })?;
-        println!(
+        outln!(
             "backed up existing configuration file to {}",
             backup.display()
-        );
+        )?;
         true
     } else {
         false
@@ -48,7 +49,7 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, force: bool) -> Result<()
     stack.save_settings()?;
     if backed_up {
         let name = StackName::new(&ws.project.name, &stack.name);
-        println!("refreshed configuration for stack '{}'", ws.shown(&name));
+        outln!("refreshed configuration for stack '{}'", ws.shown(&name))?;
     }
     Ok(())
 }

@@ -2,17 +2,16 @@
 //! as plain progress lines, or as JSON.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result, anyhow};
-use parking_lot::Mutex;
-use stepdeck::engine::urn::ROOT_STACK_TYPE;
+use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
     Outcome, Program, ProviderFactory, Severity,
 };
+use stepdeck::output::checked_output::{CheckedOutput, WriteFailed};
 use stepdeck::output::digest::PreviewDigest;
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::output::import_file::ImportFileBuilder;
@@ -21,9 +20,9 @@ use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
-use stepdeck::rpc::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::plugin::PluginContext;
-use stepdeck::rpc::plugin_providers::PluginProviders;
+use stepdeck::rpc::plugin::providers::PluginProviders;
+use stepdeck::rpc::program::language_host::{Runtime, SdkProgram};
 use stepdeck::state::secrets::encrypt_secrets;
 use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
@@ -35,7 +34,7 @@ use super::display::{Display, shown_config};
 use super::errors::{Cancelled, ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
 use super::serve::ServeSession;
-use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
+use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message and
 /// environment, and whether destroy or refresh runs the program (`--run-program`).
@@ -151,7 +150,7 @@ pub(super) fn options(
         operation,
         parallel: args
             .parallel
-            .unwrap_or_else(stepdeck::engine::deployment::default_parallel),
+            .unwrap_or_else(stepdeck::engine::run::deployment::default_parallel),
         parallel_diff: args.parallel_diff,
         continue_on_error: args.continue_on_error,
         approvals: gates.approvals,
@@ -195,11 +194,11 @@ pub(super) struct Shown {
     pub visibility: Visibility,
     pub diff: bool,
     pub suppress_outputs: bool,
-    pub event_log: Option<std::fs::File>,
+    pub event_log: Option<CheckedOutput<std::fs::File>>,
     /// `--debug`: debug messages too.
     pub debug: bool,
     /// `preview --import-file`: the creates, collected as the events go by.
-    pub imports: Option<Arc<Mutex<ImportFileBuilder>>>,
+    pub imports: Option<Arc<parking_lot::Mutex<ImportFileBuilder>>>,
 }
 
 impl Shown {
@@ -209,6 +208,7 @@ impl Shown {
             None => None,
             Some(EventLogTarget::File(p)) => Some(
                 std::fs::File::create(p)
+                    .map(|f| CheckedOutput::new(p.display().to_string(), "the event log", f))
                     .with_context(|| format!("{}: cannot create the event log", p.display()))?,
             ),
             Some(EventLogTarget::Grpc(address)) => {
@@ -237,7 +237,8 @@ impl Shown {
     }
 }
 
-/// Runs one deployment with its output driven by `display`; returns the result.
+/// Runs one deployment with its output driven by `display`; returns the result and the
+/// outputs that could not be written (the run went on regardless).
 pub(super) async fn drive(
     deployment: Deployment,
     events: UnboundedReceiver<EngineEvent>,
@@ -245,14 +246,14 @@ pub(super) async fn drive(
     config: BTreeMap<String, String>,
     shown: Shown,
     program: Option<Box<dyn Program>>,
-) -> DeploymentResult {
+) -> (DeploymentResult, Vec<WriteFailed>) {
     let control = deployment.control();
     let interrupts = tokio::spawn(cancel_on_ctrl_c(control));
     let printer = tokio::spawn(print(events, display, config, shown));
     let result = deployment.run(program).await;
     interrupts.abort();
-    let _ = printer.await;
-    result
+    let failed = printer.await.unwrap_or_default();
+    (result, failed)
 }
 
 async fn cancel_on_ctrl_c(control: Control) {
@@ -263,29 +264,41 @@ async fn cancel_on_ctrl_c(control: Control) {
 
 /// Shows the events: plain lines, or under `--json` the preview digest or the engine-event
 /// stream (stdout then carries JSON only); the event log gets the stream in every display.
+/// Returns the outputs that could not be written.
 async fn print(
     mut events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
     shown: Shown,
-) {
-    let stdout = std::io::stdout();
+) -> Vec<WriteFailed> {
     let json = display == Display::Json;
+    let what = if json {
+        "the engine events"
+    } else {
+        "the progress"
+    };
+    let mut stdout = CheckedOutput::new("standard output", what, std::io::stdout());
     let mut log = shown.event_log;
-    let mut writer = EventWriter::new(config.clone());
+    // The engine-event stream is built only for a reader: the event log, or `--json`.
+    let mut writer = (json || log.is_some()).then(|| EventWriter::new(config.clone()));
     let mut digest = PreviewDigest::new(shown.visibility);
-    let mut printer = (!json).then(|| {
-        ProgressPrinter::new(&stdout)
+    // One of the two writes to standard output, whichever the display is.
+    let (mut printer, mut json_out) = if json {
+        (None, Some(&mut stdout))
+    } else {
+        let printer = ProgressPrinter::new(&mut stdout)
             .with_display(shown.visibility, shown.diff)
-            .with_debug(shown.debug)
-    });
+            .with_debug(shown.debug);
+        (Some(printer), None)
+    };
     let mut preview = false;
     let mut emit = |v: serde_json::Value, preview: bool| {
-        if let Some(f) = &mut log {
-            let _ = writeln!(f, "{v}");
+        let text = v.to_string();
+        if let Some(log) = &mut log {
+            log.line(&text);
         }
-        if json && !preview {
-            let _ = writeln!(&stdout, "{v}");
+        if let Some(out) = json_out.as_mut().filter(|_| !preview) {
+            out.line(&text);
         }
     };
     while let Some(e) = events.recv().await {
@@ -295,7 +308,7 @@ async fn print(
         if let Some(imports) = &shown.imports {
             imports.lock().event(&e);
         }
-        for v in writer.event(&e) {
+        for v in writer.iter_mut().flat_map(|w| w.event(&e)) {
             emit(v, preview);
         }
         if json && preview {
@@ -308,10 +321,33 @@ async fn print(
             let _ = p.event(&e);
         }
     }
-    emit(writer.finish(), preview);
-    if json && preview {
+    if let Some(mut writer) = writer {
+        emit(writer.finish(), preview);
+    }
+    if let Some(out) = json_out.filter(|_| preview) {
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
-        let _ = writeln!(&stdout, "{text}");
+        out.line(&text);
+    }
+    let log = log.map(CheckedOutput::finish);
+    [log, Some(stdout.finish())]
+        .into_iter()
+        .flatten()
+        .filter_map(Result::err)
+        .collect()
+}
+
+/// Outputs that could not be written, as the command's error (after the run, which went on).
+fn written(failed: Vec<WriteFailed>) -> Result<()> {
+    let mut failed = failed.into_iter().map(|w| w.to_string());
+    match failed.next() {
+        None => Ok(()),
+        Some(first) => Err(anyhow::anyhow!(
+            "{}",
+            std::iter::once(first)
+                .chain(failed)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
     }
 }
 
@@ -527,7 +563,7 @@ pub(super) async fn run(
     let imports = args
         .import_file
         .as_ref()
-        .map(|_| Arc::new(Mutex::new(ImportFileBuilder::new())));
+        .map(|_| Arc::new(parking_lot::Mutex::new(ImportFileBuilder::new())));
     shown.imports = imports.clone();
     let run = Run {
         options: opts,
@@ -535,19 +571,39 @@ pub(super) async fn run(
     };
     let notes = sink.clone();
     let served_options = run.options.clone();
+    let unwritten = Mutex::new(Vec::new());
     let result = execute(ws, stack, run, sink, |d, p| {
         let events = match &serving {
             Some(s) => s.consume((d.control(), notes), &served_options, events),
             None => events,
         };
-        drive(d, events, display, config, shown, p)
+        async {
+            let (result, failed) = drive(d, events, display, config, shown, p).await;
+            *unwritten.lock().unwrap_or_else(PoisonError::into_inner) = failed;
+            result
+        }
     })
     .await;
-    if let Some(s) = serving {
-        s.finish().await;
+    let unwritten = written(
+        unwritten
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    if let Some(s) = serving
+        && let Some(line) = s.finish().await
+    {
+        eprintln!("{line}");
     }
-    let mut result = result?;
-    conclude(&result, operation)?;
+    // The run's own failure comes first; an output that could not be written is still said.
+    let concluded = result.and_then(|r| conclude(&r, operation).map(|()| r));
+    let mut result = match (concluded, unwritten) {
+        (Ok(r), unwritten) => {
+            unwritten?;
+            r
+        }
+        (Err(e), Err(w)) => return Err(e.context(w.to_string())),
+        (Err(e), Ok(())) => return Err(e),
+    };
     save_plan(ws, stack, &args, &mut result)?;
     if let (Some(path), Some(imports)) = (&args.import_file, imports) {
         write_import_file(path, stack, &imports.lock())?;
@@ -606,6 +662,8 @@ where
     warn_if_broke_stale(&lock);
     held_notices::release(&sink);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
+    report_notices(&lock);
+    held_notices::release(&sink);
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink);
@@ -615,6 +673,7 @@ where
     let snapshot = std::mem::take(&mut result.snapshot);
     ws.backend
         .finish_deployment_from(&lock, crypter, &snapshot)?;
+    report_notices(&lock);
     stepdeck::memory::free_in_background(snapshot);
     let record = UpdateRecord {
         kind: kind.to_string(),

@@ -126,6 +126,7 @@ fn is_input_error(e: &StateError) -> bool {
             | E::Secrets { .. }
             | E::Import { .. }
             | E::BadUrl { .. }
+            | E::BadLease(_)
             | E::BadName(_)
     )
 }

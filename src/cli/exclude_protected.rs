@@ -5,7 +5,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use stepdeck::engine::resource::provider_urn;
+use stepdeck::engine::model::resource::provider_urn;
 use stepdeck::engine::{ResourceState, Urn};
 
 /// What `--exclude-protected` keeps.

@@ -30,6 +30,7 @@ mod stack_tag;
 mod state;
 mod state_move;
 mod state_save;
+mod stdout;
 mod time_format;
 mod workspace;
 
@@ -96,7 +97,10 @@ pub(crate) fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    // Output `print!` left without a newline is still buffered: flushed here, a failure is the
+    // command's, not lost at exit.
+    let flushed = |()| stdout::write(format_args!("")).map_err(anyhow::Error::from);
+    match runtime.block_on(dispatch(cli)).and_then(flushed) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {}", errors::render(&e));
@@ -128,8 +132,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Attach(args) => return attach::run(args).await,
         Command::Version => {
-            about::version();
-            return Ok(());
+            return about::version();
         }
         Command::About {
             stack,

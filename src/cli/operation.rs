@@ -14,6 +14,7 @@ use super::display::Display;
 use super::errors::usage;
 use super::exclude_protected::protected;
 use super::stack_name::StackName;
+use super::stdout::outln;
 
 pub(super) async fn run(
     dir: &Path,
@@ -31,9 +32,9 @@ pub(super) async fn run(
         let p = protected(&state.snapshot.resources);
         kept = p.urns.len();
         if p.everything {
-            println!(
+            outln!(
                 "There were no unprotected resources to destroy. There are still {kept} protected resources associated with this stack."
-            );
+            )?;
             return Ok(());
         }
         args.excludes.extend(p.urns);
@@ -58,9 +59,9 @@ fn finish_destroy(opened: &Opened, args: &DeployArgs, kept: usize) -> Result<()>
     let name = StackName::new(&ws.project.name, &opened.stack.name);
     if kept > 0 {
         if !json {
-            println!(
+            outln!(
                 "All unprotected resources were destroyed. There are still {kept} protected resources associated with this stack."
-            );
+            )?;
         }
         return Ok(());
     }
@@ -69,11 +70,11 @@ fn finish_destroy(opened: &Opened, args: &DeployArgs, kept: usize) -> Result<()>
     }
     if !args.remove {
         if !json {
-            println!(
+            outln!(
                 "The resources in the stack have been deleted, but the history and configuration associated with the stack are still maintained. \nIf you want to remove the stack completely, run `{} stack rm {}`.",
                 super::program_name(),
                 ws.shown(&name)
-            );
+            )?;
         }
         return Ok(());
     }
@@ -88,9 +89,9 @@ fn finish_destroy(opened: &Opened, args: &DeployArgs, kept: usize) -> Result<()>
         _ => {}
     }
     if !json {
-        println!(
+        outln!(
             "The resources in the stack have been deleted, and the history and configuration removed."
-        );
+        )?;
     }
     Ok(())
 }

@@ -1,11 +1,11 @@
 //! `stepdeck stack …`: create, list, select and remove stacks; export, import, outputs, graph,
 //! history, tags, rename, secrets provider, unlock.
 
-use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
-use stepdeck::engine::urn::ROOT_STACK_TYPE;
+use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
+use stepdeck::file_limits::{self, STATE_DOCUMENT, check_write};
 use stepdeck::project::settings_file_name;
 use stepdeck::state::secrets::{decrypt_secrets, has_ciphertext};
 use stepdeck::state::{Crypter, StateError, export_salt, passphrase_from_env};
@@ -14,6 +14,7 @@ use super::args::{GraphFormat, StackCommand};
 use super::errors::{StackAlreadyExists, StackNotFound, usage};
 use super::graph;
 use super::stack_name::StackName;
+use super::stdout::{out, outln};
 use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
@@ -32,7 +33,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             if !no_select {
                 ws.backend.select_stack(&ws.reference(&full)?)?;
             }
-            println!("Created stack '{}'", ws.shown(&full));
+            outln!("Created stack '{}'", ws.shown(&full))?;
         }
         StackCommand::Ls {
             json,
@@ -90,7 +91,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                 return Err(usage("non-interactive mode requires --yes flag"));
             }
             remove(&ws, &full, force, preserve_config)?;
-            println!("Stack '{}' has been removed!", ws.shown(&full));
+            outln!("Stack '{}' has been removed!", ws.shown(&full))?;
         }
         StackCommand::Export {
             stack,
@@ -114,10 +115,13 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                     .map_err(|e| anyhow!("{}: {e}", stack.reference))?;
             }
             let text = pretty4(&doc)?;
+            // `stack import` reads at most this much back.
+            check_write("the export", text.len() + 1, STATE_DOCUMENT)
+                .map_err(|e| usage(e.to_string()))?;
             match file {
                 Some(f) => std::fs::write(&f, text + "\n")
                     .with_context(|| format!("writing {}", f.display()))?,
-                None => println!("{text}"),
+                None => outln!("{text}")?,
             }
         }
         StackCommand::Import {
@@ -128,15 +132,19 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             let stack = ws.stack(stack.stack.as_deref(), true)?;
             let (text, source) = match &file {
                 Some(f) => (
-                    std::fs::read_to_string(f)
-                        .with_context(|| format!("reading {}", f.display()))?,
+                    file_limits::read_to_string(f, STATE_DOCUMENT)
+                        .map_err(|e| usage(e.to_string()))?,
                     f.display().to_string(),
                 ),
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin().read_to_string(&mut s)?;
-                    (s, "standard input".to_string())
-                }
+                None => (
+                    file_limits::read_stream_to_string(
+                        std::io::stdin().lock(),
+                        Path::new("standard input"),
+                        STATE_DOCUMENT,
+                    )
+                    .map_err(|e| usage(e.to_string()))?,
+                    "standard input".to_string(),
+                ),
             };
             let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 usage(format!(
@@ -155,7 +163,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             warn_if_broke_stale(&lock);
             ws.backend
                 .import(&lock, &doc, decrypt.as_ref(), stack.crypter.as_ref())?;
-            println!("Import complete.");
+            outln!("Import complete.")?;
         }
         StackCommand::Output {
             stack,
@@ -188,8 +196,8 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                     })?;
                     let j = render(v);
                     match (&j, json) {
-                        (serde_json::Value::String(s), false) => println!("{s}"),
-                        _ => println!("{j}"),
+                        (serde_json::Value::String(s), false) => outln!("{s}")?,
+                        _ => outln!("{j}")?,
                     }
                 }
                 None if json => {
@@ -197,13 +205,13 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                         .iter()
                         .map(|(k, v)| (k.clone(), render(v)))
                         .collect();
-                    println!("{}", serde_json::to_string_pretty(&all)?);
+                    outln!("{}", serde_json::to_string_pretty(&all)?)?;
                 }
                 None => {
-                    println!("Current stack outputs ({}):", outputs.len());
-                    println!("    {:<20} VALUE", "OUTPUT");
+                    outln!("Current stack outputs ({}):", outputs.len())?;
+                    outln!("    {:<20} VALUE", "OUTPUT")?;
                     for (k, v) in &outputs {
-                        println!("    {k:<20} {}", render(v));
+                        outln!("    {k:<20} {}", render(v))?;
                     }
                 }
             }
@@ -218,7 +226,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                 GraphFormat::Dot => graph::dot(&snap),
                 GraphFormat::Mermaid => graph::mermaid(&snap),
             };
-            std::io::stdout().write_all(text.as_bytes())?;
+            out!("{text}")?;
         }
         StackCommand::History {
             stack,
@@ -246,11 +254,13 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
         StackCommand::Unlock { stack, force } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
             match ws.backend.unlock(&stack.reference, force)? {
-                Some(info) => println!(
+                Some(info) => outln!(
                     "Removed the lock held by pid {} on {} since {}",
-                    info.pid, info.hostname, info.time
-                ),
-                None => println!("The stack is not locked."),
+                    info.pid,
+                    info.hostname,
+                    info.time
+                )?,
+                None => outln!("The stack is not locked.")?,
             }
         }
     }

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use stepdeck::project::config_path;
 use stepdeck::state::{Crypter, RecordedConfig, UpdateRecord};
 
+use super::stdout::{out, outln};
 use super::time_format::pulumi_time_secs;
 use super::workspace::Workspace;
 
@@ -36,19 +37,19 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, shown: &Shown) -> Result<
         };
     if shown.json {
         let list: Vec<Value> = records.iter().map(|r| to_json(r, crypter)).collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        outln!("{}", serde_json::to_string_pretty(&list)?)?;
         return Ok(());
     }
     if records.is_empty() {
         if shown.page > 1 {
-            println!("No stack updates found on page '{}'", shown.page);
+            outln!("No stack updates found on page '{}'", shown.page)?;
         } else {
-            println!("Stack has never been updated");
+            outln!("Stack has never been updated")?;
         }
         return Ok(());
     }
     for r in &records {
-        print!("{}", render(r));
+        out!("{}", render(r))?;
     }
     Ok(())
 }

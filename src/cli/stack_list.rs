@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use stepdeck::state::StackSummary;
 
 use super::stack_name::{ORGANIZATION, StackName};
+use super::stdout::outln;
 use super::time_format::pulumi_time;
 use super::workspace::Workspace;
 
@@ -78,18 +79,18 @@ pub(super) fn run(ws: &Workspace, filter: &Filter, json: bool) -> Result<()> {
                 o
             })
             .collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        outln!("{}", serde_json::to_string_pretty(&list)?)?;
         return Ok(());
     }
-    println!("{:<24} {:<26} RESOURCE COUNT", "NAME", "LAST UPDATE");
+    outln!("{:<24} {:<26} RESOURCE COUNT", "NAME", "LAST UPDATE")?;
     for r in &rows {
         let marker = if current(r) { "*" } else { "" };
         let updated = r.summary.last_update.as_deref().unwrap_or("n/a");
-        println!(
+        outln!(
             "{:<24} {updated:<26} {}",
             format!("{}{marker}", shown(r)),
             r.summary.resource_count
-        );
+        )?;
     }
     Ok(())
 }

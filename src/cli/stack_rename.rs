@@ -8,6 +8,7 @@ use stepdeck::project::settings_file_name;
 
 use super::errors::usage;
 use super::stack_name::StackName;
+use super::stdout::outln;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result<()> {
@@ -59,6 +60,6 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result
     }
     ws.backend.select_stack(&new)?;
     let old_full = StackName::new(&ws.project.name, &stack.name);
-    println!("Renamed {} to {}", ws.shown(&old_full), ws.shown(&new_full));
+    outln!("Renamed {} to {}", ws.shown(&old_full), ws.shown(&new_full))?;
     Ok(())
 }

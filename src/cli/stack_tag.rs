@@ -9,6 +9,7 @@ use stepdeck::state::tags::BUILTIN_TAG_PREFIX;
 use super::args::TagCommand;
 use super::errors::usage;
 use super::stack_name::StackName;
+use super::stdout::outln;
 use super::workspace::{Stack, Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
@@ -22,7 +23,7 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
                     ws.shown(&StackName::new(&ws.project.name, &stack.name))
                 ))
             })?;
-            println!("{value}");
+            outln!("{value}")?;
         }
         TagCommand::Set { stack, name, value } => {
             edit(ws, stack.stack.as_deref(), &name, |tags| {
@@ -40,11 +41,11 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
         TagCommand::Ls { stack, json } => {
             let tags = all_tags(ws, &ws.stack(stack.stack.as_deref(), false)?)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&tags)?);
+                outln!("{}", serde_json::to_string_pretty(&tags)?)?;
             } else {
-                println!("{:<24} VALUE", "NAME");
+                outln!("{:<24} VALUE", "NAME")?;
                 for (k, v) in &tags {
-                    println!("{k:<24} {v}");
+                    outln!("{k:<24} {v}")?;
                 }
             }
         }

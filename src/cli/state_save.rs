@@ -5,11 +5,11 @@ use std::io::{BufRead, IsTerminal, Write};
 
 use anyhow::Result;
 use stepdeck::engine::Snapshot;
-use stepdeck::engine::snapshot::Manifest;
+use stepdeck::engine::model::snapshot::Manifest;
 use stepdeck::state::{Crypter, StackLock};
 
 use super::errors::usage;
-use super::workspace::Workspace;
+use super::workspace::{Workspace, report_notices};
 
 /// Asks before editing state, as Pulumi does; without a terminal `--yes` is required.
 pub(super) fn confirm(yes: bool) -> Result<bool> {
@@ -37,5 +37,6 @@ pub(super) fn save(
 ) -> Result<()> {
     snap.manifest = Manifest::now();
     ws.backend.save(lock, &snap, c)?;
+    report_notices(lock);
     Ok(())
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::{EventSink, ProviderFactory, Severity};
 use stepdeck::project::{
-    ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings, settings_file_name,
+    ConfigCrypter, CryptError, Project, ProjectError, ResolvedConfig, StackSettings,
+    settings_file_name,
 };
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::state::{
@@ -104,6 +105,21 @@ impl Workspace {
     /// one creates both and the others use them (or are told who holds the lock). The stack
     /// must be of this project: its settings are this project's.
     pub(super) fn stack(&self, explicit: Option<&str>, create: bool) -> Result<Stack> {
+        self.open_stack(explicit, create, StackSettings::load_file)
+    }
+
+    /// [`Workspace::stack`] for `config rm`: settings holding a value that nests too deep
+    /// still open, so that the value can be removed (saving checks the limit again).
+    pub(super) fn stack_to_trim(&self, explicit: Option<&str>) -> Result<Stack> {
+        self.open_stack(explicit, false, StackSettings::load_file_to_trim)
+    }
+
+    fn open_stack(
+        &self,
+        explicit: Option<&str>,
+        create: bool,
+        load: fn(&Path, &str) -> Result<StackSettings, ProjectError>,
+    ) -> Result<Stack> {
         let full = self.stack_name(explicit)?;
         if full.project() != self.project.name {
             return Err(usage(format!(
@@ -114,9 +130,14 @@ impl Workspace {
         let name = full.stack().to_string();
         let reference = self.reference(&full)?;
         let settings_path = self.settings_path(&name);
+        let settings =
+            || load(&settings_path, &self.project.name).map_err(|e| usage(e.to_string()));
         let stack = if self.backend.check_exists(&reference)? {
-            let settings = self.settings(&settings_path)?;
-            let crypter = crypter_for(&settings)?;
+            let settings = settings()?;
+            let crypter = match settings.encryption_salt {
+                Some(_) => crypter_for(&settings)?,
+                None => self.recorded_crypter(&reference, &settings)?,
+            };
             Stack {
                 name,
                 reference,
@@ -128,7 +149,7 @@ impl Workspace {
         } else if create {
             let (lock, created) = self.backend.lock_or_create(&reference, "create")?;
             warn_if_broke_stale(&lock);
-            let settings = self.settings(&settings_path)?;
+            let settings = settings()?;
             let crypter = crypter_for(&settings)?;
             let mut stack = Stack {
                 name,
@@ -163,8 +184,24 @@ impl Workspace {
             .unwrap_or_else(|| self.dir().join(settings_file_name(stack)))
     }
 
-    fn settings(&self, path: &Path) -> Result<StackSettings> {
-        StackSettings::load_file(path, &self.project.name).map_err(|e| usage(e.to_string()))
+    /// For a stack whose settings name no salt: the crypter of the salt its state records, so
+    /// that it keeps reading and writing under that salt (and `remember_salt` records it), as
+    /// Pulumi falls back to the state's secrets manager; a fresh salt when it records none, or
+    /// when that salt cannot be had (a command that needs the state then says why, while one
+    /// that does not, such as `stack unlock`, still works).
+    fn recorded_crypter(
+        &self,
+        reference: &StackRef,
+        settings: &StackSettings,
+    ) -> Result<Option<Crypter>> {
+        let Some(passphrase) = passphrase_from_env()? else {
+            return Ok(None);
+        };
+        let recorded = self.backend.recorded_salt(reference).ok().flatten();
+        match recorded.and_then(|salt| Crypter::from_salt(&passphrase, &salt).ok()) {
+            Some(crypter) => Ok(Some(crypter)),
+            None => crypter_for(settings),
+        }
     }
 }
 
@@ -183,6 +220,14 @@ pub(super) fn warn_if_broke_stale(lock: &StackLock) {
                 stale.expires.as_deref().unwrap_or("unknown")
             ),
         );
+    }
+}
+
+/// Gives the warnings the backend left on `lock` while it wrote under it (a stale journal
+/// removed, …).
+pub(super) fn report_notices(lock: &StackLock) {
+    for message in lock.take_notices() {
+        held_notices::notice(Severity::Warning, message);
     }
 }
 
@@ -224,7 +269,7 @@ impl Stack {
     pub(super) fn save_settings(&self) -> Result<()> {
         self.settings
             .save_file(&self.settings_path)
-            .map_err(|e| anyhow!(e.to_string()))
+            .map_err(|e| usage(e.to_string()))
     }
 
     /// Under the stack's lock: rereads the settings and records our salt unless one is there,

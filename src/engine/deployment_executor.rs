@@ -9,35 +9,34 @@ use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
-use super::component_hooks::ComponentHooks;
-use super::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, DecisionScope};
-use super::deletes::{generate_deletes, schedule_deletes};
-use super::deployment::{Deployment, DeploymentResult, Options};
-use super::events::{
-    ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
-};
-use super::gate::Gate;
 use super::hooks::{Hooks, delete_hooks_need_program};
 use super::journal::{JournalError, NullJournal, SnapshotManager, SuccessEntry};
-use super::pending_creates;
-use super::property::PropertyMap;
-use super::provider_registry::ProviderRegistry;
-use super::resource::PendingOperation;
-use super::run_error::RunError;
-use super::run_state::RunState;
-use super::snapshot::Snapshot;
-use super::source::{
+use super::model::property::PropertyMap;
+use super::model::resource::PendingOperation;
+use super::model::snapshot::Snapshot;
+use super::model::targets::UrnGlobs;
+use super::model::urn::{ROOT_STACK_TYPE, Urn};
+use super::program::source::{
     DeploymentInfo, Program, ProgramError, RegisterError, RegisterStatus, Registered,
     ResourceMonitor, SourceEvent,
 };
+use super::provider::registry::ProviderRegistry;
+use super::run::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, DecisionScope};
+use super::run::deployment::{Deployment, DeploymentResult, Options};
+use super::run::events::{
+    ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
+};
 use super::step::{Step, StepOp};
-use super::step_apply::ApplyCtx;
-use super::step_apply::Effect;
 use super::step_error::StepError;
-use super::step_executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport};
-use super::step_generator::{Generated, PlannedChain, StepGenerator};
-use super::targets::UrnGlobs;
-use super::urn::{ROOT_STACK_TYPE, Urn};
+use super::steps::apply::{ApplyCtx, Effect};
+use super::steps::component_hooks::ComponentHooks;
+use super::steps::deletes::{generate_deletes, schedule_deletes};
+use super::steps::executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport};
+use super::steps::gate::Gate;
+use super::steps::generator::{Generated, PlannedChain, StepGenerator};
+use super::steps::pending_creates;
+use super::steps::run_error::RunError;
+use super::steps::run_state::RunState;
 
 /// A chain held at its gate until someone decides.
 struct Parked {
@@ -185,9 +184,9 @@ impl Deployment {
         // An update shares the base states between the generator and the journal's replayer;
         // a preview keeps the base whole to return it.
         let base_states = if preview {
-            super::snapshot::share_states(base.resources.clone())
+            super::model::snapshot::share_states(base.resources.clone())
         } else {
-            super::snapshot::share_states(std::mem::take(&mut base.resources))
+            super::model::snapshot::share_states(std::mem::take(&mut base.resources))
         };
         let manager = Arc::new(SnapshotManager::shared(
             base_states.clone(),
@@ -575,7 +574,7 @@ impl Loop {
     fn forbidden_deletes(&self) -> HashSet<usize> {
         let base = self.sg.base();
         let graph = self.sg.graph();
-        let excludes = super::targets::UrnGlobs::new(&self.opts.excludes);
+        let excludes = super::model::targets::UrnGlobs::new(&self.opts.excludes);
         let mut seen: HashSet<usize> = base
             .iter()
             .enumerate()
@@ -826,7 +825,7 @@ impl Loop {
         &mut self,
         pc: PlannedChain,
         reply: Option<RegisterReply>,
-        after_import: Option<Box<super::goal::Goal>>,
+        after_import: Option<Box<super::model::goal::Goal>>,
     ) {
         if let Err(v) = self.sg.plan_steps(&pc.steps) {
             let e = RegisterError::Plan(v);
@@ -1089,7 +1088,7 @@ impl Loop {
                     id: self.sg.next_gate(),
                     op: StepOp::Delete,
                     urn: step.urn().clone(),
-                    kind: super::approval::ApprovalKind::Deletes,
+                    kind: super::run::approval::ApprovalKind::Deletes,
                 });
             let chain = Chain {
                 id,

@@ -13,11 +13,11 @@ use std::time::Instant;
 
 use async_trait::async_trait;
 
-use super::events::{EventSink, Severity};
-pub use super::hook_binding::{HookBindings, HookKind};
-use super::property::PropertyMap;
-use super::resource::ResourceState;
-use super::urn::Urn;
+pub use super::model::hook_binding::{HookBindings, HookKind};
+use super::model::property::PropertyMap;
+use super::model::resource::ResourceState;
+use super::model::urn::Urn;
+use super::run::events::{EventSink, Severity};
 
 /// Why registering or running a hook failed; a hook's own failure keeps the program's message.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -300,7 +300,7 @@ pub fn delete_hooks_need_program<R: std::borrow::Borrow<ResourceState>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::events::EngineEvent;
+    use crate::engine::run::events::EngineEvent;
 
     /// A hook that records its calls and fails when told to.
     struct Recording {

@@ -1,74 +1,45 @@
 //! The deployment engine: turns a program's registrations into steps, runs them on a worker
-//! pool against providers, journals every mutation and streams events. Its surface is small:
-//! [`Deployment`], [`EngineEvent`], [`Control`] and [`Provider`].
+//! pool against providers, journals every mutation and streams events.
+//!
+//! Its folders and files are layers, each naming only those before it in this list
+//! (`tests/module_graph.rs` checks it): `model` (URNs, properties, resource states and goals,
+//! snapshots, the dependency graph), `provider` (the provider interface and the registry of
+//! provider resources), `journal`, `step` (the step and its op), `run` (what a run is given and
+//! what it reports: `Options`, events, `Control`, approvals, the update plan), `hooks`,
+//! `step_error`, `program` (the resource monitor a program talks to), `steps` (generating,
+//! gating and applying steps, with the run's state), and the loop, `deployment_executor`.
+//!
+//! The surface: outside the engine, an item re-exported here is named here (`engine::Urn`),
+//! any other by the path of the file that defines it (`engine::model::urn::ROOT_STACK_TYPE`).
+//! A module is `pub` when code outside the engine names it, and seen only inside the engine
+//! otherwise; none is `pub(crate)`.
 
-pub mod approval;
-mod approval_kind;
-pub mod asset;
-pub mod clock;
-mod component_hooks;
-pub mod control;
-mod deletes;
-pub mod deployment;
 mod deployment_executor;
-pub mod diff;
-mod diff_job;
-pub mod events;
-mod gate;
-pub mod gate_decisions;
-pub(crate) mod goal;
-pub mod graph;
-pub(crate) mod hidden_diffs;
-mod hook_binding;
 pub mod hooks;
 pub mod journal;
-mod pending_creates;
-pub mod plan;
-pub mod property;
-pub(crate) mod property_path;
+pub mod model;
+pub mod program;
 pub mod provider;
-pub mod provider_parameterization;
-pub mod provider_ref;
-pub mod provider_registry;
-pub(crate) mod register_error;
-pub(crate) mod registration;
-pub(crate) mod registration_check;
-pub mod resource;
-mod resource_lookup;
-mod run_error;
-pub(crate) mod run_failure;
-mod run_state;
-pub(crate) mod secret_mask;
-pub mod shared_map;
-pub mod snapshot;
-pub(crate) mod snapshot_repair;
-pub mod sorted_map;
-pub(crate) mod source;
-pub(crate) mod stack_outputs;
+pub mod run;
 pub mod step;
-mod step_apply;
 mod step_error;
-mod step_executor;
-mod step_generator;
-mod targeting;
-pub mod targets;
-pub mod urn;
+pub mod steps;
 
-pub use control::{ApprovalPolicy, CancelLevel, Control};
-pub use deployment::{Deployment, DeploymentResult, Options};
-pub use events::{EngineEvent, EventSink, Operation, Outcome, Severity};
-pub use goal::{Alias, Goal, ReadGoal};
 pub use journal::{Journal, JournalEntry, JournalError, NullJournal};
-pub use property::{PropertyMap, PropertyValue};
-pub use provider::Provider;
-pub use provider_registry::{ProviderFactory, ProviderRegistry};
-pub use resource::ResourceState;
-pub use run_failure::{FailureCause, RunFailure};
-pub use snapshot::Snapshot;
-pub use source::{
+pub use model::goal::{Alias, Goal, ReadGoal};
+pub use model::property::{PropertyMap, PropertyValue};
+pub use model::resource::ResourceState;
+pub use model::snapshot::Snapshot;
+pub use model::urn::Urn;
+pub use program::source::{
     Program, ProgramError, ProgramFn, RegisterError, RegisterStatus, Registered, ResourceMonitor,
 };
-pub use stack_outputs::{StackOutputsSource, StackReadError};
+pub use provider::Provider;
+pub use provider::registry::{ProviderFactory, ProviderRegistry};
+pub use provider::stack_outputs::{StackOutputsSource, StackReadError};
+pub use run::control::{ApprovalPolicy, CancelLevel, Control};
+pub use run::deployment::{Deployment, DeploymentResult, Options};
+pub use run::events::{EngineEvent, EventSink, Operation, Outcome, Severity};
+pub use run::run_failure::{FailureCause, RunFailure};
 pub use step::StepOp;
 pub use step_error::{ProviderCall, StepError};
-pub use urn::Urn;

@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use super::model::resource::ResourceState;
+use super::model::urn::Urn;
 use super::provider::PropertyDiff;
-use super::resource::ResourceState;
-use super::urn::Urn;
 
 /// Step operations, in the order Pulumi lists them (summaries follow this order).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -5,9 +5,9 @@ use std::fmt;
 
 use super::hooks::{HookError, MAX_ERROR_HOOK_ATTEMPTS};
 use super::journal::JournalError;
+use super::model::resource::ResourceState;
+use super::model::urn::Urn;
 use super::provider::ProviderError;
-use super::resource::ResourceState;
-use super::urn::Urn;
 
 /// The provider call a step failed in (it names the call in the message).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::EngineEvent;
-use crate::engine::events::StepInfo;
-use crate::engine::property::PropertyMap;
+use crate::engine::run::events::StepInfo;
+use crate::engine::{EngineEvent, PropertyMap};
 
 use super::json::{change_summary, detailed_diff, diagnostic, display};
 use super::visibility::Visibility;

@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Value, json};
 
-use crate::engine::events::{Decider, StepInfo};
-use crate::engine::urn::UrnMap;
+use crate::engine::model::urn::UrnMap;
+use crate::engine::run::events::{Decider, StepInfo};
 use crate::engine::{EngineEvent, Outcome, StepOp, Urn};
 
 use super::json::{Applied, change_summary, diagnostic, step_metadata};

@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::events::StepInfo;
-use crate::engine::property::PropertyMap;
-use crate::engine::resource::{is_default_provider, is_provider_type, provider_urn};
-use crate::engine::urn::ROOT_STACK_TYPE;
+use crate::engine::PropertyMap;
+use crate::engine::model::resource::{is_default_provider, is_provider_type, provider_urn};
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::run::events::StepInfo;
 use crate::engine::{EngineEvent, StepOp, Urn};
 
 /// What the file says of a custom resource's ID: the user fills it in.
@@ -274,7 +274,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::engine::property::{PropertyValue, props};
+    use crate::engine::model::property::{PropertyValue, props};
 
     fn urn(ty: &str, name: &str, parent: Option<&Urn>) -> Urn {
         Urn::new("dev", "p", parent, ty, name)

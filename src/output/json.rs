@@ -5,9 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::events::{Severity, StepInfo};
-use crate::engine::property::PropertyMap;
-use crate::engine::{EngineEvent, StepOp};
+use crate::engine::run::events::StepInfo;
+use crate::engine::{EngineEvent, PropertyMap, Severity, StepOp};
 
 /// Properties as displays show them: secrets blinded as `[secret]`, unknowns as `[unknown]`.
 pub fn display(m: &PropertyMap) -> Value {

@@ -4,9 +4,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use crate::engine::events::{Decider, Operation, Severity, StepInfo};
-use crate::engine::urn::ROOT_STACK_TYPE;
-use crate::engine::{EngineEvent, PropertyMap, StepOp, Urn};
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::run::events::{Decider, StepInfo};
+use crate::engine::{EngineEvent, Operation, PropertyMap, Severity, StepOp, Urn};
 
 use super::property_diff;
 use super::summary::{decision_line, human_duration, render};

@@ -3,12 +3,11 @@
 
 use std::collections::BTreeSet;
 
-use crate::engine::StepOp;
-use crate::engine::events::StepInfo;
-use crate::engine::hidden_diffs::HiddenDiffs;
-use crate::engine::property::{PropertyMap, PropertyValue};
-use crate::engine::property_path::{PathElem, PropertyPath};
+use crate::engine::model::hidden_diffs::HiddenDiffs;
+use crate::engine::model::property_path::{PathElem, PropertyPath};
 use crate::engine::provider::DiffKind;
+use crate::engine::run::events::StepInfo;
+use crate::engine::{PropertyMap, PropertyValue, StepOp};
 
 /// The value at a diff path (`a.b[0]`); a path that does not parse names a top-level key.
 fn lookup<'a>(map: &'a PropertyMap, path: &str) -> Option<&'a PropertyValue> {
@@ -146,8 +145,8 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
+    use crate::engine::Urn;
     use crate::engine::provider::PropertyDiff;
-    use crate::engine::urn::Urn;
 
     fn props(v: serde_json::Value) -> PropertyMap {
         v.as_object()

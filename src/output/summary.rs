@@ -52,10 +52,10 @@ pub fn human_duration(d: Duration) -> String {
 /// One line of the `Decisions:` block: what was approved or declined, and by whom.
 pub fn decision_line(
     op: StepOp,
-    urn: &crate::engine::urn::Urn,
+    urn: &crate::engine::Urn,
     dependents: usize,
     approved: bool,
-    by: &crate::engine::events::Decider,
+    by: &crate::engine::run::events::Decider,
 ) -> String {
     let with = match dependents {
         0 => String::new(),

@@ -1,9 +1,9 @@
 //! Which steps a display shows, after Pulumi's `shouldShow`: unchanged resources and the
 //! non-logical halves of replacements only when asked for.
 
-use crate::engine::events::StepInfo;
-use crate::engine::resource::is_default_provider;
-use crate::engine::urn::ROOT_STACK_TYPE;
+use crate::engine::model::resource::is_default_provider;
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::run::events::StepInfo;
 use crate::engine::{StepOp, Urn};
 
 /// Steps Pulumi keeps out of every display and event stream: default providers' and

@@ -4,22 +4,20 @@
 
 use std::path::Path;
 
-use crate::engine::approval::{ApprovalRule, RuleSource};
-use crate::engine::gate_decisions::GateDecisions;
+use crate::engine::run::approval::{ApprovalRule, RuleSource};
+use crate::engine::run::gate_decisions::GateDecisions;
 use crate::located_yaml::{Node, NodeKind, SourceError, parse_document};
 
 use super::config::ConfigKey;
 use super::error::ProjectError;
 use super::stack_settings::StackSettings;
+use crate::file_limits::{self, YAML_FILE};
 
 /// The stack setting that holds a stack's approval rules.
 pub const APPROVE_KEY: &str = "stepdeck:approve";
 
 fn read(path: &Path) -> Result<(String, Node), ProjectError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ProjectError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = file_limits::read_to_string(path, YAML_FILE)?;
     let file = path.display().to_string();
     let doc = parse_document(&file, &text)?;
     Ok((file, doc))
@@ -58,7 +56,7 @@ fn rules(doc: &Node, file: &str, source: RuleSource) -> Result<Vec<ApprovalRule>
     let mut out = Vec::new();
     for (k, v, policy) in entries(file, doc, "an approval policy")? {
         let parsed = ApprovalRule::parse_key(&k.name, policy, source).map_err(|e| {
-            let at = if matches!(e, crate::engine::approval::RuleError::Policy(_)) {
+            let at = if matches!(e, crate::engine::run::approval::RuleError::Policy(_)) {
                 v.pos
             } else {
                 k.pos

@@ -15,7 +15,7 @@ use super::stack_settings::StackSettings;
 use crate::located_yaml::SourceError;
 
 /// Configuration ready for a deployment: `<namespace>:<key>` to plaintext, and which keys are
-/// secret (what `engine::deployment::Options.config` and `.secret_keys` take).
+/// secret (what `engine::Options.config` and `.secret_keys` take).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ResolvedConfig {
     pub values: BTreeMap<String, String>,

@@ -6,9 +6,7 @@
 use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 use super::input_fields::{FieldError, opt_str};
-use crate::engine::events::{EngineEvent, EventSink, Severity};
-use crate::engine::property::PropertyMap;
-use crate::engine::urn::Urn;
+use crate::engine::{EngineEvent, EventSink, PropertyMap, Severity, Urn};
 
 /// The option's values; `stdoutAndStderr` when it is not set.
 const LOGGING: &[&str] = &["stdout", "stderr", "stdoutAndStderr", "none"];
@@ -91,7 +89,7 @@ impl CommandLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::PropertyValue;
+    use crate::engine::PropertyValue;
 
     fn logging(value: Option<&str>) -> Result<Logging, FieldError> {
         let mut inputs = PropertyMap::new();

@@ -1,8 +1,8 @@
 //! Input comparison shared by the built-in providers: which top-level inputs changed once the
 //! `ignoreChanges` paths are set aside, and how that becomes a [`DiffResult`].
 
-use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{DiffChanges, DiffKind, DiffResult, PropertyDiff};
+use crate::engine::{PropertyMap, PropertyValue};
 
 /// One step of an `ignoreChanges` path: `a.b[0]["c d"]`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -188,7 +188,7 @@ pub(crate) fn diff_result(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::props;
+    use crate::engine::model::property::props;
 
     fn obj(pairs: &[(&str, PropertyValue)]) -> PropertyValue {
         PropertyValue::Object(

@@ -1,8 +1,8 @@
 //! Typed reads of provider inputs, so that a wrong input is reported by name (as a Check
 //! failure, or as the error of the operation) instead of being silently defaulted.
 
-use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{CheckFailure, ProviderError};
+use crate::engine::{PropertyMap, PropertyValue};
 
 /// An input of the wrong shape.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -177,7 +177,7 @@ pub(crate) fn check_known<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::props;
+    use crate::engine::model::property::props;
 
     #[test]
     fn reads_name_the_field_on_error() {

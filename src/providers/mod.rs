@@ -21,10 +21,8 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use crate::engine::events::EventSink;
-use crate::engine::provider::{Provider, ProviderError};
-use crate::engine::provider_registry::ProviderFactory;
-use crate::engine::stack_outputs::StackOutputsSource;
+use crate::engine::provider::ProviderError;
+use crate::engine::{EventSink, Provider, ProviderFactory, StackOutputsSource};
 
 pub use command::CommandProvider;
 pub use pulumi::PulumiProvider;

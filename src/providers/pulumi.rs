@@ -6,14 +6,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 
-use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::provider::stack_outputs::STACK_REFERENCE_TYPE;
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
-    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
-use crate::engine::snapshot::Snapshot;
-use crate::engine::stack_outputs::{STACK_REFERENCE_TYPE, StackOutputsSource};
-use crate::engine::urn::ROOT_STACK_TYPE;
+use crate::engine::{PropertyMap, PropertyValue, Provider, Snapshot, StackOutputsSource};
 
 use super::stash::{self, STASH_TYPE};
 
@@ -232,7 +231,7 @@ impl Provider for PulumiProvider {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::urn::Urn;
+    use crate::engine::Urn;
 
     fn urn() -> Urn {
         Urn::new("dev", "p", None, STACK_REFERENCE_TYPE, "ref")

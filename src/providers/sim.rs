@@ -17,13 +17,11 @@ use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{FieldError, check_known, opt_bool, opt_count, opt_str_list};
 use super::sim_types::{SIM_TYPES, SimType, known_tokens, sim_type};
 use super::sim_world::{SimWorld, SimWorldError, WorldResource};
-use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult,
-    DeleteRequest, DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult,
-    UpdateRequest,
+    DeleteRequest, DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
-use crate::engine::urn::Urn;
+use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
 
 /// Reserved inputs of every sim resource.
 const REPLACE_ON: &str = "replaceOn";

@@ -3,7 +3,7 @@
 
 use rand::Rng;
 
-use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::{PropertyMap, PropertyValue};
 
 /// How a computed output gets its value on create.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,7 +166,7 @@ impl SimType {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::props;
+    use crate::engine::model::property::props;
 
     #[test]
     fn computed_values_have_their_documented_shapes() {

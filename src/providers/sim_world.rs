@@ -14,7 +14,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::property::PropertyMap;
+use crate::engine::PropertyMap;
 
 /// One live resource of the simulated cloud.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -389,7 +389,7 @@ impl Drop for SimWorld {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::props;
+    use crate::engine::model::property::props;
     use std::sync::Arc;
 
     fn res(name: &str) -> WorldResource {

@@ -2,10 +2,10 @@
 //! given as `output` while `input` follows the program, so a program can remember a value
 //! across updates. It lives in the builtin `pulumi` provider.
 
-use crate::engine::property::{PropertyMap, PropertyValue};
 use crate::engine::provider::{
     CheckFailure, CheckResult, CreateResult, DiffChanges, DiffResult, ProviderError, ReadResult,
 };
+use crate::engine::{PropertyMap, PropertyValue};
 
 /// The stash's type token.
 pub const STASH_TYPE: &str = "pulumi:index:Stash";

@@ -6,11 +6,11 @@ use prost_types::value::Kind;
 use prost_types::{ListValue, Struct, Value};
 use serde_json::{Map, Number, Value as Json};
 
-use crate::engine::property::{
-    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, PropertyMap, PropertyValue, RESOURCE_REF_SIG, ResourceRef,
-    SECRET_SIG, SIG_KEY, UNKNOWN_SENTINEL,
+use crate::engine::model::property::{
+    ARCHIVE_SIG, ASSET_SIG, OUTPUT_SIG, RESOURCE_REF_SIG, ResourceRef, SECRET_SIG, SIG_KEY,
+    UNKNOWN_SENTINEL,
 };
-use crate::engine::urn::Urn;
+use crate::engine::{PropertyMap, PropertyValue, Urn};
 
 /// Which special values survive marshalling; what is not kept is lowered to plain data the
 /// way Pulumi's engine lowers it for peers that do not understand it.
@@ -388,7 +388,7 @@ pub fn mark_secret_outputs(outputs: &mut PropertyMap, keys: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::props;
+    use crate::engine::model::property::props;
 
     #[test]
     fn sdk_secret_envelope_decodes_to_a_secret() {

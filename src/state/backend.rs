@@ -9,15 +9,15 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::engine::journal::Journal;
-use crate::engine::snapshot::Snapshot;
+use crate::engine::{Journal, Snapshot};
 
 use super::backend_url::BackendUrl;
 use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};
 use super::error::StateError;
 use super::export::validate_export;
-use super::lock_info::{LockInfo, StackLock};
+use super::lock_info::LockInfo;
 use super::passphrase::Crypter;
+use super::stack_lock::StackLock;
 use super::stack_ref::StackRef;
 use super::update_record::UpdateRecord;
 

@@ -10,9 +10,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::engine::journal::{JournalEntry, JournalError, OpId, Replayer};
-use crate::engine::property::SECRET_SIG;
-use crate::engine::snapshot::{Snapshot, share_states};
+use crate::engine::journal::{OpId, Replayer};
+use crate::engine::model::property::SECRET_SIG;
+use crate::engine::model::snapshot::share_states;
+use crate::engine::{JournalEntry, JournalError, Snapshot};
 
 use super::error::StateError;
 use super::passphrase::Crypter;
@@ -23,7 +24,7 @@ use super::secrets::decrypt_secrets;
 pub(crate) struct JournalReader<'a, R> {
     path: &'a Path,
     input: R,
-    crypter: Option<&'a Crypter>,
+    crypter: Option<Crypter>,
     line: Vec<u8>,
     /// Complete lines read so far: the number of the last one.
     lines: usize,
@@ -49,7 +50,7 @@ impl JournalSummary {
 
 impl<'a, R: BufRead> JournalReader<'a, R> {
     /// A reader of `input`'s lines; `crypter` decrypts the secrets of those that hold any.
-    pub(crate) fn new(path: &'a Path, input: R, crypter: Option<&'a Crypter>) -> Self {
+    pub(crate) fn new(path: &'a Path, input: R, crypter: Option<Crypter>) -> Self {
         JournalReader {
             path,
             input,
@@ -71,7 +72,7 @@ impl<'a, R: BufRead> JournalReader<'a, R> {
             return Ok(None);
         }
         self.lines += 1;
-        decode_line(self.path, self.lines, &self.line, self.crypter).map(Some)
+        decode_line(self.path, self.lines, &self.line, self.crypter.as_ref()).map(Some)
     }
 
     /// The next entry, refused if it ends an operation that has not begun (or already ended)
@@ -198,9 +199,8 @@ fn decode_line_as_tree(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::{PropertyMap, PropertyValue};
-    use crate::engine::resource::{OperationType, ResourceState};
-    use crate::engine::urn::Urn;
+    use crate::engine::model::resource::OperationType;
+    use crate::engine::{PropertyMap, PropertyValue, ResourceState, Urn};
     use crate::state::file_journal::encode_entry;
 
     fn created(name: &str, op: OpId, outputs: PropertyMap) -> [JournalEntry; 2] {
@@ -252,7 +252,7 @@ mod tests {
 
     fn read_all(text: &[u8], crypter: Option<&Crypter>) -> Result<Vec<JournalEntry>, StateError> {
         let path = Path::new("journal.1.jsonl");
-        let mut reader = JournalReader::new(path, text, crypter);
+        let mut reader = JournalReader::new(path, text, crypter.cloned());
         std::iter::from_fn(|| reader.next_entry().transpose()).collect()
     }
 
@@ -373,7 +373,7 @@ mod tests {
         assert_eq!(summary.entries, 4);
         // Nothing to replay: the base as it was, pending operations of every kind included.
         let base = Snapshot {
-            pending_operations: vec![crate::engine::resource::PendingOperation {
+            pending_operations: vec![crate::engine::model::resource::PendingOperation {
                 resource: ResourceState::default(),
                 kind: OperationType::Updating,
             }],

@@ -4,8 +4,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::engine::property::{PropertyMap, PropertyValue, SECRET_SIG, SIG_KEY};
-use crate::engine::resource::ResourceState;
+use crate::engine::model::property::{SECRET_SIG, SIG_KEY};
+use crate::engine::{PropertyMap, PropertyValue, ResourceState};
 
 use super::passphrase::{Crypter, SecretsError};
 
@@ -124,7 +124,8 @@ fn walk(value: &mut Value, f: &mut OnSecret<'_>) -> Result<(), PathError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::property::{PropertyMap, PropertyValue, map_from_json, map_to_json};
+    use crate::engine::model::property::{map_from_json, map_to_json};
+    use crate::engine::{PropertyMap, PropertyValue};
 
     #[test]
     fn secrets_round_trip_through_ciphertext() {

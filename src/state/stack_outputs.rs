@@ -1,8 +1,7 @@
 //! Stack references on the file backend: another stack's state read for the builtin `pulumi`
 //! provider, named as Pulumi's self-managed backends name stacks.
 
-use crate::engine::snapshot::Snapshot;
-use crate::engine::stack_outputs::{StackOutputsSource, StackReadError};
+use crate::engine::{Snapshot, StackOutputsSource, StackReadError};
 
 use std::sync::Arc;
 

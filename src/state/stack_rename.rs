@@ -5,15 +5,15 @@
 
 use std::fs;
 
-use crate::engine::provider_ref::ProviderRef;
-use crate::engine::resource::ResourceState;
-use crate::engine::snapshot::Snapshot;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
+use crate::engine::model::provider_ref::ProviderRef;
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::{ResourceState, Snapshot, Urn};
 
 use super::error::StateError;
 use super::file_backend::FileBackend;
-use super::lock_info::StackLock;
+use super::file_lock;
 use super::passphrase::Crypter;
+use super::stack_lock::StackLock;
 use super::stack_ref::StackRef;
 
 /// The URN under the new stack name; the root stack's own name `<project>-<stack>` changes
@@ -75,14 +75,16 @@ impl FileBackend {
         rename_snapshot(&mut snapshot, new.stack());
         self.save(&new_lock, &snapshot, crypter)?;
         let (from, to) = (self.stack_dir(&old), self.stack_dir(new));
-        for part in ["history", "tags.json"] {
-            let source = from.join(part);
-            if source.exists() {
-                fs::rename(&source, to.join(part)).map_err(StateError::io(&source))?;
-            }
-        }
         let was_current = self.current_stack(old.project())?.as_deref() == Some(old.stack());
-        fs::remove_dir_all(&from).map_err(StateError::io(&from))?;
+        file_lock::fenced(&lock, &from, || {
+            for part in ["history", "tags.json"] {
+                let source = from.join(part);
+                if source.exists() {
+                    fs::rename(&source, to.join(part)).map_err(StateError::io(&source))?;
+                }
+            }
+            fs::remove_dir_all(&from).map_err(StateError::io(&from))
+        })?;
         drop(lock);
         drop(new_lock);
         if was_current {

@@ -4,9 +4,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
+use ratatui::widgets::{StatefulWidget, Widget};
 
 use crate::app::model::Model;
+use crate::app::ui_state::Scroll;
 
 use super::frame::frame;
 use super::text::{shorten_left, width};
@@ -42,10 +43,7 @@ impl Widget for DiffGauge<'_> {
         let run_w = run_w.min(bar_w - done_w);
         let line = Line::from(vec![
             Span::styled("diffs ", t.bold()),
-            Span::styled(
-                "█".repeat(done_w),
-                t.op(crate::engine::step::StepOp::Create),
-            ),
+            Span::styled("█".repeat(done_w), t.op(crate::engine::StepOp::Create)),
             Span::styled("▓".repeat(run_w), t.accent()),
             Span::styled("░".repeat(bar_w - done_w - run_w), t.dim()),
             Span::raw(tail),
@@ -54,19 +52,21 @@ impl Widget for DiffGauge<'_> {
     }
 }
 
-/// The diffs view: the gauge and the resources being diffed.
+/// The diffs view: the gauge and the resources being diffed; its state is its [`Scroll`]
+/// over those.
 pub struct DiffsView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
-    pub offset: usize,
 }
 
-impl Widget for DiffsView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for DiffsView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let m = self.model;
         let t = self.theme;
-        let mode = if m.parallel_diff {
+        let mode = if m.run.parallel_diff {
             "parallel"
         } else {
             "serial"
@@ -87,7 +87,7 @@ impl Widget for DiffsView<'_> {
                 inner.x,
                 inner.y + 1,
                 text,
-                t.op(crate::engine::step::StepOp::Replace),
+                t.op(crate::engine::StepOp::Replace),
             );
         }
         let first = inner.y + 2;
@@ -95,7 +95,8 @@ impl Widget for DiffsView<'_> {
         if m.diffs.running.is_empty() && rows > 0 {
             buf.set_string(inner.x, first, "no diff running", t.dim());
         }
-        let shown = m.diffs.running.iter().skip(self.offset).take(rows);
+        scroll.fit(m.diffs.running.len(), rows);
+        let shown = m.diffs.running.iter().skip(scroll.offset()).take(rows);
         for (y, (urn, worker)) in (first..).zip(shown) {
             let line = Line::from(vec![
                 Span::styled(format!("w{worker:<3} "), t.dim()),

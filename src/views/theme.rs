@@ -4,8 +4,7 @@
 use ratatui::style::{Color, Modifier, Style};
 
 use crate::app::model::{ChainState, RunState, Status};
-use crate::engine::events::Severity;
-use crate::engine::step::StepOp;
+use crate::engine::{Severity, StepOp};
 
 /// The console's palette; `color == false` degrades to bold/reverse only.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

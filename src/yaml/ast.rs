@@ -1,7 +1,7 @@
 //! The program AST: Pulumi YAML's `config`, `variables`, `resources` and `outputs`, built from
 //! the node tree with every shape checked and every position kept.
 
-use crate::engine::resource::{CustomTimeouts, is_provider_type, provider_type_package};
+use crate::engine::model::resource::{CustomTimeouts, is_provider_type, provider_type_package};
 use crate::project::{ConfigDecl, ConfigKey};
 
 use super::builtin::Builtin;

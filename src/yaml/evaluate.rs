@@ -12,12 +12,14 @@ use futures::future::BoxFuture;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-use crate::engine::goal::{Alias, Goal, ReadGoal};
-use crate::engine::property::{PropertyMap, PropertyValue, UNKNOWN_SENTINEL};
-use crate::engine::resource::PropertyDependencies;
-use crate::engine::source::{Program, ProgramError, RegisterStatus, Registered, ResourceMonitor};
-use crate::engine::stack_outputs::STACK_REFERENCE_TYPE;
-use crate::engine::urn::{ROOT_STACK_TYPE, Urn};
+use crate::engine::model::property::UNKNOWN_SENTINEL;
+use crate::engine::model::resource::PropertyDependencies;
+use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::provider::stack_outputs::STACK_REFERENCE_TYPE;
+use crate::engine::{
+    Alias, Goal, Program, ProgramError, PropertyMap, PropertyValue, ReadGoal, RegisterStatus,
+    Registered, ResourceMonitor, Urn,
+};
 use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
@@ -505,7 +507,8 @@ impl Shared {
             .unwrap_or_default();
         for p in r.options.providers.iter().chain(r.options.provider.iter()) {
             let Some(v) = resource(&p.name) else { continue };
-            let Some(pkg) = crate::engine::resource::provider_type_package(v.urn.type_()) else {
+            let Some(pkg) = crate::engine::model::resource::provider_type_package(v.urn.type_())
+            else {
                 return Err(SourceError::new(
                     &self.ast.file,
                     p.pos,
@@ -534,7 +537,7 @@ impl Shared {
         } else {
             let declared = monitor
                 .resource_types(
-                    crate::engine::goal::package_of(&r.type_),
+                    crate::engine::model::goal::package_of(&r.type_),
                     r.options.version.as_deref(),
                 )
                 .unwrap_or_default();
@@ -554,7 +557,7 @@ impl Shared {
         let provider = match o.provider.as_ref().and_then(|p| resource(&p.name)) {
             Some(p) => Some(p.provider_reference()),
             None if self.is_custom(&r.type_) => providers
-                .get(crate::engine::goal::package_of(&r.type_))
+                .get(crate::engine::model::goal::package_of(&r.type_))
                 .cloned(),
             None => None,
         };
@@ -563,7 +566,7 @@ impl Shared {
             .iter()
             .filter_map(|d| urn_of(&d.name))
             .collect();
-        let failed = |e: crate::engine::source::RegisterError| {
+        let failed = |e: crate::engine::RegisterError| {
             SourceError::new(file, r.pos, format!("resource {:?}: {e}", r.key))
         };
         let target = Target {

@@ -3,7 +3,7 @@
 //! dependencies, cycles) → `evaluate` (concurrent registration).
 
 pub mod analyze;
-pub use crate::engine::asset;
+pub use crate::engine::model::asset;
 pub mod ast;
 pub mod builtin;
 mod builtin_call;
@@ -14,7 +14,6 @@ pub mod functions;
 pub mod interpolate;
 pub mod program;
 pub mod scope;
-mod sha1;
 mod stack_reference;
 mod type_check;
 

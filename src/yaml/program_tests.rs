@@ -1,7 +1,7 @@
 //! Tests of program-level Pulumi YAML features: short type tokens, the older `configuration:`
 //! key, and resource options and `defaultProvider` as they reach the engine's goals.
 
-use crate::engine::property::PropertyValue;
+use crate::engine::PropertyValue;
 
 use super::YamlProgram;
 use super::test_monitor::{Recorded, Script, info, parse, parse_err, run};
@@ -328,7 +328,7 @@ async fn get_reads_by_id_with_state_and_waits_for_unknown_ids() {
     res.unwrap();
     assert_eq!(
         rec.reads[0].id,
-        crate::engine::property::UNKNOWN_SENTINEL,
+        crate::engine::model::property::UNKNOWN_SENTINEL,
         "an id not known yet is read as unknown"
     );
     let (res, _) = run(

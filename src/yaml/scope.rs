@@ -9,10 +9,9 @@ use std::sync::Arc;
 
 use futures::future::BoxFuture;
 
-use crate::engine::goal::package_of;
-use crate::engine::property::{PropertyMap, PropertyValue, UNKNOWN_SENTINEL};
-use crate::engine::source::ResourceMonitor;
-use crate::engine::urn::Urn;
+use crate::engine::model::goal::package_of;
+use crate::engine::model::property::UNKNOWN_SENTINEL;
+use crate::engine::{PropertyMap, PropertyValue, ResourceMonitor, Urn};
 
 use super::asset;
 use super::ast::{Expr, ExprKind, Invoke};
@@ -324,7 +323,7 @@ impl Scope<'_> {
         let pkg = package_of(&inv.token);
         let provider_ref = match (&provider, &parent) {
             (Some(p), _) => {
-                if !crate::engine::resource::is_provider_type(p.urn.type_()) {
+                if !crate::engine::model::resource::is_provider_type(p.urn.type_()) {
                     return Err(located(
                         self.file,
                         inv.provider.as_ref().map_or(pos, |e| e.pos),

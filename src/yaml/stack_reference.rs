@@ -9,11 +9,8 @@ use parking_lot::Mutex;
 
 use futures::future::{BoxFuture, FutureExt, Shared};
 
-use crate::engine::events::Severity;
-use crate::engine::goal::ReadGoal;
-use crate::engine::property::{PropertyMap, PropertyValue};
-use crate::engine::source::{Registered, ResourceMonitor};
-use crate::engine::stack_outputs::STACK_REFERENCE_TYPE;
+use crate::engine::provider::stack_outputs::STACK_REFERENCE_TYPE;
+use crate::engine::{PropertyMap, PropertyValue, ReadGoal, Registered, ResourceMonitor, Severity};
 
 type SharedRead = Shared<BoxFuture<'static, Result<Registered, String>>>;
 
@@ -107,8 +104,7 @@ pub(super) fn output_of(reg: &Registered, property: &str) -> PropertyValue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::source::RegisterStatus;
-    use crate::engine::urn::Urn;
+    use crate::engine::{RegisterStatus, Urn};
 
     fn read(outputs: PropertyValue, secret_names: &[&str]) -> Registered {
         Registered {

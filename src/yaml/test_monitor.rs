@@ -10,17 +10,14 @@ use std::time::Duration;
 use async_trait::async_trait;
 use tokio::sync::mpsc;
 
-use crate::engine::EventSink;
-use crate::engine::goal::{Goal, ReadGoal};
-use crate::engine::property::{PropertyMap, PropertyValue};
+use crate::engine::program::source::{DeploymentInfo, SourceEvent};
 use crate::engine::provider::{
-    CreateRequest, CreateResult, DeleteRequest, Provider, ProviderError, UpdateRequest,
+    CreateRequest, CreateResult, DeleteRequest, ProviderError, UpdateRequest,
 };
-use crate::engine::provider_registry::{ProviderFactory, ProviderRegistry};
-use crate::engine::source::{
-    DeploymentInfo, Program, ProgramError, RegisterStatus, Registered, ResourceMonitor, SourceEvent,
+use crate::engine::{
+    EventSink, Goal, Program, ProgramError, PropertyMap, PropertyValue, Provider, ProviderFactory,
+    ProviderRegistry, ReadGoal, RegisterStatus, Registered, ResourceMonitor, Urn,
 };
-use crate::engine::urn::Urn;
 
 use super::YamlProgram;
 
@@ -147,7 +144,7 @@ pub(crate) async fn run(
                     &goal.type_,
                     &goal.name,
                 );
-                if crate::engine::resource::is_provider_type(&goal.type_) {
+                if crate::engine::model::resource::is_provider_type(&goal.type_) {
                     let id = format!("{}-id", goal.name);
                     registry
                         .configure(&urn, &id, &goal.properties, false)

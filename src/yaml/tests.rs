@@ -3,8 +3,7 @@
 
 use std::path::Path;
 
-use crate::engine::property::PropertyValue;
-use crate::engine::urn::Urn;
+use crate::engine::{PropertyValue, Urn};
 use crate::project::{Project, StackSettings};
 
 use super::YamlProgram;
@@ -327,7 +326,7 @@ async fn options_become_goal_fields() {
     assert_eq!((t.create, t.update, t.delete), (300.0, 0.0, 90.0));
     assert_eq!(r.aliases.len(), 2);
     match &r.aliases[1] {
-        crate::engine::goal::Alias::Spec { name, parent, .. } => {
+        crate::engine::Alias::Spec { name, parent, .. } => {
             assert_eq!(name.as_deref(), Some("legacy"));
             assert_eq!(parent.as_ref().map(Urn::name), Some("old"));
         }
@@ -531,7 +530,7 @@ async fn demo_phase_two_changes_what_registers() {
     };
     let one = names("1").await;
     let two = names("2").await;
-    let engine = |goals: &[crate::engine::goal::Goal]| {
+    let engine = |goals: &[crate::engine::Goal]| {
         goals
             .iter()
             .find(|g| g.type_ == "sim:index:Database")

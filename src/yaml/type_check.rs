@@ -2,8 +2,8 @@
 //! resource type must be one its package's provider declares, so a misspelt type fails the run
 //! with nothing created and the state unchanged.
 
-use crate::engine::goal::package_of;
-use crate::engine::source::ResourceMonitor;
+use crate::engine::ResourceMonitor;
+use crate::engine::model::goal::package_of;
 
 use super::ast::{ProgramAst, resolve_type};
 use super::component::Components;

@@ -6,9 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
-use stepdeck::engine::property::{PropertyMap, PropertyValue};
-use stepdeck::engine::resource::{OperationType, ResourceState};
-use stepdeck::engine::urn::Urn;
+use stepdeck::engine::model::resource::OperationType;
+use stepdeck::engine::{PropertyMap, PropertyValue, ResourceState, Urn};
 use stepdeck::state::{Backend, BackendUrl, FileBackend, StackLock, StackRef};
 
 pub(crate) fn backend(dir: &Path) -> FileBackend {

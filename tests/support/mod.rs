@@ -10,14 +10,13 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use stepdeck::engine::journal::Replayer;
-use stepdeck::engine::property::{PropertyMap, PropertyValue};
 use stepdeck::engine::provider::{
     CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult, DeleteRequest,
-    DiffRequest, DiffResult, Provider, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
 use stepdeck::engine::{
     Deployment, DeploymentResult, EngineEvent, EventSink, Journal, JournalEntry, JournalError,
-    Options, Program, ProviderFactory, Snapshot, StepOp, Urn,
+    Options, Program, PropertyMap, PropertyValue, Provider, ProviderFactory, Snapshot, StepOp, Urn,
 };
 
 /// One provider call, with when it ran.
@@ -166,7 +165,7 @@ pub(crate) fn replace_on(keys: &'static [&'static str], dbr: bool) -> Box<DiffFn
             .filter(|k| req.old_outputs.get(**k) != req.new_inputs.get(**k))
             .map(|k| k.to_string())
             .collect();
-        let mut d = stepdeck::engine::diff::diff_inputs(&req.old_inputs, &req.new_inputs);
+        let mut d = stepdeck::engine::steps::diff::diff_inputs(&req.old_inputs, &req.new_inputs);
         if !changed.is_empty() {
             d.changes = stepdeck::engine::provider::DiffChanges::Some;
             d.replace_keys = changed;
@@ -532,7 +531,7 @@ pub(crate) fn custom(name: &str, inputs: &[(&str, &str)]) -> stepdeck::engine::G
     stepdeck::engine::Goal::custom(
         TYPE,
         name,
-        stepdeck::engine::property::props(inputs.to_vec()),
+        stepdeck::engine::model::property::props(inputs.to_vec()),
     )
 }
 

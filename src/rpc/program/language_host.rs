@@ -1,0 +1,430 @@
+//! Language hosts: running a Python or Node.js Pulumi program as a child process against our
+//! resource monitor, with the flags, environment and exit codes the SDKs expect.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use async_trait::async_trait;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::Command;
+use tokio::sync::watch;
+
+use super::launcher_file::write_python_launcher;
+use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
+use crate::rpc::monitor::{DEFAULT_ORGANIZATION, serve};
+
+/// Exit code of an SDK program whose error was already reported through `Engine.Log`.
+pub const EXIT_REPORTED: i32 = 32;
+/// Exit code of our Python launcher when the `pulumi` package cannot be imported.
+const EXIT_NO_PYTHON_SDK: i32 = 97;
+/// The error a program returns after it reported its own failure (print nothing more).
+pub const BAIL_MESSAGE: &str = "its error is reported above";
+/// The Node SDK's program runner, resolved from the program directory.
+pub const NODE_RUN_MODULE: &str = "@pulumi/pulumi/cmd/run/index.js";
+const STDERR_TAIL: usize = 20;
+/// How long a program may take to stop by itself after the engine refused one of its
+/// registrations (Node's error path can take tens of seconds; the program is killed then).
+const REFUSED_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A `Pulumi.yaml` runtime stepdeck cannot host.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LanguageHostError {
+    #[error(
+        "Pulumi.yaml: runtime {0:?} is not supported (stepdeck hosts python and nodejs programs)"
+    )]
+    UnsupportedRuntime(String),
+    #[error("Pulumi.yaml: runtime.options.{option} must be {expected}")]
+    BadOption {
+        option: String,
+        expected: &'static str,
+    },
+}
+
+/// The language a program is written in, with what is needed to start it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Runtime {
+    /// `virtualenv`: the `runtime.options.virtualenv` directory, relative to the project root.
+    Python {
+        virtualenv: Option<PathBuf>,
+    },
+    Nodejs(NodeOptions),
+}
+
+/// The `runtime.options` of a Node.js project, as Pulumi's Node language host reads them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeOptions {
+    /// Run `.ts` sources through the SDK's ts-node (`typescript`, default true).
+    pub typescript: bool,
+    /// The tsconfig file ts-node uses (`tsconfig`), relative to the program directory.
+    pub tsconfig: Option<String>,
+    /// Extra arguments for `node` itself (`nodeargs`, split as a shell would).
+    pub nodeargs: Vec<String>,
+}
+
+impl Default for NodeOptions {
+    fn default() -> NodeOptions {
+        NodeOptions {
+            typescript: true,
+            tsconfig: None,
+            nodeargs: Vec::new(),
+        }
+    }
+}
+
+impl NodeOptions {
+    /// Reads `typescript`, `tsconfig`, `nodeargs` and checks `packagemanager` (which only
+    /// matters when installing dependencies).
+    fn from_options(
+        options: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<NodeOptions, LanguageHostError> {
+        let bad = |option: &str, expected: &'static str| LanguageHostError::BadOption {
+            option: option.into(),
+            expected,
+        };
+        let string = |option: &str| match options.get(option) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(serde_json::Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(bad(option, "a string")),
+        };
+        let typescript = match options.get("typescript") {
+            None | Some(serde_json::Value::Null) => true,
+            Some(serde_json::Value::Bool(b)) => *b,
+            Some(_) => return Err(bad("typescript", "true or false")),
+        };
+        let nodeargs = match string("nodeargs")? {
+            None => Vec::new(),
+            Some(text) => {
+                shlex::split(&text).ok_or_else(|| bad("nodeargs", "arguments a shell can split"))?
+            }
+        };
+        if let Some(pm) = string("packagemanager")?
+            && !["auto", "npm", "yarn", "pnpm", "bun"].contains(&pm.as_str())
+        {
+            return Err(bad("packagemanager", "one of auto, npm, yarn, pnpm or bun"));
+        }
+        Ok(NodeOptions {
+            typescript,
+            tsconfig: string("tsconfig")?,
+            nodeargs,
+        })
+    }
+}
+
+impl Runtime {
+    /// The runtime named in `Pulumi.yaml` (`runtime: python` or `runtime: {name, options}`).
+    pub fn from_project(
+        name: &str,
+        options: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Runtime, LanguageHostError> {
+        match name {
+            "python" => {
+                let virtualenv = match options.get("virtualenv") {
+                    None | Some(serde_json::Value::Null) => None,
+                    Some(serde_json::Value::String(s)) => Some(PathBuf::from(s)),
+                    Some(_) => {
+                        return Err(LanguageHostError::BadOption {
+                            option: "virtualenv".into(),
+                            expected: "a string",
+                        });
+                    }
+                };
+                Ok(Runtime::Python { virtualenv })
+            }
+            "nodejs" => Ok(Runtime::Nodejs(NodeOptions::from_options(options)?)),
+            other => Err(LanguageHostError::UnsupportedRuntime(other.to_string())),
+        }
+    }
+}
+
+/// The Python interpreter for a project: its virtualenv (`runtime.options.virtualenv`, else a
+/// `venv` or `.venv` directory in the project), else `python3` from PATH.
+pub fn python_interpreter(root: &Path, virtualenv: Option<&Path>) -> PathBuf {
+    let candidates: Vec<PathBuf> = match virtualenv {
+        Some(v) => vec![root.join(v)],
+        None => vec![root.join("venv"), root.join(".venv")],
+    };
+    candidates
+        .iter()
+        .map(|v| v.join("bin").join("python"))
+        .find(|p| p.exists())
+        .or_else(|| virtualenv.map(|v| root.join(v).join("bin").join("python")))
+        .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+/// Finds `node_modules/<rel>` from `start` upward, as Node's `require.resolve` would.
+pub fn find_node_module(start: &Path, rel: &str) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .map(|d| d.join("node_modules").join(rel))
+        .find(|p| p.exists())
+}
+
+/// An SDK program: started as a child process against a resource monitor served for it; the
+/// run ends when the process exits.
+pub struct SdkProgram {
+    runtime: Runtime,
+    root_directory: PathBuf,
+    program_directory: PathBuf,
+    entry_point: String,
+    organization: String,
+    args: Vec<String>,
+    events: EventSink,
+}
+
+impl SdkProgram {
+    /// A program whose `Pulumi.yaml` is in `root_directory`; output and logs go to `events`.
+    pub fn new(
+        runtime: Runtime,
+        root_directory: impl Into<PathBuf>,
+        events: EventSink,
+    ) -> SdkProgram {
+        let root_directory = root_directory.into();
+        SdkProgram {
+            runtime,
+            program_directory: root_directory.clone(),
+            root_directory,
+            entry_point: ".".into(),
+            organization: DEFAULT_ORGANIZATION.into(),
+            args: Vec::new(),
+            events,
+        }
+    }
+
+    /// Applies `Pulumi.yaml`'s `main`: a directory becomes the program directory, a file the
+    /// entry point.
+    pub fn with_main(mut self, main: &str) -> SdkProgram {
+        let path = self.root_directory.join(main);
+        if path.is_dir() {
+            self.program_directory = path;
+            self.entry_point = ".".into();
+        } else {
+            self.program_directory = path.parent().unwrap_or(&self.root_directory).to_path_buf();
+            self.entry_point = path
+                .file_name()
+                .map_or_else(|| main.to_string(), |f| f.to_string_lossy().into_owned());
+        }
+        self
+    }
+
+    /// The organization programs see (`pulumi.get_organization()`); defaults to `organization`.
+    pub fn with_organization(mut self, organization: impl Into<String>) -> SdkProgram {
+        self.organization = organization.into();
+        self
+    }
+
+    /// Extra arguments passed to the program after its entry point.
+    pub fn with_args(mut self, args: Vec<String>) -> SdkProgram {
+        self.args = args;
+        self
+    }
+
+    /// The interpreter Python programs and Python dynamic providers of this project run with.
+    pub fn python(&self) -> PathBuf {
+        match &self.runtime {
+            Runtime::Python { virtualenv } => {
+                python_interpreter(&self.root_directory, virtualenv.as_deref())
+            }
+            Runtime::Nodejs(_) => python_interpreter(&self.root_directory, None),
+        }
+    }
+
+    /// Where the program runs; dynamic provider plugins run there too.
+    pub fn program_directory(&self) -> &Path {
+        &self.program_directory
+    }
+
+    fn command(&self, monitor: &ResourceMonitor, addr: &str) -> Result<Command, ProgramError> {
+        let info = monitor.info();
+        let mut cmd = match &self.runtime {
+            Runtime::Python { .. } => {
+                let launcher = write_python_launcher().map_err(|e| {
+                    ProgramError(format!("cannot write the Python launcher script: {e}"))
+                })?;
+                let mut cmd = Command::new(self.python());
+                cmd.arg("-u").arg(launcher);
+                cmd.args(["--monitor", addr, "--engine", addr]);
+                cmd.args(["--project", &info.project, "--stack", &info.stack]);
+                cmd.args(["--organization", &self.organization]);
+                cmd.arg("--root_directory").arg(&self.root_directory);
+                cmd.arg("--pwd").arg(&self.program_directory);
+                cmd.args(["--dry_run", if info.dry_run { "true" } else { "false" }]);
+                cmd.args(["--parallel", &info.parallel.to_string()]);
+                cmd
+            }
+            Runtime::Nodejs(options) => {
+                let run = find_node_module(&self.program_directory, NODE_RUN_MODULE).ok_or_else(|| {
+                    ProgramError(format!(
+                        "the Pulumi Node.js SDK is not installed: no node_modules/{NODE_RUN_MODULE} in {} or its parents (run `npm install`)",
+                        self.program_directory.display()
+                    ))
+                })?;
+                let mut cmd = Command::new("node");
+                cmd.args(&options.nodeargs).arg(run);
+                if options.typescript {
+                    cmd.env("PULUMI_NODEJS_TYPESCRIPT", "true");
+                }
+                if let Some(tsconfig) = &options.tsconfig {
+                    cmd.env("PULUMI_NODEJS_TSCONFIG_PATH", tsconfig);
+                }
+                cmd.args(["--monitor", addr, "--engine", addr]);
+                cmd.args(["--organization", &self.organization]);
+                cmd.args(["--project", &info.project, "--stack", &info.stack]);
+                cmd.arg("--root-directory").arg(&self.root_directory);
+                cmd.arg("--pwd").arg(&self.program_directory);
+                if info.dry_run {
+                    cmd.arg("--dry-run");
+                }
+                cmd.args(["--parallel", &info.parallel.to_string()]);
+                cmd
+            }
+        };
+        cmd.arg(&self.entry_point).args(&self.args);
+        let config = serde_json::to_string(&info.config).unwrap_or_else(|_| "{}".into());
+        let secret_keys = serde_json::to_string(&info.secret_keys).unwrap_or_else(|_| "[]".into());
+        cmd.env("PULUMI_CONFIG", config)
+            .env("PULUMI_CONFIG_SECRET_KEYS", secret_keys)
+            .env("PULUMI_PROJECT", &info.project)
+            .env("PULUMI_STACK", &info.stack)
+            .env("PULUMI_ORGANIZATION", &self.organization)
+            .env("PULUMI_DRY_RUN", info.dry_run.to_string())
+            .env("PULUMI_PARALLEL", info.parallel.to_string())
+            .env("PULUMI_MONITOR", addr)
+            .env("PULUMI_ENGINE", addr)
+            .current_dir(&self.program_directory)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        Ok(cmd)
+    }
+
+    fn runtime_name(&self) -> &'static str {
+        match self.runtime {
+            Runtime::Python { .. } => "python",
+            Runtime::Nodejs(_) => "nodejs",
+        }
+    }
+
+    /// Runs the program to its end. Once `refused` is set the program is stopped (after a short
+    /// grace) and its own failure is not reported: the engine's error is the run's error.
+    async fn run_process(
+        &self,
+        monitor: &ResourceMonitor,
+        addr: &str,
+        refused: &watch::Sender<bool>,
+    ) -> Result<(), ProgramError> {
+        let mut cmd = self.command(monitor, addr)?;
+        let program = cmd.as_std().get_program().to_string_lossy().into_owned();
+        let mut child = cmd.spawn().map_err(|e| {
+            ProgramError(format!(
+                "cannot start the {} program with {program}: {e}",
+                self.runtime_name()
+            ))
+        })?;
+        let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let out = child
+            .stdout
+            .take()
+            .map(|s| tokio::spawn(forward(s, self.events.clone(), Severity::Info, None)));
+        let err = child.stderr.take().map(|s| {
+            tokio::spawn(forward(
+                s,
+                self.events.clone(),
+                Severity::Warning,
+                Some(tail.clone()),
+            ))
+        });
+        let mut refusal = refused.subscribe();
+        let exited = tokio::select! {
+            status = child.wait() => Some(status),
+            _ = refusal.wait_for(|r| *r) => None,
+        };
+        let status = match exited {
+            Some(status) => status,
+            None => match tokio::time::timeout(REFUSED_GRACE, child.wait()).await {
+                Ok(status) => status,
+                Err(_) => {
+                    let _ = child.start_kill();
+                    child.wait().await
+                }
+            },
+        }
+        .map_err(|e| ProgramError(format!("waiting for the program failed: {e}")))?;
+        for task in [out, err].into_iter().flatten() {
+            let _ = task.await;
+        }
+        if *refused.borrow() {
+            return Ok(());
+        }
+        let tail: Vec<String> = tail.lock().drain(..).collect();
+        match status.code() {
+            Some(0) => Ok(()),
+            Some(EXIT_REPORTED) => Err(ProgramError(BAIL_MESSAGE.into())),
+            Some(EXIT_NO_PYTHON_SDK) if matches!(self.runtime, Runtime::Python { .. }) => {
+                Err(ProgramError(format!(
+                    "the Pulumi Python SDK is not installed for {program}: install it with `{program} -m pip install pulumi` or set runtime.options.virtualenv in Pulumi.yaml"
+                )))
+            }
+            Some(code) => Err(ProgramError(with_tail(
+                format!("program exited with non-zero exit code: {code}"),
+                &tail,
+            ))),
+            None => Err(ProgramError(with_tail(
+                format!("program was terminated by a signal ({status})"),
+                &tail,
+            ))),
+        }
+    }
+}
+
+fn with_tail(msg: String, tail: &[String]) -> String {
+    if tail.is_empty() {
+        msg
+    } else {
+        format!("{msg}; its last output on stderr:\n{}", tail.join("\n"))
+    }
+}
+
+/// Sends each line of a program's output as a diagnostic, keeping the last lines if asked.
+async fn forward(
+    stream: impl AsyncRead + Unpin,
+    events: EventSink,
+    severity: Severity,
+    tail: Option<Arc<Mutex<VecDeque<String>>>>,
+) {
+    let mut lines = BufReader::new(stream).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(tail) = &tail {
+            let mut tail = tail.lock();
+            if tail.len() == STDERR_TAIL {
+                tail.pop_front();
+            }
+            tail.push_back(line.clone());
+        }
+        events.diag(None, severity, line);
+    }
+}
+
+#[async_trait]
+impl Program for SdkProgram {
+    async fn run(self: Box<Self>, monitor: ResourceMonitor) -> Result<(), ProgramError> {
+        let refused = Arc::new(watch::Sender::new(false));
+        let (addr, server) = serve(
+            monitor.clone(),
+            self.events.clone(),
+            &self.organization,
+            refused.clone(),
+        )
+        .await
+        .map_err(|e| ProgramError(format!("cannot start the resource monitor: {e}")))?;
+        let result = self
+            .run_process(&monitor, &addr.to_string(), &refused)
+            .await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), server.shutdown()).await;
+        result
+    }
+}
