@@ -6,6 +6,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
     let pulumi = [
         "pulumi/engine.proto",
+        "pulumi/events.proto",
+        "pulumi/language.proto",
         "pulumi/provider.proto",
         "pulumi/resource.proto",
     ];

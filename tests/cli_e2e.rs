@@ -1127,6 +1127,42 @@ fn the_python_automation_api_drives_workspace_and_stack_commands() {
     );
 }
 
+/// Pulumi's Python Automation API from the registry runs an inline program on stepdeck as
+/// `pulumi`: `--client` (the program runs in the script's process, behind the SDK's language
+/// runtime server) and the gRPC event stream `on_event` reads; `tests/automation_api/inline.py`
+/// says what it checks.
+#[test]
+fn the_python_automation_api_runs_an_inline_program_with_grpc_events() {
+    let python = sdk::sdk_env().python;
+    let env = Env::new("");
+    let work = env.root.path().join("inline");
+    std::fs::create_dir_all(&work).unwrap();
+    let bin = env.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_stepdeck"), bin.join("pulumi")).unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let paths = std::iter::once(bin).chain(std::env::split_paths(&path));
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/automation_api/inline.py");
+    let out = std::process::Command::new(python)
+        .arg(script)
+        .arg(&work)
+        .env("PATH", std::env::join_paths(paths).unwrap())
+        .env("STEPDECK_BACKEND_URL", env.backend_url())
+        .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
+        .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
+        .env_remove("PULUMI_BACKEND_URL")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && stdout(&out).trim_end().ends_with("ok"),
+        "{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
 /// What the Automation API's error classes read: a program's failure is a diagnostic on
 /// standard output (`RuntimeError` matches `failed with an unhandled exception`), the
 /// command's error a line on standard error.

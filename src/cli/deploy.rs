@@ -20,8 +20,10 @@ use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
+use stepdeck::rpc::event_stream::EventStream;
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin::providers::PluginProviders;
+use stepdeck::rpc::program::client_program::ClientProgram;
 use stepdeck::rpc::program::language_host::{Runtime, SdkProgram};
 use stepdeck::state::secrets::encrypt_secrets;
 use stepdeck::state::{RecordedConfig, UpdateRecord};
@@ -42,6 +44,8 @@ use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_
 pub(super) struct RunMeta {
     pub message: Option<String>,
     pub run_program: bool,
+    /// `--client=ADDR`: the Automation API's inline program, run by its server at ADDR.
+    pub client: Option<String>,
     /// The history's `environment`: `exec.kind`, `exec.agent`, `updatePlan`, as Pulumi's.
     pub environment: BTreeMap<String, String>,
 }
@@ -73,6 +77,7 @@ impl RunMeta {
         RunMeta {
             message: args.message.clone(),
             run_program: args.run_program,
+            client: args.client.clone(),
             environment,
         }
     }
@@ -88,10 +93,22 @@ pub(super) struct Prepared {
 /// `run_program`, and the provider factory: built-in providers first, then plugins found for
 /// the project. Without `run_program` the program is never read, as Pulumi's destroy and
 /// refresh never evaluate it: a stack whose program no longer loads can still be destroyed.
-pub(super) fn prepare(ws: &Workspace, events: &EventSink, run_program: bool) -> Result<Prepared> {
+pub(super) fn prepare(
+    ws: &Workspace,
+    events: &EventSink,
+    run_program: bool,
+    client: Option<&str>,
+) -> Result<Prepared> {
     let project = &ws.project;
     let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) =
         match project.runtime.name.as_str() {
+            // As Pulumi's, `--client` replaces the project's runtime: the program is the
+            // Automation API's, served at the address; no process is started.
+            _ if let Some(address) = client => {
+                let program: Option<Box<dyn Program>> = run_program
+                    .then(|| Box::new(ClientProgram::new(address, &project.dir, events.clone())) as _);
+                (program, PathBuf::from("python3"), project.dir.clone())
+            }
             "yaml" => {
                 let program: Option<Box<dyn Program>> = if run_program {
                     let yaml = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
@@ -195,6 +212,8 @@ pub(super) struct Shown {
     pub diff: bool,
     pub suppress_outputs: bool,
     pub event_log: Option<CheckedOutput<std::fs::File>>,
+    /// `--event-log tcp://HOST:PORT`: the Automation API's event server.
+    pub event_server: Option<String>,
     /// `--debug`: debug messages too.
     pub debug: bool,
     /// `preview --import-file`: the creates, collected as the events go by.
@@ -204,19 +223,19 @@ pub(super) struct Shown {
 impl Shown {
     /// The display choices of the command line; creates the event log file.
     pub(super) fn from_args(args: &OutputArgs) -> Result<Shown> {
-        let event_log = match &args.event_log {
-            None => None,
-            Some(EventLogTarget::File(p)) => Some(
-                std::fs::File::create(p)
-                    .map(|f| CheckedOutput::new(p.display().to_string(), "the event log", f))
-                    .with_context(|| format!("{}: cannot create the event log", p.display()))?,
+        let (event_log, event_server) = match &args.event_log {
+            None => (None, None),
+            Some(EventLogTarget::File(p)) => (
+                Some(
+                    std::fs::File::create(p)
+                        .map(|f| CheckedOutput::new(p.display().to_string(), "the event log", f))
+                        .with_context(|| {
+                            format!("{}: cannot create the event log", p.display())
+                        })?,
+                ),
+                None,
             ),
-            Some(EventLogTarget::Grpc(address)) => {
-                return Err(anyhow!(
-                    "--event-log tcp://{address}: sending the engine events to the Automation \
-                     API's gRPC event server is not supported yet; give a file instead"
-                ));
-            }
+            Some(EventLogTarget::Grpc(address)) => (None, Some(address.clone())),
         };
         Ok(Shown {
             visibility: Visibility {
@@ -226,6 +245,7 @@ impl Shown {
             diff: args.diff,
             suppress_outputs: args.suppress_outputs,
             event_log,
+            event_server,
             debug: false,
             imports: None,
         })
@@ -279,8 +299,13 @@ async fn print(
     };
     let mut stdout = CheckedOutput::new("standard output", what, std::io::stdout());
     let mut log = shown.event_log;
+    let server = match &shown.event_server {
+        Some(address) => open_event_server(address).await,
+        None => None,
+    };
     // The engine-event stream is built only for a reader: the event log, or `--json`.
-    let mut writer = (json || log.is_some()).then(|| EventWriter::new(config.clone()));
+    let mut writer =
+        (json || log.is_some() || server.is_some()).then(|| EventWriter::new(config.clone()));
     let mut digest = PreviewDigest::new(shown.visibility);
     // One of the two writes to standard output, whichever the display is.
     let (mut printer, mut json_out) = if json {
@@ -296,6 +321,9 @@ async fn print(
         let text = v.to_string();
         if let Some(log) = &mut log {
             log.line(&text);
+        }
+        if let Some(server) = &server {
+            server.send(&text);
         }
         if let Some(out) = json_out.as_mut().filter(|_| !preview) {
             out.line(&text);
@@ -324,6 +352,12 @@ async fn print(
     if let Some(mut writer) = writer {
         emit(writer.finish(), preview);
     }
+    // Every event is delivered before the command ends: the client reads them as it waits.
+    if let Some(server) = server
+        && let Err(e) = server.finish().await
+    {
+        eprintln!("warning: {e}; not every engine event was delivered");
+    }
     if let Some(out) = json_out.filter(|_| preview) {
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
         out.line(&text);
@@ -334,6 +368,18 @@ async fn print(
         .flatten()
         .filter_map(Result::err)
         .collect()
+}
+
+/// The Automation API's event server, or (as Pulumi goes on without it) a warning saying why
+/// the events will not reach it.
+async fn open_event_server(address: &str) -> Option<EventStream> {
+    match EventStream::open(address).await {
+        Ok(stream) => Some(stream),
+        Err(e) => {
+            eprintln!("warning: {e}; the engine events are not sent");
+            None
+        }
+    }
 }
 
 /// Outputs that could not be written, as the command's error (after the run, which went on).
@@ -539,11 +585,6 @@ fn check_flags(operation: Operation, args: &DeployArgs) -> Result<()> {
             "--import-pending-creates is not supported: run `refresh` to read pending creates, or drop them with --clear-pending-creates",
         ));
     }
-    if let Some(address) = &args.client {
-        return Err(anyhow!(
-            "--client={address}: inline programs (the Automation API's language runtime server) are not supported yet"
-        ));
-    }
     Ok(())
 }
 
@@ -650,7 +691,7 @@ where
     let runs_program =
         meta.run_program || matches!(opts.operation, Operation::Preview | Operation::Update);
     held_notices::release(&sink);
-    let prepared = prepare(ws, &sink, runs_program)?;
+    let prepared = prepare(ws, &sink, runs_program, meta.client.as_deref())?;
     let program = prepared.program;
     let crypter = stack.crypter.as_ref();
     if opts.is_preview() {

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result};
 use stepdeck::engine::{EventSink, ProviderFactory, Severity};
 use stepdeck::project::{
     ConfigCrypter, CryptError, Project, ProjectError, ResolvedConfig, StackSettings,

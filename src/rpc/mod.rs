@@ -6,6 +6,7 @@
 pub mod callbacks;
 pub mod codec;
 pub mod console;
+pub mod event_stream;
 pub mod marshal;
 pub mod monitor;
 pub mod plugin;

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use tokio::sync::watch;
 use tonic::transport::Server;
+use tonic::transport::server::Router;
 use tonic::{Request, Response, Status};
 
 use self::engine_service::EngineService;
@@ -211,6 +212,36 @@ pub async fn serve(
     organization: &str,
     refused: Arc<watch::Sender<bool>>,
 ) -> std::io::Result<(PrivateAddress, ServerHandle)> {
+    let (router, address) = router(monitor, events, organization, refused);
+    let (private, handle) = serve_private(router.clone()).await?;
+    let (loopback, loopback_handle) = serve_loopback(router).await?;
+    let _ = address.set(loopback.to_string());
+    Ok((private, handle.and(loopback_handle)))
+}
+
+/// [`serve`] on loopback TCP only, to our own user's connections: for a program that runs in
+/// a process we did not start (an Automation API's inline program), whose gRPC channels we do
+/// not make and whose C core cannot reach our Unix socket.
+pub async fn serve_on_loopback(
+    monitor: ResourceMonitor,
+    events: EventSink,
+    organization: &str,
+    refused: Arc<watch::Sender<bool>>,
+) -> std::io::Result<(std::net::SocketAddr, ServerHandle)> {
+    let (router, address) = router(monitor, events, organization, refused);
+    let (loopback, handle) = serve_loopback(router).await?;
+    let _ = address.set(loopback.to_string());
+    Ok((loopback, handle))
+}
+
+/// The resource monitor and engine services of one deployment, and the cell that learns the
+/// monitor's loopback address once served.
+fn router(
+    monitor: ResourceMonitor,
+    events: EventSink,
+    organization: &str,
+    refused: Arc<watch::Sender<bool>>,
+) -> (Router, Arc<OnceLock<String>>) {
     let engine = EngineService::new(Some(monitor.clone()), events);
     let monitor = MonitorService::new(monitor, organization).with_refusal_signal(refused);
     let address = monitor.address.clone();
@@ -225,10 +256,7 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_SIZE)
                 .max_encoding_message_size(MAX_MESSAGE_SIZE),
         );
-    let (private, handle) = serve_private(router.clone()).await?;
-    let (loopback, loopback_handle) = serve_loopback(router).await?;
-    let _ = address.set(loopback.to_string());
-    Ok((private, handle.and(loopback_handle)))
+    (router, address)
 }
 
 fn invalid(field: &str, e: impl std::fmt::Display) -> Status {

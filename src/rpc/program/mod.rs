@@ -1,6 +1,8 @@
 //! SDK programs: Python and Node.js programs run by their language hosts against our resource
-//! monitor, and the Python launcher they start from.
+//! monitor, the Python launcher they start from, and inline programs an Automation API runs
+//! in its own process (`client_program`).
 
+pub mod client_program;
 pub mod language_host;
 mod launcher_file;
 #[cfg(test)]
