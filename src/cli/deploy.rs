@@ -105,8 +105,9 @@ pub(super) fn prepare(
             // As Pulumi's, `--client` replaces the project's runtime: the program is the
             // Automation API's, served at the address; no process is started.
             _ if let Some(address) = client => {
-                let program: Option<Box<dyn Program>> = run_program
-                    .then(|| Box::new(ClientProgram::new(address, &project.dir, events.clone())) as _);
+                let program: Option<Box<dyn Program>> = run_program.then(|| {
+                    Box::new(ClientProgram::new(address, &project.dir, events.clone())) as _
+                });
                 (program, PathBuf::from("python3"), project.dir.clone())
             }
             "yaml" => {
@@ -229,9 +230,7 @@ impl Shown {
                 Some(
                     std::fs::File::create(p)
                         .map(|f| CheckedOutput::new(p.display().to_string(), "the event log", f))
-                        .with_context(|| {
-                            format!("{}: cannot create the event log", p.display())
-                        })?,
+                        .with_context(|| format!("{}: cannot create the event log", p.display()))?,
                 ),
                 None,
             ),

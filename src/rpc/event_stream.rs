@@ -8,7 +8,7 @@ use tokio::task::JoinHandle;
 
 use crate::rpc::pulumirpc::EventRequest;
 use crate::rpc::pulumirpc::events_client::EventsClient;
-use crate::rpc::transport::server::connect;
+use crate::rpc::transport::server::{connect, connect_error_text};
 
 /// Why the events could not all be delivered.
 #[derive(Debug, thiserror::Error)]
@@ -32,10 +32,12 @@ impl EventStream {
             address: address.to_string(),
             reason,
         };
-        let channel = connect(address).await.map_err(|e| failed(e.to_string()))?;
+        let channel = connect(address)
+            .await
+            .map_err(|e| failed(connect_error_text(&e)))?;
         let (lines, queued) = mpsc::unbounded_channel();
-        let mut client = EventsClient::new(channel)
-            .max_encoding_message_size(crate::rpc::MAX_MESSAGE_SIZE);
+        let mut client =
+            EventsClient::new(channel).max_encoding_message_size(crate::rpc::MAX_MESSAGE_SIZE);
         let call = tokio::spawn(async move {
             client
                 .stream_events(futures::stream::unfold(queued, |mut q| async move {

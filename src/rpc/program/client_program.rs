@@ -14,7 +14,7 @@ use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity}
 use crate::rpc::monitor::{DEFAULT_ORGANIZATION, serve_on_loopback};
 use crate::rpc::pulumirpc::language_runtime_client::LanguageRuntimeClient;
 use crate::rpc::pulumirpc::{ProgramInfo, RunRequest};
-use crate::rpc::transport::server::connect;
+use crate::rpc::transport::server::{connect, connect_error_text};
 
 /// A program run by the language runtime server at an address (the Automation API's).
 pub struct ClientProgram {
@@ -67,9 +67,7 @@ impl ClientProgram {
                     fields: [(
                         "address".to_string(),
                         prost_types::Value {
-                            kind: Some(prost_types::value::Kind::StringValue(
-                                self.address.clone(),
-                            )),
+                            kind: Some(prost_types::value::Kind::StringValue(self.address.clone())),
                         },
                     )]
                     .into(),
@@ -88,7 +86,9 @@ impl ClientProgram {
                 self.address
             ))
         };
-        let channel = connect(&self.address).await.map_err(|e| unreachable(&e))?;
+        let channel = connect(&self.address)
+            .await
+            .map_err(|e| unreachable(&connect_error_text(&e)))?;
         let mut client = LanguageRuntimeClient::new(channel)
             .max_decoding_message_size(crate::rpc::MAX_MESSAGE_SIZE)
             .max_encoding_message_size(crate::rpc::MAX_MESSAGE_SIZE);

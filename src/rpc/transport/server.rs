@@ -212,3 +212,15 @@ pub async fn connect(target: &str) -> Result<Channel, tonic::transport::Error> {
         }
     }
 }
+
+/// A connection error with its causes (tonic's own text is only "transport error").
+pub fn connect_error_text(e: &tonic::transport::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
