@@ -8,7 +8,6 @@ environment. Usage: python workspace.py WORK_DIR. Every check raises on failure.
 
 import json
 import os
-import subprocess
 import sys
 
 from pulumi.automation import (
@@ -26,17 +25,6 @@ from pulumi.automation import (
 def check(cond, what):
     if not cond:
         raise AssertionError(what)
-
-
-def up(work_dir, stack):
-    # `up`/`preview` through the SDK need the gRPC event stream (issue 37c); the update that
-    # gives the stack its resources, outputs and history runs through the command line.
-    subprocess.run(
-        ["pulumi", "up", "--yes", "--skip-preview", "--stack", stack, "--non-interactive"],
-        cwd=work_dir,
-        check=True,
-        capture_output=True,
-    )
 
 
 def main(work_dir):
@@ -110,7 +98,15 @@ def main(work_dir):
     check(stack.history() == [] and stack.info() is None, "history before up")
     check(stack.outputs() == {}, "outputs before up")
 
-    up(work_dir, name)
+    # A local program's update through the SDK: its events come over the gRPC stream.
+    events = []
+    result = stack.up(on_event=events.append)
+    check(result.summary.result == "succeeded", result.summary)
+    check(
+        result.summary.resource_changes == {"create": 2},
+        result.summary.resource_changes,
+    )
+    check(events and events[-1].cancel_event is not None, "up's events end with cancelEvent")
 
     outputs = stack.outputs()
     check(outputs["greeting"].value == "hi" and not outputs["greeting"].secret, outputs)
@@ -120,7 +116,7 @@ def main(work_dir):
 
     info = stack.info()
     check(info.kind == "update" and info.result == "succeeded", info)
-    check(info.environment.get("exec.kind") == "cli", info.environment)
+    check(info.environment.get("exec.kind") == "auto.local", info.environment)
     token = info.config["automation:token"]
     check(token.secret and token.value == "hunter2", info.config)
     check(info.resource_changes == {"create": 2}, info.resource_changes)
