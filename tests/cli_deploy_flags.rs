@@ -571,3 +571,87 @@ fn json_events_to_a_full_disk_or_a_closed_pipe_fail_the_command_and_the_state_is
     );
     assert_state_whole(&env, 5);
 }
+
+/// The Automation API's `pulumirpc.Events` server, recording each `StreamEvents` call's lines.
+#[derive(Clone, Default)]
+struct EventsRecorder(std::sync::Arc<std::sync::Mutex<Vec<Vec<String>>>>);
+
+#[tonic::async_trait]
+impl stepdeck::rpc::pulumirpc::events_server::Events for EventsRecorder {
+    async fn stream_events(
+        &self,
+        request: tonic::Request<tonic::Streaming<stepdeck::rpc::pulumirpc::EventRequest>>,
+    ) -> Result<tonic::Response<()>, tonic::Status> {
+        let mut stream = request.into_inner();
+        let mut lines = Vec::new();
+        while let Some(m) = stream.message().await? {
+            lines.push(m.event);
+        }
+        self.0.lock().unwrap().push(lines);
+        Ok(tonic::Response::new(()))
+    }
+}
+
+/// An engine event without what differs between two runs (when, how long, and the default
+/// provider's ID a preview makes up).
+fn comparable(line: &str) -> serde_json::Value {
+    let mut text = String::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("::default::") {
+        let end = at + "::default::".len();
+        text.push_str(&rest[..end]);
+        text.push_str("ID");
+        rest = &rest[(end + 36).min(rest.len())..];
+    }
+    text.push_str(rest);
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v.as_object_mut().unwrap().remove("timestamp");
+    if let Some(s) = v.get_mut("summaryEvent") {
+        s.as_object_mut().unwrap().remove("durationSeconds");
+    }
+    v
+}
+
+#[test]
+fn the_grpc_event_log_gets_every_event_the_file_does_in_one_stream_before_the_command_ends() {
+    let env = Env::new(&chain(3));
+    let file = env.root.path().join("events.jsonl");
+    let out = deploy(&env, "preview", &["--event-log", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let expected: Vec<serde_json::Value> = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .map(comparable)
+        .collect();
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    let recorder = EventsRecorder::default();
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+        .unwrap();
+    let port = listener.local_addr().unwrap().port();
+    runtime.spawn(
+        tonic::transport::Server::builder()
+            .add_service(stepdeck::rpc::pulumirpc::events_server::EventsServer::new(
+                recorder.clone(),
+            ))
+            .serve_with_incoming(tonic::transport::server::TcpIncoming::from(listener)),
+    );
+    // `localhost`, as the Go and .NET SDKs write it.
+    let target = format!("tcp://localhost:{port}");
+    let out = deploy(&env, "preview", &["--event-log", &target]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    // The command waited for the server's answer: the call is recorded once it exits.
+    let calls = recorder.0.lock().unwrap().clone();
+    assert_eq!(calls.len(), 1, "one StreamEvents call per command");
+    assert!(
+        calls[0]
+            .iter()
+            .all(|l| l.ends_with('\n') && !l[..l.len() - 1].contains('\n')),
+        "each event is one JSON line: {:?}",
+        calls[0]
+    );
+    let got: Vec<serde_json::Value> = calls[0].iter().map(|l| comparable(l)).collect();
+    assert_eq!(got, expected);
+    assert!(got.last().unwrap().get("cancelEvent").is_some(), "{got:?}");
+}
