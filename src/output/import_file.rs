@@ -274,7 +274,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::engine::model::property::{PropertyValue, props};
+    use crate::engine::PropertyValue;
+    use crate::engine::model::property::props;
 
     fn urn(ty: &str, name: &str, parent: Option<&Urn>) -> Urn {
         Urn::new("dev", "p", parent, ty, name)
