@@ -11,7 +11,12 @@ Usage: python inline.py WORK_DIR. Every check raises on failure.
 import sys
 
 import pulumi
-from pulumi.automation import LocalWorkspaceOptions, ProjectSettings, create_or_select_stack
+from pulumi.automation import (
+    CommandError,
+    LocalWorkspaceOptions,
+    ProjectSettings,
+    create_or_select_stack,
+)
 
 
 def check(cond, what):
@@ -84,6 +89,29 @@ def main(work_dir):
     )
     check(any(e.summary_event for e in events), "destroy's summary event")
     stack.workspace.remove_stack("dev")
+
+    # A program that raises: the update fails with the program's error, and the next one runs.
+    def failing():
+        raise ValueError("boom from inline")
+
+    opts = LocalWorkspaceOptions(
+        work_dir=work_dir,
+        project_settings=ProjectSettings(name="inline", runtime="python"),
+    )
+    broken = create_or_select_stack(
+        stack_name="broken", project_name="inline", program=failing, opts=opts
+    )
+    try:
+        broken.up()
+        raise AssertionError("a failing inline program's update succeeded")
+    except CommandError as e:
+        check("python inline source runtime error: boom from inline" in str(e), str(e))
+    fixed = create_or_select_stack(
+        stack_name="broken", project_name="inline", program=program, opts=opts
+    )
+    check(fixed.up().summary.result == "succeeded", "the update after a failure")
+    fixed.destroy()
+    fixed.workspace.remove_stack("broken")
     print("ok")
 
 
