@@ -23,7 +23,7 @@ use crate::engine::{
 use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
-use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, ResourceDecl, resolve_type};
+use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, Properties, ResourceDecl, resolve_type};
 use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
@@ -45,8 +45,8 @@ struct Target {
     dependencies: Vec<Urn>,
 }
 
-/// Evaluates a declaration's properties; what each depends on joins `dependencies`, and is
-/// kept by property for the properties that depend on something.
+/// Evaluates a map of properties; what each depends on joins `dependencies`, and is kept by
+/// property for the properties that depend on something.
 async fn eval_properties(
     scope: &Scope<'_>,
     entries: &[(String, Expr)],
@@ -61,6 +61,65 @@ async fn eval_properties(
             by_property.insert(k.clone(), v.deps);
         }
         properties.insert(k.clone(), v.value);
+    }
+    Ok((properties, by_property))
+}
+
+/// [`eval_properties`] for a resource, whose `properties:` may be one expression: its object's
+/// entries are the properties, each secret when the object is, each depending on what it does.
+async fn resource_properties(
+    scope: &Scope<'_>,
+    r: &ResourceDecl,
+    dependencies: &mut Vec<Urn>,
+) -> Result<(PropertyMap, PropertyDependencies), SourceError> {
+    let e = match &r.properties {
+        Properties::Map(entries) => return eval_properties(scope, entries, dependencies).await,
+        Properties::Expr(e) => e,
+    };
+    let v = scope.eval(e).await?;
+    dependencies.extend(v.deps.iter().cloned());
+    let (object, secret) = match v.value {
+        PropertyValue::Secret(inner) => (*inner, true),
+        other => (other, false),
+    };
+    let entries = match object {
+        PropertyValue::Object(map) => map,
+        PropertyValue::Null => PropertyMap::new(),
+        PropertyValue::Unknown => {
+            return Err(SourceError::new(
+                scope.file,
+                e.pos,
+                format!(
+                    "resources.{}.properties is not known until the resources it references \
+                     exist; name each property instead",
+                    r.key
+                ),
+            ));
+        }
+        other => {
+            return Err(SourceError::new(
+                scope.file,
+                e.pos,
+                format!(
+                    "resources.{}.properties must be an object, instead got type {}",
+                    r.key,
+                    type_string(&other)
+                ),
+            ));
+        }
+    };
+    let mut properties = PropertyMap::new();
+    let mut by_property = PropertyDependencies::new();
+    for (k, value) in entries {
+        if !v.deps.is_empty() {
+            by_property.insert(k.clone(), v.deps.clone());
+        }
+        let value = if secret {
+            PropertyValue::Secret(Box::new(value))
+        } else {
+            value
+        };
+        properties.insert(k, value);
     }
     Ok((properties, by_property))
 }
@@ -660,7 +719,7 @@ impl Shared {
         } = target;
         // As in Pulumi YAML, a stack reference is a read whose id is its `name` property,
         // the resource's key when the property is left out.
-        let (mut properties, _) = eval_properties(scope, &r.properties, &mut dependencies).await?;
+        let (mut properties, _) = resource_properties(scope, r, &mut dependencies).await?;
         let name = match properties.remove("name").map(|v| v.reveal()) {
             None => r.key.clone(),
             Some(PropertyValue::String(s)) => s,
@@ -704,7 +763,7 @@ impl Shared {
             mut dependencies,
         } = target;
         let (properties, property_dependencies) =
-            eval_properties(scope, &r.properties, &mut dependencies).await?;
+            resource_properties(scope, r, &mut dependencies).await?;
         let protect = match &o.protect {
             None => None,
             Some(e) => match scope.eval(e).await?.value.reveal() {

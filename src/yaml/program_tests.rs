@@ -287,7 +287,7 @@ async fn yaml_component_errors_name_the_component_and_the_body() {
     let (res, _) = run(Box::new(program), info(&[], &[]), Script::default()).await;
     assert_eq!(
         res.unwrap_err().0,
-        "Pulumi.yaml:2:3: component \"b\" (pets:index:broken) failed:\npets/more.yaml:4:10: output \"o\" references unknown resource \"missing\""
+        "Pulumi.yaml:2:3: component \"b\" (pets:index:broken) failed:\npets/more.yaml:4:10: output \"o\": resource, variable, or config value \"missing\" not found"
     );
     let mut components = super::component::Components::default();
     let bad = components
@@ -477,4 +477,39 @@ async fn a_stack_is_read_once_whichever_body_references_it() {
     let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
     res.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rec.reads.len(), 1, "{:?}", rec.reads);
+}
+
+#[tokio::test]
+async fn properties_may_be_one_expression_whose_object_holds_them() {
+    let rec = record(
+        "variables:\n  props:\n    length: 8\n    name: ${first.v}\n  hidden:\n    fn::secret:\n      v: 1\nresources:\n  first:\n    type: sim:index:Resource\n    properties:\n      v: x\n  r:\n    type: sim:index:Resource\n    properties: ${props}\n  s:\n    type: sim:index:Resource\n    properties: ${hidden}\n",
+        &[],
+    )
+    .await;
+    let r = rec.goal("r");
+    assert_eq!(r.properties["length"], PropertyValue::Number(8.0));
+    assert_eq!(r.properties["name"], PropertyValue::string("x"));
+    assert_eq!(r.dependencies.len(), 1, "{:?}", r.dependencies);
+    assert!(r.dependencies[0].as_str().ends_with("::first"));
+    assert_eq!(r.property_dependencies["length"], r.dependencies);
+    assert_eq!(
+        rec.goal("s").properties["v"],
+        PropertyValue::Secret(Box::new(PropertyValue::Number(1.0)))
+    );
+}
+
+#[test]
+fn properties_that_cannot_be_an_object_are_refused_where_written() {
+    for (text, message) in [
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    properties: text\n",
+            "Pulumi.yaml:4:17: resources.a.properties must be an object",
+        ),
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    properties: 3\n",
+            "Pulumi.yaml:4:17: resources.a.properties must be an object",
+        ),
+    ] {
+        assert_eq!(parse_err(text), message, "{text}");
+    }
 }
