@@ -13,7 +13,7 @@ use stepdeck::engine::{
 };
 use stepdeck::output::checked_output::{CheckedOutput, WriteFailed};
 use stepdeck::output::digest::PreviewDigest;
-use stepdeck::output::event_stream::EventWriter;
+use stepdeck::output::event_stream::{EventWriter, Stamped};
 use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
@@ -257,12 +257,12 @@ async fn print(
         (Some(printer), None)
     };
     let mut preview = false;
-    let mut emit = |v: serde_json::Value, preview: bool| {
-        let text = v.to_string();
+    let mut emit = |v: Stamped, preview: bool| {
+        let text = v.value.to_string();
         if let Some(log) = &mut log {
             log.line(&text);
         }
-        if let Some(out) = json_out.as_mut().filter(|_| !preview) {
+        if let Some(out) = json_out.as_mut().filter(|_| !preview && !v.internal) {
             out.line(&text);
         }
     };
@@ -284,7 +284,7 @@ async fn print(
         }
     }
     if let Some(mut writer) = writer {
-        emit(writer.finish(), preview);
+        emit(writer.finish().into(), preview);
     }
     if let Some(out) = json_out.filter(|_| preview) {
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
