@@ -816,9 +816,10 @@ impl Shared {
             None => PropertyValue::Null,
         };
         let custom = self.is_custom(&r.type_);
+        let (name, aliases) = self.child_name(r, &type_, aliases);
         let goal = Goal {
             type_,
-            name: r.name.clone(),
+            name,
             custom,
             parent,
             provider,
@@ -847,6 +848,38 @@ impl Shared {
             hooks: Default::default(),
         };
         Ok(goal)
+    }
+
+    /// The name a resource registers under, and its aliases. Inside a YAML component it is
+    /// prefixed with the component instance's name (`web-bucket`), so that two instances do not
+    /// collide, as Pulumi YAML names them since 1.33; an alias to the unprefixed name under the
+    /// component lets a stack from before keep its resources, unless a sibling is literally
+    /// named what this one now is (the two claims would collide).
+    fn child_name(
+        &self,
+        r: &ResourceDecl,
+        type_: &str,
+        mut aliases: Vec<Alias>,
+    ) -> (String, Vec<Alias>) {
+        let Some(component) = &self.parent else {
+            return (r.name.clone(), aliases);
+        };
+        let name = format!("{}-{}", component.name(), r.name);
+        let taken = self
+            .ast
+            .resources
+            .iter()
+            .any(|s| s.key != r.key && s.name == name);
+        if !taken {
+            aliases.push(Alias::Urn(Urn::new(
+                component.stack(),
+                component.project(),
+                Some(component),
+                type_,
+                &r.name,
+            )));
+        }
+        (name, aliases)
     }
 
     /// Evaluates a YAML component's body under its registered resource `reg`, its inputs typed

@@ -256,14 +256,63 @@ async fn yaml_components_register_their_body_as_children_with_outputs() {
     assert_eq!(generator.type_, "pets:index:petGenerator");
     assert!(!generator.custom, "a component");
     assert_eq!(generator.properties["length"], PropertyValue::Number(3.0));
-    let pet = rec.goal("pet");
+    // Named after the component instance (pulumi-yaml 1.33), aliased to the name before.
+    let pet = rec.goal("gen-pet");
     assert_eq!(
         pet.parent.as_ref().map(|u| u.as_str()),
         Some("urn:pulumi:dev::proj::pets:index:petGenerator::gen")
     );
+    assert_eq!(
+        pet.aliases,
+        vec![crate::engine::Alias::Urn(
+            crate::engine::Urn::parse(&format!(
+                "urn:pulumi:dev::proj::pets:index:petGenerator${}::pet",
+                pet.type_
+            ))
+            .unwrap()
+        )]
+    );
     assert_eq!(pet.properties["name"], PropertyValue::string("pet-3"));
     let (_, outputs) = rec.outputs.unwrap();
     assert_eq!(outputs["pet"], PropertyValue::string("pet-3"));
+}
+
+#[tokio::test]
+async fn two_instances_of_a_component_name_their_children_apart() {
+    let program = with_pets(
+        "resources:\n  a:\n    type: pets:petGenerator\n    properties:\n      length: 1\n  b:\n    type: pets:petGenerator\n    properties:\n      length: 2\n",
+    );
+    let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    res.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        rec.goal("a-pet").properties["name"],
+        PropertyValue::string("pet-1")
+    );
+    assert_eq!(
+        rec.goal("b-pet").properties["name"],
+        PropertyValue::string("pet-2")
+    );
+}
+
+#[tokio::test]
+async fn a_child_takes_no_alias_a_sibling_is_literally_named() {
+    let mut components = super::component::Components::default();
+    components
+        .add(
+            "pets",
+            "pets/PulumiPlugin.yaml",
+            "components:\n  pair:\n    resources:\n      x:\n        type: sim:index:Resource\n      c-x:\n        type: sim:index:Resource\n",
+        )
+        .unwrap();
+    let mut program = parse("resources:\n  c:\n    type: pets:pair\n");
+    program.components = std::sync::Arc::new(components);
+    let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    res.unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        rec.goal("c-x").aliases.is_empty(),
+        "c-x is a sibling's own name"
+    );
+    assert_eq!(rec.goal("c-c-x").aliases.len(), 1);
 }
 
 #[tokio::test]
