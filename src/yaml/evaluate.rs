@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 use crate::engine::model::property::UNKNOWN_SENTINEL;
 use crate::engine::model::resource::PropertyDependencies;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::program::source::DeploymentInfo;
 use crate::engine::provider::stack_outputs::STACK_REFERENCE_TYPE;
 use crate::engine::{
     Alias, Goal, Program, ProgramError, PropertyMap, PropertyValue, ReadGoal, RegisterStatus,
@@ -24,6 +25,7 @@ use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
 use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, Properties, ResourceDecl, resolve_type};
+use super::compiler::Compiler;
 use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
@@ -135,6 +137,8 @@ pub struct YamlProgram {
     pub root_dir: PathBuf,
     /// The YAML components of the component packages the program names in `packages:`.
     pub components: Arc<Components>,
+    /// `runtime.options.compiler`: the program is what it prints, at each run.
+    pub compiler: Option<Compiler>,
 }
 
 impl YamlProgram {
@@ -291,6 +295,29 @@ async fn disabled(
 impl Program for YamlProgram {
     async fn run(self: Box<Self>, monitor: ResourceMonitor) -> Result<(), ProgramError> {
         let info = monitor.info().clone();
+        let compiled;
+        let program = match &self.compiler {
+            Some(compiler) => {
+                compiled = self
+                    .compiled(compiler, &info)
+                    .await
+                    .map_err(|e| ProgramError(e.to_string()))?;
+                &compiled
+            }
+            None => &*self,
+        };
+        program.evaluate(monitor, info).await
+    }
+}
+
+impl YamlProgram {
+    /// Runs the program: config typed and checked, types checked, the stack registered and
+    /// every resource as soon as what it references resolved.
+    async fn evaluate(
+        &self,
+        monitor: ResourceMonitor,
+        info: DeploymentInfo,
+    ) -> Result<(), ProgramError> {
         let config = self
             .config_values(&info.project, &info.config, &info.secret_keys)
             .and_then(|c| self.check_references(&c, &info.project).map(|()| c))

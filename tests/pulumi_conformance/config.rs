@@ -125,3 +125,47 @@ fn resource_properties_config() {
     assert!(is_secret(&stack_outputs(&state)["password"]));
     t.destroy();
 }
+
+/// pulumi-yaml's `TestEnvVarsPassedToExecCommand` and `TestEnvVarsKeepConflictingValues`:
+/// `runtime.options.compiler` prints the program, run in the project with the stack, project,
+/// organization, config (project defaults included) and root directory in its environment;
+/// a variable already set in stepdeck's environment keeps its value.
+#[test]
+fn yaml_compiler_env_vars() {
+    let t = ProgramTest::new("yaml_compiler_env_vars");
+    t.up();
+    assert_eq!(
+        t.outputs(),
+        json!({
+            "stack": "dev",
+            "project": "project-env-vars",
+            "organization": "organization",
+            "config": {"project-env-vars:foo": "hello world"},
+            "rootIsHere": true,
+        })
+    );
+    let kept = t
+        .env
+        .command(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+        .env("PULUMI_PROJECT", "bar")
+        .output()
+        .unwrap();
+    assert!(
+        kept.status.success(),
+        "{}",
+        String::from_utf8_lossy(&kept.stderr)
+    );
+    assert_eq!(t.outputs()["project"], "bar");
+
+    std::fs::write(
+        t.env.project().join("compile.sh"),
+        "echo broken >&2; exit 3\n",
+    )
+    .unwrap();
+    let failed = t.up_fails();
+    assert!(
+        failed.contains("error running compiler sh: exit status: 3, stderr follows: broken"),
+        "{failed}"
+    );
+    t.destroy();
+}
