@@ -43,7 +43,7 @@ fn a_stack_whose_program_no_longer_loads_is_refreshed_and_destroyed() {
     let up = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     assert_eq!(up.status.code(), Some(1), "{}", stderr(&up));
     assert!(
-        stderr(&up).contains(r#"references unknown resource "gone""#),
+        stderr(&up).contains(r#"resource, variable, or config value "gone" not found"#),
         "{}",
         stderr(&up)
     );
@@ -90,7 +90,7 @@ fn destroy_with_the_program_fails_when_it_does_not_load_and_keeps_everything() {
     let out = env.run(&args(&with("destroy", &["--run-program"])));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains(r#"references unknown resource "gone""#),
+        stderr(&out).contains(r#"resource, variable, or config value "gone" not found"#),
         "{}",
         stderr(&out)
     );

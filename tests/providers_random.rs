@@ -59,7 +59,7 @@ async fn random_string_outputs_result_and_defaults() {
         result.chars().all(|c| c.is_ascii_alphanumeric()),
         "{result}"
     );
-    assert_eq!(r.id, "none");
+    assert_eq!(r.id, result, "pulumi-random: a string's id is the string");
     assert!(!r.outputs["result"].is_secret());
     for (k, v) in [
         ("upper", PropertyValue::Bool(true)),
@@ -91,6 +91,7 @@ async fn random_password_hides_result_and_hash() {
         other => panic!("result not secret: {other:?}"),
     };
     assert_eq!(result.len(), 16);
+    assert_eq!(r.id, "none", "a password's id never holds it");
     assert!(result.chars().filter(|c| *c == '#' || *c == '!').count() >= 2);
     let hash = match &r.outputs["bcryptHash"] {
         PropertyValue::Secret(v) => v.as_str().unwrap().to_string(),

@@ -303,7 +303,8 @@ components:
     let generator = resource(&env, "generator");
     assert_eq!(generator["type"], "pets:index:petGenerator");
     assert_eq!(generator["custom"], false);
-    let pet = resource(&env, "randomPet");
+    // Named after the component instance, as Pulumi YAML 1.33 names component children.
+    let pet = resource(&env, "generator-randomPet");
     assert_eq!(pet["parent"], generator["urn"]);
     let id = pet["id"].as_str().unwrap().to_string();
     assert!(id.starts_with("test-"), "{id}");
@@ -312,6 +313,34 @@ components:
     assert_eq!(generator["outputs"]["pet"], id.as_str());
     let again = up(&env);
     assert!(!again.contains("created"), "{again}");
+
+    // A stack whose child still has the unprefixed name (written before the prefix) keeps it:
+    // the alias to the old name makes the next update rename it, not replace it.
+    let mut state = env.export("dev");
+    let text = state
+        .to_string()
+        .replace("::generator-randomPet", "::randomPet");
+    state = serde_json::from_str(&text).unwrap();
+    let file = env.root.path().join("old.json");
+    std::fs::write(&file, state.to_string()).unwrap();
+    env.ok(&[
+        "stack",
+        "import",
+        "--stack",
+        "dev",
+        "--file",
+        file.to_str().unwrap(),
+    ]);
+    assert!(
+        resource(&env, "randomPet")["id"] == id.as_str(),
+        "the old name is in the state"
+    );
+    let migrated = up(&env);
+    assert!(
+        !migrated.contains("created") && !migrated.contains("deleted"),
+        "{migrated}"
+    );
+    assert_eq!(resource(&env, "generator-randomPet")["id"], id.as_str());
 }
 
 /// Copies an example project from `assets/examples` into a fresh environment.

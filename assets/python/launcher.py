@@ -75,6 +75,27 @@ def refused_by_engine(exc):
     return False
 
 
+def program_module(program):
+    """The program's module path without its extension: a directory runs its `__main__`."""
+    path = os.path.abspath(program)
+    if os.path.isdir(path):
+        path = os.path.join(path, "__main__")
+    return os.path.splitext(path)[0]
+
+
+def user_traceback(exc, program):
+    """The exception's traceback from the program's first own frame down, as Pulumi's exec
+    script reports it: the frames of this launcher and the SDK above it say nothing to the
+    user. Left whole when no frame is the program's."""
+    module = program_module(program)
+    tb = exc.__traceback__
+    while tb is not None:
+        if os.path.splitext(os.path.abspath(tb.tb_frame.f_code.co_filename))[0] == module:
+            break
+        tb = tb.tb_next
+    return "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
+
+
 def main():
     opts = parse_args()
     pulumi.runtime.set_all_config(
@@ -114,8 +135,8 @@ def main():
         if isinstance(exc, pulumi.RunError):
             message = str(exc)
         else:
-            message = "Program failed with an unhandled exception:\n" + "".join(
-                traceback.format_exception(type(exc), exc, exc.__traceback__)
+            message = "Program failed with an unhandled exception:\n" + user_traceback(
+                exc, program
             )
         try:
             pulumi.log.error(message)

@@ -144,8 +144,8 @@ async fn print_json(
         if let EngineEvent::Summary { outcome: o, .. } = &e {
             outcome = Some(o.clone());
         }
-        for v in writer.event(&e) {
-            outln!("{v}")?;
+        for v in writer.event(&e).into_iter().filter(|v| !v.internal) {
+            outln!("{}", v.value)?;
         }
     }
     outln!("{}", writer.finish())?;

@@ -13,7 +13,7 @@ use stepdeck::engine::{
 };
 use stepdeck::output::checked_output::{CheckedOutput, WriteFailed};
 use stepdeck::output::digest::PreviewDigest;
-use stepdeck::output::event_stream::EventWriter;
+use stepdeck::output::event_stream::{EventWriter, Stamped};
 use stepdeck::output::import_file::ImportFileBuilder;
 use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
@@ -316,15 +316,15 @@ async fn print(
         (Some(printer), None)
     };
     let mut preview = false;
-    let mut emit = |v: serde_json::Value, preview: bool| {
-        let text = v.to_string();
+    let mut emit = |v: Stamped, preview: bool| {
+        let text = v.value.to_string();
         if let Some(log) = &mut log {
             log.line(&text);
         }
         if let Some(server) = &server {
             server.send(&text);
         }
-        if let Some(out) = json_out.as_mut().filter(|_| !preview) {
+        if let Some(out) = json_out.as_mut().filter(|_| !preview && !v.internal) {
             out.line(&text);
         }
     };
@@ -349,7 +349,7 @@ async fn print(
         }
     }
     if let Some(mut writer) = writer {
-        emit(writer.finish(), preview);
+        emit(writer.finish().into(), preview);
     }
     // Every event is delivered before the command ends: the client reads them as it waits.
     if let Some(server) = server

@@ -35,6 +35,23 @@ fn refresh_result(info: &StepInfo, op: StepOp, done: Applied) -> StepOp {
     }
 }
 
+/// One stamped `EngineEvent` object. An internal one (a default provider's step, a pending
+/// replacement's cleanup) goes to the event log only: Pulumi logs every event it stamps, then
+/// keeps internal ones out of `--json` and its displays.
+pub struct Stamped {
+    pub value: Value,
+    pub internal: bool,
+}
+
+impl From<Value> for Stamped {
+    fn from(value: Value) -> Stamped {
+        Stamped {
+            value,
+            internal: false,
+        }
+    }
+}
+
 /// Converts engine events into Pulumi's `EngineEvent` objects, stamping each.
 pub struct EventWriter {
     config: BTreeMap<String, String>,
@@ -80,19 +97,19 @@ impl EventWriter {
         info: &StepInfo,
         op: StepOp,
         done: Option<Applied>,
-    ) -> Value {
+    ) -> Stamped {
         let mut body = json!({ "metadata": step_metadata(info, op, done) });
         if self.preview {
             body["planning"] = true.into();
         }
-        self.stamp(key, body)
+        Stamped {
+            value: self.stamp(key, body),
+            internal: is_internal(info.op, &info.urn),
+        }
     }
 
     fn known(&self, urn: &Urn, op: StepOp) -> Option<StepInfo> {
-        self.planned
-            .get(&(urn.clone(), op))
-            .filter(|i| !is_internal(i.op, &i.urn))
-            .cloned()
+        self.planned.get(&(urn.clone(), op)).cloned()
     }
 
     /// A step that ended; a custom resource's plan is dropped then (only components and the
@@ -106,12 +123,12 @@ impl EventWriter {
     }
 
     /// The objects an engine event becomes, in order (often none).
-    pub fn event(&mut self, e: &EngineEvent) -> Vec<Value> {
+    pub fn event(&mut self, e: &EngineEvent) -> Vec<Stamped> {
         match e {
             EngineEvent::Prelude { preview, .. } => {
                 self.preview = *preview;
                 let config = json!({ "config": self.config });
-                vec![self.stamp("preludeEvent", config)]
+                vec![self.stamp("preludeEvent", config).into()]
             }
             EngineEvent::StepPlanned(info) => {
                 self.planned
@@ -152,7 +169,7 @@ impl EventWriter {
                 }
             }
             EngineEvent::StepFailed { op, urn, error, .. } => {
-                let Some(info) = self.ended(urn, *op) else {
+                let Some(info) = self.ended(urn, *op).filter(|i| !is_internal(i.op, urn)) else {
                     return vec![];
                 };
                 let diag = json!({
@@ -168,8 +185,8 @@ impl EventWriter {
                     "steps": self.completed,
                 });
                 vec![
-                    self.stamp("diagnosticEvent", diag),
-                    self.stamp("resOpFailedEvent", failed),
+                    self.stamp("diagnosticEvent", diag).into(),
+                    self.stamp("resOpFailedEvent", failed).into(),
                 ]
             }
             EngineEvent::ResourceOutputs { urn, outputs } => {
@@ -211,7 +228,7 @@ impl EventWriter {
                     "isPreview": preview,
                     "result": result(outcome),
                 });
-                vec![self.stamp("summaryEvent", summary)]
+                vec![self.stamp("summaryEvent", summary).into()]
             }
             // stepdeck's own kinds (Pulumi has no per-step gates): named `stepdeck…Event` so a
             // consumer of Pulumi's stream can tell them apart and skip them.
@@ -228,7 +245,7 @@ impl EventWriter {
                     "kind": kind.as_str(),
                     "policy": if *asked { "ask" } else { "decline" },
                 });
-                vec![self.stamp("stepdeckGateEvent", gate)]
+                vec![self.stamp("stepdeckGateEvent", gate).into()]
             }
             // A step the policy let run is the default, not a decision worth an event.
             EngineEvent::Decision {
@@ -250,10 +267,10 @@ impl EventWriter {
                     "approved": approved,
                     "by": {"kind": by_kind, "name": name},
                 });
-                vec![self.stamp("stepdeckDecisionEvent", decision)]
+                vec![self.stamp("stepdeckDecisionEvent", decision).into()]
             }
             other => diagnostic(other)
-                .map(|d| self.stamp("diagnosticEvent", d))
+                .map(|d| self.stamp("diagnosticEvent", d).into())
                 .into_iter()
                 .collect(),
         }

@@ -223,8 +223,13 @@ async fn generate(
             if kind == Kind::Password {
                 out.insert("bcryptHash".into(), bcrypt_hash(result.clone()).await?);
             }
-            out.insert("result".into(), PropertyValue::string(result));
-            "none".to_string()
+            out.insert("result".into(), PropertyValue::string(result.clone()));
+            // pulumi-random: a string's id is the string itself, a password's is "none".
+            if kind == Kind::Password {
+                "none".to_string()
+            } else {
+                result
+            }
         }
         Kind::Integer => {
             let min = opt_int(inputs, "min").map_err(bad)?.unwrap_or(0);

@@ -99,7 +99,7 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
     }
     for r in &ast.resources {
         let mut deps = Vec::new();
-        for (_, e) in &r.properties {
+        for e in r.properties.exprs() {
             deps.extend(expr_deps(file, &a, u, "resource", &r.key, e)?);
         }
         if let Some(g) = &r.get {
@@ -151,7 +151,7 @@ pub fn analyze(ast: &ProgramAst) -> Result<Analysis, SourceError> {
                         file,
                         rr.pos,
                         format!(
-                            "resource {:?} references unknown resource {:?}",
+                            "resource {:?}: resource, variable, or config value {:?} not found",
                             r.key, rr.name
                         ),
                     ));
@@ -206,21 +206,15 @@ fn expr_deps(
             Some(Symbol::Config(_)) => {}
             Some(_) => out.push(access.root.clone()),
             None if access.root == "pulumi" => check_pulumi(file, pos, kind, owner, access)?,
-            None => {
-                let what = if access.path.is_empty() {
-                    "variable or resource"
-                } else {
-                    "resource"
-                };
-                unresolved.push(Unresolved {
-                    name: access.root.clone(),
-                    pos,
-                    message: format!(
-                        "{kind} {owner:?} references unknown {what} {:?}",
-                        access.root
-                    ),
-                });
-            }
+            // Pulumi YAML's words, which its users' tests match.
+            None => unresolved.push(Unresolved {
+                name: access.root.clone(),
+                pos,
+                message: format!(
+                    "{kind} {owner:?}: resource, variable, or config value {:?} not found",
+                    access.root
+                ),
+            }),
         }
     }
     out.sort();

@@ -172,7 +172,7 @@ pub struct ResourceDecl {
     pub type_: String,
     /// The resource's name in its URN (`name:`), defaulting to the key.
     pub name: String,
-    pub properties: Vec<(String, Expr)>,
+    pub properties: Properties,
     pub options: ResourceOptions,
     pub get: Option<GetDecl>,
     /// `defaultProvider: true` on a provider resource: the provider of every resource and
@@ -181,6 +181,28 @@ pub struct ResourceDecl {
     /// stepdeck's extension `if:`: a boolean over config; when false the resource is not part
     /// of the program (Pulumi YAML has no conditionals, and demos need deletes).
     pub condition: Option<Expr>,
+}
+
+/// A resource's `properties:`: a map of expressions, or (as pulumi-yaml allows) one expression
+/// whose value is the object of properties, such as a config object.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Properties {
+    Map(Vec<(String, Expr)>),
+    Expr(Expr),
+}
+
+impl Properties {
+    /// Every expression the properties are made of, for reference analysis.
+    pub fn exprs(&self) -> Box<dyn Iterator<Item = &Expr> + '_> {
+        match self {
+            Properties::Map(entries) => Box::new(entries.iter().map(|(_, e)| e)),
+            Properties::Expr(e) => Box::new(std::iter::once(e)),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        matches!(self, Properties::Map(entries) if entries.is_empty())
+    }
 }
 
 /// A named expression in `variables:` or `outputs:`.
@@ -466,7 +488,7 @@ impl Builder<'_> {
             pos: k.pos,
             type_: String::new(),
             name: k.name.clone(),
-            properties: Vec::new(),
+            properties: Properties::Map(Vec::new()),
             options: ResourceOptions::default(),
             get: None,
             default_provider: false,
@@ -502,9 +524,33 @@ impl Builder<'_> {
                     })?;
                 }
                 "properties" => {
-                    for (pk, pv) in self.map(fv, &format!("resources.{}.properties", k.name))? {
-                        decl.properties.push((pk.name.clone(), self.expr(pv)?));
-                    }
+                    decl.properties = match fv.as_map() {
+                        Some(entries) => Properties::Map(
+                            entries
+                                .iter()
+                                .map(|(pk, pv)| Ok((pk.name.clone(), self.expr(pv)?)))
+                                .collect::<Result<_, SourceError>>()?,
+                        ),
+                        None => {
+                            let e = self.expr(fv)?;
+                            match e.kind {
+                                ExprKind::Null => Properties::Map(Vec::new()),
+                                ExprKind::Symbol(_)
+                                | ExprKind::Call(..)
+                                | ExprKind::Invoke(_)
+                                | ExprKind::StackReference { .. } => Properties::Expr(e),
+                                _ => {
+                                    return Err(fv.error(
+                                        self.file,
+                                        format!(
+                                            "resources.{}.properties must be an object",
+                                            k.name
+                                        ),
+                                    ));
+                                }
+                            }
+                        }
+                    };
                 }
                 "options" => decl.options = self.options(&k.name, fv)?,
                 "get" => {

@@ -640,6 +640,6 @@ async fn undeclared_and_namespaced_config_keys() {
     );
     assert_eq!(
         run_err("outputs:\n  o: ${aws:zone}\n", info(&[], &[])).await,
-        "Pulumi.yaml:2:6: output \"o\" references unknown variable or resource \"aws:zone\""
+        "Pulumi.yaml:2:6: output \"o\": resource, variable, or config value \"aws:zone\" not found"
     );
 }

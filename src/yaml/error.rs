@@ -15,6 +15,8 @@ pub enum YamlError {
     Source(#[from] SourceError),
     #[error(transparent)]
     Read(#[from] crate::file_limits::ReadLimitError),
+    #[error(transparent)]
+    Compile(#[from] super::compiler::CompileError),
 }
 
 /// Pulumi YAML's message for a name that does not exist where it was used (`NonExistentField`):

@@ -15,6 +15,7 @@ use tokio::task::JoinSet;
 use crate::engine::model::property::UNKNOWN_SENTINEL;
 use crate::engine::model::resource::PropertyDependencies;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::program::source::DeploymentInfo;
 use crate::engine::provider::stack_outputs::STACK_REFERENCE_TYPE;
 use crate::engine::{
     Alias, Goal, Program, ProgramError, PropertyMap, PropertyValue, ReadGoal, RegisterStatus,
@@ -23,7 +24,8 @@ use crate::engine::{
 use crate::project::{ConfigType, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
-use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, ResourceDecl, resolve_type};
+use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, Properties, ResourceDecl, resolve_type};
+use super::compiler::Compiler;
 use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
@@ -45,8 +47,8 @@ struct Target {
     dependencies: Vec<Urn>,
 }
 
-/// Evaluates a declaration's properties; what each depends on joins `dependencies`, and is
-/// kept by property for the properties that depend on something.
+/// Evaluates a map of properties; what each depends on joins `dependencies`, and is kept by
+/// property for the properties that depend on something.
 async fn eval_properties(
     scope: &Scope<'_>,
     entries: &[(String, Expr)],
@@ -65,6 +67,65 @@ async fn eval_properties(
     Ok((properties, by_property))
 }
 
+/// [`eval_properties`] for a resource, whose `properties:` may be one expression: its object's
+/// entries are the properties, each secret when the object is, each depending on what it does.
+async fn resource_properties(
+    scope: &Scope<'_>,
+    r: &ResourceDecl,
+    dependencies: &mut Vec<Urn>,
+) -> Result<(PropertyMap, PropertyDependencies), SourceError> {
+    let e = match &r.properties {
+        Properties::Map(entries) => return eval_properties(scope, entries, dependencies).await,
+        Properties::Expr(e) => e,
+    };
+    let v = scope.eval(e).await?;
+    dependencies.extend(v.deps.iter().cloned());
+    let (object, secret) = match v.value {
+        PropertyValue::Secret(inner) => (*inner, true),
+        other => (other, false),
+    };
+    let entries = match object {
+        PropertyValue::Object(map) => map,
+        PropertyValue::Null => PropertyMap::new(),
+        PropertyValue::Unknown => {
+            return Err(SourceError::new(
+                scope.file,
+                e.pos,
+                format!(
+                    "resources.{}.properties is not known until the resources it references \
+                     exist; name each property instead",
+                    r.key
+                ),
+            ));
+        }
+        other => {
+            return Err(SourceError::new(
+                scope.file,
+                e.pos,
+                format!(
+                    "resources.{}.properties must be an object, instead got type {}",
+                    r.key,
+                    type_string(&other)
+                ),
+            ));
+        }
+    };
+    let mut properties = PropertyMap::new();
+    let mut by_property = PropertyDependencies::new();
+    for (k, value) in entries {
+        if !v.deps.is_empty() {
+            by_property.insert(k.clone(), v.deps.clone());
+        }
+        let value = if secret {
+            PropertyValue::Secret(Box::new(value))
+        } else {
+            value
+        };
+        properties.insert(k, value);
+    }
+    Ok((properties, by_property))
+}
+
 /// A checked program ready to run.
 #[derive(Clone, Debug)]
 pub struct YamlProgram {
@@ -76,6 +137,8 @@ pub struct YamlProgram {
     pub root_dir: PathBuf,
     /// The YAML components of the component packages the program names in `packages:`.
     pub components: Arc<Components>,
+    /// `runtime.options.compiler`: the program is what it prints, at each run.
+    pub compiler: Option<Compiler>,
 }
 
 impl YamlProgram {
@@ -232,6 +295,29 @@ async fn disabled(
 impl Program for YamlProgram {
     async fn run(self: Box<Self>, monitor: ResourceMonitor) -> Result<(), ProgramError> {
         let info = monitor.info().clone();
+        let compiled;
+        let program = match &self.compiler {
+            Some(compiler) => {
+                compiled = self
+                    .compiled(compiler, &info)
+                    .await
+                    .map_err(|e| ProgramError(e.to_string()))?;
+                &compiled
+            }
+            None => &*self,
+        };
+        program.evaluate(monitor, info).await
+    }
+}
+
+impl YamlProgram {
+    /// Runs the program: config typed and checked, types checked, the stack registered and
+    /// every resource as soon as what it references resolved.
+    async fn evaluate(
+        &self,
+        monitor: ResourceMonitor,
+        info: DeploymentInfo,
+    ) -> Result<(), ProgramError> {
         let config = self
             .config_values(&info.project, &info.config, &info.secret_keys)
             .and_then(|c| self.check_references(&c, &info.project).map(|()| c))
@@ -660,7 +746,7 @@ impl Shared {
         } = target;
         // As in Pulumi YAML, a stack reference is a read whose id is its `name` property,
         // the resource's key when the property is left out.
-        let (mut properties, _) = eval_properties(scope, &r.properties, &mut dependencies).await?;
+        let (mut properties, _) = resource_properties(scope, r, &mut dependencies).await?;
         let name = match properties.remove("name").map(|v| v.reveal()) {
             None => r.key.clone(),
             Some(PropertyValue::String(s)) => s,
@@ -704,7 +790,7 @@ impl Shared {
             mut dependencies,
         } = target;
         let (properties, property_dependencies) =
-            eval_properties(scope, &r.properties, &mut dependencies).await?;
+            resource_properties(scope, r, &mut dependencies).await?;
         let protect = match &o.protect {
             None => None,
             Some(e) => match scope.eval(e).await?.value.reveal() {
@@ -757,9 +843,10 @@ impl Shared {
             None => PropertyValue::Null,
         };
         let custom = self.is_custom(&r.type_);
+        let (name, aliases) = self.child_name(r, &type_, aliases);
         let goal = Goal {
             type_,
-            name: r.name.clone(),
+            name,
             custom,
             parent,
             provider,
@@ -788,6 +875,38 @@ impl Shared {
             hooks: Default::default(),
         };
         Ok(goal)
+    }
+
+    /// The name a resource registers under, and its aliases. Inside a YAML component it is
+    /// prefixed with the component instance's name (`web-bucket`), so that two instances do not
+    /// collide, as Pulumi YAML names them since 1.33; an alias to the unprefixed name under the
+    /// component lets a stack from before keep its resources, unless a sibling is literally
+    /// named what this one now is (the two claims would collide).
+    fn child_name(
+        &self,
+        r: &ResourceDecl,
+        type_: &str,
+        mut aliases: Vec<Alias>,
+    ) -> (String, Vec<Alias>) {
+        let Some(component) = &self.parent else {
+            return (r.name.clone(), aliases);
+        };
+        let name = format!("{}-{}", component.name(), r.name);
+        let taken = self
+            .ast
+            .resources
+            .iter()
+            .any(|s| s.key != r.key && s.name == name);
+        if !taken {
+            aliases.push(Alias::Urn(Urn::new(
+                component.stack(),
+                component.project(),
+                Some(component),
+                type_,
+                &r.name,
+            )));
+        }
+        (name, aliases)
     }
 
     /// Evaluates a YAML component's body under its registered resource `reg`, its inputs typed

@@ -7,6 +7,7 @@ pub use crate::engine::model::asset;
 pub mod ast;
 pub mod builtin;
 mod builtin_call;
+pub mod compiler;
 pub mod component;
 pub mod error;
 pub mod evaluate;

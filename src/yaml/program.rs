@@ -4,11 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::engine::program::source::DeploymentInfo;
 use crate::file_limits::{self, YAML_FILE};
 use crate::project::{PROJECT_FILE, Project};
 
 use super::analyze::analyze;
 use super::ast::build;
+use super::compiler::Compiler;
 use super::component::Components;
 use super::error::{SourceError, YamlError};
 use super::evaluate::YamlProgram;
@@ -31,6 +33,7 @@ impl YamlProgram {
             dir: PathBuf::from("."),
             root_dir: PathBuf::from("."),
             components: Arc::default(),
+            compiler: None,
         })
     }
 
@@ -51,8 +54,25 @@ impl YamlProgram {
         let doc = parse_document(&file, &text)?;
         let mut program = YamlProgram::from_document(&file, &doc, &project.name)?;
         program.components = Arc::new(Components::load(&project.dir, &file, &doc)?);
+        program.compiler = Compiler::from_options(&project.runtime.options, &dir)?;
         program.dir = dir;
         program.root_dir = project.dir.clone();
+        Ok(program)
+    }
+
+    /// The program `compiler` prints for the run of `info`, with the components of the
+    /// packages the project's own file declares (Pulumi YAML attaches the directory's).
+    pub(super) async fn compiled(
+        &self,
+        compiler: &Compiler,
+        info: &DeploymentInfo,
+    ) -> Result<YamlProgram, YamlError> {
+        let text = compiler.compile(info, &self.root_dir).await?;
+        let file = compiler.file_name();
+        let mut program = YamlProgram::parse(&file, &text, &info.project)?;
+        program.components = self.components.clone();
+        program.dir = self.dir.clone();
+        program.root_dir = self.root_dir.clone();
         Ok(program)
     }
 }

@@ -256,14 +256,63 @@ async fn yaml_components_register_their_body_as_children_with_outputs() {
     assert_eq!(generator.type_, "pets:index:petGenerator");
     assert!(!generator.custom, "a component");
     assert_eq!(generator.properties["length"], PropertyValue::Number(3.0));
-    let pet = rec.goal("pet");
+    // Named after the component instance (pulumi-yaml 1.33), aliased to the name before.
+    let pet = rec.goal("gen-pet");
     assert_eq!(
         pet.parent.as_ref().map(|u| u.as_str()),
         Some("urn:pulumi:dev::proj::pets:index:petGenerator::gen")
     );
+    assert_eq!(
+        pet.aliases,
+        vec![crate::engine::Alias::Urn(
+            crate::engine::Urn::parse(&format!(
+                "urn:pulumi:dev::proj::pets:index:petGenerator${}::pet",
+                pet.type_
+            ))
+            .unwrap()
+        )]
+    );
     assert_eq!(pet.properties["name"], PropertyValue::string("pet-3"));
     let (_, outputs) = rec.outputs.unwrap();
     assert_eq!(outputs["pet"], PropertyValue::string("pet-3"));
+}
+
+#[tokio::test]
+async fn two_instances_of_a_component_name_their_children_apart() {
+    let program = with_pets(
+        "resources:\n  a:\n    type: pets:petGenerator\n    properties:\n      length: 1\n  b:\n    type: pets:petGenerator\n    properties:\n      length: 2\n",
+    );
+    let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    res.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        rec.goal("a-pet").properties["name"],
+        PropertyValue::string("pet-1")
+    );
+    assert_eq!(
+        rec.goal("b-pet").properties["name"],
+        PropertyValue::string("pet-2")
+    );
+}
+
+#[tokio::test]
+async fn a_child_takes_no_alias_a_sibling_is_literally_named() {
+    let mut components = super::component::Components::default();
+    components
+        .add(
+            "pets",
+            "pets/PulumiPlugin.yaml",
+            "components:\n  pair:\n    resources:\n      x:\n        type: sim:index:Resource\n      c-x:\n        type: sim:index:Resource\n",
+        )
+        .unwrap();
+    let mut program = parse("resources:\n  c:\n    type: pets:pair\n");
+    program.components = std::sync::Arc::new(components);
+    let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
+    res.unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        rec.goal("c-x").aliases.is_empty(),
+        "c-x is a sibling's own name"
+    );
+    assert_eq!(rec.goal("c-c-x").aliases.len(), 1);
 }
 
 #[tokio::test]
@@ -287,7 +336,7 @@ async fn yaml_component_errors_name_the_component_and_the_body() {
     let (res, _) = run(Box::new(program), info(&[], &[]), Script::default()).await;
     assert_eq!(
         res.unwrap_err().0,
-        "Pulumi.yaml:2:3: component \"b\" (pets:index:broken) failed:\npets/more.yaml:4:10: output \"o\" references unknown resource \"missing\""
+        "Pulumi.yaml:2:3: component \"b\" (pets:index:broken) failed:\npets/more.yaml:4:10: output \"o\": resource, variable, or config value \"missing\" not found"
     );
     let mut components = super::component::Components::default();
     let bad = components
@@ -477,4 +526,39 @@ async fn a_stack_is_read_once_whichever_body_references_it() {
     let (res, rec) = run(Box::new(program), info(&[], &[]), Script::default()).await;
     res.unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rec.reads.len(), 1, "{:?}", rec.reads);
+}
+
+#[tokio::test]
+async fn properties_may_be_one_expression_whose_object_holds_them() {
+    let rec = record(
+        "variables:\n  props:\n    length: 8\n    name: ${first.v}\n  hidden:\n    fn::secret:\n      v: 1\nresources:\n  first:\n    type: sim:index:Resource\n    properties:\n      v: x\n  r:\n    type: sim:index:Resource\n    properties: ${props}\n  s:\n    type: sim:index:Resource\n    properties: ${hidden}\n",
+        &[],
+    )
+    .await;
+    let r = rec.goal("r");
+    assert_eq!(r.properties["length"], PropertyValue::Number(8.0));
+    assert_eq!(r.properties["name"], PropertyValue::string("x"));
+    assert_eq!(r.dependencies.len(), 1, "{:?}", r.dependencies);
+    assert!(r.dependencies[0].as_str().ends_with("::first"));
+    assert_eq!(r.property_dependencies["length"], r.dependencies);
+    assert_eq!(
+        rec.goal("s").properties["v"],
+        PropertyValue::Secret(Box::new(PropertyValue::Number(1.0)))
+    );
+}
+
+#[test]
+fn properties_that_cannot_be_an_object_are_refused_where_written() {
+    for (text, message) in [
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    properties: text\n",
+            "Pulumi.yaml:4:17: resources.a.properties must be an object",
+        ),
+        (
+            "resources:\n  a:\n    type: sim:index:Resource\n    properties: 3\n",
+            "Pulumi.yaml:4:17: resources.a.properties must be an object",
+        ),
+    ] {
+        assert_eq!(parse_err(text), message, "{text}");
+    }
 }

@@ -7,6 +7,7 @@ use crate::engine::{PropertyValue, Urn};
 use crate::project::{Project, StackSettings};
 
 use super::YamlProgram;
+use super::ast::Properties;
 use super::test_monitor::{Script, info, run};
 
 /// The load error of a program, or the error of its references against an empty stack config.
@@ -37,19 +38,19 @@ fn error_classes_name_file_line_and_column() {
         err(
             "resources:\n  net:\n    type: sim:index:Network\n  db:\n    type: sim:index:Database\n    properties:\n      networkId: ${nett.id}\n"
         ),
-        "Pulumi.yaml:7:18: resource \"db\" references unknown resource \"nett\""
+        "Pulumi.yaml:7:18: resource \"db\": resource, variable, or config value \"nett\" not found"
     );
     // Unknown reference inside text, column at the `${`.
     assert_eq!(
         err("outputs:\n  url: http://${host}\n"),
-        "Pulumi.yaml:2:15: output \"url\" references unknown variable or resource \"host\""
+        "Pulumi.yaml:2:15: output \"url\": resource, variable, or config value \"host\" not found"
     );
     // Unknown resource in an option.
     assert_eq!(
         err(
             "resources:\n  a:\n    type: sim:index:Resource\n    options:\n      dependsOn: [\"${b}\"]\n"
         ),
-        "Pulumi.yaml:5:19: resource \"a\" references unknown resource \"b\""
+        "Pulumi.yaml:5:19: resource \"a\": resource, variable, or config value \"b\" not found"
     );
     // Bad option.
     assert_eq!(
@@ -562,12 +563,9 @@ fn random_and_command_examples_parse_and_analyse() {
             .iter()
             .all(|r| r.type_ == "command:local:Command")
     );
-    assert!(
-        p.ast
-            .resources
-            .iter()
-            .any(|r| r.properties.iter().any(|(k, _)| k == "delete"))
-    );
+    assert!(p.ast.resources.iter().any(
+        |r| matches!(&r.properties, Properties::Map(m) if m.iter().any(|(k, _)| k == "delete"))
+    ));
 }
 
 #[tokio::test]

@@ -94,3 +94,78 @@ fn config_secret_path() {
     assert_eq!(t.outputs(), json!({"user": "admin", "password": "pa55"}));
     t.destroy();
 }
+
+/// pulumi-yaml's `TestProjectConfigRef`: `${foo}` and `${<project>:foo}` read the project's
+/// config; `${wrong-namespace:foo}` fails in pulumi-yaml's words, naming the reference as
+/// written and not the project-qualified key.
+#[test]
+fn project_config_ref() {
+    let t = ProgramTest::new("project_config_ref");
+    let out = t.up_fails();
+    assert!(
+        out.contains(r#"resource, variable, or config value "wrong-namespace:foo" not found"#),
+        "{out}"
+    );
+    assert!(
+        !out.contains(r#"config value "project-config-ref:foo" not found"#),
+        "{out}"
+    );
+}
+
+/// pulumi-yaml's `TestResourcePropertiesConfig`: `properties:` is one expression, an object
+/// from config set by path; its entries are the resource's inputs.
+#[test]
+fn resource_properties_config() {
+    let t = ProgramTest::with_secrets("resource_properties_config");
+    t.ok(&["config", "set", "--path", "props.length", "8"]);
+    let state = t.up();
+    let password = live(&state, "randomPassword");
+    assert_eq!(password["inputs"]["length"], 8, "{password}");
+    assert!(is_secret(&password["outputs"]["result"]), "{password}");
+    assert!(is_secret(&stack_outputs(&state)["password"]));
+    t.destroy();
+}
+
+/// pulumi-yaml's `TestEnvVarsPassedToExecCommand` and `TestEnvVarsKeepConflictingValues`:
+/// `runtime.options.compiler` prints the program, run in the project with the stack, project,
+/// organization, config (project defaults included) and root directory in its environment;
+/// a variable already set in stepdeck's environment keeps its value.
+#[test]
+fn yaml_compiler_env_vars() {
+    let t = ProgramTest::new("yaml_compiler_env_vars");
+    t.up();
+    assert_eq!(
+        t.outputs(),
+        json!({
+            "stack": "dev",
+            "project": "project-env-vars",
+            "organization": "organization",
+            "config": {"project-env-vars:foo": "hello world"},
+            "rootIsHere": true,
+        })
+    );
+    let kept = t
+        .env
+        .command(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+        .env("PULUMI_PROJECT", "bar")
+        .output()
+        .unwrap();
+    assert!(
+        kept.status.success(),
+        "{}",
+        String::from_utf8_lossy(&kept.stderr)
+    );
+    assert_eq!(t.outputs()["project"], "bar");
+
+    std::fs::write(
+        t.env.project().join("compile.sh"),
+        "echo broken >&2; exit 3\n",
+    )
+    .unwrap();
+    let failed = t.up_fails();
+    assert!(
+        failed.contains("error running compiler sh: exit status: 3, stderr follows: broken"),
+        "{failed}"
+    );
+    t.destroy();
+}

@@ -222,8 +222,16 @@ fn opened(v: &Value) -> Value {
 fn copy_files(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
         let entry = entry.unwrap();
+        let name = entry.file_name();
+        let is_step = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("step"))
+            .is_some_and(|n| n.parse::<u32>().is_ok());
         if entry.file_type().unwrap().is_file() {
-            std::fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+            std::fs::copy(entry.path(), to.join(&name)).unwrap();
+        } else if !is_step {
+            std::fs::create_dir_all(to.join(&name)).unwrap();
+            copy_files(&entry.path(), &to.join(&name));
         }
     }
 }

@@ -282,3 +282,37 @@ fn py_dynamic_config_run_program() {
         "the provider the program registered is deleted too"
     );
 }
+
+/// Pulumi's `TestPythonStackTruncate` (cases `normal`, `main_specified`: `main: foo.py`, and
+/// `main_dir_specified`: `main: bar/`): an unhandled exception is reported from the program's
+/// own frames down, the module-level call and `foo`, without the launcher's or the SDK's.
+#[test]
+fn py_stack_truncate() {
+    for case in ["normal", "main_specified", "main_dir_specified"] {
+        let t = ProgramTest::new(&format!("py_stack_truncate_{case}"));
+        let log = t.env.root.path().join("events.json");
+        let out = t.env.run(&[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--non-interactive",
+            "--event-log",
+            log.to_str().unwrap(),
+        ]);
+        assert!(!out.status.success(), "{case}: the program raises");
+        let text = std::fs::read_to_string(&log).unwrap();
+        let traceback = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+            .filter_map(|e| e["diagnosticEvent"]["message"].as_str().map(str::to_string))
+            .rfind(|m| m.contains("Traceback") && m.contains("  File "))
+            .unwrap_or_else(|| panic!("{case}: no traceback in the log:\n{text}"));
+        assert_eq!(
+            traceback.matches("  File ").count(),
+            2,
+            "{case}: the program's two frames only:\n{traceback}"
+        );
+        assert!(traceback.contains("foobar"), "{case}:\n{traceback}");
+    }
+}

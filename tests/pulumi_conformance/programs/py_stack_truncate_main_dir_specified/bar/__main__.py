@@ -1,0 +1,5 @@
+def foo():
+    raise Exception("foobar")
+
+
+foo()
