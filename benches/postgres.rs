@@ -22,7 +22,7 @@ use stepdeck::engine::journal::Replayer;
 use stepdeck::engine::{
     Journal, JournalEntry, JournalError, NullJournal, Operation, Outcome, Snapshot,
 };
-use stepdeck::state::checkpoint::write_checkpoint_file;
+use stepdeck::state::codec::checkpoint::write_checkpoint_file;
 use stepdeck::state::{Backend, BackendUrl, PgBackend, StackRef};
 
 fn main() {

@@ -4,8 +4,9 @@
 //! its children is not an edge. The files form no cycle; the engine imports nothing above it;
 //! `app` (the console's model) imports no `views`, and neither imports what talks to the
 //! outside (`rpc`, `state`, `cli`) or the terminal (`console`); the engine's folders, and
-//! rpc's, import each other one way only; and code outside the engine names the items
-//! `engine::` re-exports there.
+//! rpc's, import each other one way only; the file and PostgreSQL state backends do not import
+//! each other, nor the codecs they share either of them; and code outside the engine names the
+//! items `engine::` re-exports there.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -486,5 +487,44 @@ fn outside_the_engine_an_item_engine_reexports_is_named_there() {
     assert!(
         reached.is_empty(),
         "re-exported at engine:: but named through a module: {reached:#?}"
+    );
+}
+
+/// Edges from a module under the path `from` (e.g. `state::file`) to one under the path `to`.
+fn edges_from_to(graph: &BTreeMap<Module, BTreeSet<Module>>, from: &str, to: &str) -> Vec<String> {
+    let under = |m: &Module, path: &str| {
+        let path: Vec<&str> = path.split("::").collect();
+        m.len() >= path.len() && m.iter().zip(&path).all(|(a, b)| a == b)
+    };
+    graph
+        .iter()
+        .filter(|(m, _)| under(m, from))
+        .flat_map(|(m, ts)| {
+            ts.iter()
+                .filter(|t| under(t, to))
+                .map(move |t| format!("{} → {}", m.join("::"), t.join("::")))
+        })
+        .collect()
+}
+
+#[test]
+fn the_file_and_postgres_backends_do_not_import_each_other() {
+    let graph = crate_graph();
+    let mut found = edges_from_to(&graph, "state::file", "state::postgres");
+    found.extend(edges_from_to(&graph, "state::postgres", "state::file"));
+    assert!(
+        found.is_empty(),
+        "the backends are siblings; what both need lives in state::codec or the state root: {found:#?}"
+    );
+}
+
+#[test]
+fn the_codecs_both_backends_use_import_neither_backend() {
+    let graph = crate_graph();
+    let mut found = edges_from_to(&graph, "state::codec", "state::file");
+    found.extend(edges_from_to(&graph, "state::codec", "state::postgres"));
+    assert!(
+        found.is_empty(),
+        "state::codec is below both backends: {found:#?}"
     );
 }

@@ -1,5 +1,5 @@
 //! The file backend on real files: stacks, checkpoints, journals and their crash windows,
-//! secrets on disk, export/import and locks.
+//! secrets on disk, export/import and locks; and which backend the binary picks.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -893,5 +893,194 @@ fn an_import_is_written_only_if_its_checkpoint_reads_back() {
         b.load(&dev(), None).unwrap().snapshot,
         loaded,
         "nothing was written"
+    );
+}
+
+#[test]
+fn the_backend_is_picked_as_pulumi_picks_it_flag_then_environment_then_project() {
+    let env = cli_support::Env::new("");
+    let dir = |name: &str| env.root.path().join(name);
+    let url = |name: &str| format!("file://{}", dir(name).display());
+    for name in ["project-state", "pulumi-env", "stepdeck-env", "flag"] {
+        fs::create_dir_all(dir(name)).unwrap();
+    }
+    env.write(
+        "Pulumi.yaml",
+        &format!(
+            "name: e2e\nruntime: yaml\nbackend:\n  url: {}\n",
+            url("project-state")
+        ),
+    );
+    let init = |stack: &str, vars: &[(&str, String)], flag: Option<String>| {
+        let mut c = env.command(&["stack", "init", stack]);
+        // HOME too: the default backend would be there.
+        c.env_remove("STEPDECK_BACKEND_URL")
+            .env_remove("PULUMI_BACKEND_URL")
+            .env("HOME", env.root.path());
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        if let Some(f) = flag {
+            c.args(["--backend", &f]);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", cli_support::stderr(&out));
+    };
+    let pulumi = ("PULUMI_BACKEND_URL", url("pulumi-env"));
+    let ours = ("STEPDECK_BACKEND_URL", url("stepdeck-env"));
+    init("a", &[], None);
+    init("b", std::slice::from_ref(&pulumi), None);
+    init("c", &[pulumi.clone(), ours.clone()], None);
+    init("d", &[pulumi, ours], Some(url("flag")));
+    let stacks = |name: &str| -> Vec<String> {
+        let d = dir(name).join(".stepdeck/stacks/e2e");
+        let mut found: Vec<String> = fs::read_dir(&d)
+            .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        found.sort();
+        found
+    };
+    assert_eq!(stacks("project-state"), ["a"]);
+    assert_eq!(stacks("pulumi-env"), ["b"]);
+    assert_eq!(stacks("stepdeck-env"), ["c"]);
+    assert_eq!(stacks("flag"), ["d"]);
+
+    // A URL the project names that stepdeck cannot use is refused, naming where it came from.
+    env.write(
+        "Pulumi.yaml",
+        "name: e2e\nruntime: yaml\nbackend:\n  url: https://api.pulumi.com\n",
+    );
+    let out = env
+        .command(&["stack", "ls"])
+        .env_remove("STEPDECK_BACKEND_URL")
+        .env_remove("PULUMI_BACKEND_URL")
+        .output()
+        .unwrap();
+    let err = cli_support::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("Pulumi Cloud and other http(s) backends are not supported")
+            && err.contains("backend.url in ")
+            && err.contains("Pulumi.yaml"),
+        "{err}"
+    );
+}
+
+#[test]
+fn whoami_names_the_os_user_and_the_backend_commands_here_use() {
+    let env = cli_support::Env::new("");
+    let state = env.root.path().join("team-state");
+    fs::create_dir_all(&state).unwrap();
+    let url = format!("file://{}", state.display());
+    let whoami = |args: &[&str]| {
+        let mut all = vec!["whoami"];
+        all.extend(args);
+        let out = env
+            .command(&all)
+            .env_remove("STEPDECK_BACKEND_URL")
+            .env("PULUMI_BACKEND_URL", &url)
+            .env("USER", "ops")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", cli_support::stderr(&out));
+        cli_support::stdout(&out)
+    };
+    assert_eq!(whoami(&[]), "ops\n");
+    assert_eq!(
+        whoami(&["--verbose"]),
+        format!("User: ops\nOrganizations: \nBackend URL: {url}\nToken type: personal\n")
+    );
+    assert_eq!(
+        whoami(&["--json"]),
+        format!("{{\n  \"user\": \"ops\",\n  \"url\": \"{url}\"\n}}\n")
+    );
+}
+
+#[test]
+fn login_records_the_backend_in_pulumis_credentials_below_the_environment_and_logout_forgets_it() {
+    let env = cli_support::Env::new("");
+    let home = env.root.path().join("pulumi-home");
+    let state = env.root.path().join("logged-in");
+    fs::create_dir_all(&state).unwrap();
+    let url = format!("file://{}", state.display());
+    let run = |args: &[&str], vars: &[(&str, &str)]| {
+        let mut c = env.command(args);
+        c.env_remove("STEPDECK_BACKEND_URL")
+            .env_remove("PULUMI_BACKEND_URL")
+            .env("PULUMI_HOME", &home)
+            .env("HOME", env.root.path())
+            .env("STEPDECK_HOST", "box")
+            .env("USER", "ops");
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", cli_support::stderr(&out));
+        cli_support::stdout(&out)
+    };
+    assert_eq!(
+        run(&["login", &url], &[]),
+        format!("Logged in to box as ops ({url})\n")
+    );
+    // Written as Pulumi writes it: 4-space indent, readable by the user only.
+    let text = fs::read_to_string(home.join("credentials.json")).unwrap();
+    assert!(text.starts_with("{\n    \"current\": "), "{text}");
+    let mode = fs::metadata(home.join("credentials.json"))
+        .unwrap()
+        .permissions();
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&mode) & 0o777,
+        0o600
+    );
+    let creds: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        creds,
+        json!({"current": url, "accessTokens": {&url: ""},
+               "accounts": {&url: {"lastValidatedAt": "0001-01-01T00:00:00Z"}}})
+    );
+    run(&["stack", "init", "dev"], &[]);
+    assert!(state.join(".stepdeck/stacks/e2e/dev").is_dir());
+    // The environment still comes first.
+    let other = env.root.path().join("other");
+    fs::create_dir_all(&other).unwrap();
+    let other_url = format!("file://{}", other.display());
+    run(
+        &["stack", "init", "qa"],
+        &[("PULUMI_BACKEND_URL", &other_url)],
+    );
+    assert!(other.join(".stepdeck/stacks/e2e/qa").is_dir());
+
+    assert_eq!(run(&["logout"], &[]), format!("Logged out of {url}\n"));
+    assert!(!home.join("credentials.json").exists());
+    // Back on the default backend, under HOME.
+    run(&["stack", "init", "after"], &[]);
+    assert!(
+        env.root
+            .path()
+            .join(".stepdeck/.stepdeck/stacks/e2e/after")
+            .is_dir()
+    );
+
+    // Logged in to Pulumi Cloud: refused, naming the file, never another backend instead.
+    fs::write(
+        home.join("credentials.json"),
+        r#"{"current": "https://api.pulumi.com", "accessTokens": {"https://api.pulumi.com": "t"}}"#,
+    )
+    .unwrap();
+    let out = env
+        .command(&["stack", "ls"])
+        .env_remove("STEPDECK_BACKEND_URL")
+        .env_remove("PULUMI_BACKEND_URL")
+        .env("PULUMI_HOME", &home)
+        .env("HOME", env.root.path())
+        .output()
+        .unwrap();
+    let err = cli_support::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("Pulumi Cloud")
+            && err.contains(&home.join("credentials.json").display().to_string()),
+        "{err}"
     );
 }

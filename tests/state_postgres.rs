@@ -1,8 +1,9 @@
 //! The `postgres://` backend against a real PostgreSQL server (tests/pg_support), through the
 //! real binary: the same scenarios as on `file://`, lease locks between two hosts, expired
 //! leases taken over with a warning, bad input refused with exit 2, stacks moved between
-//! backends, rounds of simultaneous `up`s and lock takers, a holder paused past its lease, and
-//! the writes of a holder that lost its lock, refused.
+//! backends, rounds of simultaneous `up`s and lock takers, a holder paused past its lease, the
+//! writes of a holder that lost its lock, refused, and first users of a new database that
+//! waited on each other all opening it.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -796,4 +797,54 @@ fn a_stack_at_the_last_epoch_is_refused_before_its_deployment_starts_on_postgres
         server.sql(&db, "SELECT count(*) FROM stepdeck_journal"),
         "0"
     );
+}
+
+#[test]
+fn first_uses_of_a_new_database_waiting_on_each_other_all_open_it() {
+    use std::io::{BufRead, BufReader, Write};
+    let server = server!();
+    let (db, url) = server.database();
+    let env = Env::new(NET_AND_DB);
+    // Hold the lock the schema is created under, so that every first user has found no tables
+    // and waits for it: the first to get it creates them, the others must then see them.
+    let mut holder = server.session(&db);
+    let mut input = holder.stdin.take().unwrap();
+    writeln!(
+        input,
+        "SELECT pg_advisory_lock(hashtext('stepdeck')); SELECT 'held';"
+    )
+    .unwrap();
+    let held = BufReader::new(holder.stdout.take().unwrap())
+        .lines()
+        .any(|line| line.unwrap() == "held");
+    assert!(held, "psql ended before it held the lock");
+    const USERS: usize = 4;
+    let mut users: Vec<_> = (0..USERS)
+        .map(|_| {
+            env.command(&["stack", "ls"])
+                .env("STEPDECK_BACKEND_URL", &url)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let waiting = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+                   AND database = (SELECT oid FROM pg_database WHERE datname = current_database())";
+    // Until every user waits for the lock (or one ended without it: the assertion says why).
+    while server.sql(&db, waiting) != USERS.to_string()
+        && users.iter_mut().all(|u| u.try_wait().unwrap().is_none())
+    {
+        std::thread::yield_now();
+    }
+    drop(input);
+    holder.wait().unwrap();
+    let failed: Vec<String> = users
+        .into_iter()
+        .map(|u| u.wait_with_output().unwrap())
+        .filter(|out| !out.status.success())
+        .map(|out| stderr(&out))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(server.sql(&db, "SELECT version FROM stepdeck_schema"), "2");
 }

@@ -58,6 +58,32 @@ pub(super) enum Command {
         #[arg(short, long, value_name = "FORMAT")]
         output: Option<String>,
     },
+    /// Make a backend current for every later command without a flag, variable or project
+    /// `backend.url` (Pulumi's `credentials.json`, shared with `pulumi`).
+    Login {
+        /// `file://DIR` or `postgres://…`; none: the backend commands here use now.
+        url: Option<String>,
+        /// The same as `file://~`.
+        #[arg(short, long, conflicts_with = "url")]
+        local: bool,
+    },
+    /// Forget a backend `login` recorded (the state is not touched).
+    Logout {
+        /// None: the backend commands here use now.
+        url: Option<String>,
+        /// The same as `file://~`.
+        #[arg(short, long, conflicts_with = "url")]
+        local: bool,
+        /// Forget every backend.
+        #[arg(long, conflicts_with_all = ["url", "local"])]
+        all: bool,
+    },
+    /// Print the user a self-managed backend knows (the OS user); with `--verbose` the backend
+    /// URL commands here use too.
+    Whoami {
+        #[arg(short, long)]
+        json: bool,
+    },
 }
 
 /// `org`: Pulumi's organizations; a DIY backend has none, as Pulumi's says.

@@ -8,6 +8,7 @@ mod config;
 mod config_list;
 mod config_refresh;
 mod console;
+mod credentials;
 mod demo;
 mod deploy;
 mod display;
@@ -15,6 +16,7 @@ mod errors;
 mod exclude_protected;
 mod graph;
 mod held_notices;
+mod login;
 mod operation;
 mod org;
 mod plan;
@@ -32,6 +34,7 @@ mod state_move;
 mod state_save;
 mod stdout;
 mod time_format;
+mod whoami;
 mod workspace;
 
 use std::process::ExitCode;
@@ -144,6 +147,19 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             return about::about(dir.as_deref(), backend, stack.stack.as_deref(), json);
         }
         Command::Org(c) => return org::run(c, backend),
+        Command::Login { url, local } => {
+            let dir = workspace::project_dir(global.cwd.as_deref()).ok();
+            return login::login(dir.as_deref(), backend, url, local);
+        }
+        Command::Logout { url, local, all } => {
+            let dir = workspace::project_dir(global.cwd.as_deref()).ok();
+            return login::logout(dir.as_deref(), backend, url, local, all);
+        }
+        Command::Whoami { json } => {
+            let dir = workspace::project_dir(global.cwd.as_deref()).ok();
+            let verbose = global.verbose.is_some();
+            return whoami::whoami(dir.as_deref(), backend, verbose, json);
+        }
         _ => {}
     }
     let dir = std::path::absolute(workspace::project_dir(global.cwd.as_deref())?)
@@ -168,7 +184,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         | Command::Attach(_)
         | Command::Version
         | Command::About { .. }
-        | Command::Org(_) => {
+        | Command::Org(_)
+        | Command::Login { .. }
+        | Command::Logout { .. }
+        | Command::Whoami { .. } => {
             unreachable!("handled above")
         }
     }

@@ -3,14 +3,13 @@
 //! the backend by the host's name as Pulumi does.
 
 use anyhow::{Result, anyhow};
-use stepdeck::state::BackendUrl;
 use stepdeck::state::lock_info::hostname;
 
 use super::args::OrgCommand;
-use super::errors::usage;
+use super::workspace::backend_url;
 
 pub(super) fn run(cmd: OrgCommand, backend: Option<&str>) -> Result<()> {
-    BackendUrl::resolve(backend).map_err(|e| usage(e.to_string()))?;
+    backend_url(None, backend)?;
     let name = hostname();
     Err(match cmd {
         OrgCommand::GetDefault => {

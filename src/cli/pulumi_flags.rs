@@ -18,7 +18,8 @@ pub(super) struct GlobalArgs {
     /// Run as if started in this directory.
     #[arg(short = 'C', long, global = true, value_name = "DIR")]
     pub cwd: Option<PathBuf>,
-    /// Where state is kept (`file://DIR`, `postgres://…`); defaults to `file://~/.stepdeck`.
+    /// Where state is kept (`file://DIR`, `postgres://…`); else `PULUMI_BACKEND_URL`, else the
+    /// project's `backend.url`, else the one `login` recorded, else `file://~/.stepdeck`.
     #[arg(long, global = true, env = "STEPDECK_BACKEND_URL", value_name = "URL")]
     pub backend: Option<String>,
     /// Never prompt: deployments print plain progress lines instead of opening the console.
@@ -31,8 +32,9 @@ pub(super) struct GlobalArgs {
     /// Print stack names in full (`organization/<project>/<stack>`), even of this project.
     #[arg(short = 'Q', long, global = true)]
     pub fully_qualify_stack_names: bool,
-    /// Log verbosity (accepted; stepdeck keeps no log files).
-    #[arg(short = 'v', long, global = true, value_name = "LEVEL")]
+    /// Log verbosity (accepted; stepdeck keeps no log files). Without a level it is `whoami`'s
+    /// `--verbose`, which cobra lets that command declare over the root's.
+    #[arg(short = 'v', long, global = true, value_name = "LEVEL", num_args = 0..=1, default_missing_value = "1")]
     pub verbose: Option<i32>,
     /// Enable emojis (accepted; stepdeck prints none).
     #[arg(short = 'e', long, global = true)]

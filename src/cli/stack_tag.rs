@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use stepdeck::state::tags::BUILTIN_TAG_PREFIX;
+use stepdeck::state::BUILTIN_TAG_PREFIX;
 
 use super::args::TagCommand;
 use super::errors::usage;

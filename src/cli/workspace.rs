@@ -6,15 +6,16 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use stepdeck::engine::{EventSink, ProviderFactory, Severity};
 use stepdeck::project::{
-    ConfigCrypter, CryptError, Project, ProjectError, ResolvedConfig, StackSettings,
+    ConfigCrypter, CryptError, PROJECT_FILE, Project, ProjectError, ResolvedConfig, StackSettings,
     settings_file_name,
 };
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::state::{
-    Backend, BackendStacks, BackendUrl, Crypter, StackLock, StackRef, open_backend,
-    passphrase_from_env,
+    Backend, BackendStacks, BackendUrl, Crypter, DEFAULT_BACKEND_URL, StackLock, StackRef,
+    open_backend, passphrase_from_env,
 };
 
+use super::credentials;
 use super::errors::{StackNotFound, usage};
 use super::held_notices;
 use super::stack_name::StackName;
@@ -59,8 +60,7 @@ impl Workspace {
     /// Loads the project in `dir` and opens the backend.
     pub(super) fn open(dir: &Path, backend: Option<&str>) -> Result<Workspace> {
         let project = Project::load(dir).map_err(|e| usage(e.to_string()))?;
-        let url = BackendUrl::resolve(backend).map_err(|e| usage(e.to_string()))?;
-        let backend = open_backend(&url)?;
+        let backend = open_backend(&backend_url(Some(&project), backend)?)?;
         Ok(Workspace {
             project,
             backend,
@@ -324,6 +324,37 @@ pub(super) fn provider_factory(ws: &Workspace, events: EventSink) -> Arc<dyn Pro
 }
 
 /// Resolves `--cwd` to the project directory.
+/// The backend commands use, in Pulumi's order: the flag's (or `STEPDECK_BACKEND_URL`'s) URL,
+/// else `PULUMI_BACKEND_URL`, else the project's `backend.url`, else the one `login` made
+/// current, else the default.
+pub(super) fn backend_url(project: Option<&Project>, backend: Option<&str>) -> Result<BackendUrl> {
+    match chosen_backend(project, backend)? {
+        Some(url) => Ok(url),
+        None => BackendUrl::parse(DEFAULT_BACKEND_URL).map_err(|e| usage(e.to_string())),
+    }
+}
+
+/// [`backend_url`] without the default: `None` when nothing names a backend.
+pub(super) fn chosen_backend(
+    project: Option<&Project>,
+    backend: Option<&str>,
+) -> Result<Option<BackendUrl>> {
+    let parsed = if let Some(url) = BackendUrl::named_by_flag_or_env(backend) {
+        BackendUrl::parse(&url)
+    } else if let Some((p, url)) = project.and_then(|p| Some((p, p.backend_url.as_deref()?))) {
+        let file = p.dir.join(PROJECT_FILE);
+        BackendUrl::parse_from(url, &format!("backend.url in {}", file.display()))
+    } else if let Some((url, file)) = credentials::current()? {
+        BackendUrl::parse_from(
+            &url,
+            &format!("the backend logged in to, in {}", file.display()),
+        )
+    } else {
+        return Ok(None);
+    };
+    parsed.map(Some).map_err(|e| usage(e.to_string()))
+}
+
 pub(super) fn project_dir(cwd: Option<&Path>) -> Result<PathBuf> {
     let dir = match cwd {
         Some(d) => d.to_path_buf(),

@@ -1,5 +1,5 @@
-//! `Pulumi.yaml`: what a project is called, how its program runs and which configuration it
-//! declares.
+//! `Pulumi.yaml`: what a project is called, how its program runs, which configuration it
+//! declares and where its stacks' state lives (`backend.url`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -35,6 +35,9 @@ pub struct Project {
     pub main: Option<String>,
     /// Declared configuration keys, in file order.
     pub config: Vec<ConfigDecl>,
+    /// The backend its stacks live in (`backend: {url: …}`), as Pulumi reads it: below the
+    /// `--backend` flag and the environment, above the default.
+    pub backend_url: Option<String>,
 }
 
 impl Project {
@@ -90,6 +93,20 @@ impl Project {
                 config.push(ConfigDecl::from_node(file, key, v)?);
             }
         }
+        let backend_url = match doc.get("backend") {
+            None => None,
+            Some(b) if b.as_map().is_none() => {
+                return Err(b.error(file, "`backend` must be a mapping with a `url`"));
+            }
+            Some(b) => match b.get("url") {
+                None => None,
+                Some(u) => Some(
+                    u.as_str()
+                        .ok_or_else(|| u.error(file, "`backend.url` must be a string"))?
+                        .to_string(),
+                ),
+            },
+        };
         Ok(Project {
             dir: dir.to_path_buf(),
             name,
@@ -97,6 +114,7 @@ impl Project {
             description,
             main,
             config,
+            backend_url,
         })
     }
 

@@ -338,3 +338,34 @@ fn stack_files_read_back_every_value_they_write() {
         .unwrap_or_else(|e| panic!("{e}\n{text}"));
     assert_eq!(back.config, settings.config, "{text}");
 }
+
+#[test]
+fn backend_url_is_read_and_a_bad_one_named_by_line() {
+    let p = Project::parse(
+        Path::new("/p"),
+        "name: x\nruntime: yaml\nbackend:\n  url: file://./state\n",
+    )
+    .unwrap();
+    assert_eq!(p.backend_url.as_deref(), Some("file://./state"));
+    assert_eq!(project().backend_url, None);
+    let e = Project::parse(
+        Path::new("/p"),
+        "name: x\nruntime: yaml\nbackend:\n  url: [a]\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("Pulumi.yaml:4") && e.contains("`backend.url` must be a string"),
+        "{e}"
+    );
+    let e = Project::parse(
+        Path::new("/p"),
+        "name: x\nruntime: yaml\nbackend: file://x\n",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("Pulumi.yaml:3") && e.contains("`backend` must be a mapping"),
+        "{e}"
+    );
+}

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use crate::engine::{Journal, Snapshot};
 
 use super::backend_url::BackendUrl;
-use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};
+use super::codec::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};
 use super::error::StateError;
 use super::export::validate_export;
 use super::lock_info::LockInfo;

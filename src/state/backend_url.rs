@@ -9,8 +9,10 @@ use super::postgres::url::PgUrl;
 
 /// The backend used when neither `--backend` nor the environment names one.
 pub const DEFAULT_BACKEND_URL: &str = "file://~/.stepdeck";
-/// The environment variable that selects a backend, like Pulumi's `PULUMI_BACKEND_URL`.
+/// The environment variable that selects a backend, stepdeck's alias of Pulumi's.
 pub const BACKEND_URL_ENV: &str = "STEPDECK_BACKEND_URL";
+/// Pulumi's variable for the backend, honoured so that a Pulumi user's setup selects it here.
+pub const PULUMI_BACKEND_URL_ENV: &str = "PULUMI_BACKEND_URL";
 
 /// A parsed backend URL: the text as given (its password masked) and what it names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,12 +36,25 @@ impl BackendUrl {
         Self::parse_with_home(url, std::env::var_os("HOME").map(PathBuf::from).as_deref())
     }
 
-    /// The flag's URL if given, else `STEPDECK_BACKEND_URL` if set and not empty, else the default.
-    pub fn resolve(explicit: Option<&str>) -> Result<BackendUrl, StateError> {
-        let env = std::env::var(BACKEND_URL_ENV)
-            .ok()
-            .filter(|s| !s.is_empty());
-        BackendUrl::parse(explicit.or(env.as_deref()).unwrap_or(DEFAULT_BACKEND_URL))
+    /// The URL the flag names, else `STEPDECK_BACKEND_URL`, else `PULUMI_BACKEND_URL` (empty
+    /// variables count as unset): the sources Pulumi's order puts above any file.
+    pub fn named_by_flag_or_env(explicit: Option<&str>) -> Option<String> {
+        let var = |name| std::env::var(name).ok().filter(|s: &String| !s.is_empty());
+        explicit
+            .map(str::to_string)
+            .or_else(|| var(BACKEND_URL_ENV))
+            .or_else(|| var(PULUMI_BACKEND_URL_ENV))
+    }
+
+    /// Parses a URL read from a file, the error saying where it came from (`source`).
+    pub fn parse_from(url: &str, source: &str) -> Result<BackendUrl, StateError> {
+        BackendUrl::parse(url).map_err(|e| match e {
+            StateError::BadUrl { url, reason } => StateError::BadUrl {
+                url,
+                reason: format!("{reason} ({source})"),
+            },
+            other => other,
+        })
     }
 
     fn parse_with_home(url: &str, home: Option<&Path>) -> Result<BackendUrl, StateError> {
@@ -56,6 +71,11 @@ impl BackendUrl {
         }
         let Some(rest) = url.strip_prefix("file://") else {
             return Err(match url.split_once("://") {
+                Some(("https" | "http", _)) => bad(
+                    "Pulumi Cloud and other http(s) backends are not supported, and no other \
+                     backend is used in their place; use file://DIR or \
+                     postgres://USER:PASSWORD@HOST:PORT/DB",
+                ),
                 Some((scheme, _)) => bad(&format!(
                     "the {scheme}:// scheme is not supported; use file://DIR or postgres://USER:PASSWORD@HOST:PORT/DB"
                 )),
@@ -128,6 +148,8 @@ mod tests {
                 .to_string();
             assert!(e.contains(&format!("{url:?}")), "{e}");
         }
+        let e = BackendUrl::parse_with_home("https://api.pulumi.com", None).unwrap_err();
+        assert!(e.to_string().contains("Pulumi Cloud"), "{e}");
         let e = BackendUrl::parse_with_home("file://~/x", None).unwrap_err();
         assert!(e.to_string().contains("HOME"), "{e}");
     }

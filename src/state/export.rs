@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use crate::engine::Snapshot;
 
-use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, parse_deployment};
+use super::codec::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, parse_deployment};
 use super::error::StateError;
 use super::json_depth::{DEPLOYMENT_WRAP_DEPTH, MAX_JSON_DEPTH, deepest_path, nesting};
 use super::passphrase::Crypter;

@@ -100,6 +100,14 @@ pub enum Holder {
     Unknown,
 }
 
+/// The user this process runs as (`USER`, else `USERNAME`), as locks record it and as a
+/// self-managed backend's `whoami` names it.
+pub fn os_user() -> String {
+    std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_else(|_| "unknown".into())
+}
+
 impl LockInfo {
     /// The lock this process writes for `operation`, its lease of `lease` starting now; the
     /// backend gives it its generation.
@@ -107,9 +115,7 @@ impl LockInfo {
         LockInfo {
             pid: std::process::id(),
             hostname: hostname(),
-            user: std::env::var("USER")
-                .or_else(|_| std::env::var("USERNAME"))
-                .unwrap_or_else(|_| "unknown".into()),
+            user: os_user(),
             time: chrono::Utc::now().to_rfc3339(),
             operation: operation.to_string(),
             id: uuid::Uuid::new_v4().to_string(),

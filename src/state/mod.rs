@@ -1,21 +1,8 @@
-//! Stack state behind one [`Backend`] trait, on files (`file://`) or PostgreSQL
+//! Stack state behind one [`Backend`] trait, on files (`file://`, see [`file`]) or PostgreSQL
 //! (`postgres://`, see [`postgres`]): crash-safe checkpoints and journals, the passphrase
-//! secrets provider, export/import and the per-stack lock.
-//!
-//! # Layout of a `file://DIR` backend
-//!
-//! ```text
-//! DIR/.stepdeck/
-//!   stacks/<project>/<stack>/
-//!     checkpoint.json         {"version": 3, "checkpoint": {"stack", "latest": DeploymentV3},
-//!                              "stepdeck": {"journalEpoch": E}}   (rewritten atomically)
-//!     journal.<E>.jsonl       one JournalEntry per line, appended during a deployment
-//!     history/<stack>-<nanos>.history.json   one per update (Pulumi's UpdateInfo)
-//!     tags.json               the user's stack tags
-//!     lock.<G>.json           {pid, hostname, user, time, operation, id, expires, generation,
-//!                              released?}: the lock of generation G, the highest is current
-//!   workspaces/<project>.json {"stack": "<current stack>"}
-//! ```
+//! secrets provider, export/import and the per-stack lock. The two backends are siblings:
+//! neither imports the other; what both store (the checkpoint document, journal lines) is
+//! encoded and decoded by [`codec`], and the lock protocol both follow is [`stack_lock`].
 //!
 //! # Crash safety
 //!
@@ -45,17 +32,12 @@
 //! past its lease stops before its next provider call. A stack is created under its lock
 //! ([`FileBackend::lock_or_create`]), so its creator sets up its secrets before anyone else runs.
 
-pub mod atomic;
 pub mod backend;
 pub mod backend_url;
-pub mod checkpoint;
+pub mod codec;
 pub mod error;
 pub mod export;
-pub mod file_backend;
-pub mod file_journal;
-pub mod file_lock;
-pub mod history;
-mod journal_reader;
+pub mod file;
 pub mod json_depth;
 pub mod lock_info;
 pub mod lock_lost;
@@ -68,17 +50,20 @@ pub mod stack_lock;
 pub mod stack_outputs;
 pub mod stack_ref;
 pub mod stack_rename;
-pub mod tags;
+pub mod stack_tags;
 pub mod update_record;
 
 pub use backend::{Backend, StackState, StackSummary};
-pub use backend_url::{BACKEND_URL_ENV, BackendUrl, DEFAULT_BACKEND_URL, Scheme};
-pub use checkpoint::SecretsProviderState;
+pub use backend_url::{
+    BACKEND_URL_ENV, BackendUrl, DEFAULT_BACKEND_URL, PULUMI_BACKEND_URL_ENV, Scheme,
+};
+pub use codec::checkpoint::SecretsProviderState;
 pub use error::StateError;
 pub use export::{export_salt, validate_export};
-pub use file_backend::FileBackend;
-pub use file_journal::FileJournal;
-pub use lock_info::{BadLease, HOST_ENV, Holder, LEASE_ENV, LockInfo, MAX_LEASE, StackLocked};
+pub use file::{FileBackend, FileJournal};
+pub use lock_info::{
+    BadLease, HOST_ENV, Holder, LEASE_ENV, LockInfo, MAX_LEASE, StackLocked, os_user,
+};
 pub use lock_lost::{LockLost, LostReason, Successor};
 pub use open::open as open_backend;
 pub use passphrase::{Crypter, SecretsError, passphrase_from_env};
@@ -86,4 +71,5 @@ pub use postgres::{PgBackend, PgUrl};
 pub use stack_lock::{Fence, StackLock};
 pub use stack_outputs::BackendStacks;
 pub use stack_ref::StackRef;
+pub use stack_tags::BUILTIN_TAG_PREFIX;
 pub use update_record::{RecordedConfig, UpdateRecord};

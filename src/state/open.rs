@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::backend::Backend;
 use super::backend_url::{BackendUrl, Scheme};
 use super::error::StateError;
-use super::file_backend::FileBackend;
+use super::file::FileBackend;
 use super::postgres::PgBackend;
 
 /// Opens the backend a URL names (`file://DIR` or `postgres://…`).

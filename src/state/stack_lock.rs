@@ -2,7 +2,7 @@
 //! (the lock's generation, as etcd's lease revisions and Chubby's sequencers):
 //!
 //! - **Acquisition is one atomic operation** that gives the lock a generation greater than
-//!   any before it: an exclusive file creation (`file_lock`), one `INSERT … ON CONFLICT`
+//!   any before it: an exclusive file creation (`file::lock`), one `INSERT … ON CONFLICT`
 //!   statement (`postgres::lease`). Nothing is read and then overwritten.
 //! - **Every write of state carries the generation** and is refused when the lock has moved on
 //!   since: journal rows in the same statement, checkpoints and compactions in the same

@@ -111,6 +111,28 @@ impl Server {
             .expect("run psql")
     }
 
+    /// A psql session as the superuser in `db`, reading SQL from its stdin: what it takes (an
+    /// advisory lock, say) it holds until its stdin is closed and it exits.
+    pub(crate) fn session(&self, db: &str) -> std::process::Child {
+        Command::new(self.bin.join("psql"))
+            .args([
+                "-X",
+                "-q",
+                "-t",
+                "-A",
+                "-v",
+                "ON_ERROR_STOP=1",
+                "-h",
+                "127.0.0.1",
+            ])
+            .args(["-p", &self.port.to_string(), "-U", "postgres", "-d", db])
+            .env("PGPASSWORD", PASSWORD)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("run psql")
+    }
+
     /// A new, empty database for one test, and its backend URL.
     pub(crate) fn database(&self) -> (String, String) {
         static N: AtomicUsize = AtomicUsize::new(0);

@@ -21,7 +21,7 @@ use crate::engine::journal::{Durability, SyncPoint};
 use crate::engine::{Journal, JournalEntry, JournalError};
 use crate::fault::{FaultPoint, reached};
 
-use super::super::file_journal::encode_entry;
+use super::super::codec::journal_line::encode_entry;
 use super::super::lock_lost::LockLost;
 use super::super::passphrase::Crypter;
 use super::super::stack_lock::Fence;

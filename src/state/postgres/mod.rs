@@ -42,12 +42,12 @@ use crate::fault::{FaultPoint, reached};
 
 use super::backend::{Backend, StackState, StackSummary};
 use super::backend_url::{BackendUrl, Scheme};
-use super::checkpoint::{
+use super::codec::checkpoint::{
     CheckpointFile, SecretsProviderState, check_encryptable, write_checkpoint_file,
 };
+use super::codec::document::{corrupt, decode_state, last_epoch, parse_checkpoint};
+use super::codec::journal_reader::{JournalReader, JournalSummary};
 use super::error::StateError;
-use super::file_backend::{corrupt, decode_state, last_epoch, parse_checkpoint};
-use super::journal_reader::{JournalReader, JournalSummary};
 use super::lock_info::{self, LockInfo, StackLocked};
 use super::lock_lost::LostReason;
 use super::passphrase::Crypter;

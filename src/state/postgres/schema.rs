@@ -1,6 +1,7 @@
 //! The tables of the PostgreSQL backend and their versioned migrations. `<prefix>_schema`
 //! holds the version; a database of a newer version is refused, an older one migrated in one
-//! transaction under an advisory lock (two first users do not both create the tables).
+//! transaction under an advisory lock, which then reads the version afresh (two first users do
+//! not both create the tables).
 
 use tokio_postgres::Client;
 
@@ -94,12 +95,21 @@ async fn recorded_version(
     client: &impl tokio_postgres::GenericClient,
     t: &str,
 ) -> Result<Option<i32>, String> {
-    let exists: Option<String> = client
-        .query_one("SELECT to_regclass($1)::text", &[&format!("{t}_schema")])
+    // Read from the catalog under this statement's snapshot, not through a name lookup
+    // (`to_regclass`): the lookup keeps a session's earlier "no such table" until the session
+    // starts a transaction or locks a table, so a first user that waited on the advisory lock
+    // while another created the tables would still find none, and create them again.
+    let exists: bool = client
+        .query_one(
+            "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c \
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace \
+             WHERE n.nspname = current_schema() AND c.relname = $1)",
+            &[&format!("{t}_schema")],
+        )
         .await
         .map_err(|e| describe(&e))?
         .get(0);
-    if exists.is_none() {
+    if !exists {
         return Ok(None);
     }
     let rows = client

@@ -15,9 +15,9 @@ use crate::engine::model::property::SECRET_SIG;
 use crate::engine::model::snapshot::share_states;
 use crate::engine::{JournalEntry, JournalError, Snapshot};
 
-use super::error::StateError;
-use super::passphrase::Crypter;
-use super::secrets::decrypt_secrets;
+use crate::state::error::StateError;
+use crate::state::passphrase::Crypter;
+use crate::state::secrets::decrypt_secrets;
 
 /// A journal's lines (a file, or a database's rows joined by newlines) as entries; `path`
 /// names them in errors, with the line.
@@ -201,7 +201,7 @@ mod tests {
     use super::*;
     use crate::engine::model::resource::OperationType;
     use crate::engine::{PropertyMap, PropertyValue, ResourceState, Urn};
-    use crate::state::file_journal::encode_entry;
+    use crate::state::codec::journal_line::encode_entry;
 
     fn created(name: &str, op: OpId, outputs: PropertyMap) -> [JournalEntry; 2] {
         let state = ResourceState {

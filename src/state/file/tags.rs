@@ -1,19 +1,16 @@
-//! Stack tags (`stack tag`): the user's tags in `tags.json` beside the checkpoint, and
-//! Pulumi's built-in `pulumi:` tags, derived from the project and read-only.
+//! The user's stack tags on the file backend: `tags.json` beside the checkpoint.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::PathBuf;
 
-use super::atomic::write_atomic;
-use super::error::StateError;
-use super::file_backend::FileBackend;
-use super::file_lock;
-use super::stack_lock::StackLock;
-use super::stack_ref::StackRef;
+use crate::state::error::StateError;
+use crate::state::stack_lock::StackLock;
+use crate::state::stack_ref::StackRef;
 
-/// The prefix of the tags the backend derives itself; users may not set or remove them.
-pub const BUILTIN_TAG_PREFIX: &str = "pulumi:";
+use super::FileBackend;
+use super::atomic::write_atomic;
+use super::lock as file_lock;
 
 impl FileBackend {
     fn tags_path(&self, stack: &StackRef) -> PathBuf {

@@ -11,8 +11,10 @@ use crate::engine::model::resource::PendingOperation;
 use crate::engine::model::snapshot::Manifest;
 use crate::engine::{ResourceState, Snapshot, Urn};
 
-use super::passphrase::{Crypter, PASSPHRASE_PROVIDER, SecretsError};
-use super::secrets::{decrypt_secrets, encrypt_secrets, has_ciphertext, state_may_hold_secrets};
+use crate::state::passphrase::{Crypter, PASSPHRASE_PROVIDER, SecretsError};
+use crate::state::secrets::{
+    decrypt_secrets, encrypt_secrets, has_ciphertext, state_may_hold_secrets,
+};
 
 /// The checkpoint format version we write (Pulumi's DeploymentV3).
 pub const CHECKPOINT_VERSION: u64 = 3;

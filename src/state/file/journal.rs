@@ -2,7 +2,7 @@
 //! single `write` so that a kill at any instant leaves at most a torn last line, which loading
 //! ignores. Secrets are encrypted before a line is written. A step waits for its `Begin` line
 //! to be synced (group commit: [`GroupSync`]) and for the stack's lock files to be read after
-//! that, showing the lock still this journal's (its [`Fence`]; see `file_lock`); the file is
+//! that, showing the lock still this journal's (its [`Fence`]; see `lock`); the file is
 //! synced again when the journal is dropped, and the checkpoint that absorbs it is synced
 //! before the journal is removed.
 //!
@@ -30,45 +30,12 @@ use crate::engine::journal::{Durability, SyncPoint};
 use crate::engine::{Journal, JournalEntry, JournalError};
 use crate::fault::{FaultPoint, reached};
 
-use super::error::StateError;
-use super::journal_reader::JournalReader;
-use super::lock_lost::LockLost;
-use super::passphrase::Crypter;
-use super::secrets::{encrypt_secrets, map_may_hold_secrets, state_may_hold_secrets};
-use super::stack_lock::Fence;
-
-/// Serializes an entry as one journal line (newline included), secrets encrypted. Only an
-/// entry whose states may hold a secret goes through a JSON tree to be encrypted; the others
-/// (most entries) are written straight from their fields, the same bytes at a fraction of
-/// the cost (the line is encoded under the deployment's journal lock).
-pub(crate) fn encode_entry(
-    entry: &JournalEntry,
-    crypter: Option<&Crypter>,
-    out: &mut Vec<u8>,
-) -> Result<(), String> {
-    out.clear();
-    if entry_may_hold_secrets(entry) {
-        let mut value = serde_json::to_value(entry).map_err(|e| e.to_string())?;
-        encrypt_secrets(&mut value, crypter).map_err(|e| e.to_string())?;
-        serde_json::to_writer(&mut *out, &value).map_err(|e| e.to_string())?;
-    } else {
-        serde_json::to_writer(&mut *out, entry).map_err(|e| e.to_string())?;
-    }
-    out.push(b'\n');
-    Ok(())
-}
-
-fn entry_may_hold_secrets(entry: &JournalEntry) -> bool {
-    match entry {
-        JournalEntry::Begin { state, .. } => state_may_hold_secrets(state),
-        JournalEntry::Success { new, .. } => new.as_ref().is_some_and(state_may_hold_secrets),
-        JournalEntry::Failure { .. } => false,
-        JournalEntry::Outputs { outputs, .. } => map_may_hold_secrets(outputs),
-        JournalEntry::Refresh { state, .. } | JournalEntry::Resolve { state, .. } => {
-            state.as_ref().is_some_and(state_may_hold_secrets)
-        }
-    }
-}
+use crate::state::codec::journal_line::encode_entry;
+use crate::state::codec::journal_reader::JournalReader;
+use crate::state::error::StateError;
+use crate::state::lock_lost::LockLost;
+use crate::state::passphrase::Crypter;
+use crate::state::stack_lock::Fence;
 
 /// How many bytes of keep lines are held before they are written on their own.
 const HELD_BYTES: usize = 64 * 1024;
@@ -141,7 +108,7 @@ impl GroupSync {
     }
 
     /// The syncer: sleeps until a step waits for unsynced lines, syncs everything written,
-    /// then verifies the lock (after the lines were written: see `file_lock`).
+    /// then verifies the lock (after the lines were written: see `lock`).
     fn run(&self, file: File) {
         let mut synced = 0;
         loop {
@@ -473,62 +440,6 @@ mod tests {
         assert_eq!(lines(&path).len(), per_write);
         journal.append(&keep(0)).unwrap();
         assert_eq!(lines(&path).len(), per_write);
-    }
-
-    #[test]
-    fn an_entry_without_secrets_is_written_straight_and_one_with_them_is_encrypted() {
-        use crate::engine::model::resource::OperationType;
-        use crate::engine::{PropertyMap, PropertyValue, ResourceState, Urn};
-        let mut inputs = PropertyMap::new();
-        inputs.insert("size".into(), PropertyValue::Number(3.5));
-        inputs.insert(
-            "tags".into(),
-            PropertyValue::Array(vec![
-                PropertyValue::string("a\"b"),
-                PropertyValue::Bool(true),
-            ]),
-        );
-        let mut state = ResourceState {
-            urn: Urn::new("s", "p", None, "t:i:R", "r"),
-            type_: "t:i:R".into(),
-            custom: true,
-            outputs: inputs.clone(),
-            inputs,
-            ..ResourceState::default()
-        };
-        let begin = |state: &ResourceState| JournalEntry::Begin {
-            op: 7,
-            operation: OperationType::Creating,
-            state: state.clone(),
-        };
-        let mut line = Vec::new();
-        encode_entry(&begin(&state), None, &mut line).unwrap();
-        let mut tree = serde_json::to_vec(&serde_json::to_value(begin(&state)).unwrap()).unwrap();
-        tree.push(b'\n');
-        assert_eq!(
-            String::from_utf8(line.clone()).unwrap(),
-            String::from_utf8(tree).unwrap(),
-            "the same bytes as through a JSON tree"
-        );
-
-        state.outputs.insert(
-            "password".into(),
-            PropertyValue::Secret(Box::new(PropertyValue::string("hunter2"))),
-        );
-        assert!(encode_entry(&begin(&state), None, &mut line).is_err());
-        let crypter = Crypter::new_salt("passphrase");
-        encode_entry(&begin(&state), Some(&crypter), &mut line).unwrap();
-        let text = String::from_utf8(line.clone()).unwrap();
-        assert!(
-            !text.contains("hunter2") && text.contains("ciphertext"),
-            "{text}"
-        );
-        let outputs = JournalEntry::Outputs {
-            new: 0,
-            outputs: state.outputs.clone(),
-        };
-        encode_entry(&outputs, Some(&crypter), &mut line).unwrap();
-        assert!(!String::from_utf8(line).unwrap().contains("hunter2"));
     }
 
     #[test]

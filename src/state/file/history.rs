@@ -5,13 +5,14 @@
 use std::fs;
 use std::path::PathBuf;
 
+use crate::state::error::StateError;
+use crate::state::stack_lock::StackLock;
+use crate::state::stack_ref::StackRef;
+use crate::state::update_record::UpdateRecord;
+
+use super::FileBackend;
 use super::atomic::write_atomic;
-use super::error::StateError;
-use super::file_backend::FileBackend;
-use super::file_lock;
-use super::stack_lock::StackLock;
-use super::stack_ref::StackRef;
-use super::update_record::UpdateRecord;
+use super::lock as file_lock;
 
 const SUFFIX: &str = ".history.json";
 

@@ -1,4 +1,4 @@
-//! The file backend's lock, in the protocol of [`super::stack_lock`]:
+//! The file backend's lock, in the protocol of [`crate::state::stack_lock`]:
 //!
 //! - **One file per generation**: `lock.<generation>.json` in the stack's directory, naming
 //!   its holder and until when its lease runs. The lock's current record is the file of the
@@ -37,12 +37,13 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::state::error::StateError;
+use crate::state::lock_info::{Holder, LockInfo, StackLocked, lease};
+use crate::state::lock_lost::{LostReason, Successor};
+use crate::state::stack_lock::{LockRecord, Renewal, StackLock, Superseded};
+use crate::state::stack_ref::StackRef;
+
 use super::atomic::sync_dir;
-use super::error::StateError;
-use super::lock_info::{Holder, LockInfo, StackLocked, lease};
-use super::lock_lost::{LostReason, Successor};
-use super::stack_lock::{LockRecord, Renewal, StackLock, Superseded};
-use super::stack_ref::StackRef;
 
 /// How long a write waits for the stack's write guard, which is only ever held for a few
 /// system calls, before it gives up.
@@ -267,7 +268,7 @@ impl LockRecord for FileRecord {
     fn renew(&self, lease: Duration) -> Result<(), Renewal> {
         self.verify().map_err(Renewal::Superseded)?;
         let mut holder = self.holder.clone();
-        holder.expires = Some(super::lock_info::expiry(lease));
+        holder.expires = Some(crate::state::lock_info::expiry(lease));
         let file = LockFile {
             holder,
             released: None,

@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to a temporary file beside `path`, syncs it, renames it over `path` and
 /// syncs the directory so that the rename itself survives a power cut.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(super) fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     write_atomic_with(path, |f| f.write_all(bytes))
 }
 
 /// [`write_atomic`] for content produced piecewise by `write` (through a buffer), so that a
 /// large file is never held whole in memory.
-pub fn write_atomic_with(
+pub(super) fn write_atomic_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
@@ -23,7 +23,7 @@ pub fn write_atomic_with(
 /// A file written and synced under a temporary name beside its target, not yet in place: the
 /// slow part of [`write_atomic_with`], done before [`Prepared::commit`] so that the rename can
 /// happen under a lock held only for it. Dropped uncommitted, the temporary file is removed.
-pub struct Prepared {
+pub(super) struct Prepared {
     tmp: PathBuf,
     path: PathBuf,
     committed: bool,
@@ -31,7 +31,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// Writes the content of `path` to a new temporary file beside it and syncs it.
-    pub fn write(
+    pub(super) fn write(
         path: &Path,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<Prepared> {
@@ -55,7 +55,7 @@ impl Prepared {
 
     /// Renames the file over its target and syncs the directory, so that the rename itself
     /// survives a power cut.
-    pub fn commit(mut self) -> io::Result<()> {
+    pub(super) fn commit(mut self) -> io::Result<()> {
         fs::rename(&self.tmp, &self.path)?;
         self.committed = true;
         sync_dir(self.path.parent().unwrap_or(Path::new(".")))
@@ -71,11 +71,11 @@ impl Drop for Prepared {
 }
 
 /// Makes renames, creations and removals in `dir` durable.
-pub fn sync_dir(dir: &Path) -> io::Result<()> {
+pub(super) fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
 }
 
 /// Whether a file name is a temporary left behind by an interrupted [`write_atomic`].
-pub fn is_leftover_temp(name: &str) -> bool {
+pub(super) fn is_leftover_temp(name: &str) -> bool {
     name.starts_with('.') && name.contains(".tmp-")
 }
