@@ -162,6 +162,16 @@ pub(super) struct DeployArgs {
     /// recorded state; nothing is created or updated).
     #[arg(long)]
     pub run_program: bool,
+    /// Preview and up: run the policy pack in DIR (repeatable, or comma-separated).
+    #[arg(long = "policy-pack", value_name = "DIR", value_delimiter = ',')]
+    pub policy_packs: Vec<String>,
+    /// Preview and up: the config (JSON) of the policy pack of the matching --policy-pack.
+    #[arg(
+        long = "policy-pack-config",
+        value_name = "FILE",
+        value_delimiter = ','
+    )]
+    pub policy_pack_configs: Vec<PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]

@@ -91,6 +91,8 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
         skip_preview: false,
         message: None,
         run_program: false,
+        policy_packs: Vec::new(),
+        policy_pack_configs: Vec::new(),
         save_plan: None,
         plan: None,
         strict: false,
