@@ -119,6 +119,7 @@ fn finished_preview() -> Model {
         duration: Duration::from_secs(4),
         outcome: Outcome::Succeeded,
         preview: true,
+        policy_packs: Default::default(),
     });
     m
 }
@@ -226,6 +227,7 @@ fn failed(mut m: Model) -> Model {
             "1 step failed",
         )),
         preview: false,
+        policy_packs: Default::default(),
     });
     m
 }
@@ -259,6 +261,7 @@ fn a_failure_of_several_errors_shows_one_per_line() {
             "first: app not run\nsecond: bad failed",
         )),
         preview: false,
+        policy_packs: Default::default(),
     });
     let mut u = ui(ConsoleMode::Live);
     u.focus = ViewId::Summary;

@@ -10,6 +10,7 @@ pub mod graph_layout;
 pub mod keymap;
 pub mod model;
 pub mod paged;
+pub mod policies;
 pub mod preset;
 pub mod run;
 #[cfg(any(test, feature = "testing"))]

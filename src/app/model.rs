@@ -559,6 +559,8 @@ pub struct Model {
     steps_settled: usize,
     /// Bumped by every event: the key of layouts that depend on statuses or times.
     version: u64,
+    /// The run's policy packs, their violations and remediations.
+    pub policies: super::policies::PolicyModel,
 }
 
 /// Indexes by id with a fast hasher: every event looks one up.
@@ -789,6 +791,10 @@ impl Model {
             | EngineEvent::PendingCreatesCleared { .. }
             | EngineEvent::Diagnostic { .. }
             | EngineEvent::Summary { .. } => self.apply_run(e, now, active),
+            EngineEvent::PolicyLoad { path } => self.policies.loading(path),
+            EngineEvent::PolicyViolation(v) => self.policies.violation(v),
+            EngineEvent::PolicyRemediation(r) => self.policies.remediation(r),
+            EngineEvent::PolicySummary(s) => self.policies.summary(s),
             EngineEvent::StepPlanned(_)
             | EngineEvent::ChainQueued { .. }
             | EngineEvent::ChainStarted { .. }
@@ -903,6 +909,7 @@ impl Model {
                 duration,
                 outcome,
                 preview,
+                ..
             } => {
                 self.end_pause();
                 self.workers_busy = 0;
@@ -1919,6 +1926,7 @@ mod tests {
             duration: Duration::from_secs(4),
             outcome: Outcome::Cancelled,
             preview: false,
+            policy_packs: Default::default(),
         });
         assert_eq!(m.run_state(), RunState::Cancelled);
         assert_eq!(m.elapsed(), Duration::from_secs(4));
@@ -2240,6 +2248,7 @@ mod tests {
                 duration: Duration::from_secs(4),
                 outcome: outcome.clone(),
                 preview: false,
+                policy_packs: Default::default(),
             });
             assert_eq!(m.undecided_cascades(), 0, "{outcome:?}");
             let db = m.get(&urn("sim:index:Database", "db")).unwrap();

@@ -610,6 +610,7 @@ mod tests {
             duration: Duration::from_secs(5),
             outcome,
             preview: false,
+            policy_packs: Default::default(),
         });
     }
 
