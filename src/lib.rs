@@ -8,6 +8,7 @@ pub mod fault;
 pub mod located_yaml;
 pub mod memory;
 pub mod output;
+pub mod policy;
 pub mod project;
 pub mod providers;
 pub mod rpc;

@@ -17,6 +17,7 @@ use stepdeck::output::event_stream::EventWriter;
 use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
+use stepdeck::policy::PackRequest;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::plugin::PluginContext;
@@ -34,12 +35,13 @@ use super::held_notices;
 use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
 
-/// What a run records and loads beyond the engine's options: the history message and
-/// whether destroy or refresh runs the program (`--run-program`).
+/// What a run records and loads beyond the engine's options: the history message, whether
+/// destroy or refresh runs the program (`--run-program`), and the policy packs it consults.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RunMeta {
     pub message: Option<String>,
     pub run_program: bool,
+    pub policy_packs: Vec<PackRequest>,
 }
 
 /// A deployment as the command line runs it: the engine's options and what the CLI adds.
@@ -53,6 +55,7 @@ impl RunMeta {
         RunMeta {
             message: args.message.clone(),
             run_program: args.run_program,
+            policy_packs: super::policy_packs::pairs(args),
         }
     }
 }
@@ -376,6 +379,7 @@ pub(super) fn open(
     if args.run_program && !matches!(operation, Operation::Destroy | Operation::Refresh) {
         return Err(usage("--run-program applies to destroy and refresh"));
     }
+    super::policy_packs::check(operation, args)?;
     apply_config_args(&ws, &mut stack, args)?;
     if operation != Operation::Preview && !args.yes && display != Display::Console {
         return Err(usage(
@@ -452,9 +456,11 @@ where
     let prepared = prepare(ws, &sink, runs_program)?;
     let program = prepared.program;
     let crypter = stack.crypter.as_ref();
+    let packs = super::policy_packs::load_for(ws, stack, &opts, &meta.policy_packs, &sink).await?;
     if opts.is_preview() {
         let base = ws.backend.load(&stack.reference, crypter)?.snapshot;
-        let d = Deployment::new(opts, base, prepared.factory, Box::new(NullJournal), sink);
+        let d = Deployment::new(opts, base, prepared.factory, Box::new(NullJournal), sink)
+            .with_analyzers(packs.into_analyzers());
         return Ok(run(d, program).await);
     }
     let lock = ws.backend.lock(&stack.reference, opts.operation.as_str())?;
@@ -463,7 +469,8 @@ where
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
-    let d = Deployment::new(opts, base, prepared.factory, journal, sink);
+    let d = Deployment::new(opts, base, prepared.factory, journal, sink)
+        .with_analyzers(packs.into_analyzers());
     let mut result = run(d, program).await;
     // The run's snapshot is what its journal replays to: the backend stores it instead of
     // replaying the journal, and nothing reads it after that.

@@ -14,6 +14,7 @@ mod graph;
 mod held_notices;
 mod operation;
 mod plan;
+mod policy_packs;
 mod serve;
 mod stack;
 mod stack_history;

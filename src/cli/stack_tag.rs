@@ -8,7 +8,7 @@ use stepdeck::state::tags::BUILTIN_TAG_PREFIX;
 
 use super::args::TagCommand;
 use super::errors::usage;
-use super::workspace::{Workspace, warn_if_broke_stale};
+use super::workspace::{Stack, Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
     match cmd {
@@ -51,6 +51,11 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
 /// merged with the user's.
 fn all_tags(ws: &Workspace, stack: Option<&str>) -> Result<BTreeMap<String, String>> {
     let stack = ws.stack(stack, false)?;
+    stack_tags(ws, &stack)
+}
+
+/// A stack's tags: the built-in ones merged with the user's.
+pub(super) fn stack_tags(ws: &Workspace, stack: &Stack) -> Result<BTreeMap<String, String>> {
     let mut tags = ws.backend.user_tags(&stack.reference)?;
     tags.insert("pulumi:project".into(), ws.project.name.clone());
     tags.insert("pulumi:runtime".into(), ws.project.runtime.name.clone());

@@ -5,6 +5,7 @@ pub mod digest;
 pub mod event_stream;
 pub mod json;
 pub mod plain;
+pub mod policies;
 pub mod property_diff;
 pub mod summary;
 pub mod visibility;
