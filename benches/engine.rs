@@ -132,6 +132,39 @@ fn target_glob_stars(bencher: Bencher, stars: usize) {
     bencher.bench(|| assert!(!glob.matches(divan::black_box(&urn))));
 }
 
+/// A `--target` glob over the URNs of a 100,000-resource stack: what selecting targets (or an
+/// approval rule's scope) costs at a size users have.
+#[divan::bench(args = ["**::r1*", "urn:pulumi:prod::shop::bench:index:Group$sim:index:*::r*7"])]
+fn urn_glob_over_100k_urns(bencher: Bencher, glob: &str) {
+    use stepdeck::engine::model::targets::UrnGlob;
+    let urns: Vec<String> = (0..100_000)
+        .map(|i| {
+            let kind = if i % 100 == 0 { "Queue" } else { "Resource" };
+            format!("urn:pulumi:prod::shop::bench:index:Group$sim:index:{kind}::r{i}")
+        })
+        .collect();
+    let glob = UrnGlob::new(glob);
+    bencher
+        .counter(urns.len())
+        .bench(|| urns.iter().filter(|u| glob.matches(u)).count());
+}
+
+/// The timestamp every created and modified resource records.
+#[divan::bench]
+fn resource_timestamp(bencher: Bencher) {
+    use stepdeck::engine::model::clock::Clock;
+    let clock = Clock::fixed(chrono::DateTime::from_timestamp(1_764_370_000, 123_000_000).unwrap());
+    bencher.bench(|| divan::black_box(&clock).timestamp());
+}
+
+/// The passphrase provider's key for a new salt: 1,000,000 rounds of PBKDF2-HMAC-SHA256, paid
+/// once per stack and passphrase by every command that reads or writes its secrets.
+#[divan::bench(sample_count = 3, sample_size = 1)]
+fn passphrase_key(bencher: Bencher) {
+    bencher
+        .bench(|| stepdeck::state::passphrase::Crypter::new_salt("correct horse battery staple"));
+}
+
 /// `n` custom states, each depending on the one before (a loaded stack's shape for the checks
 /// below, which look every reference up).
 fn chained_states(n: usize) -> Vec<ResourceState> {

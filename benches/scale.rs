@@ -423,7 +423,7 @@ async fn console_frame(n: usize) {
     let each = draw(&mut model, &mut ui, frames);
     // The selection in the middle of the tree: the window follows it down there.
     let middle = model.resource(model.resources().len() / 2).urn.clone();
-    ui.selected = Some(middle);
+    ui.nav.selected = Some(middle);
     // Its first frame orders the graph's columns up to it, once per layout; the next do not.
     let jump = draw(&mut model, &mut ui, 1);
     let deep = draw(&mut model, &mut ui, frames);

@@ -3,12 +3,15 @@
 pub mod app;
 #[cfg(feature = "testing")]
 pub mod bench_support;
+pub mod console;
 pub mod engine;
 pub mod fault;
+pub mod file_limits;
 pub mod located_yaml;
 pub mod memory;
 pub mod output;
 pub mod policy;
+pub mod private_dir;
 pub mod project;
 pub mod providers;
 pub mod rpc;

@@ -322,3 +322,150 @@ fn tokens_not_given_are_generated_and_printed_once_and_they_work() {
         "printed once: {rest:?}"
     );
 }
+
+/// `stepdeck <op and flags> --serve 127.0.0.1:0` with the test tokens, non-interactive, its
+/// descriptor limit (soft and hard) set to `limit`; returns it, the address it serves on, and
+/// the rest of its standard error.
+fn serve_tcp_limited(
+    env: &Env,
+    limit: u64,
+    op: &[&str],
+) -> (
+    Child,
+    String,
+    std::io::Lines<std::io::BufReader<std::process::ChildStderr>>,
+) {
+    use std::io::BufRead;
+    use std::os::unix::process::CommandExt;
+    let mut args = op.to_vec();
+    args.extend(["--stack", "dev", "--yes", "--non-interactive"]);
+    args.extend(["--serve", "127.0.0.1:0"]);
+    let mut c = env.command(&args);
+    c.env("STEPDECK_SERVE_TOKEN", CONTROL)
+        .env("STEPDECK_SERVE_WATCH_TOKEN", WATCH)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe and touches only the child.
+    unsafe {
+        c.pre_exec(move || {
+            let r = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &r) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+    let mut child = c.spawn().expect("spawn the served deployment");
+    let mut lines = std::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let address = loop {
+        let line = lines.next().expect("the console is served").unwrap();
+        if let Some((_, a)) = line.split_once("Serving the console on ") {
+            break a.trim().to_string();
+        }
+    };
+    (child, address, lines)
+}
+
+/// `count` idle TCP connections to `address` that never send a byte, from `peers` loopback
+/// addresses (127.0.0.1 on); some may be refused or closed by the server, none is retried.
+fn idle_connections(address: &str, count: usize, peers: u8) -> Vec<tokio::net::TcpStream> {
+    use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+    raise_own_descriptor_limit(count as u64 + 256);
+    let to: SocketAddr = address.parse().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut held = Vec::with_capacity(count);
+        for i in 0..count {
+            let from = IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1 + (i % peers as usize) as u8));
+            let socket = tokio::net::TcpSocket::new_v4().unwrap();
+            socket.bind(SocketAddr::new(from, 0)).unwrap();
+            let connect = tokio::time::timeout(Duration::from_secs(5), socket.connect(to));
+            if let Ok(Ok(stream)) = connect.await {
+                held.push(stream);
+            }
+        }
+        held
+    })
+}
+
+/// Lets this test process hold `needed` descriptors (up to its hard limit).
+fn raise_own_descriptor_limit(needed: u64) {
+    let mut r = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: reads and sets this process's own limit, through a struct we own.
+    unsafe {
+        assert_eq!(libc::getrlimit(libc::RLIMIT_NOFILE, &mut r), 0);
+        if r.rlim_cur < needed {
+            r.rlim_cur = needed.min(r.rlim_max);
+            assert_eq!(libc::setrlimit(libc::RLIMIT_NOFILE, &r), 0);
+        }
+    }
+    assert!(r.rlim_cur >= needed, "the test needs {needed} descriptors");
+}
+
+/// A flood of idle connections without a token, from `peers` addresses, against a run whose
+/// descriptor limit is `limit`: the run completes with every resource, a watcher with a token
+/// attaches through the flood and approves the run's gate, and the connections turned away
+/// are noted once in the run's log and counted once at the end.
+fn a_flood_of_idle_connections_leaves_the_run_and_its_watchers_alone(limit: u64, peers: u8) {
+    // The flood meets a run that opens files as it goes (the sim world is rewritten after every
+    // step), and a gate at its end keeps it waiting for the watcher.
+    let env = chain_project(30, 50);
+    let (up, address, stderr_lines) =
+        serve_tcp_limited(&env, limit, &["up", "--approve", "creates[**::r30]=ask"]);
+    let flood = idle_connections(&address, 1_100, peers);
+    let operator = Tmux::start_with(
+        &env,
+        160,
+        45,
+        &[("STEPDECK_TOKEN", CONTROL)],
+        &["attach", "--name", "alice@laptop", &address],
+    );
+    operator.wait("the step gate", |s| {
+        s.contains("AWAITING APPROVAL") && s.contains("create  creates=ask")
+    });
+    operator.keys(&["a"]);
+    operator.wait_for("DONE");
+    let out = finish(up);
+    let errors: Vec<String> = stderr_lines.map_while(Result::ok).collect();
+    assert!(out.status.success(), "{errors:?}\n{}", stdout(&out));
+    assert_eq!(env.managed("dev").len(), 30);
+    let text = stdout(&out);
+    assert!(
+        text.contains("create of r30 approved by alice@laptop"),
+        "{text}"
+    );
+    assert_eq!(
+        text.matches("the console server is turning connections away")
+            .count(),
+        1,
+        "{text}"
+    );
+    let counted: Vec<&String> = errors
+        .iter()
+        .filter(|l| l.contains("The console server turned away"))
+        .collect();
+    assert_eq!(counted.len(), 1, "{errors:?}");
+    operator.quit_and_expect_restored(0);
+    drop(flood);
+}
+
+#[test]
+fn idle_connections_past_the_descriptor_limit_from_one_address_do_not_fail_the_run() {
+    a_flood_of_idle_connections_leaves_the_run_and_its_watchers_alone(1024, 1);
+}
+
+#[test]
+fn idle_connections_from_many_addresses_leave_the_run_its_descriptors() {
+    // 32 of 64 descriptors are kept free: the server holds far fewer connections than its cap.
+    a_flood_of_idle_connections_leaves_the_run_and_its_watchers_alone(64, 100);
+}

@@ -1,6 +1,6 @@
 //! Pulumi's deployment flags through the real binary: `--json` keeps stdout to JSON,
 //! `--expect-no-changes`, `--config KEY=VALUE` (saved to the stack's settings first, as Pulumi
-//! does) and `--suppress-outputs`.
+//! does), `--suppress-outputs`, and outputs that cannot be written (`--event-log`, stdout).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -139,4 +139,85 @@ fn suppress_outputs_hides_the_stack_outputs() {
         !hidden.contains("Outputs:") && !hidden.contains("shownTag"),
         "{hidden}"
     );
+}
+
+/// A program of `n` sim resources in a chain.
+fn chain(n: usize) -> String {
+    let mut program = String::from("resources:\n");
+    for i in 1..=n {
+        program.push_str(&format!(
+            "  r{i}:\n    type: sim:index:Resource\n    properties:\n      step: {i}\n"
+        ));
+        if i > 1 {
+            program.push_str(&format!("      after: ${{r{}.id}}\n", i - 1));
+        }
+    }
+    program
+}
+
+/// After a run whose output could not be written: every resource is in the state and in the
+/// world, and another `up` has nothing to do.
+fn assert_state_whole(env: &Env, n: usize) {
+    assert_eq!(env.managed("dev").len(), n);
+    assert_eq!(env.world().len(), n);
+    let again = deploy(env, "up", &["--expect-no-changes"]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn an_event_log_that_cannot_be_written_fails_the_command_naming_it_and_the_state_is_whole() {
+    let env = Env::new(&chain(5));
+    let out = deploy(&env, "up", &["--event-log", "/dev/full"]);
+    assert_fails(
+        &out,
+        1,
+        "/dev/full: cannot write the event log: No space left",
+    );
+    // The run went on (as Pulumi's engine does when its event log fails) and said so once.
+    assert!(stdout(&out).contains("+ 6 created"), "{}", stdout(&out));
+    assert_eq!(
+        stderr(&out).matches("/dev/full").count(),
+        1,
+        "{}",
+        stderr(&out)
+    );
+    assert_state_whole(&env, 5);
+}
+
+#[test]
+fn json_events_to_a_full_disk_or_a_closed_pipe_fail_the_command_and_the_state_is_whole() {
+    let env = Env::new(&chain(5));
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = env
+        .command(&["up", "--stack", "dev", "--yes", "--json"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_fails(
+        &out,
+        1,
+        "standard output: cannot write the engine events: No space left",
+    );
+    assert_state_whole(&env, 5);
+
+    // A reader that went away: the run is not killed by the broken pipe, it finishes.
+    let env = Env::new(&chain(5));
+    let mut child = env
+        .command(&["up", "--stack", "dev", "--yes", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_fails(
+        &out,
+        1,
+        "standard output: cannot write the engine events: Broken pipe",
+    );
+    assert_state_whole(&env, 5);
 }

@@ -255,21 +255,42 @@ fn export_and_import_round_trip() {
 }
 
 #[test]
+fn an_export_that_cannot_be_written_fails_naming_where_it_went() {
+    let env = Env::new(&PROGRAM);
+    up(&env);
+    let out = env.run(&["stack", "export", "--stack", "dev", "--file", "/dev/full"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("/dev/full"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("No space left"), "{}", stderr(&out));
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = env
+        .command(&["stack", "export", "--stack", "dev"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("standard output: cannot write the command's output"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(env.export("dev")["deployment"]["resources"].is_array());
+}
+
+#[test]
 fn a_locked_stack_refuses_a_second_update_until_unlocked() {
     let env = Env::new(&format!("{}\n", *PROGRAM));
     env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 1000\n");
     let mut first = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
-    let lock = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/lock.json");
+    let dir = env.stack_dir("dev");
     let deadline = Instant::now() + Duration::from_secs(20);
     // The stack's creation locks it briefly too: wait for the update's own lock.
     let held_by_update = || {
-        std::fs::read_to_string(&lock)
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-            .is_some_and(|info| info["operation"] == "up")
+        current_lock(&dir)
+            .is_some_and(|(_, info)| info["operation"] == "up" && info.get("released").is_none())
     };
     while !held_by_update() {
         assert!(

@@ -303,3 +303,70 @@ fn a_saved_plan_has_pulumis_shape() {
     redact(&mut plan);
     insta::assert_snapshot!("saved_plan", serde_json::to_string_pretty(&plan).unwrap());
 }
+
+#[test]
+fn a_plan_of_another_stack_is_refused_naming_both_before_its_secrets_are_opened() {
+    let env = Env::with_passphrase(&program("${pw}", ""));
+    for stack in ["dev", "prod"] {
+        env.ok(&["stack", "init", stack]);
+        env.ok(&[
+            "config", "set", "--secret", "pw", "hunter2", "--stack", stack,
+        ]);
+    }
+    up(&env);
+    save_plan(&env);
+    let plan = std::fs::read_to_string(plan_path(&env)).unwrap();
+    assert!(
+        plan.contains("ciphertext"),
+        "the plan holds secrets: {plan}"
+    );
+    let out = env.run(&[
+        "up",
+        "--stack",
+        "prod",
+        "--non-interactive",
+        "--yes",
+        "--plan",
+        plan_path(&env).to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`plan.stepdeck.stack`: the plan is for stack \"dev\", not \"prod\"")
+            && !err.contains("decrypt"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_plan_file_is_read_only_up_to_its_limit() {
+    let env = deployed();
+    let checkpoint = env.checkpoint_text("e2e", "dev");
+    let big = env.root.path().join("big.json");
+    // Sparse: its size says it is too large before a byte is read.
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((1 << 30) + 1)
+        .unwrap();
+    for (file, words) in [
+        ("/dev/zero", "/dev/zero: a device, not a file or a pipe"),
+        (
+            big.to_str().unwrap(),
+            "more than 1 GiB, the most stepdeck reads from a plan or state file",
+        ),
+    ] {
+        let out = env.run(&[
+            "up",
+            "--stack",
+            "dev",
+            "--non-interactive",
+            "--yes",
+            "--plan",
+            file,
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(file) && err.contains(words), "{err}");
+    }
+    assert_eq!(env.checkpoint_text("e2e", "dev"), checkpoint);
+}

@@ -55,19 +55,15 @@ fn built_in_tags_cannot_be_changed() {
 fn tags_of_a_locked_stack_are_not_changed() {
     let env = Env::new(NET_AND_DB);
     env.ok(&["stack", "init", "dev"]);
-    let lock = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/lock.json");
     let holder = serde_json::json!({
         "pid": std::process::id(), "hostname": hostname(), "user": "t",
         "time": "2026-01-01T00:00:00Z", "operation": "up", "id": "x",
         "expires": "2999-01-01T00:00:00Z"
     });
-    std::fs::write(&lock, holder.to_string()).unwrap();
+    plant_lock(&env.stack_dir("dev"), holder);
     let out = env.run(&["stack", "tag", "set", "owner", "me"]);
     assert_ne!(out.status.code(), Some(0), "{}", stdout(&out));
-    std::fs::remove_file(&lock).unwrap();
+    env.ok(&["stack", "unlock", "--force", "--stack", "dev"]);
     assert!(env.run(&["stack", "tag", "get", "owner"]).status.code() == Some(2));
 }
 

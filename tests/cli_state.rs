@@ -354,3 +354,172 @@ fn edit_replaces_the_state_with_a_valid_edit_and_keeps_a_bad_one_aside() {
     );
     assert_eq!(env.export("dev"), before, "a bad edit changes nothing");
 }
+
+#[test]
+fn edit_never_writes_through_a_planted_name_and_keeps_its_copy_private() {
+    let env = Env::new(&program());
+    up(&env);
+    let root = env.root.path();
+    let tmp = root.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let seen = root.join("seen");
+    let editor = root.join("retag");
+    std::fs::write(
+        &editor,
+        format!(
+            "#!/bin/sh\nstat -c '%a' \"$(dirname \"$1\")\" \"$1\" > '{}'\nsed -i 's/\"tag\": \"one\"/\"tag\": \"edited\"/' \"$1\"\n",
+            seen.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    // Plants `$TMPDIR/stepdeck-state-dev-<pid>.json`, the name the edit once used, then
+    // becomes stepdeck under the same pid.
+    let edit_after = |plant: &str| {
+        let inner = env.command(&["state", "edit", "--stack", "dev"]);
+        let mut c = std::process::Command::new("sh");
+        c.arg("-c")
+            .arg(format!("{plant}; exec \"$@\""))
+            .arg("sh")
+            .arg(inner.get_program())
+            .args(inner.get_args())
+            .env("TMPDIR", &tmp)
+            .env("EDITOR", &editor)
+            .env_remove("VISUAL");
+        for (k, v) in inner.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        c.output().unwrap()
+    };
+    let planted = "\"$TMPDIR/stepdeck-state-dev-$$.json\"";
+
+    let victim = root.join("victim");
+    std::fs::write(&victim, "not yours").unwrap();
+    let out = edit_after(&format!("ln -s '{}' {planted}", victim.display()));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("State edited"), "{}", stdout(&out));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "not yours");
+    assert_eq!(resource(&env, &boxed()).unwrap()["inputs"]["tag"], "edited");
+    assert_eq!(
+        std::fs::read_to_string(&seen).unwrap().trim(),
+        "700\n600",
+        "the editor's file is private, in a private directory"
+    );
+
+    let _ = std::fs::remove_dir_all(&tmp);
+    std::fs::create_dir(&tmp).unwrap();
+    let attacker = r#"{"version": 3, "deployment": {"resources": []}}"#;
+    let out = edit_after(&format!(
+        "echo '{attacker}' > {planted}; chmod 666 {planted}"
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("No changes"), "{}", stdout(&out));
+    let left: Vec<_> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(left.len(), 1, "only the planted file is left: {left:?}");
+    assert_eq!(
+        std::fs::read_to_string(&left[0]).unwrap().trim(),
+        attacker,
+        "the pre-created file is not rewritten"
+    );
+    assert!(
+        resource(&env, &boxed()).is_some(),
+        "its empty state is not imported"
+    );
+}
+
+/// A resource whose input is the secret config `pw`.
+const SECRET_BOX: &str = r#"
+config:
+  pw:
+    type: string
+resources:
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: ${pw}
+outputs:
+  tag: ${box.tag}
+"#;
+
+#[test]
+fn a_secret_moved_into_a_fresh_stack_stays_readable_there() {
+    let env = Env::with_passphrase(SECRET_BOX);
+    env.ok(&["stack", "init", "dev"]);
+    env.set_secret("pw", "hunter2");
+    up(&env);
+    env.ok(&["stack", "init", "prod"]);
+    let boxed = boxed();
+    let out = env.run(&[
+        "state", "move", "--source", "dev", "--dest", "prod", "--yes", &boxed,
+    ]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    assert!(resource(&env, &boxed).is_none(), "it left dev");
+
+    env.ok(&["stack", "export", "--stack", "prod"]);
+    let settings = std::fs::read_to_string(env.project().join("Pulumi.prod.yaml")).unwrap();
+    assert!(settings.contains("encryptionsalt: v1:"), "{settings}");
+    env.ok(&[
+        "config", "set", "--secret", "pw", "hunter3", "--stack", "prod",
+    ]);
+    for args in [
+        &["preview", "--stack", "prod", "--non-interactive"][..],
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+        &["state", "repair", "--stack", "prod", "--yes"],
+        &["destroy", "--stack", "prod", "--yes", "--non-interactive"],
+    ] {
+        env.ok(args);
+    }
+    assert!(env.world().is_empty(), "destroyed");
+    assert!(
+        env.ok(&["stack", "output", "tag", "--stack", "dev", "--show-secrets"])
+            .contains("hunter2"),
+        "dev is as it was but for the box"
+    );
+}
+
+#[test]
+fn a_state_is_read_with_the_salt_recorded_beside_it() {
+    let env = Env::with_passphrase(SECRET_BOX);
+    env.ok(&["stack", "init", "dev"]);
+    env.set_secret("pw", "hunter2");
+    up(&env);
+    let export = |env: &Env| {
+        env.ok(&["stack", "export", "--stack", "dev"]);
+        env.ok(&["stack", "output", "tag", "--stack", "dev", "--show-secrets"])
+    };
+    assert!(export(&env).contains("hunter2"));
+    // The settings now name another salt of the same passphrase (another stack's).
+    env.ok(&["stack", "init", "other"]);
+    env.ok(&["config", "set", "--secret", "x", "y", "--stack", "other"]);
+    let other = std::fs::read_to_string(env.project().join("Pulumi.other.yaml")).unwrap();
+    let salt = other
+        .lines()
+        .find(|l| l.starts_with("encryptionsalt:"))
+        .unwrap();
+    let path = env.project().join("Pulumi.dev.yaml");
+    let dev = std::fs::read_to_string(&path).unwrap();
+    let config = dev.lines().filter(|l| !l.starts_with("encryptionsalt:"));
+    std::fs::write(
+        &path,
+        format!("{salt}\n{}\n", config.collect::<Vec<_>>().join("\n")),
+    )
+    .unwrap();
+    env.set_secret("pw", "hunter2");
+
+    assert!(export(&env).contains("hunter2"));
+    let out = env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(!out.contains("box updated"), "{out}");
+    let recorded = env.checkpoint_text("e2e", "dev");
+    let salt = salt.trim_start_matches("encryptionsalt:").trim();
+    assert!(
+        recorded.contains(salt),
+        "the next update re-encrypts under the settings' salt"
+    );
+    assert!(export(&env).contains("hunter2"));
+}

@@ -269,3 +269,82 @@ fn path_errors_name_the_key_and_leave_the_file_alone() {
     }
     assert_eq!(settings(&env), before);
 }
+
+#[test]
+fn a_value_the_reader_would_refuse_is_never_written_and_one_already_there_can_be_removed() {
+    use stepdeck::located_yaml::MAX_DEPTH;
+    // `a.k1…kN`: the document's map, `config:` and a map per key but the last.
+    let path = |keys: usize| {
+        let rest: Vec<String> = (1..keys).map(|i| format!("k{i}")).collect();
+        format!("a.{}", rest.join("."))
+    };
+    let env = after(&[&["set", "--path", &path(MAX_DEPTH - 1), "deepest"]]);
+    let set = |args: &[&str]| {
+        let mut all = vec!["config"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--stack", "dev"]);
+        env.run(&all)
+    };
+    let got = env.ok(&[
+        "config",
+        "get",
+        "--path",
+        &path(MAX_DEPTH - 1),
+        "--stack",
+        "dev",
+    ]);
+    assert_eq!(
+        got.trim(),
+        "deepest",
+        "the deepest value that fits reads back"
+    );
+    let file = env.project().join("Pulumi.dev.yaml");
+    let before = std::fs::read(&file).unwrap();
+
+    let out = set(&["set", "--path", &path(MAX_DEPTH).replacen('a', "b", 1), "v"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("e2e:b")
+            && err.contains(&format!("{} levels", MAX_DEPTH + 1))
+            && err.contains(&format!("the {MAX_DEPTH} stepdeck reads"))
+            && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&file).unwrap(),
+        before,
+        "the file is unchanged"
+    );
+    env.ok(&["config", "get", "a", "--stack", "dev"]);
+
+    // A file written deeper than that (by hand, or before the check) names the value and
+    // how to remove it, and `config rm` does.
+    let mut deep = String::from_utf8(before).unwrap();
+    deep.push_str("  e2e:b:\n");
+    for i in 0..MAX_DEPTH {
+        deep.push_str(&format!("{}k{i}:\n", "  ".repeat(i + 2)));
+    }
+    deep.push_str(&format!("{}k: v\n", "  ".repeat(MAX_DEPTH + 2)));
+    std::fs::write(&file, &deep).unwrap();
+    let out = set(&["get", "a"]);
+    assert!(
+        stderr(&out).contains("config value e2e:b nests")
+            && stderr(&out).contains("stepdeck config rm e2e:b"),
+        "{}",
+        stderr(&out)
+    );
+    env.ok(&["config", "rm", "b", "--stack", "dev"]);
+    assert_eq!(
+        env.ok(&[
+            "config",
+            "get",
+            "--path",
+            &path(MAX_DEPTH - 1),
+            "--stack",
+            "dev"
+        ])
+        .trim(),
+        "deepest"
+    );
+}

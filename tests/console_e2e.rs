@@ -508,10 +508,6 @@ fn without_pending_creates_c_offers_nothing() {
 #[test]
 fn a_broken_stale_lock_is_reported_in_the_log() {
     let env = deployed_chain(1);
-    let lock = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/lock.json");
     let hostname = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
     let stale = serde_json::json!({
         "pid": 999_999_999u32,
@@ -522,7 +518,7 @@ fn a_broken_stale_lock_is_reported_in_the_log() {
         "id": "stale-one",
         "expires": "2020-01-01T00:00:30+00:00",
     });
-    std::fs::write(&lock, stale.to_string()).unwrap();
+    cli_support::plant_lock(&env.stack_dir("dev"), stale);
     let t = Tmux::start(&env, 100, 30, &["up", "--stack", "dev", "--yes"]);
     t.wait_for("DONE");
     t.keys(&["5"]);

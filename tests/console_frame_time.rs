@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use ratatui::widgets::StatefulWidget;
 use stepdeck::app::model::Model;
 use stepdeck::app::sample::{sample_urn, step_info};
-use stepdeck::app::ui_state::UiState;
+use stepdeck::app::ui_state::{Move, UiState};
 use stepdeck::app::{ConsoleMode, Title};
 use stepdeck::engine::{EngineEvent, StepOp};
 use stepdeck::views::Theme;
@@ -72,11 +72,13 @@ fn a_frame_of_a_100k_resource_tree_costs_only_its_visible_rows() {
     let mut buf = Buffer::empty(Rect::new(0, 0, 200, 60));
     // The first frame flattens the tree once; frames after it draw from the flat index.
     draw(&m, &mut ui, &mut buf);
-    let rows = ui.tree.len();
+    let rows = ui.layout.tree.len();
     let mut times = Vec::new();
     for k in 0..200 {
-        ui.resources_offset = (k * 7919 * 61) % rows;
-        ui.selected = None;
+        let scroll = &mut ui.scroll.resources;
+        scroll.go(Move::Home);
+        scroll.go(Move::Rows(((k * 7919 * 61) % rows) as isize));
+        ui.nav.selected = None;
         times.push(draw(&m, &mut ui, &mut buf));
     }
     times.sort();

@@ -11,12 +11,17 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::widgets::StatefulWidget;
+use stepdeck::app::keymap::Action;
 use stepdeck::app::model::Model;
 use stepdeck::app::sample::sample_urn;
 use stepdeck::app::ui_state::{UiState, ViewId};
+use stepdeck::app::update::update;
 use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::bench_support::builtin_factory;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
-use stepdeck::engine::{EngineEvent, Urn};
+use stepdeck::engine::{
+    Control, Deployment, EngineEvent, EventSink, NullJournal, Options, Snapshot, Urn,
+};
 use stepdeck::views::graph::GraphView;
 use stepdeck::views::{Theme, draw};
 
@@ -73,7 +78,7 @@ fn ui() -> UiState {
         phase: None,
     };
     let mut u = UiState::new(ConsoleMode::Live, title);
-    u.focus = ViewId::Graph;
+    u.nav.focus = ViewId::Graph;
     u
 }
 
@@ -131,7 +136,7 @@ fn sources_whose_lanes_used_to_merge_get_lanes_of_their_own() {
     let s = text(&graph_only(&m, &mut u, 40, 12));
     insta::assert_snapshot!("graph_shared_lanes", s);
     assert_paths(&m, &mut u, 40, 12);
-    u.selected = Some(sample_urn("sim:index:Thing", "d"));
+    u.nav.selected = Some(sample_urn("sim:index:Thing", "d"));
     let s = text(&graph_only(&m, &mut u, 60, 12));
     assert!(s.contains("1 depends on d: p"), "{s}");
 }
@@ -240,7 +245,7 @@ fn reached(rows: &[Vec<String>], x: usize, y: usize) -> Vec<String> {
 fn assert_paths(m: &Model, u: &mut UiState, w: u16, h: u16) {
     let buf = graph_only(m, u, w, h);
     let rows = lines(&buf);
-    let g = &u.graph;
+    let g = &u.layout.graph;
     let mut checked = 0;
     for (y, row) in rows.iter().enumerate() {
         let line = row.concat();
@@ -313,14 +318,14 @@ fn the_graph_scrolls_sideways_to_the_selection() {
         first.contains("[step0]") && !first.contains("[step9]"),
         "{first}"
     );
-    u.selected = Some(sample_urn("sim:index:Thing", "step9"));
+    u.nav.selected = Some(sample_urn("sim:index:Thing", "step9"));
     let last = screen(&mut u);
     insta::assert_snapshot!("graph_scrolled_right_80x24", last);
     assert!(
         last.contains("[step9]") && !last.contains("[step0]"),
         "{last}"
     );
-    u.selected = Some(sample_urn("sim:index:Thing", "step0"));
+    u.nav.selected = Some(sample_urn("sim:index:Thing", "step0"));
     assert!(screen(&mut u).contains("[step0]"));
 }
 
@@ -346,22 +351,22 @@ fn a_frame_of_a_large_graph_lays_out_once_and_orders_only_what_is_in_view() {
     let mut u = ui();
     let row = |name: &str| m.index_of(&sample_urn("sim:index:Thing", name)).unwrap();
     let selected = row("r10250");
-    u.selected = Some(sample_urn("sim:index:Thing", "r10250"));
+    u.nav.selected = Some(sample_urn("sim:index:Thing", "r10250"));
     graph_only(&m, &mut u, 160, 45);
-    let blast = u.graph.blast_radius(&m, selected);
+    let blast = u.layout.graph.blast_radius(&m, selected);
     for _ in 0..20 {
         graph_only(&m, &mut u, 160, 45);
     }
     assert!(
-        std::sync::Arc::ptr_eq(&blast, &u.graph.blast_radius(&m, selected)),
+        std::sync::Arc::ptr_eq(&blast, &u.layout.graph.blast_radius(&m, selected)),
         "a later frame laid the graph out again"
     );
-    assert!(u.graph.place(selected).is_some());
-    assert!(u.graph.place(row("r00000")).is_some());
+    assert!(u.layout.graph.place(selected).is_some());
+    assert!(u.layout.graph.place(row("r00000")).is_some());
     let last_layer = row(&names[(layers - 1) * width]);
-    assert_eq!(u.graph.column_of(&m, last_layer), Some(layers - 1));
+    assert_eq!(u.layout.graph.column_of(&m, last_layer), Some(layers - 1));
     assert!(
-        u.graph.place(last_layer).is_none(),
+        u.layout.graph.place(last_layer).is_none(),
         "the last column, far right of the view, was ordered"
     );
 }
@@ -381,8 +386,8 @@ fn the_blast_radius_follows_the_graph_as_it_grows() {
             .map(|&i| m.resource(i).name().to_string())
             .collect()
     };
-    assert_eq!(name_of(&m, &u.graph.blast_radius(&m, a)), ["b"]);
-    assert_eq!(name_of(&m, &u.graph.blast_radius(&m, a)), ["b"]);
+    assert_eq!(name_of(&m, &u.layout.graph.blast_radius(&m, a)), ["b"]);
+    assert_eq!(name_of(&m, &u.layout.graph.blast_radius(&m, a)), ["b"]);
     m.apply(&EngineEvent::RegistrationReceived {
         urn: sample_urn("sim:index:Thing", "c"),
         type_: "sim:index:Thing".into(),
@@ -393,5 +398,49 @@ fn the_blast_radius_follows_the_graph_as_it_grows() {
     // Rebuilds of a growing graph are spaced by their cost; this one is due.
     std::thread::sleep(std::time::Duration::from_millis(20));
     u.refresh_graph(&m);
-    assert_eq!(name_of(&m, &u.graph.blast_radius(&m, a)), ["b", "c"]);
+    assert_eq!(name_of(&m, &u.layout.graph.blast_radius(&m, a)), ["b", "c"]);
+}
+
+/// A filter that keeps fewer columns than the view was scrolled past shows what it keeps: the
+/// view used to stay scrolled past them, empty, until the selection moved (`h`).
+#[test]
+fn a_filter_brings_a_scrolled_graph_back_to_what_it_keeps() {
+    let edges: Vec<(String, String)> = (0..9)
+        .map(|i| (format!("step{i}"), format!("step{}", i + 1)))
+        .collect();
+    let pairs: Vec<(&str, &str)> = edges.iter().map(|(a, b)| (&a[..], &b[..])).collect();
+    let (names, deps) = named(&pairs);
+    let m = model(&names, &deps);
+    let mut u = ui();
+    let screen = |u: &mut UiState| {
+        let mut t = Terminal::new(TestBackend::new(80, 24)).unwrap();
+        t.draw(|f| draw(f, &m, u, Theme { color: false })).unwrap();
+        format!("{}", t.backend())
+    };
+    u.nav.selected = Some(sample_urn("sim:index:Thing", "step9"));
+    assert!(screen(&mut u).contains("[step9]"));
+    let dir = tempfile::tempdir().unwrap();
+    let control = idle_control(dir.path());
+    for action in std::iter::once(Action::StartFilter)
+        .chain("step1".chars().map(Action::FilterChar))
+        .chain([Action::FilterCommit])
+    {
+        update(&mut u, &m, &control, action);
+    }
+    let filtered = screen(&mut u);
+    insta::assert_snapshot!("graph_filtered_after_scrolling_80x24", filtered);
+    assert!(filtered.contains("[step1]"), "{filtered}");
+}
+
+/// The control of a deployment that never runs: keys that only move the view ask nothing of
+/// it.
+fn idle_control(dir: &std::path::Path) -> Control {
+    Deployment::new(
+        Options::default(),
+        Snapshot::default(),
+        builtin_factory(dir),
+        Box::new(NullJournal),
+        EventSink::none(),
+    )
+    .control()
 }

@@ -222,7 +222,7 @@ async fn a_late_joiner_sees_what_the_local_console_sees_mid_run_and_at_the_end()
     assert!(here.run_state().is_over());
     assert_eq!(statuses(&there), statuses(&here), "at the end");
     // The resume was recorded with who asked for it, in both.
-    let log = |m: &Model| format!("{:?}", m.log());
+    let log = |m: &Model| format!("{:?}", m.log.entries());
     assert!(log(&here).contains("deployment resumed by alice@laptop"));
     assert!(log(&there).contains("deployment resumed by alice@laptop"));
 }
@@ -674,7 +674,10 @@ async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
         there.apply(&e);
     }
     assert_eq!(statuses(&there), statuses(&here));
-    assert_eq!(format!("{:?}", there.log()), format!("{:?}", here.log()));
+    assert_eq!(
+        format!("{:?}", there.log.entries()),
+        format!("{:?}", here.log.entries())
+    );
     assert!(
         format!("{:?}", there.resources()).contains("status 2"),
         "the last note on each row is kept"

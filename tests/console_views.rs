@@ -8,12 +8,18 @@ use std::time::Duration;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use stepdeck::app::keymap::Action;
 use stepdeck::app::model::Model;
 use stepdeck::app::sample::{as_preview, sample_timeline};
 use stepdeck::app::ui_state::{Confirm, UiState, ViewId};
+use stepdeck::app::update::update;
 use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::bench_support::builtin_factory;
 use stepdeck::engine::run::events::PendingCreate;
-use stepdeck::engine::{EngineEvent, Outcome, Urn};
+use stepdeck::engine::{
+    Control, Deployment, EngineEvent, EventSink, NullJournal, Options, Outcome, Severity, Snapshot,
+    Urn,
+};
 use stepdeck::views::{Theme, draw};
 
 fn sample_model() -> Model {
@@ -44,7 +50,7 @@ fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
 
 fn select(ui: &mut UiState, m: &Model, name: &str) {
     let urn: &Urn = &m.resources().iter().find(|r| r.name() == name).unwrap().urn;
-    ui.selected = Some(urn.clone());
+    ui.nav.selected = Some(urn.clone());
 }
 
 #[test]
@@ -52,7 +58,7 @@ fn every_view_at_80x24() {
     let m = sample_model();
     for v in ViewId::ALL {
         let mut u = ui(ConsoleMode::Live);
-        u.focus = v;
+        u.nav.focus = v;
         select(&mut u, &m, "db");
         let name = format!("narrow_{}", v.title().replace(' ', "_").to_lowercase());
         insta::assert_snapshot!(name, screen(&m, &mut u, 80, 24));
@@ -64,7 +70,7 @@ fn every_view_at_200x60() {
     let m = sample_model();
     for v in ViewId::ALL {
         let mut u = ui(ConsoleMode::Live);
-        u.focus = v;
+        u.nav.focus = v;
         select(&mut u, &m, "subnet-b");
         let name = format!("wide_{}", v.title().replace(' ', "_").to_lowercase());
         insta::assert_snapshot!(name, screen(&m, &mut u, 200, 60));
@@ -77,14 +83,14 @@ fn details_help_and_confirm_overlays() {
     for (w, h) in [(80, 24), (200, 60)] {
         let mut u = ui(ConsoleMode::Live);
         select(&mut u, &m, "db");
-        u.details = true;
+        u.overlay.details = true;
         insta::assert_snapshot!(format!("details_{w}x{h}"), screen(&m, &mut u, w, h));
         let mut u = ui(ConsoleMode::Live);
-        u.help = true;
+        u.overlay.help = true;
         insta::assert_snapshot!(format!("help_{w}x{h}"), screen(&m, &mut u, w, h));
     }
     let mut u = ui(ConsoleMode::Live);
-    u.confirm = Some(Confirm::Cancel);
+    u.overlay.confirm = Some(Confirm::Cancel);
     insta::assert_snapshot!("confirm_cancel_80x24", screen(&m, &mut u, 80, 24));
 }
 
@@ -92,8 +98,8 @@ fn details_help_and_confirm_overlays() {
 fn graph_focus_on_the_selection() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Graph;
-    u.graph_focus = true;
+    u.nav.focus = ViewId::Graph;
+    u.nav.graph_focus = true;
     select(&mut u, &m, "server-1");
     insta::assert_snapshot!("graph_focus_80x24", screen(&m, &mut u, 80, 24));
 }
@@ -152,7 +158,7 @@ fn a_plan_names_its_pending_creates_in_the_top_bar_and_lists_them_in_the_log() {
         let mut u = ui(ConsoleMode::Preview {
             awaiting_decision: true,
         });
-        u.focus = ViewId::Log;
+        u.nav.focus = ViewId::Log;
         let s = screen(&m, &mut u, w, h);
         assert!(s.contains("⚠ 2 pending creates · C clear"), "{s}");
         insta::assert_snapshot!(format!("preview_pending_creates_{w}x{h}"), s);
@@ -176,7 +182,7 @@ fn awaiting_approval_is_in_the_top_bar_at_80_columns() {
 fn a_filter_shows_matches_with_their_ancestors() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.filter = stepdeck::app::filter::Filter::parse("server").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("server").unwrap();
     let s = screen(&m, &mut u, 80, 24);
     for name in ["myproj-dev", "net", "subnet-a", "server-1", "server-2"] {
         assert!(s.contains(name), "{name} missing:\n{s}");
@@ -264,7 +270,7 @@ fn a_failure_of_several_errors_shows_one_per_line() {
         policy_packs: Default::default(),
     });
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Summary;
+    u.nav.focus = ViewId::Summary;
     let s = screen(&m, &mut u, 80, 24);
     assert!(!s.contains("runsecond"), "{s}");
     assert!(s.lines().any(|l| l.contains("│second: bad failed")), "{s}");
@@ -274,11 +280,11 @@ fn a_failure_of_several_errors_shows_one_per_line() {
 fn the_graph_names_the_blast_radius_and_follows_the_filter() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Graph;
+    u.nav.focus = ViewId::Graph;
     select(&mut u, &m, "net");
     let s = screen(&m, &mut u, 80, 24);
     assert!(s.contains("depend on net: subnet-a"), "{s}");
-    u.filter = stepdeck::app::filter::Filter::parse("type:Server").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("type:Server").unwrap();
     let s = screen(&m, &mut u, 80, 24);
     insta::assert_snapshot!("graph_filtered_80x24", s);
     assert!(s.contains("server-1") && !s.contains("subnet-a"), "{s}");
@@ -290,15 +296,16 @@ fn status_and_urn_filters_keep_what_they_name() {
     let mut u = ui(ConsoleMode::Live);
     let names = |u: &mut UiState| -> Vec<String> {
         u.refresh_tree(&m);
-        u.tree
+        u.layout
+            .tree
             .rows()
             .iter()
             .map(|r| m.resource(r.idx).name().to_string())
             .collect()
     };
-    u.filter = stepdeck::app::filter::Filter::parse("status:failed").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("status:failed").unwrap();
     assert_eq!(names(&mut u), ["myproj-dev", "net", "subnet-a", "server-2"]);
-    u.filter = stepdeck::app::filter::Filter::parse("urn:Bucket").unwrap();
+    u.nav.filter = stepdeck::app::filter::Filter::parse("urn:Bucket").unwrap();
     assert_eq!(names(&mut u), ["myproj-dev", "old-logs"]);
     assert!(stepdeck::app::filter::Filter::parse("status:exploded").is_err());
 }
@@ -307,9 +314,9 @@ fn status_and_urn_filters_keep_what_they_name() {
 fn zooming_out_fits_more_of_the_graph() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
-    u.focus = ViewId::Graph;
+    u.nav.focus = ViewId::Graph;
     select(&mut u, &m, "net");
-    u.graph_zoomed_out = true;
+    u.nav.graph_zoomed_out = true;
     let s = screen(&m, &mut u, 80, 24);
     insta::assert_snapshot!("graph_zoomed_out_80x24", s);
     assert!(s.contains("z names"), "{s}");
@@ -343,11 +350,97 @@ fn details_compact_hidden_diffs() {
     m.apply(&EngineEvent::StepPlanned(Box::new(info)));
     let mut u = ui(ConsoleMode::Live);
     select(&mut u, &m, "quiet");
-    u.details = true;
+    u.overlay.details = true;
     let text = screen(&m, &mut u, 80, 24);
     assert!(
         !text.contains("old-owner") && !text.contains("new-size"),
         "{text}"
     );
     insta::assert_snapshot!("details_hidden_diffs_80x24", text);
+}
+
+/// Moves the console as keys would, through `update`.
+fn press(m: &Model, u: &mut UiState, actions: &[Action]) {
+    let dir = tempfile::tempdir().unwrap();
+    let control = idle_control(dir.path());
+    for action in actions {
+        update(u, m, &control, action.clone());
+    }
+}
+
+/// `g` (Home) and PgUp in the Log go back to older entries and stop at the oldest: they used
+/// to scroll past every entry and leave the pane empty. `G` follows the newest again.
+#[test]
+fn home_and_page_up_in_the_log_stop_at_the_oldest_entry() {
+    let mut m = sample_model();
+    let mut u = ui(ConsoleMode::Live);
+    u.nav.focus = ViewId::Log;
+    let newest = screen(&m, &mut u, 80, 24);
+    for key in [Action::PageUp, Action::Home] {
+        press(&m, &mut u, std::slice::from_ref(&key));
+        let s = screen(&m, &mut u, 80, 24);
+        assert_eq!(s, newest, "{key:?}: the whole log fits, nothing to scroll");
+    }
+    for k in 1..=30 {
+        m.note(Severity::Info, &format!("note {k} from the operator"));
+    }
+    press(&m, &mut u, &[Action::End]);
+    let newest = screen(&m, &mut u, 80, 24);
+    assert!(newest.contains("note 30 from") && !newest.contains("note 1 from"));
+    press(&m, &mut u, &[Action::Home]);
+    let oldest = screen(&m, &mut u, 80, 24);
+    let first = &m.log.entries()[0];
+    assert!(
+        oldest.contains(first.urn.as_ref().unwrap().name()) && !oldest.contains("note 30 from"),
+        "{oldest}"
+    );
+    insta::assert_snapshot!("log_home_80x24", oldest);
+    press(&m, &mut u, &[Action::PageDown]);
+    let page = screen(&m, &mut u, 80, 24);
+    assert!(page != oldest && page != newest, "{page}");
+    press(&m, &mut u, &[Action::End]);
+    m.note(Severity::Info, "note 31 from the operator");
+    assert!(
+        screen(&m, &mut u, 80, 24).contains("note 31 from"),
+        "the tail is followed"
+    );
+}
+
+/// `G` (End) in the Summary shows its last lines and goes no further: it used to scroll past
+/// them and leave the panel empty.
+#[test]
+fn end_in_the_summary_stops_at_its_last_line() {
+    let m = failed(sample_model());
+    let text = stepdeck::views::summary::summary_text(&m).unwrap();
+    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
+    let mut u = ui(ConsoleMode::Live);
+    u.nav.focus = ViewId::Summary;
+    let top = screen(&m, &mut u, 80, 16);
+    assert!(
+        !top.contains(last.trim()),
+        "the summary is longer than the panel:\n{top}"
+    );
+    press(&m, &mut u, &[Action::End]);
+    let end = screen(&m, &mut u, 80, 16);
+    assert!(end.contains(last.trim()), "{end}");
+    insta::assert_snapshot!("summary_end_80x16", end);
+    press(&m, &mut u, &[Action::Down, Action::PageDown, Action::End]);
+    assert_eq!(
+        screen(&m, &mut u, 80, 16),
+        end,
+        "no further than the last line"
+    );
+}
+
+/// The control of a deployment that never runs: keys that only move the view ask nothing of
+/// it.
+fn idle_control(dir: &std::path::Path) -> Control {
+    Deployment::new(
+        Options::default(),
+        Snapshot::default(),
+        builtin_factory(dir),
+        Box::new(NullJournal),
+        EventSink::none(),
+    )
+    .control()
 }

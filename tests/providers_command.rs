@@ -303,3 +303,58 @@ async fn check_refuses_an_unknown_logging_value_naming_the_values_it_takes() {
     );
     assert!(p.check(check("stderr")).await.unwrap().failures.is_empty());
 }
+
+#[tokio::test]
+async fn what_a_command_produces_is_secret_when_an_input_holds_a_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = provider();
+    let secret = |v: &str| PropertyValue::Secret(Box::new(v.into()));
+    let mut inputs = props([
+        (
+            "create",
+            "echo \"pw=$PW\"; echo warn >&2; echo f > made.txt",
+        ),
+        ("dir", dir.path().to_str().unwrap()),
+    ]);
+    inputs.insert(
+        "environment".into(),
+        PropertyValue::Object([("PW".to_string(), secret("s3cr3t"))].into_iter().collect()),
+    );
+    inputs.insert(
+        "assetPaths".into(),
+        PropertyValue::Array(vec!["made.txt".into()]),
+    );
+    let created = p.create(create_req(inputs.clone(), false)).await.unwrap();
+    let out = &created.outputs;
+    assert_eq!(out["stdout"], secret("pw=s3cr3t"));
+    assert_eq!(out["stderr"], secret("warn"));
+    assert!(out["assets"].is_secret(), "{:?}", out["assets"]);
+    // Inputs come back as they were given: the plain command plain, the secret inside.
+    assert_eq!(out["create"], inputs["create"]);
+    assert_eq!(out["environment"], inputs["environment"]);
+
+    // The next run gets the secret previous output in its environment: still secret.
+    let plain = props([("create", "echo \"before: $PULUMI_COMMAND_STDOUT\"")]);
+    let updated = p
+        .update(UpdateRequest {
+            urn: urn("cmd"),
+            id: created.id.clone(),
+            old_inputs: inputs.clone(),
+            old_outputs: created.outputs.clone(),
+            new_inputs: plain.clone(),
+            timeout: 0.0,
+            ignore_changes: Vec::new(),
+            preview: false,
+        })
+        .await
+        .unwrap();
+    assert_eq!(updated["stdout"], secret("before: pw=s3cr3t"));
+
+    // Without any secret, nothing is wrapped; the run function follows the same rule.
+    let plain_out = p.create(create_req(plain, false)).await.unwrap().outputs;
+    assert_eq!(plain_out["stdout"], PropertyValue::from("before: "));
+    let mut args = props([("command", "echo \"$PW\"")]);
+    args.insert("environment".into(), inputs["environment"].clone());
+    let ran = p.invoke("command:local:run", &args).await.unwrap();
+    assert_eq!(ran["stdout"], secret("s3cr3t"));
+}

@@ -15,8 +15,10 @@ use stepdeck::state::{
     Backend, Crypter, FileBackend, SecretsError, StackLock, StackRef, StateError, export_salt,
 };
 
+mod cli_support;
 mod state_support;
 
+use cli_support::plant_lock;
 use state_support::{backend, begun, dev, journal_create, journaled, res};
 
 const PASSPHRASE: &str = "correct horse battery staple";
@@ -582,10 +584,15 @@ fn secrets_never_reach_disk_in_plaintext() {
     let e = Crypter::from_salt("not the passphrase", c.salt_state()).unwrap_err();
     assert!(matches!(e, SecretsError::WrongPassphrase));
     assert!(e.to_string().contains("incorrect passphrase"), "{e}");
+    // The salt recorded beside the state decides, as in Pulumi: another salt of the same
+    // passphrase reads it; another passphrase is told it is wrong.
     let other = Crypter::new_salt(PASSPHRASE);
-    let msg = b.load(&dev(), Some(&other)).unwrap_err().to_string();
+    let read = b.load(&dev(), Some(&other)).unwrap();
+    assert_eq!(read.snapshot.resources, loaded.snapshot.resources);
+    let wrong = Crypter::new_salt("not the passphrase");
+    let msg = b.load(&dev(), Some(&wrong)).unwrap_err().to_string();
     assert!(
-        msg.contains("password") && msg.contains("could not be decrypted"),
+        msg.contains("secrets_providers.state.salt") && msg.contains("incorrect passphrase"),
         "{msg}"
     );
 }
@@ -751,11 +758,11 @@ fn a_dead_holders_lock_is_broken_and_another_hosts_is_not() {
     let mine = b.lock(&dev(), "probe").unwrap();
     let host = mine.info().hostname.clone();
     drop(mine);
-    let lock_path = b.stack_dir(&dev()).join("lock.json");
+    let dir = b.stack_dir(&dev());
     let write = |pid: u32, hostname: &str| {
         let info = json!({"pid": pid, "hostname": hostname, "user": "op",
             "time": "2026-01-01T00:00:00Z", "operation": "up", "id": "x"});
-        fs::write(&lock_path, info.to_string()).unwrap();
+        plant_lock(&dir, info)
     };
 
     write(999_999_999, &host);
@@ -775,10 +782,11 @@ fn a_dead_holders_lock_is_broken_and_another_hosts_is_not() {
     assert!(b.unlock(&dev(), false).is_err());
     b.unlock(&dev(), true).unwrap();
 
+    let lock_path = write(1, "corrupt");
     fs::write(&lock_path, "").unwrap();
     let msg = b.lock(&dev(), "up").unwrap_err().to_string();
     assert!(
-        msg.contains("lock.json") && msg.contains("--force"),
+        msg.contains(&lock_path.display().to_string()) && msg.contains("--force"),
         "{msg}"
     );
     assert_eq!(b.unlock(&dev(), true).unwrap(), None);
@@ -839,5 +847,51 @@ fn a_journal_without_a_passphrase_refuses_a_secret() {
             .snapshot
             .pending_operations
             .is_empty()
+    );
+}
+
+#[test]
+fn an_import_is_written_only_if_its_checkpoint_reads_back() {
+    use stepdeck::state::json_depth::{DEPLOYMENT_WRAP_DEPTH, MAX_JSON_DEPTH};
+    let dir = tempfile::tempdir().unwrap();
+    let b = backend(dir.path());
+    b.create_stack(&dev()).unwrap();
+    let lock = b.lock(&dev(), "import").unwrap();
+    b.save(&lock, &snap(vec![res("a", &[])]), None).unwrap();
+    let good = b.export(&dev(), None).unwrap();
+    let nested = |levels: usize| (0..levels).fold(json!(1), |v, _| json!([v]));
+    // In the deployment: its object, `resources`, the resource and `outputs`.
+    let fits = MAX_JSON_DEPTH - DEPLOYMENT_WRAP_DEPTH - 4;
+    let with_deep = |levels: usize| {
+        let mut doc = good.clone();
+        doc["deployment"]["resources"][0]["outputs"]["deep"] = nested(levels);
+        doc
+    };
+
+    b.import(&lock, &with_deep(fits), None, None).unwrap();
+    let loaded = b.load(&dev(), None).unwrap().snapshot;
+    b.compact(&lock, None).unwrap();
+    assert_eq!(b.load(&dev(), None).unwrap().snapshot, loaded);
+    let exported = b.export(&dev(), None).unwrap();
+    b.import(&lock, &exported, None, None).unwrap();
+
+    let e = b
+        .import(&lock, &with_deep(fits + 1), None, None)
+        .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        matches!(&e, StateError::Import { field, .. }
+            if field.starts_with("deployment.resources[0].outputs.deep[0][0]")),
+        "{msg}"
+    );
+    assert!(
+        msg.contains(&format!("{} levels", MAX_JSON_DEPTH + 1))
+            && msg.contains(&format!("the {MAX_JSON_DEPTH} stepdeck reads")),
+        "{msg}"
+    );
+    assert_eq!(
+        b.load(&dev(), None).unwrap().snapshot,
+        loaded,
+        "nothing was written"
     );
 }

@@ -1,17 +1,28 @@
 //! The `postgres://` backend against a real PostgreSQL server (tests/pg_support), through the
 //! real binary: the same scenarios as on `file://`, lease locks between two hosts, expired
 //! leases taken over with a warning, bad input refused with exit 2, stacks moved between
-//! backends.
+//! backends, rounds of simultaneous `up`s and lock takers, a holder paused past its lease, and
+//! the writes of a holder that lost its lock, refused.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod cli_support;
 mod crash_support;
+mod lock_support;
 mod pg_support;
 
 use std::process::Output;
+use std::sync::{Arc, Barrier};
 
 use cli_support::{Env, NET_AND_DB, stderr, stdout};
+use lock_support::*;
+use stepdeck::engine::JournalError;
+use stepdeck::engine::ResourceState;
+use stepdeck::engine::Snapshot;
+use stepdeck::engine::Urn;
+use stepdeck::engine::journal::SnapshotManager;
+use stepdeck::engine::model::resource::OperationType;
+use stepdeck::state::{Backend, BackendUrl, LostReason, PgBackend, StackRef, StateError};
 
 /// A server, or a skipped test (the message says how to install PostgreSQL).
 macro_rules! server {
@@ -581,5 +592,208 @@ fn tls_through_rustls_encrypts_and_verifies_as_sslmode_says() {
         stderr(&unknown).to_lowercase().contains("certificate"),
         "{}",
         stderr(&unknown)
+    );
+}
+
+/// An environment on a fresh database of `server` (its tables made), and the database.
+fn pg_env(server: &pg_support::Server, program: &str) -> (Env, String) {
+    let (db, url) = server.database();
+    let mut env = Env::new(program);
+    env.backend = Some(url);
+    env.ok(&["stack", "ls"]);
+    (env, db)
+}
+
+#[test]
+fn simultaneous_ups_take_the_lock_once_and_lose_nothing_on_postgres() {
+    let server = server!();
+    let (env, db) = pg_env(server, &chain_program(3, 400));
+    // Odd rounds race to take over an expired lock, even ones to create the stack.
+    let tally = race_rounds(&env, 10, 4, |stack, round| {
+        if round % 2 == 1 {
+            env.ok(&["stack", "init", stack]);
+            server.sql(
+                &db,
+                &format!(
+                    "INSERT INTO stepdeck_locks VALUES ('e2e', '{stack}', 'stale', 999999999, \
+                     'elsewhere', 'op', 'up', '2020-01-01T00:00:00Z', now() - interval '1 second')"
+                ),
+            );
+        }
+    });
+    assert!(tally.taken_twice.is_empty(), "{:#?}", tally.taken_twice);
+    assert!(tally.lost.is_empty(), "{:#?}", tally.lost);
+}
+
+#[test]
+fn lock_takers_racing_on_a_new_stack_get_one_lock_per_round() {
+    let server = server!();
+    let (_, url) = server.database();
+    let url = BackendUrl::parse(&url).unwrap();
+    const TAKERS: usize = 6;
+    let backends: Vec<Arc<PgBackend>> = (0..TAKERS)
+        .map(|_| Arc::new(PgBackend::open(&url).unwrap()))
+        .collect();
+    let mut doubled = Vec::new();
+    for round in 0..40 {
+        let stack = StackRef::new("proj", &format!("s{round}")).unwrap();
+        let (start, hold) = (
+            Arc::new(Barrier::new(TAKERS)),
+            Arc::new(Barrier::new(TAKERS)),
+        );
+        let takers: Vec<_> = backends
+            .iter()
+            .map(|b| {
+                let (b, stack, start, hold) =
+                    (b.clone(), stack.clone(), start.clone(), hold.clone());
+                std::thread::spawn(move || {
+                    start.wait();
+                    let taken = b.lock_or_create(&stack, "up");
+                    // Every taker holds what it took until all have tried.
+                    hold.wait();
+                    match taken {
+                        Ok(_) => true,
+                        Err(StateError::Locked(_)) => false,
+                        Err(e) => panic!("round {round}: {e}"),
+                    }
+                })
+            })
+            .collect();
+        let held = takers
+            .into_iter()
+            .filter_map(|t| t.join().unwrap().then_some(()))
+            .count();
+        if held != 1 {
+            doubled.push(format!("round {round}: {held} takers held the lock"));
+        }
+    }
+    assert!(doubled.is_empty(), "{doubled:#?}");
+}
+
+#[test]
+fn a_holder_paused_past_its_lease_stops_before_its_next_provider_call_on_postgres() {
+    let server = server!();
+    let (env, db) = pg_env(server, &chain_program(8, 300));
+    env.ok(&["stack", "init", "dev"]);
+    let probe = paused_holder(&env, "dev", 2, || {
+        server.sql(
+            &db,
+            "SELECT count(*) FROM stepdeck_locks WHERE operation = 'up' AND expires < now()",
+        ) == "1"
+    });
+    assert_paused_holder_stopped(&probe);
+    // The state is the second run's, whole: a third run has nothing to create.
+    let third = spawn_up(&env, "dev", "third", 30)
+        .wait_with_output()
+        .unwrap();
+    assert!(third.status.success(), "{}", stderr(&third));
+    assert!(world(&env, "third").is_empty(), "{}", stdout(&third));
+}
+
+fn resource(name: &str) -> ResourceState {
+    ResourceState {
+        urn: Urn::new("dev", "proj", None, "sim:index:Resource", name),
+        custom: true,
+        id: Some(format!("id-{name}")),
+        type_: "sim:index:Resource".into(),
+        ..ResourceState::default()
+    }
+}
+
+#[tokio::test]
+async fn a_holder_that_lost_its_lock_on_postgres_writes_no_row_nor_checkpoint() {
+    let server = server!();
+    let (db, url) = server.database();
+    let b = PgBackend::open(&BackendUrl::parse(&url).unwrap()).unwrap();
+    let dev = StackRef::new("proj", "dev").unwrap();
+    b.create_stack(&dev).unwrap();
+    let first = b.lock(&dev, "up").unwrap();
+    let (base, journal) = b.begin_deployment(&first, None).unwrap();
+    let mgr = SnapshotManager::new(&base, journal);
+    mgr.begin(OperationType::Creating, &resource("x")).unwrap();
+    mgr.durable().await.unwrap();
+
+    // The first holder's lease ends (as if it were paused); another takes the lock over.
+    server.sql(
+        &db,
+        "UPDATE stepdeck_locks SET expires = now() - interval '1 second'",
+    );
+    let second = b.lock(&dev, "up").unwrap();
+    assert!(second.info().generation > first.info().generation);
+    assert_eq!(second.broke_stale().map(|l| &l.id), Some(&first.info().id));
+
+    // The next step's `Begin` row is refused in its own statement: no provider call follows.
+    mgr.begin(OperationType::Creating, &resource("y")).unwrap();
+    let lost = mgr.durable().await.unwrap_err();
+    assert!(matches!(lost, JournalError::LockLost(_)), "{lost}");
+    assert!(
+        lost.to_string()
+            .contains(&format!("lock generation {}", second.info().generation)),
+        "{lost}"
+    );
+    drop(mgr);
+    assert_eq!(
+        server.sql(&db, "SELECT count(*) FROM stepdeck_journal"),
+        "1"
+    );
+
+    // Nor does its compaction, checkpoint or history land.
+    let checkpoint = server.sql(&db, "SELECT md5(checkpoint) FROM stepdeck_stacks");
+    for e in [
+        b.finish_deployment(&first, None).unwrap_err(),
+        b.save(&first, &Snapshot::default(), None).unwrap_err(),
+        b.begin_deployment(&first, None).map(drop).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, StateError::LockLost(l) if l.reason == LostReason::TakenOver),
+            "{e}"
+        );
+    }
+    assert_eq!(
+        server.sql(&db, "SELECT md5(checkpoint) FROM stepdeck_stacks"),
+        checkpoint
+    );
+    assert_eq!(
+        server.sql(&db, "SELECT count(*) FROM stepdeck_journal"),
+        "1"
+    );
+    drop(first);
+    assert_eq!(
+        server.sql(&db, "SELECT generation FROM stepdeck_locks"),
+        second.info().generation.to_string(),
+        "the old holder's release leaves the new lock alone"
+    );
+
+    // The new holder sees what the old one began, and recorded, as a pending operation.
+    let (base, _journal) = b.begin_deployment(&second, None).unwrap();
+    let pending: Vec<&str> = base
+        .pending_operations
+        .iter()
+        .map(|p| p.resource.urn.name())
+        .collect();
+    assert_eq!(pending, ["x"]);
+}
+
+#[test]
+fn a_stack_at_the_last_epoch_is_refused_before_its_deployment_starts_on_postgres() {
+    let server = server!();
+    let (env, db) = pg_env(server, NET_AND_DB);
+    env.ok(&["stack", "init", "dev"]);
+    server.sql(
+        &db,
+        "UPDATE stepdeck_stacks SET epoch = 9223372036854775807, checkpoint = \
+         jsonb_set(checkpoint::jsonb, '{stepdeck,journalEpoch}', '9223372036854775807')::text",
+    );
+    let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the last epoch there is") && err.contains("stack export --file"),
+        "{err}"
+    );
+    assert!(env.world().is_empty(), "a provider was called");
+    assert_eq!(
+        server.sql(&db, "SELECT count(*) FROM stepdeck_journal"),
+        "0"
     );
 }

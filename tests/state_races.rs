@@ -1,16 +1,26 @@
-//! Races between real processes of the binary: concurrent first uses of a stack, and the
-//! stack lock's lease (renewed while a deployment runs, taken over once its holder stopped).
+//! Races between real processes of the binary: concurrent first uses of a stack, the stack
+//! lock's lease (renewed while a deployment runs, taken over once its holder stopped), rounds
+//! of simultaneous `up`s, a holder paused past its lease, and the writes of a holder that lost
+//! its lock, refused.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod cli_support;
+mod lock_support;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use cli_support::*;
+use lock_support::*;
 use serde_json::{Value, json};
-use stepdeck::state::{Backend, BackendUrl, FileBackend, StackRef, StateError};
+use stepdeck::engine::JournalError;
+use stepdeck::engine::ResourceState;
+use stepdeck::engine::Snapshot;
+use stepdeck::engine::Urn;
+use stepdeck::engine::journal::{SnapshotManager, SuccessEntry};
+use stepdeck::engine::model::resource::OperationType;
+use stepdeck::state::{Backend, BackendUrl, FileBackend, LostReason, StackRef, StateError};
 
 const SECRET_PROGRAM: &str = r#"
 resources:
@@ -78,13 +88,18 @@ fn concurrent_first_ups_share_one_stack_and_one_salt() {
     }
 }
 
+/// The stack's current lock record, while it is held.
+fn held_lock(env: &Env) -> Option<Value> {
+    current_lock(&stack_dir(env))
+        .map(|(_, v)| v)
+        .filter(|v| v.get("released").is_none())
+}
+
 /// Waits until the stack's lock is held for `operation`; returns the lock file's content.
 fn wait_for_lock(env: &Env, operation: &str) -> Value {
-    let path = stack_dir(env).join("lock.json");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        if let Ok(text) = std::fs::read_to_string(&path)
-            && let Ok(v) = serde_json::from_str::<Value>(&text)
+        if let Some(v) = held_lock(env)
             && v["operation"] == operation
         {
             return v;
@@ -92,6 +107,16 @@ fn wait_for_lock(env: &Env, operation: &str) -> Value {
         assert!(Instant::now() < deadline, "never locked for {operation}");
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Whether the stack's held lock has a lease that ran out (by this host's clock).
+fn lease_ran_out(env: &Env, stack: &str) -> bool {
+    current_lock(&env.stack_dir(stack))
+        .map(|(_, v)| v)
+        .filter(|v| v.get("released").is_none() && v["operation"] == "up")
+        .and_then(|v| v["expires"].as_str().map(str::to_string))
+        .and_then(|t| chrono::DateTime::parse_from_rfc3339(&t).ok())
+        .is_some_and(|t| t < chrono::Utc::now())
 }
 
 #[test]
@@ -113,7 +138,7 @@ fn a_running_deployment_renews_its_lease_and_a_zombie_holders_lease_expires() {
 
     // Past the first lease: the holder renewed it, so the lock still holds.
     std::thread::sleep(Duration::from_secs(3));
-    let renewed = read_json(&stack_dir(&env).join("lock.json"));
+    let renewed = held_lock(&env).unwrap();
     assert_ne!(
         renewed["expires"], first["expires"],
         "the lease was renewed"
@@ -148,12 +173,12 @@ fn another_hosts_lock_is_judged_by_its_lease() {
     let b = FileBackend::open(&url).unwrap();
     let dev = StackRef::new("proj", "dev").unwrap();
     b.create_stack(&dev).unwrap();
-    let lock_path = b.stack_dir(&dev).join("lock.json");
+    let dir = b.stack_dir(&dev);
     let write = |expires: chrono::DateTime<chrono::Utc>| {
         let info = json!({"pid": 1, "hostname": "some-other-host", "user": "op",
             "time": "2026-01-01T00:00:00Z", "operation": "up", "id": "x",
             "expires": expires.to_rfc3339()});
-        std::fs::write(&lock_path, info.to_string()).unwrap();
+        plant_lock(&dir, info);
     };
 
     write(chrono::Utc::now() + chrono::Duration::seconds(60));
@@ -167,4 +192,183 @@ fn another_hosts_lock_is_judged_by_its_lease() {
         lock.broke_stale().map(|l| l.hostname.as_str()),
         Some("some-other-host")
     );
+}
+
+/// A lock nobody holds any more: a pid that runs nowhere, on another host, lease over.
+fn stale_holder() -> Value {
+    json!({"pid": 999_999_999u32, "hostname": "elsewhere", "user": "op",
+        "time": "2020-01-01T00:00:00Z", "operation": "up", "id": "stale",
+        "expires": "2020-01-01T00:00:30Z"})
+}
+
+#[test]
+fn simultaneous_ups_take_the_lock_once_and_lose_nothing() {
+    let env = Env::new(&chain_program(3, 400));
+    // Odd rounds race to take over a stale lock, even ones to create the stack.
+    let tally = race_rounds(&env, 10, 4, |stack, round| {
+        if round % 2 == 1 {
+            env.ok(&["stack", "init", stack]);
+            plant_lock(&env.stack_dir(stack), stale_holder());
+        }
+    });
+    assert!(tally.taken_twice.is_empty(), "{:#?}", tally.taken_twice);
+    assert!(tally.lost.is_empty(), "{:#?}", tally.lost);
+}
+
+#[test]
+fn a_holder_paused_past_its_lease_stops_before_its_next_provider_call() {
+    let env = Env::new(&chain_program(8, 300));
+    env.ok(&["stack", "init", "dev"]);
+    let probe = paused_holder(&env, "dev", 2, || lease_ran_out(&env, "dev"));
+    assert_paused_holder_stopped(&probe);
+    assert!(
+        stderr(&probe.first).contains("lock generation"),
+        "{}",
+        stderr(&probe.first)
+    );
+    // The state is the second run's, whole: a third run has nothing to create.
+    let third = spawn_up(&env, "dev", "third", 30)
+        .wait_with_output()
+        .unwrap();
+    assert!(third.status.success(), "{}", stderr(&third));
+    assert!(world(&env, "third").is_empty(), "{}", stdout(&third));
+}
+
+#[test]
+fn a_lease_out_of_range_is_refused_naming_the_variable_before_anything_runs() {
+    let env = Env::new(&chain_program(2, 1500));
+    env.ok(&["stack", "init", "dev"]);
+    let checkpoint = std::fs::read(stack_dir(&env).join("checkpoint.json")).unwrap();
+    for bad in ["9999999999999", "0", "3601", "soon"] {
+        let out = env
+            .command(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+            .env("STEPDECK_LOCK_LEASE_SECS", bad)
+            .output()
+            .unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains(&format!("STEPDECK_LOCK_LEASE_SECS=\"{bad}\"")) && err.contains("3600"),
+            "{bad}: {err}"
+        );
+        assert!(env.world().is_empty(), "{bad}: a provider was called");
+        assert!(held_lock(&env).is_none(), "{bad}: a lock was written");
+    }
+    assert_eq!(
+        std::fs::read(stack_dir(&env).join("checkpoint.json")).unwrap(),
+        checkpoint
+    );
+
+    // The longest lease is an hour from the lock's taking, never already over: a second
+    // run is refused while the first holds it.
+    let mut first = env
+        .command(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+        .env("STEPDECK_LOCK_LEASE_SECS", "3600")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let held = wait_for_lock(&env, "up");
+    let expires = chrono::DateTime::parse_from_rfc3339(held["expires"].as_str().unwrap()).unwrap();
+    assert!(
+        expires > chrono::Utc::now() + chrono::Duration::minutes(59),
+        "{held}"
+    );
+    let second = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(
+        stderr(&second).contains(&format!("locked by pid {}", first.id())),
+        "{}",
+        stderr(&second)
+    );
+    assert!(first.wait().unwrap().success());
+}
+
+fn resource(name: &str) -> ResourceState {
+    ResourceState {
+        urn: Urn::new("dev", "proj", None, "sim:index:Resource", name),
+        custom: true,
+        id: Some(format!("id-{name}")),
+        type_: "sim:index:Resource".into(),
+        ..ResourceState::default()
+    }
+}
+
+/// Ends the lease of the lock of generation `generation` in `dir`, as if its holder had been
+/// paused past it.
+fn expire(dir: &Path, generation: u64) {
+    let path = dir.join(format!("lock.{generation}.json"));
+    let mut lock = read_json(&path);
+    lock["expires"] = json!("2020-01-01T00:00:00Z");
+    std::fs::write(&path, lock.to_string()).unwrap();
+}
+
+#[tokio::test]
+async fn a_holder_that_lost_its_lock_writes_nothing_more_and_its_begun_steps_stay_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = BackendUrl::parse(&format!("file://{}", dir.path().display())).unwrap();
+    let b = FileBackend::open(&url).unwrap();
+    let dev = StackRef::new("proj", "dev").unwrap();
+    b.create_stack(&dev).unwrap();
+    let first = b.lock(&dev, "up").unwrap();
+    let (base, journal) = b.begin_deployment(&first, None).unwrap();
+    let journal_path = journal.path().to_path_buf();
+    let mgr = SnapshotManager::new(&base, Box::new(journal));
+    let x = mgr.begin(OperationType::Creating, &resource("x")).unwrap();
+    mgr.durable().await.unwrap();
+
+    expire(&b.stack_dir(&dev), first.info().generation);
+    let second = b.lock(&dev, "up").unwrap();
+    assert!(second.info().generation > first.info().generation);
+    assert_eq!(second.broke_stale().map(|l| &l.id), Some(&first.info().id));
+
+    // The next step's `Begin` is written, but the step may not call its provider.
+    mgr.begin(OperationType::Creating, &resource("y")).unwrap();
+    let lost = mgr.durable().await.unwrap_err();
+    assert!(matches!(lost, JournalError::LockLost(_)), "{lost}");
+    let message = lost.to_string();
+    assert!(
+        message.contains("lost the lock")
+            && message.contains(&format!("lock generation {}", second.info().generation)),
+        "{message}"
+    );
+    let ended = SuccessEntry {
+        op: Some(x),
+        new: Some(resource("x")),
+        ..SuccessEntry::default()
+    };
+    assert!(matches!(mgr.success(ended), Err(JournalError::LockLost(_))));
+    drop(mgr);
+
+    // No checkpoint, compaction or journal of the old holder lands.
+    let checkpoint = std::fs::read(b.checkpoint_path(&dev)).unwrap();
+    for e in [
+        b.finish_deployment(&first, None).unwrap_err(),
+        b.save(&first, &Snapshot::default(), None).unwrap_err(),
+        b.begin_deployment(&first, None).map(drop).unwrap_err(),
+    ] {
+        assert!(
+            matches!(&e, StateError::LockLost(l) if l.reason == LostReason::TakenOver),
+            "{e}"
+        );
+    }
+    assert_eq!(std::fs::read(b.checkpoint_path(&dev)).unwrap(), checkpoint);
+    assert!(
+        journal_path.exists(),
+        "the journal is the new holder's to fold"
+    );
+    drop(first);
+    assert_eq!(
+        b.lock_holder(&dev).unwrap().map(|l| l.generation),
+        Some(second.info().generation),
+        "the old holder's release leaves the new lock alone"
+    );
+
+    // The new holder sees what the old one began as pending operations.
+    let (base, _journal) = b.begin_deployment(&second, None).unwrap();
+    let pending: Vec<&str> = base
+        .pending_operations
+        .iter()
+        .map(|p| p.resource.urn.name())
+        .collect();
+    assert_eq!(pending, ["x", "y"]);
 }

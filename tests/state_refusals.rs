@@ -292,3 +292,77 @@ fn an_integrity_fault_of_the_checkpoint_names_the_checkpoint() {
         "{msg}"
     );
 }
+
+#[test]
+fn a_stack_at_the_last_epoch_is_refused_before_its_deployment_starts() {
+    let env = cli_support::Env::new(
+        "resources:\n  a:\n    type: sim:index:Resource\n    properties:\n      v: 1\n",
+    );
+    env.ok(&["stack", "init", "dev"]);
+    let dir = env.stack_dir("dev");
+    let path = dir.join("checkpoint.json");
+    let mut file = read_json(&path);
+    file["stepdeck"]["journalEpoch"] = json!(u64::MAX);
+    fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+
+    let up = ["up", "--stack", "dev", "--yes", "--non-interactive"];
+    let out = env.run(&up);
+    let err = cli_support::stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("checkpoint.json")
+            && err.contains("journalEpoch")
+            && err.contains("stack export --file"),
+        "{err}"
+    );
+    assert!(env.world().is_empty(), "a provider was called");
+    let journals = fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("journal."))
+        .count();
+    assert_eq!(journals, 0, "no journal is left to refuse the next run");
+
+    // The way out the message gives works.
+    let saved = env.root.path().join("state.json");
+    let saved = saved.to_str().unwrap();
+    env.ok(&["stack", "export", "--stack", "dev", "--file", saved]);
+    env.ok(&["stack", "rm", "dev", "--force", "--yes"]);
+    env.ok(&["stack", "init", "dev"]);
+    env.ok(&["stack", "import", "--stack", "dev", "--file", saved]);
+    env.ok(&up);
+    assert_eq!(env.world().len(), 1);
+}
+
+#[test]
+fn a_journal_of_an_older_epoch_is_reported_before_it_is_removed() {
+    let env = cli_support::Env::new(
+        "resources:\n  a:\n    type: sim:index:Resource\n    properties:\n      v: 1\n",
+    );
+    let up = ["up", "--stack", "dev", "--yes", "--non-interactive"];
+    env.ok(&up);
+    let dir = env.stack_dir("dev");
+    let epoch = read_json(&dir.join("checkpoint.json"))["stepdeck"]["journalEpoch"]
+        .as_u64()
+        .unwrap();
+    assert!(epoch >= 1, "{epoch}");
+    // Left by a compaction interrupted before it removed the journal it folded in.
+    let older = dir.join(format!("journal.{}.jsonl", epoch - 1));
+    let begin = json!({"kind": "begin", "op": 1, "operation": "creating",
+        "state": {"urn": "urn:pulumi:dev::e2e::sim:index:Resource::b", "custom": true,
+                  "type": "sim:index:Resource"}});
+    fs::write(&older, format!("{begin}\n")).unwrap();
+    let before = env.managed("dev");
+
+    let out = env.run(&up);
+    let err = cli_support::stderr(&out);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("warning")
+            && err.contains(&older.display().to_string())
+            && err.contains("older than the checkpoint"),
+        "{err}"
+    );
+    assert!(!older.exists());
+    assert_eq!(env.managed("dev"), before, "the state is the checkpoint's");
+}

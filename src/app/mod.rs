@@ -1,18 +1,15 @@
 //! The operator's console: a model reduced from engine events, the operator's UI state, a pure
-//! key map, an update step that acts through `Steering` (the deployment's `Control`, here or
-//! remote), and the terminal event loop.
+//! key map, and an update step that acts through `Steering` (the deployment's `Control`, here
+//! or remote). The terminal and its event loop are `console`'s.
 
 pub mod console;
 pub mod filter;
-pub mod graph_index;
 pub mod graph_lanes;
 pub mod graph_layout;
 pub mod keymap;
 pub mod model;
 pub mod paged;
-pub mod policies;
 pub mod preset;
-pub mod run;
 #[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod selection;
@@ -23,5 +20,4 @@ pub mod ui_state;
 pub mod update;
 
 pub use console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-pub use run::Console;
 pub use steering::Steering;

@@ -11,7 +11,7 @@ use super::filter::Filter;
 use super::keymap::{Action, KeyContext};
 use super::model::{Cascade, Model, RunState};
 use super::steering::Steering;
-use super::ui_state::{CANCELLING_NOTICE, Confirm, UiState, ViewId};
+use super::ui_state::{CANCELLING_NOTICE, Confirm, Move, UiState, ViewId};
 
 /// How a key is read right now.
 pub fn key_context(ui: &UiState) -> KeyContext {
@@ -22,10 +22,10 @@ pub fn key_context(ui: &UiState) -> KeyContext {
         }
     );
     KeyContext {
-        filter_input: ui.filter_input.is_some(),
-        confirming: ui.confirm.is_some(),
+        filter_input: ui.nav.filter_input.is_some(),
+        confirming: ui.overlay.confirm.is_some(),
         preview_decision,
-        marking: preview_decision && ui.focus != ViewId::Pending,
+        marking: preview_decision && ui.nav.focus != ViewId::Pending,
     }
 }
 
@@ -54,12 +54,12 @@ pub fn update(
 ) -> Option<ConsoleExit> {
     let state = model.run_state();
     if !matches!(action, Action::FilterChar(_) | Action::FilterBackspace) {
-        ui.notice = None;
+        ui.overlay.notice = None;
     }
     match action {
         Action::Interrupt => return interrupt(ui, control, state),
         Action::Confirm => {
-            let asked = ui.confirm.take();
+            let asked = ui.overlay.confirm.take();
             match asked {
                 Some(Confirm::Cancel) => control.cancel(),
                 Some(Confirm::Quit) => {
@@ -68,11 +68,11 @@ pub fn update(
                 }
                 Some(Confirm::ApproveAll) if ui.deciding_preview() => {
                     let planned: Vec<&Cascade> =
-                        model.cascades().iter().filter(|c| c.planned).collect();
+                        model.approvals.all().iter().filter(|c| c.planned).collect();
                     for c in &planned {
                         ui.presets.decide(c, true);
                     }
-                    ui.notice = Some(format!(
+                    ui.overlay.notice = Some(format!(
                         "{} replacement(s) will be approved when you apply (y)",
                         planned.len()
                     ));
@@ -82,7 +82,7 @@ pub fn update(
                 None => {}
             }
         }
-        Action::Deny => ui.confirm = None,
+        Action::Deny => ui.overlay.confirm = None,
         Action::Quit => {
             if awaiting_decision(ui) {
                 return Some(ConsoleExit::Abort);
@@ -97,13 +97,13 @@ pub fn update(
             if state.is_over() || ui.engine_gone || !control.owns_deployment() {
                 return Some(ConsoleExit::Quit { cancelled: false });
             }
-            ui.confirm = Some(Confirm::Quit);
+            ui.overlay.confirm = Some(Confirm::Quit);
         }
         Action::Cancel => {
             if state.is_over() {
-                ui.notice = Some("the deployment is over; q quits".into());
+                ui.overlay.notice = Some("the deployment is over; q quits".into());
             } else {
-                ui.confirm = Some(Confirm::Cancel);
+                ui.overlay.confirm = Some(Confirm::Cancel);
             }
         }
         Action::PreviewApply => match state {
@@ -112,9 +112,9 @@ pub fn update(
                 return Some(ConsoleExit::Apply);
             }
             RunState::Failed | RunState::Cancelled => {
-                ui.notice = Some("the preview did not succeed; n aborts".into());
+                ui.overlay.notice = Some("the preview did not succeed; n aborts".into());
             }
-            _ => ui.notice = Some("the preview is still running".into()),
+            _ => ui.overlay.notice = Some("the preview is still running".into()),
         },
         Action::PreviewAbort => {
             if !state.is_over() {
@@ -124,7 +124,7 @@ pub fn update(
         }
         Action::TogglePause => {
             if state.is_over() {
-                ui.notice = Some("the deployment is over".into());
+                ui.overlay.notice = Some("the deployment is over".into());
             } else if control.is_paused() {
                 control.resume();
             } else {
@@ -132,14 +132,14 @@ pub fn update(
             }
         }
         Action::Approve | Action::Decline if ui.read_only_preview() => {
-            ui.notice = Some(READ_ONLY.into());
+            ui.overlay.notice = Some(READ_ONLY.into());
         }
         Action::Approve | Action::Decline => {
             let approve = action == Action::Approve;
-            match target_cascade(ui, model).and_then(|id| model.cascade(id)) {
+            match target_cascade(ui, model).and_then(|id| model.approvals.get(id)) {
                 Some(c) if ui.deciding_preview() => {
                     ui.presets.decide(c, approve);
-                    ui.notice = Some(format!(
+                    ui.overlay.notice = Some(format!(
                         "the replacement of {} will be {} when you apply (y)",
                         c.root.name(),
                         if approve { "approved" } else { "declined" }
@@ -147,129 +147,130 @@ pub fn update(
                 }
                 Some(c) if approve => control.approve(c.id),
                 Some(c) => control.decline(c.id),
-                None => ui.notice = Some("no replacement waits for approval".into()),
+                None => ui.overlay.notice = Some("no replacement waits for approval".into()),
             }
         }
         Action::ApproveAll => {
             let open = model
-                .cascades()
+                .approvals
+                .all()
                 .iter()
                 .filter(|c| open_cascade(ui, c))
                 .count();
             if ui.read_only_preview() {
-                ui.notice = Some(READ_ONLY.into());
+                ui.overlay.notice = Some(READ_ONLY.into());
             } else if open == 0 {
-                ui.notice = Some("no replacement waits for approval".into());
+                ui.overlay.notice = Some("no replacement waits for approval".into());
             } else {
-                ui.confirm = Some(Confirm::ApproveAll);
+                ui.overlay.confirm = Some(Confirm::ApproveAll);
             }
         }
         Action::ApproveKind => {
             let kind = target_cascade(ui, model)
-                .and_then(|id| model.cascade(id))
+                .and_then(|id| model.approvals.get(id))
                 .map(|c| c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k));
             match kind {
-                _ if ui.mode != ConsoleMode::Live => ui.notice = Some(READ_ONLY.into()),
-                Some(kind) => ui.confirm = Some(Confirm::ApproveKind(kind)),
-                None => ui.notice = Some("nothing waits for approval".into()),
+                _ if ui.mode != ConsoleMode::Live => ui.overlay.notice = Some(READ_ONLY.into()),
+                Some(kind) => ui.overlay.confirm = Some(Confirm::ApproveKind(kind)),
+                None => ui.overlay.notice = Some("nothing waits for approval".into()),
             }
         }
         Action::ClearPendingCreates => mark_pending_creates(ui, model),
         Action::ToggleSelect | Action::ToggleExclude => mark_selection(ui, model, action),
         Action::ToggleHelp => {
-            ui.help = !ui.help;
-            ui.help_scroll = 0;
+            ui.overlay.help = !ui.overlay.help;
+            ui.scroll.help.go(Move::Home);
         }
-        Action::Close if ui.filter_input.is_some() => {
-            ui.filter_input = None;
+        Action::Close if ui.nav.filter_input.is_some() => {
+            ui.nav.filter_input = None;
             set_filter(ui, model, Filter::default());
         }
         Action::Close => close(ui, model),
         Action::OpenDetails => {
             ui.ensure_selection(model);
-            ui.details = ui.selected.is_some();
-            ui.details_scroll = 0;
+            ui.overlay.details = ui.nav.selected.is_some();
+            ui.scroll.details.go(Move::Home);
         }
-        Action::StartFilter => ui.filter_input = Some(ui.filter.text().to_string()),
+        Action::StartFilter => ui.nav.filter_input = Some(ui.nav.filter.text().to_string()),
         Action::FilterChar(c) => {
-            let text = ui.filter_input.get_or_insert_with(String::new);
+            let text = ui.nav.filter_input.get_or_insert_with(String::new);
             text.push(c);
             let text = text.clone();
             live_filter(ui, model, &text);
         }
         Action::FilterBackspace => {
-            let text = ui.filter_input.get_or_insert_with(String::new);
+            let text = ui.nav.filter_input.get_or_insert_with(String::new);
             text.pop();
             let text = text.clone();
             live_filter(ui, model, &text);
         }
         Action::FilterCommit => {
-            let text = ui.filter_input.take().unwrap_or_default();
+            let text = ui.nav.filter_input.take().unwrap_or_default();
             match Filter::parse(&text) {
                 Ok(f) => set_filter(ui, model, f),
-                Err(e) => ui.notice = Some(e.to_string()),
+                Err(e) => ui.overlay.notice = Some(e.to_string()),
             }
         }
-        Action::NextView => ui.focus = ui.focus.next(),
-        Action::PrevView => ui.focus = ui.focus.prev(),
-        Action::ShowView(v) => ui.focus = v,
+        Action::NextView => ui.nav.focus = ui.nav.focus.next(),
+        Action::PrevView => ui.nav.focus = ui.nav.focus.prev(),
+        Action::ShowView(v) => ui.nav.focus = v,
         Action::ToggleGraphFocus => {
             ui.ensure_selection(model);
-            ui.graph_focus = !ui.graph_focus;
-            ui.graph_offset = (0, 0);
+            ui.nav.graph_focus = !ui.nav.graph_focus;
+            graph_to_start(ui);
         }
         Action::Step if control.is_paused() && ui.mode == ConsoleMode::Live => {
             control.step_once();
         }
-        Action::Step if ui.focus != ViewId::Log => {
-            ui.notice = Some("s lets one step start while paused (p pauses)".into());
+        Action::Step if ui.nav.focus != ViewId::Log => {
+            ui.overlay.notice = Some("s lets one step start while paused (p pauses)".into());
         }
         Action::Step => {
-            ui.log_min_severity = match ui.log_min_severity {
+            ui.nav.log_min_severity = match ui.nav.log_min_severity {
                 Severity::Debug => Severity::Info,
                 Severity::Info => Severity::Warning,
                 Severity::Warning => Severity::Error,
                 Severity::Error => Severity::Debug,
             };
-            ui.log_back = 0;
+            ui.scroll.log.go(Move::End);
         }
         Action::NextError => next_error(ui, model, true),
         Action::PrevError => next_error(ui, model, false),
         Action::CopyUrn => {
             ui.ensure_selection(model);
-            match &ui.selected {
+            match &ui.nav.selected {
                 Some(urn) => {
                     ui.clipboard = Some(urn.as_str().to_string());
-                    ui.notice = Some(format!("copied {urn} (OSC 52)", urn = urn.as_str()));
+                    ui.overlay.notice = Some(format!("copied {urn} (OSC 52)", urn = urn.as_str()));
                 }
-                None => ui.notice = Some("nothing selected to copy".into()),
+                None => ui.overlay.notice = Some("nothing selected to copy".into()),
             }
         }
         Action::ToggleMouse => {
             ui.mouse_capture = !ui.mouse_capture;
-            ui.notice = Some(if ui.mouse_capture {
+            ui.overlay.notice = Some(if ui.mouse_capture {
                 "mouse captured: the wheel scrolls, a click selects (m lets go)".into()
             } else {
                 "mouse released: the terminal selects text (m takes it back)".into()
             });
         }
         Action::ToggleZoom => {
-            ui.graph_zoomed_out = !ui.graph_zoomed_out;
-            ui.graph_offset = (0, 0);
+            ui.nav.graph_zoomed_out = !ui.nav.graph_zoomed_out;
+            graph_to_start(ui);
         }
         Action::CycleSort => {
-            ui.sort = ui.sort.next();
-            ui.resources_offset = 0;
-            ui.notice = Some(format!("resources sorted by {}", ui.sort.label()));
+            ui.nav.sort = ui.nav.sort.next();
+            ui.scroll.resources.go(Move::Home);
+            ui.overlay.notice = Some(format!("resources sorted by {}", ui.nav.sort.label()));
         }
-        Action::Up => step(ui, model, -1),
-        Action::Down => step(ui, model, 1),
-        Action::ScrollUp => step(ui, model, -3),
-        Action::ScrollDown => step(ui, model, 3),
-        Action::PageUp => step(ui, model, -(ui.page.max(1) as isize)),
-        Action::PageDown => step(ui, model, ui.page.max(1) as isize),
-        Action::Home => step(ui, model, isize::MIN / 2),
-        Action::End => step(ui, model, isize::MAX / 2),
+        Action::Up => step(ui, model, Move::Rows(-1)),
+        Action::Down => step(ui, model, Move::Rows(1)),
+        Action::ScrollUp => step(ui, model, Move::Rows(-3)),
+        Action::ScrollDown => step(ui, model, Move::Rows(3)),
+        Action::PageUp => step(ui, model, Move::Pages(-1)),
+        Action::PageDown => step(ui, model, Move::Pages(1)),
+        Action::Home => step(ui, model, Move::Home),
+        Action::End => step(ui, model, Move::End),
         Action::Left => sideways(ui, model, -1),
         Action::Click { column, row } => click(ui, model, column, row),
         Action::Right => sideways(ui, model, 1),
@@ -280,8 +281,8 @@ pub fn update(
 /// `C`: in a preview that asks to apply, marks the stack's pending creates to be cleared by
 /// the apply (as `--clear-pending-creates` would), or takes the mark back.
 fn mark_pending_creates(ui: &mut UiState, model: &Model) {
-    let count = model.pending_creates().len();
-    ui.notice = Some(if !ui.deciding_preview() {
+    let count = model.run.pending_creates().len();
+    ui.overlay.notice = Some(if !ui.deciding_preview() {
         "pending creates are marked in the preview of up or refresh, before the run".into()
     } else if count == 0 {
         "the stack has no pending creates".into()
@@ -298,19 +299,21 @@ fn mark_pending_creates(ui: &mut UiState, model: &Model) {
 /// alone (with what it needs) or to be left out with its subtree; again takes the mark back.
 fn mark_selection(ui: &mut UiState, model: &Model, action: Action) {
     if !ui.deciding_preview() {
-        ui.notice = Some("resources are selected in the preview of up, before the run".into());
+        ui.overlay.notice =
+            Some("resources are selected in the preview of up, before the run".into());
         return;
     }
     let Some(urn) = ui
+        .nav
         .selected_index(model)
         .map(|i| model.resource(i).urn.clone())
     else {
-        ui.notice = Some("no resource is selected".into());
+        ui.overlay.notice = Some("no resource is selected".into());
         return;
     };
     let selection = &mut ui.presets.selection;
     let name = urn.name().to_string();
-    ui.notice = Some(if action == Action::ToggleSelect {
+    ui.overlay.notice = Some(if action == Action::ToggleSelect {
         if selection.toggle_selected(&urn) {
             format!("{name} selected: y applies only the selection and what it needs")
         } else {
@@ -333,11 +336,11 @@ fn interrupt(ui: &mut UiState, control: &dyn Steering, state: RunState) -> Optio
     if state.is_over() || !control.owns_deployment() {
         return Some(ConsoleExit::Quit { cancelled: false });
     }
-    ui.confirm = None;
+    ui.overlay.confirm = None;
     ui.interrupts = ui.interrupts.saturating_add(1);
     if ui.interrupts == 1 {
         control.cancel();
-        ui.notice = Some(CANCELLING_NOTICE.into());
+        ui.overlay.notice = Some(CANCELLING_NOTICE.into());
         None
     } else {
         // Pressed twice: the operator wants out now; the engine stops without waiting for
@@ -352,6 +355,7 @@ fn interrupt(ui: &mut UiState, control: &dyn Steering, state: RunState) -> Optio
 fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
     ui.refresh_tree(model);
     let failed: Vec<usize> = ui
+        .layout
         .tree
         .reach(model, usize::MAX)
         .iter()
@@ -360,7 +364,7 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
         .map(|(k, _)| k)
         .collect();
     if failed.is_empty() {
-        ui.notice = Some(if model.failed > 0 {
+        ui.overlay.notice = Some(if model.counts.failed() > 0 {
             "no failed resource under this filter".into()
         } else {
             "no error so far".into()
@@ -368,8 +372,9 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
         return;
     }
     let cur = ui
+        .nav
         .selected_index(model)
-        .and_then(|i| ui.tree.find(model, i));
+        .and_then(|i| ui.layout.tree.find(model, i));
     let pick = match (cur, forward) {
         (Some(c), true) => failed.iter().find(|&&k| k > c).or(failed.first()),
         (Some(c), false) => failed.iter().rev().find(|&&k| k < c).or(failed.last()),
@@ -377,21 +382,21 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
         (None, false) => failed.last(),
     };
     if let Some(&row) = pick {
-        ui.selected = Some(model.resource(ui.tree.rows()[row].idx).urn.clone());
-        ui.focus = ViewId::Resources;
-        ui.details = true;
-        ui.details_scroll = 0;
+        ui.nav.selected = Some(model.resource(ui.layout.tree.rows()[row].idx).urn.clone());
+        ui.nav.focus = ViewId::Resources;
+        ui.overlay.details = true;
+        ui.scroll.details.go(Move::Home);
     }
 }
 
 fn close(ui: &mut UiState, model: &Model) {
-    if ui.help {
-        ui.help = false;
-    } else if ui.details {
-        ui.details = false;
-    } else if ui.graph_focus && ui.focus == ViewId::Graph {
-        ui.graph_focus = false;
-    } else if !ui.filter.is_empty() {
+    if ui.overlay.help {
+        ui.overlay.help = false;
+    } else if ui.overlay.details {
+        ui.overlay.details = false;
+    } else if ui.nav.graph_focus && ui.nav.focus == ViewId::Graph {
+        ui.nav.graph_focus = false;
+    } else if !ui.nav.filter.is_empty() {
         set_filter(ui, model, Filter::default());
     }
 }
@@ -403,15 +408,17 @@ fn live_filter(ui: &mut UiState, model: &Model, text: &str) {
 }
 
 fn set_filter(ui: &mut UiState, model: &Model, filter: Filter) {
-    ui.filter = filter;
-    ui.resources_offset = 0;
+    ui.nav.filter = filter;
+    ui.scroll.resources.go(Move::Home);
     ui.refresh_tree(model);
     let visible = ui
+        .nav
         .selected_index(model)
-        .and_then(|i| ui.tree.find(model, i))
+        .and_then(|i| ui.layout.tree.find(model, i))
         .is_some();
     if !visible {
-        ui.selected = ui
+        ui.nav.selected = ui
+            .layout
             .tree
             .reach(model, 1)
             .first()
@@ -424,21 +431,24 @@ fn set_filter(ui: &mut UiState, model: &Model, filter: Filter) {
 pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
     let undecided = |id: CascadeId| {
         model
-            .cascade(id)
+            .approvals
+            .get(id)
             .is_some_and(|c| open_cascade(ui, c))
             .then_some(id)
     };
-    if ui.focus == ViewId::Pending
-        && let Some(c) = model.cascades().get(ui.pending_cursor)
+    if ui.nav.focus == ViewId::Pending
+        && let Some(c) = model.approvals.all().get(ui.scroll.pending.cursor())
     {
         return undecided(c.id);
     }
-    ui.selected_index(model)
+    ui.nav
+        .selected_index(model)
         .and_then(|i| model.resource(i).cascade)
         .and_then(undecided)
         .or_else(|| {
             model
-                .cascades()
+                .approvals
+                .all()
                 .iter()
                 .find(|c| open_cascade(ui, c))
                 .map(|c| c.id)
@@ -446,130 +456,137 @@ pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
 }
 
 fn click(ui: &mut UiState, model: &Model, column: u16, row: u16) {
-    let Some(area) = ui.resources_rows else {
+    let Some(area) = ui.layout.resources_rows else {
         return;
     };
     let inside = ratatui::layout::Position::new(column, row);
-    if ui.details || ui.help || !area.contains(inside) {
+    if ui.overlay.details || ui.overlay.help || !area.contains(inside) {
         return;
     }
-    ui.focus = ViewId::Resources;
+    ui.nav.focus = ViewId::Resources;
     ui.refresh_tree(model);
-    let pos = ui.resources_offset + (row - area.y) as usize;
-    if let Some(r) = ui.tree.reach(model, pos + 1).get(pos) {
-        ui.selected = Some(model.resource(r.idx).urn.clone());
+    let pos = ui.scroll.resources.offset() + (row - area.y) as usize;
+    if let Some(r) = ui.layout.tree.reach(model, pos + 1).get(pos) {
+        ui.nav.selected = Some(model.resource(r.idx).urn.clone());
     }
 }
 
-fn clamp_move(cur: usize, delta: isize, len: usize) -> usize {
-    if len == 0 {
-        return 0;
-    }
-    (cur as isize)
-        .saturating_add(delta)
-        .clamp(0, len as isize - 1) as usize
+/// The graph's view goes back to its top left (its layout changed).
+fn graph_to_start(ui: &mut UiState) {
+    ui.scroll.graph_x.go(Move::Home);
+    ui.scroll.graph_y.go(Move::Home);
 }
 
-fn step(ui: &mut UiState, model: &Model, delta: isize) {
-    if ui.details {
-        ui.details_scroll = clamp_move(ui.details_scroll, delta, usize::MAX / 4);
+/// Moves in the focused view (or the overlay on top): the selection in the resources and the
+/// graph, a view's own scroll elsewhere.
+fn step(ui: &mut UiState, model: &Model, to: Move) {
+    if ui.overlay.details {
+        ui.scroll.details.go(to);
         return;
     }
-    if ui.help {
-        let len = crate::app::keymap::BINDINGS.len();
-        ui.help_scroll = clamp_move(ui.help_scroll, delta, len);
+    if ui.overlay.help {
+        ui.scroll.help.go(to);
         return;
     }
-    match ui.focus {
+    match ui.nav.focus {
         ViewId::Resources => {
             ui.refresh_tree(model);
+            let tree = &mut ui.layout.tree;
             let cur = ui
+                .nav
                 .selected_index(model)
-                .and_then(|i| ui.tree.find(model, i))
+                .and_then(|i| tree.find(model, i))
                 .unwrap_or(0);
-            let next = clamp_move(cur, delta, ui.tree.len());
-            if let Some(r) = ui.tree.reach(model, next + 1).get(next) {
-                ui.selected = Some(model.resource(r.idx).urn.clone());
+            let next = to.from(cur, tree.len(), ui.scroll.resources.page_step());
+            if let Some(r) = tree.reach(model, next + 1).get(next) {
+                ui.nav.selected = Some(model.resource(r.idx).urn.clone());
             }
         }
         ViewId::Graph => {
             ui.refresh_graph(model);
-            let place = ui.selected_index(model).and_then(|i| ui.graph.place(i));
+            let graph = &ui.layout.graph;
+            let place = ui.nav.selected_index(model).and_then(|i| graph.place(i));
             let (c, r) = place.unwrap_or((0, 0));
-            let col = ui.graph.column(c);
+            let col = graph.column(c);
             if !col.is_empty() {
+                // Nodes are on every other row.
+                let page = (ui.scroll.graph_y.page_step() / 2).max(1);
                 let r = if place.is_some() {
-                    clamp_move(r, delta, col.len())
+                    to.from(r, col.len(), page)
                 } else {
                     0
                 };
-                ui.selected = col.get(r).map(|&i| model.resource(i).urn.clone());
+                ui.nav.selected = col.get(r).map(|&i| model.resource(i).urn.clone());
             }
         }
         ViewId::Chains => {
-            let len = model.chains().len();
-            ui.chains_cursor = clamp_move(ui.chains_cursor, delta, len);
-            if let Some(ch) = model.chains_in_order().nth(ui.chains_cursor) {
+            let chains = &mut ui.scroll.chains;
+            chains.set_len(model.chains.all().len());
+            chains.go(to);
+            if let Some(ch) = model.chains.in_order().nth(chains.cursor()) {
                 let k = ch
                     .current
                     .unwrap_or(ch.finished_steps.min(ch.steps.len().saturating_sub(1)));
                 if let Some((_, urn)) = ch.steps.get(k) {
-                    ui.selected = Some(urn.clone());
+                    ui.nav.selected = Some(urn.clone());
                 }
             }
         }
         ViewId::Pending => {
-            ui.pending_cursor = clamp_move(ui.pending_cursor, delta, model.cascades().len());
-            if let Some(c) = model.cascades().get(ui.pending_cursor) {
-                ui.selected = Some(c.root.clone());
+            let pending = &mut ui.scroll.pending;
+            pending.set_len(model.approvals.all().len());
+            pending.go(to);
+            if let Some(c) = model.approvals.all().get(pending.cursor()) {
+                ui.nav.selected = Some(c.root.clone());
             }
         }
         ViewId::Log => {
-            let back = ui.log_back as isize - delta;
-            ui.log_back = back.clamp(0, model.log().len() as isize) as usize;
+            let log = &mut ui.scroll.log;
+            log.set_len(model.log.count_at_least(ui.nav.log_min_severity));
+            log.go(to);
         }
         ViewId::Diffs => {
-            ui.diffs_offset = clamp_move(ui.diffs_offset, delta, model.diffs.running.len());
+            ui.scroll.diffs.set_len(model.diffs.running.len());
+            ui.scroll.diffs.go(to);
         }
-        ViewId::Summary => {
-            ui.summary_scroll = clamp_move(ui.summary_scroll, delta, usize::MAX / 4);
-        }
+        ViewId::Summary => ui.scroll.summary.go(to),
     }
 }
 
 fn sideways(ui: &mut UiState, model: &Model, delta: isize) {
-    match ui.focus {
+    match ui.nav.focus {
         ViewId::Resources => {
             ui.ensure_selection(model);
-            let Some(i) = ui.selected_index(model) else {
+            let Some(i) = ui.nav.selected_index(model) else {
                 return;
             };
             let r = model.resource(i);
-            let collapsed = ui.collapsed.contains(&r.urn);
+            let collapsed = ui.nav.collapsed.contains(&r.urn);
             if delta > 0 {
-                ui.set_collapsed(&r.urn.clone(), false);
+                ui.nav.set_collapsed(&r.urn.clone(), false);
             } else if !collapsed && !r.children.is_empty() {
-                ui.set_collapsed(&r.urn.clone(), true);
+                ui.nav.set_collapsed(&r.urn.clone(), true);
             } else if let Some(p) = r.parent {
-                ui.selected = Some(model.resource(p).urn.clone());
+                ui.nav.selected = Some(model.resource(p).urn.clone());
             }
         }
         ViewId::Graph => {
             ui.ensure_selection(model);
             ui.refresh_graph(model);
             let (c, r) = ui
+                .nav
                 .selected_index(model)
-                .and_then(|i| ui.graph.place(i))
+                .and_then(|i| ui.layout.graph.place(i))
                 .unwrap_or((0, 0));
-            let nc = clamp_move(c, delta, ui.graph.layers);
-            ui.graph.order_through(model, nc);
-            let col = ui.graph.column(nc);
+            let nc = Move::Rows(delta).from(c, ui.layout.graph.layers, 1);
+            ui.layout.graph.order_through(model, nc);
+            let col = ui.layout.graph.column(nc);
             if !col.is_empty() {
                 let nr = r.min(col.len() - 1);
-                ui.selected = col.get(nr).map(|&i| model.resource(i).urn.clone());
+                ui.nav.selected = col.get(nr).map(|&i| model.resource(i).urn.clone());
             }
         }
-        _ => step(ui, model, delta),
+        _ => step(ui, model, Move::Rows(delta)),
     }
 }
 
@@ -680,7 +697,7 @@ mod tests {
     #[test]
     fn approve_and_decline_target_the_cascade_under_the_cursor() {
         let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
-        ui.focus = ViewId::Pending;
+        ui.nav.focus = ViewId::Pending;
         update(&mut ui, &m, &control, Action::Approve);
         assert_eq!(
             rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
@@ -692,7 +709,11 @@ mod tests {
             Some((DecisionScope::One(1), false))
         );
         update(&mut ui, &m, &control, Action::ApproveAll);
-        assert_eq!(ui.confirm, Some(Confirm::ApproveAll), "A asks first");
+        assert_eq!(
+            ui.overlay.confirm,
+            Some(Confirm::ApproveAll),
+            "A asks first"
+        );
         assert!(rx.decisions.try_recv().is_err());
         update(&mut ui, &m, &control, Action::Confirm);
         assert_eq!(
@@ -710,7 +731,7 @@ mod tests {
             0,
             "not paused: nothing to step"
         );
-        assert!(ui.notice.is_some());
+        assert!(ui.overlay.notice.is_some());
         update(&mut ui, &m, &control, Action::TogglePause);
         update(&mut ui, &m, &control, Action::Step);
         assert_eq!(rx.steps.available_permits(), 1);
@@ -727,7 +748,7 @@ mod tests {
         let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
         update(&mut ui, &m, &control, Action::ApproveKind);
         assert_eq!(
-            ui.confirm,
+            ui.overlay.confirm,
             Some(Confirm::ApproveKind(ApprovalKind::Replacements))
         );
         assert!(rx.decisions.try_recv().is_err());
@@ -741,7 +762,7 @@ mod tests {
     #[test]
     fn approving_from_another_view_uses_the_selected_resource_or_the_first_waiting() {
         let (mut ui, m, control, mut rx) = setup(ConsoleMode::Live);
-        ui.focus = ViewId::Resources;
+        ui.nav.focus = ViewId::Resources;
         update(&mut ui, &m, &control, Action::Approve);
         assert_eq!(
             rx.decisions.try_recv().ok().map(|d| (d.scope, d.approve)),
@@ -753,7 +774,7 @@ mod tests {
     fn c_asks_then_cancels_and_ctrl_c_twice_terminates() {
         let (mut ui, m, control, rx) = setup(ConsoleMode::Live);
         update(&mut ui, &m, &control, Action::Cancel);
-        assert_eq!(ui.confirm, Some(Confirm::Cancel));
+        assert_eq!(ui.overlay.confirm, Some(Confirm::Cancel));
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Running);
         update(&mut ui, &m, &control, Action::Confirm);
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
@@ -773,17 +794,17 @@ mod tests {
         let (mut ui, mut m, control, _rx) = setup(ConsoleMode::Live);
         update(&mut ui, &m, &control, Action::Interrupt);
         ui.settle(&m);
-        assert_eq!(ui.notice.as_deref(), Some(CANCELLING_NOTICE));
+        assert_eq!(ui.overlay.notice.as_deref(), Some(CANCELLING_NOTICE));
         finish(&mut m, Outcome::Cancelled);
         ui.settle(&m);
-        assert_eq!(ui.notice, None);
+        assert_eq!(ui.overlay.notice, None);
     }
 
     #[test]
     fn q_asks_while_running_and_quits_when_over() {
         let (mut ui, mut m, control, rx) = setup(ConsoleMode::Live);
         assert_eq!(update(&mut ui, &m, &control, Action::Quit), None);
-        assert_eq!(ui.confirm, Some(Confirm::Quit));
+        assert_eq!(ui.overlay.confirm, Some(Confirm::Quit));
         assert_eq!(update(&mut ui, &m, &control, Action::Deny), None);
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Running);
         finish(&mut m, Outcome::Succeeded);
@@ -808,7 +829,10 @@ mod tests {
         };
         let (mut ui, mut m, control, _rx) = setup(mode);
         assert_eq!(update(&mut ui, &m, &control, Action::PreviewApply), None);
-        assert_eq!(ui.notice.as_deref(), Some("the preview is still running"));
+        assert_eq!(
+            ui.overlay.notice.as_deref(),
+            Some("the preview is still running")
+        );
         finish(&mut m, Outcome::Succeeded);
         assert_eq!(
             update(&mut ui, &m, &control, Action::PreviewApply),
@@ -839,6 +863,7 @@ mod tests {
         update(&mut ui, &m, &control, Action::FilterCommit);
         ui.refresh_tree(&m);
         let names: Vec<&str> = ui
+            .layout
             .tree
             .reach(&m, usize::MAX)
             .iter()
@@ -847,7 +872,7 @@ mod tests {
         assert_eq!(names, ["myproj-dev", "app", "db"], "siblings by name");
         update(&mut ui, &m, &control, Action::Close);
         ui.refresh_tree(&m);
-        assert_eq!(ui.tree.len(), m.resources().len());
+        assert_eq!(ui.layout.tree.len(), m.resources().len());
     }
 
     #[test]
@@ -859,7 +884,8 @@ mod tests {
         }
         update(&mut ui, &m, &control, Action::FilterCommit);
         assert!(
-            ui.notice
+            ui.overlay
+                .notice
                 .as_deref()
                 .unwrap()
                 .contains("unknown op \"explode\"")
@@ -869,7 +895,7 @@ mod tests {
     #[test]
     fn moving_follows_the_tree_and_left_collapses() {
         let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
-        let name = |ui: &UiState| ui.selected.as_ref().unwrap().name().to_string();
+        let name = |ui: &UiState| ui.nav.selected.as_ref().unwrap().name().to_string();
         assert_eq!(name(&ui), "myproj-dev");
         update(&mut ui, &m, &control, Action::Down);
         assert_eq!(name(&ui), "app", "siblings by name");
@@ -885,7 +911,7 @@ mod tests {
         update(&mut ui, &m, &control, Action::Left);
         ui.refresh_tree(&m);
         assert_eq!(
-            ui.tree.len(),
+            ui.layout.tree.len(),
             m.resources().len() - 4,
             "net's subtree is hidden"
         );
@@ -900,13 +926,13 @@ mod tests {
     #[test]
     fn a_click_selects_the_resource_row_under_it() {
         let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
-        ui.focus = ViewId::Log;
-        ui.resources_rows = Some(ratatui::layout::Rect::new(1, 3, 78, 20));
+        ui.nav.focus = ViewId::Log;
+        ui.layout.resources_rows = Some(ratatui::layout::Rect::new(1, 3, 78, 20));
         update(&mut ui, &m, &control, Action::Click { column: 10, row: 5 });
-        assert_eq!(ui.focus, ViewId::Resources);
-        assert_eq!(ui.selected.as_ref().unwrap().name(), "db");
+        assert_eq!(ui.nav.focus, ViewId::Resources);
+        assert_eq!(ui.nav.selected.as_ref().unwrap().name(), "db");
         update(&mut ui, &m, &control, Action::Click { column: 10, row: 0 });
-        assert_eq!(ui.selected.as_ref().unwrap().name(), "db");
+        assert_eq!(ui.nav.selected.as_ref().unwrap().name(), "db");
     }
 
     #[test]
@@ -914,14 +940,14 @@ mod tests {
         let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
         update(&mut ui, &m, &control, Action::ShowView(ViewId::Pending));
         update(&mut ui, &m, &control, Action::Down);
-        assert_eq!(ui.selected.as_ref().unwrap().name(), "db");
+        assert_eq!(ui.nav.selected.as_ref().unwrap().name(), "db");
         update(&mut ui, &m, &control, Action::ShowView(ViewId::Chains));
         update(&mut ui, &m, &control, Action::Down);
-        assert_eq!(ui.selected.as_ref().unwrap().name(), "subnet-b");
+        assert_eq!(ui.nav.selected.as_ref().unwrap().name(), "subnet-b");
         update(&mut ui, &m, &control, Action::OpenDetails);
-        assert!(ui.details);
+        assert!(ui.overlay.details);
         update(&mut ui, &m, &control, Action::Close);
-        assert!(!ui.details);
+        assert!(!ui.overlay.details);
     }
 
     #[test]
@@ -930,8 +956,8 @@ mod tests {
         update(&mut ui, &m, &control, Action::StartFilter);
         update(&mut ui, &m, &control, Action::FilterChar('d'));
         update(&mut ui, &m, &control, Action::Close);
-        assert_eq!(ui.filter_input, None);
-        assert!(ui.filter.is_empty());
+        assert_eq!(ui.nav.filter_input, None);
+        assert!(ui.nav.filter.is_empty());
         let q = crossterm::event::KeyEvent::new(
             crossterm::event::KeyCode::Char('q'),
             crossterm::event::KeyModifiers::NONE,
@@ -952,7 +978,7 @@ mod tests {
         ] {
             update(&mut ui, &m, &control, action);
         }
-        assert_eq!(ui.filter.text(), "d");
+        assert_eq!(ui.nav.filter.text(), "d");
         // Esc then `/`, read from the terminal in one go: one Alt-/ event.
         let chord = crossterm::event::KeyEvent::new(
             crossterm::event::KeyCode::Char('/'),
@@ -963,9 +989,9 @@ mod tests {
                 update(&mut ui, &m, &control, action);
             }
         }
-        assert!(ui.filter.is_empty(), "the Esc cleared the filter");
+        assert!(ui.nav.filter.is_empty(), "the Esc cleared the filter");
         assert_eq!(
-            ui.filter_input.as_deref(),
+            ui.nav.filter_input.as_deref(),
             Some(""),
             "`/` opened a fresh prompt"
         );
@@ -981,22 +1007,28 @@ mod tests {
             update(&mut ui, &m, &control, Action::Quit),
             Some(ConsoleExit::Quit { cancelled: false })
         );
-        assert_eq!(ui.confirm, None);
+        assert_eq!(ui.overlay.confirm, None);
         assert_eq!(
             *rx.cancel.borrow(),
             CancelLevel::Cancelling,
             "the preview stops"
         );
         update(&mut ui, &m, &control, Action::Approve);
-        assert!(ui.notice.as_deref().unwrap().contains("read-only preview"));
+        assert!(
+            ui.overlay
+                .notice
+                .as_deref()
+                .unwrap()
+                .contains("read-only preview")
+        );
         assert!(ui.presets.is_empty());
 
         let (mut ui, mut m, control, _rx) = setup(ConsoleMode::Live);
         update(&mut ui, &m, &control, Action::Quit);
-        assert_eq!(ui.confirm, Some(Confirm::Quit));
+        assert_eq!(ui.overlay.confirm, Some(Confirm::Quit));
         finish(&mut m, Outcome::Succeeded);
         ui.settle(&m);
-        assert_eq!(ui.confirm, None, "no dialog survives DONE");
+        assert_eq!(ui.overlay.confirm, None, "no dialog survives DONE");
     }
 
     #[test]
@@ -1009,38 +1041,41 @@ mod tests {
         for (_, e) in sample_timeline() {
             m.apply(&crate::app::sample::as_preview(e));
         }
-        assert_eq!(m.undecided_cascades(), 0, "a preview waits for nobody");
+        assert_eq!(m.approvals.undecided(), 0, "a preview waits for nobody");
         update(&mut ui, &m, &control, Action::Decline);
-        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(false));
+        assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(false));
         assert!(
             rx.decisions.try_recv().is_err(),
             "nothing is sent to a preview"
         );
         update(&mut ui, &m, &control, Action::ApproveAll);
-        assert_eq!(ui.confirm, Some(Confirm::ApproveAll));
+        assert_eq!(ui.overlay.confirm, Some(Confirm::ApproveAll));
         update(&mut ui, &m, &control, Action::Confirm);
-        assert_eq!(ui.presets.get(&m.cascades()[0]), Some(true));
+        assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(true));
     }
 
     #[test]
     fn e_opens_the_next_failure_u_copies_m_releases_the_mouse_o_sorts() {
         let (mut ui, m, control, _rx) = setup(ConsoleMode::Live);
         update(&mut ui, &m, &control, Action::NextError);
-        assert_eq!(ui.selected.as_ref().unwrap().name(), "server-2");
-        assert!(ui.details, "the whole error is in the details");
+        assert_eq!(ui.nav.selected.as_ref().unwrap().name(), "server-2");
+        assert!(ui.overlay.details, "the whole error is in the details");
         update(&mut ui, &m, &control, Action::Close);
         update(&mut ui, &m, &control, Action::CopyUrn);
         assert_eq!(
             ui.clipboard.as_deref(),
-            Some(ui.selected.as_ref().unwrap().as_str())
+            Some(ui.nav.selected.as_ref().unwrap().as_str())
         );
         update(&mut ui, &m, &control, Action::ToggleMouse);
         assert!(!ui.mouse_capture);
         update(&mut ui, &m, &control, Action::CycleSort);
         update(&mut ui, &m, &control, Action::CycleSort);
-        assert_eq!(ui.sort, crate::app::sort::SortKey::Status);
+        assert_eq!(ui.nav.sort, crate::app::sort::SortKey::Status);
         ui.refresh_tree(&m);
-        let first_child = m.resource(ui.tree.reach(&m, 2)[1].idx).name().to_string();
+        let first_child = m
+            .resource(ui.layout.tree.reach(&m, 2)[1].idx)
+            .name()
+            .to_string();
         assert_eq!(first_child, "app", "waiting for approval before done");
     }
 
@@ -1053,7 +1088,7 @@ mod tests {
         update(&mut ui, &m, &control, Action::ClearPendingCreates);
         assert_eq!(ui.presets.pending_creates_marked(), None);
         assert_eq!(
-            ui.notice.as_deref(),
+            ui.overlay.notice.as_deref(),
             Some("the stack has no pending creates")
         );
 
@@ -1065,9 +1100,9 @@ mod tests {
             })
             .collect();
         m.apply(&EngineEvent::PendingCreates { creates });
-        assert_eq!(m.pending_creates().len(), 2);
+        assert_eq!(m.run.pending_creates().len(), 2);
         assert!(
-            m.log().iter().any(|l| l
+            m.log.entries().iter().any(|l| l
                 .message
                 .contains("sim:index:Bucket urn:pulumi:dev::myproj::sim:index:Bucket::b")),
             "each pending create is logged with its type and URN"
@@ -1075,7 +1110,8 @@ mod tests {
         update(&mut ui, &m, &control, Action::ClearPendingCreates);
         assert_eq!(ui.presets.pending_creates_marked(), Some(2));
         assert!(
-            ui.notice
+            ui.overlay
+                .notice
                 .as_deref()
                 .unwrap()
                 .contains("2 pending create(s) will be cleared")
@@ -1090,7 +1126,7 @@ mod tests {
         let (mut live, m2, control, _rx) = setup(ConsoleMode::Live);
         let mut m2 = m2;
         m2.apply(&EngineEvent::PendingCreates {
-            creates: m.pending_creates().to_vec(),
+            creates: m.run.pending_creates().to_vec(),
         });
         update(&mut live, &m2, &control, Action::ClearPendingCreates);
         assert_eq!(
@@ -1099,9 +1135,10 @@ mod tests {
             "a live run marks nothing"
         );
         m2.apply(&EngineEvent::PendingCreatesCleared { count: 2 });
-        assert!(m2.pending_creates().is_empty());
+        assert!(m2.run.pending_creates().is_empty());
         assert!(
-            m2.log()
+            m2.log
+                .entries()
                 .iter()
                 .any(|l| l.message == "cleared 2 pending create(s) (--clear-pending-creates)")
         );

@@ -9,14 +9,16 @@ use anyhow::Result;
 use serde_json::{Value, json};
 use stepdeck::engine::PropertyValue;
 
+use super::stdout::{out, outln};
 use super::workspace::Workspace;
 
 /// stepdeck's version, as `version` prints it.
 pub(super) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// `stepdeck version`.
-pub(super) fn version() {
-    println!("v{VERSION}");
+pub(super) fn version() -> Result<()> {
+    outln!("v{VERSION}")?;
+    Ok(())
 }
 
 /// `stepdeck about [--stack NAME] [--json]`. Outside a project only the version and the OS are
@@ -41,9 +43,9 @@ pub(super) fn about(
         doc["errors"] = json!(problems);
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        outln!("{}", serde_json::to_string_pretty(&doc)?)?;
     } else {
-        print!("{}", render(&doc));
+        out!("{}", render(&doc))?;
     }
     Ok(())
 }

@@ -1,7 +1,7 @@
 //! The approval settings of a deployment from its flags, policy file, decision file and the
 //! stack's `stepdeck:approve` setting (precedence: flag, then file, then stack, then default).
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use stepdeck::engine::ApprovalPolicy;
 use stepdeck::engine::run::approval::{ApprovalRule, Approvals};
 use stepdeck::engine::run::gate_decisions::GateDecisions;
@@ -44,7 +44,7 @@ pub(super) fn approval_settings(
     };
     let mut rules = stack_rules(&stack.settings, &ws.project.name)?;
     if let Some(path) = &args.approve_file {
-        rules.extend(read_policy_file(path)?);
+        rules.extend(read_policy_file(path).map_err(|e| usage(e.to_string()))?);
     }
     for spec in &args.approve {
         let parsed =
@@ -54,7 +54,7 @@ pub(super) fn approval_settings(
     let decisions = match &args.decisions {
         Some(path) => Some(
             read_decisions(path)
-                .with_context(|| format!("reading the decision file {}", path.display()))?,
+                .map_err(|e| usage(format!("reading the decision file {}: {e}", path.display())))?,
         ),
         None => None,
     };

@@ -3,14 +3,15 @@
 //! Pulumi's JSON event stream.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 
-use anyhow::{Result, anyhow};
-use stepdeck::app::{Console, ConsoleMode, Steering, Title};
+use anyhow::Result;
+use stepdeck::app::{ConsoleMode, Steering, Title};
+use stepdeck::console::Console;
 use stepdeck::engine::EngineEvent;
 use stepdeck::engine::run::approval::ApprovalKind;
 use stepdeck::engine::run::control::local_operator;
 use stepdeck::engine::run::events::CascadeId;
+use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::rpc::console::addr::ConsoleAddress;
 use stepdeck::rpc::console::client::{AttachOptions, RemoteActions, attach};
@@ -18,6 +19,7 @@ use stepdeck::rpc::console_proto::Action;
 
 use super::args::AttachArgs;
 use super::errors::{DeploymentFailed, usage};
+use super::stdout::{out, outln};
 
 /// The console's actions, sent to the served deployment. Leaving only detaches.
 struct RemoteSteering(RemoteActions);
@@ -71,8 +73,13 @@ impl Steering for RemoteSteering {
 fn token(args: &AttachArgs) -> Result<String> {
     let (text, from) = match &args.token_file {
         Some(path) => (
-            std::fs::read_to_string(path)
-                .map_err(|e| anyhow!("{}: cannot read the token: {e}", path.display()))?,
+            file_limits::read_to_string(path, SMALL_FILE).map_err(|e| {
+                usage(format!(
+                    "{}: cannot read the token: {}",
+                    path.display(),
+                    e.into_io()
+                ))
+            })?,
             path.display().to_string(),
         ),
         None => (
@@ -119,7 +126,7 @@ pub(super) async fn run(args: AttachArgs) -> Result<()> {
     let report = console.take_report();
     drop(console);
     if let Some(report) = report {
-        print!("{report}");
+        out!("{report}")?;
     }
     left?;
     Ok(())
@@ -132,18 +139,16 @@ async fn print_json(
     config: BTreeMap<String, String>,
 ) -> Result<()> {
     let mut writer = EventWriter::new(config);
-    let mut out = std::io::stdout().lock();
     let mut outcome = None;
     while let Some(e) = events.recv().await {
         if let EngineEvent::Summary { outcome: o, .. } = &e {
             outcome = Some(o.clone());
         }
         for v in writer.event(&e) {
-            writeln!(out, "{v}")?;
+            outln!("{v}")?;
         }
     }
-    writeln!(out, "{}", writer.finish())?;
-    out.flush()?;
+    outln!("{}", writer.finish())?;
     match outcome {
         Some(o) if o.is_success() => Ok(()),
         Some(o) => Err(DeploymentFailed(format!("the served deployment ended: {o:?}")).into()),

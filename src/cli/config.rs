@@ -7,6 +7,7 @@ use stepdeck::project::{ConfigCrypter, NewConfigValue, ScalarType};
 
 use super::args::{ConfigCommand, ConfigTypeArg};
 use super::errors::usage;
+use super::stdout::outln;
 use super::workspace::{ConfigSecrets, Stack, Workspace};
 
 pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Result<()> {
@@ -90,7 +91,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Resu
                     ))
                 })?;
             match entry.value {
-                Some(v) => println!("{v}"),
+                Some(v) => outln!("{v}")?,
                 None => {
                     return Err(usage(format!(
                         "'{key}' is a secret: set PULUMI_CONFIG_PASSPHRASE to read it"
@@ -99,7 +100,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Resu
             }
         }
         ConfigCommand::Rm { stack, key, path } => {
-            let mut stack = ws.stack(stack.stack.as_deref(), false)?;
+            let mut stack = ws.stack_to_trim(stack.stack.as_deref())?;
             if !stack
                 .settings
                 .rm_path(&key, &project, path)
@@ -145,11 +146,11 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: ConfigCommand) -> Resu
                         )
                     })
                     .collect();
-                println!("{}", serde_json::to_string_pretty(&all)?);
+                outln!("{}", serde_json::to_string_pretty(&all)?)?;
             } else {
-                println!("{:<24} VALUE", "KEY");
+                outln!("{:<24} VALUE", "KEY")?;
                 for e in &entries {
-                    println!("{:<24} {}", e.key.to_string(), shown(e));
+                    outln!("{:<24} {}", e.key.to_string(), shown(e))?;
                 }
             }
         }

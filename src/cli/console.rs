@@ -7,7 +7,8 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use anyhow::{Result, anyhow};
-use stepdeck::app::{Console, ConsoleExit, ConsoleMode, Title};
+use stepdeck::app::{ConsoleExit, ConsoleMode, Title};
+use stepdeck::console::Console;
 use stepdeck::engine::{DeploymentResult, EventSink, Operation};
 
 use super::args::DeployArgs;
@@ -15,6 +16,7 @@ use super::deploy::{Run, RunMeta, conclude, execute, options, save_plan, update_
 use super::display::Display;
 use super::errors::DeploymentFailed;
 use super::serve::ServeSession;
+use super::stdout::out;
 use super::workspace::{Stack, Workspace};
 
 /// How a console session shows its deployment.
@@ -162,13 +164,20 @@ pub(super) async fn run(
         conclude(&result)
     }
     .await;
-    if let Some(s) = serving {
-        s.finish().await;
-    }
+    let turned_away = match serving {
+        Some(s) => s.finish().await,
+        None => None,
+    };
     let report = console.take_report();
     drop(console);
-    if let Some(report) = report {
-        print!("{report}");
+    let reported = report.map(|r| out!("{r}"));
+    if let Some(line) = turned_away {
+        eprintln!("{line}");
     }
-    outcome
+    // The run's own failure comes first; a report that could not be written is still said.
+    match (reported, outcome) {
+        (Some(Err(e)), Ok(())) => Err(e.into()),
+        (Some(Err(e)), Err(failed)) => Err(failed.context(e.to_string())),
+        (_, outcome) => outcome,
+    }
 }

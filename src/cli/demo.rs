@@ -6,14 +6,17 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use stepdeck::app::{Console, ConsoleExit, ConsoleMode};
+use stepdeck::app::{ConsoleExit, ConsoleMode};
+use stepdeck::console::Console;
 use stepdeck::engine::Operation;
+use stepdeck::private_dir::PrivateDir;
 
 use super::args::{ApprovalArg, DemoArgs, DeployArgs, OutputArgs, ServeArgs, StackArg};
 use super::console::{Showing, session};
 use super::deploy::{Run, RunMeta, conclude, options};
 use super::display::Display;
 use super::operation;
+use super::stdout::out;
 use super::workspace::Workspace;
 
 const STACK: &str = "demo";
@@ -55,10 +58,17 @@ fn phase_2(dir: &Path) -> Result<()> {
         .context("writing the demo's phase 2 settings")
 }
 
-fn demo_dir(args: &DemoArgs) -> PathBuf {
-    args.state_dir.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("stepdeck-demo-{}", std::process::id()))
-    })
+/// Where the demo runs: `--state-dir`, or a fresh private directory removed when it ends
+/// (held by the returned guard), so that nothing another user planted is run or written through.
+fn demo_dir(args: &DemoArgs) -> Result<(PathBuf, Option<PrivateDir>)> {
+    match &args.state_dir {
+        Some(dir) => Ok((dir.clone(), None)),
+        None => {
+            let private = PrivateDir::create("stepdeck-demo")
+                .context("making a private directory for the demo")?;
+            Ok((private.path().to_path_buf(), Some(private)))
+        }
+    }
 }
 
 fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
@@ -102,7 +112,7 @@ fn deploy_args(approval: Option<ApprovalArg>) -> DeployArgs {
 }
 
 pub(super) async fn run(args: DemoArgs) -> Result<()> {
-    let dir = demo_dir(&args);
+    let (dir, _private) = demo_dir(&args)?;
     let ws = materialize(&dir)?;
     let display = Display::choose(false, args.non_interactive);
     if display != Display::Console {
@@ -182,7 +192,7 @@ pub(super) async fn run(args: DemoArgs) -> Result<()> {
     let report = console.take_report();
     drop(console);
     if let Some(report) = report {
-        print!("{report}");
+        out!("{report}")?;
     }
     outcome
 }

@@ -2,9 +2,8 @@
 //! as plain progress lines, or as JSON.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
@@ -12,6 +11,7 @@ use stepdeck::engine::{
     Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
     Outcome, Program, ProviderFactory,
 };
+use stepdeck::output::checked_output::{CheckedOutput, WriteFailed};
 use stepdeck::output::digest::PreviewDigest;
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::output::plain::ProgressPrinter;
@@ -33,7 +33,7 @@ use super::display::{Display, shown_config};
 use super::errors::{ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
 use super::serve::ServeSession;
-use super::workspace::{Stack, Workspace, provider_factory, warn_if_broke_stale};
+use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message, whether
 /// destroy or refresh runs the program (`--run-program`), and the policy packs it consults.
@@ -175,7 +175,7 @@ pub(super) struct Shown {
     pub visibility: Visibility,
     pub diff: bool,
     pub suppress_outputs: bool,
-    pub event_log: Option<std::fs::File>,
+    pub event_log: Option<CheckedOutput<std::fs::File>>,
 }
 
 impl Shown {
@@ -186,6 +186,7 @@ impl Shown {
             .as_ref()
             .map(|p| {
                 std::fs::File::create(p)
+                    .map(|f| CheckedOutput::new(p.display().to_string(), "the event log", f))
                     .with_context(|| format!("{}: cannot create the event log", p.display()))
             })
             .transpose()?;
@@ -206,7 +207,8 @@ impl Shown {
     }
 }
 
-/// Runs one deployment with its output driven by `display`; returns the result.
+/// Runs one deployment with its output driven by `display`; returns the result and the
+/// outputs that could not be written (the run went on regardless).
 pub(super) async fn drive(
     deployment: Deployment,
     events: UnboundedReceiver<EngineEvent>,
@@ -214,14 +216,14 @@ pub(super) async fn drive(
     config: BTreeMap<String, String>,
     shown: Shown,
     program: Option<Box<dyn Program>>,
-) -> DeploymentResult {
+) -> (DeploymentResult, Vec<WriteFailed>) {
     let control = deployment.control();
     let interrupts = tokio::spawn(cancel_on_ctrl_c(control));
     let printer = tokio::spawn(print(events, display, config, shown));
     let result = deployment.run(program).await;
     interrupts.abort();
-    let _ = printer.await;
-    result
+    let failed = printer.await.unwrap_or_default();
+    (result, failed)
 }
 
 async fn cancel_on_ctrl_c(control: Control) {
@@ -232,33 +234,46 @@ async fn cancel_on_ctrl_c(control: Control) {
 
 /// Shows the events: plain lines, or under `--json` the preview digest or the engine-event
 /// stream (stdout then carries JSON only); the event log gets the stream in every display.
+/// Returns the outputs that could not be written.
 async fn print(
     mut events: UnboundedReceiver<EngineEvent>,
     display: Display,
     config: BTreeMap<String, String>,
     shown: Shown,
-) {
-    let stdout = std::io::stdout();
+) -> Vec<WriteFailed> {
     let json = display == Display::Json;
+    let what = if json {
+        "the engine events"
+    } else {
+        "the progress"
+    };
+    let mut stdout = CheckedOutput::new("standard output", what, std::io::stdout());
     let mut log = shown.event_log;
-    let mut writer = EventWriter::new(config.clone());
+    // The engine-event stream is built only for a reader: the event log, or `--json`.
+    let mut writer = (json || log.is_some()).then(|| EventWriter::new(config.clone()));
     let mut digest = PreviewDigest::new(shown.visibility);
-    let mut printer =
-        (!json).then(|| ProgressPrinter::new(&stdout).with_display(shown.visibility, shown.diff));
+    // One of the two writes to standard output, whichever the display is.
+    let (mut printer, mut json_out) = if json {
+        (None, Some(&mut stdout))
+    } else {
+        let printer = ProgressPrinter::new(&mut stdout).with_display(shown.visibility, shown.diff);
+        (Some(printer), None)
+    };
     let mut preview = false;
     let mut emit = |v: serde_json::Value, preview: bool| {
-        if let Some(f) = &mut log {
-            let _ = writeln!(f, "{v}");
+        let text = v.to_string();
+        if let Some(log) = &mut log {
+            log.line(&text);
         }
-        if json && !preview {
-            let _ = writeln!(&stdout, "{v}");
+        if let Some(out) = json_out.as_mut().filter(|_| !preview) {
+            out.line(&text);
         }
     };
     while let Some(e) = events.recv().await {
         if let EngineEvent::Prelude { preview: p, .. } = &e {
             preview = *p;
         }
-        for v in writer.event(&e) {
+        for v in writer.iter_mut().flat_map(|w| w.event(&e)) {
             emit(v, preview);
         }
         if json && preview {
@@ -271,10 +286,33 @@ async fn print(
             let _ = p.event(&e);
         }
     }
-    emit(writer.finish(), preview);
-    if json && preview {
+    if let Some(mut writer) = writer {
+        emit(writer.finish(), preview);
+    }
+    if let Some(out) = json_out.filter(|_| preview) {
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
-        let _ = writeln!(&stdout, "{text}");
+        out.line(&text);
+    }
+    let log = log.map(CheckedOutput::finish);
+    [log, Some(stdout.finish())]
+        .into_iter()
+        .flatten()
+        .filter_map(Result::err)
+        .collect()
+}
+
+/// Outputs that could not be written, as the command's error (after the run, which went on).
+fn written(failed: Vec<WriteFailed>) -> Result<()> {
+    let mut failed = failed.into_iter().map(|w| w.to_string());
+    match failed.next() {
+        None => Ok(()),
+        Some(first) => Err(anyhow::anyhow!(
+            "{}",
+            std::iter::once(first)
+                .chain(failed)
+                .collect::<Vec<_>>()
+                .join("; ")
+        )),
     }
 }
 
@@ -415,19 +453,39 @@ pub(super) async fn run(
     };
     let notes = sink.clone();
     let served_options = run.options.clone();
+    let unwritten = Mutex::new(Vec::new());
     let result = execute(&ws, &stack, run, sink, |d, p| {
         let events = match &serving {
             Some(s) => s.consume((d.control(), notes), &served_options, events),
             None => events,
         };
-        drive(d, events, display, config, shown, p)
+        async {
+            let (result, failed) = drive(d, events, display, config, shown, p).await;
+            *unwritten.lock().unwrap_or_else(PoisonError::into_inner) = failed;
+            result
+        }
     })
     .await;
-    if let Some(s) = serving {
-        s.finish().await;
+    let unwritten = written(
+        unwritten
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner),
+    );
+    if let Some(s) = serving
+        && let Some(line) = s.finish().await
+    {
+        eprintln!("{line}");
     }
-    let mut result = result?;
-    conclude(&result)?;
+    // The run's own failure comes first; an output that could not be written is still said.
+    let concluded = result.and_then(|r| conclude(&r).map(|()| r));
+    let mut result = match (concluded, unwritten) {
+        (Ok(r), unwritten) => {
+            unwritten?;
+            r
+        }
+        (Err(e), Err(w)) => return Err(e.context(w.to_string())),
+        (Err(e), Ok(())) => return Err(e),
+    };
     save_plan(&ws, &stack, &args, &mut result)?;
     expect_no_changes(&args.output, operation, &result)
 }
@@ -467,6 +525,8 @@ where
     warn_if_broke_stale(&lock);
     held_notices::release(&sink);
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
+    report_notices(&lock);
+    held_notices::release(&sink);
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink)
@@ -477,6 +537,7 @@ where
     let snapshot = std::mem::take(&mut result.snapshot);
     ws.backend
         .finish_deployment_from(&lock, crypter, &snapshot)?;
+    report_notices(&lock);
     stepdeck::memory::free_in_background(snapshot);
     let record = UpdateRecord {
         kind: kind.to_string(),

@@ -82,6 +82,7 @@ fn is_input_error(e: &stepdeck::state::StateError) -> bool {
             | E::Secrets { .. }
             | E::Import { .. }
             | E::BadUrl { .. }
+            | E::BadLease(_)
             | E::BadName(_)
     )
 }

@@ -24,6 +24,7 @@ mod stack_tag;
 mod state;
 mod state_move;
 mod state_save;
+mod stdout;
 mod workspace;
 
 use std::process::ExitCode;
@@ -53,7 +54,10 @@ pub(crate) fn main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match runtime.block_on(dispatch(cli)) {
+    // Output `print!` left without a newline is still buffered: flushed here, a failure is the
+    // command's, not lost at exit.
+    let flushed = |()| stdout::write(format_args!("")).map_err(anyhow::Error::from);
+    match runtime.block_on(dispatch(cli)).and_then(flushed) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
@@ -71,8 +75,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Demo(args) => return demo::run(args).await,
         Command::Attach(args) => return attach::run(args).await,
         Command::Version => {
-            about::version();
-            return Ok(());
+            return about::version();
         }
         Command::About { stack, json } => {
             let dir = workspace::project_dir(cli.cwd.as_deref()).ok();

@@ -45,20 +45,9 @@ pub(super) fn save(path: &Path, ws: &Workspace, stack: &Stack, plan: Plan) -> Re
 /// Reads the plan at `path` for an update of `stack`: a plan of another stack or project, or
 /// made with other configuration, is refused naming the field (exit code 2).
 pub(super) fn load(path: &Path, ws: &Workspace, stack: &Stack) -> Result<Plan> {
-    let file = PlanFile::read(path, stack.crypter.as_ref()).map_err(|e| usage(e.to_string()))?;
+    let file = PlanFile::read(path, &stack.name, &ws.project.name, stack.crypter.as_ref())
+        .map_err(|e| usage(e.to_string()))?;
     let at = path.display();
-    if file.project != ws.project.name {
-        return Err(usage(format!(
-            "{at}: `plan.stepdeck.project`: the plan is for project {:?}, not {:?}",
-            file.project, ws.project.name
-        )));
-    }
-    if file.stack != stack.name {
-        return Err(usage(format!(
-            "{at}: `plan.stepdeck.stack`: the plan is for stack {:?}, not {:?}",
-            file.stack, stack.name
-        )));
-    }
     let current = plan_config(stack);
     let keys: std::collections::BTreeSet<&String> =
         file.config.keys().chain(current.keys()).collect();

@@ -6,8 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use stepdeck::engine::{Control, EngineEvent, EventSink, Options};
+use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::rpc::console::addr::ConsoleAddress;
 use stepdeck::rpc::console::server::{Limits, Served, ServingConsole, TlsFiles, serve};
 use stepdeck::rpc::console::tee::tee;
@@ -29,8 +30,13 @@ pub(super) struct ServeSession {
 const DRAIN: Duration = Duration::from_secs(3);
 
 fn token_from_file(path: &Path) -> Result<String> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("{}: cannot read the token", path.display()))?;
+    let text = file_limits::read_to_string(path, SMALL_FILE).map_err(|e| {
+        usage(format!(
+            "{}: cannot read the token: {}",
+            path.display(),
+            e.into_io()
+        ))
+    })?;
     let token = text.trim().to_string();
     if token.is_empty() || !token.chars().all(|c| c.is_ascii_graphic()) {
         return Err(usage(format!(
@@ -122,9 +128,19 @@ impl ServeSession {
         )
     }
 
-    /// Lets the watchers read to the end (at most a few seconds), then stops serving.
-    pub(super) async fn finish(self) {
+    /// Lets the watchers read to the end (at most a few seconds), then stops serving; returns
+    /// how many connections the server turned away, as a line for standard error once the
+    /// display is done (the run's log said when it began, once).
+    pub(super) async fn finish(self) -> Option<String> {
         self.served.hub.drained(DRAIN).await;
+        let turned_away = self.serving.turned_away();
         drop(self.serving);
+        (turned_away > 0).then(|| {
+            format!(
+                "The console server turned away {turned_away} connection{} (no valid token in \
+                 time, or over its limits).",
+                if turned_away == 1 { "" } else { "s" }
+            )
+        })
     }
 }

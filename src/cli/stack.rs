@@ -1,16 +1,17 @@
 //! `stepdeck stack …`: create, list, select and remove stacks; export, import, outputs, graph,
 //! history, tags, rename, secrets provider, unlock.
 
-use std::io::{Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
+use stepdeck::file_limits::{self, STATE_DOCUMENT, check_write};
 use stepdeck::state::{Crypter, export_salt, passphrase_from_env};
 
 use super::args::{GraphFormat, StackCommand};
 use super::errors::usage;
 use super::graph;
+use super::stdout::{out, outln};
 use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Result<()> {
@@ -20,18 +21,18 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             let r = ws.reference(&name)?;
             ws.backend.create_stack(&r)?;
             ws.backend.select_stack(&r)?;
-            println!("Created stack '{name}'");
+            outln!("Created stack '{name}'")?;
         }
         StackCommand::Ls => {
-            println!("{:<24} {:<26} RESOURCE COUNT", "NAME", "LAST UPDATE");
+            outln!("{:<24} {:<26} RESOURCE COUNT", "NAME", "LAST UPDATE")?;
             for s in ws.backend.list_stacks(&ws.project.name)? {
                 let marker = if s.current { "*" } else { "" };
                 let updated = s.last_update.unwrap_or_else(|| "n/a".to_string());
-                println!(
+                outln!(
                     "{:<24} {updated:<26} {}",
                     format!("{}{marker}", s.name),
                     s.resource_count
-                );
+                )?;
             }
         }
         StackCommand::Select { name } => {
@@ -52,7 +53,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             }
             let r = ws.reference(&name)?;
             ws.backend.remove_stack(&r, force)?;
-            println!("Stack '{name}' has been removed!");
+            outln!("Stack '{name}' has been removed!")?;
         }
         StackCommand::Export { stack, file } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
@@ -60,25 +61,32 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                 .backend
                 .export(&stack.reference, stack.crypter.as_ref())?;
             let text = serde_json::to_string_pretty(&doc)?;
+            // `stack import` reads at most this much back.
+            check_write("the export", text.len() + 1, STATE_DOCUMENT)
+                .map_err(|e| usage(e.to_string()))?;
             match file {
                 Some(f) => std::fs::write(&f, text + "\n")
                     .with_context(|| format!("writing {}", f.display()))?,
-                None => println!("{text}"),
+                None => outln!("{text}")?,
             }
         }
         StackCommand::Import { stack, file } => {
             let stack = ws.stack(stack.stack.as_deref(), true)?;
             let (text, source) = match &file {
                 Some(f) => (
-                    std::fs::read_to_string(f)
-                        .with_context(|| format!("reading {}", f.display()))?,
+                    file_limits::read_to_string(f, STATE_DOCUMENT)
+                        .map_err(|e| usage(e.to_string()))?,
                     f.display().to_string(),
                 ),
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin().read_to_string(&mut s)?;
-                    (s, "standard input".to_string())
-                }
+                None => (
+                    file_limits::read_stream_to_string(
+                        std::io::stdin().lock(),
+                        Path::new("standard input"),
+                        STATE_DOCUMENT,
+                    )
+                    .map_err(|e| usage(e.to_string()))?,
+                    "standard input".to_string(),
+                ),
             };
             let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
                 usage(format!(
@@ -97,7 +105,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             warn_if_broke_stale(&lock);
             ws.backend
                 .import(&lock, &doc, decrypt.as_ref(), stack.crypter.as_ref())?;
-            println!("Import complete.");
+            outln!("Import complete.")?;
         }
         StackCommand::Output {
             stack,
@@ -130,8 +138,8 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                     })?;
                     let j = render(v);
                     match (&j, json) {
-                        (serde_json::Value::String(s), false) => println!("{s}"),
-                        _ => println!("{j}"),
+                        (serde_json::Value::String(s), false) => outln!("{s}")?,
+                        _ => outln!("{j}")?,
                     }
                 }
                 None if json => {
@@ -139,13 +147,13 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                         .iter()
                         .map(|(k, v)| (k.clone(), render(v)))
                         .collect();
-                    println!("{}", serde_json::to_string_pretty(&all)?);
+                    outln!("{}", serde_json::to_string_pretty(&all)?)?;
                 }
                 None => {
-                    println!("Current stack outputs ({}):", outputs.len());
-                    println!("    {:<20} VALUE", "OUTPUT");
+                    outln!("Current stack outputs ({}):", outputs.len())?;
+                    outln!("    {:<20} VALUE", "OUTPUT")?;
                     for (k, v) in &outputs {
-                        println!("    {k:<20} {}", render(v));
+                        outln!("    {k:<20} {}", render(v))?;
                     }
                 }
             }
@@ -160,7 +168,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                 GraphFormat::Dot => graph::dot(&snap),
                 GraphFormat::Mermaid => graph::mermaid(&snap),
             };
-            std::io::stdout().write_all(text.as_bytes())?;
+            out!("{text}")?;
         }
         StackCommand::History { stack, json } => {
             super::stack_history::run(&ws, stack.stack.as_deref(), json)?;
@@ -175,11 +183,13 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
         StackCommand::Unlock { stack, force } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
             match ws.backend.unlock(&stack.reference, force)? {
-                Some(info) => println!(
+                Some(info) => outln!(
                     "Removed the lock held by pid {} on {} since {}",
-                    info.pid, info.hostname, info.time
-                ),
-                None => println!("The stack is not locked."),
+                    info.pid,
+                    info.hostname,
+                    info.time
+                )?,
+                None => outln!("The stack is not locked.")?,
             }
         }
     }

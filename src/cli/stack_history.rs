@@ -6,6 +6,7 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde_json::{Value, json};
 use stepdeck::state::UpdateRecord;
 
+use super::stdout::{out, outln};
 use super::workspace::Workspace;
 
 /// Prints the stack's history.
@@ -14,15 +15,15 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, json: bool) -> Result<()>
     let records = ws.backend.history(&stack.reference)?;
     if json {
         let list: Vec<Value> = records.iter().map(to_json).collect();
-        println!("{}", serde_json::to_string_pretty(&list)?);
+        outln!("{}", serde_json::to_string_pretty(&list)?)?;
         return Ok(());
     }
     if records.is_empty() {
-        println!("Stack has never been updated");
+        outln!("Stack has never been updated")?;
         return Ok(());
     }
     for r in &records {
-        print!("{}", render(r));
+        out!("{}", render(r))?;
     }
     Ok(())
 }

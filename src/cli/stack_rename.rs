@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use stepdeck::project::settings_file_name;
 
 use super::errors::usage;
+use super::stdout::outln;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result<()> {
@@ -47,6 +48,6 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, new_name: &str) -> Result
         std::fs::remove_file(&old_settings)
             .with_context(|| format!("removing {}", old_settings.display()))?;
     }
-    println!("Renamed {} to {new_name}", stack.name);
+    outln!("Renamed {} to {new_name}", stack.name)?;
     Ok(())
 }

@@ -15,6 +15,7 @@ use stepdeck::project::{ConfigValue, StackSettings};
 use stepdeck::state::Crypter;
 
 use super::errors::usage;
+use super::stdout::outln;
 use super::workspace::{Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, stack: Option<&str>, provider: &str) -> Result<()> {
@@ -66,10 +67,10 @@ pub(super) fn run(ws: &Workspace, stack: Option<&str>, provider: &str) -> Result
         .map_err(|e| anyhow!(e.to_string()))?;
     drop(lock);
     eprintln!("Migrating old configuration and state to new secrets provider");
-    println!(
+    outln!(
         "The secrets of stack '{}' are now encrypted with the new passphrase",
         stack.name
-    );
+    )?;
     Ok(())
 }
 

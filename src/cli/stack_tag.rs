@@ -8,6 +8,7 @@ use stepdeck::state::tags::BUILTIN_TAG_PREFIX;
 
 use super::args::TagCommand;
 use super::errors::usage;
+use super::stdout::outln;
 use super::workspace::{Stack, Workspace, warn_if_broke_stale};
 
 pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
@@ -17,7 +18,7 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
             let value = tags
                 .get(&name)
                 .ok_or_else(|| usage(format!("stack tag '{name}' not found")))?;
-            println!("{value}");
+            outln!("{value}")?;
         }
         TagCommand::Set { stack, name, value } => {
             edit(ws, stack.stack.as_deref(), &name, |tags| {
@@ -35,11 +36,11 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
         TagCommand::Ls { stack, json } => {
             let tags = all_tags(ws, stack.stack.as_deref())?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&tags)?);
+                outln!("{}", serde_json::to_string_pretty(&tags)?)?;
             } else {
-                println!("{:<24} VALUE", "NAME");
+                outln!("{:<24} VALUE", "NAME")?;
                 for (k, v) in &tags {
-                    println!("{k:<24} {v}");
+                    outln!("{k:<24} {v}")?;
                 }
             }
         }

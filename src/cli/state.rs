@@ -5,12 +5,15 @@
 //! deployment runs meanwhile.
 
 use std::collections::HashSet;
+use std::io::Write;
 use std::path::Path;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::model::graph::DependencyGraph;
 use stepdeck::engine::model::provider_ref::ProviderRef;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
+use stepdeck::file_limits::{self, STATE_DOCUMENT, check_write};
+use stepdeck::private_dir::PrivateDir;
 use stepdeck::state::StateError;
 
 use super::args::{StateCommand, StateEditArgs};
@@ -318,7 +321,8 @@ fn repair(ws: &Workspace, args: &StateEditArgs) -> Result<()> {
 
 /// Opens the state, as `stack export` writes it, in the user's editor; the edited document is
 /// validated as `stack import` does and replaces the state only if it passes. On a bad edit
-/// the file is kept so that nothing typed is lost.
+/// the file is kept so that nothing typed is lost. The file lives in a fresh private directory
+/// (`private_dir`), so no other user can plant it, follow it or read the state in it.
 fn edit_in_editor(ws: &Workspace, stack: Option<&str>) -> Result<()> {
     let stack = ws.stack(stack, false)?;
     let editor = std::env::var("VISUAL")
@@ -327,12 +331,17 @@ fn edit_in_editor(ws: &Workspace, stack: Option<&str>) -> Result<()> {
     let crypter = stack.crypter.as_ref();
     let lock = ws.backend.lock(&stack.reference, "state edit")?;
     let before = serde_json::to_string_pretty(&ws.backend.export(&stack.reference, crypter)?)?;
-    let path = std::env::temp_dir().join(format!(
-        "stepdeck-state-{}-{}.json",
-        stack.name,
-        std::process::id()
-    ));
-    std::fs::write(&path, format!("{before}\n"))?;
+    check_write("the state", before.len() + 1, STATE_DOCUMENT).map_err(|e| usage(e.to_string()))?;
+    let dir = PrivateDir::create("stepdeck-state-edit")
+        .context("making a private directory for the edit")?;
+    let name = format!("{}.json", stack.name.replace('/', "-"));
+    let (path, mut file) = dir
+        .create_file(&name)
+        .with_context(|| format!("creating the file to edit in {}", dir.path().display()))?;
+    file.write_all(format!("{before}\n").as_bytes())
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("writing {}", path.display()))?;
+    drop(file);
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
@@ -341,35 +350,47 @@ fn edit_in_editor(ws: &Workspace, stack: Option<&str>) -> Result<()> {
         .status()
         .map_err(|e| anyhow!("running the editor `{editor}`: {e}"))?;
     if !status.success() {
+        dir.keep();
         return Err(anyhow!(
             "the editor `{editor}` failed ({status}); the state is unchanged, the edit is in {}",
             path.display()
         ));
     }
-    let after = std::fs::read_to_string(&path)?;
+    let after = match file_limits::read_to_string(&path, STATE_DOCUMENT) {
+        Ok(text) => text,
+        Err(e) => {
+            dir.keep();
+            return Err(usage(format!(
+                "{e}; the state is unchanged, the edit is in {}",
+                path.display()
+            )));
+        }
+    };
     if after.trim() == before.trim() {
-        std::fs::remove_file(&path)?;
         println!("No changes; the state is unchanged");
         return Ok(());
     }
-    let kept = |e: String| {
-        usage(format!(
+    let imported = serde_json::from_str::<serde_json::Value>(&after)
+        .map_err(|e| {
+            format!(
+                "{}:{}:{}: invalid JSON: {e}",
+                path.display(),
+                e.line(),
+                e.column()
+            )
+        })
+        .and_then(|doc| {
+            ws.backend
+                .import(&lock, &doc, crypter, crypter)
+                .map_err(|e| e.to_string())
+        });
+    if let Err(e) = imported {
+        dir.keep();
+        return Err(usage(format!(
             "{e}; the state is unchanged, the edit is in {}",
             path.display()
-        ))
-    };
-    let doc: serde_json::Value = serde_json::from_str(&after).map_err(|e| {
-        kept(format!(
-            "{}:{}:{}: invalid JSON: {e}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
-    })?;
-    ws.backend
-        .import(&lock, &doc, crypter, crypter)
-        .map_err(|e| kept(e.to_string()))?;
-    std::fs::remove_file(&path)?;
+        )));
+    }
     println!("State edited");
     Ok(())
 }

@@ -1,11 +1,13 @@
 //! `stepdeck state move`: moves resources, with their children, from one stack's state to
 //! another's (Pulumi's `state move`). The providers they use are copied; dependencies between
 //! what moves and what stays are broken and reported. Both stacks are locked; the destination
-//! is saved first, so a failure in between leaves the resources tracked twice, never lost.
+//! is saved first and read back as the next command will read it (its secrets under the salt
+//! its state records) before the source changes, so a failure in between leaves the resources
+//! tracked twice, never lost, and a destination that cannot be read is put back.
 
 use std::collections::{HashMap, HashSet};
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
 
@@ -24,6 +26,8 @@ struct Broken {
 /// What a move does, for the report before it is confirmed.
 struct Moved {
     moved: Vec<Urn>,
+    /// The same resources under their URNs in the destination.
+    moved_to: Vec<Urn>,
     /// Resources staying in the source that depended on moved ones.
     source_broken: Vec<Broken>,
     /// Moved resources that depended on ones staying in the source.
@@ -35,18 +39,22 @@ pub(super) fn run(ws: &Workspace, args: StateMoveArgs) -> Result<()> {
         return Err(usage("at least one of --source or --dest must be given"));
     }
     let source = ws.stack(args.source.as_deref(), false)?;
-    let dest = ws.stack(args.dest.as_deref(), false)?;
+    let mut dest = ws.stack(args.dest.as_deref(), false)?;
     if source.reference == dest.reference {
         return Err(usage(format!(
             "the source and the destination are the same stack '{}'",
             source.name
         )));
     }
+    // A destination fresh from `stack init` gets its salt recorded before anything is
+    // encrypted under it, as Pulumi creates the destination's secrets manager.
+    dest.remember_salt(ws.dir())?;
     let source_lock = ws.backend.lock(&source.reference, "state move")?;
     let dest_lock = ws.backend.lock(&dest.reference, "state move")?;
     let (sc, dc) = (source.crypter.as_ref(), dest.crypter.as_ref());
     let mut from = ws.backend.load(&source.reference, sc)?.snapshot;
     let mut to = ws.backend.load(&dest.reference, dc)?.snapshot;
+    let dest_before = to.clone();
     let project = dest.reference.project().to_string();
     let report = move_resources(
         &mut from,
@@ -88,12 +96,34 @@ pub(super) fn run(ws: &Workspace, args: StateMoveArgs) -> Result<()> {
     to.verify_integrity()?;
     from.verify_integrity()?;
     save(ws, &dest_lock, to, dc)?;
+    if let Err(e) = readable(ws, &dest.name, &report.moved_to) {
+        save(ws, &dest_lock, dest_before, dc)?;
+        return Err(e.context(format!(
+            "the moved resources could not be read back from {}; both stacks are as they were",
+            dest.name
+        )));
+    }
     save(ws, &source_lock, from, sc)?;
     println!(
         "Successfully moved resources from {} to {}",
         source.name, dest.name
     );
     Ok(())
+}
+
+/// Loads the stack `name` as the next command will (its settings, the salt its state records,
+/// the passphrase of the environment) and checks that it holds `urns`.
+fn readable(ws: &Workspace, name: &str, urns: &[Urn]) -> Result<()> {
+    let stack = ws.stack(Some(name), false)?;
+    let snap = ws
+        .backend
+        .load(&stack.reference, stack.crypter.as_ref())?
+        .snapshot;
+    let held: HashSet<&Urn> = snap.resources.iter().map(|r| &r.urn).collect();
+    match urns.iter().find(|u| !held.contains(u)) {
+        Some(u) => Err(anyhow!("{u} is missing from {name}'s state")),
+        None => Ok(()),
+    }
 }
 
 fn print_broken(title: &str, broken: &[Broken]) {
@@ -266,6 +296,7 @@ fn move_resources(
         to.resources.push(p);
     }
     let moved_urns: Vec<Urn> = moved.iter().map(|r| r.urn.clone()).collect();
+    let mut moved_to = Vec::with_capacity(moved.len());
     for mut r in moved {
         dest_broken.extend(break_dependencies(&mut r, &remaining));
         let parent = match r.parent.as_ref().and_then(|p| renamed.get(p)) {
@@ -284,6 +315,7 @@ fn move_resources(
                 "resource {urn} already exists in the destination stack"
             )));
         }
+        moved_to.push(urn.clone());
         renamed.insert(std::mem::replace(&mut r.urn, urn), r.urn.clone());
         r.parent = Some(parent);
         let follow = |u: &mut Urn| {
@@ -300,6 +332,7 @@ fn move_resources(
     }
     Ok(Moved {
         moved: moved_urns,
+        moved_to,
         source_broken,
         dest_broken,
     })

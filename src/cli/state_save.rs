@@ -9,7 +9,7 @@ use stepdeck::engine::model::snapshot::Manifest;
 use stepdeck::state::{Crypter, StackLock};
 
 use super::errors::usage;
-use super::workspace::Workspace;
+use super::workspace::{Workspace, report_notices};
 
 /// Asks before editing state, as Pulumi does; without a terminal `--yes` is required.
 pub(super) fn confirm(yes: bool) -> Result<bool> {
@@ -37,5 +37,6 @@ pub(super) fn save(
 ) -> Result<()> {
     snap.manifest = Manifest::now();
     ws.backend.save(lock, &snap, c)?;
+    report_notices(lock);
     Ok(())
 }

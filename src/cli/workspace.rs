@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::{EventSink, ProviderFactory, Severity};
-use stepdeck::project::{ConfigCrypter, CryptError, Project, ResolvedConfig, StackSettings};
+use stepdeck::project::{
+    ConfigCrypter, CryptError, Project, ProjectError, ResolvedConfig, StackSettings,
+};
 use stepdeck::providers::BuiltinProviders;
 use stepdeck::state::{
     Backend, BackendStacks, BackendUrl, Crypter, StackLock, StackRef, open_backend,
@@ -77,11 +79,32 @@ impl Workspace {
     /// and its secrets settings are created under the stack's lock: of concurrent first uses,
     /// one creates both and the others use them (or are told who holds the lock).
     pub(super) fn stack(&self, explicit: Option<&str>, create: bool) -> Result<Stack> {
+        self.open_stack(explicit, create, StackSettings::load)
+    }
+
+    /// [`Workspace::stack`] for `config rm`: settings holding a value that nests too deep
+    /// still open, so that the value can be removed (saving checks the limit again).
+    pub(super) fn stack_to_trim(&self, explicit: Option<&str>) -> Result<Stack> {
+        self.open_stack(explicit, false, StackSettings::load_to_trim)
+    }
+
+    fn open_stack(
+        &self,
+        explicit: Option<&str>,
+        create: bool,
+        load: fn(&Path, &str, &str) -> Result<StackSettings, ProjectError>,
+    ) -> Result<Stack> {
         let name = self.stack_name(explicit)?;
         let reference = self.reference(&name)?;
+        let settings = |stack: &str| {
+            load(self.dir(), stack, &self.project.name).map_err(|e| usage(e.to_string()))
+        };
         let stack = if self.backend.check_exists(&reference)? {
-            let settings = self.settings(&name)?;
-            let crypter = crypter_for(&settings)?;
+            let settings = settings(&name)?;
+            let crypter = match settings.encryption_salt {
+                Some(_) => crypter_for(&settings)?,
+                None => self.recorded_crypter(&reference, &settings)?,
+            };
             Stack {
                 name,
                 reference,
@@ -92,7 +115,7 @@ impl Workspace {
         } else if create {
             let (lock, created) = self.backend.lock_or_create(&reference, "create")?;
             warn_if_broke_stale(&lock);
-            let settings = self.settings(&name)?;
+            let settings = settings(&name)?;
             let crypter = crypter_for(&settings)?;
             let mut stack = Stack {
                 name,
@@ -119,8 +142,24 @@ impl Workspace {
         Ok(stack)
     }
 
-    fn settings(&self, stack: &str) -> Result<StackSettings> {
-        StackSettings::load(self.dir(), stack, &self.project.name).map_err(|e| usage(e.to_string()))
+    /// For a stack whose settings name no salt: the crypter of the salt its state records, so
+    /// that it keeps reading and writing under that salt (and `remember_salt` records it), as
+    /// Pulumi falls back to the state's secrets manager; a fresh salt when it records none, or
+    /// when that salt cannot be had (a command that needs the state then says why, while one
+    /// that does not, such as `stack unlock`, still works).
+    fn recorded_crypter(
+        &self,
+        reference: &StackRef,
+        settings: &StackSettings,
+    ) -> Result<Option<Crypter>> {
+        let Some(passphrase) = passphrase_from_env()? else {
+            return Ok(None);
+        };
+        let recorded = self.backend.recorded_salt(reference).ok().flatten();
+        match recorded.and_then(|salt| Crypter::from_salt(&passphrase, &salt).ok()) {
+            Some(crypter) => Ok(Some(crypter)),
+            None => crypter_for(settings),
+        }
     }
 }
 
@@ -139,6 +178,14 @@ pub(super) fn warn_if_broke_stale(lock: &StackLock) {
                 stale.expires.as_deref().unwrap_or("unknown")
             ),
         );
+    }
+}
+
+/// Gives the warnings the backend left on `lock` while it wrote under it (a stale journal
+/// removed, …).
+pub(super) fn report_notices(lock: &StackLock) {
+    for message in lock.take_notices() {
+        held_notices::notice(Severity::Warning, message);
     }
 }
 

@@ -101,13 +101,23 @@ pub trait Journal: Send {
     fn sync_point(&self) -> Option<SyncPoint> {
         None
     }
+
+    /// Whether entries may still be appended: [`JournalError::LockLost`] once the stack's lock
+    /// this journal writes under is no longer held (its lease ran out, or another process took
+    /// it over), so that nothing is recorded, and no provider called, after that. A cheap
+    /// check, made before every entry; the thorough one is part of [`Durability::wait`].
+    fn fenced(&self) -> Result<(), JournalError> {
+        Ok(())
+    }
 }
 
 /// Group commit: one sync makes every entry written before it durable, so waiters share it.
 #[async_trait::async_trait]
 pub trait Durability: Send + Sync {
-    /// Returns once the first `upto` entries appended are on stable storage.
-    async fn wait(&self, upto: u64) -> std::io::Result<()>;
+    /// Returns once the first `upto` entries appended are on stable storage and were written
+    /// while this process still held the stack's lock (checked after they were written), so
+    /// that a step may call its provider.
+    async fn wait(&self, upto: u64) -> Result<(), JournalError>;
 }
 
 /// A position in a journal to wait for (see [`SnapshotManager::durable`]).
@@ -126,6 +136,10 @@ pub enum JournalError {
     Replay { entry: usize, reason: String },
     #[error("the deployment was terminated; no more state is written")]
     Closed,
+    /// The stack's lock was lost while the deployment ran: the backend's error says to whom.
+    /// Nothing more is recorded, and no step calls its provider after this.
+    #[error("{0}")]
+    LockLost(Arc<dyn std::error::Error + Send + Sync>),
 }
 
 /// A journal that keeps nothing (previews).
@@ -510,6 +524,18 @@ struct ManagerState {
     next_op: OpId,
     new_by_urn: UrnMap<usize>,
     closed: bool,
+    /// The lock was lost: every later entry is refused with this error.
+    lost: Option<Arc<dyn std::error::Error + Send + Sync>>,
+}
+
+impl ManagerState {
+    /// Passes a journal error through; a lost lock also closes the manager for good.
+    fn lose(&mut self, e: JournalError) -> JournalError {
+        if let JournalError::LockLost(lost) = &e {
+            self.lost = Some(lost.clone());
+        }
+        e
+    }
 }
 
 /// Serialises the executor's mutations into the journal and keeps the live snapshot.
@@ -542,6 +568,7 @@ impl SnapshotManager {
                 next_op: 1,
                 new_by_urn,
                 closed: false,
+                lost: None,
             }),
         }
     }
@@ -551,8 +578,14 @@ impl SnapshotManager {
         make: impl FnOnce(&mut ManagerState) -> JournalEntry,
     ) -> Result<(), JournalError> {
         let mut st = self.state.lock();
+        if let Some(lost) = &st.lost {
+            return Err(JournalError::LockLost(lost.clone()));
+        }
         if st.closed {
             return Err(JournalError::Closed);
+        }
+        if let Err(e) = st.journal.fenced() {
+            return Err(st.lose(e));
         }
         let entry = make(&mut st);
         st.journal.append(&entry)?;
@@ -598,13 +631,21 @@ impl SnapshotManager {
     /// what a kill right after the provider call leaves, which refresh resolves (a pending
     /// create by looking the resource up). Pulumi's journaling likewise saves each
     /// `BeginMutation` before the step and batches the rest.
+    ///
+    /// The wait also fails once the stack's lock is lost ([`JournalError::LockLost`]): the
+    /// step then fails before its provider call, its `Begin` left as a pending operation for
+    /// whoever holds the lock now, and the manager records nothing more.
     pub async fn durable(&self) -> Result<(), JournalError> {
         let point = self.state.lock().journal.sync_point();
         let Some(point) = point else {
             return Ok(());
         };
-        point.durability.wait(point.upto).await?;
-        Ok(())
+        let waited = point.durability.wait(point.upto).await;
+        let mut st = self.state.lock();
+        match waited.and_then(|()| st.journal.fenced()) {
+            Ok(()) => Ok(()),
+            Err(e) => Err(st.lose(e)),
+        }
     }
 
     /// Records the end of a step.

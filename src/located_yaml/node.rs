@@ -6,6 +6,7 @@ use std::fmt;
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::Spanned;
 
+use super::limits::{MAX_YAML_NODES, MAX_YAML_SCALAR_BYTES};
 use super::source_error::{Pos, SourceError};
 
 /// One node of a YAML document with its position.
@@ -121,20 +122,53 @@ fn number_json(n: f64) -> serde_json::Value {
     }
 }
 
-/// Parses one YAML document into nodes.
+/// How deep maps and lists may nest in a YAML file we read (the root map is level 1). Whatever
+/// writes YAML we read back (`Pulumi.<stack>.yaml`) checks this same number before writing.
+pub const MAX_DEPTH: usize = 64;
+
+/// Parses one YAML document into nodes, nesting at most [`MAX_DEPTH`] levels.
 ///
 /// Scalars follow YAML 1.2's core schema, as Go's yaml.v3 (Pulumi's parser) does for untyped
 /// values: only `true`/`false` are booleans (`yes`, `on`, `no` stay strings), and numbers with
-/// a leading zero (`0755`, zip codes) stay strings. Duplicate keys are an error.
+/// a leading zero (`0755`, zip codes) stay strings. Duplicate keys are an error. A document
+/// past stepdeck's limits (`limits`) is refused, naming the limit.
 pub fn parse_document(file: &str, text: &str) -> Result<Node, SourceError> {
+    parse_document_to_depth(file, text, MAX_DEPTH)
+}
+
+/// [`parse_document`] nesting at most `max_depth` levels: more than [`MAX_DEPTH`] only to
+/// repair a file that holds too much (a value that `config rm` then removes).
+pub fn parse_document_to_depth(
+    file: &str,
+    text: &str,
+    max_depth: usize,
+) -> Result<Node, SourceError> {
+    parse_within(file, text, max_depth, MAX_YAML_NODES)
+}
+
+/// [`parse_document_to_depth`] with at most `max_nodes` nodes.
+fn parse_within(
+    file: &str,
+    text: &str,
+    max_depth: usize,
+    max_nodes: usize,
+) -> Result<Node, SourceError> {
+    let start = Pos { line: 1, col: 1 };
     let options = serde_saphyr::options! {
         strict_booleans: true,
         leading_zero_numbers_as_strings: true,
         with_snippet: false,
+        budget: serde_saphyr::budget! {
+            max_nodes: max_nodes,
+            // Every node is one event, every list and map one more for its end.
+            max_events: max_nodes.saturating_mul(2).saturating_add(16),
+            max_total_scalar_bytes: MAX_YAML_SCALAR_BYTES,
+            max_depth: max_depth,
+        },
     };
     if text.trim().is_empty() {
         return Ok(Node {
-            pos: Pos { line: 1, col: 1 },
+            pos: start,
             kind: NodeKind::Map(Vec::new()),
         });
     }
@@ -146,10 +180,52 @@ pub fn parse_document(file: &str, text: &str) -> Result<Node, SourceError> {
                     line: l.line() as u32,
                     col: l.column() as u32,
                 })
-                .unwrap_or(Pos { line: 1, col: 1 });
-            SourceError::new(file, pos, syntax_message(&e))
+                .unwrap_or(start);
+            let message =
+                past_limit(&e, max_depth, max_nodes).unwrap_or_else(|| syntax_message(&e));
+            SourceError::new(file, pos, message)
         })?;
     Ok(from_spanned(spanned))
+}
+
+/// What a document past one of stepdeck's limits is told, naming the limit.
+fn past_limit(e: &serde_saphyr::Error, max_depth: usize, max_nodes: usize) -> Option<String> {
+    use serde_saphyr::budget::BudgetBreach;
+    let mut e = e;
+    while let serde_saphyr::Error::WithSnippet { error, .. } = e {
+        e = error;
+    }
+    let serde_saphyr::Error::Budget { breach, .. } = e else {
+        return None;
+    };
+    Some(match breach {
+        BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => format!(
+            "the document has more than {} YAML nodes (values, lists and maps), the most \
+             stepdeck reads",
+            thousands(max_nodes)
+        ),
+        BudgetBreach::Depth { .. } => {
+            format!("maps and lists nest deeper than {max_depth} levels, the most stepdeck reads")
+        }
+        BudgetBreach::ScalarBytes { .. } => format!(
+            "the document holds more than {} MiB of text, the most stepdeck reads",
+            MAX_YAML_SCALAR_BYTES >> 20
+        ),
+        other => format!("the document is past what stepdeck reads ({other:?})"),
+    })
+}
+
+/// `32000000` as `32,000,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
 }
 
 /// The parser's message without its own location prefix (we print ours).
@@ -320,5 +396,43 @@ mod tests {
         assert!(text.contains("YAML syntax error"), "{text}");
         let err = parse_document("Pulumi.yaml", "a: 1\na: 2\n").unwrap_err();
         assert_eq!(err.pos.line, 2, "{err}");
+    }
+
+    #[test]
+    fn a_document_past_the_node_limit_is_refused_naming_the_file_and_the_limit() {
+        // The document map, `resources`, its map, and four nodes for each resource: 11.
+        let text = "resources:\n  a: {type: t}\n  b: {type: t}\n";
+        assert!(parse_within("Pulumi.yaml", text, MAX_DEPTH, 11).is_ok());
+        let err = parse_within("Pulumi.yaml", text, MAX_DEPTH, 10).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Pulumi.yaml:3:13: the document has more than 10 YAML nodes (values, lists and \
+             maps), the most stepdeck reads"
+        );
+        assert_eq!(thousands(MAX_YAML_NODES), "32,000,000");
+    }
+
+    #[test]
+    fn nesting_past_the_depth_limit_is_refused_naming_the_limit() {
+        // Deserializing nests a call per level: in a debug build 64 levels take more than the
+        // 2 MiB of a test's thread, so this runs on a thread with the main thread's 8 MiB.
+        let parsed = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(|| {
+                let nested = |depth| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+                let deep = parse_document("Pulumi.dev.yaml", &nested(MAX_DEPTH + 1));
+                let at_limit = parse_document("Pulumi.dev.yaml", &nested(MAX_DEPTH));
+                (deep.map(drop), at_limit.map(drop))
+            })
+            .unwrap()
+            .join()
+            .unwrap();
+        let err = parsed.0.unwrap_err();
+        assert!(
+            err.message
+                .contains("nest deeper than 64 levels, the most stepdeck reads"),
+            "{err}"
+        );
+        assert!(parsed.1.is_ok());
     }
 }

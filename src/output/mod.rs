@@ -1,6 +1,8 @@
 //! Non-interactive outputs built on the engine's event stream: plain progress lines in Pulumi's
-//! wording, Pulumi's preview digest and engine-event JSON.
+//! wording, Pulumi's preview digest and engine-event JSON, and the destinations they are
+//! written to, whose failed writes are kept and reported (`checked_output`).
 
+pub mod checked_output;
 pub mod digest;
 pub mod event_stream;
 pub mod json;

@@ -11,15 +11,13 @@ use crate::located_yaml::{Node, NodeKind, SourceError, parse_document};
 use super::config::ConfigKey;
 use super::error::ProjectError;
 use super::stack_settings::StackSettings;
+use crate::file_limits::{self, YAML_FILE};
 
 /// The stack setting that holds a stack's approval rules.
 pub const APPROVE_KEY: &str = "stepdeck:approve";
 
 fn read(path: &Path) -> Result<(String, Node), ProjectError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ProjectError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = file_limits::read_to_string(path, YAML_FILE)?;
     let file = path.display().to_string();
     let doc = parse_document(&file, &text)?;
     Ok((file, doc))

@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use crate::file_limits::{ReadLimitError, WriteLimitError};
 use crate::located_yaml::SourceError;
 
 /// A project, stack settings or configuration problem, naming the file (and line) involved.
@@ -16,6 +17,8 @@ pub enum ProjectError {
     },
     #[error(transparent)]
     Source(#[from] SourceError),
+    #[error(transparent)]
+    Read(#[from] ReadLimitError),
     #[error("invalid configuration key {key:?}: {why}")]
     BadKey { key: String, why: String },
     #[error("could not set configuration value {key}: {why}")]
@@ -30,6 +33,20 @@ pub enum ProjectError {
     },
     #[error("missing required configuration value {key} (set it with `config set {short}`)")]
     MissingRequired { key: String, short: String },
+    #[error(
+        "{file}: config value {key} would nest {depth} levels deep in the file, more than the \
+         {limit} stepdeck reads; nothing was written"
+    )]
+    TooDeep {
+        file: String,
+        key: String,
+        depth: usize,
+        limit: usize,
+    },
+    #[error("{file} would not read back ({why}); nothing was written")]
+    WouldNotRead { file: String, why: String },
+    #[error(transparent)]
+    TooLarge(#[from] WriteLimitError),
 }
 
 /// Why encrypting or decrypting a secret failed (a wrong passphrase, corrupt ciphertext).

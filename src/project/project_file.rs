@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::file_limits::{self, YAML_FILE};
+
 use super::config::{ConfigDecl, ConfigKey};
 use super::error::ProjectError;
 use crate::located_yaml::parse_document;
@@ -42,10 +44,7 @@ impl Project {
         if !path.is_file() {
             return Err(ProjectError::NotAProject(dir.to_path_buf()));
         }
-        let text = std::fs::read_to_string(&path).map_err(|source| ProjectError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let text = file_limits::read_to_string(&path, YAML_FILE)?;
         Ok(Project::parse(dir, &text)?)
     }
 

@@ -10,8 +10,14 @@ use super::config::{ConfigKey, ConfigValue};
 use super::config_path;
 use super::error::ProjectError;
 use super::yaml_text;
-use crate::located_yaml::parse_document;
-use crate::located_yaml::{NodeKind, Pos, SourceError};
+use crate::file_limits::{self, YAML_FILE, check_write};
+use crate::located_yaml::{MAX_DEPTH, NodeKind, Pos, SourceError, parse_document_to_depth};
+
+/// How deep a settings file may nest for `config rm` to still open it and remove a value
+/// nesting deeper than [`MAX_DEPTH`] (one written before the limit was checked on write).
+const TRIM_DEPTH: usize = 4 * MAX_DEPTH;
+/// Levels above a config value in the file: the document's map and `config:`.
+const ABOVE_CONFIG_VALUE: usize = 2;
 
 /// One stack's settings file.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -34,21 +40,79 @@ pub fn settings_file_name(stack: &str) -> String {
 impl StackSettings {
     /// Reads `<dir>/Pulumi.<stack>.yaml`; a stack without the file has empty settings.
     pub fn load(dir: &Path, stack: &str, project: &str) -> Result<StackSettings, ProjectError> {
+        StackSettings::load_with(dir, stack, |file, text| {
+            StackSettings::parse(file, text, project)
+        })
+    }
+
+    /// [`StackSettings::load`] for `config rm`: a value nesting deeper than [`MAX_DEPTH`]
+    /// (up to [`TRIM_DEPTH`]) still loads, so that it can be removed; saving checks the limit.
+    pub fn load_to_trim(
+        dir: &Path,
+        stack: &str,
+        project: &str,
+    ) -> Result<StackSettings, ProjectError> {
+        StackSettings::load_with(dir, stack, |file, text| {
+            StackSettings::parse_to_depth(file, text, project, TRIM_DEPTH)
+        })
+    }
+
+    fn load_with(
+        dir: &Path,
+        stack: &str,
+        parse: impl FnOnce(&str, &str) -> Result<StackSettings, SourceError>,
+    ) -> Result<StackSettings, ProjectError> {
         let file_name = settings_file_name(stack);
         let path = dir.join(&file_name);
-        match std::fs::read_to_string(&path) {
-            Ok(text) => Ok(StackSettings::parse(&file_name, &text, project)?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(StackSettings {
+        match file_limits::read_to_string(&path, YAML_FILE) {
+            Ok(text) => Ok(parse(&file_name, &text)?),
+            Err(e) if e.is_not_found() => Ok(StackSettings {
                 file_name,
                 ..StackSettings::default()
             }),
-            Err(source) => Err(ProjectError::Io { path, source }),
+            Err(e) => Err(e.into()),
         }
     }
 
-    /// Parses settings text; keys without a namespace are put in the project's.
+    /// Parses settings text; keys without a namespace are put in the project's. A value that
+    /// nests too deep is an error naming its key and how to remove it.
     pub fn parse(file: &str, text: &str, project: &str) -> Result<StackSettings, SourceError> {
-        let doc = parse_document(file, text)?;
+        StackSettings::parse_to_depth(file, text, project, MAX_DEPTH).map_err(|e| {
+            match StackSettings::parse_to_depth(file, text, project, TRIM_DEPTH) {
+                Ok(deep) => deep.too_deep(MAX_DEPTH).unwrap_or(e),
+                Err(_) => e,
+            }
+        })
+    }
+
+    /// The first config value nesting deeper than `max_depth` levels in the file.
+    fn too_deep(&self, max_depth: usize) -> Option<SourceError> {
+        self.config.iter().find_map(|(key, value)| {
+            let depth = ABOVE_CONFIG_VALUE + nesting(&value.to_json());
+            (depth > max_depth).then(|| {
+                SourceError::new(
+                    &self.file_name,
+                    self.positions
+                        .get(key)
+                        .copied()
+                        .unwrap_or(Pos { line: 1, col: 1 }),
+                    format!(
+                        "config value {key} nests {depth} levels deep in the file, more than the \
+                         {max_depth} stepdeck reads: remove it with `stepdeck config rm {key}` \
+                         (or a part of it with `--path`)"
+                    ),
+                )
+            })
+        })
+    }
+
+    fn parse_to_depth(
+        file: &str,
+        text: &str,
+        project: &str,
+        max_depth: usize,
+    ) -> Result<StackSettings, SourceError> {
+        let doc = parse_document_to_depth(file, text, max_depth)?;
         let mut s = StackSettings {
             file_name: file.to_string(),
             ..StackSettings::default()
@@ -137,10 +201,31 @@ impl StackSettings {
         yaml_text::document(&top)
     }
 
-    /// Writes `<dir>/Pulumi.<stack>.yaml` atomically (temp file, then rename).
+    /// Writes `<dir>/Pulumi.<stack>.yaml` atomically (temp file, then rename), only if it
+    /// reads back: a value nesting deeper than the reader's [`MAX_DEPTH`], or a file past any
+    /// other limit of the reader, is refused naming the key and the limit, nothing written.
     pub fn save(&self, dir: &Path, stack: &str) -> Result<PathBuf, ProjectError> {
-        let path = dir.join(settings_file_name(stack));
+        let file_name = settings_file_name(stack);
+        let path = dir.join(&file_name);
+        for (key, value) in &self.config {
+            let depth = ABOVE_CONFIG_VALUE + nesting(&value.to_json());
+            if depth > MAX_DEPTH {
+                return Err(ProjectError::TooDeep {
+                    file: file_name,
+                    key: key.to_string(),
+                    depth,
+                    limit: MAX_DEPTH,
+                });
+            }
+        }
         let text = self.to_yaml();
+        check_write(&file_name, text.len(), YAML_FILE)?;
+        if let Err(e) = StackSettings::parse(&file_name, &text, "") {
+            return Err(ProjectError::WouldNotRead {
+                file: file_name,
+                why: e.to_string(),
+            });
+        }
         // A fresh name, created exclusively: a file or symlink planted at the temporary name
         // is never written through, and concurrent saves do not share one.
         let tmp = dir.join(format!(
@@ -166,5 +251,14 @@ impl StackSettings {
         }
         written.map_err(io)?;
         Ok(path)
+    }
+}
+
+/// How many levels of maps and lists a value is (a scalar is none).
+fn nesting(value: &Value) -> usize {
+    match value {
+        Value::Object(m) => 1 + m.values().map(nesting).max().unwrap_or(0),
+        Value::Array(a) => 1 + a.iter().map(nesting).max().unwrap_or(0),
+        _ => 0,
     }
 }

@@ -3,6 +3,13 @@
 //! files its `assetPaths`/`archivePaths` select as `assets`/`archive` (`command_assets`), and
 //! its `command:local:run` function. The command's output is kept in `stdout`/`stderr`, and the
 //! streams its `logging` option chooses are shown line by line while it runs (`command_log`).
+//!
+//! Secrets: what the command produced (`stdout`, `stderr`, `assets`, `archive`) is secret when
+//! any input holds a secret (or the previous output it is given in its environment was secret),
+//! since the command may print what it was given; an input echoed back stays as it was given.
+//! This is the rule of pulumi-command 0.8.2 and 0.9.0, whose every output depended on every
+//! input (its issue 256); 0.9.1 on flow secrets only name to name, which leaves a secret the
+//! command printed in plain text in the state.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -93,12 +100,46 @@ struct Output {
 }
 
 impl Output {
-    /// The outputs: the inputs, what the command printed and the files it selected.
-    fn into_outputs(self, inputs: &PropertyMap) -> PropertyMap {
+    /// The outputs: the inputs, what the command printed and the files it selected, secret
+    /// when `secret` (see [`tainted`]).
+    fn into_outputs(self, inputs: &PropertyMap, secret: bool) -> PropertyMap {
         let mut out = with_output(inputs, self.stdout.into(), self.stderr.into());
         out.extend(self.assets.map(|a| ("assets".to_string(), a)));
         out.extend(self.archive.map(|a| ("archive".to_string(), a)));
+        if secret {
+            hide_produced(&mut out);
+        }
         out
+    }
+}
+
+/// The outputs the command itself produces, as opposed to its inputs echoed back.
+const PRODUCED: [&str; 4] = ["stdout", "stderr", "assets", "archive"];
+
+/// Whether what the command produces must be secret: an input holds a secret, or the previous
+/// output the command gets in `PULUMI_COMMAND_STDOUT`/`STDERR` was secret.
+fn tainted(inputs: &PropertyMap, previous: &PropertyMap) -> bool {
+    inputs.values().any(PropertyValue::contains_secrets)
+        || (opt_bool(inputs, "addPreviousOutputInEnv")
+            .ok()
+            .flatten()
+            .unwrap_or(true)
+            && ["stdout", "stderr"].iter().any(|k| {
+                previous
+                    .get(*k)
+                    .is_some_and(PropertyValue::contains_secrets)
+            }))
+}
+
+/// Wraps the produced outputs that are known and not secret yet (an unknown hides nothing).
+fn hide_produced(outputs: &mut PropertyMap) {
+    for key in PRODUCED {
+        if let Some(v) = outputs.get_mut(key)
+            && !v.is_secret()
+            && !v.contains_unknowns()
+        {
+            *v = PropertyValue::Secret(Box::new(std::mem::take(v)));
+        }
     }
 }
 
@@ -382,9 +423,10 @@ impl Provider for CommandProvider {
             }
             None => Output::default(),
         };
+        let secret = tainted(&req.inputs, &PropertyMap::new());
         Ok(CreateResult {
             id: unique_id(req.urn.name()),
-            outputs: output.into_outputs(&req.inputs),
+            outputs: output.into_outputs(&req.inputs, secret),
         })
     }
 
@@ -414,10 +456,14 @@ impl Provider for CommandProvider {
             None => opt_str(&req.new_inputs, "create").map_err(bad)?,
         };
         let old = |k: &str| req.old_outputs.get(k).cloned().unwrap_or_else(|| "".into());
+        let secret = tainted(&req.new_inputs, &req.old_outputs);
         let Some(command) = command else {
             let mut out = with_output(&req.new_inputs, old("stdout"), old("stderr"));
             for k in ["assets", "archive"] {
                 out.extend(req.old_outputs.get(k).map(|v| (k.to_string(), v.clone())));
+            }
+            if secret {
+                hide_produced(&mut out);
             }
             return Ok(out);
         };
@@ -425,7 +471,7 @@ impl Provider for CommandProvider {
         let output = self
             .run(Some(&req.urn), &command, &how, req.timeout)
             .await?;
-        Ok(output.into_outputs(&req.new_inputs))
+        Ok(output.into_outputs(&req.new_inputs, secret))
     }
 
     async fn delete(&self, req: DeleteRequest) -> Result<(), ProviderError> {
@@ -455,7 +501,7 @@ impl Provider for CommandProvider {
             .ok_or_else(|| ProviderError::Failed("`command` is required".into()))?;
         let how = Invocation::from_inputs(args, &PropertyMap::new()).map_err(bad)?;
         let output = self.run(None, &command, &how, 0.0).await?;
-        Ok(output.into_outputs(args))
+        Ok(output.into_outputs(args, tainted(args, &PropertyMap::new())))
     }
 
     async fn cancel(&self) -> Result<(), ProviderError> {

@@ -277,7 +277,7 @@ async fn generate(
         Kind::Uuid(version) => {
             let u = match version {
                 UuidVersion::V4 => uuid::Uuid::new_v4(),
-                UuidVersion::V7 => uuid_v7(),
+                UuidVersion::V7 => uuid::Uuid::now_v7(),
             }
             .to_string();
             out.insert("result".into(), PropertyValue::string(u.clone()));
@@ -397,16 +397,6 @@ fn hide_secret_outputs(kind: Kind, out: &mut PropertyMap) {
             *v = PropertyValue::Secret(Box::new(std::mem::take(v)));
         }
     }
-}
-
-/// A time-ordered UUID (version 7): the Unix time in milliseconds, then random bits.
-fn uuid_v7() -> uuid::Uuid {
-    let millis = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
-    let mut random = [0u8; 10];
-    rand::rng().fill(&mut random[..]);
-    uuid::Builder::from_unix_timestamp_millis(millis, &random).into_uuid()
 }
 
 /// The `random` provider; stateless, so one instance serves any number of resources.

@@ -15,8 +15,9 @@ use super::backend_url::BackendUrl;
 use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};
 use super::error::StateError;
 use super::export::validate_export;
-use super::lock_info::{LockInfo, StackLock};
+use super::lock_info::LockInfo;
 use super::passphrase::Crypter;
+use super::stack_lock::StackLock;
 use super::stack_ref::StackRef;
 use super::update_record::UpdateRecord;
 

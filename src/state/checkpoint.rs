@@ -90,6 +90,31 @@ impl SecretsProviderState {
             None
         }
     }
+
+    /// Whether state recording `recorded` was written under `crypter` (without a crypter,
+    /// anything was), so that a journal encrypted by `crypter` may continue it; a deployment
+    /// re-encrypts the checkpoint first otherwise.
+    pub fn written_under(
+        recorded: Option<&SecretsProviderState>,
+        crypter: Option<&Crypter>,
+    ) -> bool {
+        crypter
+            .is_none_or(|c| recorded.and_then(SecretsProviderState::salt) == Some(c.salt_state()))
+    }
+
+    /// The crypter that opens what was encrypted under the provider a deployment records:
+    /// `given`'s passphrase with the recorded salt (Pulumi reads a checkpoint with the secrets
+    /// provider recorded in it, not with the stack settings' salt). Without a recorded salt or
+    /// a crypter, `given` as it is.
+    pub fn reader(
+        recorded: Option<&SecretsProviderState>,
+        given: Option<&Crypter>,
+    ) -> Result<Option<Crypter>, SecretsError> {
+        match (recorded.and_then(SecretsProviderState::salt), given) {
+            (Some(salt), Some(c)) => c.for_salt(salt).map(Some),
+            _ => Ok(given.cloned()),
+        }
+    }
 }
 
 /// The secrets provider a deployment's JSON text (at JSON path `at`) records, read without
@@ -106,6 +131,20 @@ pub fn recorded_secrets_providers(
     serde_json::from_str::<Head>(text)
         .map(|h| h.secrets_providers)
         .map_err(|e| FieldError::new(format!("{at}.secrets_providers"), e.to_string()))
+}
+
+/// [`SecretsProviderState::reader`] for the deployment at JSON path `at`.
+fn reader_at(
+    recorded: Option<&SecretsProviderState>,
+    given: Option<&Crypter>,
+    at: &str,
+) -> Result<Option<Crypter>, FieldError> {
+    SecretsProviderState::reader(recorded, given).map_err(|e| {
+        FieldError::new(
+            format!("{at}.secrets_providers.state.salt"),
+            format!("the salt the secrets were encrypted with: {e}"),
+        )
+    })
 }
 
 /// A bad field in deployment JSON: a JSON path and what is wrong there.
@@ -335,6 +374,8 @@ pub fn parse_deployment(
                 .map_err(|e| FieldError::new(format!("{at}.secrets_providers"), e.to_string()))?,
         ),
     };
+    let crypter = reader_at(secrets_providers.as_ref(), crypter, at)?;
+    let crypter = crypter.as_ref();
     let resources = array(d, at, "resources")?
         .iter()
         .enumerate()
@@ -385,6 +426,8 @@ pub fn parse_deployment_text(
     head.insert("manifest".into(), shape.manifest);
     head.insert("secrets_providers".into(), shape.secrets_providers);
     let mut d = parse_deployment(&Value::Object(head), at, crypter)?;
+    let crypter = reader_at(d.secrets_providers.as_ref(), crypter, at)?;
+    let crypter = crypter.as_ref();
     d.snapshot.resources = decode_resources(&shape.resources.unwrap_or_default(), at, crypter)?;
     d.snapshot.pending_operations = shape
         .pending_operations

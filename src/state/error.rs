@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use crate::engine::model::snapshot::IntegrityError;
 
-use super::lock_info::StackLocked;
+use super::lock_info::{BadLease, StackLocked};
+use super::lock_lost::LockLost;
 use super::passphrase::SecretsError;
 use super::stack_ref::BadName;
 
@@ -52,6 +53,12 @@ pub enum StateError {
     },
     #[error(transparent)]
     Locked(#[from] Box<StackLocked>),
+    /// This process held the stack's lock and lost it: it writes nothing more.
+    #[error(transparent)]
+    LockLost(Box<LockLost>),
+    /// `STEPDECK_LOCK_LEASE_SECS` asks for a lease no lock can take.
+    #[error(transparent)]
+    BadLease(#[from] BadLease),
     #[error(
         "stack {stack} is locked by pid {pid} on host {host}, which may still be running; \
          use `stepdeck stack unlock --force` if you are sure it is gone"
@@ -95,6 +102,12 @@ pub enum StateError {
     /// A `stack import` document that is not a valid export; `field` is a JSON path.
     #[error("invalid stack export at {field}: {message}")]
     Import { field: String, message: String },
+}
+
+impl From<LockLost> for StateError {
+    fn from(lost: LockLost) -> StateError {
+        StateError::LockLost(Box::new(lost))
+    }
 }
 
 impl StateError {

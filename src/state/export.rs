@@ -8,6 +8,7 @@ use crate::engine::Snapshot;
 
 use super::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, parse_deployment};
 use super::error::StateError;
+use super::json_depth::{DEPLOYMENT_WRAP_DEPTH, MAX_JSON_DEPTH, deepest_path, nesting};
 use super::passphrase::Crypter;
 use super::secrets::has_ciphertext;
 use super::stack_ref::StackRef;
@@ -53,6 +54,16 @@ pub fn validate_export(
     let deployment = root
         .get("deployment")
         .ok_or_else(|| import_error("deployment", "missing"))?;
+    let depth = DEPLOYMENT_WRAP_DEPTH + nesting(deployment);
+    if depth > MAX_JSON_DEPTH {
+        return Err(import_error(
+            format!("deployment{}", deepest_path(deployment)),
+            format!(
+                "nests {depth} levels deep in the stack's state file, more than the \
+                 {MAX_JSON_DEPTH} stepdeck reads back"
+            ),
+        ));
+    }
     if has_ciphertext(deployment) {
         let sp = deployment.get("secrets_providers");
         let kind = sp.and_then(|s| s.get("type")).and_then(Value::as_str);

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 
 use crate::engine::Snapshot;
 
-use super::atomic::{is_leftover_temp, sync_dir, write_atomic, write_atomic_with};
+use super::atomic::{Prepared, is_leftover_temp, sync_dir, write_atomic};
 use super::backend::{Backend, StackState, StackSummary};
 use super::backend_url::BackendUrl;
 use super::checkpoint::{
@@ -22,9 +22,10 @@ use super::error::StateError;
 use super::file_journal::{FileJournal, journal_keeps_only, read_journal};
 use super::file_lock as lock;
 use super::journal_reader::{JournalReader, JournalSummary};
-use super::lock_info::{LockInfo, StackLock};
+use super::lock_info::LockInfo;
 use super::passphrase::{Crypter, SecretsError};
 use super::secrets::has_ciphertext;
+use super::stack_lock::StackLock;
 use super::stack_ref::{StackRef, validate_name};
 use super::update_record::UpdateRecord;
 use crate::engine::Journal;
@@ -32,7 +33,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 const CHECKPOINT: &str = "checkpoint.json";
-const LOCK: &str = "lock.json";
 
 #[derive(Serialize, Deserialize)]
 struct Workspace {
@@ -172,11 +172,11 @@ impl FileBackend {
     ) -> Result<(StackLock, bool), StateError> {
         let dir = self.stack_dir(stack);
         fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
-        let lock = lock::acquire(stack, &dir.join(LOCK), operation)?;
+        let lock = lock::acquire(stack, &dir, operation)?;
         if self.check_exists(stack)? {
             return Ok((lock, false));
         }
-        self.write_checkpoint(stack, &Snapshot::default(), 0, None, None)?;
+        self.write_checkpoint(&lock, &Snapshot::default(), 0, None, None)?;
         Ok((lock, true))
     }
 
@@ -215,9 +215,7 @@ impl FileBackend {
                     .and_then(Value::as_str)
                     .map(str::to_string),
                 // A corrupt lock file is reported by `lock` and `unlock`, not here.
-                lock: lock::read_lock(&self.stack_dir(&stack).join(LOCK))
-                    .ok()
-                    .flatten(),
+                lock: lock::read_lock(&self.stack_dir(&stack)).ok().flatten(),
                 name,
             });
         }
@@ -231,14 +229,16 @@ impl FileBackend {
     pub fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
         let dir = self.stack_dir(stack);
         let held = if force && !self.stack_exists(stack) && dir.is_dir() {
-            lock::acquire(stack, &dir.join(LOCK), "remove")?
+            lock::acquire(stack, &dir, "remove")?
         } else {
             self.lock(stack, "remove")?
         };
         if !force {
             self.check_empty(stack)?;
         }
-        fs::remove_dir_all(&dir).map_err(StateError::io(&dir))?;
+        lock::fenced(&held, &dir, || {
+            fs::remove_dir_all(&dir).map_err(StateError::io(&dir))
+        })?;
         drop(held);
         if self.current_stack(stack.project())?.as_deref() == Some(stack.stack()) {
             let ws = self.workspace_path(stack.project());
@@ -334,20 +334,20 @@ impl FileBackend {
     /// Takes the stack's update lock (see [`StackLock`]); every write of state needs it.
     pub fn lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
         self.require(stack)?;
-        lock::acquire(stack, &self.stack_dir(stack).join(LOCK), operation)
+        lock::acquire(stack, &self.stack_dir(stack), operation)
     }
 
     /// `stack unlock`: removes the lock if its holder is gone, or whatever holds it with
     /// `force`; returns the lock removed.
     pub fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
         self.require(stack)?;
-        lock::unlock(stack, &self.stack_dir(stack).join(LOCK), force)
+        lock::unlock(stack, &self.stack_dir(stack), force)
     }
 
     /// Who holds the stack's lock, if anyone.
     pub fn lock_holder(&self, stack: &StackRef) -> Result<Option<LockInfo>, StateError> {
         self.require(stack)?;
-        lock::read_lock(&self.stack_dir(stack).join(LOCK))
+        lock::read_lock(&self.stack_dir(stack))
     }
 
     pub(crate) fn read_checkpoint(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
@@ -413,13 +413,8 @@ impl FileBackend {
         let (path, bytes) = self.checkpoint_bytes(stack)?;
         let file = parse_checkpoint(&path, &bytes)?;
         let journal = self.journal_path(stack, file.stepdeck.journal_epoch);
-        let (state, _) = decode_state(
-            &path,
-            &file,
-            || read_journal(&journal, crypter),
-            crypter,
-            verify,
-        )?;
+        let (state, _) =
+            decode_state(&path, &file, |c| read_journal(&journal, c), crypter, verify)?;
         Ok(state)
     }
 
@@ -440,7 +435,7 @@ impl FileBackend {
         // `load` checked the snapshot's integrity: checking it again costs a fifth of the
         // compaction of a large first deployment.
         self.write_verified_checkpoint(
-            stack,
+            lock,
             &state.snapshot,
             state.epoch,
             providers.as_ref(),
@@ -451,26 +446,35 @@ impl FileBackend {
     }
 
     /// Starts a deployment: compacts when an earlier run left a journal (or the checkpoint
-    /// must record the secrets provider first), then opens the epoch's journal. Pass the
-    /// snapshot to the engine as its base and the journal as its journal.
+    /// must record this crypter's secrets provider first, its journal being encrypted under
+    /// it), then opens the epoch's journal (under the stack's write guard, as the lock's
+    /// holder). Pass the snapshot to the engine as its base and the journal as its journal. A
+    /// checkpoint at the last epoch is refused here, before anything runs: the run could not
+    /// fold its journal in at its end.
     pub fn begin_deployment(
         &self,
         lock: &StackLock,
         crypter: Option<&Crypter>,
     ) -> Result<(Snapshot, FileJournal), StateError> {
-        let loaded = self.load(lock.stack(), crypter)?;
-        let journal_left = self.journal_path(lock.stack(), loaded.epoch).exists();
-        let providers_recorded = crypter.is_none() || loaded.secrets_providers.is_some();
-        let state = if journal_left || !providers_recorded {
+        let stack = lock.stack();
+        let loaded = self.load(stack, crypter)?;
+        let journal_left = self.journal_path(stack, loaded.epoch).exists();
+        let current =
+            SecretsProviderState::written_under(loaded.secrets_providers.as_ref(), crypter);
+        let state = if journal_left || !current {
             self.compact(lock, crypter)?
         } else {
             // The checkpoint already is the whole state: rewriting it would only cost time.
             loaded
         };
-        let path = self.journal_path(lock.stack(), state.epoch);
-        let journal =
-            FileJournal::create(path.clone(), crypter.cloned()).map_err(StateError::io(&path))?;
-        self.begun.lock().insert(lock.stack().clone(), state.epoch);
+        self.following(stack, state.epoch)?;
+        let path = self.journal_path(stack, state.epoch);
+        let journal = lock::fenced(lock, &self.stack_dir(stack), || {
+            self.remove_old_journals(lock, state.epoch, None)?;
+            FileJournal::create(path.clone(), crypter.cloned(), lock.fence().clone())
+                .map_err(StateError::io(&path))
+        })?;
+        self.begun.lock().insert(stack.clone(), state.epoch);
         Ok((state.snapshot, journal))
     }
 
@@ -487,7 +491,7 @@ impl FileBackend {
             let (path, bytes) = self.checkpoint_bytes(stack)?;
             parse_checkpoint(&path, &bytes)?.stepdeck.journal_epoch
         };
-        if self.journal_kept_only(stack, epoch, crypter)? {
+        if self.journal_kept_only(lock, epoch, crypter)? {
             return Ok(());
         }
         self.compact(lock, crypter).map(drop)
@@ -507,14 +511,14 @@ impl FileBackend {
         // The lock was held since the deployment began, so its epoch is still the checkpoint's.
         let begun = self.begun.lock().remove(stack);
         if let Some(epoch) = begun
-            && self.journal_kept_only(stack, epoch, crypter)?
+            && self.journal_kept_only(lock, epoch, crypter)?
         {
             return Ok(());
         }
         let (path, bytes) = self.checkpoint_bytes(stack)?;
         let file = parse_checkpoint(&path, &bytes)?;
         let epoch = file.stepdeck.journal_epoch;
-        if begun.is_none() && self.journal_kept_only(stack, epoch, crypter)? {
+        if begun.is_none() && self.journal_kept_only(lock, epoch, crypter)? {
             return Ok(());
         }
         let providers = match (crypter, file.checkpoint.latest) {
@@ -526,25 +530,30 @@ impl FileBackend {
             }
         };
         let epoch = self.next_epoch(stack, epoch)?;
-        self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
+        self.write_checkpoint(lock, snapshot, epoch, providers.as_ref(), crypter)
     }
 
-    /// Whether the journal of `epoch` only kept resources as they were; it is removed then,
-    /// since the checkpoint already is the stack's state.
+    /// Whether the journal of `epoch` only kept resources as they were; it is removed then
+    /// (by the lock's holder only), since the checkpoint already is the stack's state.
     fn journal_kept_only(
         &self,
-        stack: &StackRef,
+        lock: &StackLock,
         epoch: u64,
         crypter: Option<&Crypter>,
     ) -> Result<bool, StateError> {
+        let stack = lock.stack();
         let journal = self.journal_path(stack, epoch);
         if !journal_keeps_only(&journal, crypter)? {
             return Ok(false);
         }
-        match std::fs::remove_file(&journal) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(StateError::io(&journal)(e)),
-            _ => Ok(true),
-        }
+        lock::fenced(
+            lock,
+            &self.stack_dir(stack),
+            || match std::fs::remove_file(&journal) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => Err(StateError::io(&journal)(e)),
+                _ => Ok(true),
+            },
+        )
     }
 
     /// The passphrase salt the stack's checkpoint was last written with, read without
@@ -565,24 +574,22 @@ impl FileBackend {
         let file = self.read_checkpoint(stack)?;
         let providers = file.providers_for(crypter);
         let epoch = self.next_epoch(stack, file.stepdeck.journal_epoch)?;
-        self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
+        self.write_checkpoint(lock, snapshot, epoch, providers.as_ref(), crypter)
     }
 
-    /// The epoch after `epoch`. It must not wrap, and no journal of it or later may exist
-    /// yet: such a journal was not written by the deployments of this checkpoint, and adopting
-    /// it would replay entries against the wrong state.
+    /// The epoch after `epoch`, which must not wrap: a checkpoint at the last epoch cannot be
+    /// compacted, and is refused with the way out.
+    fn following(&self, stack: &StackRef, epoch: u64) -> Result<u64, StateError> {
+        epoch
+            .checked_add(1)
+            .ok_or_else(|| last_epoch(&self.checkpoint_path(stack), epoch))
+    }
+
+    /// The epoch after `epoch` ([`FileBackend::following`]). No journal of it or later may
+    /// exist yet: such a journal was not written by the deployments of this checkpoint, and
+    /// adopting it would replay entries against the wrong state.
     fn next_epoch(&self, stack: &StackRef, epoch: u64) -> Result<u64, StateError> {
-        let next = epoch.checked_add(1).ok_or_else(|| {
-            corrupt(
-                &self.checkpoint_path(stack),
-                format!(
-                    "stepdeck.journalEpoch is {epoch}, the last epoch there is: the state cannot be \
-                     compacted; move it to a fresh stack with `stepdeck stack export --file state.json`, \
-                     `stepdeck stack rm --force --yes`, `stepdeck stack init` and \
-                     `stepdeck stack import --file state.json`"
-                ),
-            )
-        })?;
+        let next = self.following(stack, epoch)?;
         for (e, journal) in self.journals(stack)? {
             let empty = fs::metadata(&journal)
                 .map_err(StateError::io(&journal))?
@@ -602,7 +609,7 @@ impl FileBackend {
     /// (earlier epochs) and temporaries left by interrupted writes.
     fn write_checkpoint(
         &self,
-        stack: &StackRef,
+        lock: &StackLock,
         snapshot: &Snapshot,
         epoch: u64,
         providers: Option<&SecretsProviderState>,
@@ -611,21 +618,24 @@ impl FileBackend {
         snapshot
             .verify_integrity()
             .map_err(|source| StateError::Integrity {
-                path: self.checkpoint_path(stack),
+                path: self.checkpoint_path(lock.stack()),
                 source,
             })?;
-        self.write_verified_checkpoint(stack, snapshot, epoch, providers, crypter)
+        self.write_verified_checkpoint(lock, snapshot, epoch, providers, crypter)
     }
 
-    /// [`FileBackend::write_checkpoint`] of a snapshot whose integrity the caller checked.
+    /// [`FileBackend::write_checkpoint`] of a snapshot whose integrity the caller checked. The
+    /// file is written and synced under a temporary name; only the rename and the removal of
+    /// the journals it absorbed happen under the stack's write guard, as the lock's holder.
     fn write_verified_checkpoint(
         &self,
-        stack: &StackRef,
+        lock: &StackLock,
         snapshot: &Snapshot,
         epoch: u64,
         providers: Option<&SecretsProviderState>,
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError> {
+        let stack = lock.stack();
         self.begun.lock().remove(stack);
         let path = self.checkpoint_path(stack);
         check_encryptable(snapshot, crypter).map_err(|source| StateError::Secrets {
@@ -633,20 +643,21 @@ impl FileBackend {
             source,
         })?;
         let qualified = stack.qualified();
-        write_atomic_with(&path, |out| {
+        let prepared = Prepared::write(&path, |out| {
             write_checkpoint_file(out, &qualified, snapshot, epoch, providers, crypter)
         })
         .map_err(StateError::io(&path))?;
-        self.remove_stale_files(stack, epoch)
+        lock::fenced(lock, &self.stack_dir(stack), || {
+            prepared.commit().map_err(StateError::io(&path))?;
+            self.remove_stale_files(lock, epoch)
+        })
     }
 
-    fn remove_stale_files(&self, stack: &StackRef, epoch: u64) -> Result<(), StateError> {
-        let dir = self.stack_dir(stack);
-        for (e, journal) in self.journals(stack)? {
-            if e < epoch {
-                fs::remove_file(&journal).map_err(StateError::io(&journal))?;
-            }
-        }
+    /// Removes the journals of epochs before `epoch` (the checkpoint's, just written) and
+    /// leftover temporaries.
+    fn remove_stale_files(&self, lock: &StackLock, epoch: u64) -> Result<(), StateError> {
+        let dir = self.stack_dir(lock.stack());
+        self.remove_old_journals(lock, epoch, epoch.checked_sub(1))?;
         for entry in fs::read_dir(&dir).map_err(StateError::io(&dir))? {
             let entry = entry.map_err(StateError::io(&dir))?;
             let name = entry.file_name();
@@ -658,6 +669,45 @@ impl FileBackend {
         }
         sync_dir(&dir).map_err(StateError::io(&dir))
     }
+
+    /// Removes the journals of epochs before `epoch`, under the write guard. The journal of
+    /// epoch `folded` (the one a compaction just absorbed) goes without a word; any other that
+    /// holds entries is reported first: the checkpoint does not replay it (its entries were
+    /// folded in by a compaction interrupted before it removed the journal, or written after
+    /// their deployment lost the stack's lock).
+    fn remove_old_journals(
+        &self,
+        lock: &StackLock,
+        epoch: u64,
+        folded: Option<u64>,
+    ) -> Result<(), StateError> {
+        for (e, journal) in self.journals(lock.stack())? {
+            if e >= epoch {
+                continue;
+            }
+            if Some(e) != folded && holds_entries(&journal)? {
+                lock.notify(format!(
+                    "removed {}: a journal of epoch {e}, older than the checkpoint's epoch {epoch}, \
+                     which does not replay it (its entries were folded in by a compaction \
+                     interrupted before it removed the journal, or written after its deployment \
+                     lost the stack's lock)",
+                    journal.display()
+                ));
+            }
+            fs::remove_file(&journal).map_err(StateError::io(&journal))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a journal file holds an entry (its first line begins one; a journal of a run
+/// killed before its first entry holds nothing or zeros).
+fn holds_entries(journal: &Path) -> Result<bool, StateError> {
+    let mut first = [0u8; 1];
+    let read = fs::File::open(journal)
+        .and_then(|mut f| io::Read::read(&mut f, &mut first))
+        .map_err(StateError::io(journal))?;
+    Ok(read == 1 && first[0] == b'{')
 }
 
 impl Backend for FileBackend {
@@ -864,13 +914,21 @@ pub(crate) fn parse_checkpoint<'a>(
 pub(crate) fn decode_state<'a, R: BufRead>(
     path: &Path,
     file: &RawCheckpointFile<'_>,
-    journal: impl FnOnce() -> Result<JournalReader<'a, R>, StateError>,
+    journal: impl FnOnce(Option<&Crypter>) -> Result<JournalReader<'a, R>, StateError>,
     crypter: Option<&Crypter>,
     verify: bool,
 ) -> Result<(StackState, JournalSummary), StateError> {
     let epoch = file.stepdeck.journal_epoch;
     let (base, secrets_providers) = decode_base(path, file.checkpoint.latest, crypter)?;
-    let journal = journal()?;
+    // The journal continues the checkpoint, under the salt the checkpoint records.
+    let reader =
+        SecretsProviderState::reader(secrets_providers.as_ref(), crypter).map_err(|source| {
+            StateError::Secrets {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    let journal = journal(reader.as_ref())?;
     let journal_path = journal.path().to_path_buf();
     let (snapshot, summary) = journal.replay_onto(base)?;
     let checked = if summary.entries == 0 {
@@ -899,6 +957,20 @@ pub(crate) fn decode_state<'a, R: BufRead>(
         },
         summary,
     ))
+}
+
+/// The refusal of a checkpoint (at `path`) whose epoch `epoch` is the last there is, with the
+/// way out: the state moved to a fresh stack, whose epochs start again.
+pub(crate) fn last_epoch(path: &Path, epoch: u64) -> StateError {
+    corrupt(
+        path,
+        format!(
+            "stepdeck.journalEpoch is {epoch}, the last epoch there is: the state cannot be \
+             compacted; move it to a fresh stack with `stepdeck stack export --file state.json`, \
+             `stepdeck stack rm --force --yes`, `stepdeck stack init` and \
+             `stepdeck stack import --file state.json`"
+        ),
+    )
 }
 
 pub(crate) fn corrupt(path: &Path, message: String) -> StateError {

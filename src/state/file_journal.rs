@@ -1,8 +1,10 @@
 //! The on-disk journal: one JSON line per [`JournalEntry`], each written after the last with a
 //! single `write` so that a kill at any instant leaves at most a torn last line, which loading
 //! ignores. Secrets are encrypted before a line is written. A step waits for its `Begin` line
-//! to be synced (group commit: [`GroupSync`]); the file is synced again when the journal is
-//! dropped, and the checkpoint that absorbs it is synced before the journal is removed.
+//! to be synced (group commit: [`GroupSync`]) and for the stack's lock files to be read after
+//! that, showing the lock still this journal's (its [`Fence`]; see `file_lock`); the file is
+//! synced again when the journal is dropped, and the checkpoint that absorbs it is synced
+//! before the journal is removed.
 //!
 //! The file is written with zeros ahead of its lines ([`ZEROED_AHEAD`]), so that syncing a
 //! line mostly writes its data alone: appending grew the file, and each sync then wrote the
@@ -30,8 +32,10 @@ use crate::fault::{FaultPoint, reached};
 
 use super::error::StateError;
 use super::journal_reader::JournalReader;
+use super::lock_lost::LockLost;
 use super::passphrase::Crypter;
 use super::secrets::{encrypt_secrets, map_may_hold_secrets, state_may_hold_secrets};
+use super::stack_lock::Fence;
 
 /// Serializes an entry as one journal line (newline included), secrets encrypted. Only an
 /// entry whose states may hold a secret goes through a JSON tree to be encrypted; the others
@@ -94,10 +98,18 @@ pub struct FileJournal {
     sync: Arc<GroupSync>,
 }
 
+/// Why the syncer stopped: a failed sync, or the lock lost (found right after a sync).
+#[derive(Clone, Debug, PartialEq)]
+enum Stopped {
+    Sync(Arc<str>),
+    Lost(LockLost),
+}
+
 /// Group commit over the journal file: one syncer thread per journal runs `fdatasync` whenever
-/// a step waits for lines not yet synced, covering every line written by then; steps that ask
-/// while a sync runs share the next one. So `n` steps beginning together cost about two
-/// syncs, not `n`, and a waiting step holds no thread (it awaits a watch channel).
+/// a step waits for lines not yet synced, covering every line written by then, then verifies
+/// that the stack's lock is still this journal's; steps that ask while a sync runs share the
+/// next one. So `n` steps beginning together cost about two syncs and two looks at the lock
+/// files, not `n`, and a waiting step holds no thread (it awaits a watch channel).
 struct GroupSync {
     /// Lines written to the file.
     written: AtomicU64,
@@ -105,19 +117,21 @@ struct GroupSync {
     requested: AtomicU64,
     closed: Mutex<bool>,
     wake: Condvar,
-    /// Lines known to be on stable storage, or why syncing failed.
-    synced: tokio::sync::watch::Sender<Result<u64, Arc<str>>>,
+    /// Lines known to be on stable storage and written under the lock, or why syncing stopped.
+    synced: tokio::sync::watch::Sender<Result<u64, Stopped>>,
+    fence: Arc<Fence>,
 }
 
 impl GroupSync {
     /// Starts the sync thread; fails as the journal's creation does when it cannot be spawned.
-    fn start(file: File) -> io::Result<Arc<GroupSync>> {
+    fn start(file: File, fence: Arc<Fence>) -> io::Result<Arc<GroupSync>> {
         let sync = Arc::new(GroupSync {
             written: AtomicU64::new(0),
             requested: AtomicU64::new(0),
             closed: Mutex::new(false),
             wake: Condvar::new(),
             synced: tokio::sync::watch::Sender::new(Ok(0)),
+            fence,
         });
         let syncer = sync.clone();
         std::thread::Builder::new()
@@ -126,7 +140,8 @@ impl GroupSync {
         Ok(sync)
     }
 
-    /// The syncer: sleeps until a step waits for unsynced lines, syncs everything written.
+    /// The syncer: sleeps until a step waits for unsynced lines, syncs everything written,
+    /// then verifies the lock (after the lines were written: see `file_lock`).
     fn run(&self, file: File) {
         let mut synced = 0;
         loop {
@@ -141,7 +156,13 @@ impl GroupSync {
             }
             let target = self.written.load(Ordering::Acquire);
             if let Err(e) = file.sync_data() {
-                let _ = self.synced.send_replace(Err(e.to_string().into()));
+                let _ = self
+                    .synced
+                    .send_replace(Err(Stopped::Sync(e.to_string().into())));
+                return;
+            }
+            if let Err(lost) = self.fence.verify() {
+                let _ = self.synced.send_replace(Err(Stopped::Lost(lost)));
                 return;
             }
             synced = target;
@@ -157,7 +178,7 @@ impl GroupSync {
 
 #[async_trait::async_trait]
 impl Durability for GroupSync {
-    async fn wait(&self, upto: u64) -> io::Result<()> {
+    async fn wait(&self, upto: u64) -> Result<(), JournalError> {
         let mut synced = self.synced.subscribe();
         if matches!(*synced.borrow(), Ok(n) if n >= upto) {
             return Ok(());
@@ -173,14 +194,22 @@ impl Durability for GroupSync {
             .map_err(|_| io::Error::other("the journal's sync thread stopped"))?;
         match &*reached {
             Ok(_) => Ok(()),
-            Err(e) => Err(io::Error::other(format!("syncing the journal failed: {e}"))),
+            Err(Stopped::Sync(e)) => Err(JournalError::Io(io::Error::other(format!(
+                "syncing the journal failed: {e}"
+            )))),
+            Err(Stopped::Lost(lost)) => Err(lost.clone().into()),
         }
     }
 }
 
 impl FileJournal {
-    /// Creates a new, empty journal file; fails if it already exists.
-    pub(crate) fn create(path: PathBuf, crypter: Option<Crypter>) -> io::Result<FileJournal> {
+    /// Creates a new, empty journal file, written while `fence` holds; fails if it already
+    /// exists.
+    pub(crate) fn create(
+        path: PathBuf,
+        crypter: Option<Crypter>,
+        fence: Arc<Fence>,
+    ) -> io::Result<FileJournal> {
         let file = OpenOptions::new()
             .write(true)
             .create_new(true)
@@ -188,7 +217,7 @@ impl FileJournal {
         if let Some(dir) = path.parent() {
             super::atomic::sync_dir(dir)?;
         }
-        let sync = GroupSync::start(file.try_clone()?)?;
+        let sync = GroupSync::start(file.try_clone()?, fence)?;
         Ok(FileJournal {
             file,
             path,
@@ -235,6 +264,10 @@ impl Journal for FileJournal {
             durability: self.sync.clone(),
             upto: self.sync.written.load(Ordering::Acquire),
         })
+    }
+
+    fn fenced(&self) -> Result<(), JournalError> {
+        Ok(self.sync.fence.check()?)
     }
 }
 
@@ -294,14 +327,14 @@ impl Drop for FileJournal {
 /// A journal file's lines to read back, buffered; no file reads as an empty journal.
 pub(crate) fn read_journal<'a>(
     path: &'a Path,
-    crypter: Option<&'a Crypter>,
+    crypter: Option<&Crypter>,
 ) -> Result<JournalReader<'a, Box<dyn BufRead>>, StateError> {
     let input: Box<dyn BufRead> = match File::open(path) {
         Ok(file) => Box::new(BufReader::with_capacity(1 << 16, file)),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Box::new(io::empty()),
         Err(e) => return Err(StateError::io(path)(e)),
     };
-    Ok(JournalReader::new(path, input, crypter))
+    Ok(JournalReader::new(path, input, crypter.cloned()))
 }
 
 /// Whether a journal file (none counts as empty) only keeps base states as they were, so
@@ -324,11 +357,14 @@ pub(crate) fn journal_keeps_only(
 mod tests {
     use super::*;
     use crate::engine::JournalEntry;
+    use crate::state::stack_lock::held_for_tests;
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn waiters_of_a_group_commit_all_return_once_their_lines_are_synced() {
         let dir = tempfile::tempdir().unwrap();
-        let mut journal = FileJournal::create(dir.path().join("journal.1.jsonl"), None).unwrap();
+        let mut journal =
+            FileJournal::create(dir.path().join("journal.1.jsonl"), None, held_for_tests())
+                .unwrap();
         let mut points = Vec::new();
         for op in 0..16 {
             journal.append(&JournalEntry::Failure { op }).unwrap();
@@ -371,7 +407,7 @@ mod tests {
     fn lines_are_written_over_zeros_ahead_that_go_when_the_journal_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.1.jsonl");
-        let mut journal = FileJournal::create(path.clone(), None).unwrap();
+        let mut journal = FileJournal::create(path.clone(), None, held_for_tests()).unwrap();
         journal.append(&JournalEntry::Failure { op: 1 }).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         let first = bytes.iter().position(|&b| b == b'\n').unwrap() + 1;
@@ -401,7 +437,7 @@ mod tests {
     fn keeps_are_held_until_a_line_that_does_more_and_the_file_stays_a_prefix() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.1.jsonl");
-        let mut journal = FileJournal::create(path.clone(), None).unwrap();
+        let mut journal = FileJournal::create(path.clone(), None, held_for_tests()).unwrap();
         journal.append(&keep(0)).unwrap();
         journal.append(&keep(1)).unwrap();
         assert!(lines(&path).is_empty(), "keeps alone are held");
@@ -427,7 +463,7 @@ mod tests {
     fn held_keeps_are_written_once_they_fill_the_hold() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("journal.1.jsonl");
-        let mut journal = FileJournal::create(path.clone(), None).unwrap();
+        let mut journal = FileJournal::create(path.clone(), None, held_for_tests()).unwrap();
         let mut line = Vec::new();
         encode_entry(&keep(0), None, &mut line).unwrap();
         let per_write = HELD_BYTES.div_ceil(line.len());

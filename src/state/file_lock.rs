@@ -1,49 +1,96 @@
-//! The per-stack update lock: a `lock.json` that only one process can create, naming who holds
-//! it and until when: the holder renews a lease on it (a heartbeat thread) while it runs. A
-//! lock whose lease expired (a holder killed, hung, or a zombie, on any host) or whose pid is
-//! gone from this host is stale and is broken by the next locker, which is told about it; a
-//! lock with a live lease is never broken without `stack unlock --force`.
+//! The file backend's lock, in the protocol of [`super::stack_lock`]:
+//!
+//! - **One file per generation**: `lock.<generation>.json` in the stack's directory, naming
+//!   its holder and until when its lease runs. The lock's current record is the file of the
+//!   highest generation; lower ones are history, removed by the next holder. A released lock
+//!   keeps its file (marked `released`), so its generation is never given out again.
+//! - **Acquisition** reads the current record and, when it is released or its holder is gone
+//!   (lease expired on any host, or a pid gone from this host), creates the next generation's
+//!   file exclusively (written under a temporary name, then hard-linked into place): of any
+//!   number of contenders, exactly one creates it, and the stale lock is never overwritten or
+//!   moved. A creator that finds a higher generation than its own (it read an old listing)
+//!   removes its file and looks again.
+//! - **The write guard**: an exclusive `flock` on the stack's directory, held for a few system
+//!   calls. Every write that could make another holder lose data (the checkpoint's rename, a
+//!   journal's creation or removal, history, tags, a rename or removal of the stack) is done
+//!   under it, after checking that the lock's highest generation is still the writer's; and a
+//!   new holder takes it once right after creating its file. So a stale holder's write either
+//!   finished before the new holder read anything, or is refused.
+//! - **Journal lines** are appended without the guard, to the journal file the holder created
+//!   under it: after a step's `Begin` line is written and synced, the journal checks the lock
+//!   files again before the provider is called. A new holder creates its file before it reads
+//!   the journal, so either the check sees the new generation (and the step stops) or the new
+//!   holder reads the `Begin` (and the operation is its pending operation). Lines a stale
+//!   holder writes later go to a journal the new holder has folded and removed.
+//! - **Renewals and release** rewrite the holder's own file (temporary file, rename) only
+//!   while it is the highest; one that races a takeover rewrites a file that no longer counts.
+//!   `stack unlock` creates the next generation's file, released, which fences the old holder.
+//!
+//! The files live in the stack's own directory and a released lock keeps one, so they cannot
+//! be Pulumi's DIY lock files (`.pulumi/locks/<project>/<stack>/<uuid>.json`, any of which
+//! means "locked" to Pulumi); those can be written beside them.
 
-use std::fs;
+use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
 
 use super::atomic::sync_dir;
 use super::error::StateError;
-use super::lock_info::{Holder, Lease, LockInfo, StackLock, StackLocked, lease};
+use super::lock_info::{Holder, LockInfo, StackLocked, lease};
+use super::lock_lost::{LostReason, Successor};
+use super::stack_lock::{LockRecord, Renewal, StackLock, Superseded};
 use super::stack_ref::StackRef;
 
-/// The file lock's lease: a heartbeat thread renewing `lock.json`; dropping it stops the
-/// thread and removes the file if it still holds our lock.
-#[derive(Debug)]
-struct FileLease {
-    path: PathBuf,
-    id: String,
-    heartbeat: Option<(mpsc::Sender<()>, JoinHandle<()>)>,
+/// How long a write waits for the stack's write guard, which is only ever held for a few
+/// system calls, before it gives up.
+const GUARD_WAIT: Duration = Duration::from_secs(30);
+
+/// The operation a lock file written by `stack unlock` records.
+const UNLOCK: &str = "unlock";
+
+/// A lock file's content: its holder, and when the holder released it, if it did.
+#[derive(Serialize, Deserialize)]
+struct LockFile {
+    #[serde(flatten)]
+    holder: LockInfo,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    released: Option<String>,
 }
 
-impl Lease for FileLease {}
+/// The lock file of `generation` in the stack directory `dir`.
+pub(crate) fn lock_path(dir: &Path, generation: u64) -> PathBuf {
+    dir.join(format!("lock.{generation}.json"))
+}
 
-impl Drop for FileLease {
-    fn drop(&mut self) {
-        if let Some((stop, thread)) = self.heartbeat.take() {
-            drop(stop);
-            let _ = thread.join();
-        }
-        if read_lock(&self.path)
-            .ok()
-            .flatten()
-            .is_some_and(|l| l.id == self.id)
-        {
-            let _ = fs::remove_file(&self.path);
+fn generation_of(name: &str) -> Option<u64> {
+    name.strip_prefix("lock.")?
+        .strip_suffix(".json")?
+        .parse()
+        .ok()
+}
+
+/// The highest generation of the lock files in `dir`, if there are any.
+fn highest(dir: &Path) -> Result<Option<u64>, StateError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(StateError::io(dir)(e)),
+    };
+    let mut top = None;
+    for entry in entries {
+        let entry = entry.map_err(StateError::io(dir))?;
+        if let Some(g) = entry.file_name().to_str().and_then(generation_of) {
+            top = top.max(Some(g));
         }
     }
+    Ok(top)
 }
 
-/// The lock in `path`, if any; an unreadable lock is reported as corrupt.
-pub(crate) fn read_lock(path: &Path) -> Result<Option<LockInfo>, StateError> {
+/// The lock file at `path`; `None` if it is gone; an unreadable one is corrupt.
+fn read_file(path: &Path) -> Result<Option<LockFile>, StateError> {
     match fs::read(path) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map(Some)
@@ -59,12 +106,40 @@ pub(crate) fn read_lock(path: &Path) -> Result<Option<LockInfo>, StateError> {
     }
 }
 
-/// Writes `info` to a new temporary file beside `path` (created exclusively) and returns it.
-fn write_temp(path: &Path, info: &LockInfo) -> io::Result<PathBuf> {
-    let dir = path.parent().unwrap_or(Path::new("."));
+/// A lock's generation and its file, or why the file cannot be read.
+type Generation = (u64, Result<LockFile, StateError>);
+
+/// The lock's current record: the highest generation, if there is one.
+fn current(dir: &Path) -> Result<Option<Generation>, StateError> {
+    loop {
+        let Some(generation) = highest(dir)? else {
+            return Ok(None);
+        };
+        match read_file(&lock_path(dir, generation)) {
+            Ok(Some(file)) => return Ok(Some((generation, Ok(file)))),
+            // Removed by a newer holder since the listing: a higher generation exists now.
+            Ok(None) => continue,
+            Err(e) => return Ok(Some((generation, Err(e)))),
+        }
+    }
+}
+
+/// Who holds the lock of the stack directory `dir`, if anyone.
+pub(crate) fn read_lock(dir: &Path) -> Result<Option<LockInfo>, StateError> {
+    match current(dir)? {
+        None => Ok(None),
+        Some((_, file)) => {
+            let file = file?;
+            Ok(file.released.is_none().then_some(file.holder))
+        }
+    }
+}
+
+/// Writes `file` to a new temporary file in `dir` (created exclusively) and returns it.
+fn write_temp(dir: &Path, file: &LockFile) -> io::Result<PathBuf> {
     let tmp = dir.join(format!(
         ".lock.{}.{}.tmp",
-        info.id,
+        file.holder.id,
         uuid::Uuid::new_v4().simple()
     ));
     let written = fs::OpenOptions::new()
@@ -72,7 +147,7 @@ fn write_temp(path: &Path, info: &LockInfo) -> io::Result<PathBuf> {
         .create_new(true)
         .open(&tmp)
         .and_then(|mut f| {
-            f.write_all(&serde_json::to_vec(info).map_err(io::Error::other)?)?;
+            f.write_all(&serde_json::to_vec(file).map_err(io::Error::other)?)?;
             f.sync_all()
         });
     match written {
@@ -84,40 +159,13 @@ fn write_temp(path: &Path, info: &LockInfo) -> io::Result<PathBuf> {
     }
 }
 
-/// Renews the lease every third of it until `stop` is dropped; stops renewing once the
-/// lock is no longer ours (broken by someone who found the lease expired).
-fn heartbeat(path: PathBuf, mut info: LockInfo, stop: mpsc::Receiver<()>) {
-    let lease = lease();
-    while let Err(mpsc::RecvTimeoutError::Timeout) = stop.recv_timeout(lease / 3) {
-        match read_lock(&path) {
-            Ok(Some(held)) if held.id == info.id => {}
-            Ok(Some(_)) => {
-                eprintln!(
-                    "warning: {}: this process's lock was taken over after its lease expired",
-                    path.display()
-                );
-                return;
-            }
-            // Removed with its stack, or unreadable: nothing of ours to renew.
-            Ok(None) | Err(_) => return,
-        }
-        info.expires = Some(super::lock_info::expiry(lease));
-        let Ok(tmp) = write_temp(&path, &info) else {
-            continue;
-        };
-        if fs::rename(&tmp, &path).is_err() {
-            let _ = fs::remove_file(&tmp);
-        }
-    }
-}
-
-/// Creates the lock file with its content in one step: written to a temporary name, then
-/// hard-linked into place, which fails if a lock exists.
-fn try_create(path: &Path, info: &LockInfo) -> Result<bool, StateError> {
+/// Creates `path` with `file` as its content in one step: written to a temporary name, then
+/// hard-linked into place, which fails (`false`) if the path exists.
+fn try_create(path: &Path, file: &LockFile) -> Result<bool, StateError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let mut tmp = None;
     let result = (|| {
-        let t = tmp.insert(write_temp(path, info)?);
+        let t = tmp.insert(write_temp(dir, file)?);
         match fs::hard_link(t, path) {
             Ok(()) => {
                 sync_dir(dir)?;
@@ -133,104 +181,254 @@ fn try_create(path: &Path, info: &LockInfo) -> Result<bool, StateError> {
     result.map_err(StateError::io(path))
 }
 
-/// Takes the lock in `path` for `operation`, breaking it first if its holder is gone.
+/// Replaces the content of `path` in one step (a temporary file renamed over it).
+fn replace(path: &Path, file: &LockFile) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let tmp = write_temp(dir, file)?;
+    fs::rename(&tmp, path).inspect_err(|_| {
+        let _ = fs::remove_file(&tmp);
+    })
+}
+
+/// Removes the lock files of generations below `generation` (history no one reads).
+fn collect(dir: &Path, generation: u64) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .to_str()
+            .and_then(generation_of)
+            .is_some_and(|g| g < generation)
+        {
+            let _ = fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// The stack's write guard: an exclusive `flock` on its directory, released when dropped
+/// (or when its process dies, by the kernel).
+pub(crate) struct Guard {
+    _dir: File,
+}
+
+impl Guard {
+    /// Takes the guard of the stack directory `dir`, waiting up to [`GUARD_WAIT`].
+    pub(crate) fn take(dir: &Path) -> Result<Guard, StateError> {
+        let file = File::open(dir).map_err(StateError::io(dir))?;
+        let deadline = Instant::now() + GUARD_WAIT;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Ok(Guard { _dir: file }),
+                Err(fs::TryLockError::WouldBlock) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(fs::TryLockError::WouldBlock) => {
+                    return Err(StateError::io(dir)(io::Error::other(format!(
+                        "another process has held this stack's write guard for more than {} s \
+                         (a process paused while it wrote the stack's state?)",
+                        GUARD_WAIT.as_secs()
+                    ))));
+                }
+                Err(fs::TryLockError::Error(e)) => return Err(StateError::io(dir)(e)),
+            }
+        }
+    }
+}
+
+/// Runs `write` under the write guard of the stack directory `dir`, once `lock` is checked to
+/// still be the stack's lock: a holder that lost it writes nothing.
+pub(crate) fn fenced<T>(
+    lock: &StackLock,
+    dir: &Path,
+    write: impl FnOnce() -> Result<T, StateError>,
+) -> Result<T, StateError> {
+    let guard = Guard::take(dir);
+    lock.fence().verify()?;
+    let _guard = guard?;
+    write()
+}
+
+/// One generation of the lock, held by this process.
+#[derive(Debug)]
+struct FileRecord {
+    dir: PathBuf,
+    holder: LockInfo,
+}
+
+impl FileRecord {
+    fn path(&self) -> PathBuf {
+        lock_path(&self.dir, self.holder.generation)
+    }
+}
+
+impl LockRecord for FileRecord {
+    fn renew(&self, lease: Duration) -> Result<(), Renewal> {
+        self.verify().map_err(Renewal::Superseded)?;
+        let mut holder = self.holder.clone();
+        holder.expires = Some(super::lock_info::expiry(lease));
+        let file = LockFile {
+            holder,
+            released: None,
+        };
+        replace(&self.path(), &file).map_err(|_| Renewal::Failed)
+    }
+
+    fn verify(&self) -> Result<(), Superseded> {
+        match highest(&self.dir) {
+            Ok(Some(g)) if g == self.holder.generation => Ok(()),
+            Ok(Some(g)) if g > self.holder.generation => {
+                let successor = self.successor();
+                let reason = match &successor {
+                    Some(s) if s.holder.operation == UNLOCK && s.released => LostReason::Removed,
+                    _ => LostReason::TakenOver,
+                };
+                Err(Superseded { reason, successor })
+            }
+            // No lock file of this generation or later: the stack (or its lock) was removed.
+            _ => Err(Superseded {
+                reason: LostReason::Removed,
+                successor: None,
+            }),
+        }
+    }
+
+    fn successor(&self) -> Option<Box<Successor>> {
+        match current(&self.dir) {
+            Ok(Some((g, Ok(file)))) if g > self.holder.generation => Some(Box::new(Successor {
+                holder: file.holder,
+                released: file.released.is_some(),
+            })),
+            _ => None,
+        }
+    }
+
+    fn release(&self) {
+        if self.verify().is_ok() {
+            let file = LockFile {
+                holder: self.holder.clone(),
+                released: Some(chrono::Utc::now().to_rfc3339()),
+            };
+            let _ = replace(&self.path(), &file);
+        }
+    }
+}
+
+/// Takes the lock of the stack directory `dir` for `operation`, taking it over if its holder
+/// is gone.
 pub(crate) fn acquire(
     stack: &StackRef,
-    path: &Path,
+    dir: &Path,
     operation: &str,
 ) -> Result<StackLock, StateError> {
-    let info = LockInfo::mine(operation);
-    let mut broke_stale = None;
-    for _ in 0..2 {
-        if try_create(path, &info)? {
-            let (stop, stopped) = mpsc::channel();
-            let (renewed, renewing) = (path.to_path_buf(), info.clone());
-            let thread = std::thread::Builder::new()
-                .name("stack-lock-lease".into())
-                .spawn(move || heartbeat(renewed, renewing, stopped))
-                .map_err(StateError::io(path))?;
-            let lease = FileLease {
-                path: path.to_path_buf(),
-                id: info.id.clone(),
-                heartbeat: Some((stop, thread)),
-            };
-            return Ok(StackLock::new(
-                stack.clone(),
-                info,
-                broke_stale,
-                Box::new(lease),
-            ));
-        }
-        match read_lock(path)? {
-            // Released between our attempt and the read: try again.
-            None => continue,
-            Some(held) if held.holder() == Holder::Gone => {
-                break_lock(path, &held)?;
-                broke_stale = Some(held);
+    let lease = lease()?;
+    for _ in 0..8 {
+        let (generation, broke_stale) = match current(dir)? {
+            None => (0, None),
+            Some((g, file)) => {
+                let file = file?;
+                if file.released.is_some() {
+                    (g, None)
+                } else if file.holder.holder() == Holder::Gone {
+                    (g, Some(file.holder))
+                } else {
+                    return Err(Box::new(StackLocked {
+                        stack: stack.to_string(),
+                        info: file.holder,
+                    })
+                    .into());
+                }
             }
-            Some(held) => {
-                return Err(Box::new(StackLocked {
-                    stack: stack.to_string(),
-                    info: held,
-                })
-                .into());
-            }
+        };
+        let next = generation
+            .checked_add(1)
+            .ok_or_else(|| StateError::Corrupt {
+                path: lock_path(dir, generation),
+                line: None,
+                message: "the lock's generation cannot advance; remove the stack's lock files"
+                    .into(),
+            })?;
+        let taken = Instant::now();
+        let mut info = LockInfo::mine(operation, lease);
+        info.generation = next;
+        let path = lock_path(dir, next);
+        let file = LockFile {
+            holder: info.clone(),
+            released: None,
+        };
+        if !try_create(&path, &file)? {
+            // Another contender created this generation first: look again.
+            continue;
         }
+        // The barrier: a stale holder's guarded write finished before this, or is refused.
+        let guard = Guard::take(dir)?;
+        if highest(dir)? != Some(next) {
+            // Created from an old listing, below the current generation: not a lock.
+            let _ = fs::remove_file(&path);
+            continue;
+        }
+        collect(dir, next);
+        drop(guard);
+        let record = FileRecord {
+            dir: dir.to_path_buf(),
+            holder: info.clone(),
+        };
+        return StackLock::hold(
+            stack.clone(),
+            info,
+            broke_stale,
+            lease,
+            taken,
+            Box::new(record),
+        );
     }
-    match read_lock(path)? {
-        Some(held) => Err(Box::new(StackLocked {
-            stack: stack.to_string(),
-            info: held,
-        })
-        .into()),
-        None => Err(StateError::io(path)(io::Error::other(
-            "the lock kept changing hands; try again",
-        ))),
-    }
+    Err(StateError::io(dir)(io::Error::other(
+        "the stack's lock kept changing hands; try again",
+    )))
 }
 
-/// Removes exactly the lock `expected`: it is moved aside first, and put back if another
-/// locker replaced it in the meantime.
-fn break_lock(path: &Path, expected: &LockInfo) -> Result<(), StateError> {
-    let aside = path.with_extension(format!("broken-{}", uuid::Uuid::new_v4().simple()));
-    match fs::rename(path, &aside) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(StateError::io(path)(e)),
-    }
-    let moved = read_lock(&aside).ok().flatten();
-    if moved.as_ref().is_some_and(|m| m.id != expected.id) {
-        let _ = fs::hard_link(&aside, path);
-    }
-    fs::remove_file(&aside).map_err(StateError::io(&aside))
-}
-
-/// `stack unlock`: removes a stale lock, or any lock with `force`; returns what was removed.
+/// `stack unlock`: ends a stale lock, or any lock with `force`, by creating the next
+/// generation's file as released (its holder, if it still runs, is fenced off); returns
+/// the lock ended.
 pub(crate) fn unlock(
     stack: &StackRef,
-    path: &Path,
+    dir: &Path,
     force: bool,
 ) -> Result<Option<LockInfo>, StateError> {
-    let held = match read_lock(path) {
-        Ok(None) => return Ok(None),
-        Ok(Some(held)) => held,
-        Err(StateError::Corrupt { .. }) if force => {
-            fs::remove_file(path).map_err(StateError::io(path))?;
+    for _ in 0..8 {
+        let Some((generation, file)) = current(dir)? else {
             return Ok(None);
+        };
+        let held = match file {
+            Ok(file) if file.released.is_some() => return Ok(None),
+            Ok(file) => Some(file.holder),
+            Err(StateError::Corrupt { .. }) if force => None,
+            Err(e) => return Err(e),
+        };
+        if let Some(held) = &held
+            && !force
+            && held.holder() != Holder::Gone
+        {
+            return Err(StateError::LockHeldByLiveProcess {
+                stack: stack.to_string(),
+                pid: held.pid,
+                host: held.hostname.clone(),
+            });
         }
-        Err(e) => return Err(e),
-    };
-    if !force && held.holder() != Holder::Gone {
-        return Err(StateError::LockHeldByLiveProcess {
-            stack: stack.to_string(),
-            pid: held.pid,
-            host: held.hostname,
-        });
+        let next = generation.saturating_add(1);
+        let mut ender = LockInfo::mine(UNLOCK, Duration::ZERO);
+        ender.generation = next;
+        let released = LockFile {
+            holder: ender,
+            released: Some(chrono::Utc::now().to_rfc3339()),
+        };
+        if try_create(&lock_path(dir, next), &released)? {
+            collect(dir, next);
+            return Ok(held);
+        }
     }
-    if force {
-        fs::remove_file(path).map_err(StateError::io(path))?;
-    } else {
-        break_lock(path, &held)?;
-    }
-    Ok(Some(held))
+    Err(StateError::io(dir)(io::Error::other(
+        "the stack's lock kept changing hands; try again",
+    )))
 }

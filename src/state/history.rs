@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use super::atomic::write_atomic;
 use super::error::StateError;
 use super::file_backend::FileBackend;
-use super::lock_info::StackLock;
+use super::file_lock;
+use super::stack_lock::StackLock;
 use super::stack_ref::StackRef;
 use super::update_record::UpdateRecord;
 
@@ -32,7 +33,9 @@ impl FileBackend {
         let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
         let path = dir.join(format!("{}-{nanos}{SUFFIX}", stack.stack()));
         let text = serde_json::to_vec_pretty(&record).expect("an update record serializes");
-        write_atomic(&path, &text).map_err(StateError::io(&path))?;
+        file_lock::fenced(lock, &self.stack_dir(stack), || {
+            write_atomic(&path, &text).map_err(StateError::io(&path))
+        })?;
         Ok(record)
     }
 

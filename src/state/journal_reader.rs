@@ -24,7 +24,7 @@ use super::secrets::decrypt_secrets;
 pub(crate) struct JournalReader<'a, R> {
     path: &'a Path,
     input: R,
-    crypter: Option<&'a Crypter>,
+    crypter: Option<Crypter>,
     line: Vec<u8>,
     /// Complete lines read so far: the number of the last one.
     lines: usize,
@@ -50,7 +50,7 @@ impl JournalSummary {
 
 impl<'a, R: BufRead> JournalReader<'a, R> {
     /// A reader of `input`'s lines; `crypter` decrypts the secrets of those that hold any.
-    pub(crate) fn new(path: &'a Path, input: R, crypter: Option<&'a Crypter>) -> Self {
+    pub(crate) fn new(path: &'a Path, input: R, crypter: Option<Crypter>) -> Self {
         JournalReader {
             path,
             input,
@@ -72,7 +72,7 @@ impl<'a, R: BufRead> JournalReader<'a, R> {
             return Ok(None);
         }
         self.lines += 1;
-        decode_line(self.path, self.lines, &self.line, self.crypter).map(Some)
+        decode_line(self.path, self.lines, &self.line, self.crypter.as_ref()).map(Some)
     }
 
     /// The next entry, refused if it ends an operation that has not begun (or already ended)
@@ -252,7 +252,7 @@ mod tests {
 
     fn read_all(text: &[u8], crypter: Option<&Crypter>) -> Result<Vec<JournalEntry>, StateError> {
         let path = Path::new("journal.1.jsonl");
-        let mut reader = JournalReader::new(path, text, crypter);
+        let mut reader = JournalReader::new(path, text, crypter.cloned());
         std::iter::from_fn(|| reader.next_entry().transpose()).collect()
     }
 

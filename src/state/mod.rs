@@ -12,14 +12,16 @@
 //!     journal.<E>.jsonl       one JournalEntry per line, appended during a deployment
 //!     history/<stack>-<nanos>.history.json   one per update (Pulumi's UpdateInfo)
 //!     tags.json               the user's stack tags
-//!     lock.json               {pid, hostname, user, time, operation, id, expires} while locked
+//!     lock.<G>.json           {pid, hostname, user, time, operation, id, expires, generation,
+//!                              released?}: the lock of generation G, the highest is current
 //!   workspaces/<project>.json {"stack": "<current stack>"}
 //! ```
 //!
 //! # Crash safety
 //!
 //! A stack's state is its checkpoint plus the journal whose epoch the checkpoint names; a
-//! journal of an earlier epoch is stale (already folded in) and ignored. Anything else is
+//! journal of an earlier epoch is stale (already folded in), ignored by loading, and removed
+//! by the next deployment or compaction, with a warning naming it. Anything else is
 //! refused, never cleaned up: a journal without a checkpoint, a journal of a later epoch (at
 //! compaction), an epoch that cannot advance, an operation that ends without having begun. Every journal entry is one `write` of one line, so a
 //! kill leaves at most a torn last line, which loading skips. Compaction (at the start and
@@ -36,9 +38,11 @@
 //! # Locks
 //!
 //! Writes need a [`StackLock`]. Its holder renews a lease on it while it runs; a lock whose
-//! lease expired (on any host), or whose holder pid no longer runs on this host, is broken
-//! automatically by the next locker ([`StackLock::broke_stale`] tells); a lock with a live
-//! lease needs `stack unlock --force`. A stack is created under its lock
+//! lease expired (on any host), or whose holder pid no longer runs on this host, is taken
+//! over by the next locker ([`StackLock::broke_stale`] tells); a lock with a live lease needs
+//! `stack unlock --force`. Every acquisition gives the lock a new generation, and every write
+//! is refused once the lock has moved past the writer's (see [`stack_lock`]): a holder paused
+//! past its lease stops before its next provider call. A stack is created under its lock
 //! ([`FileBackend::lock_or_create`]), so its creator sets up its secrets before anyone else runs.
 
 pub mod atomic;
@@ -52,13 +56,15 @@ pub mod file_journal;
 pub mod file_lock;
 pub mod history;
 mod journal_reader;
+pub mod json_depth;
 pub mod lock_info;
+pub mod lock_lost;
 mod open;
 pub mod passphrase;
-pub mod pbkdf2;
 pub mod plan_file;
 pub mod postgres;
 pub mod secrets;
+pub mod stack_lock;
 pub mod stack_outputs;
 pub mod stack_ref;
 pub mod stack_rename;
@@ -72,10 +78,12 @@ pub use error::StateError;
 pub use export::{export_salt, validate_export};
 pub use file_backend::FileBackend;
 pub use file_journal::FileJournal;
-pub use lock_info::{HOST_ENV, Holder, Lease, LockInfo, StackLock, StackLocked};
+pub use lock_info::{BadLease, HOST_ENV, Holder, LEASE_ENV, LockInfo, MAX_LEASE, StackLocked};
+pub use lock_lost::{LockLost, LostReason, Successor};
 pub use open::open as open_backend;
 pub use passphrase::{Crypter, SecretsError, passphrase_from_env};
 pub use postgres::{PgBackend, PgUrl};
+pub use stack_lock::{Fence, StackLock};
 pub use stack_outputs::BackendStacks;
 pub use stack_ref::StackRef;
 pub use update_record::{RecordedConfig, UpdateRecord};

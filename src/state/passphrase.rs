@@ -71,10 +71,13 @@ pub enum SecretsError {
 }
 
 /// Encrypts and decrypts with one stack's key; cheap to clone (the key is derived once).
+/// It keeps the passphrase, so that state written under another salt of the same passphrase
+/// can be read with the salt recorded beside it ([`Crypter::for_salt`]).
 #[derive(Clone)]
 pub struct Crypter {
     cipher: Arc<Aes256Gcm>,
     salt_state: Arc<str>,
+    passphrase: Arc<str>,
 }
 
 impl fmt::Debug for Crypter {
@@ -96,6 +99,7 @@ impl Crypter {
         Crypter {
             cipher,
             salt_state: format!("v1:{}:{check}", B64.encode(salt)).into(),
+            passphrase: passphrase.into(),
         }
     }
 
@@ -120,6 +124,7 @@ impl Crypter {
         let crypter = Crypter {
             cipher: Arc::new(cipher_for(passphrase, &salt)),
             salt_state: salt_state.into(),
+            passphrase: passphrase.into(),
         };
         match crypter.decrypt(check) {
             Ok(p) if p == KNOWN_PLAINTEXT => Ok(crypter),
@@ -131,6 +136,16 @@ impl Crypter {
     /// The `encryptionsalt` value for the stack settings and the state's secrets provider.
     pub fn salt_state(&self) -> &str {
         &self.salt_state
+    }
+
+    /// The crypter of the same passphrase for `salt_state` (this one when it is the same
+    /// salt): what state written under that salt is read with, as Pulumi reads a checkpoint
+    /// with the secrets provider recorded in it.
+    pub fn for_salt(&self, salt_state: &str) -> Result<Crypter, SecretsError> {
+        if salt_state == &*self.salt_state {
+            return Ok(self.clone());
+        }
+        Crypter::from_salt(&self.passphrase, salt_state)
     }
 
     /// Encrypts a string (a config value, or a secret's JSON text) with a fresh nonce.
@@ -189,7 +204,15 @@ fn cipher_for(passphrase: &str, salt: &[u8]) -> Aes256Gcm {
     let keys = KEYS.get_or_init(Mutex::default);
     let cached = keys.lock().get(&id).copied();
     let key = cached.unwrap_or_else(|| {
-        let key = super::pbkdf2::pbkdf2_sha256(passphrase.as_bytes(), salt, PBKDF2_ITERATIONS);
+        let mut key = [0u8; KEY_BYTES];
+        // The crate's own SHA-256 instance, built with its optimization level (Cargo.toml).
+        pbkdf2::pbkdf2_hmac_with_params(
+            passphrase.as_bytes(),
+            salt,
+            pbkdf2::Algorithm::Pbkdf2Sha256,
+            pbkdf2::Params::new(PBKDF2_ITERATIONS).expect("a million rounds is a valid count"),
+            &mut key,
+        );
         keys.lock().insert(id, key);
         key
     });
@@ -296,6 +319,51 @@ mod tests {
             other.decrypt(&ct),
             Err(SecretsError::DecryptFailed)
         ));
+    }
+
+    /// The salt states of Pulumi's own tests open with their passphrases, and a secret written
+    /// by Pulumi under one of them reads back.
+    #[test]
+    fn pulumis_salt_states_open_with_their_passphrases() {
+        let vectors = [
+            (
+                "password",
+                "v1:fozI5u6B030=:v1:F+6ZduKKd8G0/V7L:PGMFeIzwobWRKmEAzUdaQHqC5mMRIQ==",
+            ),
+            (
+                "abc123",
+                "v1:4iF78gb0nF0=:v1:Co6IbTWYs/UdrjgY:FSrAWOFZnj9ealCUDdJL7LrUKXX9BA==",
+            ),
+            (
+                "123abc",
+                "v1:C7H2a7/Ietk=:v1:yfAd1zOi6iY9DRIB:dumdsr+H89VpHIQWdB01XEFqYaYjAg==",
+            ),
+            (
+                "correct horse battery staple",
+                "v1:3ZcVRCMzEbk=:v1:A4wYnaSVLIkK0AhS:2SrOnSDh9wVGmoyZt97KYJN3WfDDHA==",
+            ),
+            (
+                "TestConfigRoundtripComments",
+                "v1:ThS5UPxP9qc=:v1:UZYAXF+ylaJ0rGhv:9OTvBnOEDFgxs7btjzSu+LZ470vLpg==",
+            ),
+        ];
+        for (passphrase, state) in vectors {
+            assert!(
+                Crypter::from_salt(passphrase, state).is_ok(),
+                "{passphrase}"
+            );
+        }
+        assert!(matches!(
+            Crypter::from_salt("password123", vectors[0].1),
+            Err(SecretsError::WrongPassphrase)
+        ));
+        let roundtrip = Crypter::from_salt(vectors[4].0, vectors[4].1).unwrap();
+        assert_eq!(
+            roundtrip
+                .decrypt("v1:T1ftqhY0hqr+EJK6:+jvd5PMecFx80tcavzuZY4tLatgIfoe/xR72GA==")
+                .unwrap(),
+            "secret-value"
+        );
     }
 
     #[test]

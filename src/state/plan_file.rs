@@ -18,6 +18,7 @@ use crate::engine::{PropertyMap, StepOp, Urn};
 
 use super::passphrase::{Crypter, SecretsError};
 use super::secrets::{decrypt_secrets, encrypt_secrets};
+use crate::file_limits::{self, ReadLimitError, STATE_DOCUMENT, WriteLimitError, check_write};
 
 /// The plan format version this engine writes and reads.
 pub const PLAN_VERSION: u64 = 1;
@@ -53,6 +54,13 @@ pub enum PlanFileError {
     },
     #[error("{}: {source}", path.display())]
     Secrets { path: PathBuf, source: SecretsError },
+    #[error(transparent)]
+    Read(#[from] ReadLimitError),
+    #[error("{}: {source}", path.display())]
+    TooLarge {
+        path: PathBuf,
+        source: WriteLimitError,
+    },
 }
 
 impl PlanFile {
@@ -63,24 +71,48 @@ impl PlanFile {
             path: path.to_path_buf(),
             source,
         })?;
-        let text = serde_json::to_string_pretty(&value).expect("a plan serializes");
-        std::fs::write(path, text + "\n").map_err(|source| PlanFileError::Io {
+        let text = serde_json::to_string_pretty(&value).expect("a plan serializes") + "\n";
+        check_write("the plan", text.len(), STATE_DOCUMENT).map_err(|source| {
+            PlanFileError::TooLarge {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+        std::fs::write(path, text).map_err(|source| PlanFileError::Io {
             path: path.to_path_buf(),
             source,
         })
     }
 
-    /// Reads a plan file written by [`PlanFile::write`].
-    pub fn read(path: &Path, crypter: Option<&Crypter>) -> Result<PlanFile, PlanFileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| PlanFileError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    /// Reads a plan file written by [`PlanFile::write`] for `stack` of `project` (at most
+    /// [`STATE_DOCUMENT`] bytes). A plan made for another stack or project is refused naming
+    /// both before anything in it is decrypted (its secrets are another stack's).
+    pub fn read(
+        path: &Path,
+        stack: &str,
+        project: &str,
+        crypter: Option<&Crypter>,
+    ) -> Result<PlanFile, PlanFileError> {
+        let bytes = file_limits::read(path, STATE_DOCUMENT)?;
         let mut value: Value =
-            serde_json::from_str(&text).map_err(|source| PlanFileError::Json {
+            serde_json::from_slice(&bytes).map_err(|source| PlanFileError::Json {
                 path: path.to_path_buf(),
                 source,
             })?;
+        for (key, wanted) in [("project", project), ("stack", stack)] {
+            if let Some(made) = value
+                .get("plan")
+                .and_then(|p| p.get(format!("stepdeck.{key}")))
+                .and_then(Value::as_str)
+                .filter(|made| *made != wanted)
+            {
+                return Err(PlanFileError::Field {
+                    path: path.to_path_buf(),
+                    field: format!("plan.stepdeck.{key}"),
+                    message: format!("the plan is for {key} {made:?}, not {wanted:?}"),
+                });
+            }
+        }
         decrypt_secrets(&mut value, crypter).map_err(|source| PlanFileError::Secrets {
             path: path.to_path_buf(),
             source,
@@ -470,7 +502,10 @@ mod tests {
             text.contains("ciphertext") && !text.contains("\"k\""),
             "{text}"
         );
-        assert_eq!(PlanFile::read(&path, Some(&crypter)).unwrap(), plan);
+        assert_eq!(
+            PlanFile::read(&path, &plan.stack, &plan.project, Some(&crypter)).unwrap(),
+            plan
+        );
         assert!(matches!(
             plan.write(&path, None),
             Err(PlanFileError::Secrets { .. })

@@ -11,8 +11,9 @@ use crate::engine::{ResourceState, Snapshot, Urn};
 
 use super::error::StateError;
 use super::file_backend::FileBackend;
-use super::lock_info::StackLock;
+use super::file_lock;
 use super::passphrase::Crypter;
+use super::stack_lock::StackLock;
 use super::stack_ref::StackRef;
 
 /// The URN under the new stack name; the root stack's own name `<project>-<stack>` changes
@@ -74,14 +75,16 @@ impl FileBackend {
         rename_snapshot(&mut snapshot, new.stack());
         self.save(&new_lock, &snapshot, crypter)?;
         let (from, to) = (self.stack_dir(&old), self.stack_dir(new));
-        for part in ["history", "tags.json"] {
-            let source = from.join(part);
-            if source.exists() {
-                fs::rename(&source, to.join(part)).map_err(StateError::io(&source))?;
-            }
-        }
         let was_current = self.current_stack(old.project())?.as_deref() == Some(old.stack());
-        fs::remove_dir_all(&from).map_err(StateError::io(&from))?;
+        file_lock::fenced(&lock, &from, || {
+            for part in ["history", "tags.json"] {
+                let source = from.join(part);
+                if source.exists() {
+                    fs::rename(&source, to.join(part)).map_err(StateError::io(&source))?;
+                }
+            }
+            fs::remove_dir_all(&from).map_err(StateError::io(&from))
+        })?;
         drop(lock);
         drop(new_lock);
         if was_current {

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use super::atomic::write_atomic;
 use super::error::StateError;
 use super::file_backend::FileBackend;
-use super::lock_info::StackLock;
+use super::file_lock;
+use super::stack_lock::StackLock;
 use super::stack_ref::StackRef;
 
 /// The prefix of the tags the backend derives itself; users may not set or remove them.
@@ -41,6 +42,8 @@ impl FileBackend {
     ) -> Result<(), StateError> {
         let path = self.tags_path(lock.stack());
         let text = serde_json::to_vec_pretty(tags).expect("tags serialize");
-        write_atomic(&path, &text).map_err(StateError::io(&path))
+        file_lock::fenced(lock, &self.stack_dir(lock.stack()), || {
+            write_atomic(&path, &text).map_err(StateError::io(&path))
+        })
     }
 }

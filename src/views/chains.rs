@@ -4,22 +4,21 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
+use ratatui::widgets::StatefulWidget;
 
 use crate::app::model::{Chain, ChainState, Model};
+use crate::app::ui_state::Scroll;
 use crate::engine::StepOp;
 
 use super::frame::frame;
 use super::text::{duration, fit_words, width};
 use super::theme::Theme;
 
-/// The chains view.
+/// The chains view; its state is its [`Scroll`] over the lanes in display order.
 pub struct ChainsView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
-    /// Lane under the cursor (in display order).
-    pub cursor: usize,
     /// Rows at the bottom left for the diff gauge.
     pub footer: u16,
 }
@@ -43,17 +42,19 @@ fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
 pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     // A preview runs nothing: its chains are plans, with no worker or time of their own.
     let worker = match c.worker {
-        Some(w) if !m.preview => format!("w{w}"),
+        Some(w) if !m.run.preview => format!("w{w}"),
         _ => "  ".to_string(),
     };
-    let (mark, mark_state) = match marker(c, m.paused) {
-        (_, ChainState::Done) if m.preview => ("planned", ChainState::Queued),
+    let (mark, mark_state) = match marker(c, m.run.paused) {
+        (_, ChainState::Done) if m.run.preview => ("planned", ChainState::Queued),
         other => other,
     };
-    let elapsed = if m.preview {
+    let elapsed = if m.run.preview {
         String::new()
     } else {
-        c.elapsed(m.active_now()).map(duration).unwrap_or_default()
+        c.elapsed(m.clock.active_now())
+            .map(duration)
+            .unwrap_or_default()
     };
     let mut tail: Vec<Span<'static>> = Vec::new();
     if !mark.is_empty() {
@@ -105,7 +106,7 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     }
     // A cascade held for approval has no steps yet: say what it will do.
     if c.steps.is_empty()
-        && let Some(cascade) = c.cascade.and_then(|id| m.cascade(id))
+        && let Some(cascade) = c.cascade.and_then(|id| m.approvals.get(id))
     {
         let dependents = cascade
             .members
@@ -130,33 +131,37 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     Line::from(spans)
 }
 
-impl Widget for ChainsView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for ChainsView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let m = self.model;
         let t = self.theme;
-        let running = m.running_chains();
-        let title = format!(" Chains ({} · {running} running) ", m.chains().len());
+        let running = m.chains.running();
+        let title = format!(" Chains ({} · {running} running) ", m.chains.all().len());
         let focus = t.border(self.focused);
         let inner = frame(area, buf, title, focus, focus);
         let h = inner.height.saturating_sub(self.footer) as usize;
         if h == 0 {
             return;
         }
-        let offset = self.cursor.saturating_sub(h - 1);
+        scroll.fit(m.chains.all().len(), h);
+        let (offset, cursor) = (scroll.offset(), scroll.cursor());
         for (line_no, (k, c)) in m
-            .chains_in_order()
+            .chains
+            .in_order()
             .enumerate()
             .skip(offset)
             .take(h)
             .enumerate()
         {
             let mut line = lane(c, m, t, inner.width as usize);
-            if self.focused && k == self.cursor {
+            if self.focused && k == cursor {
                 line = line.patch_style(t.selected());
             }
             buf.set_line(inner.x, inner.y + line_no as u16, &line, inner.width);
         }
-        if m.chains().is_empty() {
+        if m.chains.all().is_empty() {
             buf.set_string(inner.x + 1, inner.y, "no chain queued yet", t.dim());
         }
     }

@@ -4,23 +4,24 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, StatefulWidget, Widget, Wrap};
 
 use crate::app::model::{Model, Resource};
+use crate::app::ui_state::Scroll;
 use crate::engine::model::hidden_diffs::HiddenDiffs;
 use crate::engine::{PropertyMap, PropertyValue, StepOp};
 
 use super::pending::reason_text;
 use super::resources::status_text;
-use super::text::{offset, shorten_left, width};
+use super::text::{offset, scroll_rows, shorten_left, width};
 use super::theme::Theme;
 
-/// The details popup for the resource at `idx`.
+/// The details popup for the resource at `idx`; its state is its [`Scroll`] over the wrapped
+/// lines.
 pub struct DetailsView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub idx: usize,
-    pub scroll: usize,
     /// What depends on the resource, transitively (nearest first).
     pub blast: &'a [usize],
 }
@@ -177,7 +178,7 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
             out.push(Line::raw(format!("    {k}: {}", value_text(v))));
         }
     }
-    if let Some(c) = r.cascade.and_then(|id| m.cascade(id)) {
+    if let Some(c) = r.cascade.and_then(|id| m.approvals.get(id)) {
         out.push(Line::styled(
             format!("cascade of {} (delete-before-replace):", c.root.name()),
             t.bold(),
@@ -212,8 +213,10 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
     out
 }
 
-impl Widget for DetailsView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for DetailsView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let m = self.model;
         let t = self.theme;
         let r = m.resource(self.idx);
@@ -226,10 +229,10 @@ impl Widget for DetailsView<'_> {
             .border_style(t.accent())
             .title(Span::styled(title, t.accent()))
             .title_bottom(Span::styled(" ↑↓ scroll · Esc close ", t.dim()));
-        Paragraph::new(details_lines(m, r, self.blast, t))
-            .block(block)
-            .wrap(Wrap { trim: false })
-            .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))
-            .render(area, buf);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let text = Paragraph::new(details_lines(m, r, self.blast, t)).wrap(Wrap { trim: false });
+        scroll.fit(text.line_count(inner.width), inner.height as usize);
+        text.scroll((scroll_rows(scroll), 0)).render(inner, buf);
     }
 }

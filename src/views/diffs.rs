@@ -4,9 +4,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
+use ratatui::widgets::{StatefulWidget, Widget};
 
 use crate::app::model::Model;
+use crate::app::ui_state::Scroll;
 
 use super::frame::frame;
 use super::text::{shorten_left, width};
@@ -51,19 +52,21 @@ impl Widget for DiffGauge<'_> {
     }
 }
 
-/// The diffs view: the gauge and the resources being diffed.
+/// The diffs view: the gauge and the resources being diffed; its state is its [`Scroll`]
+/// over those.
 pub struct DiffsView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
-    pub offset: usize,
 }
 
-impl Widget for DiffsView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for DiffsView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let m = self.model;
         let t = self.theme;
-        let mode = if m.parallel_diff {
+        let mode = if m.run.parallel_diff {
             "parallel"
         } else {
             "serial"
@@ -92,7 +95,8 @@ impl Widget for DiffsView<'_> {
         if m.diffs.running.is_empty() && rows > 0 {
             buf.set_string(inner.x, first, "no diff running", t.dim());
         }
-        let shown = m.diffs.running.iter().skip(self.offset).take(rows);
+        scroll.fit(m.diffs.running.len(), rows);
+        let shown = m.diffs.running.iter().skip(scroll.offset()).take(rows);
         for (y, (urn, worker)) in (first..).zip(shown) {
             let line = Line::from(vec![
                 Span::styled(format!("w{worker:<3} "), t.dim()),

@@ -21,7 +21,7 @@ use super::frame::frame;
 use super::text::{cut_right, fit_words, width};
 use super::theme::Theme;
 
-/// The graph view; its state is the console's [`UiState`] (layout cache, offset, selection).
+/// The graph view; its state is the console's [`UiState`] (layout cache, scroll, selection).
 pub struct GraphView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
@@ -56,20 +56,20 @@ impl StatefulWidget for GraphView<'_> {
         let m = self.model;
         let t = self.theme;
         ui.refresh_graph(m);
-        let sel = ui.selected_index(m);
+        let sel = ui.nav.selected_index(m);
         let reach = sel
-            .filter(|&i| ui.graph.place(i).is_some())
-            .map(|i| ui.graph.blast_radius(m, i));
-        let g = &ui.graph;
+            .filter(|&i| ui.layout.graph.place(i).is_some())
+            .map(|i| ui.layout.graph.blast_radius(m, i));
+        let g = &ui.layout.graph;
         let nodes = g.nodes;
-        let title = if ui.graph_focus {
-            let name = ui.selected.as_ref().map_or("", |u| u.name());
+        let title = if ui.nav.graph_focus {
+            let name = ui.nav.selected.as_ref().map_or("", |u| u.name());
             format!(" Graph  focus: {name}  ({nodes} nodes, Esc all) ")
         } else {
             format!(
                 " Graph  {} layers · {nodes} nodes · f focus · z {} ",
                 g.layers,
-                if ui.graph_zoomed_out {
+                if ui.nav.graph_zoomed_out {
                     "names"
                 } else {
                     "more layers"
@@ -86,7 +86,7 @@ impl StatefulWidget for GraphView<'_> {
             return;
         }
         let longest = g.longest_name.max(4);
-        let node_w = if ui.graph_zoomed_out {
+        let node_w = if ui.nav.graph_zoomed_out {
             (longest + 5).clamp(8, 12)
         } else {
             (longest + 5).clamp(8, 22)
@@ -101,38 +101,41 @@ impl StatefulWidget for GraphView<'_> {
         // Each gutter is as wide as its lanes need: a margin, the lanes, a line and the arrow.
         // Columns are placed (and ordered) only as far right as the view reaches, past the
         // offset or past the selection it moves to.
-        let sel_col = sel.and_then(|i| ui.graph.column_of(m, i));
+        let sel_col = sel.and_then(|i| ui.layout.graph.column_of(m, i));
         let mut col_x = vec![0];
         while col_x.len() <= columns {
             let c = col_x.len() - 1;
             let sel_x = sel_col.map_or(0, |s| col_x.get(s).copied().unwrap_or(usize::MAX));
-            if col_x[c] >= ui.graph_offset.0.max(sel_x).saturating_add(vw) {
+            if col_x[c] >= ui.scroll.graph_x.offset().max(sel_x).saturating_add(vw) {
                 break;
             }
-            ui.graph.order_through(m, c + 1);
-            let gutter = ui.graph.gutters.get(c).map_or(0, |gut| gut.lanes + 3);
+            ui.layout.graph.order_through(m, c + 1);
+            let gutter = ui
+                .layout
+                .graph
+                .gutters
+                .get(c)
+                .map_or(0, |gut| gut.lanes + 3);
             col_x.push(col_x[c] + node_w + gutter);
         }
         let placed = col_x.len() - 1;
-        let g = &ui.graph;
+        let g = &ui.layout.graph;
+        // The view scrolls over what is laid out so far: as far right as the placed columns
+        // reach (past the view, unless they all fit), as far down as the tallest of them.
+        let height = (0..placed)
+            .map(|c| 2 * g.column(c).len())
+            .max()
+            .unwrap_or(0);
+        let (sx, sy) = (&mut ui.scroll.graph_x, &mut ui.scroll.graph_y);
+        sx.fit(col_x[placed], vw);
+        sy.fit(height, vh);
         // Follow the selection: its label and the row its edges leave on.
         if let Some((c, r)) = sel.and_then(|i| g.place(i)) {
-            let (ox, oy) = &mut ui.graph_offset;
-            let x = col_x[c];
-            if x < *ox {
-                *ox = x;
-            } else if x + node_w > *ox + vw {
-                *ox = (x + node_w).saturating_sub(vw);
-            }
-            let y = 2 * r;
-            if y < *oy {
-                *oy = y;
-            } else if y + 2 > *oy + vh {
-                *oy = (y + 2).saturating_sub(vh);
-            }
+            sx.reveal(col_x[c]..col_x[c] + node_w);
+            sy.reveal(2 * r..2 * r + 2);
         }
-        let (ox, oy) = ui.graph_offset;
-        let g = &ui.graph;
+        let (ox, oy) = (sx.offset(), sy.offset());
+        let g = &ui.layout.graph;
         let seen = |c: usize| col_x[c] < ox + vw && col_x[c + 1] > ox;
         let rows = oy..oy + vh;
         let put = |buf: &mut Buffer, x: usize, y: usize, s: &str, style| {

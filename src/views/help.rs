@@ -3,22 +3,24 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, StatefulWidget, Widget, Wrap};
 
 use crate::app::keymap::BINDINGS;
+use crate::app::ui_state::Scroll;
 
-use super::text::pad;
+use super::text::{pad, scroll_rows};
 use super::theme::Theme;
 
-/// The help overlay.
+/// The help overlay; its state is its [`Scroll`] (↑↓ when the terminal is shorter than the
+/// list).
 pub struct HelpView {
     pub theme: Theme,
-    /// Rows scrolled past (↑↓ when the terminal is shorter than the list).
-    pub scroll: usize,
 }
 
-impl Widget for HelpView {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for HelpView {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let t = self.theme;
         Clear.render(area, buf);
         let key_w = BINDINGS
@@ -41,10 +43,10 @@ impl Widget for HelpView {
             .border_style(t.accent())
             .title(Span::styled(" Keys ", t.accent()))
             .title_bottom(Span::styled(" ↑↓ scroll · Esc or ? closes ", t.dim()));
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false })
-            .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))
-            .render(area, buf);
+        let inner = block.inner(area);
+        block.render(area, buf);
+        let text = Paragraph::new(lines).wrap(Wrap { trim: false });
+        scroll.fit(text.line_count(inner.width), inner.height as usize);
+        text.scroll((scroll_rows(scroll), 0)).render(inner, buf);
     }
 }

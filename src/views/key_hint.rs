@@ -12,7 +12,7 @@ use super::theme::Theme;
 
 /// Hints for the current state, at most `w` cells (whole hints are dropped, never cut).
 pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static> {
-    if let Some(text) = &ui.filter_input {
+    if let Some(text) = &ui.nav.filter_input {
         return Line::from(vec![
             Span::styled(" / ", t.accent()),
             Span::raw(format!("{text}█")),
@@ -22,7 +22,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
             ),
         ]);
     }
-    if let Some(n) = &ui.notice {
+    if let Some(n) = &ui.overlay.notice {
         return Line::styled(format!(" {n}"), t.alert_border());
     }
     let state = model.run_state();
@@ -34,23 +34,23 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         }
     );
     // Outside the pending view, a preview's `x` excludes rather than declines.
-    let marking = deciding && ui.focus != ViewId::Pending;
+    let marking = deciding && ui.nav.focus != ViewId::Pending;
     if deciding {
         hints.push(("y", "apply"));
         hints.push(("n", "abort"));
         // Offered where rows are picked; the keys work in every view but Pending.
-        if matches!(ui.focus, ViewId::Resources | ViewId::Graph) {
+        if matches!(ui.nav.focus, ViewId::Resources | ViewId::Graph) {
             hints.push(("space", "select"));
             hints.push(("x", "exclude"));
         }
-        if !model.pending_creates().is_empty() {
+        if !model.run.pending_creates().is_empty() {
             hints.push(("C", "clear pending creates"));
         }
     }
     let decidable = if ui.deciding_preview() {
-        model.cascades().iter().any(|c| c.planned)
+        model.approvals.all().iter().any(|c| c.planned)
     } else {
-        !ui.read_only_preview() && model.undecided_cascades() > 0
+        !ui.read_only_preview() && model.approvals.undecided() > 0
     };
     if decidable {
         hints.push(("a", "approve"));
@@ -59,10 +59,10 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         }
         hints.push(("A", "all"));
     }
-    if model.failed > 0 {
+    if model.counts.failed() > 0 {
         hints.push(("e", "next error"));
     }
-    if !ui.wide {
+    if !ui.layout.wide {
         hints.push(("1-7", "views"));
     }
     hints.push(("Enter", "details"));
@@ -78,7 +78,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         ));
         hints.push(("c", "cancel"));
     }
-    if ui.focus == ViewId::Graph {
+    if ui.nav.focus == ViewId::Graph {
         hints.push(("f", "focus"));
         hints.push(("z", "zoom"));
     }

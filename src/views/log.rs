@@ -4,23 +4,22 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
+use ratatui::widgets::{StatefulWidget, Widget};
 
 use crate::app::model::{LogEntry, Model};
+use crate::app::ui_state::Scroll;
 use crate::engine::Severity;
 
 use super::frame::frame;
 use super::text::{fit_words, offset, width, wrap_words};
 use super::theme::Theme;
 
-/// The log view.
+/// The log view; its state is its [`Scroll`] over the entries at the severity shown.
 pub struct LogView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
     pub min_severity: Severity,
-    /// Entries scrolled back from the newest.
-    pub back: usize,
 }
 
 /// An entry's time, severity and resource, before its message.
@@ -70,32 +69,47 @@ fn entry_lines(e: &LogEntry, t: Theme, w: usize) -> Vec<Line<'static>> {
     out
 }
 
-impl Widget for LogView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for LogView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let t = self.theme;
         let title = format!(" Log (≥ {}, s to change) ", self.min_severity.as_str());
         let focus = t.border(self.focused);
         let inner = frame(area, buf, title, focus, focus);
         let h = inner.height as usize;
-        // Newest at the bottom; long messages wrap, so fill upwards until the view is full.
-        let mut lines: Vec<Line> = Vec::new();
-        for e in self
-            .model
-            .log()
+        let log = &self.model.log;
+        scroll.fit(log.count_at_least(self.min_severity), h);
+        let shown = log
+            .entries()
             .iter()
-            .rev()
-            .filter(|e| e.severity >= self.min_severity)
-            .skip(self.back)
-        {
-            if lines.len() >= h {
-                break;
+            .filter(|e| e.severity >= self.min_severity);
+        let w = inner.width as usize;
+        // Long messages wrap, so entries fill the view until it is full: following the
+        // newest, upwards from it (newest at the bottom); scrolled back, down from the first
+        // entry shown.
+        let mut lines: Vec<Line> = Vec::new();
+        if scroll.following() {
+            for e in shown.rev() {
+                if lines.len() >= h {
+                    break;
+                }
+                let mut wrapped = entry_lines(e, t, w);
+                wrapped.reverse();
+                lines.extend(wrapped);
             }
-            let mut wrapped = entry_lines(e, t, inner.width as usize);
-            wrapped.reverse();
-            lines.extend(wrapped);
+            lines.truncate(h);
+            lines.reverse();
+        } else {
+            for e in shown.skip(scroll.offset()) {
+                if lines.len() >= h {
+                    break;
+                }
+                lines.extend(entry_lines(e, t, w));
+            }
+            lines.truncate(h);
         }
-        lines.truncate(h);
-        for (k, line) in lines.iter().rev().enumerate() {
+        for (k, line) in lines.iter().enumerate() {
             buf.set_line(inner.x, inner.y + k as u16, line, inner.width);
         }
         if lines.is_empty() && h > 0 {
@@ -117,8 +131,8 @@ impl Widget for LogLine<'_> {
         let hints_w = self.hints.width().min(area.width as usize);
         let room = (area.width as usize).saturating_sub(hints_w + 7);
         // Once something failed, the latest error stays in sight (`e` shows each one).
-        let log = self.model.log();
-        let last = if self.model.failed > 0 {
+        let log = self.model.log.entries();
+        let last = if self.model.counts.failed() > 0 {
             log.iter().rev().find(|e| e.severity == Severity::Error)
         } else {
             None

@@ -4,22 +4,24 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
+use ratatui::widgets::StatefulWidget;
 
 use crate::app::model::{Cascade, Model};
 use crate::app::preset::Presets;
+use crate::app::ui_state::Scroll;
 use crate::engine::run::events::CascadeReason;
 
 use super::frame::frame;
 use super::text::{cut_right, fit_words, width};
 use super::theme::Theme;
 
-/// The pending replacements view.
+/// The pending replacements view; its state is its [`Scroll`], a cursor over the cascades.
+/// A cascade takes several lines: the lines shown keep the cursor's a few lines up from the
+/// bottom.
 pub struct PendingView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
-    pub cursor: usize,
     /// Decisions made in this preview for the apply.
     pub presets: &'a Presets,
     /// A preview that ends with `y`/`n`: its cascades can be decided for the apply.
@@ -165,20 +167,23 @@ fn cascade_lines(
     out
 }
 
-impl Widget for PendingView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for PendingView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let m = self.model;
         let t = self.theme;
         let waiting = if self.deciding {
-            m.cascades()
+            m.approvals
+                .all()
                 .iter()
                 .filter(|c| c.planned && self.presets.get(c).is_none())
                 .count()
         } else {
-            m.undecided_cascades()
+            m.approvals.undecided()
         };
         // Step gates join the replacements here once a policy opens one.
-        let noun = if m.cascades().iter().any(|c| c.step.is_some()) {
+        let noun = if m.approvals.all().iter().any(|c| c.step.is_some()) {
             "Pending approvals"
         } else {
             "Pending replacements"
@@ -211,26 +216,28 @@ impl Widget for PendingView<'_> {
             Span::raw(" approve all"),
         ]);
         let body_h = if waiting > 0 { h.saturating_sub(1) } else { h };
+        let cascades = m.approvals.all();
+        scroll.set_len(cascades.len());
+        let cursor = scroll.cursor();
         let mut lines: Vec<Line> = Vec::new();
-        let mut cursor_line = 0;
+        let mut starts = Vec::with_capacity(cascades.len());
         // Undecided first, then decided; the cursor indexes cascades in model order.
-        for (k, c) in m.cascades().iter().enumerate() {
-            if k == self.cursor {
-                cursor_line = lines.len();
-            }
+        for (k, c) in cascades.iter().enumerate() {
+            starts.push(lines.len());
             let preset = self.presets.get(c);
-            lines.extend(cascade_lines(
-                c,
-                preset,
-                t,
-                w,
-                self.focused && k == self.cursor,
-            ));
+            lines.extend(cascade_lines(c, preset, t, w, self.focused && k == cursor));
         }
         if lines.is_empty() {
             lines.push(Line::styled("no delete-before-replace cascade", t.dim()));
         }
+        let cursor_line = starts.get(cursor).copied().unwrap_or(0);
         let offset = cursor_line.saturating_sub(body_h.saturating_sub(4));
+        // A page is as many cascades as start in view.
+        let in_view = starts
+            .iter()
+            .filter(|&&l| (offset..offset + body_h).contains(&l))
+            .count();
+        scroll.fit(cascades.len(), in_view);
         for (y, line) in lines.iter().skip(offset).take(body_h).enumerate() {
             buf.set_line(inner.x, inner.y + y as u16, line, inner.width);
         }

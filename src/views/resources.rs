@@ -22,7 +22,7 @@ use super::frame::frame;
 use super::text::{cut_right, duration, fit_words, pad, shorten_left, width};
 use super::theme::Theme;
 
-/// The resources view; its state is the console's [`UiState`] (offset, selection, tree).
+/// The resources view; its state is the console's [`UiState`] (scroll, selection, tree).
 pub struct ResourcesView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
@@ -32,7 +32,7 @@ pub struct ResourcesView<'a> {
 /// Status text as the row shows it (`creating…`, `created`, `waiting for approval`); a
 /// replacement follows its physical steps (`deleted, waiting for db`, `creating replacement…`).
 pub fn status_text(r: &Resource, m: &Model) -> String {
-    let preview = m.preview;
+    let preview = m.run.preview;
     if !preview && r.status == Status::Planned && r.op == Some(StepOp::Replace) {
         if r.created_replacement {
             return "replacement created".into();
@@ -40,7 +40,7 @@ pub fn status_text(r: &Resource, m: &Model) -> String {
         if r.deleted_original {
             let root = r
                 .cascade
-                .and_then(|id| m.cascade(id))
+                .and_then(|id| m.approvals.get(id))
                 .map(|c| &c.root)
                 .filter(|root| **root != r.urn)
                 .filter(|root| m.get(root).is_none_or(|x| x.status != Status::Done));
@@ -130,7 +130,7 @@ impl Columns {
     /// terminal), within the fixed widths' limits.
     fn fit(w: usize, m: &Model, ui: &UiState, window: Range<usize>) -> Columns {
         let most = Columns::for_width(w);
-        let rows = || window.clone().map(|row| ui.tree.rows()[row]);
+        let rows = || window.clone().map(|row| ui.layout.tree.rows()[row]);
         let tree = rows()
             .map(|fr| {
                 let r = m.resource(fr.idx);
@@ -223,9 +223,11 @@ impl ResourcesView<'_> {
         };
         spans.push(Span::styled(pad(&status, cols.status), status_style));
         // A time only means something for work done or under way in a live run.
-        let timed = !m.preview && r.op != Some(StepOp::Same);
+        let timed = !m.run.preview && r.op != Some(StepOp::Same);
         let elapsed = if timed {
-            r.elapsed(m.active_now()).map(duration).unwrap_or_default()
+            r.elapsed(m.clock.active_now())
+                .map(duration)
+                .unwrap_or_default()
         } else {
             String::new()
         };
@@ -251,7 +253,7 @@ impl ResourcesView<'_> {
         cols: Columns,
         text_w: usize,
     ) -> (Vec<TreeItem<'static, usize>>, usize, TreeState<usize>) {
-        let tree = &ui.tree;
+        let tree = &ui.layout.tree;
         let mut ancestors = Vec::new();
         let mut up = tree.parent_row(window.start);
         while let Some(row) = up {
@@ -285,7 +287,7 @@ impl ResourcesView<'_> {
             }
             path.push(fr.idx);
             let r = self.model.resource(fr.idx);
-            let collapsed = fr.has_children && ui.collapsed.contains(&r.urn);
+            let collapsed = fr.has_children && ui.nav.collapsed.contains(&r.urn);
             let children = if collapsed {
                 vec![TreeItem::new_leaf(PLACEHOLDER, "")]
             } else {
@@ -318,16 +320,16 @@ impl StatefulWidget for ResourcesView<'_> {
         let t = self.theme;
         ui.refresh_tree(m);
         let total = m.resources().len();
-        let mut title = format!(" Resources ({}) ", ui.tree.len());
-        if !ui.filter.is_empty() {
+        let mut title = format!(" Resources ({}) ", ui.layout.tree.len());
+        if !ui.nav.filter.is_empty() {
             title = format!(
                 " Resources  / {}  ({} of {total}) ",
-                ui.filter.text(),
-                ui.tree.len()
+                ui.nav.filter.text(),
+                ui.layout.tree.len()
             );
         }
-        if ui.sort != SortKey::default() {
-            title.push_str(&format!("by {} ", ui.sort.label()));
+        if ui.nav.sort != SortKey::default() {
+            title.push_str(&format!("by {} ", ui.nav.sort.label()));
         }
         let focus = t.border(self.focused);
         let inner = frame(area, buf, title, focus, focus);
@@ -335,19 +337,19 @@ impl StatefulWidget for ResourcesView<'_> {
         if h == 0 || inner.width <= OP_W {
             return;
         }
-        ui.page = h.saturating_sub(1).max(1);
-        ui.resources_rows = Some(inner);
-        let sel = ui.selected_index(m).and_then(|i| ui.tree.find(m, i));
+        ui.layout.resources_rows = Some(inner);
+        let sel = ui
+            .nav
+            .selected_index(m)
+            .and_then(|i| ui.layout.tree.find(m, i));
+        let scroll = &mut ui.scroll.resources;
+        scroll.fit(ui.layout.tree.len(), h);
         if let Some(s) = sel {
-            if s < ui.resources_offset {
-                ui.resources_offset = s;
-            } else if s >= ui.resources_offset + h {
-                ui.resources_offset = s + 1 - h;
-            }
+            scroll.reveal(s..s + 1);
         }
-        ui.resources_offset = ui.resources_offset.min(ui.tree.len().saturating_sub(h));
-        if ui.tree.is_empty() {
-            let msg = if ui.filter.is_empty() {
+        let offset = scroll.offset();
+        if ui.layout.tree.is_empty() {
+            let msg = if ui.nav.filter.is_empty() {
                 "waiting for the first resource…"
             } else {
                 "no resource matches the filter (Esc clears it)"
@@ -361,8 +363,8 @@ impl StatefulWidget for ResourcesView<'_> {
             );
             return;
         }
-        let end = ui.tree.reach(m, ui.resources_offset + h).len();
-        let window = ui.resources_offset.min(end)..end;
+        let end = ui.layout.tree.reach(m, offset + h).len();
+        let window = offset.min(end)..end;
         let tree_w = inner.width - OP_W;
         let cols = Columns::fit(inner.width as usize, m, ui, window.clone());
         let (items, skipped, mut state) =
@@ -383,14 +385,14 @@ impl StatefulWidget for ResourcesView<'_> {
             for x in 0..tree_w {
                 buf[(inner.x + OP_W + x, y)] = scratch[(x, (skipped + line_no) as u16)].clone();
             }
-            let fr = ui.tree.rows()[row];
+            let fr = ui.layout.tree.rows()[row];
             let r = m.resource(fr.idx);
             let op_style = r.op.map_or(Style::new(), |op| t.op(op));
             let op = format!("{:<3}", r.op.map_or("", StepOp::prefix).trim_end());
             buf.set_stringn(inner.x, y, op, OP_W as usize, op_style);
             // The widget indents with blanks; the guides go over them.
             if fr.depth > 0 {
-                let mut guides = ui.tree.guides(row);
+                let mut guides = ui.layout.tree.guides(row);
                 if !fr.has_children {
                     guides.push('─');
                 }

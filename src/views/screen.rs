@@ -41,7 +41,7 @@ pub fn render_screen(area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiSta
         buf.set_string(area.x, area.y, "terminal too small", theme.bold());
         return;
     }
-    ui.wide = area.width >= WIDE_MIN_WIDTH && area.height >= WIDE_MIN_HEIGHT;
+    ui.layout.wide = area.width >= WIDE_MIN_WIDTH && area.height >= WIDE_MIN_HEIGHT;
     let [top, body, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -49,10 +49,10 @@ pub fn render_screen(area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiSta
     ])
     .areas(area);
     StatusBar { model, ui, theme }.render(top, buf);
-    if ui.wide {
+    if ui.layout.wide {
         wide(body, buf, model, ui, theme);
         let hints = key_hint(model, ui, theme, (foot.width / 2) as usize);
-        if ui.filter_input.is_some() || ui.notice.is_some() {
+        if ui.nav.filter_input.is_some() || ui.overlay.notice.is_some() {
             buf.set_line(foot.x, foot.y, &hints, foot.width);
         } else {
             LogLine {
@@ -77,42 +77,18 @@ fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Th
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(upper);
     let [left, right] =
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(lower);
-    let focus = ui.focus;
-    ResourcesView {
-        model,
-        theme,
-        focused: focus == ViewId::Resources,
-    }
-    .render(res, buf, ui);
-    GraphView {
-        model,
-        theme,
-        focused: focus == ViewId::Graph,
-    }
-    .render(graph, buf, ui);
+    let focus = ui.nav.focus;
+    view(ViewId::Resources, res, buf, model, ui, theme);
+    view(ViewId::Graph, graph, buf, model, ui, theme);
     if focus == ViewId::Diffs {
         view(ViewId::Diffs, left, buf, model, ui, theme);
     } else {
-        ChainsView {
-            model,
-            theme,
-            focused: focus == ViewId::Chains,
-            cursor: ui.chains_cursor,
-            footer: 1,
-        }
-        .render(left, buf);
-        let gauge = Rect::new(
-            left.x + 1,
-            left.bottom().saturating_sub(2),
-            left.width.saturating_sub(2),
-            1,
-        );
-        DiffGauge { model, theme }.render(gauge, buf);
+        chains(left, buf, model, ui, theme, 1);
     }
     // The summary takes the pending panel's place once the run is over, unless the plan has
     // cascades to decide before `y`.
-    let to_decide = ui.deciding_preview() && model.cascades().iter().any(|c| c.planned);
-    let over = model.summary.is_some() && !to_decide;
+    let to_decide = ui.deciding_preview() && model.approvals.all().iter().any(|c| c.planned);
+    let over = model.run.summary.is_some() && !to_decide;
     let right_view = match focus {
         ViewId::Log | ViewId::Pending | ViewId::Summary => focus,
         _ if over => ViewId::Summary,
@@ -130,9 +106,9 @@ fn narrow(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: 
             other => other.title(),
         };
         let text = format!(" {} {name} ", v.number());
-        let style = if v == ui.focus {
+        let style = if v == ui.nav.focus {
             theme.selected().patch(theme.bold())
-        } else if v == ViewId::Pending && model.undecided_cascades() > 0 {
+        } else if v == ViewId::Pending && model.approvals.undecided() > 0 {
             theme.alert()
         } else {
             theme.dim()
@@ -140,11 +116,11 @@ fn narrow(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: 
         spans.push(Span::styled(text, style));
     }
     buf.set_line(tabs.x, tabs.y, &Line::from(spans), tabs.width);
-    view(ui.focus, rest, buf, model, ui, theme);
+    view(ui.nav.focus, rest, buf, model, ui, theme);
 }
 
 fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
-    let focused = ui.focus == v;
+    let focused = ui.nav.focus == v;
     match v {
         ViewId::Resources => ResourcesView {
             model,
@@ -158,55 +134,61 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             focused,
         }
         .render(area, buf, ui),
-        ViewId::Chains => {
-            ChainsView {
-                model,
-                theme,
-                focused,
-                cursor: ui.chains_cursor,
-                footer: 2,
-            }
-            .render(area, buf);
-            let gauge = Rect::new(
-                area.x + 1,
-                area.bottom().saturating_sub(2),
-                area.width.saturating_sub(2),
-                1,
-            );
-            DiffGauge { model, theme }.render(gauge, buf);
-        }
+        ViewId::Chains => chains(area, buf, model, ui, theme, 2),
         ViewId::Pending => PendingView {
             model,
             theme,
             focused,
-            cursor: ui.pending_cursor,
             presets: &ui.presets,
             deciding: ui.deciding_preview(),
         }
-        .render(area, buf),
+        .render(area, buf, &mut ui.scroll.pending),
         ViewId::Log => LogView {
             model,
             theme,
             focused,
-            min_severity: ui.log_min_severity,
-            back: ui.log_back,
+            min_severity: ui.nav.log_min_severity,
         }
-        .render(area, buf),
+        .render(area, buf, &mut ui.scroll.log),
         ViewId::Diffs => DiffsView {
             model,
             theme,
             focused,
-            offset: ui.diffs_offset,
         }
-        .render(area, buf),
+        .render(area, buf, &mut ui.scroll.diffs),
         ViewId::Summary => SummaryView {
             model,
             theme,
             focused,
-            scroll: ui.summary_scroll,
         }
-        .render(area, buf),
+        .render(area, buf, &mut ui.scroll.summary),
     }
+}
+
+/// The chains view, its list leaving `footer` rows below it, with the diff gauge on its second
+/// line from the bottom: one drawing for both layouts.
+fn chains(
+    area: Rect,
+    buf: &mut Buffer,
+    model: &Model,
+    ui: &mut UiState,
+    theme: Theme,
+    footer: u16,
+) {
+    ChainsView {
+        model,
+        theme,
+        focused: ui.nav.focus == ViewId::Chains,
+        footer,
+    }
+    .render(area, buf, &mut ui.scroll.chains);
+    let gauge = Rect::new(
+        area.x + 1,
+        area.bottom().saturating_sub(2),
+        area.width.saturating_sub(2),
+        1,
+    );
+    DiffGauge { model, theme }.render(gauge, buf);
 }
 
 fn centered(area: Rect, w: u16, h: u16) -> Rect {
@@ -221,34 +203,29 @@ fn centered(area: Rect, w: u16, h: u16) -> Rect {
 }
 
 fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
-    if ui.details
-        && let Some(idx) = ui.selected_index(model)
+    if ui.overlay.details
+        && let Some(idx) = ui.nav.selected_index(model)
     {
-        let area = if ui.wide {
+        let area = if ui.layout.wide {
             centered(body, body.width * 9 / 10, body.height * 8 / 10)
         } else {
             body
         };
         ui.refresh_graph(model);
-        let blast = ui.graph.blast_radius(model, idx);
+        let blast = ui.layout.graph.blast_radius(model, idx);
         DetailsView {
             model,
             theme,
             idx,
-            scroll: ui.details_scroll,
             blast: &blast,
         }
-        .render(area, buf);
+        .render(area, buf, &mut ui.scroll.details);
     }
-    if ui.help {
+    if ui.overlay.help {
         let h = crate::app::keymap::BINDINGS.len() as u16 + 2;
-        HelpView {
-            theme,
-            scroll: ui.help_scroll,
-        }
-        .render(centered(body, 80, h), buf);
+        HelpView { theme }.render(centered(body, 80, h), buf, &mut ui.scroll.help);
     }
-    if let Some(confirm) = ui.confirm {
+    if let Some(confirm) = ui.overlay.confirm {
         ConfirmDialog { confirm, theme }.render(centered(body, 60, 7), buf);
     }
 }

@@ -38,17 +38,18 @@ impl StatusBar<'_> {
         let t = self.theme;
         let state = m.run_state();
         let operation = m
+            .run
             .operation
             .map_or(self.ui.title.operation.clone(), |o| o.as_str().to_string());
-        let stack = if m.stack.is_empty() {
+        let stack = if m.run.stack.is_empty() {
             &self.ui.title.stack
         } else {
-            &m.stack
+            &m.run.stack
         };
-        let project = if m.project.is_empty() {
+        let project = if m.run.project.is_empty() {
             &self.ui.title.project
         } else {
-            &m.project
+            &m.run.project
         };
         let mut segs: Vec<(u8, Vec<Span<'static>>)> = Vec::new();
         segs.push((7, vec![Span::styled(" stepdeck ", t.accent())]));
@@ -74,10 +75,10 @@ impl StatusBar<'_> {
         )];
         if state == RunState::AwaitingApproval {
             state_spans[0] = Span::styled(
-                format!(" ⚠ AWAITING APPROVAL ({}) ", m.undecided_cascades()),
+                format!(" ⚠ AWAITING APPROVAL ({}) ", m.approvals.undecided()),
                 t.alert(),
             );
-        } else if m.undecided_cascades() > 0 && !state.is_over() {
+        } else if m.approvals.undecided() > 0 && !state.is_over() {
             state_spans.push(Span::raw(" "));
             state_spans.push(Span::styled(" ⚠ AWAITING APPROVAL ", t.alert()));
         }
@@ -99,7 +100,7 @@ impl StatusBar<'_> {
                     t.accent(),
                 ));
             }
-            let pending = m.pending_creates().len();
+            let pending = m.run.pending_creates().len();
             if pending > 0 {
                 let text = if self.ui.presets.pending_creates_marked().is_some() {
                     format!(" {pending} pending creates will be cleared ")
@@ -112,8 +113,8 @@ impl StatusBar<'_> {
         }
         segs.push((0, state_spans));
         segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
-        let (done, total) = m.progress();
-        if total > 0 && !m.preview {
+        let (done, total) = m.counts.progress();
+        if total > 0 && !m.run.preview {
             let done = done.min(total);
             let mut text = format!("{done}/{total} steps {}%", done * 100 / total);
             if let Some(eta) = m.eta() {
@@ -121,29 +122,29 @@ impl StatusBar<'_> {
             }
             segs.push((4, vec![Span::raw(text)]));
         }
-        if !m.parallel_diff
-            && !m.preview
-            && m.summary.is_none()
-            && m.operation == Some(crate::engine::Operation::Update)
+        if !m.run.parallel_diff
+            && !m.run.preview
+            && m.run.summary.is_none()
+            && m.run.operation == Some(crate::engine::Operation::Update)
         {
             segs.push((8, vec![Span::styled("diffs serial", t.dim())]));
         }
-        if m.parallel > 0 && !m.preview {
+        if m.run.parallel > 0 && !m.run.preview {
             segs.push((
                 5,
                 vec![Span::raw(format!(
                     "workers {}/{}",
-                    m.workers_busy, m.parallel
+                    m.run.workers_busy, m.run.parallel
                 ))],
             ));
         }
-        let planned = m.preview || m.summary.as_ref().is_some_and(|s| s.preview);
+        let planned = m.run.preview || m.run.summary.as_ref().is_some_and(|s| s.preview);
         let mut counts: Vec<Span<'static>> = Vec::new();
         for op in COUNTED {
             let n = if planned {
-                m.planned_count(op)
+                m.counts.planned(op)
             } else {
-                m.done_count(op)
+                m.counts.done(op)
             };
             if n > 0 {
                 if !counts.is_empty() {
@@ -155,11 +156,17 @@ impl StatusBar<'_> {
                 ));
             }
         }
-        if m.failed > 0 {
-            counts.push(Span::styled(format!("  ✗{} failed", m.failed), t.error()));
+        if m.counts.failed() > 0 {
+            counts.push(Span::styled(
+                format!("  ✗{} failed", m.counts.failed()),
+                t.error(),
+            ));
         }
-        if m.skipped > 0 {
-            counts.push(Span::styled(format!("  {} skipped", m.skipped), t.dim()));
+        if m.counts.skipped() > 0 {
+            counts.push(Span::styled(
+                format!("  {} skipped", m.counts.skipped()),
+                t.dim(),
+            ));
         }
         if !counts.is_empty() {
             segs.push((3, counts));

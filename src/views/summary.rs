@@ -5,9 +5,10 @@
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
-use ratatui::widgets::{Paragraph, Widget, Wrap};
+use ratatui::widgets::{Paragraph, StatefulWidget, Widget, Wrap};
 
 use crate::app::model::{Model, Status};
+use crate::app::ui_state::Scroll;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::Decider;
 use crate::engine::{Outcome, StepOp};
@@ -15,6 +16,7 @@ use crate::output::summary::render;
 
 use super::details::value_text;
 use super::frame::frame;
+use super::text::scroll_rows;
 use super::theme::Theme;
 
 /// One line of the summary, with how it is styled.
@@ -27,9 +29,9 @@ enum Kind {
 
 /// The summary's lines, once the run has ended (`None` before).
 fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
-    let s = m.summary.as_ref()?;
+    let s = m.run.summary.as_ref()?;
     let mut out = Vec::new();
-    let what = m.operation.map_or("deployment", |o| match o.as_str() {
+    let what = m.run.operation.map_or("deployment", |o| match o.as_str() {
         "up" | "preview" => "update",
         other => other,
     });
@@ -49,7 +51,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         Kind::Error
     };
     out.push((kind, headline));
-    if s.preview && m.operation == Some(crate::engine::Operation::Refresh) {
+    if s.preview && m.run.operation == Some(crate::engine::Operation::Refresh) {
         out.push((
             Kind::Plain,
             "Applying it modifies no resource, only the stack's state.".into(),
@@ -82,7 +84,8 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         out.push((Kind::Plain, String::new()));
     }
     let decided: Vec<String> = m
-        .cascades()
+        .approvals
+        .all()
         .iter()
         .filter_map(|c| {
             let (approved, by) = c.decided.as_ref()?;
@@ -104,20 +107,20 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         out.extend(decided.into_iter().map(|l| (Kind::Plain, l)));
         out.push((Kind::Plain, String::new()));
     }
-    if !m.deselected.is_empty() {
+    if !m.run.deselected.is_empty() {
         out.push((
             Kind::Heading,
             "Skipped (outside the preview's selection):".into(),
         ));
-        for (name, type_) in &m.deselected {
+        for (name, type_) in &m.run.deselected {
             out.push((Kind::Plain, format!("    {name} ({type_})")));
         }
         out.push((Kind::Plain, String::new()));
     }
-    if m.skipped > 0 {
+    if m.counts.skipped() > 0 {
         out.push((
             Kind::Plain,
-            format!("{} resource(s) skipped: not run", m.skipped),
+            format!("{} resource(s) skipped: not run", m.counts.skipped()),
         ));
         // Which ones, by name (why is in their details and the Log).
         let names: Vec<&str> = m.troubled(Status::Skipped).map(|r| r.name()).collect();
@@ -133,12 +136,12 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         };
         out.push((kind, line.to_string()));
     }
-    if m.paused_time() > std::time::Duration::ZERO && !s.preview {
+    if m.clock.paused_time() > std::time::Duration::ZERO && !s.preview {
         out.push((
             Kind::Plain,
             format!(
                 "(paused for {}, not counted)",
-                crate::output::summary::human_duration(m.paused_time())
+                crate::output::summary::human_duration(m.clock.paused_time())
             ),
         ));
     }
@@ -156,16 +159,17 @@ pub fn summary_text(m: &Model) -> Option<String> {
     Some(text)
 }
 
-/// The summary panel of a finished run.
+/// The summary panel of a finished run; its state is its [`Scroll`] over the wrapped lines.
 pub struct SummaryView<'a> {
     pub model: &'a Model,
     pub theme: Theme,
     pub focused: bool,
-    pub scroll: usize,
 }
 
-impl Widget for SummaryView<'_> {
-    fn render(self, area: Rect, buf: &mut Buffer) {
+impl StatefulWidget for SummaryView<'_> {
+    type State = Scroll;
+
+    fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let t = self.theme;
         let lines = summary_lines(self.model)
             .unwrap_or_else(|| vec![(Kind::Plain, "the summary appears when the run ends".into())]);
@@ -181,9 +185,8 @@ impl Widget for SummaryView<'_> {
                 Kind::Plain => Line::raw(l),
             })
             .collect();
-        Paragraph::new(text)
-            .wrap(Wrap { trim: false })
-            .scroll((self.scroll.min(u16::MAX as usize) as u16, 0))
-            .render(inner, buf);
+        let text = Paragraph::new(text).wrap(Wrap { trim: false });
+        scroll.fit(text.line_count(inner.width), inner.height as usize);
+        text.scroll((scroll_rows(scroll), 0)).render(inner, buf);
     }
 }

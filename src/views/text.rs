@@ -5,6 +5,13 @@ use std::time::Duration;
 
 use ratatui::text::Span;
 
+use crate::app::ui_state::Scroll;
+
+/// The rows a wrapped paragraph is scrolled past, as ratatui counts them.
+pub fn scroll_rows(scroll: &Scroll) -> u16 {
+    u16::try_from(scroll.offset()).unwrap_or(u16::MAX)
+}
+
 /// Terminal cells taken by `s`.
 pub fn width(s: &str) -> usize {
     Span::raw(s).width()

@@ -2,8 +2,6 @@
 //! inside whole programs run against the real resource monitor: values, unknowns in previews,
 //! secrets, and misuse located at `file:line:col`.
 
-use std::path::PathBuf;
-
 use crate::engine::model::property::{ARCHIVE_SIG, ASSET_SIG, SIG_KEY};
 use crate::engine::program::source::DeploymentInfo;
 use crate::engine::{PropertyMap, PropertyValue};
@@ -311,13 +309,14 @@ async fn builtin_misuse_is_reported_with_pulumi_yamls_words_and_location() {
 }
 
 /// A scratch program directory with a file, a subdirectory and an archive file.
-fn scratch_dir(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("stepdeck-yaml-{tag}-{}", std::process::id()));
+fn scratch_dir() -> tempfile::TempDir {
+    let temp = tempfile::tempdir().unwrap();
+    let dir = temp.path();
     std::fs::create_dir_all(dir.join("site")).unwrap();
     std::fs::write(dir.join("hello.txt"), "hello").unwrap();
     std::fs::write(dir.join("site/index.html"), "<h1>hi</h1>").unwrap();
     std::fs::write(dir.join("bundle.zip"), b"PK\x05\x06 not really").unwrap();
-    dir
+    temp
 }
 
 fn field<'a>(v: &'a PropertyValue, k: &str) -> &'a serde_json::Value {
@@ -329,7 +328,8 @@ fn field<'a>(v: &'a PropertyValue, k: &str) -> &'a serde_json::Value {
 
 #[tokio::test]
 async fn files_and_assets_resolve_against_the_program_directory() {
-    let dir = scratch_dir("assets");
+    let temp = scratch_dir();
+    let dir = temp.path().to_path_buf();
     let mut program = parse(
         r#"resources:
   r:
@@ -380,7 +380,6 @@ async fn files_and_assets_resolve_against_the_program_directory() {
         .await,
         "Pulumi.yaml:3:19: Error reading file at path nope.txt: No such file or directory (os error 2)"
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[tokio::test]

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::file_limits::{self, YAML_FILE};
+
 use super::analyze::{Analysis, analyze};
 use super::ast::{ProgramAst, build_component};
 use super::error::{SourceError, YamlError};
@@ -55,10 +57,7 @@ impl Components {
                 .collect();
             files.sort();
             for path in files {
-                let text = std::fs::read_to_string(&path).map_err(|source| YamlError::Io {
-                    path: path.clone(),
-                    source,
-                })?;
+                let text = file_limits::read_to_string(&path, YAML_FILE)?;
                 let shown = Path::new(file)
                     .parent()
                     .unwrap_or(Path::new(""))

@@ -13,6 +13,8 @@ pub enum YamlError {
     },
     #[error(transparent)]
     Source(#[from] SourceError),
+    #[error(transparent)]
+    Read(#[from] crate::file_limits::ReadLimitError),
 }
 
 /// Pulumi YAML's message for a name that does not exist where it was used (`NonExistentField`):
@@ -25,7 +27,7 @@ pub fn no_such_field(
     kind: &str,
 ) -> String {
     let mut existing = existing.to_vec();
-    existing.sort_by_key(|e| (edit_distance(e, field), e.to_string()));
+    existing.sort_by_key(|e| (strsim::levenshtein(e, field), e.to_string()));
     let body = if existing.is_empty() {
         format!("{parent} has no {kind}")
     } else {
@@ -44,23 +46,4 @@ pub fn no_such_field(
         format!("Existing {kind} are: {list}")
     };
     format!("{label} does not exist on {parent}; {body}")
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = if ca == *cb {
-                prev
-            } else {
-                1 + prev.min(cur).min(row[j])
-            };
-            prev = cur;
-        }
-    }
-    row[b.len()]
 }

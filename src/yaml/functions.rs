@@ -6,6 +6,7 @@ use std::path::Path;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use sha1::Sha1;
 use sha2::{Digest, Sha256};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -13,7 +14,6 @@ use crate::engine::{PropertyMap, PropertyValue};
 
 use super::asset;
 use super::builtin::Builtin;
-use super::sha1::sha1_hex;
 
 /// A misuse of a function: which argument (0-based) and what went wrong.
 #[derive(Debug, PartialEq)]
@@ -149,7 +149,9 @@ pub fn apply(b: Builtin, args: &[PropertyValue], dir: &Path) -> Result<PropertyV
         }),
         Builtin::Sha1 => lift(args, |a| {
             let s = string_arg(&a[0], "fn::sha1 requires a string, got")?;
-            Ok(PropertyValue::String(sha1_hex(s.as_bytes())))
+            Ok(PropertyValue::String(hex::encode(Sha1::digest(
+                s.as_bytes(),
+            ))))
         }),
         Builtin::SingleOrNone => lift(args, |a| {
             let Some(list) = a[0].as_array() else {
@@ -571,8 +573,8 @@ mod tests {
 
     #[test]
     fn files_read_relative_to_the_program_directory() {
-        let dir = std::env::temp_dir().join(format!("stepdeck-yaml-fn-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().to_path_buf();
         std::fs::write(dir.join("a.txt"), "hi\n").unwrap();
         let read = |b, p: &str| apply(b, &[s(p)], &dir);
         assert_eq!(read(Builtin::ReadFile, "a.txt"), Ok(s("hi\n")));
@@ -598,7 +600,6 @@ mod tests {
                 .message,
             "Argument to fn::readFile must be a string, got a number"
         );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
@@ -606,6 +607,10 @@ mod tests {
         assert_eq!(
             call(Builtin::Sha1, &[s("abc")]),
             Ok(s("a9993e364706816aba3e25717850c26c9cd0d89d"))
+        );
+        assert_eq!(
+            call(Builtin::Sha1, &[s("")]),
+            Ok(s("da39a3ee5e6b4b0d3255bfef95601890afd80709"))
         );
         assert_eq!(
             err(Builtin::Sha1, &[PropertyValue::Null]),

@@ -14,7 +14,6 @@ pub mod functions;
 pub mod interpolate;
 pub mod program;
 pub mod scope;
-mod sha1;
 mod stack_reference;
 mod type_check;
 

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::file_limits::{self, YAML_FILE};
 use crate::project::{PROJECT_FILE, Project};
 
 use super::analyze::analyze;
@@ -11,14 +12,18 @@ use super::ast::build;
 use super::component::Components;
 use super::error::{SourceError, YamlError};
 use super::evaluate::YamlProgram;
-use super::node::parse_document;
+use super::node::{Node, parse_document};
 
 impl YamlProgram {
     /// Parses and checks program text; `file` names it in errors, `project` namespaces bare
     /// config keys.
     pub fn parse(file: &str, text: &str, project: &str) -> Result<YamlProgram, SourceError> {
-        let doc = parse_document(file, text)?;
-        let ast = build(file, &doc, project)?;
+        YamlProgram::from_document(file, &parse_document(file, text)?, project)
+    }
+
+    /// Builds and checks the program of a parsed document.
+    fn from_document(file: &str, doc: &Node, project: &str) -> Result<YamlProgram, SourceError> {
+        let ast = build(file, doc, project)?;
         let analysis = analyze(&ast)?;
         Ok(YamlProgram {
             ast: Arc::new(ast),
@@ -39,13 +44,12 @@ impl YamlProgram {
         } else {
             dir.join(PROJECT_FILE)
         };
-        let text = std::fs::read_to_string(&path).map_err(|source| YamlError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let text = file_limits::read_to_string(&path, YAML_FILE)?;
         let file = display_name(&project.dir, &path);
-        let mut program = YamlProgram::parse(&file, &text, &project.name)?;
+        // Parsed once for the program and its components: a program of a million resources
+        // takes seconds and gigabytes to parse.
         let doc = parse_document(&file, &text)?;
+        let mut program = YamlProgram::from_document(&file, &doc, &project.name)?;
         program.components = Arc::new(Components::load(&project.dir, &file, &doc)?);
         program.dir = dir;
         program.root_dir = project.dir.clone();

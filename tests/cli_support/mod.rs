@@ -274,6 +274,47 @@ pub(crate) fn exists(p: &Path) -> bool {
     p.exists()
 }
 
+impl Env {
+    /// A stack's directory on this environment's `file://` backend.
+    pub(crate) fn stack_dir(&self, stack: &str) -> PathBuf {
+        self.root
+            .path()
+            .join("state/.stepdeck/stacks/e2e")
+            .join(stack)
+    }
+}
+
+/// The current lock file of the stack directory `dir` (the highest `lock.<generation>.json`):
+/// its generation and content, if there is one.
+pub(crate) fn current_lock(dir: &Path) -> Option<(u64, Value)> {
+    let generation = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.to_string();
+            name.strip_prefix("lock.")?
+                .strip_suffix(".json")?
+                .parse::<u64>()
+                .ok()
+        })
+        .max()?;
+    let text = std::fs::read_to_string(dir.join(format!("lock.{generation}.json"))).ok()?;
+    Some((
+        generation,
+        serde_json::from_str(&text).unwrap_or(Value::Null),
+    ))
+}
+
+/// Plants `holder` (a lock record) as the lock of the stack directory `dir`, one generation
+/// past the current one, as another process taking the lock would; returns its file.
+pub(crate) fn plant_lock(dir: &Path, mut holder: Value) -> PathBuf {
+    let generation = current_lock(dir).map_or(1, |(g, _)| g + 1);
+    holder["generation"] = generation.into();
+    let path = dir.join(format!("lock.{generation}.json"));
+    std::fs::write(&path, holder.to_string()).unwrap();
+    path
+}
+
 /// The `net` project stack references read: a pet name, a secret and a plain `extra`.
 pub(crate) fn net_program(secret: &str, extra: &str) -> String {
     format!(

@@ -13,7 +13,7 @@ use crate::cli_support::{ENGINE_CONFIG, Env, NET_DB_APP, PASSPHRASE};
 /// (short, so that the Log line naming it fits the pane unwrapped).
 pub(crate) const OPERATOR: &str = "e2e";
 /// How long any one screen may take to appear.
-const DEADLINE: Duration = Duration::from_secs(20);
+const DEADLINE: Duration = Duration::from_secs(90);
 
 /// A tmux server with one session running a shell command; killed when dropped.
 pub(crate) struct Tmux {

@@ -191,7 +191,8 @@ mod tests {
         );
         assert_eq!(field(&a, "text"), "hello");
 
-        let dir = std::env::temp_dir().join(format!("stepdeck-yaml-asset-{}", std::process::id()));
+        let temp = tempfile::tempdir().unwrap();
+        let dir = temp.path().to_path_buf();
         std::fs::create_dir_all(dir.join("site/sub")).unwrap();
         std::fs::write(dir.join("site/index.html"), "hello").unwrap();
         std::fs::write(dir.join("site/sub/a.txt"), "a").unwrap();

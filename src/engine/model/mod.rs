@@ -4,6 +4,7 @@
 
 pub mod asset;
 pub mod clock;
+pub mod glob;
 pub mod goal;
 pub mod graph;
 pub mod hidden_diffs;

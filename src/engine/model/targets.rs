@@ -1,7 +1,7 @@
-//! URN globs for `--target` and `--replace`: `*` matches within a `::` segment, `**` anything.
-//! Matching runs the glob as an automaton, so its cost is the glob's length times the URN's
-//! whatever the number of stars.
+//! URN globs for `--target` and `--replace`: `*` matches within a `::` segment, `**` anything
+//! (the `urn` dialect of [`Glob`]).
 
+use super::glob::Glob;
 use super::urn::Urn;
 
 /// A set of URN globs; empty means "everything".
@@ -22,79 +22,18 @@ impl UrnGlobs {
     }
 }
 
-/// One glob, split into tokens once so that matching many URNs does not re-parse it.
+/// One glob, compiled once so that matching many URNs does not re-read it.
 #[derive(Clone, Debug)]
-pub struct UrnGlob {
-    tokens: Vec<Token>,
-}
-
-/// One element of a glob: `**` (anything), `*` (anything within a `::` segment) or a byte.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Token {
-    AnyDeep,
-    AnyInSegment,
-    Byte(u8),
-}
-
-impl Token {
-    fn is_star(self) -> bool {
-        !matches!(self, Token::Byte(_))
-    }
-}
+pub struct UrnGlob(Glob);
 
 impl UrnGlob {
     pub fn new(glob: &str) -> UrnGlob {
-        let mut tokens = Vec::with_capacity(glob.len());
-        let mut bytes = glob.bytes().peekable();
-        while let Some(c) = bytes.next() {
-            tokens.push(match c {
-                b'*' if bytes.next_if_eq(&b'*').is_some() => Token::AnyDeep,
-                b'*' => Token::AnyInSegment,
-                c => Token::Byte(c),
-            });
-        }
-        UrnGlob { tokens }
+        UrnGlob(Glob::urn(glob))
     }
 
-    /// Whether the whole of `urn` matches: the set of glob positions reachable after each
-    /// byte is carried forward, so no choice of a star is ever retried.
+    /// Whether the whole of `urn` matches.
     pub fn matches(&self, urn: &str) -> bool {
-        let tokens = &self.tokens;
-        let s = urn.as_bytes();
-        let mut live = vec![false; tokens.len() + 1];
-        let mut next = vec![false; tokens.len() + 1];
-        live[0] = true;
-        skip_stars(tokens, &mut live);
-        for (i, &c) in s.iter().enumerate() {
-            // A single star never consumes the first `:` of a `::` separator.
-            let separator = c == b':' && s.get(i + 1) == Some(&b':');
-            next.fill(false);
-            for (k, &t) in tokens.iter().enumerate() {
-                if !live[k] {
-                    continue;
-                }
-                match t {
-                    Token::AnyDeep => next[k] = true,
-                    Token::AnyInSegment => next[k] |= !separator,
-                    Token::Byte(b) => next[k + 1] |= b == c,
-                }
-            }
-            skip_stars(tokens, &mut next);
-            std::mem::swap(&mut live, &mut next);
-            if !live.contains(&true) {
-                return false;
-            }
-        }
-        live[tokens.len()]
-    }
-}
-
-/// Adds the positions reached by letting stars match nothing.
-fn skip_stars(tokens: &[Token], set: &mut [bool]) {
-    for (k, t) in tokens.iter().enumerate() {
-        if set[k] && t.is_star() {
-            set[k + 1] = true;
-        }
+        self.0.matches(urn)
     }
 }
 

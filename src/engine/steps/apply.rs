@@ -146,8 +146,8 @@ impl ApplyCtx {
 
     /// Records an operation about to run. One that may change the cloud (a create, update or
     /// delete of a custom resource through its provider) is durable first: the provider is
-    /// called only once the `Begin` entry is on stable storage (see
-    /// [`SnapshotManager::durable`]). Reads and imports change nothing, nor do components and
+    /// called only once the `Begin` entry is on stable storage and the stack's lock was found
+    /// still this run's after it was written (see [`SnapshotManager::durable`]). Reads and imports change nothing, nor do components and
     /// provider resources, so their `Begin` needs no sync.
     async fn begin(
         &self,

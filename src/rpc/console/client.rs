@@ -24,6 +24,7 @@ use super::addr::ConsoleAddress;
 use super::names::KnownNames;
 use super::server::PROTOCOL_VERSION;
 use super::wire::{frames, from_wire};
+use crate::file_limits::{self, SMALL_FILE};
 use crate::rpc::console_proto::console_client::ConsoleClient;
 use crate::rpc::{MAX_MESSAGE_SIZE, console_proto as pb};
 
@@ -117,9 +118,9 @@ async fn channel(opts: &AttachOptions) -> Result<Channel, AttachError> {
     };
     match (&opts.address, &opts.tls_ca) {
         (ConsoleAddress::Tcp(addr), Some(ca)) => {
-            let pem = std::fs::read(ca).map_err(|source| AttachError::Ca {
+            let pem = file_limits::read(ca, SMALL_FILE).map_err(|e| AttachError::Ca {
                 path: ca.clone(),
-                source,
+                source: e.into_io(),
             })?;
             let host = addr.rsplit_once(':').map_or(addr.as_str(), |(h, _)| h);
             let domain = opts.tls_domain.clone().unwrap_or_else(|| host.to_string());

@@ -3,6 +3,8 @@
 
 pub mod addr;
 pub mod client;
+mod descriptors;
+mod gate;
 pub mod hub;
 pub mod names;
 pub mod server;

@@ -1,12 +1,14 @@
 //! Serves a deployment's console over the console protocol: one more consumer of its
 //! `EngineEvent`s (through the `EventHub`) and one more caller of its `Control`. Every call
 //! needs a token; a watch-only token may not act; watchers, message sizes and the rate of
-//! actions are limited.
+//! actions are limited, and so are connections (`gate`): nothing a client does can
+//! take the descriptors the deployment needs.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -16,7 +18,7 @@ use tokio::sync::mpsc::{self, error::SendTimeoutError};
 use tokio::sync::oneshot;
 use tonic::service::Interceptor;
 use tonic::service::interceptor::InterceptedService;
-use tonic::transport::server::{Router, TcpIncoming};
+use tonic::transport::server::Router;
 use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
@@ -25,8 +27,10 @@ use crate::engine::run::events::Decider;
 use crate::engine::{Control, EventSink, Severity};
 
 use super::addr::ConsoleAddress;
+use super::gate::{Accepting, Admission, Gate, GateLimits, admitted};
 use super::hub::{EventHub, WatcherSlot};
 use super::token::{Role, Tokens};
+use crate::file_limits::{self, SMALL_FILE};
 use crate::rpc::console_proto as pb;
 use crate::rpc::console_proto::console_server::{Console, ConsoleServer};
 
@@ -51,6 +55,22 @@ pub struct Limits {
     /// 20 times a second (what a console redraws) instead of a reply (a wake-up, an encoding,
     /// a write) per burst.
     pub gather: Duration,
+    /// Connections held at once (watchers, and clients yet to present a token).
+    pub max_connections: usize,
+    /// Connections from one address yet to present a valid token.
+    pub max_tokenless_per_peer: usize,
+    /// How long a connection has to present a valid token before it is closed.
+    pub token_deadline: Duration,
+}
+
+impl Limits {
+    fn gate(&self) -> GateLimits {
+        GateLimits {
+            max_connections: self.max_connections,
+            max_tokenless_per_peer: self.max_tokenless_per_peer,
+            token_deadline: self.token_deadline,
+        }
+    }
 }
 
 impl Default for Limits {
@@ -61,6 +81,9 @@ impl Default for Limits {
             actions_per_second: 10,
             stall: Duration::from_secs(10),
             gather: Duration::from_millis(50),
+            max_connections: 64,
+            max_tokenless_per_peer: 16,
+            token_deadline: Duration::from_secs(10),
         }
     }
 }
@@ -95,6 +118,9 @@ pub enum ServeError {
 pub struct Served {
     pub hub: Arc<EventHub>,
     deployment: OnceLock<Begun>,
+    /// Why the server turns connections away, once it began to (noted once in the run's log).
+    turning_away: OnceLock<String>,
+    turning_away_noted: AtomicBool,
 }
 
 /// The served deployment, once it exists.
@@ -113,6 +139,8 @@ impl Served {
         Arc::new(Served {
             hub: EventHub::new(),
             deployment: OnceLock::new(),
+            turning_away: OnceLock::new(),
+            turning_away_noted: AtomicBool::new(false),
         })
     }
 
@@ -123,6 +151,23 @@ impl Served {
             notes,
             config,
         });
+        self.note_turning_away();
+    }
+
+    /// The server began turning connections away: says so once in the run's log (when the
+    /// run begins, if that is later), with the limits, not once per connection.
+    fn turned_away(&self, note: String) {
+        let _ = self.turning_away.set(note);
+        self.note_turning_away();
+    }
+
+    fn note_turning_away(&self) {
+        let (Some(note), Some(begun)) = (self.turning_away.get(), self.deployment.get()) else {
+            return;
+        };
+        if !self.turning_away_noted.swap(true, Ordering::SeqCst) {
+            begun.notes.diag(None, Severity::Warning, note.clone());
+        }
     }
 }
 
@@ -420,6 +465,9 @@ impl Interceptor for TokenCheck {
             .and_then(|t| self.tokens.role(t))
             .ok_or_else(|| Status::unauthenticated("a valid token is required"))?;
         req.extensions_mut().insert(role);
+        if let Some(connection) = req.extensions().get::<Admission>() {
+            connection.prove();
+        }
         Ok(req)
     }
 }
@@ -431,9 +479,16 @@ pub struct ServingConsole {
     stop: Option<oneshot::Sender<()>>,
     socket: Option<PathBuf>,
     thread: Option<std::thread::JoinHandle<()>>,
+    gate: Arc<Gate>,
 }
 
 impl ServingConsole {
+    /// Connections turned away so far (shed on arrival, closed to make room, or closed for
+    /// presenting no valid token in time).
+    pub fn turned_away(&self) -> u64 {
+        self.gate.shed()
+    }
+
     /// Stops serving and waits until the serving thread is gone, which is once every
     /// watcher's connection closed: a measurement that serves run after run does not leave
     /// one run's teardown to the next.
@@ -457,11 +512,11 @@ impl Drop for ServingConsole {
     }
 }
 
-fn read_pem(path: &PathBuf, what: &'static str) -> Result<Vec<u8>, ServeError> {
-    std::fs::read(path).map_err(|source| ServeError::Tls {
-        path: path.clone(),
+fn read_pem(path: &Path, what: &'static str) -> Result<Vec<u8>, ServeError> {
+    file_limits::read(path, SMALL_FILE).map_err(|e| ServeError::Tls {
+        path: path.to_path_buf(),
         what,
-        source,
+        source: e.into_io(),
     })
 }
 
@@ -473,6 +528,12 @@ pub async fn serve(
     limits: Limits,
     served: Arc<Served>,
 ) -> Result<ServingConsole, ServeError> {
+    let gate = {
+        let served = served.clone();
+        Gate::new(limits.gate(), move || {
+            served.turned_away(turning_away_note(&limits));
+        })
+    };
     let service = ConsoleService {
         served,
         limits,
@@ -529,16 +590,31 @@ pub async fn serve(
         .map_err(listen_error)?;
     let listener = listener.into_tokio(&runtime).map_err(listen_error)?;
     let (stop, stopped) = oneshot::channel::<()>();
+    let serving_gate = gate.clone();
     let thread = std::thread::Builder::new()
         .name(SERVING_THREAD.into())
-        .spawn(move || serve_on_spare_cycles(&runtime, listener, router, stopped))
+        .spawn(move || serve_on_spare_cycles(&runtime, listener, serving_gate, router, stopped))
         .map_err(listen_error)?;
     Ok(ServingConsole {
         address: bound,
         stop: Some(stop),
         socket,
         thread: Some(thread),
+        gate,
     })
+}
+
+/// What the run's log says, once, when the server begins to turn connections away.
+fn turning_away_note(limits: &Limits) -> String {
+    format!(
+        "the console server is turning connections away: it holds at most {} at once and {} \
+         from one address without a valid token, closes one that presents none within {}s, \
+         and while the process has less than a quarter of its descriptor limit free holds a \
+         new one only in place of one without a token; the deployment is not affected",
+        limits.max_connections,
+        limits.max_tokenless_per_peer,
+        limits.token_deadline.as_secs()
+    )
 }
 
 /// The name of the thread that serves the console.
@@ -578,6 +654,7 @@ impl Listener {
 fn serve_on_spare_cycles(
     runtime: &tokio::runtime::Runtime,
     listener: ServingListener,
+    gate: Arc<Gate>,
     router: Router,
     stopped: oneshot::Receiver<()>,
 ) {
@@ -587,23 +664,23 @@ fn serve_on_spare_cycles(
     };
     runtime.block_on(async {
         match listener {
-            ServingListener::Tcp(l) => {
-                let incoming = TcpIncoming::from(l);
-                let _ = router
-                    .serve_with_incoming_shutdown(incoming, shutdown)
-                    .await;
-            }
-            ServingListener::Unix(l) => {
-                let incoming = futures::stream::unfold(l, |l| async move {
-                    let conn = l.accept().await.map(|(stream, _)| stream);
-                    Some((conn, l))
-                });
-                let _ = router
-                    .serve_with_incoming_shutdown(incoming, shutdown)
-                    .await;
-            }
+            ServingListener::Tcp(l) => serve_admitted(router, l, gate, shutdown).await,
+            ServingListener::Unix(l) => serve_admitted(router, l, gate, shutdown).await,
         }
     });
+}
+
+/// Serves the connections `gate` admits from `listener` until `shutdown`.
+async fn serve_admitted<L: Accepting>(
+    router: Router,
+    listener: L,
+    gate: Arc<Gate>,
+    shutdown: impl std::future::Future<Output = ()>,
+) {
+    let incoming = admitted(listener, gate);
+    let _ = router
+        .serve_with_incoming_shutdown(incoming, shutdown)
+        .await;
 }
 
 /// The nice value the serving thread runs at: the lowest priority there is short of

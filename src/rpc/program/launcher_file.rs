@@ -3,14 +3,13 @@
 //! use), the file created exclusively under a fresh name and renamed into place, and an
 //! existing copy run only when its content is ours byte for byte.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::rpc::transport::private_dir::make_private_dir;
+use crate::private_dir::{create_new_file, make_private_dir};
 
 /// Our Python program runner (the PyPI SDK ships none), written to a file at run time.
 const PYTHON_LAUNCHER: &str = include_str!("../../../assets/python/launcher.py");
@@ -32,12 +31,7 @@ fn write_launcher_in(temp: &Path) -> io::Result<PathBuf> {
             ".python-launcher-{digest}.{}.tmp",
             uuid::Uuid::new_v4().simple()
         ));
-        let written = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW)
-            .open(&tmp)
+        let written = create_new_file(&tmp)
             .and_then(|mut f| f.write_all(PYTHON_LAUNCHER.as_bytes()))
             .and_then(|()| fs::rename(&tmp, &path));
         if let Err(e) = written {

@@ -2,6 +2,7 @@
 //! and the channel the engine's unary calls to plugins and programs go through.
 
 mod loopback_peer;
-pub(super) mod private_dir;
 pub mod server;
 pub mod unary_channel;
+#[cfg(test)]
+mod unary_channel_tests;

@@ -23,7 +23,7 @@ use tonic::transport::server::{Router, TcpIncoming};
 use tonic::transport::{Channel, Endpoint};
 
 use super::loopback_peer::is_ours;
-use super::private_dir::make_private_dir;
+use crate::private_dir::PrivateDir;
 
 /// File name of the socket inside the private directory.
 const SOCKET_NAME: &str = "grpc.sock";
@@ -114,41 +114,19 @@ impl fmt::Display for PrivateAddress {
     }
 }
 
-/// A directory we created with mode 0700 and own; removed (with the socket) on drop.
-struct PrivateDir(PathBuf);
-
-impl PrivateDir {
-    /// Creates a fresh directory (never reuses one that exists, so nothing planted is trusted)
-    /// and checks that it is ours and closed to others before anything is put in it.
-    fn create() -> std::io::Result<PrivateDir> {
-        let mut base = std::env::temp_dir();
-        if base.as_os_str().len() + 40 > MAX_SOCKET_PATH {
-            base = PathBuf::from("/tmp");
-        }
-        let mut attempts = 0;
-        loop {
-            let candidate = base.join(format!("stepdeck-rpc-{:016x}", rand::random::<u64>()));
-            match make_private_dir(&candidate, false) {
-                Ok(()) => return Ok(PrivateDir(candidate)),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempts < 8 => {
-                    attempts += 1;
-                }
-                Err(e) => return Err(e),
-            }
-        }
+/// A fresh private directory for a socket, under a base short enough for its path.
+fn socket_dir() -> std::io::Result<PrivateDir> {
+    let mut base = std::env::temp_dir();
+    if base.as_os_str().len() + 40 > MAX_SOCKET_PATH {
+        base = PathBuf::from("/tmp");
     }
-}
-
-impl Drop for PrivateDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+    PrivateDir::create_in(&base, "stepdeck-rpc")
 }
 
 /// Serves the router on a fresh private Unix socket until the handle stops it.
 pub async fn serve_private(router: Router) -> std::io::Result<(PrivateAddress, ServerHandle)> {
-    let dir = PrivateDir::create()?;
-    let socket = dir.0.join(SOCKET_NAME);
+    let dir = socket_dir()?;
+    let socket = dir.path().join(SOCKET_NAME);
     let listener = UnixListener::bind(&socket)?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
     let incoming = futures::stream::unfold(listener, |listener| async move {

@@ -3,11 +3,14 @@
 //! connection, with no task between, and its request is queued whole (headers, then the message
 //! with the end of the stream) before the connection writes. Through tonic's `Channel` the same
 //! call took three writes to the socket (headers, message, an empty end-of-stream frame), each
-//! one waking the peer, and two more hand-offs between tasks.
+//! one waking the peer, and two more hand-offs between tasks. A call that carries a deadline
+//! (`grpc-timeout`, from `tonic::Request::set_timeout`) fails with `DEADLINE_EXCEEDED` when it
+//! passes, however the peer behaves, as tonic's `Channel` fails it.
 
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
+use std::time::Duration;
 
 use bytes::Bytes;
 use http::uri::{Authority, Scheme, Uri};
@@ -15,6 +18,7 @@ use http_body::{Body, Frame};
 use http_body_util::BodyExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpStream, UnixStream};
+use tokio::time::{Instant, Sleep, sleep_until, timeout_at};
 
 use super::server::unix_socket;
 
@@ -80,40 +84,84 @@ impl tower_service::Service<http::Request<tonic::body::Body>> for UnaryChannel {
     fn call(&mut self, request: http::Request<tonic::body::Body>) -> Self::Future {
         let send = self.send.clone();
         let authority = self.authority.clone();
+        let deadline = grpc_timeout(request.headers()).map(|t| Instant::now() + t);
         Box::pin(async move {
-            let (mut parts, body) = request.into_parts();
-            let mut uri = parts.uri.into_parts();
-            uri.scheme = Some(Scheme::HTTP);
-            uri.authority = Some(authority);
-            parts.uri = Uri::from_parts(uri)?;
-            // A unary request's body is one encoded message, ready at once.
-            let message = body.collect().await?.to_bytes();
-            let mut send = send.ready().await?;
-            let (response, mut stream) =
-                send.send_request(http::Request::from_parts(parts, ()), false)?;
-            stream.send_data(message, true)?;
-            Ok(response.await?.map(|body| Reply {
+            let exchange = async move {
+                let (mut parts, body) = request.into_parts();
+                let mut uri = parts.uri.into_parts();
+                uri.scheme = Some(Scheme::HTTP);
+                uri.authority = Some(authority);
+                parts.uri = Uri::from_parts(uri)?;
+                // A unary request's body is one encoded message, ready at once.
+                let message = body.collect().await?.to_bytes();
+                let mut send = send.ready().await?;
+                let (response, mut stream) =
+                    send.send_request(http::Request::from_parts(parts, ()), false)?;
+                stream.send_data(message, true)?;
+                Ok::<_, UnaryError>(response.await?)
+            };
+            let response = match deadline {
+                Some(at) => timeout_at(at, exchange)
+                    .await
+                    .map_err(|_| deadline_exceeded())??,
+                None => exchange.await?,
+            };
+            Ok(response.map(|body| Reply {
                 body,
                 data_done: false,
+                deadline: deadline.map(|at| Box::pin(sleep_until(at))),
             }))
         })
     }
+}
+
+/// The timeout a request carries in its `grpc-timeout` header: up to eight digits and a unit
+/// (`H`, `M`, `S`, `m`, `u`, `n`); none if it is missing or malformed, as tonic reads it.
+pub(super) fn grpc_timeout(headers: &http::HeaderMap) -> Option<Duration> {
+    let value = headers.get("grpc-timeout")?.to_str().ok()?;
+    let (digits, unit) = value.split_at(value.len().checked_sub(1)?);
+    if digits.is_empty() || digits.len() > 8 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(match unit {
+        "H" => Duration::from_secs(n * 3600),
+        "M" => Duration::from_secs(n * 60),
+        "S" => Duration::from_secs(n),
+        "m" => Duration::from_millis(n),
+        "u" => Duration::from_micros(n),
+        "n" => Duration::from_nanos(n),
+        _ => return None,
+    })
+}
+
+fn deadline_exceeded() -> UnaryError {
+    Box::new(tonic::Status::deadline_exceeded(
+        "the call's deadline passed before the peer answered",
+    ))
 }
 
 /// The body of an answer: its message, then the trailers that carry the gRPC status.
 pub struct Reply {
     body: h2::RecvStream,
     data_done: bool,
+    /// When the call's deadline passes, a body not yet read whole fails.
+    deadline: Option<Pin<Box<Sleep>>>,
 }
 
 impl Body for Reply {
     type Data = Bytes;
-    type Error = h2::Error;
+    type Error = UnaryError;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
         cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, h2::Error>>> {
+    ) -> Poll<Option<Result<Frame<Bytes>, UnaryError>>> {
+        if let Some(deadline) = self.deadline.as_mut()
+            && deadline.as_mut().poll(cx).is_ready()
+        {
+            return Poll::Ready(Some(Err(deadline_exceeded())));
+        }
         if !self.data_done {
             match ready!(self.body.poll_data(cx)) {
                 Some(Ok(data)) => {
@@ -121,14 +169,14 @@ impl Body for Reply {
                     let _ = self.body.flow_control().release_capacity(data.len());
                     return Poll::Ready(Some(Ok(Frame::data(data))));
                 }
-                Some(Err(e)) => return Poll::Ready(Some(Err(e))),
+                Some(Err(e)) => return Poll::Ready(Some(Err(e.into()))),
                 None => self.data_done = true,
             }
         }
         Poll::Ready(
             ready!(self.body.poll_trailers(cx))
                 .transpose()
-                .map(|t| t.map(Frame::trailers)),
+                .map(|t| t.map(Frame::trailers).map_err(Into::into)),
         )
     }
 }

@@ -2,7 +2,10 @@
 //! (project, stack, epoch, seq). `append` hands the encrypted entry to a writer task and
 //! returns; the writer INSERTs whatever is queued in one statement (one round trip however
 //! many steps wait: the database's group commit) and only while this process still holds the
-//! stack's lock. A step waits for its `Begin` row to commit before its provider call. A lost
+//! stack's lock: the statement locks the lock row `FOR SHARE` and names its holder and
+//! generation, so a takeover waits for it and it is refused after one. A step waits for its
+//! `Begin` row to commit before its provider call, so a holder that lost the lock stops
+//! before its next provider call. A lost
 //! connection is retried with backoff; then the journal fails for good, naming the operations
 //! that began and are not recorded as finished, and nothing more is written.
 
@@ -19,8 +22,11 @@ use crate::engine::{Journal, JournalEntry, JournalError};
 use crate::fault::{FaultPoint, reached};
 
 use super::super::file_journal::encode_entry;
+use super::super::lock_lost::LockLost;
 use super::super::passphrase::Crypter;
+use super::super::stack_lock::Fence;
 use super::db::{Conn, Db, describe};
+use super::lease::{Held, lock_from_row};
 
 /// Waits between attempts to write a batch after a failure (about 4 s in all).
 const BACKOFF: [Duration; 5] = [
@@ -35,11 +41,11 @@ const BACKOFF: [Duration; 5] = [
 pub(crate) struct Target {
     pub db: Arc<Db>,
     pub table: String,
-    pub project: String,
-    pub stack: String,
     pub epoch: i64,
-    /// The id of the lock this deployment holds: rows are written only while it is held.
-    pub lock_id: String,
+    /// The lock row this deployment holds: rows are written only while it names this
+    /// deployment's generation.
+    pub held: Held,
+    pub fence: Arc<Fence>,
 }
 
 /// One queued row, and what it opens or closes (to name unfinished operations on failure).
@@ -49,12 +55,30 @@ struct Queued {
     ends: Option<u64>,
 }
 
+/// Why the writer stopped: the database failed for good, or the lock was lost.
+#[derive(Clone, Debug)]
+enum Stopped {
+    Failed(Arc<str>),
+    Lost(LockLost),
+}
+
+impl From<Stopped> for JournalError {
+    fn from(stopped: Stopped) -> JournalError {
+        match stopped {
+            Stopped::Failed(e) => {
+                JournalError::Io(io::Error::other(format!("{e}; nothing more is recorded")))
+            }
+            Stopped::Lost(lost) => lost.into(),
+        }
+    }
+}
+
 /// Rows committed so far, or why writing stopped.
-struct Committed(watch::Sender<Result<u64, Arc<str>>>);
+struct Committed(watch::Sender<Result<u64, Stopped>>);
 
 #[async_trait::async_trait]
 impl Durability for Committed {
-    async fn wait(&self, upto: u64) -> io::Result<()> {
+    async fn wait(&self, upto: u64) -> Result<(), JournalError> {
         let mut rx = self.0.subscribe();
         let reached = rx
             .wait_for(|s| !matches!(s, Ok(n) if *n < upto))
@@ -62,7 +86,8 @@ impl Durability for Committed {
             .map_err(|_| io::Error::other("the journal's writer stopped"))?;
         match &*reached {
             Ok(_) => Ok(()),
-            Err(e) => Err(io::Error::other(e.to_string())),
+            Err(Stopped::Failed(e)) => Err(JournalError::Io(io::Error::other(e.to_string()))),
+            Err(Stopped::Lost(lost)) => Err(lost.clone().into()),
         }
     }
 }
@@ -75,6 +100,7 @@ pub struct PgJournal {
     line: Vec<u8>,
     committed: Arc<Committed>,
     finished: Option<std::sync::mpsc::Receiver<()>>,
+    fence: Arc<Fence>,
 }
 
 impl PgJournal {
@@ -84,6 +110,7 @@ impl PgJournal {
         let committed = Arc::new(Committed(watch::Sender::new(Ok(0))));
         let (done, finished) = std::sync::mpsc::channel();
         let db = target.db.clone();
+        let fence = target.fence.clone();
         let state = committed.clone();
         db.spawn(async move {
             writer(target, rx, state).await;
@@ -96,16 +123,15 @@ impl PgJournal {
             line: Vec::new(),
             committed,
             finished: Some(finished),
+            fence,
         }
     }
 }
 
 impl Journal for PgJournal {
     fn append(&mut self, entry: &JournalEntry) -> Result<(), JournalError> {
-        if let Err(e) = &*self.committed.0.borrow() {
-            return Err(JournalError::Io(io::Error::other(format!(
-                "{e}; nothing more is recorded"
-            ))));
+        if let Err(stopped) = &*self.committed.0.borrow() {
+            return Err(stopped.clone().into());
         }
         encode_entry(entry, self.crypter.as_ref(), &mut self.line).map_err(io::Error::other)?;
         self.line.pop();
@@ -138,6 +164,13 @@ impl Journal for PgJournal {
             upto: self.appended,
         })
     }
+
+    fn fenced(&self) -> Result<(), JournalError> {
+        if let Err(Stopped::Lost(lost)) = &*self.committed.0.borrow() {
+            return Err(lost.clone().into());
+        }
+        Ok(self.fence.check()?)
+    }
 }
 
 impl Drop for PgJournal {
@@ -159,7 +192,8 @@ async fn writer(
     let sql = format!(
         "INSERT INTO {t}_journal (project, stack, epoch, seq, entry)
          SELECT $1, $2, $3, s, e FROM unnest($4::int8[], $5::text[]) AS u(s, e)
-         WHERE EXISTS (SELECT 1 FROM {t}_locks WHERE project = $1 AND stack = $2 AND id = $6)
+         WHERE EXISTS (SELECT 1 FROM {t}_locks WHERE project = $1 AND stack = $2 AND id = $6
+                       AND generation = $7 FOR SHARE)
          ON CONFLICT DO NOTHING"
     );
     let mut next: i64 = 1;
@@ -176,11 +210,15 @@ async fn writer(
         let outcome = loop {
             match write(&target, &mut session, &sql, &seqs, &lines).await {
                 Ok(()) => break Ok(()),
-                Err((_, true)) if attempt < BACKOFF.len() => {
+                Err(Failure::Lost(lost)) => {
+                    let _ = committed.0.send_replace(Err(Stopped::Lost(lost)));
+                    return;
+                }
+                Err(Failure::Db(_, true)) if attempt < BACKOFF.len() => {
                     tokio::time::sleep(BACKOFF[attempt]).await;
                     attempt += 1;
                 }
-                Err((message, _)) => break Err(message),
+                Err(Failure::Db(message, _)) => break Err(message),
             }
         };
         if let Err(message) = outcome {
@@ -192,7 +230,7 @@ async fn writer(
                 if unfinished.is_empty() { "" } else { ": " },
                 unfinished.join(", ")
             );
-            let _ = committed.0.send_replace(Err(text.into()));
+            let _ = committed.0.send_replace(Err(Stopped::Failed(text.into())));
             return;
         }
         for q in batch {
@@ -209,15 +247,23 @@ async fn writer(
     }
 }
 
+/// Why a batch was not written.
+enum Failure {
+    /// The database's error, and whether trying again may help.
+    Db(String, bool),
+    /// The lock row no longer names this deployment's generation.
+    Lost(LockLost),
+}
+
 /// Writes one batch on the writer's connection with its INSERT prepared (one round trip;
-/// both made again after a failure); the error says whether trying again may help.
+/// both made again after a failure).
 async fn write(
     target: &Target,
     session: &mut Option<(Conn, Statement)>,
     sql: &str,
     seqs: &[i64],
     lines: &[&str],
-) -> Result<(), (String, bool)> {
+) -> Result<(), Failure> {
     let written = write_on(target, session, sql, seqs, lines).await;
     if written.is_err() {
         *session = None;
@@ -231,10 +277,10 @@ async fn write_on(
     sql: &str,
     seqs: &[i64],
     lines: &[&str],
-) -> Result<(), (String, bool)> {
-    let retryable = |e: tokio_postgres::Error| (describe(&e), e.as_db_error().is_none());
+) -> Result<(), Failure> {
+    let retryable = |e: tokio_postgres::Error| Failure::Db(describe(&e), e.as_db_error().is_none());
     if session.is_none() {
-        let conn = target.db.get().await.map_err(|e| (e, true))?;
+        let conn = target.db.get().await.map_err(|e| Failure::Db(e, true))?;
         let insert = conn.prepare(sql).await.map_err(retryable)?;
         *session = Some((conn, insert));
     }
@@ -243,12 +289,13 @@ async fn write_on(
         .execute(
             insert,
             &[
-                &target.project,
-                &target.stack,
+                &target.held.project,
+                &target.held.stack,
                 &target.epoch,
                 &seqs,
                 &lines,
-                &target.lock_id,
+                &target.held.id,
+                &target.held.generation,
             ],
         )
         .await
@@ -258,22 +305,24 @@ async fn write_on(
     }
     // Fewer rows: a retry of rows already committed, or the lock is no longer ours.
     let t = &target.table;
-    let holder: Option<String> = conn
+    let found = conn
         .query_opt(
-            &format!("SELECT id FROM {t}_locks WHERE project = $1 AND stack = $2"),
-            &[&target.project, &target.stack],
+            &format!(
+                "SELECT {} FROM {t}_locks WHERE project = $1 AND stack = $2",
+                super::lease::COLUMNS
+            ),
+            &[&target.held.project, &target.held.stack],
         )
         .await
         .map_err(retryable)?
-        .map(|r| r.get(0));
-    if holder.as_deref() == Some(target.lock_id.as_str()) {
-        Ok(())
-    } else {
-        Err((
-            "this process no longer holds the stack's lock (its lease expired and another \
-             operator took it over)"
-                .into(),
-            false,
-        ))
+        .map(|row| lock_from_row(&row).0);
+    match found {
+        Some(info) if target.held.is(&info) => Ok(()),
+        found => {
+            let superseded = target.held.superseded(found);
+            Err(Failure::Lost(
+                target.fence.lose(superseded.reason, superseded.successor),
+            ))
+        }
     }
 }

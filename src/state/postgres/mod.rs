@@ -8,16 +8,19 @@
 //! <p>_stacks   (project, stack, epoch, checkpoint, resource_count, last_update, tags)
 //!              checkpoint: the same document as a file backend's checkpoint.json
 //! <p>_journal  (project, stack, epoch, seq, entry)        one row per journal entry
-//! <p>_locks    (project, stack, id, pid, host, username, operation, acquired, expires)
+//! <p>_locks    (project, stack, id, pid, host, username, operation, acquired, expires,
+//!               generation)                               generation from <p>_lock_generation
 //! <p>_history  (project, stack, version, record)          one row per update
 //! <p>_current  (project, stack)                           the selected stack
 //! ```
 //!
 //! A stack's state is its checkpoint row plus the journal rows of the checkpoint's epoch,
 //! read in one repeatable-read transaction. Compaction writes the next epoch's checkpoint and
-//! deletes the journal rows it absorbed in one transaction. Journal rows are written only
-//! while the writer holds the stack's lock (checked in the same INSERT), so a deployment
-//! whose lease was taken over cannot add to the new holder's state.
+//! deletes the journal rows it absorbed in one transaction. Every write names the lock's
+//! holder and generation and locks its row `FOR SHARE` in the same statement (journal rows)
+//! or transaction (checkpoints, compactions, history, tags, renames, removals), so a
+//! deployment whose lease was taken over cannot add to, or overwrite, the new holder's state
+//! (see `lease`).
 
 mod db;
 mod journal;
@@ -43,10 +46,12 @@ use super::checkpoint::{
     CheckpointFile, SecretsProviderState, check_encryptable, write_checkpoint_file,
 };
 use super::error::StateError;
-use super::file_backend::{corrupt, decode_state, parse_checkpoint};
+use super::file_backend::{corrupt, decode_state, last_epoch, parse_checkpoint};
 use super::journal_reader::{JournalReader, JournalSummary};
-use super::lock_info::{LockInfo, StackLock, StackLocked};
+use super::lock_info::{self, LockInfo, StackLocked};
+use super::lock_lost::LostReason;
 use super::passphrase::Crypter;
+use super::stack_lock::StackLock;
 use super::stack_ref::{StackRef, validate_name};
 use super::stack_rename::rename_snapshot;
 use super::update_record::UpdateRecord;
@@ -55,7 +60,7 @@ pub use journal::PgJournal;
 pub use url::{DEFAULT_TABLE, PgUrl, SslMode};
 
 use db::{Db, describe};
-use lease::Taken;
+use lease::{Held, PgRecord, Taken, still_held};
 
 /// A `postgres://` backend.
 pub struct PgBackend {
@@ -198,7 +203,7 @@ impl PgBackend {
         let (state, journal) = decode_state(
             &location,
             &file,
-            || Ok(JournalReader::new(&journal, &lines[..], crypter)),
+            |c| Ok(JournalReader::new(&journal, &lines[..], c.cloned())),
             crypter,
             verify,
         )?;
@@ -274,23 +279,29 @@ impl PgBackend {
     }
 
     /// Writes the checkpoint of `epoch` and deletes the journal rows it absorbed, in one
-    /// transaction.
+    /// transaction of the lock's holder. Rows of epochs older than the one folded in (written
+    /// by hand, or by another tool) are reported before they go.
     fn write_checkpoint(
         &self,
-        stack: &StackRef,
+        lock: &StackLock,
         snapshot: &Snapshot,
         epoch: u64,
         providers: Option<&SecretsProviderState>,
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError> {
+        let stack = lock.stack();
         let text = self.checkpoint_text(stack, snapshot, epoch, providers, crypter)?;
         let epoch = epoch_sql(epoch)?;
         let count = snapshot.resources.len() as i64;
         let time = snapshot.manifest.time.clone();
         let t = &self.t;
-        self.run(async {
+        let held = Held::of(lock);
+        let older = self.fenced(lock, async {
             let mut conn = self.db.get().await?;
             let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            if !still_held(&tx, t, &held).await? {
+                return Ok(None);
+            }
             tx.execute(
                 &format!(
                     "UPDATE {t}_stacks SET checkpoint = $3, epoch = $4, resource_count = $5, last_update = $6
@@ -300,17 +311,76 @@ impl PgBackend {
             )
             .await
             .map_err(|e| describe(&e))?;
-            tx.execute(
-                &format!(
-                    "DELETE FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch < $3"
-                ),
-                &[&stack.project(), &stack.stack(), &epoch],
-            )
-            .await
-            .map_err(|e| describe(&e))?;
+            let older: i64 = tx
+                .query_one(
+                    &format!(
+                        "WITH gone AS (DELETE FROM {t}_journal
+                           WHERE project = $1 AND stack = $2 AND epoch < $3 RETURNING epoch)
+                         SELECT count(*) FILTER (WHERE epoch < $3 - 1) FROM gone"
+                    ),
+                    &[&stack.project(), &stack.stack(), &epoch],
+                )
+                .await
+                .map_err(|e| describe(&e))?
+                .get(0);
             reached(FaultPoint::InCheckpointWrite);
-            tx.commit().await.map_err(|e| describe(&e))
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok(Some(older))
+        })?;
+        if older > 0 {
+            lock.notify(format!(
+                "removed {older} row(s) of {} of epochs older than {}, which the checkpoint does \
+                 not replay",
+                self.rows_location("journal", stack).display(),
+                epoch - 1
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs a transaction of the lock's holder: `work` returns `None` when [`still_held`]
+    /// found the lock row no longer this holder's, which is refused as the lock lost.
+    fn fenced<T>(
+        &self,
+        lock: &StackLock,
+        work: impl std::future::Future<Output = Result<Option<T>, String>>,
+    ) -> Result<T, StateError> {
+        match self.run(work)? {
+            Some(done) => Ok(done),
+            None => Err(self.lost(lock)),
+        }
+    }
+
+    /// Runs one statement in a transaction of the lock's holder; returns the rows it changed.
+    fn execute_held(
+        &self,
+        lock: &StackLock,
+        sql: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, StateError> {
+        let t = &self.t;
+        let held = Held::of(lock);
+        self.fenced(lock, async {
+            let mut conn = self.db.get().await?;
+            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            if !still_held(&tx, t, &held).await? {
+                return Ok(None);
+            }
+            let changed = tx.execute(sql, params).await.map_err(|e| describe(&e))?;
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok(Some(changed))
         })
+    }
+
+    /// The error of a holder whose write found the lock row not its own.
+    fn lost(&self, lock: &StackLock) -> StateError {
+        match lock.fence().verify() {
+            Err(lost) => lost.into(),
+            Ok(()) => lock
+                .fence()
+                .lose(LostReason::TakenOver, lock.fence().successor())
+                .into(),
+        }
     }
 
     fn compact(
@@ -325,7 +395,7 @@ impl PgBackend {
             .or(state.secrets_providers.take());
         state.epoch = next_epoch(state.epoch, &self.location(stack))?;
         self.write_checkpoint(
-            stack,
+            lock,
             &state.snapshot,
             state.epoch,
             providers.as_ref(),
@@ -336,17 +406,29 @@ impl PgBackend {
     }
 
     fn take_lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
+        let lease = lock_info::lease()?;
         let taken = self.run(lease::acquire(
             &self.db,
             &self.t,
             stack.project(),
             stack.stack(),
             operation,
+            lease,
         ))?;
         match taken {
             Taken::Held(held) => {
-                let (info, broke, lease) = *held;
-                Ok(StackLock::new(stack.clone(), info, broke, Box::new(lease)))
+                let (info, broke, taken) = *held;
+                let record = PgRecord {
+                    db: self.db.clone(),
+                    table: self.t.clone(),
+                    held: Held {
+                        project: stack.project().to_string(),
+                        stack: stack.stack().to_string(),
+                        id: info.id.clone(),
+                        generation: i64::try_from(info.generation).unwrap_or(i64::MAX),
+                    },
+                };
+                StackLock::hold(stack.clone(), info, broke, lease, taken, Box::new(record))
             }
             Taken::Refused(info) => Err(Box::new(StackLocked {
                 stack: stack.to_string(),
@@ -364,11 +446,12 @@ fn epoch_sql(epoch: u64) -> Result<i64, StateError> {
     })
 }
 
+/// The epoch after `epoch`; it must fit the epoch column.
 fn next_epoch(epoch: u64, location: &std::path::Path) -> Result<u64, StateError> {
     epoch
         .checked_add(1)
         .filter(|e| i64::try_from(*e).is_ok())
-        .ok_or_else(|| corrupt(location, format!("epoch {epoch} is the last there is")))
+        .ok_or_else(|| last_epoch(location, epoch))
 }
 
 impl Backend for PgBackend {
@@ -402,7 +485,8 @@ impl Backend for PgBackend {
         let lock = self.take_lock(stack, operation)?;
         let text = self.checkpoint_text(stack, &Snapshot::default(), 0, None, None)?;
         let t = &self.t;
-        let created = self.execute(
+        let created = self.execute_held(
+            &lock,
             &format!(
                 "INSERT INTO {t}_stacks (project, stack, epoch, checkpoint, resource_count)
                  VALUES ($1, $2, 0, $3, 0) ON CONFLICT DO NOTHING"
@@ -473,9 +557,13 @@ impl Backend for PgBackend {
             }
         }
         let t = &self.t;
-        self.run(async {
+        let held = Held::of(&lock);
+        self.fenced(&lock, async {
             let mut conn = self.db.get().await?;
             let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            if !still_held(&tx, t, &held).await? {
+                return Ok(None);
+            }
             for table in ["stacks", "journal", "history", "current"] {
                 tx.execute(
                     &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
@@ -484,7 +572,8 @@ impl Backend for PgBackend {
                 .await
                 .map_err(|e| describe(&e))?;
             }
-            tx.commit().await.map_err(|e| describe(&e))
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok(Some(()))
         })?;
         drop(lock);
         Ok(())
@@ -569,20 +658,23 @@ impl Backend for PgBackend {
         crypter: Option<&Crypter>,
     ) -> Result<(Snapshot, Box<dyn Journal>), StateError> {
         let loaded = self.load_rows(lock.stack(), crypter, true)?;
-        let providers_recorded = crypter.is_none() || loaded.state.secrets_providers.is_some();
-        let state = if loaded.journal.entries != 0 || !providers_recorded {
+        let current =
+            SecretsProviderState::written_under(loaded.state.secrets_providers.as_ref(), crypter);
+        let state = if loaded.journal.entries != 0 || !current {
             self.compact(lock, crypter)?
         } else {
             loaded.state
         };
+        // The run ends by folding its rows into the next epoch: refused now if there is none,
+        // before anything runs.
+        next_epoch(state.epoch, &self.location(lock.stack()))?;
         let journal = PgJournal::start(
             journal::Target {
                 db: self.db.clone(),
                 table: self.t.clone(),
-                project: lock.stack().project().to_string(),
-                stack: lock.stack().stack().to_string(),
                 epoch: epoch_sql(state.epoch)?,
-                lock_id: lock.info().id.clone(),
+                held: Held::of(lock),
+                fence: lock.fence().clone(),
             },
             crypter.cloned(),
         );
@@ -599,7 +691,8 @@ impl Backend for PgBackend {
         if loaded.journal.keeps_only {
             let epoch = epoch_sql(loaded.state.epoch)?;
             let t = &self.t;
-            self.execute(
+            self.execute_held(
+                lock,
                 &format!(
                     "DELETE FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch = $3"
                 ),
@@ -627,7 +720,7 @@ impl Backend for PgBackend {
         let doc = self.checkpoint_doc(stack)?;
         let providers = doc.providers_for(crypter);
         let epoch = next_epoch(doc.stepdeck.journal_epoch, &self.location(stack))?;
-        self.write_checkpoint(stack, snapshot, epoch, providers.as_ref(), crypter)
+        self.write_checkpoint(lock, snapshot, epoch, providers.as_ref(), crypter)
     }
 
     fn record_update(
@@ -647,7 +740,8 @@ impl Backend for PgBackend {
         record.version = u64::try_from(last).unwrap_or(0) + 1;
         let text = serde_json::to_string(&record).expect("an update record serializes");
         let version = last + 1;
-        self.execute(
+        self.execute_held(
+            lock,
             &format!(
                 "INSERT INTO {t}_history (project, stack, version, record) VALUES ($1, $2, $3, $4)"
             ),
@@ -690,7 +784,8 @@ impl Backend for PgBackend {
         let stack = lock.stack();
         let text = serde_json::to_string(tags).expect("tags serialize");
         let t = &self.t;
-        self.execute(
+        self.execute_held(
+            lock,
             &format!("UPDATE {t}_stacks SET tags = $3 WHERE project = $1 AND stack = $2"),
             &[&stack.project(), &stack.stack(), &text],
         )
@@ -718,9 +813,13 @@ impl Backend for PgBackend {
             snapshot.manifest.time.clone(),
         );
         let t = &self.t;
-        let renamed = self.run(async {
+        let held = Held::of(&lock);
+        let renamed = self.fenced(&lock, async {
             let mut conn = self.db.get().await?;
             let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            if !still_held(&tx, t, &held).await? {
+                return Ok(None);
+            }
             let inserted = tx
                 .execute(
                     &format!(
@@ -733,7 +832,7 @@ impl Backend for PgBackend {
                 .await
                 .map_err(|e| describe(&e))?;
             if inserted == 0 {
-                return Ok(false);
+                return Ok(Some(false));
             }
             for table in ["history", "current"] {
                 tx.execute(
@@ -752,7 +851,7 @@ impl Backend for PgBackend {
                 .map_err(|e| describe(&e))?;
             }
             tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(true)
+            Ok(Some(true))
         })?;
         drop(lock);
         if renamed {

@@ -7,10 +7,11 @@ use tokio_postgres::Client;
 use super::db::describe;
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i32 = 1;
+pub(crate) const SCHEMA_VERSION: i32 = 2;
 
 /// Migration `n` (1-based) takes the schema from version `n - 1` to `n`; `{t}` is the prefix.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
 CREATE TABLE {t}_stacks (
     project text NOT NULL, stack text NOT NULL,
     epoch bigint NOT NULL, checkpoint text NOT NULL,
@@ -32,7 +33,13 @@ CREATE TABLE {t}_history (
     project text NOT NULL, stack text NOT NULL, version bigint NOT NULL, record text NOT NULL,
     PRIMARY KEY (project, stack, version));
 CREATE TABLE {t}_current (project text PRIMARY KEY, stack text NOT NULL);
-"];
+",
+    "
+-- Locks' fencing tokens: a generation from a sequence, never given out twice (see `lease`).
+ALTER TABLE {t}_locks ADD COLUMN generation bigint NOT NULL DEFAULT 0;
+CREATE SEQUENCE {t}_lock_generation;
+",
+];
 
 /// Brings the tables of prefix `t` to [`SCHEMA_VERSION`], or says why it cannot.
 pub(crate) async fn migrate(client: &mut Client, t: &str) -> Result<(), String> {

@@ -155,25 +155,21 @@ fn check_table(name: &str) -> Result<(), String> {
     }
 }
 
-/// Percent-decoding of one URL part.
+/// Percent-decoding of one URL part; a `%` not followed by two hex digits is an error.
 fn decode(part: &str) -> Result<String, String> {
-    let bytes = part.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = part
-                .get(i + 1..i + 3)
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-                .ok_or_else(|| format!("bad percent-escape in {part:?}"))?;
-            out.push(hex);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    let malformed = part.split('%').skip(1).any(|after| {
+        !after
+            .as_bytes()
+            .get(..2)
+            .is_some_and(|h| h.iter().all(u8::is_ascii_hexdigit))
+    });
+    if malformed {
+        return Err(format!("bad percent-escape in {part:?}"));
     }
-    String::from_utf8(out).map_err(|_| format!("{part:?} is not UTF-8 once decoded"))
+    percent_encoding::percent_decode_str(part)
+        .decode_utf8()
+        .map(|text| text.into_owned())
+        .map_err(|_| format!("{part:?} is not UTF-8 once decoded"))
 }
 
 #[cfg(test)]

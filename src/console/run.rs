@@ -25,14 +25,14 @@ use crate::engine::{EngineEvent, Severity};
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
-use super::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-use super::keymap::{as_typed, map_key, map_mouse};
-use super::model::Model;
-use super::preset::Presets;
-use super::selection::Resolved;
-use super::steering::Steering;
-use super::ui_state::UiState;
-use super::update::{key_context, update};
+use crate::app::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
+use crate::app::keymap::{as_typed, map_key, map_mouse};
+use crate::app::model::Model;
+use crate::app::preset::Presets;
+use crate::app::selection::Resolved;
+use crate::app::steering::Steering;
+use crate::app::ui_state::UiState;
+use crate::app::update::{key_context, update};
 
 /// Time between frames driven by engine events.
 const FRAME: Duration = Duration::from_millis(33);
@@ -213,7 +213,7 @@ where
     if ui.mode == ConsoleMode::Live
         && let Some(applied) = &ui.presets.applied_selection
     {
-        model.deselected = applied.skipped.clone();
+        model.run.deselected = applied.skipped.clone();
     }
     if ui.mode == ConsoleMode::Live
         && let Some(count) = ui.presets.take_pending_creates_mark()
@@ -321,7 +321,7 @@ where
                     break ConsoleExit::Finished;
                 }
                 let clock_due = !model.run_state().is_over() && last_draw.elapsed() >= Duration::from_millis(100);
-                let layout_due = ui.tree.is_stale(&model) || ui.graph.is_stale(&model);
+                let layout_due = ui.layout.tree.is_stale(&model) || ui.layout.graph.is_stale(&model);
                 redraw |= events_since_draw || clock_due || layout_due;
             }
         }
@@ -348,7 +348,7 @@ fn apply_presets(ui: &mut UiState, model: &Model, control: &dyn Steering) {
     if ui.presets.is_empty() || ui.mode != ConsoleMode::Live {
         return;
     }
-    for c in model.cascades().iter().filter(|c| c.waiting()) {
+    for c in model.approvals.all().iter().filter(|c| c.waiting()) {
         let Some(approve) = ui.presets.take_matching(c) else {
             continue;
         };
@@ -357,7 +357,7 @@ fn apply_presets(ui: &mut UiState, model: &Model, control: &dyn Steering) {
         } else {
             control.decline(c.id);
         }
-        ui.notice = Some(format!(
+        ui.overlay.notice = Some(format!(
             "the replacement of {} {} as decided in the preview",
             c.root.name(),
             if approve { "approved" } else { "declined" }
@@ -623,7 +623,7 @@ mod tests {
         for (_, e) in sample_timeline() {
             if let EngineEvent::Prelude { .. } = e {
                 live.apply(&e);
-                preview.preview = true;
+                preview.run.preview = true;
                 continue;
             }
             preview.apply(&e);
@@ -638,7 +638,7 @@ mod tests {
             phase: None,
         };
         let mut ui = UiState::new(ConsoleMode::Live, title);
-        ui.presets.decide(&preview.cascades()[0], true);
+        ui.presets.decide(&preview.approvals.all()[0], true);
         apply_presets(&mut ui, &live, &control);
         apply_presets(&mut ui, &live, &control);
         assert_eq!(
@@ -647,7 +647,7 @@ mod tests {
         );
         assert!(rx.decisions.try_recv().is_err(), "sent once");
 
-        let mut other = preview.cascades()[0].clone();
+        let mut other = preview.approvals.all()[0].clone();
         other.members.pop();
         ui.presets.decide(&other, true);
         apply_presets(&mut ui, &live, &control);

@@ -3,7 +3,8 @@
 //! violation and remediation by the resource it names, so a row can carry a marker and its
 //! details the violations. Each event costs O(1).
 
-use crate::engine::model::urn::{Urn, UrnMap};
+use crate::engine::Urn;
+use crate::engine::model::urn::UrnMap;
 use crate::engine::run::events::{PolicyRemediation, PolicySummary, PolicyViolation};
 use crate::engine::run::policy::EnforcementLevel;
 

@@ -1,0 +1,68 @@
+//! The console's clocks: time since the console started, and the same without the time spent
+//! paused (what step, chain and run times are measured on, so a pause does not make them look
+//! slow).
+
+use std::time::Duration;
+
+/// The console clock and its pauses.
+#[derive(Clone, Debug, Default)]
+pub struct Clock {
+    now: Duration,
+    /// When the run started, on the active clock.
+    started_at: Option<Duration>,
+    /// When the current pause began (console clock).
+    paused_since: Option<Duration>,
+    /// Time spent paused in earlier pauses.
+    paused_total: Duration,
+}
+
+impl Clock {
+    /// The console clock: time since the console started.
+    pub fn now(&self) -> Duration {
+        self.now
+    }
+
+    /// The console clock without the time spent paused.
+    pub fn active_now(&self) -> Duration {
+        self.now.saturating_sub(self.paused_total).saturating_sub(
+            self.paused_since
+                .map_or(Duration::ZERO, |p| self.now.saturating_sub(p)),
+        )
+    }
+
+    /// Time spent paused so far.
+    pub fn paused_time(&self) -> Duration {
+        self.paused_total
+            + self
+                .paused_since
+                .map_or(Duration::ZERO, |p| self.now.saturating_sub(p))
+    }
+
+    /// Active time since the run started (zero before it did).
+    pub fn since_start(&self) -> Duration {
+        self.started_at
+            .map_or(Duration::ZERO, |s| self.active_now().saturating_sub(s))
+    }
+
+    /// Advances the clock; it never goes back.
+    pub(super) fn set_now(&mut self, now: Duration) {
+        self.now = self.now.max(now);
+    }
+
+    /// The run starts now.
+    pub(super) fn start(&mut self) {
+        self.started_at = Some(self.active_now());
+    }
+
+    /// A pause begins now (unless one already runs).
+    pub(super) fn pause(&mut self) {
+        self.paused_since.get_or_insert(self.now);
+    }
+
+    /// The pause, if any, ends now.
+    pub(super) fn resume(&mut self) {
+        if let Some(since) = self.paused_since.take() {
+            self.paused_total += self.now.saturating_sub(since);
+        }
+    }
+}

@@ -1,0 +1,88 @@
+//! What the top bar and the summary count: steps planned and done per op, failures and skips
+//! (and which rows they were), and a live run's progress (steps planned against settled).
+
+use std::collections::BTreeSet;
+
+use crate::engine::StepOp;
+
+const OPS: usize = StepOp::ALL.len();
+
+/// The run's counts, kept as events arrive.
+#[derive(Clone, Debug, Default)]
+pub struct Counts {
+    planned: [usize; OPS],
+    done: [usize; OPS],
+    failed: usize,
+    skipped: usize,
+    /// Every row ever marked failed or skipped, in index order: the summary lists them from
+    /// here (filtered by their status now) instead of walking every row each frame.
+    troubled: BTreeSet<usize>,
+    /// Steps planned so far in a live run, and those settled (finished, failed or skipped).
+    steps_total: usize,
+    steps_settled: usize,
+}
+
+impl Counts {
+    /// Steps planned per op (what a preview shows).
+    pub fn planned(&self, op: StepOp) -> usize {
+        self.planned[op as usize]
+    }
+
+    /// Logical steps finished per op (what an update has done so far).
+    pub fn done(&self, op: StepOp) -> usize {
+        self.done[op as usize]
+    }
+
+    /// Steps that failed.
+    pub fn failed(&self) -> usize {
+        self.failed
+    }
+
+    /// Resources skipped (not run).
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// Steps settled and planned so far in a live run: the header's progress.
+    pub fn progress(&self) -> (usize, usize) {
+        (self.steps_settled, self.steps_total)
+    }
+
+    /// Rows ever failed or skipped, in index order.
+    pub(super) fn troubled(&self) -> impl Iterator<Item = usize> + '_ {
+        self.troubled.iter().copied()
+    }
+
+    /// A step of `op` was planned; `counted` unless its resource is a default provider, and
+    /// one more step to settle in a live run.
+    pub(super) fn plan(&mut self, op: StepOp, counted: bool, live: bool) {
+        if counted {
+            self.planned[op as usize] += 1;
+        }
+        if live {
+            self.steps_total += 1;
+        }
+    }
+
+    /// A logical step of `op` finished.
+    pub(super) fn done_step(&mut self, op: StepOp) {
+        self.done[op as usize] += 1;
+    }
+
+    /// `steps` more steps settled in a live run.
+    pub(super) fn settle(&mut self, steps: usize) {
+        self.steps_settled += steps;
+    }
+
+    /// A step of row `row` failed.
+    pub(super) fn fail(&mut self, row: usize) {
+        self.failed += 1;
+        self.troubled.insert(row);
+    }
+
+    /// Row `row` was skipped.
+    pub(super) fn skip(&mut self, row: usize) {
+        self.skipped += 1;
+        self.troubled.insert(row);
+    }
+}

@@ -1,0 +1,604 @@
+//! The console's model: everything the screen shows, reduced from the engine's event stream so
+//! that the views stay pure functions of it. One struct per concern, each in its file: the
+//! resource rows (`resources`, the table every other concern points into), `chains`,
+//! `approvals` (cascades and gates), the `log`, `counts` and progress, `diffs`, the
+//! `run_status`, the `clock` and the run's `policies`. `Model` composes them and reduces each event by telling every
+//! concern it touches what happened. Every event costs O(1) amortised (hash indexes into
+//! vectors, no scans over all resources), so a 100,000-resource deployment does not slow it
+//! down.
+
+mod approvals;
+mod chains;
+mod clock;
+mod counts;
+mod diffs;
+mod graph_index;
+mod history;
+mod log;
+mod policies;
+mod resource;
+mod resources;
+mod run_status;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::Duration;
+
+use crate::engine::run::events::{CascadeId, CascadeMember, ChainId, Decider, StepInfo};
+use crate::engine::{EngineEvent, Outcome, Severity, Urn};
+
+pub use approvals::{Approvals, Cascade};
+pub use chains::{Chain, ChainState, Chains};
+pub use clock::Clock;
+pub use counts::Counts;
+pub use diffs::DiffProgress;
+pub use graph_index::GraphIndex;
+pub use history::HistoryEntry;
+pub use log::{Log, LogEntry};
+pub use policies::{PackEntry, PolicyModel};
+pub use resource::{Changes, Resource, Status};
+pub use resources::Resources;
+pub use run_status::{CancelSeen, RunState, RunStatus, SummaryInfo};
+
+use history::HistoryLine;
+
+/// The console's model; see the module documentation. A new concern is a file here and a
+/// field below, told of the events it cares about in [`Model::apply`].
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    /// What the run is and where it stands.
+    pub run: RunStatus,
+    pub clock: Clock,
+    pub chains: Chains,
+    pub approvals: Approvals,
+    pub log: Log,
+    pub counts: Counts,
+    pub diffs: DiffProgress,
+    /// The run's policy packs, their violations and remediations.
+    pub policies: PolicyModel,
+    /// The rows, read through the methods below.
+    rows: Resources,
+    /// Bumped by every event: the key of layouts that depend on statuses or times.
+    version: u64,
+}
+
+impl Model {
+    pub fn new() -> Model {
+        Model::default()
+    }
+
+    /// Advances the console clock; events applied afterwards are stamped with it.
+    pub fn set_now(&mut self, now: Duration) {
+        self.clock.set_now(now);
+    }
+
+    /// Elapsed deployment time without pauses: the summary's duration (less pauses) once over.
+    pub fn elapsed(&self) -> Duration {
+        match &self.run.summary {
+            Some(s) => s.duration.saturating_sub(self.clock.paused_time()),
+            None => self.clock.since_start(),
+        }
+    }
+
+    /// Estimated time left, from the pace so far (None until a step settled).
+    pub fn eta(&self) -> Option<Duration> {
+        let (done, total) = self.counts.progress();
+        // Waiting for the operator (a pause, a cascade) has no pace to extrapolate.
+        if done == 0
+            || done >= total
+            || self.run.summary.is_some()
+            || self.run.paused
+            || self.approvals.undecided() > 0
+        {
+            return None;
+        }
+        let per_step = self.elapsed().as_secs_f64() / done as f64;
+        Some(Duration::from_secs_f64(per_step * (total - done) as f64))
+    }
+
+    /// The state the top bar shows: over > cancelling > paused > awaiting approval > running.
+    pub fn run_state(&self) -> RunState {
+        let run = &self.run;
+        if let Some(s) = &run.summary {
+            return match s.outcome {
+                Outcome::Succeeded => RunState::Done,
+                Outcome::Failed(_) => RunState::Failed,
+                Outcome::Cancelled | Outcome::Terminated => RunState::Cancelled,
+            };
+        }
+        if run.operation.is_none() {
+            return RunState::Starting;
+        }
+        if run.cancel != CancelSeen::None {
+            RunState::Cancelling
+        } else if run.paused {
+            RunState::Paused
+        } else if self.approvals.undecided() > 0 {
+            RunState::AwaitingApproval
+        } else if run.preview {
+            RunState::Preview
+        } else {
+            RunState::Running
+        }
+    }
+
+    /// Every resource row, indexable by the indexes the tree and the graph hold.
+    pub fn resources(&self) -> &[Box<Resource>] {
+        self.rows.all()
+    }
+
+    /// The row at `idx` (an index from this model).
+    pub fn resource(&self, idx: usize) -> &Resource {
+        self.rows.row(idx)
+    }
+
+    /// The row index of `urn`, in O(1).
+    pub fn index_of(&self, urn: &Urn) -> Option<usize> {
+        self.rows.index_of(urn)
+    }
+
+    /// The row of `urn`, in O(1).
+    pub fn get(&self, urn: &Urn) -> Option<&Resource> {
+        self.rows.get(urn)
+    }
+
+    /// Top-level rows (the root stack, and orphans whose parent is not known yet).
+    pub fn roots(&self) -> impl Iterator<Item = usize> + '_ {
+        self.rows.roots()
+    }
+
+    /// The dependency graph, with its layers.
+    pub fn graph(&self) -> &GraphIndex {
+        self.rows.graph()
+    }
+
+    /// Changes whenever rows or dependencies are added: the key of derived layouts.
+    pub fn structure_version(&self) -> u64 {
+        self.rows.structure_version()
+    }
+
+    /// Changes with every event applied.
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    /// The rows whose status is `status` now, in index order, among those ever failed or
+    /// skipped (the only statuses asked for this way): O(those), not O(every row).
+    pub fn troubled(&self, status: Status) -> impl Iterator<Item = &Resource> + '_ {
+        self.rows.with_status(self.counts.troubled(), status)
+    }
+
+    /// An operator or engine note in the log.
+    pub fn note(&mut self, severity: Severity, message: &str) {
+        self.log_line(severity, None, message.to_string());
+    }
+
+    /// Applies one event; O(1) amortised apart from the sizes of the event's own lists.
+    pub fn apply(&mut self, e: &EngineEvent) {
+        let now = self.clock.now();
+        let active = self.clock.active_now();
+        let live = !self.run.preview;
+        self.version += 1;
+        match e {
+            EngineEvent::Prelude {
+                operation,
+                preview,
+                stack,
+                project,
+                parallel,
+                parallel_diff,
+            } => {
+                let run = &mut self.run;
+                run.operation = Some(*operation);
+                run.preview = *preview;
+                run.stack.clone_from(stack);
+                run.project.clone_from(project);
+                run.parallel = *parallel;
+                run.parallel_diff = *parallel_diff;
+                self.clock.start();
+            }
+            EngineEvent::RegistrationReceived {
+                urn,
+                parent,
+                custom,
+                dependencies,
+                ..
+            } => {
+                let i = self.rows.ensure(urn);
+                self.rows.set_parent(i, parent.as_ref());
+                self.rows.set_dependencies(i, dependencies);
+                self.rows.set_custom(i, *custom);
+                self.rows.row_mut(i).log(now, HistoryLine::Registered);
+            }
+            EngineEvent::ResourceOutputs { urn, outputs } => {
+                let i = self.rows.ensure(urn);
+                self.rows.row_mut(i).outputs = Some(outputs.clone());
+            }
+            EngineEvent::PendingCreates { creates } => {
+                for c in creates {
+                    let message = format!(
+                        "pending create of {} {} left by an interrupted run",
+                        c.type_,
+                        c.urn.as_str()
+                    );
+                    self.log_line(Severity::Warning, Some(&c.urn), message);
+                }
+                self.run.set_pending_creates(creates);
+            }
+            EngineEvent::PendingCreatesCleared { count } => {
+                self.run.set_pending_creates(&[]);
+                self.note(
+                    Severity::Info,
+                    &format!("cleared {count} pending create(s) (--clear-pending-creates)"),
+                );
+            }
+            EngineEvent::Diagnostic {
+                urn,
+                severity,
+                message,
+                ephemeral,
+            } => self.diagnostic(urn.as_ref(), *severity, message, *ephemeral),
+            EngineEvent::Summary {
+                counts,
+                declined,
+                duration,
+                outcome,
+                preview,
+                ..
+            } => {
+                self.stop(outcome);
+                self.run.summary = Some(SummaryInfo {
+                    counts: counts.clone(),
+                    declined: *declined,
+                    duration: *duration,
+                    outcome: outcome.clone(),
+                    preview: *preview,
+                });
+            }
+            EngineEvent::PolicyLoad { path } => self.policies.loading(path),
+            EngineEvent::PolicyViolation(v) => self.policies.violation(v),
+            EngineEvent::PolicyRemediation(r) => self.policies.remediation(r),
+            EngineEvent::PolicySummary(s) => self.policies.summary(s),
+            EngineEvent::StepPlanned(info) => self.step_planned(info),
+            EngineEvent::ChainQueued { chain, steps } => {
+                self.chains.queue(*chain, steps);
+                for (_, urn) in steps.iter() {
+                    let i = self.rows.ensure(urn);
+                    self.rows.row_mut(i).chain = Some(*chain);
+                }
+            }
+            EngineEvent::ChainStarted { chain, worker } => {
+                self.run.workers_busy += 1;
+                self.chains.start(*chain, *worker, active);
+            }
+            EngineEvent::ChainFinished { chain, ok } => self.chain_finished(*chain, *ok, active),
+            EngineEvent::StepStarted {
+                chain,
+                op,
+                urn,
+                worker,
+            } => {
+                self.chains.start_step(*chain, (*op, urn), *worker, active);
+                let i = self.rows.ensure(urn);
+                self.rows.set_running(i, true);
+                let at = (now, active);
+                self.rows
+                    .row_mut(i)
+                    .start_step(*op, *worker, *chain, at, !live);
+                if live {
+                    let message = format!("{} started on worker {worker}", op.as_str());
+                    self.log_line(Severity::Info, Some(urn), message);
+                }
+            }
+            EngineEvent::StepFinished {
+                chain,
+                op,
+                urn,
+                outputs,
+                duration,
+                ..
+            } => {
+                self.chains.finish_step(*chain, false);
+                let i = self.rows.ensure(urn);
+                self.rows.set_running(i, false);
+                let at = (now, active);
+                let counted = self
+                    .rows
+                    .row_mut(i)
+                    .finish_step(*op, outputs, *duration, at, !live);
+                if let Some(op) = counted {
+                    self.counts.done_step(op);
+                }
+                if live {
+                    self.counts.settle(1);
+                    let message = format!("{} finished", op.as_str());
+                    self.log_line(Severity::Info, Some(urn), message);
+                }
+            }
+            EngineEvent::StepFailed {
+                chain,
+                op,
+                urn,
+                error,
+                duration,
+            } => {
+                self.chains.finish_step(*chain, true);
+                if live {
+                    self.counts.settle(1);
+                }
+                let i = self.rows.ensure(urn);
+                self.rows.set_running(i, false);
+                self.counts.fail(i);
+                self.rows.row_mut(i).fail_step(*op, error, *duration, now);
+                let message = format!("{} failed: {error}", op.as_str());
+                self.log_line(Severity::Error, Some(urn), message);
+            }
+            EngineEvent::StepSkipped { op, urn, reason } => {
+                let i = self.rows.ensure(urn);
+                self.counts.skip(i);
+                self.rows.row_mut(i).skip_step(*op, reason, now);
+            }
+            EngineEvent::DiffQueued { urn } => {
+                self.diffs.queue();
+                let i = self.rows.ensure(urn);
+                self.rows.row_mut(i).log(now, HistoryLine::DiffQueued);
+            }
+            EngineEvent::DiffStarted { urn, worker } => {
+                self.diffs.start(urn, *worker);
+                let i = self.rows.ensure(urn);
+                self.rows.row_mut(i).diffing = true;
+            }
+            EngineEvent::DiffFinished {
+                urn,
+                changes,
+                replace,
+            } => {
+                self.diffs.finish(urn, *replace);
+                let i = self.rows.ensure(urn);
+                let r = self.rows.row_mut(i);
+                r.diffing = false;
+                let (replace, changes) = (*replace, *changes);
+                r.log(now, HistoryLine::Diffed { replace, changes });
+            }
+            EngineEvent::PendingReplacement {
+                cascade,
+                chain,
+                root,
+                members,
+            } => self.hold(*cascade, *chain, root, members),
+            EngineEvent::GateOpened {
+                gate,
+                chain,
+                op,
+                urn,
+                kind,
+                asked,
+            } => {
+                self.hold(*gate, *chain, urn, &[]);
+                self.approvals.set_step(*gate, (*op, *kind, *asked));
+                if *asked {
+                    let message = format!(
+                        "{} of {} waits for a decision ({}=ask)",
+                        op.as_str(),
+                        urn,
+                        kind.as_str()
+                    );
+                    self.note(Severity::Warning, &message);
+                }
+            }
+            EngineEvent::Decision {
+                cascade,
+                approved,
+                by,
+                ..
+            } => self.decision(*cascade, *approved, by),
+            EngineEvent::Stepped => {
+                self.note(Severity::Info, "stepped: one waiting step may start");
+            }
+            EngineEvent::Breakpoint { op, urn } => {
+                let message = format!("breakpoint: paused before {} of {urn}", op.as_str());
+                self.note(Severity::Warning, &message);
+            }
+            EngineEvent::Paused => {
+                self.run.paused = true;
+                self.clock.pause();
+                self.note(
+                    Severity::Warning,
+                    "paused by the operator: running steps finish, no new step starts",
+                );
+            }
+            EngineEvent::Resumed => {
+                self.run.paused = false;
+                self.clock.resume();
+                self.note(Severity::Info, "resumed by the operator");
+            }
+            EngineEvent::CancelRequested { terminate } => {
+                self.run.cancel = if *terminate {
+                    CancelSeen::Terminating
+                } else {
+                    CancelSeen::Cancelling
+                };
+                self.run.paused = false;
+                self.clock.resume();
+                self.abandon_undecided("the deployment was cancelled");
+                let message = if *terminate {
+                    "terminating: in-flight operations stay pending"
+                } else {
+                    "cancelling: running steps finish, no new steps start"
+                };
+                self.note(Severity::Warning, message);
+            }
+        }
+        self.rows.place_new_rows();
+    }
+
+    /// A diagnostic: the resource's latest message, and a log line unless ephemeral. A failed
+    /// step's error is logged with the failure already.
+    fn diagnostic(
+        &mut self,
+        urn: Option<&Urn>,
+        severity: Severity,
+        message: &str,
+        ephemeral: bool,
+    ) {
+        let repeat = urn.is_some_and(|u| {
+            self.rows
+                .get(u)
+                .is_some_and(|r| r.error.as_deref() == Some(message))
+        });
+        if repeat {
+            return;
+        }
+        if let Some(u) = urn {
+            let i = self.rows.ensure(u);
+            self.rows.row_mut(i).message = Some(message.into());
+        }
+        if !ephemeral {
+            self.log_line(severity, urn, message.to_string());
+        }
+    }
+
+    /// The run ended with `outcome`: the pause and the workers end, nothing waits any more,
+    /// and what was running when it failed or was cancelled is interrupted.
+    fn stop(&mut self, outcome: &Outcome) {
+        let now = self.clock.now();
+        self.clock.resume();
+        self.run.workers_busy = 0;
+        let why = match outcome {
+            Outcome::Succeeded => "the deployment ended",
+            Outcome::Failed(_) => "the deployment failed",
+            Outcome::Cancelled | Outcome::Terminated => "the deployment was cancelled",
+        };
+        self.abandon_undecided(why);
+        if !matches!(outcome, Outcome::Succeeded) {
+            for i in self.rows.take_running() {
+                self.rows.row_mut(i).interrupt(now);
+            }
+        }
+        if let Outcome::Failed(why) = outcome {
+            // A program error has no resource row to show it: the log carries it.
+            self.log_line(Severity::Error, None, why.to_string());
+        }
+    }
+
+    fn step_planned(&mut self, info: &StepInfo) {
+        let now = self.clock.now();
+        let i = self.rows.ensure(&info.urn);
+        let counted = !self.rows.row(i).is_default_provider();
+        self.counts.plan(info.op, counted, !self.run.preview);
+        self.rows.set_parent(i, info.parent.as_ref());
+        self.rows.set_custom(i, info.custom);
+        self.rows.row_mut(i).plan(info, now);
+        if !info.dependencies.is_empty() || self.rows.row(i).dependencies.is_empty() {
+            self.rows.set_dependencies(i, &info.dependencies);
+        }
+    }
+
+    /// A chain ended: its worker is free, and when it stopped short, the steps it did not
+    /// reach are skipped.
+    fn chain_finished(&mut self, chain: ChainId, ok: bool, active: Duration) {
+        let Some(ended) = self.chains.finish(chain, ok, active) else {
+            return;
+        };
+        if ended.was_running {
+            self.run.workers_busy = self.run.workers_busy.saturating_sub(1);
+        }
+        if ok {
+            return;
+        }
+        let why = if ended.failed {
+            "an earlier step of its chain failed"
+        } else if self.run.cancel != CancelSeen::None {
+            "the deployment was cancelled"
+        } else {
+            "another step failed"
+        };
+        let now = self.clock.now();
+        for urn in self.chains.unfinished(chain) {
+            let i = self.rows.ensure(&urn);
+            if self.rows.row_mut(i).skip_unstarted(why, now) {
+                self.counts.skip(i);
+            }
+            if !self.run.preview {
+                self.counts.settle(1);
+            }
+        }
+    }
+
+    /// A cascade (or a single step's gate) is held in `chain` for a decision.
+    fn hold(&mut self, cascade: CascadeId, chain: ChainId, root: &Urn, members: &[CascadeMember]) {
+        let now = self.clock.now();
+        let preview = self.run.preview;
+        self.approvals
+            .open((cascade, chain), root, members, now, preview);
+        self.chains.hold(chain, cascade, preview);
+        for urn in std::iter::once(root).chain(members.iter().map(|m| &m.urn)) {
+            let i = self.rows.ensure(urn);
+            self.rows.row_mut(i).join_cascade(cascade, now, preview);
+        }
+    }
+
+    fn decision(&mut self, cascade: CascadeId, approved: bool, by: &Decider) {
+        let now = self.clock.now();
+        let preview = self.run.preview;
+        let Some(c) = self.approvals.decide(cascade, approved, by) else {
+            return;
+        };
+        let (chain, root, urns) = (c.chain, c.root.clone(), c.urns());
+        let what = match c.step {
+            Some((op, ..)) => op.as_str(),
+            None => "replacement",
+        };
+        let state = if approved {
+            ChainState::Queued
+        } else {
+            ChainState::Declined
+        };
+        self.chains.release(chain, state);
+        let who = by.to_string();
+        for urn in &urns {
+            let i = self.rows.ensure(urn);
+            let settled = self
+                .rows
+                .row_mut(i)
+                .decided(approved, (what, &who), now, preview);
+            self.counts.settle(settled);
+        }
+        let message = format!(
+            "{what} of {}{} {} by {who}",
+            root.name(),
+            match urns.iter().filter(|u| **u != root).count() {
+                0 => String::new(),
+                1 => " and 1 dependent".to_string(),
+                n => format!(" and {n} dependents"),
+            },
+            if approved { "approved" } else { "declined" }
+        );
+        self.log_line(Severity::Info, Some(&root), message);
+    }
+
+    /// Cascades nobody decided when the run stopped will not run: nothing waits any more.
+    fn abandon_undecided(&mut self, why: &str) {
+        let now = self.clock.now();
+        for (chain, urns) in self.approvals.abandon_waiting() {
+            self.chains.release(chain, ChainState::Skipped);
+            for urn in urns {
+                let i = self.rows.ensure(&urn);
+                if self.rows.row_mut(i).abandon(why, now) {
+                    self.counts.skip(i);
+                }
+            }
+        }
+    }
+
+    /// A line in the log, stamped with the console clock.
+    fn log_line(&mut self, severity: Severity, urn: Option<&Urn>, message: String) {
+        self.log.push(LogEntry {
+            at: self.clock.now(),
+            severity,
+            urn: urn.cloned(),
+            message,
+        });
+    }
+}

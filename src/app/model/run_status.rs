@@ -1,0 +1,99 @@
+//! What the run is and where it stands: the prelude's facts (operation, stack, workers), pause
+//! and cancel as events report them, busy workers, pending creates, the selection left out of
+//! the run, and the closing summary.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::engine::run::events::PendingCreate;
+use crate::engine::{Operation, Outcome, StepOp};
+
+/// The deployment's state as the top bar shows it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunState {
+    /// Waiting for the first event.
+    Starting,
+    Preview,
+    Running,
+    Paused,
+    AwaitingApproval,
+    Cancelling,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl RunState {
+    /// The state as the top bar spells it.
+    pub fn label(self) -> &'static str {
+        match self {
+            RunState::Starting => "STARTING",
+            RunState::Preview => "PREVIEW",
+            RunState::Running => "RUNNING",
+            RunState::Paused => "PAUSED",
+            RunState::AwaitingApproval => "AWAITING APPROVAL",
+            RunState::Cancelling => "CANCELLING",
+            RunState::Done => "DONE",
+            RunState::Failed => "FAILED",
+            RunState::Cancelled => "CANCELLED",
+        }
+    }
+
+    /// The deployment ended (the summary arrived): quitting needs no confirmation.
+    pub fn is_over(self) -> bool {
+        matches!(
+            self,
+            RunState::Done | RunState::Failed | RunState::Cancelled
+        )
+    }
+}
+
+/// The engine's closing summary.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryInfo {
+    pub counts: BTreeMap<StepOp, usize>,
+    pub declined: usize,
+    pub duration: Duration,
+    pub outcome: Outcome,
+    pub preview: bool,
+}
+
+/// How far cancellation has gone, as seen in events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum CancelSeen {
+    #[default]
+    None,
+    Cancelling,
+    Terminating,
+}
+
+/// The run as a whole.
+#[derive(Clone, Debug, Default)]
+pub struct RunStatus {
+    pub operation: Option<Operation>,
+    pub preview: bool,
+    pub stack: String,
+    pub project: String,
+    pub parallel: usize,
+    pub parallel_diff: bool,
+    pub paused: bool,
+    pub cancel: CancelSeen,
+    pub workers_busy: usize,
+    /// Resources the preview changed that the operator's selection left out of this run, as
+    /// (name, type): the summary lists them as skipped.
+    pub deselected: Vec<(String, String)>,
+    pub summary: Option<SummaryInfo>,
+    /// Creates an interrupted run left pending in the stack, until they are cleared.
+    pending_creates: Vec<PendingCreate>,
+}
+
+impl RunStatus {
+    /// Pending creates the stack holds (none once the run cleared them).
+    pub fn pending_creates(&self) -> &[PendingCreate] {
+        &self.pending_creates
+    }
+
+    pub(super) fn set_pending_creates(&mut self, creates: &[PendingCreate]) {
+        self.pending_creates = creates.to_vec();
+    }
+}
