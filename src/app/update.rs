@@ -112,7 +112,16 @@ pub fn update(
                 return Some(ConsoleExit::Apply);
             }
             RunState::Failed | RunState::Cancelled => {
-                ui.overlay.notice = Some("the preview did not succeed; n aborts".into());
+                ui.overlay.notice = Some(match model.policies.first_mandatory() {
+                    Some(v) => format!(
+                        "a mandatory policy refuses it: {} ({}@v{}) on {}; n aborts",
+                        v.policy_name,
+                        v.pack_name,
+                        v.pack_version,
+                        v.urn.name()
+                    ),
+                    None => "the preview did not succeed; n aborts".into(),
+                });
             }
             _ => ui.overlay.notice = Some("the preview is still running".into()),
         },

@@ -123,6 +123,13 @@ impl PolicyModel {
         self.packs.iter().any(|p| p.mandatory > 0)
     }
 
+    /// The first mandatory violation reported: the reason an apply of this plan is refused.
+    pub fn first_mandatory(&self) -> Option<&PolicyViolation> {
+        self.violations
+            .iter()
+            .find(|v| v.level != EnforcementLevel::Advisory)
+    }
+
     /// Every violation, in the order they arrived.
     pub fn violations(&self) -> &[PolicyViolation] {
         &self.violations
