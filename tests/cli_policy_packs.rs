@@ -313,3 +313,50 @@ fn a_pack_that_crashes_or_hangs_fails_the_run_before_anything_is_created() {
     assert!(env.world().is_empty());
     assert!(env.managed("dev").is_empty());
 }
+
+#[test]
+fn the_violations_gate_declines_or_asks_for_steps_on_resources_with_advisory_violations() {
+    let env = env();
+    let pack = pack(&env, "py_pack");
+    let config = env.root.path().join("policy-config.json");
+    std::fs::write(&config, r#"{"no-pg15": "advisory", "watched": "disabled"}"#).unwrap();
+    let config = config.to_str().unwrap();
+    let up = |extra: &[&str]| {
+        let mut args = vec![
+            "up",
+            "--yes",
+            "--skip-preview",
+            "--non-interactive",
+            "--policy-pack",
+            &pack,
+            "--policy-pack-config",
+            config,
+        ];
+        args.extend_from_slice(extra);
+        env.ok(&args)
+    };
+    let out = up(&["--approve", "violations=decline"]);
+    assert!(
+        out.contains(
+            "    create db (sim:index:Database): declined (kept as it is; what depends on it skipped) by policy"
+        ),
+        "{out}"
+    );
+    assert_eq!(
+        names(&env.world()),
+        ["net"],
+        "only the violator is held back"
+    );
+
+    let decisions = env.root.path().join("decisions.yaml");
+    std::fs::write(&decisions, "\"**::db\": approve\n").unwrap();
+    let decisions = decisions.to_str().unwrap();
+    let out = up(&["--approve", "violations=ask", "--decisions", decisions]);
+    assert!(
+        out.contains(&format!(
+            "    create db (sim:index:Database): approved by decision file {decisions}"
+        )),
+        "{out}"
+    );
+    assert_eq!(names(&env.world()), ["db", "net"]);
+}

@@ -112,8 +112,8 @@ pub(super) struct DeployArgs {
     #[arg(long, value_enum, value_name = "POLICY")]
     pub approve_replacements: Option<ApprovalArg>,
     /// An approval rule, `KIND=POLICY` or `KIND[URN-GLOB]=POLICY` (repeatable): KIND is
-    /// deletes, replacements, updates or creates (comma-separated for several); POLICY is
-    /// ask, auto or decline.
+    /// deletes, replacements, updates, creates or violations (steps on resources a policy pack
+    /// warned about; comma-separated for several); POLICY is ask, auto or decline.
     #[arg(long = "approve", value_name = "RULE")]
     pub approve: Vec<String>,
     /// Read approval rules from FILE (YAML or JSON: `KIND[URN-GLOB]: POLICY` entries).
