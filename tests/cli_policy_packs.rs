@@ -7,51 +7,14 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod cli_support;
+mod policy_support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use cli_support::*;
+use policy_support::{PROGRAM, pack};
 use serde_json::Value;
-
-/// A network and a pg15 database: the pack's remediation rewrites the network, its mandatory
-/// policy refuses the database.
-const PROGRAM: &str = r#"
-resources:
-  net:
-    type: sim:index:Network
-    properties:
-      cidr: 10.0.0.0/16
-  db:
-    type: sim:index:Database
-    properties:
-      engine: pg15
-      networkId: ${net.networkId}
-"#;
-
-/// Copies the pack `name` from tests/policy_packs next to the project, with the installed SDKs
-/// linked in as a user's pack holds them; returns the path to pass to `--policy-pack`.
-fn pack(env: &Env, name: &str) -> String {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/policy_packs")
-        .join(name);
-    let to = env.root.path().join(name);
-    std::fs::create_dir_all(&to).unwrap();
-    for entry in std::fs::read_dir(&from).unwrap() {
-        let path = entry.unwrap().path();
-        std::fs::copy(&path, to.join(path.file_name().unwrap())).unwrap();
-    }
-    let sdks = sdk::sdk_env().root;
-    for needed in ["node_modules/@pulumi/policy", "venv/bin/python"] {
-        assert!(
-            sdks.join(needed).exists(),
-            "the policy SDKs are not installed in {} (missing {needed}): run `bash .ci/install-sdks.sh`",
-            sdks.display()
-        );
-    }
-    link_sdks(&to);
-    format!("../{name}")
-}
 
 fn env() -> Env {
     let env = Env::new(PROGRAM);
