@@ -323,3 +323,182 @@ fn the_violations_gate_declines_or_asks_for_steps_on_resources_with_advisory_vio
     );
     assert_eq!(names(&env.world()), ["db", "net"]);
 }
+
+/// What the `inspect` pack reported, by policy: its JSON messages (description line dropped).
+fn inspected(log: &std::path::Path) -> Vec<(String, Value)> {
+    let read = Command::new(sdk::sdk_env().python)
+        .arg("-c")
+        .arg(READ_POLICY_EVENTS)
+        .arg(log)
+        .output()
+        .unwrap();
+    assert!(read.status.success(), "{}", stderr(&read));
+    let read: Value = serde_json::from_slice(&read.stdout).unwrap();
+    let mut out: Vec<(String, Value)> = read["violations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            let message = v[5].as_str().unwrap().replace("<{%reset%}>", "");
+            let json = message.trim_end().split_once('\n').map(|(_, j)| j);
+            let found = json.map_or(Value::String(message.clone()), |j| {
+                serde_json::from_str(j).unwrap()
+            });
+            (v[2].as_str().unwrap().to_string(), found)
+        })
+        .collect();
+    out.sort_by(|a, b| a.1.to_string().cmp(&b.1.to_string()));
+    out
+}
+
+/// Runs `preview` (unknowns left unknown), then `up`, of an SDK program with the `inspect` pack
+/// and returns what each saw.
+fn inspect_program(files: &[(&str, &str)]) -> [Vec<(String, Value)>; 2] {
+    let mut env = Env::new("");
+    env.passphrase = true;
+    for (file, text) in files {
+        env.write(file, text);
+    }
+    link_sdks(&env.project());
+    env.ok(&["stack", "init", "dev"]);
+    env.set_secret("token", "s3cret");
+    let pack = pack(&env, "py_inspect");
+    [&["preview"][..], &["up", "--yes", "--skip-preview"]].map(|command| {
+        let log = env.root.path().join(format!("{}.jsonl", command[0]));
+        let mut args = command.to_vec();
+        args.extend(["--policy-pack", &pack, "--event-log", log.to_str().unwrap()]);
+        let out = env.run(&args);
+        assert!(out.status.success(), "{}\n{}", stdout(&out), stderr(&out));
+        let text = std::fs::read_to_string(&log).unwrap();
+        assert!(
+            !text.contains("s3cret"),
+            "a secret in the event log: {text}"
+        );
+        inspected(&log)
+    })
+}
+
+const PY_PROGRAM: &str = r#"
+import pulumi
+import pulumi_random as random
+
+class Pair(pulumi.ComponentResource):
+    def __init__(self, name, opts=None):
+        super().__init__("test:index:Pair", name, None, opts)
+        self.child = random.RandomPet(f"{name}-child", opts=pulumi.ResourceOptions(parent=self))
+
+token = pulumi.Config().require_secret("token")
+first = random.RandomString(
+    "first",
+    length=8,
+    special=False,
+    keepers={"token": token},
+    opts=pulumi.ResourceOptions(
+        ignore_changes=["length"],
+        custom_timeouts=pulumi.CustomTimeouts(create="2m"),
+    ),
+)
+second = random.RandomString("second", length=4, special=False, keepers={"from": first.result},
+                             opts=pulumi.ResourceOptions(protect=True))
+pair = Pair("pair", opts=pulumi.ResourceOptions(depends_on=[second]))
+"#;
+
+const NODE_PROGRAM: &str = r#"
+const pulumi = require("@pulumi/pulumi");
+const random = require("@pulumi/random");
+
+class Pair extends pulumi.ComponentResource {
+    constructor(name, opts) {
+        super("test:index:Pair", name, {}, opts);
+        this.child = new random.RandomPet(`${name}-child`, {}, { parent: this });
+    }
+}
+
+const token = new pulumi.Config().requireSecret("token");
+const first = new random.RandomString("first", { length: 8, special: false, keepers: { token } }, {
+    ignoreChanges: ["length"],
+    customTimeouts: { create: "2m" },
+});
+const second = new random.RandomString("second", { length: 4, special: false, keepers: { from: first.result } },
+    { protect: true });
+new Pair("pair", { dependsOn: [second] });
+"#;
+
+/// What the pack sees of the programs above, Python's or Node's: the same requests; in the
+/// preview, a value not known yet is reported as Pulumi's SDKs report it.
+fn check_inspected([preview, seen]: &[Vec<(String, Value)>; 2], project: &str) {
+    let unknown = Value::String(
+        "can't run policy 'seen' from policy pack 'inspect@v0.0.1' during preview: string value \
+         at .keepers.from can't be known during preview\n"
+            .into(),
+    );
+    assert!(preview.iter().any(|(_, v)| *v == unknown), "{preview:#?}");
+    let by_name = |policy: &str, name: &str| -> Value {
+        seen.iter()
+            .find(|(p, v)| p == policy && (policy == "graph" || v["name"] == name))
+            .unwrap_or_else(|| panic!("{policy} {name}: {seen:#?}"))
+            .1
+            .clone()
+    };
+    let first = by_name("seen", "first");
+    assert_eq!(
+        first["keeper_lengths"]["token"], 6,
+        "the secret reaches the pack's policy in plain: {first}"
+    );
+    assert_eq!(
+        first["props"]["keepers"]["token"], "[secret]",
+        "and is masked where the pack reports it: {first}"
+    );
+    assert_eq!(first["props"]["length"], 8.0);
+    assert_eq!(first["ignore_changes"], serde_json::json!(["length"]));
+    assert_eq!(first["timeouts"], serde_json::json!([120.0, 0.0]));
+    assert_eq!(first["protect"], false);
+    assert_eq!(first["provider"], "pulumi:providers:random");
+    assert_eq!(
+        first["parent"],
+        format!("urn:pulumi:dev::{project}::pulumi:pulumi:Stack::{project}-dev")
+    );
+    assert_eq!(by_name("seen", "second")["protect"], true);
+    let child = by_name("seen", "pair-child");
+    assert_eq!(
+        child["parent"],
+        format!("urn:pulumi:dev::{project}::test:index:Pair::pair")
+    );
+    let graph = by_name("graph", "");
+    assert_eq!(
+        graph["second"]["dependencies"],
+        serde_json::json!(["first"]),
+        "{graph}"
+    );
+    assert_eq!(graph["pair-child"]["parent"], "pair", "{graph}");
+    assert_eq!(
+        graph["first"]["parent"],
+        format!("{project}-dev"),
+        "{graph}"
+    );
+}
+
+#[test]
+fn a_python_program_s_resources_reach_the_pack_with_options_provider_parent_and_secrets() {
+    let seen = inspect_program(&[
+        (
+            "Pulumi.yaml",
+            "name: pyprog\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
+        ),
+        ("__main__.py", PY_PROGRAM),
+    ]);
+    check_inspected(&seen, "pyprog");
+}
+
+#[test]
+fn a_node_program_s_resources_reach_the_pack_with_options_provider_parent_and_secrets() {
+    let seen = inspect_program(&[
+        ("Pulumi.yaml", "name: nodeprog\nruntime: nodejs\n"),
+        (
+            "package.json",
+            r#"{"name": "nodeprog", "main": "index.js"}"#,
+        ),
+        ("index.js", NODE_PROGRAM),
+    ]);
+    check_inspected(&seen, "nodeprog");
+}
