@@ -347,7 +347,7 @@ fn inspected(log: &std::path::Path) -> Vec<(String, Value)> {
             (v[2].as_str().unwrap().to_string(), found)
         })
         .collect();
-    out.sort_by(|a, b| a.1.to_string().cmp(&b.1.to_string()));
+    out.sort_by_key(|(_, v)| v.to_string());
     out
 }
 
@@ -501,4 +501,26 @@ fn a_node_program_s_resources_reach_the_pack_with_options_provider_parent_and_se
         ("index.js", NODE_PROGRAM),
     ]);
     check_inspected(&seen, "nodeprog");
+}
+
+#[test]
+fn refresh_and_destroy_refuse_policy_packs_as_pulumi_has_no_such_flags_there() {
+    let env = env();
+    for op in ["refresh", "destroy"] {
+        let out = env.run(&[op, "--yes", "--policy-pack", "../py_pack"]);
+        assert_eq!(out.status.code(), Some(2), "{op}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains(&format!(
+                "unknown flag: --policy-pack ({op} runs no policy packs; preview and up do)"
+            )),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let out = env.run(&["preview", "--policy-pack-config", "c.json"]);
+    assert!(
+        stderr(&out).contains(r#""--policy-pack-config" must be specified with "--policy-pack""#),
+        "{}",
+        stderr(&out)
+    );
 }
