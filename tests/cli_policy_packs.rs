@@ -148,6 +148,7 @@ fn a_node_pack_and_a_python_pack_run_at_once_each_in_its_own_section_line() {
     let section = policies(&text);
     let node_lines = "Policies:
     ⚠️ node-pack@v0.4.0 (local: ../node_pack)
+        - [remediate]  owner-tag  (1 resource)
         - [advisory]  db-engine  (sim:index:Database: db)
           Databases name their engine
           engine pg15 on dev
@@ -156,6 +157,30 @@ fn a_node_pack_and_a_python_pack_run_at_once_each_in_its_own_section_line() {
     assert_eq!(
         section[node_lines.len()..],
         PY_PACK_PREVIEW["Policies:\n".len()..]
+    );
+
+    let none = env.root.path().join("none.json");
+    std::fs::write(&none, "").unwrap();
+    let advisory = env.root.path().join("advisory.json");
+    std::fs::write(&advisory, r#"{"no-pg15": "advisory"}"#).unwrap();
+    let configs = format!("{},{}", none.display(), advisory.display());
+    env.ok(&[
+        "up",
+        "--yes",
+        "--skip-preview",
+        "--policy-pack",
+        &node,
+        "--policy-pack",
+        &python,
+        "--policy-pack-config",
+        &configs,
+    ]);
+    let world = env.world();
+    let net = world.values().find(|r| r["name"] == "net").unwrap();
+    assert_eq!(
+        (&net["properties"]["cidr"], &net["properties"]["owner"]),
+        (&"10.1.0.0/16".into(), &"platform".into()),
+        "each pack's remediation saw the other's: {net}"
     );
 }
 
