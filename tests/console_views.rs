@@ -569,6 +569,14 @@ fn policy_violations_mark_rows_fill_details_and_the_summary_and_block_y() {
     );
     insta::assert_snapshot!("policy_summary_80x24", s);
 
+    u.nav.focus = ViewId::Log;
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(
+        s.contains("[mandatory] no-pg15 (py-pack@v1.2.3): pg15 is end of life")
+            && s.contains("remediated by private-range (py-pack@v1.2.3)"),
+        "{s}"
+    );
+
     press(&m, &mut u, &[Action::PreviewApply]);
     assert_eq!(
         u.overlay.notice.as_deref(),

@@ -26,6 +26,7 @@ mod tests;
 use std::time::Duration;
 
 use crate::engine::run::events::{CascadeId, CascadeMember, ChainId, Decider, StepInfo};
+use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::{EngineEvent, Outcome, Severity, Urn};
 
 pub use approvals::{Approvals, Cascade};
@@ -257,8 +258,30 @@ impl Model {
                 });
             }
             EngineEvent::PolicyLoad { path } => self.policies.loading(path),
-            EngineEvent::PolicyViolation(v) => self.policies.violation(v),
-            EngineEvent::PolicyRemediation(r) => self.policies.remediation(r),
+            EngineEvent::PolicyViolation(v) => {
+                self.policies.violation(v);
+                let severity = match v.level {
+                    EnforcementLevel::Advisory => Severity::Warning,
+                    _ => Severity::Error,
+                };
+                let what = v.message.lines().last().unwrap_or_default();
+                let message = format!(
+                    "[{}] {} ({}@v{}): {what}",
+                    v.level.as_str(),
+                    v.policy_name,
+                    v.pack_name,
+                    v.pack_version
+                );
+                self.log_line(severity, Some(&v.urn), message);
+            }
+            EngineEvent::PolicyRemediation(r) => {
+                self.policies.remediation(r);
+                let message = format!(
+                    "remediated by {} ({}@v{})",
+                    r.policy_name, r.pack_name, r.pack_version
+                );
+                self.log_line(Severity::Info, Some(&r.urn), message);
+            }
             EngineEvent::PolicySummary(s) => self.policies.summary(s),
             EngineEvent::StepPlanned(info) => self.step_planned(info),
             EngineEvent::ChainQueued { chain, steps } => {
