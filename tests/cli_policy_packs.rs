@@ -269,6 +269,57 @@ fn the_event_log_carries_violations_and_packs_as_the_automation_api_reads_them()
         read["packs"],
         serde_json::json!({"py-pack|local|../py_pack": "1.2.3"})
     );
+
+    // The events the automation types skip, in Pulumi's shapes.
+    let raw: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(raw[0]["policyLoadEvent"], serde_json::json!({}));
+    assert!(raw[1].get("preludeEvent").is_some(), "{}", raw[1]);
+    let find = |key: &str| -> Vec<&Value> { raw.iter().filter_map(|e| e.get(key)).collect() };
+    let remediation = find("policyRemediationEvent");
+    assert_eq!(
+        remediation,
+        [&serde_json::json!({
+            "resourceUrn": "urn:pulumi:dev::e2e::sim:index:Network::net",
+            "color": "raw",
+            "policyName": "private-range",
+            "policyPackName": "py-pack",
+            "policyPackVersion": "1.2.3",
+            "policyPackVersionTag": "1.2.3",
+            "before": {"cidr": "10.0.0.0/16"},
+            "after": {"cidr": "10.1.0.0/16"},
+        })]
+    );
+    let net_remediated = find("policyRemediateSummaryEvent")
+        .into_iter()
+        .find(|e| e["resourceUrn"] == "urn:pulumi:dev::e2e::sim:index:Network::net")
+        .unwrap();
+    assert_eq!(
+        net_remediated["failed"],
+        serde_json::json!(["private-range"])
+    );
+    let db_analyzed = find("policyAnalyzeSummaryEvent")
+        .into_iter()
+        .find(|e| e["resourceUrn"] == "urn:pulumi:dev::e2e::sim:index:Database::db")
+        .unwrap();
+    assert_eq!(db_analyzed["failed"], serde_json::json!(["no-pg15"]));
+    assert_eq!(
+        find("policyAnalyzeStackSummaryEvent"),
+        [&serde_json::json!({
+            "policyPackName": "py-pack",
+            "policyPackVersion": "1.2.3",
+            "policyPackVersionTag": "1.2.3",
+            "failed": ["count"],
+        })]
+    );
+    let summary = find("summaryEvent")[0];
+    assert_eq!(
+        (&summary["isPreview"], &summary["result"]),
+        (&Value::Bool(true), &Value::from("failed"))
+    );
 }
 
 #[test]
