@@ -119,6 +119,39 @@ fn pack_config_overrides_levels_so_the_update_goes_through_and_bad_config_is_ref
     assert!(!section.contains("watched"), "disabled: {section}");
     assert_eq!(names(&env.world()), ["db", "net"]);
 
+    std::fs::write(&config, r#"{"max-dbs": {"maxCount": 0}}"#).unwrap();
+    let out = env.run(&[
+        "preview",
+        "--policy-pack",
+        &pack,
+        "--policy-pack-config",
+        config_arg,
+    ]);
+    let text = stdout(&out);
+    assert!(
+        policies(&text).contains(
+            "        - [advisory]  max-dbs  (pulumi:pulumi:Stack: e2e-dev)\n          Databases are counted\n          1 databases, at most 0"
+        ),
+        "the pack's config reached the policy: {text}"
+    );
+
+    std::fs::write(&config, r#"{"max-dbs": {"maxCount": "three"}}"#).unwrap();
+    let out = env.run(&[
+        "preview",
+        "--policy-pack",
+        &pack,
+        "--policy-pack-config",
+        config_arg,
+    ]);
+    assert_ne!(out.status.code(), Some(0));
+    let all = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(
+        all.contains(
+            "validating policy config: py-pack 1.2.3  max-dbs: maxCount: Invalid type. Expected: integer, given: string"
+        ),
+        "{all}"
+    );
+
     std::fs::write(&config, r#"{"no-pg15": "loud"}"#).unwrap();
     let out = env.run(&[
         "preview",
@@ -312,6 +345,7 @@ fn the_event_log_carries_violations_and_packs_as_the_automation_api_reads_them()
             "policyPackName": "py-pack",
             "policyPackVersion": "1.2.3",
             "policyPackVersionTag": "1.2.3",
+            "passed": ["max-dbs"],
             "failed": ["count"],
         })]
     );

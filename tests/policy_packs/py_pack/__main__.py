@@ -1,8 +1,10 @@
 """A pack of each kind the tests drive: mandatory and advisory resource policies, a
-remediation and a stack policy, written with pulumi_policy from PyPI."""
+remediation, a stack policy and one configured through a schema, written with pulumi_policy
+from PyPI."""
 
 from pulumi_policy import (
     EnforcementLevel,
+    PolicyConfigSchema,
     PolicyPack,
     ResourceValidationPolicy,
     StackValidationPolicy,
@@ -25,6 +27,13 @@ def private_range(args):
         props["cidr"] = "10.1.0.0/16"
         return props
     return None
+
+
+def max_databases(args, report_violation):
+    limit = args.get_config()["maxCount"]
+    found = [r for r in args.resources if r.resource_type == "sim:index:Database"]
+    if len(found) > limit:
+        report_violation(f"{len(found)} databases, at most {limit}")
 
 
 def count(args, report_violation):
@@ -50,6 +59,14 @@ PolicyPack(
             description="Networks use 10.1.0.0/16",
             remediate=private_range,
             enforcement_level=EnforcementLevel.REMEDIATE,
+        ),
+        StackValidationPolicy(
+            name="max-dbs",
+            description="Databases are counted",
+            validate=max_databases,
+            config_schema=PolicyConfigSchema(
+                properties={"maxCount": {"type": "integer", "default": 5}},
+            ),
         ),
         StackValidationPolicy(
             name="count",
