@@ -383,6 +383,14 @@ fn a_pack_that_crashes_or_hangs_fails_the_run_before_anything_is_created() {
         err.contains("failed to start: it did not start within 2s"),
         "{err}"
     );
+    let hang_dir = env.root.path().join("py_hang");
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(hang_dir.to_str().unwrap()))
+        .collect();
+    assert!(left.is_empty(), "the hung pack was left running: {left:?}");
     assert!(env.world().is_empty());
     assert!(env.managed("dev").is_empty());
 }
