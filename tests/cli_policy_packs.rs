@@ -642,3 +642,43 @@ fn refresh_and_destroy_refuse_policy_packs_as_pulumi_has_no_such_flags_there() {
         stderr(&out)
     );
 }
+
+#[test]
+fn the_stacks_settings_add_packs_to_every_preview_and_up_but_not_refresh() {
+    let env = env();
+    let pack = pack(&env, "py_pack");
+    let config = env.root.path().join("advisory.json");
+    std::fs::write(&config, r#"{"no-pg15": "advisory"}"#).unwrap();
+    env.write(
+        "Pulumi.dev.yaml",
+        &format!(
+            "config:\n  stepdeck:policyPacks:\n    - path: {pack}\n      config: {}\n",
+            config.display()
+        ),
+    );
+    let out = env.ok(&["preview"]);
+    assert!(
+        policies(&out).contains("⚠️ py-pack@v1.2.3 (local: ../py_pack)"),
+        "{out}"
+    );
+    let out = env.ok(&["up", "--yes", "--skip-preview"]);
+    assert!(
+        policies(&out).contains("- [advisory]  no-pg15  (sim:index:Database: db)"),
+        "{out}"
+    );
+    let out = env.ok(&["refresh", "--yes"]);
+    assert!(!out.contains("Policies:"), "{out}");
+
+    env.write(
+        "Pulumi.dev.yaml",
+        "config:\n  stepdeck:policyPacks:\n    - conf: x.json\n",
+    );
+    let out = env.run(&["preview"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("Pulumi.dev.yaml:3:5")
+            && stderr(&out).contains("`stepdeck:policyPacks` entry has `conf`"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -2,9 +2,12 @@
 //! pairs them, and the packs loaded for one deployment of the stack (before its lock is
 //! taken, so a pack that does not load leaves the stack untouched).
 
+use std::path::PathBuf;
+
 use anyhow::Result;
 use stepdeck::engine::{EventSink, Operation, Options};
 use stepdeck::policy::{LoadedPacks, PackRequest, load};
+use stepdeck::project::policy_packs::stack_policy_packs;
 use stepdeck::rpc::monitor::DEFAULT_ORGANIZATION;
 use stepdeck::rpc::policy::launch::StackIdentity;
 
@@ -57,7 +60,9 @@ pub(super) fn pairs(args: &DeployArgs) -> Vec<PackRequest> {
         .collect()
 }
 
-/// Loads the packs for a deployment with `opts` (its `PolicyLoad` events go to `sink`).
+/// Loads the packs for a deployment with `opts`: those the flags name, then, in a preview or
+/// up, those the stack's `stepdeck:policyPacks` setting lists (their `PolicyLoad` events go to
+/// `sink`).
 pub(super) async fn load_for(
     ws: &Workspace,
     stack: &Stack,
@@ -65,6 +70,14 @@ pub(super) async fn load_for(
     requests: &[PackRequest],
     sink: &EventSink,
 ) -> Result<LoadedPacks> {
+    let mut requests = requests.to_vec();
+    if matches!(opts.operation, Operation::Preview | Operation::Update) {
+        let listed = stack_policy_packs(&stack.settings, &ws.project.name)?;
+        requests.extend(listed.into_iter().map(|p| PackRequest {
+            path: p.path,
+            config: p.config.map(PathBuf::from),
+        }));
+    }
     if requests.is_empty() {
         return Ok(LoadedPacks::default());
     }
@@ -77,7 +90,7 @@ pub(super) async fn load_for(
         secret_keys: opts.secret_keys.clone(),
         tags: stack_tags(ws, stack)?,
     };
-    load(requests, &identity, sink).await.map_err(|e| {
+    load(&requests, &identity, sink).await.map_err(|e| {
         if e.is_input_error() {
             usage(e.to_string())
         } else {
