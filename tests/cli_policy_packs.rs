@@ -682,3 +682,32 @@ fn the_stacks_settings_add_packs_to_every_preview_and_up_but_not_refresh() {
         stderr(&out)
     );
 }
+
+#[test]
+fn a_mandatory_stack_policy_fails_the_update_at_its_end_and_what_was_created_stays() {
+    let env = env();
+    let pack = pack(&env, "py_pack");
+    let config = env.root.path().join("stack-mandatory.json");
+    std::fs::write(&config, r#"{"count": "mandatory", "no-pg15": "advisory"}"#).unwrap();
+    let out = env.run(&[
+        "up",
+        "--yes",
+        "--skip-preview",
+        "--policy-pack",
+        &pack,
+        "--policy-pack-config",
+        config.to_str().unwrap(),
+    ]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{}", stderr(&out));
+    assert!(
+        policies(&text).contains(
+            "    ❌ py-pack@v1.2.3 (local: ../py_pack)\n        - [remediate]  private-range  (1 resource)\n        - [mandatory]  count  (pulumi:pulumi:Stack: e2e-dev)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("    error: update failed"), "{text}");
+    assert_eq!(names(&env.world()), ["db", "net"], "no rollback");
+    let managed: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(managed, ["db", "net"], "the state keeps what was created");
+}
