@@ -40,6 +40,15 @@ fn a_mandatory_violation_marks_its_row_and_y_names_it_instead_of_applying() {
             && s.contains("[mandatory]  no-pg15"),
         "{s}"
     );
+    t.keys(&["P"]);
+    let s = t.wait_for("Policy packs");
+    assert!(
+        s.contains("py-pack@v1.2.3  1 mandatory · 2 advisory · 1 remediated")
+            && s.contains("[mandatory]  no-pg15  on db"),
+        "{s}"
+    );
+    t.keys(&["Escape"]);
+    t.wait("the overlay closed", |s| !s.contains("Policy packs"));
     t.keys(&["n"]);
     t.wait_for("TTY-");
     assert!(env.world().is_empty(), "nothing ran");

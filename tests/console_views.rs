@@ -577,6 +577,18 @@ fn policy_violations_mark_rows_fill_details_and_the_summary_and_block_y() {
         "{s}"
     );
 
+    press(&m, &mut u, &[Action::TogglePolicies]);
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(
+        s.contains("py-pack@v1.2.3  1 mandatory · 1 advisory · 1 remediated")
+            && s.contains("[mandatory]  no-pg15  on db")
+            && s.contains("[advisory]  watched  on net"),
+        "{s}"
+    );
+    insta::assert_snapshot!("policy_overlay_80x24", s);
+    press(&m, &mut u, &[Action::Close]);
+    assert!(!u.overlay.policies);
+
     press(&m, &mut u, &[Action::PreviewApply]);
     assert_eq!(
         u.overlay.notice.as_deref(),

@@ -190,6 +190,7 @@ pub fn update(
             ui.overlay.help = !ui.overlay.help;
             ui.scroll.help.go(Move::Home);
         }
+        Action::TogglePolicies => ui.overlay.policies = !ui.overlay.policies,
         Action::Close if ui.nav.filter_input.is_some() => {
             ui.nav.filter_input = None;
             set_filter(ui, model, Filter::default());
@@ -401,6 +402,8 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
 fn close(ui: &mut UiState, model: &Model) {
     if ui.overlay.help {
         ui.overlay.help = false;
+    } else if ui.overlay.policies {
+        ui.overlay.policies = false;
     } else if ui.overlay.details {
         ui.overlay.details = false;
     } else if ui.nav.graph_focus && ui.nav.focus == ViewId::Graph {
