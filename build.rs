@@ -5,6 +5,7 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("cargo:rerun-if-changed=proto");
     let pulumi = [
+        "pulumi/analyzer.proto",
         "pulumi/engine.proto",
         "pulumi/events.proto",
         "pulumi/language.proto",

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Pulumi SDKs the rpc tests drive into target/sdk-env/ (idempotent):
-#   target/sdk-env/venv          Python virtualenv with pulumi, pulumi-random, pulumi-command
-#   target/sdk-env/node_modules  @pulumi/pulumi, @pulumi/random, @pulumi/command, typescript and
-#                                @types/node for TypeScript programs (typescript 5.x, the major
-#                                Pulumi's templates use: 6 rejects their tsconfig's moduleResolution)
+#   target/sdk-env/venv          Python virtualenv with pulumi, pulumi-random, pulumi-command and
+#                                pulumi_policy (policy packs)
+#   target/sdk-env/node_modules  @pulumi/pulumi, @pulumi/random, @pulumi/command, @pulumi/policy,
+#                                typescript and @types/node for TypeScript programs (typescript
+#                                5.x, the major Pulumi's templates use: 6 rejects their tsconfig's
+#                                moduleResolution)
 # Tests find them through STEPDECK_SDK_ENV (default: <repo>/target/sdk-env).
 set -euo pipefail
 
@@ -15,20 +17,21 @@ python="${PYTHON:-python3}"
 if [ ! -x "$env_dir/venv/bin/python" ]; then
   "$python" -m venv "$env_dir/venv"
 fi
-if ! "$env_dir/venv/bin/python" -c 'import pulumi, pulumi_random, pulumi_command' 2>/dev/null; then
+if ! "$env_dir/venv/bin/python" -c 'import pulumi, pulumi_random, pulumi_command, pulumi_policy' 2>/dev/null; then
   "$env_dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    pulumi pulumi-random pulumi-command
+    pulumi pulumi-random pulumi-command pulumi_policy
 fi
 
 if [ ! -f "$env_dir/node_modules/@pulumi/pulumi/cmd/run/index.js" ] \
   || [ ! -d "$env_dir/node_modules/@pulumi/random" ] \
   || [ ! -d "$env_dir/node_modules/@pulumi/command" ] \
+  || [ ! -d "$env_dir/node_modules/@pulumi/policy" ] \
   || [ ! -d "$env_dir/node_modules/typescript" ] \
   || [ ! -d "$env_dir/node_modules/@types/node" ]; then
   if [ ! -f "$env_dir/package.json" ]; then
     printf '{"name":"stepdeck-sdk-env","private":true}\n' >"$env_dir/package.json"
   fi
-  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random @pulumi/command typescript@^5 @types/node)
+  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random @pulumi/command @pulumi/policy typescript@^5 @types/node)
 fi
 
 echo "SDKs ready in $env_dir"

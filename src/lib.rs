@@ -10,6 +10,7 @@ pub mod file_limits;
 pub mod located_yaml;
 pub mod memory;
 pub mod output;
+pub mod policy;
 pub mod private_dir;
 pub mod project;
 pub mod providers;

@@ -439,7 +439,7 @@ fn refresh_option_and_refusals_read_as_pulumis() {
     assert_fails(
         &deploy(&env, "up", &["--policy-pack", "packs/one"]),
         2,
-        "--policy-pack and --policy-pack-config are not supported yet",
+        "error: failed to load Pulumi policy project located at \"packs/one\"",
     );
     assert_fails(
         &deploy(

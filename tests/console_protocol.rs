@@ -606,6 +606,7 @@ async fn a_connection_that_breaks_after_the_summary_ends_the_stream_quietly() {
         duration: Duration::from_secs(1),
         outcome: stepdeck::engine::Outcome::Succeeded,
         preview: false,
+        policy_packs: Default::default(),
     };
     served.hub.push(&EngineEvent::Paused);
     served.hub.push(&summary);

@@ -125,6 +125,7 @@ fn finished_preview() -> Model {
         duration: Duration::from_secs(4),
         outcome: Outcome::Succeeded,
         preview: true,
+        policy_packs: Default::default(),
     });
     m
 }
@@ -232,6 +233,7 @@ fn failed(mut m: Model) -> Model {
             "1 step failed",
         )),
         preview: false,
+        policy_packs: Default::default(),
     });
     m
 }
@@ -265,6 +267,7 @@ fn a_failure_of_several_errors_shows_one_per_line() {
             "first: app not run\nsecond: bad failed",
         )),
         preview: false,
+        policy_packs: Default::default(),
     });
     let mut u = ui(ConsoleMode::Live);
     u.nav.focus = ViewId::Summary;
@@ -440,4 +443,155 @@ fn idle_control(dir: &std::path::Path) -> Control {
         EventSink::none(),
     )
     .control()
+}
+
+/// The finished preview of the sample stack in which a policy pack remediated `net`, warned on
+/// it, and refused `db` with a mandatory policy.
+fn preview_with_violations() -> Model {
+    use stepdeck::engine::run::events::{PolicyRemediation, PolicyViolation};
+    use stepdeck::engine::run::policy::{EnforcementLevel, PolicySeverity};
+    use stepdeck::engine::{PropertyMap, PropertyValue};
+    let mut m = Model::new();
+    for (at, e) in sample_timeline() {
+        m.set_now(at);
+        if let EngineEvent::StepStarted { .. }
+        | EngineEvent::StepFinished { .. }
+        | EngineEvent::StepFailed { .. }
+        | EngineEvent::ChainStarted { .. }
+        | EngineEvent::ChainFinished { .. } = e
+        {
+            continue;
+        }
+        m.apply(&as_preview(e));
+    }
+    let urn = |name: &str| {
+        m.resources()
+            .iter()
+            .find(|r| r.name() == name)
+            .unwrap()
+            .urn
+            .clone()
+    };
+    let violation = |name: &str, policy: &str, level, message: &str| {
+        EngineEvent::PolicyViolation(Box::new(PolicyViolation {
+            urn: urn(name),
+            policy_name: policy.into(),
+            pack_name: "py-pack".into(),
+            pack_version: "1.2.3".into(),
+            message: message.into(),
+            level,
+            severity: PolicySeverity::Unspecified,
+        }))
+    };
+    let cidr = |c: &str| PropertyMap::from([("cidr".to_string(), PropertyValue::String(c.into()))]);
+    let events = [
+        EngineEvent::PolicyLoad {
+            path: "../py_pack".into(),
+        },
+        EngineEvent::PolicyRemediation(Box::new(PolicyRemediation {
+            urn: urn("net"),
+            policy_name: "private-range".into(),
+            pack_name: "py-pack".into(),
+            pack_version: "1.2.3".into(),
+            before: cidr("10.0.0.0/16"),
+            after: cidr("10.1.0.0/16"),
+        })),
+        violation(
+            "net",
+            "watched",
+            EnforcementLevel::Advisory,
+            "Networks are watched\nnetworks are watched",
+        ),
+        violation(
+            "db",
+            "no-pg15",
+            EnforcementLevel::Mandatory,
+            "Databases run a supported engine\npg15 is end of life",
+        ),
+        EngineEvent::Summary {
+            counts: BTreeMap::new(),
+            declined: 0,
+            duration: Duration::from_secs(4),
+            outcome: Outcome::Failed(stepdeck::engine::RunFailure::new(
+                stepdeck::engine::FailureCause::Step,
+                "preview failed",
+            )),
+            preview: true,
+            policy_packs: Default::default(),
+        },
+    ];
+    for e in &events {
+        m.apply(e);
+    }
+    m
+}
+
+#[test]
+fn policy_violations_mark_rows_fill_details_and_the_summary_and_block_y() {
+    let m = preview_with_violations();
+    let mode = ConsoleMode::Preview {
+        awaiting_decision: true,
+    };
+    let mut u = ui(mode);
+    u.nav.focus = ViewId::Resources;
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(s.contains("✖ db") && s.contains("⚠ net"), "{s}");
+    assert!(!s.contains("⚠ subnet-a"), "{s}");
+    insta::assert_snapshot!("policy_rows_80x24", s);
+
+    select(&mut u, &m, "db");
+    u.overlay.details = true;
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(
+        s.contains("policy violations:")
+            && s.contains("[mandatory]  no-pg15  (py-pack@v1.2.3)")
+            && s.contains("pg15 is end of life"),
+        "{s}"
+    );
+    select(&mut u, &m, "net");
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(
+        s.contains("[advisory]  watched  (py-pack@v1.2.3)")
+            && s.contains("remediated by private-range (py-pack@v1.2.3):")
+            && s.contains(r#"~ cidr: "10.0.0.0/16" => "10.1.0.0/16""#),
+        "{s}"
+    );
+    insta::assert_snapshot!("policy_details_80x24", s);
+
+    let mut u = ui(mode);
+    u.nav.focus = ViewId::Summary;
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(
+        s.contains("Policies:")
+            && s.contains("✖ py-pack@v1.2.3: 1 mandatory, 1 advisory, 1 remediated")
+            && s.contains("[mandatory]  no-pg15  (sim:index:Database: db)"),
+        "{s}"
+    );
+    insta::assert_snapshot!("policy_summary_80x24", s);
+
+    u.nav.focus = ViewId::Log;
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(
+        s.contains("[mandatory] no-pg15 (py-pack@v1.2.3): pg15 is end of life")
+            && s.contains("remediated by private-range (py-pack@v1.2.3)"),
+        "{s}"
+    );
+
+    press(&m, &mut u, &[Action::TogglePolicies]);
+    let s = screen(&m, &mut u, 80, 24);
+    assert!(
+        s.contains("py-pack@v1.2.3  1 mandatory · 1 advisory · 1 remediated")
+            && s.contains("[mandatory]  no-pg15  on db")
+            && s.contains("[advisory]  watched  on net"),
+        "{s}"
+    );
+    insta::assert_snapshot!("policy_overlay_80x24", s);
+    press(&m, &mut u, &[Action::Close]);
+    assert!(!u.overlay.policies);
+
+    press(&m, &mut u, &[Action::PreviewApply]);
+    assert_eq!(
+        u.overlay.notice.as_deref(),
+        Some("a mandatory policy refuses it: no-pg15 (py-pack@v1.2.3) on db; n aborts")
+    );
 }

@@ -51,6 +51,8 @@ pub enum Action {
     Interrupt,
     Quit,
     ToggleHelp,
+    /// `P`: the policy packs overlay.
+    TogglePolicies,
     PreviewApply,
     PreviewAbort,
     /// `f` in the graph: show only the selection's dependencies and dependents.
@@ -164,6 +166,7 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('c') => Action::Cancel,
         KeyCode::Char('q') => Action::Quit,
         KeyCode::Char('?') => Action::ToggleHelp,
+        KeyCode::Char('P') => Action::TogglePolicies,
         KeyCode::Char('f') => Action::ToggleGraphFocus,
         KeyCode::Char('s') => Action::Step,
         KeyCode::Char('K') => Action::ApproveKind,
@@ -207,7 +210,8 @@ pub const BINDINGS: &[(&str, &str)] = &[
         "Resources, Graph, Chains, Pending, Log, Diffs, Summary",
     ),
     ("Enter", "details of the selected resource"),
-    ("Esc", "close details, help, dialog or filter"),
+    ("P", "policy packs: what each policy found, by level"),
+    ("Esc", "close details, policies, help, dialog or filter"),
     ("/", "filter: words, op:replace, type:, status:failed, urn:"),
     ("e  E", "next / previous failed resource, with its error"),
     ("o", "sort the tree by name, type, status, duration"),
@@ -348,6 +352,7 @@ mod tests {
         assert_eq!(normal(KeyCode::Char('c')), Some(Action::Cancel));
         assert_eq!(normal(KeyCode::Char('q')), Some(Action::Quit));
         assert_eq!(normal(KeyCode::Char('?')), Some(Action::ToggleHelp));
+        assert_eq!(normal(KeyCode::Char('P')), Some(Action::TogglePolicies));
         assert_eq!(normal(KeyCode::Enter), Some(Action::OpenDetails));
         assert_eq!(normal(KeyCode::Char('/')), Some(Action::StartFilter));
         assert_eq!(normal(KeyCode::Char('e')), Some(Action::NextError));

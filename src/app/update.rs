@@ -112,7 +112,16 @@ pub fn update(
                 return Some(ConsoleExit::Apply);
             }
             RunState::Failed | RunState::Cancelled => {
-                ui.overlay.notice = Some("the preview did not succeed; n aborts".into());
+                ui.overlay.notice = Some(match model.policies.first_mandatory() {
+                    Some(v) => format!(
+                        "a mandatory policy refuses it: {} ({}@v{}) on {}; n aborts",
+                        v.policy_name,
+                        v.pack_name,
+                        v.pack_version,
+                        v.urn.name()
+                    ),
+                    None => "the preview did not succeed; n aborts".into(),
+                });
             }
             _ => ui.overlay.notice = Some("the preview is still running".into()),
         },
@@ -181,6 +190,7 @@ pub fn update(
             ui.overlay.help = !ui.overlay.help;
             ui.scroll.help.go(Move::Home);
         }
+        Action::TogglePolicies => ui.overlay.policies = !ui.overlay.policies,
         Action::Close if ui.nav.filter_input.is_some() => {
             ui.nav.filter_input = None;
             set_filter(ui, model, Filter::default());
@@ -392,6 +402,8 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
 fn close(ui: &mut UiState, model: &Model) {
     if ui.overlay.help {
         ui.overlay.help = false;
+    } else if ui.overlay.policies {
+        ui.overlay.policies = false;
     } else if ui.overlay.details {
         ui.overlay.details = false;
     } else if ui.nav.graph_focus && ui.nav.focus == ViewId::Graph {
@@ -627,6 +639,7 @@ mod tests {
             duration: Duration::from_secs(5),
             outcome,
             preview: false,
+            policy_packs: Default::default(),
         });
     }
 

@@ -157,8 +157,8 @@ pub(super) struct DeployArgs {
     #[arg(long, value_enum, value_name = "POLICY")]
     pub approve_replacements: Option<ApprovalArg>,
     /// An approval rule, `KIND=POLICY` or `KIND[URN-GLOB]=POLICY` (repeatable): KIND is
-    /// deletes, replacements, updates or creates (comma-separated for several); POLICY is
-    /// ask, auto or decline.
+    /// deletes, replacements, updates, creates or violations (steps on resources a policy pack
+    /// warned about; comma-separated for several); POLICY is ask, auto or decline.
     #[arg(long = "approve", value_name = "RULE")]
     pub approve: Vec<String>,
     /// Read approval rules from FILE (YAML or JSON: `KIND[URN-GLOB]: POLICY` entries).
@@ -227,12 +227,16 @@ pub(super) struct DeployArgs {
     /// the update would create.
     #[arg(long, value_name = "FILE")]
     pub import_file: Option<PathBuf>,
-    /// Run these policy packs (refused for now).
-    #[arg(long = "policy-pack", value_name = "PACK")]
+    /// Preview and up: run the policy pack in DIR (repeatable, or comma-separated).
+    #[arg(long = "policy-pack", value_name = "DIR", value_delimiter = ',')]
     pub policy_packs: Vec<String>,
-    /// Configuration of the policy packs (refused for now).
-    #[arg(long = "policy-pack-config", value_name = "FILE")]
-    pub policy_pack_configs: Vec<String>,
+    /// Preview and up: the config (JSON) of the policy pack of the matching --policy-pack.
+    #[arg(
+        long = "policy-pack-config",
+        value_name = "FILE",
+        value_delimiter = ','
+    )]
+    pub policy_pack_configs: Vec<PathBuf>,
     /// Wait for a debugger to attach to the program (accepted; the program runs without one).
     #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
           default_missing_value = "program")]

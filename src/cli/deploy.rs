@@ -18,6 +18,7 @@ use stepdeck::output::import_file::ImportFileBuilder;
 use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
+use stepdeck::policy::PackRequest;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::event_stream::EventStream;
@@ -39,7 +40,8 @@ use super::serve::ServeSession;
 use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message and
-/// environment, and whether destroy or refresh runs the program (`--run-program`).
+/// environment, whether destroy or refresh runs the program (`--run-program`), and the policy
+/// packs it consults.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RunMeta {
     pub message: Option<String>,
@@ -48,6 +50,7 @@ pub(super) struct RunMeta {
     pub client: Option<String>,
     /// The history's `environment`: `exec.kind`, `exec.agent`, `updatePlan`, as Pulumi's.
     pub environment: BTreeMap<String, String>,
+    pub policy_packs: Vec<PackRequest>,
 }
 
 /// A deployment as the command line runs it: the engine's options and what the CLI adds.
@@ -79,6 +82,7 @@ impl RunMeta {
             run_program: args.run_program,
             client: args.client.clone(),
             environment,
+            policy_packs: super::policy_packs::pairs(args),
         }
     }
 }
@@ -500,6 +504,7 @@ pub(super) fn open(
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt()?;
+    super::policy_packs::check(operation, args)?;
     apply_config_args(&ws, &mut stack, args)?;
     let confirmed = args.yes || args.skip_preview || args.preview_only;
     if operation != Operation::Preview && !confirmed && display != Display::Console {
@@ -573,11 +578,6 @@ fn check_flags(operation: Operation, args: &DeployArgs) -> Result<()> {
     }
     if args.exclude_protected && !args.targets.is_empty() {
         return Err(usage("you cannot specify --target and --exclude-protected"));
-    }
-    if !args.policy_packs.is_empty() || !args.policy_pack_configs.is_empty() {
-        return Err(usage(
-            "--policy-pack and --policy-pack-config are not supported yet: stepdeck does not run policy packs",
-        ));
     }
     if !args.import_pending_creates.is_empty() {
         return Err(usage(
@@ -693,9 +693,11 @@ where
     let prepared = prepare(ws, &sink, runs_program, meta.client.as_deref())?;
     let program = prepared.program;
     let crypter = stack.crypter.as_ref();
+    let packs = super::policy_packs::load_for(ws, stack, &opts, &meta.policy_packs, &sink).await?;
     if opts.is_preview() {
         let base = ws.backend.load(&stack.reference, crypter)?.snapshot;
-        let d = Deployment::new(opts, base, prepared.factory, Box::new(NullJournal), sink);
+        let d = Deployment::new(opts, base, prepared.factory, Box::new(NullJournal), sink)
+            .with_analyzers(packs.into_analyzers());
         return Ok(run(d, program).await);
     }
     let lock = ws.backend.lock(&stack.reference, opts.operation.as_str())?;
@@ -706,7 +708,8 @@ where
     held_notices::release(&sink);
     let kind = update_kind(opts.operation);
     let started = chrono::Utc::now().timestamp();
-    let d = Deployment::new(opts, base, prepared.factory, journal, sink);
+    let d = Deployment::new(opts, base, prepared.factory, journal, sink)
+        .with_analyzers(packs.into_analyzers());
     let mut result = run(d, program).await;
     // The run's snapshot is what its journal replays to: the backend stores it instead of
     // replaying the journal, and nothing reads it after that.

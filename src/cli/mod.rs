@@ -20,6 +20,7 @@ mod login;
 mod operation;
 mod org;
 mod plan;
+mod policy_packs;
 mod pulumi_flags;
 mod serve;
 mod stack;

@@ -16,7 +16,7 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
     match cmd {
         TagCommand::Get { stack, name } => {
             let stack = ws.stack(stack.stack.as_deref(), false)?;
-            let tags = all_tags(ws, &stack)?;
+            let tags = stack_tags(ws, &stack)?;
             let value = tags.get(&name).ok_or_else(|| {
                 usage(format!(
                     "stack tag '{name}' not found for stack '{}'",
@@ -39,7 +39,7 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
             })?;
         }
         TagCommand::Ls { stack, json } => {
-            let tags = all_tags(ws, &ws.stack(stack.stack.as_deref(), false)?)?;
+            let tags = stack_tags(ws, &ws.stack(stack.stack.as_deref(), false)?)?;
             if json {
                 outln!("{}", serde_json::to_string_pretty(&tags)?)?;
             } else {
@@ -55,7 +55,7 @@ pub(super) fn run(ws: &Workspace, cmd: TagCommand) -> Result<()> {
 
 /// The built-in tags (Pulumi's `pulumi:project` and `pulumi:runtime`)
 /// merged with the user's.
-fn all_tags(ws: &Workspace, stack: &Stack) -> Result<BTreeMap<String, String>> {
+pub(super) fn stack_tags(ws: &Workspace, stack: &Stack) -> Result<BTreeMap<String, String>> {
     let mut tags = ws.backend.user_tags(&stack.reference)?;
     tags.insert("pulumi:project".into(), ws.project.name.clone());
     tags.insert("pulumi:runtime".into(), ws.project.runtime.name.clone());

@@ -471,6 +471,7 @@ mod tests {
             duration: Duration::from_secs(4),
             outcome,
             preview,
+            policy_packs: Default::default(),
         }
     }
 

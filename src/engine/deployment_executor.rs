@@ -21,6 +21,7 @@ use super::program::source::{
     ResourceMonitor, SourceEvent,
 };
 use super::provider::registry::ProviderRegistry;
+use super::run::approval::ApprovalKind;
 use super::run::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, DecisionScope};
 use super::run::deployment::{Deployment, DeploymentResult, Options};
 use super::run::events::{
@@ -35,8 +36,10 @@ use super::steps::executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor
 use super::steps::gate::Gate;
 use super::steps::generator::{Generated, PlannedChain, StepGenerator};
 use super::steps::pending_creates;
+use super::steps::policy::Policies;
 use super::steps::run_error::RunError;
 use super::steps::run_state::RunState;
+use super::steps::stack_resources::StackResources;
 
 /// A chain held at its gate until someone decides.
 struct Parked {
@@ -76,6 +79,10 @@ struct Loop {
     base_pending: Vec<PendingOperation>,
     /// A program waiting in SignalAndWaitForShutdown, released when the run is over.
     shutdown: Option<oneshot::Sender<Result<(), RegisterError>>>,
+    /// The policy packs the run consults.
+    policies: Arc<Policies>,
+    /// What the stack's policies analyze at the end (kept only when packs are loaded).
+    stack_resources: Option<StackResources>,
 }
 
 fn step_info(step: &Step, chain: Option<ChainId>) -> StepInfo {
@@ -155,6 +162,7 @@ impl Deployment {
         if matches!(outcome, Outcome::Cancelled | Outcome::Terminated) {
             lp.ctx.registry.cancel_all().await;
         }
+        lp.policies.cancel().await;
         lp.result(outcome, base, started.elapsed())
     }
 
@@ -171,6 +179,7 @@ impl Deployment {
             control: _,
             control_rx,
             clock,
+            analyzers,
         } = self;
         let opts = Arc::new(options);
         let preview = opts.is_preview();
@@ -218,7 +227,14 @@ impl Deployment {
             },
             done_tx.clone(),
         );
-        let sg = StepGenerator::new(opts.clone(), registry.clone(), events.clone(), base_states);
+        let policies = Arc::new(Policies::new(analyzers, opts.operation, events.clone()));
+        let sg = StepGenerator::new(
+            opts.clone(),
+            registry.clone(),
+            events.clone(),
+            base_states,
+            policies.clone(),
+        );
         let lp = Loop {
             opts: opts.clone(),
             events: events.clone(),
@@ -240,6 +256,8 @@ impl Deployment {
             stack_outputs_urn: None,
             base_pending: base.pending_operations.clone(),
             shutdown: None,
+            stack_resources: (!policies.is_empty()).then(StackResources::default),
+            policies,
         };
         (lp, base)
     }
@@ -296,6 +314,18 @@ impl Loop {
                 Outcome::Terminated
             }
             Ok(program_error) => {
+                if program_error.is_none() && !self.cancelled && !self.state.saw_error() {
+                    self.analyze_stack().await;
+                }
+                if self.state.policy_failed() {
+                    let kind = if self.opts.is_preview() {
+                        "preview"
+                    } else {
+                        "update"
+                    };
+                    self.events
+                        .diag(None, Severity::Error, format!("{kind} failed"));
+                }
                 let failed = self.cancelled || program_error.is_some() || self.state.has_error();
                 let program_error = match self.finalize_stack_outputs(failed) {
                     Ok(()) => program_error,
@@ -324,6 +354,7 @@ impl Loop {
             duration,
             outcome: outcome.clone(),
             preview,
+            policy_packs: self.policies.packs(),
         });
         // The generator's hold on the base goes first, so that unchanged states move into
         // the snapshot instead of being copied.
@@ -483,6 +514,37 @@ impl Loop {
             self.run_deletes().await?;
         }
         Ok(program_error)
+    }
+
+    /// Has the packs analyze the stack the run leaves (Pulumi's `AnalyzeResources`): a
+    /// mandatory violation fails the run at its end, what was done stays done.
+    async fn analyze_stack(&mut self) {
+        let Some(news) = &mut self.stack_resources else {
+            return;
+        };
+        if let Some(urn) = &self.stack_outputs_urn {
+            news.outputs(urn, &self.stack_outputs);
+        }
+        let resources = news.for_analysis(|s| self.sg.provider_resource(s));
+        let root = Urn::new(
+            &self.opts.stack,
+            &self.opts.project,
+            None,
+            ROOT_STACK_TYPE,
+            &format!("{}-{}", self.opts.project, self.opts.stack),
+        );
+        match self.policies.stack(&resources, &root).await {
+            Ok(false) => {}
+            Ok(true) => {
+                let kind = if self.opts.is_preview() {
+                    "preview"
+                } else {
+                    "update"
+                };
+                self.state.fail_policy_at_end(kind);
+            }
+            Err(e) => self.fail_run(RunError::Policy(e)),
+        }
     }
 
     /// Writes and shows the root stack's outputs once the run's result is known (Pulumi's
@@ -652,6 +714,9 @@ impl Loop {
                     self.ctx.manager.outputs(&urn, &outputs)
                 };
                 let written = written.map_err(RegisterError::from);
+                if let Some(news) = &mut self.stack_resources {
+                    news.outputs(&urn, &outputs);
+                }
                 let hooks = self.component_hooks.outputs_arrived(
                     &urn,
                     &outputs,
@@ -695,7 +760,11 @@ impl Loop {
 
     fn refuse(&mut self, reply: RegisterReply, e: RegisterError) {
         self.state.fail(e.clone().into());
-        self.events.diag(None, Severity::Error, e.to_string());
+        // A resource a mandatory policy stops says why in its violations only (Pulumi's
+        // silent bail).
+        if !matches!(e, RegisterError::PolicyViolated(_)) {
+            self.events.diag(None, Severity::Error, e.to_string());
+        }
         let _ = reply.send(Err(e));
     }
 
@@ -779,6 +848,9 @@ impl Loop {
                     self.state.mark_failed(&urn);
                 }
                 if let Some((reply, answer)) = reply {
+                    if let (Some(news), Ok(reg)) = (&mut self.stack_resources, &answer) {
+                        news.answered(&reg.urn, reg.id.as_deref(), &reg.outputs);
+                    }
                     let answer = answer.and_then(|reg| {
                         self.sg.plan_outputs(&reg.urn, &reg.outputs).map_err(|v| {
                             let e = RegisterError::Plan(v);
@@ -842,6 +914,9 @@ impl Loop {
                 .send(EngineEvent::StepPlanned(Box::new(step_info(s, Some(id)))));
             self.component_hooks.note(s);
         }
+        if let Some(news) = &mut self.stack_resources {
+            news.planned(&pc.steps);
+        }
         // A DBR chain deletes these old copies now: a deletedWith dependent skips its Delete.
         self.state.condemn(
             pc.steps
@@ -870,14 +945,24 @@ impl Loop {
             None => match Gate::governed(&chain.steps) {
                 Some((op, urn, kind)) if !self.opts.is_preview() => Gate::Step {
                     id: self.sg.next_gate(),
+                    kind: self.violations_gate(&urn).unwrap_or(kind),
                     op,
                     urn,
-                    kind,
                 },
                 _ => return self.submit(chain),
             },
         };
         self.open_gate(chain, gate);
+    }
+
+    /// The `violations` kind, when a policy pack reported advisory violations on `urn` and a
+    /// rule for that kind says other than `auto`: the step then waits at (or is declined by)
+    /// that gate instead of its own kind's.
+    fn violations_gate(&self, urn: &Urn) -> Option<ApprovalKind> {
+        let kind = ApprovalKind::Violations;
+        (self.state.has_violations(urn)
+            && self.opts.approvals.policy(kind, urn, false) != ApprovalPolicy::Auto)
+            .then_some(kind)
     }
 
     /// Applies the policy to a chain at its gate: runs it, declines it, or holds it for a
@@ -988,6 +1073,11 @@ impl Loop {
             approved: false,
             by: by.clone(),
         });
+        if let Some(news) = &mut self.stack_resources {
+            for step in &p.chain.steps {
+                news.declined(step.urn(), step.old().map(|o| &*o.state));
+            }
+        }
         let Gate::Cascade(cascade) = &p.gate else {
             return self.decline_step(p, by);
         };
@@ -1088,7 +1178,7 @@ impl Loop {
                     id: self.sg.next_gate(),
                     op: StepOp::Delete,
                     urn: step.urn().clone(),
-                    kind: super::run::approval::ApprovalKind::Deletes,
+                    kind: ApprovalKind::Deletes,
                 });
             let chain = Chain {
                 id,

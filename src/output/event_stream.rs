@@ -7,10 +7,11 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use crate::engine::model::urn::UrnMap;
-use crate::engine::run::events::{Decider, StepInfo};
+use crate::engine::run::events::{Decider, PolicyCall, StepInfo};
+use crate::engine::run::policy::PolicySeverity;
 use crate::engine::{EngineEvent, Outcome, StepOp, Urn};
 
-use super::json::{Applied, change_summary, diagnostic, step_metadata};
+use super::json::{Applied, blinded, change_summary, diagnostic, step_metadata};
 use super::visibility::is_internal;
 
 fn result(outcome: &Outcome) -> &'static str {
@@ -213,18 +214,75 @@ impl EventWriter {
                 self.reported = None;
                 vec![]
             }
+            EngineEvent::PolicyLoad { .. } => vec![self.stamp("policyLoadEvent", json!({})).into()],
+            EngineEvent::PolicyViolation(v) => {
+                let mut body = json!({
+                    "resourceUrn": v.urn.as_str(),
+                    // Pulumi's colour markup around the pack's text, kept raw.
+                    "message": format!("<{{%reset%}}>{}<{{%reset%}}>\n", v.message),
+                    "color": "raw",
+                    "policyName": v.policy_name,
+                    "policyPackName": v.pack_name,
+                    "policyPackVersion": v.pack_version,
+                    "policyPackVersionTag": v.pack_version,
+                    "enforcementLevel": v.level.as_str(),
+                });
+                if v.severity != PolicySeverity::Unspecified {
+                    body["severity"] = v.severity.as_str().into();
+                }
+                vec![self.stamp("policyEvent", body).into()]
+            }
+            EngineEvent::PolicyRemediation(r) => {
+                let mut body = json!({
+                    "resourceUrn": r.urn.as_str(),
+                    "color": "raw",
+                    "policyName": r.policy_name,
+                    "policyPackName": r.pack_name,
+                    "policyPackVersion": r.pack_version,
+                    "policyPackVersionTag": r.pack_version,
+                });
+                if !r.before.is_empty() {
+                    body["before"] = blinded(&r.before);
+                }
+                if !r.after.is_empty() {
+                    body["after"] = blinded(&r.after);
+                }
+                vec![self.stamp("policyRemediationEvent", body).into()]
+            }
+            EngineEvent::PolicySummary(s) => {
+                let key = match s.call {
+                    PolicyCall::Analyze => "policyAnalyzeSummaryEvent",
+                    PolicyCall::Remediate => "policyRemediateSummaryEvent",
+                    PolicyCall::AnalyzeStack => "policyAnalyzeStackSummaryEvent",
+                };
+                let mut body = serde_json::Map::new();
+                if let Some(urn) = &s.urn {
+                    body.insert("resourceUrn".into(), urn.as_str().into());
+                }
+                body.insert("policyPackName".into(), s.pack_name.clone().into());
+                body.insert("policyPackVersion".into(), s.pack_version.clone().into());
+                body.insert("policyPackVersionTag".into(), s.pack_version.clone().into());
+                if !s.passed.is_empty() {
+                    body.insert("passed".into(), json!(s.passed));
+                }
+                if !s.failed.is_empty() {
+                    body.insert("failed".into(), json!(s.failed));
+                }
+                vec![self.stamp(key, Value::Object(body)).into()]
+            }
             EngineEvent::Summary {
                 counts,
                 duration,
                 outcome,
                 preview,
+                policy_packs,
                 ..
             } => {
                 let summary = json!({
                     "maybeCorrupt": *outcome == Outcome::Terminated,
                     "durationSeconds": duration.as_secs_f64().ceil() as u64,
                     "resourceChanges": change_summary(counts),
-                    "PolicyPacks": {},
+                    "PolicyPacks": policy_packs,
                     "isPreview": preview,
                     "result": result(outcome),
                 });

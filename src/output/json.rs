@@ -5,8 +5,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
+use crate::engine::model::property::{SECRET_SIG, SIG_KEY};
 use crate::engine::run::events::StepInfo;
-use crate::engine::{EngineEvent, PropertyMap, Severity, StepOp};
+use crate::engine::{EngineEvent, PropertyMap, PropertyValue, Severity, StepOp};
 
 /// Properties as displays show them: secrets blinded as `[secret]`, unknowns as `[unknown]`.
 pub fn display(m: &PropertyMap) -> Value {
@@ -15,6 +16,20 @@ pub fn display(m: &PropertyMap) -> Value {
             .map(|(k, v)| (k.clone(), v.to_display_json()))
             .collect(),
     )
+}
+
+/// Properties as Pulumi serializes them with its blinding crypter (policy remediation events):
+/// a secret is the secret object with `[secret]` for its ciphertext, an unknown the sentinel.
+pub fn blinded(m: &PropertyMap) -> Value {
+    fn value(v: &PropertyValue) -> Value {
+        match v {
+            PropertyValue::Secret(_) => json!({ SIG_KEY: SECRET_SIG, "ciphertext": "[secret]" }),
+            PropertyValue::Array(a) => Value::Array(a.iter().map(value).collect()),
+            PropertyValue::Object(m) => blinded(m),
+            other => other.to_json(),
+        }
+    }
+    Value::Object(m.iter().map(|(k, v)| (k.clone(), value(v))).collect())
 }
 
 /// Pulumi's `StepEventStateMetadata` for one side of a step: `parent`, `provider` and `id`

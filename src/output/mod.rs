@@ -8,6 +8,7 @@ pub mod event_stream;
 pub mod import_file;
 pub mod json;
 pub mod plain;
+pub mod policies;
 pub mod property_diff;
 pub mod summary;
 pub mod visibility;

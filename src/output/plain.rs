@@ -8,6 +8,7 @@ use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::{Decider, StepInfo};
 use crate::engine::{EngineEvent, Operation, PropertyMap, Severity, StepOp, Urn};
 
+use super::policies::PolicySection;
 use super::property_diff;
 use super::summary::{decision_line, human_duration, render};
 use super::visibility::{Visibility, is_internal};
@@ -31,6 +32,10 @@ pub struct ProgressPrinter<W: Write> {
     skipped: Vec<String>,
     /// `--debug`: debug messages are shown too.
     debug: bool,
+    /// Policy packs started loading before the prelude.
+    packs_loading: bool,
+    /// The `Policies:` block, as violations and remediations arrive.
+    policies: PolicySection,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -51,6 +56,8 @@ impl<W: Write> ProgressPrinter<W> {
             decisions: Vec::new(),
             skipped: Vec::new(),
             debug: false,
+            packs_loading: false,
+            policies: PolicySection::default(),
         }
     }
 
@@ -135,7 +142,16 @@ impl<W: Write> ProgressPrinter<W> {
                     (Operation::Refresh, false) => "Refreshing",
                 };
                 writeln!(self.out, "{verb} ({stack}):")?;
+                if std::mem::take(&mut self.packs_loading) {
+                    // Pulumi's non-interactive display of its policy-loading progress item.
+                    writeln!(self.out, "Loading policy packs...: starting")?;
+                    writeln!(self.out, "Loading policy packs...: done")?;
+                    writeln!(self.out)?;
+                }
             }
+            EngineEvent::PolicyLoad { .. } => self.packs_loading = true,
+            EngineEvent::PolicyViolation(v) => self.policies.violation(v),
+            EngineEvent::PolicyRemediation(r) => self.policies.remediation(r),
             EngineEvent::StepPlanned(info) => {
                 if let Some(d) = &mut self.diff {
                     d.insert((info.urn.clone(), info.op), (**info).clone());
@@ -319,9 +335,13 @@ impl<W: Write> ProgressPrinter<W> {
                 declined,
                 duration,
                 preview,
+                policy_packs,
                 ..
             } => {
-                self.finish(counts, *declined, *duration, *preview)?;
+                let (policies, mandatory) = self.policies.render(policy_packs);
+                writeln!(self.out)?;
+                write!(self.out, "{policies}")?;
+                self.finish(counts, *declined, *duration, *preview, !mandatory)?;
             }
             _ => {}
         }
@@ -334,8 +354,8 @@ impl<W: Write> ProgressPrinter<W> {
         declined: usize,
         duration: std::time::Duration,
         preview: bool,
+        summary: bool,
     ) -> io::Result<()> {
-        writeln!(self.out)?;
         if let Some(outputs) = self.outputs.take().filter(|o| !o.is_empty()) {
             writeln!(self.out, "Outputs:")?;
             for (k, v) in &outputs {
@@ -364,6 +384,10 @@ impl<W: Write> ProgressPrinter<W> {
                 }
                 writeln!(self.out)?;
             }
+        }
+        // A mandatory violation ends the display without the summary, as Pulumi's does.
+        if !summary {
+            return Ok(());
         }
         let duration = (!preview).then_some(duration);
         write!(self.out, "{}", render(counts, declined, duration, preview))

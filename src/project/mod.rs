@@ -5,6 +5,7 @@ pub mod config;
 pub mod config_path;
 pub mod config_resolve;
 pub mod error;
+pub mod policy_packs;
 pub mod project_file;
 pub mod stack_settings;
 mod yaml_text;

@@ -127,7 +127,9 @@ impl Project {
     }
 }
 
-fn parse_runtime(file: &str, rt: &Node) -> Result<Runtime, SourceError> {
+/// A `runtime:` node: a name, or `{name, options}` (a policy pack's `PulumiPolicy.yaml` writes
+/// it the same way).
+pub fn parse_runtime(file: &str, rt: &Node) -> Result<Runtime, SourceError> {
     match &rt.kind {
         NodeKind::String(s) => Ok(Runtime {
             name: s.clone(),
@@ -160,7 +162,8 @@ fn parse_runtime(file: &str, rt: &Node) -> Result<Runtime, SourceError> {
     }
 }
 
-fn string_field(file: &str, doc: &Node, field: &str) -> Result<Option<String>, SourceError> {
+/// An optional string field of a mapping (null counts as absent).
+pub fn string_field(file: &str, doc: &Node, field: &str) -> Result<Option<String>, SourceError> {
     match doc.get(field) {
         None => Ok(None),
         Some(Node {

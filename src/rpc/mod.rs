@@ -1,5 +1,6 @@
 //! Pulumi's gRPC protocol: the resource monitor and engine services SDK programs talk to, the
-//! provider plugin client and launcher, the language hosts, and Struct⇄property marshalling;
+//! provider plugin client and launcher, the language hosts, policy packs (analyzers), and
+//! Struct⇄property marshalling;
 //! and stepdeck's own console protocol (`console`), which serves a deployment's console to
 //! watchers elsewhere.
 
@@ -10,6 +11,7 @@ pub mod event_stream;
 pub mod marshal;
 pub mod monitor;
 pub mod plugin;
+pub mod policy;
 pub mod program;
 pub mod transport;
 

@@ -152,6 +152,7 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
     if let Some(e) = &r.error {
         out.push(Line::styled(format!("error: {e}"), t.error()));
     }
+    policy_lines(m, r, t, &mut out);
     let empty = PropertyMap::new();
     let old = changes.old_inputs.as_ref().unwrap_or(&empty);
     let new = r.new_inputs.as_ref().unwrap_or(old);
@@ -211,6 +212,42 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         ]));
     }
     out
+}
+
+/// The policy violations reported on `r` (pack, level, policy, then the pack's message) and
+/// the remediations that rewrote its inputs, each as the diff it made.
+fn policy_lines(m: &Model, r: &Resource, t: Theme, out: &mut Vec<Line<'static>>) {
+    let mut violations = m.policies.violations_of(&r.urn).peekable();
+    if violations.peek().is_some() {
+        out.push(Line::styled("policy violations:", t.bold()));
+    }
+    for v in violations {
+        out.push(Line::from(vec![
+            Span::styled(format!("    [{}]", v.level.as_str()), t.violation(v.level)),
+            Span::raw(format!(
+                "  {}  ({}@v{})",
+                v.policy_name, v.pack_name, v.pack_version
+            )),
+        ]));
+        for line in v.message.lines() {
+            out.push(Line::raw(format!("      {line}")));
+        }
+    }
+    let no_replace = |_: &str| false;
+    for rem in m.policies.remediations_of(&r.urn) {
+        out.push(Line::styled(
+            format!(
+                "remediated by {} ({}@v{}):",
+                rem.policy_name, rem.pack_name, rem.pack_version
+            ),
+            t.bold(),
+        ));
+        let marks = PathMarks {
+            forces: &no_replace,
+            hidden: HiddenDiffs::new(&[]),
+        };
+        diff_lines(&rem.before, &rem.after, "", 1, &marks, t, out);
+    }
 }
 
 impl StatefulWidget for DetailsView<'_> {

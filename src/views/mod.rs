@@ -10,6 +10,7 @@ pub mod help;
 pub mod key_hint;
 pub mod log;
 pub mod pending;
+pub mod policies;
 pub mod resources;
 pub mod screen;
 pub mod status_bar;

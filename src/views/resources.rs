@@ -17,6 +17,7 @@ use crate::app::selection::Mark;
 use crate::app::sort::SortKey;
 use crate::app::ui_state::UiState;
 use crate::engine::StepOp;
+use crate::engine::run::policy::EnforcementLevel;
 
 use super::frame::frame;
 use super::text::{cut_right, duration, fit_words, pad, shorten_left, width};
@@ -125,6 +126,15 @@ struct Columns {
 /// Columns a row's mark (`[✓] `, `[✗] `) takes before its name.
 const MARK_W: usize = 4;
 
+/// The marker before the name of a resource a policy pack reported violations on: `✖ ` for a
+/// mandatory one (its step cannot run), `⚠ ` for advisory ones only.
+pub fn policy_marker(m: &Model, r: &Resource) -> Option<(&'static str, EnforcementLevel)> {
+    m.policies.marker(&r.urn).map(|level| match level {
+        EnforcementLevel::Advisory => ("⚠ ", level),
+        _ => ("✖ ", EnforcementLevel::Mandatory),
+    })
+}
+
 impl Columns {
     /// Columns as wide as the visible rows need (so the info column gets the rest of a wide
     /// terminal), within the fixed widths' limits.
@@ -135,7 +145,8 @@ impl Columns {
             .map(|fr| {
                 let r = m.resource(fr.idx);
                 let mark = ui.presets.selection.mark(&r.urn).map_or(0, |_| MARK_W);
-                2 * fr.depth as usize + 3 + mark + width(r.name())
+                let policy = policy_marker(m, r).map_or(0, |(p, _)| width(p));
+                2 * fr.depth as usize + 3 + mark + policy + width(r.name())
             })
             .max()
             .unwrap_or(0);
@@ -204,10 +215,16 @@ impl ResourcesView<'_> {
             Some(Mark::Excluded) => format!("[✗] {}", r.name()),
             None => r.name().to_string(),
         };
-        let mut spans = vec![Span::styled(
+        let mut spans = Vec::new();
+        let mut name_w = name_w;
+        if let Some((marker, level)) = policy_marker(m, r) {
+            spans.push(Span::styled(marker, t.violation(level)));
+            name_w = name_w.saturating_sub(width(marker)).max(2);
+        }
+        spans.push(Span::styled(
             pad(&cut_right(&name, name_w - 1), name_w),
             op_style,
-        )];
+        ));
         if cols.type_ > 0 {
             spans.push(Span::styled(
                 pad(&shorten_left(r.type_(), cols.type_ - 1), cols.type_),

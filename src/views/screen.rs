@@ -20,6 +20,7 @@ use super::help::HelpView;
 use super::key_hint::key_hint;
 use super::log::{LogLine, LogView};
 use super::pending::PendingView;
+use super::policies::PoliciesView;
 use super::resources::ResourcesView;
 use super::status_bar::StatusBar;
 use super::summary::SummaryView;
@@ -220,6 +221,14 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
             blast: &blast,
         }
         .render(area, buf, &mut ui.scroll.details);
+    }
+    if ui.overlay.policies {
+        let area = if ui.layout.wide {
+            centered(body, body.width * 8 / 10, body.height * 7 / 10)
+        } else {
+            body
+        };
+        PoliciesView { model, theme }.render(area, buf);
     }
     if ui.overlay.help {
         let h = crate::app::keymap::BINDINGS.len() as u16 + 2;

@@ -11,6 +11,7 @@ use crate::app::model::{Model, Status};
 use crate::app::ui_state::Scroll;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::Decider;
+use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::{Outcome, StepOp};
 use crate::output::summary::render;
 
@@ -83,6 +84,7 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         }
         out.push((Kind::Plain, String::new()));
     }
+    policy_lines(m, &mut out);
     let decided: Vec<String> = m
         .approvals
         .all()
@@ -146,6 +148,60 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         ));
     }
     Some(out)
+}
+
+/// The run's policy packs, each with its counts, then its violations by level (mandatory
+/// first) and policy, each naming its resource.
+fn policy_lines(m: &Model, out: &mut Vec<(Kind, String)>) {
+    let packs = m.policies.packs();
+    if packs.is_empty() {
+        return;
+    }
+    out.push((Kind::Heading, "Policies:".into()));
+    for p in packs {
+        let mark = match (p.mandatory, p.advisory) {
+            (0, 0) => "✓",
+            (0, _) => "⚠",
+            _ => "✖",
+        };
+        out.push((
+            Kind::Plain,
+            format!(
+                "    {mark} {}@v{}: {} mandatory, {} advisory, {} remediated",
+                p.name, p.version, p.mandatory, p.advisory, p.remediations
+            ),
+        ));
+        let mut found: Vec<_> = m
+            .policies
+            .violations()
+            .iter()
+            .filter(|v| v.pack_name == p.name && v.pack_version == p.version)
+            .collect();
+        found.sort_by(|a, b| {
+            b.level
+                .cmp(&a.level)
+                .then_with(|| a.policy_name.cmp(&b.policy_name))
+                .then_with(|| a.urn.as_str().cmp(b.urn.as_str()))
+        });
+        for v in found {
+            let kind = if v.level == EnforcementLevel::Advisory {
+                Kind::Plain
+            } else {
+                Kind::Error
+            };
+            out.push((
+                kind,
+                format!(
+                    "        [{}]  {}  ({}: {})",
+                    v.level.as_str(),
+                    v.policy_name,
+                    v.urn.type_(),
+                    v.urn.name()
+                ),
+            ));
+        }
+    }
+    out.push((Kind::Plain, String::new()));
 }
 
 /// The summary as plain text, for the terminal after the console leaves.

@@ -4,6 +4,7 @@
 use ratatui::style::{Color, Modifier, Style};
 
 use crate::app::model::{ChainState, RunState, Status};
+use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::{Severity, StepOp};
 
 /// The console's palette; `color == false` degrades to bold/reverse only.
@@ -110,6 +111,14 @@ impl Theme {
             Severity::Info => Style::new(),
             Severity::Warning => self.fg(Color::Yellow),
             Severity::Error => self.fg(Color::Red).add_modifier(Modifier::BOLD),
+        }
+    }
+
+    /// A policy violation's level: advisory warns, mandatory stops.
+    pub fn violation(self, level: EnforcementLevel) -> Style {
+        match level {
+            EnforcementLevel::Advisory => self.fg(Color::Yellow),
+            _ => self.fg(Color::Red).add_modifier(Modifier::BOLD),
         }
     }
 

@@ -2,7 +2,7 @@
 //! that the views stay pure functions of it. One struct per concern, each in its file: the
 //! resource rows (`resources`, the table every other concern points into), `chains`,
 //! `approvals` (cascades and gates), the `log`, `counts` and progress, `diffs`, the
-//! `run_status` and the `clock`. `Model` composes them and reduces each event by telling every
+//! `run_status`, the `clock` and the run's `policies`. `Model` composes them and reduces each event by telling every
 //! concern it touches what happened. Every event costs O(1) amortised (hash indexes into
 //! vectors, no scans over all resources), so a 100,000-resource deployment does not slow it
 //! down.
@@ -15,6 +15,7 @@ mod diffs;
 mod graph_index;
 mod history;
 mod log;
+mod policies;
 mod resource;
 mod resources;
 mod run_status;
@@ -25,6 +26,7 @@ mod tests;
 use std::time::Duration;
 
 use crate::engine::run::events::{CascadeId, CascadeMember, ChainId, Decider, StepInfo};
+use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::{EngineEvent, Outcome, Severity, Urn};
 
 pub use approvals::{Approvals, Cascade};
@@ -35,6 +37,7 @@ pub use diffs::DiffProgress;
 pub use graph_index::GraphIndex;
 pub use history::HistoryEntry;
 pub use log::{Log, LogEntry};
+pub use policies::{PackEntry, PolicyModel};
 pub use resource::{Changes, Resource, Status};
 pub use resources::Resources;
 pub use run_status::{CancelSeen, RunState, RunStatus, SummaryInfo};
@@ -53,6 +56,8 @@ pub struct Model {
     pub log: Log,
     pub counts: Counts,
     pub diffs: DiffProgress,
+    /// The run's policy packs, their violations and remediations.
+    pub policies: PolicyModel,
     /// The rows, read through the methods below.
     rows: Resources,
     /// Bumped by every event: the key of layouts that depend on statuses or times.
@@ -241,6 +246,7 @@ impl Model {
                 duration,
                 outcome,
                 preview,
+                ..
             } => {
                 self.stop(outcome);
                 self.run.summary = Some(SummaryInfo {
@@ -251,6 +257,32 @@ impl Model {
                     preview: *preview,
                 });
             }
+            EngineEvent::PolicyLoad { path } => self.policies.loading(path),
+            EngineEvent::PolicyViolation(v) => {
+                self.policies.violation(v);
+                let severity = match v.level {
+                    EnforcementLevel::Advisory => Severity::Warning,
+                    _ => Severity::Error,
+                };
+                let what = v.message.lines().last().unwrap_or_default();
+                let message = format!(
+                    "[{}] {} ({}@v{}): {what}",
+                    v.level.as_str(),
+                    v.policy_name,
+                    v.pack_name,
+                    v.pack_version
+                );
+                self.log_line(severity, Some(&v.urn), message);
+            }
+            EngineEvent::PolicyRemediation(r) => {
+                self.policies.remediation(r);
+                let message = format!(
+                    "remediated by {} ({}@v{})",
+                    r.policy_name, r.pack_name, r.pack_version
+                );
+                self.log_line(Severity::Info, Some(&r.urn), message);
+            }
+            EngineEvent::PolicySummary(s) => self.policies.summary(s),
             EngineEvent::StepPlanned(info) => self.step_planned(info),
             EngineEvent::ChainQueued { chain, steps } => {
                 self.chains.queue(*chain, steps);

@@ -242,6 +242,7 @@ fn pause_cancel_and_summary_drive_the_run_state() {
         duration: Duration::from_secs(4),
         outcome: Outcome::Cancelled,
         preview: false,
+        policy_packs: Default::default(),
     });
     assert_eq!(m.run_state(), RunState::Cancelled);
     assert_eq!(m.elapsed(), Duration::from_secs(4));
@@ -563,6 +564,7 @@ fn a_cancel_or_a_failure_leaves_nothing_waiting_and_stopped_chains_are_skipped()
             duration: Duration::from_secs(4),
             outcome: outcome.clone(),
             preview: false,
+            policy_packs: Default::default(),
         });
         assert_eq!(m.approvals.undecided(), 0, "{outcome:?}");
         let db = m.get(&urn("sim:index:Database", "db")).unwrap();

@@ -25,6 +25,8 @@ pub struct Overlays {
     pub help: bool,
     /// The selected resource's details.
     pub details: bool,
+    /// The policy packs and what they found (`P`).
+    pub policies: bool,
     pub confirm: Option<Confirm>,
     /// A one-line notice (bad filter, "preview still running", …).
     pub notice: Option<String>,

@@ -11,6 +11,7 @@ use crate::engine::model::property_path::InvalidPath;
 use crate::engine::model::urn::Urn;
 use crate::engine::provider::ProviderError;
 use crate::engine::run::plan::PlanViolation;
+use crate::engine::run::policy::PolicyError;
 use crate::engine::step_error::StepError;
 
 /// Why a registration was refused or failed.
@@ -88,6 +89,13 @@ pub enum RegisterError {
         urn: Urn,
         refusal: ImportReplaceRefusal,
     },
+    /// A policy pack's call about the registration failed.
+    #[error("{urn}: {source}")]
+    Policy { urn: Urn, source: PolicyError },
+    /// A mandatory policy violation: in an update the resource's step does not run (Pulumi's
+    /// bail, in its words).
+    #[error("resource {0} is invalid")]
+    PolicyViolated(Urn),
     /// The update plan does not allow the registration, its steps or its outputs.
     #[error(transparent)]
     Plan(#[from] PlanViolation),
@@ -134,6 +142,8 @@ impl RegisterError {
             | RegisterError::ProtectedCascade { .. }
             | RegisterError::ImportReplace { .. }
             | RegisterError::Plan(_)
+            | RegisterError::Policy { .. }
+            | RegisterError::PolicyViolated(_)
             | RegisterError::Step(_)
             | RegisterError::Journal(_)
             | RegisterError::NotRun

@@ -1,5 +1,6 @@
-//! Approval policies: which kinds of step (deletes, replacements, updates, creates), for which
-//! URNs, wait at a gate for a decision, run at once, or are declined. Rules come from flags, a
+//! Approval policies: which kinds of step (deletes, replacements, updates, creates, and steps
+//! on resources with advisory policy violations), for which URNs, wait at a gate for a
+//! decision, run at once, or are declined. Rules come from flags, a
 //! policy file and the stack's settings; the most specific one wins.
 
 use thiserror::Error;
@@ -31,7 +32,9 @@ pub enum RuleSource {
 /// A rule that could not be read.
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum RuleError {
-    #[error("unknown step kind {0:?}: expected deletes, replacements, updates or creates")]
+    #[error(
+        "unknown step kind {0:?}: expected deletes, replacements, updates, creates or violations"
+    )]
     UnknownKind(String),
     #[error("{0:?} is not KIND=POLICY or KIND[URN-GLOB]=POLICY")]
     Malformed(String),

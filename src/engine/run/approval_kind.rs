@@ -11,14 +11,18 @@ pub enum ApprovalKind {
     Replacements,
     Updates,
     Creates,
+    /// A step on a resource a policy pack reported advisory violations on; a rule for it that
+    /// says other than `auto` governs the step instead of its own kind.
+    Violations,
 }
 
 impl ApprovalKind {
-    pub const ALL: [ApprovalKind; 4] = [
+    pub const ALL: [ApprovalKind; 5] = [
         ApprovalKind::Deletes,
         ApprovalKind::Replacements,
         ApprovalKind::Updates,
         ApprovalKind::Creates,
+        ApprovalKind::Violations,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -27,6 +31,7 @@ impl ApprovalKind {
             ApprovalKind::Replacements => "replacements",
             ApprovalKind::Updates => "updates",
             ApprovalKind::Creates => "creates",
+            ApprovalKind::Violations => "violations",
         }
     }
 

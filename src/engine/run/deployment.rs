@@ -10,6 +10,7 @@ use super::control::{Control, ControlReceiver};
 use super::events::{EventSink, Operation, Outcome};
 use super::gate_decisions::GateDecisions;
 use super::plan::Plan;
+use super::policy::Analyzer;
 use crate::engine::journal::Journal;
 use crate::engine::model::clock::Clock;
 use crate::engine::model::property::PropertyMap;
@@ -142,6 +143,7 @@ pub struct Deployment {
     pub(crate) control: Control,
     pub(crate) control_rx: ControlReceiver,
     pub(crate) clock: Clock,
+    pub(crate) analyzers: Vec<Arc<dyn Analyzer>>,
 }
 
 impl Deployment {
@@ -162,7 +164,15 @@ impl Deployment {
             control,
             control_rx,
             clock: Clock::system(),
+            analyzers: Vec::new(),
         }
+    }
+
+    /// Consults these policy packs (in this order for remediations) about every resource the
+    /// program registers, and about the stack at the end; only previews and updates take them.
+    pub fn with_analyzers(mut self, analyzers: Vec<Arc<dyn Analyzer>>) -> Deployment {
+        self.analyzers = analyzers;
+        self
     }
 
     /// Records resource times from `clock` instead of the system clock.

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use super::policy::{EnforcementLevel, PolicySeverity};
 use super::run_failure::RunFailure;
 use super::secret_mask::SecretMask;
 use crate::engine::model::property::PropertyMap;
@@ -173,9 +174,60 @@ pub struct PendingCreate {
     pub type_: String,
 }
 
+/// A violation a policy pack reported (Pulumi's policy violation event).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyViolation {
+    /// The resource; a stack policy's violation names the root stack unless it names one.
+    pub urn: Urn,
+    pub policy_name: String,
+    pub pack_name: String,
+    pub pack_version: String,
+    /// The pack's text: the policy's description, a newline and what it found.
+    pub message: String,
+    /// Advisory or mandatory: a remediate-level violation is reported as mandatory.
+    pub level: EnforcementLevel,
+    pub severity: PolicySeverity,
+}
+
+/// A remediation that rewrote a resource's inputs before its step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyRemediation {
+    pub urn: Urn,
+    pub policy_name: String,
+    pub pack_name: String,
+    pub pack_version: String,
+    pub before: PropertyMap,
+    pub after: PropertyMap,
+}
+
+/// Which call of a pack a summary is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PolicyCall {
+    Analyze,
+    Remediate,
+    AnalyzeStack,
+}
+
+/// What one call of one pack found: the policies that passed and those that failed (for
+/// Remediate, those that rewrote the inputs), each sorted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicySummary {
+    pub call: PolicyCall,
+    /// The resource; none for AnalyzeStack.
+    pub urn: Option<Urn>,
+    pub pack_name: String,
+    pub pack_version: String,
+    pub passed: Vec<String>,
+    pub failed: Vec<String>,
+}
+
 /// The one stream the console, the progress printer and the JSON writer are built on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EngineEvent {
+    /// A policy pack starts loading (sent before the prelude, one per pack); `path` as given.
+    PolicyLoad {
+        path: String,
+    },
     Prelude {
         operation: Operation,
         preview: bool,
@@ -301,12 +353,18 @@ pub enum EngineEvent {
         urn: Urn,
         outputs: PropertyMap,
     },
+    PolicyViolation(Box<PolicyViolation>),
+    PolicyRemediation(Box<PolicyRemediation>),
+    PolicySummary(Box<PolicySummary>),
     Summary {
         counts: BTreeMap<StepOp, usize>,
         declined: usize,
         duration: Duration,
         outcome: Outcome,
         preview: bool,
+        /// The policy packs that ran, by the name events give them, to their versions
+        /// (Pulumi's `PolicyPacks`).
+        policy_packs: BTreeMap<String, String>,
     },
 }
 
@@ -333,6 +391,7 @@ impl EventSink {
                 EngineEvent::Diagnostic { message: text, .. }
                 | EngineEvent::StepFailed { error: text, .. }
                 | EngineEvent::StepSkipped { reason: text, .. } => *text = self.1.mask(text),
+                EngineEvent::PolicyViolation(v) => v.message = self.1.mask(&v.message),
                 // A run's failure is masked when the engine makes it (`RunError::failure`).
                 _ => {}
             }

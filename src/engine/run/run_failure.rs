@@ -18,6 +18,8 @@ pub enum FailureCause {
     Targets,
     /// A destroy without the program, of resources whose delete hooks live in it.
     DeleteHooks,
+    /// A policy pack reported a mandatory violation, or one of its calls failed.
+    Policy,
     /// Reported by a deployment elsewhere: the attach protocol carries only the message.
     Reported,
 }

@@ -5,6 +5,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::diff_job::{DiffContext, DiffJob, DiffTarget, PendingDiff};
+use super::policy::Policies;
 use super::run_error::RunError;
 use super::run_state::RunState;
 use super::targeting::Targeting;
@@ -29,6 +30,7 @@ use crate::engine::step::{Changes, OldState, ReplaceOrder, Step, StepOp, Superse
 
 mod aliases;
 mod plan_check;
+mod policy_check;
 mod replacement;
 
 pub(crate) use replacement::Cascade;
@@ -85,6 +87,8 @@ pub(crate) struct StepGenerator {
     next_cascade: CascadeId,
     /// The plan a preview records (`Options::record_plan`).
     recording: Option<Plan>,
+    /// The policy packs every registration goes to after Check.
+    policies: Arc<Policies>,
 }
 
 fn state_from_goal(urn: &Urn, goal: &Goal) -> ResourceState {
@@ -163,6 +167,7 @@ impl StepGenerator {
         registry: Arc<ProviderRegistry>,
         events: EventSink,
         base: BaseStates,
+        policies: Arc<Policies>,
     ) -> StepGenerator {
         let graph = DependencyGraph::new(&base);
         let olds = base
@@ -194,6 +199,7 @@ impl StepGenerator {
             replaced: UrnSet::default(),
             next_cascade: 1,
             recording,
+            policies,
         }
     }
 
@@ -403,6 +409,19 @@ impl StepGenerator {
             let old_state = old.as_ref().map(|o| &*o.state);
             self.check_goal(&urn, &goal, old_state, &new)?;
             self.record_goal(&goal, old_state, &new, seed);
+        }
+        if !self.policies.is_empty() {
+            // A resource kept as it was is analyzed as it was (Pulumi checks it against its
+            // old inputs); its remediations change nothing.
+            let kept = untargeted_same || self.declined.contains(&urn);
+            match old.as_ref().filter(|_| kept) {
+                Some(o) => {
+                    let mut seen = new.clone();
+                    seen.inputs = o.state.inputs.clone();
+                    self.consult_policies(&goal, &mut seen, false, run).await?;
+                }
+                None => self.consult_policies(&goal, &mut new, true, run).await?,
+            }
         }
         if new.is_provider() {
             for u in std::iter::once(&urn).chain(self.aliases.get(&urn)) {

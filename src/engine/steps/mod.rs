@@ -12,6 +12,8 @@ pub(super) mod executor;
 pub(super) mod gate;
 pub(super) mod generator;
 pub(super) mod pending_creates;
+pub(super) mod policy;
 pub(super) mod run_error;
 pub(super) mod run_state;
+pub(super) mod stack_resources;
 pub(super) mod targeting;

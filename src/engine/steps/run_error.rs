@@ -8,6 +8,7 @@ use crate::engine::journal::JournalError;
 use crate::engine::model::urn::Urn;
 use crate::engine::program::register_error::UntargetedCreate;
 use crate::engine::program::source::{ProgramError, RegisterError};
+use crate::engine::run::policy::PolicyError;
 use crate::engine::run::run_failure::{FailureCause, RunFailure};
 use crate::engine::run::secret_mask::SecretMask;
 use crate::engine::step_error::StepError;
@@ -37,6 +38,13 @@ pub(crate) enum RunError {
     /// A destroy without the program, of resources whose delete hooks live in it.
     #[error(transparent)]
     DeleteHooks(#[from] DeleteHooksNeedProgram),
+    /// A mandatory policy violation in a preview, or of a stack policy: the run went on to its
+    /// end and fails there (Pulumi's "preview failed" / "update failed").
+    #[error("{0} failed")]
+    PolicyViolations(&'static str),
+    /// A pack's analysis of the whole stack failed.
+    #[error(transparent)]
+    Policy(PolicyError),
     /// Literal targets that name nothing in the stack (Pulumi's `checkTargets`).
     #[error("one or more targets could not be found in the stack: {}", .0.join(", "))]
     UnknownTargets(Vec<String>),
@@ -63,6 +71,9 @@ impl RunError {
             RunError::Program(_) | RunError::ProgramPanicked(_) => FailureCause::Program,
             RunError::Step(_) => FailureCause::Step,
             RunError::Register(RegisterError::UntargetedCreate(_)) => FailureCause::Targets,
+            RunError::Register(RegisterError::Policy { .. } | RegisterError::PolicyViolated(_))
+            | RunError::PolicyViolations(_)
+            | RunError::Policy(_) => FailureCause::Policy,
             RunError::Register(_) => FailureCause::Registration,
             RunError::Journal(_) | RunError::StackOutputs(_) => FailureCause::Journal,
             RunError::DeleteHooks(_) => FailureCause::DeleteHooks,

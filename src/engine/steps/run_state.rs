@@ -26,6 +26,11 @@ pub(crate) struct RunState {
     /// URNs whose old copies the run deletes: a delete whose `deletedWith` target is among
     /// them skips its provider call.
     condemned: UrnSet,
+    /// Resources a policy pack reported advisory violations on: the `violations` approval
+    /// kind governs their steps.
+    violated: UrnSet,
+    /// A mandatory violation the run went on from: it fails at its end.
+    policy_failed: bool,
     /// Raised at the first error that stops the run; the executor's gates watch it (a failing
     /// worker raises it too, before its report reaches the loop, so no step starts after it).
     halt: watch::Sender<bool>,
@@ -42,6 +47,8 @@ impl RunState {
             refreshed: Vec::new(),
             first_error: None,
             condemned: UrnSet::default(),
+            violated: UrnSet::default(),
+            policy_failed: false,
             halt,
         }
     }
@@ -81,6 +88,28 @@ impl RunState {
     pub(in crate::engine) fn mark_refused(&mut self, urn: &Urn, error: RunError) {
         self.failed.insert(urn.clone());
         self.record_error(error);
+    }
+
+    /// A policy pack reported an advisory violation on `urn`.
+    pub(in crate::engine) fn flag_violation(&mut self, urn: &Urn) {
+        self.violated.insert(urn.clone());
+    }
+
+    pub(in crate::engine) fn has_violations(&self, urn: &Urn) -> bool {
+        self.violated.contains(urn)
+    }
+
+    /// A mandatory violation the run reports and goes on from (a preview's, or a stack
+    /// policy's): the `kind` of run ("preview", "update") fails at its end.
+    pub(in crate::engine) fn fail_policy_at_end(&mut self, kind: &'static str) {
+        if !self.policy_failed {
+            self.policy_failed = true;
+            self.record_error(RunError::PolicyViolations(kind));
+        }
+    }
+
+    pub(in crate::engine) fn policy_failed(&self) -> bool {
+        self.policy_failed
     }
 
     pub(in crate::engine) fn mark_skipped(&mut self, urn: &Urn) {

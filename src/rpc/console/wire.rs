@@ -9,7 +9,11 @@ use prost::bytes::Bytes;
 use prost_types::Struct;
 
 use crate::engine::provider::{DiffChanges, DiffKind, PropertyDiff};
-use crate::engine::run::events::{CascadeMember, CascadeReason, Decider, PendingCreate, StepInfo};
+use crate::engine::run::events::{
+    CascadeMember, CascadeReason, Decider, PendingCreate, PolicyCall, PolicyRemediation,
+    PolicySummary, PolicyViolation, StepInfo,
+};
+use crate::engine::run::policy::{EnforcementLevel, PolicySeverity};
 use crate::engine::{
     EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, RunFailure,
     Severity, StepOp, Urn,
@@ -129,6 +133,42 @@ fn operation(s: &str) -> Result<Operation, WireError> {
     .into_iter()
     .find(|o| o.as_str() == s)
     .ok_or_else(|| bad("operation", format!("unknown operation {s:?}")))
+}
+
+fn level(s: &str) -> Result<EnforcementLevel, WireError> {
+    EnforcementLevel::parse(s).ok_or_else(|| bad("level", format!("unknown level {s:?}")))
+}
+
+fn policy_severity(s: &str) -> Result<PolicySeverity, WireError> {
+    [
+        PolicySeverity::Unspecified,
+        PolicySeverity::Low,
+        PolicySeverity::Medium,
+        PolicySeverity::High,
+        PolicySeverity::Critical,
+    ]
+    .into_iter()
+    .find(|v| v.as_str() == s)
+    .ok_or_else(|| bad("severity", format!("unknown severity {s:?}")))
+}
+
+fn call_name(c: PolicyCall) -> &'static str {
+    match c {
+        PolicyCall::Analyze => "analyze",
+        PolicyCall::Remediate => "remediate",
+        PolicyCall::AnalyzeStack => "analyze-stack",
+    }
+}
+
+fn call_back(s: &str) -> Result<PolicyCall, WireError> {
+    [
+        PolicyCall::Analyze,
+        PolicyCall::Remediate,
+        PolicyCall::AnalyzeStack,
+    ]
+    .into_iter()
+    .find(|c| call_name(*c) == s)
+    .ok_or_else(|| bad("call", format!("unknown policy call {s:?}")))
 }
 
 fn count(n: u64) -> usize {
@@ -514,12 +554,39 @@ pub fn to_wire(e: &EngineEvent, t: &mut NameTable) -> pb::Event {
                 outputs: Some(props(outputs)),
             })
         }
+        EngineEvent::PolicyLoad { path } => Kind::PolicyLoad(pb::PolicyLoad { path: path.clone() }),
+        EngineEvent::PolicyViolation(v) => Kind::PolicyViolation(pb::PolicyViolation {
+            urn: t.refer(v.urn.as_str()),
+            policy: v.policy_name.clone(),
+            pack: v.pack_name.clone(),
+            version: v.pack_version.clone(),
+            message: v.message.clone(),
+            level: v.level.as_str().to_string(),
+            severity: v.severity.as_str().to_string(),
+        }),
+        EngineEvent::PolicyRemediation(r) => Kind::PolicyRemediation(pb::PolicyRemediation {
+            urn: t.refer(r.urn.as_str()),
+            policy: r.policy_name.clone(),
+            pack: r.pack_name.clone(),
+            version: r.pack_version.clone(),
+            before: Some(props(&r.before)),
+            after: Some(props(&r.after)),
+        }),
+        EngineEvent::PolicySummary(s) => Kind::PolicySummary(pb::PolicySummary {
+            call: call_name(s.call).to_string(),
+            urn: s.urn.as_ref().map(|u| t.refer(u.as_str())),
+            pack: s.pack_name.clone(),
+            version: s.pack_version.clone(),
+            passed: s.passed.clone(),
+            failed: s.failed.clone(),
+        }),
         EngineEvent::Summary {
             counts,
             declined,
             duration,
             outcome,
             preview,
+            policy_packs,
         } => Kind::Summary(pb::Summary {
             counts: counts
                 .iter()
@@ -529,6 +596,7 @@ pub fn to_wire(e: &EngineEvent, t: &mut NameTable) -> pb::Event {
             duration_ns: nanos(*duration),
             outcome: Some(summary_outcome(outcome)),
             preview: *preview,
+            policy_packs: policy_packs.clone().into_iter().collect(),
         }),
     };
     pb::Event { kind: Some(kind) }
@@ -694,7 +762,36 @@ pub fn from_wire(e: &pb::Event, k: &KnownNames) -> Result<EngineEvent, WireError
             duration: Duration::from_nanos(s.duration_ns),
             outcome: summary_outcome_back(s.outcome.as_ref())?,
             preview: s.preview,
+            policy_packs: s.policy_packs.clone().into_iter().collect(),
         },
+        Kind::PolicyLoad(p) => EngineEvent::PolicyLoad {
+            path: p.path.clone(),
+        },
+        Kind::PolicyViolation(v) => EngineEvent::PolicyViolation(Box::new(PolicyViolation {
+            urn: urn(k, &v.urn, "urn")?,
+            policy_name: v.policy.clone(),
+            pack_name: v.pack.clone(),
+            pack_version: v.version.clone(),
+            message: v.message.clone(),
+            level: level(&v.level)?,
+            severity: policy_severity(&v.severity)?,
+        })),
+        Kind::PolicyRemediation(r) => EngineEvent::PolicyRemediation(Box::new(PolicyRemediation {
+            urn: urn(k, &r.urn, "urn")?,
+            policy_name: r.policy.clone(),
+            pack_name: r.pack.clone(),
+            pack_version: r.version.clone(),
+            before: props_back(r.before.as_ref(), "before")?,
+            after: props_back(r.after.as_ref(), "after")?,
+        })),
+        Kind::PolicySummary(s) => EngineEvent::PolicySummary(Box::new(PolicySummary {
+            call: call_back(&s.call)?,
+            urn: opt_urn(k, s.urn.as_ref(), "urn")?,
+            pack_name: s.pack.clone(),
+            pack_version: s.version.clone(),
+            passed: s.passed.clone(),
+            failed: s.failed.clone(),
+        })),
     })
 }
 
@@ -787,6 +884,7 @@ mod tests {
             duration: Duration::from_secs(2),
             outcome: Outcome::Failed(RunFailure::new(FailureCause::Step, message)),
             preview: false,
+            policy_packs: Default::default(),
         };
         let wire = to_wire(&summary, &mut NameTable::default());
         let Some(Kind::Summary(s)) = &wire.kind else {
@@ -841,6 +939,67 @@ mod tests {
         for e in events {
             assert_eq!(round_trip(&e), e);
         }
+    }
+
+    #[test]
+    fn policy_events_survive_the_round_trip_and_a_remediation_leaves_no_secret() {
+        use crate::engine::run::policy::{EnforcementLevel, PolicySeverity};
+        let u = Urn::parse("urn:pulumi:dev::p::sim:index:Database::db").unwrap();
+        let violation = EngineEvent::PolicyViolation(Box::new(PolicyViolation {
+            urn: u.clone(),
+            policy_name: "encrypted".into(),
+            pack_name: "pack".into(),
+            pack_version: "1.0.0".into(),
+            message: "Needs encryption\nnot encrypted".into(),
+            level: EnforcementLevel::Mandatory,
+            severity: PolicySeverity::High,
+        }));
+        let summary = EngineEvent::PolicySummary(Box::new(PolicySummary {
+            call: PolicyCall::AnalyzeStack,
+            urn: None,
+            pack_name: "pack".into(),
+            pack_version: "1.0.0".into(),
+            passed: vec!["a".into()],
+            failed: vec!["b".into()],
+        }));
+        let packs = EngineEvent::Summary {
+            counts: Default::default(),
+            declined: 0,
+            duration: Duration::from_secs(1),
+            outcome: Outcome::Succeeded,
+            preview: true,
+            policy_packs: [("pack|local|policy".to_string(), "1.0.0".to_string())].into(),
+        };
+        for e in [
+            EngineEvent::PolicyLoad {
+                path: "./policy".into(),
+            },
+            violation,
+            summary,
+            packs,
+        ] {
+            assert_eq!(round_trip(&e), e);
+        }
+        let mut after = PropertyMap::new();
+        after.insert(
+            "key".into(),
+            PropertyValue::Secret(Box::new(PropertyValue::string("hunter2"))),
+        );
+        let remediation = EngineEvent::PolicyRemediation(Box::new(PolicyRemediation {
+            urn: u,
+            policy_name: "fix".into(),
+            pack_name: "pack".into(),
+            pack_version: "1.0.0".into(),
+            before: PropertyMap::new(),
+            after,
+        }));
+        let EngineEvent::PolicyRemediation(back) = round_trip(&remediation) else {
+            panic!("a remediation comes back as one");
+        };
+        assert_eq!(
+            back.after["key"],
+            PropertyValue::Secret(Box::new(PropertyValue::string(SECRET_TEXT)))
+        );
     }
 
     #[test]

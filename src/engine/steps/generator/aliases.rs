@@ -57,7 +57,7 @@ impl StepGenerator {
 
     /// Every URN the resource may have had (Pulumi's `generateAliases`): its own aliases, then
     /// the ones its parent's alias multiplies into it.
-    fn generate_aliases(&self, goal: &Goal) -> Vec<Urn> {
+    pub(super) fn generate_aliases(&self, goal: &Goal) -> Vec<Urn> {
         let mut out: Vec<Urn> = Vec::new();
         let mut add = |u: Urn| {
             if !out.contains(&u) {
