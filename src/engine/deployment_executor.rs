@@ -31,6 +31,7 @@ use super::step_error::StepError;
 use super::steps::apply::{ApplyCtx, Effect};
 use super::steps::component_hooks::ComponentHooks;
 use super::steps::deletes::{generate_deletes, schedule_deletes};
+use super::steps::drift::refresh_result;
 use super::steps::executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport};
 use super::steps::gate::Gate;
 use super::steps::generator::{Generated, PlannedChain, StepGenerator};
@@ -702,9 +703,22 @@ impl Loop {
             result,
             effect,
         } = report;
+        // A standalone refresh counts what it found (Pulumi's `ResultOp`): same, update or
+        // delete; a refresh before an update counts nothing.
+        let refreshed = match &effect {
+            Some(Effect::Refreshed(i, found)) if self.opts.operation == Operation::Refresh => self
+                .sg
+                .base()
+                .get(*i)
+                .map(|old| refresh_result(&old.outputs, found.as_ref().map(|s| &s.outputs)).0),
+            _ => None,
+        };
         match result {
-            Ok(()) if op.is_logical() => self.state.count(op, &urn),
-            Ok(()) => {}
+            Ok(()) => {
+                if let Some(op) = refreshed.or_else(|| op.is_logical().then_some(op)) {
+                    self.state.count(op, &urn);
+                }
+            }
             Err(e) if matches!(*e, StepError::Protected { .. }) => {
                 self.component_hooks.forget(&urn);
                 self.state.mark_refused(&urn, e.into());

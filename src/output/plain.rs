@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::{Decider, StepInfo};
+use crate::engine::steps::drift::refresh_result;
 use crate::engine::{EngineEvent, Operation, PropertyMap, Severity, StepOp, Urn};
 
 use super::property_diff;
@@ -29,6 +30,9 @@ pub struct ProgressPrinter<W: Write> {
     decisions: Vec<String>,
     /// The `Skipped:` block: each skipped step and why.
     skipped: Vec<String>,
+    /// A standalone refresh: the recorded outputs of each resource being read, so that its
+    /// row says what the read found (`~ update`, `- delete`) rather than `refresh`.
+    refreshing: Option<HashMap<Urn, PropertyMap>>,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -48,6 +52,7 @@ impl<W: Write> ProgressPrinter<W> {
             cascade_sizes: HashMap::new(),
             decisions: Vec::new(),
             skipped: Vec::new(),
+            refreshing: None,
         }
     }
 
@@ -83,6 +88,7 @@ impl<W: Write> ProgressPrinter<W> {
                 ..
             } => {
                 self.preview = *preview;
+                self.refreshing = (*operation == Operation::Refresh).then(HashMap::new);
                 self.stack_row = format!("{ROOT_STACK_TYPE} ({project}-{stack})");
                 let verb = match operation {
                     Operation::Preview => "Previewing update",
@@ -96,7 +102,14 @@ impl<W: Write> ProgressPrinter<W> {
                 if let Some(d) = &mut self.diff {
                     d.insert((info.urn.clone(), info.op), (**info).clone());
                 }
-                if self.preview && self.visibility.shows(info.op, &info.urn) {
+                if info.op == StepOp::Refresh
+                    && let Some(r) = &mut self.refreshing
+                {
+                    r.insert(
+                        info.urn.clone(),
+                        info.old_outputs.clone().unwrap_or_default(),
+                    );
+                } else if self.preview && self.visibility.shows(info.op, &info.urn) {
                     writeln!(self.out, "{}", row(info.op, &info.urn, info.op.as_str()))?;
                     self.property_lines(info.op, &info.urn)?;
                 }
@@ -110,6 +123,29 @@ impl<W: Write> ProgressPrinter<W> {
                     row(*op, urn, &format!("{} (0s)", op.progressive()))
                 )?;
                 self.property_lines(*op, urn)?;
+            }
+            EngineEvent::StepFinished {
+                op: StepOp::Refresh,
+                urn,
+                id,
+                outputs,
+                duration,
+                ..
+            } if self.refreshing.is_some() => {
+                let old = self
+                    .refreshing
+                    .as_mut()
+                    .and_then(|r| r.remove(urn))
+                    .unwrap_or_default();
+                let (found, _) = refresh_result(&old, id.is_some().then_some(outputs));
+                if found != StepOp::Same || self.visibility.shows(found, urn) {
+                    let status = if self.preview {
+                        found.as_str().to_string()
+                    } else {
+                        format!("{} ({})", found.past_tense(), human_duration(*duration))
+                    };
+                    writeln!(self.out, "{}", row(found, urn, &status))?;
+                }
             }
             EngineEvent::StepFinished {
                 op, urn, duration, ..

@@ -54,7 +54,8 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
     if s.preview && m.run.operation == Some(crate::engine::Operation::Refresh) {
         out.push((
             Kind::Plain,
-            "Applying it modifies no resource, only the stack's state.".into(),
+            "Applying it records what the refresh found in the stack's state; it modifies no resource."
+                .into(),
         ));
     }
     out.push((Kind::Plain, String::new()));
