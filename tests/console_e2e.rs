@@ -231,6 +231,43 @@ fn destroy_previews_first_and_deletes_only_on_y() {
 }
 
 #[test]
+fn picking_a_resource_in_the_destroy_preview_destroys_it_with_its_dependents_only() {
+    let env = deployed_chain(3);
+    let t = Tmux::start(&env, 160, 45, &["destroy", "--stack", "dev"]);
+    t.wait("the destroy's plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("to delete")
+    });
+    t.keys(&["j", "j", "j", "Space"]);
+    let s = t.wait("r2 picked", |s| s.contains("r2 selected"));
+    assert!(
+        s.contains("what must go with it (1: r3"),
+        "the dependent is named before y:\n{s}"
+    );
+    assert!(
+        s.contains("── [+] r3 "),
+        "the dependent's row is marked:\n{s}"
+    );
+    assert!(s.contains("1 selected · 1 with it"), "{s}");
+    t.keys(&["y"]);
+    let s = t.wait("the destroy's end", |s| {
+        s.contains("DONE") || s.contains("FAILED")
+    });
+    assert!(s.contains("DONE") && !s.contains("not specified"), "{s}");
+    assert!(s.contains("e2e-dev"), "the tree keeps the stack:\n{s}");
+    assert!(
+        last_line_with(&s, "── [✓] r2 ").contains("deleted"),
+        "the picked resource stays in the tree:\n{s}"
+    );
+    let names: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        vec!["r1".to_string()],
+        "only r2 and r3 are destroyed"
+    );
+    assert_eq!(env.world().len(), 1);
+}
+
+#[test]
 fn refresh_previews_first_and_n_changes_nothing() {
     let env = deployed_chain(2);
     let before = env.export("dev");

@@ -202,6 +202,7 @@ impl ResourcesView<'_> {
         let name = match mark {
             Some(Mark::Selected) => format!("[✓] {}", r.name()),
             Some(Mark::Excluded) => format!("[✗] {}", r.name()),
+            Some(Mark::Implied) => format!("[+] {}", r.name()),
             None => r.name().to_string(),
         };
         let mut spans = vec![Span::styled(
