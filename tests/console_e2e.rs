@@ -247,7 +247,7 @@ fn picking_a_resource_in_the_destroy_preview_destroys_it_with_its_dependents_onl
         s.contains("── [+] r3 "),
         "the dependent's row is marked:\n{s}"
     );
-    assert!(s.contains("1 selected · 1 with it"), "{s}");
+    assert!(s.contains("1 selected · 0 excluded · 1 with it"), "{s}");
     t.keys(&["y"]);
     let s = t.wait("the destroy's end", |s| {
         s.contains("DONE") || s.contains("FAILED")

@@ -102,7 +102,7 @@ impl StatusBar<'_> {
                 };
                 state_spans.push(Span::raw(" "));
                 state_spans.push(Span::styled(
-                    format!(" {selected} selected{with} · {excluded} excluded "),
+                    format!(" {selected} selected · {excluded} excluded{with} "),
                     t.accent(),
                 ));
             }
