@@ -83,6 +83,8 @@ pub(super) async fn run(
     serving: Option<ServeSession>,
 ) -> Result<()> {
     let meta = RunMeta::from_args(args);
+    // The header names the plan an `up --plan` is held to, in its preview and its run.
+    let plan_title = args.plan.as_ref().map(|p| format!("plan {}", p.display()));
     let mut console = Console::enter()?;
     let outcome = async {
         let mut planned = None;
@@ -109,7 +111,7 @@ pub(super) async fn run(
                         awaiting_decision: asks,
                     },
                     leave_when_done: false,
-                    phase: None,
+                    phase: plan_title.clone(),
                 },
                 None,
             )
@@ -156,7 +158,7 @@ pub(super) async fn run(
             Showing {
                 mode: ConsoleMode::Live,
                 leave_when_done: false,
-                phase: None,
+                phase: plan_title,
             },
             serving.as_ref(),
         )

@@ -691,7 +691,12 @@ impl Loop {
 
     fn refuse(&mut self, reply: RegisterReply, e: RegisterError) {
         self.state.fail(e.clone().into());
-        self.events.diag(None, Severity::Error, e.to_string());
+        // A plan's refusal names its resource, so a display marks that row.
+        let urn = match &e {
+            RegisterError::Plan(v) => Some(v.urn.clone()),
+            _ => None,
+        };
+        self.events.diag(urn, Severity::Error, e.to_string());
         let _ = reply.send(Err(e));
     }
 

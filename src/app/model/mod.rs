@@ -447,7 +447,20 @@ impl Model {
         }
         if let Some(u) = urn {
             let i = self.rows.ensure(u);
-            self.rows.row_mut(i).message = Some(message.into());
+            let r = self.rows.row_mut(i);
+            // An error on a registration that got no step (refused, say by the plan) fails
+            // its row, so the row, `e` and the summary show it.
+            if severity == Severity::Error
+                && !ephemeral
+                && r.op.is_none()
+                && r.status != Status::Failed
+            {
+                r.status = Status::Failed;
+                r.error = Some(message.into());
+                self.counts.fail(i);
+            } else {
+                r.message = Some(message.into());
+            }
         }
         if !ephemeral {
             self.log_line(severity, urn, message.to_string());
