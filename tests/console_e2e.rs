@@ -268,6 +268,25 @@ fn picking_a_resource_in_the_destroy_preview_destroys_it_with_its_dependents_onl
 }
 
 #[test]
+fn quitting_a_running_update_leaves_its_summary() {
+    let env = chain_project(3, 1500);
+    let t = Tmux::start(&env, 160, 45, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("creating…");
+    t.keys(&["q"]);
+    t.wait_for("Quit while the deployment runs?");
+    t.keys(&["y"]);
+    let s = t.wait_for("TTY-");
+    assert!(
+        s.contains("The update was cancelled") && s.contains("Resources:"),
+        "the summary is printed after exit:\n{s}"
+    );
+    assert!(
+        s.contains(" created"),
+        "what ran before the cancel is counted:\n{s}"
+    );
+}
+
+#[test]
 fn refresh_previews_first_and_n_changes_nothing() {
     let env = deployed_chain(2);
     let before = env.export("dev");

@@ -206,6 +206,9 @@ where
     // sessions) is wiped: the first frame is drawn in full, not by difference.
     repaint(terminal)?;
     let mut finished_at: Option<Instant> = None;
+    // `q`, `y` while the run goes on: the run is cancelled and the console stays until its
+    // summary arrives, so that the summary is printed after exit as for any other end.
+    let mut quitting: Option<ConsoleExit> = None;
     let start = Instant::now();
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
@@ -279,7 +282,18 @@ where
                         model.set_now(start.elapsed());
                         ui.ensure_selection(&model);
                         if let Some(exit) = update(&mut ui, &model, control, action) {
-                            break 'console exit;
+                            let cancelled = exit == ConsoleExit::Quit { cancelled: true };
+                            let running = engine_open && !model.run_state().is_over();
+                            if cancelled && quitting.is_none() && running {
+                                quitting = Some(exit);
+                                ui.overlay.notice = Some(
+                                    "cancelling: leaving with the summary once running steps \
+                                     finish (Ctrl-C terminates)"
+                                        .into(),
+                                );
+                            } else {
+                                break 'console exit;
+                            }
                         }
                         redraw = true;
                     }
@@ -314,6 +328,9 @@ where
                 // end) says the deployment is over.
                 if finished_at.is_none() && model.run_state().is_over() {
                     finished_at = Some(Instant::now());
+                }
+                if let Some(exit) = quitting.filter(|_| finished_at.is_some()) {
+                    break 'console exit;
                 }
             }
             _ = tick.tick() => {
@@ -582,6 +599,11 @@ mod tests {
             std::thread::sleep(Duration::from_millis(200));
             press(&keys, 'q');
             press(&keys, 'y');
+            // The cancelled run ends with its summary, which the console waits for.
+            std::thread::sleep(Duration::from_millis(100));
+            sink.send(summary(Outcome::Cancelled, false));
+            // Input stays open until the console has left, as a terminal's does.
+            std::thread::sleep(Duration::from_millis(500));
         })
         .await;
         assert!(exit.is_ok());
@@ -601,13 +623,16 @@ mod tests {
             press(&keys, 'q');
             std::thread::sleep(Duration::from_millis(100));
             press(&keys, 'y');
+            std::thread::sleep(Duration::from_millis(100));
+            sink.send(summary(Outcome::Cancelled, false));
+            // Input stays open until the console has left, as a terminal's does.
+            std::thread::sleep(Duration::from_millis(500));
         })
         .await;
         assert_eq!(exit.unwrap(), ConsoleExit::Quit { cancelled: true });
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
         let s = screen(&terminal);
-        assert!(s.contains("Quit while the deployment runs?"), "{s}");
-        assert!(s.contains("PAUSED"), "{s}");
+        assert!(s.contains("cancelling: leaving with the summary"), "{s}");
     }
 
     #[test]
