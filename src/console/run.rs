@@ -286,6 +286,8 @@ where
                             let running = engine_open && !model.run_state().is_over();
                             if cancelled && quitting.is_none() && running {
                                 quitting = Some(exit);
+                                // The cancel was the first interrupt: one Ctrl-C terminates.
+                                ui.interrupts = ui.interrupts.max(1);
                                 ui.overlay.notice = Some(
                                     "cancelling: leaving with the summary once running steps \
                                      finish (Ctrl-C terminates)"
