@@ -26,7 +26,7 @@ use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
 use crate::app::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-use crate::app::keymap::{as_typed, map_key, map_mouse};
+use crate::app::keymap::{Action, as_typed, map_key, map_mouse};
 use crate::app::model::Model;
 use crate::app::preset::Presets;
 use crate::app::selection::Resolved;
@@ -281,8 +281,11 @@ where
                     if let Some(action) = action {
                         model.set_now(start.elapsed());
                         ui.ensure_selection(&model);
+                        let interrupt = action == Action::Interrupt;
                         if let Some(exit) = update(&mut ui, &model, control, action) {
-                            let cancelled = exit == ConsoleExit::Quit { cancelled: true };
+                            // A terminate (Ctrl-C twice) hands the terminal back at once.
+                            let cancelled = exit == ConsoleExit::Quit { cancelled: true }
+                                && !interrupt;
                             let running = engine_open && !model.run_state().is_over();
                             if cancelled && quitting.is_none() && running {
                                 quitting = Some(exit);
