@@ -422,6 +422,26 @@ fn a_failure_is_shown_on_its_row_in_the_summary_and_after_exit() {
 }
 
 #[test]
+fn a_failed_run_leaves_its_error_once_after_exit() {
+    let env = Env::new(
+        "resources:\n  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n",
+    );
+    let t = Tmux::start(&env, 200, 45, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("FAILED");
+    t.keys(&["q"]);
+    let s = t.wait_for("TTY-");
+    let errors = s.matches("failOn").count();
+    assert_eq!(errors, 1, "the error is printed once, under Failures:\n{s}");
+    let failures = s.find("Failures:").unwrap();
+    let headline = s.find("The update failed").unwrap();
+    assert!(headline < failures, "{s}");
+    assert!(
+        s.contains("error: the deployment failed; the summary above says why"),
+        "{s}"
+    );
+}
+
+#[test]
 fn esc_closes_the_filter_prompt_and_q_quits_a_read_only_preview() {
     let env = chain_project(3, 20);
     let t = Tmux::start(&env, 120, 40, &["preview", "--stack", "dev"]);

@@ -180,6 +180,15 @@ pub(super) async fn run(
     match (reported, outcome) {
         (Some(Err(e)), Ok(())) => Err(e.into()),
         (Some(Err(e)), Err(failed)) => Err(failed.context(e.to_string())),
+        // The summary just printed holds the failure in full: the last line says only how the
+        // run ended, instead of the whole error once more.
+        (Some(Ok(())), Err(failed)) => match failed.downcast_ref::<DeploymentFailed>() {
+            Some(d) if d.0.starts_with("the deployment failed: ") => Err(DeploymentFailed(
+                "the deployment failed; the summary above says why".into(),
+            )
+            .into()),
+            _ => Err(failed),
+        },
         (_, outcome) => outcome,
     }
 }
