@@ -160,7 +160,7 @@ fn run_program_takes_pulumis_boolean_forms_and_its_environment_default() {
         .unwrap();
     assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
     assert!(
-        stderr(&failed).contains(r#"references unknown resource "gone""#),
+        stderr(&failed).contains(r#"resource, variable, or config value "gone" not found"#),
         "{}",
         stderr(&failed)
     );

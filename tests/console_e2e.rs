@@ -231,6 +231,62 @@ fn destroy_previews_first_and_deletes_only_on_y() {
 }
 
 #[test]
+fn picking_a_resource_in_the_destroy_preview_destroys_it_with_its_dependents_only() {
+    let env = deployed_chain(3);
+    let t = Tmux::start(&env, 160, 45, &["destroy", "--stack", "dev"]);
+    t.wait("the destroy's plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("to delete")
+    });
+    t.keys(&["j", "j", "j", "Space"]);
+    let s = t.wait("r2 picked", |s| s.contains("r2 selected"));
+    assert!(
+        s.contains("what must go with it (1: r3"),
+        "the dependent is named before y:\n{s}"
+    );
+    assert!(
+        s.contains("── [+] r3 "),
+        "the dependent's row is marked:\n{s}"
+    );
+    assert!(s.contains("1 selected · 0 excluded · 1 with it"), "{s}");
+    t.keys(&["y"]);
+    let s = t.wait("the destroy's end", |s| {
+        s.contains("DONE") || s.contains("FAILED")
+    });
+    assert!(s.contains("DONE") && !s.contains("not specified"), "{s}");
+    assert!(s.contains("e2e-dev"), "the tree keeps the stack:\n{s}");
+    assert!(
+        last_line_with(&s, "── [✓] r2 ").contains("deleted"),
+        "the picked resource stays in the tree:\n{s}"
+    );
+    let names: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        vec!["r1".to_string()],
+        "only r2 and r3 are destroyed"
+    );
+    assert_eq!(env.world().len(), 1);
+}
+
+#[test]
+fn quitting_a_running_update_leaves_its_summary() {
+    let env = chain_project(3, 1500);
+    let t = Tmux::start(&env, 160, 45, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("creating…");
+    t.keys(&["q"]);
+    t.wait_for("Quit while the deployment runs?");
+    t.keys(&["y"]);
+    let s = t.wait_for("TTY-");
+    assert!(
+        s.contains("The update was cancelled") && s.contains("Resources:"),
+        "the summary is printed after exit:\n{s}"
+    );
+    assert!(
+        s.contains(" created"),
+        "what ran before the cancel is counted:\n{s}"
+    );
+}
+
+#[test]
 fn refresh_previews_first_and_n_changes_nothing() {
     let env = deployed_chain(2);
     let before = env.export("dev");
@@ -240,6 +296,104 @@ fn refresh_previews_first_and_n_changes_nothing() {
     t.keys(&["n"]);
     t.wait_for("TTY-");
     assert_eq!(env.export("dev"), before);
+}
+
+/// Changes `r2`'s `step` to 99 and deletes `r3` in the sim world, behind the stack's back.
+fn drift_out_of_band(env: &Env) {
+    let path = env.world_path();
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let resources = doc["resources"].as_object_mut().unwrap();
+    let id_of = |name: &str| {
+        resources
+            .iter()
+            .find(|(_, r)| r["name"] == name)
+            .unwrap()
+            .0
+            .clone()
+    };
+    let (r2, r3) = (id_of("r2"), id_of("r3"));
+    resources[&r2]["properties"]["step"] = 99.into();
+    resources.remove(&r3);
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+}
+
+/// The last line that holds `needle` (a resource's row on screen, or its last plain line).
+fn last_line_with<'a>(s: &'a str, needle: &str) -> &'a str {
+    s.lines().rfind(|l| l.contains(needle)).unwrap_or_default()
+}
+
+#[test]
+fn refresh_shows_drift_as_updates_and_deletes_with_the_diff() {
+    let env = deployed_chain(3);
+    drift_out_of_band(&env);
+    let t = Tmux::start(&env, 160, 45, &["refresh", "--stack", "dev"]);
+    let s = t.wait("the refresh's plan with its drift", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("to delete")
+    });
+    assert!(s.contains("~ 1 to update"), "{s}");
+    assert!(s.contains("- 1 to delete"), "{s}");
+    // r1 and the stack, which Pulumi's refresh reads too.
+    assert!(s.contains("2 unchanged"), "{s}");
+    let (r1, r2, r3) = (
+        last_line_with(&s, "── r1 "),
+        last_line_with(&s, "── r2 "),
+        last_line_with(&s, "── r3 "),
+    );
+    assert!(r2.contains("~ ") && r2.contains("update"), "{r2}\n{s}");
+    assert!(r2.contains("diff: step"), "{r2}\n{s}");
+    assert!(r3.contains("- ") && r3.contains("delete"), "{r3}\n{s}");
+    assert!(r1.contains("same") && !r1.contains("refresh"), "{r1}\n{s}");
+    t.keys(&["/", "r", "2", "Enter", "j", "Enter"]);
+    let s = t.wait("r2's details", |s| {
+        s.contains("drift (read from the provider)")
+    });
+    assert!(s.contains("step: 2 => 99"), "{s}");
+    t.keys(&["Escape", "Escape", "y"]);
+    let s = t.wait("the refresh's result", |s| {
+        s.contains("DONE") && s.contains("deleted")
+    });
+    assert!(s.contains("~ 1 updated"), "{s}");
+    assert!(s.contains("- 1 deleted"), "{s}");
+    let r2 = last_line_with(&s, "── r2 ");
+    assert!(r2.contains("updated"), "{r2}\n{s}");
+    t.keys(&["q"]);
+    let s = t.wait_for("TTY-");
+    assert!(
+        s.contains("~ 1 updated") && s.contains("- 1 deleted"),
+        "{s}"
+    );
+    let names: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert!(!names.contains(&"r3".to_string()), "{names:?}");
+}
+
+#[test]
+fn refresh_drift_is_counted_in_plain_and_json_output() {
+    let env = deployed_chain(3);
+    drift_out_of_band(&env);
+    let out = env.ok(&["refresh", "--stack", "dev", "--yes", "--non-interactive"]);
+    let r2 = last_line_with(&out, " r2 ");
+    assert!(r2.contains("~ ") && r2.contains("updated"), "{out}");
+    let r3 = last_line_with(&out, " r3 ");
+    assert!(r3.contains("- ") && r3.contains("deleted"), "{out}");
+    assert!(
+        out.contains("~ 1 updated") && out.contains("- 1 deleted"),
+        "{out}"
+    );
+    assert!(out.contains("2 unchanged"), "{out}");
+    let env = deployed_chain(3);
+    drift_out_of_band(&env);
+    let json = env.ok(&["refresh", "--stack", "dev", "--yes", "--json"]);
+    let summary = json
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|v| v.get("summaryEvent").cloned())
+        .unwrap();
+    assert_eq!(
+        summary["resourceChanges"],
+        serde_json::json!({"same": 2, "update": 1, "delete": 1}),
+        "{json}"
+    );
 }
 
 #[test]
@@ -266,6 +420,26 @@ fn a_failure_is_shown_on_its_row_in_the_summary_and_after_exit() {
     );
     assert!(s.contains("bad (sim:index:Resource)"), "{s}");
     assert!(!s.contains("cancelled"), "nobody cancelled:\n{s}");
+}
+
+#[test]
+fn a_failed_run_leaves_its_error_once_after_exit() {
+    let env = Env::new(
+        "resources:\n  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n",
+    );
+    let t = Tmux::start(&env, 200, 45, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("FAILED");
+    t.keys(&["q"]);
+    let s = t.wait_for("TTY-");
+    let errors = s.matches("failOn").count();
+    assert_eq!(errors, 1, "the error is printed once, under Failures:\n{s}");
+    let failures = s.find("Failures:").unwrap();
+    let headline = s.find("The update failed").unwrap();
+    assert!(headline < failures, "{s}");
+    assert!(
+        s.contains("error: the deployment failed; the summary above says why"),
+        "{s}"
+    );
 }
 
 #[test]

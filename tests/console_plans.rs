@@ -125,3 +125,69 @@ fn a_program_edited_between_the_preview_and_y_is_refused_by_the_plan() {
         "box2 was created against the plan"
     );
 }
+
+#[test]
+fn up_with_a_plan_checks_it_in_the_preview_and_offers_no_y_while_it_is_violated() {
+    let env = Env::new(PROGRAM);
+    let plan = env.root.path().join("p.json");
+    let plan_arg = plan.display().to_string();
+    env.ok(&["preview", "--stack", "dev", "--save-plan", &plan_arg]);
+    env.write(
+        "Pulumi.yaml",
+        &format!(
+            "name: e2e\nruntime: yaml\n{}",
+            PROGRAM.replace("tag: two", "tag: changed")
+        ),
+    );
+    let t = Tmux::start(
+        &env,
+        200,
+        45,
+        &["up", "--stack", "dev", "--plan", &plan_arg],
+    );
+    let s = t.wait("the preview's violation", |s| {
+        s.contains("n abort") && s.contains("violates the plan") && !s.contains("PREVIEWING")
+    });
+    assert!(
+        s.contains(&format!("plan {plan_arg}")),
+        "the header names the plan:\n{s}"
+    );
+    assert!(
+        !s.contains("y apply"),
+        "no y while the plan is violated:\n{s}"
+    );
+    let row = s
+        .lines()
+        .find(|l| l.contains("── box2 "))
+        .unwrap_or_default();
+    assert!(
+        row.contains("failed") && row.contains("tag"),
+        "the violating row says why:\n{s}"
+    );
+    t.keys(&["y"]);
+    t.wait_for("the preview did not succeed");
+    t.keys(&["n"]);
+    let s = t.wait_for("TTY-");
+    assert!(!s.contains("EXITED 0"), "{s}");
+    assert!(world_names(&env).is_empty(), "nothing ran");
+
+    env.write(
+        "Pulumi.yaml",
+        &format!("name: e2e\nruntime: yaml\n{PROGRAM}"),
+    );
+    let t = Tmux::start(
+        &env,
+        200,
+        45,
+        &["up", "--stack", "dev", "--plan", &plan_arg],
+    );
+    let s = t.wait_for("PREVIEW — y apply · n abort");
+    assert!(
+        !s.contains("violates"),
+        "a program within its plan previews cleanly:\n{s}"
+    );
+    t.keys(&["y"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+    assert_eq!(world_names(&env), vec!["box1", "box2", "box3", "net"]);
+}

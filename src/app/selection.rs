@@ -2,11 +2,14 @@
 //! subtree), turned into the apply's targets and exclusions: a selected resource is targeted
 //! with everything it needs (its dependencies and ancestors, so no targeted create waits on a
 //! skipped one), an excluded one is left alone with its children and dependents (Pulumi's
-//! `--exclude-dependents`). What the preview would have changed outside that is skipped.
+//! `--exclude-dependents`). In a destroy, a selected resource is destroyed with what must go
+//! with it (its children and dependents, as `--target` with `--target-dependents`), never with
+//! its parent or what it depends on. What the preview would have changed outside that is
+//! skipped.
 
 use std::collections::{BTreeSet, HashSet};
 
-use crate::engine::{StepOp, Urn};
+use crate::engine::{Operation, StepOp, Urn};
 
 use super::model::Model;
 
@@ -15,6 +18,8 @@ use super::model::Model;
 pub enum Mark {
     Selected,
     Excluded,
+    /// Not marked, but the apply of the selection touches it too (see [`Selection::implied`]).
+    Implied,
 }
 
 /// The marks made in a preview.
@@ -22,6 +27,8 @@ pub enum Mark {
 pub struct Selection {
     selected: BTreeSet<Urn>,
     excluded: BTreeSet<Urn>,
+    /// [`Selection::implied`] as of the last mark, so rows show it without a walk per frame.
+    implied: BTreeSet<Urn>,
 }
 
 /// A selection as the apply runs it.
@@ -53,6 +60,8 @@ impl Selection {
             Some(Mark::Selected)
         } else if self.excluded.contains(urn) {
             Some(Mark::Excluded)
+        } else if self.implied.contains(urn) {
+            Some(Mark::Implied)
         } else {
             None
         }
@@ -101,8 +110,44 @@ impl Selection {
         })
     }
 
-    /// The selected resources with their dependencies and ancestors, transitively.
+    /// Recomputes what the selection implies after a mark changed; returns it, in name order.
+    pub fn note_implied(&mut self, model: &Model) -> Vec<Urn> {
+        let implied = self.implied(model);
+        self.implied = implied.iter().cloned().collect();
+        implied
+    }
+
+    /// How many resources the selection implies (as of the last mark).
+    pub fn implied_count(&self) -> usize {
+        self.implied.len()
+    }
+
+    /// Resources the apply touches beyond the selected ones because they need them (or, in a
+    /// destroy, must go with them), in name order: what the preview shows before `y`.
+    pub fn implied(&self, model: &Model) -> Vec<Urn> {
+        if self.selected.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<Urn> = self
+            .needed(model)
+            .into_iter()
+            .filter(|u| !self.selected.contains(u))
+            .filter(|u| {
+                model
+                    .index_of(u)
+                    .is_some_and(|i| model.resource(i).op.is_some_and(|op| op != StepOp::Same))
+            })
+            .collect();
+        out.sort_by(|a, b| a.name().cmp(b.name()));
+        out
+    }
+
+    /// The selected resources with what the apply needs with them: in a destroy, their
+    /// children and dependents; otherwise their dependencies and ancestors, transitively.
     fn needed(&self, model: &Model) -> HashSet<Urn> {
+        if model.run.operation == Some(Operation::Destroy) {
+            return with_dependents(model, self.selected.iter().cloned().collect());
+        }
         let mut seen: HashSet<Urn> = HashSet::new();
         let mut todo: Vec<Urn> = self.selected.iter().cloned().collect();
         while let Some(urn) = todo.pop() {
@@ -123,24 +168,29 @@ impl Selection {
 
     /// The excluded resources with their descendants and dependents, transitively.
     fn left_alone(&self, model: &Model) -> HashSet<Urn> {
-        let mut out: HashSet<Urn> = self.excluded.iter().cloned().collect();
-        loop {
-            let more: Vec<Urn> = model
-                .resources()
-                .iter()
-                .filter(|r| !out.contains(&r.urn))
-                .filter(|r| {
-                    r.dependencies.iter().any(|d| out.contains(d))
-                        || r.parent
-                            .is_some_and(|p| out.contains(&model.resource(p).urn))
-                })
-                .map(|r| r.urn.clone())
-                .collect();
-            if more.is_empty() {
-                return out;
-            }
-            out.extend(more);
+        with_dependents(model, self.excluded.iter().cloned().collect())
+    }
+}
+
+/// `seed` with its descendants and dependents, transitively.
+fn with_dependents(model: &Model, seed: HashSet<Urn>) -> HashSet<Urn> {
+    let mut out = seed;
+    loop {
+        let more: Vec<Urn> = model
+            .resources()
+            .iter()
+            .filter(|r| !out.contains(&r.urn))
+            .filter(|r| {
+                r.dependencies.iter().any(|d| out.contains(d))
+                    || r.parent
+                        .is_some_and(|p| out.contains(&model.resource(p).urn))
+            })
+            .map(|r| r.urn.clone())
+            .collect();
+        if more.is_empty() {
+            return out;
         }
+        out.extend(more);
     }
 }
 

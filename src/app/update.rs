@@ -323,16 +323,31 @@ fn mark_selection(ui: &mut UiState, model: &Model, action: Action) {
     };
     let selection = &mut ui.presets.selection;
     let name = urn.name().to_string();
-    ui.overlay.notice = Some(if action == Action::ToggleSelect {
-        if selection.toggle_selected(&urn) {
-            format!("{name} selected: y applies only the selection and what it needs")
-        } else {
-            format!("{name} unmarked")
-        }
-    } else if selection.toggle_excluded(&urn) {
-        format!("{name} excluded with its children and dependents")
+    let marked = if action == Action::ToggleSelect {
+        selection.toggle_selected(&urn)
     } else {
-        format!("{name} unmarked")
+        selection.toggle_excluded(&urn)
+    };
+    let implied = selection.note_implied(model);
+    let destroy = model.run.operation == Some(crate::engine::Operation::Destroy);
+    let with = match implied.len() {
+        0 => String::new(),
+        n => {
+            let names: Vec<&str> = implied.iter().take(5).map(|u| u.name()).collect();
+            let more = if n > 5 { ", …" } else { "" };
+            let what = if destroy {
+                "what must go with it"
+            } else {
+                "what it needs"
+            };
+            format!(" with {what} ({n}: {}{more}, marked [+])", names.join(", "))
+        }
+    };
+    ui.overlay.notice = Some(match (action == Action::ToggleSelect, marked) {
+        (true, true) if destroy => format!("{name} selected: y destroys only the selection{with}"),
+        (true, true) => format!("{name} selected: y applies only the selection{with}"),
+        (false, true) => format!("{name} excluded with its children and dependents"),
+        (_, false) => format!("{name} unmarked"),
     });
 }
 

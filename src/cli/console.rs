@@ -83,6 +83,8 @@ pub(super) async fn run(
     serving: Option<ServeSession>,
 ) -> Result<()> {
     let meta = RunMeta::from_args(args);
+    // The header names the plan an `up --plan` is held to, in its preview and its run.
+    let plan_title = args.plan.as_ref().map(|p| format!("plan {}", p.display()));
     let mut console = Console::enter()?;
     let outcome = async {
         let mut planned = None;
@@ -110,7 +112,7 @@ pub(super) async fn run(
                         awaiting_decision: asks,
                     },
                     leave_when_done: false,
-                    phase: None,
+                    phase: plan_title.clone(),
                 },
                 None,
             )
@@ -158,7 +160,7 @@ pub(super) async fn run(
             Showing {
                 mode: ConsoleMode::Live,
                 leave_when_done: false,
-                phase: None,
+                phase: plan_title,
             },
             serving.as_ref(),
         )
@@ -180,6 +182,15 @@ pub(super) async fn run(
     match (reported, outcome) {
         (Some(Err(e)), Ok(())) => Err(e.into()),
         (Some(Err(e)), Err(failed)) => Err(failed.context(e.to_string())),
+        // The summary just printed holds the failure in full: the last line says only how the
+        // run ended, instead of the whole error once more.
+        (Some(Ok(())), Err(failed)) => match failed.downcast_ref::<DeploymentFailed>() {
+            Some(d) if d.0.starts_with("the deployment failed: ") => Err(DeploymentFailed(
+                "the deployment failed; the summary above says why".into(),
+            )
+            .into()),
+            _ => Err(failed),
+        },
         (_, outcome) => outcome,
     }
 }

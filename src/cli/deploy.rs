@@ -201,7 +201,10 @@ pub(super) fn options(
         secret_keys: config.secret_keys,
         dry_run: args.preview_only,
         plan: match (&args.plan, operation) {
-            (Some(path), Operation::Update) => Some(Arc::new(super::plan::load(path, ws, stack)?)),
+            // The preview of `up --plan` checks the plan too, so a violation shows before `y`.
+            (Some(path), Operation::Update | Operation::Preview) => {
+                Some(Arc::new(super::plan::load(path, ws, stack)?))
+            }
             _ => None,
         },
         strict_plan: args.strict,

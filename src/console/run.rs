@@ -26,7 +26,7 @@ use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
 use crate::app::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
-use crate::app::keymap::{as_typed, map_key, map_mouse};
+use crate::app::keymap::{Action, as_typed, map_key, map_mouse};
 use crate::app::model::Model;
 use crate::app::preset::Presets;
 use crate::app::selection::Resolved;
@@ -206,6 +206,9 @@ where
     // sessions) is wiped: the first frame is drawn in full, not by difference.
     repaint(terminal)?;
     let mut finished_at: Option<Instant> = None;
+    // `q`, `y` while the run goes on: the run is cancelled and the console stays until its
+    // summary arrives, so that the summary is printed after exit as for any other end.
+    let mut quitting: Option<ConsoleExit> = None;
     let start = Instant::now();
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
@@ -278,8 +281,24 @@ where
                     if let Some(action) = action {
                         model.set_now(start.elapsed());
                         ui.ensure_selection(&model);
+                        let interrupt = action == Action::Interrupt;
                         if let Some(exit) = update(&mut ui, &model, control, action) {
-                            break 'console exit;
+                            // A terminate (Ctrl-C twice) hands the terminal back at once.
+                            let cancelled = exit == ConsoleExit::Quit { cancelled: true }
+                                && !interrupt;
+                            let running = engine_open && !model.run_state().is_over();
+                            if cancelled && quitting.is_none() && running {
+                                quitting = Some(exit);
+                                // The cancel was the first interrupt: one Ctrl-C terminates.
+                                ui.interrupts = ui.interrupts.max(1);
+                                ui.overlay.notice = Some(
+                                    "cancelling: leaving with the summary once running steps \
+                                     finish (Ctrl-C terminates)"
+                                        .into(),
+                                );
+                            } else {
+                                break 'console exit;
+                            }
                         }
                         redraw = true;
                     }
@@ -314,6 +333,9 @@ where
                 // end) says the deployment is over.
                 if finished_at.is_none() && model.run_state().is_over() {
                     finished_at = Some(Instant::now());
+                }
+                if let Some(exit) = quitting.filter(|_| finished_at.is_some()) {
+                    break 'console exit;
                 }
             }
             _ = tick.tick() => {
@@ -583,6 +605,11 @@ mod tests {
             std::thread::sleep(Duration::from_millis(200));
             press(&keys, 'q');
             press(&keys, 'y');
+            // The cancelled run ends with its summary, which the console waits for.
+            std::thread::sleep(Duration::from_millis(100));
+            sink.send(summary(Outcome::Cancelled, false));
+            // Input stays open until the console has left, as a terminal's does.
+            std::thread::sleep(Duration::from_millis(500));
         })
         .await;
         assert!(exit.is_ok());
@@ -602,13 +629,16 @@ mod tests {
             press(&keys, 'q');
             std::thread::sleep(Duration::from_millis(100));
             press(&keys, 'y');
+            std::thread::sleep(Duration::from_millis(100));
+            sink.send(summary(Outcome::Cancelled, false));
+            // Input stays open until the console has left, as a terminal's does.
+            std::thread::sleep(Duration::from_millis(500));
         })
         .await;
         assert_eq!(exit.unwrap(), ConsoleExit::Quit { cancelled: true });
         assert_eq!(*rx.cancel.borrow(), CancelLevel::Cancelling);
         let s = screen(&terminal);
-        assert!(s.contains("Quit while the deployment runs?"), "{s}");
-        assert!(s.contains("PAUSED"), "{s}");
+        assert!(s.contains("cancelling: leaving with the summary"), "{s}");
     }
 
     #[test]

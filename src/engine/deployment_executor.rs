@@ -32,6 +32,7 @@ use super::step_error::StepError;
 use super::steps::apply::{ApplyCtx, Effect};
 use super::steps::component_hooks::ComponentHooks;
 use super::steps::deletes::{generate_deletes, schedule_deletes};
+use super::steps::drift::refresh_result;
 use super::steps::executor::{Chain, ExecDone, Gates, RegisterReply, StepExecutor, StepReport};
 use super::steps::gate::Gate;
 use super::steps::generator::{Generated, PlannedChain, StepGenerator};
@@ -761,9 +762,14 @@ impl Loop {
     fn refuse(&mut self, reply: RegisterReply, e: RegisterError) {
         self.state.fail(e.clone().into());
         // A resource a mandatory policy stops says why in its violations only (Pulumi's
-        // silent bail).
-        if !matches!(e, RegisterError::PolicyViolated(_)) {
-            self.events.diag(None, Severity::Error, e.to_string());
+        // silent bail); a plan's refusal names its resource, so a display marks that row.
+        let urn = match &e {
+            RegisterError::PolicyViolated(_) => None,
+            RegisterError::Plan(v) => Some(Some(v.urn.clone())),
+            _ => Some(None),
+        };
+        if let Some(urn) = urn {
+            self.events.diag(urn, Severity::Error, e.to_string());
         }
         let _ = reply.send(Err(e));
     }
@@ -776,11 +782,20 @@ impl Loop {
             result,
             effect,
         } = report;
+        // A standalone refresh counts what it found (Pulumi's `ResultOp`): same, update or
+        // delete; a refresh before an update counts nothing.
+        let refreshed = match &effect {
+            Some(Effect::Refreshed(i, found)) if self.opts.operation == Operation::Refresh => self
+                .sg
+                .base()
+                .get(*i)
+                .map(|old| refresh_result(&old.outputs, found.as_ref().map(|s| &s.outputs)).0),
+            _ => None,
+        };
         match result {
-            Ok(()) if op.is_logical() => self.state.count(op, &urn),
             Ok(()) => {
-                if let Some(found) = self.refresh_result(&effect) {
-                    self.state.count(found, &urn);
+                if let Some(op) = refreshed.or_else(|| op.is_logical().then_some(op)) {
+                    self.state.count(op, &urn);
                 }
             }
             Err(e) if matches!(*e, StepError::Protected { .. }) => {
@@ -810,21 +825,6 @@ impl Loop {
 
     /// What a refresh step found, counted as Pulumi's refresh counts it: `delete` for a
     /// resource gone, `update` for changed outputs, else `same`. `None` outside `refresh`.
-    fn refresh_result(&self, effect: &Option<Effect>) -> Option<StepOp> {
-        let Some(Effect::Refreshed(index, found)) = effect else {
-            return None;
-        };
-        if self.opts.operation != Operation::Refresh {
-            return None;
-        }
-        let old = self.sg.base().get(*index)?;
-        Some(match found {
-            None => StepOp::Delete,
-            Some(new) if new.outputs == old.outputs => StepOp::Same,
-            Some(_) => StepOp::Update,
-        })
-    }
-
     async fn on_done(&mut self, d: ExecDone) {
         let d = match d {
             ExecDone::Step(report) => return self.record(*report),

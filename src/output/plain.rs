@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::{Decider, StepInfo};
+use crate::engine::steps::drift::refresh_result;
 use crate::engine::{EngineEvent, Operation, PropertyMap, Severity, StepOp, Urn};
 
 use super::policies::PolicySection;
@@ -36,6 +37,9 @@ pub struct ProgressPrinter<W: Write> {
     packs_loading: bool,
     /// The `Policies:` block, as violations and remediations arrive.
     policies: PolicySection,
+    /// A standalone refresh: the recorded outputs of each resource being read, so that its
+    /// row says what the read found (`~ updated`, `- deleted`) rather than `refreshed`.
+    refreshing: Option<HashMap<Urn, PropertyMap>>,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -58,6 +62,7 @@ impl<W: Write> ProgressPrinter<W> {
             debug: false,
             packs_loading: false,
             policies: PolicySection::default(),
+            refreshing: None,
         }
     }
 
@@ -132,6 +137,7 @@ impl<W: Write> ProgressPrinter<W> {
                 ..
             } => {
                 self.preview = *preview;
+                self.refreshing = (*operation == Operation::Refresh).then(HashMap::new);
                 self.stack_row = format!("{ROOT_STACK_TYPE} ({project}-{stack})");
                 let verb = match (operation, preview) {
                     (Operation::Preview, _) => "Previewing update",
@@ -155,6 +161,12 @@ impl<W: Write> ProgressPrinter<W> {
             EngineEvent::StepPlanned(info) => {
                 if let Some(d) = &mut self.diff {
                     d.insert((info.urn.clone(), info.op), (**info).clone());
+                }
+                if info.op == StepOp::Refresh
+                    && let Some(r) = &mut self.refreshing
+                {
+                    let old = info.old_outputs.clone().unwrap_or_default();
+                    r.insert(info.urn.clone(), old);
                 }
                 // With --diff a preview's refresh is shown once read, with what it found.
                 let shown_when_read = info.op == StepOp::Refresh && self.diff.is_some();
@@ -195,20 +207,25 @@ impl<W: Write> ProgressPrinter<W> {
             EngineEvent::StepFinished {
                 op,
                 urn,
+                id,
                 duration,
                 outputs,
                 ..
-            } if !self.preview
-                && !is_internal(*op, urn)
-                && (*op != StepOp::Same || self.visibility.shows(*op, urn)) =>
-            {
+            } if !self.preview && !is_internal(*op, urn) => {
+                let shown = match self.refreshing.as_mut().and_then(|r| r.remove(urn)) {
+                    Some(old) => refresh_result(&old, id.is_some().then_some(outputs)).0,
+                    None => *op,
+                };
+                if shown == StepOp::Same && !self.visibility.shows(shown, urn) {
+                    return Ok(());
+                }
                 writeln!(
                     self.out,
                     "{}",
                     row(
-                        *op,
+                        shown,
                         urn,
-                        &format!("{} ({})", op.past_tense(), human_duration(*duration))
+                        &format!("{} ({})", shown.past_tense(), human_duration(*duration))
                     )
                 )?;
                 if *op == StepOp::Refresh {

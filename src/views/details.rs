@@ -171,6 +171,18 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         };
         diff_lines(old, new, "", 0, &marks, t, &mut out);
     }
+    // A refresh that found drift: what changed out of band, recorded outputs against read.
+    if r.last_done_op == Some(StepOp::Refresh)
+        && r.op == Some(StepOp::Update)
+        && let (Some(old), Some(new)) = (changes.old_outputs.as_ref(), r.outputs.as_ref())
+    {
+        out.push(Line::styled("drift (read from the provider):", t.bold()));
+        let marks = PathMarks {
+            forces: &|_: &str| false,
+            hidden: HiddenDiffs::new(&changes.hide_diffs),
+        };
+        diff_lines(old, new, "", 0, &marks, t, &mut out);
+    }
     if let Some(outputs) = r.outputs.as_ref().or(changes.old_outputs.as_ref())
         && !outputs.is_empty()
     {

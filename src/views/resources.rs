@@ -85,9 +85,12 @@ pub fn info_text(r: &Resource) -> (String, bool) {
     if let Some(e) = &r.error {
         // The row has the resource already: show the provider's words first ("creating
         // <urn> failed: sim: …" reads as "sim: …"); details and the log keep all of it.
+        // A refusal names the resource first ("resource <urn> violates the plan: …").
         let brief = e
             .split_once(&format!(" {} failed: ", r.urn.as_str()))
-            .map_or(&**e, |(_, m)| m);
+            .map(|(_, m)| m)
+            .or_else(|| e.strip_prefix(&format!("resource {} ", r.urn.as_str())))
+            .unwrap_or(e);
         return (brief.to_string(), true);
     }
     let changes = r.changes();
@@ -213,6 +216,7 @@ impl ResourcesView<'_> {
         let name = match mark {
             Some(Mark::Selected) => format!("[✓] {}", r.name()),
             Some(Mark::Excluded) => format!("[✗] {}", r.name()),
+            Some(Mark::Implied) => format!("[+] {}", r.name()),
             None => r.name().to_string(),
         };
         let mut spans = Vec::new();

@@ -94,9 +94,15 @@ impl StatusBar<'_> {
             };
             let (selected, excluded) = self.ui.presets.selection.counts();
             if selected + excluded > 0 {
+                let implied = self.ui.presets.selection.implied_count();
+                let with = if implied > 0 {
+                    format!(" · {implied} with it")
+                } else {
+                    String::new()
+                };
                 state_spans.push(Span::raw(" "));
                 state_spans.push(Span::styled(
-                    format!(" {selected} selected · {excluded} excluded "),
+                    format!(" {selected} selected · {excluded} excluded{with} "),
                     t.accent(),
                 ));
             }

@@ -12,7 +12,7 @@ use crate::app::ui_state::Scroll;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::Decider;
 use crate::engine::run::policy::EnforcementLevel;
-use crate::engine::{Outcome, StepOp};
+use crate::engine::{Outcome, RunFailure, StepOp};
 use crate::output::summary::render;
 
 use super::details::value_text;
@@ -36,7 +36,16 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         "up" | "preview" => "update",
         other => other,
     });
+    // A failed resource's error is the root cause, listed in full under `Failures:`; when the
+    // run's failure only repeats it, the headline says only that the run failed.
+    let listed = |why: &RunFailure| {
+        m.troubled(Status::Failed)
+            .filter_map(|r| r.error.as_deref())
+            .any(|e| why.message().contains(e))
+    };
     let headline = match (&s.outcome, s.preview) {
+        (Outcome::Failed(why), true) if listed(why) => "The preview failed".to_string(),
+        (Outcome::Failed(why), false) if listed(why) => format!("The {what} failed"),
         (Outcome::Succeeded, true) => format!("Preview of the {what} done: nothing ran"),
         (Outcome::Succeeded, false) => format!("The {what} succeeded"),
         (Outcome::Failed(why), true) => format!("The preview failed: {why}"),
@@ -55,7 +64,8 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
     if s.preview && m.run.operation == Some(crate::engine::Operation::Refresh) {
         out.push((
             Kind::Plain,
-            "Applying it modifies no resource, only the stack's state.".into(),
+            "Applying it records what the refresh found in the stack's state; it modifies no resource."
+                .into(),
         ));
     }
     out.push((Kind::Plain, String::new()));

@@ -69,6 +69,17 @@ impl Counts {
         self.done[op as usize] += 1;
     }
 
+    /// A standalone refresh's step found `op` (same, update or delete): it counts as that op
+    /// from now on, planned and, in a live run, done.
+    pub(super) fn refreshed(&mut self, op: StepOp, live: bool) {
+        let refresh = &mut self.planned[StepOp::Refresh as usize];
+        *refresh = refresh.saturating_sub(1);
+        self.planned[op as usize] += 1;
+        if live {
+            self.done[op as usize] += 1;
+        }
+    }
+
     /// `steps` more steps settled in a live run.
     pub(super) fn settle(&mut self, steps: usize) {
         self.steps_settled += steps;

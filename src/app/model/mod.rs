@@ -27,7 +27,8 @@ use std::time::Duration;
 
 use crate::engine::run::events::{CascadeId, CascadeMember, ChainId, Decider, StepInfo};
 use crate::engine::run::policy::EnforcementLevel;
-use crate::engine::{EngineEvent, Outcome, Severity, Urn};
+use crate::engine::steps::drift::refresh_result;
+use crate::engine::{EngineEvent, Operation, Outcome, PropertyMap, Severity, StepOp, Urn};
 
 pub use approvals::{Approvals, Cascade};
 pub use chains::{Chain, ChainState, Chains};
@@ -318,13 +319,16 @@ impl Model {
                 chain,
                 op,
                 urn,
+                id,
                 outputs,
                 duration,
-                ..
             } => {
                 self.chains.finish_step(*chain, false);
                 let i = self.rows.ensure(urn);
                 self.rows.set_running(i, false);
+                if *op == StepOp::Refresh && self.run.operation == Some(Operation::Refresh) {
+                    self.drift(i, id.is_some().then_some(outputs), live);
+                }
                 let at = (now, active);
                 let counted = self
                     .rows
@@ -475,7 +479,20 @@ impl Model {
         }
         if let Some(u) = urn {
             let i = self.rows.ensure(u);
-            self.rows.row_mut(i).message = Some(message.into());
+            let r = self.rows.row_mut(i);
+            // An error on a registration that got no step (refused, say by the plan) fails
+            // its row, so the row, `e` and the summary show it.
+            if severity == Severity::Error
+                && !ephemeral
+                && r.op.is_none()
+                && r.status != Status::Failed
+            {
+                r.status = Status::Failed;
+                r.error = Some(message.into());
+                self.counts.fail(i);
+            } else {
+                r.message = Some(message.into());
+            }
         }
         if !ephemeral {
             self.log_line(severity, urn, message.to_string());
@@ -516,6 +533,21 @@ impl Model {
         if !info.dependencies.is_empty() || self.rows.row(i).dependencies.is_empty() {
             self.rows.set_dependencies(i, &info.dependencies);
         }
+    }
+
+    /// A standalone refresh of row `i` read `found` (`None`: gone): the row shows what the
+    /// refresh found as Pulumi does (`~ update` with the diff, `- delete`, `same`), and the
+    /// counts move its step from `refresh` to that op.
+    fn drift(&mut self, i: usize, found: Option<&PropertyMap>, live: bool) {
+        let r = self.rows.row_mut(i);
+        let old = r.changes().old_outputs.clone().unwrap_or_default();
+        let (op, diff) = refresh_result(&old, found);
+        r.op = Some(op);
+        if !diff.changed_keys.is_empty() {
+            r.changes_mut().diffs = diff.changed_keys;
+            r.changes_mut().detailed_diff = diff.detailed_diff;
+        }
+        self.counts.refreshed(op, live);
     }
 
     /// A chain ended: its worker is free, and when it stopped short, the steps it did not

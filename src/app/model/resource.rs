@@ -194,7 +194,7 @@ impl Resource {
     }
 
     /// Its changes, boxed on first write.
-    fn changes_mut(&mut self) -> &mut Changes {
+    pub(super) fn changes_mut(&mut self) -> &mut Changes {
         self.changes.get_or_insert_with(Box::default)
     }
 

@@ -8,6 +8,7 @@ pub(super) mod component_hooks;
 pub(super) mod deletes;
 pub mod diff;
 pub(super) mod diff_job;
+pub mod drift;
 pub(super) mod executor;
 pub(super) mod gate;
 pub(super) mod generator;

@@ -1,6 +1,7 @@
 //! The generator's side of update plans: a preview records each registration's goal, seed,
-//! steps and outputs; a run under a plan checks each against it before any step runs
-//! (Pulumi's `checkGoal`, `checkMissingPlan` and its step validation).
+//! steps and outputs; a run under a plan, and the preview before it, checks each against it
+//! before any step runs (Pulumi's `checkGoal`, `checkMissingPlan` and its step validation).
+//! Outputs are checked only in the run (a preview's are partly unknown).
 
 use rand::Rng;
 
@@ -31,10 +32,7 @@ fn refused(v: PlanViolation) -> RegisterError {
 
 impl StepGenerator {
     fn enforced(&self) -> Option<&Plan> {
-        self.opts
-            .plan
-            .as_deref()
-            .filter(|_| !self.opts.is_preview())
+        self.opts.plan.as_deref()
     }
 
     /// Under a plan, a new resource the preview did not create, or one it only deleted, is
@@ -166,7 +164,10 @@ impl StepGenerator {
         if let Some(plan) = &mut self.recording {
             plan.resources.entry(urn.clone()).or_default().outputs = Some(outputs.clone());
         }
-        let Some(plan) = self.enforced().filter(|_| self.opts.strict_plan) else {
+        let Some(plan) = self
+            .enforced()
+            .filter(|_| self.opts.strict_plan && !self.opts.is_preview())
+        else {
             return Ok(());
         };
         match plan.resources.get(urn) {
