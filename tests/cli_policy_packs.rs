@@ -67,6 +67,21 @@ fn a_python_packs_levels_show_in_pulumis_section_and_a_mandatory_one_fails_the_p
         "no summary under a ❌ pack: {text}"
     );
     assert!(env.world().is_empty(), "a preview creates nothing");
+
+    // Pulumi's --show-policy-remediations: each remediation with the properties it changed.
+    let out = env.run(&[
+        "preview",
+        "--policy-pack",
+        &pack,
+        "--show-policy-remediations",
+    ]);
+    let section = policies(&stdout(&out));
+    assert!(
+        section
+            .contains("        - [remediate]  private-range  (sim:index:Network: net) [~cidr]\n"),
+        "{section}"
+    );
+    assert!(!section.contains("(1 resource)"), "{section}");
 }
 
 #[test]

@@ -340,6 +340,10 @@ pub(super) struct OutputArgs {
     /// Do not show the stack's outputs.
     #[arg(long)]
     pub suppress_outputs: bool,
+    /// List each policy remediation with the properties it changed, instead of a count per
+    /// policy.
+    #[arg(long)]
+    pub show_policy_remediations: bool,
 }
 
 /// Where `--event-log` sends the engine events.

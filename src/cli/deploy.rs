@@ -213,7 +213,7 @@ pub(super) fn options(
 }
 
 /// What the plain and JSON displays show besides the defaults: `--show-sames`,
-/// `--show-replacement-steps`, `--diff`, `--debug`, the `--event-log` file, and what
+/// `--show-replacement-steps`, `--diff`, `--debug`, `--show-policy-remediations`, the `--event-log` file, and what
 /// `preview --import-file` collects.
 pub(super) struct Shown {
     pub visibility: Visibility,
@@ -224,6 +224,8 @@ pub(super) struct Shown {
     pub event_server: Option<String>,
     /// `--debug`: debug messages too.
     pub debug: bool,
+    /// `--show-policy-remediations`: each remediation on its own line.
+    pub policy_remediations: bool,
     /// `preview --import-file`: the creates, collected as the events go by.
     pub imports: Option<Arc<parking_lot::Mutex<ImportFileBuilder>>>,
 }
@@ -253,6 +255,7 @@ impl Shown {
             event_log,
             event_server,
             debug: false,
+            policy_remediations: args.show_policy_remediations,
             imports: None,
         })
     }
@@ -319,7 +322,8 @@ async fn print(
     } else {
         let printer = ProgressPrinter::new(&mut stdout)
             .with_display(shown.visibility, shown.diff)
-            .with_debug(shown.debug);
+            .with_debug(shown.debug)
+            .with_policy_remediations(shown.policy_remediations);
         (Some(printer), None)
     };
     let mut preview = false;

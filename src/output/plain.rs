@@ -79,6 +79,12 @@ impl<W: Write> ProgressPrinter<W> {
         self
     }
 
+    /// Lists each policy remediation with what it changed (`--show-policy-remediations`).
+    pub fn with_policy_remediations(mut self, detailed: bool) -> ProgressPrinter<W> {
+        self.policies = PolicySection::detailed(detailed);
+        self
+    }
+
     /// `--diff` under a refresh: the outputs the read found changed, against the recorded ones.
     fn refresh_lines(&mut self, urn: &Urn, found: &PropertyMap) -> io::Result<()> {
         let Some(info) = self

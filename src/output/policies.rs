@@ -56,6 +56,8 @@ pub fn display_type(ty: &str) -> String {
 pub struct PolicySection {
     violations: Vec<PolicyViolation>,
     remediations: Vec<PolicyRemediation>,
+    /// `--show-policy-remediations`: one line per remediation rather than a count per policy.
+    detailed: bool,
 }
 
 /// One pack's line and what goes under it.
@@ -63,7 +65,33 @@ pub struct PolicySection {
 struct Pack {
     paths: Vec<String>,
     violations: Vec<PolicyViolation>,
-    remediations: BTreeMap<String, usize>,
+    /// In arrival order, the order they rewrote the inputs in.
+    remediations: Vec<PolicyRemediation>,
+}
+
+/// The properties a remediation changed as Pulumi's short diff writes them: added, deleted
+/// and updated keys, each group after its sign (`+a,b-c~d`); empty when nothing changed.
+fn short_diff(r: &PolicyRemediation) -> String {
+    let (before, after) = (&r.before, &r.after);
+    let keys = |pick: &dyn Fn(&String) -> bool, from: &crate::engine::PropertyMap| {
+        from.keys().filter(|k| pick(k)).cloned().collect::<Vec<_>>()
+    };
+    let groups = [
+        ('+', keys(&|k| !before.contains_key(k), after)),
+        ('-', keys(&|k| !after.contains_key(k), before)),
+        (
+            '~',
+            keys(
+                &|k| after.get(k).is_some_and(|v| Some(v) != before.get(k)),
+                before,
+            ),
+        ),
+    ];
+    groups
+        .iter()
+        .filter(|(_, keys)| !keys.is_empty())
+        .map(|(sign, keys)| format!("{sign}{}", keys.join(",")))
+        .collect()
 }
 
 fn resource_clause(urn: &Urn) -> String {
@@ -71,6 +99,14 @@ fn resource_clause(urn: &Urn) -> String {
 }
 
 impl PolicySection {
+    /// A section that lists each remediation (`--show-policy-remediations`) or counts them.
+    pub fn detailed(detailed: bool) -> PolicySection {
+        PolicySection {
+            detailed,
+            ..PolicySection::default()
+        }
+    }
+
     pub fn violation(&mut self, v: &PolicyViolation) {
         self.violations.push(v.clone());
     }
@@ -107,12 +143,7 @@ impl PolicySection {
         }
         for r in std::mem::take(&mut self.remediations) {
             let key = format!("{}@v{}", r.pack_name, r.pack_version);
-            *by_key
-                .entry(key)
-                .or_default()
-                .remediations
-                .entry(r.policy_name)
-                .or_default() += 1;
+            by_key.entry(key).or_default().remediations.push(r);
         }
         let mut out = String::from("Policies:\n");
         let mut mandatory = false;
@@ -136,9 +167,26 @@ impl PolicySection {
                 format!(" (local: {})", pack.paths.join("; "))
             };
             out.push_str(&format!("    {mark} {key}{local}\n"));
-            for (policy, n) in &pack.remediations {
-                let noun = if *n == 1 { "resource" } else { "resources" };
-                out.push_str(&format!("        - [remediate]  {policy}  ({n} {noun})\n"));
+            if self.detailed {
+                for r in &pack.remediations {
+                    let diff = short_diff(r);
+                    if !diff.is_empty() {
+                        out.push_str(&format!(
+                            "        - [remediate]  {}{} [{diff}]\n",
+                            r.policy_name,
+                            resource_clause(&r.urn)
+                        ));
+                    }
+                }
+            } else {
+                let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+                for r in &pack.remediations {
+                    *counts.entry(r.policy_name.as_str()).or_default() += 1;
+                }
+                for (policy, n) in counts {
+                    let noun = if n == 1 { "resource" } else { "resources" };
+                    out.push_str(&format!("        - [remediate]  {policy}  ({n} {noun})\n"));
+                }
             }
             pack.violations.sort_by(|a, b| {
                 (
@@ -189,6 +237,34 @@ mod tests {
         assert_eq!(display_type("sim:index:Resource"), "sim:index:Resource");
         assert_eq!(display_type("pulumi:pulumi:Stack"), "pulumi:pulumi:Stack");
         assert_eq!(display_type("a:b/c:D"), "a:b/c:D");
+    }
+
+    #[test]
+    fn a_remediation_s_short_diff_lists_added_deleted_and_updated_keys_as_pulumi_s() {
+        use crate::engine::{PropertyMap, PropertyValue};
+        let props = |pairs: &[(&str, &str)]| -> PropertyMap {
+            pairs
+                .iter()
+                .map(|(k, v)| (k.to_string(), PropertyValue::String(v.to_string())))
+                .collect()
+        };
+        let remediation = |before, after| PolicyRemediation {
+            urn: Urn::new("dev", "p", None, "pkgA:m:typA", "resA"),
+            policy_name: "fix".into(),
+            pack_name: "pack".into(),
+            pack_version: "1.0.0".into(),
+            before,
+            after,
+        };
+        let r = remediation(
+            props(&[("a", "1"), ("b", "1"), ("gone", "x")]),
+            props(&[("a", "2"), ("b", "1"), ("c", "3"), ("d", "4")]),
+        );
+        assert_eq!(short_diff(&r), "+c,d-gone~a");
+        assert_eq!(
+            short_diff(&remediation(props(&[("a", "1")]), props(&[("a", "1")]))),
+            ""
+        );
     }
 
     fn violation(
