@@ -1,0 +1,17 @@
+//! The console: its screens rendered from models (insta snapshots), the graph, the console protocol, plans and policy packs in a real terminal, and the cost of a frame.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+#[path = "../cli_support/mod.rs"]
+mod cli_support;
+#[path = "../console_support/mod.rs"]
+mod console_support;
+#[path = "../policy_support/mod.rs"]
+mod policy_support;
+
+mod console_views;
+mod console_graph;
+mod console_protocol;
+mod console_plans;
+mod console_policy_packs;
+mod console_frame_time;
