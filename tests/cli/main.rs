@@ -11,6 +11,7 @@ mod json_support;
 #[path = "../policy_support/mod.rs"]
 mod policy_support;
 
+mod attach_e2e;
 mod cli_approvals;
 mod cli_change_secrets;
 mod cli_deploy_flags;
@@ -25,4 +26,3 @@ mod cli_stack_rename;
 mod cli_stack_tags;
 mod cli_state;
 mod config_paths;
-mod attach_e2e;

@@ -9,9 +9,9 @@ mod console_support;
 #[path = "../policy_support/mod.rs"]
 mod policy_support;
 
-mod console_views;
+mod console_frame_time;
 mod console_graph;
-mod console_protocol;
 mod console_plans;
 mod console_policy_packs;
-mod console_frame_time;
+mod console_protocol;
+mod console_views;

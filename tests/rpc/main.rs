@@ -5,10 +5,10 @@
 #[path = "../rpc_support/mod.rs"]
 mod rpc_support;
 
-mod rpc_marshal;
-mod rpc_dynamic_provider;
-mod rpc_provider_client;
-mod rpc_monitor_validation;
 mod providers_command;
 mod providers_random;
 mod providers_sim;
+mod rpc_dynamic_provider;
+mod rpc_marshal;
+mod rpc_monitor_validation;
+mod rpc_provider_client;

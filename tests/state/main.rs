@@ -15,10 +15,10 @@ mod state_support;
 #[path = "../support/mod.rs"]
 mod support;
 
+mod crash_engine;
+mod crash_sweep;
+mod crash_windows;
 mod state_backend;
 mod state_postgres;
 mod state_races;
 mod state_refusals;
-mod crash_engine;
-mod crash_sweep;
-mod crash_windows;
