@@ -186,6 +186,13 @@ pub(crate) fn server() -> Option<&'static Server> {
 
 fn start() -> Option<Server> {
     let Some(bin) = bin_dir() else {
+        // CI installs PostgreSQL (scripts/test.sh): there a missing server is a failure, not a
+        // reason to pass without running these tests.
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "PostgreSQL is not installed and CI=true: the postgres:// tests cannot run"
+        );
         eprintln!(
             "PostgreSQL is not installed: skipping the postgres:// tests. Install it with \
              `apt-get install postgresql` (scripts/test.sh does so when run as root)"
