@@ -1,4 +1,4 @@
-//! The console: its screens rendered from models (insta snapshots), the graph, the console protocol, plans and policy packs in a real terminal, and the cost of a frame.
+//! The console: its screens rendered from models (insta snapshots), the graph, the console protocol, plans and policy packs in a real terminal (a frame's cost is `benches/scale.rs console-frame`).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -9,7 +9,6 @@ mod console_support;
 #[path = "../policy_support/mod.rs"]
 mod policy_support;
 
-mod console_frame_time;
 mod console_graph;
 mod console_plans;
 mod console_policy_packs;

@@ -104,7 +104,7 @@ async fn stack_of(p: &Arc<FakeProvider>, specs: Vec<Spec>) -> Snapshot {
     s
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_create_under_ask_waits_at_its_gate_while_independent_creates_finish() {
     let p = Arc::new(FakeProvider::default());
     let opts = policy(&["creates[**::gated]=ask"]);
@@ -143,7 +143,7 @@ async fn a_create_under_ask_waits_at_its_gate_while_independent_creates_finish()
     assert!(d[0].1 && matches!(&d[0].2, Decider::Operator(who) if !who.is_empty()));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_delete_under_ask_waits_while_the_creates_finish_then_runs_when_approved() {
     let p = Arc::new(FakeProvider::default());
     let s0 = stack_of(&p, vec![res("old", vec![])]).await;
@@ -174,7 +174,7 @@ async fn a_delete_under_ask_waits_while_the_creates_finish_then_runs_when_approv
     assert_eq!(run.names(), vec!["new1", "new2"]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_declined_create_skips_exactly_what_depends_on_it() {
     let p = Arc::new(FakeProvider::default());
     let mut opts = policy(&["creates=ask"]);
@@ -204,7 +204,7 @@ async fn a_declined_create_skips_exactly_what_depends_on_it() {
     assert!(d.contains(&("c".into(), true, Decider::File("decisions.yaml".into()))));
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_declined_delete_keeps_the_resource_and_what_it_needs() {
     let p = Arc::new(FakeProvider::default());
     let s0 = stack_of(
@@ -228,7 +228,7 @@ async fn a_declined_delete_keeps_the_resource_and_what_it_needs() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn an_unattended_gate_without_a_decision_is_declined_with_a_warning() {
     let p = Arc::new(FakeProvider::default());
     let mut opts = policy(&["creates[**::a]=ask"]);
@@ -249,7 +249,7 @@ async fn an_unattended_gate_without_a_decision_is_declined_with_a_warning() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn approving_a_kind_releases_only_the_gates_of_that_kind() {
     let p = Arc::new(FakeProvider::default());
     let s0 = stack_of(&p, vec![res("u", vec![("v", In::Lit("1"))])]).await;
@@ -275,7 +275,7 @@ async fn approving_a_kind_releases_only_the_gates_of_that_kind() {
     assert_eq!(p.names("update"), vec!["u"]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn step_mode_lets_exactly_one_step_start_per_step() {
     let p = Arc::new(FakeProvider::default());
     let (d, mut rx, violations, entries) = deployment(&p, &Snapshot::default(), options());
@@ -324,7 +324,7 @@ async fn step_mode_lets_exactly_one_step_start_per_step() {
     assert_eq!(p.names("create").len(), 3);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn pause_before_stops_at_the_matching_step_and_says_why() {
     let p = Arc::new(FakeProvider::default());
     let mut opts = options();
@@ -354,7 +354,7 @@ async fn pause_before_stops_at_the_matching_step_and_says_why() {
     assert_eq!(p.names("create"), vec!["a", "b", "c"]);
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn a_step_lets_the_diff_before_it_run_too() {
     let p = Arc::new(FakeProvider::default());
     let s0 = stack_of(&p, vec![res("r", vec![("v", In::Lit("1"))])]).await;

@@ -39,7 +39,7 @@ async fn wait_for(
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn pause_holds_every_new_step_and_resume_releases_them() {
     let p = Arc::new(FakeProvider {
         delay: Duration::from_millis(30),
@@ -131,7 +131,7 @@ async fn cascade_run(
     (run, p, s0)
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn approving_a_cascade_runs_it() {
     let (run, p, _) = cascade_run(|c, id| c.approve(id)).await;
     assert!(run.result.outcome.is_success(), "{:?}", run.result.outcome);
@@ -146,7 +146,7 @@ async fn approving_a_cascade_runs_it() {
     );
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn declining_a_cascade_keeps_old_states_and_other_work_finishes() {
     let (run, p, s0) = cascade_run(|c, id| c.decline(id)).await;
     assert!(run.result.outcome.is_success(), "{:?}", run.result.outcome);
@@ -166,7 +166,7 @@ async fn declining_a_cascade_keeps_old_states_and_other_work_finishes() {
     }
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn cancel_lets_running_steps_finish_and_records_them() {
     let p = Arc::new(FakeProvider {
         delay: Duration::from_millis(300),
@@ -198,7 +198,7 @@ async fn cancel_lets_running_steps_finish_and_records_them() {
     assert!(run.result.snapshot.pending_operations.is_empty());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn terminate_leaves_in_flight_operations_pending() {
     let p = Arc::new(FakeProvider {
         delay: Duration::from_millis(500),
@@ -229,7 +229,7 @@ async fn terminate_leaves_in_flight_operations_pending() {
     assert!(run.names().is_empty());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn dropping_a_run_stops_it_and_its_steps() {
     let p = Arc::new(FakeProvider {
         delay: Duration::from_secs(600),

@@ -5,7 +5,9 @@
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use tokio::time::Instant;
 
 use stepdeck::engine::model::property::props;
 use stepdeck::engine::provider::{
@@ -399,14 +401,15 @@ async fn check_rejects_malformed_reserved_inputs() {
     assert!(err.to_string().contains("sim:index:Teleporter"), "{err}");
 }
 
-#[tokio::test]
+/// On tokio's paused clock: the waits are the provider's own, measured exactly.
+#[tokio::test(start_paused = true)]
 async fn latency_comes_from_the_resource_or_the_provider_config() {
     let sim = Sim::new();
     let u = urn("sim:index:Resource", "slow");
     let t = Instant::now();
     sim.create(&u, props([("latencyMs", PropertyValue::Number(150.0))]))
         .await;
-    assert!(t.elapsed() >= Duration::from_millis(150));
+    assert_eq!(t.elapsed(), Duration::from_millis(150));
 
     sim.provider
         .configure(&props([("latencyMs", "120")]))
@@ -414,15 +417,15 @@ async fn latency_comes_from_the_resource_or_the_provider_config() {
         .unwrap();
     let t = Instant::now();
     sim.create(&u, PropertyMap::new()).await;
-    assert!(t.elapsed() >= Duration::from_millis(120));
+    assert_eq!(t.elapsed(), Duration::from_millis(120));
 
     let t = Instant::now();
     let slow = props([("latencyMs", PropertyValue::Number(400.0))]);
     sim.diff(&u, &slow, &slow).await;
-    let took = t.elapsed();
-    assert!(
-        took >= Duration::from_millis(100) && took < Duration::from_millis(400),
-        "a diff takes a quarter: {took:?}"
+    assert_eq!(
+        t.elapsed(),
+        Duration::from_millis(100),
+        "a diff takes a quarter"
     );
 
     let bad = sim
@@ -524,7 +527,7 @@ fn unknown_packages_are_refused_by_name() {
     assert!(factory.load("command", None).is_ok());
 }
 
-#[tokio::test]
+#[tokio::test(start_paused = true)]
 async fn each_load_is_a_fresh_instance_sharing_one_world() {
     let sim = Sim::new();
     let slow = sim.factory.load("sim", None).unwrap();
@@ -535,7 +538,7 @@ async fn each_load_is_a_fresh_instance_sharing_one_world() {
     let (id, _) = sim
         .create(&urn("sim:index:Bucket", "logs"), PropertyMap::new())
         .await;
-    assert!(t.elapsed() < Duration::from_millis(400), "config leaked");
+    assert_eq!(t.elapsed(), Duration::ZERO, "config leaked");
     let r = slow
         .read(ReadRequest {
             urn: urn("sim:index:Bucket", "logs"),

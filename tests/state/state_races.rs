@@ -136,7 +136,11 @@ fn a_running_deployment_renews_its_lease_and_a_zombie_holders_lease_expires() {
     assert!(first["expires"].is_string(), "{first}");
 
     // Past the first lease: the holder renewed it, so the lock still holds.
-    std::thread::sleep(Duration::from_secs(3));
+    let first_expiry =
+        chrono::DateTime::parse_from_rfc3339(first["expires"].as_str().unwrap()).unwrap();
+    wait_until("the first lease to run out", || {
+        chrono::Utc::now() > first_expiry
+    });
     let renewed = held_lock(&env).unwrap();
     assert_ne!(
         renewed["expires"], first["expires"],
@@ -154,7 +158,9 @@ fn a_running_deployment_renews_its_lease_and_a_zombie_holders_lease_expires() {
     holder.kill().unwrap();
     let proc = PathBuf::from(format!("/proc/{}", holder.id()));
     assert!(proc.exists(), "the holder is a zombie until reaped");
-    std::thread::sleep(Duration::from_secs(3));
+    wait_until("the zombie's lease to run out", || {
+        lease_ran_out(&env, "dev")
+    });
     let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
