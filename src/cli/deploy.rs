@@ -37,6 +37,7 @@ use super::display::{Display, shown_config};
 use super::errors::{Cancelled, ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
 use super::serve::ServeSession;
+use super::stdout::outln;
 use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message and
@@ -429,10 +430,18 @@ pub(super) fn save_plan(
     args: &DeployArgs,
     result: &mut DeploymentResult,
 ) -> Result<()> {
-    match (&args.save_plan, result.plan.take()) {
-        (Some(path), Some(plan)) => super::plan::save(path, ws, stack, plan),
-        _ => Ok(()),
+    let (Some(path), Some(plan)) = (&args.save_plan, result.plan.take()) else {
+        return Ok(());
+    };
+    super::plan::save(path, ws, stack, plan)?;
+    // Pulumi's note on how to use the plan, unless the output is JSON.
+    if !args.json {
+        let path = path.display();
+        outln!(
+            "Update plan written to '{path}'\nRun `stepdeck up --plan='{path}'` to constrain the update to the operations planned by this preview"
+        )?;
     }
+    Ok(())
 }
 
 /// `--expect-no-changes`: a preview, update or refresh that changed anything (Pulumi's

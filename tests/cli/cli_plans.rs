@@ -33,14 +33,22 @@ fn plan_path(env: &Env) -> PathBuf {
 
 fn save_plan(env: &Env) -> String {
     let path = plan_path(env);
-    env.ok(&[
+    let out = env.ok(&[
         "preview",
         "--stack",
         "dev",
         "--non-interactive",
         "--save-plan",
         path.to_str().unwrap(),
-    ])
+    ]);
+    let path = path.display();
+    assert!(
+        out.ends_with(&format!(
+            "Update plan written to '{path}'\nRun `stepdeck up --plan='{path}'` to constrain the update to the operations planned by this preview\n"
+        )),
+        "{out}"
+    );
+    out
 }
 
 fn up_with_plan(env: &Env, extra: &[&str]) -> Output {
