@@ -192,7 +192,7 @@ fn kill_points_every_third_converge_with_nothing_stuck_lost_or_leaked() {
 }
 
 #[test]
-#[ignore = "the full sweep takes minutes: cargo test --test crash_sweep -- --ignored"]
+#[ignore = "the full sweep takes minutes: cargo test --test state crash_sweep -- --ignored"]
 fn full_kill_point_sweep() {
     assert_clean(&sweep(1));
 }
