@@ -390,8 +390,13 @@ impl<W: Write> ProgressPrinter<W> {
             writeln!(self.out, "Diagnostics:")?;
             for (who, msgs) in std::mem::take(&mut self.diagnostics) {
                 writeln!(self.out, "  {who}:")?;
+                // Every line of a message under the same indent, trailing blanks dropped, as
+                // Pulumi's `printDiagnostics` prints them.
                 for (sev, msg) in msgs {
-                    writeln!(self.out, "    {}: {msg}", sev.as_str())?;
+                    let text = format!("{}: {msg}", sev.as_str());
+                    for line in text.trim_end().lines() {
+                        writeln!(self.out, "    {}", line.trim_end())?;
+                    }
                 }
             }
             writeln!(self.out)?;

@@ -522,3 +522,37 @@ fn a_state_is_read_with_the_salt_recorded_beside_it() {
     );
     assert!(export(&env).contains("hunter2"));
 }
+
+/// A state left with a pending create (a run killed mid-step): the next update warns in
+/// Pulumi's words, every line of the message under the Diagnostics indent, and a preview does
+/// not (Pulumi warns only when it deploys).
+#[test]
+fn an_update_over_pending_operations_warns_under_the_stack_and_a_preview_does_not() {
+    let env = Env::new(&program());
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let mut state = env.export("dev");
+    state["deployment"]["pending_operations"] = serde_json::json!([{
+        "resource": {
+            "urn": urn("sim:index:Resource", "lost"),
+            "custom": true,
+            "type": "sim:index:Resource",
+            "inputs": {"tag": "x"}
+        },
+        "type": "creating"
+    }]);
+    let path = env.root.path().join("pending.json");
+    std::fs::write(&path, state.to_string()).unwrap();
+    let file = path.to_str().unwrap();
+    env.ok(&["stack", "import", "--stack", "dev", "--file", file]);
+
+    let preview = env.ok(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert!(!preview.contains("pending operations"), "{preview}");
+    let up = env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let expected = format!(
+        "Diagnostics:\n  pulumi:pulumi:Stack (e2e-dev):\n    warning: Attempting to deploy or update \
+         resources with 1 pending operations from a previous deployment.\n      * {}, interrupted \
+         while creating\n    These resources are in an unknown state",
+        urn("sim:index:Resource", "lost")
+    );
+    assert!(up.contains(&expected), "{up}");
+}
