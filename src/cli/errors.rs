@@ -107,8 +107,26 @@ pub(super) fn render(e: &anyhow::Error) -> String {
             "the stack is currently locked by 1 lock(s). Either wait for the other process(es) \
              to end or, if it is gone, remove the lock with `stack unlock`.\n  {locked}"
         ),
-        None => format!("{e:#}"),
+        None => chain_text(e),
     }
+}
+
+/// An error and its causes joined with `: `, as anyhow's `{:#}` joins them, but without a
+/// cause its parent's message already ends with (a client library's error often repeats its
+/// source: `transport error: transport error: tcp connect error: tcp connect error`).
+fn chain_text(e: &anyhow::Error) -> String {
+    let mut text = String::new();
+    for cause in e.chain() {
+        let part = cause.to_string();
+        if text.ends_with(&part) {
+            continue;
+        }
+        if !text.is_empty() {
+            text.push_str(": ");
+        }
+        text.push_str(&part);
+    }
+    text
 }
 
 fn is_input_error(e: &StateError) -> bool {
@@ -129,4 +147,38 @@ fn is_input_error(e: &StateError) -> bool {
             | E::BadLease(_)
             | E::BadName(_)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, thiserror::Error)]
+    #[error("{0}")]
+    struct Layer(String, #[source] Option<Box<Layer>>);
+
+    fn layers(parts: &[&str]) -> anyhow::Error {
+        let mut inner: Option<Box<Layer>> = None;
+        for p in parts.iter().rev() {
+            inner = Some(Box::new(Layer(p.to_string(), inner)));
+        }
+        anyhow::Error::new(*inner.unwrap())
+    }
+
+    #[test]
+    fn a_cause_its_parent_already_says_is_said_once() {
+        let e = layers(&[
+            "cannot connect to 127.0.0.1:1: transport error",
+            "transport error",
+            "tcp connect error",
+            "tcp connect error",
+            "Connection refused (os error 111)",
+        ]);
+        assert_eq!(
+            render(&e),
+            "cannot connect to 127.0.0.1:1: transport error: tcp connect error: Connection refused (os error 111)"
+        );
+        let e = layers(&["reading Pulumi.yaml", "line 3: bad"]);
+        assert_eq!(render(&e), "reading Pulumi.yaml: line 3: bad");
+    }
 }
