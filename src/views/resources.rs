@@ -91,7 +91,14 @@ pub fn info_text(r: &Resource) -> (String, bool) {
             .map(|(_, m)| m)
             .or_else(|| e.strip_prefix(&format!("resource {} ", r.urn.as_str())))
             .unwrap_or(e);
-        return (brief.to_string(), true);
+        // One line: a multi-line error (a command's output under its exit status) keeps a
+        // space between its lines rather than gluing them ("exit status 3:ERROR").
+        let brief: Vec<&str> = brief
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        return (brief.join(" "), true);
     }
     let changes = r.changes();
     if !changes.replace_keys.is_empty() {

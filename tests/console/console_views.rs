@@ -277,6 +277,30 @@ fn a_failure_of_several_errors_shows_one_per_line() {
 }
 
 #[test]
+fn a_multi_line_error_reads_as_one_line_on_its_row() {
+    let mut m = sample_model();
+    let urn = stepdeck::app::sample::sample_urn("sim:index:Resource", "hook");
+    m.apply(&EngineEvent::StepFailed {
+        chain: 99,
+        op: stepdeck::engine::StepOp::Create,
+        urn,
+        error: "command \"exit 3\" failed with exit status 3:\nERROR: disk full\n".into(),
+        duration: Duration::from_millis(10),
+    });
+    let hook = m
+        .resources()
+        .iter()
+        .find(|r| r.urn.name() == "hook")
+        .unwrap();
+    let (info, is_error) = stepdeck::views::resources::info_text(hook);
+    assert!(is_error);
+    assert_eq!(
+        info,
+        "command \"exit 3\" failed with exit status 3: ERROR: disk full"
+    );
+}
+
+#[test]
 fn the_graph_names_the_blast_radius_and_follows_the_filter() {
     let m = sample_model();
     let mut u = ui(ConsoleMode::Live);
