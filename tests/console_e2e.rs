@@ -736,3 +736,28 @@ fn a_step_gate_is_approved_with_a_key_and_the_summary_names_who() {
     assert_eq!(env.managed("dev").len(), 3);
     t.quit_and_expect_restored(0);
 }
+
+#[test]
+fn quitting_a_running_preview_says_it_was_canceled_and_exits_8() {
+    let env = chain_project(3, 0);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    // Each resource's diff now takes 2 s (a quarter of its latency), one after another.
+    let program = std::fs::read_to_string(env.project().join("Pulumi.yaml"))
+        .unwrap()
+        .replace("      step:", "      latencyMs: 8000\n      step:");
+    env.write("Pulumi.yaml", &program);
+    let t = Tmux::start(&env, 120, 40, &["preview", "--stack", "dev"]);
+    t.wait("the preview under way", |s| {
+        s.contains("diff: latencyMs") && !s.contains("DONE")
+    });
+    t.keys(&["q"]);
+    let s = t.wait("a question or the shell", |s| {
+        s.contains("Quit while the deployment runs?") || s.contains("TTY-")
+    });
+    if !s.contains("TTY-") {
+        t.keys(&["y"]);
+    }
+    let s = t.wait_for("TTY-");
+    assert!(s.contains("error: preview canceled"), "{s}");
+    t.expect_restored(8);
+}

@@ -118,12 +118,10 @@ pub(super) async fn run(
             )
             .await?;
             if !asks {
-                // The operator may leave a read-only preview early; that is not a failure.
-                return match left {
-                    ConsoleExit::Quit { .. } if !result.outcome.is_success() => Ok(()),
-                    _ => conclude(&result, operation)
-                        .and_then(|()| save_plan(ws, stack, args, &mut result)),
-                };
+                // A read-only preview ends as it ended, left early or not: one quit while it
+                // ran was cancelled (`preview canceled`, Pulumi's exit code 8).
+                return conclude(&result, operation)
+                    .and_then(|()| save_plan(ws, stack, args, &mut result));
             }
             if left != ConsoleExit::Apply {
                 return Err(DeploymentFailed(format!(
