@@ -240,7 +240,13 @@ impl Model {
                 severity,
                 message,
                 ephemeral,
-            } => self.diagnostic(urn.as_ref(), *severity, message, *ephemeral),
+            } => {
+                // The serving side notes a watcher's pause just before the run pauses.
+                if let Some(who) = message.strip_prefix("deployment paused by ") {
+                    self.run.pause_cause = Some(format!("by {who}"));
+                }
+                self.diagnostic(urn.as_ref(), *severity, message, *ephemeral);
+            }
             EngineEvent::Summary {
                 counts,
                 declined,
@@ -426,14 +432,18 @@ impl Model {
             EngineEvent::Breakpoint { op, urn } => {
                 let message = format!("breakpoint: paused before {} of {urn}", op.as_str());
                 self.note(Severity::Warning, &message);
+                self.run.pause_cause = Some(format!("at the breakpoint before {}", urn.name()));
             }
             EngineEvent::Paused => {
                 self.run.paused = true;
                 self.clock.pause();
-                self.note(
-                    Severity::Warning,
-                    "paused by the operator: running steps finish, no new step starts",
-                );
+                let by = self
+                    .run
+                    .pause_cause
+                    .take()
+                    .unwrap_or_else(|| "by the operator".to_string());
+                let message = format!("paused {by}: running steps finish, no new step starts");
+                self.note(Severity::Warning, &message);
             }
             EngineEvent::Resumed => {
                 self.run.paused = false;

@@ -85,6 +85,9 @@ pub struct RunStatus {
     pub summary: Option<SummaryInfo>,
     /// Creates an interrupted run left pending in the stack, until they are cleared.
     pending_creates: Vec<PendingCreate>,
+    /// Who or what asked for the pause about to be announced, when not the local operator:
+    /// a breakpoint, or a watcher whose pause the serving side noted first.
+    pub(super) pause_cause: Option<String>,
 }
 
 impl RunStatus {

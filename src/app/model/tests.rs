@@ -607,6 +607,40 @@ fn time_paused_is_left_out_of_elapsed_times() {
 }
 
 #[test]
+fn a_pause_is_credited_to_its_breakpoint_or_its_watcher_not_the_operator() {
+    let mut m = Model::new();
+    let urn = sample_urn("sim:index:Resource", "db");
+    m.apply(&EngineEvent::Breakpoint {
+        op: StepOp::Update,
+        urn,
+    });
+    m.apply(&EngineEvent::Paused);
+    m.apply(&EngineEvent::Resumed);
+    m.apply(&EngineEvent::Diagnostic {
+        urn: None,
+        severity: Severity::Info,
+        message: "deployment paused by alice@laptop".into(),
+        ephemeral: false,
+    });
+    m.apply(&EngineEvent::Paused);
+    let log: Vec<&str> = m.log.entries().iter().map(|e| e.message.as_str()).collect();
+    assert!(
+        log.contains(
+            &"paused at the breakpoint before db: running steps finish, no new step starts"
+        ),
+        "{log:?}"
+    );
+    assert!(
+        log.contains(&"paused by alice@laptop: running steps finish, no new step starts"),
+        "{log:?}"
+    );
+    assert!(
+        !log.iter().any(|l| l.starts_with("paused by the operator")),
+        "{log:?}"
+    );
+}
+
+#[test]
 fn a_plain_create_keeps_a_small_row_and_an_update_keeps_its_changes() {
     // A million rows of a preview: the diff fields are boxed apart (456 bytes before), the
     // type and the name are read from the URN, and texts are boxed (344 before).
