@@ -76,11 +76,11 @@ fn the_violations_gate_waits_for_the_operator_and_a_approves() {
             "violations=ask",
         ],
     );
-    let s = t.wait_for("AWAITING APPROVAL");
-    assert!(
-        s.contains("⚠ db") && s.contains("waiting for approval"),
-        "{s}"
-    );
+    // The frame that shows the gate in the header shows it on db's row too; waiting for both
+    // leaves no half-drawn frame to judge.
+    t.wait("the violations gate on db's row", |s| {
+        s.contains("AWAITING APPROVAL") && s.contains("⚠ db") && s.contains("waiting for approval")
+    });
     assert_eq!(
         env.world().len(),
         1,
