@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::StatefulWidget;
 
-use crate::app::model::{Chain, ChainState, Model};
+use crate::app::model::{Cascade, Chain, ChainState, Model};
 use crate::app::ui_state::Scroll;
 use crate::engine::StepOp;
 
@@ -104,21 +104,12 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
         steps.push(Span::styled(sep, t.dim()));
         steps.push(Span::styled(text, style));
     }
-    // A cascade held for approval has no steps yet: say what it will do.
+    // A gate held for approval has no steps yet: say what it will do.
     if c.steps.is_empty()
         && let Some(cascade) = c.cascade.and_then(|id| m.approvals.get(id))
     {
-        let dependents = cascade
-            .members
-            .iter()
-            .filter(|x| x.urn != cascade.root)
-            .count();
-        let text = format!(
-            "+- {} and {dependents} dependent{} (delete-before-replace)",
-            cascade.root.name(),
-            if dependents == 1 { "" } else { "s" }
-        );
-        steps.push(Span::styled(fit_words(&text, room), t.op(StepOp::Replace)));
+        let (text, op) = held_text(cascade);
+        steps.push(Span::styled(fit_words(&text, room), t.op(op)));
     }
     let mut spans = vec![head];
     spans.extend(steps);
@@ -129,6 +120,33 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     }
     spans.extend(tail);
     Line::from(spans)
+}
+
+/// What a held gate will do once approved, labelled by its kind: a single step's gate as its
+/// operation and the policy that holds it (`~ cfg (updates=ask)`), a delete-before-replace
+/// cascade as its root and the dependents it takes along.
+fn held_text(cascade: &Cascade) -> (String, StepOp) {
+    if let Some((op, kind, asked)) = cascade.step {
+        let text = format!(
+            "{} {} ({}={})",
+            op.prefix().trim(),
+            cascade.root.name(),
+            kind.as_str(),
+            if asked { "ask" } else { "decline" }
+        );
+        return (text, op);
+    }
+    let dependents = cascade
+        .members
+        .iter()
+        .filter(|x| x.urn != cascade.root)
+        .count();
+    let text = format!(
+        "+- {} and {dependents} dependent{} (delete-before-replace)",
+        cascade.root.name(),
+        if dependents == 1 { "" } else { "s" }
+    );
+    (text, StepOp::Replace)
 }
 
 impl StatefulWidget for ChainsView<'_> {
@@ -164,5 +182,55 @@ impl StatefulWidget for ChainsView<'_> {
         if m.chains.all().is_empty() {
             buf.set_string(inner.x + 1, inner.y, "no chain queued yet", t.dim());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::app::sample::sample_urn;
+    use crate::engine::run::approval::ApprovalKind;
+    use crate::engine::run::events::{CascadeMember, CascadeReason};
+
+    fn gate(step: Option<(StepOp, ApprovalKind, bool)>, members: &[&str]) -> Cascade {
+        let root = sample_urn("sim:index:Resource", "cfg");
+        Cascade {
+            id: 1,
+            chain: 1,
+            root: root.clone(),
+            members: members
+                .iter()
+                .map(|n| CascadeMember {
+                    urn: if *n == "cfg" {
+                        root.clone()
+                    } else {
+                        sample_urn("sim:index:Resource", n)
+                    },
+                    type_: "sim:index:Resource".into(),
+                    reason: CascadeReason::Root { keys: Vec::new() },
+                })
+                .collect(),
+            decided: None,
+            at: Duration::ZERO,
+            planned: false,
+            abandoned: false,
+            step,
+        }
+    }
+
+    #[test]
+    fn a_held_gate_is_labelled_by_its_kind() {
+        let update = gate(Some((StepOp::Update, ApprovalKind::Updates, true)), &[]);
+        assert_eq!(
+            held_text(&update),
+            ("~ cfg (updates=ask)".into(), StepOp::Update)
+        );
+        let cascade = gate(None, &["cfg", "app"]);
+        assert_eq!(
+            held_text(&cascade).0,
+            "+- cfg and 1 dependent (delete-before-replace)"
+        );
     }
 }
