@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 use super::pulumi_flags::GlobalArgs;
 
@@ -29,6 +30,9 @@ pub(super) enum Command {
     Destroy(DeployArgs),
     /// Read every resource back from its provider and record what exists.
     Refresh(DeployArgs),
+    /// Import existing resources into the stack: one as TYPE NAME ID, or those of an import
+    /// file (`--file`); prints Pulumi YAML declaring them.
+    Import(ImportArgs),
     /// Manage stacks.
     #[command(subcommand)]
     Stack(StackCommand),
@@ -267,6 +271,87 @@ pub(super) struct DeployArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub serve: ServeArgs,
+    /// `import`: what its deployment imports (the command builds it; no flag sets it).
+    #[arg(skip)]
+    pub import: Option<std::sync::Arc<super::import::program::ImportPlan>>,
+}
+
+/// `import`: Pulumi's flags.
+#[derive(Debug, Clone, Args)]
+pub(super) struct ImportArgs {
+    /// The resource to import: its type, name and ID (without --file).
+    #[arg(value_name = "TYPE NAME ID")]
+    pub resource: Vec<String>,
+    #[command(flatten)]
+    pub stack: StackArg,
+    /// The imported resource's parent: `NAME=URN` (NAME for the generated code) or a URN.
+    #[arg(long, value_name = "NAME=URN")]
+    pub parent: Option<String>,
+    /// The imported resource's provider: `NAME=URN` or a URN.
+    #[arg(long, value_name = "NAME=URN")]
+    pub provider: Option<String>,
+    /// Input names to import (accepted: every input the provider's read returns is imported).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub properties: Vec<String>,
+    /// Import the resources of this import file (Pulumi's `{"nameTable", "resources"}` JSON).
+    #[arg(short = 'f', long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Write the generated code to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Generate Pulumi YAML declaring the imported resources (`--generate-code=false`: none).
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
+          default_value = "true", default_missing_value = "true",
+          value_parser = BoolishValueParser::new())]
+    pub generate_code: bool,
+    /// Protect the imported resources (the default, as Pulumi's; `--protect=false`: not).
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
+          default_value = "true", default_missing_value = "true",
+          value_parser = BoolishValueParser::new())]
+    pub protect: bool,
+    /// Show debug messages too.
+    #[arg(short, long)]
+    pub debug: bool,
+    /// A message recorded with the import in the stack's history.
+    #[arg(short, long, value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Use this file instead of `Pulumi.<stack>.yaml` for the stack's configuration.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Show each import's properties.
+    #[arg(long)]
+    pub diff: bool,
+    /// Workers that run steps at once.
+    #[arg(short, long, value_name = "N", value_parser = parse_parallel)]
+    pub parallel: Option<usize>,
+    /// Only preview the import.
+    #[arg(long, conflicts_with_all = ["yes", "skip_preview"])]
+    pub preview_only: bool,
+    /// Import without previewing first.
+    #[arg(long)]
+    pub skip_preview: bool,
+    /// Print Pulumi's engine events as JSON (no code is printed).
+    #[arg(short, long)]
+    pub json: bool,
+    /// Do not show the stack's outputs.
+    #[arg(long)]
+    pub suppress_outputs: bool,
+    /// Do not print progress dots (accepted; stepdeck prints none).
+    #[arg(long)]
+    pub suppress_progress: bool,
+    /// Import without asking.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// A converter to import from (refused: converters are plugins stepdeck does not run).
+    #[arg(long, value_name = "CONVERTER")]
+    pub from: Option<String>,
+    /// Also write Pulumi's engine events to FILE (or `tcp://HOST:PORT`).
+    #[arg(long, value_name = "FILE", value_parser = parse_event_log)]
+    pub event_log: Option<EventLogTarget>,
+    #[arg(long, hide = true, value_name = "KIND")]
+    pub exec_kind: Option<String>,
+    #[arg(long, hide = true, value_name = "AGENT")]
+    pub exec_agent: Option<String>,
 }
 
 /// `--serve`: the deployment's console served to watchers elsewhere (`stepdeck attach`).

@@ -16,6 +16,7 @@ mod errors;
 mod exclude_protected;
 mod graph;
 mod held_notices;
+mod import;
 mod login;
 mod operation;
 mod org;
@@ -178,6 +179,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Up(a) => operation::run(&dir, backend, Operation::Update, deploy(a)).await,
         Command::Destroy(a) => operation::run(&dir, backend, Operation::Destroy, deploy(a)).await,
         Command::Refresh(a) => operation::run(&dir, backend, Operation::Refresh, deploy(a)).await,
+        Command::Import(a) => import::run(&dir, backend, a).await,
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),

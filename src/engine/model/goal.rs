@@ -47,6 +47,9 @@ pub struct Goal {
     pub replacement_trigger: PropertyValue,
     pub aliases: Vec<Alias>,
     pub import_id: Option<String>,
+    /// Pulumi's `pulumi import`: the imported resource keeps the inputs its provider's read
+    /// returned, as there is no program whose inputs it could be compared with.
+    pub adopt_read: bool,
     pub custom_timeouts: Option<CustomTimeouts>,
     pub additional_secret_outputs: Vec<String>,
     pub version: Option<String>,

@@ -1,0 +1,260 @@
+//! Pulumi's commands beyond the deployments, run on the real binary: `import` (one resource
+//! or an import file, the generated Pulumi YAML, the history's `import`), and the Automation
+//! API's `import_resources` on stepdeck as `pulumi`.
+
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod cli_support;
+
+use cli_support::*;
+use serde_json::Value;
+
+const NET: &str =
+    "\nresources:\n  net:\n    type: sim:index:Network\n    properties:\n      cidr: 10.0.0.0/16\n";
+
+/// The sim world's ID of the resource named `name`.
+fn world_id(env: &Env, name: &str) -> String {
+    env.world()
+        .iter()
+        .find(|(_, r)| r["name"] == name)
+        .map(|(id, _)| id.clone())
+        .unwrap_or_else(|| panic!("no {name} in the sim world"))
+}
+
+/// The exported state's resource with this URN suffix (`::TYPE::NAME`).
+fn resource(env: &Env, stack: &str, suffix: &str) -> Option<Value> {
+    env.export(stack)["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with(suffix))
+        .cloned()
+}
+
+fn latest_kind(env: &Env, stack: &str) -> String {
+    let text = env.ok(&["stack", "history", "--stack", stack, "--json"]);
+    let list: Value = serde_json::from_str(&text).unwrap();
+    list[0]["kind"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn import_adopts_a_resource_and_its_generated_code_makes_the_next_preview_change_nothing() {
+    let env = Env::with_passphrase(NET);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let id = world_id(&env, "net");
+    let urn = "urn:pulumi:dev::e2e::sim:index:Network::net";
+    env.ok(&["state", "delete", urn, "--yes", "--stack", "dev"]);
+    assert!(resource(&env, "dev", "::net").is_none());
+
+    let out = env.ok(&[
+        "import",
+        "sim:index:Network",
+        "net",
+        &id,
+        "--yes",
+        "--stack",
+        "dev",
+    ]);
+    let imported = resource(&env, "dev", "::net").expect("net imported");
+    assert_eq!(imported["id"], id.as_str());
+    assert_eq!(
+        imported["protect"], true,
+        "protected by default, as Pulumi's"
+    );
+    assert_eq!(imported["inputs"]["cidr"], "10.0.0.0/16");
+    assert_eq!(latest_kind(&env, "dev"), "import");
+    assert!(out.contains("Please copy the following code"), "{out}");
+    let code = &out[out.find("resources:").expect("generated code")..];
+    assert!(
+        code.contains("  net:\n    type: sim:index:Network\n    properties:\n      cidr: 10.0.0.0/16\n    options:\n      protect: true"),
+        "{code}"
+    );
+    // The generated code, as the program, changes nothing.
+    env.write("Pulumi.yaml", &format!("name: e2e\nruntime: yaml\n{code}"));
+    env.ok(&[
+        "preview",
+        "--stack",
+        "dev",
+        "--non-interactive",
+        "--expect-no-changes",
+    ]);
+    // Importing the same ID again does nothing; another ID under the URN is refused.
+    env.ok(&[
+        "import",
+        "sim:index:Network",
+        "net",
+        &id,
+        "--yes",
+        "-s",
+        "dev",
+    ]);
+    let again = env.run(&[
+        "import",
+        "sim:index:Network",
+        "net",
+        "net-x",
+        "--yes",
+        "-s",
+        "dev",
+    ]);
+    assert_eq!(again.status.code(), Some(2), "{}", stderr(&again));
+    assert!(
+        stderr(&again).contains(&format!("resource '{urn}' already exists")),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn an_import_file_imports_under_a_new_component_and_keeps_what_the_stack_has() {
+    let env = Env::with_passphrase(NET_AND_DB);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    // A network another project made: the one to adopt.
+    let other = env.sibling("other", NET);
+    env.ok_in(
+        &other,
+        &["up", "--stack", "prod", "--yes", "--non-interactive"],
+    );
+    let id = env
+        .world()
+        .iter()
+        .find(|(_, r)| r["urn"].as_str().unwrap().contains("prod::other"))
+        .map(|(id, _)| id.clone())
+        .unwrap();
+    let file = env.root.path().join("import.json");
+    std::fs::write(
+        &file,
+        serde_json::json!({
+            "nameTable": null,
+            "resources": [
+                {"type": "my:app:Group", "name": "group", "component": true},
+                {"type": "sim:index:Network", "name": "adopted", "id": id, "parent": "group"},
+            ]
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let out_file = env.root.path().join("code.yaml");
+    let out = env.ok(&[
+        "import",
+        "--file",
+        file.to_str().unwrap(),
+        "--skip-preview",
+        "--protect=false",
+        "--out",
+        out_file.to_str().unwrap(),
+        "-m",
+        "adopting",
+        "--stack",
+        "dev",
+    ]);
+    assert!(!out.contains("resources:"), "the code went to --out: {out}");
+    let adopted = resource(&env, "dev", "my:app:Group$sim:index:Network::adopted").unwrap();
+    assert_eq!(adopted["id"], id.as_str());
+    assert!(adopted["protect"].as_bool() != Some(true));
+    assert!(resource(&env, "dev", "::my:app:Group::group").is_some());
+    // What the stack had stays.
+    let managed: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
+    assert_eq!(managed, ["adopted", "db", "net"]);
+    let code = std::fs::read_to_string(&out_file).unwrap();
+    assert!(
+        code.contains("  adopted:\n    type: sim:index:Network\n"),
+        "{code}"
+    );
+    assert!(code.contains("parent: ${group}"), "{code}");
+    assert!(!code.contains("protect"), "{code}");
+    assert!(
+        !code.contains("my:app:Group"),
+        "components are not declared: {code}"
+    );
+    assert_eq!(latest_kind(&env, "dev"), "import");
+}
+
+#[test]
+fn import_refuses_what_pulumi_refuses_in_its_words() {
+    let env = Env::new(NET);
+    env.ok(&["stack", "init", "dev"]);
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["import", "sim:index:Network", "net"],
+            "an inline resource must be specified if no converter or import file is used, missing id",
+        ),
+        (
+            &[
+                "import",
+                "sim:index:Network",
+                "net",
+                "id",
+                "--preview-only",
+                "--yes",
+            ],
+            "cannot be used with",
+        ),
+        (
+            &["import", "sim:index:Network", "net", "id"],
+            "--yes or --skip-preview",
+        ),
+        (
+            &[
+                "import",
+                "sim:index:Network",
+                "net",
+                "id",
+                "--yes",
+                "--parent",
+                "bad",
+            ],
+            "invalid parent URN: 'bad'",
+        ),
+    ];
+    for (args, words) in cases {
+        let out = env.run(args);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert!(stderr(&out).contains(words), "{args:?}: {}", stderr(&out));
+    }
+    let file = env.root.path().join("bad.json");
+    std::fs::write(
+        &file,
+        r#"{"resources": [{"type": "sim:index:Network", "name": "a"}, {"name": "b", "id": "x"}]}"#,
+    )
+    .unwrap();
+    let out = env.run(&["import", "-f", file.to_str().unwrap(), "--yes"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("resource 'a' of type 'sim:index:Network' has no ID"));
+    assert!(stderr(&out).contains("resource 'b' has no type"));
+    // Nothing was recorded.
+    assert!(env.ok(&["stack", "history", "--json"]).trim() == "[]");
+}
+
+#[test]
+fn import_without_code_generation_prints_none() {
+    let env = Env::new(NET);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let id = world_id(&env, "net");
+    env.ok(&[
+        "state",
+        "delete",
+        "urn:pulumi:dev::e2e::sim:index:Network::net",
+        "--yes",
+    ]);
+    let out = env.ok(&[
+        "import",
+        "sim:index:Network",
+        "net",
+        &id,
+        "--yes",
+        "--generate-code=false",
+    ]);
+    assert!(
+        !out.contains("resources:") && !out.contains("Please copy"),
+        "{out}"
+    );
+    assert!(resource(&env, "dev", "::net").is_some());
+}
+
+/// Pulumi's Python Automation API adopts a resource with `Stack.import_resources` on
+/// stepdeck as `pulumi`: `tests/automation_api/import.py` says what it checks.
+#[test]
+fn the_python_automation_api_imports_resources() {
+    run_automation_script(&sdk::sdk_env().python, "import.py");
+}
