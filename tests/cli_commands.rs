@@ -1,6 +1,7 @@
 //! Pulumi's commands beyond the deployments, run on the real binary: `import` (one resource
-//! or an import file, the generated Pulumi YAML, the history's `import`), and the Automation
-//! API's `import_resources` on stepdeck as `pulumi`.
+//! or an import file, the generated Pulumi YAML, the history's `import`, the Python
+//! Automation API's `import_resources`) and `cancel` (a live run of this host signalled, a
+//! stale lock released, what it cannot signal refused).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -257,4 +258,95 @@ fn import_without_code_generation_prints_none() {
 #[test]
 fn the_python_automation_api_imports_resources() {
     run_automation_script(&sdk::sdk_env().python, "import.py");
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .unwrap()
+        .trim()
+        .to_string()
+}
+
+/// A lock record held by `pid` on `host`, its lease running.
+fn holder(pid: u32, host: &str) -> Value {
+    serde_json::json!({
+        "pid": pid, "hostname": host, "user": "t",
+        "time": "2026-01-01T00:00:00Z", "operation": "up", "id": "planted",
+        "expires": "2999-01-01T00:00:00Z"
+    })
+}
+
+#[test]
+fn cancel_stops_a_running_up_of_this_host_and_the_stack_takes_updates_again() {
+    use std::io::BufRead;
+    let env = Env::new(NET);
+    env.ok(&["stack", "init", "dev"]);
+    let mut up = env.spawn(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--pause-before",
+        "**",
+    ]);
+    // The run holds the lock once it reaches its breakpoint, and waits there.
+    let mut lines = std::io::BufReader::new(up.stdout.take().unwrap()).lines();
+    lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|l| l.contains("paused before it"))
+        .expect("the up pauses");
+    let out = env.ok(&["cancel", "--yes", "--stack", "dev"]);
+    assert_eq!(
+        out,
+        "The currently running update for 'dev' has been canceled!\n"
+    );
+    let status = up.wait().unwrap();
+    assert_eq!(status.code(), Some(8), "the up was cancelled as by Ctrl-C");
+    let history = env.ok(&["stack", "history", "--json"]);
+    assert!(history.contains("\"failed\""), "{history}");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(
+        env.ok(&["cancel", "--yes"]),
+        "There is no update running for 'dev'.\n"
+    );
+}
+
+#[test]
+fn cancel_releases_a_lock_whose_holder_is_gone() {
+    let env = Env::new(NET);
+    env.ok(&["stack", "init", "dev"]);
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let dir = env.stack_dir("dev");
+    plant_lock(&dir, holder(gone.id(), &hostname()));
+    env.ok(&["cancel", "--yes", "--stack", "dev"]);
+    let (_, lock) = current_lock(&dir).unwrap();
+    assert!(lock.get("released").is_some(), "{lock}");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+}
+
+#[test]
+fn cancel_refuses_a_run_it_cannot_signal_and_keeps_its_lock() {
+    let env = Env::new(NET);
+    env.ok(&["stack", "init", "dev"]);
+    let dir = env.stack_dir("dev");
+    // On another host; then on this one but not a stepdeck process (this test is running).
+    for (pid, host, words) in [
+        (
+            4242,
+            "elsewhere".to_string(),
+            "which this host cannot signal",
+        ),
+        (std::process::id(), hostname(), "is not a stepdeck process"),
+    ] {
+        plant_lock(&dir, holder(pid, &host));
+        let out = env.run(&["cancel", "--yes", "--stack", "dev"]);
+        assert_eq!(out.status.code(), Some(2));
+        assert!(stderr(&out).contains(words), "{}", stderr(&out));
+        let up = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+        assert!(stderr(&up).contains("locked"), "{}", stderr(&up));
+        env.ok(&["stack", "unlock", "--force"]);
+    }
 }

@@ -33,6 +33,17 @@ pub(super) enum Command {
     /// Import existing resources into the stack: one as TYPE NAME ID, or those of an import
     /// file (`--file`); prints Pulumi YAML declaring them.
     Import(ImportArgs),
+    /// Cancel the update running on the stack: a run of this host is asked to stop as
+    /// Ctrl-C asks it and waited for; a lock whose holder is gone is released.
+    Cancel {
+        #[arg(value_name = "STACK")]
+        name: Option<String>,
+        #[command(flatten)]
+        stack: StackArg,
+        /// Cancel without asking.
+        #[arg(short, long)]
+        yes: bool,
+    },
     /// Manage stacks.
     #[command(subcommand)]
     Stack(StackCommand),

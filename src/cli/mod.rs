@@ -4,6 +4,7 @@ mod about;
 mod approvals;
 mod args;
 mod attach;
+mod cancel;
 mod config;
 mod config_list;
 mod config_refresh;
@@ -180,6 +181,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Destroy(a) => operation::run(&dir, backend, Operation::Destroy, deploy(a)).await,
         Command::Refresh(a) => operation::run(&dir, backend, Operation::Refresh, deploy(a)).await,
         Command::Import(a) => import::run(&dir, backend, a).await,
+        Command::Cancel { name, stack, yes } => {
+            let name = stack::one_name(name, stack.stack)?;
+            cancel::run(&dir, backend, name, yes).await
+        }
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
