@@ -1,7 +1,8 @@
 //! Pulumi's commands beyond the deployments, run on the real binary: `import` (one resource
 //! or an import file, the generated Pulumi YAML, the history's `import`, the Python
 //! Automation API's `import_resources`) and `cancel` (a live run of this host signalled, a
-//! stale lock released, what it cannot signal refused).
+//! stale lock released, what it cannot signal refused) and `plugin ls|install|rm` (Pulumi's
+//! plugin cache under `PULUMI_HOME`, which the plugin search reads).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -253,11 +254,11 @@ fn import_without_code_generation_prints_none() {
     assert!(resource(&env, "dev", "::net").is_some());
 }
 
-/// Pulumi's Python Automation API adopts a resource with `Stack.import_resources` on
-/// stepdeck as `pulumi`: `tests/automation_api/import.py` says what it checks.
+/// Pulumi's Python Automation API adopts a resource with `Stack.import_resources` and lists
+/// plugins on stepdeck as `pulumi`: `tests/automation_api/commands.py` says what it checks.
 #[test]
-fn the_python_automation_api_imports_resources() {
-    run_automation_script(&sdk::sdk_env().python, "import.py");
+fn the_python_automation_api_imports_resources_and_lists_plugins() {
+    run_automation_script(&sdk::sdk_env().python, "commands.py");
 }
 
 fn hostname() -> String {
@@ -349,4 +350,126 @@ fn cancel_refuses_a_run_it_cannot_signal_and_keeps_its_lock() {
         assert!(stderr(&up).contains("locked"), "{}", stderr(&up));
         env.ok(&["stack", "unlock", "--force"]);
     }
+}
+
+/// `stepdeck plugin …` with `PULUMI_HOME` in the test's directory.
+fn plugin(env: &Env, args: &[&str]) -> std::process::Output {
+    env.command(&[&["plugin"][..], args].concat())
+        .env("PULUMI_HOME", env.root.path().join("pulumi-home"))
+        .output()
+        .unwrap()
+}
+
+fn plugin_ok(env: &Env, args: &[&str]) -> String {
+    let out = plugin(env, args);
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+    stdout(&out)
+}
+
+fn listed(env: &Env) -> Vec<Value> {
+    serde_json::from_str::<Value>(&plugin_ok(env, &["ls", "--json"]))
+        .unwrap()
+        .as_array()
+        .cloned()
+        .unwrap()
+}
+
+#[test]
+fn plugin_install_puts_a_local_plugin_where_pulumi_and_the_plugin_search_find_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new("\nresources:\n  thing:\n    type: fake:index:Thing\n");
+    env.ok(&["stack", "init", "dev"]);
+    // Only the built-in providers, marked so.
+    let names: Vec<(String, bool)> = listed(&env)
+        .iter()
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["builtin"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("sim".into(), true),
+            ("random".into(), true),
+            ("command".into(), true)
+        ]
+    );
+    let preview = |env: &Env| {
+        env.command(&["preview", "--non-interactive"])
+            .env("PULUMI_HOME", env.root.path().join("pulumi-home"))
+            .output()
+            .unwrap()
+    };
+    let before = preview(&env);
+    assert!(
+        stderr(&before).contains("is not on PATH"),
+        "{}",
+        stderr(&before)
+    );
+
+    // A plugin that starts and prints no port: enough to see that it is the one started.
+    let exe = env.root.path().join("fake-plugin");
+    std::fs::write(&exe, "#!/bin/sh\necho no-port\n").unwrap();
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let exe = exe.to_str().unwrap();
+    let out = plugin(&env, &["install", "resource", "fake", "v1.2.0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--file PATH"), "{}", stderr(&out));
+    let out = plugin(&env, &["install", "resource", "fake", "--file", exe]);
+    assert!(
+        stderr(&out).contains("missing plugin version argument"),
+        "{}",
+        stderr(&out)
+    );
+    plugin_ok(
+        &env,
+        &["install", "resource", "fake", "v1.2.0", "--file", exe],
+    );
+    let installed = env
+        .root
+        .path()
+        .join("pulumi-home/plugins/resource-fake-v1.2.0");
+    assert!(exists(&installed.join("pulumi-resource-fake")));
+    let fake = listed(&env)
+        .into_iter()
+        .find(|p| p["name"] == "fake")
+        .unwrap();
+    assert_eq!(fake["kind"], "resource");
+    assert_eq!(fake["version"], "1.2.0");
+    assert_eq!(fake["size"], 23);
+    assert!(fake["installTime"].is_string() && fake["lastUsedTime"].is_string());
+
+    let after = preview(&env);
+    assert!(
+        stderr(&after).contains("pulumi-resource-fake")
+            && !stderr(&after).contains("is not on PATH"),
+        "{}",
+        stderr(&after)
+    );
+
+    // Removal: nothing without a kind or --all; then by kind, name and range.
+    let out = plugin(&env, &["rm"]);
+    assert!(
+        stderr(&out).contains("please pass --all"),
+        "{}",
+        stderr(&out)
+    );
+    plugin_ok(
+        &env,
+        &["install", "resource", "fake", "2.0.0", "--file", exe],
+    );
+    let out = plugin_ok(&env, &["rm", "resource", "fake", ">=1.0.0 <2.0.0", "--yes"]);
+    assert_eq!(out, "removed: resource fake-1.2.0\n");
+    assert!(!exists(&installed));
+    let versions: Vec<Value> = listed(&env)
+        .into_iter()
+        .filter(|p| p["name"] == "fake")
+        .map(|p| p["version"].clone())
+        .collect();
+    assert_eq!(versions, [Value::from("2.0.0")]);
+    plugin_ok(&env, &["rm", "--all", "--yes"]);
+    assert_eq!(listed(&env).len(), 3);
 }

@@ -44,6 +44,10 @@ pub(super) enum Command {
         #[arg(short, long)]
         yes: bool,
     },
+    /// Manage plugins: Pulumi's plugin cache (`$PULUMI_HOME/plugins`), installed from local
+    /// files only.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
     /// Manage stacks.
     #[command(subcommand)]
     Stack(StackCommand),
@@ -98,6 +102,57 @@ pub(super) enum Command {
     Whoami {
         #[arg(short, long)]
         json: bool,
+    },
+}
+
+/// `plugin`: Pulumi's plugin commands.
+#[derive(Debug, Subcommand)]
+pub(super) enum PluginCommand {
+    /// List the installed plugins, the providers built into stepdeck and the provider
+    /// plugins on PATH.
+    #[command(visible_alias = "list")]
+    Ls {
+        /// Print Pulumi's JSON: `[{"name", "kind", "version", "size", "installTime", "lastUsedTime"}]`.
+        #[arg(short, long)]
+        json: bool,
+        /// Only the project's plugins (refused: stepdeck does not read a project's plugin list).
+        #[arg(short, long)]
+        project: bool,
+    },
+    /// Install a plugin from a local executable or directory (`--file`); nothing is downloaded.
+    Install {
+        /// analyzer, language, resource, converter or tool.
+        kind: Option<String>,
+        name: Option<String>,
+        version: Option<String>,
+        /// The plugin's executable, or a directory holding it.
+        #[arg(short, long, value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// A download server (accepted; nothing is downloaded).
+        #[arg(long, value_name = "URL")]
+        server: Option<String>,
+        /// Accepted (an exact version is always installed).
+        #[arg(long)]
+        exact: bool,
+        /// Accepted (an installed version is always replaced).
+        #[arg(long)]
+        reinstall: bool,
+        /// Accepted (a local file is not checked against a checksum).
+        #[arg(long, value_name = "HEX")]
+        checksum: Option<String>,
+    },
+    /// Remove installed plugins: by kind, name and version (or range), or `--all`.
+    #[command(visible_aliases = ["remove", "delete"])]
+    Rm {
+        kind: Option<String>,
+        name: Option<String>,
+        version: Option<String>,
+        /// Remove every plugin.
+        #[arg(short, long)]
+        all: bool,
+        /// Remove without asking.
+        #[arg(short, long)]
+        yes: bool,
     },
 }
 

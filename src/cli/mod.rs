@@ -22,6 +22,7 @@ mod login;
 mod operation;
 mod org;
 mod plan;
+mod plugin;
 mod policy_packs;
 mod pulumi_flags;
 mod serve;
@@ -150,6 +151,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             return about::about(dir.as_deref(), backend, stack.stack.as_deref(), json);
         }
         Command::Org(c) => return org::run(c, backend),
+        Command::Plugin(c) => return plugin::run(c),
         Command::Login { url, local } => {
             let dir = workspace::project_dir(global.cwd.as_deref()).ok();
             return login::login(dir.as_deref(), backend, url, local);
@@ -193,6 +195,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         | Command::Version
         | Command::About { .. }
         | Command::Org(_)
+        | Command::Plugin(_)
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::Whoami { .. } => {

@@ -1,16 +1,17 @@
 """Pulumi's Python Automation API (the registry's `pulumi.automation`) driving stepdeck as
 `pulumi`: `Stack.import_resources` (an import file, `--out` read back as `generated_code`,
-the summary `info()` reads) against a local YAML project.
+the summary `info()` reads) against a local YAML project, and the workspace's plugin calls
+(`list_plugins` parses `plugin ls --json`; `install_plugin` cannot download).
 
 Run by `tests/cli_commands.rs` with `pulumi` on PATH being stepdeck, `PULUMI_CONFIG_PASSPHRASE`
-and the backend in the environment. Usage: python import.py WORK_DIR. Every check raises on
+and the backend in the environment. Usage: python commands.py WORK_DIR. Every check raises on
 failure.
 """
 
 import os
 import sys
 
-from pulumi.automation import create_stack
+from pulumi.automation import CommandError, create_stack
 
 
 def check(cond, what):
@@ -65,6 +66,18 @@ def main(work_dir):
         generate_code=False,
     )
     check(again.generated_code == "", again.generated_code)
+
+    # Plugins: the built-in providers are listed as Pulumi lists plugins.
+    plugins = {p.name: p for p in stack.workspace.list_plugins()}
+    for name in ["sim", "random", "command"]:
+        check(name in plugins and plugins[name].kind == "resource", plugins)
+        check(plugins[name].last_used is not None, plugins[name])
+    try:
+        stack.workspace.install_plugin("aws", "v6.0.0")
+        raise AssertionError("installed a plugin without a file")
+    except CommandError as e:
+        check("--file" in str(e), str(e))
+    stack.workspace.remove_plugin(name="nothing-installed")
     print("ok")
 
 
