@@ -2,7 +2,8 @@
 //! or an import file, the generated Pulumi YAML, the history's `import`, the Python
 //! Automation API's `import_resources`) and `cancel` (a live run of this host signalled, a
 //! stale lock released, what it cannot signal refused) and `plugin ls|install|rm` (Pulumi's
-//! plugin cache under `PULUMI_HOME`, which the plugin search reads).
+//! plugin cache under `PULUMI_HOME`, which the plugin search reads) and `new` (a project from
+//! a local template directory).
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -472,4 +473,102 @@ fn plugin_install_puts_a_local_plugin_where_pulumi_and_the_plugin_search_find_it
     assert_eq!(versions, [Value::from("2.0.0")]);
     plugin_ok(&env, &["rm", "--all", "--yes"]);
     assert_eq!(listed(&env).len(), 3);
+}
+
+const TEMPLATE: &str = "name: ${PROJECT}\ndescription: ${DESCRIPTION}\nruntime: yaml\ntemplate:\n  description: A tiny network\n  config:\n    cidr:\n      description: the range\n      default: 10.9.0.0/16\nresources:\n  net:\n    type: sim:index:Network\n    properties:\n      cidr: ${cidr}\n";
+
+/// A template directory: `Pulumi.yaml` and a text file naming the project.
+fn template(env: &Env) -> std::path::PathBuf {
+    let dir = env.root.path().join("tpl");
+    std::fs::create_dir_all(dir.join("docs")).unwrap();
+    std::fs::write(dir.join("Pulumi.yaml"), TEMPLATE).unwrap();
+    std::fs::write(dir.join("docs/README.md"), "# ${PROJECT}: ${DESCRIPTION}\n").unwrap();
+    dir
+}
+
+#[test]
+fn new_makes_a_project_and_its_stack_from_a_local_template() {
+    let env = Env::new("");
+    let tpl = template(&env);
+    let dest = env.root.path().join("net-app");
+    let tpl_arg = tpl.to_str().unwrap();
+    let dest_arg = dest.to_str().unwrap();
+    let out = env.ok(&[
+        "new",
+        tpl_arg,
+        "--dir",
+        dest_arg,
+        "--yes",
+        "-c",
+        "owner=ops",
+    ]);
+    assert!(
+        out.starts_with("Created project 'net-app'\n\nCreated stack 'dev'\n"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dest.join("Pulumi.yaml")).unwrap(),
+        "name: net-app\ndescription: A tiny network\nruntime: yaml\nresources:\n  net:\n    type: sim:index:Network\n    properties:\n      cidr: ${cidr}\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dest.join("docs/README.md")).unwrap(),
+        "# net-app: A tiny network\n"
+    );
+    let settings = std::fs::read_to_string(dest.join("Pulumi.dev.yaml")).unwrap();
+    assert!(settings.contains("net-app:cidr: 10.9.0.0/16"), "{settings}");
+    assert!(settings.contains("net-app:owner: ops"), "{settings}");
+    // The project deploys as it is.
+    env.ok_in(&dest, &["up", "--yes", "--non-interactive"]);
+    assert!(
+        env.world()
+            .values()
+            .any(|r| r["properties"]["cidr"] == "10.9.0.0/16")
+    );
+
+    // A directory that is not empty is refused unless --force; --generate-only makes no stack.
+    let again = env.run(&["new", tpl_arg, "--dir", dest_arg, "--yes"]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("is not empty; use --force"),
+        "{}",
+        stderr(&again)
+    );
+    let only = env.root.path().join("only");
+    let out = env.ok(&[
+        "new",
+        tpl_arg,
+        "--dir",
+        only.to_str().unwrap(),
+        "--generate-only",
+        "--name",
+        "named",
+        "--description",
+        "mine: yes",
+    ]);
+    assert_eq!(out, "Created project 'named'\n\n");
+    let text = std::fs::read_to_string(only.join("Pulumi.yaml")).unwrap();
+    assert!(
+        text.starts_with("name: named\ndescription: \"mine: yes\"\n"),
+        "{text}"
+    );
+    assert!(!exists(&only.join("Pulumi.dev.yaml")));
+    let stacks = env.ok_in(&only, &["stack", "ls", "--json"]);
+    assert_eq!(stacks.trim(), "[]");
+}
+
+#[test]
+fn new_refuses_template_names_and_urls_offline() {
+    let env = Env::new("");
+    for t in [
+        "aws-typescript",
+        "https://github.com/pulumi/templates/tree/master/yaml",
+    ] {
+        let out = env.run(&["new", t, "--yes", "--dir", "x"]);
+        assert_eq!(out.status.code(), Some(2), "{t}");
+        assert!(
+            stderr(&out).contains(&format!("template '{t}' not found: stepdeck works offline")),
+            "{}",
+            stderr(&out)
+        );
+    }
 }

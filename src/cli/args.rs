@@ -48,6 +48,8 @@ pub(super) enum Command {
     /// files only.
     #[command(subcommand)]
     Plugin(PluginCommand),
+    /// Create a project from a local template directory (and its first stack).
+    New(NewArgs),
     /// Manage stacks.
     #[command(subcommand)]
     Stack(StackCommand),
@@ -103,6 +105,48 @@ pub(super) enum Command {
         #[arg(short, long)]
         json: bool,
     },
+}
+
+/// `new`: Pulumi's flags.
+#[derive(Debug, Clone, Args)]
+pub(super) struct NewArgs {
+    /// The template: a local directory holding its `Pulumi.yaml` (names and URLs need
+    /// Pulumi's template repositories and are refused).
+    #[arg(value_name = "TEMPLATE-DIR")]
+    pub template: Option<String>,
+    /// The project name (default: the directory's name).
+    #[arg(short, long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The stack to create (default: dev).
+    #[arg(short, long, value_name = "NAME")]
+    pub stack: Option<String>,
+    /// The project description (default: the template's).
+    #[arg(short, long, value_name = "TEXT")]
+    pub description: Option<String>,
+    /// Config to save in the new stack (`KEY=VALUE`, repeatable).
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+    /// The --config keys are paths into maps or lists.
+    #[arg(long)]
+    pub config_path: bool,
+    /// Where to make the project (created if missing; default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Write into a directory that is not empty, overwriting files.
+    #[arg(short, long)]
+    pub force: bool,
+    /// Only write the project: no stack, no config.
+    #[arg(short, long)]
+    pub generate_only: bool,
+    /// Use the defaults without asking (stepdeck never asks).
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Use local templates only (accepted: stepdeck uses only local template directories).
+    #[arg(short, long)]
+    pub offline: bool,
+    /// The secrets provider (`default` or `passphrase`).
+    #[arg(long, value_name = "PROVIDER")]
+    pub secrets_provider: Option<String>,
 }
 
 /// `plugin`: Pulumi's plugin commands.

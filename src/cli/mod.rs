@@ -19,6 +19,7 @@ mod graph;
 mod held_notices;
 mod import;
 mod login;
+mod new;
 mod operation;
 mod org;
 mod plan;
@@ -152,6 +153,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Org(c) => return org::run(c, backend),
         Command::Plugin(c) => return plugin::run(c),
+        Command::New(a) => return new::run(global.cwd.as_deref(), backend, a),
         Command::Login { url, local } => {
             let dir = workspace::project_dir(global.cwd.as_deref()).ok();
             return login::login(dir.as_deref(), backend, url, local);
@@ -196,6 +198,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         | Command::About { .. }
         | Command::Org(_)
         | Command::Plugin(_)
+        | Command::New(_)
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::Whoami { .. } => {

@@ -278,7 +278,11 @@ pub(super) fn one_name(argument: Option<String>, flag: Option<String>) -> Result
 }
 
 /// Creates a stack of this project, refusing an existing one in Pulumi's words.
-fn create(ws: &Workspace, name: &StackName, secrets_provider: Option<&str>) -> Result<()> {
+pub(super) fn create(
+    ws: &Workspace,
+    name: &StackName,
+    secrets_provider: Option<&str>,
+) -> Result<()> {
     match secrets_provider {
         None | Some("passphrase" | "default") => {}
         Some(other) => {
