@@ -3,7 +3,8 @@
 //! Automation API's `import_resources`) and `cancel` (a live run of this host signalled, a
 //! stale lock released, what it cannot signal refused) and `plugin ls|install|rm` (Pulumi's
 //! plugin cache under `PULUMI_HOME`, which the plugin search reads) and `new` (a project from
-//! a local template directory).
+//! a local template directory) and `install` (a Python virtualenv and its requirements, a
+//! Node.js package manager), offline.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -571,4 +572,80 @@ fn new_refuses_template_names_and_urls_offline() {
             stderr(&out)
         );
     }
+}
+
+#[test]
+fn install_creates_the_virtualenv_and_installs_the_requirements_with_pip() {
+    let env = Env::new("");
+    env.write(
+        "Pulumi.yaml",
+        "name: py\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
+    );
+    // pip reads the requirements (a bad one fails the install, naming the command).
+    env.write("requirements.txt", "this is not a requirement!\n");
+    let out = env.run(&["install"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("installing dependencies via")
+            && stderr(&out).contains("pip install -r requirements.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        exists(&env.project().join("venv/bin/python")),
+        "the virtualenv was made"
+    );
+    env.write("requirements.txt", "# nothing needed\n");
+    let out = env.ok(&["install"]);
+    assert!(out.contains("Finished installing dependencies"), "{out}");
+    // Another toolchain must be on PATH.
+    env.write(
+        "Pulumi.yaml",
+        "name: py\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n    toolchain: uv\n",
+    );
+    let out = env
+        .command(&["install"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("uv is not on PATH"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn install_runs_the_projects_package_manager_and_yaml_needs_nothing() {
+    let env = Env::new("");
+    env.ok(&["install"]);
+    env.write(
+        "Pulumi.yaml",
+        "name: nd\nruntime:\n  name: nodejs\n  options:\n    packagemanager: npm\n",
+    );
+    env.write(
+        "package.json",
+        r#"{"name": "nd", "version": "1.0.0", "private": true}"#,
+    );
+    env.ok(&["install"]);
+    assert!(
+        exists(&env.project().join("package-lock.json")),
+        "npm install ran"
+    );
+    env.write(
+        "Pulumi.yaml",
+        "name: nd\nruntime:\n  name: nodejs\n  options:\n    packagemanager: pnpm\n",
+    );
+    let out = env
+        .command(&["install"])
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("pnpm is not on PATH"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -50,6 +50,25 @@ pub(super) enum Command {
     Plugin(PluginCommand),
     /// Create a project from a local template directory (and its first stack).
     New(NewArgs),
+    /// Install the project's dependencies (Python virtualenv and requirements, Node.js
+    /// packages); plugins are not downloaded.
+    Install {
+        /// Skip installing dependencies.
+        #[arg(long)]
+        no_dependencies: bool,
+        /// Skip installing plugins (accepted: plugins are never downloaded).
+        #[arg(long)]
+        no_plugins: bool,
+        /// Reinstall plugins (accepted: plugins are never downloaded).
+        #[arg(long)]
+        reinstall: bool,
+        /// Install the language's version tools (refused: they download toolchains).
+        #[arg(long)]
+        use_language_version_tools: bool,
+        /// Packages installed at once (accepted).
+        #[arg(long, value_name = "N")]
+        parallel: Option<usize>,
+    },
     /// Manage stacks.
     #[command(subcommand)]
     Stack(StackCommand),

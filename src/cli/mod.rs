@@ -18,6 +18,7 @@ mod exclude_protected;
 mod graph;
 mod held_notices;
 mod import;
+mod install;
 mod login;
 mod new;
 mod operation;
@@ -185,6 +186,18 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Destroy(a) => operation::run(&dir, backend, Operation::Destroy, deploy(a)).await,
         Command::Refresh(a) => operation::run(&dir, backend, Operation::Refresh, deploy(a)).await,
         Command::Import(a) => import::run(&dir, backend, a).await,
+        Command::Install {
+            no_dependencies,
+            use_language_version_tools,
+            ..
+        } => {
+            if use_language_version_tools {
+                return Err(errors::usage(
+                    "--use-language-version-tools is not supported: it downloads language toolchains",
+                ));
+            }
+            install::run(&dir, no_dependencies)
+        }
         Command::Cancel { name, stack, yes } => {
             let name = stack::one_name(name, stack.stack)?;
             cancel::run(&dir, backend, name, yes).await
