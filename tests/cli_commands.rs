@@ -50,6 +50,7 @@ fn import_adopts_a_resource_and_its_generated_code_makes_the_next_preview_change
     env.ok(&["state", "delete", urn, "--yes", "--stack", "dev"]);
     assert!(resource(&env, "dev", "::net").is_none());
 
+    // The stack as the parent, named as Pulumi names it: it is not written in the code.
     let out = env.ok(&[
         "import",
         "sim:index:Network",
@@ -58,6 +59,8 @@ fn import_adopts_a_resource_and_its_generated_code_makes_the_next_preview_change
         "--yes",
         "--stack",
         "dev",
+        "--parent",
+        "urn:pulumi:dev::e2e::pulumi:pulumi:Stack::e2e-dev",
     ]);
     let imported = resource(&env, "dev", "::net").expect("net imported");
     assert_eq!(imported["id"], id.as_str());

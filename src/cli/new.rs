@@ -1,7 +1,8 @@
 //! `new`: a project from a local template directory, as Pulumi's `new` makes one: the
 //! template's files copied into an empty directory with `${PROJECT}` and `${DESCRIPTION}`
 //! substituted, its `template:` section dropped, and (unless `--generate-only`) a stack
-//! created with the template's config defaults and `--config`. Templates by name or URL come
+//! created with the template's config defaults and `--config`, and the dependencies installed
+//! as `install` installs them. Templates by name or URL come
 //! from Pulumi's template repositories, which stepdeck (offline) does not reach.
 
 use std::path::{Path, PathBuf};
@@ -100,6 +101,7 @@ pub(super) fn run(cwd: Option<&Path>, backend: Option<&str>, args: NewArgs) -> R
     if !values.is_empty() {
         super::config::set_values(&ws, &mut stack, &values, args.config_path)?;
     }
+    super::install::run(&dest, false)?;
     outln!(
         "Your new project is ready to go!\n\nTo perform an initial deployment, run `{} up`",
         super::program_name()

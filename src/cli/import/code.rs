@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use anyhow::{Result, anyhow};
 use serde_json::{Map, Value, json};
+use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{PropertyValue, ResourceState, Urn};
 
 use super::spec::Resolved;
@@ -43,7 +44,8 @@ pub(super) fn generate(resolved: &Resolved, states: &[ResourceState]) -> Result<
                 .unwrap_or_else(|| urn.to_string());
             Value::String(format!("${{{name}}}"))
         };
-        if let Some(p) = &e.parent {
+        // The stack is every resource's parent by default: it is not named.
+        if let Some(p) = e.parent.as_ref().filter(|p| p.type_() != ROOT_STACK_TYPE) {
             options.insert("parent".into(), reference(p));
         }
         if let Some(p) = &e.provider {
