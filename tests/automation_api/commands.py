@@ -1,7 +1,8 @@
 """Pulumi's Python Automation API (the registry's `pulumi.automation`) driving stepdeck as
 `pulumi`: `Stack.import_resources` (an import file, `--out` read back as `generated_code`,
 the summary `info()` reads) against a local YAML project, and the workspace's plugin calls
-(`list_plugins` parses `plugin ls --json`; `install_plugin` cannot download).
+(`list_plugins` parses `plugin ls --json`; `install_plugin` cannot download) and
+`Stack.cancel` with nothing running.
 
 Run by `tests/cli_commands.rs` with `pulumi` on PATH being stepdeck, `PULUMI_CONFIG_PASSPHRASE`
 and the backend in the environment. Usage: python commands.py WORK_DIR. Every check raises on
@@ -78,6 +79,9 @@ def main(work_dir):
     except CommandError as e:
         check("--file" in str(e), str(e))
     stack.workspace.remove_plugin(name="nothing-installed")
+
+    # Nothing runs on the stack: cancelling is a no-op, as on Pulumi's self-managed backends.
+    stack.cancel()
     print("ok")
 
 
