@@ -286,7 +286,8 @@ pub(super) async fn drive(
     (result, failed)
 }
 
-async fn cancel_on_ctrl_c(control: Control) {
+/// Cancels the run on every SIGINT (Ctrl-C, or `cancel` from another process).
+pub(super) async fn cancel_on_ctrl_c(control: Control) {
     while tokio::signal::ctrl_c().await.is_ok() {
         control.cancel();
     }
