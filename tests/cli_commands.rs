@@ -475,6 +475,34 @@ fn plugin_install_puts_a_local_plugin_where_pulumi_and_the_plugin_search_find_it
         .map(|p| p["version"].clone())
         .collect();
     assert_eq!(versions, [Value::from("2.0.0")]);
+    // A published plugin's tarball is extracted into place.
+    let staging = env.root.path().join("staging");
+    std::fs::create_dir_all(&staging).unwrap();
+    std::fs::copy(exe, staging.join("pulumi-resource-fake")).unwrap();
+    let tarball = env.root.path().join("fake.tar.gz");
+    let tar = std::process::Command::new("tar")
+        .arg("-czf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(&staging)
+        .arg("pulumi-resource-fake")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    plugin_ok(
+        &env,
+        &[
+            "install",
+            "resource",
+            "fake",
+            "3.0.0",
+            "-f",
+            tarball.to_str().unwrap(),
+        ],
+    );
+    assert!(exists(&env.root.path().join(
+        "pulumi-home/plugins/resource-fake-v3.0.0/pulumi-resource-fake"
+    )));
     plugin_ok(&env, &["rm", "--all", "--yes"]);
     assert_eq!(listed(&env).len(), 3);
 }

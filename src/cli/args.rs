@@ -182,13 +182,14 @@ pub(super) enum PluginCommand {
         #[arg(short, long)]
         project: bool,
     },
-    /// Install a plugin from a local executable or directory (`--file`); nothing is downloaded.
+    /// Install a plugin from a local executable, directory or `.tar.gz` (`--file`); nothing is
+    /// downloaded.
     Install {
         /// analyzer, language, resource, converter or tool.
         kind: Option<String>,
         name: Option<String>,
         version: Option<String>,
-        /// The plugin's executable, or a directory holding it.
+        /// The plugin's executable, a directory holding it, or its `.tar.gz`.
         #[arg(short, long, value_name = "PATH")]
         file: Option<PathBuf>,
         /// A download server (accepted; nothing is downloaded).

@@ -20,10 +20,10 @@ pub enum PluginCacheError {
     },
     #[error("{0} is not executable")]
     NotExecutable(PathBuf),
-    #[error(
-        "{0} is an archive: stepdeck installs a plugin's executable or its extracted directory"
-    )]
-    Archive(PathBuf),
+    #[error("{0} is a zip archive: extract it and install its directory")]
+    Zip(PathBuf),
+    #[error("extracting {path} with tar: {detail}")]
+    Extract { path: PathBuf, detail: String },
     #[error("invalid plugin semver: {0:?}")]
     BadVersion(String),
     #[error("no plugin directory: set PULUMI_HOME or HOME")]
@@ -158,7 +158,7 @@ fn parse_dir_name(name: &str) -> Option<CachedPlugin> {
 }
 
 /// Installs a plugin from `source` into `dir`: an executable becomes the plugin's
-/// `pulumi-<kind>-<name>`, a directory is copied whole. A plugin already installed at that
+/// `pulumi-<kind>-<name>`, a directory is copied whole, a `.tar.gz` is extracted. A plugin already installed at that
 /// version is replaced. The `.partial` marker makes a half-done install invisible.
 pub fn install(
     dir: &Path,
@@ -169,14 +169,11 @@ pub fn install(
 ) -> Result<CachedPlugin, PluginCacheError> {
     let meta = std::fs::metadata(source).map_err(io(source))?;
     let file_name = source.to_string_lossy();
-    if meta.is_file()
-        && [".tar.gz", ".tgz", ".zip"]
-            .iter()
-            .any(|s| file_name.ends_with(s))
-    {
-        return Err(PluginCacheError::Archive(source.to_path_buf()));
+    if meta.is_file() && file_name.ends_with(".zip") {
+        return Err(PluginCacheError::Zip(source.to_path_buf()));
     }
-    if meta.is_file() && !is_executable(&meta) {
+    let tarball = meta.is_file() && [".tar.gz", ".tgz"].iter().any(|s| file_name.ends_with(s));
+    if meta.is_file() && !tarball && !is_executable(&meta) {
         return Err(PluginCacheError::NotExecutable(source.to_path_buf()));
     }
     std::fs::create_dir_all(dir).map_err(io(dir))?;
@@ -187,11 +184,19 @@ pub fn install(
         std::fs::remove_dir_all(&target).map_err(io(&target))?;
     }
     std::fs::create_dir_all(&target).map_err(io(&target))?;
-    if meta.is_file() {
+    let filled = if tarball {
+        extract(source, &target)
+    } else if meta.is_file() {
         let exe = target.join(format!("pulumi-{kind}-{name}"));
-        std::fs::copy(source, &exe).map_err(io(&exe))?;
+        std::fs::copy(source, &exe).map(drop).map_err(io(&exe))
     } else {
-        copy_dir(source, &target)?;
+        copy_dir(source, &target)
+    };
+    if let Err(e) = filled {
+        // Nothing half-installed is left behind.
+        let _ = std::fs::remove_dir_all(&target);
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
     }
     std::fs::remove_file(&partial).map_err(io(&partial))?;
     Ok(CachedPlugin {
@@ -200,6 +205,27 @@ pub fn install(
         version: version.clone(),
         path: target,
     })
+}
+
+/// Extracts a plugin's `.tar.gz` (as Pulumi publishes plugins) with the system's `tar`.
+fn extract(tarball: &Path, into: &Path) -> Result<(), PluginCacheError> {
+    let failed = |detail: String| PluginCacheError::Extract {
+        path: tarball.to_path_buf(),
+        detail,
+    };
+    let out = std::process::Command::new("tar")
+        .arg("-xzf")
+        .arg(tarball)
+        .arg("-C")
+        .arg(into)
+        .output()
+        .map_err(|e| failed(e.to_string()))?;
+    if !out.status.success() {
+        return Err(failed(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ));
+    }
+    Ok(())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<(), PluginCacheError> {
