@@ -680,3 +680,29 @@ fn install_runs_the_projects_package_manager_and_yaml_needs_nothing() {
         stderr(&out)
     );
 }
+
+#[test]
+fn import_keeps_only_the_properties_named() {
+    let env = Env::new(NET_AND_DB);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let id = world_id(&env, "db");
+    let urn = "urn:pulumi:dev::e2e::sim:index:Database::db";
+    let before = resource(&env, "dev", "::db").unwrap()["inputs"].clone();
+    assert!(before.get("networkId").is_some(), "{before}");
+    env.ok(&["state", "delete", urn, "--yes"]);
+    let out = env.ok(&[
+        "import",
+        "sim:index:Database",
+        "db",
+        &id,
+        "--yes",
+        "--properties",
+        "engine",
+    ]);
+    let inputs = resource(&env, "dev", "::db").unwrap()["inputs"].clone();
+    assert_eq!(inputs, serde_json::json!({"engine": "pg15"}));
+    assert!(
+        out.contains("engine: pg15") && !out.contains("networkId"),
+        "{out}"
+    );
+}

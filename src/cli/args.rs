@@ -420,7 +420,7 @@ pub(super) struct ImportArgs {
     /// The imported resource's provider: `NAME=URN` or a URN.
     #[arg(long, value_name = "NAME=URN")]
     pub provider: Option<String>,
-    /// Input names to import (accepted: every input the provider's read returns is imported).
+    /// The inputs to import, of those the provider's read returns (default: all).
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub properties: Vec<String>,
     /// Import the resources of this import file (Pulumi's `{"nameTable", "resources"}` JSON).

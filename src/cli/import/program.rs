@@ -98,7 +98,7 @@ impl Program for ImportProgram {
                 None => Goal::component(&e.type_, &e.name),
                 Some(id) => Goal {
                     import_id: Some(id.clone()),
-                    adopt_read: true,
+                    adopt_read: Some(e.properties.clone()),
                     protect: Some(plan.protect),
                     version: e.version.clone(),
                     ..Goal::custom(&e.type_, &e.name, Default::default())

@@ -71,6 +71,8 @@ pub(in crate::cli) struct Entry {
     /// The explicit provider's URN.
     pub provider: Option<Urn>,
     pub version: Option<String>,
+    /// The inputs to keep of those the read returns (none named: all of them).
+    pub properties: Vec<String>,
 }
 
 /// The resolved import: the resources in an order where parents come first, and the names
@@ -206,11 +208,6 @@ pub(super) fn resolve(file: ImportFile, stack: &str, project: &str) -> Result<Re
                 "{d} is a remote component, which stepdeck cannot import"
             ));
         }
-        if s.properties.as_ref().is_some_and(|p| !p.is_empty()) {
-            warnings.push(format!(
-                "{d}: 'properties' does not narrow the import: every input the provider's read returns is imported"
-            ));
-        }
         if s.plugin_download_url
             .as_ref()
             .is_some_and(|u| !u.is_empty())
@@ -310,6 +307,7 @@ pub(super) fn resolve(file: ImportFile, stack: &str, project: &str) -> Result<Re
                 parent,
                 provider,
                 version: s.version.clone().filter(|v| !v.is_empty()),
+                properties: s.properties.clone().unwrap_or_default(),
             });
             done[i] = true;
             progressed = true;

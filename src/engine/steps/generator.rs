@@ -393,7 +393,7 @@ impl StepGenerator {
         }
         let untargeted_same = old.is_some() && !targeted;
         // A goal adopting what the read finds has no inputs of its own to check.
-        if !untargeted_same && !self.declined.contains(&urn) && !goal.adopt_read {
+        if !untargeted_same && !self.declined.contains(&urn) && goal.adopt_read.is_none() {
             // Old inputs describe nothing that exists when the old copy was deleted by an
             // earlier DBR in this run, was not ours (external), or is replaced on request:
             // Check gets none then (Pulumi's `generateSteps`).
@@ -513,7 +513,11 @@ impl StepGenerator {
         let urn = new.urn.clone();
         if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
             let chain = PlannedChain {
-                steps: vec![Step::Import { new, id }],
+                steps: vec![Step::Import {
+                    new,
+                    id,
+                    only: goal.adopt_read.clone().filter(|keys| !keys.is_empty()),
+                }],
                 cascade: None,
             };
             return Generated::Import(chain, Box::new(goal));
@@ -1019,7 +1023,7 @@ impl StepGenerator {
         imported: ResourceState,
     ) -> Result<Generated, RegisterError> {
         let urn = imported.urn.clone();
-        if goal.adopt_read {
+        if goal.adopt_read.is_some() {
             return Ok(Generated::Done(Registered {
                 urn,
                 id: imported.id.clone(),
