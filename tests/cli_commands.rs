@@ -1,6 +1,6 @@
 //! Pulumi's commands beyond the deployments, run on the real binary: `import` (one resource
 //! or an import file, the generated Pulumi YAML, the history's `import`, the Python
-//! Automation API's `import_resources`) and `cancel` (a live run of this host signalled, a
+//! and Node Automation APIs' imports) and `cancel` (a live run of this host signalled, a
 //! stale lock released, what it cannot signal refused) and `plugin ls|install|rm` (Pulumi's
 //! plugin cache under `PULUMI_HOME`, which the plugin search reads) and `new` (a project from
 //! a local template directory) and `install` (a Python virtualenv and its requirements, a
@@ -705,4 +705,10 @@ fn import_keeps_only_the_properties_named() {
         out.contains("engine: pg15") && !out.contains("networkId"),
         "{out}"
     );
+}
+
+/// The same through the Node Automation API: `tests/automation_api/commands.js`.
+#[test]
+fn the_node_automation_api_imports_resources_and_lists_plugins() {
+    run_automation_script(std::path::Path::new("node"), "commands.js");
 }
