@@ -30,11 +30,15 @@ pub(super) enum Command {
     Destroy(DeployArgs),
     /// Read every resource back from its provider and record what exists.
     Refresh(DeployArgs),
-    /// Import existing resources into the stack: one as TYPE NAME ID, or those of an import
-    /// file (`--file`); prints Pulumi YAML declaring them.
+    /// Import existing resources into the stack.
+    ///
+    /// One as TYPE NAME ID, or those of an import file (`--file`); prints Pulumi YAML declaring
+    /// them.
     Import(ImportArgs),
-    /// Cancel the update running on the stack: a run of this host is asked to stop as
-    /// Ctrl-C asks it and waited for; a lock whose holder is gone is released.
+    /// Cancel the update running on the stack.
+    ///
+    /// A run of this host is asked to stop as Ctrl-C asks it, and waited for; a lock whose
+    /// holder is gone is released.
     Cancel {
         #[arg(value_name = "STACK")]
         name: Option<String>,
@@ -44,14 +48,16 @@ pub(super) enum Command {
         #[arg(short, long)]
         yes: bool,
     },
-    /// Manage plugins: Pulumi's plugin cache (`$PULUMI_HOME/plugins`), installed from local
-    /// files only.
+    /// Manage plugins.
+    ///
+    /// Pulumi's plugin cache (`$PULUMI_HOME/plugins`), installed from local files only.
     #[command(subcommand)]
     Plugin(PluginCommand),
     /// Create a project from a local template directory (and its first stack).
     New(NewArgs),
-    /// Install the project's dependencies (Python virtualenv and requirements, Node.js
-    /// packages); plugins are not downloaded.
+    /// Install the project's dependencies.
+    ///
+    /// A Python virtualenv and its requirements, Node.js packages; plugins are not downloaded.
     Install {
         /// Skip installing dependencies.
         #[arg(long)]
