@@ -761,3 +761,32 @@ fn quitting_a_running_preview_says_it_was_canceled_and_exits_8() {
     assert!(s.contains("error: preview canceled"), "{s}");
     t.expect_restored(8);
 }
+
+#[test]
+fn cancel_from_another_terminal_cancels_a_console_run_as_ctrl_c() {
+    let env = Env::new(
+        "\nresources:\n  net:\n    type: sim:index:Network\n    properties:\n      cidr: 10.0.0.0/16\n",
+    );
+    env.ok(&["stack", "init", "dev"]);
+    let t = Tmux::start(
+        &env,
+        120,
+        40,
+        &["up", "--stack", "dev", "--yes", "--pause-before", "**"],
+    );
+    t.wait_for("PAUSED");
+    // `cancel` signals the run and waits for its lock, which the console holds until it is left.
+    let cancel = env.spawn(&["cancel", "--yes", "--stack", "dev"]);
+    let s = t.wait("the run cancelled", |s| {
+        s.to_lowercase().contains("cancel") && !s.contains("PAUSED")
+    });
+    assert!(env.world().is_empty(), "nothing was created:\n{s}");
+    t.keys(&["q"]);
+    let out = cancel.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    t.expect_restored(8);
+}

@@ -2,7 +2,8 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 use super::pulumi_flags::GlobalArgs;
 
@@ -29,6 +30,51 @@ pub(super) enum Command {
     Destroy(DeployArgs),
     /// Read every resource back from its provider and record what exists.
     Refresh(DeployArgs),
+    /// Import existing resources into the stack.
+    ///
+    /// One as TYPE NAME ID, or those of an import file (`--file`); prints Pulumi YAML declaring
+    /// them.
+    Import(ImportArgs),
+    /// Cancel the update running on the stack.
+    ///
+    /// A run of this host is asked to stop as Ctrl-C asks it, and waited for; a lock whose
+    /// holder is gone is released.
+    Cancel {
+        #[arg(value_name = "STACK")]
+        name: Option<String>,
+        #[command(flatten)]
+        stack: StackArg,
+        /// Cancel without asking.
+        #[arg(short, long)]
+        yes: bool,
+    },
+    /// Manage plugins.
+    ///
+    /// Pulumi's plugin cache (`$PULUMI_HOME/plugins`), installed from local files only.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
+    /// Create a project from a local template directory (and its first stack).
+    New(NewArgs),
+    /// Install the project's dependencies.
+    ///
+    /// A Python virtualenv and its requirements, Node.js packages; plugins are not downloaded.
+    Install {
+        /// Skip installing dependencies.
+        #[arg(long)]
+        no_dependencies: bool,
+        /// Skip installing plugins (accepted: plugins are never downloaded).
+        #[arg(long)]
+        no_plugins: bool,
+        /// Reinstall plugins (accepted: plugins are never downloaded).
+        #[arg(long)]
+        reinstall: bool,
+        /// Install the language's version tools (refused: they download toolchains).
+        #[arg(long)]
+        use_language_version_tools: bool,
+        /// Packages installed at once (accepted).
+        #[arg(long, value_name = "N")]
+        parallel: Option<usize>,
+    },
     /// Manage stacks.
     #[command(subcommand)]
     Stack(StackCommand),
@@ -83,6 +129,100 @@ pub(super) enum Command {
     Whoami {
         #[arg(short, long)]
         json: bool,
+    },
+}
+
+/// `new`: Pulumi's flags.
+#[derive(Debug, Clone, Args)]
+pub(super) struct NewArgs {
+    /// The template: a local directory holding its `Pulumi.yaml` (names and URLs need
+    /// Pulumi's template repositories and are refused).
+    #[arg(value_name = "TEMPLATE-DIR")]
+    pub template: Option<String>,
+    /// The project name (default: the directory's name).
+    #[arg(short, long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// The stack to create (default: dev).
+    #[arg(short, long, value_name = "NAME")]
+    pub stack: Option<String>,
+    /// The project description (default: the template's).
+    #[arg(short, long, value_name = "TEXT")]
+    pub description: Option<String>,
+    /// Config to save in the new stack (`KEY=VALUE`, repeatable).
+    #[arg(short = 'c', long = "config", value_name = "KEY=VALUE")]
+    pub config: Vec<String>,
+    /// The --config keys are paths into maps or lists.
+    #[arg(long)]
+    pub config_path: bool,
+    /// Where to make the project (created if missing; default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    /// Write into a directory that is not empty, overwriting files.
+    #[arg(short, long)]
+    pub force: bool,
+    /// Only write the project: no stack, no config.
+    #[arg(short, long)]
+    pub generate_only: bool,
+    /// Use the defaults without asking (stepdeck never asks).
+    #[arg(short, long)]
+    pub yes: bool,
+    /// Use local templates only (accepted: stepdeck uses only local template directories).
+    #[arg(short, long)]
+    pub offline: bool,
+    /// The secrets provider (`default` or `passphrase`).
+    #[arg(long, value_name = "PROVIDER")]
+    pub secrets_provider: Option<String>,
+}
+
+/// `plugin`: Pulumi's plugin commands.
+#[derive(Debug, Subcommand)]
+pub(super) enum PluginCommand {
+    /// List the installed plugins, the providers built into stepdeck and the provider
+    /// plugins on PATH.
+    #[command(visible_alias = "list")]
+    Ls {
+        /// Print Pulumi's JSON: `[{"name", "kind", "version", "size", "installTime", "lastUsedTime"}]`.
+        #[arg(short, long)]
+        json: bool,
+        /// Only the project's plugins (refused: stepdeck does not read a project's plugin list).
+        #[arg(short, long)]
+        project: bool,
+    },
+    /// Install a plugin from a local executable, directory or `.tar.gz` (`--file`); nothing is
+    /// downloaded.
+    Install {
+        /// analyzer, language, resource, converter or tool.
+        kind: Option<String>,
+        name: Option<String>,
+        version: Option<String>,
+        /// The plugin's executable, a directory holding it, or its `.tar.gz`.
+        #[arg(short, long, value_name = "PATH")]
+        file: Option<PathBuf>,
+        /// A download server (accepted; nothing is downloaded).
+        #[arg(long, value_name = "URL")]
+        server: Option<String>,
+        /// Accepted (an exact version is always installed).
+        #[arg(long)]
+        exact: bool,
+        /// Accepted (an installed version is always replaced).
+        #[arg(long)]
+        reinstall: bool,
+        /// Accepted (a local file is not checked against a checksum).
+        #[arg(long, value_name = "HEX")]
+        checksum: Option<String>,
+    },
+    /// Remove installed plugins: by kind, name and version (or range), or `--all`.
+    #[command(visible_aliases = ["remove", "delete"])]
+    Rm {
+        kind: Option<String>,
+        name: Option<String>,
+        version: Option<String>,
+        /// Remove every plugin.
+        #[arg(short, long)]
+        all: bool,
+        /// Remove without asking.
+        #[arg(short, long)]
+        yes: bool,
     },
 }
 
@@ -267,6 +407,87 @@ pub(super) struct DeployArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub serve: ServeArgs,
+    /// `import`: what its deployment imports (the command builds it; no flag sets it).
+    #[arg(skip)]
+    pub import: Option<std::sync::Arc<super::import::program::ImportPlan>>,
+}
+
+/// `import`: Pulumi's flags.
+#[derive(Debug, Clone, Args)]
+pub(super) struct ImportArgs {
+    /// The resource to import: its type, name and ID (without --file).
+    #[arg(value_name = "TYPE NAME ID")]
+    pub resource: Vec<String>,
+    #[command(flatten)]
+    pub stack: StackArg,
+    /// The imported resource's parent: `NAME=URN` (NAME for the generated code) or a URN.
+    #[arg(long, value_name = "NAME=URN")]
+    pub parent: Option<String>,
+    /// The imported resource's provider: `NAME=URN` or a URN.
+    #[arg(long, value_name = "NAME=URN")]
+    pub provider: Option<String>,
+    /// The inputs to import, of those the provider's read returns (default: all).
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub properties: Vec<String>,
+    /// Import the resources of this import file (Pulumi's `{"nameTable", "resources"}` JSON).
+    #[arg(short = 'f', long, value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    /// Write the generated code to FILE instead of standard output.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Generate Pulumi YAML declaring the imported resources (`--generate-code=false`: none).
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
+          default_value = "true", default_missing_value = "true",
+          value_parser = BoolishValueParser::new())]
+    pub generate_code: bool,
+    /// Protect the imported resources (the default, as Pulumi's; `--protect=false`: not).
+    #[arg(long, action = ArgAction::Set, num_args = 0..=1, require_equals = true,
+          default_value = "true", default_missing_value = "true",
+          value_parser = BoolishValueParser::new())]
+    pub protect: bool,
+    /// Show debug messages too.
+    #[arg(short, long)]
+    pub debug: bool,
+    /// A message recorded with the import in the stack's history.
+    #[arg(short, long, value_name = "TEXT")]
+    pub message: Option<String>,
+    /// Use this file instead of `Pulumi.<stack>.yaml` for the stack's configuration.
+    #[arg(long, value_name = "FILE")]
+    pub config_file: Option<PathBuf>,
+    /// Show each import's properties.
+    #[arg(long)]
+    pub diff: bool,
+    /// Workers that run steps at once.
+    #[arg(short, long, value_name = "N", value_parser = parse_parallel)]
+    pub parallel: Option<usize>,
+    /// Only preview the import.
+    #[arg(long, conflicts_with_all = ["yes", "skip_preview"])]
+    pub preview_only: bool,
+    /// Import without previewing first.
+    #[arg(long)]
+    pub skip_preview: bool,
+    /// Print Pulumi's engine events as JSON (no code is printed).
+    #[arg(short, long)]
+    pub json: bool,
+    /// Do not show the stack's outputs.
+    #[arg(long)]
+    pub suppress_outputs: bool,
+    /// Do not print progress dots (accepted; stepdeck prints none).
+    #[arg(long)]
+    pub suppress_progress: bool,
+    /// Import without asking.
+    #[arg(short, long)]
+    pub yes: bool,
+    /// A converter to import from (refused: converters are plugins stepdeck does not run).
+    #[arg(long, value_name = "CONVERTER")]
+    pub from: Option<String>,
+    /// Also write Pulumi's engine events to FILE (or `tcp://HOST:PORT`).
+    #[arg(long, value_name = "FILE", value_parser = parse_event_log)]
+    pub event_log: Option<EventLogTarget>,
+    #[arg(long, hide = true, value_name = "KIND")]
+    pub exec_kind: Option<String>,
+    #[arg(long, hide = true, value_name = "AGENT")]
+    pub exec_agent: Option<String>,
 }
 
 /// `--serve`: the deployment's console served to watchers elsewhere (`stepdeck attach`).

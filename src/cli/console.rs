@@ -58,10 +58,14 @@ pub(super) async fn session(
             Some(s) => s.consume((control.clone(), notes), &served_options, events),
             None => events,
         };
+        // A SIGINT from outside (`cancel`; the terminal's own Ctrl-C is a key here) cancels
+        // the run as Ctrl-C cancels a plain one.
+        let interrupts = tokio::spawn(super::deploy::cancel_on_ctrl_c(control.clone()));
         let (result, left) = tokio::join!(
             d.run(program),
             console.session(events, control, mode, title, leave_when_done)
         );
+        interrupts.abort();
         *exit.lock() = Some(left);
         result
     })

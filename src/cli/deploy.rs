@@ -52,6 +52,9 @@ pub(super) struct RunMeta {
     /// The history's `environment`: `exec.kind`, `exec.agent`, `updatePlan`, as Pulumi's.
     pub environment: BTreeMap<String, String>,
     pub policy_packs: Vec<PackRequest>,
+    /// `import`: the run imports these resources instead of running the project's program,
+    /// and is recorded as an `import`.
+    pub import: Option<Arc<super::import::program::ImportPlan>>,
 }
 
 /// A deployment as the command line runs it: the engine's options and what the CLI adds.
@@ -84,6 +87,7 @@ impl RunMeta {
             client: args.client.clone(),
             environment,
             policy_packs: super::policy_packs::pairs(args),
+            import: args.import.clone(),
         }
     }
 }
@@ -286,7 +290,8 @@ pub(super) async fn drive(
     (result, failed)
 }
 
-async fn cancel_on_ctrl_c(control: Control) {
+/// Cancels the run on every SIGINT (Ctrl-C, or `cancel` from another process).
+pub(super) async fn cancel_on_ctrl_c(control: Control) {
     while tokio::signal::ctrl_c().await.is_ok() {
         control.cancel();
     }
@@ -706,8 +711,14 @@ where
     let runs_program =
         meta.run_program || matches!(opts.operation, Operation::Preview | Operation::Update);
     held_notices::release(&sink);
-    let prepared = prepare(ws, &sink, runs_program, meta.client.as_deref())?;
-    let program = prepared.program;
+    let imports = meta.import.is_some();
+    let prepared = prepare(ws, &sink, runs_program && !imports, meta.client.as_deref())?;
+    let program = match &meta.import {
+        Some(plan) => {
+            Some(Box::new(super::import::program::ImportProgram(plan.clone())) as Box<dyn Program>)
+        }
+        None => prepared.program,
+    };
     let crypter = stack.crypter.as_ref();
     let packs = super::policy_packs::load_for(ws, stack, &opts, &meta.policy_packs, &sink).await?;
     if opts.is_preview() {
@@ -722,7 +733,11 @@ where
     let (base, journal) = ws.backend.begin_deployment(&lock, crypter)?;
     report_notices(&lock);
     held_notices::release(&sink);
-    let kind = update_kind(opts.operation);
+    let kind = if imports {
+        "import"
+    } else {
+        update_kind(opts.operation)
+    };
     let started = chrono::Utc::now().timestamp();
     let d = Deployment::new(opts, base, prepared.factory, journal, sink)
         .with_analyzers(packs.into_analyzers());

@@ -4,6 +4,7 @@ mod about;
 mod approvals;
 mod args;
 mod attach;
+mod cancel;
 mod config;
 mod config_list;
 mod config_refresh;
@@ -16,10 +17,14 @@ mod errors;
 mod exclude_protected;
 mod graph;
 mod held_notices;
+mod import;
+mod install;
 mod login;
+mod new;
 mod operation;
 mod org;
 mod plan;
+mod plugin;
 mod policy_packs;
 mod pulumi_flags;
 mod serve;
@@ -148,6 +153,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             return about::about(dir.as_deref(), backend, stack.stack.as_deref(), json);
         }
         Command::Org(c) => return org::run(c, backend),
+        Command::Plugin(c) => return plugin::run(c),
+        Command::New(a) => return new::run(global.cwd.as_deref(), backend, a),
         Command::Login { url, local } => {
             let dir = workspace::project_dir(global.cwd.as_deref()).ok();
             return login::login(dir.as_deref(), backend, url, local);
@@ -178,6 +185,23 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Up(a) => operation::run(&dir, backend, Operation::Update, deploy(a)).await,
         Command::Destroy(a) => operation::run(&dir, backend, Operation::Destroy, deploy(a)).await,
         Command::Refresh(a) => operation::run(&dir, backend, Operation::Refresh, deploy(a)).await,
+        Command::Import(a) => import::run(&dir, backend, a).await,
+        Command::Install {
+            no_dependencies,
+            use_language_version_tools,
+            ..
+        } => {
+            if use_language_version_tools {
+                return Err(errors::usage(
+                    "--use-language-version-tools is not supported: it downloads language toolchains",
+                ));
+            }
+            install::run(&dir, no_dependencies)
+        }
+        Command::Cancel { name, stack, yes } => {
+            let name = stack::one_name(name, stack.stack)?;
+            cancel::run(&dir, backend, name, yes).await
+        }
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
@@ -186,6 +210,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         | Command::Version
         | Command::About { .. }
         | Command::Org(_)
+        | Command::Plugin(_)
+        | Command::New(_)
         | Command::Login { .. }
         | Command::Logout { .. }
         | Command::Whoami { .. } => {

@@ -268,7 +268,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
 }
 
 /// The stack named by the argument or by `--stack` (Pulumi refuses both at once).
-fn one_name(argument: Option<String>, flag: Option<String>) -> Result<Option<String>> {
+pub(super) fn one_name(argument: Option<String>, flag: Option<String>) -> Result<Option<String>> {
     match (argument, flag) {
         (Some(_), Some(_)) => Err(usage(
             "only one of --stack or argument stack name may be specified, not both",
@@ -278,7 +278,11 @@ fn one_name(argument: Option<String>, flag: Option<String>) -> Result<Option<Str
 }
 
 /// Creates a stack of this project, refusing an existing one in Pulumi's words.
-fn create(ws: &Workspace, name: &StackName, secrets_provider: Option<&str>) -> Result<()> {
+pub(super) fn create(
+    ws: &Workspace,
+    name: &StackName,
+    secrets_provider: Option<&str>,
+) -> Result<()> {
     match secrets_provider {
         None | Some("passphrase" | "default") => {}
         Some(other) => {

@@ -259,8 +259,13 @@ pub(crate) enum Step {
     Reread { old: OldState, new: ResourceState },
     /// `NewReadReplacementStep`: a read takes the URN of a managed resource, deleted at the end.
     ReadReplacement { old: OldState, new: ResourceState },
-    /// `NewImportStep`.
-    Import { new: ResourceState, id: String },
+    /// `NewImportStep`; `only` keeps just those of the inputs the read returns (`pulumi
+    /// import --properties`).
+    Import {
+        new: ResourceState,
+        id: String,
+        only: Option<Vec<String>>,
+    },
     /// `NewImportReplacementStep`: the imported resource takes the URN of another one.
     ImportReplacement {
         old: OldState,

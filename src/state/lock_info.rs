@@ -145,7 +145,7 @@ impl LockInfo {
     }
 
     /// Whether the holder ran on this host (as far as `/proc` tells).
-    fn runs_here(&self) -> bool {
+    pub fn runs_here(&self) -> bool {
         self.hostname == hostname() && Path::new("/proc/self").exists()
     }
 

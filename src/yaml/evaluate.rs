@@ -868,6 +868,7 @@ impl Shared {
             replacement_trigger,
             aliases,
             import_id,
+            adopt_read: None,
             custom_timeouts: o.custom_timeouts.clone(),
             additional_secret_outputs: o.additional_secret_outputs.clone(),
             version: o.version.clone(),

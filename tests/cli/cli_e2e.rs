@@ -1126,40 +1126,6 @@ fn the_python_automation_api_drives_workspace_and_stack_commands() {
     );
 }
 
-/// Runs an Automation API script of `tests/automation_api` with `interpreter`, `pulumi` on PATH
-/// being stepdeck and nothing else set but what a Pulumi user sets; it prints `ok` at the end.
-fn run_automation_script(interpreter: &std::path::Path, script: &str) {
-    let env = Env::new("");
-    let work = env.root.path().join("work");
-    std::fs::create_dir_all(&work).unwrap();
-    let bin = env.root.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_stepdeck"), bin.join("pulumi")).unwrap();
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let paths = std::iter::once(bin).chain(std::env::split_paths(&path));
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/automation_api")
-        .join(script);
-    let out = std::process::Command::new(interpreter)
-        .arg(script)
-        .arg(&work)
-        .env("PATH", std::env::join_paths(paths).unwrap())
-        .env("NODE_PATH", sdk::sdk_env().root.join("node_modules"))
-        .env("STEPDECK_BACKEND_URL", env.backend_url())
-        .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
-        .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
-        .env_remove("PULUMI_BACKEND_URL")
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success() && stdout(&out).trim_end().ends_with("ok"),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
-}
-
 /// Pulumi's Python Automation API from the registry runs an inline program on stepdeck as
 /// `pulumi`: `--client` (the program runs in the script's process, behind the SDK's language
 /// runtime server) and the gRPC event stream `on_event` reads; `tests/automation_api/inline.py`

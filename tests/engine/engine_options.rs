@@ -656,6 +656,37 @@ async fn ignore_protect_allows_deletes_and_replacements_of_protected_resources()
     );
 }
 
+#[tokio::test]
+async fn an_import_adopting_the_read_keeps_what_it_found_without_inputs_of_its_own() {
+    let p = Arc::new(FakeProvider::default());
+    p.world
+        .lock()
+        .unwrap()
+        .insert("ext-1".into(), props([("k", "old"), ("j", "x")]));
+    // `pulumi import`: no program inputs to check or diff; `only` narrows what is kept.
+    let adopt = |only: &'static [&'static str]| {
+        goals(vec![Box::new(move |_| {
+            let mut g = custom("a", &[]);
+            g.import_id = Some("ext-1".into());
+            g.adopt_read = Some(only.iter().map(|k| k.to_string()).collect());
+            g
+        })])
+    };
+    let r = run(&p, &Snapshot::default(), options(), Some(adopt(&[]))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(changes(&r), vec![s(StepOp::Import, "a")]);
+    assert_eq!(
+        state(&r.result.snapshot, "a").inputs,
+        props([("k", "old"), ("j", "x")])
+    );
+    let r = run(&p, &Snapshot::default(), options(), Some(adopt(&["k"]))).await;
+    assert!(r.result.outcome.is_success(), "{:?}", r.result.outcome);
+    assert_eq!(changes(&r), vec![s(StepOp::Import, "a")]);
+    let a = state(&r.result.snapshot, "a");
+    assert_eq!(a.inputs, props([("k", "old")]));
+    assert_eq!(a.outputs, props([("k", "old"), ("j", "x")]));
+}
+
 fn importing(k: &'static str, id: &'static str) -> Box<dyn stepdeck::engine::Program> {
     goals(vec![Box::new(move |_| {
         let mut g = custom("a", &[("k", k)]);

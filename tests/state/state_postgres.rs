@@ -316,6 +316,50 @@ fn two_ups_from_two_hosts_run_exactly_one_and_the_other_names_the_holder() {
     assert_eq!(env.world().len(), 1, "one network, created once");
 }
 
+/// `cancel` on a postgres backend: the run holding the stack's row lock on this host is
+/// signalled and waited for; a run on another host is refused.
+#[test]
+fn cancel_stops_the_run_holding_the_postgres_lock() {
+    use std::io::BufRead;
+    let server = server!();
+    let env = Env::new(NET_AND_DB);
+    let (_, url) = server.database();
+    ok_on(&env, &url, &["stack", "init", "dev"]);
+    let mut up = env
+        .command(&[
+            "up",
+            "--yes",
+            "--stack",
+            "dev",
+            "--non-interactive",
+            "--pause-before",
+            "**",
+        ])
+        .env("STEPDECK_BACKEND_URL", &url)
+        .env("STEPDECK_HOST", "alpha")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(up.stdout.take().unwrap()).lines();
+    lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|l| l.contains("paused before it"))
+        .expect("the up pauses");
+    let elsewhere = run_on(&env, &url, "beta", &["cancel", "--yes", "--stack", "dev"]);
+    assert_eq!(elsewhere.status.code(), Some(2), "{}", stderr(&elsewhere));
+    assert!(stderr(&elsewhere).contains("which this host cannot signal"));
+    let out = ok_on(&env, &url, &["cancel", "--yes", "--stack", "dev"]);
+    assert!(out.contains("has been canceled!"), "{out}");
+    assert_eq!(up.wait().unwrap().code(), Some(8));
+    ok_on(
+        &env,
+        &url,
+        &["up", "--yes", "--stack", "dev", "--non-interactive"],
+    );
+}
+
 /// `stack init dev` on `url` must fail with exit code 2 and a message containing `says`.
 fn refused(env: &Env, url: &str, says: &str) -> String {
     let out = run_on(env, url, "alpha", &["stack", "init", "dev"]);

@@ -47,6 +47,11 @@ pub struct Goal {
     pub replacement_trigger: PropertyValue,
     pub aliases: Vec<Alias>,
     pub import_id: Option<String>,
+    /// Pulumi's `pulumi import`: the imported resource keeps the inputs its provider's read
+    /// returned (only those named, when any are: `--properties`), as there is no program
+    /// whose inputs it could be compared with. `None`: a program's import, diffed against
+    /// the program's inputs.
+    pub adopt_read: Option<Vec<String>>,
     pub custom_timeouts: Option<CustomTimeouts>,
     pub additional_secret_outputs: Vec<String>,
     pub version: Option<String>,

@@ -286,9 +286,9 @@ impl ApplyCtx {
                 self.read(new, Some(OldCopy::LeftForDelete(old.index)))
                     .await
             }
-            Step::Import { new, id } => self.import(new, id, None).await,
+            Step::Import { new, id, only } => self.import(new, id, None, only.as_deref()).await,
             Step::ImportReplacement { old, new, id } => {
-                self.import(new, id, Some(OldCopy::LeftForDelete(old.index)))
+                self.import(new, id, Some(OldCopy::LeftForDelete(old.index)), None)
                     .await
             }
         }
@@ -761,12 +761,14 @@ impl ApplyCtx {
         self.found(op, new, read.outputs, old)
     }
 
-    /// Adopts an existing resource by ID as a managed resource with the program's inputs.
+    /// Adopts an existing resource by ID as a managed resource with the inputs the read
+    /// returned (only those named in `only`, when given).
     async fn import(
         &self,
         new: &ResourceState,
         id: &str,
         old: Option<OldCopy>,
+        only: Option<&[String]>,
     ) -> Result<Option<ResourceState>, StepError> {
         let mut new = new.clone();
         new.id = Some(id.to_string());
@@ -778,6 +780,9 @@ impl ApplyCtx {
         } else {
             read.inputs
         };
+        if let Some(keys) = only {
+            new.inputs.retain(|k, _| keys.contains(k));
+        }
         new.created = self.now();
         new.modified = new.created.clone();
         self.found(op, new, read.outputs, old)

@@ -392,7 +392,8 @@ impl StepGenerator {
             self.check_skipped_dependencies(&new, run)?;
         }
         let untargeted_same = old.is_some() && !targeted;
-        if !untargeted_same && !self.declined.contains(&urn) {
+        // A goal adopting what the read finds has no inputs of its own to check.
+        if !untargeted_same && !self.declined.contains(&urn) && goal.adopt_read.is_none() {
             // Old inputs describe nothing that exists when the old copy was deleted by an
             // earlier DBR in this run, was not ours (external), or is replaced on request:
             // Check gets none then (Pulumi's `generateSteps`).
@@ -512,7 +513,11 @@ impl StepGenerator {
         let urn = new.urn.clone();
         if let Some(id) = goal.import_id.clone().filter(|_| targeted) {
             let chain = PlannedChain {
-                steps: vec![Step::Import { new, id }],
+                steps: vec![Step::Import {
+                    new,
+                    id,
+                    only: goal.adopt_read.clone().filter(|keys| !keys.is_empty()),
+                }],
                 cascade: None,
             };
             return Generated::Import(chain, Box::new(goal));
@@ -1011,12 +1016,22 @@ impl StepGenerator {
 
     /// Continues after an import (Pulumi's `continueStepsFromImport`): the program's inputs are
     /// diffed against the imported state; a difference is an update of the imported resource.
+    /// A goal that adopts what the read found (`pulumi import`) is done as imported.
     pub(in crate::engine) async fn continue_from_import(
         &mut self,
         goal: Goal,
         imported: ResourceState,
     ) -> Result<Generated, RegisterError> {
         let urn = imported.urn.clone();
+        if goal.adopt_read.is_some() {
+            return Ok(Generated::Done(Registered {
+                urn,
+                id: imported.id.clone(),
+                outputs: imported.outputs,
+                status: RegisterStatus::Success,
+                unknown: false,
+            }));
+        }
         let mut new = state_from_goal(&urn, &goal);
         new.import_id = imported.import_id.clone();
         let seed = self.seed_for(&urn);

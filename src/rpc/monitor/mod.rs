@@ -470,6 +470,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         hide_diffs: req.hide_diffs,
         retain_on_delete: req.retain_on_delete,
         import_id: non_empty(req.import_id),
+        adopt_read: None,
         additional_secret_outputs: req.additional_secret_outputs,
         version: non_empty(req.version),
     })

@@ -1,6 +1,7 @@
 //! Provider plugins as processes: finding the executable for a package, starting it with the
 //! engine address as Pulumi does, reading its port, relaying its output, killing it on drop.
 
+pub mod cache;
 pub mod provider_client;
 pub mod providers;
 
@@ -52,14 +53,11 @@ impl PluginContext {
         python: impl Into<PathBuf>,
         events: EventSink,
     ) -> PluginContext {
-        let home = std::env::var_os("PULUMI_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".pulumi")));
         PluginContext {
             program_directory: program_directory.into(),
             project: project.into(),
             python: python.into(),
-            plugin_dirs: home.map(|h| h.join("plugins")).into_iter().collect(),
+            plugin_dirs: cache::plugin_dir().into_iter().collect(),
             events,
         }
     }
@@ -152,7 +150,10 @@ fn find_executable(
     installed.sort();
     installed
         .pop()
-        .map(|(_, p)| p)
+        .map(|(_, p)| {
+            cache::mark_used(&p);
+            p
+        })
         .ok_or_else(|| PluginError::NotFound {
             package: package.into(),
             detail: format!(
