@@ -487,3 +487,158 @@ fn a_backend_in_stepdecks_earlier_layout_is_moved_into_pulumis_when_opened() {
         "{after}"
     );
 }
+
+fn open(dir: &Path) -> FileBackend {
+    let url = BackendUrl::parse(&format!("file://{}", dir.display())).unwrap();
+    FileBackend::open(&url).unwrap()
+}
+
+#[test]
+fn a_checkpoint_pulumi_rewrote_is_not_continued_by_a_journal_it_never_saw() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = open(dir.path());
+    let dev = StackRef::new("proj", "dev").unwrap();
+    b.create_stack(&dev).unwrap();
+    // A stepdeck run killed after it began creating `b`: its journal continues epoch 0.
+    let begin = json!({"kind": "begin", "op": 1, "operation": "creating",
+        "state": {"urn": "urn:pulumi:dev::proj::sim:index:Resource::b", "custom": true,
+                  "type": "sim:index:Resource"}});
+    let journal = b.journal_path(&dev, 0);
+    fs::write(&journal, format!("{begin}\n")).unwrap();
+    assert_eq!(
+        b.load(&dev, None)
+            .unwrap()
+            .snapshot
+            .pending_operations
+            .len(),
+        1
+    );
+
+    // Then `pulumi` wrote the stack (it never reads our journal): no `stepdeck` key.
+    let mut pulumi = read_json(&b.checkpoint_path(&dev));
+    pulumi.as_object_mut().unwrap().remove("stepdeck");
+    fs::write(b.checkpoint_path(&dev), pulumi.to_string()).unwrap();
+    let loaded = b.load(&dev, None).unwrap();
+    assert!(
+        loaded.snapshot.pending_operations.is_empty(),
+        "the journal was replayed onto Pulumi's checkpoint"
+    );
+
+    // The next run starts from Pulumi's state under an epoch of ours; the journal goes.
+    let lock = b.lock(&dev, "up").unwrap();
+    let (base, run) = b.begin_deployment(&lock, None).unwrap();
+    assert!(base.pending_operations.is_empty());
+    drop(run);
+    b.finish_deployment(&lock, None).unwrap();
+    drop(lock);
+    assert!(!journal.exists(), "{}", journal.display());
+    let written = read_json(&b.checkpoint_path(&dev));
+    assert!(
+        written["stepdeck"]["journalEpoch"].as_u64().unwrap() >= 2,
+        "{written}"
+    );
+    assert!(
+        b.load(&dev, None)
+            .unwrap()
+            .snapshot
+            .pending_operations
+            .is_empty()
+    );
+}
+
+#[test]
+fn pulumis_legacy_layout_and_unknown_layout_versions_are_refused_with_the_way_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let stacks = dir.path().join(".pulumi/stacks");
+    fs::create_dir_all(&stacks).unwrap();
+    fs::write(stacks.join("dev.json"), pulumi_checkpoint().to_string()).unwrap();
+    let url = BackendUrl::parse(&format!("file://{}", dir.path().display())).unwrap();
+    let e = FileBackend::open(&url).unwrap_err().to_string();
+    assert!(
+        e.contains("dev.json") && e.contains("legacy") && e.contains("pulumi state upgrade"),
+        "{e}"
+    );
+    assert!(!dir.path().join(".pulumi/meta.yaml").exists());
+
+    fs::remove_file(stacks.join("dev.json")).unwrap();
+    fs::write(dir.path().join(".pulumi/meta.yaml"), "version: 2\n").unwrap();
+    let e = FileBackend::open(&url).unwrap_err().to_string();
+    assert!(e.contains("meta.yaml") && e.contains("version 2"), "{e}");
+}
+
+#[test]
+fn the_pulumi_lock_file_of_a_stepdeck_run_that_died_goes_with_its_lease() {
+    let env = Env::new(PROGRAM_V2);
+    write_pulumi_backend(&env);
+    // A stepdeck run whose lease ran out, with the Pulumi lock file it wrote.
+    let holder = json!({"pid": 4242, "hostname": "elsewhere", "user": "u",
+        "time": "2024-05-01T10:00:00Z", "operation": "up", "id": "dead-run",
+        "expires": "2024-05-01T10:00:30Z"});
+    fs::create_dir_all(env.stack_dir("dev")).unwrap();
+    cli_support::plant_lock(&env.stack_dir("dev"), holder);
+    let locks = state(&env).join(".pulumi/locks/organization/e2e/dev");
+    fs::create_dir_all(&locks).unwrap();
+    fs::write(
+        locks.join("dead-run.json"),
+        r#"{"pid":4294967294,"username":"u","hostname":"h","timestamp":"2024-05-01T10:00:00Z"}"#,
+    )
+    .unwrap();
+
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(env.world()["a-pulumi"]["properties"]["v"], 2);
+    assert!(names(&locks).is_empty(), "{:?}", names(&locks));
+}
+
+#[test]
+fn retained_checkpoints_and_disabled_backups_follow_pulumis_variables() {
+    let env = Env::new(PROGRAM_V1);
+    let up = |vars: &[(&str, &str)]| {
+        let mut c = env.command(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+        for (k, v) in vars {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    up(&[
+        ("PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS", "true"),
+        ("PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS", "1"),
+    ]);
+    let root = state(&env).join(".pulumi");
+    let files = names(&root.join("stacks/e2e"));
+    let retained: Vec<&String> = files
+        .iter()
+        .filter(|f| {
+            f.strip_prefix("dev.json.")
+                .is_some_and(|n| n.parse::<i64>().is_ok())
+        })
+        .collect();
+    assert!(!retained.is_empty(), "{files:?}");
+    let last = root.join("stacks/e2e").join(retained.iter().max().unwrap());
+    assert_eq!(
+        fs::read(last).unwrap(),
+        fs::read(root.join("stacks/e2e/dev.json")).unwrap()
+    );
+    assert!(names(&root.join("backups/e2e/dev")).is_empty());
+    assert_eq!(pulumi_lists(&state(&env)), ["e2e/dev"]);
+    up(&[]);
+    assert_eq!(names(&root.join("backups/e2e/dev")).len(), 1);
+}
+
+#[test]
+fn a_compressed_stack_file_is_refused_and_never_shadowed_by_a_new_stack() {
+    let env = Env::new(PROGRAM_V1);
+    let stacks = state(&env).join(".pulumi/stacks/e2e");
+    fs::create_dir_all(&stacks).unwrap();
+    fs::write(state(&env).join(".pulumi/meta.yaml"), "version: 1\n").unwrap();
+    fs::write(stacks.join("dev.json.gz"), [0x1f, 0x8b, 0x08, 0x00]).unwrap();
+    let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("dev.json.gz") && err.contains("PULUMI_DIY_BACKEND_GZIP"),
+        "{err}"
+    );
+    assert_eq!(names(&stacks), ["dev.json.gz"]);
+    assert!(env.world().is_empty());
+}

@@ -773,6 +773,7 @@ impl FileBackend {
         lock::fenced(lock, &self.stack_dir(stack), || {
             self.keep_backup(stack)?;
             prepared.commit().map_err(StateError::io(&path))?;
+            self.retain(&path)?;
             self.remove_stale_files(lock, epoch)
         })
     }
@@ -794,6 +795,22 @@ impl FileBackend {
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(StateError::io(&bak)(e)),
         }
+    }
+
+    /// With `PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS` (or `PULUMI_RETAIN_CHECKPOINTS`), every
+    /// checkpoint is kept beside the stack file as `<stack>.json.<nanos>`, as Pulumi keeps them.
+    fn retain(&self, path: &Path) -> Result<(), StateError> {
+        if !history::pulumi_flag(&[
+            "PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS",
+            "PULUMI_RETAIN_CHECKPOINTS",
+        ]) {
+            return Ok(());
+        }
+        let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+        let mut kept = path.as_os_str().to_owned();
+        kept.push(format!(".{nanos}"));
+        let kept = PathBuf::from(kept);
+        fs::hard_link(path, &kept).map_err(StateError::io(&kept))
     }
 
     /// Removes the journals of epochs before `epoch` (the checkpoint's, just written) and
