@@ -642,3 +642,75 @@ fn a_compressed_stack_file_is_refused_and_never_shadowed_by_a_new_stack() {
     assert_eq!(names(&stacks), ["dev.json.gz"]);
     assert!(env.world().is_empty());
 }
+
+/// Pulumi's passphrase test vector (`pkg/secrets/passphrase/manager_test.go`): the salt state
+/// of the passphrase `password`.
+const PULUMI_SALT: &str = "v1:fozI5u6B030=:v1:F+6ZduKKd8G0/V7L:PGMFeIzwobWRKmEAzUdaQHqC5mMRIQ==";
+
+#[test]
+fn a_pulumi_stack_with_passphrase_secrets_is_read_and_updated_keeping_its_salt() {
+    let env = Env::new(PROGRAM_V2);
+    write_pulumi_backend(&env);
+    env.write(
+        "Pulumi.dev.yaml",
+        &format!("encryptionsalt: {PULUMI_SALT}\n"),
+    );
+    let run = |args: &[&str]| {
+        let out = env
+            .command(args)
+            .env("PULUMI_CONFIG_PASSPHRASE", "password")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        cli_support::stdout(&out)
+    };
+    // A secret config value, encrypted as Pulumi encrypts it with that salt; its text is JSON,
+    // as a secret's plaintext in state is, so that the same ciphertext serves both.
+    run(&[
+        "config",
+        "set",
+        "--secret",
+        "token",
+        "\"hunter2\"",
+        "--stack",
+        "dev",
+    ]);
+    let settings = fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
+    assert!(settings.contains(PULUMI_SALT), "{settings}");
+    let ciphertext = settings
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("secure: "))
+        .expect(&settings)
+        .to_string();
+    // The same ciphertext as a secret stack output in Pulumi's state (a secret's signature).
+    let file = state(&env).join(".pulumi/stacks/e2e/dev.json");
+    let mut checkpoint = pulumi_checkpoint();
+    checkpoint["checkpoint"]["latest"]["secrets_providers"] =
+        json!({"type": "passphrase", "state": {"salt": PULUMI_SALT}});
+    checkpoint["checkpoint"]["latest"]["resources"][0]["outputs"] = json!({"token": {
+        "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+        "ciphertext": ciphertext}});
+    fs::write(&file, checkpoint.to_string()).unwrap();
+
+    let shown = run(&[
+        "stack",
+        "output",
+        "token",
+        "--show-secrets",
+        "--stack",
+        "dev",
+    ]);
+    assert_eq!(shown.trim(), "hunter2");
+    assert_eq!(
+        run(&["config", "get", "token", "--stack", "dev"]).trim(),
+        "\"hunter2\""
+    );
+    run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(env.world()["a-pulumi"]["properties"]["v"], 2);
+    let after = read_json(&file);
+    assert_eq!(
+        after["checkpoint"]["latest"]["secrets_providers"],
+        json!({"type": "passphrase", "state": {"salt": PULUMI_SALT}})
+    );
+    assert!(!after.to_string().contains("hunter2"), "{after}");
+}
