@@ -626,20 +626,20 @@ fn retained_checkpoints_and_disabled_backups_follow_pulumis_variables() {
 }
 
 #[test]
-fn a_compressed_stack_file_is_refused_and_never_shadowed_by_a_new_stack() {
+fn a_zstd_stack_file_is_refused_and_never_shadowed_by_a_new_stack() {
     let env = Env::new(PROGRAM_V1);
     let stacks = state(&env).join(".pulumi/stacks/e2e");
     fs::create_dir_all(&stacks).unwrap();
     fs::write(state(&env).join(".pulumi/meta.yaml"), "version: 1\n").unwrap();
-    fs::write(stacks.join("dev.json.gz"), [0x1f, 0x8b, 0x08, 0x00]).unwrap();
+    fs::write(stacks.join("dev.json.zst"), [0x28, 0xb5, 0x2f, 0xfd]).unwrap();
     let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let err = stderr(&out);
     assert!(!out.status.success(), "{err}");
     assert!(
-        err.contains("dev.json.gz") && err.contains("PULUMI_DIY_BACKEND_GZIP"),
+        err.contains("dev.json.zst") && err.contains("PULUMI_DIY_BACKEND_ZSTD"),
         "{err}"
     );
-    assert_eq!(names(&stacks), ["dev.json.gz"]);
+    assert_eq!(names(&stacks), ["dev.json.zst"]);
     assert!(env.world().is_empty());
 }
 
@@ -713,4 +713,37 @@ fn a_pulumi_stack_with_passphrase_secrets_is_read_and_updated_keeping_its_salt()
         json!({"type": "passphrase", "state": {"salt": PULUMI_SALT}})
     );
     assert!(!after.to_string().contains("hunter2"), "{after}");
+}
+
+#[test]
+fn a_gzip_stack_file_pulumi_wrote_is_read_and_written_back_compressed() {
+    use std::io::{Read, Write};
+    let env = Env::new(PROGRAM_V2);
+    write_pulumi_backend(&env);
+    let stacks = state(&env).join(".pulumi/stacks/e2e");
+    // As `PULUMI_DIY_BACKEND_GZIP=1 pulumi up` leaves it: only the compressed file.
+    let plain = fs::read(stacks.join("dev.json")).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&plain).unwrap();
+    fs::write(stacks.join("dev.json.gz"), gz.finish().unwrap()).unwrap();
+    fs::remove_file(stacks.join("dev.json")).unwrap();
+
+    let ls = env.ok(&["stack", "ls"]);
+    assert!(ls.lines().any(|l| l.starts_with("dev")), "{ls}");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(env.world()["a-pulumi"]["properties"]["v"], 2);
+    assert_eq!(names(&stacks), ["dev.json.gz", "dev.json.gz.bak"]);
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(fs::File::open(stacks.join("dev.json.gz")).unwrap())
+        .read_to_string(&mut text)
+        .unwrap();
+    let after: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(after["checkpoint"]["stack"], "organization/e2e/dev");
+    assert!(text.contains(r#""inputs":{"v":2}"#), "{text}");
+    assert_eq!(pulumi_lists(&state(&env)), ["e2e/dev"]);
+    let history = names(&state(&env).join(".pulumi/history/e2e/dev"));
+    assert!(
+        history.iter().any(|f| f.ends_with(".checkpoint.json.gz")),
+        "{history:?}"
+    );
 }

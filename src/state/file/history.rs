@@ -52,15 +52,21 @@ impl FileBackend {
             "PULUMI_DIY_BACKEND_DISABLE_CHECKPOINT_BACKUPS",
             "PULUMI_DISABLE_CHECKPOINT_BACKUPS",
         ]);
+        // The copies keep the stack file's compression in their names, as Pulumi's do.
+        let ext = if checkpoint.extension().is_some_and(|e| e == "gz") {
+            ".json.gz"
+        } else {
+            ".json"
+        };
         file_lock::fenced(lock, &self.stack_dir(stack), || {
             write_atomic(&path, &text).map_err(StateError::io(&path))?;
-            link_or_copy(&checkpoint, &dir.join(format!("{base}.checkpoint.json")))?;
+            link_or_copy(&checkpoint, &dir.join(format!("{base}.checkpoint{ext}")))?;
             if backups {
                 let to = self.backups_dir(stack);
                 fs::create_dir_all(&to).map_err(StateError::io(&to))?;
                 link_or_copy(
                     &checkpoint,
-                    &to.join(format!("{}.{nanos}.json", stack.stack())),
+                    &to.join(format!("{}.{nanos}{ext}", stack.stack())),
                 )?;
             }
             Ok(())

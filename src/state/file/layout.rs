@@ -20,6 +20,8 @@ pub(super) const PULUMI_DIR: &str = ".pulumi";
 pub(super) const OURS: &str = ".stepdeck";
 /// The extension of a stack file (Pulumi's JSON marshaler).
 pub(super) const STACK_EXT: &str = ".json";
+/// The extension of a gzip-compressed stack file, after [`STACK_EXT`].
+pub(super) const GZ_EXT: &str = ".gz";
 /// The layout version we read and write: project-scoped stacks.
 const META_VERSION: i64 = 1;
 
@@ -43,8 +45,23 @@ impl FileBackend {
             .join(stack.stack())
     }
 
-    /// The stack's checkpoint, Pulumi's stack file: `DIR/.pulumi/stacks/<project>/<stack>.json`.
+    /// The stack's checkpoint, Pulumi's stack file: `DIR/.pulumi/stacks/<project>/<stack>.json`,
+    /// or `<stack>.json.gz` when that is there and not older (the one Pulumi reads: the newest).
     pub fn checkpoint_path(&self, stack: &StackRef) -> PathBuf {
+        let plain = self.plain_checkpoint_path(stack);
+        let mut gz = plain.clone().into_os_string();
+        gz.push(GZ_EXT);
+        let gz = PathBuf::from(gz);
+        let modified = |p: &Path| fs::metadata(p).and_then(|m| m.modified()).ok();
+        match (modified(&gz), modified(&plain)) {
+            (Some(g), Some(p)) if g >= p => gz,
+            (Some(_), None) => gz,
+            _ => plain,
+        }
+    }
+
+    /// `DIR/.pulumi/stacks/<project>/<stack>.json`.
+    fn plain_checkpoint_path(&self, stack: &StackRef) -> PathBuf {
         self.stacks_root()
             .join(stack.project())
             .join(format!("{}{STACK_EXT}", stack.stack()))
@@ -84,10 +101,10 @@ impl FileBackend {
             .join(stack.stack())
     }
 
-    /// The stack file of a compressed stack (`.json.gz`, `.json.zst`), which we do not read.
+    /// The stack file of a zstd-compressed stack (`.json.zst`), which we do not read.
     pub(super) fn compressed_path(&self, stack: &StackRef) -> Option<PathBuf> {
-        [".gz", ".zst"].into_iter().find_map(|ext| {
-            let mut name = self.checkpoint_path(stack).into_os_string();
+        [".zst"].into_iter().find_map(|ext| {
+            let mut name = self.plain_checkpoint_path(stack).into_os_string();
             name.push(ext);
             let path = PathBuf::from(name);
             path.exists().then_some(path)

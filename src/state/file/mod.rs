@@ -145,9 +145,9 @@ impl FileBackend {
             return StateError::Corrupt {
                 path,
                 line: None,
-                message: "a compressed stack file, which stepdeck does not read: unset \
-                          PULUMI_DIY_BACKEND_GZIP and PULUMI_DIY_BACKEND_ZSTD and let `pulumi` \
-                          write the stack again (`pulumi stack export | pulumi stack import`)"
+                message: "a zstd-compressed stack file, which stepdeck does not read: unset \
+                          PULUMI_DIY_BACKEND_ZSTD and let `pulumi` write the stack again \
+                          (`pulumi stack export | pulumi stack import`)"
                     .into(),
             };
         }
@@ -237,11 +237,15 @@ impl FileBackend {
                 .file_name()
                 .to_str()
                 .filter(|n| !n.starts_with('.'))
+                .map(|n| n.strip_suffix(layout::GZ_EXT).unwrap_or(n))
                 .and_then(|n| n.strip_suffix(layout::STACK_EXT))
                 .map(str::to_string)
             else {
                 continue;
             };
+            if out.iter().any(|s: &StackSummary| s.name == name) {
+                continue;
+            }
             let Ok(stack) = StackRef::new(project, &name) else {
                 continue;
             };
@@ -480,6 +484,7 @@ impl FileBackend {
     fn checkpoint_bytes(&self, stack: &StackRef) -> Result<(PathBuf, Vec<u8>), StateError> {
         let path = self.checkpoint_path(stack);
         match fs::read(&path) {
+            Ok(b) if b.starts_with(&GZIP_MAGIC) => Ok((path.clone(), gunzip(&path, &b)?)),
             Ok(b) => Ok((path, b)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Err(self.missing(stack)),
             Err(e) => Err(StateError::io(&path)(e)),
@@ -766,8 +771,15 @@ impl FileBackend {
             source,
         })?;
         let qualified = stack.qualified();
+        // A stack Pulumi wrote compressed (`PULUMI_DIY_BACKEND_GZIP`) stays compressed.
+        let gzip = path.extension().is_some_and(|e| e == "gz");
         let prepared = Prepared::write(&path, |out| {
-            write_checkpoint_file(out, &qualified, snapshot, epoch, providers, crypter)
+            if !gzip {
+                return write_checkpoint_file(out, &qualified, snapshot, epoch, providers, crypter);
+            }
+            let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+            write_checkpoint_file(&mut gz, &qualified, snapshot, epoch, providers, crypter)?;
+            gz.finish().map(drop)
         })
         .map_err(StateError::io(&path))?;
         lock::fenced(lock, &self.stack_dir(stack), || {
@@ -860,6 +872,27 @@ impl FileBackend {
         }
         Ok(())
     }
+}
+
+/// The first bytes of a gzip stream, by which Pulumi too tells a compressed stack file.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A gzip-compressed stack file's JSON, read up to the limit of a state document.
+fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, StateError> {
+    let limit = crate::file_limits::STATE_DOCUMENT;
+    let mut out = Vec::new();
+    io::Read::read_to_end(
+        &mut io::Read::take(flate2::read::GzDecoder::new(bytes), limit.bytes + 1),
+        &mut out,
+    )
+    .map_err(|e| corrupt(path, format!("not a gzip stream: {e}")))?;
+    if out.len() as u64 > limit.bytes {
+        return Err(corrupt(
+            path,
+            format!("decompresses to more than {limit}, the most stepdeck reads"),
+        ));
+    }
+    Ok(out)
 }
 
 /// Whether a journal file holds an entry (its first line begins one; a journal of a run
