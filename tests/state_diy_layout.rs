@@ -747,3 +747,43 @@ fn a_gzip_stack_file_pulumi_wrote_is_read_and_written_back_compressed() {
         "{history:?}"
     );
 }
+
+#[test]
+fn a_move_from_the_earlier_layout_that_was_interrupted_is_finished_by_the_next_open() {
+    let dir = tempfile::tempdir().unwrap();
+    // Killed after the stack's directory was moved whole, before its checkpoint was.
+    let ours = dir.path().join(".pulumi/.stepdeck/stacks/proj/dev");
+    fs::create_dir_all(ours.join("history")).unwrap();
+    let mut checkpoint = pulumi_checkpoint();
+    checkpoint["checkpoint"]["stack"] = json!("organization/proj/dev");
+    checkpoint["checkpoint"]["latest"]["resources"] = json!([]);
+    checkpoint["stepdeck"] = json!({"journalEpoch": 1});
+    let bytes = serde_json::to_vec(&checkpoint).unwrap();
+    fs::write(ours.join("checkpoint.json"), &bytes).unwrap();
+    fs::write(ours.join("history/dev-1.history.json"), "{}").unwrap();
+    fs::create_dir_all(dir.path().join(".stepdeck/stacks/proj")).unwrap();
+
+    let b = open(dir.path());
+    let dev = StackRef::new("proj", "dev").unwrap();
+    assert_eq!(fs::read(b.checkpoint_path(&dev)).unwrap(), bytes);
+    assert!(names(&ours).is_empty(), "{:?}", names(&ours));
+    assert_eq!(
+        names(&dir.path().join(".pulumi/history/proj/dev")),
+        ["dev-1.history.json"]
+    );
+    assert_eq!(b.load(&dev, None).unwrap().epoch, 1);
+    assert!(!dir.path().join(".stepdeck/stacks").exists());
+
+    // A stack in both layouts is refused, naming both, and neither is touched.
+    let old = dir.path().join(".stepdeck/stacks/proj/dev");
+    fs::create_dir_all(&old).unwrap();
+    fs::write(old.join("checkpoint.json"), b"{}").unwrap();
+    let url = BackendUrl::parse(&format!("file://{}", dir.path().display())).unwrap();
+    let e = FileBackend::open(&url).unwrap_err().to_string();
+    assert!(
+        e.contains(&old.display().to_string()) && e.contains("dev.json") && e.contains("both"),
+        "{e}"
+    );
+    assert_eq!(fs::read(old.join("checkpoint.json")).unwrap(), b"{}");
+    assert_eq!(fs::read(b.checkpoint_path(&dev)).unwrap(), bytes);
+}
