@@ -12,7 +12,8 @@
 //!   stacks/<project>/<stack>.json
 //!                             {"version": 3, "checkpoint": {"stack": "organization/<project>/<stack>",
 //!                              "latest": DeploymentV3}, "stepdeck": {"journalEpoch": E}}
-//!                             (rewritten atomically; the previous one kept as <stack>.json.bak)
+//!                             (rewritten atomically; the previous one kept as <stack>.json.bak;
+//!                              <stack>.json.gz, read and written compressed, if pulumi wrote that)
 //!   stacks/<project>/<stack>.pulumi-tags   {"version": 1, "tags": {...}}: the user's stack tags
 //!   history/<project>/<stack>/<stack>-<nanos>.history.json     one per update (UpdateInfo)
 //!   history/<project>/<stack>/<stack>-<nanos>.checkpoint.json  the checkpoint it left
@@ -424,6 +425,7 @@ impl FileBackend {
         lock::acquire(stack, &dir, operation, self.pulumi_locks(stack))
     }
 
+    /// Pulumi's lock files of the stack, written through our bookkeeping directory.
     pub(super) fn pulumi_locks(&self, stack: &StackRef) -> pulumi_lock::PulumiLocks {
         pulumi_lock::PulumiLocks::new(self.pulumi_lock_dir(stack), self.stack_dir(stack))
     }
