@@ -787,3 +787,31 @@ fn a_move_from_the_earlier_layout_that_was_interrupted_is_finished_by_the_next_o
     assert_eq!(fs::read(old.join("checkpoint.json")).unwrap(), b"{}");
     assert_eq!(fs::read(b.checkpoint_path(&dev)).unwrap(), bytes);
 }
+
+#[test]
+fn stack_unlock_removes_a_pulumi_lock_file_whose_process_is_gone_or_any_with_force() {
+    let env = Env::new(PROGRAM_V2);
+    write_pulumi_backend(&env);
+    let locks = state(&env).join(".pulumi/locks/organization/e2e/dev");
+    fs::create_dir_all(&locks).unwrap();
+    let lock = locks.join("5d2c6a8e-7f1b-4c3a-9e0d-2b4f6a8c0e1d.json");
+    fs::write(
+        &lock,
+        r#"{"pid":4242,"username":"alice","hostname":"build-7","timestamp":"2024-05-01T10:00:00Z"}"#,
+    )
+    .unwrap();
+    // Another host's: it may still run.
+    let out = env.run(&["stack", "unlock", "--stack", "dev"]);
+    let err = stderr(&out);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("pid 4242 on host build-7") && err.contains("--force"),
+        "{err}"
+    );
+    assert!(lock.exists());
+    let out = env.ok(&["stack", "unlock", "--stack", "dev", "--force"]);
+    assert!(out.contains("pid 4242 on build-7"), "{out}");
+    assert!(names(&locks).is_empty(), "{:?}", names(&locks));
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(env.world()["a-pulumi"]["properties"]["v"], 2);
+}

@@ -431,15 +431,14 @@ impl FileBackend {
     }
 
     /// `stack unlock`: removes the lock if its holder is gone, or whatever holds it with
-    /// `force`; returns the lock removed.
+    /// `force` (stepdeck's lease and Pulumi's lock files alike); returns the lock removed.
     pub fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
         self.require(stack)?;
-        lock::unlock(
-            stack,
-            &self.stack_dir(stack),
-            force,
-            &self.pulumi_locks(stack),
-        )
+        let pulumi = self.pulumi_locks(stack);
+        let ours = lock::unlock(stack, &self.stack_dir(stack), force, &pulumi)?;
+        // Pulumi's own lock files too: a `pulumi` that died leaves one behind.
+        let theirs = pulumi.unlock(&stack.to_string(), force)?;
+        Ok(ours.or(theirs))
     }
 
     /// Who holds the stack's lock, if anyone.

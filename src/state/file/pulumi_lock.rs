@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::state::error::StateError;
-use crate::state::lock_info::{hostname, os_user};
+use crate::state::lock_info::{LockInfo, hostname, os_user};
 
 /// What a Pulumi lock file holds (Pulumi's `lockContent`).
 #[derive(Serialize, Deserialize)]
@@ -102,6 +102,61 @@ impl PulumiLocks {
             let _ = fs::remove_file(&tmp);
         }
         written.map_err(StateError::io(&path))
+    }
+
+    /// `stack unlock` of Pulumi's lock files: each one whose process is gone from this host is
+    /// removed, any other only with `force`; returns the last one removed, as a lock record.
+    pub(crate) fn unlock(&self, stack: &str, force: bool) -> Result<Option<LockInfo>, StateError> {
+        let entries = match fs::read_dir(&self.dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StateError::io(&self.dir)(e)),
+        };
+        let mut removed = None;
+        for entry in entries {
+            let path = entry.map_err(StateError::io(&self.dir))?.path();
+            if path.is_dir() {
+                continue;
+            }
+            let content = fs::read(&path)
+                .ok()
+                .and_then(|b| serde_json::from_slice::<LockContent>(&b).ok());
+            let info = LockInfo {
+                pid: content
+                    .as_ref()
+                    .and_then(|c| u32::try_from(c.pid).ok())
+                    .unwrap_or(0),
+                hostname: content
+                    .as_ref()
+                    .map_or_else(String::new, |c| c.hostname.clone()),
+                user: content
+                    .as_ref()
+                    .map_or_else(String::new, |c| c.username.clone()),
+                time: content
+                    .as_ref()
+                    .map_or_else(String::new, |c| c.timestamp.clone()),
+                operation: "pulumi".into(),
+                id: path
+                    .file_stem()
+                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
+                expires: None,
+                generation: 0,
+            };
+            if !force && (content.is_none() || !info.pid_gone_here()) {
+                return Err(StateError::LockHeldByLiveProcess {
+                    stack: stack.to_string(),
+                    pid: info.pid,
+                    host: info.hostname,
+                });
+            }
+            match fs::remove_file(&path) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(StateError::io(&path)(e));
+                }
+                _ => removed = Some(info),
+            }
+        }
+        Ok(removed)
     }
 
     /// Removes the lock file named by `id`, if it is there.
