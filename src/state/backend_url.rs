@@ -24,7 +24,7 @@ pub struct BackendUrl {
 /// The store a URL names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scheme {
-    /// A directory (`~` expanded); state goes in its `.stepdeck/` subdirectory.
+    /// A directory (`~` expanded); state goes in its `.pulumi/` subdirectory (Pulumi's DIY layout).
     File(PathBuf),
     /// A PostgreSQL database and the table prefix within it.
     Postgres(PgUrl),
@@ -107,7 +107,7 @@ impl BackendUrl {
         &self.scheme
     }
 
-    /// The directory a `file://` URL names; state goes in its `.stepdeck/` subdirectory.
+    /// The directory a `file://` URL names; state goes in its `.pulumi/` subdirectory (Pulumi's DIY layout).
     pub fn dir(&self) -> Option<&Path> {
         match &self.scheme {
             Scheme::File(dir) => Some(dir),

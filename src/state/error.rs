@@ -53,6 +53,10 @@ pub enum StateError {
     },
     #[error(transparent)]
     Locked(#[from] Box<StackLocked>),
+    /// Pulumi holds the stack: a lock file of its own is in the backend's `.pulumi/locks`.
+    /// The message is Pulumi's, naming every lock file.
+    #[error("{message}")]
+    PulumiLocked { message: String },
     /// This process held the stack's lock and lost it: it writes nothing more.
     #[error(transparent)]
     LockLost(Box<LockLost>),

@@ -348,7 +348,10 @@ fn kill_9_during_up_then_up_again_leaks_nothing() {
     // resource exists: Pulumi's window too, reported as an interrupted create).
     env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 1500\n");
     let mut child = env.spawn(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
-    let journal_dir = env.root.path().join("state/.stepdeck/stacks/e2e/dev");
+    let journal_dir = env
+        .root
+        .path()
+        .join("state/.pulumi/.stepdeck/stacks/e2e/dev");
     let deadline = Instant::now() + Duration::from_secs(20);
     // Wait until the database's create is the only operation in flight (begun in the journal,
     // not yet ended), so that no other create can be between its answer and its entry.
@@ -415,14 +418,11 @@ fn bad_input_gets_a_clear_error_and_exit_code_2() {
 
     let env = Env::new(&PROGRAM);
     up(&env);
-    let checkpoint = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/checkpoint.json");
+    let checkpoint = env.root.path().join("state/.pulumi/stacks/e2e/dev.json");
     std::fs::write(&checkpoint, "{ not json").unwrap();
     let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("checkpoint.json"), "{}", stderr(&out));
+    assert!(stderr(&out).contains("dev.json"), "{}", stderr(&out));
 }
 
 #[test]

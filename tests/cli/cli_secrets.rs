@@ -121,7 +121,7 @@ fn a_secret_printed_by_a_command_or_named_by_a_bucket_reaches_no_output_channel(
     ]);
     assert!(!killed.status.success(), "{}", stderr(&killed));
     show("up --json (killed)", &killed);
-    let stack_dir = root.join("state/.stepdeck/stacks/e2e/dev");
+    let stack_dir = root.join("state/.pulumi/.stepdeck/stacks/e2e/dev");
     let journals: Vec<_> = std::fs::read_dir(&stack_dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -97,10 +97,7 @@ fn every_update_is_recorded_with_its_kind_result_changes_and_message() {
         info[0]["config"]["e2e:token"],
         serde_json::json!({"value": "hunter2", "secret": true})
     );
-    let dir = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/history");
+    let dir = env.root.path().join("state/.pulumi/history/e2e/dev");
     for file in std::fs::read_dir(dir).unwrap() {
         let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
         assert!(!text.contains("hunter2"), "a secret in plain text: {text}");
@@ -126,25 +123,51 @@ fn a_stack_never_updated_has_an_empty_history() {
 fn history_files_follow_pulumis_diy_naming() {
     let env = Env::new(NET_AND_DB);
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
-    let dir = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/history");
-    let names: Vec<String> = std::fs::read_dir(&dir)
+    let dir = env.root.path().join("state/.pulumi/history/e2e/dev");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
-    assert_eq!(names.len(), 1, "{names:?}");
+    names.sort();
+    // Pulumi's `addToHistory`: the record and a copy of the checkpoint the update left.
+    assert_eq!(names.len(), 2, "{names:?}");
+    let base = names[0].strip_suffix(".checkpoint.json").expect(&names[0]);
+    assert_eq!(names[1], format!("{base}.history.json"), "{names:?}");
     assert!(
-        names[0].starts_with("dev-") && names[0].ends_with(".history.json"),
+        base.strip_prefix("dev-")
+            .is_some_and(|n| n.parse::<i64>().is_ok()),
         "{names:?}"
     );
     let record: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.join(&names[0])).unwrap()).unwrap();
+        serde_json::from_str(&std::fs::read_to_string(dir.join(&names[1])).unwrap()).unwrap();
     assert_eq!(record["kind"], "update");
+    assert_eq!(record["result"], "succeeded");
     assert!(
         record["startTime"].is_i64() && record["endTime"].is_i64(),
         "{record}"
+    );
+    // Pulumi's `config.Map`: a plain value as its text, a secret as `{"secure": ciphertext}`.
+    assert!(record["config"].is_object(), "{record}");
+    for (key, value) in record["config"].as_object().unwrap() {
+        assert!(
+            value.is_string() || value.get("secure").is_some_and(Value::is_string),
+            "{key}: {value}"
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.join(&names[0])).unwrap(),
+        std::fs::read(env.checkpoint_path("dev")).unwrap(),
+        "the checkpoint copy is the stack's checkpoint"
+    );
+    // And Pulumi's backup of it.
+    let backups: Vec<_> = std::fs::read_dir(env.root.path().join("state/.pulumi/backups/e2e/dev"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    assert!(
+        backups[0].starts_with("dev.") && backups[0].ends_with(".json"),
+        "{backups:?}"
     );
 }
 

@@ -195,10 +195,7 @@ fn repair_sorts_a_broken_state_and_drops_references_to_missing_resources() {
     ok(&env, &["repair"]);
     // Break the checkpoint: db before the network it depends on, box depending on a resource
     // that does not exist.
-    let path = env
-        .root
-        .path()
-        .join("state/.stepdeck/stacks/e2e/dev/checkpoint.json");
+    let path = env.root.path().join("state/.pulumi/stacks/e2e/dev.json");
     let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     let resources = doc["checkpoint"]["latest"]["resources"]
         .as_array_mut()

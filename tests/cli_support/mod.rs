@@ -192,10 +192,9 @@ impl Env {
         let path = self
             .root
             .path()
-            .join("state/.stepdeck/stacks")
+            .join("state/.pulumi/stacks")
             .join(project)
-            .join(stack)
-            .join("checkpoint.json");
+            .join(format!("{stack}.json"));
         std::fs::read_to_string(path).unwrap()
     }
 
@@ -290,12 +289,21 @@ pub(crate) fn exists(p: &Path) -> bool {
 }
 
 impl Env {
-    /// A stack's directory on this environment's `file://` backend.
+    /// A stack's bookkeeping directory (journals, lock files) on this environment's
+    /// `file://` backend.
     pub(crate) fn stack_dir(&self, stack: &str) -> PathBuf {
         self.root
             .path()
-            .join("state/.stepdeck/stacks/e2e")
+            .join("state/.pulumi/.stepdeck/stacks/e2e")
             .join(stack)
+    }
+
+    /// A stack's checkpoint (Pulumi's stack file) on this environment's `file://` backend.
+    pub(crate) fn checkpoint_path(&self, stack: &str) -> PathBuf {
+        self.root
+            .path()
+            .join("state/.pulumi/stacks/e2e")
+            .join(format!("{stack}.json"))
     }
 }
 

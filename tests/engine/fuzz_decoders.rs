@@ -254,6 +254,7 @@ fn load_and_compact(dir: &Path, checkpoint: &[u8], journal: &[u8]) -> Result<(),
         fs::remove_dir_all(&stack_dir).unwrap();
     }
     fs::create_dir_all(&stack_dir).unwrap();
+    fs::create_dir_all(b.checkpoint_path(&dev).parent().unwrap()).unwrap();
     fs::write(b.checkpoint_path(&dev), checkpoint).unwrap();
     let epoch = serde_json::from_slice::<Value>(checkpoint)
         .ok()

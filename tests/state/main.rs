@@ -19,6 +19,7 @@ mod crash_engine;
 mod crash_sweep;
 mod crash_windows;
 mod state_backend;
+mod state_diy_layout;
 mod state_postgres;
 mod state_races;
 mod state_refusals;

@@ -86,10 +86,7 @@ fn stacks_are_created_listed_selected_and_removed() {
     b.create_stack(&prod).unwrap();
     let e = b.create_stack(&dev()).unwrap_err();
     assert!(matches!(e, StateError::StackExists { .. }), "{e}");
-    assert!(
-        b.checkpoint_path(&dev())
-            .starts_with(dir.path().join(".stepdeck/stacks/proj/dev"))
-    );
+    assert!(b.checkpoint_path(&dev()) == dir.path().join(".pulumi/stacks/proj/dev.json"));
 
     assert_eq!(b.current_stack("proj").unwrap(), None);
     b.select_stack(&prod).unwrap();
@@ -406,11 +403,11 @@ fn every_compaction_crash_window_loads_the_same_state() {
     assert_eq!(urns(&expected.snapshot), ["x", "y", "a"]);
     let old_journal = fs::read(&journal).unwrap();
     let old_checkpoint = fs::read(b.checkpoint_path(&dev())).unwrap();
-    let stack_dir = b.stack_dir(&dev());
+    let stack_dir = b.checkpoint_path(&dev()).parent().unwrap().to_path_buf();
 
     // 1. Killed while writing the new checkpoint's temporary file.
     fs::write(
-        stack_dir.join(".checkpoint.json.tmp-deadbeef"),
+        stack_dir.join(".dev.json.tmp-deadbeef"),
         "{\"version\": 3, \"chec",
     )
     .unwrap();
@@ -423,7 +420,7 @@ fn every_compaction_crash_window_loads_the_same_state() {
     let compacted = b.compact(&lock, None).unwrap();
     assert_eq!(compacted.epoch, expected.epoch + 1);
     assert!(
-        !stack_dir.join(".checkpoint.json.tmp-deadbeef").exists(),
+        !stack_dir.join(".dev.json.tmp-deadbeef").exists(),
         "leftovers are cleaned"
     );
     fs::write(&journal, &old_journal).unwrap();
@@ -932,10 +929,11 @@ fn the_backend_is_picked_as_pulumi_picks_it_flag_then_environment_then_project()
     init("c", &[pulumi.clone(), ours.clone()], None);
     init("d", &[pulumi, ours], Some(url("flag")));
     let stacks = |name: &str| -> Vec<String> {
-        let d = dir(name).join(".stepdeck/stacks/e2e");
+        let d = dir(name).join(".pulumi/stacks/e2e");
         let mut found: Vec<String> = fs::read_dir(&d)
             .unwrap_or_else(|e| panic!("{}: {e}", d.display()))
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter_map(|n| n.strip_suffix(".json").map(str::to_string))
             .collect();
         found.sort();
         found
@@ -1039,7 +1037,7 @@ fn login_records_the_backend_in_pulumis_credentials_below_the_environment_and_lo
                "accounts": {&url: {"lastValidatedAt": "0001-01-01T00:00:00Z"}}})
     );
     run(&["stack", "init", "dev"], &[]);
-    assert!(state.join(".stepdeck/stacks/e2e/dev").is_dir());
+    assert!(state.join(".pulumi/stacks/e2e/dev.json").is_file());
     // The environment still comes first.
     let other = env.root.path().join("other");
     fs::create_dir_all(&other).unwrap();
@@ -1048,7 +1046,7 @@ fn login_records_the_backend_in_pulumis_credentials_below_the_environment_and_lo
         &["stack", "init", "qa"],
         &[("PULUMI_BACKEND_URL", &other_url)],
     );
-    assert!(other.join(".stepdeck/stacks/e2e/qa").is_dir());
+    assert!(other.join(".pulumi/stacks/e2e/qa.json").is_file());
 
     assert_eq!(run(&["logout"], &[]), format!("Logged out of {url}\n"));
     assert!(!home.join("credentials.json").exists());
@@ -1057,8 +1055,8 @@ fn login_records_the_backend_in_pulumis_credentials_below_the_environment_and_lo
     assert!(
         env.root
             .path()
-            .join(".stepdeck/.stepdeck/stacks/e2e/after")
-            .is_dir()
+            .join(".stepdeck/.pulumi/stacks/e2e/after.json")
+            .is_file()
     );
 
     // Logged in to Pulumi Cloud: refused, naming the file, never another backend instead.

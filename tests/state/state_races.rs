@@ -34,7 +34,9 @@ outputs:
 "#;
 
 fn stack_dir(env: &Env) -> PathBuf {
-    env.root.path().join("state/.stepdeck/stacks/e2e/dev")
+    env.root
+        .path()
+        .join("state/.pulumi/.stepdeck/stacks/e2e/dev")
 }
 
 fn read_json(path: &Path) -> Value {
@@ -75,7 +77,7 @@ fn concurrent_first_ups_share_one_stack_and_one_salt() {
         ]);
         assert_eq!(token.trim(), "hunter2", "round {round}");
         let settings = std::fs::read_to_string(env.project().join("Pulumi.dev.yaml")).unwrap();
-        let checkpoint = read_json(&stack_dir(&env).join("checkpoint.json"));
+        let checkpoint = read_json(&env.checkpoint_path("dev"));
         let salt = checkpoint["checkpoint"]["latest"]["secrets_providers"]["state"]["salt"]
             .as_str()
             .unwrap()
@@ -243,7 +245,7 @@ fn a_holder_paused_past_its_lease_stops_before_its_next_provider_call() {
 fn a_lease_out_of_range_is_refused_naming_the_variable_before_anything_runs() {
     let env = Env::new(&chain_program(2, 1500));
     env.ok(&["stack", "init", "dev"]);
-    let checkpoint = std::fs::read(stack_dir(&env).join("checkpoint.json")).unwrap();
+    let checkpoint = std::fs::read(env.checkpoint_path("dev")).unwrap();
     for bad in ["9999999999999", "0", "3601", "soon"] {
         let out = env
             .command(&["up", "--stack", "dev", "--yes", "--non-interactive"])
@@ -260,7 +262,7 @@ fn a_lease_out_of_range_is_refused_naming_the_variable_before_anything_runs() {
         assert!(held_lock(&env).is_none(), "{bad}: a lock was written");
     }
     assert_eq!(
-        std::fs::read(stack_dir(&env).join("checkpoint.json")).unwrap(),
+        std::fs::read(env.checkpoint_path("dev")).unwrap(),
         checkpoint
     );
 

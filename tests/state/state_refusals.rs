@@ -44,7 +44,7 @@ fn a_journal_without_its_checkpoint_is_refused_and_kept() {
         assert!(matches!(e, StateError::OrphanJournal { .. }), "{msg}");
         assert!(
             msg.contains(&journal.display().to_string())
-                && msg.contains("checkpoint.json")
+                && msg.contains("dev.json")
                 && msg.contains("mv "),
             "{msg}"
         );
@@ -63,14 +63,17 @@ fn preview_and_up_refuse_a_stack_whose_checkpoint_is_gone() {
         "resources:\n  a:\n    type: sim:index:Resource\n    properties:\n      v: 1\n",
     );
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
-    let stack_dir = env.root.path().join("state/.stepdeck/stacks/e2e/dev");
+    let stack_dir = env
+        .root
+        .path()
+        .join("state/.pulumi/.stepdeck/stacks/e2e/dev");
     // A killed second run leaves its journal; then the checkpoint is lost.
     let journal = stack_dir.join("journal.1.jsonl");
     let begin = json!({"kind": "begin", "op": 1, "operation": "creating",
         "state": {"urn": "urn:pulumi:dev::e2e::sim:index:Resource::b", "custom": true,
                   "type": "sim:index:Resource"}});
     fs::write(&journal, format!("{begin}\n")).unwrap();
-    fs::remove_file(stack_dir.join("checkpoint.json")).unwrap();
+    fs::remove_file(env.checkpoint_path("dev")).unwrap();
     let world = env.world();
 
     for cmd in ["preview", "up"] {
@@ -117,7 +120,7 @@ fn the_last_epoch_is_refused_at_compaction_without_wrapping() {
     ] {
         let msg = e.to_string();
         assert!(
-            msg.contains("checkpoint.json") && msg.contains("journalEpoch"),
+            msg.contains("dev.json") && msg.contains("journalEpoch"),
             "{msg}"
         );
     }
@@ -230,7 +233,7 @@ fn removing_a_stack_whose_resources_cannot_be_counted_needs_force() {
         fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
         let msg = b.remove_stack(&dev(), false).unwrap_err().to_string();
         assert!(
-            msg.contains("checkpoint.json") && msg.contains("resources is not an array"),
+            msg.contains("dev.json") && msg.contains("resources is not an array"),
             "{msg}"
         );
         assert!(b.stack_exists(&dev()));
@@ -299,7 +302,7 @@ fn a_stack_at_the_last_epoch_is_refused_before_its_deployment_starts() {
     );
     env.ok(&["stack", "init", "dev"]);
     let dir = env.stack_dir("dev");
-    let path = dir.join("checkpoint.json");
+    let path = env.checkpoint_path("dev");
     let mut file = read_json(&path);
     file["stepdeck"]["journalEpoch"] = json!(u64::MAX);
     fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
@@ -309,7 +312,7 @@ fn a_stack_at_the_last_epoch_is_refused_before_its_deployment_starts() {
     let err = cli_support::stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("checkpoint.json")
+        err.contains("dev.json")
             && err.contains("journalEpoch")
             && err.contains("stack export --file"),
         "{err}"
@@ -341,7 +344,7 @@ fn a_journal_of_an_older_epoch_is_reported_before_it_is_removed() {
     let up = ["up", "--stack", "dev", "--yes", "--non-interactive"];
     env.ok(&up);
     let dir = env.stack_dir("dev");
-    let epoch = read_json(&dir.join("checkpoint.json"))["stepdeck"]["journalEpoch"]
+    let epoch = read_json(&env.checkpoint_path("dev"))["stepdeck"]["journalEpoch"]
         .as_u64()
         .unwrap();
     assert!(epoch >= 1, "{epoch}");

@@ -26,7 +26,7 @@ pub struct CheckpointFile {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub features: Vec<String>,
     pub checkpoint: CheckpointBody,
-    #[serde(default)]
+    #[serde(default = "StepdeckMeta::foreign")]
     pub stepdeck: StepdeckMeta,
 }
 
@@ -64,6 +64,20 @@ pub struct CheckpointBody {
 pub struct StepdeckMeta {
     /// The journal `journal.<epoch>.jsonl` continues this checkpoint; any other is stale.
     pub journal_epoch: u64,
+    /// The checkpoint has no `stepdeck` key: another program (`pulumi`) wrote it, so no
+    /// journal of ours continues it.
+    #[serde(skip)]
+    pub foreign: bool,
+}
+
+impl StepdeckMeta {
+    /// The bookkeeping of a checkpoint written without it (by `pulumi`).
+    pub fn foreign() -> StepdeckMeta {
+        StepdeckMeta {
+            journal_epoch: 0,
+            foreign: true,
+        }
+    }
 }
 
 /// The secrets provider recorded in a deployment (`secrets_providers`).
@@ -243,6 +257,7 @@ pub fn write_checkpoint_file<W: std::io::Write>(
         },
         stepdeck: StepdeckMeta {
             journal_epoch: epoch,
+            foreign: false,
         },
     };
     serde_json::to_writer(out, &file).map_err(std::io::Error::other)

@@ -28,7 +28,7 @@ pub(crate) struct RawCheckpointFile<'a> {
     pub(crate) features: Vec<String>,
     #[serde(borrow)]
     pub(crate) checkpoint: RawCheckpointBody<'a>,
-    #[serde(default)]
+    #[serde(default = "StepdeckMeta::foreign")]
     pub(crate) stepdeck: StepdeckMeta,
 }
 

@@ -26,9 +26,13 @@
 //!   while it is the highest; one that races a takeover rewrites a file that no longer counts.
 //!   `stack unlock` creates the next generation's file, released, which fences the old holder.
 //!
-//! The files live in the stack's own directory and a released lock keeps one, so they cannot
-//! be Pulumi's DIY lock files (`.pulumi/locks/<project>/<stack>/<uuid>.json`, any of which
-//! means "locked" to Pulumi); those can be written beside them.
+//! - **Pulumi's lock files** (`pulumi_lock`): a stack with one stepdeck did not write is
+//!   refused before a generation is created; the holder writes its own (named by its lock's
+//!   id) once it holds the stack, looks again, and removes it on release. One left by a holder
+//!   that died or was fenced off is removed by the next holder, or by `stack unlock`.
+//!
+//! The files live in stepdeck's bookkeeping directory and a released lock keeps one, so they
+//! cannot be Pulumi's DIY lock files (any of which means "locked" to Pulumi).
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -44,6 +48,7 @@ use crate::state::stack_lock::{LockRecord, Renewal, StackLock, Superseded};
 use crate::state::stack_ref::StackRef;
 
 use super::atomic::sync_dir;
+use super::pulumi_lock::PulumiLocks;
 
 /// How long a write waits for the stack's write guard, which is only ever held for a few
 /// system calls, before it gives up.
@@ -256,6 +261,7 @@ pub(crate) fn fenced<T>(
 struct FileRecord {
     dir: PathBuf,
     holder: LockInfo,
+    pulumi: PulumiLocks,
 }
 
 impl FileRecord {
@@ -313,6 +319,8 @@ impl LockRecord for FileRecord {
             };
             let _ = replace(&self.path(), &file);
         }
+        // Named by this lock's id, the file is this holder's whoever holds the stack now.
+        self.pulumi.remove(&self.holder.id);
     }
 }
 
@@ -322,17 +330,19 @@ pub(crate) fn acquire(
     stack: &StackRef,
     dir: &Path,
     operation: &str,
+    pulumi: PulumiLocks,
 ) -> Result<StackLock, StateError> {
     let lease = lease()?;
     for _ in 0..8 {
-        let (generation, broke_stale) = match current(dir)? {
-            None => (0, None),
+        let (generation, broke_stale, before) = match current(dir)? {
+            None => (0, None, None),
             Some((g, file)) => {
                 let file = file?;
+                let id = Some(file.holder.id.clone());
                 if file.released.is_some() {
-                    (g, None)
+                    (g, None, id)
                 } else if file.holder.holder() == Holder::Gone {
-                    (g, Some(file.holder))
+                    (g, Some(file.holder), id)
                 } else {
                     return Err(Box::new(StackLocked {
                         stack: stack.to_string(),
@@ -342,6 +352,10 @@ pub(crate) fn acquire(
                 }
             }
         };
+        // Pulumi holds the stack: refused before anything is written. A Pulumi lock file of
+        // the previous holder (released, or gone) is its leftover, not Pulumi's.
+        let before = before.unwrap_or_default();
+        pulumi.check(&[&before])?;
         let next = generation
             .checked_add(1)
             .ok_or_else(|| StateError::Corrupt {
@@ -374,15 +388,25 @@ pub(crate) fn acquire(
         let record = FileRecord {
             dir: dir.to_path_buf(),
             holder: info.clone(),
+            pulumi: pulumi.clone(),
         };
-        return StackLock::hold(
+        let id = info.id.clone();
+        let held = StackLock::hold(
             stack.clone(),
             info,
             broke_stale,
             lease,
             taken,
             Box::new(record),
-        );
+        )?;
+        // As Pulumi locks: its own file written, then a look for any other (a `pulumi` that
+        // locked meanwhile); on finding one, this lock is released (and its file removed).
+        pulumi.write(&id)?;
+        pulumi.check(&[&id, &before])?;
+        if !before.is_empty() {
+            pulumi.remove(&before);
+        }
+        return Ok(held);
     }
     Err(StateError::io(dir)(io::Error::other(
         "the stack's lock kept changing hands; try again",
@@ -396,6 +420,7 @@ pub(crate) fn unlock(
     stack: &StackRef,
     dir: &Path,
     force: bool,
+    pulumi: &PulumiLocks,
 ) -> Result<Option<LockInfo>, StateError> {
     for _ in 0..8 {
         let Some((generation, file)) = current(dir)? else {
@@ -426,6 +451,9 @@ pub(crate) fn unlock(
         };
         if try_create(&lock_path(dir, next), &released)? {
             collect(dir, next);
+            if let Some(held) = &held {
+                pulumi.remove(&held.id);
+            }
             return Ok(held);
         }
     }

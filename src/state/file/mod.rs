@@ -3,23 +3,39 @@
 //!
 //! # Layout of a `file://DIR` backend
 //!
+//! Pulumi's DIY ("self-managed") project-scoped layout, so that `pulumi` reads and writes the
+//! same stacks (see `layout`), with stepdeck's own records where Pulumi never looks:
+//!
 //! ```text
-//! DIR/.stepdeck/
-//!   stacks/<project>/<stack>/
-//!     checkpoint.json         {"version": 3, "checkpoint": {"stack", "latest": DeploymentV3},
-//!                              "stepdeck": {"journalEpoch": E}}   (rewritten atomically)
+//! DIR/.pulumi/
+//!   meta.yaml                 version: 1
+//!   stacks/<project>/<stack>.json
+//!                             {"version": 3, "checkpoint": {"stack": "organization/<project>/<stack>",
+//!                              "latest": DeploymentV3}, "stepdeck": {"journalEpoch": E}}
+//!                             (rewritten atomically; the previous one kept as <stack>.json.bak;
+//!                              <stack>.json.gz, read and written compressed, if pulumi wrote that)
+//!   stacks/<project>/<stack>.pulumi-tags   {"version": 1, "tags": {...}}: the user's stack tags
+//!   history/<project>/<stack>/<stack>-<nanos>.history.json     one per update (UpdateInfo)
+//!   history/<project>/<stack>/<stack>-<nanos>.checkpoint.json  the checkpoint it left
+//!   backups/<project>/<stack>/<stack>.<nanos>.json             likewise, unless disabled
+//!   locks/organization/<project>/<stack>/<id>.json             Pulumi's lock file, while held
+//!   .stepdeck/stacks/<project>/<stack>/
 //!     journal.<E>.jsonl       one JournalEntry per line, appended during a deployment
-//!     history/<stack>-<nanos>.history.json   one per update (Pulumi's UpdateInfo)
-//!     tags.json               the user's stack tags
 //!     lock.<G>.json           {pid, hostname, user, time, operation, id, expires, generation,
 //!                              released?}: the lock of generation G, the highest is current
-//!   workspaces/<project>.json {"stack": "<current stack>"}
+//!   .stepdeck/workspaces/<project>.json {"stack": "<current stack>"}
 //! ```
+//!
+//! A backend in stepdeck's earlier layout (`DIR/.stepdeck/stacks/...`) is moved into this one
+//! when it is opened (`migrate`).
 
 mod atomic;
 mod history;
 mod journal;
+mod layout;
 mod lock;
+mod migrate;
+mod pulumi_lock;
 mod rename;
 mod tags;
 
@@ -38,8 +54,8 @@ use crate::engine::Journal;
 use crate::state::backend::{Backend, StackState, StackSummary};
 use crate::state::backend_url::BackendUrl;
 use crate::state::codec::checkpoint::{
-    CheckpointFile, SecretsProviderState, check_encryptable, recorded_secrets_providers,
-    write_checkpoint_file,
+    CheckpointFile, SecretsProviderState, StepdeckMeta, check_encryptable,
+    recorded_secrets_providers, write_checkpoint_file,
 };
 use crate::state::codec::document::{
     RawCheckpointFile, check_version, corrupt, decode_state, last_epoch, parse_checkpoint,
@@ -56,14 +72,12 @@ use journal::{journal_keeps_only, read_journal};
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-const CHECKPOINT: &str = "checkpoint.json";
-
 #[derive(Serialize, Deserialize)]
 struct Workspace {
     stack: String,
 }
 
-/// A `file://` backend rooted at `DIR/.stepdeck`.
+/// A `file://` backend rooted at `DIR/.pulumi`.
 #[derive(Clone, Debug)]
 pub struct FileBackend {
     url: BackendUrl,
@@ -80,8 +94,10 @@ impl FileBackend {
             url: url.to_string(),
             reason: "not a file:// URL".into(),
         })?;
-        let root = dir.join(".stepdeck");
+        let root = dir.join(layout::PULUMI_DIR);
+        layout::ensure_meta(&root)?;
         fs::create_dir_all(root.join("stacks")).map_err(StateError::io(&root))?;
+        migrate::from_stepdeck_layout(&dir.join(".stepdeck"), &root)?;
         Ok(FileBackend {
             url: url.clone(),
             root,
@@ -94,22 +110,9 @@ impl FileBackend {
         &self.url
     }
 
-    /// `DIR/.stepdeck`: where everything of this backend lives.
+    /// `DIR/.pulumi`: where everything of this backend lives.
     pub fn root(&self) -> &Path {
         &self.root
-    }
-
-    /// The directory holding one stack's checkpoint, journal and lock.
-    pub fn stack_dir(&self, stack: &StackRef) -> PathBuf {
-        self.root
-            .join("stacks")
-            .join(stack.project())
-            .join(stack.stack())
-    }
-
-    /// The stack's checkpoint file, named in errors about its state.
-    pub fn checkpoint_path(&self, stack: &StackRef) -> PathBuf {
-        self.stack_dir(stack).join(CHECKPOINT)
     }
 
     /// The journal file that continues the checkpoint of epoch `epoch`.
@@ -118,7 +121,9 @@ impl FileBackend {
     }
 
     fn workspace_path(&self, project: &str) -> PathBuf {
-        self.root.join("workspaces").join(format!("{project}.json"))
+        self.ours()
+            .join("workspaces")
+            .join(format!("{project}.json"))
     }
 
     /// Whether the stack was created (its checkpoint exists).
@@ -137,6 +142,16 @@ impl FileBackend {
     /// The error for a stack without a checkpoint: no such stack, or, when a journal is
     /// there, a state that lost its checkpoint (starting over would create its resources twice).
     fn missing(&self, stack: &StackRef) -> StateError {
+        if let Some(path) = self.compressed_path(stack) {
+            return StateError::Corrupt {
+                path,
+                line: None,
+                message: "a zstd-compressed stack file, which stepdeck does not read: unset \
+                          PULUMI_DIY_BACKEND_ZSTD and let `pulumi` write the stack again \
+                          (`pulumi stack export | pulumi stack import`)"
+                    .into(),
+            };
+        }
         match self.journals(stack) {
             Ok(journals) if !journals.is_empty() => StateError::OrphanJournal {
                 stack: stack.to_string(),
@@ -196,7 +211,9 @@ impl FileBackend {
     ) -> Result<(StackLock, bool), StateError> {
         let dir = self.stack_dir(stack);
         fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
-        let lock = lock::acquire(stack, &dir, operation)?;
+        let stacks = self.stacks_root().join(stack.project());
+        fs::create_dir_all(&stacks).map_err(StateError::io(&stacks))?;
+        let lock = self.acquire(stack, operation)?;
         if self.check_exists(stack)? {
             return Ok((lock, false));
         }
@@ -207,7 +224,7 @@ impl FileBackend {
     /// The stacks of a project, by name.
     pub fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError> {
         validate_name("project", project)?;
-        let dir = self.root.join("stacks").join(project);
+        let dir = self.stacks_root().join(project);
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -217,9 +234,19 @@ impl FileBackend {
         let mut out = Vec::new();
         for entry in entries {
             let entry = entry.map_err(StateError::io(&dir))?;
-            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            let Some(name) = entry
+                .file_name()
+                .to_str()
+                .filter(|n| !n.starts_with('.'))
+                .map(|n| n.strip_suffix(layout::GZ_EXT).unwrap_or(n))
+                .and_then(|n| n.strip_suffix(layout::STACK_EXT))
+                .map(str::to_string)
+            else {
                 continue;
             };
+            if out.iter().any(|s: &StackSummary| s.name == name) {
+                continue;
+            }
             let Ok(stack) = StackRef::new(project, &name) else {
                 continue;
             };
@@ -253,7 +280,7 @@ impl FileBackend {
     pub fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
         let dir = self.stack_dir(stack);
         let held = if force && !self.stack_exists(stack) && dir.is_dir() {
-            lock::acquire(stack, &dir, "remove")?
+            self.acquire(stack, "remove")?
         } else {
             self.lock(stack, "remove")?
         };
@@ -261,7 +288,35 @@ impl FileBackend {
             self.check_empty(stack)?;
         }
         lock::fenced(&held, &dir, || {
-            fs::remove_dir_all(&dir).map_err(StateError::io(&dir))
+            // The journals first: a checkpoint left by a crash here is a stack still there,
+            // a journal left without its checkpoint would be an orphan.
+            for (_, journal) in self.journals(stack)? {
+                fs::remove_file(&journal).map_err(StateError::io(&journal))?;
+            }
+            // As Pulumi removes a stack: its file kept as `.bak`, its tags and history gone.
+            let path = self.checkpoint_path(stack);
+            match fs::rename(&path, self.backup_path(stack)) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(StateError::io(&path)(e));
+                }
+                _ => {}
+            }
+            for gone in [self.tags_path(stack), self.history_dir(stack)] {
+                let removed = if gone.is_dir() {
+                    fs::remove_dir_all(&gone)
+                } else {
+                    fs::remove_file(&gone)
+                };
+                match removed {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                        return Err(StateError::io(&gone)(e));
+                    }
+                    _ => {}
+                }
+            }
+            fs::remove_dir_all(&dir).map_err(StateError::io(&dir))?;
+            self.pulumi_locks(stack).remove(&held.info().id);
+            Ok(())
         })?;
         drop(held);
         if self.current_stack(stack.project())?.as_deref() == Some(stack.stack()) {
@@ -274,9 +329,10 @@ impl FileBackend {
     /// Refuses unless the stack's state certainly holds no resource.
     fn check_empty(&self, stack: &StackRef) -> Result<(), StateError> {
         let (path, bytes) = self.checkpoint_bytes(stack)?;
-        let file: RawCheckpointFile<'_> =
+        let mut file: RawCheckpointFile<'_> =
             serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
         check_version(&path, file.version, &file.features)?;
+        self.resolve_epoch(stack, &mut file.stepdeck)?;
         let mut count = 0;
         if let Some(latest) = file.checkpoint.latest {
             let latest: Value =
@@ -343,7 +399,7 @@ impl FileBackend {
     pub fn select_stack(&self, stack: &StackRef) -> Result<(), StateError> {
         self.require(stack)?;
         let path = self.workspace_path(stack.project());
-        let dir = self.root.join("workspaces");
+        let dir = self.ours().join("workspaces");
         fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
         let ws = Workspace {
             stack: stack.stack().to_string(),
@@ -358,14 +414,31 @@ impl FileBackend {
     /// Takes the stack's update lock (see [`StackLock`]); every write of state needs it.
     pub fn lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
         self.require(stack)?;
-        lock::acquire(stack, &self.stack_dir(stack), operation)
+        self.acquire(stack, operation)
+    }
+
+    /// Takes the stack's lock: stepdeck's fenced lease, refused while Pulumi holds the stack
+    /// (a lock file of its own), and Pulumi's lock file written beside it while it is held.
+    fn acquire(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
+        let dir = self.stack_dir(stack);
+        fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
+        lock::acquire(stack, &dir, operation, self.pulumi_locks(stack))
+    }
+
+    /// Pulumi's lock files of the stack, written through our bookkeeping directory.
+    pub(super) fn pulumi_locks(&self, stack: &StackRef) -> pulumi_lock::PulumiLocks {
+        pulumi_lock::PulumiLocks::new(self.pulumi_lock_dir(stack), self.stack_dir(stack))
     }
 
     /// `stack unlock`: removes the lock if its holder is gone, or whatever holds it with
-    /// `force`; returns the lock removed.
+    /// `force` (stepdeck's lease and Pulumi's lock files alike); returns the lock removed.
     pub fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
         self.require(stack)?;
-        lock::unlock(stack, &self.stack_dir(stack), force)
+        let pulumi = self.pulumi_locks(stack);
+        let ours = lock::unlock(stack, &self.stack_dir(stack), force, &pulumi)?;
+        // Pulumi's own lock files too: a `pulumi` that died leaves one behind.
+        let theirs = pulumi.unlock(&stack.to_string(), force)?;
+        Ok(ours.or(theirs))
     }
 
     /// Who holds the stack's lock, if anyone.
@@ -376,15 +449,43 @@ impl FileBackend {
 
     pub(crate) fn read_checkpoint(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
         let (path, bytes) = self.checkpoint_bytes(stack)?;
-        let file: CheckpointFile =
+        let mut file: CheckpointFile =
             serde_json::from_slice(&bytes).map_err(|e| corrupt(&path, e.to_string()))?;
         check_version(&path, file.version, &file.features)?;
+        self.resolve_epoch(stack, &mut file.stepdeck)?;
+        Ok(file)
+    }
+
+    /// A checkpoint written by `pulumi` has no `stepdeck` key, so no epoch: it is given the
+    /// epoch after every journal there is, so that none replays onto it (a journal left by a
+    /// run of ours that died was overtaken by Pulumi's write, which did not see it) and the
+    /// next checkpoint of ours removes them.
+    fn resolve_epoch(&self, stack: &StackRef, meta: &mut StepdeckMeta) -> Result<(), StateError> {
+        if meta.foreign {
+            meta.journal_epoch = match self.journals(stack)?.last() {
+                Some((e, _)) => self.following(stack, *e)?,
+                None => 0,
+            };
+        }
+        Ok(())
+    }
+
+    /// [`parse_checkpoint`] with the epoch of a checkpoint `pulumi` wrote resolved.
+    fn parse<'a>(
+        &self,
+        stack: &StackRef,
+        path: &Path,
+        bytes: &'a [u8],
+    ) -> Result<RawCheckpointFile<'a>, StateError> {
+        let mut file = parse_checkpoint(path, bytes)?;
+        self.resolve_epoch(stack, &mut file.stepdeck)?;
         Ok(file)
     }
 
     fn checkpoint_bytes(&self, stack: &StackRef) -> Result<(PathBuf, Vec<u8>), StateError> {
         let path = self.checkpoint_path(stack);
         match fs::read(&path) {
+            Ok(b) if b.starts_with(&GZIP_MAGIC) => Ok((path.clone(), gunzip(&path, &b)?)),
             Ok(b) => Ok((path, b)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Err(self.missing(stack)),
             Err(e) => Err(StateError::io(&path)(e)),
@@ -400,6 +501,7 @@ impl FileBackend {
         crypter: Option<&Crypter>,
     ) -> Result<StackState, StateError> {
         self.load_verified(stack, crypter, true)
+            .map(|(state, _)| state)
     }
 
     /// [`Backend::load`] without the integrity check: for `state repair`, the one reader that
@@ -410,6 +512,7 @@ impl FileBackend {
         crypter: Option<&Crypter>,
     ) -> Result<StackState, StateError> {
         self.load_verified(stack, crypter, false)
+            .map(|(state, _)| state)
     }
 
     fn load_verified(
@@ -417,7 +520,7 @@ impl FileBackend {
         stack: &StackRef,
         crypter: Option<&Crypter>,
         verify: bool,
-    ) -> Result<StackState, StateError> {
+    ) -> Result<(StackState, bool), StateError> {
         let path = self.checkpoint_path(stack);
         loop {
             let before = file_version(&path);
@@ -433,13 +536,13 @@ impl FileBackend {
         stack: &StackRef,
         crypter: Option<&Crypter>,
         verify: bool,
-    ) -> Result<StackState, StateError> {
+    ) -> Result<(StackState, bool), StateError> {
         let (path, bytes) = self.checkpoint_bytes(stack)?;
-        let file = parse_checkpoint(&path, &bytes)?;
+        let file = self.parse(stack, &path, &bytes)?;
         let journal = self.journal_path(stack, file.stepdeck.journal_epoch);
         let (state, _) =
             decode_state(&path, &file, |c| read_journal(&journal, c), crypter, verify)?;
-        Ok(state)
+        Ok((state, file.stepdeck.foreign))
     }
 
     /// Folds the journal into a new checkpoint (epoch + 1) and removes the old journal. At
@@ -481,11 +584,13 @@ impl FileBackend {
         crypter: Option<&Crypter>,
     ) -> Result<(Snapshot, FileJournal), StateError> {
         let stack = lock.stack();
-        let loaded = self.load(stack, crypter)?;
+        let (loaded, foreign) = self.load_verified(stack, crypter, true)?;
         let journal_left = self.journal_path(stack, loaded.epoch).exists();
         let current =
             SecretsProviderState::written_under(loaded.secrets_providers.as_ref(), crypter);
-        let state = if journal_left || !current {
+        // A checkpoint `pulumi` wrote names no epoch: it is rewritten with ours first, so that
+        // this run's journal continues it.
+        let state = if journal_left || !current || foreign {
             self.compact(lock, crypter)?
         } else {
             // The checkpoint already is the whole state: rewriting it would only cost time.
@@ -513,7 +618,7 @@ impl FileBackend {
         let stack = lock.stack();
         let epoch = {
             let (path, bytes) = self.checkpoint_bytes(stack)?;
-            parse_checkpoint(&path, &bytes)?.stepdeck.journal_epoch
+            self.parse(stack, &path, &bytes)?.stepdeck.journal_epoch
         };
         if self.journal_kept_only(lock, epoch, crypter)? {
             return Ok(());
@@ -540,7 +645,7 @@ impl FileBackend {
             return Ok(());
         }
         let (path, bytes) = self.checkpoint_bytes(stack)?;
-        let file = parse_checkpoint(&path, &bytes)?;
+        let file = self.parse(stack, &path, &bytes)?;
         let epoch = file.stepdeck.journal_epoch;
         if begun.is_none() && self.journal_kept_only(lock, epoch, crypter)? {
             return Ok(());
@@ -667,26 +772,72 @@ impl FileBackend {
             source,
         })?;
         let qualified = stack.qualified();
+        // A stack Pulumi wrote compressed (`PULUMI_DIY_BACKEND_GZIP`) stays compressed.
+        let gzip = path.extension().is_some_and(|e| e == "gz");
         let prepared = Prepared::write(&path, |out| {
-            write_checkpoint_file(out, &qualified, snapshot, epoch, providers, crypter)
+            if !gzip {
+                return write_checkpoint_file(out, &qualified, snapshot, epoch, providers, crypter);
+            }
+            let mut gz = flate2::write::GzEncoder::new(out, flate2::Compression::default());
+            write_checkpoint_file(&mut gz, &qualified, snapshot, epoch, providers, crypter)?;
+            gz.finish().map(drop)
         })
         .map_err(StateError::io(&path))?;
         lock::fenced(lock, &self.stack_dir(stack), || {
+            self.keep_backup(stack)?;
             prepared.commit().map_err(StateError::io(&path))?;
+            self.retain(&path)?;
             self.remove_stale_files(lock, epoch)
         })
+    }
+
+    /// Keeps the checkpoint about to be replaced as `<stack>.json.bak`, as Pulumi does: a hard
+    /// link to it (a checkpoint is only ever replaced, never written in place), put there by
+    /// a rename so that the `.bak` is always whole.
+    fn keep_backup(&self, stack: &StackRef) -> Result<(), StateError> {
+        let path = self.checkpoint_path(stack);
+        let bak = self.backup_path(stack);
+        let tmp = path.with_file_name(format!(
+            ".{}{}.bak.tmp-{}",
+            stack.stack(),
+            layout::STACK_EXT,
+            uuid::Uuid::new_v4().simple()
+        ));
+        match fs::hard_link(&path, &tmp) {
+            Ok(()) => fs::rename(&tmp, &bak).map_err(StateError::io(&bak)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(StateError::io(&bak)(e)),
+        }
+    }
+
+    /// With `PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS` (or `PULUMI_RETAIN_CHECKPOINTS`), every
+    /// checkpoint is kept beside the stack file as `<stack>.json.<nanos>`, as Pulumi keeps them.
+    fn retain(&self, path: &Path) -> Result<(), StateError> {
+        if !history::pulumi_flag(&[
+            "PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS",
+            "PULUMI_RETAIN_CHECKPOINTS",
+        ]) {
+            return Ok(());
+        }
+        let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+        let mut kept = path.as_os_str().to_owned();
+        kept.push(format!(".{nanos}"));
+        let kept = PathBuf::from(kept);
+        fs::hard_link(path, &kept).map_err(StateError::io(&kept))
     }
 
     /// Removes the journals of epochs before `epoch` (the checkpoint's, just written) and
     /// leftover temporaries.
     fn remove_stale_files(&self, lock: &StackLock, epoch: u64) -> Result<(), StateError> {
-        let dir = self.stack_dir(lock.stack());
+        let stack = lock.stack();
         self.remove_old_journals(lock, epoch, epoch.checked_sub(1))?;
+        let dir = self.stacks_root().join(stack.project());
+        let ours = format!(".{}{}.", stack.stack(), layout::STACK_EXT);
         for entry in fs::read_dir(&dir).map_err(StateError::io(&dir))? {
             let entry = entry.map_err(StateError::io(&dir))?;
             let name = entry.file_name();
             let Some(name) = name.to_str() else { continue };
-            if is_leftover_temp(name) && name.contains(CHECKPOINT) {
+            if is_leftover_temp(name) && name.starts_with(&ours) {
                 let p = entry.path();
                 fs::remove_file(&p).map_err(StateError::io(&p))?;
             }
@@ -722,6 +873,27 @@ impl FileBackend {
         }
         Ok(())
     }
+}
+
+/// The first bytes of a gzip stream, by which Pulumi too tells a compressed stack file.
+const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+
+/// A gzip-compressed stack file's JSON, read up to the limit of a state document.
+fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, StateError> {
+    let limit = crate::file_limits::STATE_DOCUMENT;
+    let mut out = Vec::new();
+    io::Read::read_to_end(
+        &mut io::Read::take(flate2::read::GzDecoder::new(bytes), limit.bytes + 1),
+        &mut out,
+    )
+    .map_err(|e| corrupt(path, format!("not a gzip stream: {e}")))?;
+    if out.len() as u64 > limit.bytes {
+        return Err(corrupt(
+            path,
+            format!("decompresses to more than {limit}, the most stepdeck reads"),
+        ));
+    }
+    Ok(out)
 }
 
 /// Whether a journal file holds an entry (its first line begins one; a journal of a run
@@ -768,7 +940,7 @@ impl Backend for FileBackend {
     }
 
     fn projects(&self) -> Result<Vec<String>, StateError> {
-        let dir = self.root.join("stacks");
+        let dir = self.stacks_root();
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -778,6 +950,7 @@ impl Backend for FileBackend {
         for entry in entries {
             let entry = entry.map_err(StateError::io(&dir))?;
             if let Some(name) = entry.file_name().to_str()
+                && !name.starts_with('.')
                 && validate_name("project", name).is_ok()
                 && entry.path().is_dir()
             {
