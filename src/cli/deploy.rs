@@ -23,8 +23,10 @@ use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::event_stream::EventStream;
 use stepdeck::rpc::plugin::PluginContext;
+use stepdeck::rpc::plugin::plugin_paths::PluginPath;
 use stepdeck::rpc::plugin::providers::PluginProviders;
 use stepdeck::rpc::program::client_program::ClientProgram;
+use stepdeck::rpc::program::language_host::python_interpreter;
 use stepdeck::rpc::program::language_host::{Runtime, SdkProgram};
 use stepdeck::state::secrets::encrypt_secrets;
 use stepdeck::state::{RecordedConfig, UpdateRecord};
@@ -122,7 +124,8 @@ pub(super) fn prepare(
                 } else {
                     None
                 };
-                (program, PathBuf::from("python3"), project.program_dir())
+                let python = python_interpreter(&project.dir, None);
+                (program, python, project.program_dir())
             }
             name @ ("python" | "nodejs") => {
                 let options: serde_json::Map<String, serde_json::Value> = project
@@ -149,12 +152,32 @@ pub(super) fn prepare(
                 )));
             }
         };
-    let ctx = PluginContext::new(dir, &project.name, python, events.clone());
+    let mut ctx = PluginContext::new(dir, &project.name, python, events.clone());
+    ctx.local = local_plugins(project)?;
     let factory = Arc::new(PluginProviders::new(
         provider_factory(ws, events.clone()),
         ctx,
     ));
     Ok(Prepared { program, factory })
+}
+
+/// The provider plugins the project names by path; YAML component packages are not plugins
+/// (the YAML program evaluates them itself).
+fn local_plugins(project: &stepdeck::project::Project) -> Result<Vec<PluginPath>> {
+    let mut out = Vec::new();
+    for p in &project.local_plugins {
+        let runtime = p.source_runtime().map_err(|e| usage(e.to_string()))?;
+        if runtime.as_ref().is_some_and(|r| r.name == "yaml") {
+            continue;
+        }
+        out.push(PluginPath {
+            package: p.name.clone(),
+            path: p.path.clone(),
+            version: p.version.clone(),
+            runtime: runtime.map(|r| (r.name, r.options.into_iter().collect())),
+        });
+    }
+    Ok(out)
 }
 
 /// Engine options from the command line and the stack.

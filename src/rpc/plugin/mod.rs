@@ -1,6 +1,7 @@
 //! Provider plugins as processes: finding the executable for a package, starting it with the
 //! engine address as Pulumi does, reading its port, relaying its output, killing it on drop.
 
+pub mod plugin_paths;
 pub mod provider_client;
 pub mod providers;
 
@@ -15,6 +16,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::program::language_host::find_node_module;
 use crate::engine::{EventSink, Severity};
+use plugin_paths::PluginPath;
 
 /// The Node SDK's dynamic provider server, resolved from the program directory.
 pub const NODE_DYNAMIC_PROVIDER_MODULE: &str = "@pulumi/pulumi/cmd/dynamic-provider/index.js";
@@ -39,6 +41,8 @@ pub struct PluginContext {
     pub python: PathBuf,
     /// Directories holding `resource-<name>-v<version>/` plugin installs (`~/.pulumi/plugins`).
     pub plugin_dirs: Vec<PathBuf>,
+    /// Plugins at paths the project names, looked up before everything else.
+    pub local: Vec<PluginPath>,
     /// Where plugin output goes, as diagnostics.
     pub events: EventSink,
 }
@@ -60,6 +64,7 @@ impl PluginContext {
             project: project.into(),
             python: python.into(),
             plugin_dirs: home.map(|h| h.join("plugins")).into_iter().collect(),
+            local: Vec::new(),
             events,
         }
     }
@@ -76,8 +81,9 @@ pub struct PluginCommand {
     pub env: Vec<(String, String)>,
 }
 
-/// Finds the plugin for a package: the dynamic provider servers of the Python and Node SDKs, or
-/// an executable `pulumi-resource-<package>` on PATH or in the plugin directories.
+/// Finds the plugin for a package: one at a path the project names, the dynamic provider
+/// servers of the Python and Node SDKs, or an executable `pulumi-resource-<package>` on PATH
+/// or in the plugin directories.
 pub fn resolve(
     package: &str,
     version: Option<&str>,
@@ -85,6 +91,17 @@ pub fn resolve(
 ) -> Result<PluginCommand, PluginError> {
     let name = format!("pulumi-resource-{package}");
     let mut env = vec![("PULUMI_PROJECT".to_string(), ctx.project.clone())];
+    if let Some(local) = ctx.local.iter().find(|p| p.package == package) {
+        let cmd = local.command(ctx)?;
+        env.extend(cmd.env);
+        return Ok(PluginCommand {
+            name,
+            program: cmd.program,
+            args: cmd.args,
+            cwd: ctx.program_directory.clone(),
+            env,
+        });
+    }
     let (program, args) = match package {
         "pulumi-python" => (
             ctx.python.clone(),

@@ -1,0 +1,60 @@
+//! Component providers written with the Python SDK's component provider host, loaded from the
+//! project's own directory as Pulumi's `TestPythonComponentProviderRun` loads them: the
+//! provider's source directory (`PulumiPlugin.yaml` with `runtime: python`) is named in
+//! Pulumi.yaml's `packages:` (what `pulumi package add ./provider` records) or in
+//! `plugins: providers:`, and started through its language as Pulumi's `RunPlugin` starts it.
+//! The provider registers the component and its `random` child through stepdeck's monitor; the
+//! component's outputs reach the program.
+
+use serde_json::Value;
+
+use super::harness::{ProgramTest, live, managed, stack_outputs};
+
+#[test]
+fn py_component_provider_from_packages() {
+    let t = ProgramTest::new("py_component_provider");
+    greets_the_world(&t, "ParentComponent$greet:index:Greeting");
+    t.destroy();
+}
+
+#[test]
+fn py_component_provider_from_plugins_providers() {
+    let t = ProgramTest::new("py_component_provider");
+    let project = t.env.project().join("Pulumi.yaml");
+    let text = std::fs::read_to_string(&project).unwrap();
+    let text = text.replace(
+        "packages:\n  greet: ./provider\n",
+        "plugins:\n  providers:\n    - name: greet\n      path: ./provider\n",
+    );
+    assert!(text.contains("plugins:"), "the case's Pulumi.yaml changed");
+    std::fs::write(&project, text).unwrap();
+    greets_the_world(&t, "ParentComponent$greet:index:Greeting");
+    t.destroy();
+}
+
+/// Deploys the case: the component is where the program put it, its random suffix is the
+/// component's child, and the component's outputs came back to the program.
+fn greets_the_world(t: &ProgramTest, qualified_type: &str) -> Value {
+    let state = t.up();
+    assert_eq!(managed(&state), ["hi-suffix"]);
+    let greeting = live(&state, "hi");
+    let urn = greeting["urn"].as_str().unwrap();
+    assert!(
+        urn.ends_with(&format!("::{qualified_type}::hi")),
+        "the component's URN: {urn}"
+    );
+    let suffix = live(&state, "hi-suffix");
+    assert_eq!(suffix["type"], "random:index/randomString:RandomString");
+    assert_eq!(
+        suffix["parent"], greeting["urn"],
+        "the provider's child is the component's"
+    );
+    assert_eq!(suffix["inputs"]["length"], 6);
+    let outputs = stack_outputs(&state);
+    assert_eq!(outputs["urn"], greeting["urn"]);
+    assert_eq!(outputs["message"], "HELLO, WORLD");
+    let text = outputs["suffix"].as_str().unwrap();
+    assert_eq!(text, suffix["outputs"]["result"], "the child's output");
+    assert_eq!(text.len(), 6);
+    state
+}

@@ -1,0 +1,40 @@
+"""`Greeting`: a message for `who`, and a random suffix of `length` characters made by a
+`random:index:RandomString` child."""
+
+from typing import Optional, TypedDict
+
+import pulumi
+import pulumi_random as random
+
+
+class GreetingArgs(TypedDict):
+    who: pulumi.Input[str]
+    """Who is greeted."""
+    length: Optional[pulumi.Input[int]]
+    """How long the suffix is (4 when left out)."""
+
+
+class Greeting(pulumi.ComponentResource):
+    """A greeting with a random suffix."""
+
+    message: pulumi.Output[str]
+    suffix: pulumi.Output[str]
+
+    def __init__(
+        self,
+        name: str,
+        args: GreetingArgs,
+        opts: Optional[pulumi.ResourceOptions] = None,
+    ):
+        super().__init__("greet:index:Greeting", name, {}, opts)
+        suffix = random.RandomString(
+            f"{name}-suffix",
+            length=args.get("length") or 4,
+            special=False,
+            opts=pulumi.ResourceOptions(parent=self),
+        )
+        self.message = pulumi.Output.from_input(args["who"]).apply(
+            lambda who: f"hello, {who}".upper()
+        )
+        self.suffix = suffix.result
+        self.register_outputs({"message": self.message, "suffix": self.suffix})
