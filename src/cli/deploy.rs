@@ -28,6 +28,7 @@ use stepdeck::rpc::plugin::providers::PluginProviders;
 use stepdeck::rpc::program::client_program::ClientProgram;
 use stepdeck::rpc::program::language_host::python_interpreter;
 use stepdeck::rpc::program::language_host::{Runtime, SdkProgram};
+use stepdeck::rpc::program::served_program::ServedProgram;
 use stepdeck::state::secrets::encrypt_secrets;
 use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
@@ -154,6 +155,14 @@ pub(super) fn prepare(
         };
     let mut ctx = PluginContext::new(dir, &project.name, python, events.clone());
     ctx.local = local_plugins(project)?;
+    // A YAML program's components from plugins register their children through the monitor's
+    // gRPC address, which an in-process program otherwise does not need.
+    let program = match program {
+        Some(p) if client.is_none() && project.runtime.name == "yaml" && !ctx.local.is_empty() => {
+            Some(Box::new(ServedProgram::new(p, events.clone())) as Box<dyn Program>)
+        }
+        other => other,
+    };
     let factory = Arc::new(PluginProviders::new(
         provider_factory(ws, events.clone()),
         ctx,

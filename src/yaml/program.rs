@@ -33,6 +33,7 @@ impl YamlProgram {
             dir: PathBuf::from("."),
             root_dir: PathBuf::from("."),
             components: Arc::default(),
+            plugin_packages: Arc::default(),
             compiler: None,
         })
     }
@@ -54,6 +55,13 @@ impl YamlProgram {
         let doc = parse_document(&file, &text)?;
         let mut program = YamlProgram::from_document(&file, &doc, &project.name)?;
         program.components = Arc::new(Components::load(&project.dir, &file, &doc)?);
+        program.plugin_packages = Arc::new(
+            project
+                .local_plugins
+                .iter()
+                .map(|p| p.name.clone())
+                .collect(),
+        );
         program.compiler = Compiler::from_options(&project.runtime.options, &dir)?;
         program.dir = dir;
         program.root_dir = project.dir.clone();
@@ -71,6 +79,7 @@ impl YamlProgram {
         let file = compiler.file_name();
         let mut program = YamlProgram::parse(&file, &text, &info.project)?;
         program.components = self.components.clone();
+        program.plugin_packages = self.plugin_packages.clone();
         program.dir = self.dir.clone();
         program.root_dir = self.root_dir.clone();
         Ok(program)

@@ -32,6 +32,33 @@ fn py_component_provider_from_plugins_providers() {
     t.destroy();
 }
 
+#[test]
+fn py_component_provider_from_yaml() {
+    let t = ProgramTest::new("py_component_provider");
+    std::fs::remove_file(t.env.project().join("__main__.py")).unwrap();
+    std::fs::write(t.env.project().join("Pulumi.yaml"), YAML_PROGRAM).unwrap();
+    greets_the_world(&t, "greet:index:Greeting");
+    t.destroy();
+}
+
+/// The case's program in YAML, as Pulumi's `component-provider-host/yaml`: the component's type
+/// is known to be one from the provider's schema.
+const YAML_PROGRAM: &str = "name: pycomponentprovider
+runtime: yaml
+packages:
+  greet: ./provider
+resources:
+  hi:
+    type: greet:index:Greeting
+    properties:
+      who: world
+      length: 6
+outputs:
+  urn: ${hi.urn}
+  message: ${hi.message}
+  suffix: ${hi.suffix}
+";
+
 /// Deploys the case: the component is where the program put it, its random suffix is the
 /// component's child, and the component's outputs came back to the program.
 fn greets_the_world(t: &ProgramTest, qualified_type: &str) -> Value {
