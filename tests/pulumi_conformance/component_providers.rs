@@ -1,13 +1,16 @@
-//! Component providers written with the Python SDK's component provider host, loaded from the
-//! project's own directory as Pulumi's `TestPythonComponentProviderRun` loads them: the
-//! provider's source directory (`PulumiPlugin.yaml` with `runtime: python`) is named in
-//! Pulumi.yaml's `packages:` (what `pulumi package add ./provider` records) or in
+//! Component providers written with the Python SDK's component provider host and the Node.js
+//! SDK's `componentProviderHost`, loaded from the project's own directory as Pulumi's
+//! `TestPythonComponentProviderRun` and `TestNodejsComponentProviderRun` load them: the
+//! provider's source directory (`PulumiPlugin.yaml` with `runtime: python` or `nodejs`) is
+//! named in Pulumi.yaml's `packages:` (what `pulumi package add ./provider` records) or in
 //! `plugins: providers:`, and started through its language as Pulumi's `RunPlugin` starts it.
 //! The provider registers the component and its `random` child through stepdeck's monitor; the
-//! component's outputs reach the program.
+//! component's outputs reach the program (Python, or YAML, which learns from the provider's
+//! schema that the type is a component).
 
 use serde_json::Value;
 
+use super::cli_support::link_sdks;
 use super::harness::{ProgramTest, live, managed, stack_outputs};
 
 #[test]
@@ -37,6 +40,14 @@ fn py_component_provider_from_yaml() {
     let t = ProgramTest::new("py_component_provider");
     std::fs::remove_file(t.env.project().join("__main__.py")).unwrap();
     std::fs::write(t.env.project().join("Pulumi.yaml"), YAML_PROGRAM).unwrap();
+    greets_the_world(&t, "greet:index:Greeting");
+    t.destroy();
+}
+
+#[test]
+fn js_component_provider_from_yaml() {
+    let t = ProgramTest::new("js_component_provider");
+    link_sdks(&t.env.project());
     greets_the_world(&t, "greet:index:Greeting");
     t.destroy();
 }
