@@ -1,0 +1,110 @@
+//! Provider plugins the project names by path in Pulumi.yaml's `plugins: providers:`: an
+//! executable `pulumi-resource-<name>`, or a directory holding one, serves its package, ahead
+//! of any built-in provider of the same name; a path that serves nothing, and a malformed
+//! entry, are errors naming them.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::cli_support::sdk::sdk_env;
+use super::cli_support::{Env, stderr, stdout};
+
+/// A YAML program constructing the `greet` component of the conformance case's Python provider.
+const GREETING: &str = "resources:
+  hi:
+    type: greet:index:Greeting
+    properties:
+      who: world
+outputs:
+  message: ${hi.message}
+";
+
+/// `bin/pulumi-resource-greet` in the project: a script running the Python component provider.
+fn greet_plugin(env: &Env) {
+    let provider = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/pulumi_conformance/programs/py_component_provider/provider/__main__.py");
+    let bin = env.project().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let plugin = bin.join("pulumi-resource-greet");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/sh\nexec {} -u {} \"$@\"\n",
+            sdk_env().python.display(),
+            provider.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn greets(env: &Env) {
+    env.ok(&["stack", "init", "dev"]);
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let out: Value =
+        serde_json::from_str(&env.ok(&["stack", "output", "--json", "--stack", "dev"])).unwrap();
+    assert_eq!(out["message"], "HELLO, WORLD");
+    let state = env.export("dev");
+    let children: Vec<&Value> = state["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["type"] == "random:index/randomString:RandomString")
+        .collect();
+    assert_eq!(children.len(), 1, "the component's child: {state}");
+    assert!(
+        children[0]["parent"]
+            .as_str()
+            .unwrap()
+            .ends_with("::greet:index:Greeting::hi")
+    );
+}
+
+#[test]
+fn a_plugin_directory_named_in_plugins_providers_serves_its_package() {
+    let env = Env::new(&format!(
+        "plugins:\n  providers:\n    - name: greet\n      path: ./bin\n{GREETING}"
+    ));
+    greet_plugin(&env);
+    greets(&env);
+}
+
+#[test]
+fn a_plugin_executable_named_in_plugins_providers_serves_its_package() {
+    let env = Env::new(&format!(
+        "plugins:\n  providers:\n    - name: greet\n      path: bin/pulumi-resource-greet\n      version: 0.0.1\n{GREETING}"
+    ));
+    greet_plugin(&env);
+    greets(&env);
+}
+
+#[test]
+fn a_named_plugin_comes_before_the_built_in_provider_and_a_missing_one_is_named() {
+    let env = Env::new(
+        "plugins:\n  providers:\n    - name: random\n      path: ./nowhere\nresources:\n  pet:\n    type: random:RandomPet\n",
+    );
+    env.ok(&["stack", "init", "dev"]);
+    let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("no provider plugin for package \"random\"")
+            && text.contains("nowhere does not exist"),
+        "{text}"
+    );
+    assert!(env.managed("dev").is_empty(), "nothing was created");
+}
+
+#[test]
+fn a_malformed_plugins_entry_is_a_usage_error_naming_the_field() {
+    let env = Env::new("plugins:\n  providers:\n    - name: greet\nresources: {}\n");
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let text = stderr(&out);
+    assert!(
+        text.contains("Pulumi.yaml:5") && text.contains("`plugins.providers[0]` is missing `path`"),
+        "{text}"
+    );
+}
