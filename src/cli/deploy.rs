@@ -19,6 +19,7 @@ use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
 use stepdeck::policy::PackRequest;
+use stepdeck::project::LocalPlugin;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::event_stream::EventStream;
@@ -108,6 +109,8 @@ pub(super) fn prepare(
     client: Option<&str>,
 ) -> Result<Prepared> {
     let project = &ws.project;
+    // The plugins named by path: the project's, and a YAML program's own `packages:`.
+    let mut listed = project.local_plugins.clone();
     let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) =
         match project.runtime.name.as_str() {
             // As Pulumi's, `--client` replaces the project's runtime: the program is the
@@ -121,6 +124,7 @@ pub(super) fn prepare(
             "yaml" => {
                 let program: Option<Box<dyn Program>> = if run_program {
                     let yaml = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
+                    listed = (*yaml.local_plugins).clone();
                     Some(Box::new(yaml))
                 } else {
                     None
@@ -154,7 +158,7 @@ pub(super) fn prepare(
             }
         };
     let mut ctx = PluginContext::new(dir, &project.name, python, events.clone());
-    ctx.local = local_plugins(project)?;
+    ctx.local = local_plugins(&listed)?;
     // A YAML program's components from plugins register their children through the monitor's
     // gRPC address, which an in-process program otherwise does not need.
     let program = match program {
@@ -172,9 +176,9 @@ pub(super) fn prepare(
 
 /// The provider plugins the project names by path; YAML component packages are not plugins
 /// (the YAML program evaluates them itself).
-fn local_plugins(project: &stepdeck::project::Project) -> Result<Vec<PluginPath>> {
+fn local_plugins(listed: &[LocalPlugin]) -> Result<Vec<PluginPath>> {
     let mut out = Vec::new();
-    for p in &project.local_plugins {
+    for p in listed {
         let runtime = p.source_runtime().map_err(|e| usage(e.to_string()))?;
         if runtime.as_ref().is_some_and(|r| r.name == "yaml") {
             continue;

@@ -21,7 +21,7 @@ use crate::engine::{
     Alias, Goal, Program, ProgramError, PropertyMap, PropertyValue, ReadGoal, RegisterStatus,
     Registered, ResourceMonitor, Urn,
 };
-use crate::project::{ConfigType, config::value_text};
+use crate::project::{ConfigType, LocalPlugin, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
 use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, Properties, ResourceDecl, resolve_type};
@@ -138,9 +138,9 @@ pub struct YamlProgram {
     pub root_dir: PathBuf,
     /// The YAML components of the component packages the program names in `packages:`.
     pub components: Arc<Components>,
-    /// The packages served from the project's paths, whose schemas may declare components
-    /// (multi-language components, constructed by their provider).
-    pub plugin_packages: Arc<Vec<String>>,
+    /// The plugins served from the project's paths (Pulumi.yaml's and the program's own
+    /// `packages:`), whose schemas may declare components constructed by their provider.
+    pub local_plugins: Arc<Vec<LocalPlugin>>,
     /// `runtime.options.compiler`: the program is what it prints, at each run.
     pub compiler: Option<Compiler>,
 }
@@ -354,7 +354,9 @@ impl YamlProgram {
             None,
             (
                 self.components.clone(),
-                Arc::new(RemoteComponents::new(self.plugin_packages.iter().cloned())),
+                Arc::new(RemoteComponents::new(
+                    self.local_plugins.iter().map(|p| p.name.clone()),
+                )),
             ),
             StackReferences::default(),
         )

@@ -1,7 +1,8 @@
 //! Provider plugins the project names by path in Pulumi.yaml's `plugins: providers:`: an
 //! executable `pulumi-resource-<name>`, or a directory holding one, serves its package, ahead
 //! of any built-in provider of the same name; a path that serves nothing, and a malformed
-//! entry, are errors naming them.
+//! entry, are errors naming them. A YAML program's `Main.yaml` may name component provider
+//! directories in its own `packages:`.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -107,4 +108,22 @@ fn a_malformed_plugins_entry_is_a_usage_error_naming_the_field() {
         text.contains("Pulumi.yaml:5") && text.contains("`plugins.providers[0]` is missing `path`"),
         "{text}"
     );
+}
+
+#[test]
+fn a_component_provider_named_in_main_yaml_packages_serves_its_package() {
+    let env = Env::new("");
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/pulumi_conformance/programs/py_component_provider/provider");
+    let provider = env.project().join("provider");
+    std::fs::create_dir_all(&provider).unwrap();
+    for file in ["PulumiPlugin.yaml", "__main__.py", "component.py"] {
+        std::fs::copy(case.join(file), provider.join(file)).unwrap();
+    }
+    std::os::unix::fs::symlink(sdk_env().root.join("venv"), env.project().join("venv")).unwrap();
+    env.write(
+        "Main.yaml",
+        &format!("packages:\n  greet: ./provider\n{GREETING}"),
+    );
+    greets(&env);
 }
