@@ -52,6 +52,35 @@ fn js_component_provider_from_yaml() {
     t.destroy();
 }
 
+#[test]
+fn py_component_provider_exception() {
+    let t = ProgramTest::new("py_component_provider");
+    std::fs::remove_file(t.env.project().join("__main__.py")).unwrap();
+    let program = YAML_PROGRAM.replace("who: world", "who: nobody");
+    std::fs::write(t.env.project().join("Pulumi.yaml"), program).unwrap();
+    let failed = t.up_fails();
+    assert!(
+        failed.contains(
+            "constructing greet:index:Greeting \"hi\" failed: Unexpected <class 'Exception'>: there is nobody to greet"
+        ),
+        "the component's exception, as the provider reported it:\n{failed}"
+    );
+    for frame in ["in __init__", "in refuse"] {
+        let line = failed
+            .lines()
+            .find(|l| l.contains("component.py\", line") && l.ends_with(frame));
+        assert!(
+            line.is_some(),
+            "the traceback names the component's frame {frame:?}:\n{failed}"
+        );
+    }
+    assert!(
+        managed(&t.checked_export()).is_empty(),
+        "nothing was created"
+    );
+    t.destroy();
+}
+
 /// The case's program in YAML, as Pulumi's `component-provider-host/yaml`: the component's type
 /// is known to be one from the provider's schema.
 const YAML_PROGRAM: &str = "name: pycomponentprovider

@@ -1,5 +1,6 @@
 """`Greeting`: a message for `who`, and a random suffix of `length` characters made by a
-`random:index:RandomString` child."""
+`random:index:RandomString` child. Greeting "nobody" raises, from a method, as the component of
+Pulumi's `component_provider/python/exception` does."""
 
 from typing import Optional, TypedDict
 
@@ -27,6 +28,8 @@ class Greeting(pulumi.ComponentResource):
         opts: Optional[pulumi.ResourceOptions] = None,
     ):
         super().__init__("greet:index:Greeting", name, {}, opts)
+        if args["who"] == "nobody":
+            self.refuse(args["who"])
         suffix = random.RandomString(
             f"{name}-suffix",
             length=args.get("length") or 4,
@@ -38,3 +41,6 @@ class Greeting(pulumi.ComponentResource):
         )
         self.suffix = suffix.result
         self.register_outputs({"message": self.message, "suffix": self.suffix})
+
+    def refuse(self, who: str) -> None:
+        raise Exception(f"there is {who} to greet")
