@@ -120,6 +120,8 @@ fn a_component_provider_named_in_main_yaml_packages_serves_its_package() {
     for file in ["PulumiPlugin.yaml", "__main__.py", "component.py"] {
         std::fs::copy(case.join(file), provider.join(file)).unwrap();
     }
+    // Not a YAML component package: its other YAML files are none of the program's business.
+    std::fs::write(provider.join("settings.yaml"), "key: [unclosed\n").unwrap();
     std::os::unix::fs::symlink(sdk_env().root.join("venv"), env.project().join("venv")).unwrap();
     env.write(
         "Main.yaml",
