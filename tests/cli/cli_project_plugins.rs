@@ -2,7 +2,9 @@
 //! executable `pulumi-resource-<name>`, or a directory holding one, serves its package, ahead
 //! of any built-in provider of the same name; a path that serves nothing, and a malformed
 //! entry, are errors naming them. A YAML program's `Main.yaml` may name component provider
-//! directories in its own `packages:`.
+//! directories in its own `packages:`. A Python provider without a `__main__.py` is run as
+//! Pulumi runs it bootstrap-less: the SDK hosts the components of the installed package its
+//! `pyproject.toml` names.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -128,4 +130,42 @@ fn a_component_provider_named_in_main_yaml_packages_serves_its_package() {
         &format!("packages:\n  greet: ./provider\n{GREETING}"),
     );
     greets(&env);
+}
+
+#[test]
+fn a_python_provider_without_main_runs_the_package_its_pyproject_names() {
+    let env = Env::new(&format!("packages:\n  greet: ./provider\n{GREETING}"));
+    let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/pulumi_conformance/programs/py_component_provider/provider");
+    let provider = env.project().join("provider");
+    let package = provider.join("src/greet");
+    std::fs::create_dir_all(&package).unwrap();
+    std::fs::copy(
+        case.join("PulumiPlugin.yaml"),
+        provider.join("PulumiPlugin.yaml"),
+    )
+    .unwrap();
+    std::fs::copy(case.join("component.py"), package.join("component.py")).unwrap();
+    std::fs::write(
+        package.join("__init__.py"),
+        "from .component import Greeting\n",
+    )
+    .unwrap();
+    std::fs::write(
+        provider.join("pyproject.toml"),
+        "[build-system]\nrequires = [\"setuptools\"]\n\n[project]\nname = \"greet\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(sdk_env().root.join("venv"), env.project().join("venv")).unwrap();
+    env.ok(&["stack", "init", "dev"]);
+    // The package as `pip install -e ./provider` would make it importable.
+    let up = env
+        .command(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+        .env("PYTHONPATH", provider.join("src"))
+        .output()
+        .unwrap();
+    assert!(up.status.success(), "{}{}", stdout(&up), stderr(&up));
+    let out: Value =
+        serde_json::from_str(&env.ok(&["stack", "output", "--json", "--stack", "dev"])).unwrap();
+    assert_eq!(out["message"], "HELLO, WORLD");
 }

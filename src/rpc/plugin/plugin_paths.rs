@@ -1,7 +1,8 @@
 //! Provider plugins at paths a project names (`plugins.providers`, local `packages:`), started
 //! as Pulumi starts them: an executable as it is, and a plugin source directory
 //! (`PulumiPlugin.yaml`) through its language, as the language host's `RunPlugin` does:
-//! Python runs the directory's `__main__.py` with its virtualenv, Node.js the SDK's
+//! Python runs the directory's `__main__.py` with its virtualenv (or, without one, the SDK's
+//! `pulumi.run.plugin` on the package its `pyproject.toml` names), Node.js the SDK's
 //! `run-plugin` on the directory's package (TypeScript through ts-node).
 
 use std::ffi::OsString;
@@ -59,16 +60,23 @@ impl PluginPath {
         })?;
         match runtime {
             Runtime::Python { virtualenv } => {
-                let main = self.path.join("__main__.py");
-                if !main.is_file() {
+                let args: Vec<OsString> = if self.path.join("__main__.py").is_file() {
+                    vec!["-u".into(), self.path.clone().into_os_string()]
+                } else if let Some(name) = pyproject_name(&self.path.join("pyproject.toml")) {
+                    // Pulumi's bootstrap-less plugins: the SDK hosts the components the
+                    // installed package of that name exports.
+                    ["-u", "-m", "pulumi.run.plugin", name.as_str()]
+                        .map(OsString::from)
+                        .to_vec()
+                } else {
                     return Err(not_found(format!(
-                        "{} is a Python plugin without a __main__.py to run",
+                        "{} is a Python plugin with neither a __main__.py nor a pyproject.toml naming its package",
                         self.path.display()
                     )));
-                }
+                };
                 Ok(PathCommand {
                     program: self.python(virtualenv.as_deref(), ctx),
-                    args: vec!["-u".into(), self.path.clone().into_os_string()],
+                    args,
                     env: Vec::new(),
                 })
             }
@@ -137,4 +145,27 @@ impl PluginPath {
             .find(|p| p.exists())
             .unwrap_or_else(|| ctx.python.clone())
     }
+}
+
+/// The `[project]` `name` of a `pyproject.toml`, read as plain lines (the one key we need).
+fn pyproject_name(file: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let mut in_project = false;
+    for line in text.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_project = line == "[project]";
+            continue;
+        }
+        if !in_project {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if key.trim() == "name" {
+            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            return (!value.is_empty()).then(|| value.to_string());
+        }
+    }
+    None
 }
