@@ -310,3 +310,6 @@ async fn relay(stream: impl AsyncRead + Unpin, events: EventSink, name: String) 
         events.diag(None, Severity::Info, format!("{name}: {line}"));
     }
 }
+
+#[cfg(test)]
+mod plugin_paths_tests;
