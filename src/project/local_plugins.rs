@@ -26,8 +26,9 @@ pub struct LocalPlugin {
 }
 
 impl LocalPlugin {
-    /// The runtime a plugin source directory declares (`PulumiPlugin.yaml`'s `runtime`);
-    /// `None` when the path is not such a directory (an executable, or a directory holding one).
+    /// The runtime a plugin source directory declares (`PulumiPlugin.yaml`'s `runtime`, `yaml`
+    /// when left out); `None` when the path is not such a directory (an executable, or a
+    /// directory holding one).
     pub fn source_runtime(&self) -> Result<Option<Runtime>, ProjectError> {
         let file = self.path.join(PLUGIN_FILE);
         if !file.is_file() {
@@ -36,10 +37,14 @@ impl LocalPlugin {
         let text = file_limits::read_to_string(&file, YAML_FILE)?;
         let shown = file.display().to_string();
         let doc = parse_document(&shown, &text)?;
-        let rt = doc
-            .get("runtime")
-            .ok_or_else(|| doc.error(&shown, "the plugin is missing `runtime`"))?;
-        Ok(Some(parse_runtime(&shown, rt)?))
+        match doc.get("runtime") {
+            Some(rt) => Ok(Some(parse_runtime(&shown, rt)?)),
+            // A YAML component package may leave its runtime out.
+            None => Ok(Some(Runtime {
+                name: "yaml".to_string(),
+                options: Default::default(),
+            })),
+        }
     }
 }
 

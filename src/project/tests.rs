@@ -423,3 +423,35 @@ fn a_bad_plugins_entry_is_named_by_line_and_field() {
         assert!(e.contains(line) && e.contains(why), "{text}: {e}");
     }
 }
+
+#[test]
+fn a_plugin_directory_says_its_runtime_yaml_when_left_out() {
+    use crate::project::LocalPlugin;
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = LocalPlugin {
+        name: "greet".into(),
+        path: dir.path().to_path_buf(),
+        version: None,
+    };
+    assert_eq!(
+        plugin.source_runtime().unwrap(),
+        None,
+        "no PulumiPlugin.yaml"
+    );
+    let manifest = dir.path().join("PulumiPlugin.yaml");
+    for (text, name) in [
+        ("components: {}\n", "yaml"),
+        ("runtime: python\n", "python"),
+        (
+            "runtime:\n  name: nodejs\n  options:\n    typescript: false\n",
+            "nodejs",
+        ),
+    ] {
+        std::fs::write(&manifest, text).unwrap();
+        let runtime = plugin.source_runtime().unwrap().unwrap();
+        assert_eq!(runtime.name, name, "{text}");
+    }
+    std::fs::write(&manifest, "runtime: [python]\n").unwrap();
+    let e = plugin.source_runtime().unwrap_err().to_string();
+    assert!(e.contains("PulumiPlugin.yaml:1"), "{e}");
+}
