@@ -19,13 +19,17 @@ use stepdeck::output::plain::ProgressPrinter;
 use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
 use stepdeck::policy::PackRequest;
+use stepdeck::project::LocalPlugin;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::event_stream::EventStream;
 use stepdeck::rpc::plugin::PluginContext;
+use stepdeck::rpc::plugin::plugin_paths::PluginPath;
 use stepdeck::rpc::plugin::providers::PluginProviders;
 use stepdeck::rpc::program::client_program::ClientProgram;
+use stepdeck::rpc::program::language_host::python_interpreter;
 use stepdeck::rpc::program::language_host::{Runtime, SdkProgram};
+use stepdeck::rpc::program::served_program::ServedProgram;
 use stepdeck::state::secrets::encrypt_secrets;
 use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
@@ -109,6 +113,8 @@ pub(super) fn prepare(
     client: Option<&str>,
 ) -> Result<Prepared> {
     let project = &ws.project;
+    // The plugins named by path: the project's, and a YAML program's own `packages:`.
+    let mut listed = project.local_plugins.clone();
     let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) =
         match project.runtime.name.as_str() {
             // As Pulumi's, `--client` replaces the project's runtime: the program is the
@@ -122,11 +128,13 @@ pub(super) fn prepare(
             "yaml" => {
                 let program: Option<Box<dyn Program>> = if run_program {
                     let yaml = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
+                    listed = (*yaml.local_plugins).clone();
                     Some(Box::new(yaml))
                 } else {
                     None
                 };
-                (program, PathBuf::from("python3"), project.program_dir())
+                let python = python_interpreter(&project.dir, None);
+                (program, python, project.program_dir())
             }
             name @ ("python" | "nodejs") => {
                 let options: serde_json::Map<String, serde_json::Value> = project
@@ -153,12 +161,40 @@ pub(super) fn prepare(
                 )));
             }
         };
-    let ctx = PluginContext::new(dir, &project.name, python, events.clone());
+    let mut ctx = PluginContext::new(dir, &project.name, python, events.clone());
+    ctx.local = local_plugins(&listed)?;
+    // A YAML program's components from plugins register their children through the monitor's
+    // gRPC address, which an in-process program otherwise does not need.
+    let program = match program {
+        Some(p) if client.is_none() && project.runtime.name == "yaml" && !ctx.local.is_empty() => {
+            Some(Box::new(ServedProgram::new(p, events.clone())) as Box<dyn Program>)
+        }
+        other => other,
+    };
     let factory = Arc::new(PluginProviders::new(
         provider_factory(ws, events.clone()),
         ctx,
     ));
     Ok(Prepared { program, factory })
+}
+
+/// The provider plugins the project names by path; YAML component packages are not plugins
+/// (the YAML program evaluates them itself).
+fn local_plugins(listed: &[LocalPlugin]) -> Result<Vec<PluginPath>> {
+    let mut out = Vec::new();
+    for p in listed {
+        let runtime = p.source_runtime().map_err(|e| usage(e.to_string()))?;
+        if runtime.as_ref().is_some_and(|r| r.name == "yaml") {
+            continue;
+        }
+        out.push(PluginPath {
+            package: p.name.clone(),
+            path: p.path.clone(),
+            version: p.version.clone(),
+            runtime: runtime.map(|r| (r.name, r.options.into_iter().collect())),
+        });
+    }
+    Ok(out)
 }
 
 /// Engine options from the command line and the stack.

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::located_yaml::{SourceError, parse_document};
-use crate::project::project_file::{parse_runtime, string_field};
+use crate::project::project_file::string_field;
+use crate::project::runtime::parse_runtime;
 use crate::rpc::policy::launch::PackRuntime;
 
 /// The file's name in a pack's directory.

@@ -5,8 +5,10 @@ pub mod config;
 pub mod config_path;
 pub mod config_resolve;
 pub mod error;
+pub mod local_plugins;
 pub mod policy_packs;
 pub mod project_file;
+pub mod runtime;
 pub mod stack_settings;
 mod yaml_text;
 
@@ -15,7 +17,9 @@ pub use config::{
 };
 pub use config_resolve::{ConfigEntry, ResolvedConfig};
 pub use error::{CryptError, ProjectError};
-pub use project_file::{PROJECT_FILE, Project, Runtime};
+pub use local_plugins::LocalPlugin;
+pub use project_file::{PROJECT_FILE, Project};
+pub use runtime::Runtime;
 pub use stack_settings::{StackSettings, settings_file_name};
 
 #[cfg(test)]

@@ -1,27 +1,19 @@
 //! `Pulumi.yaml`: what a project is called, how its program runs, which configuration it
 //! declares and where its stacks' state lives (`backend.url`).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-use serde_json::Value;
 
 use crate::file_limits::{self, YAML_FILE};
 
 use super::config::{ConfigDecl, ConfigKey};
 use super::error::ProjectError;
+use super::local_plugins::{LocalPlugin, parse_local_plugins};
+use super::runtime::{Runtime, parse_runtime};
 use crate::located_yaml::parse_document;
 use crate::located_yaml::{Node, NodeKind, SourceError};
 
 /// The project file's name.
 pub const PROJECT_FILE: &str = "Pulumi.yaml";
-
-/// How the program runs: `yaml` in-process, or a language host with its options.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Runtime {
-    pub name: String,
-    pub options: BTreeMap<String, Value>,
-}
 
 /// A loaded project.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,6 +30,9 @@ pub struct Project {
     /// The backend its stacks live in (`backend: {url: …}`), as Pulumi reads it: below the
     /// `--backend` flag and the environment, above the default.
     pub backend_url: Option<String>,
+    /// Provider plugins named by path (`plugins.providers`, local `packages:`), looked up before
+    /// installed ones.
+    pub local_plugins: Vec<LocalPlugin>,
 }
 
 impl Project {
@@ -107,6 +102,7 @@ impl Project {
                 ),
             },
         };
+        let local_plugins = parse_local_plugins(file, &doc, dir)?;
         Ok(Project {
             dir: dir.to_path_buf(),
             name,
@@ -115,6 +111,7 @@ impl Project {
             main,
             config,
             backend_url,
+            local_plugins,
         })
     }
 
@@ -124,41 +121,6 @@ impl Project {
             Some(m) => self.dir.join(m),
             None => self.dir.clone(),
         }
-    }
-}
-
-/// A `runtime:` node: a name, or `{name, options}` (a policy pack's `PulumiPolicy.yaml` writes
-/// it the same way).
-pub fn parse_runtime(file: &str, rt: &Node) -> Result<Runtime, SourceError> {
-    match &rt.kind {
-        NodeKind::String(s) => Ok(Runtime {
-            name: s.clone(),
-            options: BTreeMap::new(),
-        }),
-        NodeKind::Map(_) => {
-            let name = rt
-                .get("name")
-                .and_then(Node::as_str)
-                .ok_or_else(|| rt.error(file, "`runtime` needs a `name`"))?;
-            let options = match rt.get("options") {
-                None => BTreeMap::new(),
-                Some(o) => match o.to_json() {
-                    Value::Object(m) => m.into_iter().collect(),
-                    _ => return Err(o.error(file, "`runtime.options` must be a mapping")),
-                },
-            };
-            Ok(Runtime {
-                name: name.to_string(),
-                options,
-            })
-        }
-        _ => Err(rt.error(
-            file,
-            format!(
-                "`runtime` must be a string or {{name, options}}, found {}",
-                rt.kind_name()
-            ),
-        )),
     }
 }
 

@@ -369,3 +369,89 @@ fn backend_url_is_read_and_a_bad_one_named_by_line() {
         "{e}"
     );
 }
+
+#[test]
+fn local_plugins_come_from_plugins_providers_then_local_packages() {
+    let p = Project::parse(
+        Path::new("/p"),
+        "name: x\nruntime: yaml\nplugins:\n  providers:\n    - name: greet\n      path: ./bin\n      version: 1.2.0\npackages:\n  greet: ./elsewhere\n  pets: ../pets\n  random: random@4.16.0\n  aws:\n    source: aws\n    version: 6.0.0\n  local:\n    source: /abs/local\n",
+    )
+    .unwrap();
+    let got: Vec<_> = p
+        .local_plugins
+        .iter()
+        .map(|l| (l.name.as_str(), l.path.clone(), l.version.as_deref()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("greet", Path::new("/p/./bin").to_path_buf(), Some("1.2.0")),
+            ("pets", Path::new("/p/../pets").to_path_buf(), None),
+            ("local", Path::new("/abs/local").to_path_buf(), None),
+        ]
+    );
+    assert!(project().local_plugins.is_empty());
+}
+
+#[test]
+fn a_bad_plugins_entry_is_named_by_line_and_field() {
+    for (text, line, why) in [
+        (
+            "plugins:\n  providers:\n    - path: ./bin\n",
+            "Pulumi.yaml:5",
+            "`plugins.providers[0]` is missing `name`",
+        ),
+        (
+            "plugins:\n  providers: ./bin\n",
+            "Pulumi.yaml:4",
+            "`plugins.providers` must be a list",
+        ),
+        (
+            "plugins:\n  providers:\n    - name: a\n      path: [x]\n",
+            "Pulumi.yaml:6",
+            "`plugins.providers[0].path` must be a string",
+        ),
+        (
+            "packages: [a]\n",
+            "Pulumi.yaml:3",
+            "`packages` must be a mapping",
+        ),
+    ] {
+        let e = Project::parse(Path::new("/p"), &format!("name: x\nruntime: yaml\n{text}"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(line) && e.contains(why), "{text}: {e}");
+    }
+}
+
+#[test]
+fn a_plugin_directory_says_its_runtime_yaml_when_left_out() {
+    use crate::project::LocalPlugin;
+    let dir = tempfile::tempdir().unwrap();
+    let plugin = LocalPlugin {
+        name: "greet".into(),
+        path: dir.path().to_path_buf(),
+        version: None,
+    };
+    assert_eq!(
+        plugin.source_runtime().unwrap(),
+        None,
+        "no PulumiPlugin.yaml"
+    );
+    let manifest = dir.path().join("PulumiPlugin.yaml");
+    for (text, name) in [
+        ("components: {}\n", "yaml"),
+        ("runtime: python\n", "python"),
+        (
+            "runtime:\n  name: nodejs\n  options:\n    typescript: false\n",
+            "nodejs",
+        ),
+    ] {
+        std::fs::write(&manifest, text).unwrap();
+        let runtime = plugin.source_runtime().unwrap().unwrap();
+        assert_eq!(runtime.name, name, "{text}");
+    }
+    std::fs::write(&manifest, "runtime: [python]\n").unwrap();
+    let e = plugin.source_runtime().unwrap_err().to_string();
+    assert!(e.contains("PulumiPlugin.yaml:1"), "{e}");
+}

@@ -32,7 +32,8 @@ impl Components {
     }
 
     /// Loads the component packages among a program's `packages:` (the document `doc`, written
-    /// in `file`): entries naming a directory, relative to `dir`, with a `PulumiPlugin.yaml`.
+    /// in `file`): entries naming a directory, relative to `dir`, with a `PulumiPlugin.yaml` of
+    /// the `yaml` runtime.
     pub fn load(dir: &Path, file: &str, doc: &Node) -> Result<Components, YamlError> {
         let mut out = Components::default();
         let Some(packages) = doc.get("packages").and_then(Node::as_map) else {
@@ -43,7 +44,8 @@ impl Components {
                 continue;
             };
             let pkg_dir = dir.join(path);
-            if !pkg_dir.join("PulumiPlugin.yaml").is_file() {
+            let manifest = pkg_dir.join("PulumiPlugin.yaml");
+            if !manifest.is_file() || !is_yaml_package(&manifest)? {
                 continue;
             }
             let mut files: Vec<_> = std::fs::read_dir(&pkg_dir)
@@ -89,4 +91,16 @@ impl Components {
         }
         Ok(())
     }
+}
+
+/// Whether a package's `PulumiPlugin.yaml` declares the `yaml` runtime (or none); a Python or
+/// Node.js component provider's directory is a plugin started as a process instead.
+fn is_yaml_package(manifest: &Path) -> Result<bool, YamlError> {
+    let text = file_limits::read_to_string(manifest, YAML_FILE)?;
+    let doc = parse_document(&manifest.display().to_string(), &text)?;
+    let runtime = doc.get("runtime");
+    let name = runtime
+        .and_then(|r| r.as_str().or_else(|| r.get("name").and_then(Node::as_str)))
+        .unwrap_or("yaml");
+    Ok(name == "yaml")
 }

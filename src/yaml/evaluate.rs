@@ -21,7 +21,7 @@ use crate::engine::{
     Alias, Goal, Program, ProgramError, PropertyMap, PropertyValue, ReadGoal, RegisterStatus,
     Registered, ResourceMonitor, Urn,
 };
-use crate::project::{ConfigType, config::value_text};
+use crate::project::{ConfigType, LocalPlugin, config::value_text};
 
 use super::analyze::{Analysis, Symbol};
 use super::ast::{AliasDecl, Expr, GetDecl, ProgramAst, Properties, ResourceDecl, resolve_type};
@@ -29,6 +29,7 @@ use super::compiler::Compiler;
 use super::component::{ComponentDef, Components};
 use super::error::{Pos, SourceError};
 use super::functions::type_string;
+use super::remote_components::{self, RemoteComponents};
 use super::scope::{PulumiVars, ResourceValue, Scope, Slot, Slots, text_of};
 use super::stack_reference::{StackReferences, reference_goal};
 use super::type_check::{check_resource_types, is_component_type};
@@ -137,6 +138,9 @@ pub struct YamlProgram {
     pub root_dir: PathBuf,
     /// The YAML components of the component packages the program names in `packages:`.
     pub components: Arc<Components>,
+    /// The plugins served from the project's paths (Pulumi.yaml's and the program's own
+    /// `packages:`), whose schemas may declare components constructed by their provider.
+    pub local_plugins: Arc<Vec<LocalPlugin>>,
     /// `runtime.options.compiler`: the program is what it prints, at each run.
     pub compiler: Option<Compiler>,
 }
@@ -348,7 +352,12 @@ impl YamlProgram {
             pulumi,
             info.dry_run,
             None,
-            self.components.clone(),
+            (
+                self.components.clone(),
+                Arc::new(RemoteComponents::new(
+                    self.local_plugins.iter().map(|p| p.name.clone()),
+                )),
+            ),
             StackReferences::default(),
         )
         .await
@@ -473,6 +482,7 @@ struct Shared {
     /// The component whose body this is: the parent of resources that name none.
     parent: Option<Urn>,
     components: Arc<Components>,
+    remote: Arc<RemoteComponents>,
     stack_refs: StackReferences,
 }
 
@@ -485,10 +495,11 @@ impl Shared {
         pulumi: PulumiVars,
         dry_run: bool,
         parent: Option<Urn>,
-        components: Arc<Components>,
+        components: (Arc<Components>, Arc<RemoteComponents>),
         stack_refs: StackReferences,
     ) -> Result<Arc<Shared>, SourceError> {
         let (ast, analysis) = body;
+        let (components, remote) = components;
         let disabled = disabled(&ast, &config, &pulumi).await?;
         Ok(Arc::new(Shared {
             ast,
@@ -499,6 +510,7 @@ impl Shared {
             dry_run,
             parent,
             components,
+            remote,
             stack_refs,
         }))
     }
@@ -669,7 +681,19 @@ impl Shared {
             let goal = self.stack_reference_goal(scope, r, target).await?;
             return monitor.read(goal).await.map_err(failed);
         }
+        let remote_provider = target.provider.clone();
         let goal = self.resource_goal(scope, r, target, &urn_of).await?;
+        if self.is_custom(&r.type_)
+            && self
+                .remote
+                .is_remote(&goal.type_, o.version.as_deref(), monitor)
+                .await
+                .map_err(|e| SourceError::new(file, r.pos, format!("resource {:?}: {e}", r.key)))?
+        {
+            return remote_components::construct(monitor, goal, remote_provider, providers)
+                .await
+                .map_err(failed);
+        }
         match self.components.get(&r.type_) {
             Some(def) => {
                 let inputs = goal.properties.clone();
@@ -957,7 +981,7 @@ impl Shared {
             self.pulumi.clone(),
             self.dry_run,
             Some(reg.urn.clone()),
-            self.components.clone(),
+            (self.components.clone(), self.remote.clone()),
             // A stack is read once per run, whichever body references it.
             self.stack_refs.clone(),
         )

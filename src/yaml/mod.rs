@@ -14,6 +14,7 @@ pub mod evaluate;
 pub mod functions;
 pub mod interpolate;
 pub mod program;
+pub mod remote_components;
 pub mod scope;
 mod stack_reference;
 mod type_check;

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::engine::program::source::DeploymentInfo;
 use crate::file_limits::{self, YAML_FILE};
+use crate::project::local_plugins::parse_local_plugins;
 use crate::project::{PROJECT_FILE, Project};
 
 use super::analyze::analyze;
@@ -33,6 +34,7 @@ impl YamlProgram {
             dir: PathBuf::from("."),
             root_dir: PathBuf::from("."),
             components: Arc::default(),
+            local_plugins: Arc::default(),
             compiler: None,
         })
     }
@@ -54,6 +56,16 @@ impl YamlProgram {
         let doc = parse_document(&file, &text)?;
         let mut program = YamlProgram::from_document(&file, &doc, &project.name)?;
         program.components = Arc::new(Components::load(&project.dir, &file, &doc)?);
+        let mut local = project.local_plugins.clone();
+        if path != dir.join(PROJECT_FILE) {
+            // `Main.yaml`'s own `packages:` add to the project's.
+            for p in parse_local_plugins(&file, &doc, &project.dir)? {
+                if !local.iter().any(|l| l.name == p.name) {
+                    local.push(p);
+                }
+            }
+        }
+        program.local_plugins = Arc::new(local);
         program.compiler = Compiler::from_options(&project.runtime.options, &dir)?;
         program.dir = dir;
         program.root_dir = project.dir.clone();
@@ -71,6 +83,7 @@ impl YamlProgram {
         let file = compiler.file_name();
         let mut program = YamlProgram::parse(&file, &text, &info.project)?;
         program.components = self.components.clone();
+        program.local_plugins = self.local_plugins.clone();
         program.dir = self.dir.clone();
         program.root_dir = self.root_dir.clone();
         Ok(program)

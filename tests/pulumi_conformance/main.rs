@@ -13,6 +13,7 @@ mod harness;
 mod integrity;
 
 mod aliases;
+mod component_providers;
 mod config;
 mod graph;
 mod hide_diffs;

@@ -213,6 +213,25 @@ impl ResourceProvider for Fake {
             _ => Err(Status::invalid_argument("only values")),
         }
     }
+    /// A component and a custom resource; the first request names the schema version.
+    async fn get_schema(
+        &self,
+        req: Request<pulumirpc::GetSchemaRequest>,
+    ) -> Result<Response<pulumirpc::GetSchemaResponse>, Status> {
+        if req.into_inner().version != 0 {
+            return Err(Status::invalid_argument("unsupported schema version"));
+        }
+        let schema = serde_json::json!({
+            "name": "fake",
+            "resources": {
+                "fake:index:Vm": {"properties": {}},
+                "fake:index:Cluster": {"isComponent": true, "properties": {}},
+            },
+        });
+        Ok(Response::new(pulumirpc::GetSchemaResponse {
+            schema: schema.to_string(),
+        }))
+    }
 }
 
 fn urn() -> Urn {
@@ -411,4 +430,10 @@ async fn messages_larger_than_the_flow_control_windows_arrive_whole() {
     for (created, blob) in done {
         assert_eq!(created.unwrap().outputs["blob"], PropertyValue::from(blob));
     }
+}
+
+#[tokio::test]
+async fn component_types_are_what_the_schema_marks_as_components() {
+    let (p, _seen, _server) = start().await;
+    assert_eq!(p.component_types().await.unwrap(), ["fake:index:Cluster"]);
 }

@@ -131,6 +131,9 @@ pub struct ResourceMonitor {
     /// Parameterized packages the program registered, by package name and version: their
     /// default providers load the base plugin and parameterize it.
     parameterized: Arc<Mutex<HashMap<(String, String), ParameterizedPackage>>>,
+    /// Where this monitor is served over gRPC, when it is: component providers constructing
+    /// for an in-process program (YAML) register there.
+    endpoint: Arc<std::sync::OnceLock<String>>,
 }
 
 impl ResourceMonitor {
@@ -152,7 +155,14 @@ impl ResourceMonitor {
             lookup: ResourceLookup::default(),
             hooks: Arc::default(),
             parameterized: Arc::default(),
+            endpoint: Arc::default(),
         }
+    }
+
+    /// Records the gRPC address this monitor is served at, for the component providers of an
+    /// in-process program; the first address set stays.
+    pub fn set_endpoint(&self, address: impl Into<String>) {
+        let _ = self.endpoint.set(address.into());
     }
 
     /// Makes a parameterized package's default provider (of its name and version) the base
@@ -486,6 +496,11 @@ impl ResourceMonitor {
         info.parallel = self.info.parallel;
         info.config = self.info.config.clone();
         info.config_secret_keys = self.info.secret_keys.clone();
+        if info.monitor_endpoint.is_empty()
+            && let Some(endpoint) = self.endpoint.get()
+        {
+            info.monitor_endpoint = endpoint.clone();
+        }
     }
 
     /// The resource types the provider of a package declares, for resolving short type tokens
@@ -496,6 +511,15 @@ impl ResourceMonitor {
         version: Option<&str>,
     ) -> Result<Vec<String>, crate::engine::provider::ProviderError> {
         self.registry.resource_types(package, version)
+    }
+
+    /// The component types the provider of a package declares in its schema.
+    pub async fn component_types(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Vec<String>, crate::engine::provider::ProviderError> {
+        self.registry.component_types(package, version).await
     }
 
     /// Forwards a program's log message as a diagnostic.

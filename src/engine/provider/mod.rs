@@ -372,6 +372,12 @@ pub trait Provider: Send + Sync {
         Vec::new()
     }
 
+    /// The resource types the provider's schema marks as components (`isComponent`), which a
+    /// program that cannot tell by itself (YAML) constructs remotely; empty when it does not say.
+    async fn component_types(&self) -> Result<Vec<String>, ProviderError> {
+        Ok(Vec::new())
+    }
+
     /// Asks the provider to stop gracefully; operations in flight should finish or fail soon.
     async fn cancel(&self) -> Result<(), ProviderError> {
         Ok(())

@@ -208,6 +208,20 @@ impl ProviderRegistry {
         Ok(provider.resource_types())
     }
 
+    /// The component types a package's provider's schema declares, or why it cannot say.
+    pub async fn component_types(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Vec<String>, ProviderError> {
+        let req = PluginRequest::plain(package, version);
+        let provider = match self.cached(&req) {
+            Some(p) => p,
+            None => self.keep(&req, self.factory.load(package, version)?),
+        };
+        provider.component_types().await
+    }
+
     fn cached(&self, req: &PluginRequest) -> Option<Arc<dyn Provider>> {
         self.unconfigured.lock().get(req).cloned()
     }

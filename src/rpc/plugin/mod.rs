@@ -2,6 +2,7 @@
 //! engine address as Pulumi does, reading its port, relaying its output, killing it on drop.
 
 pub mod cache;
+pub mod plugin_paths;
 pub mod provider_client;
 pub mod providers;
 
@@ -16,6 +17,7 @@ use tokio::sync::{oneshot, watch};
 
 use super::program::language_host::find_node_module;
 use crate::engine::{EventSink, Severity};
+use plugin_paths::PluginPath;
 
 /// The Node SDK's dynamic provider server, resolved from the program directory.
 pub const NODE_DYNAMIC_PROVIDER_MODULE: &str = "@pulumi/pulumi/cmd/dynamic-provider/index.js";
@@ -40,6 +42,8 @@ pub struct PluginContext {
     pub python: PathBuf,
     /// Directories holding `resource-<name>-v<version>/` plugin installs (`~/.pulumi/plugins`).
     pub plugin_dirs: Vec<PathBuf>,
+    /// Plugins at paths the project names, looked up before everything else.
+    pub local: Vec<PluginPath>,
     /// Where plugin output goes, as diagnostics.
     pub events: EventSink,
 }
@@ -58,6 +62,7 @@ impl PluginContext {
             project: project.into(),
             python: python.into(),
             plugin_dirs: cache::plugin_dir().into_iter().collect(),
+            local: Vec::new(),
             events,
         }
     }
@@ -74,8 +79,9 @@ pub struct PluginCommand {
     pub env: Vec<(String, String)>,
 }
 
-/// Finds the plugin for a package: the dynamic provider servers of the Python and Node SDKs, or
-/// an executable `pulumi-resource-<package>` on PATH or in the plugin directories.
+/// Finds the plugin for a package: one at a path the project names, the dynamic provider
+/// servers of the Python and Node SDKs, or an executable `pulumi-resource-<package>` on PATH
+/// or in the plugin directories.
 pub fn resolve(
     package: &str,
     version: Option<&str>,
@@ -83,6 +89,17 @@ pub fn resolve(
 ) -> Result<PluginCommand, PluginError> {
     let name = format!("pulumi-resource-{package}");
     let mut env = vec![("PULUMI_PROJECT".to_string(), ctx.project.clone())];
+    if let Some(local) = ctx.local.iter().find(|p| p.package == package) {
+        let cmd = local.command(ctx)?;
+        env.extend(cmd.env);
+        return Ok(PluginCommand {
+            name,
+            program: cmd.program,
+            args: cmd.args,
+            cwd: ctx.program_directory.clone(),
+            env,
+        });
+    }
     let (program, args) = match package {
         "pulumi-python" => (
             ctx.python.clone(),
@@ -294,3 +311,6 @@ async fn relay(stream: impl AsyncRead + Unpin, events: EventSink, name: String) 
         events.diag(None, Severity::Info, format!("{name}: {line}"));
     }
 }
+
+#[cfg(test)]
+mod plugin_paths_tests;

@@ -697,6 +697,25 @@ impl Provider for PluginProvider {
         }
     }
 
+    async fn component_types(&self) -> Result<Vec<String>, ProviderError> {
+        let wire = pulumirpc::GetSchemaRequest::default();
+        let resp = match self.client().await?.get_schema(wire).await {
+            Ok(resp) => resp.into_inner(),
+            Err(s) if s.code() == Code::Unimplemented => return Ok(Vec::new()),
+            Err(s) => return Err(self.rpc_error("GetSchema", s).await),
+        };
+        let schema: serde_json::Value = serde_json::from_str(&resp.schema)
+            .map_err(|e| self.fail(format!("GetSchema answered a schema that is not JSON: {e}")))?;
+        let Some(resources) = schema.get("resources").and_then(|r| r.as_object()) else {
+            return Ok(Vec::new());
+        };
+        Ok(resources
+            .iter()
+            .filter(|(_, r)| r.get("isComponent") == Some(&serde_json::Value::Bool(true)))
+            .map(|(token, _)| token.clone())
+            .collect())
+    }
+
     async fn cancel(&self) -> Result<(), ProviderError> {
         let Some(conn) = self.conn.get() else {
             return Ok(());

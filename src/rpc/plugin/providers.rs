@@ -1,5 +1,6 @@
-//! The provider factory for SDK programs: built-in providers first, then provider plugins
-//! (dynamic providers and `pulumi-resource-<package>` executables).
+//! The provider factory for SDK programs: plugins the project names by path first, then
+//! built-in providers, then provider plugins (dynamic providers and `pulumi-resource-<package>`
+//! executables).
 
 use std::sync::Arc;
 
@@ -33,13 +34,19 @@ impl ProviderFactory for PluginProviders {
         package: &str,
         version: Option<&str>,
     ) -> Result<Arc<dyn Provider>, ProviderError> {
-        let builtin_err = match self.fallback.load(package, version) {
-            Ok(p) => return Ok(p),
-            Err(e) => e,
+        // A plugin the project names by path is the one it asked for, even over a built-in.
+        let cmd = if self.ctx.local.iter().any(|p| p.package == package) {
+            resolve(package, version, &self.ctx)
+                .map_err(|e| ProviderError::Failed(e.to_string()))?
+        } else {
+            let builtin_err = match self.fallback.load(package, version) {
+                Ok(p) => return Ok(p),
+                Err(e) => e,
+            };
+            resolve(package, version, &self.ctx).map_err(|e| {
+                ProviderError::Failed(format!("{e}; no built-in provider either ({builtin_err})"))
+            })?
         };
-        let cmd = resolve(package, version, &self.ctx).map_err(|e| {
-            ProviderError::Failed(format!("{e}; no built-in provider either ({builtin_err})"))
-        })?;
         Ok(Arc::new(PluginProvider::launch(
             package,
             cmd,

@@ -7,3 +7,4 @@ pub mod language_host;
 mod launcher_file;
 #[cfg(test)]
 mod sdk_program_tests;
+pub mod served_program;
