@@ -1100,30 +1100,12 @@ fn the_python_automation_api_drives_workspace_and_stack_commands() {
         "automation",
         "config:\n  greeting:\n    type: string\n    default: hi\nresources:\n  pet:\n    type: random:RandomPet\noutputs:\n  greeting: ${greeting}\n  secretOut:\n    fn::secret: hush\n  nested:\n    inner:\n      fn::secret: x\n",
     );
-    let bin = env.root.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_stepdeck"), bin.join("pulumi")).unwrap();
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let paths = std::iter::once(bin).chain(std::env::split_paths(&path));
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/automation_api/workspace.py");
-    let out = std::process::Command::new(python)
-        .arg(script)
+    let out = env
+        .automation_script(&python, "workspace.py")
         .arg(&project)
-        .env("PATH", std::env::join_paths(paths).unwrap())
-        .env("STEPDECK_BACKEND_URL", env.backend_url())
-        .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
-        .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
-        .env_remove("PULUMI_BACKEND_URL")
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    assert!(
-        out.status.success() && stdout(&out).trim_end().ends_with("ok"),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_script_ok(&out);
 }
 
 /// Pulumi's Python Automation API from the registry runs an inline program on stepdeck as

@@ -378,31 +378,14 @@ fn the_automation_api_passes_packs_and_reads_their_violations() {
     let pack = env.project().join(pack(&env, "py_pack"));
     let config = env.root.path().join("policy-config.json");
     std::fs::write(&config, r#"{"no-pg15": "advisory", "watched": "disabled"}"#).unwrap();
-    let bin = env.root.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_stepdeck"), bin.join("pulumi")).unwrap();
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let paths = std::iter::once(bin).chain(std::env::split_paths(&path));
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/automation_api/policy.py");
-    let out = Command::new(sdk::sdk_env().python)
-        .arg(script)
+    let out = env
+        .automation_script(&sdk::sdk_env().python, "policy.py")
         .arg(env.project())
         .arg(&pack)
         .arg(&config)
-        .env("PATH", std::env::join_paths(paths).unwrap())
-        .env("STEPDECK_BACKEND_URL", env.backend_url())
-        .env("STEPDECK_SIM_WORLD", env.world_path())
-        .env_remove("PULUMI_BACKEND_URL")
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    assert!(
-        out.status.success() && stdout(&out).trim_end().ends_with("ok"),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_script_ok(&out);
     assert_eq!(names(&env.world()), ["db", "net"]);
 }
 

@@ -362,36 +362,58 @@ pub(crate) fn link_sdks(project: &Path) {
     std::os::unix::fs::symlink(sdks.join("node_modules"), project.join("node_modules")).unwrap();
 }
 
-/// Runs an Automation API script of `tests/automation_api` with `interpreter`, `pulumi` on PATH
-/// being stepdeck and nothing else set but what a Pulumi user sets; it prints `ok` at the end.
+impl Env {
+    /// An Automation API script of `tests/automation_api` run with `interpreter`, `pulumi` on
+    /// PATH being stepdeck and nothing else set but what a Pulumi user sets (this environment's
+    /// backend, sim world and passphrase); its arguments are the caller's.
+    pub(crate) fn automation_script(
+        &self,
+        interpreter: &std::path::Path,
+        script: &str,
+    ) -> std::process::Command {
+        let bin = self.root.path().join("bin");
+        if !bin.join("pulumi").exists() {
+            std::fs::create_dir_all(&bin).unwrap();
+            std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_stepdeck"), bin.join("pulumi")).unwrap();
+        }
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let paths = std::iter::once(bin).chain(std::env::split_paths(&path));
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/automation_api")
+            .join(script);
+        let mut c = std::process::Command::new(interpreter);
+        c.arg(script)
+            .env("PATH", std::env::join_paths(paths).unwrap())
+            .env("NODE_PATH", sdk::sdk_env().root.join("node_modules"))
+            .env("STEPDECK_BACKEND_URL", self.backend_url())
+            .env("STEPDECK_SIM_WORLD", self.world_path())
+            .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
+            .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
+            .env_remove("PULUMI_BACKEND_URL")
+            .stdin(std::process::Stdio::null());
+        c
+    }
+}
+
+/// Asserts an Automation API script succeeded and printed `ok` last.
+pub(crate) fn assert_script_ok(out: &Output) {
+    assert!(
+        out.status.success() && stdout(out).trim_end().ends_with("ok"),
+        "{}\n{}",
+        stdout(out),
+        stderr(out)
+    );
+}
+
+/// Runs an Automation API script in a fresh environment, its working directory the argument.
 pub(crate) fn run_automation_script(interpreter: &std::path::Path, script: &str) {
     let env = Env::new("");
     let work = env.root.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
-    let bin = env.root.path().join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_stepdeck"), bin.join("pulumi")).unwrap();
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let paths = std::iter::once(bin).chain(std::env::split_paths(&path));
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/automation_api")
-        .join(script);
-    let out = std::process::Command::new(interpreter)
-        .arg(script)
+    let out = env
+        .automation_script(interpreter, script)
         .arg(&work)
-        .env("PATH", std::env::join_paths(paths).unwrap())
-        .env("NODE_PATH", sdk::sdk_env().root.join("node_modules"))
-        .env("STEPDECK_BACKEND_URL", env.backend_url())
-        .env("PULUMI_CONFIG_PASSPHRASE", PASSPHRASE)
-        .env_remove("PULUMI_CONFIG_PASSPHRASE_FILE")
-        .env_remove("PULUMI_BACKEND_URL")
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
-    assert!(
-        out.status.success() && stdout(&out).trim_end().ends_with("ok"),
-        "{}\n{}",
-        stdout(&out),
-        stderr(&out)
-    );
+    assert_script_ok(&out);
 }

@@ -148,7 +148,11 @@ pub(crate) fn race_rounds(
             .collect();
         let mut holders = Vec::new();
         for (who, out) in names.iter().zip(&outputs) {
-            let refused = !out.status.success() && stderr(out).contains("is locked by pid");
+            // Refused by stepdeck's lease, or on `file://` by the Pulumi lock file the holder
+            // writes beside it (Pulumi's words).
+            let refused = !out.status.success()
+                && (stderr(out).contains("is locked by pid")
+                    || stderr(out).contains("the stack is currently locked by"));
             let created = !world(env, who).is_empty();
             if !out.status.success() && !refused {
                 holders.push(format!("{who} failed: {}", stderr(out).trim()));
