@@ -25,6 +25,10 @@ pub trait Steering: Send + Sync {
     fn owns_deployment(&self) -> bool {
         true
     }
+    /// Whether the actions are taken: a console attached with a watch-only token only watches.
+    fn may_act(&self) -> bool {
+        true
+    }
 }
 
 impl Steering for Control {

@@ -21,8 +21,9 @@ use super::args::AttachArgs;
 use super::errors::{DeploymentFailed, usage};
 use super::stdout::{out, outln};
 
-/// The console's actions, sent to the served deployment. Leaving only detaches.
-struct RemoteSteering(RemoteActions);
+/// The console's actions, sent to the served deployment, and whether the token may act.
+/// Leaving only detaches.
+struct RemoteSteering(RemoteActions, bool);
 
 impl Steering for RemoteSteering {
     fn pause(&self) {
@@ -68,6 +69,10 @@ impl Steering for RemoteSteering {
     fn owns_deployment(&self) -> bool {
         false
     }
+
+    fn may_act(&self) -> bool {
+        self.1
+    }
 }
 
 fn token(args: &AttachArgs) -> Result<String> {
@@ -107,6 +112,10 @@ pub(super) async fn run(args: AttachArgs) -> Result<()> {
         tls_ca: args.tls_ca.clone(),
         tls_domain: args.tls_domain.clone(),
     };
+    if !args.json {
+        // The first reply comes once the deployment has begun: say what we wait for.
+        eprintln!("waiting for the deployment at {address} to start…");
+    }
     let attached = attach(opts).await?;
     if args.json {
         drop(attached.actions);
@@ -119,7 +128,7 @@ pub(super) async fn run(args: AttachArgs) -> Result<()> {
         project: String::new(),
         phase: None,
     };
-    let steering = RemoteSteering(attached.actions);
+    let steering = RemoteSteering(attached.actions, attached.may_act);
     let left = console
         .session(attached.events, steering, ConsoleMode::Live, title, false)
         .await;

@@ -212,6 +212,7 @@ where
     let start = Instant::now();
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
+    ui.watch_only = !control.may_act();
     ui.presets = std::mem::take(presets);
     if ui.mode == ConsoleMode::Live
         && let Some(applied) = &ui.presets.applied_selection

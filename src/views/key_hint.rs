@@ -52,7 +52,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     } else {
         !ui.read_only_preview() && model.approvals.undecided() > 0
     };
-    if decidable {
+    if decidable && !ui.watch_only {
         hints.push(("a", "approve"));
         if !marking {
             hints.push(("x", "decline"));
@@ -67,7 +67,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     hints.push(("Enter", "details"));
     hints.push(("/", "filter"));
-    if !state.is_over() && ui.mode == ConsoleMode::Live {
+    if !state.is_over() && ui.mode == ConsoleMode::Live && !ui.watch_only {
         hints.push((
             "p",
             if state == RunState::Paused {

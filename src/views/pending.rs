@@ -26,6 +26,8 @@ pub struct PendingView<'a> {
     pub presets: &'a Presets,
     /// A preview that ends with `y`/`n`: its cascades can be decided for the apply.
     pub deciding: bool,
+    /// Attached with a watch-only token: the keys that decide are not offered.
+    pub watch_only: bool,
 }
 
 /// Input names as the operator reads them: `input "engine"`, `inputs "a", "b"`.
@@ -215,7 +217,8 @@ impl StatefulWidget for PendingView<'_> {
             Span::styled("A", t.bold()),
             Span::raw(" approve all"),
         ]);
-        let body_h = if waiting > 0 { h.saturating_sub(1) } else { h };
+        let offers_keys = waiting > 0 && !self.watch_only;
+        let body_h = if offers_keys { h.saturating_sub(1) } else { h };
         let cascades = m.approvals.all();
         scroll.set_len(cascades.len());
         let cursor = scroll.cursor();
@@ -241,7 +244,7 @@ impl StatefulWidget for PendingView<'_> {
         for (y, line) in lines.iter().skip(offset).take(body_h).enumerate() {
             buf.set_line(inner.x, inner.y + y as u16, line, inner.width);
         }
-        if waiting > 0 {
+        if offers_keys {
             buf.set_line(inner.x, inner.y + inner.height - 1, &keys, inner.width);
         }
     }

@@ -142,6 +142,7 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             focused,
             presets: &ui.presets,
             deciding: ui.deciding_preview(),
+            watch_only: ui.watch_only,
         }
         .render(area, buf, &mut ui.scroll.pending),
         ViewId::Log => LogView {

@@ -117,6 +117,10 @@ impl StatusBar<'_> {
                 state_spans.push(Span::styled(text, t.alert()));
             }
         }
+        if self.ui.watch_only {
+            state_spans.push(Span::raw(" "));
+            state_spans.push(Span::styled(" WATCH ONLY ", t.dim()));
+        }
         segs.push((0, state_spans));
         segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
         let (done, total) = m.counts.progress();

@@ -82,6 +82,11 @@ fn a_watcher_in_another_process_approves_the_served_cascade() {
         let s = t.wait_for("AWAITING APPROVAL");
         assert!(s.contains("waiting for approval"), "{s}");
     }
+    // The watch-only console says so and offers no action; the operator's offers them.
+    let s = reader.wait("the watch-only marker", |s| s.contains("WATCH ONLY"));
+    assert!(!s.contains("a approve") && !s.contains("c cancel"), "{s}");
+    let s = operator.wait("the operator's actions", |s| s.contains("a approve"));
+    assert!(!s.contains("WATCH ONLY"), "{s}");
     // The watch-only watcher's approval is refused, and it is told why.
     reader.keys(&["a"]);
     reader.wait_for("approve refused: this token may only watch");
@@ -105,6 +110,9 @@ fn a_watcher_in_another_process_approves_the_served_cascade() {
     // Leaving an attached console only detaches: nothing is asked, nothing cancelled.
     operator.quit_and_expect_restored(0);
     reader.quit_and_expect_restored(0);
+    // Before the console opened, attaching said what it waited for.
+    let s = reader.screen();
+    assert!(s.contains("waiting for the deployment at "), "{s}");
     assert!(!socket(&env).exists(), "the socket is removed at the end");
     env.assert_no_leaks("dev");
 }

@@ -41,6 +41,8 @@ pub struct UiState {
     pub mouse_capture: bool,
     /// A terminal escape the loop should write (OSC 52 copy), taken once written.
     pub clipboard: Option<String>,
+    /// Attached with a watch-only token: the bar says so and offers no action.
+    pub watch_only: bool,
 }
 
 impl UiState {
@@ -62,6 +64,7 @@ impl UiState {
             summary_shown: false,
             mouse_capture: true,
             clipboard: None,
+            watch_only: false,
         }
     }
 
