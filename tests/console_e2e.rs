@@ -67,6 +67,15 @@ fn the_demo_runs_both_phases_and_its_cascade_waits_for_approval() {
         !s.contains(": running"),
         "a finished run says nothing is running:\n{s}"
     );
+    // The apply counts against the preview's plan, and ran no more than it showed.
+    assert!(!s.contains("beyond the preview"), "{s}");
+    let header = s.lines().next().unwrap_or_default();
+    let steps = header
+        .split_whitespace()
+        .find(|w| w.contains('/') && w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+        .unwrap_or_default();
+    let (done, total) = steps.split_once('/').unwrap_or_default();
+    assert_eq!(done, total, "{header}");
     t.quit_and_expect_restored(0);
 }
 

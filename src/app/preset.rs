@@ -28,6 +28,9 @@ pub struct Presets {
     pub selection: Selection,
     /// The selection as the apply runs it, resolved when the operator applied (`y`).
     pub applied_selection: Option<Resolved>,
+    /// The steps the preview planned, when its whole plan is applied: the apply's progress
+    /// counts against them.
+    pub expected_steps: Option<usize>,
 }
 
 fn members(c: &Cascade) -> Vec<Urn> {

@@ -109,6 +109,11 @@ pub fn update(
         Action::PreviewApply => match state {
             RunState::Done => {
                 ui.presets.applied_selection = ui.presets.selection.resolve(model);
+                ui.presets.expected_steps = ui
+                    .presets
+                    .applied_selection
+                    .is_none()
+                    .then(|| model.counts.previewed_steps());
                 return Some(ConsoleExit::Apply);
             }
             RunState::Failed | RunState::Cancelled => {
@@ -864,6 +869,11 @@ mod tests {
         assert_eq!(
             update(&mut ui, &m, &control, Action::PreviewApply),
             Some(ConsoleExit::Apply)
+        );
+        assert_eq!(
+            ui.presets.expected_steps,
+            Some(m.counts.previewed_steps()),
+            "the apply counts against the preview's steps"
         );
         assert_eq!(
             update(&mut ui, &m, &control, Action::PreviewAbort),

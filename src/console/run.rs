@@ -219,6 +219,9 @@ where
     {
         model.run.deselected = applied.skipped.clone();
     }
+    if ui.mode == ConsoleMode::Live {
+        model.expect_steps(ui.presets.expected_steps.take());
+    }
     if ui.mode == ConsoleMode::Live
         && let Some(count) = ui.presets.take_pending_creates_mark()
     {

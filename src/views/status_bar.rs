@@ -127,6 +127,10 @@ impl StatusBar<'_> {
         if total > 0 && !m.run.preview {
             let done = done.min(total);
             let mut text = format!("{done}/{total} steps {}%", done * 100 / total);
+            let beyond = m.counts.beyond_preview();
+            if beyond > 0 {
+                text.push_str(&format!(" (+{beyond} beyond the preview)"));
+            }
             if let Some(eta) = m.eta() {
                 text.push_str(&format!(" ETA {}", clock(eta)));
             }

@@ -20,6 +20,10 @@ pub struct Counts {
     /// Steps planned so far in a live run, and those settled (finished, failed or skipped).
     steps_total: usize,
     steps_settled: usize,
+    /// Steps a preview planned: what the apply after it expects to run.
+    steps_previewed: usize,
+    /// The steps the preview before this live run planned, when there was one.
+    pub(super) expected: Option<usize>,
 }
 
 impl Counts {
@@ -43,9 +47,26 @@ impl Counts {
         self.skipped
     }
 
-    /// Steps settled and planned so far in a live run: the header's progress.
+    /// Steps settled and to run in a live run: the header's progress. The total is the
+    /// preview's when one came before (so it does not grow as registrations arrive), or what
+    /// was planned so far.
     pub fn progress(&self) -> (usize, usize) {
-        (self.steps_settled, self.steps_total)
+        let total = self
+            .expected
+            .map_or(self.steps_total, |e| e.max(self.steps_total));
+        (self.steps_settled, total)
+    }
+
+    /// Steps planned beyond what the preview before this run planned (the program registered
+    /// more than it did then).
+    pub fn beyond_preview(&self) -> usize {
+        self.expected
+            .map_or(0, |e| self.steps_total.saturating_sub(e))
+    }
+
+    /// Steps this preview planned.
+    pub fn previewed_steps(&self) -> usize {
+        self.steps_previewed
     }
 
     /// Rows ever failed or skipped, in index order.
@@ -61,6 +82,8 @@ impl Counts {
         }
         if live {
             self.steps_total += 1;
+        } else {
+            self.steps_previewed += 1;
         }
     }
 

@@ -172,6 +172,11 @@ impl Model {
     }
 
     /// An operator or engine note in the log.
+    /// The steps the preview before this run planned: the progress counts against them.
+    pub fn expect_steps(&mut self, steps: Option<usize>) {
+        self.counts.expected = steps;
+    }
+
     pub fn note(&mut self, severity: Severity, message: &str) {
         self.log_line(severity, None, message.to_string());
     }

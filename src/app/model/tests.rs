@@ -795,3 +795,40 @@ fn a_preview_records_what_would_run_and_waits_for_nobody() {
     );
     assert!(!history.iter().any(|h| h.contains("worker")), "{history:?}");
 }
+
+#[test]
+fn an_apply_counts_its_progress_against_the_preview_and_says_when_it_runs_more() {
+    let (a, b, c) = (
+        urn("sim:x:R", "a"),
+        urn("sim:x:R", "b"),
+        urn("sim:x:R", "c"),
+    );
+    let mut preview = Model::new();
+    preview.apply(&EngineEvent::Prelude {
+        operation: Operation::Update,
+        preview: true,
+        stack: "dev".into(),
+        project: "myproj".into(),
+        parallel: 4,
+        parallel_diff: false,
+    });
+    plan(
+        &mut preview,
+        1,
+        &[(StepOp::Create, &a), (StepOp::Create, &b)],
+    );
+    assert_eq!(preview.counts.previewed_steps(), 2);
+
+    let mut m = live();
+    m.expect_steps(Some(preview.counts.previewed_steps()));
+    plan(&mut m, 1, &[(StepOp::Create, &a)]);
+    assert_eq!(
+        m.counts.progress(),
+        (0, 2),
+        "the total is the preview's from the start"
+    );
+    assert_eq!(m.counts.beyond_preview(), 0);
+    plan(&mut m, 2, &[(StepOp::Create, &b), (StepOp::Create, &c)]);
+    assert_eq!(m.counts.progress(), (0, 3));
+    assert_eq!(m.counts.beyond_preview(), 1);
+}
