@@ -35,11 +35,15 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     );
     // Outside the pending view, a preview's `x` excludes rather than declines.
     let marking = deciding && ui.nav.focus != ViewId::Pending;
+    // A failed or cancelled preview has nothing to apply or pick: only `n` is left.
+    let applicable = deciding && !matches!(state, RunState::Failed | RunState::Cancelled);
     if deciding {
-        hints.push(("y", "apply"));
+        if applicable {
+            hints.push(("y", "apply"));
+        }
         hints.push(("n", "abort"));
         // Offered where rows are picked; the keys work in every view but Pending.
-        if matches!(ui.nav.focus, ViewId::Resources | ViewId::Graph) {
+        if applicable && matches!(ui.nav.focus, ViewId::Resources | ViewId::Graph) {
             hints.push(("space", "select"));
             hints.push(("x", "exclude"));
         }
@@ -48,7 +52,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         }
     }
     let decidable = if ui.deciding_preview() {
-        model.approvals.all().iter().any(|c| c.planned)
+        applicable && model.approvals.all().iter().any(|c| c.planned)
     } else {
         !ui.read_only_preview() && model.approvals.undecided() > 0
     };

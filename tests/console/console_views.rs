@@ -106,6 +106,10 @@ fn graph_focus_on_the_selection() {
 
 /// The sample timeline as a preview that finished.
 fn finished_preview() -> Model {
+    preview_ending(Outcome::Succeeded)
+}
+
+fn preview_ending(outcome: Outcome) -> Model {
     let mut m = Model::new();
     for (at, e) in sample_timeline() {
         m.set_now(at);
@@ -123,11 +127,33 @@ fn finished_preview() -> Model {
         counts: BTreeMap::new(),
         declined: 0,
         duration: Duration::from_secs(4),
-        outcome: Outcome::Succeeded,
+        outcome,
         preview: true,
         policy_packs: Default::default(),
     });
     m
+}
+
+#[test]
+fn a_failed_preview_offers_only_to_abort() {
+    let m = preview_ending(Outcome::Failed(stepdeck::engine::RunFailure::new(
+        stepdeck::engine::FailureCause::Step,
+        "1 step failed",
+    )));
+    let mut u = ui(ConsoleMode::Preview {
+        awaiting_decision: true,
+    });
+    u.nav.focus = ViewId::Resources;
+    let s = screen(&m, &mut u, 200, 60);
+    let hint = s.lines().last().unwrap_or_default();
+    assert!(hint.contains("n abort"), "{hint}");
+    assert!(
+        !hint.contains("y apply")
+            && !hint.contains("space select")
+            && !hint.contains("x exclude")
+            && !hint.contains("a approve"),
+        "{hint}"
+    );
 }
 
 #[test]
