@@ -294,7 +294,7 @@ fn node_label(m: &Model, g: &GraphLayout, i: usize, c: usize, node_w: usize) -> 
         .deps(i)
         .filter(|&d| g.place(d).is_some_and(|(dc, _)| dc + 1 < c))
         .count();
-    let sym = res.op.map_or("", |op| op.prefix().trim_end());
+    let sym = super::resources::shown_op(res).map_or("", |op| op.prefix().trim_end());
     let sep = if sym.is_empty() { "" } else { " " };
     let mut label = format!("[{sym}{sep}{}]", res.name());
     if skipped > 0 {

@@ -80,6 +80,11 @@ pub fn status_text(r: &Resource, m: &Model) -> String {
     }
 }
 
+/// The operation a row's sign shows: none for a skipped step, which changes nothing.
+pub(super) fn shown_op(r: &Resource) -> Option<StepOp> {
+    r.op.filter(|_| r.status != Status::Skipped)
+}
+
 /// What the info column says: the error, why it is replaced, what changed, or the last message.
 pub fn info_text(r: &Resource) -> (String, bool) {
     if let Some(e) = &r.error {
@@ -215,7 +220,7 @@ impl ResourcesView<'_> {
     ) -> Line<'static> {
         let t = self.theme;
         let m = self.model;
-        let op_style = r.op.map_or(Style::new(), |op| t.op(op));
+        let op_style = shown_op(r).map_or(Style::new(), |op| t.op(op));
         // The widget puts the indent and the node symbol before this text.
         let indent = 2 * depth as usize + 2;
         let text_w = text_w.saturating_sub(indent);
@@ -415,8 +420,9 @@ impl StatefulWidget for ResourcesView<'_> {
             }
             let fr = ui.layout.tree.rows()[row];
             let r = m.resource(fr.idx);
-            let op_style = r.op.map_or(Style::new(), |op| t.op(op));
-            let op = format!("{:<3}", r.op.map_or("", StepOp::prefix).trim_end());
+            let op = shown_op(r);
+            let op_style = op.map_or(Style::new(), |op| t.op(op));
+            let op = format!("{:<3}", op.map_or("", StepOp::prefix).trim_end());
             buf.set_stringn(inner.x, y, op, OP_W as usize, op_style);
             // The widget indents with blanks; the guides go over them.
             if fr.depth > 0 {

@@ -303,6 +303,33 @@ fn a_failure_of_several_errors_shows_one_per_line() {
 }
 
 #[test]
+fn a_skipped_step_s_row_shows_no_change_sign() {
+    let mut m = sample_model();
+    let db = m
+        .resources()
+        .iter()
+        .find(|r| r.urn.name() == "db")
+        .unwrap()
+        .urn
+        .clone();
+    m.apply(&EngineEvent::StepSkipped {
+        op: stepdeck::engine::StepOp::Replace,
+        urn: db,
+        reason: "declined by the operator".into(),
+    });
+    let mut u = ui(ConsoleMode::Live);
+    u.settle(&m);
+    let s = screen(&m, &mut u, 200, 60);
+    let row = s.lines().find(|l| l.contains("── db ")).unwrap_or_default();
+    assert!(row.contains("skipped"), "{row}\n{s}");
+    let sign = &row[..row.find("├").unwrap_or_default()];
+    assert!(
+        !sign.contains('+') && !sign.contains('-'),
+        "no +- on a skipped row: {row}"
+    );
+}
+
+#[test]
 fn a_multi_line_error_reads_as_one_line_on_its_row() {
     let mut m = sample_model();
     let urn = stepdeck::app::sample::sample_urn("sim:index:Resource", "hook");
