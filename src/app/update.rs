@@ -180,7 +180,14 @@ pub fn update(
             }
         }
         Action::ApproveKind => {
+            // The gate under the cursor names the kind; else the first that waits (the cursor
+            // may rest on one already decided while others wait).
+            let first_open = || {
+                let open = model.approvals.all().iter().find(|c| open_cascade(ui, c));
+                open.map(|c| c.id)
+            };
             let kind = target_cascade(ui, model)
+                .or_else(first_open)
                 .and_then(|id| model.approvals.get(id))
                 .map(|c| c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k));
             match kind {
@@ -772,6 +779,36 @@ mod tests {
             rx.steps.available_permits(),
             0,
             "resuming drops unused steps"
+        );
+    }
+
+    #[test]
+    fn k_finds_the_waiting_gates_when_the_cursor_rests_on_a_decided_one() {
+        let (mut ui, mut m, control, _rx) = setup(ConsoleMode::Live);
+        let decided = m.approvals.all()[0].clone();
+        m.apply(&EngineEvent::Decision {
+            cascade: decided.id,
+            op: crate::engine::StepOp::Replace,
+            urn: decided.root.clone(),
+            approved: true,
+            by: crate::engine::run::events::Decider::Operator("me".into()),
+        });
+        m.apply(&EngineEvent::GateOpened {
+            gate: 77,
+            chain: 77,
+            op: crate::engine::StepOp::Update,
+            urn: crate::app::sample::sample_urn("sim:index:Resource", "cfg"),
+            kind: ApprovalKind::Updates,
+            asked: true,
+        });
+        ui.nav.focus = ViewId::Pending;
+        ui.scroll.pending.go(Move::Home);
+        update(&mut ui, &m, &control, Action::ApproveKind);
+        assert_eq!(
+            ui.overlay.confirm,
+            Some(Confirm::ApproveKind(ApprovalKind::Updates)),
+            "{:?}",
+            ui.overlay.notice
         );
     }
 
