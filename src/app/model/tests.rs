@@ -441,10 +441,15 @@ fn plan(m: &mut Model, chain: u64, steps: &[(StepOp, &Urn)]) {
 }
 
 fn live() -> Model {
+    started(false)
+}
+
+/// An update's model once its prelude arrived: a preview's or the live run's.
+fn started(preview: bool) -> Model {
     let mut m = Model::new();
     m.apply(&EngineEvent::Prelude {
         operation: Operation::Update,
-        preview: false,
+        preview,
         stack: "dev".into(),
         project: "myproj".into(),
         parallel: 4,
@@ -803,15 +808,7 @@ fn an_apply_counts_its_progress_against_the_preview_and_says_when_it_runs_more()
         urn("sim:x:R", "b"),
         urn("sim:x:R", "c"),
     );
-    let mut preview = Model::new();
-    preview.apply(&EngineEvent::Prelude {
-        operation: Operation::Update,
-        preview: true,
-        stack: "dev".into(),
-        project: "myproj".into(),
-        parallel: 4,
-        parallel_diff: false,
-    });
+    let mut preview = started(true);
     plan(
         &mut preview,
         1,
