@@ -95,17 +95,10 @@ impl<W: Write> ProgressPrinter<W> {
             return Ok(());
         };
         let old = info.old_outputs.clone().unwrap_or_default();
-        let mut changed: Vec<String> = old
-            .keys()
-            .chain(found.keys())
-            .filter(|k| old.get(k.as_str()) != found.get(k.as_str()))
-            .cloned()
-            .collect();
-        changed.sort();
-        changed.dedup();
+        let (_, changed) = refresh_result(&old, Some(found));
         let read = StepInfo {
             op: StepOp::Update,
-            diffs: changed,
+            diffs: changed.changed_keys,
             detailed_diff: BTreeMap::new(),
             old_inputs: None,
             old_outputs: Some(old),
