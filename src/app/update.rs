@@ -182,12 +182,8 @@ pub fn update(
         Action::ApproveKind => {
             // The gate under the cursor names the kind; else the first that waits (the cursor
             // may rest on one already decided while others wait).
-            let first_open = || {
-                let open = model.approvals.all().iter().find(|c| open_cascade(ui, c));
-                open.map(|c| c.id)
-            };
             let kind = target_cascade(ui, model)
-                .or_else(first_open)
+                .or_else(|| first_open(ui, model))
                 .and_then(|id| model.approvals.get(id))
                 .map(|c| c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k));
             match kind {
@@ -484,14 +480,13 @@ pub fn target_cascade(ui: &UiState, model: &Model) -> Option<CascadeId> {
         .selected_index(model)
         .and_then(|i| model.resource(i).cascade)
         .and_then(undecided)
-        .or_else(|| {
-            model
-                .approvals
-                .all()
-                .iter()
-                .find(|c| open_cascade(ui, c))
-                .map(|c| c.id)
-        })
+        .or_else(|| first_open(ui, model))
+}
+
+/// The first gate that still waits for a decision.
+fn first_open(ui: &UiState, model: &Model) -> Option<CascadeId> {
+    let open = model.approvals.all().iter().find(|c| open_cascade(ui, c));
+    open.map(|c| c.id)
 }
 
 fn click(ui: &mut UiState, model: &Model, column: u16, row: u16) {
