@@ -25,7 +25,9 @@ mod tests;
 
 use std::time::Duration;
 
-use crate::engine::run::events::{CascadeId, CascadeMember, ChainId, Decider, StepInfo};
+use crate::engine::run::events::{
+    CascadeId, CascadeMember, ChainId, Decider, PAUSED_BY_NOTE, StepInfo,
+};
 use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::steps::drift::refresh_result;
 use crate::engine::{EngineEvent, Operation, Outcome, PropertyMap, Severity, StepOp, Urn};
@@ -247,7 +249,7 @@ impl Model {
                 ephemeral,
             } => {
                 // The serving side notes a watcher's pause just before the run pauses.
-                if let Some(who) = message.strip_prefix("deployment paused by ") {
+                if let Some(who) = message.strip_prefix(PAUSED_BY_NOTE) {
                     self.run.pause_cause = Some(format!("by {who}"));
                 }
                 self.diagnostic(urn.as_ref(), *severity, message, *ephemeral);

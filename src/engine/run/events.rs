@@ -221,6 +221,10 @@ pub struct PolicySummary {
     pub failed: Vec<String>,
 }
 
+/// How the serving side notes a watcher's pause, the watcher's name after it, just before the
+/// run's `Paused`: consoles credit the pause to that watcher.
+pub const PAUSED_BY_NOTE: &str = "deployment paused by ";
+
 /// The one stream the console, the progress printer and the JSON writer are built on.
 #[derive(Clone, Debug, PartialEq)]
 pub enum EngineEvent {

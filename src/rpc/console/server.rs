@@ -23,7 +23,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
 use crate::engine::run::approval::{ApprovalKind, RuleError};
-use crate::engine::run::events::Decider;
+use crate::engine::run::events::{Decider, PAUSED_BY_NOTE};
 use crate::engine::{Control, EventSink, Severity};
 
 use super::addr::ConsoleAddress;
@@ -395,7 +395,7 @@ impl Console for ConsoleService {
                 return Err(Status::invalid_argument("no action given"));
             }
             pb::Action::Pause => (
-                format!("deployment paused by {by}"),
+                format!("{PAUSED_BY_NOTE}{by}"),
                 Box::new(|| control.pause()),
             ),
             pb::Action::Resume => (
