@@ -634,6 +634,11 @@ fn install_creates_the_virtualenv_and_installs_the_requirements_with_pip() {
         "Pulumi.yaml",
         "name: py\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n    toolchain: uv\n",
     );
+    install_needs_on_path(&env, "uv");
+}
+
+/// `install` with nothing on PATH is refused naming the toolchain the project asks for.
+fn install_needs_on_path(env: &Env, tool: &str) {
     let out = env
         .command(&["install"])
         .env("PATH", "/nonexistent")
@@ -641,7 +646,7 @@ fn install_creates_the_virtualenv_and_installs_the_requirements_with_pip() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("uv is not on PATH"),
+        stderr(&out).contains(&format!("{tool} is not on PATH")),
         "{}",
         stderr(&out)
     );
@@ -668,17 +673,7 @@ fn install_runs_the_projects_package_manager_and_yaml_needs_nothing() {
         "Pulumi.yaml",
         "name: nd\nruntime:\n  name: nodejs\n  options:\n    packagemanager: pnpm\n",
     );
-    let out = env
-        .command(&["install"])
-        .env("PATH", "/nonexistent")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("pnpm is not on PATH"),
-        "{}",
-        stderr(&out)
-    );
+    install_needs_on_path(&env, "pnpm");
 }
 
 #[test]
