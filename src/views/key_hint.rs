@@ -22,6 +22,23 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
             ),
         ]);
     }
+    if let Some(text) = &ui.log_search.input {
+        return Line::from(vec![
+            Span::styled(" / ", t.accent()),
+            Span::raw(format!("{text}█")),
+            Span::styled("   Enter keep (n N next/prev) · Esc clear", t.dim()),
+        ]);
+    }
+    if let Some(jump) = &ui.jump {
+        return Line::from(vec![
+            Span::styled(" : ", t.accent()),
+            Span::raw(format!("{}█", jump.text)),
+            Span::styled(
+                "   name or URN · Tab next · Enter select · Esc cancel",
+                t.dim(),
+            ),
+        ]);
+    }
     if let Some(n) = &ui.overlay.notice {
         return Line::styled(format!(" {n}"), t.alert_border());
     }
@@ -69,8 +86,13 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     if !ui.layout.wide {
         hints.push(("1-7", "views"));
     }
+    let in_log = ui.nav.focus == ViewId::Log;
+    if in_log && ui.log_search.active() {
+        hints.push(("n N", "match"));
+    }
     hints.push(("Enter", "details"));
-    hints.push(("/", "filter"));
+    hints.push(("/", if in_log { "search" } else { "filter" }));
+
     if !state.is_over() && ui.mode == ConsoleMode::Live && !ui.watch_only {
         hints.push((
             "p",
@@ -84,8 +106,19 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     if ui.nav.focus == ViewId::Graph {
         hints.push(("f", "focus"));
-        hints.push(("z", "zoom"));
     }
+    if in_log {
+        hints.push((
+            "f",
+            if ui.scroll.log.following() {
+                "hold"
+            } else {
+                "follow"
+            },
+        ));
+    }
+    hints.push(("z", if ui.nav.zoomed { "unzoom" } else { "zoom" }));
+    hints.push((":", "jump"));
     hints.push(("q", "quit"));
     hints.push(("?", "help"));
     let mut spans: Vec<Span<'static>> = Vec::new();
