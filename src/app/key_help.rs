@@ -87,7 +87,7 @@ const KEYS: &[(u8, &str, &str)] = &[
     (
         D,
         "x",
-        "exclude with its dependents; in Pending: decline (for the apply)",
+        "exclude with dependents; in Pending: decline for the apply",
     ),
     (D, "a", "approve the selected replacement for the apply"),
     (

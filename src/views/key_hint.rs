@@ -83,16 +83,27 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     if model.counts.failed() > 0 {
         hints.push(("e", "next error"));
     }
+    // In the Log, its own keys come first: they are what acts there.
+    let in_log = ui.nav.focus == ViewId::Log;
+    if in_log {
+        if ui.log_search.active() {
+            hints.push(("n N", "match"));
+        }
+        hints.push(("/", "search"));
+        let follow = if ui.scroll.log.following() {
+            "hold"
+        } else {
+            "follow"
+        };
+        hints.push(("f", follow));
+    }
     if !ui.layout.wide {
         hints.push(("1-7", "views"));
     }
-    let in_log = ui.nav.focus == ViewId::Log;
-    if in_log && ui.log_search.active() {
-        hints.push(("n N", "match"));
-    }
     hints.push(("Enter", "details"));
-    hints.push(("/", if in_log { "search" } else { "filter" }));
-
+    if !in_log {
+        hints.push(("/", "filter"));
+    }
     if !state.is_over() && ui.mode == ConsoleMode::Live && !ui.watch_only {
         hints.push((
             "p",
@@ -106,16 +117,6 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     if ui.nav.focus == ViewId::Graph {
         hints.push(("f", "focus"));
-    }
-    if in_log {
-        hints.push((
-            "f",
-            if ui.scroll.log.following() {
-                "hold"
-            } else {
-                "follow"
-            },
-        ));
     }
     hints.push(("z", if ui.nav.zoomed { "unzoom" } else { "zoom" }));
     hints.push((":", "jump"));
