@@ -34,12 +34,13 @@ pub fn occurrences(hay: &str, needle: &str) -> Vec<Range<usize>> {
     out
 }
 
-/// Whether the entry holds `query`: in its message or its resource's name.
+/// Whether the entry holds `query` as the Log shows it: `name: message`.
 pub fn entry_matches(e: &LogEntry, query: &str) -> bool {
-    !occurrences(&e.message, query).is_empty()
-        || e.urn
-            .as_ref()
-            .is_some_and(|u| !occurrences(u.name(), query).is_empty())
+    let found = |text: &str| !occurrences(text, query).is_empty();
+    match &e.urn {
+        Some(u) => found(&format!("{}: {}", u.name(), e.message)),
+        None => found(&e.message),
+    }
 }
 
 impl LogSearch {
