@@ -58,7 +58,10 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         if applicable {
             hints.push(("y", "apply"));
         }
-        hints.push(("n", "abort"));
+        // In the Log, a search takes `n` for its next match.
+        if !(ui.nav.focus == ViewId::Log && ui.log_search.active()) {
+            hints.push(("n", "abort"));
+        }
         // Offered where rows are picked; the keys work in every view but Pending.
         if applicable && matches!(ui.nav.focus, ViewId::Resources | ViewId::Graph) {
             hints.push(("space", "select"));

@@ -46,6 +46,8 @@ pub fn render_screen(area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiSta
         return;
     }
     ui.layout.wide = area.width >= WIDE_MIN_WIDTH && area.height >= WIDE_MIN_HEIGHT;
+    // Learned again if the tree is drawn: a click lands on its rows only where they are.
+    ui.layout.resources_rows = None;
     let [top, body, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),

@@ -11,7 +11,7 @@ use std::time::Duration;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use stepdeck::app::keymap::map_key;
+use stepdeck::app::keymap::{Action, map_key};
 use stepdeck::app::model::Model;
 use stepdeck::app::sample::{sample_timeline, sample_urn};
 use stepdeck::app::ui_state::{UiState, ViewId};
@@ -19,7 +19,7 @@ use stepdeck::app::update::{key_context, update};
 use stepdeck::app::{ConsoleMode, Title};
 use stepdeck::bench_support::builtin_factory;
 use stepdeck::engine::{
-    Deployment, EngineEvent, EventSink, NullJournal, Options, Outcome, Severity, Snapshot,
+    Control, Deployment, EngineEvent, EventSink, NullJournal, Options, Outcome, Severity, Snapshot,
 };
 use stepdeck::views::{Theme, draw};
 
@@ -62,9 +62,8 @@ fn screen(m: &Model, u: &mut UiState, w: u16, h: u16) -> String {
     format!("{}", t.backend())
 }
 
-/// Types `keys` as the terminal would send them: each read through the key map in the
-/// console's context, then applied.
-fn type_keys(m: &Model, u: &mut UiState, keys: &[KeyCode]) {
+/// A deployment's `Control` that nothing runs behind, and the directory its world lives in.
+fn idle_control() -> (Control, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let control = Deployment::new(
         Options::default(),
@@ -74,6 +73,13 @@ fn type_keys(m: &Model, u: &mut UiState, keys: &[KeyCode]) {
         EventSink::none(),
     )
     .control();
+    (control, dir)
+}
+
+/// Types `keys` as the terminal would send them: each read through the key map in the
+/// console's context, then applied.
+fn type_keys(m: &Model, u: &mut UiState, keys: &[KeyCode]) {
+    let (control, _dir) = idle_control();
     for &code in keys {
         let key = KeyEvent::new(code, KeyModifiers::NONE);
         if let Some(action) = map_key(key, key_context(u)) {
@@ -113,6 +119,12 @@ fn z_gives_the_focused_panel_the_screen_and_the_graph_full_names() {
         "{zoomed}"
     );
     insta::assert_snapshot!("zoomed_graph_200x60", zoomed);
+    // Where the tree's rows were, a click selects nothing: the tree is not on screen.
+    let selected = u.nav.selected.clone();
+    let (control, _dir) = idle_control();
+    update(&mut u, &m, &control, Action::Click { column: 20, row: 5 });
+    assert_eq!(u.nav.selected, selected);
+    assert_eq!(u.nav.focus, ViewId::Graph);
     type_keys(&m, &mut u, &[KeyCode::Char('z')]);
     assert_eq!(screen(&m, &mut u, 200, 60), before, "z again puts it back");
     type_keys(&m, &mut u, &[KeyCode::Char('5'), KeyCode::Char('z')]);
@@ -261,15 +273,15 @@ fn n_aborts_a_preview_unless_the_log_holds_a_search() {
     type_keys(&m, &mut u, &text("started"));
     type_keys(&m, &mut u, &[KeyCode::Enter]);
     let key = KeyEvent::new(KeyCode::Char('n'), KeyModifiers::NONE);
-    assert_eq!(
-        map_key(key, key_context(&u)),
-        Some(stepdeck::app::keymap::Action::SearchNext)
+    assert_eq!(map_key(key, key_context(&u)), Some(Action::SearchNext));
+    let hints = screen(&m, &mut u, 200, 60);
+    let hints = hints.lines().last().unwrap();
+    assert!(
+        hints.contains("n N match") && !hints.contains("n abort"),
+        "{hints}"
     );
     type_keys(&m, &mut u, &[KeyCode::Esc]);
-    assert_eq!(
-        map_key(key, key_context(&u)),
-        Some(stepdeck::app::keymap::Action::PreviewAbort)
-    );
+    assert_eq!(map_key(key, key_context(&u)), Some(Action::PreviewAbort));
 }
 
 #[test]
