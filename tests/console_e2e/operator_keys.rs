@@ -1,6 +1,9 @@
 //! What operators expect from k9s and lazygit, on a real run in a real terminal: `z` zooms the
 //! focused panel (the graph then names every node in full), `:` jumps to a resource by name,
-//! `/` `n` search the Log, `f` holds it while lines arrive and follows again.
+//! `/` `n` search the Log, `f` holds it while lines arrive and follows again, `Y` copies the
+//! selected resource's error.
+
+use std::time::{Duration, Instant};
 
 use crate::cli_support::Env;
 use crate::console_support::{Tmux, chain_project};
@@ -124,4 +127,55 @@ fn f_holds_the_log_while_the_run_goes_on_and_follows_it_again() {
     });
     assert!(s.contains("f hold"), "{s}");
     t.quit_and_expect_restored(0);
+}
+
+/// What the terminal was asked to put on the clipboard (tmux keeps it as its newest buffer),
+/// once it holds `want`.
+fn clipboard_holding(t: &Tmux, want: &str) -> String {
+    let end = Instant::now() + Duration::from_secs(30);
+    loop {
+        let out = t.tmux().args(["show-buffer"]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        if text.contains(want) {
+            return text;
+        }
+        assert!(
+            Instant::now() < end,
+            "the clipboard never held {want:?}: {text:?}"
+        );
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+#[test]
+fn shift_y_copies_the_failed_resource_s_error_not_its_urn() {
+    let env = Env::new(
+        "resources:\n  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n",
+    );
+    let t = Tmux::start(&env, 120, 40, &["up", "--stack", "dev", "--yes"]);
+    // Applications may set tmux's clipboard (OSC 52), as a terminal lets them.
+    let ok = t
+        .tmux()
+        .args(["set-option", "-g", "set-clipboard", "on"])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    t.wait_for("FAILED");
+    t.keys(&["e"]);
+    let s = t.wait_for("Y copies the error");
+    let error = s
+        .lines()
+        .find_map(|l| l.split("error: ").nth(1))
+        .map(|e| e.trim_end_matches(['│', ' ']).to_string())
+        .unwrap();
+    t.keys(&["Y"]);
+    t.wait_for("copied the error of bad");
+    let copied = clipboard_holding(&t, &error);
+    assert!(
+        copied.contains("failed because its `failOn` input lists"),
+        "the whole error, not the URN: {copied}"
+    );
+    t.keys(&["Escape"]);
+    t.quit_and_expect_restored(1);
 }
