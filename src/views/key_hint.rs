@@ -44,6 +44,9 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     let state = model.run_state();
     let mut hints: Vec<(&str, &str)> = Vec::new();
+    if ui.nav.zoomed {
+        hints.push(("z", "unzoom"));
+    }
     let deciding = matches!(
         ui.mode,
         ConsoleMode::Preview {
@@ -121,10 +124,14 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     if ui.nav.focus == ViewId::Graph {
         hints.push(("f", "focus"));
     }
-    hints.push(("z", if ui.nav.zoomed { "unzoom" } else { "zoom" }));
-    hints.push((":", "jump"));
     hints.push(("q", "quit"));
     hints.push(("?", "help"));
+    // Last, so that they take only room the keys above leave (a zoom says first how to
+    // leave it).
+    if !ui.nav.zoomed {
+        hints.push(("z", "zoom"));
+    }
+    hints.push((":", "jump"));
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut used = 0;
     for (k, what) in hints {

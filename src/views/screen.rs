@@ -62,7 +62,8 @@ pub fn render_screen(area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiSta
         buf.set_line(foot.x, foot.y, &hints, foot.width);
     } else if ui.layout.wide {
         wide(body, buf, model, ui, theme);
-        let hints = key_hint(model, ui, theme, (foot.width / 2) as usize);
+        // The hints leave most of the line to the latest log entry.
+        let hints = key_hint(model, ui, theme, (foot.width * 9 / 20) as usize);
         if ui.nav.filter_input.is_some() || ui.overlay.notice.is_some() {
             buf.set_line(foot.x, foot.y, &hints, foot.width);
         } else {
