@@ -7,6 +7,8 @@
 mod cli_support;
 mod console_support;
 mod crash_support;
+#[path = "console_e2e/operator_keys.rs"]
+mod operator_keys;
 
 use std::os::unix::process::ExitStatusExt;
 use std::time::{Duration, Instant};

@@ -74,8 +74,34 @@ pub enum Action {
     ToggleMouse,
     /// `o`: sort the tree by the next key (name, type, status, duration).
     CycleSort,
-    /// `z`: the graph's nodes narrow (more layers in view) or back to full names.
+    /// `z`: the focused panel fills the screen, or goes back to its place.
     ToggleZoom,
+    /// `Z`: the graph's nodes narrow (more layers in view) or back to full names.
+    ToggleGraphNarrow,
+    /// `:`: opens the prompt that jumps to a resource by name.
+    StartJump,
+    JumpChar(char),
+    JumpBackspace,
+    /// Tab or ↓ in the jump prompt: the next match.
+    JumpNext,
+    /// Shift-Tab or ↑ in the jump prompt: the previous match.
+    JumpPrev,
+    /// Enter in the jump prompt: select the chosen resource.
+    JumpCommit,
+    /// `/` in the Log: opens the search prompt.
+    StartSearch,
+    SearchChar(char),
+    SearchBackspace,
+    /// Enter in the search prompt: keep the search (`n`/`N` then move between matches).
+    SearchCommit,
+    /// `n` in the Log while searching.
+    SearchNext,
+    /// `N` in the Log while searching.
+    SearchPrev,
+    /// `f` in the Log: follow the newest lines, or hold the lines shown.
+    ToggleFollow,
+    /// `Y`: copy the selected resource's error to the clipboard (OSC 52).
+    CopyError,
     /// A left click at a screen cell: selects the resource row there.
     Click {
         column: u16,
@@ -88,6 +114,14 @@ pub enum Action {
 pub struct KeyContext {
     /// `/` input is open: printable keys are filter text.
     pub filter_input: bool,
+    /// The `:` prompt is open: printable keys are the name to jump to.
+    pub jump_input: bool,
+    /// The Log's `/` prompt is open: printable keys are the search text.
+    pub search_input: bool,
+    /// The Log has the focus (no overlay on top): `/` searches it and `f` follows it.
+    pub in_log: bool,
+    /// The Log holds a search: `n`/`N` move between its matches.
+    pub searching: bool,
     /// A confirm dialog is open: `y`/`n`/Esc answer it.
     pub confirming: bool,
     /// A preview waits for `y`/`n`.
@@ -120,6 +154,26 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
     let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
     if ctrl && matches!(key.code, KeyCode::Char('c') | KeyCode::Char('C')) {
         return Some(Action::Interrupt);
+    }
+    if ctx.jump_input {
+        return match key.code {
+            KeyCode::Esc => Some(Action::Close),
+            KeyCode::Enter => Some(Action::JumpCommit),
+            KeyCode::Backspace => Some(Action::JumpBackspace),
+            KeyCode::Tab | KeyCode::Down => Some(Action::JumpNext),
+            KeyCode::BackTab | KeyCode::Up => Some(Action::JumpPrev),
+            KeyCode::Char(c) if !ctrl => Some(Action::JumpChar(c)),
+            _ => None,
+        };
+    }
+    if ctx.search_input {
+        return match key.code {
+            KeyCode::Esc => Some(Action::Close),
+            KeyCode::Enter => Some(Action::SearchCommit),
+            KeyCode::Backspace => Some(Action::SearchBackspace),
+            KeyCode::Char(c) if !ctrl => Some(Action::SearchChar(c)),
+            _ => None,
+        };
     }
     if ctx.filter_input {
         return match key.code {
@@ -155,7 +209,13 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         }
         KeyCode::Enter => Action::OpenDetails,
         KeyCode::Esc => Action::Close,
+        KeyCode::Char('/') if ctx.in_log => Action::StartSearch,
         KeyCode::Char('/') => Action::StartFilter,
+        KeyCode::Char(':') => Action::StartJump,
+        KeyCode::Char('n') if ctx.in_log && ctx.searching => Action::SearchNext,
+        KeyCode::Char('N') if ctx.in_log && ctx.searching => Action::SearchPrev,
+        KeyCode::Char('f') if ctx.in_log => Action::ToggleFollow,
+        KeyCode::Char('Y') => Action::CopyError,
         KeyCode::Char('p') => Action::TogglePause,
         KeyCode::Char('a') => Action::Approve,
         KeyCode::Char('x') if ctx.marking => Action::ToggleExclude,
@@ -176,6 +236,7 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
         KeyCode::Char('m') => Action::ToggleMouse,
         KeyCode::Char('o') => Action::CycleSort,
         KeyCode::Char('z') => Action::ToggleZoom,
+        KeyCode::Char('Z') => Action::ToggleGraphNarrow,
         KeyCode::Char('y') if ctx.preview_decision => Action::PreviewApply,
         KeyCode::Char('n') if ctx.preview_decision => Action::PreviewAbort,
         _ => return None,
@@ -194,68 +255,6 @@ pub fn map_mouse(m: MouseEvent) -> Option<Action> {
         _ => None,
     }
 }
-
-/// Every binding as (keys, what it does), for the help overlay; kept next to `map_key`.
-pub const BINDINGS: &[(&str, &str)] = &[
-    ("↑ ↓  k j", "move the selection"),
-    (
-        "← →  h l",
-        "collapse / expand (tree), move between layers (graph)",
-    ),
-    ("PgUp PgDn", "page up / down"),
-    ("Home End  g G", "first / last"),
-    ("Tab  Shift-Tab", "next / previous view"),
-    (
-        "1-7",
-        "Resources, Graph, Chains, Pending, Log, Diffs, Summary",
-    ),
-    ("Enter", "details of the selected resource"),
-    ("P", "policy packs: what each policy found, by level"),
-    ("Esc", "close details, policies, help, dialog or filter"),
-    ("/", "filter: words, op:replace, type:, status:failed, urn:"),
-    ("e  E", "next / previous failed resource, with its error"),
-    ("o", "sort the tree by name, type, status, duration"),
-    ("u", "copy the selected URN to the clipboard (OSC 52)"),
-    (
-        "m",
-        "mouse capture on / off (off lets the terminal select text)",
-    ),
-    ("p", "pause / resume (no new step starts while paused)"),
-    ("s", "while paused: let exactly one waiting step start"),
-    (
-        "a",
-        "approve the selected gate (in a preview: for the apply)",
-    ),
-    (
-        "x",
-        "decline the selected gate (preview: from the Pending view)",
-    ),
-    (
-        "space",
-        "preview: select for the apply (y applies only the selection)",
-    ),
-    (
-        "x",
-        "preview: exclude with children and dependents from the apply",
-    ),
-    ("A", "approve everything waiting (asks to confirm)"),
-    ("K", "approve all waiting gates of the selected kind (asks)"),
-    ("C", "preview: mark pending creates to clear in the apply"),
-    ("c", "cancel the deployment (asks to confirm)"),
-    ("Ctrl-C", "cancel; a second Ctrl-C terminates and quits"),
-    ("f", "graph: focus on the selection's dependencies"),
-    (
-        "z",
-        "graph: narrow nodes (more layers in view) / full names",
-    ),
-    ("s", "log, when not paused: cycle the minimum severity"),
-    ("y  n", "preview: apply / abort"),
-    (
-        "q",
-        "quit (asks while a deployment runs; a preview just ends)",
-    ),
-    ("?", "this help"),
-];
 
 #[cfg(test)]
 mod tests {
@@ -364,6 +363,72 @@ mod tests {
         assert_eq!(
             map_key(ctrl('c'), KeyContext::default()),
             Some(Action::Interrupt)
+        );
+    }
+
+    #[test]
+    fn the_log_searches_and_follows_and_colon_jumps() {
+        let log = KeyContext {
+            in_log: true,
+            preview_decision: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('/')), log),
+            Some(Action::StartSearch)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('f')), log),
+            Some(Action::ToggleFollow)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('n')), log),
+            Some(Action::PreviewAbort),
+            "without a search, n still aborts a preview"
+        );
+        let searching = KeyContext {
+            searching: true,
+            ..log
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('n')), searching),
+            Some(Action::SearchNext)
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Char('N')), searching),
+            Some(Action::SearchPrev)
+        );
+        assert_eq!(normal(KeyCode::Char('/')), Some(Action::StartFilter));
+        assert_eq!(normal(KeyCode::Char('f')), Some(Action::ToggleGraphFocus));
+        assert_eq!(normal(KeyCode::Char(':')), Some(Action::StartJump));
+        assert_eq!(normal(KeyCode::Char('Z')), Some(Action::ToggleGraphNarrow));
+        assert_eq!(normal(KeyCode::Char('Y')), Some(Action::CopyError));
+        let jump = KeyContext {
+            jump_input: true,
+            ..KeyContext::default()
+        };
+        for (code, want) in [
+            (KeyCode::Tab, Action::JumpNext),
+            (KeyCode::Down, Action::JumpNext),
+            (KeyCode::BackTab, Action::JumpPrev),
+            (KeyCode::Up, Action::JumpPrev),
+            (KeyCode::Enter, Action::JumpCommit),
+            (KeyCode::Esc, Action::Close),
+            (KeyCode::Char('q'), Action::JumpChar('q')),
+        ] {
+            assert_eq!(map_key(key(code), jump), Some(want));
+        }
+        let search = KeyContext {
+            search_input: true,
+            ..KeyContext::default()
+        };
+        assert_eq!(
+            map_key(key(KeyCode::Char('n')), search),
+            Some(Action::SearchChar('n'))
+        );
+        assert_eq!(
+            map_key(key(KeyCode::Enter), search),
+            Some(Action::SearchCommit)
         );
     }
 

@@ -8,6 +8,7 @@ use crate::engine::run::events::CascadeId;
 
 use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
+use super::jump::Jump;
 use super::keymap::{Action, KeyContext};
 use super::model::{Cascade, Model, RunState};
 use super::steering::Steering;
@@ -21,8 +22,13 @@ pub fn key_context(ui: &UiState) -> KeyContext {
             awaiting_decision: true
         }
     );
+    let in_log = ui.nav.focus == ViewId::Log && !ui.overlay.details && !ui.overlay.help;
     KeyContext {
         filter_input: ui.nav.filter_input.is_some(),
+        jump_input: ui.jump.is_some(),
+        search_input: ui.log_search.input.is_some(),
+        in_log,
+        searching: ui.log_search.active(),
         confirming: ui.overlay.confirm.is_some(),
         preview_decision,
         marking: preview_decision && ui.nav.focus != ViewId::Pending,
@@ -53,7 +59,17 @@ pub fn update(
     action: Action,
 ) -> Option<ConsoleExit> {
     let state = model.run_state();
-    if !matches!(action, Action::FilterChar(_) | Action::FilterBackspace) {
+    if !matches!(
+        action,
+        Action::FilterChar(_)
+            | Action::FilterBackspace
+            | Action::JumpChar(_)
+            | Action::JumpBackspace
+            | Action::JumpNext
+            | Action::JumpPrev
+            | Action::SearchChar(_)
+            | Action::SearchBackspace
+    ) {
         ui.overlay.notice = None;
     }
     match action {
@@ -199,6 +215,10 @@ pub fn update(
             ui.scroll.help.go(Move::Home);
         }
         Action::TogglePolicies => ui.overlay.policies = !ui.overlay.policies,
+        Action::Close if ui.jump.is_some() => ui.jump = None,
+        Action::Close if ui.log_search.input.is_some() => {
+            ui.log_search = Default::default();
+        }
         Action::Close if ui.nav.filter_input.is_some() => {
             ui.nav.filter_input = None;
             set_filter(ui, model, Filter::default());
@@ -273,8 +293,74 @@ pub fn update(
             });
         }
         Action::ToggleZoom => {
+            ui.nav.zoomed = !ui.nav.zoomed;
+            graph_to_start(ui);
+        }
+        Action::ToggleGraphNarrow => {
             ui.nav.graph_zoomed_out = !ui.nav.graph_zoomed_out;
             graph_to_start(ui);
+        }
+        Action::StartJump => ui.jump = Some(Jump::default()),
+        Action::JumpChar(c) => edit_jump(ui, |t| t.push(c)),
+        Action::JumpBackspace => edit_jump(ui, |t| {
+            t.pop();
+        }),
+        Action::JumpNext | Action::JumpPrev => {
+            if let Some(jump) = &mut ui.jump {
+                let count = jump.matches(model).len();
+                jump.cycle(if action == Action::JumpNext { 1 } else { -1 }, count);
+            }
+        }
+        Action::JumpCommit => {
+            if let Some(jump) = ui.jump.take() {
+                match jump.chosen(model) {
+                    Some(i) => jump_to(ui, model, i),
+                    None => {
+                        ui.overlay.notice =
+                            Some(format!("no resource's name or URN holds {:?}", jump.text));
+                    }
+                }
+            }
+        }
+        Action::StartSearch => {
+            ui.log_search.input = Some(ui.log_search.query.clone());
+        }
+        Action::SearchChar(c) => edit_search(ui, model, |t| t.push(c)),
+        Action::SearchBackspace => edit_search(ui, model, |t| {
+            t.pop();
+        }),
+        Action::SearchCommit => {
+            ui.log_search.input = None;
+            let search = &ui.log_search;
+            if search.active() && search.matches(model, ui.nav.log_min_severity).is_empty() {
+                ui.overlay.notice = Some(format!(
+                    "no log entry at this severity holds {:?}",
+                    search.query
+                ));
+            }
+        }
+        Action::SearchNext | Action::SearchPrev => {
+            let count = ui.log_search.matches(model, ui.nav.log_min_severity).len();
+            ui.log_search.step(action == Action::SearchNext, count);
+            show_match(ui, model);
+        }
+        Action::ToggleFollow => {
+            let follow = !ui.scroll.log.following();
+            ui.scroll.log.set_following(follow);
+        }
+        Action::CopyError => {
+            ui.ensure_selection(model);
+            let selected = ui.nav.selected_index(model).map(|i| model.resource(i));
+            ui.overlay.notice = Some(match selected {
+                Some(r) => match &r.error {
+                    Some(error) => {
+                        ui.clipboard = Some(error.to_string());
+                        format!("copied the error of {} (OSC 52)", r.name())
+                    }
+                    None => format!("{} has no error to copy; e goes to a failure", r.name()),
+                },
+                None => "nothing selected to copy".into(),
+            });
         }
         Action::CycleSort => {
             ui.nav.sort = ui.nav.sort.next();
@@ -422,6 +508,51 @@ fn next_error(ui: &mut UiState, model: &Model, forward: bool) {
     }
 }
 
+fn edit_jump(ui: &mut UiState, change: impl FnOnce(&mut String)) {
+    if let Some(jump) = &mut ui.jump {
+        jump.edit(change);
+    }
+}
+
+/// Selects resource `i` where the operator can see it: its ancestors expanded, the filter
+/// cleared if it hid it, in the tree unless the graph has the focus.
+fn jump_to(ui: &mut UiState, model: &Model, i: usize) {
+    let mut parent = model.resource(i).parent;
+    while let Some(p) = parent {
+        ui.nav.set_collapsed(&model.resource(p).urn, false);
+        parent = model.resource(p).parent;
+    }
+    ui.refresh_tree(model);
+    if ui.layout.tree.find(model, i).is_none() {
+        set_filter(ui, model, Filter::default());
+        ui.overlay.notice = Some("the filter is cleared: it hid that resource".into());
+    }
+    ui.nav.selected = Some(model.resource(i).urn.clone());
+    if ui.nav.focus != ViewId::Graph {
+        ui.nav.focus = ViewId::Resources;
+    }
+}
+
+/// The search text changed: the first match is shown as it is typed.
+fn edit_search(ui: &mut UiState, model: &Model, change: impl FnOnce(&mut String)) {
+    let search = &mut ui.log_search;
+    let text = search.input.get_or_insert_with(String::new);
+    change(text);
+    search.query = text.clone();
+    search.current = 0;
+    show_match(ui, model);
+}
+
+/// Scrolls the Log to the match shown (it stops following the newest lines).
+fn show_match(ui: &mut UiState, model: &Model) {
+    let min = ui.nav.log_min_severity;
+    let matches = ui.log_search.matches(model, min);
+    if let Some(k) = ui.log_search.current_of(&matches) {
+        ui.scroll.log.set_len(model.log.count_at_least(min));
+        ui.scroll.log.hold_at(k);
+    }
+}
+
 fn close(ui: &mut UiState, model: &Model) {
     if ui.overlay.help {
         ui.overlay.help = false;
@@ -431,6 +562,10 @@ fn close(ui: &mut UiState, model: &Model) {
         ui.overlay.details = false;
     } else if ui.nav.graph_focus && ui.nav.focus == ViewId::Graph {
         ui.nav.graph_focus = false;
+    } else if ui.log_search.active() && ui.nav.focus == ViewId::Log {
+        ui.log_search = Default::default();
+    } else if ui.nav.zoomed {
+        ui.nav.zoomed = false;
     } else if !ui.nav.filter.is_empty() {
         set_filter(ui, model, Filter::default());
     }

@@ -277,7 +277,14 @@ impl StatefulWidget for DetailsView<'_> {
             .borders(Borders::ALL)
             .border_style(t.accent())
             .title(Span::styled(title, t.accent()))
-            .title_bottom(Span::styled(" ↑↓ scroll · Esc close ", t.dim()));
+            .title_bottom(Span::styled(
+                if r.error.is_some() {
+                    " ↑↓ scroll · Y copies the error · u the URN · Esc close "
+                } else {
+                    " ↑↓ scroll · u copies the URN · Esc close "
+                },
+                t.dim(),
+            ));
         let inner = block.inner(area);
         block.render(area, buf);
         let text = Paragraph::new(details_lines(m, r, self.blast, t)).wrap(Wrap { trim: false });

@@ -67,7 +67,7 @@ impl StatefulWidget for GraphView<'_> {
             format!(" Graph  focus: {name}  ({nodes} nodes, Esc all) ")
         } else {
             format!(
-                " Graph  {} layers · {nodes} nodes · f focus · z {} ",
+                " Graph  {} layers · {nodes} nodes · f focus · Z {} ",
                 g.layers,
                 if ui.nav.graph_zoomed_out {
                     "names"
@@ -86,8 +86,12 @@ impl StatefulWidget for GraphView<'_> {
             return;
         }
         let longest = g.longest_name.max(4);
+        // Zoomed to the whole screen (`z`), a node is as wide as its full name, up to the
+        // view's width.
         let node_w = if ui.nav.graph_zoomed_out {
             (longest + 5).clamp(8, 12)
+        } else if ui.nav.zoomed {
+            (longest + 5).clamp(8, (inner.width as usize).max(8))
         } else {
             (longest + 5).clamp(8, 22)
         };

@@ -1,11 +1,11 @@
-//! The help overlay (`?`): every key and what it does, from the key map's own table.
+//! The help overlay (`?`): the keys that act in the console's mode and what they do, from
+//! `app::key_help`.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, StatefulWidget, Widget, Wrap};
 
-use crate::app::keymap::BINDINGS;
 use crate::app::ui_state::Scroll;
 
 use super::text::{pad, scroll_rows};
@@ -15,6 +15,8 @@ use super::theme::Theme;
 /// list).
 pub struct HelpView {
     pub theme: Theme,
+    /// The keys to list, as (keys, what they do).
+    pub keys: Vec<(&'static str, &'static str)>,
 }
 
 impl StatefulWidget for HelpView {
@@ -23,13 +25,15 @@ impl StatefulWidget for HelpView {
     fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let t = self.theme;
         Clear.render(area, buf);
-        let key_w = BINDINGS
+        let key_w = self
+            .keys
             .iter()
             .map(|(k, _)| k.chars().count())
             .max()
             .unwrap_or(8)
             + 2;
-        let lines: Vec<Line> = BINDINGS
+        let lines: Vec<Line> = self
+            .keys
             .iter()
             .map(|(k, what)| {
                 Line::from(vec![

@@ -22,11 +22,31 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
             ),
         ]);
     }
+    if let Some(text) = &ui.log_search.input {
+        return Line::from(vec![
+            Span::styled(" / ", t.accent()),
+            Span::raw(format!("{text}█")),
+            Span::styled("   Enter keep (n N next/prev) · Esc clear", t.dim()),
+        ]);
+    }
+    if let Some(jump) = &ui.jump {
+        return Line::from(vec![
+            Span::styled(" : ", t.accent()),
+            Span::raw(format!("{}█", jump.text)),
+            Span::styled(
+                "   name or URN · Tab next · Enter select · Esc cancel",
+                t.dim(),
+            ),
+        ]);
+    }
     if let Some(n) = &ui.overlay.notice {
         return Line::styled(format!(" {n}"), t.alert_border());
     }
     let state = model.run_state();
     let mut hints: Vec<(&str, &str)> = Vec::new();
+    if ui.nav.zoomed {
+        hints.push(("z", "unzoom"));
+    }
     let deciding = matches!(
         ui.mode,
         ConsoleMode::Preview {
@@ -41,7 +61,10 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         if applicable {
             hints.push(("y", "apply"));
         }
-        hints.push(("n", "abort"));
+        // In the Log, a search takes `n` for its next match.
+        if !(ui.nav.focus == ViewId::Log && ui.log_search.active()) {
+            hints.push(("n", "abort"));
+        }
         // Offered where rows are picked; the keys work in every view but Pending.
         if applicable && matches!(ui.nav.focus, ViewId::Resources | ViewId::Graph) {
             hints.push(("space", "select"));
@@ -66,11 +89,27 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     if model.counts.failed() > 0 {
         hints.push(("e", "next error"));
     }
+    // In the Log, its own keys come first: they are what acts there.
+    let in_log = ui.nav.focus == ViewId::Log;
+    if in_log {
+        if ui.log_search.active() {
+            hints.push(("n N", "match"));
+        }
+        hints.push(("/", "search"));
+        let follow = if ui.scroll.log.following() {
+            "hold"
+        } else {
+            "follow"
+        };
+        hints.push(("f", follow));
+    }
     if !ui.layout.wide {
         hints.push(("1-7", "views"));
     }
     hints.push(("Enter", "details"));
-    hints.push(("/", "filter"));
+    if !in_log {
+        hints.push(("/", "filter"));
+    }
     if !state.is_over() && ui.mode == ConsoleMode::Live && !ui.watch_only {
         hints.push((
             "p",
@@ -84,10 +123,15 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     }
     if ui.nav.focus == ViewId::Graph {
         hints.push(("f", "focus"));
-        hints.push(("z", "zoom"));
     }
     hints.push(("q", "quit"));
     hints.push(("?", "help"));
+    // Last, so that they take only room the keys above leave (a zoom says first how to
+    // leave it).
+    if !ui.nav.zoomed {
+        hints.push(("z", "zoom"));
+    }
+    hints.push((":", "jump"));
     let mut spans: Vec<Span<'static>> = Vec::new();
     let mut used = 0;
     for (k, what) in hints {

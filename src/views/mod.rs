@@ -7,6 +7,7 @@ pub mod diffs;
 pub mod frame;
 pub mod graph;
 pub mod help;
+pub mod jump;
 pub mod key_hint;
 pub mod log;
 pub mod pending;

@@ -1,6 +1,7 @@
 //! The whole screen: the top bar, then either the wide layout (Resources and Graph over Chains
 //! and Pending, a log line) or, on a narrow terminal, one view at a time with tabs; overlays on
-//! top (details, help, confirm dialog).
+//! top (details, help, the jump prompt, confirm dialog). `z` gives the focused view the
+//! whole body.
 
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -8,6 +9,7 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{StatefulWidget, Widget};
 
+use crate::app::key_help::{HelpMode, bindings};
 use crate::app::model::Model;
 use crate::app::ui_state::{UiState, ViewId};
 
@@ -17,6 +19,7 @@ use super::dialog::ConfirmDialog;
 use super::diffs::{DiffGauge, DiffsView};
 use super::graph::GraphView;
 use super::help::HelpView;
+use super::jump::JumpView;
 use super::key_hint::key_hint;
 use super::log::{LogLine, LogView};
 use super::pending::PendingView;
@@ -43,6 +46,8 @@ pub fn render_screen(area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiSta
         return;
     }
     ui.layout.wide = area.width >= WIDE_MIN_WIDTH && area.height >= WIDE_MIN_HEIGHT;
+    // Learned again if the tree is drawn: a click lands on its rows only where they are.
+    ui.layout.resources_rows = None;
     let [top, body, foot] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(1),
@@ -50,9 +55,15 @@ pub fn render_screen(area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiSta
     ])
     .areas(area);
     StatusBar { model, ui, theme }.render(top, buf);
-    if ui.layout.wide {
+    if ui.nav.zoomed {
+        // `z`: the focused view alone, over the whole body (k9s's and lazygit's maximize).
+        view(ui.nav.focus, body, buf, model, ui, theme);
+        let hints = key_hint(model, ui, theme, foot.width as usize);
+        buf.set_line(foot.x, foot.y, &hints, foot.width);
+    } else if ui.layout.wide {
         wide(body, buf, model, ui, theme);
-        let hints = key_hint(model, ui, theme, (foot.width / 2) as usize);
+        // The hints leave most of the line to the latest log entry.
+        let hints = key_hint(model, ui, theme, (foot.width * 9 / 20) as usize);
         if ui.nav.filter_input.is_some() || ui.overlay.notice.is_some() {
             buf.set_line(foot.x, foot.y, &hints, foot.width);
         } else {
@@ -150,6 +161,7 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             theme,
             focused,
             min_severity: ui.nav.log_min_severity,
+            search: &ui.log_search,
         }
         .render(area, buf, &mut ui.scroll.log),
         ViewId::Diffs => DiffsView {
@@ -232,8 +244,12 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
         PoliciesView { model, theme }.render(area, buf);
     }
     if ui.overlay.help {
-        let h = crate::app::keymap::BINDINGS.len() as u16 + 2;
-        HelpView { theme }.render(centered(body, 80, h), buf, &mut ui.scroll.help);
+        let keys = bindings(HelpMode::of(ui, model));
+        let h = keys.len() as u16 + 2;
+        HelpView { theme, keys }.render(centered(body, 80, h), buf, &mut ui.scroll.help);
+    }
+    if let Some(jump) = &ui.jump {
+        JumpView { model, theme, jump }.render(body, buf);
     }
     if let Some(confirm) = ui.overlay.confirm {
         ConfirmDialog { confirm, theme }.render(centered(body, 60, 7), buf);

@@ -396,7 +396,7 @@ fn zooming_out_fits_more_of_the_graph() {
     u.nav.graph_zoomed_out = true;
     let s = screen(&m, &mut u, 80, 24);
     insta::assert_snapshot!("graph_zoomed_out_80x24", s);
-    assert!(s.contains("z names"), "{s}");
+    assert!(s.contains("Z names"), "{s}");
 }
 
 /// `hideDiffs`: the details view shows a changed hidden property as one `~ key (hidden)` line,

@@ -10,6 +10,7 @@ mod console_support;
 mod policy_support;
 
 mod console_graph;
+mod console_operator_keys;
 mod console_plans;
 mod console_policy_packs;
 mod console_protocol;

@@ -17,6 +17,8 @@ pub use scrolls::Scrolls;
 pub use view_layout::ViewLayout;
 
 use super::console::{ConsoleMode, Title};
+use super::jump::Jump;
+use super::log_search::LogSearch;
 use super::model::{Model, RunState};
 use super::preset::Presets;
 
@@ -43,6 +45,10 @@ pub struct UiState {
     pub clipboard: Option<String>,
     /// Attached with a watch-only token: the bar says so and offers no action.
     pub watch_only: bool,
+    /// The `:` prompt, while it is open.
+    pub jump: Option<Jump>,
+    /// The Log's search.
+    pub log_search: LogSearch,
 }
 
 impl UiState {
@@ -65,6 +71,8 @@ impl UiState {
             mouse_capture: true,
             clipboard: None,
             watch_only: false,
+            jump: None,
+            log_search: LogSearch::default(),
         }
     }
 

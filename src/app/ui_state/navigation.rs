@@ -83,6 +83,8 @@ pub struct Navigation {
     pub graph_focus: bool,
     /// Narrow graph nodes, so that more layers fit.
     pub graph_zoomed_out: bool,
+    /// The focused view fills the screen (`z`).
+    pub zoomed: bool,
     pub log_min_severity: Severity,
 }
 
@@ -98,6 +100,7 @@ impl Default for Navigation {
             sort: SortKey::default(),
             graph_focus: false,
             graph_zoomed_out: false,
+            zoomed: false,
             log_min_severity: Severity::Info,
         }
     }

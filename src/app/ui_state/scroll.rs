@@ -150,6 +150,21 @@ impl Scroll {
         }
     }
 
+    /// A tail follows its newest rows from its end, or holds the rows shown where they are.
+    pub fn set_following(&mut self, follow: bool) {
+        if follow {
+            self.go(Move::End);
+        } else {
+            self.following = false;
+        }
+    }
+
+    /// Holds a tail (or pager) with `row` first in view, as far as the rows after it allow.
+    pub fn hold_at(&mut self, row: usize) {
+        self.following = false;
+        self.offset = row.min(self.last_offset());
+    }
+
     /// The furthest the first row goes: the last page ends at the last row.
     fn last_offset(&self) -> usize {
         self.len.saturating_sub(self.page.max(1))
@@ -260,6 +275,21 @@ mod tests {
         assert!(s.following());
         s.fit(50, 10);
         assert_eq!(s.offset(), 40);
+    }
+
+    #[test]
+    fn a_tail_held_stays_put_and_following_again_goes_to_its_end() {
+        let mut s = fitted(Scroll::tail(), 30, 10);
+        s.set_following(false);
+        assert!(!s.following());
+        s.fit(50, 10);
+        assert_eq!(s.offset(), 20, "held where the newest rows were");
+        s.set_following(true);
+        assert_eq!((s.following(), s.offset()), (true, 40));
+        s.hold_at(5);
+        assert_eq!((s.following(), s.offset()), (false, 5));
+        s.hold_at(48);
+        assert_eq!(s.offset(), 40, "no page past the last row");
     }
 
     #[test]
