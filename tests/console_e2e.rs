@@ -799,3 +799,108 @@ fn cancel_from_another_terminal_cancels_a_console_run_as_ctrl_c() {
     );
     t.expect_restored(8);
 }
+
+/// A deployed `cfg` whose program now changes it: the next `up` plans a plain update.
+fn deployed_cfg_changed() -> Env {
+    let program = |n: u32| {
+        format!("resources:\n  cfg:\n    type: sim:index:Resource\n    properties:\n      n: {n}\n")
+    };
+    let env = Env::new(&program(1));
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.write(
+        "Pulumi.yaml",
+        &format!("name: e2e\nruntime: yaml\n{}", program(2)),
+    );
+    env
+}
+
+#[test]
+fn the_preview_lists_the_steps_a_policy_will_hold_and_each_gate_reads_as_its_kind() {
+    let env = deployed_cfg_changed();
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--approve", "updates=ask"],
+    );
+    let s = t.wait("the gate listed in the preview", |s| {
+        s.contains("PREVIEW — y apply") && s.contains("Pending approvals")
+    });
+    let gate = last_line_with(&s, "update  updates=ask");
+    assert!(
+        gate.contains("cfg") && gate.contains("will wait for approval"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("delete-before-replace"),
+        "a plain update is no cascade:\n{s}"
+    );
+    t.keys(&["y"]);
+    let s = t.wait("the apply at its gate", |s| {
+        s.contains("AWAITING APPROVAL") && s.contains("~ cfg (updates=ask)")
+    });
+    assert!(!s.contains("delete-before-replace"), "{s}");
+    t.keys(&["/", "c", "f", "g", "Enter", "j", "Enter"]);
+    let s = t.wait_for("approval gate: update of cfg (updates=ask)");
+    assert!(!s.contains("delete-before-replace"), "{s}");
+    t.keys(&["Escape", "Escape", "a"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
+fn a_cascade_the_policy_approves_is_not_left_to_decide_in_the_preview() {
+    let env = cascade_project();
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--approve", "replacements=auto"],
+    );
+    let s = t.wait("the cascade in the preview", |s| {
+        s.contains("PREVIEW — y apply") && s.contains("approved by policy")
+    });
+    assert!(!s.contains("to decide for the apply"), "{s}");
+    t.keys(&["y"]);
+    let s = t.wait_for("DONE");
+    assert!(!s.contains("AWAITING APPROVAL"), "{s}");
+    t.quit_and_expect_restored(0);
+    assert_eq!(world_engine_of_db(&env).1, "pg16");
+}
+
+#[test]
+fn the_approval_timeout_counts_down_on_the_waiting_gate() {
+    let env = cascade_project();
+    let socket = env.root.path().join("console.sock");
+    let address = format!("unix:{}", socket.display());
+    let t = Tmux::start_with(
+        &env,
+        160,
+        45,
+        &[("STEPDECK_SERVE_TOKEN", "control-token-for-tests")],
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--serve",
+            &address,
+            "--approval-timeout",
+            "60",
+        ],
+    );
+    let seconds = |s: &str| -> Option<u64> {
+        let (_, after) = s.split_once("declined in ")?;
+        after.split('s').next()?.parse().ok()
+    };
+    let s = t.wait("the countdown", |s| seconds(s).is_some());
+    let first = seconds(&s).unwrap();
+    assert!(first <= 60, "{s}");
+    let s = t.wait("the countdown moving", |s| {
+        seconds(s).is_some_and(|n| n < first)
+    });
+    assert!(s.contains("AWAITING APPROVAL"), "{s}");
+    t.keys(&["a"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+}

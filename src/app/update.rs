@@ -37,7 +37,7 @@ fn awaiting_decision(ui: &UiState) -> bool {
 /// apply), or one the live run holds for the operator.
 fn open_cascade(ui: &UiState, c: &Cascade) -> bool {
     if ui.deciding_preview() {
-        c.planned
+        c.to_decide()
     } else {
         c.waiting()
     }
@@ -67,8 +67,12 @@ pub fn update(
                     return Some(ConsoleExit::Quit { cancelled: true });
                 }
                 Some(Confirm::ApproveAll) if ui.deciding_preview() => {
-                    let planned: Vec<&Cascade> =
-                        model.approvals.all().iter().filter(|c| c.planned).collect();
+                    let planned: Vec<&Cascade> = model
+                        .approvals
+                        .all()
+                        .iter()
+                        .filter(|c| c.to_decide())
+                        .collect();
                     for c in &planned {
                         ui.presets.decide(c, true);
                     }

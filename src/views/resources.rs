@@ -258,9 +258,7 @@ impl ResourcesView<'_> {
         // A time only means something for work done or under way in a live run.
         let timed = !m.run.preview && r.op != Some(StepOp::Same);
         let elapsed = if timed {
-            r.elapsed(m.clock.active_now())
-                .map(duration)
-                .unwrap_or_default()
+            r.elapsed(m.clock.now()).map(duration).unwrap_or_default()
         } else {
             String::new()
         };

@@ -9,6 +9,7 @@ mod console_support;
 #[path = "../policy_support/mod.rs"]
 mod policy_support;
 
+mod console_clock;
 mod console_graph;
 mod console_plans;
 mod console_policy_packs;
