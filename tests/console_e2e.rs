@@ -904,3 +904,37 @@ fn the_approval_timeout_counts_down_on_the_waiting_gate() {
     t.wait_for("DONE");
     t.quit_and_expect_restored(0);
 }
+
+#[test]
+fn a_failed_command_s_row_and_status_line_show_its_error_not_its_progress() {
+    let program = |update: &str| {
+        format!(
+            "resources:\n  hook:\n    type: command:local:Command\n    properties:\n      create: echo created\n      update: {update:?}\n"
+        )
+    };
+    let env = Env::new(&program("echo updated"));
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.write(
+        "Pulumi.yaml",
+        &format!(
+            "name: e2e\nruntime: yaml\n{}",
+            program("echo updating…; echo 'ERROR: disk full' >&2; exit 3")
+        ),
+    );
+    let t = Tmux::start(&env, 200, 45, &["up", "--stack", "dev", "--yes"]);
+    let s = t.wait_for("FAILED");
+    let row = last_line_with(&s, "── hook ");
+    assert!(
+        row.contains("failed") && row.contains("ERROR: disk full"),
+        "{row}\n{s}"
+    );
+    let (cause, command) = (row.find("ERROR: disk full"), row.find("command \""));
+    assert!(
+        command.is_none_or(|c| cause < Some(c)),
+        "the cause comes before the command:\n{row}"
+    );
+    let status = s.lines().last().unwrap_or_default();
+    assert!(status.contains("hook: ERROR: disk full"), "{status}\n{s}");
+    assert!(!status.contains("update failed"), "{status}");
+    t.quit_and_expect_restored(1);
+}

@@ -330,7 +330,7 @@ fn a_skipped_step_s_row_shows_no_change_sign() {
 }
 
 #[test]
-fn a_multi_line_error_reads_as_one_line_on_its_row() {
+fn a_multi_line_error_reads_as_one_line_on_its_row_root_cause_first() {
     let mut m = sample_model();
     let urn = stepdeck::app::sample::sample_urn("sim:index:Resource", "hook");
     m.apply(&EngineEvent::StepFailed {
@@ -349,7 +349,7 @@ fn a_multi_line_error_reads_as_one_line_on_its_row() {
     assert!(is_error);
     assert_eq!(
         info,
-        "command \"exit 3\" failed with exit status 3: ERROR: disk full"
+        "ERROR: disk full · command \"exit 3\" failed with exit status 3"
     );
 }
 
