@@ -11,6 +11,7 @@ mod policy_support;
 
 mod console_clock;
 mod console_graph;
+mod console_header;
 mod console_plans;
 mod console_policy_packs;
 mod console_protocol;
