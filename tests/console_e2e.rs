@@ -213,7 +213,7 @@ fn deployed_chain(n: usize) -> Env {
 }
 
 #[test]
-fn destroy_previews_first_and_deletes_only_on_y() {
+fn destroy_previews_first_and_deletes_the_whole_stack_only_once_its_name_is_typed() {
     let env = deployed_chain(3);
     let t = Tmux::start(&env, 120, 40, &["destroy", "--stack", "dev"]);
     let s = t.wait("the destroy's plan", |s| {
@@ -229,7 +229,16 @@ fn destroy_previews_first_and_deletes_only_on_y() {
 
     let t = Tmux::start(&env, 120, 40, &["destroy", "--stack", "dev"]);
     t.wait_for("PREVIEW — y apply · n abort");
+    // The whole stack goes only once its name is typed, as `pulumi stack rm` asks.
     t.keys(&["y"]);
+    t.wait_for("Type the stack's name (dev) to confirm");
+    t.keys(&["d", "e", "Enter"]);
+    let s = t.wait_for("is not the stack's name");
+    assert!(s.contains("nothing was destroyed"), "{s}");
+    assert_eq!(env.world().len(), 3, "a wrong name destroys nothing");
+    t.keys(&["y"]);
+    t.wait_for("Type the stack's name (dev) to confirm");
+    t.keys(&["d", "e", "v", "Enter"]);
     let s = t.wait_for("DONE");
     assert!(
         !s.contains("RUNNING") && !s.contains(": running"),

@@ -43,6 +43,9 @@ pub struct UiState {
     pub clipboard: Option<String>,
     /// Attached with a watch-only token: the bar says so and offers no action.
     pub watch_only: bool,
+    /// The stack's name, when `y` applies only once it is typed (a whole-stack destroy, as
+    /// `pulumi stack rm` asks); `None` for a plain y/n.
+    pub name_to_apply: Option<String>,
 }
 
 impl UiState {
@@ -65,6 +68,7 @@ impl UiState {
             mouse_capture: true,
             clipboard: None,
             watch_only: false,
+            name_to_apply: None,
         }
     }
 
