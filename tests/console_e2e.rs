@@ -947,3 +947,26 @@ fn a_failed_command_s_row_and_status_line_show_its_error_not_its_progress() {
     assert!(!status.contains("update failed"), "{status}");
     t.quit_and_expect_restored(1);
 }
+
+#[test]
+fn a_step_gate_approved_in_the_plan_runs_in_the_apply_without_asking() {
+    let env = deployed_cfg_changed();
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--approve", "updates=ask"],
+    );
+    t.wait("the gate listed in the preview", |s| {
+        s.contains("PREVIEW — y apply") && s.contains("will wait for approval")
+    });
+    t.keys(&["4", "a"]);
+    t.wait_for("the update of cfg will be approved when you apply (y)");
+    t.keys(&["y"]);
+    let approved = format!("update cfg (sim:index:Resource): approved by operator {OPERATOR}");
+    let s = t.wait("the apply done", |s| {
+        s.contains("DONE") && s.contains(&approved)
+    });
+    assert!(!s.contains("AWAITING APPROVAL"), "{s}");
+    t.quit_and_expect_restored(0);
+}

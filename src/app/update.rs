@@ -90,7 +90,7 @@ pub fn update(
                         ui.presets.decide(c, true);
                     }
                     ui.overlay.notice = Some(format!(
-                        "{} replacement(s) will be approved when you apply (y)",
+                        "{} gate(s) will be approved when you apply (y)",
                         planned.len()
                     ));
                 }
@@ -167,7 +167,8 @@ pub fn update(
                 Some(c) if ui.deciding_preview() => {
                     ui.presets.decide(c, approve);
                     ui.overlay.notice = Some(format!(
-                        "the replacement of {} will be {} when you apply (y)",
+                        "the {} of {} will be {} when you apply (y)",
+                        c.step.map_or("replacement", |(op, ..)| op.as_str()),
                         c.root.name(),
                         if approve { "approved" } else { "declined" }
                     ));
