@@ -215,7 +215,7 @@ fn deployed_chain(n: usize) -> Env {
 }
 
 #[test]
-fn destroy_previews_first_and_deletes_only_on_y() {
+fn destroy_previews_first_and_deletes_the_whole_stack_only_once_its_name_is_typed() {
     let env = deployed_chain(3);
     let t = Tmux::start(&env, 120, 40, &["destroy", "--stack", "dev"]);
     let s = t.wait("the destroy's plan", |s| {
@@ -231,7 +231,16 @@ fn destroy_previews_first_and_deletes_only_on_y() {
 
     let t = Tmux::start(&env, 120, 40, &["destroy", "--stack", "dev"]);
     t.wait_for("PREVIEW — y apply · n abort");
+    // The whole stack goes only once its name is typed, as `pulumi stack rm` asks.
     t.keys(&["y"]);
+    t.wait_for("Type the stack's name (dev) to confirm");
+    t.keys(&["d", "e", "Enter"]);
+    let s = t.wait_for("is not the stack's name");
+    assert!(s.contains("nothing was destroyed"), "{s}");
+    assert_eq!(env.world().len(), 3, "a wrong name destroys nothing");
+    t.keys(&["y"]);
+    t.wait_for("Type the stack's name (dev) to confirm");
+    t.keys(&["d", "e", "v", "Enter"]);
     let s = t.wait_for("DONE");
     assert!(
         !s.contains("RUNNING") && !s.contains(": running"),
@@ -800,4 +809,166 @@ fn cancel_from_another_terminal_cancels_a_console_run_as_ctrl_c() {
         String::from_utf8_lossy(&out.stderr)
     );
     t.expect_restored(8);
+}
+
+/// A deployed `cfg` whose program now changes it: the next `up` plans a plain update.
+fn deployed_cfg_changed() -> Env {
+    let program = |n: u32| {
+        format!("resources:\n  cfg:\n    type: sim:index:Resource\n    properties:\n      n: {n}\n")
+    };
+    let env = Env::new(&program(1));
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.write(
+        "Pulumi.yaml",
+        &format!("name: e2e\nruntime: yaml\n{}", program(2)),
+    );
+    env
+}
+
+#[test]
+fn the_preview_lists_the_steps_a_policy_will_hold_and_each_gate_reads_as_its_kind() {
+    let env = deployed_cfg_changed();
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--approve", "updates=ask"],
+    );
+    let s = t.wait("the gate listed in the preview", |s| {
+        s.contains("PREVIEW — y apply") && s.contains("Pending approvals")
+    });
+    let gate = last_line_with(&s, "update  updates=ask");
+    assert!(
+        gate.contains("cfg") && gate.contains("will wait for approval"),
+        "{s}"
+    );
+    assert!(
+        !s.contains("delete-before-replace"),
+        "a plain update is no cascade:\n{s}"
+    );
+    t.keys(&["y"]);
+    let s = t.wait("the apply at its gate", |s| {
+        s.contains("AWAITING APPROVAL") && s.contains("~ cfg (updates=ask)")
+    });
+    assert!(!s.contains("delete-before-replace"), "{s}");
+    t.keys(&["/", "c", "f", "g", "Enter", "j", "Enter"]);
+    let s = t.wait_for("approval gate: update of cfg (updates=ask)");
+    assert!(!s.contains("delete-before-replace"), "{s}");
+    t.keys(&["Escape", "Escape", "a"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
+fn a_cascade_the_policy_approves_is_not_left_to_decide_in_the_preview() {
+    let env = cascade_project();
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--approve", "replacements=auto"],
+    );
+    let s = t.wait("the cascade in the preview", |s| {
+        s.contains("PREVIEW — y apply") && s.contains("approved by policy")
+    });
+    assert!(!s.contains("to decide for the apply"), "{s}");
+    t.keys(&["y"]);
+    let s = t.wait_for("DONE");
+    assert!(!s.contains("AWAITING APPROVAL"), "{s}");
+    t.quit_and_expect_restored(0);
+    assert_eq!(world_engine_of_db(&env).1, "pg16");
+}
+
+#[test]
+fn the_approval_timeout_counts_down_on_the_waiting_gate() {
+    let env = cascade_project();
+    let socket = env.root.path().join("console.sock");
+    let address = format!("unix:{}", socket.display());
+    let t = Tmux::start_with(
+        &env,
+        160,
+        45,
+        &[("STEPDECK_SERVE_TOKEN", "control-token-for-tests")],
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--serve",
+            &address,
+            "--approval-timeout",
+            "60",
+        ],
+    );
+    let seconds = |s: &str| -> Option<u64> {
+        let (_, after) = s.split_once("declined in ")?;
+        after.split('s').next()?.parse().ok()
+    };
+    let s = t.wait("the countdown", |s| seconds(s).is_some());
+    let first = seconds(&s).unwrap();
+    assert!(first <= 60, "{s}");
+    let s = t.wait("the countdown moving", |s| {
+        seconds(s).is_some_and(|n| n < first)
+    });
+    assert!(s.contains("AWAITING APPROVAL"), "{s}");
+    t.keys(&["a"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
+fn a_failed_command_s_row_and_status_line_show_its_error_not_its_progress() {
+    let program = |update: &str| {
+        format!(
+            "resources:\n  hook:\n    type: command:local:Command\n    properties:\n      create: echo created\n      update: {update:?}\n"
+        )
+    };
+    let env = Env::new(&program("echo updated"));
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.write(
+        "Pulumi.yaml",
+        &format!(
+            "name: e2e\nruntime: yaml\n{}",
+            program("echo updating…; echo 'ERROR: disk full' >&2; exit 3")
+        ),
+    );
+    let t = Tmux::start(&env, 200, 45, &["up", "--stack", "dev", "--yes"]);
+    let s = t.wait_for("FAILED");
+    let row = last_line_with(&s, "── hook ");
+    assert!(
+        row.contains("failed") && row.contains("ERROR: disk full"),
+        "{row}\n{s}"
+    );
+    let (cause, command) = (row.find("ERROR: disk full"), row.find("command \""));
+    assert!(
+        command.is_none_or(|c| cause < Some(c)),
+        "the cause comes before the command:\n{row}"
+    );
+    let status = s.lines().last().unwrap_or_default();
+    assert!(status.contains("hook: ERROR: disk full"), "{status}\n{s}");
+    assert!(!status.contains("update failed"), "{status}");
+    t.quit_and_expect_restored(1);
+}
+
+#[test]
+fn a_step_gate_approved_in_the_plan_runs_in_the_apply_without_asking() {
+    let env = deployed_cfg_changed();
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--approve", "updates=ask"],
+    );
+    t.wait("the gate listed in the preview", |s| {
+        s.contains("PREVIEW — y apply") && s.contains("will wait for approval")
+    });
+    t.keys(&["4", "a"]);
+    t.wait_for("the update of cfg will be approved when you apply (y)");
+    t.keys(&["y"]);
+    let approved = format!("update cfg (sim:index:Resource): approved by operator {OPERATOR}");
+    let s = t.wait("the apply done", |s| {
+        s.contains("DONE") && s.contains(&approved)
+    });
+    assert!(!s.contains("AWAITING APPROVAL"), "{s}");
+    t.quit_and_expect_restored(0);
 }

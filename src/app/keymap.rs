@@ -30,6 +30,11 @@ pub enum Action {
     FilterChar(char),
     FilterBackspace,
     FilterCommit,
+    /// A key typed where the stack's name is asked for.
+    NameChar(char),
+    NameBackspace,
+    /// Enter where the stack's name is asked for: apply if it is the name.
+    NameCommit,
     TogglePause,
     Approve,
     Decline,
@@ -124,6 +129,8 @@ pub struct KeyContext {
     pub searching: bool,
     /// A confirm dialog is open: `y`/`n`/Esc answer it.
     pub confirming: bool,
+    /// The stack's name is asked for: printable keys are the name.
+    pub typing_name: bool,
     /// A preview waits for `y`/`n`.
     pub preview_decision: bool,
     /// A preview waiting for `y`/`n` shows resources (not its pending replacements): `x`
@@ -181,6 +188,15 @@ pub fn map_key(key: KeyEvent, ctx: KeyContext) -> Option<Action> {
             KeyCode::Enter => Some(Action::FilterCommit),
             KeyCode::Backspace => Some(Action::FilterBackspace),
             KeyCode::Char(c) if !ctrl => Some(Action::FilterChar(c)),
+            _ => None,
+        };
+    }
+    if ctx.typing_name {
+        return match key.code {
+            KeyCode::Esc => Some(Action::Close),
+            KeyCode::Enter => Some(Action::NameCommit),
+            KeyCode::Backspace => Some(Action::NameBackspace),
+            KeyCode::Char(c) if !ctrl => Some(Action::NameChar(c)),
             _ => None,
         };
     }

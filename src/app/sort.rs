@@ -90,7 +90,7 @@ impl SortKey {
                 .then_with(by_name),
             // Longest first: the slow ones are what the operator looks for.
             SortKey::Duration => {
-                let now = model.clock.active_now();
+                let now = model.clock.now();
                 rb.elapsed(now).cmp(&ra.elapsed(now)).then_with(by_name)
             }
         }

@@ -30,6 +30,7 @@ pub fn key_context(ui: &UiState) -> KeyContext {
         in_log,
         searching: ui.log_search.active(),
         confirming: ui.overlay.confirm.is_some(),
+        typing_name: ui.overlay.typed_name.is_some(),
         preview_decision,
         marking: preview_decision && ui.nav.focus != ViewId::Pending,
     }
@@ -39,11 +40,23 @@ fn awaiting_decision(ui: &UiState) -> bool {
     key_context(ui).preview_decision
 }
 
+/// `y` on a finished plan: the apply runs the selection resolved now (or the whole plan,
+/// counted against the preview's steps).
+fn apply_preview(ui: &mut UiState, model: &Model) -> ConsoleExit {
+    ui.presets.applied_selection = ui.presets.selection.resolve(model);
+    ui.presets.expected_steps = ui
+        .presets
+        .applied_selection
+        .is_none()
+        .then(|| model.counts.previewed_steps());
+    ConsoleExit::Apply
+}
+
 /// Whether `a`/`x`/`A` may act on `c` now: a cascade the preview planned (decided for the
 /// apply), or one the live run holds for the operator.
 fn open_cascade(ui: &UiState, c: &Cascade) -> bool {
     if ui.deciding_preview() {
-        c.planned
+        c.to_decide()
     } else {
         c.waiting()
     }
@@ -83,13 +96,17 @@ pub fn update(
                     return Some(ConsoleExit::Quit { cancelled: true });
                 }
                 Some(Confirm::ApproveAll) if ui.deciding_preview() => {
-                    let planned: Vec<&Cascade> =
-                        model.approvals.all().iter().filter(|c| c.planned).collect();
+                    let planned: Vec<&Cascade> = model
+                        .approvals
+                        .all()
+                        .iter()
+                        .filter(|c| c.to_decide())
+                        .collect();
                     for c in &planned {
                         ui.presets.decide(c, true);
                     }
                     ui.overlay.notice = Some(format!(
-                        "{} replacement(s) will be approved when you apply (y)",
+                        "{} gate(s) will be approved when you apply (y)",
                         planned.len()
                     ));
                 }
@@ -123,15 +140,11 @@ pub fn update(
             }
         }
         Action::PreviewApply => match state {
-            RunState::Done => {
-                ui.presets.applied_selection = ui.presets.selection.resolve(model);
-                ui.presets.expected_steps = ui
-                    .presets
-                    .applied_selection
-                    .is_none()
-                    .then(|| model.counts.previewed_steps());
-                return Some(ConsoleExit::Apply);
+            // A whole-stack destroy applies once the stack's name is typed; a picked one on y.
+            RunState::Done if ui.name_to_apply.is_some() && ui.presets.selection.is_empty() => {
+                ui.overlay.typed_name = Some(String::new());
             }
+            RunState::Done => return Some(apply_preview(ui, model)),
             RunState::Failed | RunState::Cancelled => {
                 ui.overlay.notice = Some(match model.policies.first_mandatory() {
                     Some(v) => format!(
@@ -170,7 +183,8 @@ pub fn update(
                 Some(c) if ui.deciding_preview() => {
                     ui.presets.decide(c, approve);
                     ui.overlay.notice = Some(format!(
-                        "the replacement of {} will be {} when you apply (y)",
+                        "the {} of {} will be {} when you apply (y)",
+                        c.step.map_or("replacement", |(op, ..)| op.as_str()),
                         c.root.name(),
                         if approve { "approved" } else { "declined" }
                     ));
@@ -223,7 +237,28 @@ pub fn update(
             ui.nav.filter_input = None;
             set_filter(ui, model, Filter::default());
         }
+        Action::Close if ui.overlay.typed_name.is_some() => ui.overlay.typed_name = None,
         Action::Close => close(ui, model),
+        Action::NameChar(c) => ui
+            .overlay
+            .typed_name
+            .get_or_insert_with(String::new)
+            .push(c),
+        Action::NameBackspace => {
+            ui.overlay.typed_name.get_or_insert_with(String::new).pop();
+        }
+        Action::NameCommit => {
+            let typed = ui.overlay.typed_name.take().unwrap_or_default();
+            match &ui.name_to_apply {
+                Some(name) if *name == typed => return Some(apply_preview(ui, model)),
+                Some(name) => {
+                    ui.overlay.notice = Some(format!(
+                        "{typed:?} is not the stack's name ({name}): nothing was destroyed; y to try again"
+                    ));
+                }
+                None => {}
+            }
+        }
         Action::OpenDetails => {
             ui.ensure_selection(model);
             ui.overlay.details = ui.nav.selected.is_some();

@@ -90,6 +90,11 @@ pub(super) async fn run(
     // The header names the plan an `up --plan` is held to, in its preview and its run.
     let plan_title = args.plan.as_ref().map(|p| format!("plan {}", p.display()));
     let mut console = Console::enter()?;
+    // A destroy of the whole stack asks for its name before `y` applies, as `pulumi stack rm`
+    // does; a targeted one (or one picked in the plan) keeps y/n.
+    if operation == Operation::Destroy && args.targets.is_empty() && args.excludes.is_empty() {
+        console.ask_name_to_apply(&stack.name);
+    }
     let outcome = async {
         let mut planned = None;
         let read_only = operation == Operation::Preview || args.preview_only;

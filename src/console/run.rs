@@ -53,6 +53,8 @@ pub struct Console {
     presets: Presets,
     /// The last finished session's summary, printed once the terminal is back.
     report: Option<String>,
+    /// The stack's name a plan's `y` asks to be typed (a whole-stack destroy).
+    name_to_apply: Option<String>,
 }
 
 impl Console {
@@ -62,6 +64,7 @@ impl Console {
             input: EventStream::new(),
             presets: Presets::default(),
             report: None,
+            name_to_apply: None,
         })
     }
 
@@ -75,6 +78,12 @@ impl Console {
     /// none when the operator marked nothing.
     pub fn applied_selection(&self) -> Option<&Resolved> {
         self.presets.applied_selection.as_ref()
+    }
+
+    /// Plans shown from now on apply only once `stack`'s name is typed: a whole-stack destroy
+    /// asks for it as `pulumi stack rm` does.
+    pub fn ask_name_to_apply(&mut self, stack: &str) {
+        self.name_to_apply = Some(stack.to_string());
     }
 
     /// The summary of the last session that ended, to print after the console is dropped.
@@ -102,6 +111,7 @@ impl Console {
             leave_when_done,
             presets: &mut self.presets,
             report: &mut self.report,
+            name_to_apply: self.name_to_apply.clone(),
         };
         let ops = TerminalOps {
             reclaim,
@@ -161,6 +171,8 @@ pub(crate) struct Session<'a> {
     pub presets: &'a mut Presets,
     /// Set to the session's summary when it ends (left as it was when the run had none).
     pub report: &'a mut Option<String>,
+    /// The stack's name a plan's `y` asks to be typed, if any.
+    pub name_to_apply: Option<String>,
 }
 
 /// How long a finished session stays on screen before it leaves by itself.
@@ -201,6 +213,7 @@ where
         leave_when_done,
         presets,
         report,
+        name_to_apply,
     } = session;
     // Whatever was written to the terminal since the last frame (a warning printed between two
     // sessions) is wiped: the first frame is drawn in full, not by difference.
@@ -213,6 +226,7 @@ where
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
     ui.watch_only = !control.may_act();
+    ui.name_to_apply = name_to_apply;
     ui.presets = std::mem::take(presets);
     if ui.mode == ConsoleMode::Live
         && let Some(applied) = &ui.presets.applied_selection
@@ -543,6 +557,7 @@ mod tests {
             leave_when_done: false,
             presets: &mut presets,
             report: &mut report,
+            name_to_apply: None,
         };
         let ops = TerminalOps {
             reclaim: no_reclaim,

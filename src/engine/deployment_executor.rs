@@ -943,13 +943,13 @@ impl Loop {
                 Gate::Cascade(cascade)
             }
             None => match Gate::governed(&chain.steps) {
-                Some((op, urn, kind)) if !self.opts.is_preview() => Gate::Step {
+                Some((op, urn, kind)) => Gate::Step {
                     id: self.sg.next_gate(),
                     kind: self.violations_gate(&urn).unwrap_or(kind),
                     op,
                     urn,
                 },
-                _ => return self.submit(chain),
+                None => return self.submit(chain),
             },
         };
         self.open_gate(chain, gate);
@@ -968,12 +968,13 @@ impl Loop {
     /// Applies the policy to a chain at its gate: runs it, declines it, or holds it for a
     /// decision (from the decision file at once, or declined when no one can decide).
     fn open_gate(&mut self, chain: Chain, gate: Gate) {
-        if self.opts.is_preview() {
-            return self.submit(chain);
-        }
         let cascade = matches!(gate, Gate::Cascade(_));
         let policy = self.opts.approvals.policy(gate.kind(), gate.urn(), cascade);
         let parked = Parked { chain, gate };
+        if self.opts.is_preview() {
+            self.foretell(&parked, policy);
+            return self.submit(parked.chain);
+        }
         match policy {
             ApprovalPolicy::Auto if cascade => self.decide(parked, true, Decider::Policy),
             ApprovalPolicy::Auto => self.submit(parked.chain),
@@ -1005,6 +1006,26 @@ impl Loop {
                     self.parked.insert(parked.gate.id(), parked);
                 }
             }
+        }
+    }
+
+    /// Tells a preview's displays what the apply will do at this gate: a step a policy holds
+    /// or declines is announced as in the apply, and a gate the policy decides (`auto`,
+    /// `decline`) carries that decision, so only what the operator must decide reads so.
+    fn foretell(&self, p: &Parked, policy: ApprovalPolicy) {
+        let cascade = matches!(p.gate, Gate::Cascade(_));
+        if policy == ApprovalPolicy::Auto && !cascade {
+            return;
+        }
+        self.announce_gate(p, policy);
+        if policy != ApprovalPolicy::Ask {
+            self.events.send(EngineEvent::Decision {
+                cascade: p.gate.id(),
+                op: p.gate.op(),
+                urn: p.gate.urn().clone(),
+                approved: policy == ApprovalPolicy::Auto,
+                by: Decider::Policy,
+            });
         }
     }
 

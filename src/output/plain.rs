@@ -264,7 +264,11 @@ impl<W: Write> ProgressPrinter<W> {
                     row(
                         *op,
                         urn,
-                        &format!("waiting for a decision ({}=ask)", kind.as_str())
+                        &format!(
+                            "{} for a decision ({}=ask)",
+                            if self.preview { "will wait" } else { "waiting" },
+                            kind.as_str()
+                        )
                     )
                 )?;
             }

@@ -52,9 +52,7 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     let elapsed = if m.run.preview {
         String::new()
     } else {
-        c.elapsed(m.clock.active_now())
-            .map(duration)
-            .unwrap_or_default()
+        c.elapsed(m.clock.now()).map(duration).unwrap_or_default()
     };
     let mut tail: Vec<Span<'static>> = Vec::new();
     if !mark.is_empty() {
@@ -213,6 +211,7 @@ mod tests {
                 })
                 .collect(),
             decided: None,
+            deadline: None,
             at: Duration::ZERO,
             planned: false,
             abandoned: false,

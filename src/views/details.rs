@@ -192,10 +192,17 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         }
     }
     if let Some(c) = r.cascade.and_then(|id| m.approvals.get(id)) {
-        out.push(Line::styled(
-            format!("cascade of {} (delete-before-replace):", c.root.name()),
-            t.bold(),
-        ));
+        let gate = match c.step {
+            Some((op, kind, asked)) => format!(
+                "approval gate: {} of {} ({}={})",
+                op.as_str(),
+                c.root.name(),
+                kind.as_str(),
+                if asked { "ask" } else { "decline" }
+            ),
+            None => format!("cascade of {} (delete-before-replace):", c.root.name()),
+        };
+        out.push(Line::styled(gate, t.bold()));
         for member in &c.members {
             out.push(Line::raw(format!(
                 "    {}: {}",

@@ -1,5 +1,6 @@
-//! The confirm dialog: the one place the console asks before acting (cancel, quit while
-//! running, approve every pending replacement).
+//! The confirm dialogs: the one place the console asks before acting (cancel, quit while
+//! running, approve every pending replacement), and the stack's name a whole-stack destroy
+//! asks to be typed.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Alignment, Rect};
@@ -36,6 +37,47 @@ impl ConfirmDialog {
                 "Each one runs now; gates of other kinds keep waiting.",
             ),
         }
+    }
+}
+
+/// The prompt a whole-stack destroy's `y` opens: the stack's name must be typed, as
+/// `pulumi stack rm` asks, so that a `y` meant for another stack destroys nothing.
+pub struct NameDialog<'a> {
+    pub stack: &'a str,
+    pub typed: &'a str,
+    pub theme: Theme,
+}
+
+impl Widget for NameDialog<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let t = self.theme;
+        Clear.render(area, buf);
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(t.alert_border())
+            .title(Span::styled(
+                format!(" Destroy every resource of stack {}? ", self.stack),
+                t.alert(),
+            ));
+        Paragraph::new(vec![
+            Line::raw(format!(
+                "Type the stack's name ({}) to confirm:",
+                self.stack
+            )),
+            Line::raw(""),
+            Line::styled(format!("> {}_", self.typed), t.bold()),
+            Line::raw(""),
+            Line::from(vec![
+                Span::styled("Enter", t.bold()),
+                Span::raw(" destroy    "),
+                Span::styled("Esc", t.bold()),
+                Span::raw(" back"),
+            ]),
+        ])
+        .alignment(Alignment::Center)
+        .wrap(Wrap { trim: true })
+        .block(block)
+        .render(area, buf);
     }
 }
 

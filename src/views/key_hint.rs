@@ -75,7 +75,7 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
         }
     }
     let decidable = if ui.deciding_preview() {
-        applicable && model.approvals.all().iter().any(|c| c.planned)
+        applicable && model.approvals.all().iter().any(|c| c.to_decide())
     } else {
         !ui.read_only_preview() && model.approvals.undecided() > 0
     };

@@ -14,6 +14,7 @@ use crate::app::ui_state::Scroll;
 use crate::engine::Severity;
 
 use super::frame::frame;
+use super::resources::info_text;
 use super::text::{fit_words, offset, width, wrap_words};
 use super::theme::Theme;
 
@@ -199,16 +200,25 @@ impl Widget for LogLine<'_> {
         let t = self.theme;
         let hints_w = self.hints.width().min(area.width as usize);
         let room = (area.width as usize).saturating_sub(hints_w + 7);
-        // Once something failed, the latest error stays in sight (`e` shows each one).
+        // Once something failed, the latest error stays in sight (`e` shows each one): a
+        // failed resource's own, root cause first, before what the run made of it.
         let log = self.model.log.entries();
-        let last = if self.model.counts.failed() > 0 {
-            log.iter().rev().find(|e| e.severity == Severity::Error)
-        } else {
-            None
-        }
-        .or_else(|| log.iter().rev().find(|e| e.severity >= Severity::Info));
+        let failed = self.model.counts.failed() > 0;
+        let errors = || log.iter().rev().filter(|e| e.severity == Severity::Error);
+        let root_cause = errors().filter(|_| failed).find_map(|e| {
+            let r = self.model.get(e.urn.as_ref()?)?;
+            r.error.is_some().then(|| (e, info_text(r).0))
+        });
+        let last = errors()
+            .find(|_| failed)
+            .or_else(|| log.iter().rev().find(|e| e.severity >= Severity::Info));
         let mut spans = vec![Span::styled(" Log  ", t.bold())];
-        if let Some(e) = last {
+        if let Some((e, cause)) = root_cause {
+            let mut head = entry_head(e, t);
+            let used: usize = head.iter().map(|s| width(&s.content)).sum();
+            head.push(Span::raw(fit_words(&cause, room.saturating_sub(used))));
+            spans.extend(head.into_iter().skip(1));
+        } else if let Some(e) = last {
             spans.extend(entry_line(e, t, room).spans.into_iter().skip(1));
         }
         buf.set_line(area.x, area.y, &Line::from(spans), room as u16 + 6);

@@ -1,6 +1,8 @@
 //! Pending replacements: each delete-before-replace cascade with its root, every dependent and
 //! why it goes too, a small picture of the cascade, and the keys that decide it.
 
+use std::time::Duration;
+
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -92,7 +94,7 @@ fn picture(c: &Cascade, w: usize) -> String {
 /// Lines for one cascade.
 fn cascade_lines(
     c: &Cascade,
-    preset: Option<bool>,
+    (preset, now): (Option<bool>, Duration),
     t: Theme,
     w: usize,
     under_cursor: bool,
@@ -107,9 +109,22 @@ fn cascade_lines(
                 t.op(crate::engine::StepOp::Create),
             ),
             Some(false) => ("declined for the apply: kept".to_string(), t.dim()),
-            None => ("planned".to_string(), t.op(crate::engine::StepOp::Replace)),
+            None => (
+                "will wait for approval".to_string(),
+                t.op(crate::engine::StepOp::Replace),
+            ),
         },
-        None => ("waiting for approval".to_string(), t.alert()),
+        None => match c.deadline {
+            // The approval timeout counts down, whole seconds rounded up.
+            Some(at) => (
+                format!(
+                    "waiting for approval · declined in {}s",
+                    at.saturating_sub(now).as_millis().div_ceil(1000)
+                ),
+                t.alert(),
+            ),
+            None => ("waiting for approval".to_string(), t.alert()),
+        },
         Some((true, by)) => (
             format!("approved by {by}"),
             t.op(crate::engine::StepOp::Create),
@@ -117,30 +132,27 @@ fn cascade_lines(
         Some((false, by)) => (format!("declined by {by}: kept"), t.dim()),
     };
     let pointer = if under_cursor { "▸ " } else { "  " };
+    // The gate's kind stays when the line is narrow; the type goes first.
+    let kind = match c.step {
+        Some((op, kind, asked)) => format!(
+            "  {}  {}={}  ",
+            op.as_str(),
+            kind.as_str(),
+            if asked { "ask" } else { "decline" }
+        ),
+        None => "  delete-before-replace  ".to_string(),
+    };
     let mut head = vec![
         Span::styled(pointer, t.accent()),
         Span::styled(c.root.name().to_string(), t.bold()),
-        Span::styled(
-            match c.step {
-                Some((op, kind, asked)) => format!(
-                    "  ({root_type})  {}  {}={}  ",
-                    op.as_str(),
-                    kind.as_str(),
-                    if asked { "ask" } else { "decline" }
-                ),
-                None => format!("  ({root_type})  delete-before-replace  "),
-            },
-            t.dim(),
-        ),
+        Span::styled(format!("  ({root_type})"), t.dim()),
+        Span::styled(kind, t.dim()),
     ];
     let used: usize = head.iter().map(|s| width(&s.content)).sum();
-    if used + width(&state) <= w {
-        head.push(Span::styled(state, style));
-    } else {
-        head.truncate(2);
-        head.push(Span::raw("  "));
-        head.push(Span::styled(state, style));
+    if used + width(&state) > w {
+        head.remove(2);
     }
+    head.push(Span::styled(state, style));
     let mut line = Line::from(head);
     if under_cursor {
         line = line.patch_style(t.selected());
@@ -179,7 +191,7 @@ impl StatefulWidget for PendingView<'_> {
             m.approvals
                 .all()
                 .iter()
-                .filter(|c| c.planned && self.presets.get(c).is_none())
+                .filter(|c| c.to_decide() && self.presets.get(c).is_none())
                 .count()
         } else {
             m.approvals.undecided()
@@ -228,7 +240,13 @@ impl StatefulWidget for PendingView<'_> {
         for (k, c) in cascades.iter().enumerate() {
             starts.push(lines.len());
             let preset = self.presets.get(c);
-            lines.extend(cascade_lines(c, preset, t, w, self.focused && k == cursor));
+            lines.extend(cascade_lines(
+                c,
+                (preset, m.clock.now()),
+                t,
+                w,
+                self.focused && k == cursor,
+            ));
         }
         if lines.is_empty() {
             lines.push(Line::styled("no delete-before-replace cascade", t.dim()));

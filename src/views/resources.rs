@@ -85,6 +85,24 @@ pub(super) fn shown_op(r: &Resource) -> Option<StepOp> {
     r.op.filter(|_| r.status != Status::Skipped)
 }
 
+/// An error on one line, its root cause first: a multi-line error whose first line introduces
+/// the rest (`command "…" failed with exit status 3:` over the command's `ERROR: disk full`)
+/// reads `ERROR: disk full · command "…" failed with exit status 3`, so that a cut row or status
+/// line keeps the cause rather than the command text.
+pub fn root_cause_first(error: &str) -> String {
+    let lines: Vec<&str> = error
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    match lines.split_first() {
+        Some((head, rest)) if !rest.is_empty() && head.ends_with(':') => {
+            format!("{} · {}", rest.join(" "), head.trim_end_matches(':'))
+        }
+        _ => lines.join(" "),
+    }
+}
+
 /// What the info column says: the error, why it is replaced, what changed, or the last message.
 pub fn info_text(r: &Resource) -> (String, bool) {
     if let Some(e) = &r.error {
@@ -96,14 +114,7 @@ pub fn info_text(r: &Resource) -> (String, bool) {
             .map(|(_, m)| m)
             .or_else(|| e.strip_prefix(&format!("resource {} ", r.urn.as_str())))
             .unwrap_or(e);
-        // One line: a multi-line error (a command's output under its exit status) keeps a
-        // space between its lines rather than gluing them ("exit status 3:ERROR").
-        let brief: Vec<&str> = brief
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .collect();
-        return (brief.join(" "), true);
+        return (root_cause_first(brief), true);
     }
     let changes = r.changes();
     if !changes.replace_keys.is_empty() {
@@ -258,9 +269,7 @@ impl ResourcesView<'_> {
         // A time only means something for work done or under way in a live run.
         let timed = !m.run.preview && r.op != Some(StepOp::Same);
         let elapsed = if timed {
-            r.elapsed(m.clock.active_now())
-                .map(duration)
-                .unwrap_or_default()
+            r.elapsed(m.clock.now()).map(duration).unwrap_or_default()
         } else {
             String::new()
         };

@@ -15,7 +15,7 @@ use crate::app::ui_state::{UiState, ViewId};
 
 use super::chains::ChainsView;
 use super::details::DetailsView;
-use super::dialog::ConfirmDialog;
+use super::dialog::{ConfirmDialog, NameDialog};
 use super::diffs::{DiffGauge, DiffsView};
 use super::graph::GraphView;
 use super::help::HelpView;
@@ -253,5 +253,13 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
     }
     if let Some(confirm) = ui.overlay.confirm {
         ConfirmDialog { confirm, theme }.render(centered(body, 60, 7), buf);
+    }
+    if let (Some(typed), Some(stack)) = (&ui.overlay.typed_name, &ui.name_to_apply) {
+        NameDialog {
+            stack,
+            typed,
+            theme,
+        }
+        .render(centered(body, 60, 8), buf);
     }
 }

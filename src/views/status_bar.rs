@@ -11,7 +11,7 @@ use crate::app::model::{Model, RunState};
 use crate::app::ui_state::UiState;
 use crate::engine::StepOp;
 
-use super::text::{clock, width};
+use super::text::{clock, fit_words, width};
 use super::theme::Theme;
 
 /// The top bar widget.
@@ -31,6 +31,12 @@ const COUNTED: [StepOp; 7] = [
     StepOp::Import,
     StepOp::Refresh,
 ];
+
+/// The phase's priority: kept whole when it fits, else cut to the room the others leave.
+const PHASE: u8 = 5;
+
+/// A phase cut shorter than this says nothing: it is left out.
+const PHASE_MIN: usize = 12;
 
 impl StatusBar<'_> {
     fn segments(&self) -> Vec<(u8, Vec<Span<'static>>)> {
@@ -61,7 +67,7 @@ impl StatusBar<'_> {
             ],
         ));
         if let Some(phase) = &self.ui.title.phase {
-            segs.push((5, vec![Span::styled(phase.clone(), t.accent())]));
+            segs.push((PHASE, vec![Span::styled(phase.clone(), t.accent())]));
         }
         let preview_decision = matches!(
             self.ui.mode,
@@ -155,10 +161,11 @@ impl StatusBar<'_> {
         let planned = m.run.preview || m.run.summary.as_ref().is_some_and(|s| s.preview);
         let mut counts: Vec<Span<'static>> = Vec::new();
         for op in COUNTED {
-            let n = if planned {
-                m.counts.planned(op)
-            } else {
-                m.counts.done(op)
+            // Once over, the bar counts what the summary below counts.
+            let n = match &m.run.summary {
+                Some(s) => s.counts.get(&op).copied().unwrap_or(0),
+                None if planned => m.counts.planned(op),
+                None => m.counts.done(op),
             };
             if n > 0 {
                 if !counts.is_empty() {
@@ -199,12 +206,26 @@ impl Widget for StatusBar<'_> {
         order.sort_by_key(|&i| segs[i].0);
         let mut keep = vec![false; segs.len()];
         let mut used = 0;
-        for i in order {
+        for &i in &order {
             let w = seg_width(&segs[i].1) + if used == 0 { 0 } else { gap };
             if used + w <= area.width as usize {
                 keep[i] = true;
                 used += w;
             }
+        }
+        // A long phase (a demo's, a plan file's name) is cut, never pushing the title out.
+        let mut segs = segs;
+        let room = (area.width as usize).saturating_sub(used + gap);
+        let phase = self.ui.title.phase.as_deref();
+        let cut = (0..segs.len()).find(|&i| {
+            segs[i].0 == PHASE && !keep[i] && phase == Some(segs[i].1[0].content.as_ref())
+        });
+        if let Some(i) = cut
+            && room >= PHASE_MIN
+        {
+            let span = &mut segs[i].1[0];
+            span.content = fit_words(&span.content, room).into();
+            keep[i] = true;
         }
         let mut spans: Vec<Span> = Vec::new();
         for (i, (_, s)) in segs.into_iter().enumerate() {

@@ -18,7 +18,7 @@ use stepdeck::bench_support::builtin_factory;
 use stepdeck::engine::run::events::PendingCreate;
 use stepdeck::engine::{
     Control, Deployment, EngineEvent, EventSink, NullJournal, Options, Outcome, Severity, Snapshot,
-    Urn,
+    StepOp, Urn,
 };
 use stepdeck::views::{Theme, draw};
 
@@ -109,6 +109,20 @@ fn finished_preview() -> Model {
     preview_ending(Outcome::Succeeded)
 }
 
+/// What a preview's summary counts: each op as planned (as the engine's summary does).
+fn planned_counts(m: &Model) -> BTreeMap<StepOp, usize> {
+    [
+        StepOp::Create,
+        StepOp::Update,
+        StepOp::Replace,
+        StepOp::Delete,
+    ]
+    .into_iter()
+    .map(|op| (op, m.counts.planned(op)))
+    .filter(|&(_, n)| n > 0)
+    .collect()
+}
+
 fn preview_ending(outcome: Outcome) -> Model {
     let mut m = Model::new();
     for (at, e) in sample_timeline() {
@@ -124,7 +138,7 @@ fn preview_ending(outcome: Outcome) -> Model {
         m.apply(&e);
     }
     m.apply(&EngineEvent::Summary {
-        counts: BTreeMap::new(),
+        counts: planned_counts(&m),
         declined: 0,
         duration: Duration::from_secs(4),
         outcome,
@@ -330,7 +344,7 @@ fn a_skipped_step_s_row_shows_no_change_sign() {
 }
 
 #[test]
-fn a_multi_line_error_reads_as_one_line_on_its_row() {
+fn a_multi_line_error_reads_as_one_line_on_its_row_root_cause_first() {
     let mut m = sample_model();
     let urn = stepdeck::app::sample::sample_urn("sim:index:Resource", "hook");
     m.apply(&EngineEvent::StepFailed {
@@ -349,7 +363,7 @@ fn a_multi_line_error_reads_as_one_line_on_its_row() {
     assert!(is_error);
     assert_eq!(
         info,
-        "command \"exit 3\" failed with exit status 3: ERROR: disk full"
+        "ERROR: disk full · command \"exit 3\" failed with exit status 3"
     );
 }
 
@@ -585,21 +599,21 @@ fn preview_with_violations() -> Model {
             EnforcementLevel::Mandatory,
             "Databases run a supported engine\npg15 is end of life",
         ),
-        EngineEvent::Summary {
-            counts: BTreeMap::new(),
-            declined: 0,
-            duration: Duration::from_secs(4),
-            outcome: Outcome::Failed(stepdeck::engine::RunFailure::new(
-                stepdeck::engine::FailureCause::Step,
-                "preview failed",
-            )),
-            preview: true,
-            policy_packs: Default::default(),
-        },
     ];
     for e in &events {
         m.apply(e);
     }
+    m.apply(&EngineEvent::Summary {
+        counts: planned_counts(&m),
+        declined: 0,
+        duration: Duration::from_secs(4),
+        outcome: Outcome::Failed(stepdeck::engine::RunFailure::new(
+            stepdeck::engine::FailureCause::Step,
+            "preview failed",
+        )),
+        preview: true,
+        policy_packs: Default::default(),
+    });
     m
 }
 

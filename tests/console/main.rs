@@ -9,7 +9,9 @@ mod console_support;
 #[path = "../policy_support/mod.rs"]
 mod policy_support;
 
+mod console_clock;
 mod console_graph;
+mod console_header;
 mod console_operator_keys;
 mod console_plans;
 mod console_policy_packs;

@@ -25,6 +25,8 @@ pub struct Cascade {
     pub planned: bool,
     /// The run ended (failed or cancelled) before anyone decided: it will not run.
     pub abandoned: bool,
+    /// When an approval timeout declines it if still undecided (console clock).
+    pub deadline: Option<Duration>,
     /// A single step's gate, with no members: its operation, kind, and whether its policy
     /// asks (else it declines). `None` for a delete-before-replace cascade.
     pub step: Option<(StepOp, ApprovalKind, bool)>,
@@ -34,6 +36,12 @@ impl Cascade {
     /// Whether the operator still has to decide it.
     pub fn waiting(&self) -> bool {
         self.decided.is_none() && !self.planned && !self.abandoned
+    }
+
+    /// Whether the operator may decide it in the preview for the apply: planned, and not
+    /// decided already by its policy.
+    pub fn to_decide(&self) -> bool {
+        self.planned && self.decided.is_none()
     }
 
     /// The root, then the members (as the engine lists them).
@@ -90,6 +98,7 @@ impl Approvals {
                     at: now,
                     planned: preview,
                     abandoned: false,
+                    deadline: None,
                     step: None,
                 });
                 self.index.insert(id, self.cascades.len() - 1);
@@ -106,6 +115,18 @@ impl Approvals {
     pub(super) fn set_step(&mut self, id: CascadeId, step: (StepOp, ApprovalKind, bool)) {
         if let Some(&k) = self.index.get(&id) {
             self.cascades[k].step = Some(step);
+        }
+    }
+
+    /// The latest gate held on `root` that still waits is declined at `at` unless decided.
+    pub(super) fn set_deadline(&mut self, root: &Urn, at: Duration) {
+        if let Some(c) = self
+            .cascades
+            .iter_mut()
+            .rev()
+            .find(|c| c.root == *root && c.waiting())
+        {
+            c.deadline = Some(at);
         }
     }
 

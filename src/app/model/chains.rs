@@ -36,16 +36,24 @@ pub struct Chain {
     pub finished_steps: usize,
     pub started: Option<Duration>,
     pub ended: Option<Duration>,
+    /// Wall time of its finished steps, as the engine measured them.
+    pub busy: Duration,
+    /// When its running step started (console clock).
+    pub step_started: Option<Duration>,
     pub cascade: Option<CascadeId>,
     /// One of its own steps failed (as opposed to being stopped from outside).
     pub failed: bool,
 }
 
 impl Chain {
-    /// Time since the chain started, up to its end.
+    /// The wall time of its steps, as the tree counts a resource's: a pause while a step
+    /// runs is in it, the wait between steps is not. `None` before it started.
     pub fn elapsed(&self, now: Duration) -> Option<Duration> {
-        let start = self.started?;
-        Some(self.ended.unwrap_or(now).saturating_sub(start))
+        self.started?;
+        let running = self
+            .step_started
+            .map_or(Duration::ZERO, |s| now.saturating_sub(s));
+        Some(self.busy + running)
     }
 }
 
@@ -117,11 +125,11 @@ impl Chains {
     }
 
     /// The chain started on `worker`.
-    pub(super) fn start(&mut self, id: ChainId, worker: WorkerId, active: Duration) {
+    pub(super) fn start(&mut self, id: ChainId, worker: WorkerId, now: Duration) {
         let c = self.ensure(id);
         let ch = &mut self.chains[c];
         ch.worker = Some(worker);
-        ch.started.get_or_insert(active);
+        ch.started.get_or_insert(now);
         self.set_state(c, ChainState::Running);
     }
 
@@ -131,12 +139,13 @@ impl Chains {
         id: ChainId,
         (op, urn): (StepOp, &Urn),
         worker: WorkerId,
-        active: Duration,
+        now: Duration,
     ) {
         let c = self.ensure(id);
         let ch = &mut self.chains[c];
         ch.worker = Some(worker);
-        ch.started.get_or_insert(active);
+        ch.started.get_or_insert(now);
+        ch.step_started = Some(now);
         ch.current = ch
             .steps
             .iter()
@@ -150,25 +159,29 @@ impl Chains {
     }
 
     /// Its running step finished (or failed, `failed`).
-    pub(super) fn finish_step(&mut self, id: ChainId, failed: bool) {
+    /// Its running step ended after `duration` (the engine's wall time of it).
+    pub(super) fn finish_step(&mut self, id: ChainId, failed: bool, duration: Duration) {
         let c = self.ensure(id);
         let ch = &mut self.chains[c];
         ch.current = None;
+        ch.busy += duration;
+        ch.step_started = None;
         ch.finished_steps += 1;
         ch.failed |= failed;
     }
 
     /// The chain ended (`ok` when every step ran); `None` for a declined chain, which never
     /// ran and whose steps were settled when it was declined.
-    pub(super) fn finish(&mut self, id: ChainId, ok: bool, active: Duration) -> Option<Ended> {
+    pub(super) fn finish(&mut self, id: ChainId, ok: bool, now: Duration) -> Option<Ended> {
         let c = self.ensure(id);
         if self.chains[c].state == ChainState::Declined {
             return None;
         }
         let ch = &mut self.chains[c];
         let was_running = ch.started.is_some() && ch.ended.is_none();
-        ch.ended = Some(active);
+        ch.ended = Some(now);
         ch.current = None;
+        ch.step_started = None;
         let failed = ch.failed;
         let state = if ok {
             ChainState::Done
@@ -239,6 +252,8 @@ impl Chains {
             finished_steps: 0,
             started: None,
             ended: None,
+            busy: Duration::ZERO,
+            step_started: None,
             cascade: None,
             failed: false,
         }));

@@ -1,6 +1,6 @@
-//! The console's clocks: time since the console started, and the same without the time spent
-//! paused (what step, chain and run times are measured on, so a pause does not make them look
-//! slow).
+//! The console's clocks: time since the console started (what step and chain times are
+//! measured on: the wall time of a step, as Pulumi shows it), and the same without the time
+//! spent paused (the run's time, shown with its pauses apart).
 
 use std::time::Duration;
 

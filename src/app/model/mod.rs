@@ -26,7 +26,7 @@ mod tests;
 use std::time::Duration;
 
 use crate::engine::run::events::{
-    CascadeId, CascadeMember, ChainId, Decider, PAUSED_BY_NOTE, StepInfo,
+    APPROVAL_TIMEOUT_NOTE, CascadeId, CascadeMember, ChainId, Decider, PAUSED_BY_NOTE, StepInfo,
 };
 use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::steps::drift::refresh_result;
@@ -186,7 +186,6 @@ impl Model {
     /// Applies one event; O(1) amortised apart from the sizes of the event's own lists.
     pub fn apply(&mut self, e: &EngineEvent) {
         let now = self.clock.now();
-        let active = self.clock.active_now();
         let live = !self.run.preview;
         self.version += 1;
         match e {
@@ -252,6 +251,14 @@ impl Model {
                 if let Some(who) = message.strip_prefix(PAUSED_BY_NOTE) {
                     self.run.pause_cause = Some(format!("by {who}"));
                 }
+                let timeout = message
+                    .strip_prefix(APPROVAL_TIMEOUT_NOTE)
+                    .and_then(|s| s.strip_suffix('s')?.parse().ok());
+                if let (Some(secs), Some(root)) = (timeout, urn) {
+                    let at = now + Duration::from_secs(secs);
+                    self.approvals.set_deadline(root, at);
+                    return;
+                }
                 self.diagnostic(urn.as_ref(), *severity, message, *ephemeral);
             }
             EngineEvent::Summary {
@@ -307,22 +314,21 @@ impl Model {
             }
             EngineEvent::ChainStarted { chain, worker } => {
                 self.run.workers_busy += 1;
-                self.chains.start(*chain, *worker, active);
+                self.chains.start(*chain, *worker, now);
             }
-            EngineEvent::ChainFinished { chain, ok } => self.chain_finished(*chain, *ok, active),
+            EngineEvent::ChainFinished { chain, ok } => self.chain_finished(*chain, *ok, now),
             EngineEvent::StepStarted {
                 chain,
                 op,
                 urn,
                 worker,
             } => {
-                self.chains.start_step(*chain, (*op, urn), *worker, active);
+                self.chains.start_step(*chain, (*op, urn), *worker, now);
                 let i = self.rows.ensure(urn);
                 self.rows.set_running(i, true);
-                let at = (now, active);
                 self.rows
                     .row_mut(i)
-                    .start_step(*op, *worker, *chain, at, !live);
+                    .start_step(*op, *worker, *chain, now, !live);
                 if live {
                     let message = format!("{} started on worker {worker}", op.as_str());
                     self.log_line(Severity::Info, Some(urn), message);
@@ -336,17 +342,16 @@ impl Model {
                 outputs,
                 duration,
             } => {
-                self.chains.finish_step(*chain, false);
+                self.chains.finish_step(*chain, false, *duration);
                 let i = self.rows.ensure(urn);
                 self.rows.set_running(i, false);
                 if *op == StepOp::Refresh && self.run.operation == Some(Operation::Refresh) {
                     self.drift(i, id.is_some().then_some(outputs), live);
                 }
-                let at = (now, active);
                 let counted = self
                     .rows
                     .row_mut(i)
-                    .finish_step(*op, outputs, *duration, at, !live);
+                    .finish_step(*op, outputs, *duration, now, !live);
                 if let Some(op) = counted {
                     self.counts.done_step(op);
                 }
@@ -363,7 +368,7 @@ impl Model {
                 error,
                 duration,
             } => {
-                self.chains.finish_step(*chain, true);
+                self.chains.finish_step(*chain, true, *duration);
                 if live {
                     self.counts.settle(1);
                 }
@@ -419,9 +424,14 @@ impl Model {
                 self.approvals.set_step(*gate, (*op, *kind, *asked));
                 if *asked {
                     let message = format!(
-                        "{} of {} waits for a decision ({}=ask)",
+                        "{} of {} {} for a decision ({}=ask)",
                         op.as_str(),
                         urn,
+                        if self.run.preview {
+                            "will wait"
+                        } else {
+                            "waits"
+                        },
                         kind.as_str()
                     );
                     self.note(Severity::Warning, &message);
@@ -569,8 +579,8 @@ impl Model {
 
     /// A chain ended: its worker is free, and when it stopped short, the steps it did not
     /// reach are skipped.
-    fn chain_finished(&mut self, chain: ChainId, ok: bool, active: Duration) {
-        let Some(ended) = self.chains.finish(chain, ok, active) else {
+    fn chain_finished(&mut self, chain: ChainId, ok: bool, now: Duration) {
+        let Some(ended) = self.chains.finish(chain, ok, now) else {
             return;
         };
         if ended.was_running {

@@ -224,8 +224,8 @@ impl Resource {
         (self.name_prefix, self.name(), self.urn.as_str())
     }
 
-    /// Time spent so far: the running step counts up to `now` (the model's active clock, which
-    /// stands still while paused).
+    /// The wall time of its steps, as Pulumi shows a step's: the running step counts up to
+    /// `now` (the console clock), a pause included.
     pub fn elapsed(&self, now: Duration) -> Option<Duration> {
         match (self.status, self.started) {
             (Status::Running, Some(s)) => Some(self.busy + now.saturating_sub(s)),
@@ -304,12 +304,12 @@ impl Resource {
         op: StepOp,
         worker: WorkerId,
         chain: ChainId,
-        (now, active): (Duration, Duration),
+        now: Duration,
         preview: bool,
     ) {
         self.status = Status::Running;
         self.running_op = Some(op);
-        self.started = Some(active);
+        self.started = Some(now);
         self.worker = Some(worker);
         self.chain = Some(chain);
         if !preview {
@@ -324,7 +324,7 @@ impl Resource {
         op: StepOp,
         outputs: &PropertyMap,
         duration: Duration,
-        (now, active): (Duration, Duration),
+        now: Duration,
         preview: bool,
     ) -> Option<StepOp> {
         self.running_op = None;
@@ -339,7 +339,7 @@ impl Resource {
         self.status = if self.status == Status::Declined {
             Status::Declined
         } else if self.steps_finished >= self.steps_planned && (preview || !waits_for_create) {
-            self.ended = Some(active);
+            self.ended = Some(now);
             Status::Done
         } else {
             Status::Planned

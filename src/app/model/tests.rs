@@ -586,12 +586,18 @@ fn a_cancel_or_a_failure_leaves_nothing_waiting_and_stopped_chains_are_skipped()
 }
 
 #[test]
-fn time_paused_is_left_out_of_elapsed_times() {
+fn the_run_leaves_paused_time_out_and_a_running_step_counts_wall_time() {
     let mut m = live();
     let u = urn("sim:index:Server", "a");
     plan(&mut m, 1, &[(StepOp::Create, &u)]);
     m.apply(&EngineEvent::ChainStarted {
         chain: 1,
+        worker: 0,
+    });
+    m.apply(&EngineEvent::StepStarted {
+        chain: 1,
+        op: StepOp::Create,
+        urn: u.clone(),
         worker: 0,
     });
     m.set_now(Duration::from_secs(1));
@@ -601,10 +607,10 @@ fn time_paused_is_left_out_of_elapsed_times() {
     m.apply(&EngineEvent::Resumed);
     m.set_now(Duration::from_secs(6));
     assert_eq!(m.elapsed(), Duration::from_secs(2));
-    assert_eq!(
-        m.chains.get(1).unwrap().elapsed(m.clock.active_now()),
-        Some(Duration::from_secs(2))
-    );
+    let six = Some(Duration::from_secs(6));
+    let now = m.clock.now();
+    assert_eq!(m.chains.get(1).unwrap().elapsed(now), six);
+    assert_eq!(m.get(&u).unwrap().elapsed(now), six);
     assert_eq!(m.clock.paused_time(), Duration::from_secs(4));
     let log: Vec<&str> = m.log.entries().iter().map(|e| e.message.as_str()).collect();
     assert!(log.iter().any(|l| l.starts_with("paused by the operator")));

@@ -49,6 +49,9 @@ pub struct UiState {
     pub jump: Option<Jump>,
     /// The Log's search.
     pub log_search: LogSearch,
+    /// The stack's name, when `y` applies only once it is typed (a whole-stack destroy, as
+    /// `pulumi stack rm` asks); `None` for a plain y/n.
+    pub name_to_apply: Option<String>,
 }
 
 impl UiState {
@@ -73,6 +76,7 @@ impl UiState {
             watch_only: false,
             jump: None,
             log_search: LogSearch::default(),
+            name_to_apply: None,
         }
     }
 

@@ -28,6 +28,8 @@ pub struct Overlays {
     /// The policy packs and what they found (`P`).
     pub policies: bool,
     pub confirm: Option<Confirm>,
+    /// What the operator typed so far where a whole-stack destroy asks for the stack's name.
+    pub typed_name: Option<String>,
     /// A one-line notice (bad filter, "preview still running", …).
     pub notice: Option<String>,
 }

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedReceiver, unbounded_channel};
 
-use crate::engine::run::events::CascadeId;
-use crate::engine::{Control, EngineEvent, EventSink, Severity};
+use crate::engine::run::events::{APPROVAL_TIMEOUT_NOTE, CascadeId};
+use crate::engine::{Control, EngineEvent, EventSink, Severity, Urn};
 
 use super::hub::announced_gate;
 use super::server::Served;
@@ -35,6 +35,7 @@ pub fn tee(
     tokio::spawn(async move {
         let decided: Arc<Mutex<HashSet<CascadeId>>> = Arc::default();
         let mut batch = Vec::with_capacity(TEE_BATCH);
+        let mut preview = false;
         while events.recv_many(&mut batch, TEE_BATCH).await > 0 {
             // The control handles (ours and the engine's) keep the engine's channel open: the
             // summary is the end.
@@ -53,12 +54,22 @@ pub fn tee(
                             .unwrap_or_else(PoisonError::into_inner)
                             .insert(*cascade);
                     }
-                    // A gate the `decline` policy closes at once waits for no one.
+                    EngineEvent::Prelude { preview: p, .. } => preview = *p,
+                    // A gate the `decline` policy closes at once waits for no one, nor does
+                    // one a preview announces.
                     EngineEvent::GateOpened { asked: false, .. } => {}
+                    _ if preview => {}
                     _ => {
                         if let (Some(after), Some((cascade, root))) =
                             (approval_timeout, announced_gate(&e))
                         {
+                            // Ephemeral: displays that count down read it, logs do not.
+                            notes.send(EngineEvent::Diagnostic {
+                                urn: gate_urn(&e),
+                                severity: Severity::Info,
+                                message: format!("{APPROVAL_TIMEOUT_NOTE}{}s", after.as_secs()),
+                                ephemeral: true,
+                            });
                             let undecided = Undecided {
                                 cascade,
                                 root,
@@ -79,6 +90,15 @@ pub fn tee(
         hub.close();
     });
     rx
+}
+
+/// The resource a gate announcement holds: the cascade's root, or the gated step's.
+fn gate_urn(e: &EngineEvent) -> Option<Urn> {
+    match e {
+        EngineEvent::PendingReplacement { root, .. } => Some(root.clone()),
+        EngineEvent::GateOpened { urn, .. } => Some(urn.clone()),
+        _ => None,
+    }
 }
 
 /// A cascade waiting for a decision that the approval timeout will decline.
