@@ -62,7 +62,10 @@ src="${PULUMI_SRC:-$work/pulumi-$tag}"
 if [ ! -d "$src/sdk/python/lib/test/automation" ]; then
   rm -rf "$src"
   git clone --quiet --depth 1 --branch "$tag" --filter=blob:none --sparse \
-    https://github.com/pulumi/pulumi "$src"
+    https://github.com/pulumi/pulumi "$src" || {
+    echo "cannot fetch Pulumi's source at $tag: set PULUMI_SRC to a checkout of it" >&2
+    exit 1
+  }
   git -C "$src" sparse-checkout set sdk/python/lib/test/automation sdk/nodejs/tests/automation
 fi
 
