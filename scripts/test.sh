@@ -34,8 +34,15 @@ fi
 # time is spent waiting on the programs they start.
 slow=(sdk_e2e pulumi_conformance console_e2e)
 cargo test --locked --all-targets --no-run
+cargo build --locked
 logs=target/test-logs
 mkdir -p "$logs"
+# Pulumi's own Automation API suites (Python and Node) against the binary, timed on their own.
+( start=$SECONDS; status=0
+  bash scripts/pulumi-aa-suites.sh >"$logs/pulumi-aa-suites.log" 2>&1 || status=$?
+  echo "pulumi-aa-suites: exit $status after $((SECONDS - start))s" >>"$logs/pulumi-aa-suites.log"
+  exit "$status" ) &
+aa_pid=$!
 pids=()
 for t in "${slow[@]}"; do
   cargo test --locked --no-fail-fast --test "$t" >"$logs/$t.log" 2>&1 &
@@ -57,4 +64,7 @@ for i in "${!slow[@]}"; do
   echo "==== ${slow[$i]} ===="
   cat "$logs/${slow[$i]}.log"
 done
+wait "$aa_pid" || status=1
+echo "==== Pulumi's Automation API suites ===="
+cat "$logs/pulumi-aa-suites.log"
 exit "$status"

@@ -508,7 +508,6 @@ impl Loop {
         self.check_targets(&self.opts.targets.clone());
         if self.opts.operation == Operation::Refresh {
             let steps = self.refresh_steps();
-            self.count_unread();
             self.run_antichain(steps).await?;
             self.resolve_pending_creates().await;
         } else {
@@ -1375,18 +1374,9 @@ impl Loop {
         refused_none
     }
 
-    /// Counts what a refresh leaves as it is without reading it (the stack, components and
-    /// explicit providers, when targeted) as `same`, as Pulumi's refresh counts them.
-    fn count_unread(&mut self) {
-        let base = self.sg.base().clone();
-        for r in base.iter() {
-            if (!r.custom || r.is_provider()) && self.sg.targeting().is_targeted(&r.urn) {
-                self.state.count(StepOp::Same, &r.urn);
-            }
-        }
-    }
-
-    /// One refresh step per managed resource (Pulumi's `pulumi refresh`), all in parallel.
+    /// One refresh step per resource (Pulumi's `pulumi refresh`), all in parallel: the stack,
+    /// components and providers get one too, which leaves them as they are (so they show as
+    /// `refreshing` and count as `same`, as in Pulumi).
     /// Copies waiting for their delete (`delete`) and copies deleted ahead of their replacement
     /// (`pendingReplacement`) are read too: one whose delete already happened (a run killed
     /// before recording it) leaves the state, as any resource a read finds gone does.
@@ -1395,7 +1385,6 @@ impl Loop {
             .base()
             .iter()
             .enumerate()
-            .filter(|(_, r)| r.custom && !r.is_provider())
             .filter(|(_, r)| self.sg.targeting().is_targeted(&r.urn))
             .map(|(index, r)| Step::Refresh {
                 old: super::step::OldState {

@@ -23,11 +23,12 @@ fn result(outcome: &Outcome) -> &'static str {
 }
 
 /// What a refresh found, as Pulumi reports it when the step ends: `delete` for a resource
-/// gone, `update` for changed outputs, else `same`. Other steps keep their op.
+/// gone, `update` for changed outputs, else `same` (always for the stack and components,
+/// which have no ID to read). Other steps keep their op.
 fn refresh_result(info: &StepInfo, op: StepOp, done: Applied) -> StepOp {
     if op != StepOp::Refresh {
         op
-    } else if done.id.is_none() {
+    } else if done.id.is_none() && info.old_id.is_some() {
         StepOp::Delete
     } else if info.old_outputs.as_ref() == Some(done.outputs) {
         StepOp::Same

@@ -1,7 +1,7 @@
 //! Plain progress lines for terminals without the console and for logs, in the shape of
 //! Pulumi's non-interactive display.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{self, Write};
 
 use crate::engine::model::urn::ROOT_STACK_TYPE;
@@ -40,6 +40,8 @@ pub struct ProgressPrinter<W: Write> {
     /// A standalone refresh: the recorded outputs of each resource being read, so that its
     /// row says what the read found (`~ updated`, `- deleted`) rather than `refreshed`.
     refreshing: Option<HashMap<Urn, PropertyMap>>,
+    /// Refresh steps with nothing to read (the stack, components): they end as `same`.
+    unread: HashSet<Urn>,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -63,6 +65,7 @@ impl<W: Write> ProgressPrinter<W> {
             packs_loading: false,
             policies: PolicySection::default(),
             refreshing: None,
+            unread: HashSet::new(),
         }
     }
 
@@ -161,6 +164,9 @@ impl<W: Write> ProgressPrinter<W> {
                 if let Some(d) = &mut self.diff {
                     d.insert((info.urn.clone(), info.op), (**info).clone());
                 }
+                if info.op == StepOp::Refresh && info.old_id.is_none() {
+                    self.unread.insert(info.urn.clone());
+                }
                 if info.op == StepOp::Refresh
                     && let Some(r) = &mut self.refreshing
                 {
@@ -211,7 +217,9 @@ impl<W: Write> ProgressPrinter<W> {
                 outputs,
                 ..
             } if !self.preview && !is_internal(*op, urn) => {
-                let shown = match self.refreshing.as_mut().and_then(|r| r.remove(urn)) {
+                let recorded = self.refreshing.as_mut().and_then(|r| r.remove(urn));
+                let shown = match recorded {
+                    _ if *op == StepOp::Refresh && self.unread.remove(urn) => StepOp::Same,
                     Some(old) => refresh_result(&old, id.is_some().then_some(outputs)).0,
                     None => *op,
                 };

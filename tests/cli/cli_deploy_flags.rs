@@ -221,6 +221,32 @@ fn the_automation_apis_run_flags_are_recorded_as_pulumi_records_them() {
     assert_eq!(latest(&env)["environment"]["exec.kind"], "cli");
 }
 
+/// Pulumi's refresh has a step for every resource, the stack's included: a stack with nothing
+/// but outputs still shows its `refreshing` row (Pulumi's Automation API suites look for it),
+/// and a refresh leaves it unchanged rather than reading it as deleted.
+#[test]
+fn a_refresh_shows_the_stack_refreshing() {
+    let env = Env::new("outputs:\n  greeting: hello\n");
+    deploy(&env, "up", &[]);
+    let row = " ~  pulumi:pulumi:Stack e2e-dev refreshing";
+    for args in [
+        &["preview", "--refresh"][..],
+        &["up", "--refresh", "--yes"],
+        &["destroy", "--refresh", "--preview-only"],
+    ] {
+        let mut all = args.to_vec();
+        all.extend(["--stack", "dev", "--non-interactive"]);
+        let out = env.ok(&all);
+        assert!(out.contains(row), "{args:?}: {out}");
+    }
+    let out = env.ok(&["refresh", "--yes", "--stack", "dev", "--non-interactive"]);
+    assert!(out.contains(row), "{out}");
+    assert!(!out.contains("deleted"), "{out}");
+    assert!(out.contains("Resources:\n    1 unchanged\n"), "{out}");
+    let out = env.ok(&["up", "--yes", "--stack", "dev", "--non-interactive"]);
+    assert!(out.contains("greeting: \"hello\""), "{out}");
+}
+
 #[test]
 fn refresh_and_destroy_previews_act_on_nothing() {
     let env = Env::new(PROGRAM);

@@ -175,12 +175,17 @@ fn every_operations_log_reads_with_the_automation_types() {
     assert_eq!(
         found,
         owned(&[
+            ("res_outputs_event", "same", "default"),
+            ("res_outputs_event", "same", "e2e-dev"),
             ("res_outputs_event", "same", "net"),
             ("res_outputs_event", "update", "box"),
             ("resource_pre_event", "refresh", "box"),
+            ("resource_pre_event", "refresh", "default"),
+            ("resource_pre_event", "refresh", "e2e-dev"),
             ("resource_pre_event", "refresh", "net"),
         ]),
-        "a refresh reports what it found when it ends"
+        "a refresh reads every resource (the stack, components and providers stay as they \
+         are, the default provider's events are internal) and reports what it found"
     );
 
     env.write(

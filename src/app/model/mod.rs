@@ -346,7 +346,9 @@ impl Model {
                 let i = self.rows.ensure(urn);
                 self.rows.set_running(i, false);
                 if *op == StepOp::Refresh && self.run.operation == Some(Operation::Refresh) {
-                    self.drift(i, id.is_some().then_some(outputs), live);
+                    // The stack and components have no ID: a refresh leaves them as they are.
+                    let found = id.is_some() || !self.rows.row(i).custom;
+                    self.drift(i, found.then_some(outputs), live);
                 }
                 let counted = self
                     .rows

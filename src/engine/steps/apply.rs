@@ -840,6 +840,10 @@ impl ApplyCtx {
     /// Reads the resource back from its provider and records what it found, in place.
     async fn refresh(&self, old: &OldState) -> Result<Option<ResourceState>, StepError> {
         let mut state = ResourceState::clone(&old.state);
+        // Nothing to read: a component (or the stack) and a provider stay as recorded.
+        if !state.custom || state.is_provider() {
+            return Ok(Some(state));
+        }
         let loaded = self.provider(&state).await?;
         let read = loaded
             .provider
