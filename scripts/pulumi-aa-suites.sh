@@ -9,6 +9,7 @@
 #
 # PULUMI_SRC=DIR uses an existing checkout of Pulumi's source instead of a shallow sparse clone
 # into target/aa-suites/. Pulumi's files are only ever copied under target/, never committed.
+# Exits 3 without running anything when that source cannot be had (no route to github.com).
 # Needs the debug build (cargo build) and network access to PyPI/npm for the test runners.
 set -euo pipefail
 
@@ -63,8 +64,8 @@ if [ ! -d "$src/sdk/python/lib/test/automation" ]; then
   rm -rf "$src"
   git clone --quiet --depth 1 --branch "$tag" --filter=blob:none --sparse \
     https://github.com/pulumi/pulumi "$src" || {
-    echo "cannot fetch Pulumi's source at $tag: set PULUMI_SRC to a checkout of it" >&2
-    exit 1
+    echo "not run: cannot fetch Pulumi's source at $tag from github.com; set PULUMI_SRC to a checkout of it" >&2
+    exit 3
   }
   git -C "$src" sparse-checkout set sdk/python/lib/test/automation sdk/nodejs/tests/automation
 fi

@@ -64,7 +64,15 @@ for i in "${!slow[@]}"; do
   echo "==== ${slow[$i]} ===="
   cat "$logs/${slow[$i]}.log"
 done
-wait "$aa_pid" || status=1
+aa_status=0
+wait "$aa_pid" || aa_status=$?
 echo "==== Pulumi's Automation API suites ===="
 cat "$logs/pulumi-aa-suites.log"
+# Their source comes from github.com at run time; a machine without a route there reports them
+# as not run (exit 3) instead of failing the project's own tests.
+case "$aa_status" in
+  0) ;;
+  3) echo "note: Pulumi's Automation API suites were not run (no Pulumi source; see above)" >&2 ;;
+  *) status=1 ;;
+esac
 exit "$status"
