@@ -10,6 +10,7 @@ pub mod keymap;
 pub mod model;
 pub mod paged;
 pub mod preset;
+pub mod replay;
 #[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod selection;

@@ -7,3 +7,4 @@ pub mod checkpoint;
 pub(crate) mod document;
 pub(crate) mod journal_line;
 pub(crate) mod journal_reader;
+pub mod update_events;

@@ -1048,6 +1048,19 @@ impl Backend for FileBackend {
         FileBackend::history(self, stack)
     }
 
+    fn record_update_events(
+        &self,
+        lock: &StackLock,
+        version: u64,
+        events: &[u8],
+    ) -> Result<(), StateError> {
+        FileBackend::record_update_events(self, lock, version, events)
+    }
+
+    fn update_events(&self, stack: &StackRef, version: u64) -> Result<Option<Vec<u8>>, StateError> {
+        FileBackend::update_events(self, stack, version)
+    }
+
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
         FileBackend::user_tags(self, stack)
     }
