@@ -13,4 +13,5 @@ mod console_graph;
 mod console_plans;
 mod console_policy_packs;
 mod console_protocol;
+mod console_replay;
 mod console_views;
