@@ -792,7 +792,7 @@ impl Backend for PgBackend {
         self.execute_held(
             lock,
             &format!(
-                "UPDATE {t}_history SET events = CASE WHEN version = $3 THEN $4 ELSE NULL END \
+                "UPDATE {t}_history SET events = CASE WHEN version = $3 THEN $4::bytea ELSE NULL END \
                  WHERE project = $1 AND stack = $2 AND (version = $3 OR (version < $5 AND events IS NOT NULL))"
             ),
             &[&stack.project(), &stack.stack(), &version, &bytes, &oldest_kept],
