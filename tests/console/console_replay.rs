@@ -260,3 +260,92 @@ fn a_bad_line_is_named_with_its_number() {
         "{err}"
     );
 }
+
+/// A recorded run of `n` creates, one a second, every tenth failing.
+fn long_run(n: usize) -> String {
+    let mut lines =
+        vec![r#"{"sequence":0,"timestamp":0,"preludeEvent":{"config":{}}}"#.to_string()];
+    for i in 0..n {
+        let urn = format!("urn:pulumi:dev::p::sim:index:Resource::r{i}");
+        let side = format!(
+            r#"{{"type":"sim:index:Resource","urn":"{urn}","custom":true,"id":"id-{i}","parent":"","inputs":{{"n":{i}}},"outputs":{{"n":{i}}},"provider":""}}"#
+        );
+        let meta = format!(
+            r#"{{"op":"create","urn":"{urn}","type":"sim:index:Resource","old":null,"new":{side},"detailedDiff":null,"provider":""}}"#
+        );
+        lines.push(format!(
+            r#"{{"sequence":0,"timestamp":{i},"resourcePreEvent":{{"metadata":{meta}}}}}"#
+        ));
+        if i % 10 == 9 {
+            lines.push(format!(
+                r#"{{"sequence":0,"timestamp":{i},"diagnosticEvent":{{"urn":"{urn}","message":"boom {i}\n","severity":"error"}}}}"#
+            ));
+            lines.push(format!(
+                r#"{{"sequence":0,"timestamp":{i},"resOpFailedEvent":{{"metadata":{meta},"status":0,"steps":0}}}}"#
+            ));
+        } else {
+            lines.push(format!(
+                r#"{{"sequence":0,"timestamp":{i},"resOutputsEvent":{{"metadata":{meta}}}}}"#
+            ));
+        }
+    }
+    lines.join("\n")
+}
+
+fn whole_screen(timeline: &Timeline) -> String {
+    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let title = stepdeck::app::Title {
+        operation: "up".into(),
+        stack: "dev".into(),
+        project: "p".into(),
+        phase: None,
+    };
+    let mut ui = stepdeck::app::ui_state::UiState::new(stepdeck::app::ConsoleMode::Live, title);
+    t.draw(|f| {
+        stepdeck::views::render_screen(
+            f.area(),
+            f.buffer_mut(),
+            timeline.model(),
+            &mut ui,
+            Theme::colored(),
+        )
+    })
+    .unwrap();
+    format!("{}", t.backend())
+}
+
+#[test]
+fn a_jump_anywhere_shows_what_reducing_from_the_start_shows() {
+    let events: Vec<_> = read_event_log(&long_run(600), "long.jsonl")
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.at, e.event))
+        .collect();
+    assert!(events.len() > 3 * stepdeck::app::replay::timeline::SNAPSHOT_EVERY);
+    let mut jumping = Timeline::new(events.clone());
+    jumping.seek(jumping.len());
+    for at in [
+        events.len() - 1,
+        1600,
+        1025,
+        1024,
+        700,
+        513,
+        512,
+        3,
+        0,
+        2000,
+    ] {
+        jumping.seek(at);
+        let mut stepping = Timeline::new(events.clone());
+        for _ in 0..at {
+            stepping.step_forward();
+        }
+        assert_eq!(jumping.cursor(), at);
+        assert_eq!(
+            whole_screen(&jumping),
+            whole_screen(&stepping),
+            "at event {at}"
+        );
+    }
+}
