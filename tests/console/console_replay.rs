@@ -108,6 +108,15 @@ fn a_run_replays_from_its_event_log_at_the_start_the_approval_the_first_failure_
     t.keys(&["0"]);
     let s = t.wait("back at the start", |s| s.contains("event 0/"));
     assert!(s.contains("waiting for the first resource"), "{s}");
+
+    // Played at the highest speed (one event a frame), the run goes by to its end and stops.
+    t.keys(&["+", "+", "+"]);
+    t.wait_for("⏸ max");
+    t.keys(&["Space"]);
+    let s = t.wait("the end, played", |s| {
+        s.contains("⏸ max") && s.contains("The update failed")
+    });
+    assert_eq!(event_number(&s), (total, total), "{s}");
     t.quit_and_expect_restored(0);
 }
 
