@@ -26,7 +26,7 @@ fn main() {
     for n in SIZES {
         let text = recorded(n);
         let events = read_event_log(text, "bench").unwrap().len();
-        let compressed = update_events::compress(text.as_bytes()).len();
+        let compressed = update_events::compress(text.as_bytes()).bytes().len();
         println!(
             "{n} resources: {events} engine events, {} lines, {} bytes ({} a line), {compressed} gzip ({:.1} a line)",
             text.lines().count(),

@@ -1,16 +1,15 @@
 //! The engine events of a run as the history keeps them for `stack history --open`: every event
 //! goes through a tee that writes it as the engine-event stream (`--event-log`'s lines, with
-//! their timestamps) before the display gets it, so the record holds what the display showed.
+//! their timestamps), compressed as it goes, before the display gets it, so the record holds
+//! what the display showed.
 
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 use stepdeck::engine::EngineEvent;
 use stepdeck::output::event_stream::EventWriter;
+use stepdeck::state::codec::update_events::{Compressed, Compressor};
 use tokio::sync::mpsc::{self, UnboundedReceiver};
-
-/// The most of a run's stream kept (uncompressed); a longer run keeps its first part.
-const MAX_RECORDED: usize = 256 << 20;
 
 /// What a run's tee has written so far.
 #[derive(Clone)]
@@ -18,14 +17,14 @@ pub(super) struct Recording(Arc<Mutex<Recorder>>);
 
 struct Recorder {
     writer: EventWriter,
-    lines: Vec<u8>,
+    /// Taken when the run's record is written.
+    stream: Option<Compressor>,
 }
 
 impl Recorder {
     fn write(&mut self, value: &serde_json::Value) {
-        if self.lines.len() < MAX_RECORDED {
-            serde_json::to_writer(&mut self.lines, value).expect("JSON to memory");
-            self.lines.push(b'\n');
+        if let Some(stream) = &mut self.stream {
+            stream.line(&serde_json::to_vec(value).expect("JSON to memory"));
         }
     }
 }
@@ -36,7 +35,7 @@ pub(super) fn tee(
 ) -> (UnboundedReceiver<EngineEvent>, Recording) {
     let recording = Recording(Arc::new(Mutex::new(Recorder {
         writer: EventWriter::new(Default::default()),
-        lines: Vec::new(),
+        stream: Some(Compressor::default()),
     })));
     let (tx, rx) = mpsc::unbounded_channel();
     let kept = recording.clone();
@@ -57,11 +56,12 @@ pub(super) fn tee(
 }
 
 impl Recording {
-    /// The stream so far, ended as every stream ends (a `cancelEvent`).
-    pub(super) fn finish(&self) -> Vec<u8> {
+    /// The stream so far, ended as every stream ends (a `cancelEvent`), compressed; later
+    /// events are no longer kept.
+    pub(super) fn finish(&self) -> Compressed {
         let mut r = self.0.lock();
         let end = r.writer.finish();
         r.write(&end);
-        std::mem::take(&mut r.lines)
+        r.stream.take().unwrap_or_default().finish()
     }
 }

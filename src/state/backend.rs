@@ -13,6 +13,7 @@ use crate::engine::{Journal, Snapshot};
 
 use super::backend_url::BackendUrl;
 use super::codec::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};
+use super::codec::update_events::Compressed;
 use super::error::StateError;
 use super::export::validate_export;
 use super::lock_info::LockInfo;
@@ -175,14 +176,14 @@ pub trait Backend: Send + Sync {
     /// The stack's updates, newest first.
     fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError>;
 
-    /// Keeps the engine events of the locked stack's update `version` (an engine-event stream)
-    /// for `stack history --open`, compressed; drops those of updates beyond the last
+    /// Keeps the engine events of the locked stack's update `version` (an engine-event stream,
+    /// compressed) for `stack history --open`; drops those of updates beyond the last
     /// `codec::update_events::KEPT_UPDATES`.
     fn record_update_events(
         &self,
         lock: &StackLock,
         version: u64,
-        events: &[u8],
+        events: &Compressed,
     ) -> Result<(), StateError>;
 
     /// The engine events kept with update `version`; none when it kept none (too old, or

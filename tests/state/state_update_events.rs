@@ -2,7 +2,7 @@
 //! compressed with the update, read back as written, the oldest dropped once a stack has more
 //! than `KEPT_UPDATES` of them, and (on `file://`) carried along by a stack rename.
 
-use stepdeck::state::codec::update_events::KEPT_UPDATES;
+use stepdeck::state::codec::update_events::{self, KEPT_UPDATES};
 use stepdeck::state::{Backend, BackendUrl, PgBackend, StackRef};
 
 use crate::pg_support;
@@ -21,8 +21,8 @@ fn keeps_the_last_updates(b: &dyn Backend, stack: &StackRef) {
     let lock = b.lock(stack, "up").unwrap();
     let last = KEPT_UPDATES + 2;
     for version in 1..=last {
-        b.record_update_events(&lock, version, &stream(version, 200))
-            .unwrap();
+        let events = update_events::compress(&stream(version, 200));
+        b.record_update_events(&lock, version, &events).unwrap();
     }
     for version in 1..=2 {
         assert_eq!(

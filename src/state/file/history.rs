@@ -84,15 +84,14 @@ impl FileBackend {
         &self,
         lock: &StackLock,
         version: u64,
-        events: &[u8],
+        events: &update_events::Compressed,
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         let dir = self.history_dir(stack);
         fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
         let path = self.events_path(stack, version);
-        let bytes = update_events::compress(events);
         file_lock::fenced(lock, &self.stack_dir(stack), || {
-            write_atomic(&path, &bytes).map_err(StateError::io(&path))?;
+            write_atomic(&path, events.bytes()).map_err(StateError::io(&path))?;
             let entries = fs::read_dir(&dir).map_err(StateError::io(&dir))?;
             let prefix = format!("{}-v", stack.stack());
             for entry in entries {
@@ -123,7 +122,7 @@ impl FileBackend {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(StateError::io(&path)(e)),
         };
-        update_events::decompress(&bytes)
+        update_events::decompress(&update_events::stored(bytes))
             .map(Some)
             .map_err(|message| StateError::Corrupt {
                 path,

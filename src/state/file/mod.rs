@@ -60,6 +60,7 @@ use crate::state::codec::checkpoint::{
 use crate::state::codec::document::{
     RawCheckpointFile, check_version, corrupt, decode_state, last_epoch, parse_checkpoint,
 };
+use crate::state::codec::update_events::Compressed;
 use crate::state::error::StateError;
 use crate::state::lock_info::LockInfo;
 use crate::state::passphrase::Crypter;
@@ -1052,7 +1053,7 @@ impl Backend for FileBackend {
         &self,
         lock: &StackLock,
         version: u64,
-        events: &[u8],
+        events: &Compressed,
     ) -> Result<(), StateError> {
         FileBackend::record_update_events(self, lock, version, events)
     }

@@ -782,11 +782,11 @@ impl Backend for PgBackend {
         &self,
         lock: &StackLock,
         version: u64,
-        events: &[u8],
+        events: &update_events::Compressed,
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         let t = &self.t;
-        let bytes = update_events::compress(events);
+        let bytes = events.bytes();
         let version = i64::try_from(version).unwrap_or(i64::MAX);
         let oldest_kept = version.saturating_sub(update_events::KEPT_UPDATES as i64 - 1);
         self.execute_held(
@@ -812,12 +812,14 @@ impl Backend for PgBackend {
         let Some(bytes) = rows.first().and_then(|r| r.get::<_, Option<Vec<u8>>>(0)) else {
             return Ok(None);
         };
-        update_events::decompress(&bytes).map(Some).map_err(|m| {
-            corrupt(
-                &self.location(stack),
-                format!("history version {version}: {m}"),
-            )
-        })
+        update_events::decompress(&update_events::stored(bytes))
+            .map(Some)
+            .map_err(|m| {
+                corrupt(
+                    &self.location(stack),
+                    format!("history version {version}: {m}"),
+                )
+            })
     }
 
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
