@@ -10,7 +10,7 @@
 //! <p>_journal  (project, stack, epoch, seq, entry)        one row per journal entry
 //! <p>_locks    (project, stack, id, pid, host, username, operation, acquired, expires,
 //!               generation)                               generation from <p>_lock_generation
-//! <p>_history  (project, stack, version, record)          one row per update
+//! <p>_history  (project, stack, version, record, events)  one row per update, its events gzipped
 //! <p>_current  (project, stack)                           the selected stack
 //! ```
 //!
