@@ -1,6 +1,7 @@
 //! A recorded run on a timeline: the console's model as it was after any number of its events,
 //! rebuilt by the model's own reducer. A copy of the model is kept every [`SNAPSHOT_EVERY`]
-//! events, so a jump anywhere reduces at most that many events.
+//! events (further apart in a long run: at most [`SNAPSHOTS`] copies), so a jump anywhere
+//! reduces at most that many events.
 
 use std::time::Duration;
 
@@ -8,8 +9,10 @@ use crate::engine::{EngineEvent, Severity};
 
 use super::super::model::Model;
 
-/// Events between two kept models: a jump costs at most this many reductions.
+/// Events between two kept models, at least: a jump costs at most this many reductions.
 pub const SNAPSHOT_EVERY: usize = 512;
+/// Kept models at most, whatever the run's length: what a long run's timeline holds.
+pub const SNAPSHOTS: usize = 64;
 
 /// How fast play goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,8 +59,9 @@ impl Speed {
 /// A recorded run, the cursor in it (how many events have happened) and the model there.
 pub struct Timeline {
     events: Vec<(Duration, EngineEvent)>,
-    /// `snapshots[k]`: the model after `k * SNAPSHOT_EVERY` events.
+    /// `snapshots[k]`: the model after `k * every` events.
     snapshots: Vec<Model>,
+    every: usize,
     model: Model,
     cursor: usize,
     /// Where play stands in the run's time (at or after the cursor's event).
@@ -100,17 +104,19 @@ impl Timeline {
     /// The timeline of `events` (in order, each with its time from the run's start), its
     /// cursor before the first.
     pub fn new(events: Vec<(Duration, EngineEvent)>) -> Timeline {
+        let every = SNAPSHOT_EVERY.max(events.len().div_ceil(SNAPSHOTS));
         let mut snapshots = vec![Model::new()];
         let mut model = Model::new();
         for (i, e) in events.iter().enumerate() {
             reduce(&mut model, e);
-            if (i + 1) % SNAPSHOT_EVERY == 0 {
+            if (i + 1) % every == 0 {
                 snapshots.push(model.clone());
             }
         }
         Timeline {
             events,
             snapshots,
+            every,
             model: Model::new(),
             cursor: 0,
             position: Duration::ZERO,
@@ -158,12 +164,12 @@ impl Timeline {
     /// kept one at or before it; play stops at the end.
     pub fn seek(&mut self, cursor: usize) {
         let cursor = cursor.min(self.events.len());
-        let from = if cursor >= self.cursor && cursor - self.cursor < SNAPSHOT_EVERY {
+        let from = if cursor >= self.cursor && cursor - self.cursor < self.every {
             self.cursor
         } else {
-            let k = (cursor / SNAPSHOT_EVERY).min(self.snapshots.len() - 1);
+            let k = (cursor / self.every).min(self.snapshots.len() - 1);
             self.model = self.snapshots[k].clone();
-            k * SNAPSHOT_EVERY
+            k * self.every
         };
         for e in &self.events[from..cursor] {
             reduce(&mut self.model, e);
