@@ -13,6 +13,7 @@ pub mod log_search;
 pub mod model;
 pub mod paged;
 pub mod preset;
+pub mod replay;
 #[cfg(any(test, feature = "testing"))]
 pub mod sample;
 pub mod selection;

@@ -88,6 +88,16 @@ pub(super) enum Command {
     /// Open the console of a deployment served elsewhere (`up --serve`): watch it, and with
     /// an acting token pause, approve, decline and cancel it.
     Attach(AttachArgs),
+    /// Open a finished run in the console, read-only, on a timeline to scrub: an `--event-log`
+    /// file or the `--json` output of `up`, `destroy` or `refresh`.
+    Replay {
+        /// The engine-event stream, one JSON object a line.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Refused: a replay opens the console.
+        #[arg(short, long)]
+        json: bool,
+    },
     /// Print the version: Pulumi's, whose command line stepdeck implements, with stepdeck's
     /// own as build metadata (`v3.N.0+stepdeck.X.Y.Z`).
     Version,
@@ -720,6 +730,9 @@ pub(super) enum StackCommand {
         /// Show full dates (accepted; dates are always shown in full).
         #[arg(long)]
         full_dates: bool,
+        /// Open update N (its version, as listed) in the console to replay it, read-only.
+        #[arg(long, value_name = "N")]
+        open: Option<u64>,
     },
     /// Rename the stack: its state (every URN rewritten), settings file, history and tags.
     Rename {

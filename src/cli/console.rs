@@ -49,10 +49,11 @@ pub(super) async fn session(
         phase,
     };
     let (sink, events) = EventSink::channel();
+    let (events, recording) = super::recording::tee(events);
     let notes = sink.clone();
     let served_options = run.options.clone();
     let exit = Mutex::new(None);
-    let result = execute(ws, stack, run, sink, |d, program| async {
+    let result = execute(ws, stack, run, sink, &recording, |d, program| async {
         let control = d.control();
         let events = match serving {
             Some(s) => s.consume((control.clone(), notes), &served_options, events),

@@ -40,6 +40,7 @@ use super::args::{DeployArgs, EventLogTarget, OutputArgs};
 use super::display::{Display, shown_config};
 use super::errors::{Cancelled, ChangesNotExpected, DeploymentFailed, usage};
 use super::held_notices;
+use super::recording::Recording;
 use super::serve::ServeSession;
 use super::stdout::outln;
 use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
@@ -654,6 +655,7 @@ pub(super) async fn run(
     let display = *display;
     let opts = options(ws, stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
+    let (events, recording) = super::recording::tee(events);
     let config = shown_config(&opts);
     let mut shown = Shown::from_args(&args.output)?;
     shown.debug = args.debug;
@@ -669,7 +671,7 @@ pub(super) async fn run(
     let notes = sink.clone();
     let served_options = run.options.clone();
     let unwritten = Mutex::new(Vec::new());
-    let result = execute(ws, stack, run, sink, |d, p| {
+    let result = execute(ws, stack, run, sink, &recording, |d, p| {
         let events = match &serving {
             Some(s) => s.consume((d.control(), notes), &served_options, events),
             None => events,
@@ -727,7 +729,8 @@ fn write_import_file(path: &Path, stack: &Stack, imports: &ImportFileBuilder) ->
 }
 
 /// Runs a deployment against the stack's state: previews read it, the others lock the stack,
-/// journal every step, compact at the end and record the update in the stack's history.
+/// journal every step, compact at the end and record the update in the stack's history, with
+/// the events `recording` kept of it.
 /// `run` drives the deployment (and its display). The result's snapshot is empty but for
 /// previews: the stack's state is its backend's.
 pub(super) async fn execute<F, Fut>(
@@ -738,6 +741,7 @@ pub(super) async fn execute<F, Fut>(
         meta,
     }: Run,
     sink: EventSink,
+    recording: &Recording,
     run: F,
 ) -> Result<DeploymentResult>
 where
@@ -806,7 +810,9 @@ where
             .map(|(op, n)| (op.as_str().to_string(), *n))
             .collect(),
     };
-    ws.backend.record_update(&lock, record)?;
+    let record = ws.backend.record_update(&lock, record)?;
+    ws.backend
+        .record_update_events(&lock, record.version, &recording.finish())?;
     Ok(result)
 }
 

@@ -27,6 +27,8 @@ mod plan;
 mod plugin;
 mod policy_packs;
 mod pulumi_flags;
+mod recording;
+mod replay;
 mod serve;
 mod stack;
 mod stack_history;
@@ -140,6 +142,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             return demo::run(args).await;
         }
         Command::Attach(args) => return attach::run(args).await,
+        Command::Replay { file, json } => {
+            return replay::replay_file(&file, json, global.non_interactive).await;
+        }
         Command::Version => {
             return about::version();
         }
@@ -202,11 +207,26 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let name = stack::one_name(name, stack.stack)?;
             cancel::run(&dir, backend, name, yes).await
         }
+        Command::Stack(args::StackCommand::History {
+            stack,
+            json,
+            open: Some(version),
+            ..
+        }) => {
+            let open = replay::Open {
+                stack: stack.stack.as_deref(),
+                version,
+                json,
+                non_interactive: global.non_interactive,
+            };
+            replay::replay_update(&dir, backend, open).await
+        }
         Command::Stack(c) => stack::run(&dir, backend, c),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
         Command::Demo(_)
         | Command::Attach(_)
+        | Command::Replay { .. }
         | Command::Version
         | Command::About { .. }
         | Command::Org(_)

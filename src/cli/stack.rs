@@ -235,6 +235,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             page_size,
             page,
             full_dates: _,
+            open: _,
         } => {
             let shown = super::stack_history::Shown {
                 json,

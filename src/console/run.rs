@@ -91,6 +91,28 @@ impl Console {
         self.report.take()
     }
 
+    /// Shows a finished run's recorded events on a timeline, read-only, until the operator
+    /// leaves.
+    pub async fn replay(
+        &mut self,
+        timeline: crate::app::replay::Timeline,
+        mode: ConsoleMode,
+        title: Title,
+    ) -> Result<(), ConsoleError> {
+        let replay = super::replay::Replay {
+            timeline,
+            mode,
+            title,
+            theme: Theme::from_env(),
+        };
+        let ops = TerminalOps {
+            reclaim,
+            set_mouse,
+            copy,
+        };
+        super::replay::replay_loop(&mut self.guard.terminal, &mut self.input, replay, ops).await
+    }
+
     /// Shows one deployment until the operator leaves it (or, with `leave_when_done`, shortly
     /// after the deployment ends). Reads engine events from `events` and acts through
     /// `control`; `mode` says whether it shows a preview (and may ask to apply it).
@@ -122,15 +144,7 @@ impl Console {
     }
 }
 
-/// What the loop asks of the real terminal beyond drawing (tests pass no-ops).
-pub(crate) struct TerminalOps<B: Backend> {
-    /// Takes the terminal back after the panic hook restored it.
-    pub reclaim: fn(&mut Terminal<B>) -> Result<(), ConsoleError>,
-    /// Captures the mouse, or lets the terminal have it (to select text).
-    pub set_mouse: fn(&mut Terminal<B>, bool) -> Result<(), ConsoleError>,
-    /// Writes an OSC 52 sequence: the terminal puts the text on the clipboard.
-    pub copy: fn(&mut Terminal<B>, &str) -> Result<(), ConsoleError>,
-}
+pub(crate) use super::terminal_ops::TerminalOps;
 
 fn set_mouse(_: &mut Terminal<CrosstermBackend<Stdout>>, on: bool) -> Result<(), ConsoleError> {
     if on {

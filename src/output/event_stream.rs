@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use crate::engine::model::urn::UrnMap;
-use crate::engine::run::events::{Decider, PolicyCall, StepInfo};
+use crate::engine::run::events::{CascadeReason, Decider, PolicyCall, StepInfo};
 use crate::engine::run::policy::PolicySeverity;
 use crate::engine::{EngineEvent, Outcome, StepOp, Urn};
 
@@ -19,6 +19,22 @@ fn result(outcome: &Outcome) -> &'static str {
         Outcome::Succeeded => "succeeded",
         Outcome::Failed(_) => "failed",
         Outcome::Cancelled | Outcome::Terminated => "canceled",
+    }
+}
+
+/// Why a resource joins a delete-before-replace cascade, as `stepdeckCascadeEvent` spells it.
+fn reason(r: &CascadeReason) -> Value {
+    match r {
+        CascadeReason::Root { keys } => json!({"kind": "root", "keys": keys}),
+        CascadeReason::Input { inputs, on, keys } => {
+            json!({"kind": "input", "inputs": inputs, "on": on.as_str(), "keys": keys})
+        }
+        CascadeReason::Provider { provider } => {
+            json!({"kind": "provider", "provider": provider.as_str()})
+        }
+        CascadeReason::DeletedWith { target } => {
+            json!({"kind": "deletedWith", "target": target.as_str()})
+        }
     }
 }
 
@@ -289,8 +305,9 @@ impl EventWriter {
                 });
                 vec![self.stamp("summaryEvent", summary).into()]
             }
-            // stepdeck's own kinds (Pulumi has no per-step gates): named `stepdeck…Event` so a
-            // consumer of Pulumi's stream can tell them apart and skip them.
+            // stepdeck's own kinds (Pulumi has no per-step gates, cascades or pauses): named
+            // `stepdeck…Event` so a consumer of Pulumi's stream can tell them apart and skip
+            // them; `stepdeck replay` reads them back.
             EngineEvent::GateOpened {
                 op,
                 urn,
@@ -327,6 +344,33 @@ impl EventWriter {
                     "by": {"kind": by_kind, "name": name},
                 });
                 vec![self.stamp("stepdeckDecisionEvent", decision).into()]
+            }
+            EngineEvent::PendingReplacement { root, members, .. } => {
+                let members: Vec<Value> = members
+                    .iter()
+                    .map(|m| json!({"urn": m.urn.as_str(), "type": m.type_, "reason": reason(&m.reason)}))
+                    .collect();
+                let cascade = json!({"root": root.as_str(), "members": members});
+                vec![self.stamp("stepdeckCascadeEvent", cascade).into()]
+            }
+            EngineEvent::Paused | EngineEvent::Resumed | EngineEvent::Stepped => {
+                let state = match e {
+                    EngineEvent::Paused => "paused",
+                    EngineEvent::Resumed => "resumed",
+                    _ => "stepped",
+                };
+                vec![
+                    self.stamp("stepdeckPauseEvent", json!({"state": state}))
+                        .into(),
+                ]
+            }
+            EngineEvent::Breakpoint { op, urn } => {
+                let at = json!({"urn": urn.as_str(), "op": op.as_str()});
+                vec![self.stamp("stepdeckBreakpointEvent", at).into()]
+            }
+            EngineEvent::CancelRequested { terminate } => {
+                let cancel = json!({"terminate": terminate});
+                vec![self.stamp("stepdeckCancelEvent", cancel).into()]
             }
             other => diagnostic(other)
                 .map(|d| self.stamp("diagnosticEvent", d).into())

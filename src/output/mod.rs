@@ -4,6 +4,7 @@
 
 pub mod checked_output;
 pub mod digest;
+pub mod event_log_reader;
 pub mod event_stream;
 pub mod import_file;
 pub mod json;

@@ -13,6 +13,7 @@ use crate::engine::{Journal, Snapshot};
 
 use super::backend_url::BackendUrl;
 use super::codec::checkpoint::{CHECKPOINT_VERSION, SecretsProviderState, deployment_json};
+use super::codec::update_events::Compressed;
 use super::error::StateError;
 use super::export::validate_export;
 use super::lock_info::LockInfo;
@@ -174,6 +175,20 @@ pub trait Backend: Send + Sync {
 
     /// The stack's updates, newest first.
     fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError>;
+
+    /// Keeps the engine events of the locked stack's update `version` (an engine-event stream,
+    /// compressed) for `stack history --open`; drops those of updates beyond the last
+    /// `codec::update_events::KEPT_UPDATES`.
+    fn record_update_events(
+        &self,
+        lock: &StackLock,
+        version: u64,
+        events: &Compressed,
+    ) -> Result<(), StateError>;
+
+    /// The engine events kept with update `version`; none when it kept none (too old, or
+    /// recorded before events were kept).
+    fn update_events(&self, stack: &StackRef, version: u64) -> Result<Option<Vec<u8>>, StateError>;
 
     /// The tags the user set on the stack.
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError>;

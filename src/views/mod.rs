@@ -18,6 +18,7 @@ pub mod status_bar;
 pub mod summary;
 pub mod text;
 pub mod theme;
+pub mod timeline;
 
 pub use screen::{draw, render_screen};
 pub use theme::Theme;

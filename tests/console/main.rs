@@ -16,4 +16,5 @@ mod console_operator_keys;
 mod console_plans;
 mod console_policy_packs;
 mod console_protocol;
+mod console_replay;
 mod console_views;

@@ -23,3 +23,4 @@ mod state_diy_layout;
 mod state_postgres;
 mod state_races;
 mod state_refusals;
+mod state_update_events;

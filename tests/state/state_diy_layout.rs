@@ -129,10 +129,14 @@ fn a_state_stepdeck_writes_has_the_paths_and_keys_pulumis_diy_backend_reads() {
     assert_eq!(bak["checkpoint"]["stack"], "organization/e2e/dev");
     assert!(bak.to_string().contains(r#""inputs":{"v":1}"#), "{bak}");
 
-    // History: `<stack>-<nanos>.history.json` and `.checkpoint.json` per update.
+    // History: `<stack>-<nanos>.history.json` and `.checkpoint.json` per update, and beside
+    // them (suffixes Pulumi does not read) the events each update kept for a replay.
     let history = root.join(".pulumi/history/e2e/dev");
     let files = names(&history);
-    assert_eq!(files.len(), 4, "{files:?}");
+    assert_eq!(files.len(), 6, "{files:?}");
+    for events in ["dev-v1.events.json.gz", "dev-v2.events.json.gz"] {
+        assert!(files.iter().any(|f| f == events), "{files:?}");
+    }
     let records: Vec<&String> = files
         .iter()
         .filter(|f| f.ends_with(".history.json"))

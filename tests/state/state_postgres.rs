@@ -889,5 +889,5 @@ fn first_uses_of_a_new_database_waiting_on_each_other_all_open_it() {
         .map(|out| stderr(&out))
         .collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(server.sql(&db, "SELECT version FROM stepdeck_schema"), "2");
+    assert_eq!(server.sql(&db, "SELECT version FROM stepdeck_schema"), "3");
 }

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::state::codec::update_events;
 use crate::state::error::StateError;
 use crate::state::stack_lock::StackLock;
 use crate::state::stack_ref::StackRef;
@@ -23,6 +24,8 @@ use super::atomic::write_atomic;
 use super::lock as file_lock;
 
 const SUFFIX: &str = ".history.json";
+/// An update's engine events, gzip-compressed (`codec::update_events`).
+const EVENTS_SUFFIX: &str = ".events.json.gz";
 
 /// Whether a Pulumi boolean environment variable (or its older name) is set true, as Pulumi
 /// reads one: `1` or `true` in any case.
@@ -72,6 +75,65 @@ impl FileBackend {
             Ok(())
         })?;
         Ok(record)
+    }
+
+    /// Keeps update `version`'s engine events beside its history file, as
+    /// `<stack>-v<version>.events.json.gz` (Pulumi reads only its own suffixes); drops the
+    /// events of updates too old to keep.
+    pub fn record_update_events(
+        &self,
+        lock: &StackLock,
+        version: u64,
+        events: &update_events::Compressed,
+    ) -> Result<(), StateError> {
+        let stack = lock.stack();
+        let dir = self.history_dir(stack);
+        fs::create_dir_all(&dir).map_err(StateError::io(&dir))?;
+        let path = self.events_path(stack, version);
+        file_lock::fenced(lock, &self.stack_dir(stack), || {
+            write_atomic(&path, events.bytes()).map_err(StateError::io(&path))?;
+            let entries = fs::read_dir(&dir).map_err(StateError::io(&dir))?;
+            let prefix = format!("{}-v", stack.stack());
+            for entry in entries {
+                let entry = entry.map_err(StateError::io(&dir))?;
+                let name = entry.file_name();
+                let old = name
+                    .to_str()
+                    .and_then(|n| n.strip_prefix(&prefix)?.strip_suffix(EVENTS_SUFFIX))
+                    .and_then(|v| v.parse::<u64>().ok());
+                if old.is_some_and(|old| update_events::dropped(old, version)) {
+                    let gone = entry.path();
+                    fs::remove_file(&gone).map_err(StateError::io(&gone))?;
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Update `version`'s engine events, if kept.
+    pub fn update_events(
+        &self,
+        stack: &StackRef,
+        version: u64,
+    ) -> Result<Option<Vec<u8>>, StateError> {
+        let path = self.events_path(stack, version);
+        let bytes = match fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(StateError::io(&path)(e)),
+        };
+        update_events::decompress(&update_events::stored(bytes))
+            .map(Some)
+            .map_err(|message| StateError::Corrupt {
+                path,
+                line: None,
+                message,
+            })
+    }
+
+    fn events_path(&self, stack: &StackRef, version: u64) -> PathBuf {
+        self.history_dir(stack)
+            .join(format!("{}-v{version}{EVENTS_SUFFIX}", stack.stack()))
     }
 
     /// The stack's updates, newest first: ours and those `pulumi` recorded.

@@ -60,6 +60,7 @@ use crate::state::codec::checkpoint::{
 use crate::state::codec::document::{
     RawCheckpointFile, check_version, corrupt, decode_state, last_epoch, parse_checkpoint,
 };
+use crate::state::codec::update_events::Compressed;
 use crate::state::error::StateError;
 use crate::state::lock_info::LockInfo;
 use crate::state::passphrase::Crypter;
@@ -1046,6 +1047,19 @@ impl Backend for FileBackend {
 
     fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
         FileBackend::history(self, stack)
+    }
+
+    fn record_update_events(
+        &self,
+        lock: &StackLock,
+        version: u64,
+        events: &Compressed,
+    ) -> Result<(), StateError> {
+        FileBackend::record_update_events(self, lock, version, events)
+    }
+
+    fn update_events(&self, stack: &StackRef, version: u64) -> Result<Option<Vec<u8>>, StateError> {
+        FileBackend::update_events(self, stack, version)
     }
 
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {

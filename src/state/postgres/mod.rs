@@ -10,7 +10,7 @@
 //! <p>_journal  (project, stack, epoch, seq, entry)        one row per journal entry
 //! <p>_locks    (project, stack, id, pid, host, username, operation, acquired, expires,
 //!               generation)                               generation from <p>_lock_generation
-//! <p>_history  (project, stack, version, record)          one row per update
+//! <p>_history  (project, stack, version, record, events)  one row per update, its events gzipped
 //! <p>_current  (project, stack)                           the selected stack
 //! ```
 //!
@@ -47,6 +47,7 @@ use super::codec::checkpoint::{
 };
 use super::codec::document::{corrupt, decode_state, last_epoch, parse_checkpoint};
 use super::codec::journal_reader::{JournalReader, JournalSummary};
+use super::codec::update_events;
 use super::error::StateError;
 use super::lock_info::{self, LockInfo, StackLocked};
 use super::lock_lost::LostReason;
@@ -775,6 +776,50 @@ impl Backend for PgBackend {
                     .map_err(|e| corrupt(&location, format!("history version {version}: {e}")))
             })
             .collect()
+    }
+
+    fn record_update_events(
+        &self,
+        lock: &StackLock,
+        version: u64,
+        events: &update_events::Compressed,
+    ) -> Result<(), StateError> {
+        let stack = lock.stack();
+        let t = &self.t;
+        let bytes = events.bytes();
+        let version = i64::try_from(version).unwrap_or(i64::MAX);
+        let oldest_kept = version.saturating_sub(update_events::KEPT_UPDATES as i64 - 1);
+        self.execute_held(
+            lock,
+            &format!(
+                "UPDATE {t}_history SET events = CASE WHEN version = $3 THEN $4::bytea ELSE NULL END \
+                 WHERE project = $1 AND stack = $2 AND (version = $3 OR (version < $5 AND events IS NOT NULL))"
+            ),
+            &[&stack.project(), &stack.stack(), &version, &bytes, &oldest_kept],
+        )
+        .map(|_| ())
+    }
+
+    fn update_events(&self, stack: &StackRef, version: u64) -> Result<Option<Vec<u8>>, StateError> {
+        let t = &self.t;
+        let version = i64::try_from(version).unwrap_or(i64::MAX);
+        let rows = self.query(
+            &format!(
+                "SELECT events FROM {t}_history WHERE project = $1 AND stack = $2 AND version = $3"
+            ),
+            &[&stack.project(), &stack.stack(), &version],
+        )?;
+        let Some(bytes) = rows.first().and_then(|r| r.get::<_, Option<Vec<u8>>>(0)) else {
+            return Ok(None);
+        };
+        update_events::decompress(&update_events::stored(bytes))
+            .map(Some)
+            .map_err(|m| {
+                corrupt(
+                    &self.location(stack),
+                    format!("history version {version}: {m}"),
+                )
+            })
     }
 
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {

@@ -8,7 +8,7 @@ use tokio_postgres::Client;
 use super::db::describe;
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i32 = 2;
+pub(crate) const SCHEMA_VERSION: i32 = 3;
 
 /// Migration `n` (1-based) takes the schema from version `n - 1` to `n`; `{t}` is the prefix.
 const MIGRATIONS: &[&str] = &[
@@ -39,6 +39,10 @@ CREATE TABLE {t}_current (project text PRIMARY KEY, stack text NOT NULL);
 -- Locks' fencing tokens: a generation from a sequence, never given out twice (see `lease`).
 ALTER TABLE {t}_locks ADD COLUMN generation bigint NOT NULL DEFAULT 0;
 CREATE SEQUENCE {t}_lock_generation;
+",
+    "
+-- Each update's engine events, gzip-compressed (`codec::update_events`), for `stack history --open`.
+ALTER TABLE {t}_history ADD COLUMN events bytea;
 ",
 ];
 

@@ -1,0 +1,273 @@
+//! A recorded run on a timeline: the console's model as it was after any number of its events,
+//! rebuilt by the model's own reducer. A copy of the model is kept every [`SNAPSHOT_EVERY`]
+//! events (further apart in a long run: at most [`SNAPSHOTS`] copies), so a jump anywhere
+//! reduces at most that many events.
+
+use std::time::Duration;
+
+use crate::engine::{EngineEvent, Severity};
+
+use super::super::model::Model;
+
+/// Events between two kept models, at least: a jump costs at most this many reductions.
+pub const SNAPSHOT_EVERY: usize = 512;
+/// Kept models at most, whatever the run's length: what a long run's timeline holds.
+pub const SNAPSHOTS: usize = 64;
+
+/// How fast play goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Speed {
+    X1,
+    X4,
+    X16,
+    /// No waiting between events: one event a frame.
+    Max,
+}
+
+impl Speed {
+    const ALL: [Speed; 4] = [Speed::X1, Speed::X4, Speed::X16, Speed::Max];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Speed::X1 => "1x",
+            Speed::X4 => "4x",
+            Speed::X16 => "16x",
+            Speed::Max => "max",
+        }
+    }
+
+    fn factor(self) -> Option<u32> {
+        match self {
+            Speed::X1 => Some(1),
+            Speed::X4 => Some(4),
+            Speed::X16 => Some(16),
+            Speed::Max => None,
+        }
+    }
+
+    pub fn faster(self) -> Speed {
+        let i = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Speed::ALL[(i + 1).min(Speed::ALL.len() - 1)]
+    }
+
+    pub fn slower(self) -> Speed {
+        let i = Speed::ALL.iter().position(|s| *s == self).unwrap_or(0);
+        Speed::ALL[i.saturating_sub(1)]
+    }
+}
+
+/// A recorded run, the cursor in it (how many events have happened) and the model there.
+pub struct Timeline {
+    events: Vec<(Duration, EngineEvent)>,
+    /// `snapshots[k]`: the model after `k * every` events.
+    snapshots: Vec<Model>,
+    every: usize,
+    model: Model,
+    cursor: usize,
+    /// Where play stands in the run's time (at or after the cursor's event).
+    position: Duration,
+    pub playing: bool,
+    pub speed: Speed,
+}
+
+fn reduce(model: &mut Model, (at, e): &(Duration, EngineEvent)) {
+    model.set_now(*at);
+    model.apply(e);
+}
+
+/// Whether an event is one an incident review jumps between: a decision, a pause or a cancel.
+fn is_decision(e: &EngineEvent) -> bool {
+    matches!(
+        e,
+        EngineEvent::Decision { .. }
+            | EngineEvent::PendingReplacement { .. }
+            | EngineEvent::GateOpened { .. }
+            | EngineEvent::Paused
+            | EngineEvent::Resumed
+            | EngineEvent::Breakpoint { .. }
+            | EngineEvent::CancelRequested { .. }
+    )
+}
+
+fn is_error(e: &EngineEvent) -> bool {
+    matches!(
+        e,
+        EngineEvent::StepFailed { .. }
+            | EngineEvent::Diagnostic {
+                severity: Severity::Error,
+                ..
+            }
+    )
+}
+
+impl Timeline {
+    /// The timeline of `events` (in order, each with its time from the run's start), its
+    /// cursor before the first.
+    pub fn new(events: Vec<(Duration, EngineEvent)>) -> Timeline {
+        let every = SNAPSHOT_EVERY.max(events.len().div_ceil(SNAPSHOTS));
+        let mut snapshots = vec![Model::new()];
+        let mut model = Model::new();
+        for (i, e) in events.iter().enumerate() {
+            reduce(&mut model, e);
+            if (i + 1) % every == 0 {
+                snapshots.push(model.clone());
+            }
+        }
+        Timeline {
+            events,
+            snapshots,
+            every,
+            model: Model::new(),
+            cursor: 0,
+            position: Duration::ZERO,
+            playing: false,
+            speed: Speed::X1,
+        }
+    }
+
+    /// The model after the events up to the cursor.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// How many events have happened.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Where the cursor stands in the run's time.
+    pub fn position(&self) -> Duration {
+        self.position
+    }
+
+    /// The run's length: the time of its last event.
+    pub fn total(&self) -> Duration {
+        self.events.last().map_or(Duration::ZERO, |(at, _)| *at)
+    }
+
+    fn time_of(&self, cursor: usize) -> Duration {
+        cursor
+            .checked_sub(1)
+            .and_then(|i| self.events.get(i))
+            .map_or(Duration::ZERO, |(at, _)| *at)
+    }
+
+    /// Moves the cursor to `cursor` events (clamped), rebuilding the model from the nearest
+    /// kept one at or before it; play stops at the end.
+    pub fn seek(&mut self, cursor: usize) {
+        let cursor = cursor.min(self.events.len());
+        let from = if cursor >= self.cursor && cursor - self.cursor < self.every {
+            self.cursor
+        } else {
+            let k = (cursor / self.every).min(self.snapshots.len() - 1);
+            self.model = self.snapshots[k].clone();
+            k * self.every
+        };
+        for e in &self.events[from..cursor] {
+            reduce(&mut self.model, e);
+        }
+        self.cursor = cursor;
+        self.position = self.time_of(cursor);
+        self.model.set_now(self.position);
+        if cursor == self.events.len() {
+            self.playing = false;
+        }
+    }
+
+    pub fn step_forward(&mut self) {
+        self.seek(self.cursor + 1);
+    }
+
+    pub fn step_back(&mut self) {
+        self.seek(self.cursor.saturating_sub(1));
+    }
+
+    /// To just after the first failure (a failed step or an error); false when there is none.
+    pub fn first_error(&mut self) -> bool {
+        match self.events.iter().position(|(_, e)| is_error(e)) {
+            Some(i) => {
+                self.seek(i + 1);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The cursor just after the first failure, if the run had one.
+    pub fn first_error_at(&self) -> Option<usize> {
+        self.events
+            .iter()
+            .position(|(_, e)| is_error(e))
+            .map(|i| i + 1)
+    }
+
+    /// To just after the next decision, gate, pause or cancel; false when none follows.
+    pub fn next_decision(&mut self) -> bool {
+        let next = self.events[self.cursor..]
+            .iter()
+            .position(|(_, e)| is_decision(e));
+        match next {
+            Some(i) => {
+                self.seek(self.cursor + i + 1);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// To just after the previous decision, gate, pause or cancel (before the cursor's own).
+    pub fn prev_decision(&mut self) -> bool {
+        let before = self.cursor.saturating_sub(1);
+        match self.events[..before]
+            .iter()
+            .rposition(|(_, e)| is_decision(e))
+        {
+            Some(i) => {
+                self.seek(i + 1);
+                true
+            }
+            None => {
+                self.seek(0);
+                false
+            }
+        }
+    }
+
+    /// Play from the cursor (from the start once at the end), or stop.
+    pub fn toggle_play(&mut self) {
+        if !self.playing && self.cursor == self.events.len() {
+            self.seek(0);
+        }
+        self.playing = !self.playing;
+    }
+
+    /// Lets `elapsed` of real time pass at the play speed: the events due happen.
+    pub fn advance(&mut self, elapsed: Duration) {
+        if !self.playing {
+            return;
+        }
+        let Some(factor) = self.speed.factor() else {
+            self.step_forward();
+            return;
+        };
+        let position = self.position + elapsed * factor;
+        let due = self.cursor
+            + self.events[self.cursor..]
+                .iter()
+                .take_while(|(at, _)| *at <= position)
+                .count();
+        self.seek(due);
+        if self.playing {
+            self.position = position;
+            self.model.set_now(position);
+        }
+    }
+}

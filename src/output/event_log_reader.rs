@@ -1,0 +1,612 @@
+//! An engine-event stream read back (`--event-log`, `--json`, the history's record): Pulumi's
+//! `EngineEvent` lines and stepdeck's own `stepdeck…Event` kinds turned into the engine events
+//! a console reduces, each with the time it was stamped at. Pulumi's stream names no chains
+//! or workers, so each step becomes a chain of its own on the lowest free worker.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Map, Value};
+
+use crate::engine::provider::PropertyDiff;
+use crate::engine::run::approval::ApprovalKind;
+use crate::engine::run::events::{
+    CascadeId, CascadeMember, CascadeReason, ChainId, Decider, StepInfo, WorkerId,
+};
+use crate::engine::{
+    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, RunFailure,
+    Severity, StepOp, Urn,
+};
+
+/// One engine event of a recorded run and when it happened, from the stream's first event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedEvent {
+    pub at: Duration,
+    pub event: EngineEvent,
+}
+
+/// A line of an event stream that does not read as one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{source_name}:{line}: {reason}")]
+pub struct EventLogError {
+    /// The file (or record) the stream came from.
+    pub source_name: String,
+    /// 1-based; 0 when the stream as a whole is at fault.
+    pub line: usize,
+    pub reason: String,
+}
+
+/// Reads a whole stream; `source_name` names it in errors.
+pub fn read_event_log(text: &str, source_name: &str) -> Result<Vec<RecordedEvent>, EventLogError> {
+    let err = |line: usize, reason: String| EventLogError {
+        source_name: source_name.to_string(),
+        line,
+        reason,
+    };
+    let mut lines = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(raw)
+            .map_err(|e| err(i + 1, format!("not a JSON engine event: {e}")))?;
+        let Some(obj) = value.as_object().filter(|o| o.contains_key("sequence")) else {
+            return Err(err(
+                i + 1,
+                "not an engine event (no `sequence`): give the output of `--event-log` or `up --json`"
+                    .into(),
+            ));
+        };
+        lines.push((i + 1, obj.clone()));
+    }
+    if lines.is_empty() {
+        return Err(err(0, "holds no engine events".into()));
+    }
+    let mut reader = Reader::new(&lines);
+    for (n, obj) in &lines {
+        reader.line(obj).map_err(|reason| err(*n, reason))?;
+    }
+    reader.flush_error();
+    Ok(reader.out)
+}
+
+/// What reading a stream keeps between lines.
+struct Reader {
+    first: Option<i64>,
+    at: Duration,
+    preview: bool,
+    operation: Operation,
+    stack: String,
+    project: String,
+    out: Vec<RecordedEvent>,
+    next_chain: ChainId,
+    /// Steps started and not yet ended, by resource: their chain, worker, op and start.
+    open: HashMap<Urn, Open>,
+    busy: Vec<bool>,
+    /// The gate (or cascade) last opened on each resource, for the decision that closes it.
+    gates: HashMap<Urn, CascadeId>,
+    next_gate: CascadeId,
+    /// The chain each undecided gate or cascade holds, by its decision's resource.
+    held: HashMap<Urn, ChainId>,
+    /// An error diagnostic on a resource, held until the next line says whether its step failed.
+    error: Option<(Urn, String)>,
+    /// The run's last error without a resource: a failed summary's message.
+    run_error: Option<String>,
+    declined: usize,
+}
+
+struct Open {
+    chain: ChainId,
+    worker: WorkerId,
+    op: StepOp,
+    since: Duration,
+}
+
+fn field<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
+    o.get(key).ok_or_else(|| format!("`{key}` is missing"))
+}
+
+fn text<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
+    field(o, key)?
+        .as_str()
+        .ok_or_else(|| format!("`{key}` is not a string"))
+}
+
+fn urn(o: &Map<String, Value>, key: &str) -> Result<Urn, String> {
+    let s = text(o, key)?;
+    Urn::parse(s).map_err(|e| format!("`{key}`: {e}"))
+}
+
+fn op(o: &Map<String, Value>) -> Result<StepOp, String> {
+    let s = text(o, "op")?;
+    StepOp::parse(s).ok_or_else(|| format!("`op`: unknown step `{s}`"))
+}
+
+fn strings(o: &Map<String, Value>, key: &str) -> Vec<String> {
+    o.get(key)
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn object<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a Map<String, Value>, String> {
+    field(o, key)?
+        .as_object()
+        .ok_or_else(|| format!("`{key}` is not an object"))
+}
+
+fn properties(v: Option<&Value>) -> Result<Option<PropertyMap>, String> {
+    let Some(Value::Object(m)) = v else {
+        return Ok(None);
+    };
+    m.iter()
+        .map(|(k, v)| {
+            PropertyValue::from_json(v)
+                .map(|p| (k.clone(), p))
+                .map_err(|e| format!("property `{k}`: {e}"))
+        })
+        .collect::<Result<PropertyMap, String>>()
+        .map(Some)
+}
+
+fn non_empty(o: &Map<String, Value>, key: &str) -> Option<String> {
+    o.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// A step's metadata as the display saw it when the step was planned.
+fn step_info(m: &Map<String, Value>, chain: ChainId) -> Result<StepInfo, String> {
+    let old = m.get("old").and_then(Value::as_object);
+    let new = m.get("new").and_then(Value::as_object);
+    let side = new.or(old);
+    let detailed_diff = match m.get("detailedDiff") {
+        Some(Value::Object(d)) => d
+            .iter()
+            .map(|(path, v)| {
+                let mut v = v.clone();
+                if let Some(o) = v.as_object_mut()
+                    && let Some(kind) = o.remove("diffKind")
+                {
+                    o.insert("kind".into(), kind);
+                }
+                serde_json::from_value::<PropertyDiff>(v)
+                    .map(|d| (path.clone(), d))
+                    .map_err(|e| format!("`detailedDiff.{path}`: {e}"))
+            })
+            .collect::<Result<BTreeMap<_, _>, _>>()?,
+        _ => BTreeMap::new(),
+    };
+    Ok(StepInfo {
+        op: op(m)?,
+        urn: urn(m, "urn")?,
+        type_: text(m, "type")?.to_string(),
+        parent: side
+            .and_then(|s| non_empty(s, "parent"))
+            .and_then(|p| Urn::parse(&p).ok()),
+        custom: side.is_some_and(|s| s.get("custom") == Some(&Value::Bool(true))),
+        chain: Some(chain),
+        diffs: strings(m, "diffs"),
+        replace_keys: strings(m, "keys"),
+        detailed_diff,
+        old_inputs: properties(old.and_then(|o| o.get("inputs")))?,
+        old_outputs: properties(old.and_then(|o| o.get("outputs")))?,
+        old_id: old.and_then(|o| non_empty(o, "id")),
+        new_inputs: properties(new.and_then(|o| o.get("inputs")))?,
+        provider: non_empty(m, "provider"),
+        delete_before_replace: false,
+        dependencies: Arc::from(Vec::new()),
+        protect: side.is_some_and(|s| s.get("protect") == Some(&Value::Bool(true))),
+        retain_on_delete: side.is_some_and(|s| s.get("retainOnDelete") == Some(&Value::Bool(true))),
+        hide_diffs: side.map(|s| strings(s, "hideDiffs")).unwrap_or_default(),
+    })
+}
+
+fn cascade_reason(r: &Map<String, Value>) -> Result<CascadeReason, String> {
+    Ok(match text(r, "kind")? {
+        "root" => CascadeReason::Root {
+            keys: strings(r, "keys"),
+        },
+        "input" => CascadeReason::Input {
+            inputs: strings(r, "inputs"),
+            on: urn(r, "on")?,
+            keys: strings(r, "keys"),
+        },
+        "provider" => CascadeReason::Provider {
+            provider: urn(r, "provider")?,
+        },
+        "deletedWith" => CascadeReason::DeletedWith {
+            target: urn(r, "target")?,
+        },
+        other => return Err(format!("`reason.kind`: unknown `{other}`")),
+    })
+}
+
+fn decider(by: &Map<String, Value>) -> Decider {
+    let name = by
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    match by.get("kind").and_then(Value::as_str) {
+        Some("operator") => Decider::Operator(name),
+        Some("remote") => Decider::Remote(name),
+        Some("file") => Decider::File(name),
+        _ => Decider::Policy,
+    }
+}
+
+impl Reader {
+    /// A reader that knows, from the whole stream, what Pulumi's prelude does not say: whether
+    /// it was a preview, which operation, and the stack's names (from its URNs).
+    fn new(lines: &[(usize, Map<String, Value>)]) -> Reader {
+        let mut preview = false;
+        let mut ops = Vec::new();
+        let mut names = None;
+        for (_, o) in lines {
+            if let Some(s) = o.get("summaryEvent").and_then(Value::as_object) {
+                preview |= s.get("isPreview") == Some(&Value::Bool(true));
+            }
+            for key in ["resourcePreEvent", "resOutputsEvent"] {
+                let Some(e) = o.get(key).and_then(Value::as_object) else {
+                    continue;
+                };
+                preview |= e.get("planning") == Some(&Value::Bool(true));
+                if let Some(m) = e.get("metadata").and_then(Value::as_object) {
+                    ops.extend(m.get("op").and_then(Value::as_str).and_then(StepOp::parse));
+                    if names.is_none()
+                        && let Some(u) = m.get("urn").and_then(Value::as_str)
+                        && let Ok(u) = Urn::parse(u)
+                    {
+                        names = Some((u.stack().to_string(), u.project().to_string()));
+                    }
+                }
+            }
+        }
+        let operation = if preview {
+            Operation::Preview
+        } else if ops.contains(&StepOp::Refresh) {
+            Operation::Refresh
+        } else if !ops.is_empty() && ops.iter().all(|o| *o == StepOp::Delete) {
+            Operation::Destroy
+        } else {
+            Operation::Update
+        };
+        let (stack, project) = names.unwrap_or_default();
+        Reader {
+            first: None,
+            at: Duration::ZERO,
+            preview,
+            operation,
+            stack,
+            project,
+            out: Vec::new(),
+            next_chain: 1,
+            open: HashMap::new(),
+            busy: Vec::new(),
+            gates: HashMap::new(),
+            next_gate: 1,
+            held: HashMap::new(),
+            error: None,
+            run_error: None,
+            declined: 0,
+        }
+    }
+
+    fn push(&mut self, event: EngineEvent) {
+        self.out.push(RecordedEvent { at: self.at, event });
+    }
+
+    /// An error diagnostic held for a failure that did not follow: it was only a diagnostic.
+    fn flush_error(&mut self) {
+        if let Some((urn, message)) = self.error.take() {
+            self.push(EngineEvent::Diagnostic {
+                urn: Some(urn),
+                severity: Severity::Error,
+                message,
+                ephemeral: false,
+            });
+        }
+    }
+
+    fn start_step(&mut self, info: StepInfo) {
+        let worker = match self.busy.iter().position(|b| !b) {
+            Some(w) => w,
+            None => {
+                self.busy.push(false);
+                self.busy.len() - 1
+            }
+        };
+        self.busy[worker] = true;
+        let chain = info.chain.unwrap_or_default();
+        let (op, urn, info_custom) = (info.op, info.urn.clone(), info.custom);
+        self.open.insert(
+            urn.clone(),
+            Open {
+                chain,
+                worker,
+                op,
+                since: self.at,
+            },
+        );
+        self.push(EngineEvent::StepPlanned(Box::new(info)));
+        self.push(EngineEvent::ChainQueued {
+            chain,
+            steps: Arc::from(vec![(op, urn.clone())]),
+        });
+        self.push(EngineEvent::ChainStarted { chain, worker });
+        self.push(EngineEvent::StepStarted {
+            chain,
+            op,
+            urn: urn.clone(),
+            worker,
+        });
+        // A component's step (registering it) ends at once; Pulumi's stream reports only the
+        // outputs it registers later.
+        if !info_custom && !matches!(op, StepOp::Delete | StepOp::Refresh) {
+            self.end_step(&urn);
+            self.push(EngineEvent::StepFinished {
+                chain,
+                op,
+                urn,
+                id: None,
+                outputs: PropertyMap::default(),
+                duration: Duration::ZERO,
+            });
+            self.push(EngineEvent::ChainFinished { chain, ok: true });
+        }
+    }
+
+    fn end_step(&mut self, urn: &Urn) -> Option<Open> {
+        let open = self.open.remove(urn)?;
+        if let Some(b) = self.busy.get_mut(open.worker) {
+            *b = false;
+        }
+        Some(open)
+    }
+
+    fn line(&mut self, o: &Map<String, Value>) -> Result<(), String> {
+        let stamp = o.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
+        let first = *self.first.get_or_insert(stamp);
+        self.at = self.at.max(Duration::from_secs(
+            stamp.saturating_sub(first).max(0) as u64
+        ));
+        let Some((kind, body)) = o.iter().find(|(k, _)| k.ends_with("Event")) else {
+            return Err("names no event kind (`…Event`)".into());
+        };
+        let body = body
+            .as_object()
+            .ok_or_else(|| format!("`{kind}` is not an object"))?;
+        if kind != "resOpFailedEvent" {
+            self.flush_error();
+        }
+        match kind.as_str() {
+            "preludeEvent" => self.push(EngineEvent::Prelude {
+                operation: self.operation,
+                preview: self.preview,
+                stack: self.stack.clone(),
+                project: self.project.clone(),
+                parallel: 0,
+                parallel_diff: false,
+            }),
+            "resourcePreEvent" => {
+                let info = step_info(object(body, "metadata")?, self.next_chain)?;
+                self.next_chain += 1;
+                self.start_step(info);
+            }
+            "resOutputsEvent" => {
+                let m = object(body, "metadata")?;
+                let urn = urn(m, "urn")?;
+                let new = m.get("new").and_then(Value::as_object);
+                let outputs = properties(new.and_then(|n| n.get("outputs")))?.unwrap_or_default();
+                match self.end_step(&urn) {
+                    Some(open) => {
+                        self.push(EngineEvent::StepFinished {
+                            chain: open.chain,
+                            op: open.op,
+                            urn,
+                            id: new.and_then(|n| non_empty(n, "id")),
+                            outputs,
+                            duration: self.at.saturating_sub(open.since),
+                        });
+                        self.push(EngineEvent::ChainFinished {
+                            chain: open.chain,
+                            ok: true,
+                        });
+                    }
+                    None => self.push(EngineEvent::ResourceOutputs { urn, outputs }),
+                }
+            }
+            "resOpFailedEvent" => {
+                let m = object(body, "metadata")?;
+                let urn = urn(m, "urn")?;
+                let error = match self.error.take() {
+                    Some((u, message)) if u == urn => message,
+                    held => {
+                        self.error = held;
+                        self.flush_error();
+                        format!("{} failed", op(m)?.as_str())
+                    }
+                };
+                if let Some(open) = self.end_step(&urn) {
+                    self.push(EngineEvent::StepFailed {
+                        chain: open.chain,
+                        op: open.op,
+                        urn,
+                        error,
+                        duration: self.at.saturating_sub(open.since),
+                    });
+                    self.push(EngineEvent::ChainFinished {
+                        chain: open.chain,
+                        ok: false,
+                    });
+                }
+            }
+            "diagnosticEvent" => {
+                let message = text(body, "message")?.trim_end_matches('\n').to_string();
+                let severity = match body.get("severity").and_then(Value::as_str) {
+                    Some("error") => Severity::Error,
+                    Some("warning") => Severity::Warning,
+                    Some("debug") => Severity::Debug,
+                    _ => Severity::Info,
+                };
+                let urn = non_empty(body, "urn").and_then(|u| Urn::parse(&u).ok());
+                match (severity, urn) {
+                    (Severity::Error, Some(urn)) => self.error = Some((urn, message)),
+                    (severity, urn) => {
+                        if severity == Severity::Error {
+                            self.run_error = Some(message.clone());
+                        }
+                        self.push(EngineEvent::Diagnostic {
+                            urn,
+                            severity,
+                            message,
+                            ephemeral: body.get("ephemeral") == Some(&Value::Bool(true)),
+                        });
+                    }
+                }
+            }
+            "stepdeckGateEvent" => {
+                let urn = urn(body, "urn")?;
+                let kind = text(body, "kind")?;
+                let kind = ApprovalKind::ALL
+                    .into_iter()
+                    .find(|k| k.as_str() == kind)
+                    .ok_or_else(|| format!("`kind`: unknown `{kind}`"))?;
+                let gate = self.next_gate;
+                self.next_gate += 1;
+                self.gates.insert(urn.clone(), gate);
+                let chain = self.next_chain;
+                self.next_chain += 1;
+                self.held.insert(urn.clone(), chain);
+                self.push(EngineEvent::GateOpened {
+                    gate,
+                    chain,
+                    op: op(body)?,
+                    urn,
+                    kind,
+                    asked: body.get("policy").and_then(Value::as_str) == Some("ask"),
+                });
+            }
+            "stepdeckCascadeEvent" => {
+                let root = urn(body, "root")?;
+                let members = field(body, "members")?
+                    .as_array()
+                    .ok_or("`members` is not an array")?
+                    .iter()
+                    .map(|m| {
+                        let m = m.as_object().ok_or("a member is not an object")?;
+                        Ok(CascadeMember {
+                            urn: urn(m, "urn")?,
+                            type_: text(m, "type")?.to_string(),
+                            reason: cascade_reason(object(m, "reason")?)?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>, String>>()?;
+                let cascade = self.next_gate;
+                self.next_gate += 1;
+                self.gates.insert(root.clone(), cascade);
+                let chain = self.next_chain;
+                self.next_chain += 1;
+                self.held.insert(root.clone(), chain);
+                self.push(EngineEvent::PendingReplacement {
+                    cascade,
+                    chain,
+                    root,
+                    members,
+                });
+            }
+            "stepdeckDecisionEvent" => {
+                let urn = urn(body, "urn")?;
+                let approved = body.get("approved") == Some(&Value::Bool(true));
+                if !approved {
+                    self.declined += 1;
+                }
+                let by = body.get("by").and_then(Value::as_object);
+                let held = self.held.remove(&urn);
+                self.push(EngineEvent::Decision {
+                    cascade: self.gates.get(&urn).copied().unwrap_or_default(),
+                    op: op(body)?,
+                    urn,
+                    approved,
+                    by: by.map_or(Decider::Policy, decider),
+                });
+                // The wait is over: an approved step runs on chains of its own here.
+                if let Some(chain) = held.filter(|_| approved) {
+                    self.push(EngineEvent::ChainFinished { chain, ok: true });
+                }
+            }
+            "stepdeckPauseEvent" => {
+                let event = match text(body, "state")? {
+                    "paused" => EngineEvent::Paused,
+                    "resumed" => EngineEvent::Resumed,
+                    "stepped" => EngineEvent::Stepped,
+                    other => return Err(format!("`state`: unknown `{other}`")),
+                };
+                self.push(event);
+            }
+            "stepdeckBreakpointEvent" => {
+                let event = EngineEvent::Breakpoint {
+                    op: op(body)?,
+                    urn: urn(body, "urn")?,
+                };
+                self.push(event);
+            }
+            "stepdeckCancelEvent" => self.push(EngineEvent::CancelRequested {
+                terminate: body.get("terminate") == Some(&Value::Bool(true)),
+            }),
+            "summaryEvent" => {
+                let counts = body
+                    .get("resourceChanges")
+                    .and_then(Value::as_object)
+                    .map(|c| {
+                        c.iter()
+                            .filter_map(|(op, n)| Some((StepOp::parse(op)?, n.as_u64()? as usize)))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let outcome = match body.get("result").and_then(Value::as_str) {
+                    Some("failed") => Outcome::Failed(RunFailure::new(
+                        FailureCause::Reported,
+                        self.run_error
+                            .clone()
+                            .unwrap_or_else(|| "the run failed".into()),
+                    )),
+                    Some("canceled") => Outcome::Cancelled,
+                    _ => Outcome::Succeeded,
+                };
+                let seconds = body
+                    .get("durationSeconds")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0);
+                let policy_packs = body
+                    .get("PolicyPacks")
+                    .and_then(Value::as_object)
+                    .map(|p| {
+                        p.iter()
+                            .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                self.push(EngineEvent::Summary {
+                    counts,
+                    declined: self.declined,
+                    duration: Duration::from_secs(seconds).max(self.at),
+                    outcome,
+                    preview: self.preview,
+                    policy_packs,
+                });
+            }
+            // Policy events, the end of the stream and kinds this version does not know change
+            // nothing a replay shows.
+            _ => {}
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,102 @@
+//! The replay's timeline, two lines under the console: where the cursor stands in the run
+//! (events and time, a scrub bar with the first failure marked), play and speed, the
+//! read-only marker, and the timeline's keys.
+
+use std::time::Duration;
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+
+use crate::app::replay::Timeline;
+
+use super::text::width;
+use super::theme::Theme;
+
+/// Rows the timeline takes under the console.
+pub const TIMELINE_HEIGHT: u16 = 2;
+
+/// The timeline of a replayed run.
+pub struct TimelineBar<'a> {
+    pub timeline: &'a Timeline,
+    pub theme: Theme,
+}
+
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{:02}:{:02}", s / 60, s % 60)
+}
+
+/// `width` cells of scrub bar: the cursor's share of the events filled, `✗` where the first
+/// failure happens, `●` at the cursor.
+fn scrub(len: usize, cursor: usize, error: Option<usize>, width: usize) -> String {
+    if width == 0 {
+        return String::new();
+    }
+    let cell = |n: usize| {
+        if len == 0 {
+            0
+        } else {
+            (n * (width - 1)).div_ceil(len).min(width - 1)
+        }
+    };
+    let at = cell(cursor);
+    let error = error.map(cell);
+    (0..width)
+        .map(|i| {
+            if i == at {
+                '●'
+            } else if Some(i) == error {
+                '✗'
+            } else if i < at {
+                '━'
+            } else {
+                '─'
+            }
+        })
+        .collect()
+}
+
+impl Widget for TimelineBar<'_> {
+    fn render(self, area: Rect, buf: &mut Buffer) {
+        let (tl, t) = (self.timeline, self.theme);
+        let state = if tl.playing {
+            format!("▶ {}", tl.speed.label())
+        } else {
+            format!("⏸ {}", tl.speed.label())
+        };
+        let left = vec![
+            Span::styled(" REPLAY · read-only ", t.alert()),
+            Span::raw(" "),
+            Span::styled(state, t.bold()),
+            Span::raw(format!(
+                "  event {}/{}  {} / {}  ",
+                tl.cursor(),
+                tl.len(),
+                clock(tl.position()),
+                clock(tl.total())
+            )),
+        ];
+        let error = tl.first_error_at();
+        let right = match error {
+            Some(n) => format!("  ✗ first failure: event {n} "),
+            None => "  no failure ".to_string(),
+        };
+        let used: usize = left.iter().map(|s| width(&s.content)).sum::<usize>() + width(&right);
+        let bar = scrub(
+            tl.len(),
+            tl.cursor(),
+            error,
+            (area.width as usize).saturating_sub(used),
+        );
+        let mut spans = left;
+        spans.push(Span::styled(bar, t.accent()));
+        spans.push(Span::styled(right, t.dim()));
+        buf.set_line(area.x, area.y, &Line::from(spans), area.width);
+        if area.height > 1 {
+            let keys = " space play/stop · , . step · [ ] decisions · ! first failure · - + speed · 0 $ start/end · q quit";
+            buf.set_line(area.x, area.y + 1, &Line::styled(keys, t.dim()), area.width);
+        }
+    }
+}

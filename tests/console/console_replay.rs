@@ -1,0 +1,360 @@
+//! Replaying a finished run: a real run (a delete-before-replace cascade that waits for an
+//! approval, a failure after it, and in the console a pause) recorded by the binary, then
+//! opened with `stepdeck replay FILE` and `stack history --open N` in a real terminal and
+//! scrubbed to the start, the approval, the first failure and the end; the timeline drawn
+//! (insta); the refusals.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::widgets::Widget;
+use stepdeck::app::replay::Timeline;
+use stepdeck::output::event_log_reader::read_event_log;
+use stepdeck::views::Theme;
+use stepdeck::views::timeline::TimelineBar;
+
+use crate::cli_support::{Env, stderr};
+use crate::console_support::{OPERATOR, Tmux, cascade, cascade_project};
+
+/// A resource created once the cascade's server is replaced, which fails to create.
+const BROKEN: &str = "  broken:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n      after: ${app.id}\n";
+
+/// The cascade project after its first update, its engine changed (the database is replaced
+/// delete-before-replace with the server) and a resource added that fails after them.
+fn failing_cascade() -> Env {
+    let env = cascade_project();
+    env.write(
+        "Pulumi.yaml",
+        &format!("name: e2e\nruntime: yaml\n{}{BROKEN}", cascade()),
+    );
+    env
+}
+
+/// The event number the timeline shows (`event N/M`).
+fn event_number(screen: &str) -> (usize, usize) {
+    let at = screen.find("event ").expect("the timeline is drawn");
+    let text = &screen[at + 6..];
+    let end = text.find(' ').unwrap();
+    let (n, m) = text[..end].split_once('/').unwrap();
+    (n.parse().unwrap(), m.parse().unwrap())
+}
+
+#[test]
+fn a_run_replays_from_its_event_log_at_the_start_the_approval_the_first_failure_and_the_end() {
+    let env = failing_cascade();
+    env.write("decisions.yaml", "\"**\": approve\n");
+    let log = env.root.path().join("run.jsonl");
+    let log_arg = log.display().to_string();
+    let out = env.run(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--approve",
+        "replacements=ask",
+        "--decisions",
+        "decisions.yaml",
+        "--event-log",
+        &log_arg,
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+
+    let t = Tmux::start(&env, 140, 40, &["replay", &log_arg]);
+    let s = t.wait("the start", |s| {
+        s.contains("REPLAY · read-only") && s.contains("event 0/")
+    });
+    assert!(s.contains("waiting for the first resource"), "{s}");
+    assert!(s.contains("WATCH ONLY"), "{s}");
+
+    t.keys(&["]"]);
+    let s = t.wait_for("AWAITING APPROVAL");
+    assert!(s.contains("waiting for approval"), "{s}");
+    assert!(
+        !s.contains("broken"),
+        "nothing ran after the cascade yet:\n{s}"
+    );
+
+    t.keys(&["]"]);
+    let s = t.wait_for("approved by decision file");
+    assert!(!s.contains("AWAITING APPROVAL"), "{s}");
+    assert!(!s.contains("failed"), "{s}");
+
+    // The console's own keys that would act on a run act on nothing.
+    t.keys(&["a"]);
+    t.wait_for("a replay is read-only");
+
+    t.keys(&["!"]);
+    let s = t.wait("the first failure", |s| s.contains("✗1 failed"));
+    let (at, total) = event_number(&s);
+    assert!(at < total, "the failure comes before the run's end:\n{s}");
+    assert!(s.contains("broken"), "{s}");
+    assert!(
+        !s.contains("The update failed"),
+        "the run is not over yet:\n{s}"
+    );
+    assert!(s.contains(&format!("first failure: event {at}")), "{s}");
+
+    t.keys(&[","]);
+    let s = t.wait("one event before the failure", |s| {
+        event_number(s).0 == at - 1
+    });
+    assert!(!s.contains("✗1 failed"), "{s}");
+
+    t.keys(&["$"]);
+    let s = t.wait_for("The update failed");
+    assert_eq!(event_number(&s), (total, total), "{s}");
+    assert!(s.contains("FAILED"), "{s}");
+
+    t.keys(&["0"]);
+    let s = t.wait("back at the start", |s| s.contains("event 0/"));
+    assert!(s.contains("waiting for the first resource"), "{s}");
+
+    // Played at the highest speed (one event a frame), the run goes by to its end and stops.
+    t.keys(&["+", "+", "+"]);
+    t.wait_for("⏸ max");
+    t.keys(&["Space"]);
+    let s = t.wait("the end, played", |s| {
+        s.contains("⏸ max") && s.contains("The update failed")
+    });
+    assert_eq!(event_number(&s), (total, total), "{s}");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
+fn a_console_run_with_a_pause_replays_from_the_stack_history() {
+    let env = failing_cascade();
+    let t = Tmux::start(&env, 140, 40, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("AWAITING APPROVAL");
+    t.keys(&["p"]);
+    t.wait_for("PAUSED");
+    t.keys(&["p"]);
+    t.wait("resumed", |s| !s.contains("PAUSED"));
+    t.keys(&["a"]);
+    t.wait_for("FAILED");
+    t.quit_and_expect_restored(1);
+    drop(t);
+
+    // The project's first update made the stack; this run was the second.
+    let t = Tmux::start(
+        &env,
+        140,
+        40,
+        &["stack", "history", "--open", "2", "--stack", "dev"],
+    );
+    let s = t.wait("the start", |s| {
+        s.contains("REPLAY · read-only") && s.contains("event 0/")
+    });
+    assert!(s.contains("waiting for the first resource"), "{s}");
+    t.keys(&["]"]);
+    t.wait_for("AWAITING APPROVAL");
+    t.keys(&["]"]);
+    let s = t.wait_for("PAUSED");
+    assert!(
+        s.contains("AWAITING APPROVAL"),
+        "paused while the cascade waited:\n{s}"
+    );
+    t.keys(&["]"]);
+    t.wait("resumed", |s| !s.contains("PAUSED"));
+    t.keys(&["]"]);
+    let s = t.wait_for(&format!("approved by operator {OPERATOR}"));
+    assert!(!s.contains("✗1 failed"), "{s}");
+    t.keys(&["!"]);
+    let s = t.wait_for("✗1 failed");
+    assert!(!s.contains("The update failed"), "{s}");
+    t.keys(&["$"]);
+    t.wait_for("The update failed");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
+fn replay_refuses_without_a_terminal_and_names_the_line_of_a_bad_file() {
+    let env = Env::new("resources: {}\n");
+    env.write(
+        "good.jsonl",
+        "{\"sequence\":0,\"timestamp\":1,\"preludeEvent\":{\"config\":{}}}\n",
+    );
+    let out = env.run(&["replay", "good.jsonl"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("needs a terminal"),
+        "{}",
+        stderr(&out)
+    );
+    let out = env.run(&["replay", "good.jsonl", "--json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    env.write(
+        "bad.jsonl",
+        "{\"sequence\":0,\"timestamp\":1,\"preludeEvent\":{\"config\":{}}}\nnot json\n",
+    );
+    // In a terminal the file is read, and its first bad line named.
+    let t = Tmux::start(&env, 120, 20, &["replay", "bad.jsonl"]);
+    let s = t.wait_for("EXITED");
+    assert!(s.contains("bad.jsonl:2: not a JSON engine event"), "{s}");
+    assert!(s.contains("EXITED 1"), "{s}");
+    assert!(!s.contains("EXITED 0"), "{s}");
+}
+
+#[test]
+fn history_open_names_an_update_the_stack_does_not_have() {
+    let env = Env::new("resources:\n  r:\n    type: sim:index:Resource\n");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let t = Tmux::start(
+        &env,
+        120,
+        20,
+        &["stack", "history", "--open", "7", "--stack", "dev"],
+    );
+    let s = t.wait_for("EXITED");
+    assert!(s.contains("stack dev has no update 7"), "{s}");
+    assert!(s.contains("EXITED 2"), "{s}");
+}
+
+/// A small recorded run: two creates, the second failing.
+const SMALL_RUN: &str = r#"{"sequence":0,"timestamp":100,"preludeEvent":{"config":{}}}
+{"sequence":1,"timestamp":100,"resourcePreEvent":{"metadata":{"op":"create","urn":"urn:pulumi:dev::p::sim:index:Resource::a","type":"sim:index:Resource","old":null,"new":{"type":"sim:index:Resource","urn":"urn:pulumi:dev::p::sim:index:Resource::a","custom":true,"id":"","parent":"","inputs":{},"outputs":{},"provider":""},"detailedDiff":null,"provider":""}}}
+{"sequence":2,"timestamp":101,"resOutputsEvent":{"metadata":{"op":"create","urn":"urn:pulumi:dev::p::sim:index:Resource::a","type":"sim:index:Resource","old":null,"new":{"type":"sim:index:Resource","urn":"urn:pulumi:dev::p::sim:index:Resource::a","custom":true,"id":"a-1","parent":"","inputs":{},"outputs":{},"provider":""},"detailedDiff":null,"provider":""}}}
+{"sequence":3,"timestamp":102,"resourcePreEvent":{"metadata":{"op":"create","urn":"urn:pulumi:dev::p::sim:index:Resource::b","type":"sim:index:Resource","old":null,"new":{"type":"sim:index:Resource","urn":"urn:pulumi:dev::p::sim:index:Resource::b","custom":true,"id":"","parent":"","inputs":{},"outputs":{},"provider":""},"detailedDiff":null,"provider":""}}}
+{"sequence":4,"timestamp":103,"diagnosticEvent":{"urn":"urn:pulumi:dev::p::sim:index:Resource::b","message":"boom\n","color":"never","severity":"error"}}
+{"sequence":5,"timestamp":103,"resOpFailedEvent":{"metadata":{"op":"create","urn":"urn:pulumi:dev::p::sim:index:Resource::b","type":"sim:index:Resource","old":null,"new":null,"detailedDiff":null,"provider":""},"status":0,"steps":1}}
+{"sequence":6,"timestamp":104,"summaryEvent":{"maybeCorrupt":false,"durationSeconds":4,"resourceChanges":{"create":1},"PolicyPacks":{},"isPreview":false,"result":"failed"}}
+{"sequence":7,"timestamp":104,"cancelEvent":{}}
+"#;
+
+fn bar(timeline: &Timeline) -> String {
+    let mut t = Terminal::new(TestBackend::new(110, 2)).unwrap();
+    t.draw(|f| {
+        TimelineBar {
+            timeline,
+            theme: Theme::colored(),
+        }
+        .render(f.area(), f.buffer_mut())
+    })
+    .unwrap();
+    format!("{}", t.backend())
+}
+
+#[test]
+fn the_timeline_shows_the_cursor_the_time_and_the_first_failure() {
+    let events = read_event_log(SMALL_RUN, "small.jsonl").unwrap();
+    let mut tl = Timeline::new(events.into_iter().map(|e| (e.at, e.event)).collect());
+    insta::assert_snapshot!("timeline_start", bar(&tl));
+    assert!(tl.first_error());
+    assert!(tl.model().run_state() != stepdeck::app::model::RunState::Failed);
+    insta::assert_snapshot!("timeline_first_failure", bar(&tl));
+    tl.speed = tl.speed.faster();
+    tl.toggle_play();
+    insta::assert_snapshot!("timeline_playing_4x", bar(&tl));
+    tl.seek(tl.len());
+    assert_eq!(
+        tl.model().run_state(),
+        stepdeck::app::model::RunState::Failed
+    );
+    assert!(!tl.playing, "play stops at the end");
+    insta::assert_snapshot!("timeline_end", bar(&tl));
+}
+
+#[test]
+fn a_bad_line_is_named_with_its_number() {
+    let text = "{\"sequence\":0,\"timestamp\":1,\"preludeEvent\":{}}\n{\"sequence\":1,\"resourcePreEvent\":{\"metadata\":{\"op\":\"frobnicate\",\"urn\":\"x\"}}}\n";
+    let err = read_event_log(text, "run.jsonl").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "run.jsonl:2: `op`: unknown step `frobnicate`"
+    );
+    let err = read_event_log("{\"a\":1}\n", "digest.json").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("digest.json:1: not an engine event"),
+        "{err}"
+    );
+}
+
+/// A recorded run of `n` creates, one a second, every tenth failing.
+fn long_run(n: usize) -> String {
+    let mut lines =
+        vec![r#"{"sequence":0,"timestamp":0,"preludeEvent":{"config":{}}}"#.to_string()];
+    for i in 0..n {
+        let urn = format!("urn:pulumi:dev::p::sim:index:Resource::r{i}");
+        let side = format!(
+            r#"{{"type":"sim:index:Resource","urn":"{urn}","custom":true,"id":"id-{i}","parent":"","inputs":{{"n":{i}}},"outputs":{{"n":{i}}},"provider":""}}"#
+        );
+        let meta = format!(
+            r#"{{"op":"create","urn":"{urn}","type":"sim:index:Resource","old":null,"new":{side},"detailedDiff":null,"provider":""}}"#
+        );
+        lines.push(format!(
+            r#"{{"sequence":0,"timestamp":{i},"resourcePreEvent":{{"metadata":{meta}}}}}"#
+        ));
+        if i % 10 == 9 {
+            lines.push(format!(
+                r#"{{"sequence":0,"timestamp":{i},"diagnosticEvent":{{"urn":"{urn}","message":"boom {i}\n","severity":"error"}}}}"#
+            ));
+            lines.push(format!(
+                r#"{{"sequence":0,"timestamp":{i},"resOpFailedEvent":{{"metadata":{meta},"status":0,"steps":0}}}}"#
+            ));
+        } else {
+            lines.push(format!(
+                r#"{{"sequence":0,"timestamp":{i},"resOutputsEvent":{{"metadata":{meta}}}}}"#
+            ));
+        }
+    }
+    lines.join("\n")
+}
+
+fn whole_screen(timeline: &Timeline) -> String {
+    let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
+    let title = stepdeck::app::Title {
+        operation: "up".into(),
+        stack: "dev".into(),
+        project: "p".into(),
+        phase: None,
+    };
+    let mut ui = stepdeck::app::ui_state::UiState::new(stepdeck::app::ConsoleMode::Live, title);
+    t.draw(|f| {
+        stepdeck::views::render_screen(
+            f.area(),
+            f.buffer_mut(),
+            timeline.model(),
+            &mut ui,
+            Theme::colored(),
+        )
+    })
+    .unwrap();
+    format!("{}", t.backend())
+}
+
+#[test]
+fn a_jump_anywhere_shows_what_reducing_from_the_start_shows() {
+    let events: Vec<_> = read_event_log(&long_run(600), "long.jsonl")
+        .unwrap()
+        .into_iter()
+        .map(|e| (e.at, e.event))
+        .collect();
+    assert!(events.len() > 3 * stepdeck::app::replay::timeline::SNAPSHOT_EVERY);
+    let mut jumping = Timeline::new(events.clone());
+    jumping.seek(jumping.len());
+    for at in [
+        events.len() - 1,
+        1600,
+        1025,
+        1024,
+        700,
+        513,
+        512,
+        3,
+        0,
+        2000,
+    ] {
+        jumping.seek(at);
+        let mut stepping = Timeline::new(events.clone());
+        for _ in 0..at {
+            stepping.step_forward();
+        }
+        assert_eq!(jumping.cursor(), at);
+        assert_eq!(
+            whole_screen(&jumping),
+            whole_screen(&stepping),
+            "at event {at}"
+        );
+    }
+}
