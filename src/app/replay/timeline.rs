@@ -1,7 +1,7 @@
 //! A recorded run on a timeline: the console's model as it was after any number of its events,
 //! rebuilt by the model's own reducer. A copy of the model is kept every [`SNAPSHOT_EVERY`]
-//! events (further apart in a long run: at most [`SNAPSHOTS`] copies), so a jump anywhere
-//! reduces at most that many events.
+//! events (further apart in a long run: at most [`SNAPSHOTS`] copies, fewer in a run of
+//! millions), so a jump anywhere reduces at most that many events.
 
 use std::time::Duration;
 
@@ -13,6 +13,15 @@ use super::super::model::Model;
 pub const SNAPSHOT_EVERY: usize = 512;
 /// Kept models at most, whatever the run's length: what a long run's timeline holds.
 pub const SNAPSHOTS: usize = 64;
+/// Events the kept models may stand for together: a model grows with the events reduced into
+/// it, so a run of millions keeps a few copies (at least two) rather than 64 of its whole stack.
+const COPIED_EVENTS: usize = 4_000_000;
+
+/// How many events apart the kept models of a run of `events` are.
+fn spacing(events: usize) -> usize {
+    let copies = SNAPSHOTS.min((COPIED_EVENTS / events.max(1)).max(2));
+    SNAPSHOT_EVERY.max(events.div_ceil(copies))
+}
 
 /// How fast play goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +113,7 @@ impl Timeline {
     /// The timeline of `events` (in order, each with its time from the run's start), its
     /// cursor before the first.
     pub fn new(events: Vec<(Duration, EngineEvent)>) -> Timeline {
-        let every = SNAPSHOT_EVERY.max(events.len().div_ceil(SNAPSHOTS));
+        let every = spacing(events.len());
         let mut snapshots = vec![Model::new()];
         let mut model = Model::new();
         for (i, e) in events.iter().enumerate() {
@@ -268,6 +277,24 @@ impl Timeline {
         if self.playing {
             self.position = position;
             self.model.set_now(position);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_run_keeps_few_enough_models_that_they_stay_within_a_few_of_its_size() {
+        assert_eq!(spacing(1_000), SNAPSHOT_EVERY);
+        for events in [10_000_usize, 100_000, 1_000_000, 6_000_000, 60_000_000] {
+            let copies = events.div_ceil(spacing(events));
+            assert!(copies <= SNAPSHOTS, "{events}: {copies} copies");
+            assert!(
+                copies * events <= COPIED_EVENTS.max(2 * events),
+                "{events} events keep {copies} copies"
+            );
         }
     }
 }
