@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::config::is_secret;
 use super::harness::{ProgramTest, copies, live, managed, resources, stack_outputs, urn};
+use super::program_test::Options;
 
 /// Pulumi's `TestStackOutputsPython`: one resource, the stack, with the two outputs.
 #[test]
@@ -315,4 +316,30 @@ fn py_stack_truncate() {
         );
         assert!(traceback.contains("foobar"), "{case}:\n{traceback}");
     }
+}
+
+/// Pulumi's `TestEmptyPython` and `TestEmptyNodeJS` (Quick): a program that registers nothing
+/// goes through the lifecycle with only its stack.
+#[test]
+fn py_empty() {
+    empty("py_empty");
+}
+
+/// See [`py_empty`].
+#[test]
+fn js_empty() {
+    empty("js_empty");
+}
+
+fn empty(case: &str) {
+    let t = ProgramTest::new(case);
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let all = resources(&run.state);
+        assert_eq!(all.len(), 1, "{:#}", run.state);
+        assert_eq!(all[0]["type"], "pulumi:pulumi:Stack");
+    });
 }
