@@ -125,3 +125,43 @@ fn py_alias_after_failed_update() {
         assert!(urn(&echoes[0]).ends_with(want), "{:#}", run.state);
     });
 }
+
+/// Pulumi's `TestPythonAliases` (Quick; the edit `ExpectNoChanges`): ten ways to move a
+/// component or its child (rename, adopt, extract, retype, many type aliases, a child named
+/// after its renamed parent), each aliased so that the edit changes nothing.
+#[test]
+fn py_aliases() {
+    let t = ProgramTest::new("py_aliases");
+    let opts = Options {
+        quick: true,
+        edits: vec![Edit {
+            dir: "step1",
+            expect_no_changes: true,
+            ..Edit::default()
+        }],
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        if run.edit.is_some() {
+            let names = managed_components(&run.state);
+            for moved in [
+                "after",
+                "box-loose",
+                "bigshelf-kid",
+                "renamed-kid",
+                "second-name",
+            ] {
+                assert!(names.contains(&moved.to_string()), "{moved}: {names:?}");
+            }
+        }
+    });
+}
+
+/// The names of every resource but the stack and providers.
+fn managed_components(state: &serde_json::Value) -> Vec<String> {
+    super::harness::resources(state)
+        .iter()
+        .filter(|r| r["type"] != "pulumi:pulumi:Stack")
+        .map(|r| super::harness::name_of(r).to_string())
+        .collect()
+}
