@@ -87,7 +87,7 @@ impl ProgramTest {
             stderr(&up)
         );
         let state = self.checked_export();
-        let refresh = self.deploy("refresh", &[]);
+        let refresh = self.deploy("refresh", &["--skip-preview", "--expect-no-changes"]);
         assert!(
             refresh.status.success(),
             "{}: refresh failed:\n{}{}",

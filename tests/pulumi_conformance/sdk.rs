@@ -343,3 +343,21 @@ fn empty(case: &str) {
         assert_eq!(all[0]["type"], "pulumi:pulumi:Stack");
     });
 }
+
+/// Pulumi's `TestResourceWithSecretSerializationPython` (Quick): resources exported whole are
+/// maps of their outputs; a property made secret by `Output.secret` or by
+/// `additional_secret_outputs` is a secret there, the other one plain.
+#[test]
+fn py_secret_outputs() {
+    let t = ProgramTest::new("py_secret_outputs");
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let out = stack_outputs(&run.state);
+        assert_eq!(out["plain"]["motto"], "nothing to hide here", "{out}");
+        assert!(is_secret(&out["wrapped"]["motto"]), "{out}");
+        assert!(is_secret(&out["listed"]["motto"]), "{out}");
+    });
+}
