@@ -349,7 +349,17 @@ fn empty(case: &str) {
 /// `additional_secret_outputs` is a secret there, the other one plain.
 #[test]
 fn py_secret_outputs() {
-    let t = ProgramTest::new("py_secret_outputs");
+    secret_outputs("py_secret_outputs");
+}
+
+/// Pulumi's `TestResourceWithSecretSerializationNodejs`: see [`py_secret_outputs`].
+#[test]
+fn js_secret_outputs() {
+    secret_outputs("js_secret_outputs");
+}
+
+fn secret_outputs(case: &str) {
+    let t = ProgramTest::new(case);
     let opts = Options {
         quick: true,
         ..Options::default()
@@ -359,5 +369,22 @@ fn py_secret_outputs() {
         assert_eq!(out["plain"]["motto"], "nothing to hide here", "{out}");
         assert!(is_secret(&out["wrapped"]["motto"]), "{out}");
         assert!(is_secret(&out["listed"]["motto"]), "{out}");
+    });
+}
+
+/// Pulumi's `TestDynamicPythonReadInputs` (Quick): a dynamic provider's `read` returns inputs;
+/// the refresh (`--expect-no-changes`) finds nothing changed and the inputs keep `__provider`.
+#[test]
+fn py_dynamic_read_inputs() {
+    let t = ProgramTest::new("py_dynamic_read_inputs");
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["kept_id"], "kept-1");
+        let kept = live(&run.state, "kept");
+        assert!(kept["inputs"].get("__provider").is_some(), "{kept}");
+        assert_eq!(kept["inputs"]["note"], "remember me");
     });
 }
