@@ -19,6 +19,7 @@ pub(crate) struct Options {
     pub skip_preview: bool,
     pub skip_update: bool,
     pub skip_empty_preview_update: bool,
+    pub allow_empty_preview_changes: bool,
     pub allow_empty_update_changes: bool,
     pub require_empty_preview_after_refresh: bool,
     /// `Config`, `Secrets` and `OrderedConfig` entries, set in order before the first update.
@@ -102,7 +103,7 @@ impl ProgramTest {
                 opts,
                 skip_preview,
                 opts.expect_failure,
-                true,
+                !opts.allow_empty_preview_changes,
                 !opts.allow_empty_update_changes,
             );
         }

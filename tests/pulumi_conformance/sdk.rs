@@ -388,3 +388,34 @@ fn py_dynamic_read_inputs() {
         assert_eq!(kept["inputs"]["note"], "remember me");
     });
 }
+
+/// Pulumi's `TestGetResourcePython` (full lifecycle, `AllowEmptyPreviewChanges`): a resource
+/// looked up by URN (`ResourceOptions(urn=…)`, the `getResource` invoke) has its outputs, a
+/// secret one still secret.
+#[test]
+fn py_get_resource() {
+    let t = ProgramTest::new("py_get_resource");
+    let opts = Options {
+        allow_empty_preview_changes: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["lookup"], "looked up");
+    });
+}
+
+/// Pulumi's `TestPartialValuesPython` (full lifecycle, `AllowEmptyPreviewChanges`): an input
+/// unknown in the preview leaves only the outputs it reaches unknown, inside objects and lists;
+/// in the update everything is known.
+#[test]
+fn py_partial_values() {
+    let t = ProgramTest::new("py_partial_values");
+    let opts = Options {
+        allow_empty_preview_changes: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["knowns"], "checked");
+        assert!(run.output.contains("knowns as expected"), "{}", run.output);
+    });
+}
