@@ -419,3 +419,49 @@ fn py_partial_values() {
         assert!(run.output.contains("knowns as expected"), "{}", run.output);
     });
 }
+
+/// Pulumi's `TestDuplicateOutputPython` (full lifecycle): one output exported under two names.
+#[test]
+fn py_duplicate_output() {
+    let t = ProgramTest::new("py_duplicate_output");
+    t.lifecycle(&Options::default(), |run| {
+        let out = stack_outputs(&run.state);
+        assert_eq!(out["first"], json!([1, 2]), "{out}");
+        assert_eq!(out["again"], json!([1, 2]), "{out}");
+    });
+}
+
+/// Pulumi's `TestOrganization` (Quick): a program sees an organization (a DIY backend's is
+/// `organization`).
+#[test]
+fn py_organization() {
+    let t = ProgramTest::new("py_organization");
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["org"], "organization");
+    });
+}
+
+/// Pulumi's `TestMissingMainDoesNotEmitStackTrace` (Quick, `ExpectFailure`): a Python project
+/// without a program fails with no Python traceback.
+#[test]
+fn py_missing_main() {
+    let t = ProgramTest::new("py_missing_main");
+    let opts = Options {
+        quick: true,
+        expect_failure: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert!(!run.output.contains("Traceback"), "{}", run.output);
+        assert!(
+            run.output
+                .contains("unable to find main python program `__main__.py` in `"),
+            "{}",
+            run.output
+        );
+    });
+}
