@@ -376,7 +376,17 @@ fn secret_outputs(case: &str) {
 /// the refresh (`--expect-no-changes`) finds nothing changed and the inputs keep `__provider`.
 #[test]
 fn py_dynamic_read_inputs() {
-    let t = ProgramTest::new("py_dynamic_read_inputs");
+    dynamic_read_inputs("py_dynamic_read_inputs");
+}
+
+/// Pulumi's `TestNodejsDynamicProviderReadInputs`: see [`py_dynamic_read_inputs`].
+#[test]
+fn js_dynamic_read_inputs() {
+    dynamic_read_inputs("js_dynamic_read_inputs");
+}
+
+fn dynamic_read_inputs(case: &str) {
+    let t = ProgramTest::new(case);
     let opts = Options {
         quick: true,
         ..Options::default()
