@@ -96,6 +96,13 @@ def user_traceback(exc, program):
     return "".join(traceback.format_exception(type(exc), exc, tb or exc.__traceback__))
 
 
+class MissingMain(Exception):
+    """A program directory without `__main__.py`: said in Pulumi's words, with no traceback."""
+
+    def __init__(self, directory):
+        super().__init__(f"unable to find main python program `__main__.py` in `{directory}`")
+
+
 def main():
     opts = parse_args()
     pulumi.runtime.set_all_config(
@@ -125,6 +132,8 @@ def main():
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
 
     def run_program():
+        if os.path.isdir(program) and not os.path.isfile(os.path.join(program, "__main__.py")):
+            raise MissingMain(os.path.abspath(program))
         return runpy.run_path(program, run_name="__main__")
 
     try:
@@ -132,7 +141,7 @@ def main():
     except Exception as exc:  # everything the program raised is reported, then we bail
         if refused_by_engine(exc):
             sys.exit(EXIT_REPORTED)
-        if isinstance(exc, pulumi.RunError):
+        if isinstance(exc, (pulumi.RunError, MissingMain)):
             message = str(exc)
         else:
             message = "Program failed with an unhandled exception:\n" + user_traceback(

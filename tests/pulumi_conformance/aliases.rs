@@ -2,7 +2,8 @@
 //! parent, extract from a parent, rename and adopt, URN aliases): the edit that
 //! renames must neither create nor delete, so the resource keeps its identity.
 
-use super::harness::{ProgramTest, live, managed, urn};
+use super::harness::{ProgramTest, copies, live, managed, urn};
+use super::program_test::{Edit, Options};
 
 /// Deploys the case, then its step1 (and step2, if `steps` says so), checking that `from`
 /// became `to` with the same ID and nothing else was created.
@@ -86,4 +87,81 @@ fn alias_retype() {
     assert_eq!(r["inputs"], serde_json::json!({"v": 1}), "{r:#}");
     assert_eq!(r["outputs"]["arn"], arn);
     t.destroy();
+}
+
+/// Pulumi's `TestPythonAliasAfterFailedUpdate` (Quick; the first edit `ExpectFailure`, sim
+/// resources for the testprovider's): a resource moved out of its component without an alias
+/// in an update that then fails, and then given an alias
+/// naming the old parent, ends as one resource, outside the component.
+#[test]
+fn py_alias_after_failed_update() {
+    let t = ProgramTest::new("py_alias_after_failed_update");
+    let opts = Options {
+        quick: true,
+        edits: vec![
+            Edit {
+                dir: "step1",
+                expect_failure: true,
+                ..Edit::default()
+            },
+            Edit {
+                dir: "step2",
+                ..Edit::default()
+            },
+        ],
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        if run.edit == Some(0) {
+            return;
+        }
+        let echoes = copies(&run.state, "echo");
+        assert_eq!(echoes.len(), 1, "{:#}", run.state);
+        let want = if run.edit.is_none() {
+            "::my:index:Holder$sim:index:Resource::echo"
+        } else {
+            "::sim:index:Resource::echo"
+        };
+        assert!(urn(&echoes[0]).ends_with(want), "{:#}", run.state);
+    });
+}
+
+/// Pulumi's `TestPythonAliases` (Quick; the edit `ExpectNoChanges`): ten ways to move a
+/// component or its child (rename, adopt, extract, retype, many type aliases, a child named
+/// after its renamed parent), each aliased so that the edit changes nothing.
+#[test]
+fn py_aliases() {
+    let t = ProgramTest::new("py_aliases");
+    let opts = Options {
+        quick: true,
+        edits: vec![Edit {
+            dir: "step1",
+            expect_no_changes: true,
+            ..Edit::default()
+        }],
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        if run.edit.is_some() {
+            let names = managed_components(&run.state);
+            for moved in [
+                "after",
+                "box-loose",
+                "bigshelf-kid",
+                "renamed-kid",
+                "second-name",
+            ] {
+                assert!(names.contains(&moved.to_string()), "{moved}: {names:?}");
+            }
+        }
+    });
+}
+
+/// The names of every resource but the stack and providers.
+fn managed_components(state: &serde_json::Value) -> Vec<String> {
+    super::harness::resources(state)
+        .iter()
+        .filter(|r| r["type"] != "pulumi:pulumi:Stack")
+        .map(|r| super::harness::name_of(r).to_string())
+        .collect()
 }

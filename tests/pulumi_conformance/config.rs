@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::harness::{ProgramTest, live, stack_outputs};
+use super::program_test::Options;
 
 /// The secret marker of Pulumi's property encoding.
 const SECRET_SIG: &str = "4dabf18193072939515e22adb298388d";
@@ -168,4 +169,35 @@ fn yaml_compiler_env_vars() {
         "{failed}"
     );
     t.destroy();
+}
+
+/// Pulumi's `TestConfigMissingPython` and `TestConfigMissingJS` (Quick, `ExpectFailure`): the
+/// update's diagnostic events name the missing key and the command that sets it.
+#[test]
+fn py_config_missing() {
+    sdk_config_missing("py_config_missing", "config_missing_py");
+}
+
+/// See [`py_config_missing`].
+#[test]
+fn js_config_missing() {
+    sdk_config_missing("js_config_missing", "config_missing_js");
+}
+
+fn sdk_config_missing(case: &str, project: &str) {
+    let t = ProgramTest::new(case);
+    let opts = Options {
+        quick: true,
+        expect_failure: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let said = ProgramTest::diagnostics(&run.events).join("\n");
+        let missing = format!("Missing required configuration variable '{project}:notFound'");
+        let hint = format!(
+            "\tplease set a value using the command `pulumi config set --secret {project}:notFound <value>`"
+        );
+        assert!(said.contains(&missing), "{said}");
+        assert!(said.contains(&hint), "{said}");
+    });
 }

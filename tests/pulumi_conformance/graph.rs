@@ -1,7 +1,8 @@
 //! The resource graph (Pulumi's `stack_dependencies`, `stack_parenting` and `duplicate_urns`
 //! tests): dependencies and parents as recorded in the state, and URNs that must be unique.
 
-use super::harness::{ProgramTest, live, managed, urn};
+use super::harness::{ProgramTest, copies, live, managed, urn};
+use super::program_test::{Edit, Options};
 
 /// Pulumi's `TestStackDependencyGraph`: explicit and implicit dependencies are recorded, per
 /// property too, and only for the resources that were really referenced.
@@ -96,4 +97,48 @@ fn dependency_removed() {
     let s2 = t.step("step2");
     assert_eq!(managed(&s2), ["b"]);
     t.destroy();
+}
+
+/// Pulumi's `TestDependencySteps` (Quick, one edit): an edit that turns a dependency around
+/// (`second` on `first` becomes `first` on `second`) deploys, each resource once.
+#[test]
+fn js_dependency_steps() {
+    let t = ProgramTest::new("js_dependency_steps");
+    let opts = Options {
+        quick: true,
+        edits: vec![Edit {
+            dir: "step1",
+            ..Edit::default()
+        }],
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let (first, second) = (live(&run.state, "first"), live(&run.state, "second"));
+        let needs = |r: &serde_json::Value, other: &serde_json::Value| {
+            r["dependencies"]
+                .as_array()
+                .is_some_and(|d| d.contains(&other["urn"]))
+        };
+        match run.edit {
+            None => assert!(needs(&second, &first), "{:#}", run.state),
+            Some(_) => assert!(needs(&first, &second) && !needs(&second, &first)),
+        }
+        assert_eq!(copies(&run.state, "first").len(), 1);
+        assert_eq!(copies(&run.state, "second").len(), 1);
+    });
+}
+
+/// Pulumi's `TestStackBadParenting` (Quick, `ExpectFailure`): a parent that is not a resource
+/// fails the program.
+#[test]
+fn js_stack_bad_parenting() {
+    let t = ProgramTest::new("js_stack_bad_parenting");
+    let opts = Options {
+        quick: true,
+        expect_failure: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert!(copies(&run.state, "orphan").is_empty(), "{:#}", run.state);
+    });
 }

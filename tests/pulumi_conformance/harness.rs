@@ -87,7 +87,7 @@ impl ProgramTest {
             stderr(&up)
         );
         let state = self.checked_export();
-        let refresh = self.deploy("refresh", &[]);
+        let refresh = self.deploy("refresh", &["--skip-preview", "--expect-no-changes"]);
         assert!(
             refresh.status.success(),
             "{}: refresh failed:\n{}{}",
@@ -181,6 +181,11 @@ impl ProgramTest {
             stdout(&out),
             stderr(&out)
         );
+        self.nothing_left()
+    }
+
+    /// The state after a destroy, which must hold no resources.
+    pub(crate) fn nothing_left(&self) -> Value {
         let state = self.checked_export();
         let left: Vec<String> = resources(&state)
             .iter()
@@ -190,7 +195,7 @@ impl ProgramTest {
         state
     }
 
-    fn name(&self) -> String {
+    pub(crate) fn name(&self) -> String {
         self.case
             .file_name()
             .unwrap()

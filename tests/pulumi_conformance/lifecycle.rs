@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use super::harness::{ProgramTest, copies, live, managed, resources};
+use super::program_test::Options;
 
 fn id(state: &Value, name: &str) -> Value {
     live(state, name)["id"].clone()
@@ -369,4 +370,21 @@ fn retain_on_replace() {
     assert!(world.contains_key(id(&s1, "kept").as_str().unwrap()));
     t.destroy();
     assert_eq!(t.env.world().len(), 2);
+}
+
+/// Pulumi's `TestCustomTimeouts` (two programs, Quick; the second `ExpectFailure`): custom
+/// timeouts given as the class or a dict deploy; a string is refused and nothing is made.
+#[test]
+fn py_custom_timeouts() {
+    let quick = |expect_failure| Options {
+        quick: true,
+        expect_failure,
+        ..Options::default()
+    };
+    ProgramTest::new("py_custom_timeouts_ok").lifecycle(&quick(false), |run| {
+        assert_eq!(resources(&run.state).len(), 5, "{:#}", run.state);
+    });
+    ProgramTest::new("py_custom_timeouts_bad").lifecycle(&quick(true), |run| {
+        assert!(copies(&run.state, "nonsense").is_empty(), "{:#}", run.state);
+    });
 }

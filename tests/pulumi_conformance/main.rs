@@ -11,6 +11,7 @@ mod cli_support;
 
 mod harness;
 mod integrity;
+mod program_test;
 
 mod aliases;
 mod component_providers;
@@ -22,6 +23,8 @@ mod lifecycle;
 mod outputs;
 mod parameterized_packages;
 mod providers;
+mod pulumi_yaml;
+mod py_await;
 mod read_import;
 mod remote_components;
 mod sdk;

@@ -4,6 +4,7 @@
 use serde_json::json;
 
 use super::harness::{ProgramTest, resources, stack_outputs};
+use super::program_test::{Edit, Options};
 
 /// Pulumi's `TestStackOutputs*`: the state holds one resource, the stack, with no inputs and
 /// exactly the two outputs.
@@ -89,4 +90,59 @@ fn yaml_expressions() {
         json!({"name": "srv-dev", "doc": "{\"project\":\"conf\"}", "second": "dev"})
     );
     t.destroy();
+}
+
+/// Pulumi's `TestStackOutputsProgramErrorPython` (Quick; the edit `ExpectFailure`): the outputs
+/// exported before the program raised replace the old ones, the rest are kept.
+#[test]
+fn py_stack_outputs_program_error() {
+    let t = ProgramTest::new("py_stack_outputs_program_error");
+    let opts = Options {
+        quick: true,
+        edits: vec![Edit {
+            dir: "step1",
+            expect_failure: true,
+            ..Edit::default()
+        }],
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let want = match run.edit {
+            None => json!({"xyz": "ABC", "foo": 42}),
+            Some(_) => {
+                assert!(
+                    run.output.contains("the program gives up here"),
+                    "{}",
+                    run.output
+                );
+                json!({"xyz": "DEF", "foo": 42})
+            }
+        };
+        assert_eq!(stack_outputs(&run.state), want);
+    });
+}
+
+/// Pulumi's `TestStackOutputsResourceErrorPython` (Quick, two `ExpectFailure` edits, a
+/// resource whose create fails): when an output waits on the failed resource the stack's
+/// outputs stay as they were; when none does, the program finishes and they are updated.
+#[test]
+fn py_stack_outputs_resource_error() {
+    let t = ProgramTest::new("py_stack_outputs_resource_error");
+    let failing = |dir| Edit {
+        dir,
+        expect_failure: true,
+        ..Edit::default()
+    };
+    let opts = Options {
+        quick: true,
+        edits: vec![failing("step1"), failing("step2")],
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let want = match run.edit {
+            None | Some(0) => json!({"xyz": "ABC", "foo": 42}),
+            Some(_) => json!({"xyz": "DEF", "foo": 1}),
+        };
+        assert_eq!(stack_outputs(&run.state), want, "{}", run.output);
+    });
 }

@@ -2,7 +2,8 @@
 //! resources the stack does not own, and ones it takes over.
 
 use super::config::is_secret;
-use super::harness::{ProgramTest, live, managed};
+use super::harness::{ProgramTest, copies, live, managed};
+use super::program_test::{Edit, Options};
 
 /// `get`: a read of an existing resource is recorded as external, with the cloud's outputs.
 #[test]
@@ -129,4 +130,38 @@ fn read_missing() {
     assert!(out.contains("no-such-resource"), "{out}");
     assert!(managed(&t.checked_export()).is_empty());
     t.destroy();
+}
+
+/// Pulumi's `TestReadDBR` (Quick, two edits): a resource replaced delete-before-replace takes
+/// the read resource depending on it along (two deletions of one URN in one plan), and a read
+/// dropped by the program is let go.
+#[test]
+fn js_read_dbr() {
+    let t = ProgramTest::new("js_read_dbr");
+    let edit = |dir| Edit {
+        dir,
+        ..Edit::default()
+    };
+    let opts = Options {
+        quick: true,
+        edits: vec![edit("step1"), edit("step2")],
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let seen = live(&run.state, "seen");
+        assert_eq!(seen["external"], true);
+        assert_eq!(seen["id"], "out-there");
+        let made = live(&run.state, "made");
+        let state = if run.edit.is_none() { 8 } else { 9 };
+        assert_eq!(made["outputs"]["state"], state, "{made}");
+        let also = copies(&run.state, "alsoSeen");
+        match run.edit {
+            Some(1) => assert!(also.is_empty(), "{:#}", run.state),
+            _ => {
+                assert_eq!(also.len(), 1, "{:#}", run.state);
+                assert_eq!(also[0]["external"], true);
+                assert_eq!(also[0]["outputs"]["state"], state);
+            }
+        }
+    });
 }

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::config::is_secret;
 use super::harness::{ProgramTest, copies, live, managed, resources, stack_outputs, urn};
+use super::program_test::Options;
 
 /// Pulumi's `TestStackOutputsPython`: one resource, the stack, with the two outputs.
 #[test]
@@ -315,4 +316,162 @@ fn py_stack_truncate() {
         );
         assert!(traceback.contains("foobar"), "{case}:\n{traceback}");
     }
+}
+
+/// Pulumi's `TestEmptyPython` and `TestEmptyNodeJS` (Quick): a program that registers nothing
+/// goes through the lifecycle with only its stack.
+#[test]
+fn py_empty() {
+    empty("py_empty");
+}
+
+/// See [`py_empty`].
+#[test]
+fn js_empty() {
+    empty("js_empty");
+}
+
+fn empty(case: &str) {
+    let t = ProgramTest::new(case);
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let all = resources(&run.state);
+        assert_eq!(all.len(), 1, "{:#}", run.state);
+        assert_eq!(all[0]["type"], "pulumi:pulumi:Stack");
+    });
+}
+
+/// Pulumi's `TestResourceWithSecretSerializationPython` (Quick): resources exported whole are
+/// maps of their outputs; a property made secret by `Output.secret` or by
+/// `additional_secret_outputs` is a secret there, the other one plain.
+#[test]
+fn py_secret_outputs() {
+    secret_outputs("py_secret_outputs");
+}
+
+/// Pulumi's `TestResourceWithSecretSerializationNodejs`: see [`py_secret_outputs`].
+#[test]
+fn js_secret_outputs() {
+    secret_outputs("js_secret_outputs");
+}
+
+fn secret_outputs(case: &str) {
+    let t = ProgramTest::new(case);
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let out = stack_outputs(&run.state);
+        assert_eq!(out["plain"]["motto"], "nothing to hide here", "{out}");
+        assert!(is_secret(&out["wrapped"]["motto"]), "{out}");
+        assert!(is_secret(&out["listed"]["motto"]), "{out}");
+    });
+}
+
+/// Pulumi's `TestDynamicPythonReadInputs` (Quick): a dynamic provider's `read` returns inputs;
+/// the refresh (`--expect-no-changes`) finds nothing changed and the inputs keep `__provider`.
+#[test]
+fn py_dynamic_read_inputs() {
+    dynamic_read_inputs("py_dynamic_read_inputs");
+}
+
+/// Pulumi's `TestNodejsDynamicProviderReadInputs`: see [`py_dynamic_read_inputs`].
+#[test]
+fn js_dynamic_read_inputs() {
+    dynamic_read_inputs("js_dynamic_read_inputs");
+}
+
+fn dynamic_read_inputs(case: &str) {
+    let t = ProgramTest::new(case);
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["kept_id"], "kept-1");
+        let kept = live(&run.state, "kept");
+        assert!(kept["inputs"].get("__provider").is_some(), "{kept}");
+        assert_eq!(kept["inputs"]["note"], "remember me");
+    });
+}
+
+/// Pulumi's `TestGetResourcePython` (full lifecycle, `AllowEmptyPreviewChanges`): a resource
+/// looked up by URN (`ResourceOptions(urn=…)`, the `getResource` invoke) has its outputs, a
+/// secret one still secret.
+#[test]
+fn py_get_resource() {
+    let t = ProgramTest::new("py_get_resource");
+    let opts = Options {
+        allow_empty_preview_changes: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["lookup"], "looked up");
+    });
+}
+
+/// Pulumi's `TestPartialValuesPython` (full lifecycle, `AllowEmptyPreviewChanges`): an input
+/// unknown in the preview leaves only the outputs it reaches unknown, inside objects and lists;
+/// in the update everything is known.
+#[test]
+fn py_partial_values() {
+    let t = ProgramTest::new("py_partial_values");
+    let opts = Options {
+        allow_empty_preview_changes: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["knowns"], "checked");
+        assert!(run.output.contains("knowns as expected"), "{}", run.output);
+    });
+}
+
+/// Pulumi's `TestDuplicateOutputPython` (full lifecycle): one output exported under two names.
+#[test]
+fn py_duplicate_output() {
+    let t = ProgramTest::new("py_duplicate_output");
+    t.lifecycle(&Options::default(), |run| {
+        let out = stack_outputs(&run.state);
+        assert_eq!(out["first"], json!([1, 2]), "{out}");
+        assert_eq!(out["again"], json!([1, 2]), "{out}");
+    });
+}
+
+/// Pulumi's `TestOrganization` (Quick): a program sees an organization (a DIY backend's is
+/// `organization`).
+#[test]
+fn py_organization() {
+    let t = ProgramTest::new("py_organization");
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert_eq!(stack_outputs(&run.state)["org"], "organization");
+    });
+}
+
+/// Pulumi's `TestMissingMainDoesNotEmitStackTrace` (Quick, `ExpectFailure`): a Python project
+/// without a program fails with no Python traceback.
+#[test]
+fn py_missing_main() {
+    let t = ProgramTest::new("py_missing_main");
+    let opts = Options {
+        quick: true,
+        expect_failure: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert!(!run.output.contains("Traceback"), "{}", run.output);
+        assert!(
+            run.output
+                .contains("unable to find main python program `__main__.py` in `"),
+            "{}",
+            run.output
+        );
+    });
 }

@@ -7,6 +7,7 @@
 use serde_json::json;
 
 use super::harness::{ProgramTest, live, managed};
+use super::program_test::Options;
 
 /// The checks both SDKs' programs share; `throws` also runs the step whose transform raises.
 fn transforms(case: &str, throws: bool) {
@@ -62,4 +63,44 @@ fn py_transforms() {
 #[test]
 fn js_transforms() {
     transforms("js_transforms", false);
+}
+
+/// Pulumi's `TestPythonTransformations` (`transformations/python/simple`, Quick; sim resources
+/// for the testprovider's Random): the legacy `transformations` option of a resource, of a
+/// component reaching its children, stacked, after a stack transformation (which wins), and
+/// one making a child wait for its sibling.
+#[test]
+fn py_transformations() {
+    let t = ProgramTest::new("py_transformations");
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        let secret_outputs = |name| live(&run.state, name)["additionalSecretOutputs"].clone();
+        let parent_type = |name: &str| {
+            let parent = live(&run.state, name)["parent"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            parent.rsplit("::").nth(1).unwrap().to_string()
+        };
+        assert!(
+            secret_outputs("solo")
+                .as_array()
+                .unwrap()
+                .contains(&json!("result"))
+        );
+        let kid = secret_outputs("paired-kid");
+        assert!(kid.as_array().unwrap().contains(&json!("result")), "{kid}");
+        assert!(kid.as_array().unwrap().contains(&json!("length")), "{kid}");
+        assert_eq!(parent_type("paired-kid"), "my:component:Pair");
+        assert_eq!(live(&run.state, "late")["inputs"]["prefix"], "fromStack");
+        assert_eq!(
+            live(&run.state, "layered-kid")["inputs"]["prefix"],
+            "fromStack"
+        );
+        assert_eq!(parent_type("twins-one"), "my:component:Twins");
+        assert_eq!(live(&run.state, "twins-one")["inputs"]["length"], 5);
+    });
 }

@@ -754,8 +754,10 @@ impl ApplyCtx {
     ) -> Result<Option<ResourceState>, StepError> {
         let new = new.clone();
         let op = self.begin(OperationType::Reading, &new).await?;
+        // Pulumi sends a read's inputs as its state too (`ReadStep.Apply`): dynamic providers
+        // find their serialized code there.
         let found = self
-            .read_by_id(&new, new.id.clone().unwrap_or_default())
+            .read_by_id(&new, new.id.clone().unwrap_or_default(), new.inputs.clone())
             .await;
         let read = self.recorded(op, found)?;
         self.found(op, new, read.outputs, old)
@@ -774,7 +776,11 @@ impl ApplyCtx {
         new.id = Some(id.to_string());
         new.import_id = Some(id.to_string());
         let op = self.begin(OperationType::Importing, &new).await?;
-        let read = self.recorded(op, self.read_by_id(&new, id.to_string()).await)?;
+        let read = self.recorded(
+            op,
+            self.read_by_id(&new, id.to_string(), PropertyMap::new())
+                .await,
+        )?;
         new.inputs = if read.inputs.is_empty() {
             read.outputs.clone()
         } else {
@@ -812,6 +818,7 @@ impl ApplyCtx {
         &self,
         state: &ResourceState,
         id: String,
+        known: PropertyMap,
     ) -> Result<crate::engine::provider::ReadResult, StepError> {
         let loaded = self.provider(state).await?;
         let read = loaded
@@ -820,7 +827,7 @@ impl ApplyCtx {
                 urn: state.urn.clone(),
                 id: id.clone(),
                 inputs: state.inputs.clone(),
-                state: PropertyMap::new(),
+                state: known,
             })
             .await
             .map_err(|source| StepError::Provider {

@@ -1,0 +1,237 @@
+//! ProgramTest's whole lifecycle with its options, command for command as Pulumi's
+//! `pkg/testing/integration/program.go` runs it: config, preview and update (`Quick` skips the
+//! preview, the export/import round trip and the empty preview and update), the refresh with
+//! `--expect-no-changes` unless `ExpectRefreshChanges`, each edit directory, destroy and
+//! `stack rm`. Every update is followed by the snapshot integrity check.
+
+use serde_json::Value;
+
+use super::cli_support::{stderr, stdout};
+use super::harness::ProgramTest;
+
+/// The `ProgramTestOptions` our cases use.
+#[derive(Default)]
+pub(crate) struct Options {
+    pub quick: bool,
+    pub expect_failure: bool,
+    pub skip_refresh: bool,
+    pub expect_refresh_changes: bool,
+    pub skip_preview: bool,
+    pub skip_update: bool,
+    pub skip_empty_preview_update: bool,
+    pub allow_empty_preview_changes: bool,
+    pub allow_empty_update_changes: bool,
+    pub require_empty_preview_after_refresh: bool,
+    /// `Config`, `Secrets` and `OrderedConfig` entries, set in order before the first update.
+    pub config: Vec<Config>,
+    pub edits: Vec<Edit>,
+    pub update_flags: Vec<&'static str>,
+}
+
+/// One config value as ProgramTest sets it (`config set [--secret] [--path] KEY VALUE`).
+pub(crate) struct Config {
+    pub key: &'static str,
+    pub value: &'static str,
+    pub secret: bool,
+    pub path: bool,
+}
+
+/// An `EditDirs` entry with `Additive: true`: `programs/<case>/<dir>/` copied over the project.
+#[derive(Default)]
+pub(crate) struct Edit {
+    pub dir: &'static str,
+    pub expect_failure: bool,
+    pub expect_no_changes: bool,
+}
+
+/// What the program's run left, handed to a case's `ExtraRuntimeValidation`.
+pub(crate) struct Run {
+    /// `None` for the initial update, else the index of the edit.
+    pub edit: Option<usize>,
+    /// The exported state (integrity checked).
+    pub state: Value,
+    /// The output of the preview and update (stdout and stderr of each).
+    pub output: String,
+    /// The update's engine events (`--event-log`), as ProgramTest's `Events`.
+    pub events: Vec<Value>,
+}
+
+impl Config {
+    /// A plain value.
+    pub(crate) fn plain(key: &'static str, value: &'static str) -> Config {
+        Config {
+            key,
+            value,
+            secret: false,
+            path: false,
+        }
+    }
+
+    /// A value set by path (`OrderedConfig` with `Path: true`).
+    pub(crate) fn path(key: &'static str, value: &'static str) -> Config {
+        Config {
+            path: true,
+            ..Config::plain(key, value)
+        }
+    }
+}
+
+impl ProgramTest {
+    /// Runs the case through ProgramTest's lifecycle; `validate` is its `ExtraRuntimeValidation`
+    /// (initial and per edit). Ends with destroy and `stack rm`.
+    pub(crate) fn lifecycle(&self, opts: &Options, mut validate: impl FnMut(&Run)) {
+        for c in &opts.config {
+            let mut args = vec!["config", "set"];
+            if c.secret {
+                args.push("--secret");
+            }
+            if c.path {
+                args.push("--path");
+            }
+            args.extend([c.key, c.value]);
+            self.env.ok(&args);
+        }
+        let skip_preview = opts.skip_preview || opts.quick;
+        let output = self.preview_and_update(opts, skip_preview, opts.expect_failure, false, false);
+        if !opts.quick {
+            self.env.ok(&["stack", "export", "--file", "stack.json"]);
+            self.env.ok(&["stack", "import", "--file", "stack.json"]);
+            std::fs::remove_file(self.env.project().join("stack.json")).unwrap();
+        }
+        if !(opts.skip_empty_preview_update || opts.quick) {
+            self.preview_and_update(
+                opts,
+                skip_preview,
+                opts.expect_failure,
+                !opts.allow_empty_preview_changes,
+                !opts.allow_empty_update_changes,
+            );
+        }
+        validate(&Run {
+            edit: None,
+            state: self.checked_export(),
+            output,
+            events: self.events(),
+        });
+        if !opts.skip_refresh {
+            let mut refresh = vec!["refresh", "--non-interactive", "--yes", "--skip-preview"];
+            if !opts.expect_refresh_changes {
+                refresh.push("--expect-no-changes");
+            }
+            self.must(&refresh);
+            self.checked_export();
+            if opts.require_empty_preview_after_refresh {
+                self.must(&["preview", "--non-interactive", "--expect-no-changes"]);
+            }
+        }
+        for (i, edit) in opts.edits.iter().enumerate() {
+            self.edit(edit.dir);
+            let output = self.preview_and_update(
+                opts,
+                skip_preview,
+                edit.expect_failure,
+                edit.expect_no_changes,
+                edit.expect_no_changes,
+            );
+            validate(&Run {
+                edit: Some(i),
+                state: self.checked_export(),
+                output,
+                events: self.events(),
+            });
+        }
+        self.must(&["destroy", "--non-interactive", "--yes", "--skip-preview"]);
+        self.nothing_left();
+        self.must(&["stack", "rm", "--yes"]);
+    }
+
+    /// ProgramTest's `PreviewAndUpdate`: with `fail`, the preview or else the update must fail
+    /// (a failed preview skips the update).
+    fn preview_and_update(
+        &self,
+        opts: &Options,
+        skip_preview: bool,
+        fail: bool,
+        nop_preview: bool,
+        nop_update: bool,
+    ) -> String {
+        let mut text = String::new();
+        if !skip_preview {
+            let mut preview = vec!["preview", "--non-interactive", "--diff"];
+            if nop_preview {
+                preview.push("--expect-no-changes");
+            }
+            let (ok, out) = self.attempt(&preview);
+            text.push_str(&out);
+            if fail && !ok {
+                self.checked_export();
+                return text;
+            }
+            assert!(ok, "{}: preview failed:\n{out}", self.name());
+        }
+        if !opts.skip_update {
+            let log = self.event_log();
+            let log = log.to_str().unwrap();
+            let mut update = vec![
+                "up",
+                "--non-interactive",
+                "--yes",
+                "--skip-preview",
+                "--event-log",
+                log,
+            ];
+            if nop_update {
+                update.push("--expect-no-changes");
+            }
+            update.extend(&opts.update_flags);
+            let (ok, out) = self.attempt(&update);
+            text.push_str(&out);
+            self.checked_export();
+            if fail && !ok {
+                return text;
+            }
+            assert!(ok, "{}: update failed:\n{out}", self.name());
+        }
+        assert!(
+            !fail,
+            "{}: expected this step to fail, but it succeeded:\n{text}",
+            self.name()
+        );
+        text
+    }
+
+    fn event_log(&self) -> std::path::PathBuf {
+        self.env.root.path().join("events.jsonl")
+    }
+
+    /// The events of the last update, one JSON object a line.
+    fn events(&self) -> Vec<Value> {
+        std::fs::read_to_string(self.event_log())
+            .unwrap_or_default()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("an event log line is JSON"))
+            .collect()
+    }
+
+    /// The messages of the diagnostic events among `events`.
+    pub(crate) fn diagnostics(events: &[Value]) -> Vec<String> {
+        events
+            .iter()
+            .filter_map(|e| e["diagnosticEvent"]["message"].as_str())
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn attempt(&self, args: &[&str]) -> (bool, String) {
+        let out = self.env.run(args);
+        (
+            out.status.success(),
+            format!("{}{}", stdout(&out), stderr(&out)),
+        )
+    }
+
+    fn must(&self, args: &[&str]) {
+        let (ok, out) = self.attempt(args);
+        assert!(ok, "{}: `{}` failed:\n{out}", self.name(), args.join(" "));
+    }
+}

@@ -1,0 +1,2 @@
+"use strict";
+// A program that registers nothing but its stack.

@@ -1,0 +1,1 @@
+"""A program that registers nothing but its stack."""

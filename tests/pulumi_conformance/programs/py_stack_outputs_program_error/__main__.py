@@ -1,0 +1,4 @@
+import pulumi
+
+pulumi.export("xyz", "ABC")
+pulumi.export("foo", 42)
