@@ -19,12 +19,15 @@ pub enum HelpMode {
     Finished,
     /// Attached with a watch-only token: it shows, it does not act.
     WatchOnly,
+    /// A recorded run on a timeline (`stepdeck replay`): its keys move the timeline.
+    Replay,
 }
 
 impl HelpMode {
     /// The mode the console is in now.
     pub fn of(ui: &UiState, model: &Model) -> HelpMode {
         match ui.mode {
+            _ if ui.replay => HelpMode::Replay,
             _ if ui.watch_only => HelpMode::WatchOnly,
             ConsoleMode::Preview {
                 awaiting_decision: true,
@@ -46,6 +49,7 @@ impl HelpMode {
             HelpMode::Running => L,
             HelpMode::Finished => F,
             HelpMode::WatchOnly => W,
+            HelpMode::Replay => P,
         }
     }
 }
@@ -55,7 +59,8 @@ const R: u8 = 2;
 const L: u8 = 4;
 const F: u8 = 8;
 const W: u8 = 16;
-const ALL: u8 = D | R | L | F | W;
+const P: u8 = 32;
+const ALL: u8 = D | R | L | F | W | P;
 
 /// Every key with the modes it acts in and what it does there.
 const KEYS: &[(u8, &str, &str)] = &[
@@ -102,7 +107,11 @@ const KEYS: &[(u8, &str, &str)] = &[
         "s",
         "paused: let one waiting step start; else Log: severity",
     ),
-    (D | R | F | W, "s", "Log: cycle the minimum severity shown"),
+    (
+        D | R | F | W | P,
+        "s",
+        "Log: cycle the minimum severity shown",
+    ),
     (L, "a", "approve the selected gate"),
     (L, "x", "decline the selected gate"),
     (L, "A", "approve everything waiting (asks to confirm)"),
@@ -116,7 +125,13 @@ const KEYS: &[(u8, &str, &str)] = &[
     (L, "q", "quit (asks: the deployment is cancelled)"),
     (D, "q  Ctrl-C", "abort the preview (as n)"),
     (R, "q  Ctrl-C", "quit (the preview stops)"),
-    (F | W, "q  Ctrl-C", "quit"),
+    (F | W | P, "q  Ctrl-C", "quit"),
+    (P, "space", "play the run from the cursor, or stop"),
+    (P, ".  ,", "one event forward / back"),
+    (P, "]  [", "next / previous decision, gate, pause or cancel"),
+    (P, "!", "the first failure"),
+    (P, "+  -", "play faster / slower (1x, 4x, 16x, max)"),
+    (P, "0  $", "the run's start / end"),
     (ALL, "z", "zoom the focused panel to full screen, or back"),
     (
         ALL,
@@ -136,7 +151,7 @@ const KEYS: &[(u8, &str, &str)] = &[
         "filter: words, op:, type:, status:, urn:; in the Log: search",
     ),
     (
-        R | L | F | W,
+        R | L | F | W | P,
         "n  N",
         "Log, while searching: next / previous match",
     ),
@@ -178,12 +193,13 @@ pub fn bindings(mode: HelpMode) -> Vec<(&'static str, &'static str)> {
 mod tests {
     use super::*;
 
-    const MODES: [HelpMode; 5] = [
+    const MODES: [HelpMode; 6] = [
         HelpMode::Deciding,
         HelpMode::ReadOnlyPreview,
         HelpMode::Running,
         HelpMode::Finished,
         HelpMode::WatchOnly,
+        HelpMode::Replay,
     ];
 
     #[test]
@@ -206,7 +222,7 @@ mod tests {
         assert!(has(HelpMode::Deciding, "y"));
         for mode in MODES.into_iter().filter(|&m| m != HelpMode::Deciding) {
             assert!(!has(mode, "y"), "{mode:?}");
-            assert!(!has(mode, "space"), "{mode:?}");
+            assert!(!has(mode, "space") || mode == HelpMode::Replay, "{mode:?}");
         }
         assert!(has(HelpMode::Running, "p"));
         for mode in MODES.into_iter().filter(|&m| m != HelpMode::Running) {
@@ -216,5 +232,17 @@ mod tests {
             );
         }
         assert!(!has(HelpMode::WatchOnly, "a") && !has(HelpMode::WatchOnly, "x"));
+        assert!(!has(HelpMode::Replay, "a") && !has(HelpMode::Replay, "x"));
+    }
+
+    #[test]
+    fn a_replay_lists_the_timeline_s_keys_and_only_it_does() {
+        let has = |mode, key: &str| bindings(mode).iter().any(|(k, _)| k.starts_with(key));
+        for key in ["space", ".  ,", "]  [", "!", "+  -", "0  $"] {
+            assert!(has(HelpMode::Replay, key), "{key}");
+        }
+        for mode in MODES.into_iter().filter(|&m| m != HelpMode::Replay) {
+            assert!(!has(mode, "!") && !has(mode, "0  $"), "{mode:?}");
+        }
     }
 }

@@ -91,6 +91,7 @@ where
     terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))?;
     let mut ui = UiState::new(mode, title);
     ui.watch_only = true;
+    ui.replay = true;
     let mut mouse = ui.mouse_capture;
     let mut tick = tokio::time::interval(FRAME);
     tick.set_missed_tick_behavior(MissedTickBehavior::Skip);

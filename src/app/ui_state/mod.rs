@@ -45,6 +45,8 @@ pub struct UiState {
     pub clipboard: Option<String>,
     /// Attached with a watch-only token: the bar says so and offers no action.
     pub watch_only: bool,
+    /// A recorded run on a timeline: read-only, and its help lists the timeline's keys.
+    pub replay: bool,
     /// The `:` prompt, while it is open.
     pub jump: Option<Jump>,
     /// The Log's search.
@@ -74,6 +76,7 @@ impl UiState {
             mouse_capture: true,
             clipboard: None,
             watch_only: false,
+            replay: false,
             jump: None,
             log_search: LogSearch::default(),
             name_to_apply: None,
