@@ -98,13 +98,7 @@ where
     let mut last_tick = Instant::now();
     let mut redraw = true;
     loop {
-        if mouse != ui.mouse_capture {
-            mouse = ui.mouse_capture;
-            (ops.set_mouse)(terminal, mouse)?;
-        }
-        if let Some(text) = ui.clipboard.take() {
-            (ops.copy)(terminal, &text)?;
-        }
+        ops.follow_ui(terminal, &mut ui, &mut mouse)?;
         if redraw {
             terminal.draw(|f| {
                 let [screen, bar] =

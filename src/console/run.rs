@@ -276,13 +276,7 @@ where
             (ops.reclaim)(terminal)?;
             redraw = true;
         }
-        if mouse != ui.mouse_capture {
-            mouse = ui.mouse_capture;
-            (ops.set_mouse)(terminal, mouse)?;
-        }
-        if let Some(text) = ui.clipboard.take() {
-            (ops.copy)(terminal, &text)?;
-        }
+        ops.follow_ui(terminal, &mut ui, &mut mouse)?;
         if redraw {
             model.set_now(start.elapsed());
             terminal.draw(|f| draw(f, &model, &mut ui, theme))?;
