@@ -28,6 +28,7 @@ pub mod steps;
 pub use journal::{Journal, JournalEntry, JournalError, NullJournal};
 pub use model::goal::{Alias, Goal, ReadGoal};
 pub use model::property::{PropertyMap, PropertyValue};
+pub use model::provider_ref::ProviderRef;
 pub use model::resource::ResourceState;
 pub use model::snapshot::Snapshot;
 pub use model::urn::Urn;

@@ -496,10 +496,10 @@ impl Regs {
         self.0[name].urn.clone()
     }
 
-    /// The provider reference `<URN>::<ID>` of a registered provider resource.
-    pub(crate) fn reference(&self, name: &str) -> String {
+    /// The provider reference of a registered provider resource.
+    pub(crate) fn reference(&self, name: &str) -> stepdeck::engine::ProviderRef {
         let r = &self.0[name];
-        format!("{}::{}", r.urn, r.id.clone().unwrap_or_default())
+        stepdeck::engine::ProviderRef::new(r.urn.clone(), r.id.as_deref().unwrap_or_default())
     }
 }
 

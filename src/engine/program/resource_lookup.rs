@@ -8,11 +8,8 @@ use parking_lot::Mutex;
 
 use super::registration::{RegisterError, Registered};
 use crate::engine::model::property::{PropertyMap, PropertyValue};
+use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::urn::{Urn, UrnMap};
-
-/// Provider references, each kept once: a deployment's resources use a handful of providers,
-/// and a reference is a hundred bytes that every resource would otherwise hold a copy of.
-type ProviderRefs = std::collections::HashSet<Arc<str>, foldhash::fast::RandomState>;
 
 /// The function's token.
 pub(in crate::engine) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
@@ -20,7 +17,7 @@ pub(in crate::engine) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
 #[derive(Clone, Debug)]
 struct Known {
     id: Option<String>,
-    provider: Option<Arc<str>>,
+    provider: Option<ProviderRef>,
     outputs: PropertyMap,
 }
 
@@ -30,7 +27,6 @@ struct Table {
     /// Boxed: a table of a million entries has two million slots, and a slot is 24 bytes
     /// instead of 80.
     known: UrnMap<Box<Known>>,
-    providers: ProviderRefs,
 }
 
 /// Tables of at least this many resources are freed on a thread of their own.
@@ -46,20 +42,6 @@ impl Drop for Table {
     }
 }
 
-impl Table {
-    /// The shared copy of `reference`, made on its first use.
-    fn provider(&mut self, reference: String) -> Arc<str> {
-        match self.providers.get(reference.as_str()) {
-            Some(shared) => shared.clone(),
-            None => {
-                let shared: Arc<str> = reference.into();
-                self.providers.insert(shared.clone());
-                shared
-            }
-        }
-    }
-}
-
 /// The resources registered or read so far in this deployment; cheap to clone.
 #[derive(Clone, Default)]
 pub(crate) struct ResourceLookup {
@@ -68,14 +50,13 @@ pub(crate) struct ResourceLookup {
 
 impl ResourceLookup {
     /// Remembers a finished registration or read and the provider reference it used.
-    pub(in crate::engine) fn record(&self, reg: &Registered, provider: Option<String>) {
-        let mut table = self.lock();
+    pub(in crate::engine) fn record(&self, reg: &Registered, provider: Option<ProviderRef>) {
         let known = Known {
             id: reg.id.clone(),
-            provider: provider.map(|p| table.provider(p)),
+            provider,
             outputs: reg.outputs.clone(),
         };
-        table.known.insert(reg.urn.clone(), Box::new(known));
+        self.lock().known.insert(reg.urn.clone(), Box::new(known));
     }
 
     /// Whether the deployment registered or read `urn` (default providers aside: they are
@@ -117,7 +98,13 @@ impl ResourceLookup {
             ),
             (
                 "provider".to_string(),
-                PropertyValue::String(found.provider.as_deref().unwrap_or_default().to_string()),
+                PropertyValue::String(
+                    found
+                        .provider
+                        .as_ref()
+                        .map(ProviderRef::to_string)
+                        .unwrap_or_default(),
+                ),
             ),
             ("state".to_string(), PropertyValue::Object(found.outputs)),
         ]))
@@ -144,21 +131,14 @@ mod tests {
     }
 
     #[test]
-    fn resources_of_one_provider_share_its_reference_and_answer_with_it() {
+    fn a_resource_is_answered_with_its_provider_reference() {
         let lookup = ResourceLookup::default();
         let provider = "urn:pulumi:s::p::pulumi:providers:sim::default::a1";
         for name in ["a", "b"] {
-            lookup.record(&registered(name), Some(provider.to_string()));
-        }
-        {
-            let table = lookup.lock();
-            let refs: Vec<&Arc<str>> = table
-                .known
-                .values()
-                .filter_map(|k| k.provider.as_ref())
-                .collect();
-            assert_eq!(refs.len(), 2);
-            assert!(Arc::ptr_eq(refs[0], refs[1]));
+            lookup.record(
+                &registered(name),
+                Some(ProviderRef::parse(provider).unwrap()),
+            );
         }
         let args = PropertyMap::from([(
             "urn".to_string(),
