@@ -23,7 +23,7 @@ pub mod provider;
 pub mod run;
 pub mod step;
 mod step_error;
-pub mod steps;
+mod steps;
 
 pub use journal::{Journal, JournalEntry, JournalError, NullJournal};
 pub use model::goal::{Alias, Goal, ReadGoal};
@@ -44,3 +44,5 @@ pub use run::events::{EngineEvent, EventSink, Operation, Outcome, Severity};
 pub use run::run_failure::{FailureCause, RunFailure};
 pub use step::StepOp;
 pub use step_error::{ProviderCall, StepError};
+pub use steps::diff::diff_inputs;
+pub use steps::drift::refresh_result;
