@@ -11,13 +11,17 @@ use crate::engine::model::property::{PropertyMap, PropertyValue};
 use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::urn::{Urn, UrnMap};
 
+/// Provider references, each kept once: a deployment's resources use a handful of providers,
+/// and a slot of one word per resource is a third of what a reference of its own would take.
+type ProviderRefs = std::collections::HashSet<Arc<ProviderRef>, foldhash::fast::RandomState>;
+
 /// The function's token.
 pub(in crate::engine) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
 
 #[derive(Clone, Debug)]
 struct Known {
     id: Option<String>,
-    provider: Option<ProviderRef>,
+    provider: Option<Arc<ProviderRef>>,
     outputs: PropertyMap,
 }
 
@@ -27,6 +31,7 @@ struct Table {
     /// Boxed: a table of a million entries has two million slots, and a slot is 24 bytes
     /// instead of 80.
     known: UrnMap<Box<Known>>,
+    providers: ProviderRefs,
 }
 
 /// Tables of at least this many resources are freed on a thread of their own.
@@ -42,6 +47,20 @@ impl Drop for Table {
     }
 }
 
+impl Table {
+    /// The shared copy of `reference`, made on its first use.
+    fn provider(&mut self, reference: ProviderRef) -> Arc<ProviderRef> {
+        match self.providers.get(&reference) {
+            Some(shared) => shared.clone(),
+            None => {
+                let shared = Arc::new(reference);
+                self.providers.insert(shared.clone());
+                shared
+            }
+        }
+    }
+}
+
 /// The resources registered or read so far in this deployment; cheap to clone.
 #[derive(Clone, Default)]
 pub(crate) struct ResourceLookup {
@@ -51,12 +70,13 @@ pub(crate) struct ResourceLookup {
 impl ResourceLookup {
     /// Remembers a finished registration or read and the provider reference it used.
     pub(in crate::engine) fn record(&self, reg: &Registered, provider: Option<ProviderRef>) {
+        let mut table = self.lock();
         let known = Known {
             id: reg.id.clone(),
-            provider,
+            provider: provider.map(|p| table.provider(p)),
             outputs: reg.outputs.clone(),
         };
-        self.lock().known.insert(reg.urn.clone(), Box::new(known));
+        table.known.insert(reg.urn.clone(), Box::new(known));
     }
 
     /// Whether the deployment registered or read `urn` (default providers aside: they are
@@ -102,7 +122,7 @@ impl ResourceLookup {
                     found
                         .provider
                         .as_ref()
-                        .map(ProviderRef::to_string)
+                        .map(|p| p.to_string())
                         .unwrap_or_default(),
                 ),
             ),
@@ -131,7 +151,7 @@ mod tests {
     }
 
     #[test]
-    fn a_resource_is_answered_with_its_provider_reference() {
+    fn resources_of_one_provider_share_its_reference_and_answer_with_it() {
         let lookup = ResourceLookup::default();
         let provider = "urn:pulumi:s::p::pulumi:providers:sim::default::a1";
         for name in ["a", "b"] {
@@ -139,6 +159,16 @@ mod tests {
                 &registered(name),
                 Some(ProviderRef::parse(provider).unwrap()),
             );
+        }
+        {
+            let table = lookup.lock();
+            let refs: Vec<&Arc<ProviderRef>> = table
+                .known
+                .values()
+                .filter_map(|k| k.provider.as_ref())
+                .collect();
+            assert_eq!(refs.len(), 2);
+            assert!(Arc::ptr_eq(refs[0], refs[1]));
         }
         let args = PropertyMap::from([(
             "urn".to_string(),
