@@ -5,7 +5,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use stepdeck::engine::model::resource::provider_urn;
 use stepdeck::engine::{ResourceState, Urn};
 
 /// What `--exclude-protected` keeps.
@@ -25,11 +24,10 @@ pub(super) fn protected(resources: &[ResourceState]) -> Protected {
         if !kept.insert(r.urn.clone()) {
             continue;
         }
-        let provider = r.provider.as_deref().and_then(provider_urn);
         let needs = r
             .parent
             .iter()
-            .chain(provider.iter())
+            .chain(r.provider.iter().map(|p| &p.urn))
             .chain(&r.dependencies)
             .chain(r.property_dependencies.values().flatten())
             .chain(r.deleted_with.iter());

@@ -10,7 +10,6 @@ use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
 use stepdeck::engine::model::graph::DependencyGraph;
-use stepdeck::engine::model::provider_ref::ProviderRef;
 use stepdeck::engine::{ResourceState, Snapshot, Urn};
 use stepdeck::file_limits::{self, STATE_DOCUMENT, check_write};
 use stepdeck::private_dir::PrivateDir;
@@ -256,12 +255,8 @@ fn rename(snap: &mut Snapshot, arg: &str, new_name: &str) -> Result<String> {
         follow(&mut r.urn);
         r.for_each_reference(follow);
         r.aliases.iter_mut().for_each(follow);
-        if let Some(reference) = &mut r.provider
-            && let Some(mut parsed) = ProviderRef::parse(reference)
-            && parsed.urn == old
-        {
-            parsed.urn = new.clone();
-            *reference = parsed.to_string();
+        if let Some(reference) = &mut r.provider {
+            follow(&mut reference.urn);
         }
     }
     Ok(format!("Resource renamed to {new}"))

@@ -9,7 +9,7 @@ use std::collections::{HashMap, HashSet};
 
 use anyhow::{Result, anyhow};
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
-use stepdeck::engine::{ResourceState, Snapshot, Urn};
+use stepdeck::engine::{ProviderRef, ResourceState, Snapshot, Urn};
 
 use super::args::StateMoveArgs;
 use super::errors::usage;
@@ -256,22 +256,22 @@ fn move_resources(
         .collect();
     // Old URN (or provider reference) to the one in the destination.
     let mut renamed: HashMap<Urn, Urn> = HashMap::new();
-    let mut references: HashMap<String, String> = HashMap::new();
+    let mut references: HashMap<ProviderRef, ProviderRef> = HashMap::new();
     let mut dest_broken = Vec::new();
-    let used: HashSet<&str> = moved.iter().filter_map(|r| r.provider.as_deref()).collect();
+    let used: HashSet<&ProviderRef> = moved.iter().filter_map(|r| r.provider.as_ref()).collect();
     let copies: Vec<ResourceState> = from
         .resources
         .iter()
         .filter(|r| {
             r.is_provider()
                 && r.id
-                    .as_ref()
-                    .is_some_and(|id| used.contains(format!("{}::{id}", r.urn).as_str()))
+                    .as_deref()
+                    .is_some_and(|id| used.contains(&ProviderRef::new(r.urn.clone(), id)))
         })
         .cloned()
         .collect();
     for mut p in copies {
-        let old_ref = format!("{}::{}", p.urn, p.id.clone().unwrap_or_default());
+        let old_ref = ProviderRef::new(p.urn.clone(), p.id.as_deref().unwrap_or_default());
         dest_broken.extend(break_dependencies(&mut p, &remaining));
         p.parent = Some(root.clone());
         p.urn = Urn::new(dest_stack, project, None, p.urn.type_(), p.urn.name());
@@ -285,13 +285,13 @@ fn move_resources(
             }
             references.insert(
                 old_ref,
-                format!("{}::{}", there.urn, there.id.clone().unwrap_or_default()),
+                ProviderRef::new(there.urn.clone(), there.id.as_deref().unwrap_or_default()),
             );
             continue;
         }
         references.insert(
             old_ref,
-            format!("{}::{}", p.urn, p.id.clone().unwrap_or_default()),
+            ProviderRef::new(p.urn.clone(), p.id.as_deref().unwrap_or_default()),
         );
         to.resources.push(p);
     }

@@ -11,7 +11,6 @@ use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
 use super::model::property::PropertyMap;
-use super::model::provider_ref::ProviderRef;
 use super::model::resource::{OperationType, PendingOperation, ResourceState};
 use super::model::snapshot::{BaseStates, Manifest, Snapshot, share_states};
 use super::model::urn::{Urn, UrnMap};
@@ -499,12 +498,8 @@ fn normalize_aliases(resources: &mut [ResourceState]) {
         r.property_dependencies.values_mut().flatten().for_each(fix);
         r.deleted_with.iter_mut().for_each(fix);
         r.replace_with.iter_mut().for_each(fix);
-        if let Some(p) = &mut r.provider
-            && let Some(mut reference) = ProviderRef::parse(p)
-            && let Some(n) = renamed.get(&reference.urn)
-        {
-            reference.urn = n.clone();
-            *p = reference.to_string();
+        if let Some(p) = &mut r.provider {
+            fix(&mut p.urn);
         }
     }
 }

@@ -38,7 +38,7 @@ fn resource(
         o.insert("protect".into(), true.into());
     }
     if let Some(p) = &info.provider {
-        o.insert("provider".into(), p.clone().into());
+        o.insert("provider".into(), p.to_string().into());
     }
     if info.retain_on_delete {
         o.insert("retainOnDelete".into(), true.into());
@@ -52,7 +52,7 @@ fn resource(
 fn step(info: &StepInfo) -> Value {
     let mut step = json!({ "op": info.op.as_str(), "urn": info.urn.as_str() });
     if let Some(p) = &info.provider {
-        step["provider"] = p.clone().into();
+        step["provider"] = p.to_string().into();
     }
     if let Some(i) = &info.old_inputs {
         step["oldState"] = resource(info, info.old_id.as_deref(), i, info.old_outputs.as_ref());

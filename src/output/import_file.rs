@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use serde_json::{Map, Value, json};
 
 use crate::engine::PropertyMap;
-use crate::engine::model::resource::{is_default_provider, is_provider_type, provider_urn};
+use crate::engine::model::resource::{is_default_provider, is_provider_type};
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::StepInfo;
 use crate::engine::{EngineEvent, StepOp, Urn};
@@ -155,7 +155,7 @@ impl ImportFileBuilder {
             logical_name: (name != urn.name()).then(|| urn.name().to_string()),
             ..Spec::default()
         };
-        if let Some(provider) = info.provider.as_deref().and_then(provider_urn) {
+        if let Some(provider) = info.provider.as_ref().map(|p| p.urn.clone()) {
             if !is_default_provider(&provider)
                 && let Some(n) = self.names.get(&provider).cloned()
             {
@@ -274,8 +274,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::engine::PropertyValue;
     use crate::engine::model::property::props;
+    use crate::engine::{PropertyValue, ProviderRef};
 
     fn urn(ty: &str, name: &str, parent: Option<&Urn>) -> Urn {
         Urn::new("dev", "p", parent, ty, name)
@@ -329,7 +329,7 @@ mod tests {
             planned(StepOp::Create, &comp, false, Some(&stack)),
             {
                 let mut i = planned(StepOp::Create, &pet, true, Some(&comp));
-                i.provider = Some(format!("{provider}::id-1"));
+                i.provider = Some(ProviderRef::new(provider.clone(), "id-1"));
                 i
             },
         ] {

@@ -61,7 +61,11 @@ pub fn state(
     o.insert("outputs".into(), outputs.map_or(json!({}), display));
     o.insert(
         "provider".into(),
-        info.provider.clone().unwrap_or_default().into(),
+        info.provider
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
+            .into(),
     );
     if !info.hide_diffs.is_empty() {
         o.insert("hideDiffs".into(), json!(info.hide_diffs));
@@ -131,7 +135,11 @@ pub fn step_metadata(info: &StepInfo, op: StepOp, done: Option<Applied>) -> Valu
     }
     m.insert(
         "provider".into(),
-        info.provider.clone().unwrap_or_default().into(),
+        info.provider
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default()
+            .into(),
     );
     Value::Object(m)
 }

@@ -5,8 +5,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::{self, Write};
 
 use crate::engine::model::urn::ROOT_STACK_TYPE;
+use crate::engine::refresh_result;
 use crate::engine::run::events::{Decider, StepInfo};
-use crate::engine::steps::drift::refresh_result;
 use crate::engine::{EngineEvent, Operation, PropertyMap, Severity, StepOp, Urn};
 
 use super::policies::PolicySection;

@@ -14,7 +14,7 @@ use crate::engine::model::property::{map_from_json, map_to_json};
 use crate::engine::model::resource::{CustomTimeouts, PropertyDependencies};
 use crate::engine::model::snapshot::Manifest;
 use crate::engine::run::plan::{Plan, PlannedGoal, ResourcePlan};
-use crate::engine::{PropertyMap, StepOp, Urn};
+use crate::engine::{PropertyMap, ProviderRef, StepOp, Urn};
 
 use super::passphrase::{Crypter, SecretsError};
 use super::secrets::{decrypt_secrets, encrypt_secrets};
@@ -280,7 +280,7 @@ fn goal_json(g: &PlannedGoal) -> Value {
         o.insert("dependencies".into(), urns_json(&g.dependencies));
     }
     if let Some(p) = &g.provider {
-        o.insert("provider".into(), p.clone().into());
+        o.insert("provider".into(), p.to_string().into());
     }
     if !g.property_dependencies.is_empty() {
         let deps: Map<String, Value> = g
@@ -439,7 +439,9 @@ fn goal_from_json(v: &Value) -> FieldResult<PlannedGoal> {
         provider: o
             .get("provider")
             .and_then(Value::as_str)
-            .map(str::to_string),
+            .filter(|p| !p.is_empty())
+            .map(|p| ProviderRef::parse(p).map_err(|e| bad(".provider", e.to_string())))
+            .transpose()?,
         delete_before_replace: o.get("deleteBeforeReplace").and_then(Value::as_bool),
         ignore_changes: strings_from(o.get("ignoreChanges"), ".ignoreChanges")?,
         additional_secret_outputs: strings_from(

@@ -1,7 +1,6 @@
 //! The URNs of a renamed stack (Pulumi's `edit.RenameStack`): every URN in the state, and
 //! every reference to one, rewritten for the new stack name. Each backend moves the state.
 
-use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::{ResourceState, Snapshot, Urn};
 
@@ -25,11 +24,8 @@ fn rename_state(r: &mut ResourceState, stack: &str) {
     r.urn = renamed(&r.urn, stack);
     r.for_each_reference(|u| *u = renamed(u, stack));
     r.aliases.iter_mut().for_each(|u| *u = renamed(u, stack));
-    if let Some(reference) = &mut r.provider
-        && let Some(mut parsed) = ProviderRef::parse(reference)
-    {
-        parsed.urn = renamed(&parsed.urn, stack);
-        *reference = parsed.to_string();
+    if let Some(reference) = &mut r.provider {
+        reference.urn = renamed(&reference.urn, stack);
     }
 }
 

@@ -18,8 +18,8 @@ use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::program::source::DeploymentInfo;
 use crate::engine::provider::stack_outputs::STACK_REFERENCE_TYPE;
 use crate::engine::{
-    Alias, Goal, Program, ProgramError, PropertyMap, PropertyValue, ReadGoal, RegisterStatus,
-    Registered, ResourceMonitor, Urn,
+    Alias, Goal, Program, ProgramError, PropertyMap, PropertyValue, ProviderRef, ReadGoal,
+    RegisterStatus, Registered, ResourceMonitor, Urn,
 };
 use crate::project::{ConfigType, LocalPlugin, config::value_text};
 
@@ -44,7 +44,7 @@ fn absolute(dir: &Path) -> PathBuf {
 struct Target {
     type_: String,
     parent: Option<Urn>,
-    provider: Option<String>,
+    provider: Option<ProviderRef>,
     dependencies: Vec<Urn>,
 }
 
@@ -591,7 +591,7 @@ impl Shared {
         &self,
         r: &ResourceDecl,
         slots: &Slots,
-    ) -> Result<BTreeMap<String, String>, SourceError> {
+    ) -> Result<BTreeMap<String, ProviderRef>, SourceError> {
         let resource = |name: &str| match slots.get(name) {
             Some(Slot::Resource(v)) => Some(v.clone()),
             _ => None,

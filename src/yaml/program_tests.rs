@@ -88,9 +88,30 @@ async fn providers_serve_their_package_and_pass_to_children() {
         &[],
     )
     .await;
-    assert_eq!(rec.goal("own").provider.as_deref(), Some(PROV_SIM));
-    assert_eq!(rec.goal("child").provider.as_deref(), Some(PROV_SIM));
-    assert_eq!(rec.goal("grandchild").provider.as_deref(), Some(PROV_FNS));
+    assert_eq!(
+        rec.goal("own")
+            .provider
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some(PROV_SIM)
+    );
+    assert_eq!(
+        rec.goal("child")
+            .provider
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some(PROV_SIM)
+    );
+    assert_eq!(
+        rec.goal("grandchild")
+            .provider
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some(PROV_FNS)
+    );
     assert_eq!(
         rec.goal("r").properties["viaParent"],
         PropertyValue::string("fns:index:echo")
@@ -146,9 +167,20 @@ outputs:
         &[],
     )
     .await;
-    assert_eq!(rec.goal("plain").provider.as_deref(), Some(PROV_SIM));
     assert_eq!(
-        rec.goal("explicit").provider.as_deref(),
+        rec.goal("plain")
+            .provider
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
+        Some(PROV_SIM)
+    );
+    assert_eq!(
+        rec.goal("explicit")
+            .provider
+            .as_ref()
+            .map(ToString::to_string)
+            .as_deref(),
         Some("urn:pulumi:dev::proj::pulumi:providers:sim::other::other-id")
     );
     assert!(

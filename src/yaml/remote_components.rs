@@ -11,7 +11,7 @@ use tokio::sync::Mutex;
 
 use crate::engine::model::goal::package_of;
 use crate::engine::provider::{ConstructRequest, ProgramInfo};
-use crate::engine::{Goal, RegisterError, Registered, ResourceMonitor};
+use crate::engine::{Goal, ProviderRef, RegisterError, Registered, ResourceMonitor};
 
 /// The packages whose schemas may declare components, and what each schema declared.
 #[derive(Debug, Default)]
@@ -63,8 +63,8 @@ impl RemoteComponents {
 pub async fn construct(
     monitor: &ResourceMonitor,
     goal: Goal,
-    provider: Option<String>,
-    providers: BTreeMap<String, String>,
+    provider: Option<ProviderRef>,
+    providers: BTreeMap<String, ProviderRef>,
 ) -> Result<Registered, RegisterError> {
     let req = ConstructRequest {
         type_: goal.type_,

@@ -11,7 +11,7 @@ use futures::future::BoxFuture;
 
 use crate::engine::model::goal::package_of;
 use crate::engine::model::property::UNKNOWN_SENTINEL;
-use crate::engine::{PropertyMap, PropertyValue, ResourceMonitor, Urn};
+use crate::engine::{PropertyMap, PropertyValue, ProviderRef, ResourceMonitor, Urn};
 
 use super::asset;
 use super::ast::{Expr, ExprKind, Invoke};
@@ -33,7 +33,7 @@ pub(super) struct ResourceValue {
     pub custom: bool,
     /// Explicit providers by package that the resource's children (and invokes naming it as
     /// `parent`) inherit.
-    pub providers: BTreeMap<String, String>,
+    pub providers: BTreeMap<String, ProviderRef>,
 }
 
 impl ResourceValue {
@@ -57,13 +57,13 @@ impl ResourceValue {
     }
 
     /// `<URN>::<ID>`, the reference a provider resource is passed by.
-    pub(super) fn provider_reference(&self) -> String {
+    pub(super) fn provider_reference(&self) -> ProviderRef {
         let id = self
             .id
-            .clone()
+            .as_deref()
             .filter(|id| !id.is_empty() && !self.unknown)
-            .unwrap_or_else(|| UNKNOWN_SENTINEL.to_string());
-        format!("{}::{id}", self.urn)
+            .unwrap_or(UNKNOWN_SENTINEL);
+        ProviderRef::new(self.urn.clone(), id)
     }
 }
 
@@ -342,8 +342,8 @@ impl Scope<'_> {
         if unknown
             || args.values().any(PropertyValue::contains_unknowns)
             || provider_ref
-                .as_deref()
-                .is_some_and(|r| r.ends_with(UNKNOWN_SENTINEL))
+                .as_ref()
+                .is_some_and(|r| r.id.ends_with(UNKNOWN_SENTINEL))
         {
             return Ok(PropertyValue::Unknown);
         }

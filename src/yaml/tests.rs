@@ -297,7 +297,7 @@ async fn options_become_goal_fields() {
     res.unwrap();
     let r = rec.goal("r-physical");
     assert_eq!(
-        r.provider.as_deref(),
+        r.provider.as_ref().map(ToString::to_string).as_deref(),
         Some("urn:pulumi:dev::proj::pulumi:providers:sim::prov::prov-id")
     );
     assert_eq!(

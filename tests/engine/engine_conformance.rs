@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use stepdeck::engine::provider::DiffRequest;
-use stepdeck::engine::{EngineEvent, PropertyValue, Snapshot, StepOp};
+use stepdeck::engine::{EngineEvent, PropertyValue, ProviderRef, Snapshot, StepOp};
 use support::*;
 
 fn fake(diff: Option<Box<DiffFn>>) -> Arc<FakeProvider> {
@@ -97,17 +97,16 @@ async fn twelve_resource_graph_replaces_exactly_a_b_c_e_f_k() {
     let urn = |ty: &str, n: &str| Urn::new("test", "proj", None, ty, n);
     let prov = "pulumi:providers:pkgA";
     let dflt = urn(prov, "default");
-    let dref = format!("{dflt}::d0");
     let [a, c, d] = ["A", "C", "D"].map(|n| urn(prov, n));
     let [b, e, f, g, h, i, j, k, l] =
         ["B", "E", "F", "G", "H", "I", "J", "K", "L"].map(|n| urn(TYPE, n));
-    let by = |u: &Urn, id: &str| Some(format!("{u}::{id}"));
-    let dp = || Some(dref.clone());
+    let by = |u: &Urn, id: &str| Some(ProviderRef::new(u.clone(), id));
+    let dp = || Some(ProviderRef::new(dflt.clone(), "d0"));
     // (resource, ID, provider reference, property dependencies, output "A")
     type Row<'a> = (
         &'a Urn,
         &'a str,
-        Option<String>,
+        Option<ProviderRef>,
         Vec<(&'a str, Vec<&'a Urn>)>,
         Option<&'a str>,
     );
@@ -168,22 +167,23 @@ async fn twelve_resource_graph_replaces_exactly_a_b_c_e_f_k() {
     let program = Box::new(stepdeck::engine::ProgramFn(
         move |m: stepdeck::engine::ResourceMonitor| async move {
             use stepdeck::engine::Goal;
-            let reg = |ty: &'static str, name: &'static str, provider: Option<String>, inputs| {
-                let m = m.clone();
-                async move {
-                    let mut goal = Goal::custom(ty, name, inputs);
-                    goal.provider = provider;
-                    m.register(goal)
-                        .await
-                        .map_err(|e| stepdeck::engine::ProgramError(e.to_string()))
-                }
-            };
+            let reg =
+                |ty: &'static str, name: &'static str, provider: Option<ProviderRef>, inputs| {
+                    let m = m.clone();
+                    async move {
+                        let mut goal = Goal::custom(ty, name, inputs);
+                        goal.provider = provider;
+                        m.register(goal)
+                            .await
+                            .map_err(|e| stepdeck::engine::ProgramError(e.to_string()))
+                    }
+                };
             let none = stepdeck::engine::PropertyMap::new;
             let ra = reg("pulumi:providers:pkgA", "A", None, props([("A", "bar")])).await?;
             reg(
                 TYPE,
                 "B",
-                Some(format!("{}::{}", ra.urn, ra.id.unwrap())),
+                Some(ProviderRef::new(ra.urn, ra.id.unwrap())),
                 none(),
             )
             .await?;
@@ -192,7 +192,7 @@ async fn twelve_resource_graph_replaces_exactly_a_b_c_e_f_k() {
             reg(
                 TYPE,
                 "E",
-                Some(format!("{}::{}", rc.urn, rc.id.unwrap())),
+                Some(ProviderRef::new(rc.urn, rc.id.unwrap())),
                 none(),
             )
             .await?;
@@ -201,7 +201,7 @@ async fn twelve_resource_graph_replaces_exactly_a_b_c_e_f_k() {
             reg(
                 TYPE,
                 "H",
-                Some(format!("{}::{}", rd.urn, rd.id.unwrap())),
+                Some(ProviderRef::new(rd.urn, rd.id.unwrap())),
                 none(),
             )
             .await?;

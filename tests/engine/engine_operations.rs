@@ -350,7 +350,7 @@ async fn a_pending_replacement_no_longer_registered_is_removed_without_a_delete(
 /// from the program's inputs.
 fn outputs_vs_inputs() -> Box<DiffFn> {
     Box::new(|req: &stepdeck::engine::provider::DiffRequest| {
-        let mut d = stepdeck::engine::steps::diff::diff_inputs(&req.old_outputs, &req.new_inputs);
+        let mut d = stepdeck::engine::diff_inputs(&req.old_outputs, &req.new_inputs);
         if !d.changed_keys.is_empty() {
             d.changes = stepdeck::engine::provider::DiffChanges::Some;
         }

@@ -15,7 +15,7 @@ use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{Value, json};
 use stepdeck::engine::model::resource::OperationType;
 use stepdeck::engine::model::targets::UrnGlob;
-use stepdeck::engine::{JournalEntry, PropertyMap, PropertyValue, ResourceState, Urn};
+use stepdeck::engine::{JournalEntry, PropertyMap, PropertyValue, ProviderRef, ResourceState, Urn};
 use stepdeck::project::{Project, StackSettings};
 use stepdeck::state::{BackendUrl, FileBackend, StackRef};
 
@@ -57,10 +57,10 @@ fn arb_state() -> impl Strategy<Value = ResourceState> {
         proptest::collection::vec(0..NAMES.len(), 0..3),
         any::<bool>(),
         proptest::option::of("[a-z0-9-]{0,6}"),
-        proptest::option::of(prop_oneof![
-            Just("urn:pulumi:dev::proj::pulumi:providers:sim::default::id-1".to_string()),
-            Just("not a reference".to_string()),
-        ]),
+        proptest::option::of(Just(
+            ProviderRef::parse("urn:pulumi:dev::proj::pulumi:providers:sim::default::id-1")
+                .unwrap(),
+        )),
         any::<bool>(),
     )
         .prop_map(

@@ -221,9 +221,9 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
             ("unknown replaceWith", { let mut r = random("rw1"); r.replace_with = vec![a.urn.clone(), BOGUS.into()]; r }, format!("{rr}.replaceWith[1]: {BOGUS} is not a registered resource")),
             ("garbage replaceWith", { let mut r = random("rw2"); r.replace_with = vec!["nonsense".into()]; r }, format!("{rr}.replaceWith:")),
             ("NaN replacementTrigger", { let mut r = random("rt"); r.replacement_trigger = Some(number(f64::NAN)); r }, format!("{rr}.replacementTrigger:")),
-            ("malformed provider reference", { let mut r = random("p1"); r.provider = "not-a-reference".into(); r }, format!("{rr}.provider:")),
-            ("provider reference to a non-provider", { let mut r = random("p2"); r.provider = format!("{}::{}", a.urn, a.id); r }, format!("{rr}.provider:")),
-            ("provider reference without an ID", { let mut r = random("p3"); r.provider = format!("{}::", prov.urn); r }, format!("{rr}.provider:")),
+            ("malformed provider reference", { let mut r = random("p1"); r.provider = "not-a-reference".into(); r }, format!("{rr}.provider: bad provider reference 'not-a-reference': expected '<provider URN>::<provider ID>'")),
+            ("provider reference to a non-provider", { let mut r = random("p2"); r.provider = format!("{}::{}", a.urn, a.id); r }, format!("{rr}.provider: bad provider reference '{}::{}': the URN does not name a provider resource", a.urn, a.id)),
+            ("provider reference without an ID", { let mut r = random("p3"); r.provider = format!("{}::", prov.urn); r }, format!("{rr}.provider: bad provider reference '{}::': the provider ID is empty", prov.urn)),
             ("unregistered provider", { let mut r = random("p4"); r.provider = "urn:pulumi:dev::proj::pulumi:providers:random::ghost::id1".into(); r }, format!("{rr}.provider: urn:pulumi:dev::proj::pulumi:providers:random::ghost is not a registered resource")),
             ("malformed providers map", { let mut r = component("my:c:C", "p5"); r.providers.insert("random".into(), "junk".into()); r }, format!("{rr}.providers.random:")),
             ("garbage version", { let mut r = random("v1"); r.version = "four point two".into(); r }, format!("{rr}.version: \"four point two\" is not a semantic version")),
@@ -265,6 +265,11 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
         assert_refused("read without an ID", m.read_resource(read(RANDOM, "r1", "")).await, "ReadResourceRequest.id:");
         assert_refused("read of a bad type", m.read_resource(read("random", "r2", "x")).await, "ReadResourceRequest.type:");
         assert_refused(
+            "read with a malformed provider",
+            m.read_resource(ReadResourceRequest { provider: "junk".into(), ..read(RANDOM, "r4", "x") }).await,
+            "ReadResourceRequest.provider: bad provider reference 'junk': expected '<provider URN>::<provider ID>'",
+        );
+        assert_refused(
             "read under an unknown parent",
             m.read_resource(ReadResourceRequest { parent: BOGUS.into(), ..read(RANDOM, "r3", "x") }).await,
             "ReadResourceRequest.parent:",
@@ -276,7 +281,7 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
             ..Default::default()
         };
         assert_refused("invoke without a token", m.invoke(invoke("", "", "")).await, "ResourceInvokeRequest.tok: must not be empty");
-        assert_refused("invoke with a bad provider", m.invoke(invoke("random:index:f", "junk", "")).await, "ResourceInvokeRequest.provider:");
+        assert_refused("invoke with a bad provider", m.invoke(invoke("random:index:f", "junk", "")).await, "ResourceInvokeRequest.provider: bad provider reference 'junk': expected '<provider URN>::<provider ID>'");
         assert_refused("invoke with a bad version", m.invoke(invoke("random:index:f", "", "x.y")).await, "ResourceInvokeRequest.version:");
         assert_refused(
             "feature without an id",
@@ -317,7 +322,10 @@ async fn malformed_requests_are_refused_naming_the_field_and_never_journaled() {
         "only the valid registrations are recorded"
     );
     let b = snap.resources.iter().find(|r| r.urn.name() == "b").unwrap();
-    assert_eq!(b.provider.as_deref(), Some(provider_ref.as_str()));
+    assert_eq!(
+        b.provider.as_ref().map(ToString::to_string).as_deref(),
+        Some(provider_ref.as_str())
+    );
     let a = snap.resources.iter().find(|r| r.urn.name() == "a").unwrap();
     assert_eq!(b.replace_with, std::slice::from_ref(&a.urn));
     assert_eq!(
@@ -468,7 +476,7 @@ async fn a_registered_package_reference_gives_its_version_to_the_default_provide
         .iter()
         .find(|r| r.urn.name() == "pinned")
         .unwrap();
-    let provider = pinned.provider.as_deref().unwrap();
+    let provider = pinned.provider.as_ref().unwrap().to_string();
     assert!(
         provider.contains("::default_4_16_0::"),
         "the package's version picks the default provider: {provider}"

@@ -89,9 +89,8 @@ async fn a_pending_create_whose_provider_is_gone_stays_and_the_warning_says_why(
     let mut s0 = with_pending_create(&p).await;
     let c = &mut s0.pending_operations[0].resource;
     let reference = c.provider.clone().unwrap();
-    let (provider_urn, _) = reference.rsplit_once("::").unwrap();
-    let gone = format!("{provider_urn}-gone::0");
-    c.provider = Some(gone.clone());
+    let gone = format!("{}-gone::0", reference.urn);
+    c.provider = Some(stepdeck::engine::ProviderRef::parse(&gone).unwrap());
     let mut opts = options();
     opts.operation = Operation::Refresh;
     let r = run(&p, &s0, opts, None).await;

@@ -165,7 +165,7 @@ pub(crate) fn replace_on(keys: &'static [&'static str], dbr: bool) -> Box<DiffFn
             .filter(|k| req.old_outputs.get(**k) != req.new_inputs.get(**k))
             .map(|k| k.to_string())
             .collect();
-        let mut d = stepdeck::engine::steps::diff::diff_inputs(&req.old_inputs, &req.new_inputs);
+        let mut d = stepdeck::engine::diff_inputs(&req.old_inputs, &req.new_inputs);
         if !changed.is_empty() {
             d.changes = stepdeck::engine::provider::DiffChanges::Some;
             d.replace_keys = changed;
@@ -496,10 +496,10 @@ impl Regs {
         self.0[name].urn.clone()
     }
 
-    /// The provider reference `<URN>::<ID>` of a registered provider resource.
-    pub(crate) fn reference(&self, name: &str) -> String {
+    /// The provider reference of a registered provider resource.
+    pub(crate) fn reference(&self, name: &str) -> stepdeck::engine::ProviderRef {
         let r = &self.0[name];
-        format!("{}::{}", r.urn, r.id.clone().unwrap_or_default())
+        stepdeck::engine::ProviderRef::new(r.urn.clone(), r.id.as_deref().unwrap_or_default())
     }
 }
 

@@ -25,11 +25,11 @@ mod tests;
 
 use std::time::Duration;
 
+use crate::engine::refresh_result;
 use crate::engine::run::events::{
     APPROVAL_TIMEOUT_NOTE, CascadeId, CascadeMember, ChainId, Decider, PAUSED_BY_NOTE, StepInfo,
 };
 use crate::engine::run::policy::EnforcementLevel;
-use crate::engine::steps::drift::refresh_result;
 use crate::engine::{EngineEvent, Operation, Outcome, PropertyMap, Severity, StepOp, Urn};
 
 pub use approvals::{Approvals, Cascade};

@@ -6,9 +6,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use stepdeck::engine::model::resource::{is_provider_type, provider_urn};
+use stepdeck::engine::model::resource::is_provider_type;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
-use stepdeck::engine::{Goal, Program, ProgramError, ResourceMonitor, ResourceState, Urn};
+use stepdeck::engine::{
+    Goal, Program, ProgramError, ProviderRef, ResourceMonitor, ResourceState, Urn,
+};
 
 use super::spec::Resolved;
 
@@ -68,7 +70,7 @@ impl Program for ImportProgram {
             )
             .await
             .map_err(|e| failed("registering the stack's outputs failed", e))?;
-        let mut refs: HashMap<Urn, String> = HashMap::new();
+        let mut refs: HashMap<Urn, ProviderRef> = HashMap::new();
         for r in needed_existing(plan, &root.urn) {
             let mut goal = Goal {
                 type_: r.type_.clone(),
@@ -89,7 +91,7 @@ impl Program for ImportProgram {
             if is_provider_type(&r.type_) {
                 refs.insert(
                     reg.urn.clone(),
-                    format!("{}::{}", reg.urn, reg.id.unwrap_or_default()),
+                    ProviderRef::new(reg.urn, reg.id.unwrap_or_default()),
                 );
             }
         }
@@ -135,8 +137,8 @@ fn needed_existing<'a>(plan: &'a ImportPlan, root: &Urn) -> Vec<&'a ResourceStat
         }
         if let Some(r) = live.get(urn) {
             queue.extend(r.parent.iter());
-            if let Some(p) = r.provider.as_deref().and_then(provider_urn)
-                && let Some((k, _)) = live.get_key_value(&p)
+            if let Some(p) = &r.provider
+                && let Some((k, _)) = live.get_key_value(&p.urn)
             {
                 queue.push(k);
             }

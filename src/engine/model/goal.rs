@@ -1,6 +1,7 @@
 //! Goals: what a program asks for when it registers a resource.
 
 use super::property::{PropertyMap, PropertyValue};
+use super::provider_ref::ProviderRef;
 use super::resource::{CustomTimeouts, PropertyDependencies};
 use super::urn::Urn;
 
@@ -27,8 +28,8 @@ pub struct Goal {
     /// Custom resources are managed by a provider; components are not.
     pub custom: bool,
     pub parent: Option<Urn>,
-    /// Explicit provider reference `<URN>::<ID>`; a default provider is used when absent.
-    pub provider: Option<String>,
+    /// The explicit provider; a default provider is used when absent.
+    pub provider: Option<ProviderRef>,
     pub properties: PropertyMap,
     pub dependencies: Vec<Urn>,
     pub property_dependencies: PropertyDependencies,
@@ -99,7 +100,7 @@ pub struct ReadGoal {
     pub name: String,
     pub id: String,
     pub parent: Option<Urn>,
-    pub provider: Option<String>,
+    pub provider: Option<ProviderRef>,
     pub properties: PropertyMap,
     pub dependencies: Vec<Urn>,
     pub additional_secret_outputs: Vec<String>,

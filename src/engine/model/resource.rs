@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::property::{PropertyMap, PropertyValue};
 use super::provider_ref::ProviderRef;
+pub use super::provider_ref::{is_provider_type, provider_type, provider_type_package};
 use super::sorted_map::SortedMap;
 use super::urn::Urn;
 
@@ -69,9 +70,9 @@ pub struct ResourceState {
     pub dependencies: Vec<Urn>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub init_errors: Vec<String>,
-    /// A provider reference, `<provider URN>::<provider ID>`.
+    /// The provider resource that manages this one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    pub provider: Option<ProviderRef>,
     #[serde(default, skip_serializing_if = "SortedMap::is_empty")]
     pub property_dependencies: PropertyDependencies,
     #[serde(default, skip_serializing_if = "is_false")]
@@ -117,7 +118,7 @@ impl ResourceState {
         self.parent
             .iter()
             .cloned()
-            .chain(self.provider.as_deref().and_then(provider_urn))
+            .chain(self.provider.iter().map(|p| p.urn.clone()))
             .chain(self.dependencies.iter().cloned())
             .chain(self.property_dependencies.values().flatten().cloned())
             .chain(self.deleted_with.iter().cloned())
@@ -160,25 +161,6 @@ impl ResourceState {
     }
 }
 
-/// Provider resources are ordinary custom resources of type `pulumi:providers:<package>`.
-pub fn is_provider_type(ty: &str) -> bool {
-    provider_type_package(ty).is_some()
-}
-
-/// The type tokens of provider resources start with this; the package follows.
-const PROVIDER_TYPE_PREFIX: &str = "pulumi:providers:";
-
-/// The package a provider type manages (`sim` for `pulumi:providers:sim`); `None` for any other
-/// type.
-pub fn provider_type_package(ty: &str) -> Option<&str> {
-    ty.strip_prefix(PROVIDER_TYPE_PREFIX)
-}
-
-/// The type token of a package's provider resource.
-pub fn provider_type(package: &str) -> String {
-    format!("{PROVIDER_TYPE_PREFIX}{package}")
-}
-
 /// Default providers (`default`, `default_X_Y_Z`) are the engine's own bookkeeping: Pulumi
 /// leaves them out of the summary and the display.
 pub fn is_default_provider(urn: &Urn) -> bool {
@@ -188,11 +170,6 @@ pub fn is_default_provider(urn: &Urn) -> bool {
 /// The names the engine gives default providers.
 pub fn is_default_provider_name(name: &str) -> bool {
     name == "default" || name.starts_with("default_")
-}
-
-/// The URN half of a provider reference `<URN>::<ID>`.
-pub fn provider_urn(reference: &str) -> Option<Urn> {
-    ProviderRef::parse_urn(reference)
 }
 
 /// What was in flight when a deployment stopped, recorded so that the next run can warn.

@@ -8,7 +8,7 @@ use foldhash::fast::RandomState as FastHash;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use super::resource::{PendingOperation, ResourceState, provider_urn};
+use super::resource::{PendingOperation, ResourceState};
 use super::urn::Urn;
 
 /// URNs borrowed from the snapshot being checked.
@@ -75,8 +75,6 @@ pub enum IntegrityError {
     ComponentWithId { urn: Urn },
     #[error("provider {urn} has no ID and cannot be referenced")]
     ProviderWithoutId { urn: Urn },
-    #[error("resource {urn}'s provider {provider} is malformed")]
-    BadProviderReference { urn: Urn, provider: String },
     #[error("resource {urn}'s {field} {target} comes after it")]
     ComesAfter {
         urn: Urn,
@@ -108,7 +106,7 @@ impl Snapshot {
         // asked once a check has failed, to name the fault.
         let anywhere = |target: &Urn| self.resources.iter().any(|r| &r.urn == target);
         let mut seen = UrnRefs::with_capacity_and_hasher(self.resources.len(), Default::default());
-        let mut providers: HashSet<String, FastHash> = HashSet::default();
+        let mut providers: HashSet<(&Urn, &str), FastHash> = HashSet::default();
         let mut live = UrnRefs::with_capacity_and_hasher(self.resources.len(), Default::default());
         for (index, r) in self.resources.iter().enumerate() {
             if r.urn.as_str().is_empty() || r.type_.is_empty() {
@@ -117,29 +115,24 @@ impl Snapshot {
             if !r.custom && r.id.as_deref().is_some_and(|id| !id.is_empty()) {
                 return Err(IntegrityError::ComponentWithId { urn: r.urn.clone() });
             }
-            if let Some(p) = &r.provider {
-                let Some(purn) = provider_urn(p) else {
-                    return Err(IntegrityError::BadProviderReference {
+            if let Some(p) = &r.provider
+                && !r.pending_replacement
+                && !providers.contains(&(&p.urn, &*p.id))
+            {
+                let field = "provider";
+                return Err(if anywhere(&p.urn) {
+                    IntegrityError::ComesAfter {
                         urn: r.urn.clone(),
-                        provider: p.clone(),
-                    });
-                };
-                if !r.pending_replacement && !providers.contains(p.as_str()) {
-                    let field = "provider";
-                    return Err(if anywhere(&purn) {
-                        IntegrityError::ComesAfter {
-                            urn: r.urn.clone(),
-                            field,
-                            target: p.clone(),
-                        }
-                    } else {
-                        IntegrityError::Missing {
-                            urn: r.urn.clone(),
-                            field,
-                            target: p.clone(),
-                        }
-                    });
-                }
+                        field,
+                        target: p.to_string(),
+                    }
+                } else {
+                    IntegrityError::Missing {
+                        urn: r.urn.clone(),
+                        field,
+                        target: p.to_string(),
+                    }
+                });
             }
             let check = |field: &'static str, target: &Urn| -> Result<(), IntegrityError> {
                 if seen.contains(target) {
@@ -176,7 +169,7 @@ impl Snapshot {
             if r.is_provider() {
                 match &r.id {
                     Some(id) if !id.is_empty() => {
-                        providers.insert(format!("{}::{}", r.urn, id));
+                        providers.insert((&r.urn, id.as_str()));
                     }
                     _ => return Err(IntegrityError::ProviderWithoutId { urn: r.urn.clone() }),
                 }

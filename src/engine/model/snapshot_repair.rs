@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::resource::{ResourceState, provider_urn};
+use super::resource::ResourceState;
 use super::snapshot::Snapshot;
 use super::urn::Urn;
 
@@ -26,8 +26,6 @@ pub struct PruneResult {
 pub enum RepairError {
     #[error("the snapshot has cyclic dependencies (through {urn})")]
     Cycle { urn: Urn },
-    #[error("resource {urn}'s provider reference {provider} is malformed")]
-    BadProvider { urn: Urn, provider: String },
 }
 
 impl Snapshot {
@@ -41,7 +39,7 @@ impl Snapshot {
 
     /// The positions a resource depends on. A URN held by both a pending-delete copy and a
     /// live one names the copy of the same kind (old states only ever referred to old ones).
-    fn dependency_positions(&self) -> Result<Vec<Vec<usize>>, RepairError> {
+    fn dependency_positions(&self) -> Vec<Vec<usize>> {
         let mut olds: HashMap<&Urn, usize> = HashMap::new();
         let mut news: HashMap<&Urn, usize> = HashMap::new();
         for (i, r) in self.resources.iter().enumerate() {
@@ -54,21 +52,13 @@ impl Snapshot {
         self.resources
             .iter()
             .map(|r| {
-                if let Some(p) = &r.provider
-                    && provider_urn(p).is_none()
-                {
-                    return Err(RepairError::BadProvider {
-                        urn: r.urn.clone(),
-                        provider: p.clone(),
-                    });
-                }
                 let lookup = |u: &Urn| match (olds.get(u), news.get(u)) {
                     (Some(&o), Some(_)) if r.delete => Some(o),
                     (_, Some(&n)) => Some(n),
                     (Some(&o), None) => Some(o),
                     (None, None) => None,
                 };
-                Ok(r.dependency_urns().filter_map(|u| lookup(&u)).collect())
+                r.dependency_urns().filter_map(|u| lookup(&u)).collect()
             })
             .collect()
     }
@@ -76,7 +66,7 @@ impl Snapshot {
     /// Orders resources so each comes after everything it depends on, keeping the existing
     /// order where it is already right (a post-order depth-first walk).
     fn toposort(&mut self) -> Result<(), RepairError> {
-        let deps = self.dependency_positions()?;
+        let deps = self.dependency_positions();
         let n = self.resources.len();
         // 0: not visited, 1: on the current path, 2: placed.
         let mut mark = vec![0u8; n];

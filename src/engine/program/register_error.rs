@@ -200,15 +200,6 @@ pub enum ProviderRefError {
     /// A function's explicit provider that is not registered.
     #[error("unknown provider {0}")]
     Unknown(String),
-    #[error("bad provider reference '{reference}' for resource '{urn}': {why}")]
-    Malformed {
-        reference: String,
-        urn: Urn,
-        why: &'static str,
-    },
-    /// A reference (old or new) of a resource whose provider changed.
-    #[error("bad provider reference '{reference}' for resource '{urn}'")]
-    Unparsable { reference: String, urn: Urn },
     #[error("Default provider for '{package}' disabled. '{user}' must use an explicit provider.")]
     DefaultDisabled { package: String, user: String },
     #[error("config '{key}' must be a list of package names: {source}")]

@@ -8,7 +8,7 @@ use crate::engine::model::goal::{Alias, Goal, ReadGoal};
 use crate::engine::model::property::{PropertyMap, PropertyValue};
 use crate::engine::model::property_path::PropertyPath;
 use crate::engine::model::provider_ref::ProviderRef;
-use crate::engine::model::resource::{CustomTimeouts, is_provider_type, provider_type_package};
+use crate::engine::model::resource::{CustomTimeouts, is_provider_type};
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 
 /// Deepest nesting of objects and lists accepted in a value: the journal's JSON reader stops at
@@ -58,9 +58,6 @@ pub(crate) fn check_goal(goal: &Goal) -> Checked {
             "a provider resource must be a custom resource",
         ));
     }
-    if let Some(p) = &goal.provider {
-        check_provider_reference("provider", p)?;
-    }
     if let Some(v) = &goal.version {
         check_version("version", v)?;
     }
@@ -105,21 +102,15 @@ pub(crate) fn check_read_goal(goal: &ReadGoal) -> Checked {
     if is_provider_type(&goal.type_) {
         return Err(InvalidField::new("type", "providers cannot be read"));
     }
-    if let Some(p) = &goal.provider {
-        check_provider_reference("provider", p)?;
-    }
     if let Some(v) = &goal.version {
         check_version("version", v)?;
     }
     check_properties("properties", &goal.properties)
 }
 
-/// Checks an invoke's function token, provider reference and arguments.
-pub(crate) fn check_invoke(token: &str, provider: Option<&str>, args: &PropertyMap) -> Checked {
+/// Checks an invoke's function token and arguments.
+pub(crate) fn check_invoke(token: &str, args: &PropertyMap) -> Checked {
     check_type("tok", token, true)?;
-    if let Some(p) = provider {
-        check_provider_reference("provider", p)?;
-    }
     check_properties("args", args)
 }
 
@@ -160,24 +151,13 @@ pub(crate) fn check_version(field: &str, v: &str) -> Checked {
         .map_err(|e| InvalidField::new(field, format!("{v:?} is not a semantic version: {e}")))
 }
 
-/// A provider reference: `<provider URN>::<provider ID>`, the URN of type
-/// `pulumi:providers:<package>`, the ID not empty.
-pub(crate) fn check_provider_reference(field: &str, reference: &str) -> Checked {
-    let bad = |why: &str| {
-        InvalidField::new(
-            field,
-            format!("bad provider reference '{reference}': {why}"),
-        )
-    };
-    let parsed = ProviderRef::parse(reference)
-        .ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
-    if provider_type_package(parsed.urn.type_()).is_none_or(str::is_empty) {
-        return Err(bad("the URN does not name a provider resource"));
-    }
-    if parsed.id.is_empty() {
-        return Err(bad("the provider ID is empty"));
-    }
-    Ok(())
+/// A program's provider reference, parsed where its request is decoded: `<provider URN>::
+/// <provider ID>`, the URN of type `pulumi:providers:<package>`, the ID not empty.
+pub(crate) fn provider_reference(
+    field: &str,
+    reference: &str,
+) -> Result<ProviderRef, InvalidField> {
+    ProviderRef::parse_request(reference).map_err(|e| InvalidField::new(field, e.to_string()))
 }
 
 fn check_alias(field: &str, alias: &Alias, custom: bool) -> Checked {
@@ -383,13 +363,19 @@ mod tests {
 
     #[test]
     fn provider_references_and_aliases() {
+        let bad = |r: &str| provider_reference("provider", r).unwrap_err().to_string();
+        assert_eq!(
+            bad("urn:pulumi:dev::p::a:b:c::x::id"),
+            "provider: bad provider reference 'urn:pulumi:dev::p::a:b:c::x::id': the URN does not name a provider resource"
+        );
+        assert_eq!(
+            bad("urn:pulumi:dev::p::pulumi:providers:a::x::"),
+            "provider: bad provider reference 'urn:pulumi:dev::p::pulumi:providers:a::x::': the provider ID is empty"
+        );
+        assert!(
+            provider_reference("provider", "urn:pulumi:dev::p::pulumi:providers:a::x::id").is_ok()
+        );
         let mut g = goal("a:b:c", "x");
-        g.provider = Some("urn:pulumi:dev::p::a:b:c::x::id".into());
-        assert_eq!(field_of(check_goal(&g)), "provider");
-        g.provider = Some("urn:pulumi:dev::p::pulumi:providers:a::x::".into());
-        assert_eq!(field_of(check_goal(&g)), "provider");
-        g.provider = Some("urn:pulumi:dev::p::pulumi:providers:a::x::id".into());
-        assert!(check_goal(&g).is_ok());
         g.aliases = vec![Alias::Spec {
             name: None,
             type_: Some("bad".into()),

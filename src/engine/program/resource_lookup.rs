@@ -8,11 +8,12 @@ use parking_lot::Mutex;
 
 use super::registration::{RegisterError, Registered};
 use crate::engine::model::property::{PropertyMap, PropertyValue};
+use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::urn::{Urn, UrnMap};
 
 /// Provider references, each kept once: a deployment's resources use a handful of providers,
-/// and a reference is a hundred bytes that every resource would otherwise hold a copy of.
-type ProviderRefs = std::collections::HashSet<Arc<str>, foldhash::fast::RandomState>;
+/// and a slot of one word per resource is a third of what a reference of its own would take.
+type ProviderRefs = std::collections::HashSet<Arc<ProviderRef>, foldhash::fast::RandomState>;
 
 /// The function's token.
 pub(in crate::engine) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
@@ -20,7 +21,7 @@ pub(in crate::engine) const GET_RESOURCE: &str = "pulumi:pulumi:getResource";
 #[derive(Clone, Debug)]
 struct Known {
     id: Option<String>,
-    provider: Option<Arc<str>>,
+    provider: Option<Arc<ProviderRef>>,
     outputs: PropertyMap,
 }
 
@@ -48,11 +49,11 @@ impl Drop for Table {
 
 impl Table {
     /// The shared copy of `reference`, made on its first use.
-    fn provider(&mut self, reference: String) -> Arc<str> {
-        match self.providers.get(reference.as_str()) {
+    fn provider(&mut self, reference: ProviderRef) -> Arc<ProviderRef> {
+        match self.providers.get(&reference) {
             Some(shared) => shared.clone(),
             None => {
-                let shared: Arc<str> = reference.into();
+                let shared = Arc::new(reference);
                 self.providers.insert(shared.clone());
                 shared
             }
@@ -68,7 +69,7 @@ pub(crate) struct ResourceLookup {
 
 impl ResourceLookup {
     /// Remembers a finished registration or read and the provider reference it used.
-    pub(in crate::engine) fn record(&self, reg: &Registered, provider: Option<String>) {
+    pub(in crate::engine) fn record(&self, reg: &Registered, provider: Option<ProviderRef>) {
         let mut table = self.lock();
         let known = Known {
             id: reg.id.clone(),
@@ -117,7 +118,13 @@ impl ResourceLookup {
             ),
             (
                 "provider".to_string(),
-                PropertyValue::String(found.provider.as_deref().unwrap_or_default().to_string()),
+                PropertyValue::String(
+                    found
+                        .provider
+                        .as_ref()
+                        .map(|p| p.to_string())
+                        .unwrap_or_default(),
+                ),
             ),
             ("state".to_string(), PropertyValue::Object(found.outputs)),
         ]))
@@ -148,11 +155,14 @@ mod tests {
         let lookup = ResourceLookup::default();
         let provider = "urn:pulumi:s::p::pulumi:providers:sim::default::a1";
         for name in ["a", "b"] {
-            lookup.record(&registered(name), Some(provider.to_string()));
+            lookup.record(
+                &registered(name),
+                Some(ProviderRef::parse(provider).unwrap()),
+            );
         }
         {
             let table = lookup.lock();
-            let refs: Vec<&Arc<str>> = table
+            let refs: Vec<&Arc<ProviderRef>> = table
                 .known
                 .values()
                 .filter_map(|k| k.provider.as_ref())

@@ -18,9 +18,8 @@ use super::resource_lookup::{GET_RESOURCE, ResourceLookup};
 use crate::engine::hooks::Hooks;
 use crate::engine::model::goal::{Goal, ReadGoal, package_of};
 use crate::engine::model::property::PropertyMap;
-use crate::engine::model::resource::{
-    is_provider_type, provider_type, provider_type_package, provider_urn,
-};
+use crate::engine::model::provider_ref::ProviderRef;
+use crate::engine::model::resource::{is_provider_type, provider_type, provider_type_package};
 use crate::engine::model::urn::{ROOT_STACK_TYPE, Urn, UrnMap, UrnSet};
 use crate::engine::provider::parameterization::ParameterizedPackage;
 use crate::engine::provider::registry::ProviderRegistry;
@@ -71,7 +70,7 @@ struct Inherited {
     retain_on_delete: bool,
     deleted_with: Option<Urn>,
     /// Explicit providers by package, passed down to children of the same package.
-    providers: BTreeMap<String, String>,
+    providers: BTreeMap<String, ProviderRef>,
 }
 
 impl Inherited {
@@ -85,7 +84,7 @@ impl Inherited {
     }
 }
 
-type DefaultProvider = Shared<BoxFuture<'static, Result<String, RegisterError>>>;
+type DefaultProvider = Shared<BoxFuture<'static, Result<ProviderRef, RegisterError>>>;
 
 /// Default providers registered so far, by package and requested version.
 type DefaultProviders = HashMap<(String, Option<String>), DefaultProvider>;
@@ -226,9 +225,12 @@ impl ResourceMonitor {
         }
     }
 
-    fn check_provider_registered(&self, reference: Option<&str>) -> Result<(), InvalidField> {
-        match reference.and_then(provider_urn) {
-            Some(urn) => self.check_registered("provider", &urn),
+    fn check_provider_registered(
+        &self,
+        reference: Option<&ProviderRef>,
+    ) -> Result<(), InvalidField> {
+        match reference {
+            Some(p) => self.check_registered("provider", &p.urn),
             None => Ok(()),
         }
     }
@@ -253,7 +255,7 @@ impl ResourceMonitor {
         for (i, r) in goal.replace_with.iter().enumerate() {
             self.check_registered(format_args!("replaceWith[{i}]"), r)?;
         }
-        self.check_provider_registered(goal.provider.as_deref())
+        self.check_provider_registered(goal.provider.as_ref())
     }
 
     /// The URN a registration gets in this deployment's stack and project.
@@ -308,9 +310,8 @@ impl ResourceMonitor {
         let mut providers = parent.providers.clone();
         if !goal.custom
             && let Some(p) = &goal.provider
-            && let Some(purn) = provider_urn(p)
         {
-            let pkg = provider_type_package(purn.type_())
+            let pkg = provider_type_package(p.urn.type_())
                 .unwrap_or_default()
                 .to_string();
             providers.insert(pkg, p.clone());
@@ -368,7 +369,7 @@ impl ResourceMonitor {
         for (i, d) in goal.dependencies.iter().enumerate() {
             self.check_registered(format_args!("dependencies[{i}]"), d)?;
         }
-        self.check_provider_registered(goal.provider.as_deref())?;
+        self.check_provider_registered(goal.provider.as_ref())?;
         if goal.provider.is_none() {
             let pkg = package_of(&goal.type_).to_string();
             let user = || {
@@ -393,12 +394,12 @@ impl ResourceMonitor {
         &self,
         token: &str,
         args: &PropertyMap,
-        provider: Option<String>,
+        provider: Option<ProviderRef>,
         version: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
-        check_invoke(token, provider.as_deref(), args)?;
+        check_invoke(token, args)?;
         if token == GET_RESOURCE {
-            self.check_provider_registered(provider.as_deref())?;
+            self.check_provider_registered(provider.as_ref())?;
             return self.lookup.get_resource(args);
         }
         let prov = self.provider_for(token, provider, version).await?;
@@ -417,7 +418,7 @@ impl ResourceMonitor {
     pub async fn construct(
         &self,
         mut req: ConstructRequest,
-        provider: Option<String>,
+        provider: Option<ProviderRef>,
         version: Option<String>,
     ) -> Result<Registered, RegisterError> {
         if let Some(parent) = &req.parent {
@@ -451,7 +452,7 @@ impl ResourceMonitor {
     pub async fn call(
         &self,
         mut req: CallRequest,
-        provider: Option<String>,
+        provider: Option<ProviderRef>,
         version: Option<String>,
     ) -> Result<PropertyMap, RegisterError> {
         for deps in req.arg_dependencies.values() {
@@ -472,10 +473,10 @@ impl ResourceMonitor {
     async fn provider_for(
         &self,
         token: &str,
-        provider: Option<String>,
+        provider: Option<ProviderRef>,
         version: Option<String>,
     ) -> Result<Arc<dyn Provider>, RegisterError> {
-        self.check_provider_registered(provider.as_deref())?;
+        self.check_provider_registered(provider.as_ref())?;
         let reference = match provider {
             Some(p) => p,
             None => {
@@ -485,7 +486,7 @@ impl ResourceMonitor {
         };
         self.registry
             .get(&reference)
-            .ok_or_else(|| ProviderRefError::Unknown(reference).into())
+            .ok_or_else(|| ProviderRefError::Unknown(reference.to_string()).into())
     }
 
     /// The deployment facts a component provider is given.
@@ -549,7 +550,7 @@ impl ResourceMonitor {
         pkg: &str,
         version: Option<String>,
         user: impl FnOnce() -> String,
-    ) -> Result<String, RegisterError> {
+    ) -> Result<ProviderRef, RegisterError> {
         if self.default_provider_denied(pkg)? {
             return Err(ProviderRefError::DefaultDisabled {
                 package: pkg.to_string(),
@@ -592,7 +593,7 @@ impl ResourceMonitor {
                             .await?;
                         this.default_providers.lock().insert(reg.urn.clone());
                         let id = reg.id.unwrap_or_default();
-                        Ok(format!("{urn}::{id}"))
+                        Ok(ProviderRef::new(urn, id))
                     }
                     .boxed()
                     .shared()

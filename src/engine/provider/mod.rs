@@ -11,6 +11,7 @@ use async_trait::async_trait;
 
 use self::parameterization::{InternalInputsError, Parameterization};
 use super::model::property::PropertyMap;
+use super::model::provider_ref::ProviderRef;
 use super::model::resource::PropertyDependencies;
 use super::model::urn::Urn;
 
@@ -200,7 +201,7 @@ pub struct ConstructRequest {
     pub dependencies: Vec<Urn>,
     pub protect: Option<bool>,
     /// Explicit providers for the children, by package.
-    pub providers: BTreeMap<String, String>,
+    pub providers: BTreeMap<String, ProviderRef>,
     pub additional_secret_outputs: Vec<String>,
     pub deleted_with: Option<Urn>,
     pub ignore_changes: Vec<String>,

@@ -9,6 +9,7 @@ use parking_lot::{Mutex, RwLock};
 use super::parameterization::{PluginRequest, restore_internal, without_internal};
 use super::{CheckResult, ConfigureResult, DiffRequest, DiffResult, Provider, ProviderError};
 use crate::engine::model::property::PropertyMap;
+use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::resource::ResourceState;
 use crate::engine::model::urn::Urn;
 
@@ -31,13 +32,13 @@ pub struct LoadedProvider {
     pub configured: bool,
 }
 
-/// Every provider of a deployment, by reference `<URN>::<ID>`.
+/// Every provider of a deployment, by reference.
 pub struct ProviderRegistry {
     factory: Arc<dyn ProviderFactory>,
     /// Looked up by every step (a fast hasher: references come from the operator's programs).
-    loaded: RwLock<HashMap<String, LoadedProvider, foldhash::fast::RandomState>>,
+    loaded: RwLock<HashMap<ProviderRef, LoadedProvider, foldhash::fast::RandomState>>,
     /// Providers recorded in the base snapshot, configured on first use by an old resource.
-    olds: HashMap<String, ResourceState>,
+    olds: HashMap<ProviderRef, ResourceState>,
     /// Unconfigured instances by plugin (package, version, parameterization), loaded once for
     /// CheckConfig and DiffConfig: for a plugin every load is a process. The first Configure
     /// of that plugin takes the instance over.
@@ -49,7 +50,7 @@ impl ProviderRegistry {
         let olds = base
             .iter()
             .filter(|r| r.is_provider() && !r.delete)
-            .filter_map(|r| Some((format!("{}::{}", r.urn, r.id.as_deref()?), r.clone())))
+            .filter_map(|r| Some((ProviderRef::new(r.urn.clone(), r.id.as_deref()?), r.clone())))
             .collect();
         ProviderRegistry {
             factory,
@@ -60,17 +61,17 @@ impl ProviderRegistry {
     }
 
     /// The provider behind a reference, if it is configured.
-    pub fn get(&self, reference: &str) -> Option<Arc<dyn Provider>> {
+    pub fn get(&self, reference: &ProviderRef) -> Option<Arc<dyn Provider>> {
         self.get_loaded(reference).map(|l| l.provider)
     }
 
-    pub fn get_loaded(&self, reference: &str) -> Option<LoadedProvider> {
+    pub fn get_loaded(&self, reference: &ProviderRef) -> Option<LoadedProvider> {
         self.loaded.read().get(reference).cloned()
     }
 
     /// The provider for a reference, configuring it from the base snapshot when an old resource
     /// needs a provider the program did not register this time.
-    pub async fn ensure(&self, reference: &str) -> Result<LoadedProvider, ProviderError> {
+    pub async fn ensure(&self, reference: &ProviderRef) -> Result<LoadedProvider, ProviderError> {
         if let Some(p) = self.get_loaded(reference) {
             return Ok(p);
         }
@@ -83,7 +84,7 @@ impl ProviderRegistry {
             .await?;
         self.loaded
             .write()
-            .insert(reference.to_string(), loaded.clone());
+            .insert(reference.clone(), loaded.clone());
         Ok(loaded)
     }
 
@@ -131,7 +132,9 @@ impl ProviderRegistry {
         let loaded = self
             .load_and_configure(urn.type_(), inputs, preview)
             .await?;
-        self.loaded.write().insert(format!("{urn}::{id}"), loaded);
+        self.loaded
+            .write()
+            .insert(ProviderRef::new(urn.clone(), id), loaded);
         Ok(())
     }
 
@@ -417,7 +420,7 @@ mod tests {
             ..ResourceState::default()
         };
         let (reg, calls) = registry(true, &[old]);
-        reg.ensure(&format!("{}::id1", gadgets_urn()))
+        reg.ensure(&ProviderRef::new(gadgets_urn(), "id1"))
             .await
             .unwrap();
         assert_eq!(

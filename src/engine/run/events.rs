@@ -11,6 +11,7 @@ use super::policy::{EnforcementLevel, PolicySeverity};
 use super::run_failure::RunFailure;
 use super::secret_mask::SecretMask;
 use crate::engine::model::property::PropertyMap;
+use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::urn::Urn;
 use crate::engine::provider::{DiffChanges, PropertyDiff};
 use crate::engine::step::StepOp;
@@ -81,7 +82,7 @@ pub struct StepInfo {
     /// The old resource's provider ID (Pulumi's step events carry it).
     pub old_id: Option<String>,
     pub new_inputs: Option<PropertyMap>,
-    pub provider: Option<String>,
+    pub provider: Option<ProviderRef>,
     pub delete_before_replace: bool,
     /// Distinct, in the order first named; shared, so that a console keeps them uncopied.
     pub dependencies: Arc<[Urn]>,

@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::model::property::{PropertyMap, PropertyValue};
+use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::resource::{CustomTimeouts, PropertyDependencies, ResourceState};
 use crate::engine::model::urn::Urn;
 use crate::engine::step::StepOp;
@@ -42,7 +43,7 @@ pub struct PlannedGoal {
     pub protect: bool,
     pub dependencies: Vec<Urn>,
     pub property_dependencies: PropertyDependencies,
-    pub provider: Option<String>,
+    pub provider: Option<ProviderRef>,
     pub delete_before_replace: Option<bool>,
     pub ignore_changes: Vec<String>,
     pub additional_secret_outputs: Vec<String>,
@@ -143,7 +144,7 @@ impl PlannedGoal {
             ("protect", self.protect == new.protect),
             (
                 "provider",
-                provider_urn(&self.provider) == provider_urn(&new.provider),
+                self.provider.as_ref().map(|p| &p.urn) == new.provider.as_ref().map(|p| &p.urn),
             ),
             (
                 "dependencies",
@@ -210,13 +211,6 @@ impl ResourcePlan {
         }
         Ok(())
     }
-}
-
-/// The provider a reference names, without its ID: a preview knows no new provider's ID.
-fn provider_urn(reference: &Option<String>) -> Option<&str> {
-    reference
-        .as_deref()
-        .map(|r| r.rsplit_once("::").map_or(r, |(urn, _)| urn))
 }
 
 fn sorted(urns: &[Urn]) -> Vec<&Urn> {

@@ -1,6 +1,7 @@
 //! Applying one step: the provider call, the journal entries around it, and the state that
 //! results. Previews call providers in preview mode and journal nothing.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use crate::engine::hooks::{ErrorHookCall, HookCall, HookKind, Hooks, MAX_ERROR_HOOK_ATTEMPTS};
@@ -309,18 +310,14 @@ impl ApplyCtx {
         let op = self.begin(OperationType::Creating, &new).await?;
         let mut failures = Vec::new();
         let created = loop {
-            match self.create(&mut new).await {
-                // A partial failure created the resource: it is recorded, never retried.
-                Err(e) if !matches!(e, StepError::PartialFailure { .. }) => {
-                    let call = ErrorHookCall {
-                        new_inputs: Some(new.inputs.clone()),
-                        ..ErrorHookCall::of(&new, "create")
-                    };
-                    if let Err(e) = self.retry(&new, call, e, &mut failures).await {
-                        break Err(e);
-                    }
-                }
-                created => break created,
+            let attempt = self.create(&mut new).await;
+            let call = || ErrorHookCall {
+                new_inputs: Some(new.inputs.clone()),
+                ..ErrorHookCall::of(&new, "create")
+            };
+            if let ControlFlow::Break(done) = self.settle(&new, attempt, call, &mut failures).await
+            {
+                break done;
             }
         };
         let finished = self.partial_ok(op, created)?;
@@ -358,19 +355,16 @@ impl ApplyCtx {
         let op = self.begin(OperationType::Updating, &new).await?;
         let mut failures = Vec::new();
         let updated = loop {
-            match self.update(old_state, &mut new).await {
-                Err(e) if !matches!(e, StepError::PartialFailure { .. }) => {
-                    let call = ErrorHookCall {
-                        new_inputs: Some(new.inputs.clone()),
-                        old_inputs: Some(old_state.inputs.clone()),
-                        old_outputs: Some(old_state.outputs.clone()),
-                        ..ErrorHookCall::of(&new, "update")
-                    };
-                    if let Err(e) = self.retry(&new, call, e, &mut failures).await {
-                        break Err(e);
-                    }
-                }
-                updated => break updated,
+            let attempt = self.update(old_state, &mut new).await;
+            let call = || ErrorHookCall {
+                new_inputs: Some(new.inputs.clone()),
+                old_inputs: Some(old_state.inputs.clone()),
+                old_outputs: Some(old_state.outputs.clone()),
+                ..ErrorHookCall::of(&new, "update")
+            };
+            if let ControlFlow::Break(done) = self.settle(&new, attempt, call, &mut failures).await
+            {
+                break done;
             }
         };
         let finished = self.partial_ok(op, updated)?;
@@ -415,18 +409,15 @@ impl ApplyCtx {
         let op = self.begin(OperationType::Deleting, state).await?;
         let mut failures = Vec::new();
         let deleted = loop {
-            match self.delete(state, target_deleted).await {
-                Err(e) => {
-                    let call = ErrorHookCall {
-                        old_inputs: Some(state.inputs.clone()),
-                        old_outputs: Some(state.outputs.clone()),
-                        ..ErrorHookCall::of(state, "delete")
-                    };
-                    if let Err(e) = self.retry(state, call, e, &mut failures).await {
-                        break Err(e);
-                    }
-                }
-                Ok(()) => break Ok(()),
+            let attempt = self.delete(state, target_deleted).await;
+            let call = || ErrorHookCall {
+                old_inputs: Some(state.inputs.clone()),
+                old_outputs: Some(state.outputs.clone()),
+                ..ErrorHookCall::of(state, "delete")
+            };
+            if let ControlFlow::Break(done) = self.settle(state, attempt, call, &mut failures).await
+            {
+                break done;
             }
         };
         self.recorded(op, deleted)?;
@@ -486,19 +477,24 @@ impl ApplyCtx {
             })
     }
 
-    /// After a failed provider operation, asks the resource's error hooks whether to try
-    /// again: `Ok` means retry (announced as a warning), `Err` the error the step ends with.
-    /// `failures` holds every failure so far, newest first; attempts are bounded by
-    /// [`MAX_ERROR_HOOK_ATTEMPTS`].
-    async fn retry(
+    /// The one retry rule of create, update and delete: a failed attempt is tried again when
+    /// the resource's error hooks ask for it (announced as a warning), up to
+    /// [`MAX_ERROR_HOOK_ATTEMPTS`]; `Break` carries what the step ends with. A partial failure
+    /// made the resource: it is recorded, never retried. `call` describes the failed attempt
+    /// to the hooks; `failures` holds every failure so far, newest first.
+    async fn settle<T>(
         &self,
         state: &ResourceState,
-        mut call: ErrorHookCall,
-        error: StepError,
+        attempt: Result<T, StepError>,
+        call: impl FnOnce() -> ErrorHookCall,
         failures: &mut Vec<String>,
-    ) -> Result<(), StepError> {
+    ) -> ControlFlow<Result<T, StepError>> {
+        let error = match attempt {
+            Err(e) if !matches!(e, StepError::PartialFailure { .. }) => e,
+            done => return ControlFlow::Break(done),
+        };
         if !state.resource_hooks.contains_key(&HookKind::OnError) {
-            return Err(error);
+            return ControlFlow::Break(Err(error));
         }
         failures.insert(0, error.to_string());
         if failures.len() >= MAX_ERROR_HOOK_ATTEMPTS {
@@ -507,11 +503,14 @@ impl ApplyCtx {
                 Severity::Warning,
                 format!("maximum number of error hook retries ({MAX_ERROR_HOOK_ATTEMPTS}) reached"),
             );
-            return Err(StepError::RetriesExhausted {
+            return ControlFlow::Break(Err(StepError::RetriesExhausted {
                 source: Box::new(error),
-            });
+            }));
         }
-        call.errors = failures.clone();
+        let call = ErrorHookCall {
+            errors: failures.clone(),
+            ..call()
+        };
         match self.hooks.should_retry(state, &call).await {
             Ok(true) => {
                 self.hooks.report(
@@ -523,13 +522,13 @@ impl ApplyCtx {
                         failures.len()
                     ),
                 );
-                Ok(())
+                ControlFlow::Continue(())
             }
-            Ok(false) => Err(error),
-            Err(source) => Err(StepError::ErrorHook {
+            Ok(false) => ControlFlow::Break(Err(error)),
+            Err(source) => ControlFlow::Break(Err(StepError::ErrorHook {
                 urn: state.urn.clone(),
                 source,
-            }),
+            })),
         }
     }
 
@@ -891,7 +890,7 @@ impl ApplyCtx {
     ) -> Result<crate::engine::provider::registry::LoadedProvider, StepError> {
         let reference = state
             .provider
-            .as_deref()
+            .as_ref()
             .ok_or_else(|| StepError::NoProvider {
                 urn: state.urn.clone(),
             })?;

@@ -36,7 +36,7 @@ pub fn diff_inputs(olds: &PropertyMap, news: &PropertyMap) -> DiffResult {
 
 /// Marks every changed key or detailed-diff path covered by a replaceOnChanges path as a
 /// replacement (`*` covers everything).
-pub fn apply_replace_on_changes(
+pub(in crate::engine) fn apply_replace_on_changes(
     mut diff: DiffResult,
     replace_on_changes: &[PropertyPath],
 ) -> DiffResult {

@@ -13,7 +13,6 @@ use crate::engine::model::goal::{Goal, ReadGoal};
 use crate::engine::model::graph::DependencyGraph;
 use crate::engine::model::property::{PropertyMap, PropertyValue};
 use crate::engine::model::property_path::{PropertyPath, apply_ignore_changes};
-use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::resource::{ResourceState, is_provider_type};
 use crate::engine::model::snapshot::BaseStates;
 use crate::engine::model::urn::{Urn, UrnMap, UrnSet, distinct};
@@ -364,7 +363,6 @@ impl StepGenerator {
             let old_index = self.lookup_old(&urn, &goal)?;
             return Ok(Generated::Done(self.answer_from_state(urn, old_index)));
         }
-        self.check_provider_reference(&urn, &new)?;
         let old_index = self.lookup_old(&urn, &goal)?;
         let old = old_index.map(|i| self.old(i));
         if let Some(alias) = self.aliases.get(&urn) {
@@ -770,7 +768,7 @@ impl StepGenerator {
     ) -> Result<LoadedProvider, RegisterError> {
         let reference = state
             .provider
-            .as_deref()
+            .as_ref()
             .ok_or_else(|| ProviderRefError::Missing(urn.clone()))?;
         let loaded =
             self.registry
@@ -780,33 +778,6 @@ impl StepGenerator {
                     urn: urn.clone(),
                 })?;
         Ok(loaded)
-    }
-
-    /// A provider reference must read `<provider URN>::<provider ID>` and name a provider.
-    fn check_provider_reference(
-        &self,
-        urn: &Urn,
-        state: &ResourceState,
-    ) -> Result<(), RegisterError> {
-        let Some(reference) = state.provider.as_deref() else {
-            return Ok(());
-        };
-        let bad = |why: &'static str| {
-            RegisterError::from(ProviderRefError::Malformed {
-                reference: reference.to_string(),
-                urn: urn.clone(),
-                why,
-            })
-        };
-        let parsed = ProviderRef::parse(reference)
-            .ok_or_else(|| bad("expected '<provider URN>::<provider ID>'"))?;
-        if !is_provider_type(parsed.urn.type_()) {
-            return Err(bad("the URN does not name a provider resource"));
-        }
-        if parsed.id.is_empty() {
-            return Err(bad("the provider ID is empty"));
-        }
-        Ok(())
     }
 
     /// Whether a change of provider reference replaces the resource (Pulumi's
@@ -820,27 +791,15 @@ impl StepGenerator {
         if !new.custom || new.is_provider() || old.provider == new.provider {
             return Ok(false);
         }
-        let (Some(old_ref), Some(new_ref)) = (old.provider.as_deref(), new.provider.as_deref())
-        else {
+        let (Some(old_ref), Some(new_ref)) = (&old.provider, &new.provider) else {
             return Ok(true);
         };
-        let bad = |r: &str| {
-            RegisterError::from(ProviderRefError::Unparsable {
-                reference: r.to_string(),
-                urn: new.urn.clone(),
-            })
-        };
-        let old_urn = ProviderRef::parse_urn(old_ref).ok_or_else(|| bad(old_ref))?;
-        let ProviderRef {
-            urn: new_urn,
-            id: new_id,
-        } = ProviderRef::parse(new_ref).ok_or_else(|| bad(new_ref))?;
-        if self.aliased.get(&old_urn) == Some(&new_urn) {
+        if self.aliased.get(&old_ref.urn) == Some(&new_ref.urn) {
             return Ok(false);
         }
         let (Some(old_provider), Some(new_provider)) = (
-            self.olds.get(&old_urn).map(|&i| &self.base[i]),
-            self.providers.get(&new_urn),
+            self.olds.get(&old_ref.urn).map(|&i| &self.base[i]),
+            self.providers.get(&new_ref.urn),
         ) else {
             return Err(RegisterError::UnresolvedProvider {
                 reference: old_ref.to_string(),
@@ -850,8 +809,8 @@ impl StepGenerator {
         let diff = self
             .registry
             .diff(DiffRequest {
-                urn: new_urn,
-                id: new_id,
+                urn: new_ref.urn.clone(),
+                id: new_ref.id.to_string(),
                 old_inputs: old_provider.inputs.clone(),
                 old_outputs: old_provider.outputs.clone(),
                 new_inputs: new_provider.inputs.clone(),

@@ -6,9 +6,9 @@
 pub(super) mod apply;
 pub(super) mod component_hooks;
 pub(super) mod deletes;
-pub mod diff;
+pub(super) mod diff;
 pub(super) mod diff_job;
-pub mod drift;
+pub(super) mod drift;
 pub(super) mod executor;
 pub(super) mod gate;
 pub(super) mod generator;

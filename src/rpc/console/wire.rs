@@ -15,8 +15,8 @@ use crate::engine::run::events::{
 };
 use crate::engine::run::policy::{EnforcementLevel, PolicySeverity};
 use crate::engine::{
-    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, RunFailure,
-    Severity, StepOp, Urn,
+    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, ProviderRef,
+    RunFailure, Severity, StepOp, Urn,
 };
 
 use super::names::{KnownNames, NameTable};
@@ -240,7 +240,7 @@ fn step(t: &mut NameTable, s: &StepInfo) -> pb::Step {
         old_outputs: s.old_outputs.as_ref().map(props),
         old_id: s.old_id.clone(),
         new_inputs: s.new_inputs.as_ref().map(props),
-        provider: s.provider.as_deref().map(|p| t.refer(p)),
+        provider: s.provider.as_ref().map(|p| t.refer(&p.to_string())),
         delete_before_replace: s.delete_before_replace,
         dependencies: refs(t, &s.dependencies),
         protect: s.protect,
@@ -281,7 +281,10 @@ fn step_back(k: &KnownNames, s: &pb::Step) -> Result<StepInfo, WireError> {
         provider: s
             .provider
             .as_deref()
-            .map(|p| text(k, p, "provider"))
+            .map(|p| {
+                ProviderRef::parse(&text(k, p, "provider")?)
+                    .map_err(|e| bad("provider", e.to_string()))
+            })
             .transpose()?,
         delete_before_replace: s.delete_before_replace,
         dependencies: urns(k, &s.dependencies, "dependencies")?.into(),
@@ -842,8 +845,10 @@ mod tests {
                 _ => None,
             })
             .unwrap();
-        planned.provider =
-            Some("urn:pulumi:dev::p::pulumi:providers:sim::default::0a1b-2c3d".into());
+        planned.provider = Some(
+            ProviderRef::parse("urn:pulumi:dev::p::pulumi:providers:sim::default::0a1b-2c3d")
+                .unwrap(),
+        );
         events.push(EngineEvent::StepPlanned(planned));
         let mut table = NameTable::default();
         let wire: Vec<pb::Event> = events.iter().map(|e| to_wire(e, &mut table)).collect();

@@ -4,7 +4,7 @@
 pub mod engine_service;
 pub mod package_refs;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, OnceLock};
 
 use tokio::sync::watch;
@@ -36,13 +36,11 @@ use super::pulumirpc::{
 use super::transport::server::{PrivateAddress, ServerHandle, serve_loopback, serve_private};
 use crate::engine::hooks::{HookBindings, HookKind, ResourceHook};
 use crate::engine::model::resource::{CustomTimeouts, PropertyDependencies, is_provider_type};
-use crate::engine::program::registration_check::{
-    InvalidField, check_provider_reference, check_version,
-};
+use crate::engine::program::registration_check::{InvalidField, check_version, provider_reference};
 use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo};
 use crate::engine::{
-    Alias, EventSink, Goal, PropertyValue, ReadGoal, RegisterError, RegisterStatus, Registered,
-    ResourceMonitor, Urn,
+    Alias, EventSink, Goal, PropertyValue, ProviderRef, ReadGoal, RegisterError, RegisterStatus,
+    Registered, ResourceMonitor, Urn,
 };
 
 /// Organization reported to programs when the stack has none.
@@ -116,12 +114,14 @@ impl MonitorService {
         &self,
         req: RegisterResourceRequest,
     ) -> Result<Response<RegisterResourceResponse>, Status> {
-        let package = crate::engine::model::goal::package_of(&req.r#type).to_string();
-        let provider =
-            non_empty(req.provider.clone()).or_else(|| req.providers.get(&package).cloned());
         let (accept_secrets, accept_resources) = (req.accept_secrets, req.accept_resources);
-        let providers = req.providers.clone().into_iter().collect();
+        let providers = providers_of("RegisterResourceRequest", &req.providers)?;
         let goal = goal_of(req)?;
+        let package = crate::engine::model::goal::package_of(&goal.type_);
+        let provider = goal
+            .provider
+            .clone()
+            .or_else(|| providers.get(package).cloned());
         let construct = ConstructRequest {
             type_: goal.type_,
             name: goal.name,
@@ -273,6 +273,31 @@ fn opt_urn(field: &str, s: &str) -> Result<Option<Urn>, Status> {
     } else {
         parse_urn(field, s).map(Some)
     }
+}
+
+/// A request's `provider` field, parsed; empty is none.
+fn opt_provider(message: &str, reference: &str) -> Result<Option<ProviderRef>, Status> {
+    if reference.is_empty() {
+        return Ok(None);
+    }
+    provider_reference("provider", reference)
+        .map(Some)
+        .map_err(|f| rejected(message, &f))
+}
+
+/// A request's `providers` map (package to reference), parsed.
+fn providers_of(
+    message: &str,
+    providers: &HashMap<String, String>,
+) -> Result<BTreeMap<String, ProviderRef>, Status> {
+    providers
+        .iter()
+        .map(|(pkg, reference)| {
+            provider_reference(&format!("providers.{pkg}"), reference)
+                .map(|p| (pkg.clone(), p))
+                .map_err(|f| rejected(message, &f))
+        })
+        .collect()
 }
 
 fn non_empty(s: String) -> Option<String> {
@@ -428,16 +453,13 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
     } else {
         None
     };
-    for (pkg, reference) in &req.providers {
-        check_provider_reference(&format!("providers.{pkg}"), reference)
-            .map_err(|f| rejected("RegisterResourceRequest", &f))?;
-    }
-    let package = crate::engine::model::goal::package_of(&req.r#type).to_string();
-    let provider = non_empty(req.provider.clone()).or_else(|| {
-        req.custom
-            .then(|| req.providers.get(&package).cloned())
-            .flatten()
-    });
+    let providers = providers_of("RegisterResourceRequest", &req.providers)?;
+    let package = crate::engine::model::goal::package_of(&req.r#type);
+    let provider = match opt_provider("RegisterResourceRequest", &req.provider)? {
+        Some(p) => Some(p),
+        None if req.custom => providers.get(package).cloned(),
+        None => None,
+    };
     Ok(Goal {
         aliases: aliases(&req)?,
         custom_timeouts: custom_timeouts(req.custom_timeouts)?,
@@ -572,7 +594,7 @@ impl MonitorRpc for MonitorService {
             .invoke_with_version(
                 &req.tok,
                 &args,
-                non_empty(req.provider),
+                opt_provider("ResourceInvokeRequest", &req.provider)?,
                 non_empty(req.version),
             )
             .await
@@ -618,7 +640,11 @@ impl MonitorRpc for MonitorService {
         };
         let result = self
             .monitor
-            .call(call, non_empty(req.provider), non_empty(req.version))
+            .call(
+                call,
+                opt_provider("ResourceCallRequest", &req.provider)?,
+                non_empty(req.version),
+            )
             .await
             .map_err(|e| register_status("ResourceCallRequest", e))?;
         Ok(Response::new(CallResponse {
@@ -651,7 +677,7 @@ impl MonitorRpc for MonitorService {
             type_: req.r#type,
             name: req.name,
             id: req.id,
-            provider: non_empty(req.provider),
+            provider: opt_provider("ReadResourceRequest", &req.provider)?,
             additional_secret_outputs: req.additional_secret_outputs.clone(),
             version: non_empty(req.version),
         };

@@ -606,7 +606,11 @@ impl Provider for PluginProvider {
                 })
                 .collect(),
             protect: req.protect,
-            providers: req.providers.into_iter().collect(),
+            providers: req
+                .providers
+                .into_iter()
+                .map(|(pkg, p)| (pkg, p.to_string()))
+                .collect(),
             dependencies: urns(&req.dependencies),
             config_secret_keys: info.config_secret_keys,
             organization: info.organization,

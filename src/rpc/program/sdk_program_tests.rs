@@ -258,7 +258,11 @@ fn assert_program_registrations(rec: &Recorded, stack: &Urn) {
         p.name
     );
     assert!(
-        a.provider.as_deref().unwrap().starts_with(&provider_urn),
+        a.provider
+            .as_ref()
+            .unwrap()
+            .to_string()
+            .starts_with(&provider_urn),
         "{:?}",
         a.provider
     );

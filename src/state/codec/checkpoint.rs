@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::model::resource::PendingOperation;
 use crate::engine::model::snapshot::Manifest;
-use crate::engine::{ResourceState, Snapshot, Urn};
+use crate::engine::{ProviderRef, ResourceState, Snapshot, Urn};
 
 use crate::state::passphrase::{Crypter, PASSPHRASE_PROVIDER, SecretsError};
 use crate::state::secrets::{
@@ -554,6 +554,10 @@ fn parse_resource(
         None | Some("") => return Err(FieldError::new(format!("{at}.type"), "missing")),
         Some(_) => {}
     }
+    if let Some(p) = r.get("provider").and_then(Value::as_str) {
+        ProviderRef::parse(p)
+            .map_err(|e| FieldError::new(format!("{at}.provider"), e.to_string()))?;
+    }
     if !has_ciphertext(value) {
         // Nothing to decrypt: decode from the borrowed JSON, without a copy of it.
         return ResourceState::deserialize(value).map_err(|e| FieldError::new(at, e.to_string()));
@@ -631,5 +635,17 @@ mod tests {
         assert_eq!(err.field, format!("d.resources[{early}].type"), "{err:?}");
         let err = parse_deployment_text(&deployment_text(n, &[late]), "d", None).unwrap_err();
         assert_eq!(err.field, format!("d.resources[{late}].type"), "{err:?}");
+    }
+
+    #[test]
+    fn a_malformed_provider_reference_is_a_decode_error_naming_the_field() {
+        let mut d: Value = serde_json::from_str(&deployment_text(2, &[])).unwrap();
+        d["resources"][1]["provider"] = "sim-default".into();
+        let err = parse_deployment_text(&d.to_string(), "d", None).unwrap_err();
+        assert_eq!(err.field, "d.resources[1].provider", "{err:?}");
+        assert_eq!(
+            err.message,
+            "bad provider reference 'sim-default': expected '<provider URN>::<provider ID>'"
+        );
     }
 }

@@ -5,7 +5,6 @@
 
 use super::StepGenerator;
 use crate::engine::model::goal::Goal;
-use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::resource::ResourceState;
 use crate::engine::program::source::RegisterError;
 use crate::engine::run::policy::{AnalyzerProvider, AnalyzerResource, ResourceOptions};
@@ -18,12 +17,12 @@ impl StepGenerator {
         &self,
         state: &ResourceState,
     ) -> Option<AnalyzerProvider> {
-        let reference = ProviderRef::parse(state.provider.as_deref()?)?;
+        let reference = state.provider.as_ref()?;
         let provider = self.providers.get(&reference.urn).or_else(|| {
             self.olds
                 .get(&reference.urn)
                 .map(|&i| &*self.base[i])
-                .filter(|o| o.id.as_deref() == Some(reference.id.as_str()))
+                .filter(|o| o.id.as_deref() == Some(&*reference.id))
         })?;
         Some(AnalyzerProvider {
             urn: provider.urn.clone(),

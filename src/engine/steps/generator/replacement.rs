@@ -8,7 +8,7 @@ use crate::engine::model::property::PropertyValue;
 use crate::engine::model::resource::ResourceState;
 use crate::engine::model::urn::{Urn, UrnSet};
 use crate::engine::program::source::RegisterError;
-use crate::engine::provider::DiffRequest;
+use crate::engine::provider::{DiffRequest, ProviderError};
 use crate::engine::run::events::{CascadeId, CascadeMember, CascadeReason};
 use crate::engine::step::{Changes, OldState, ReplaceOrder, Step};
 use crate::engine::steps::diff_job::{DiffJob, DiffTarget};
@@ -125,13 +125,11 @@ impl StepGenerator {
             if !r.custom || r.external || r.delete || self.vanished.contains(&i) {
                 continue;
             }
-            let provider_urn = r
-                .provider
-                .as_deref()
-                .and_then(crate::engine::model::resource::provider_urn);
-            let reason = if let Some(p) = provider_urn.filter(|p| set.contains(p)) {
+            let reason = if let Some(p) = r.provider.as_ref().filter(|p| set.contains(&p.urn)) {
                 Some((
-                    CascadeReason::Provider { provider: p },
+                    CascadeReason::Provider {
+                        provider: p.urn.clone(),
+                    },
                     vec!["provider".to_string()],
                 ))
             } else if let Some(t) = r.deleted_with.as_ref().filter(|t| set.contains(*t)) {
@@ -175,12 +173,13 @@ impl StepGenerator {
         let target = if r.is_provider() {
             DiffTarget::ProviderResource(self.registry.clone())
         } else {
-            let reference = r.provider.as_deref().unwrap_or_default();
-            let loaded = self.registry.ensure(reference).await.map_err(|source| {
-                RegisterError::LoadProvider {
-                    urn: r.urn.clone(),
-                    source,
-                }
+            let loaded = match &r.provider {
+                Some(reference) => self.registry.ensure(reference).await,
+                None => Err(ProviderError::UnknownReference(String::new())),
+            }
+            .map_err(|source| RegisterError::LoadProvider {
+                urn: r.urn.clone(),
+                source,
             })?;
             DiffTarget::Custom(loaded.provider)
         };
