@@ -815,8 +815,10 @@ impl Loop {
             }
         }
         match effect {
-            Some(Effect::LeftForDelete(i)) => self.state.mark_delete(i),
-            Some(Effect::PendingReplacement(i)) => self.state.mark_pending_replacement(i),
+            Some(Effect::LeftForDelete(i)) => self.sg.deletions_mut().leave_for_delete(i),
+            Some(Effect::PendingReplacement(i)) => {
+                self.sg.deletions_mut().mark_pending_replacement(i)
+            }
             Some(Effect::Refreshed(i, found)) => self.state.record_refresh(i, found.map(|s| *s)),
             None => {}
         }
@@ -917,13 +919,13 @@ impl Loop {
             news.planned(&pc.steps);
         }
         // A DBR chain deletes these old copies now: a deletedWith dependent skips its Delete.
-        self.state.condemn(
+        self.sg.deletions_mut().condemn(
             pc.steps
                 .iter()
                 .filter(|s| s.op() == StepOp::DeleteReplaced)
                 .map(|s| s.urn().clone()),
         );
-        let target_deleted = self.state.target_deleted(&pc.steps);
+        let target_deleted = self.sg.deletions().target_deleted(&pc.steps);
         let chain = Chain {
             id,
             steps: pc.steps,
@@ -1192,7 +1194,10 @@ impl Loop {
                     &step,
                     Some(id),
                 ))));
-            let target_deleted = self.state.target_deleted(std::slice::from_ref(&step));
+            let target_deleted = self
+                .sg
+                .deletions()
+                .target_deleted(std::slice::from_ref(&step));
             let gate =
                 (step.op() == StepOp::Delete && !self.opts.is_preview()).then(|| Gate::Step {
                     id: self.sg.next_gate(),
@@ -1238,9 +1243,9 @@ impl Loop {
         let destroying = self.opts.operation == Operation::Destroy;
         let mut steps = generate_deletes(
             &base,
-            self.state.marked_delete(),
-            self.sg.pending_deletes(),
-            self.state.pending_replaced(),
+            self.sg.deletions().left_behind(),
+            self.sg.deletions().positions(),
+            self.sg.deletions().pending_replaced(),
             |u: &Urn| !destroying && (self.sg.is_live(u) || self.sg.is_declined(u)),
             |u: &Urn| self.sg.targeting().may_delete(u),
         );
@@ -1265,7 +1270,9 @@ impl Loop {
             self.fail_run(RegisterError::Plan(v).into());
             return Ok(());
         }
-        self.state.condemn(steps.iter().map(|s| s.urn().clone()));
+        self.sg
+            .deletions_mut()
+            .condemn(steps.iter().map(|s| s.urn().clone()));
         // Base positions whose delete failed or was refused, and what they still need: those
         // are kept rather than deleted from under them. A resource whose step failed or was
         // skipped (continue-on-error) keeps its old state, so what that needs is kept too.

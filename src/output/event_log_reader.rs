@@ -15,8 +15,8 @@ use crate::engine::run::events::{
     CascadeId, CascadeMember, CascadeReason, ChainId, Decider, StepInfo, WorkerId,
 };
 use crate::engine::{
-    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, RunFailure,
-    Severity, StepOp, Urn,
+    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, ProviderRef,
+    RunFailure, Severity, StepOp, Urn,
 };
 
 /// One engine event of a recorded run and when it happened, from the stream's first event.
@@ -199,7 +199,9 @@ fn step_info(m: &Map<String, Value>, chain: ChainId) -> Result<StepInfo, String>
         old_outputs: properties(old.and_then(|o| o.get("outputs")))?,
         old_id: old.and_then(|o| non_empty(o, "id")),
         new_inputs: properties(new.and_then(|o| o.get("inputs")))?,
-        provider: non_empty(m, "provider"),
+        provider: non_empty(m, "provider")
+            .map(|p| ProviderRef::parse(&p).map_err(|e| format!("`provider`: {e}")))
+            .transpose()?,
         delete_before_replace: false,
         dependencies: Arc::from(Vec::new()),
         protect: side.is_some_and(|s| s.get("protect") == Some(&Value::Bool(true))),

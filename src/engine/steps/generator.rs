@@ -4,6 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use super::deletions::Deletions;
 use super::diff_job::{DiffContext, DiffJob, DiffTarget, PendingDiff};
 use super::policy::Policies;
 use super::run_error::RunError;
@@ -63,10 +64,8 @@ pub(crate) struct StepGenerator {
     registered: UrnSet,
     /// URNs already stepped on; they cannot be DBR dependents any more.
     operated: UrnSet,
-    /// URNs whose old copy a DBR chain deletes in this deployment.
-    deleted: UrnSet,
-    /// Base positions deleted by DBR chains (their later delete steps are skipped).
-    pending_deletes: HashSet<usize>,
+    /// What the run deletes: planned here, its effects recorded by the loop.
+    deletions: Deletions,
     dependent_replace_keys: UrnMap<Vec<String>>,
     /// URNs of declined cascades: they keep their old state.
     declined: UrnSet,
@@ -188,8 +187,7 @@ impl StepGenerator {
             olds,
             registered: UrnSet::default(),
             operated: UrnSet::default(),
-            deleted: UrnSet::default(),
-            pending_deletes: HashSet::new(),
+            deletions: Deletions::default(),
             dependent_replace_keys: UrnMap::default(),
             declined: UrnSet::default(),
             providers: UrnMap::default(),
@@ -219,15 +217,20 @@ impl StepGenerator {
                         self.olds.remove(&base[i].urn);
                     }
                     self.vanished.insert(i);
-                    self.pending_deletes.insert(i);
+                    self.deletions.found_gone(i);
                 }
             }
         }
     }
 
-    /// Base positions DBR chains delete in this run (the delete phase skips them).
-    pub(in crate::engine) fn pending_deletes(&self) -> &HashSet<usize> {
-        &self.pending_deletes
+    /// What the run deletes.
+    pub(in crate::engine) fn deletions(&self) -> &Deletions {
+        &self.deletions
+    }
+
+    /// What the run deletes, for the loop to record what its steps did.
+    pub(in crate::engine) fn deletions_mut(&mut self) -> &mut Deletions {
+        &mut self.deletions
     }
 
     /// A fresh gate number; cascades and step gates share them, so one decision names either.
@@ -244,11 +247,11 @@ impl StepGenerator {
     /// A cascade the operator (or the policy) declined: its members keep their old state, and
     /// the old copies its chain would have deleted are no longer pending deletes.
     pub(in crate::engine) fn decline(&mut self, cascade: &Cascade, steps: &[Step]) {
-        for o in steps.iter().filter_map(Step::old) {
-            self.pending_deletes.remove(&o.index);
-        }
+        self.deletions.decline(
+            steps.iter().filter_map(Step::old).map(|o| o.index),
+            cascade.members.iter().map(|m| &m.urn),
+        );
         for m in &cascade.members {
-            self.deleted.remove(&m.urn);
             self.declined.insert(m.urn.clone());
         }
     }
@@ -386,7 +389,7 @@ impl StepGenerator {
         let targeted = self.targeting.targeted_for_update(&new);
         // A recreation runs even when untargeted, so it may not need a skipped create either
         // (Pulumi's `validateSteps` checks every step).
-        if targeted || self.deleted.contains(&urn) {
+        if targeted || self.deletions.deleted_by_chain(&urn) {
             self.check_skipped_dependencies(&new, run)?;
         }
         let untargeted_same = old.is_some() && !targeted;
@@ -395,7 +398,7 @@ impl StepGenerator {
             // Old inputs describe nothing that exists when the old copy was deleted by an
             // earlier DBR in this run, was not ours (external), or is replaced on request:
             // Check gets none then (Pulumi's `generateSteps`).
-            let fresh = self.deleted.contains(&urn)
+            let fresh = self.deletions.deleted_by_chain(&urn)
                 || self.targeting.replaces(&urn)
                 || old.as_ref().is_some_and(|o| o.state.external);
             if fresh {
@@ -429,7 +432,7 @@ impl StepGenerator {
         }
         self.operated.insert(urn.clone());
 
-        if self.deleted.contains(&urn)
+        if self.deletions.deleted_by_chain(&urn)
             && let Some(old) = old
         {
             return Ok(Generated::Chain(self.recreate(old, new)));
@@ -836,13 +839,13 @@ impl StepGenerator {
         } else if new
             .replace_with
             .iter()
-            .any(|r| self.deleted.contains(r) || self.replaced.contains(r))
+            .any(|r| self.deletions.deleted_by_chain(r) || self.replaced.contains(r))
         {
             Some("replaceWith")
         } else if new
             .deleted_with
             .as_ref()
-            .is_some_and(|d| self.deleted.contains(d) || self.replaced.contains(d))
+            .is_some_and(|d| self.deletions.deleted_by_chain(d) || self.replaced.contains(d))
         {
             Some("deletedWith")
         } else {
@@ -905,7 +908,7 @@ impl StepGenerator {
     ) -> Result<PlannedChain, RegisterError> {
         let DiffContext { goal, old, mut new } = ctx;
         let urn = new.urn.clone();
-        if self.deleted.contains(&urn) {
+        if self.deletions.deleted_by_chain(&urn) {
             return Ok(self.recreate(old, new));
         }
         let single = |step: Step| PlannedChain {

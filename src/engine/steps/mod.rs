@@ -6,6 +6,7 @@
 pub(super) mod apply;
 pub(super) mod component_hooks;
 pub(super) mod deletes;
+pub(super) mod deletions;
 pub(super) mod diff;
 pub(super) mod diff_job;
 pub(super) mod drift;

@@ -2,30 +2,23 @@
 //! generator's refusals: failed and skipped resources, old copies left for deletion, counts,
 //! refresh results and the run's first error. The loop owns it; nothing else writes it.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use tokio::sync::watch;
 
 use super::run_error::RunError;
 use crate::engine::model::resource::{ResourceState, is_default_provider};
 use crate::engine::model::urn::{Urn, UrnSet};
-use crate::engine::step::{Step, StepOp};
+use crate::engine::step::StepOp;
 
 /// The run's bookkeeping, owned by the deployment loop.
 pub(crate) struct RunState {
     failed: UrnSet,
     skipped: UrnSet,
-    /// Base positions of old copies a create-before-delete replacement left behind.
-    marked_delete: HashSet<usize>,
-    /// Base positions a delete-before-replace deleted in this run (now pending replacement).
-    pending_replaced: HashSet<usize>,
     counts: BTreeMap<StepOp, usize>,
     /// What refresh steps found, by base position (`None`: gone), for `up --refresh`.
     refreshed: Vec<(usize, Option<ResourceState>)>,
     first_error: Option<RunError>,
-    /// URNs whose old copies the run deletes: a delete whose `deletedWith` target is among
-    /// them skips its provider call.
-    condemned: UrnSet,
     /// Resources a policy pack reported advisory violations on: the `violations` approval
     /// kind governs their steps.
     violated: UrnSet,
@@ -41,40 +34,13 @@ impl RunState {
         RunState {
             failed: UrnSet::default(),
             skipped: UrnSet::default(),
-            marked_delete: HashSet::new(),
-            pending_replaced: HashSet::new(),
             counts: BTreeMap::new(),
             refreshed: Vec::new(),
             first_error: None,
-            condemned: UrnSet::default(),
             violated: UrnSet::default(),
             policy_failed: false,
             halt,
         }
-    }
-
-    /// The run deletes these URNs' old copies.
-    pub(in crate::engine) fn condemn(&mut self, urns: impl IntoIterator<Item = Urn>) {
-        self.condemned.extend(urns);
-    }
-
-    /// The deletes among `steps` whose `deletedWith` target the run deletes too.
-    pub(in crate::engine) fn target_deleted(&self, steps: &[Step]) -> HashSet<Urn> {
-        steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Delete { old }
-                | Step::DeleteRewritten { old }
-                | Step::DeleteReplaced { old }
-                | Step::DeleteBeforeReplace { old, .. } => old
-                    .state
-                    .deleted_with
-                    .as_ref()
-                    .filter(|d| self.condemned.contains(*d))
-                    .map(|_| old.state.urn.clone()),
-                _ => None,
-            })
-            .collect()
     }
 
     /// A resource whose step (or chain) failed: nothing depending on it runs.
@@ -144,24 +110,6 @@ impl RunState {
     /// The first error the run met, taken once the run is over.
     pub(in crate::engine) fn take_first_error(&mut self) -> Option<RunError> {
         self.first_error.take()
-    }
-
-    pub(in crate::engine) fn mark_delete(&mut self, index: usize) {
-        self.marked_delete.insert(index);
-    }
-
-    pub(in crate::engine) fn marked_delete(&self) -> &HashSet<usize> {
-        &self.marked_delete
-    }
-
-    /// Records an old copy whose delete-before-replace delete succeeded: if the program does
-    /// not declare it again, it leaves the state at the end of the run.
-    pub(in crate::engine) fn mark_pending_replacement(&mut self, index: usize) {
-        self.pending_replaced.insert(index);
-    }
-
-    pub(in crate::engine) fn pending_replaced(&self) -> &HashSet<usize> {
-        &self.pending_replaced
     }
 
     /// Counts a logical step for the summary; default providers are not counted (Pulumi's

@@ -57,8 +57,7 @@ impl StepGenerator {
             });
             self.dependent_replace_keys
                 .insert(dep.state.urn.clone(), keys.clone());
-            self.deleted.insert(dep.state.urn.clone());
-            if self.pending_deletes.insert(*i) && !dep.state.pending_replacement {
+            if self.deletions.by_chain(&dep.state.urn, *i) && !dep.state.pending_replacement {
                 steps.push(Step::DeleteBeforeReplace {
                     old: dep,
                     changes: Changes::replacing(keys.clone()),
@@ -66,8 +65,7 @@ impl StepGenerator {
             }
         }
         members[1..].reverse();
-        self.deleted.insert(urn.clone());
-        if self.pending_deletes.insert(old.index) && !old.state.pending_replacement {
+        if self.deletions.by_chain(&urn, old.index) && !old.state.pending_replacement {
             steps.push(Step::DeleteBeforeReplace {
                 old: old.clone(),
                 changes: changes.clone(),
