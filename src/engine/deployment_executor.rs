@@ -221,7 +221,12 @@ impl Deployment {
                 paused: control_rx.paused.clone(),
                 pause_switch: control_rx.pause_switch.clone(),
                 steps: control_rx.steps.clone(),
-                breakpoints: Arc::new(UrnGlobs::new(&opts.pause_before)),
+                // A preview runs no provider operation: there is nothing to pause before.
+                breakpoints: Arc::new(if opts.dry_run {
+                    UrnGlobs::default()
+                } else {
+                    UrnGlobs::new(&opts.pause_before)
+                }),
                 cancel: control_rx.cancel.clone(),
                 halt: halt.clone(),
                 continue_on_error: opts.continue_on_error,

@@ -355,6 +355,30 @@ async fn pause_before_stops_at_the_matching_step_and_says_why() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_preview_runs_through_the_breakpoints_of_its_apply() {
+    let p = Arc::new(FakeProvider::default());
+    let mut opts = options();
+    opts.dry_run = true;
+    opts.pause_before = vec!["**".into()];
+    let (d, rx, violations, entries) = deployment(&p, &Snapshot::default(), opts);
+    let control = d.control();
+    let specs = vec![res("a", vec![]), res("b", vec![])];
+    let done = tokio::time::timeout(Duration::from_secs(3600), d.run(Some(program(specs))))
+        .await
+        .expect("a preview never stops at a breakpoint");
+    assert!(!control.is_paused());
+    let run = finish(done, rx, &violations, &entries);
+    assert!(run.result.outcome.is_success());
+    assert!(
+        !run.events
+            .iter()
+            .any(|e| matches!(e, EngineEvent::Breakpoint { .. } | EngineEvent::Paused)),
+        "{:?}",
+        run.events
+    );
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_step_lets_the_diff_before_it_run_too() {
     let p = Arc::new(FakeProvider::default());
     let s0 = stack_of(&p, vec![res("r", vec![("v", In::Lit("1"))])]).await;
