@@ -18,7 +18,7 @@ use crate::app::ui_state::UiState;
 use crate::app::graph_layout::GraphLayout;
 
 use super::frame::frame;
-use super::text::{cut_right, fit_words, width};
+use super::text::{counted, cut_right, fit_words, width};
 use super::theme::Theme;
 
 /// The graph view; its state is the console's [`UiState`] (layout cache, scroll, selection).
@@ -64,11 +64,15 @@ impl StatefulWidget for GraphView<'_> {
         let nodes = g.nodes;
         let title = if ui.nav.graph_focus {
             let name = ui.nav.selected.as_ref().map_or("", |u| u.name());
-            format!(" Graph  focus: {name}  ({nodes} nodes, Esc all) ")
+            format!(
+                " Graph  focus: {name}  ({}, Esc all) ",
+                counted(nodes, "node", "nodes")
+            )
         } else {
             format!(
-                " Graph  {} layers · {nodes} nodes · f focus · Z {} ",
-                g.layers,
+                " Graph  {} · {} · f focus · Z {} ",
+                counted(g.layers, "layer", "layers"),
+                counted(nodes, "node", "nodes"),
                 if ui.nav.graph_zoomed_out {
                     "names"
                 } else {

@@ -9,7 +9,7 @@ use ratatui::widgets::{Block, Borders, Clear, Widget};
 use crate::app::jump::Jump;
 use crate::app::model::Model;
 
-use super::text::pad;
+use super::text::{counted, pad};
 use super::theme::Theme;
 
 /// At most this many matches are listed.
@@ -34,7 +34,7 @@ impl Widget for JumpView<'_> {
         let h = (rows + 2).min(body.height);
         let area = Rect::new(body.x, body.bottom() - h, body.width, h);
         Clear.render(area, buf);
-        let title = format!(" Jump to  {} matches ", matches.len());
+        let title = format!(" Jump to  {} ", counted(matches.len(), "match", "matches"));
         let block = Block::default()
             .borders(Borders::ALL)
             .border_style(t.accent())

@@ -189,3 +189,12 @@ mod tests {
         assert_eq!(offset(Duration::from_millis(62_340)), "+01:02.3");
     }
 }
+
+/// `n` of a thing, its noun in the plural unless there is one ("1 layer", "3 layers").
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
