@@ -7,11 +7,13 @@ use std::time::Duration;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use stepdeck::app::model::Model;
-use stepdeck::app::sample::{as_preview, sample_timeline};
+use stepdeck::app::sample::sample_timeline;
 use stepdeck::app::ui_state::{UiState, ViewId};
 use stepdeck::app::{ConsoleMode, Title};
 use stepdeck::engine::{EngineEvent, FailureCause, Outcome, RunFailure, StepOp};
 use stepdeck::views::{Theme, draw};
+
+use crate::console_views::planned_preview;
 
 fn top_bar(m: &Model, phase: Option<&str>, mode: ConsoleMode, w: u16) -> String {
     let title = Title {
@@ -47,19 +49,7 @@ fn a_long_phase_is_cut_and_the_title_stays() {
 
 #[test]
 fn a_failed_preview_s_top_bar_counts_what_its_summary_counts() {
-    let mut m = Model::new();
-    for (at, e) in sample_timeline() {
-        m.set_now(at);
-        let e = match as_preview(e) {
-            EngineEvent::StepStarted { .. }
-            | EngineEvent::StepFinished { .. }
-            | EngineEvent::StepFailed { .. }
-            | EngineEvent::ChainStarted { .. }
-            | EngineEvent::ChainFinished { .. } => continue,
-            other => other,
-        };
-        m.apply(&e);
-    }
+    let mut m = planned_preview();
     // The preview planned more than it got to count before it failed.
     assert!(m.counts.planned(StepOp::Create) > 2);
     m.apply(&EngineEvent::Summary {

@@ -123,7 +123,8 @@ fn planned_counts(m: &Model) -> BTreeMap<StepOp, usize> {
     .collect()
 }
 
-fn preview_ending(outcome: Outcome) -> Model {
+/// The sample run as its preview shows it before it ends: planned, nothing run.
+pub(crate) fn planned_preview() -> Model {
     let mut m = Model::new();
     for (at, e) in sample_timeline() {
         m.set_now(at);
@@ -137,6 +138,11 @@ fn preview_ending(outcome: Outcome) -> Model {
         };
         m.apply(&e);
     }
+    m
+}
+
+fn preview_ending(outcome: Outcome) -> Model {
+    let mut m = planned_preview();
     m.apply(&EngineEvent::Summary {
         counts: planned_counts(&m),
         declined: 0,
