@@ -167,6 +167,15 @@ pub fn offset(d: Duration) -> String {
     )
 }
 
+/// `n` of a thing, its noun in the plural unless there is one ("1 layer", "3 layers").
+pub fn counted(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,14 +196,5 @@ mod tests {
         assert_eq!(duration(Duration::from_secs(185)), "3m05s");
         assert_eq!(clock(Duration::from_secs(41)), "00:41");
         assert_eq!(offset(Duration::from_millis(62_340)), "+01:02.3");
-    }
-}
-
-/// `n` of a thing, its noun in the plural unless there is one ("1 layer", "3 layers").
-pub fn counted(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
     }
 }
