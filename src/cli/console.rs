@@ -49,7 +49,7 @@ pub(super) async fn session(
         phase,
     };
     let (sink, events) = EventSink::channel();
-    let (events, recording) = super::recording::tee(events);
+    let (events, recording) = super::recording::tee(events, run.options.dry_run);
     let notes = sink.clone();
     let served_options = run.options.clone();
     let exit = Mutex::new(None);

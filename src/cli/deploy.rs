@@ -655,7 +655,7 @@ pub(super) async fn run(
     let display = *display;
     let opts = options(ws, stack, operation, &args, display)?;
     let (sink, events) = EventSink::channel();
-    let (events, recording) = super::recording::tee(events);
+    let (events, recording) = super::recording::tee(events, opts.dry_run);
     let config = shown_config(&opts);
     let mut shown = Shown::from_args(&args.output)?;
     shown.debug = args.debug;

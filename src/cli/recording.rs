@@ -27,24 +27,36 @@ impl Recorder {
             stream.line(&serde_json::to_vec(value).expect("JSON to memory"));
         }
     }
+
+    /// Whether more events would still be kept (a full stream keeps its first part only).
+    fn keeps_more(&self) -> bool {
+        self.stream.as_ref().is_some_and(|s| !s.is_full())
+    }
 }
 
-/// Records every event of `events` and passes it on, in order, to the stream returned.
+/// Records every event of `events` and passes it on, in order, to the stream returned. A
+/// preview keeps no history record, so it is passed on untouched and nothing is recorded.
 pub(super) fn tee(
     mut events: UnboundedReceiver<EngineEvent>,
+    preview: bool,
 ) -> (UnboundedReceiver<EngineEvent>, Recording) {
     let recording = Recording(Arc::new(Mutex::new(Recorder {
         writer: EventWriter::new(Default::default()),
-        stream: Some(Compressor::default()),
+        stream: (!preview).then(Compressor::default),
     })));
+    if preview {
+        return (events, recording);
+    }
     let (tx, rx) = mpsc::unbounded_channel();
     let kept = recording.clone();
     tokio::spawn(async move {
         while let Some(e) = events.recv().await {
             {
                 let mut r = kept.0.lock();
-                for v in r.writer.event(&e) {
-                    r.write(&v.value);
+                if r.keeps_more() {
+                    for v in r.writer.event(&e) {
+                        r.write(&v.value);
+                    }
                 }
             }
             if tx.send(e).is_err() {

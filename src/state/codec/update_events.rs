@@ -30,6 +30,8 @@ impl Compressed {
 pub struct Compressor {
     gz: GzEncoder<Vec<u8>>,
     written: u64,
+    /// A line did not fit: the stream keeps its first part only.
+    full: bool,
 }
 
 impl Default for Compressor {
@@ -37,6 +39,7 @@ impl Default for Compressor {
         Compressor {
             gz: GzEncoder::new(Vec::new(), Compression::default()),
             written: 0,
+            full: false,
         }
     }
 }
@@ -45,7 +48,8 @@ impl Compressor {
     /// Adds one line (its newline added); past [`MAX_EVENTS`] nothing more is kept.
     pub fn line(&mut self, line: &[u8]) {
         let len = line.len() as u64 + 1;
-        if self.written + len > MAX_EVENTS {
+        if self.full || self.written + len > MAX_EVENTS {
+            self.full = true;
             return;
         }
         self.written += len;
@@ -53,6 +57,11 @@ impl Compressor {
             .write_all(line)
             .and_then(|()| self.gz.write_all(b"\n"))
             .expect("writing to memory cannot fail");
+    }
+
+    /// Whether the stream reached [`MAX_EVENTS`]: nothing more is kept.
+    pub fn is_full(&self) -> bool {
+        self.full
     }
 
     pub fn finish(self) -> Compressed {
