@@ -65,7 +65,7 @@ pub fn decision_line(
     let verdict = if approved {
         "approved"
     } else {
-        "declined (kept as it is; what depends on it skipped)"
+        "declined (kept as it is)"
     };
     format!(
         "    {} {}{with} ({}): {verdict} by {by}",

@@ -92,7 +92,7 @@ fn a_decision_file_approves_one_delete_and_declines_another() {
     );
     assert!(
         out.contains(&format!(
-            "    delete stays (sim:index:Resource): declined (kept as it is; what depends on it skipped) by decision file {decisions}"
+            "    delete stays (sim:index:Resource): declined (kept as it is) by decision file {decisions}"
         )),
         "{out}"
     );
