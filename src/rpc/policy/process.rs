@@ -181,7 +181,15 @@ impl PackProcess {
                     line: first.trim().to_string(),
                     stderr: tail.lines(),
                 }),
-        }?;
+        };
+        let port = match port {
+            Ok(port) => port,
+            Err(e) => {
+                // Gone before we return: nothing of a pack that failed to start outlives us.
+                let _ = child.kill().await;
+                return Err(e);
+            }
+        };
         for line in tail.take() {
             events.diag(None, Severity::Info, format!("{label}: {line}"));
         }
