@@ -203,11 +203,7 @@ impl ProviderRegistry {
         package: &str,
         version: Option<&str>,
     ) -> Result<Vec<String>, ProviderError> {
-        let req = PluginRequest::plain(package, version);
-        let provider = match self.cached(&req) {
-            Some(p) => p,
-            None => self.keep(&req, self.factory.load(package, version)?),
-        };
+        let provider = self.unconfigured_plugin(package, version)?;
         Ok(provider.resource_types())
     }
 
@@ -217,12 +213,21 @@ impl ProviderRegistry {
         package: &str,
         version: Option<&str>,
     ) -> Result<Vec<String>, ProviderError> {
-        let req = PluginRequest::plain(package, version);
-        let provider = match self.cached(&req) {
-            Some(p) => p,
-            None => self.keep(&req, self.factory.load(package, version)?),
-        };
+        let provider = self.unconfigured_plugin(package, version)?;
         provider.component_types().await
+    }
+
+    /// The package's unconfigured instance, loaded and kept on first use.
+    fn unconfigured_plugin(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<dyn Provider>, ProviderError> {
+        let req = PluginRequest::plain(package, version);
+        match self.cached(&req) {
+            Some(p) => Ok(p),
+            None => Ok(self.keep(&req, self.factory.load(package, version)?)),
+        }
     }
 
     fn cached(&self, req: &PluginRequest) -> Option<Arc<dyn Provider>> {
