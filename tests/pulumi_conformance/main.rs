@@ -11,11 +11,18 @@ mod cli_support;
 
 mod harness;
 mod integrity;
+mod local_components;
 mod program_test;
 
 mod aliases;
+mod call_failures;
 mod component_providers;
 mod config;
+mod construct_error_apply;
+mod construct_failures;
+mod construct_output_values;
+mod construct_provider;
+mod construct_slow;
 mod graph;
 mod hide_diffs;
 mod hooks;

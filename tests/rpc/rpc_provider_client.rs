@@ -1,6 +1,8 @@
 //! The provider client's wire behaviour against a small gRPC ResourceProvider written here:
 //! what it sends to a provider that does not accept secrets, how it maps DiffResponse, and
-//! how `ErrorResourceInitFailed` details become a partial failure.
+//! how `ErrorResourceInitFailed` details become a partial failure; what a component provider
+//! that accepts output values gets in Construct, and how the `InputPropertiesError` details of
+//! a failed Construct or Call are reported.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -10,10 +12,10 @@ use prost::Message;
 use prost_types::value::Kind;
 use tonic::{Request, Response, Status};
 
-use stepdeck::engine::model::property::{SIG_KEY, props};
+use stepdeck::engine::model::property::{OUTPUT_SIG, SIG_KEY, props};
 use stepdeck::engine::provider::parameterization::Parameterization;
 use stepdeck::engine::provider::{
-    CreateRequest, DiffChanges, DiffKind, DiffRequest, ProviderError,
+    CallRequest, ConstructRequest, CreateRequest, DiffChanges, DiffKind, DiffRequest, ProviderError,
 };
 use stepdeck::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use stepdeck::rpc::MAX_MESSAGE_SIZE;
@@ -30,6 +32,7 @@ use stepdeck::rpc::transport::server::{ServerHandle, serve_router};
 struct Seen {
     configure: Option<pulumirpc::ConfigureRequest>,
     create: Option<pulumirpc::CreateRequest>,
+    construct: Option<pulumirpc::ConstructRequest>,
 }
 
 struct Fake {
@@ -64,11 +67,20 @@ impl ResourceProvider for Fake {
         &self,
         req: Request<pulumirpc::ConfigureRequest>,
     ) -> Result<Response<pulumirpc::ConfigureResponse>, Status> {
-        self.seen.lock().unwrap().configure = Some(req.into_inner());
+        let req = req.into_inner();
+        // Configured with `components: true`, it is a component provider as the SDKs serve
+        // them: secrets and output values accepted.
+        let components = req
+            .args
+            .as_ref()
+            .and_then(|a| a.fields.get("components"))
+            .is_some_and(|v| v.kind == Some(Kind::BoolValue(true)));
+        self.seen.lock().unwrap().configure = Some(req);
         Ok(Response::new(pulumirpc::ConfigureResponse {
-            accept_secrets: false,
+            accept_secrets: components,
             supports_preview: true,
             accept_resources: false,
+            accept_outputs: components,
             ..Default::default()
         }))
     }
@@ -176,17 +188,20 @@ impl ResourceProvider for Fake {
     async fn delete(&self, _: Request<pulumirpc::DeleteRequest>) -> Result<Response<()>, Status> {
         Ok(Response::new(()))
     }
+    /// Refuses the input `foo` (and a `gone` one).
     async fn construct(
         &self,
-        _: Request<pulumirpc::ConstructRequest>,
+        req: Request<pulumirpc::ConstructRequest>,
     ) -> Result<Response<pulumirpc::ConstructResponse>, Status> {
-        Err(Status::unimplemented("not a component provider"))
+        self.seen.lock().unwrap().construct = Some(req.into_inner());
+        Err(input_properties_error("failing for a reason"))
     }
+    /// Refuses the input `foo` (and a `gone` one), with no message of its own.
     async fn call(
         &self,
         _: Request<pulumirpc::CallRequest>,
     ) -> Result<Response<pulumirpc::CallResponse>, Status> {
-        Err(Status::unimplemented("not a component provider"))
+        Err(input_properties_error(""))
     }
     async fn cancel(&self, _: Request<()>) -> Result<Response<()>, Status> {
         Ok(Response::new(()))
@@ -232,6 +247,48 @@ impl ResourceProvider for Fake {
             schema: schema.to_string(),
         }))
     }
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct InputPropertiesError {
+    #[prost(message, repeated, tag = "1")]
+    errors: Vec<PropertyError>,
+}
+
+#[derive(Clone, PartialEq, Message)]
+struct PropertyError {
+    #[prost(string, tag = "1")]
+    property_path: String,
+    #[prost(string, tag = "2")]
+    reason: String,
+}
+
+/// A status as the SDKs' `InputPropertiesError` sends it: the message, and the properties in
+/// the details.
+fn input_properties_error(message: &str) -> Status {
+    let error = |path: &str, reason: &str| PropertyError {
+        property_path: path.into(),
+        reason: reason.into(),
+    };
+    let errors = InputPropertiesError {
+        errors: vec![
+            error("foo", "the failure reason"),
+            error("gone", "it is not there"),
+        ],
+    };
+    let status = RpcStatus {
+        code: tonic::Code::InvalidArgument as i32,
+        message: message.into(),
+        details: vec![prost_types::Any {
+            type_url: "type.googleapis.com/pulumirpc.InputPropertiesError".into(),
+            value: errors.encode_to_vec(),
+        }],
+    };
+    Status::with_details(
+        tonic::Code::InvalidArgument,
+        message,
+        status.encode_to_vec().into(),
+    )
 }
 
 fn urn() -> Urn {
@@ -404,6 +461,76 @@ async fn init_failures_become_partial_failures_and_errors_keep_the_message() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("region: unknown region"), "{err}");
+}
+
+/// A component provider that accepts output values gets a secret nested in an input object as
+/// an output value of its own (not the whole object made secret), as Pulumi sends it; the
+/// input properties a failed Construct or Call blames follow its message, each with its value
+/// where the inputs hold one, and its reason.
+#[tokio::test]
+async fn construct_sends_output_values_and_lists_input_property_errors() {
+    let (p, seen, _server) = start().await;
+    p.configure(&props([("components", true)])).await.unwrap();
+    let mut inputs = props([("foo", "bar")]);
+    inputs.insert(
+        "tags".into(),
+        PropertyValue::Object(
+            [(
+                "b".to_string(),
+                PropertyValue::Secret(Box::new(PropertyValue::String("shh".into()))),
+            )]
+            .into_iter()
+            .collect(),
+        ),
+    );
+    let err = p
+        .construct(ConstructRequest {
+            type_: "fake:index:Cluster".into(),
+            name: "c".into(),
+            inputs,
+            ..ConstructRequest::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ProviderError::Failed(
+            "failing for a reason\n\t\t- property foo with value 'bar' has a problem: the failure reason\n\t\t- property gone has a problem: it is not there"
+                .into()
+        )
+    );
+    let sent = seen
+        .lock()
+        .unwrap()
+        .construct
+        .clone()
+        .unwrap()
+        .inputs
+        .unwrap();
+    let Some(Kind::StructValue(tags)) = &sent.fields["tags"].kind else {
+        panic!("tags is an object: {sent:?}");
+    };
+    let Some(Kind::StructValue(b)) = &tags.fields["b"].kind else {
+        panic!("tags.b is an output value: {tags:?}");
+    };
+    let field = |k: &str| b.fields[k].kind.clone();
+    assert_eq!(field(SIG_KEY), Some(Kind::StringValue(OUTPUT_SIG.into())));
+    assert_eq!(field("secret"), Some(Kind::BoolValue(true)));
+    assert_eq!(field("value"), Some(Kind::StringValue("shh".into())));
+    let err = p
+        .call(CallRequest {
+            tok: "fake:index:Cluster/scale".into(),
+            ..CallRequest::default()
+        })
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ProviderError::Failed(
+            "\n\t\t- property foo has a problem: the failure reason\n\t\t- property gone has a problem: it is not there"
+                .into()
+        )
+    );
 }
 
 /// Inputs and outputs of many megabytes (the stream's window is 2 MiB, the connection's 5) go

@@ -102,7 +102,8 @@ impl PropertyPath {
         out
     }
 
-    fn get<'a>(&self, map: &'a PropertyMap) -> Option<&'a PropertyValue> {
+    /// The value the path (without wildcards) names in `map`, if any.
+    pub fn get<'a>(&self, map: &'a PropertyMap) -> Option<&'a PropertyValue> {
         let (first, rest) = self.0.split_first()?;
         let PathElem::Key(k) = first else {
             return None;

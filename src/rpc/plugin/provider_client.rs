@@ -14,6 +14,7 @@ use tokio::sync::OnceCell;
 use tonic::{Code, Status};
 
 use super::{PluginCommand, PluginContext, PluginProcess};
+use crate::engine::model::property_path::PropertyPath;
 use crate::engine::provider::parameterization::Parameterization;
 use crate::engine::provider::{
     CallRequest, CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest,
@@ -55,6 +56,8 @@ struct Capabilities {
     accept_secrets: bool,
     accept_resources: bool,
     supports_preview: bool,
+    /// Construct inputs and Call arguments may carry output values (Pulumi's `acceptOutputs`).
+    accept_outputs: bool,
 }
 
 /// A provider plugin spoken to over gRPC.
@@ -76,6 +79,23 @@ struct RpcStatus {
     message: String,
     #[prost(message, repeated, tag = "3")]
     details: Vec<prost_types::Any>,
+}
+
+/// The `pulumirpc.InputPropertiesError` a component provider puts in a failed Construct's or
+/// Call's status details (Pulumi's `errors.proto`): which inputs were wrong, and why.
+#[derive(Clone, PartialEq, Message)]
+struct InputPropertiesError {
+    #[prost(message, repeated, tag = "1")]
+    errors: Vec<InputPropertyError>,
+}
+
+/// One wrong input of an `InputPropertiesError`.
+#[derive(Clone, PartialEq, Message)]
+struct InputPropertyError {
+    #[prost(string, tag = "1")]
+    property_path: String,
+    #[prost(string, tag = "2")]
+    reason: String,
 }
 
 impl PluginProvider {
@@ -121,6 +141,17 @@ impl PluginProvider {
     fn send_opts(&self) -> MarshalOptions {
         let caps = self.caps();
         MarshalOptions::for_peer(caps.accept_secrets, caps.accept_resources)
+    }
+
+    /// The options for a Construct's inputs and a Call's arguments: as `send_opts`, with secrets
+    /// and unknowns as output values when the plugin accepts them, as Pulumi's plugin client
+    /// sends them, so a secret nested in an object stays an output of its own there instead
+    /// of making the whole object secret.
+    fn send_output_value_opts(&self) -> MarshalOptions {
+        MarshalOptions {
+            keep_output_values: self.caps().accept_outputs,
+            ..self.send_opts()
+        }
     }
 
     fn fail(&self, e: impl std::fmt::Display) -> ProviderError {
@@ -245,6 +276,41 @@ fn partial_failure(status: &Status) -> Option<ProviderError> {
             init.reasons
         },
     })
+}
+
+/// A failed Construct's or Call's message followed by the input properties its status details
+/// blame, each on its own line as Pulumi's engine lists them (`errorToMessage` in
+/// `source_eval.go`): the property, its value among `inputs` where the path finds one (secrets
+/// masked), and the reason.
+fn input_properties_error(status: &Status, inputs: &PropertyMap) -> Option<ProviderError> {
+    let details = RpcStatus::decode(status.details()).ok()?;
+    let any = details
+        .details
+        .iter()
+        .find(|a| a.type_url.ends_with("pulumirpc.InputPropertiesError"))?;
+    let errors = InputPropertiesError::decode(any.value.as_slice()).ok()?;
+    let mut message = status.message().to_string();
+    for e in errors.errors {
+        let value = PropertyPath::parse(&e.property_path)
+            .ok()
+            .and_then(|p| p.get(inputs).cloned());
+        let line = match value {
+            Some(PropertyValue::String(s)) => format!(
+                "property {} with value '{s}' has a problem: {}",
+                e.property_path, e.reason
+            ),
+            Some(v) => format!(
+                "property {} with value '{}' has a problem: {}",
+                e.property_path,
+                v.to_display_json(),
+                e.reason
+            ),
+            None => format!("property {} has a problem: {}", e.property_path, e.reason),
+        };
+        message.push_str("\n\t\t- ");
+        message.push_str(&line);
+    }
+    Some(ProviderError::Failed(message))
 }
 
 /// A partial failure's outputs re-marked secret where their inputs were, as a successful
@@ -407,6 +473,7 @@ impl Provider for PluginProvider {
             accept_secrets: resp.accept_secrets,
             accept_resources: resp.accept_resources,
             supports_preview: resp.supports_preview,
+            accept_outputs: resp.accept_outputs,
         };
         Ok(ConfigureResult {
             accept_secrets: resp.accept_secrets,
@@ -593,7 +660,7 @@ impl Provider for PluginProvider {
             r#type: req.type_.clone(),
             name: req.name.clone(),
             parent: req.parent.as_ref().map(Urn::to_string).unwrap_or_default(),
-            inputs: Some(map_to_struct(&req.inputs, self.send_opts())),
+            inputs: Some(map_to_struct(&req.inputs, self.send_output_value_opts())),
             input_dependencies: req
                 .input_dependencies
                 .iter()
@@ -630,7 +697,12 @@ impl Provider for PluginProvider {
         };
         let resp = match self.client().await?.construct(wire).await {
             Ok(resp) => resp.into_inner(),
-            Err(s) => return Err(self.rpc_error("Construct", s).await),
+            Err(s) => {
+                return Err(match input_properties_error(&s, &req.inputs) {
+                    Some(e) => e,
+                    None => self.rpc_error("Construct", s).await,
+                });
+            }
         };
         let urn =
             Urn::parse(&resp.urn).map_err(|e| self.fail(format!("ConstructResponse.urn: {e}")))?;
@@ -656,7 +728,7 @@ impl Provider for PluginProvider {
         let info = req.info;
         let wire = pulumirpc::CallRequest {
             tok: req.tok.clone(),
-            args: Some(map_to_struct(&req.args, self.send_opts())),
+            args: Some(map_to_struct(&req.args, self.send_output_value_opts())),
             arg_dependencies: req
                 .arg_dependencies
                 .iter()
@@ -680,7 +752,12 @@ impl Provider for PluginProvider {
         };
         let resp = match self.client().await?.call(wire).await {
             Ok(resp) => resp.into_inner(),
-            Err(s) => return Err(self.rpc_error("Call", s).await),
+            Err(s) => {
+                return Err(match input_properties_error(&s, &req.args) {
+                    Some(e) => e,
+                    None => self.rpc_error("Call", s).await,
+                });
+            }
         };
         refused_arguments("call", &req.tok, &resp.failures)?;
         self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")
