@@ -22,6 +22,8 @@ mod construct_error_apply;
 mod construct_failures;
 mod construct_output_values;
 mod construct_provider;
+mod construct_provider_explicit;
+mod construct_provider_propagation;
 mod construct_slow;
 mod graph;
 mod hide_diffs;
