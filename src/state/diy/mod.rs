@@ -8,10 +8,52 @@ pub mod lock_file;
 pub mod tags_file;
 pub mod update_info;
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::state::error::StateError;
 use crate::state::stack_ref::StackRef;
+use crate::state::update_record::UpdateRecord;
+
+/// Where the keys are read from: a directory (`file://DIR`, each key the file `DIR/<key>`) or
+/// Pulumi's key/blob table (`postgres://`), so that both backends read them with one code.
+pub trait Bucket {
+    /// The bytes at `key`, `None` when there is none.
+    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StateError>;
+
+    /// The keys directly under `dir` (a key ending in `/`) whose names end with `suffix`, with
+    /// their bytes, in key order.
+    fn read_dir(&self, dir: &str, suffix: &str) -> Result<Vec<(String, Vec<u8>)>, StateError>;
+
+    /// Where `key` is, named in errors.
+    fn location(&self, key: &str) -> PathBuf;
+}
+
+/// The tags the user set on `stack`.
+pub fn user_tags(
+    b: &impl Bucket,
+    stack: &StackRef,
+) -> Result<BTreeMap<String, String>, StateError> {
+    let key = tags_key(stack);
+    match b.read(&key)? {
+        Some(bytes) => tags_file::decode(&b.location(&key), &bytes),
+        None => Ok(BTreeMap::new()),
+    }
+}
+
+/// The stack's updates, newest first: stepdeck's and those `pulumi` recorded.
+pub fn history(b: &impl Bucket, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
+    let dir = history_dir(stack);
+    let files = b
+        .read_dir(&dir, update_info::SUFFIX)?
+        .into_iter()
+        .filter_map(|(key, bytes)| {
+            let nanos = history_nanos(key.strip_prefix(&dir)?)?;
+            Some((nanos, b.location(&key), bytes))
+        })
+        .collect();
+    update_info::records(files)
+}
 
 /// Pulumi's bookkeeping directory, the first part of every key.
 pub const PULUMI_DIR: &str = ".pulumi";

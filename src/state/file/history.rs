@@ -123,26 +123,7 @@ impl FileBackend {
 
     /// The stack's updates, newest first: ours and those `pulumi` recorded.
     pub fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
-        let dir = self.history_dir(stack);
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(StateError::io(&dir)(e)),
-        };
-        let mut files = Vec::new();
-        for entry in entries {
-            let path = entry.map_err(StateError::io(&dir))?.path();
-            let Some(nanos) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(diy::history_nanos)
-            else {
-                continue;
-            };
-            let text = fs::read(&path).map_err(StateError::io(&path))?;
-            files.push((nanos, path, text));
-        }
-        update_info::records(files)
+        diy::history(self, stack)
     }
 }
 

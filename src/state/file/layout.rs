@@ -103,6 +103,46 @@ impl FileBackend {
     }
 }
 
+/// The backend's directory as the bucket of the DIY keys, each the file `DIR/<key>`.
+impl diy::Bucket for FileBackend {
+    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StateError> {
+        let path = self.at(key);
+        match fs::read(&path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StateError::io(&path)(e)),
+        }
+    }
+
+    fn read_dir(&self, dir: &str, suffix: &str) -> Result<Vec<(String, Vec<u8>)>, StateError> {
+        let path = self.at(dir);
+        let entries = match fs::read_dir(&path) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StateError::io(&path)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(StateError::io(&path))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if !name.ends_with(suffix) || entry.path().is_dir() {
+                continue;
+            }
+            let file = entry.path();
+            let bytes = fs::read(&file).map_err(StateError::io(&file))?;
+            out.push((format!("{dir}{name}"), bytes));
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn location(&self, key: &str) -> PathBuf {
+        self.at(key)
+    }
+}
+
 /// Checks `DIR/.pulumi/meta.yaml`, writing it (`version: 1`) when it is missing and the
 /// directory holds no stacks of Pulumi's older layout (`stacks/<stack>.json`, no project).
 pub(super) fn ensure_meta(root: &Path) -> Result<(), StateError> {

@@ -22,12 +22,7 @@ impl FileBackend {
 
     /// The tags the user set on the stack.
     pub fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
-        let path = self.tags_path(stack);
-        match fs::read(&path) {
-            Ok(bytes) => tags_file::decode(&path, &bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeMap::new()),
-            Err(e) => Err(StateError::io(&path)(e)),
-        }
+        diy::user_tags(self, stack)
     }
 
     /// Replaces the user's tags of the locked stack.

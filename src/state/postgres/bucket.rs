@@ -76,6 +76,39 @@ impl Bucket {
             .collect()
     }
 
+    /// The blobs directly under `dir` (a key ending in `/`) whose names end with `suffix`, by
+    /// key (relative), in key order.
+    pub(crate) async fn get_dir(
+        &self,
+        c: &impl GenericClient,
+        dir: &str,
+        suffix: &str,
+    ) -> Result<Vec<(String, Vec<u8>)>, String> {
+        let t = &self.table;
+        let dir = escape(&self.full(dir));
+        let rows = c
+            .query(
+                &format!(
+                    "SELECT key, data->>'data' FROM {t} \
+                     WHERE key LIKE $1 AND key NOT LIKE $2 AND key LIKE $3 ORDER BY key"
+                ),
+                &[
+                    &format!("{dir}%"),
+                    &format!("{dir}%/%"),
+                    &format!("%{}", escape(suffix)),
+                ],
+            )
+            .await
+            .map_err(|e| describe(&e))?;
+        rows.iter()
+            .map(|r| {
+                let key = self.relative(r.get(0));
+                let bytes = decode(&key, r.get::<_, Option<&str>>(1))?;
+                Ok((key, bytes))
+            })
+            .collect()
+    }
+
     /// The keys that start with `prefix` (relative, as given), in key order.
     pub(crate) async fn list(
         &self,
@@ -197,15 +230,19 @@ fn decode(key: &str, data: Option<&str>) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("key {key}: its \"data\" is not base64: {e}"))
 }
 
-/// A `LIKE` pattern matching the keys that start with `prefix` (its `%`, `_` and `\` literal).
+/// A `LIKE` pattern matching the keys that start with `prefix`.
 fn like_prefix(prefix: &str) -> String {
-    let mut out = String::with_capacity(prefix.len() + 1);
-    for c in prefix.chars() {
+    format!("{}%", escape(prefix))
+}
+
+/// `text` as a `LIKE` pattern matching itself (its `%`, `_` and `\` literal).
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
         if matches!(c, '%' | '_' | '\\') {
             out.push('\\');
         }
         out.push(c);
     }
-    out.push('%');
     out
 }

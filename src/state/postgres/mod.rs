@@ -541,6 +541,24 @@ impl PgBackend {
     }
 }
 
+/// Pulumi's table as the bucket of the DIY keys.
+impl diy::Bucket for PgBackend {
+    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StateError> {
+        self.get(key)
+    }
+
+    fn read_dir(&self, dir: &str, suffix: &str) -> Result<Vec<(String, Vec<u8>)>, StateError> {
+        self.run(async {
+            let conn = self.db.get().await?;
+            self.bucket.get_dir(&*conn, dir, suffix).await
+        })
+    }
+
+    fn location(&self, key: &str) -> PathBuf {
+        self.key_location(key)
+    }
+}
+
 /// The epoch of a checkpoint `pulumi` wrote: the one after the last journal row's (`last`).
 fn after_journals(last: Option<i64>, location: &std::path::Path) -> Result<u64, StateError> {
     match last {
@@ -614,10 +632,7 @@ impl Backend for PgBackend {
         validate_name("project", project)?;
         let current = self.current_stack(project)?;
         let dir = diy::stacks_dir(project);
-        let files = self.run(async {
-            let conn = self.db.get().await?;
-            self.bucket.get_under(&*conn, &dir).await
-        })?;
+        let files = diy::Bucket::read_dir(self, &dir, ".json")?;
         let mut out = Vec::new();
         for (key, bytes) in files {
             let Some(name) = key
@@ -940,19 +955,7 @@ impl Backend for PgBackend {
     }
 
     fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
-        let dir = diy::history_dir(stack);
-        let files = self.run(async {
-            let conn = self.db.get().await?;
-            self.bucket.get_under(&*conn, &dir).await
-        })?;
-        let files = files
-            .into_iter()
-            .filter_map(|(key, bytes)| {
-                let nanos = diy::history_nanos(key.strip_prefix(&dir)?)?;
-                Some((nanos, self.key_location(&key), bytes))
-            })
-            .collect();
-        update_info::records(files)
+        diy::history(self, stack)
     }
 
     fn record_update_events(
@@ -1008,11 +1011,7 @@ impl Backend for PgBackend {
     }
 
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
-        let key = diy::tags_key(stack);
-        match self.get(&key)? {
-            None => Ok(BTreeMap::new()),
-            Some(bytes) => tags_file::decode(&self.key_location(&key), &bytes),
-        }
+        diy::user_tags(self, stack)
     }
 
     fn save_user_tags(
