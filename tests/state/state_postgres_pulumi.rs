@@ -458,3 +458,45 @@ fn a_database_of_stepdecks_schema_v3_is_migrated_into_pulumis_table() {
     let history: Value = serde_json::from_str(&history).unwrap();
     assert_eq!(history[0]["version"], 2, "{history}");
 }
+
+#[test]
+fn the_lock_key_of_a_run_that_died_goes_with_its_lease_and_unlock_force_removes_pulumis() {
+    let server = server!();
+    let (env, db) = pg_env(server, PROGRAM_V2);
+    env.ok(&["stack", "init", "dev"]);
+    let dir = format!("{db}/.pulumi/locks/organization/e2e/dev/");
+    let locks = "SELECT key FROM pulumi_state WHERE key LIKE '%/.pulumi/locks/%'";
+    // A stepdeck run whose lease ran out, with the Pulumi lock key it wrote.
+    server.sql(
+        &db,
+        "INSERT INTO stepdeck_locks VALUES ('e2e', 'dev', 'dead-run', 4242, 'elsewhere', 'u', \
+         'up', '2024-05-01T10:00:00Z', now() - interval '1 second', 1)",
+    );
+    put(
+        server,
+        &db,
+        &format!("{dir}dead-run.json"),
+        r#"{"pid":4242,"username":"u","hostname":"elsewhere","timestamp":"2024-05-01T10:00:00Z"}"#,
+    );
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(
+        server.sql(&db, locks),
+        "",
+        "the dead run's key went with its lease"
+    );
+
+    // A `pulumi` that died elsewhere: `stack unlock` refuses, `--force` removes its key.
+    let theirs = format!("{dir}0c4f.json");
+    put(
+        server,
+        &db,
+        &theirs,
+        r#"{"pid":4242,"username":"bob","hostname":"elsewhere","timestamp":"2024-05-01T10:00:00Z"}"#,
+    );
+    let out = env.run(&["stack", "unlock", "--stack", "dev"]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert_eq!(server.sql(&db, locks), theirs);
+    env.ok(&["stack", "unlock", "--stack", "dev", "--force"]);
+    assert_eq!(server.sql(&db, locks), "");
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+}
