@@ -500,3 +500,31 @@ fn the_lock_key_of_a_run_that_died_goes_with_its_lease_and_unlock_force_removes_
     assert_eq!(server.sql(&db, locks), "");
     env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
 }
+
+#[test]
+fn a_compressed_stack_key_is_refused_and_never_shadowed_by_a_new_stack() {
+    let server = server!();
+    let (env, db) = pg_env(server, PROGRAM_V2);
+    env.ok(&["stack", "ls"]);
+    let key = format!("{db}/.pulumi/stacks/e2e/dev.json.gz");
+    put(server, &db, &key, "not read");
+    for args in [
+        &["stack", "init", "dev"][..],
+        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+    ] {
+        let out = env.run(args);
+        let err = stderr(&out);
+        assert!(!out.status.success(), "{args:?}: {err}");
+        assert!(
+            err.contains("a compressed stack key") && err.contains(&key),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(
+        server.sql(
+            &db,
+            "SELECT count(*) FROM pulumi_state WHERE key LIKE '%/stacks/e2e/dev.json'"
+        ),
+        "0"
+    );
+}

@@ -241,9 +241,7 @@ impl PgBackend {
             Ok((Some(checkpoint), journals))
         })?;
         let Some(checkpoint) = checkpoint else {
-            return Err(StateError::NoSuchStack {
-                stack: stack.to_string(),
-            });
+            return Err(self.missing(stack));
         };
         let location = self.location(stack);
         let journal = self.rows_location("journal", stack);
@@ -268,6 +266,29 @@ impl PgBackend {
             journal,
             foreign,
         })
+    }
+
+    /// The error for a stack without a stack key: no such stack, or one `pulumi` wrote
+    /// compressed (`PULUMI_DIY_BACKEND_GZIP`, `…_ZSTD`), which is refused rather than shadowed.
+    fn missing(&self, stack: &StackRef) -> StateError {
+        let plain = diy::stack_key(stack);
+        for ext in [".gz", ".zst"] {
+            let key = format!("{plain}{ext}");
+            if let Ok(Some(_)) = self.get(&key) {
+                return StateError::Corrupt {
+                    path: self.key_location(&key),
+                    line: None,
+                    message: "a compressed stack key, which stepdeck does not read on \
+                              postgres://: unset PULUMI_DIY_BACKEND_GZIP and \
+                              PULUMI_DIY_BACKEND_ZSTD and let `pulumi` write the stack again \
+                              (`pulumi stack export | pulumi stack import`)"
+                        .into(),
+                };
+            }
+        }
+        StateError::NoSuchStack {
+            stack: stack.to_string(),
+        }
     }
 
     /// Where a stack's rows of `table` are, named in errors: URL, table, project and stack.
@@ -302,9 +323,7 @@ impl PgBackend {
     fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
         let bytes = self
             .get(&diy::stack_key(stack))?
-            .ok_or_else(|| StateError::NoSuchStack {
-                stack: stack.to_string(),
-            })?;
+            .ok_or_else(|| self.missing(stack))?;
         let location = self.location(stack);
         parse_checkpoint(&location, &bytes)?;
         let mut doc: CheckpointFile =
@@ -597,12 +616,19 @@ impl Backend for PgBackend {
 
     fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
         let t = &self.bucket.table;
-        Ok(!self
+        let found = !self
             .query(
                 &format!("SELECT 1 FROM {t} WHERE key = $1"),
                 &[&format!("{}{}", self.bucket.prefix, diy::stack_key(stack))],
             )?
-            .is_empty())
+            .is_empty();
+        if found {
+            return Ok(true);
+        }
+        match self.missing(stack) {
+            StateError::NoSuchStack { .. } => Ok(false),
+            compressed => Err(compressed),
+        }
     }
 
     fn lock_or_create(
@@ -610,6 +636,7 @@ impl Backend for PgBackend {
         stack: &StackRef,
         operation: &str,
     ) -> Result<(StackLock, bool), StateError> {
+        self.check_exists(stack)?;
         let lock = self.take_lock(stack, operation)?;
         let text = self.checkpoint_text(stack, &Snapshot::default(), 0, None, None)?;
         let (t, b) = (&self.t, &self.bucket);
