@@ -71,6 +71,23 @@ fn pulumi_table(server: &pg_support::Server, db: &str) {
     );
 }
 
+/// `key` with each run of more than 9 digits (a time in nanoseconds) written `N`.
+fn nanos_as_n(key: &str) -> String {
+    let mut out = String::new();
+    let mut digits = String::new();
+    for c in key.chars().chain(std::iter::once('/')) {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        out.push_str(if digits.len() > 9 { "N" } else { &digits });
+        digits.clear();
+        out.push(c);
+    }
+    out.pop();
+    out
+}
+
 /// The sim world holding the resource of [`pulumi_checkpoint`].
 fn pulumi_world(env: &Env) {
     std::fs::write(
@@ -115,22 +132,7 @@ fn a_stack_stepdeck_writes_has_the_keys_and_shapes_pulumis_postgres_backend_read
         .iter()
         .map(|k| k.strip_prefix(&prefix).unwrap_or_else(|| panic!("{k}")))
         .collect();
-    let shape: Vec<String> = rel
-        .iter()
-        .map(|k| {
-            k.split('/')
-                .map(|part| {
-                    let digits: String = part.chars().filter(char::is_ascii_digit).collect();
-                    if digits.len() > 9 {
-                        part.replace(&digits, "N")
-                    } else {
-                        part.to_string()
-                    }
-                })
-                .collect::<Vec<_>>()
-                .join("/")
-        })
-        .collect();
+    let shape: Vec<String> = rel.iter().map(|k| nanos_as_n(k)).collect();
     assert_eq!(
         shape,
         [
@@ -212,6 +214,28 @@ fn a_stack_stepdeck_writes_has_the_keys_and_shapes_pulumis_postgres_backend_read
         ),
         "pulumi_state stepdeck_current stepdeck_history stepdeck_journal stepdeck_locks stepdeck_schema"
     );
+    // A rename moves the stack file, tags and history (each file renamed), as Pulumi's does,
+    // keeping the old stack file as its backup.
+    env.ok(&["stack", "rename", "prod", "--stack", "dev"]);
+    let moved: Vec<String> = keys(server, &db)
+        .iter()
+        .filter(|k| !k.contains("/backups/"))
+        .map(|k| nanos_as_n(k.strip_prefix(&prefix).unwrap()))
+        .collect();
+    assert_eq!(
+        moved,
+        [
+            "history/e2e/prod/prod-N.checkpoint.json",
+            "history/e2e/prod/prod-N.history.json",
+            "meta.yaml",
+            "stacks/e2e/dev.json.bak",
+            "stacks/e2e/prod.json",
+            "stacks/e2e/prod.pulumi-tags",
+        ]
+    );
+    let history = env.ok(&["stack", "history", "--stack", "prod", "--json"]);
+    let history: Value = serde_json::from_str(&history).unwrap();
+    assert_eq!(history.as_array().unwrap().len(), 1, "{history}");
 }
 
 #[test]
