@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
+use base64::Engine as _;
 use divan::Bencher;
 use stepdeck::bench_support::{DagSpec, GeneratedDag, RunConfig, builtin_factory, run_dag};
 use stepdeck::engine::journal::Replayer;
@@ -120,8 +121,9 @@ impl PgStack {
     }
 }
 
-/// The comparison: after every entry, the whole checkpoint rewritten in one UPDATE (by a
-/// writer thread with its own connection; the step waits for it, as it waits for its row).
+/// The comparison: after every entry, the whole checkpoint rewritten in one UPDATE of its
+/// key in Pulumi's table, base64 in JSON as Pulumi's DIY backend writes it (by a writer thread
+/// with its own connection; the step waits for it, as it waits for its row).
 struct CheckpointPerStep {
     replayer: Replayer,
     writes: mpsc::Sender<(String, mpsc::Sender<()>)>,
@@ -138,11 +140,15 @@ impl CheckpointPerStep {
                 .build()
                 .unwrap();
             rt.block_on(async move {
-                let config: tokio_postgres::Config = url.replace("?sslmode=disable", "").parse().unwrap();
+                let config: tokio_postgres::Config =
+                    url.replace("?sslmode=disable", "").parse().unwrap();
                 let (client, conn) = config.connect(tokio_postgres::NoTls).await.unwrap();
                 tokio::spawn(conn);
                 let update = client
-                    .prepare("UPDATE stepdeck_stacks SET checkpoint = $1 WHERE project = 'bench' AND stack = 'bench'")
+                    .prepare(
+                        "UPDATE pulumi_state SET data = json_build_object('data', $1::text), \
+                         updated_at = now() WHERE key LIKE '%/.pulumi/stacks/bench/bench.json'",
+                    )
                     .await
                     .unwrap();
                 while let Ok((text, done)) = rx.recv() {
@@ -164,12 +170,11 @@ impl Journal for CheckpointPerStep {
         self.replayer.apply(entry)?;
         let mut out = Vec::new();
         write_checkpoint_file(&mut out, "bench", &self.replayer.snapshot(), 0, None, None)?;
+        let data = base64::engine::general_purpose::STANDARD.encode(&out);
         self.stats.0.fetch_add(1, Ordering::Relaxed);
-        self.stats.1.fetch_add(out.len() as u64, Ordering::Relaxed);
+        self.stats.1.fetch_add(data.len() as u64, Ordering::Relaxed);
         let (done, wait) = mpsc::channel();
-        self.writes
-            .send((String::from_utf8(out).unwrap(), done))
-            .unwrap();
+        self.writes.send((data, done)).unwrap();
         wait.recv().map_err(|_| JournalError::Closed)
     }
 }
@@ -270,7 +275,10 @@ fn report((n_up, n_cmp, n_load): (usize, usize, usize)) {
         "load of {} resources: {:.2} s ({} bytes of checkpoint)",
         loaded.snapshot.resources.len(),
         started.elapsed().as_secs_f64(),
-        l.sql("SELECT octet_length(checkpoint) FROM stepdeck_stacks")
+        l.sql(
+            "SELECT octet_length(data::text) FROM pulumi_state \
+             WHERE key LIKE '%/.pulumi/stacks/bench/bench.json'"
+        )
     );
 }
 

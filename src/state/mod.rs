@@ -35,6 +35,7 @@
 pub mod backend;
 pub mod backend_url;
 pub mod codec;
+pub mod diy;
 pub mod error;
 pub mod export;
 pub mod file;

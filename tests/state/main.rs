@@ -21,6 +21,7 @@ mod crash_windows;
 mod state_backend;
 mod state_diy_layout;
 mod state_postgres;
+mod state_postgres_pulumi;
 mod state_races;
 mod state_refusals;
 mod state_update_events;

@@ -19,7 +19,7 @@ use stepdeck::state::{Backend, BackendUrl, FileBackend, StackRef};
 
 const PROGRAM_V1: &str =
     "resources:\n  a:\n    type: sim:index:Resource\n    properties:\n      v: 1\n";
-const PROGRAM_V2: &str =
+pub(crate) const PROGRAM_V2: &str =
     "resources:\n  a:\n    type: sim:index:Resource\n    properties:\n      v: 2\n";
 
 fn state(env: &Env) -> PathBuf {
@@ -187,7 +187,7 @@ fn a_state_stepdeck_writes_has_the_paths_and_keys_pulumis_diy_backend_reads() {
 
 /// A checkpoint as Pulumi's DIY backend writes it (compact JSON, no `stepdeck` key): the
 /// stack, the default sim provider and one resource, as `pulumi up` leaves them.
-fn pulumi_checkpoint() -> Value {
+pub(crate) fn pulumi_checkpoint() -> Value {
     let provider = "urn:pulumi:dev::e2e::pulumi:providers:sim::default";
     let provider_id = "0b5f7ad6-8c0e-4a53-9a8d-1d1c3e0f7a11";
     json!({

@@ -422,7 +422,13 @@ fn bad_servers_credentials_schemas_and_roles_exit_2_writing_nothing() {
         ),
     );
     refused(&env, &server.url(&role, "ro", &db), "permission denied");
-    assert_eq!(server.sql(&db, "SELECT count(*) FROM stepdeck_stacks"), "0");
+    assert_eq!(
+        server.sql(
+            &db,
+            "SELECT count(*) FROM pulumi_state WHERE key LIKE '%/.pulumi/stacks/%'"
+        ),
+        "0"
+    );
     assert_eq!(server.sql(&db, "SELECT count(*) FROM stepdeck_locks"), "0");
 }
 
@@ -463,7 +469,10 @@ fn export_and_import_move_a_stack_from_file_to_postgres_and_back() {
     );
     assert!(!out.is_empty());
     assert_eq!(
-        server.sql(&db, "SELECT count(*) FROM stepdeck_history"),
+        server.sql(
+            &db,
+            "SELECT count(*) FROM pulumi_state WHERE key LIKE '%.history.json'"
+        ),
         "1"
     );
 }
@@ -782,7 +791,9 @@ async fn a_holder_that_lost_its_lock_on_postgres_writes_no_row_nor_checkpoint() 
     );
 
     // Nor does its compaction, checkpoint or history land.
-    let checkpoint = server.sql(&db, "SELECT md5(checkpoint) FROM stepdeck_stacks");
+    const CHECKPOINT: &str =
+        "SELECT md5(data::text) FROM pulumi_state WHERE key LIKE '%/.pulumi/stacks/proj/dev.json'";
+    let checkpoint = server.sql(&db, CHECKPOINT);
     for e in [
         b.finish_deployment(&first, None).unwrap_err(),
         b.save(&first, &Snapshot::default(), None).unwrap_err(),
@@ -793,10 +804,7 @@ async fn a_holder_that_lost_its_lock_on_postgres_writes_no_row_nor_checkpoint() 
             "{e}"
         );
     }
-    assert_eq!(
-        server.sql(&db, "SELECT md5(checkpoint) FROM stepdeck_stacks"),
-        checkpoint
-    );
+    assert_eq!(server.sql(&db, CHECKPOINT), checkpoint);
     assert_eq!(
         server.sql(&db, "SELECT count(*) FROM stepdeck_journal"),
         "1"
@@ -825,8 +833,10 @@ fn a_stack_at_the_last_epoch_is_refused_before_its_deployment_starts_on_postgres
     env.ok(&["stack", "init", "dev"]);
     server.sql(
         &db,
-        "UPDATE stepdeck_stacks SET epoch = 9223372036854775807, checkpoint = \
-         jsonb_set(checkpoint::jsonb, '{stepdeck,journalEpoch}', '9223372036854775807')::text",
+        "UPDATE pulumi_state SET data = json_build_object('data', translate(encode(convert_to( \
+           jsonb_set(convert_from(decode(data->>'data', 'base64'), 'UTF8')::jsonb, \
+             '{stepdeck,journalEpoch}', '9223372036854775807')::text, 'UTF8'), 'base64'), E'\\n', '')) \
+         WHERE key LIKE '%/.pulumi/stacks/e2e/dev.json'",
     );
     let out = env.run(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     let err = stderr(&out);
@@ -889,5 +899,5 @@ fn first_uses_of_a_new_database_waiting_on_each_other_all_open_it() {
         .map(|out| stderr(&out))
         .collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(server.sql(&db, "SELECT version FROM stepdeck_schema"), "3");
+    assert_eq!(server.sql(&db, "SELECT version FROM stepdeck_schema"), "4");
 }

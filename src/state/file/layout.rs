@@ -8,24 +8,27 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::state::diy;
 use crate::state::error::StateError;
 use crate::state::stack_ref::StackRef;
 
 use super::FileBackend;
 use super::atomic::write_atomic;
 
-/// Pulumi's bookkeeping directory inside the backend's directory.
-pub(super) const PULUMI_DIR: &str = ".pulumi";
-/// Our bookkeeping inside [`PULUMI_DIR`].
+/// Our bookkeeping inside Pulumi's (`DIR/.pulumi`).
 pub(super) const OURS: &str = ".stepdeck";
 /// The extension of a stack file (Pulumi's JSON marshaler).
 pub(super) const STACK_EXT: &str = ".json";
 /// The extension of a gzip-compressed stack file, after [`STACK_EXT`].
 pub(super) const GZ_EXT: &str = ".gz";
-/// The layout version we read and write: project-scoped stacks.
-const META_VERSION: i64 = 1;
 
 impl FileBackend {
+    /// The file of a DIY key (`diy`): `DIR/<key>`.
+    pub(super) fn at(&self, key: &str) -> PathBuf {
+        let dir = self.root.parent().unwrap_or(Path::new("/"));
+        dir.join(key.trim_end_matches('/'))
+    }
+
     /// `DIR/.pulumi/stacks`: one directory per project, one `<stack>.json` per stack.
     pub(super) fn stacks_root(&self) -> PathBuf {
         self.root.join("stacks")
@@ -62,9 +65,7 @@ impl FileBackend {
 
     /// `DIR/.pulumi/stacks/<project>/<stack>.json`.
     fn plain_checkpoint_path(&self, stack: &StackRef) -> PathBuf {
-        self.stacks_root()
-            .join(stack.project())
-            .join(format!("{}{STACK_EXT}", stack.stack()))
+        self.at(&diy::stack_key(stack))
     }
 
     /// The previous checkpoint, kept as Pulumi keeps it: `<stack>.json.bak`.
@@ -77,28 +78,18 @@ impl FileBackend {
     /// `DIR/.pulumi/history/<project>/<stack>`: one file per update and a copy of the
     /// checkpoint it left.
     pub fn history_dir(&self, stack: &StackRef) -> PathBuf {
-        self.root
-            .join("history")
-            .join(stack.project())
-            .join(stack.stack())
+        self.at(&diy::history_dir(stack))
     }
 
     /// `DIR/.pulumi/backups/<project>/<stack>`: the checkpoint after each update.
     pub(super) fn backups_dir(&self, stack: &StackRef) -> PathBuf {
-        self.root
-            .join("backups")
-            .join(stack.project())
-            .join(stack.stack())
+        self.at(&diy::backups_dir(stack))
     }
 
     /// `DIR/.pulumi/locks/organization/<project>/<stack>`: Pulumi's lock files, any of which
     /// means the stack is being updated.
     pub fn pulumi_lock_dir(&self, stack: &StackRef) -> PathBuf {
-        self.root
-            .join("locks")
-            .join("organization")
-            .join(stack.project())
-            .join(stack.stack())
+        self.at(&diy::lock_dir(stack))
     }
 
     /// The stack file of a zstd-compressed stack (`.json.zst`), which we do not read.
@@ -112,12 +103,52 @@ impl FileBackend {
     }
 }
 
+/// The backend's directory as the bucket of the DIY keys, each the file `DIR/<key>`.
+impl diy::Bucket for FileBackend {
+    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StateError> {
+        let path = self.at(key);
+        match fs::read(&path) {
+            Ok(bytes) => Ok(Some(bytes)),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(StateError::io(&path)(e)),
+        }
+    }
+
+    fn read_dir(&self, dir: &str, suffix: &str) -> Result<Vec<(String, Vec<u8>)>, StateError> {
+        let path = self.at(dir);
+        let entries = match fs::read_dir(&path) {
+            Ok(e) => e,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(StateError::io(&path)(e)),
+        };
+        let mut out = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(StateError::io(&path))?;
+            let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+                continue;
+            };
+            if !name.ends_with(suffix) || entry.path().is_dir() {
+                continue;
+            }
+            let file = entry.path();
+            let bytes = fs::read(&file).map_err(StateError::io(&file))?;
+            out.push((format!("{dir}{name}"), bytes));
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    fn location(&self, key: &str) -> PathBuf {
+        self.at(key)
+    }
+}
+
 /// Checks `DIR/.pulumi/meta.yaml`, writing it (`version: 1`) when it is missing and the
 /// directory holds no stacks of Pulumi's older layout (`stacks/<stack>.json`, no project).
 pub(super) fn ensure_meta(root: &Path) -> Result<(), StateError> {
     let path = root.join("meta.yaml");
     match fs::read(&path) {
-        Ok(bytes) => return check_meta(&path, &bytes),
+        Ok(bytes) => return diy::check_meta(&path, &bytes),
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(StateError::io(&path)(e)),
     }
@@ -136,38 +167,8 @@ pub(super) fn ensure_meta(root: &Path) -> Result<(), StateError> {
         Err(e) => return Err(StateError::io(&stacks)(e)),
     };
     if let Some(entry) = legacy {
-        return Err(StateError::Corrupt {
-            path: entry.path(),
-            line: None,
-            message: "a stack of Pulumi's legacy layout (stacks not scoped by project, no \
-                      meta.yaml), which stepdeck does not read: run `pulumi state upgrade` to \
-                      move it to the project-scoped layout"
-                .into(),
-        });
+        return Err(diy::legacy_layout(&entry.path()));
     }
     fs::create_dir_all(root).map_err(StateError::io(root))?;
-    write_atomic(&path, format!("version: {META_VERSION}\n").as_bytes())
-        .map_err(StateError::io(&path))
-}
-
-fn check_meta(path: &Path, bytes: &[u8]) -> Result<(), StateError> {
-    #[derive(serde::Deserialize)]
-    struct Meta {
-        version: Option<i64>,
-    }
-    let bad = |message: String| StateError::Corrupt {
-        path: path.to_path_buf(),
-        line: None,
-        message,
-    };
-    let text = std::str::from_utf8(bytes).map_err(|e| bad(e.to_string()))?;
-    let meta: Meta = serde_saphyr::from_str(text).map_err(|e| bad(e.to_string()))?;
-    match meta.version {
-        Some(META_VERSION) => Ok(()),
-        None => Err(bad("missing version".into())),
-        Some(v) => Err(bad(format!(
-            "layout version {v} is not supported: stepdeck reads version {META_VERSION} \
-             (stacks scoped by project)"
-        ))),
-    }
+    write_atomic(&path, diy::META_TEXT.as_bytes()).map_err(StateError::io(&path))
 }

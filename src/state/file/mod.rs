@@ -95,7 +95,7 @@ impl FileBackend {
             url: url.to_string(),
             reason: "not a file:// URL".into(),
         })?;
-        let root = dir.join(layout::PULUMI_DIR);
+        let root = dir.join(crate::state::diy::PULUMI_DIR);
         layout::ensure_meta(&root)?;
         fs::create_dir_all(root.join("stacks")).map_err(StateError::io(&root))?;
         migrate::from_stepdeck_layout(&dir.join(".stepdeck"), &root)?;
@@ -814,7 +814,7 @@ impl FileBackend {
     /// With `PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS` (or `PULUMI_RETAIN_CHECKPOINTS`), every
     /// checkpoint is kept beside the stack file as `<stack>.json.<nanos>`, as Pulumi keeps them.
     fn retain(&self, path: &Path) -> Result<(), StateError> {
-        if !history::pulumi_flag(&[
+        if !crate::state::diy::pulumi_flag(&[
             "PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS",
             "PULUMI_RETAIN_CHECKPOINTS",
         ]) {

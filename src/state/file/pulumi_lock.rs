@@ -7,22 +7,11 @@
 
 use std::fs;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-
+use crate::state::diy::lock_file;
 use crate::state::error::StateError;
-use crate::state::lock_info::{LockInfo, hostname, os_user};
-
-/// What a Pulumi lock file holds (Pulumi's `lockContent`).
-#[derive(Serialize, Deserialize)]
-struct LockContent {
-    pid: i64,
-    username: String,
-    hostname: String,
-    /// RFC 3339 with nanoseconds, as Go writes a `time.Time`.
-    timestamp: String,
-}
+use crate::state::lock_info::LockInfo;
 
 /// The Pulumi lock files of one stack.
 #[derive(Clone, Debug)]
@@ -63,38 +52,24 @@ impl PulumiLocks {
             return Ok(());
         }
         others.sort();
-        let mut message = format!(
-            "the stack is currently locked by {} lock(s). Either wait for the other \
-             process(es) to end or delete the lock file with `pulumi cancel`.",
-            others.len()
-        );
-        for path in &others {
-            message.push_str(&format!(
-                "\n  file://{}: {}",
-                path.display(),
-                describe(path)
-            ));
-        }
-        Err(StateError::PulumiLocked { message })
+        let found: Vec<(String, Option<Vec<u8>>)> = others
+            .iter()
+            .map(|path| (format!("file://{}", path.display()), fs::read(path).ok()))
+            .collect();
+        Err(lock_file::locked(&found))
     }
 
     /// Writes the lock file named by `id`, as Pulumi writes its own.
     pub(crate) fn write(&self, id: &str) -> Result<(), StateError> {
         let path = self.path(id);
         fs::create_dir_all(&self.dir).map_err(StateError::io(&self.dir))?;
-        let content = LockContent {
-            pid: i64::from(std::process::id()),
-            username: os_user(),
-            hostname: hostname(),
-            timestamp: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Nanos, true),
-        };
         let tmp = self.scratch.join(format!(
             ".pulumi-lock.{id}.tmp-{}",
             uuid::Uuid::new_v4().simple()
         ));
         let written = fs::File::create(&tmp)
             .and_then(|mut f| {
-                f.write_all(&serde_json::to_vec(&content).map_err(io::Error::other)?)?;
+                f.write_all(&lock_file::ours())?;
                 f.sync_all()
             })
             .and_then(|()| fs::rename(&tmp, &path));
@@ -118,31 +93,11 @@ impl PulumiLocks {
             if path.is_dir() {
                 continue;
             }
-            let content = fs::read(&path)
-                .ok()
-                .and_then(|b| serde_json::from_slice::<LockContent>(&b).ok());
-            let info = LockInfo {
-                pid: content
-                    .as_ref()
-                    .and_then(|c| u32::try_from(c.pid).ok())
-                    .unwrap_or(0),
-                hostname: content
-                    .as_ref()
-                    .map_or_else(String::new, |c| c.hostname.clone()),
-                user: content
-                    .as_ref()
-                    .map_or_else(String::new, |c| c.username.clone()),
-                time: content
-                    .as_ref()
-                    .map_or_else(String::new, |c| c.timestamp.clone()),
-                operation: "pulumi".into(),
-                id: path
-                    .file_stem()
-                    .map_or_else(String::new, |s| s.to_string_lossy().into_owned()),
-                expires: None,
-                generation: 0,
-            };
-            if !force && (content.is_none() || !info.pid_gone_here()) {
+            let id = path
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            let (info, readable) = lock_file::info(&id, fs::read(&path).ok().as_deref());
+            if !force && (!readable || !info.pid_gone_here()) {
                 return Err(StateError::LockHeldByLiveProcess {
                     stack: stack.to_string(),
                     pid: info.pid,
@@ -162,24 +117,5 @@ impl PulumiLocks {
     /// Removes the lock file named by `id`, if it is there.
     pub(crate) fn remove(&self, id: &str) {
         let _ = fs::remove_file(self.path(id));
-    }
-}
-
-/// "created by user@host (pid N) at time", as Pulumi describes a lock file.
-fn describe(path: &Path) -> String {
-    let content = fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<LockContent>(&b).ok());
-    match content {
-        Some(c) => {
-            let at = chrono::DateTime::parse_from_rfc3339(&c.timestamp)
-                .map(|t| t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true))
-                .unwrap_or(c.timestamp);
-            format!(
-                "created by {}@{} (pid {}) at {at}",
-                c.username, c.hostname, c.pid
-            )
-        }
-        None => "not a lock file Pulumi wrote (unreadable)".into(),
     }
 }

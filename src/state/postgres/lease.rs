@@ -19,6 +19,7 @@ use tokio_postgres::Row;
 use super::super::lock_info::{Holder, LockInfo};
 use super::super::lock_lost::{LostReason, Successor};
 use super::super::stack_lock::{LockRecord, Renewal, StackLock, Superseded};
+use super::bucket::Bucket;
 use super::db::{Db, describe};
 
 /// The columns a lock is read with, `expired` judged by the server.
@@ -235,11 +236,14 @@ fn prior_from_row(row: &Row) -> LockInfo {
     }
 }
 
-/// The row of one generation of the lock, held by this process.
+/// The row of one generation of the lock, held by this process, and the Pulumi lock file
+/// (`pulumi_lock`, a key of `bucket`) written beside it so that `pulumi` refuses the stack.
 pub(crate) struct PgRecord {
     pub db: Arc<Db>,
     pub table: String,
     pub held: Held,
+    pub bucket: Bucket,
+    pub pulumi_lock: String,
 }
 
 impl std::fmt::Debug for PgRecord {
@@ -324,8 +328,11 @@ impl LockRecord for PgRecord {
 
     fn release(&self) {
         let (db, t, h) = (self.db.clone(), self.table.clone(), self.held.clone());
+        let (bucket, key) = (self.bucket.clone(), self.pulumi_lock.clone());
         let _ = self.db.block_on(self.db.spawn(async move {
             let conn = db.get().await?;
+            // Named by this lock's id, the key is this holder's whoever holds the stack now.
+            bucket.delete(&*conn, &key).await?;
             conn.execute(
                 &format!(
                     "DELETE FROM {t}_locks WHERE project = $1 AND stack = $2 AND id = $3 \

@@ -1,27 +1,34 @@
 //! The `postgres://` backend: stacks' state in a PostgreSQL database shared by operators on
-//! many machines.
+//! many machines, and with `pulumi`.
 //!
-//! # Tables (prefix `stepdeck`, or `?table=PREFIX`)
+//! # Tables
 //!
 //! ```text
+//! pulumi_state (key, data, updated_at)   Pulumi's DIY table (`?table=NAME` names another),
+//!              keys "<db>/" + the DIY layout (`diy`): .pulumi/meta.yaml,
+//!              .pulumi/stacks/<project>/<stack>.json (the checkpoint, the file backend's
+//!              document), .json.bak, .pulumi-tags, .pulumi/history/..., .pulumi/backups/...,
+//!              .pulumi/locks/organization/<project>/<stack>/<id>.json; data {"data": base64}
 //! <p>_schema   (version)                                  the schema version, see `schema`
-//! <p>_stacks   (project, stack, epoch, checkpoint, resource_count, last_update, tags)
-//!              checkpoint: the same document as a file backend's checkpoint.json
 //! <p>_journal  (project, stack, epoch, seq, entry)        one row per journal entry
 //! <p>_locks    (project, stack, id, pid, host, username, operation, acquired, expires,
 //!               generation)                               generation from <p>_lock_generation
-//! <p>_history  (project, stack, version, record, events)  one row per update, its events gzipped
+//! <p>_history  (project, stack, version, events)          each update's events, gzipped
 //! <p>_current  (project, stack)                           the selected stack
 //! ```
 //!
-//! A stack's state is its checkpoint row plus the journal rows of the checkpoint's epoch,
-//! read in one repeatable-read transaction. Compaction writes the next epoch's checkpoint and
+//! `<p>` is `stepdeck`, or `NAME` with `?table=NAME`. Pulumi never reads stepdeck's tables. A
+//! stack's state is its stack key plus the journal rows of the checkpoint's epoch, read in one
+//! repeatable-read transaction; a stack key `pulumi` wrote (no `stepdeck` epoch) is continued
+//! by no journal row. Compaction writes the next epoch's checkpoint to the stack key and
 //! deletes the journal rows it absorbed in one transaction. Every write names the lock's
 //! holder and generation and locks its row `FOR SHARE` in the same statement (journal rows)
 //! or transaction (checkpoints, compactions, history, tags, renames, removals), so a
 //! deployment whose lease was taken over cannot add to, or overwrite, the new holder's state
-//! (see `lease`).
+//! (see `lease`). While stepdeck holds a stack, its Pulumi lock key exists, so `pulumi`
+//! refuses the stack; a Pulumi lock key stepdeck did not write refuses stepdeck.
 
+mod bucket;
 mod db;
 mod journal;
 mod lease;
@@ -48,6 +55,7 @@ use super::codec::checkpoint::{
 use super::codec::document::{corrupt, decode_state, last_epoch, parse_checkpoint};
 use super::codec::journal_reader::{JournalReader, JournalSummary};
 use super::codec::update_events;
+use super::diy::{self, lock_file, tags_file, update_info};
 use super::error::StateError;
 use super::lock_info::{self, LockInfo, StackLocked};
 use super::lock_lost::LostReason;
@@ -58,8 +66,9 @@ use super::stack_rename::rename_snapshot;
 use super::update_record::UpdateRecord;
 
 pub use journal::PgJournal;
-pub use url::{DEFAULT_TABLE, PgUrl, SslMode};
+pub use url::{DEFAULT_PREFIX, DEFAULT_TABLE, PgUrl, SslMode};
 
+use bucket::Bucket;
 use db::{Db, describe};
 use lease::{Held, PgRecord, Taken, still_held};
 
@@ -67,18 +76,25 @@ use lease::{Held, PgRecord, Taken, still_held};
 pub struct PgBackend {
     url: BackendUrl,
     db: Arc<Db>,
+    /// The prefix of stepdeck's tables.
     t: String,
+    /// Pulumi's table, where the state is.
+    bucket: Bucket,
 }
 
 /// A stack's state as read, with what the journal rows replayed into it held.
 struct Loaded {
     state: StackState,
     journal: JournalSummary,
+    /// The checkpoint has no epoch of ours (`pulumi` wrote it): no journal may continue it
+    /// until it is given one.
+    foreign: bool,
 }
 
 impl PgBackend {
-    /// Connects, and creates or migrates the tables; a database of a newer schema version, an
-    /// unreachable server or refused credentials are errors naming the URL.
+    /// Connects, creates or migrates the tables, and checks (or writes) Pulumi's `meta.yaml`;
+    /// a database of a newer schema version, an unreachable server or refused credentials are
+    /// errors naming the URL.
     pub fn open(url: &BackendUrl) -> Result<PgBackend, StateError> {
         let Scheme::Postgres(pg) = url.scheme() else {
             return Err(StateError::BadUrl {
@@ -93,13 +109,52 @@ impl PgBackend {
         let backend = PgBackend {
             url: url.clone(),
             db,
-            t: pg.table.clone(),
+            t: pg.prefix.clone(),
+            bucket: Bucket {
+                table: pg.table.clone(),
+                prefix: pg.key_prefix(),
+            },
         };
         backend.run(async {
             let mut conn = backend.db.get().await?;
-            schema::migrate(&mut conn, &backend.t).await
+            schema::migrate(&mut conn, &backend.t, &backend.bucket).await
         })?;
+        backend.ensure_meta()?;
         Ok(backend)
+    }
+
+    /// Checks `.pulumi/meta.yaml`, writing it (`version: 1`) when it is missing and the table
+    /// holds no stack of Pulumi's older layout (`stacks/<stack>.json`, no project).
+    fn ensure_meta(&self) -> Result<(), StateError> {
+        let b = &self.bucket;
+        let (meta, stacks) = self.run(async {
+            let conn = self.db.get().await?;
+            let meta = b.get(&*conn, diy::META_KEY).await?;
+            let stacks = match meta {
+                Some(_) => Vec::new(),
+                None => {
+                    b.list(&*conn, &format!("{}/stacks/", diy::PULUMI_DIR))
+                        .await?
+                }
+            };
+            Ok((meta, stacks))
+        })?;
+        if let Some(bytes) = meta {
+            return diy::check_meta(&self.key_location(diy::META_KEY), &bytes);
+        }
+        let top = format!("{}/stacks/", diy::PULUMI_DIR);
+        if let Some(legacy) = stacks
+            .iter()
+            .find(|k| k.strip_prefix(&top).is_some_and(|rest| !rest.contains('/')))
+        {
+            return Err(diy::legacy_layout(&self.key_location(legacy)));
+        }
+        self.run(async {
+            let conn = self.db.get().await?;
+            b.put_new(&*conn, diy::META_KEY, diy::META_TEXT.as_bytes())
+                .await
+                .map(drop)
+        })
     }
 
     /// Runs database work, its failure a [`StateError::Database`] naming the URL.
@@ -148,7 +203,8 @@ impl PgBackend {
         verify: bool,
     ) -> Result<Loaded, StateError> {
         let t = &self.t;
-        let (checkpoint, lines) = self.run(async {
+        let key = diy::stack_key(stack);
+        let (checkpoint, mut journals) = self.run(async {
             let mut conn = self.db.get().await?;
             let tx = conn
                 .build_transaction()
@@ -157,50 +213,47 @@ impl PgBackend {
                 .start()
                 .await
                 .map_err(|e| describe(&e))?;
-            let Some(row) = tx
-                .query_opt(
-                    &format!(
-                        "SELECT checkpoint, epoch FROM {t}_stacks WHERE project = $1 AND stack = $2"
-                    ),
-                    &[&stack.project(), &stack.stack()],
-                )
-                .await
-                .map_err(|e| describe(&e))?
-            else {
-                return Ok((None, Vec::new()));
+            let Some(checkpoint) = self.bucket.get(&tx, &key).await? else {
+                return Ok((None, BTreeMap::new()));
             };
-            let epoch: i64 = row.get(1);
-            // Rows are appended to the text as they arrive and dropped: a large journal is in
-            // memory once, not as rows and again as text.
-            let params: [&(dyn ToSql + Sync); 3] = [&stack.project(), &stack.stack(), &epoch];
+            // Rows are appended to their epoch's text as they arrive and dropped: a large
+            // journal is in memory once, not as rows and again as text. Only the checkpoint's
+            // epoch is replayed; rows of others are stale, removed by the next compaction.
+            let params: [&(dyn ToSql + Sync); 2] = [&stack.project(), &stack.stack()];
             let rows = tx
                 .query_raw(
                     &format!(
-                        "SELECT entry FROM {t}_journal WHERE project = $1 AND stack = $2 AND epoch = $3 ORDER BY seq"
+                        "SELECT epoch, entry FROM {t}_journal WHERE project = $1 AND stack = $2 ORDER BY epoch, seq"
                     ),
                     params,
                 )
                 .await
                 .map_err(|e| describe(&e))?;
             let mut rows = std::pin::pin!(rows);
-            let mut lines = Vec::new();
+            let mut journals: BTreeMap<i64, Vec<u8>> = BTreeMap::new();
             while let Some(r) = rows.next().await {
                 let r = r.map_err(|e| describe(&e))?;
-                let line: &str = r.get(0);
-                lines.extend_from_slice(line.as_bytes());
+                let lines = journals.entry(r.get(0)).or_default();
+                lines.extend_from_slice(r.get::<_, &str>(1).as_bytes());
                 lines.push(b'\n');
             }
             tx.commit().await.map_err(|e| describe(&e))?;
-            Ok((Some(row.get::<_, String>(0)), lines))
+            Ok((Some(checkpoint), journals))
         })?;
         let Some(checkpoint) = checkpoint else {
-            return Err(StateError::NoSuchStack {
-                stack: stack.to_string(),
-            });
+            return Err(self.missing(stack));
         };
         let location = self.location(stack);
         let journal = self.rows_location("journal", stack);
-        let file = parse_checkpoint(&location, checkpoint.as_bytes())?;
+        let mut file = parse_checkpoint(&location, &checkpoint)?;
+        let foreign = file.stepdeck.foreign;
+        if foreign {
+            file.stepdeck.journal_epoch =
+                after_journals(journals.keys().next_back().copied(), &location)?;
+        }
+        let lines = journals
+            .remove(&epoch_sql(file.stepdeck.journal_epoch)?)
+            .unwrap_or_default();
         let (state, journal) = decode_state(
             &location,
             &file,
@@ -208,7 +261,34 @@ impl PgBackend {
             crypter,
             verify,
         )?;
-        Ok(Loaded { state, journal })
+        Ok(Loaded {
+            state,
+            journal,
+            foreign,
+        })
+    }
+
+    /// The error for a stack without a stack key: no such stack, or one `pulumi` wrote
+    /// compressed (`PULUMI_DIY_BACKEND_GZIP`, `…_ZSTD`), which is refused rather than shadowed.
+    fn missing(&self, stack: &StackRef) -> StateError {
+        let plain = diy::stack_key(stack);
+        for ext in [".gz", ".zst"] {
+            let key = format!("{plain}{ext}");
+            if let Ok(Some(_)) = self.get(&key) {
+                return StateError::Corrupt {
+                    path: self.key_location(&key),
+                    line: None,
+                    message: "a compressed stack key, which stepdeck does not read on \
+                              postgres://: unset PULUMI_DIY_BACKEND_GZIP and \
+                              PULUMI_DIY_BACKEND_ZSTD and let `pulumi` write the stack again \
+                              (`pulumi stack export | pulumi stack import`)"
+                        .into(),
+                };
+            }
+        }
+        StateError::NoSuchStack {
+            stack: stack.to_string(),
+        }
     }
 
     /// Where a stack's rows of `table` are, named in errors: URL, table, project and stack.
@@ -222,28 +302,42 @@ impl PgBackend {
         ))
     }
 
-    /// A text column of the stack's row; `None` when there is no such stack.
-    fn stack_column(&self, stack: &StackRef, column: &str) -> Result<Option<String>, StateError> {
-        let t = &self.t;
-        Ok(self
-            .query(
-                &format!("SELECT {column} FROM {t}_stacks WHERE project = $1 AND stack = $2"),
-                &[&stack.project(), &stack.stack()],
-            )?
-            .first()
-            .map(|r| r.get(0)))
+    /// Where a key of Pulumi's table is, named in errors: URL, table and key.
+    fn key_location(&self, key: &str) -> PathBuf {
+        PathBuf::from(format!(
+            "{}#{}/{}{key}",
+            self.url, self.bucket.table, self.bucket.prefix
+        ))
     }
 
-    /// The stack's checkpoint document, as stored.
+    /// The blob at `key` of Pulumi's table.
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StateError> {
+        self.run(async {
+            let conn = self.db.get().await?;
+            self.bucket.get(&*conn, key).await
+        })
+    }
+
+    /// The stack's checkpoint document, as stored; one `pulumi` wrote gets the epoch after
+    /// every journal row there is, so that none replays onto it.
     fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
-        let text =
-            self.stack_column(stack, "checkpoint")?
-                .ok_or_else(|| StateError::NoSuchStack {
-                    stack: stack.to_string(),
-                })?;
+        let bytes = self
+            .get(&diy::stack_key(stack))?
+            .ok_or_else(|| self.missing(stack))?;
         let location = self.location(stack);
-        parse_checkpoint(&location, text.as_bytes())?;
-        serde_json::from_str(&text).map_err(|e| corrupt(&location, e.to_string()))
+        parse_checkpoint(&location, &bytes)?;
+        let mut doc: CheckpointFile =
+            serde_json::from_slice(&bytes).map_err(|e| corrupt(&location, e.to_string()))?;
+        if doc.stepdeck.foreign {
+            let t = &self.t;
+            let last: Option<i64> = self.query(
+                &format!("SELECT max(epoch) FROM {t}_journal WHERE project = $1 AND stack = $2"),
+                &[&stack.project(), &stack.stack()],
+            )?[0]
+                .get(0);
+            doc.stepdeck.journal_epoch = after_journals(last, &location)?;
+        }
+        Ok(doc)
     }
 
     /// The checkpoint document of `snapshot` at `epoch`, checked as the file backend checks it.
@@ -279,9 +373,10 @@ impl PgBackend {
         String::from_utf8(out).map_err(|e| corrupt(&location, e.to_string()))
     }
 
-    /// Writes the checkpoint of `epoch` and deletes the journal rows it absorbed, in one
-    /// transaction of the lock's holder. Rows of epochs older than the one folded in (written
-    /// by hand, or by another tool) are reported before they go.
+    /// Writes the checkpoint of `epoch` to the stack key (the previous one kept as `.json.bak`,
+    /// as Pulumi keeps it) and deletes the journal rows it absorbed, in one transaction of the
+    /// lock's holder. Rows of epochs older than the one folded in (written by hand, or by
+    /// another tool) are reported before they go.
     fn write_checkpoint(
         &self,
         lock: &StackLock,
@@ -293,9 +388,9 @@ impl PgBackend {
         let stack = lock.stack();
         let text = self.checkpoint_text(stack, snapshot, epoch, providers, crypter)?;
         let epoch = epoch_sql(epoch)?;
-        let count = snapshot.resources.len() as i64;
-        let time = snapshot.manifest.time.clone();
         let t = &self.t;
+        let b = &self.bucket;
+        let (key, bak) = (diy::stack_key(stack), diy::backup_key(stack));
         let held = Held::of(lock);
         let older = self.fenced(lock, async {
             let mut conn = self.db.get().await?;
@@ -303,15 +398,8 @@ impl PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            tx.execute(
-                &format!(
-                    "UPDATE {t}_stacks SET checkpoint = $3, epoch = $4, resource_count = $5, last_update = $6
-                     WHERE project = $1 AND stack = $2"
-                ),
-                &[&stack.project(), &stack.stack(), &text, &epoch, &count, &time],
-            )
-            .await
-            .map_err(|e| describe(&e))?;
+            b.copy(&tx, &key, &bak).await?;
+            b.put(&tx, &key, text.as_bytes()).await?;
             let older: i64 = tx
                 .query_one(
                     &format!(
@@ -406,6 +494,10 @@ impl PgBackend {
         Ok(state)
     }
 
+    /// Takes the stack's lock: stepdeck's fenced lease, then Pulumi's lock key written beside
+    /// it, as Pulumi locks: its own key written, then a look for any other (a `pulumi` that
+    /// holds the stack), which refuses the stack in Pulumi's words and releases the lease. The
+    /// key of a holder whose lease was taken over is its leftover, removed.
     fn take_lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
         let lease = lock_info::lease()?;
         let taken = self.run(lease::acquire(
@@ -416,27 +508,81 @@ impl PgBackend {
             operation,
             lease,
         ))?;
-        match taken {
-            Taken::Held(held) => {
-                let (info, broke, taken) = *held;
-                let record = PgRecord {
-                    db: self.db.clone(),
-                    table: self.t.clone(),
-                    held: Held {
-                        project: stack.project().to_string(),
-                        stack: stack.stack().to_string(),
-                        id: info.id.clone(),
-                        generation: i64::try_from(info.generation).unwrap_or(i64::MAX),
-                    },
-                };
-                StackLock::hold(stack.clone(), info, broke, lease, taken, Box::new(record))
+        let (info, broke, taken) = match taken {
+            Taken::Held(held) => *held,
+            Taken::Refused(info) => {
+                return Err(Box::new(StackLocked {
+                    stack: stack.to_string(),
+                    info,
+                })
+                .into());
             }
-            Taken::Refused(info) => Err(Box::new(StackLocked {
-                stack: stack.to_string(),
-                info,
-            })
-            .into()),
+        };
+        let dir = diy::lock_dir(stack);
+        let key = |id: &str| format!("{dir}{id}.json");
+        let ours = key(&info.id);
+        let before = broke.as_ref().map(|b| key(&b.id));
+        let record = PgRecord {
+            db: self.db.clone(),
+            table: self.t.clone(),
+            held: Held {
+                project: stack.project().to_string(),
+                stack: stack.stack().to_string(),
+                id: info.id.clone(),
+                generation: i64::try_from(info.generation).unwrap_or(i64::MAX),
+            },
+            bucket: self.bucket.clone(),
+            pulumi_lock: ours.clone(),
+        };
+        let held = StackLock::hold(stack.clone(), info, broke, lease, taken, Box::new(record))?;
+        let b = &self.bucket;
+        let others = self.run(async {
+            let conn = self.db.get().await?;
+            b.put(&*conn, &ours, &lock_file::ours()).await?;
+            let mut others = b.get_under(&*conn, &dir).await?;
+            others.retain(|(k, _)| *k != ours && Some(k) != before.as_ref());
+            if others.is_empty()
+                && let Some(before) = &before
+            {
+                b.delete(&*conn, before).await?;
+            }
+            Ok(others)
+        })?;
+        if others.is_empty() {
+            return Ok(held);
         }
+        let found: Vec<(String, Option<Vec<u8>>)> = others
+            .into_iter()
+            .map(|(k, bytes)| (self.key_location(&k).display().to_string(), Some(bytes)))
+            .collect();
+        drop(held);
+        Err(lock_file::locked(&found))
+    }
+}
+
+/// Pulumi's table as the bucket of the DIY keys.
+impl diy::Bucket for PgBackend {
+    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StateError> {
+        self.get(key)
+    }
+
+    fn read_dir(&self, dir: &str, suffix: &str) -> Result<Vec<(String, Vec<u8>)>, StateError> {
+        self.run(async {
+            let conn = self.db.get().await?;
+            self.bucket.get_dir(&*conn, dir, suffix).await
+        })
+    }
+
+    fn location(&self, key: &str) -> PathBuf {
+        self.key_location(key)
+    }
+}
+
+/// The epoch of a checkpoint `pulumi` wrote: the one after the last journal row's (`last`).
+fn after_journals(last: Option<i64>, location: &std::path::Path) -> Result<u64, StateError> {
+    match last {
+        None => Ok(0),
+        Some(e) => next_epoch(u64::try_from(e).unwrap_or(0), location),
     }
 }
 
@@ -465,17 +611,24 @@ impl Backend for PgBackend {
     }
 
     fn location(&self, stack: &StackRef) -> PathBuf {
-        self.rows_location("stacks", stack)
+        self.key_location(&diy::stack_key(stack))
     }
 
     fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
-        let t = &self.t;
-        Ok(!self
+        let t = &self.bucket.table;
+        let found = !self
             .query(
-                &format!("SELECT 1 FROM {t}_stacks WHERE project = $1 AND stack = $2"),
-                &[&stack.project(), &stack.stack()],
+                &format!("SELECT 1 FROM {t} WHERE key = $1"),
+                &[&format!("{}{}", self.bucket.prefix, diy::stack_key(stack))],
             )?
-            .is_empty())
+            .is_empty();
+        if found {
+            return Ok(true);
+        }
+        match self.missing(stack) {
+            StateError::NoSuchStack { .. } => Ok(false),
+            compressed => Err(compressed),
+        }
     }
 
     fn lock_or_create(
@@ -483,61 +636,82 @@ impl Backend for PgBackend {
         stack: &StackRef,
         operation: &str,
     ) -> Result<(StackLock, bool), StateError> {
+        self.check_exists(stack)?;
         let lock = self.take_lock(stack, operation)?;
         let text = self.checkpoint_text(stack, &Snapshot::default(), 0, None, None)?;
-        let t = &self.t;
-        let created = self.execute_held(
-            &lock,
-            &format!(
-                "INSERT INTO {t}_stacks (project, stack, epoch, checkpoint, resource_count)
-                 VALUES ($1, $2, 0, $3, 0) ON CONFLICT DO NOTHING"
-            ),
-            &[&stack.project(), &stack.stack(), &text],
-        )?;
-        Ok((lock, created == 1))
+        let (t, b) = (&self.t, &self.bucket);
+        let key = diy::stack_key(stack);
+        let held = Held::of(&lock);
+        let created = self.fenced(&lock, async {
+            let mut conn = self.db.get().await?;
+            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            if !still_held(&tx, t, &held).await? {
+                return Ok(None);
+            }
+            let created = b.put_new(&tx, &key, text.as_bytes()).await?;
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok(Some(created))
+        })?;
+        Ok((lock, created))
     }
 
     fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError> {
         validate_name("project", project)?;
         let current = self.current_stack(project)?;
-        let t = &self.t;
-        let rows = self.query(
-            &format!(
-                "SELECT s.stack, s.resource_count, s.last_update, l.id IS NOT NULL
-                 FROM {t}_stacks s LEFT JOIN {t}_locks l USING (project, stack)
-                 WHERE s.project = $1 ORDER BY s.stack"
-            ),
-            &[&project],
-        )?;
+        let dir = diy::stacks_dir(project);
+        let files = diy::Bucket::read_dir(self, &dir, ".json")?;
         let mut out = Vec::new();
-        for row in rows {
-            let name: String = row.get(0);
-            let locked: bool = row.get(3);
-            let lock = if locked {
-                self.run(lease::read(&self.db, t, project, &name))?
-                    .map(|(info, _)| info)
-            } else {
-                None
+        for (key, bytes) in files {
+            let Some(name) = key
+                .strip_prefix(&dir)
+                .and_then(|n| n.strip_suffix(".json"))
+                .filter(|n| !n.contains('/'))
+                .map(str::to_string)
+            else {
+                continue;
             };
-            let count: i64 = row.get(1);
+            if StackRef::new(project, &name).is_err() {
+                continue;
+            }
+            let doc: Value = serde_json::from_slice(&bytes)
+                .map_err(|e| corrupt(&self.key_location(&key), e.to_string()))?;
+            let latest = doc.pointer("/checkpoint/latest");
+            let lock = self
+                .run(lease::read(&self.db, &self.t, project, &name))?
+                .map(|(info, _)| info);
             out.push(StackSummary {
                 current: current.as_deref() == Some(name.as_str()),
-                resource_count: usize::try_from(count).unwrap_or(0),
-                last_update: row.get(2),
+                resource_count: latest
+                    .and_then(|l| l.get("resources"))
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len),
+                last_update: latest
+                    .and_then(|l| l.pointer("/manifest/time"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
                 lock,
                 name,
             });
         }
+        out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
     }
 
     fn projects(&self) -> Result<Vec<String>, StateError> {
-        let t = &self.t;
-        let rows = self.query(
-            &format!("SELECT DISTINCT project FROM {t}_stacks ORDER BY project"),
-            &[],
-        )?;
-        Ok(rows.iter().map(|r| r.get(0)).collect())
+        let top = format!("{}/stacks/", diy::PULUMI_DIR);
+        let keys = self.run(async {
+            let conn = self.db.get().await?;
+            self.bucket.list(&*conn, &top).await
+        })?;
+        let mut out: Vec<String> = keys
+            .iter()
+            .filter_map(|k| k.strip_prefix(&top)?.split_once('/').map(|(p, _)| p))
+            .filter(|p| validate_name("project", p).is_ok())
+            .map(str::to_string)
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
     }
 
     fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
@@ -566,7 +740,7 @@ impl Backend for PgBackend {
                 });
             }
         }
-        let t = &self.t;
+        let (t, b) = (&self.t, &self.bucket);
         let held = Held::of(&lock);
         self.fenced(&lock, async {
             let mut conn = self.db.get().await?;
@@ -574,7 +748,13 @@ impl Backend for PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            for table in ["stacks", "journal", "history", "current"] {
+            // As Pulumi removes a stack: its file kept as `.json.bak`, its history and tags gone.
+            let key = diy::stack_key(stack);
+            b.copy(&tx, &key, &diy::backup_key(stack)).await?;
+            b.delete(&tx, &key).await?;
+            b.delete(&tx, &diy::tags_key(stack)).await?;
+            b.delete_under(&tx, &diy::history_dir(stack)).await?;
+            for table in ["journal", "history", "current"] {
                 tx.execute(
                     &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
                     &[&stack.project(), &stack.stack()],
@@ -592,16 +772,18 @@ impl Backend for PgBackend {
     fn current_stack(&self, project: &str) -> Result<Option<String>, StateError> {
         validate_name("project", project)?;
         let t = &self.t;
-        Ok(self
+        let Some(name) = self
             .query(
-                &format!(
-                    "SELECT c.stack FROM {t}_current c JOIN {t}_stacks s USING (project, stack)
-                     WHERE c.project = $1"
-                ),
+                &format!("SELECT stack FROM {t}_current WHERE project = $1"),
                 &[&project],
             )?
             .first()
-            .map(|r| r.get(0)))
+            .map(|r| r.get::<_, String>(0))
+        else {
+            return Ok(None);
+        };
+        let exists = StackRef::new(project, &name).is_ok_and(|s| self.stack_exists(&s));
+        Ok(exists.then_some(name))
     }
 
     fn select_stack(&self, stack: &StackRef) -> Result<(), StateError> {
@@ -624,18 +806,50 @@ impl Backend for PgBackend {
 
     fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
         self.require(stack)?;
-        self.run(lease::unlock(
-            &self.db,
-            &self.t,
-            stack.project(),
-            stack.stack(),
-            force,
-        ))?
-        .map_err(|held| StateError::LockHeldByLiveProcess {
-            stack: stack.to_string(),
-            pid: held.pid,
-            host: held.hostname,
-        })
+        let ours = self
+            .run(lease::unlock(
+                &self.db,
+                &self.t,
+                stack.project(),
+                stack.stack(),
+                force,
+            ))?
+            .map_err(|held| StateError::LockHeldByLiveProcess {
+                stack: stack.to_string(),
+                pid: held.pid,
+                host: held.hostname,
+            })?;
+        // Pulumi's lock keys too: the removed holder's, and those a `pulumi` that died left.
+        let dir = diy::lock_dir(stack);
+        let b = &self.bucket;
+        let mut found = self.run(async {
+            let conn = self.db.get().await?;
+            if let Some(ours) = &ours {
+                b.delete(&*conn, &format!("{dir}{}.json", ours.id)).await?;
+            }
+            b.get_under(&*conn, &dir).await
+        })?;
+        let mut theirs = None;
+        for (key, bytes) in found.drain(..) {
+            let id = key
+                .strip_prefix(&dir)
+                .and_then(|n| n.strip_suffix(".json"))
+                .unwrap_or(&key);
+            let (info, readable) = lock_file::info(id, Some(&bytes));
+            if !force && (!readable || !info.pid_gone_here()) {
+                return Err(StateError::LockHeldByLiveProcess {
+                    stack: stack.to_string(),
+                    pid: info.pid,
+                    host: info.hostname,
+                });
+            }
+            self.run(async {
+                let conn = self.db.get().await?;
+                b.delete(&*conn, &key).await
+            })?;
+            theirs = Some(info);
+        }
+        Ok(ours.or(theirs))
     }
 
     fn lock_holder(&self, stack: &StackRef) -> Result<Option<LockInfo>, StateError> {
@@ -670,7 +884,7 @@ impl Backend for PgBackend {
         let loaded = self.load_rows(lock.stack(), crypter, true)?;
         let current =
             SecretsProviderState::written_under(loaded.state.secrets_providers.as_ref(), crypter);
-        let state = if loaded.journal.entries != 0 || !current {
+        let state = if loaded.journal.entries != 0 || !current || loaded.foreign {
             self.compact(lock, crypter)?
         } else {
             loaded.state
@@ -739,43 +953,36 @@ impl Backend for PgBackend {
         mut record: UpdateRecord,
     ) -> Result<UpdateRecord, StateError> {
         let stack = lock.stack();
-        let t = &self.t;
-        let last: i64 = self.query(
-            &format!(
-                "SELECT coalesce(max(version), 0) FROM {t}_history WHERE project = $1 AND stack = $2"
-            ),
-            &[&stack.project(), &stack.stack()],
-        )?[0]
-            .get(0);
-        record.version = u64::try_from(last).unwrap_or(0) + 1;
-        let text = serde_json::to_string(&record).expect("an update record serializes");
-        let version = last + 1;
-        self.execute_held(
-            lock,
-            &format!(
-                "INSERT INTO {t}_history (project, stack, version, record) VALUES ($1, $2, $3, $4)"
-            ),
-            &[&stack.project(), &stack.stack(), &version, &text],
-        )?;
+        record.version = self.history(stack)?.first().map_or(0, |r| r.version) + 1;
+        let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+        let base = format!("{}{}-{nanos}", diy::history_dir(stack), stack.stack());
+        let text = update_info::encode(&record);
+        let key = diy::stack_key(stack);
+        let backup = diy::backups_enabled()
+            .then(|| format!("{}{}.{nanos}.json", diy::backups_dir(stack), stack.stack()));
+        let (t, b) = (&self.t, &self.bucket);
+        let held = Held::of(lock);
+        self.fenced(lock, async {
+            let mut conn = self.db.get().await?;
+            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            if !still_held(&tx, t, &held).await? {
+                return Ok(None);
+            }
+            b.put(&tx, &format!("{base}{}", update_info::SUFFIX), &text)
+                .await?;
+            b.copy(&tx, &key, &format!("{base}.checkpoint.json"))
+                .await?;
+            if let Some(backup) = &backup {
+                b.copy(&tx, &key, backup).await?;
+            }
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok(Some(()))
+        })?;
         Ok(record)
     }
 
     fn history(&self, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
-        let t = &self.t;
-        let rows = self.query(
-            &format!(
-                "SELECT version, record FROM {t}_history WHERE project = $1 AND stack = $2 ORDER BY version DESC"
-            ),
-            &[&stack.project(), &stack.stack()],
-        )?;
-        let location = self.location(stack);
-        rows.iter()
-            .map(|row| {
-                let (version, text): (i64, &str) = (row.get(0), row.get(1));
-                serde_json::from_str(text)
-                    .map_err(|e| corrupt(&location, format!("history version {version}: {e}")))
-            })
-            .collect()
+        diy::history(self, stack)
     }
 
     fn record_update_events(
@@ -792,10 +999,18 @@ impl Backend for PgBackend {
         self.execute_held(
             lock,
             &format!(
-                "UPDATE {t}_history SET events = CASE WHEN version = $3 THEN $4::bytea ELSE NULL END \
-                 WHERE project = $1 AND stack = $2 AND (version = $3 OR (version < $5 AND events IS NOT NULL))"
+                "WITH dropped AS (DELETE FROM {t}_history \
+                   WHERE project = $1 AND stack = $2 AND version < $5) \
+                 INSERT INTO {t}_history (project, stack, version, events) VALUES ($1, $2, $3, $4) \
+                 ON CONFLICT (project, stack, version) DO UPDATE SET events = EXCLUDED.events"
             ),
-            &[&stack.project(), &stack.stack(), &version, &bytes, &oldest_kept],
+            &[
+                &stack.project(),
+                &stack.stack(),
+                &version,
+                &bytes,
+                &oldest_kept,
+            ],
         )
         .map(|_| ())
     }
@@ -823,11 +1038,7 @@ impl Backend for PgBackend {
     }
 
     fn user_tags(&self, stack: &StackRef) -> Result<BTreeMap<String, String>, StateError> {
-        match self.stack_column(stack, "tags")? {
-            None => Ok(BTreeMap::new()),
-            Some(text) => serde_json::from_str(&text)
-                .map_err(|e| corrupt(&self.location(stack), format!("tags: {e}"))),
-        }
+        diy::user_tags(self, stack)
     }
 
     fn save_user_tags(
@@ -835,15 +1046,24 @@ impl Backend for PgBackend {
         lock: &StackLock,
         tags: &BTreeMap<String, String>,
     ) -> Result<(), StateError> {
-        let stack = lock.stack();
-        let text = serde_json::to_string(tags).expect("tags serialize");
-        let t = &self.t;
-        self.execute_held(
-            lock,
-            &format!("UPDATE {t}_stacks SET tags = $3 WHERE project = $1 AND stack = $2"),
-            &[&stack.project(), &stack.stack(), &text],
-        )
-        .map(|_| ())
+        let key = diy::tags_key(lock.stack());
+        let text = tags_file::encode(tags);
+        let (t, b) = (&self.t, &self.bucket);
+        let held = Held::of(lock);
+        self.fenced(lock, async {
+            let mut conn = self.db.get().await?;
+            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
+            if !still_held(&tx, t, &held).await? {
+                return Ok(None);
+            }
+            if tags.is_empty() {
+                b.delete(&tx, &key).await?;
+            } else {
+                b.put(&tx, &key, &text).await?;
+            }
+            tx.commit().await.map_err(|e| describe(&e))?;
+            Ok(Some(()))
+        })
     }
 
     fn rename_stack(
@@ -861,12 +1081,7 @@ impl Backend for PgBackend {
             .or(state.secrets_providers);
         let epoch = next_epoch(state.epoch, &self.location(&old))?;
         let text = self.checkpoint_text(new, &snapshot, epoch, providers.as_ref(), crypter)?;
-        let (epoch, count, time) = (
-            epoch_sql(epoch)?,
-            snapshot.resources.len() as i64,
-            snapshot.manifest.time.clone(),
-        );
-        let t = &self.t;
+        let (t, b) = (&self.t, &self.bucket);
         let held = Held::of(&lock);
         let renamed = self.fenced(&lock, async {
             let mut conn = self.db.get().await?;
@@ -874,20 +1089,32 @@ impl Backend for PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            let inserted = tx
-                .execute(
-                    &format!(
-                        "INSERT INTO {t}_stacks (project, stack, epoch, checkpoint, resource_count, last_update, tags)
-                         SELECT project, $3, $4, $5, $6, $7, tags FROM {t}_stacks
-                         WHERE project = $1 AND stack = $2 ON CONFLICT DO NOTHING"
-                    ),
-                    &[&old.project(), &old.stack(), &new.stack(), &epoch, &text, &count, &time],
-                )
-                .await
-                .map_err(|e| describe(&e))?;
-            if inserted == 0 {
+            if !b
+                .put_new(&tx, &diy::stack_key(new), text.as_bytes())
+                .await?
+            {
                 return Ok(Some(false));
             }
+            // As Pulumi renames: tags and history move (each history file renamed for the new
+            // stack), the old stack file is kept as `.json.bak`.
+            let (old_tags, new_tags) = (diy::tags_key(&old), diy::tags_key(new));
+            b.copy(&tx, &old_tags, &new_tags).await?;
+            b.delete(&tx, &old_tags).await?;
+            let (from, to) = (diy::history_dir(&old), diy::history_dir(new));
+            let prefix = format!("{}-", old.stack());
+            for (key, bytes) in b.get_under(&tx, &from).await? {
+                if let Some(rest) = key
+                    .strip_prefix(&from)
+                    .and_then(|n| n.strip_prefix(&prefix))
+                {
+                    b.put(&tx, &format!("{to}{}-{rest}", new.stack()), &bytes)
+                        .await?;
+                }
+            }
+            b.delete_under(&tx, &from).await?;
+            let key = diy::stack_key(&old);
+            b.copy(&tx, &key, &diy::backup_key(&old)).await?;
+            b.delete(&tx, &key).await?;
             for table in ["history", "current"] {
                 tx.execute(
                     &format!("UPDATE {t}_{table} SET stack = $3 WHERE project = $1 AND stack = $2"),
@@ -896,14 +1123,12 @@ impl Backend for PgBackend {
                 .await
                 .map_err(|e| describe(&e))?;
             }
-            for table in ["journal", "stacks"] {
-                tx.execute(
-                    &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
-                    &[&old.project(), &old.stack()],
-                )
-                .await
-                .map_err(|e| describe(&e))?;
-            }
+            tx.execute(
+                &format!("DELETE FROM {t}_journal WHERE project = $1 AND stack = $2"),
+                &[&old.project(), &old.stack()],
+            )
+            .await
+            .map_err(|e| describe(&e))?;
             tx.commit().await.map_err(|e| describe(&e))?;
             Ok(Some(true))
         })?;

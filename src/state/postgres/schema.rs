@@ -1,14 +1,20 @@
 //! The tables of the PostgreSQL backend and their versioned migrations. `<prefix>_schema`
 //! holds the version; a database of a newer version is refused, an older one migrated in one
 //! transaction under an advisory lock, which then reads the version afresh (two first users do
-//! not both create the tables).
+//! not both create the tables). Version 4 moved each stack's checkpoint, tags and history
+//! records into Pulumi's table (`bucket`), where `pulumi` reads them, and dropped their copies.
 
-use tokio_postgres::Client;
+use tokio_postgres::{Client, Transaction};
 
+use crate::state::diy::{self, tags_file, update_info};
+use crate::state::stack_ref::StackRef;
+use crate::state::update_record::UpdateRecord;
+
+use super::bucket::Bucket;
 use super::db::describe;
 
 /// The schema version this build writes.
-pub(crate) const SCHEMA_VERSION: i32 = 3;
+pub(crate) const SCHEMA_VERSION: i32 = 4;
 
 /// Migration `n` (1-based) takes the schema from version `n - 1` to `n`; `{t}` is the prefix.
 const MIGRATIONS: &[&str] = &[
@@ -44,10 +50,20 @@ CREATE SEQUENCE {t}_lock_generation;
 -- Each update's engine events, gzip-compressed (`codec::update_events`), for `stack history --open`.
 ALTER TABLE {t}_history ADD COLUMN events bytea;
 ",
+    // Runs after `to_pulumi_keys`: the state now lives in Pulumi's table; `{t}_history` keeps
+    // only each update's events.
+    "
+DROP TABLE {t}_stacks;
+ALTER TABLE {t}_history DROP COLUMN record;
+",
 ];
 
-/// Brings the tables of prefix `t` to [`SCHEMA_VERSION`], or says why it cannot.
-pub(crate) async fn migrate(client: &mut Client, t: &str) -> Result<(), String> {
+/// The migration before whose SQL [`to_pulumi_keys`] runs.
+const PULUMI_KEYS_MIGRATION: usize = 3;
+
+/// Brings the tables of prefix `t` to [`SCHEMA_VERSION`] and Pulumi's table `bucket` into
+/// being, or says why it cannot.
+pub(crate) async fn migrate(client: &mut Client, t: &str, bucket: &Bucket) -> Result<(), String> {
     if let Some(version) = recorded_version(client, t).await?
         && version == SCHEMA_VERSION
     {
@@ -75,6 +91,14 @@ pub(crate) async fn migrate(client: &mut Client, t: &str) -> Result<(), String> 
         }
     };
     for (i, sql) in MIGRATIONS.iter().enumerate().skip(from as usize) {
+        if i == PULUMI_KEYS_MIGRATION {
+            tx.batch_execute(&bucket.schema())
+                .await
+                .map_err(|e| format!("creating table {}: {}", bucket.table, describe(&e)))?;
+            to_pulumi_keys(&tx, t, bucket)
+                .await
+                .map_err(|e| format!("migrating {t} to schema version {}: {e}", i + 1))?;
+        }
         tx.batch_execute(&sql.replace("{t}", t))
             .await
             .map_err(|e| {
@@ -131,4 +155,56 @@ async fn recorded_version(
             rows.len()
         )),
     }
+}
+
+/// Writes each stack of `<t>_stacks` to Pulumi's keys: its checkpoint (the same document as the
+/// stack file), its tags and its update records, each history file named by the update's end
+/// time (and version, so that they sort as they ran).
+async fn to_pulumi_keys(tx: &Transaction<'_>, t: &str, bucket: &Bucket) -> Result<(), String> {
+    let stacks = tx
+        .query(
+            &format!("SELECT project, stack, checkpoint, tags FROM {t}_stacks"),
+            &[],
+        )
+        .await
+        .map_err(|e| describe(&e))?;
+    for row in stacks {
+        let (project, name): (String, String) = (row.get(0), row.get(1));
+        let stack = StackRef::new(&project, &name)
+            .map_err(|e| format!("{t}_stacks {project}/{name}: {e}"))?;
+        let checkpoint: &str = row.get(2);
+        bucket
+            .put(tx, &diy::stack_key(&stack), checkpoint.as_bytes())
+            .await?;
+        let tags: std::collections::BTreeMap<String, String> = serde_json::from_str(row.get(3))
+            .map_err(|e| format!("{t}_stacks {stack} tags: {e}"))?;
+        if !tags.is_empty() {
+            bucket
+                .put(tx, &diy::tags_key(&stack), &tags_file::encode(&tags))
+                .await?;
+        }
+        let history = tx
+            .query(
+                &format!(
+                    "SELECT version, record FROM {t}_history WHERE project = $1 AND stack = $2"
+                ),
+                &[&project, &name],
+            )
+            .await
+            .map_err(|e| describe(&e))?;
+        for row in history {
+            let version: i64 = row.get(0);
+            let record: UpdateRecord = serde_json::from_str(row.get(1))
+                .map_err(|e| format!("{t}_history {stack} version {version}: {e}"))?;
+            let nanos = i128::from(record.end_time) * 1_000_000_000 + i128::from(version);
+            let key = format!(
+                "{}{}-{nanos}{}",
+                diy::history_dir(&stack),
+                stack.stack(),
+                update_info::SUFFIX
+            );
+            bucket.put(tx, &key, &update_info::encode(&record)).await?;
+        }
+    }
+    Ok(())
 }

@@ -1,12 +1,16 @@
-//! `postgres://USER:PASSWORD@HOST:PORT/DB?table=PREFIX&sslmode=MODE&sslrootcert=FILE`: the
-//! server, the database and the prefix of the tables the state lives in. A host starting with
-//! `/` (written `%2F…`) is the directory of the server's Unix socket.
+//! `postgres://USER:PASSWORD@HOST:PORT/DB?table=NAME&sslmode=MODE&sslrootcert=FILE`: the
+//! server, the database and Pulumi's state table (`pulumi_state` unless `?table=` names
+//! another, as in Pulumi), beside which stepdeck keeps its own tables, prefixed `stepdeck_`,
+//! or `NAME_` when `?table=` is given. A host starting with `/` (written `%2F…`) is the
+//! directory of the server's Unix socket.
 
 use std::fmt;
 use std::path::PathBuf;
 
-/// The default prefix of the tables (`stepdeck_stacks`, `stepdeck_journal`, …).
-pub const DEFAULT_TABLE: &str = "stepdeck";
+/// Pulumi's default state table.
+pub const DEFAULT_TABLE: &str = "pulumi_state";
+/// The default prefix of stepdeck's own tables (`stepdeck_journal`, `stepdeck_locks`, …).
+pub const DEFAULT_PREFIX: &str = "stepdeck";
 
 /// How the connection is encrypted, with libpq's meanings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -30,8 +34,10 @@ pub struct PgUrl {
     pub host: String,
     pub port: u16,
     pub dbname: String,
-    /// The prefix of every table name: letters, digits and `_`, starting with a letter.
+    /// Pulumi's state table: letters, digits and `_`, starting with a letter.
     pub table: String,
+    /// The prefix of stepdeck's own tables: [`DEFAULT_PREFIX`], or the table `?table=` names.
+    pub prefix: String,
     pub sslmode: SslMode,
     /// A PEM file of CA certificates to trust instead of the built-in roots.
     pub sslrootcert: Option<PathBuf>,
@@ -89,6 +95,7 @@ impl PgUrl {
             port,
             dbname,
             table: DEFAULT_TABLE.into(),
+            prefix: DEFAULT_PREFIX.into(),
             sslmode: SslMode::Prefer,
             sslrootcert: None,
         };
@@ -98,6 +105,7 @@ impl PgUrl {
             match key {
                 "table" => {
                     check_table(&value)?;
+                    parsed.prefix.clone_from(&value);
                     parsed.table = value;
                 }
                 "sslmode" => {
@@ -123,6 +131,11 @@ impl PgUrl {
             }
         }
         Ok(parsed)
+    }
+
+    /// What Pulumi puts before every key: the URL's path (the database name) and a `/`.
+    pub fn key_prefix(&self) -> String {
+        format!("{}/", self.dbname)
     }
 
     /// The URL with its password masked, for messages and `about`.
@@ -186,7 +199,7 @@ mod tests {
         assert_eq!(u.password.as_deref(), Some("p@ss"));
         assert_eq!((u.host.as_str(), u.port), ("db.example", 6543));
         assert_eq!(u.dbname, "state");
-        assert_eq!(u.table, "team_a");
+        assert_eq!((u.table.as_str(), u.prefix.as_str()), ("team_a", "team_a"));
         assert_eq!(u.sslmode, SslMode::VerifyFull);
         assert_eq!(
             u.redacted(),
@@ -195,6 +208,8 @@ mod tests {
         let u = PgUrl::parse("postgresql://ops@%2Ftmp%2Fpg/state").unwrap();
         assert_eq!((u.host.as_str(), u.port), ("/tmp/pg", 5432));
         assert_eq!(u.table, DEFAULT_TABLE);
+        assert_eq!(u.prefix, DEFAULT_PREFIX);
+        assert_eq!(u.key_prefix(), "state/");
     }
 
     #[test]
