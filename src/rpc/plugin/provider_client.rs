@@ -16,9 +16,10 @@ use tonic::{Code, Status};
 use super::{PluginCommand, PluginContext, PluginProcess};
 use crate::engine::provider::parameterization::Parameterization;
 use crate::engine::provider::{
-    CallRequest, CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest,
-    ConstructResult, CreateRequest, CreateResult, DeleteRequest, DiffChanges, DiffKind,
-    DiffRequest, DiffResult, PropertyDiff, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    CallRequest, CallResult, CheckFailure, CheckRequest, CheckResult, ConfigureResult,
+    ConstructRequest, ConstructResult, CreateRequest, CreateResult, DeleteRequest, DiffChanges,
+    DiffKind, DiffRequest, DiffResult, PropertyDiff, ProviderError, ReadRequest, ReadResult,
+    UpdateRequest,
 };
 use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use crate::rpc::MAX_MESSAGE_SIZE;
@@ -652,7 +653,7 @@ impl Provider for PluginProvider {
         })
     }
 
-    async fn call(&self, req: CallRequest) -> Result<PropertyMap, ProviderError> {
+    async fn call(&self, req: CallRequest) -> Result<CallResult, ProviderError> {
         let info = req.info;
         let wire = pulumirpc::CallRequest {
             tok: req.tok.clone(),
@@ -682,8 +683,18 @@ impl Provider for PluginProvider {
             Ok(resp) => resp.into_inner(),
             Err(s) => return Err(self.rpc_error("Call", s).await),
         };
-        refused_arguments("call", &req.tok, &resp.failures)?;
-        self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")
+        let failures = resp
+            .failures
+            .into_iter()
+            .map(|f| CheckFailure {
+                property: f.property,
+                reason: f.reason,
+            })
+            .collect();
+        Ok(CallResult {
+            outputs: self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")?,
+            failures,
+        })
     }
 
     async fn parameterize(&self, req: &Parameterization) -> Result<String, ProviderError> {
