@@ -11,11 +11,19 @@ mod cli_support;
 
 mod harness;
 mod integrity;
+mod local_providers;
 mod program_test;
 
 mod aliases;
 mod component_providers;
 mod config;
+mod construct_component_methods;
+mod construct_component_methods_errors;
+mod construct_component_methods_provider;
+mod construct_component_methods_resources;
+mod construct_component_methods_unknown;
+mod construct_component_plain;
+mod construct_component_unknown;
 mod graph;
 mod hide_diffs;
 mod hooks;
