@@ -223,7 +223,7 @@ fn opened(v: &Value) -> Value {
     }
 }
 
-/// Copies the files of `from` (not its subdirectories: those are edit steps) into `to`.
+/// Copies the files of `from` and its subdirectories (not its `stepN/` edit steps) into `to`.
 pub(crate) fn copy_files(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display())) {
         let entry = entry.unwrap();

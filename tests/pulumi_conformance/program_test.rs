@@ -17,6 +17,7 @@ pub(crate) struct Options {
     pub skip_refresh: bool,
     pub expect_refresh_changes: bool,
     pub skip_preview: bool,
+    pub skip_export_import: bool,
     pub skip_update: bool,
     pub skip_empty_preview_update: bool,
     pub allow_empty_preview_changes: bool,
@@ -93,7 +94,7 @@ impl ProgramTest {
         }
         let skip_preview = opts.skip_preview || opts.quick;
         let output = self.preview_and_update(opts, skip_preview, opts.expect_failure, false, false);
-        if !opts.quick {
+        if !(opts.quick || opts.skip_export_import) {
             self.env.ok(&["stack", "export", "--file", "stack.json"]);
             self.env.ok(&["stack", "import", "--file", "stack.json"]);
             std::fs::remove_file(self.env.project().join("stack.json")).unwrap();

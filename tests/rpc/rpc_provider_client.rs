@@ -1,8 +1,9 @@
 //! The provider client's wire behaviour against a small gRPC ResourceProvider written here:
 //! what it sends to a provider that does not accept secrets, how it maps DiffResponse, and
-//! how `ErrorResourceInitFailed` details become a partial failure; what a component provider
-//! that accepts output values gets in Construct, and how the `InputPropertiesError` details of
-//! a failed Construct or Call are reported.
+//! how `ErrorResourceInitFailed` details become a partial failure; that a method's check
+//! failures come back as its answer; what a component provider that accepts output values gets
+//! in Construct, and how the `InputPropertiesError` details of a failed Construct or Call are
+//! reported.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -15,7 +16,8 @@ use tonic::{Request, Response, Status};
 use stepdeck::engine::model::property::{OUTPUT_SIG, SIG_KEY, props};
 use stepdeck::engine::provider::parameterization::Parameterization;
 use stepdeck::engine::provider::{
-    CallRequest, ConstructRequest, CreateRequest, DiffChanges, DiffKind, DiffRequest, ProviderError,
+    CallRequest, CheckFailure, ConstructRequest, CreateRequest, DiffChanges, DiffKind, DiffRequest,
+    ProviderError,
 };
 use stepdeck::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use stepdeck::rpc::MAX_MESSAGE_SIZE;
@@ -199,9 +201,22 @@ impl ResourceProvider for Fake {
     /// Refuses the input `foo` (and a `gone` one), with no message of its own.
     async fn call(
         &self,
-        _: Request<pulumirpc::CallRequest>,
+        request: Request<pulumirpc::CallRequest>,
     ) -> Result<Response<pulumirpc::CallResponse>, Status> {
-        Err(input_properties_error(""))
+        if request.get_ref().tok == "fake:index:Cluster/scale" {
+            return Err(input_properties_error(""));
+        }
+        Ok(Response::new(pulumirpc::CallResponse {
+            r#return: Some(map_to_struct(
+                &props([("partial", PropertyValue::from("so far"))]),
+                MarshalOptions::ALL,
+            )),
+            failures: vec![pulumirpc::CheckFailure {
+                property: "the failure property".into(),
+                reason: "the failure reason".into(),
+            }],
+            ..Default::default()
+        }))
     }
     async fn cancel(&self, _: Request<()>) -> Result<Response<()>, Status> {
         Ok(Response::new(()))
@@ -375,6 +390,29 @@ async fn parameterize_sends_the_value_and_answers_the_providers_package() {
         served, "widgets",
         "the name comes from the provider's answer"
     );
+}
+
+/// A method's check failures are its answer, not an error: the monitor hands them to the
+/// program, whose SDK words them (`the failure reason (the failure property)`), as Pulumi's
+/// monitor does.
+#[tokio::test]
+async fn call_failures_are_answered_with_the_return() {
+    let (p, _seen, _server) = start().await;
+    let answered = p
+        .call(CallRequest {
+            tok: "fake:index:Vm/restart".into(),
+            ..CallRequest::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        answered.failures,
+        [CheckFailure {
+            property: "the failure property".into(),
+            reason: "the failure reason".into(),
+        }]
+    );
+    assert_eq!(answered.outputs["partial"], "so far".into());
 }
 
 #[tokio::test]

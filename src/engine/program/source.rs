@@ -23,7 +23,7 @@ use crate::engine::model::resource::{is_provider_type, provider_type, provider_t
 use crate::engine::model::urn::{ROOT_STACK_TYPE, Urn, UrnMap, UrnSet};
 use crate::engine::provider::parameterization::ParameterizedPackage;
 use crate::engine::provider::registry::ProviderRegistry;
-use crate::engine::provider::{CallRequest, ConstructRequest, ProgramInfo, Provider};
+use crate::engine::provider::{CallRequest, CallResult, ConstructRequest, ProgramInfo, Provider};
 use crate::engine::run::events::{EventSink, Severity};
 
 use super::register_error::{FunctionCall, ProviderRefError};
@@ -454,7 +454,7 @@ impl ResourceMonitor {
         mut req: CallRequest,
         provider: Option<ProviderRef>,
         version: Option<String>,
-    ) -> Result<PropertyMap, RegisterError> {
+    ) -> Result<CallResult, RegisterError> {
         for deps in req.arg_dependencies.values() {
             for d in deps {
                 self.check_registered("argDependencies", d)?;

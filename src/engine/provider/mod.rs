@@ -241,6 +241,14 @@ pub struct ConstructResult {
     pub state_dependencies: BTreeMap<String, Vec<Urn>>,
 }
 
+/// Call's answer: the method's return, or the check failures the provider refused its
+/// arguments with (handed to the program, whose SDK words the error, as Pulumi's monitor does).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct CallResult {
+    pub outputs: PropertyMap,
+    pub failures: Vec<CheckFailure>,
+}
+
 /// Read's answer; an empty `id` means the resource no longer exists.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResult {
@@ -357,7 +365,7 @@ pub trait Provider: Send + Sync {
     }
 
     /// Calls a method of a component this provider constructed; returns what it returned.
-    async fn call(&self, _req: CallRequest) -> Result<PropertyMap, ProviderError> {
+    async fn call(&self, _req: CallRequest) -> Result<CallResult, ProviderError> {
         Err(ProviderError::Unsupported("Call"))
     }
 

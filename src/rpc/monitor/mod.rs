@@ -647,10 +647,18 @@ impl MonitorRpc for MonitorService {
             )
             .await
             .map_err(|e| register_status("ResourceCallRequest", e))?;
+        let failures = result
+            .failures
+            .into_iter()
+            .map(|f| pulumirpc::CheckFailure {
+                property: f.property,
+                reason: f.reason,
+            })
+            .collect();
         Ok(Response::new(CallResponse {
-            r#return: Some(map_to_struct(&result, MarshalOptions::ALL)),
+            r#return: Some(map_to_struct(&result.outputs, MarshalOptions::ALL)),
             return_dependencies: Default::default(),
-            failures: Vec::new(),
+            failures,
         }))
     }
 

@@ -17,9 +17,10 @@ use super::{PluginCommand, PluginContext, PluginProcess};
 use crate::engine::model::property_path::PropertyPath;
 use crate::engine::provider::parameterization::Parameterization;
 use crate::engine::provider::{
-    CallRequest, CheckFailure, CheckRequest, CheckResult, ConfigureResult, ConstructRequest,
-    ConstructResult, CreateRequest, CreateResult, DeleteRequest, DiffChanges, DiffKind,
-    DiffRequest, DiffResult, PropertyDiff, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    CallRequest, CallResult, CheckFailure, CheckRequest, CheckResult, ConfigureResult,
+    ConstructRequest, ConstructResult, CreateRequest, CreateResult, DeleteRequest, DiffChanges,
+    DiffKind, DiffRequest, DiffResult, PropertyDiff, ProviderError, ReadRequest, ReadResult,
+    UpdateRequest,
 };
 use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use crate::rpc::MAX_MESSAGE_SIZE;
@@ -724,7 +725,7 @@ impl Provider for PluginProvider {
         })
     }
 
-    async fn call(&self, req: CallRequest) -> Result<PropertyMap, ProviderError> {
+    async fn call(&self, req: CallRequest) -> Result<CallResult, ProviderError> {
         let info = req.info;
         let wire = pulumirpc::CallRequest {
             tok: req.tok.clone(),
@@ -759,8 +760,18 @@ impl Provider for PluginProvider {
                 });
             }
         };
-        refused_arguments("call", &req.tok, &resp.failures)?;
-        self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")
+        let failures = resp
+            .failures
+            .into_iter()
+            .map(|f| CheckFailure {
+                property: f.property,
+                reason: f.reason,
+            })
+            .collect();
+        Ok(CallResult {
+            outputs: self.outputs(resp.r#return.as_ref(), &req.args, "CallResponse.return")?,
+            failures,
+        })
     }
 
     async fn parameterize(&self, req: &Parameterization) -> Result<String, ProviderError> {

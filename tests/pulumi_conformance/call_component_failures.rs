@@ -1,0 +1,47 @@
+//! Pulumi's `call_component_failures` (`TestCallFailures{Node,Python}`): a method call on a
+//! remote component fails in its provider with an input property error naming `foo`, and the
+//! update fails with the property and the reason (in stepdeck's words, `call of <token>
+//! failed: …`, not Pulumi's `call to function '<token>' failed: …`). Quick and
+//! `ExpectFailure`, as the Go test runs it.
+
+use super::local_components::{Provider, with_component};
+use super::program_test::Options;
+
+const EXPECTED: [&str; 2] = [
+    "call of testcomponent:index:Component/getMessage failed:",
+    "\t\t- property foo has a problem: the failure reason",
+];
+
+fn fails_with_the_reason(lang: &str, provider: Provider) {
+    let t = with_component("call_component_failures", lang, provider);
+    let opts = Options {
+        quick: true,
+        expect_failure: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        for part in EXPECTED {
+            assert!(run.output.contains(part), "{part:?} in:\n{}", run.output);
+        }
+    });
+}
+
+#[test]
+fn nodejs_testcomponent() {
+    fails_with_the_reason("nodejs", Provider::Node);
+}
+
+#[test]
+fn nodejs_testcomponent_python() {
+    fails_with_the_reason("nodejs", Provider::Python);
+}
+
+#[test]
+fn python_testcomponent() {
+    fails_with_the_reason("python", Provider::Node);
+}
+
+#[test]
+fn python_testcomponent_python() {
+    fails_with_the_reason("python", Provider::Python);
+}
