@@ -182,6 +182,8 @@ fn a_late_watcher_counts_down_from_when_the_gate_opened_and_logs_the_approval_on
         left <= 56,
         "the countdown runs from when the gate opened, not from the attach:\n{s}"
     );
+    // So does the run's clock.
+    assert!(!s.contains("⏱ 00:00"), "{s}");
     late.keys(&["a"]);
     late.wait_for("DONE");
     late.keys(&["5", "z"]);
