@@ -181,12 +181,12 @@ impl Model {
         self.rows.with_status(self.counts.troubled(), status)
     }
 
-    /// An operator or engine note in the log.
     /// The steps the preview before this run planned: the progress counts against them.
     pub fn expect_steps(&mut self, steps: Option<usize>) {
         self.counts.expected = steps;
     }
 
+    /// An operator or console note in the log, stamped now.
     pub fn note(&mut self, severity: Severity, message: &str) {
         self.at = self.clock.now();
         self.noted(severity, message);
