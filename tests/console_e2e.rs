@@ -463,6 +463,27 @@ fn a_failed_run_leaves_its_error_once_after_exit() {
 }
 
 #[test]
+fn the_summary_left_after_exit_breaks_a_long_error_at_spaces_not_in_a_name_or_a_quote() {
+    let env = Env::new(
+        "resources:\n  bad:\n    type: sim:index:Resource\n    properties:\n      failOn: [create]\n",
+    );
+    let t = Tmux::start(&env, 80, 30, &["up", "--stack", "dev", "--yes"]);
+    t.wait_for("FAILED");
+    t.keys(&["q"]);
+    let s = t.wait_for("TTY-");
+    let failure = s.lines().find(|l| l.contains("bad (sim:index:Resource):"));
+    assert!(failure.is_some(), "{s}");
+    // The URN and the quoted value each stay on one line, and the error goes on indented.
+    assert!(
+        s.lines()
+            .any(|l| l.contains("urn:pulumi:dev::") && l.contains("::bad")),
+        "{s}"
+    );
+    assert!(s.lines().any(|l| l.contains("\"create\"")), "{s}");
+    assert!(s.lines().any(|l| l.starts_with("        ")), "{s}");
+}
+
+#[test]
 fn esc_closes_the_filter_prompt_and_q_quits_a_read_only_preview() {
     let env = chain_project(3, 20);
     let t = Tmux::start(&env, 120, 40, &["preview", "--stack", "dev"]);

@@ -14,7 +14,7 @@ use stepdeck::engine::run::events::CascadeId;
 use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::rpc::console::addr::ConsoleAddress;
-use stepdeck::rpc::console::client::{AttachOptions, RemoteActions, attach};
+use stepdeck::rpc::console::client::{AttachOptions, RemoteActions, ServedEvent, attach};
 use stepdeck::rpc::console_proto::Action;
 
 use super::args::AttachArgs;
@@ -144,12 +144,12 @@ pub(super) async fn run(args: AttachArgs) -> Result<()> {
 /// Prints the stream as Pulumi's engine events, one JSON object a line; fails unless the
 /// served deployment ended with a successful summary.
 async fn print_json(
-    mut events: tokio::sync::mpsc::UnboundedReceiver<EngineEvent>,
+    mut events: tokio::sync::mpsc::UnboundedReceiver<ServedEvent>,
     config: BTreeMap<String, String>,
 ) -> Result<()> {
     let mut writer = EventWriter::new(config);
     let mut outcome = None;
-    while let Some(e) = events.recv().await {
+    while let Some((e, _)) = events.recv().await {
         if let EngineEvent::Summary { outcome: o, .. } = &e {
             outcome = Some(o.clone());
         }

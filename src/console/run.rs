@@ -21,13 +21,13 @@ use ratatui::backend::{Backend, CrosstermBackend};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
-use crate::engine::{EngineEvent, Severity};
+use crate::engine::Severity;
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
 use crate::app::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
 use crate::app::keymap::{Action, as_typed, map_key, map_mouse};
-use crate::app::model::Model;
+use crate::app::model::{Model, Timed};
 use crate::app::preset::Presets;
 use crate::app::selection::Resolved;
 use crate::app::steering::Steering;
@@ -116,9 +116,9 @@ impl Console {
     /// Shows one deployment until the operator leaves it (or, with `leave_when_done`, shortly
     /// after the deployment ends). Reads engine events from `events` and acts through
     /// `control`; `mode` says whether it shows a preview (and may ask to apply it).
-    pub async fn session(
+    pub async fn session<E: Timed + Send>(
         &mut self,
-        mut events: UnboundedReceiver<EngineEvent>,
+        mut events: UnboundedReceiver<E>,
         control: impl Steering,
         mode: ConsoleMode,
         title: Title,
@@ -173,8 +173,8 @@ pub fn osc52(text: &str) -> String {
 }
 
 /// What one console session works with, apart from the terminal and its input.
-pub(crate) struct Session<'a> {
-    pub events: &'a mut UnboundedReceiver<EngineEvent>,
+pub(crate) struct Session<'a, E> {
+    pub events: &'a mut UnboundedReceiver<E>,
     pub control: &'a dyn Steering,
     pub mode: ConsoleMode,
     pub title: Title,
@@ -207,16 +207,17 @@ fn repaint<B: Backend>(terminal: &mut Terminal<B>) -> Result<(), B::Error> {
     terminal.resize(ratatui::layout::Rect::new(0, 0, size.width, size.height))
 }
 /// The loop proper, over any backend and input stream (tests drive it with a TestBackend).
-pub(crate) async fn event_loop<B, I>(
+pub(crate) async fn event_loop<B, I, E>(
     terminal: &mut Terminal<B>,
     input: &mut I,
-    session: Session<'_>,
+    session: Session<'_, E>,
     ops: TerminalOps<B>,
 ) -> Result<ConsoleExit, ConsoleError>
 where
     B: Backend,
     ConsoleError: From<B::Error>,
     I: Stream<Item = io::Result<Event>> + Unpin,
+    E: Timed,
 {
     let Session {
         events,
@@ -236,7 +237,7 @@ where
     // `q`, `y` while the run goes on: the run is cancelled and the console stays until its
     // summary arrives, so that the summary is printed after exit as for any other end.
     let mut quitting: Option<ConsoleExit> = None;
-    let start = Instant::now();
+    let mut start = Instant::now();
     let mut model = Model::new();
     let mut ui = UiState::new(mode, title);
     ui.watch_only = !control.may_act();
@@ -270,7 +271,7 @@ where
     let mut events_since_draw = false;
     let mut last_draw = Instant::now();
     let mut mouse = ui.mouse_capture;
-    let mut batch: Vec<EngineEvent> = Vec::with_capacity(1024);
+    let mut batch: Vec<E> = Vec::with_capacity(1024);
     let exit = 'console: loop {
         if RESTORED_BY_PANIC.swap(false, Ordering::SeqCst) {
             (ops.reclaim)(terminal)?;
@@ -340,18 +341,19 @@ where
                 model.set_now(start.elapsed());
                 let mut applied = 0;
                 for e in batch.drain(..) {
-                    model.apply(&e);
+                    apply_timed(&mut model, &mut start, e);
                     applied += 1;
                 }
                 while applied < BATCH {
                     match events.try_recv() {
                         Ok(e) => {
-                            model.apply(&e);
+                            apply_timed(&mut model, &mut start, e);
                             applied += 1;
                         }
                         Err(_) => break,
                     }
                 }
+                model.log_new_waits();
                 events_since_draw = true;
                 apply_presets(&mut ui, &model, control);
                 ui.settle(&model);
@@ -375,13 +377,27 @@ where
         }
     };
     *presets = std::mem::take(&mut ui.presets);
-    if let Some(text) = summary_text(&model) {
+    let columns = terminal.size().map(|s| usize::from(s.width)).ok();
+    if let Some(text) = summary_text(&model, columns) {
         *report = Some(text);
     }
     if !mouse {
         (ops.set_mouse)(terminal, true)?;
     }
     Ok(exit)
+}
+
+/// Applies `e` at the instant it carries, if any (a served run's event, which may have
+/// happened before this console started): the console's clock then starts no later than the
+/// run's first event, so that a watcher's times agree with the run's however late it attached.
+fn apply_timed(model: &mut Model, start: &mut Instant, e: impl Timed) {
+    let (e, when) = e.into_parts();
+    let at = when.map(|when| {
+        *start = (*start).min(when);
+        model.set_now(start.elapsed());
+        when.duration_since(*start)
+    });
+    model.apply_at(&e, at);
 }
 
 /// One thing the operator did, in the order done.
@@ -491,7 +507,7 @@ mod tests {
     use super::*;
     use crate::app::sample::sample_timeline;
     use crate::engine::run::control::ControlReceiver;
-    use crate::engine::{CancelLevel, Control, EventSink, Operation, Outcome};
+    use crate::engine::{CancelLevel, Control, EngineEvent, EventSink, Operation, Outcome};
 
     type Keys = input_channel::UnboundedSender<io::Result<Event>>;
 

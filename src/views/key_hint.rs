@@ -124,7 +124,8 @@ pub fn key_hint(model: &Model, ui: &UiState, t: Theme, w: usize) -> Line<'static
     if ui.nav.focus == ViewId::Graph {
         hints.push(("f", "focus"));
     }
-    hints.push(("q", "quit"));
+    // An attached console only leaves: the served run goes on.
+    hints.push(("q", if ui.watch_only { "detach" } else { "quit" }));
     hints.push(("?", "help"));
     // Last, so that they take only room the keys above leave (a zoom says first how to
     // leave it).

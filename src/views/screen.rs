@@ -32,6 +32,10 @@ use super::theme::Theme;
 /// Terminals at least this wide (and [`WIDE_MIN_HEIGHT`] high) get the multi-view layout.
 pub const WIDE_MIN_WIDTH: u16 = 120;
 pub const WIDE_MIN_HEIGHT: u16 = 28;
+/// Rows the narrow layout gives the Log under the view in focus, on a terminal at least
+/// [`WIDE_MIN_HEIGHT`] high (at most a quarter more on a taller one): a plan's warnings and a
+/// run's progress stay in view on a terminal too narrow for the panels side by side.
+const NARROW_LOG_ROWS: u16 = 6;
 
 /// Draws the console into a frame.
 pub fn draw(frame: &mut Frame, model: &Model, ui: &mut UiState, theme: Theme) {
@@ -128,7 +132,16 @@ fn narrow(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: 
         spans.push(Span::styled(text, style));
     }
     buf.set_line(tabs.x, tabs.y, &Line::from(spans), tabs.width);
-    view(ui.nav.focus, rest, buf, model, ui, theme);
+    let tall = body.height + 2 >= WIDE_MIN_HEIGHT;
+    if tall && ui.nav.focus != ViewId::Log {
+        let rows = (rest.height / 4).max(NARROW_LOG_ROWS);
+        let [main, log] =
+            Layout::vertical([Constraint::Min(1), Constraint::Length(rows)]).areas(rest);
+        view(ui.nav.focus, main, buf, model, ui, theme);
+        view(ViewId::Log, log, buf, model, ui, theme);
+    } else {
+        view(ui.nav.focus, rest, buf, model, ui, theme);
+    }
 }
 
 fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {

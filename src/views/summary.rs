@@ -17,7 +17,7 @@ use crate::output::summary::render;
 
 use super::details::value_text;
 use super::frame::frame;
-use super::text::scroll_rows;
+use super::text::{scroll_rows, width, wrap_keeping_quotes};
 use super::theme::Theme;
 
 /// One line of the summary, with how it is styled.
@@ -214,15 +214,39 @@ fn policy_lines(m: &Model, out: &mut Vec<(Kind, String)>) {
     out.push((Kind::Plain, String::new()));
 }
 
-/// The summary as plain text, for the terminal after the console leaves.
-pub fn summary_text(m: &Model) -> Option<String> {
+/// The summary as plain text, for the terminal after the console leaves. A line wider than
+/// `columns` is broken at spaces, never inside a quoted value, and goes on indented under its
+/// start (the terminal would break it anywhere, a URN or a quoted error in the middle).
+pub fn summary_text(m: &Model, columns: Option<usize>) -> Option<String> {
     let lines = summary_lines(m)?;
     let mut text = String::new();
     for (_, l) in lines {
-        text.push_str(&l);
-        text.push('\n');
+        for part in l.split('\n') {
+            for row in fit_to(part, columns) {
+                text.push_str(&row);
+                text.push('\n');
+            }
+        }
     }
     Some(text)
+}
+
+/// `line` as it is when it fits in `columns`, else broken at spaces, its continuations
+/// indented four more than its start.
+fn fit_to(line: &str, columns: Option<usize>) -> Vec<String> {
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let room = columns.map_or(0, |c| c.saturating_sub(indent + 5));
+    if columns.is_none_or(|c| width(line) <= c) || room < 20 {
+        return vec![line.to_string()];
+    }
+    wrap_keeping_quotes(&line[indent..], room)
+        .into_iter()
+        .enumerate()
+        .map(|(k, row)| {
+            let pad = if k == 0 { indent } else { indent + 4 };
+            format!("{}{row}", " ".repeat(pad))
+        })
+        .collect()
 }
 
 /// The summary panel of a finished run; its state is its [`Scroll`] over the wrapped lines.

@@ -41,11 +41,48 @@ pub fn shorten_left(s: &str, max: usize) -> String {
 /// `s` broken into lines of at most `max` cells, at spaces where it can (a word longer than a
 /// line is cut), so that nothing of a long message is lost.
 pub fn wrap_words(s: &str, max: usize) -> Vec<String> {
+    fill(s.split(' ').map(str::to_string), max)
+}
+
+/// `s` broken at spaces as [`wrap_words`] does, but a quoted stretch (`"…"` or `` `…` ``)
+/// that fits on a line is kept whole: an error quoting a value reads as it was written.
+pub fn wrap_keeping_quotes(s: &str, max: usize) -> Vec<String> {
+    let odd = |word: &str, q: char| word.chars().filter(|&c| c == q).count() % 2 == 1;
+    let mut units: Vec<String> = Vec::new();
+    let mut open: Option<char> = None;
+    for word in s.split(' ') {
+        match (open, units.last_mut()) {
+            (Some(q), Some(unit)) => {
+                unit.push(' ');
+                unit.push_str(word);
+                if odd(word, q) {
+                    open = None;
+                }
+            }
+            _ => {
+                units.push(word.to_string());
+                open = ['"', '`'].into_iter().find(|&q| odd(word, q));
+            }
+        }
+    }
+    // A quoted stretch wider than a line breaks at its spaces after all.
+    let units = units.into_iter().flat_map(|u| {
+        if width(&u) > max {
+            u.split(' ').map(str::to_string).collect()
+        } else {
+            vec![u]
+        }
+    });
+    fill(units, max)
+}
+
+/// Words laid into lines of at most `max` cells, one space between them; a word wider than a
+/// line is cut.
+fn fill(words: impl Iterator<Item = String>, max: usize) -> Vec<String> {
     let max = max.max(1);
     let mut lines = Vec::new();
     let mut cur = String::new();
-    for word in s.split(' ') {
-        let mut word = word.to_string();
+    for mut word in words {
         loop {
             let sep = usize::from(!cur.is_empty());
             if width(&cur) + sep + width(&word) <= max {

@@ -100,7 +100,7 @@ fn a_watcher_in_another_process_approves_the_served_cascade() {
     let out = finish(up);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("db cascade approved by alice@laptop"),
+        stdout(&out).contains("(sim:index:Database): approved by remote alice@laptop"),
         "{}",
         stdout(&out)
     );
@@ -131,10 +131,6 @@ fn a_watcher_approves_a_step_gate_and_the_summary_names_it() {
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.contains("create of r2 approved by alice@laptop"),
-        "{text}"
-    );
-    assert!(
         text.contains("create r2 (sim:index:Resource): approved by remote alice@laptop"),
         "{text}"
     );
@@ -160,6 +156,47 @@ fn without_a_decision_the_approval_timeout_declines_the_cascade() {
     let json = stdout(&out);
     assert!(json.contains("no decision within 1s"), "{json}");
     assert!(json.contains("\"summaryEvent\""), "{json}");
+}
+
+/// The seconds an approval countdown on `s` has left (`declined in 57s`).
+fn countdown(s: &str) -> Option<u64> {
+    let (_, after) = s.split_once("declined in ")?;
+    after.split('s').next()?.parse().ok()
+}
+
+#[test]
+fn a_late_watcher_counts_down_from_when_the_gate_opened_and_logs_the_approval_once() {
+    let env = cascade_project();
+    let up = up_ask(&env, &["--approval-timeout", "60"]);
+    let early = attach_console(&env, WATCH, "carol@ci");
+    // The gate has waited a few seconds when the second watcher attaches.
+    let s = early.wait("the gate waiting 4s", |s| {
+        countdown(s).is_some_and(|n| n <= 56)
+    });
+    // A watch-only console's `q` only detaches: it says so.
+    assert!(s.contains("q detach") && !s.contains("q quit"), "{s}");
+    let late = attach_console(&env, CONTROL, "alice@laptop");
+    let s = late.wait("the late watcher's countdown", |s| countdown(s).is_some());
+    let left = countdown(&s).unwrap_or_default();
+    assert!(
+        left <= 56,
+        "the countdown runs from when the gate opened, not from the attach:\n{s}"
+    );
+    // So does the run's clock.
+    assert!(!s.contains("⏱ 00:00"), "{s}");
+    late.keys(&["a"]);
+    late.wait_for("DONE");
+    late.keys(&["5", "z"]);
+    let s = late.wait("the zoomed Log", |s| s.contains("┌ Log"));
+    // The gate was logged when it began to wait, and the approval once, naming who.
+    let waited = s.find("waiting for approval: urn:pulumi:dev::");
+    let approved = s.find("approved by remote alice@laptop");
+    assert!(waited.is_some() && waited < approved, "{s}");
+    assert_eq!(s.matches("approved by").count(), 1, "{s}");
+    let out = finish(up);
+    assert!(out.status.success(), "{}", stderr(&out));
+    late.quit_and_expect_restored(0);
+    early.quit_and_expect_restored(0);
 }
 
 /// The served `up --approve-replacements ask` and an `attach --json` watcher of it.
@@ -448,7 +485,7 @@ fn a_flood_of_idle_connections_leaves_the_run_and_its_watchers_alone(limit: u64,
     assert_eq!(env.managed("dev").len(), 30);
     let text = stdout(&out);
     assert!(
-        text.contains("create of r30 approved by alice@laptop"),
+        text.contains("create r30 (sim:index:Resource): approved by remote alice@laptop"),
         "{text}"
     );
     assert_eq!(

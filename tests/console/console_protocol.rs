@@ -13,7 +13,7 @@ use stepdeck::engine::{
     Control, Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot,
 };
 use stepdeck::rpc::console::addr::ConsoleAddress;
-use stepdeck::rpc::console::client::{AttachOptions, Attached, attach, client};
+use stepdeck::rpc::console::client::{AttachOptions, Attached, ServedEvent, attach, client};
 use stepdeck::rpc::console::server::{
     Limits, SERVING_NICE, SERVING_POLICY, SERVING_THREAD, Served, ServingConsole, serve,
 };
@@ -108,6 +108,19 @@ fn deploy(
     (control, sink, local, run)
 }
 
+/// The served events without when the run saw them, as a local console receives its own.
+fn untimed(mut served: UnboundedReceiver<ServedEvent>) -> UnboundedReceiver<EngineEvent> {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        while let Some((e, _)) = served.recv().await {
+            if tx.send(e).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
 /// Applies whatever `events` holds now (waiting `quiet` for more) to `model`.
 async fn drain(events: &mut UnboundedReceiver<EngineEvent>, model: &mut Model, quiet: Duration) {
     while let Ok(Some(e)) = tokio::time::timeout(quiet, events.recv()).await {
@@ -162,11 +175,12 @@ async fn a_watch_only_token_watches_but_its_actions_are_refused_with_a_reason() 
     let (served, _serving, address) = served(&dir).await;
     let (control, _, mut local, run) = deploy(&served, &dir, 20, 50);
     let Attached {
-        mut events,
+        events,
         actions,
         may_act,
         ..
     } = attach(options(&address, WATCH)).await.unwrap();
+    let mut events = untimed(events);
     assert!(!may_act);
     actions.send(Action::Pause, 0);
     let refusal = loop {
@@ -199,11 +213,12 @@ async fn a_late_joiner_sees_what_the_local_console_sees_mid_run_and_at_the_end()
     drain(&mut local, &mut here, Duration::from_millis(500)).await;
 
     let Attached {
-        mut events,
+        events,
         actions,
         may_act,
         ..
     } = attach(options(&address, CONTROL)).await.unwrap();
+    let mut events = untimed(events);
     assert!(may_act);
     let mut there = Model::new();
     drain(&mut events, &mut there, Duration::from_millis(500)).await;
@@ -288,7 +303,10 @@ async fn the_console_is_served_on_spare_cycles_by_a_thread_of_its_own() {
     served.hub.push(&EngineEvent::Paused);
     served.hub.close();
     let mut a = attach(options(&address, WATCH)).await.unwrap();
-    assert!(matches!(a.events.recv().await, Some(EngineEvent::Paused)));
+    assert!(matches!(
+        a.events.recv().await,
+        Some((EngineEvent::Paused, Some(_)))
+    ));
 }
 
 /// How many events the next reply of `stream` that carries events holds.
@@ -501,7 +519,10 @@ async fn over_tls_a_watcher_trusting_the_ca_attaches_and_a_plaintext_one_does_no
     opts.tls_ca = Some(dir.path().join("ca.pem"));
     opts.tls_domain = Some("localhost".into());
     let mut attached = attach(opts).await.unwrap();
-    assert_eq!(attached.events.recv().await, Some(EngineEvent::Paused));
+    assert!(matches!(
+        attached.events.recv().await,
+        Some((EngineEvent::Paused, Some(_)))
+    ));
 }
 
 /// A Unix socket that forwards every connection to `to`; `cut` breaks the open ones (the
@@ -572,10 +593,9 @@ async fn a_watcher_whose_connection_breaks_reconnects_and_misses_nothing() {
         served.hub.push(&EngineEvent::DiffQueued { urn: urn(i) });
     }
     let Attached {
-        mut events,
-        actions,
-        ..
+        events, actions, ..
     } = attach(options(&front, WATCH)).await.unwrap();
+    let mut events = untimed(events);
     // Without actions the stream closes when the served deployment ends.
     drop(actions);
     let mut got = Vec::new();
@@ -611,10 +631,9 @@ async fn a_connection_that_breaks_after_the_summary_ends_the_stream_quietly() {
     served.hub.push(&EngineEvent::Paused);
     served.hub.push(&summary);
     let Attached {
-        mut events,
-        actions,
-        ..
+        events, actions, ..
     } = attach(options(&front, WATCH)).await.unwrap();
+    let mut events = untimed(events);
     drop(actions);
     assert_eq!(events.recv().await, Some(EngineEvent::Paused));
     assert_eq!(events.recv().await, Some(summary));
@@ -668,7 +687,8 @@ async fn a_late_joiner_after_notes_were_compacted_sees_the_local_model() {
         served.hub.held()
     );
 
-    let Attached { mut events, .. } = attach(options(&address, WATCH)).await.unwrap();
+    let Attached { events, .. } = attach(options(&address, WATCH)).await.unwrap();
+    let mut events = untimed(events);
     let mut there = Model::new();
     while let Ok(Some(e)) = tokio::time::timeout(Duration::from_secs(5), events.recv()).await {
         there.apply(&e);

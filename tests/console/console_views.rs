@@ -189,6 +189,24 @@ fn a_finished_preview_asks_to_apply() {
     }
 }
 
+/// Too narrow for the panels side by side but tall enough (100x30), a plan keeps the Log in
+/// view under the tree: its warnings show without switching to it.
+#[test]
+fn a_narrow_but_tall_plan_shows_the_log_under_the_tree() {
+    let mut m = finished_preview();
+    m.note(
+        Severity::Warning,
+        "create of r2 will wait for a decision (creates=ask)",
+    );
+    let mut u = ui(ConsoleMode::Preview {
+        awaiting_decision: true,
+    });
+    let s = screen(&m, &mut u, 100, 30);
+    assert!(s.contains("┌ Resources") && s.contains("┌ Log"), "{s}");
+    assert!(s.contains("will wait for a decision"), "{s}");
+    insta::assert_snapshot!("preview_100x30", s);
+}
+
 #[test]
 fn a_plan_names_its_pending_creates_in_the_top_bar_and_lists_them_in_the_log() {
     let mut m = finished_preview();
@@ -508,7 +526,7 @@ fn home_and_page_up_in_the_log_stop_at_the_oldest_entry() {
 #[test]
 fn end_in_the_summary_stops_at_its_last_line() {
     let m = failed(sample_model());
-    let text = stepdeck::views::summary::summary_text(&m).unwrap();
+    let text = stepdeck::views::summary::summary_text(&m, None).unwrap();
     let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
     let mut u = ui(ConsoleMode::Live);
     u.nav.focus = ViewId::Summary;

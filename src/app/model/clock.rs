@@ -24,9 +24,14 @@ impl Clock {
 
     /// The console clock without the time spent paused.
     pub fn active_now(&self) -> Duration {
-        self.now.saturating_sub(self.paused_total).saturating_sub(
+        self.active_at(self.now)
+    }
+
+    /// The console instant `at` without the time spent paused before it.
+    fn active_at(&self, at: Duration) -> Duration {
+        at.saturating_sub(self.paused_total).saturating_sub(
             self.paused_since
-                .map_or(Duration::ZERO, |p| self.now.saturating_sub(p)),
+                .map_or(Duration::ZERO, |p| at.saturating_sub(p)),
         )
     }
 
@@ -49,20 +54,20 @@ impl Clock {
         self.now = self.now.max(now);
     }
 
-    /// The run starts now.
-    pub(super) fn start(&mut self) {
-        self.started_at = Some(self.active_now());
+    /// The run starts at `at` (console clock: a watcher learns it from the served run).
+    pub(super) fn start(&mut self, at: Duration) {
+        self.started_at = Some(self.active_at(at));
     }
 
-    /// A pause begins now (unless one already runs).
-    pub(super) fn pause(&mut self) {
-        self.paused_since.get_or_insert(self.now);
+    /// A pause begins at `at` (unless one already runs).
+    pub(super) fn pause(&mut self, at: Duration) {
+        self.paused_since.get_or_insert(at);
     }
 
-    /// The pause, if any, ends now.
-    pub(super) fn resume(&mut self) {
+    /// The pause, if any, ends at `at`.
+    pub(super) fn resume(&mut self, at: Duration) {
         if let Some(since) = self.paused_since.take() {
-            self.paused_total += self.now.saturating_sub(since);
+            self.paused_total += at.saturating_sub(since);
         }
     }
 }

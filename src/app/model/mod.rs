@@ -19,6 +19,7 @@ mod policies;
 mod resource;
 mod resources;
 mod run_status;
+mod timed;
 
 #[cfg(test)]
 mod tests;
@@ -26,6 +27,7 @@ mod tests;
 use std::time::Duration;
 
 use crate::engine::refresh_result;
+use crate::engine::run::approval::ApprovalKind;
 use crate::engine::run::events::{
     APPROVAL_TIMEOUT_NOTE, CascadeId, CascadeMember, ChainId, Decider, PAUSED_BY_NOTE, StepInfo,
 };
@@ -44,6 +46,7 @@ pub use policies::{PackEntry, PolicyModel};
 pub use resource::{Changes, Resource, Status};
 pub use resources::Resources;
 pub use run_status::{CancelSeen, RunState, RunStatus, SummaryInfo};
+pub use timed::Timed;
 
 use history::HistoryLine;
 
@@ -65,6 +68,11 @@ pub struct Model {
     rows: Resources,
     /// Bumped by every event: the key of layouts that depend on statuses or times.
     version: u64,
+    /// When the event being applied happened (console clock): now, or for a watcher's
+    /// replay of what came before it attached, when the served run saw it.
+    at: Duration,
+    /// How many of the approvals' gates [`Model::log_new_waits`] has looked at.
+    waits_logged: usize,
 }
 
 impl Model {
@@ -173,19 +181,33 @@ impl Model {
         self.rows.with_status(self.counts.troubled(), status)
     }
 
-    /// An operator or engine note in the log.
     /// The steps the preview before this run planned: the progress counts against them.
     pub fn expect_steps(&mut self, steps: Option<usize>) {
         self.counts.expected = steps;
     }
 
+    /// An operator or console note in the log, stamped now.
     pub fn note(&mut self, severity: Severity, message: &str) {
+        self.at = self.clock.now();
+        self.noted(severity, message);
+    }
+
+    /// A note about the event being applied.
+    fn noted(&mut self, severity: Severity, message: &str) {
         self.log_line(severity, None, message.to_string());
     }
 
-    /// Applies one event; O(1) amortised apart from the sizes of the event's own lists.
+    /// Applies one event as happening now; O(1) amortised apart from the sizes of the event's
+    /// own lists.
     pub fn apply(&mut self, e: &EngineEvent) {
-        let now = self.clock.now();
+        self.apply_at(e, None);
+    }
+
+    /// Applies one event that happened `at` on the console clock (`None`: now), so that what
+    /// it starts (a step, a gate's countdown, a pause) counts from then.
+    pub fn apply_at(&mut self, e: &EngineEvent, at: Option<Duration>) {
+        self.at = at.unwrap_or(self.clock.now());
+        let now = self.at;
         let live = !self.run.preview;
         self.version += 1;
         match e {
@@ -204,7 +226,7 @@ impl Model {
                 run.project.clone_from(project);
                 run.parallel = *parallel;
                 run.parallel_diff = *parallel_diff;
-                self.clock.start();
+                self.clock.start(now);
             }
             EngineEvent::RegistrationReceived {
                 urn,
@@ -236,7 +258,7 @@ impl Model {
             }
             EngineEvent::PendingCreatesCleared { count } => {
                 self.run.set_pending_creates(&[]);
-                self.note(
+                self.noted(
                     Severity::Info,
                     &format!("cleared {count} pending create(s) (--clear-pending-creates)"),
                 );
@@ -424,19 +446,15 @@ impl Model {
             } => {
                 self.hold(*gate, *chain, urn, &[]);
                 self.approvals.set_step(*gate, (*op, *kind, *asked));
-                if *asked {
+                // A run's gate is logged once it is known to wait (`log_new_waits`).
+                if *asked && self.run.preview {
                     let message = format!(
-                        "{} of {} {} for a decision ({}=ask)",
+                        "{} of {} will wait for a decision ({}=ask)",
                         op.as_str(),
                         urn,
-                        if self.run.preview {
-                            "will wait"
-                        } else {
-                            "waits"
-                        },
                         kind.as_str()
                     );
-                    self.note(Severity::Warning, &message);
+                    self.noted(Severity::Warning, &message);
                 }
             }
             EngineEvent::Decision {
@@ -446,28 +464,28 @@ impl Model {
                 ..
             } => self.decision(*cascade, *approved, by),
             EngineEvent::Stepped => {
-                self.note(Severity::Info, "stepped: one waiting step may start");
+                self.noted(Severity::Info, "stepped: one waiting step may start");
             }
             EngineEvent::Breakpoint { op, urn } => {
                 let message = format!("breakpoint: paused before {} of {urn}", op.as_str());
-                self.note(Severity::Warning, &message);
+                self.noted(Severity::Warning, &message);
                 self.run.pause_cause = Some(format!("at the breakpoint before {}", urn.name()));
             }
             EngineEvent::Paused => {
                 self.run.paused = true;
-                self.clock.pause();
+                self.clock.pause(now);
                 let by = self
                     .run
                     .pause_cause
                     .take()
                     .unwrap_or_else(|| "by the operator".to_string());
                 let message = format!("paused {by}: running steps finish, no new step starts");
-                self.note(Severity::Warning, &message);
+                self.noted(Severity::Warning, &message);
             }
             EngineEvent::Resumed => {
                 self.run.paused = false;
-                self.clock.resume();
-                self.note(Severity::Info, "resumed by the operator");
+                self.clock.resume(now);
+                self.noted(Severity::Info, "resumed by the operator");
             }
             EngineEvent::CancelRequested { terminate } => {
                 self.run.cancel = if *terminate {
@@ -476,14 +494,14 @@ impl Model {
                     CancelSeen::Cancelling
                 };
                 self.run.paused = false;
-                self.clock.resume();
+                self.clock.resume(now);
                 self.abandon_undecided("the deployment was cancelled");
                 let message = if *terminate {
                     "terminating: in-flight operations stay pending"
                 } else {
                     "cancelling: running steps finish, no new steps start"
                 };
-                self.note(Severity::Warning, message);
+                self.noted(Severity::Warning, message);
             }
         }
         self.rows.place_new_rows();
@@ -531,8 +549,8 @@ impl Model {
     /// The run ended with `outcome`: the pause and the workers end, nothing waits any more,
     /// and what was running when it failed or was cancelled is interrupted.
     fn stop(&mut self, outcome: &Outcome) {
-        let now = self.clock.now();
-        self.clock.resume();
+        let now = self.at;
+        self.clock.resume(now);
         self.run.workers_busy = 0;
         let why = match outcome {
             Outcome::Succeeded => "the deployment ended",
@@ -552,7 +570,7 @@ impl Model {
     }
 
     fn step_planned(&mut self, info: &StepInfo) {
-        let now = self.clock.now();
+        let now = self.at;
         let i = self.rows.ensure(&info.urn);
         let counted = !self.rows.row(i).is_default_provider();
         self.counts.plan(info.op, counted, !self.run.preview);
@@ -598,7 +616,7 @@ impl Model {
         } else {
             "another step failed"
         };
-        let now = self.clock.now();
+        let now = self.at;
         for urn in self.chains.unfinished(chain) {
             let i = self.rows.ensure(&urn);
             if self.rows.row_mut(i).skip_unstarted(why, now) {
@@ -612,7 +630,7 @@ impl Model {
 
     /// A cascade (or a single step's gate) is held in `chain` for a decision.
     fn hold(&mut self, cascade: CascadeId, chain: ChainId, root: &Urn, members: &[CascadeMember]) {
-        let now = self.clock.now();
+        let now = self.at;
         let preview = self.run.preview;
         self.approvals
             .open((cascade, chain), root, members, now, preview);
@@ -624,7 +642,7 @@ impl Model {
     }
 
     fn decision(&mut self, cascade: CascadeId, approved: bool, by: &Decider) {
-        let now = self.clock.now();
+        let now = self.at;
         let preview = self.run.preview;
         let Some(c) = self.approvals.decide(cascade, approved, by) else {
             return;
@@ -664,7 +682,7 @@ impl Model {
 
     /// Cascades nobody decided when the run stopped will not run: nothing waits any more.
     fn abandon_undecided(&mut self, why: &str) {
-        let now = self.clock.now();
+        let now = self.at;
         for (chain, urns) in self.approvals.abandon_waiting() {
             self.chains.release(chain, ChainState::Skipped);
             for urn in urns {
@@ -676,10 +694,38 @@ impl Model {
         }
     }
 
-    /// A line in the log, stamped with the console clock.
+    /// Logs each gate opened since the last call that still waits for a decision, at the
+    /// instant it opened. The console calls it after each batch of events, so a gate that its
+    /// policy or a decision file settled at once is not said to have waited.
+    pub fn log_new_waits(&mut self) {
+        let opened = self
+            .approvals
+            .all()
+            .get(self.waits_logged..)
+            .unwrap_or_default();
+        let waiting: Vec<LogEntry> = opened
+            .iter()
+            .filter(|c| c.waiting())
+            .map(|c| {
+                let kind = c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k);
+                LogEntry {
+                    at: c.at,
+                    severity: Severity::Warning,
+                    urn: Some(c.root.clone()),
+                    message: format!("waiting for approval: {} ({})", c.root, kind.as_str()),
+                }
+            })
+            .collect();
+        self.waits_logged = self.approvals.all().len();
+        for entry in waiting {
+            self.log.push(entry);
+        }
+    }
+
+    /// A line in the log, stamped with the instant of the event being applied.
     fn log_line(&mut self, severity: Severity, urn: Option<&Urn>, message: String) {
         self.log.push(LogEntry {
-            at: self.clock.now(),
+            at: self.at,
             severity,
             urn: urn.cloned(),
             message,

@@ -835,3 +835,81 @@ fn an_apply_counts_its_progress_against_the_preview_and_says_when_it_runs_more()
     assert_eq!(m.counts.progress(), (0, 3));
     assert_eq!(m.counts.beyond_preview(), 1);
 }
+
+#[test]
+fn a_gate_is_logged_as_waiting_only_when_nothing_decided_it_at_once() {
+    let (db, app) = (
+        urn("sim:index:Database", "db"),
+        urn("sim:index:Service", "app"),
+    );
+    let waits = |m: &Model| {
+        m.log
+            .entries()
+            .iter()
+            .filter(|e| e.message.starts_with("waiting for approval: "))
+            .map(|e| e.message.clone())
+            .collect::<Vec<_>>()
+    };
+    let mut asked = live();
+    asked.apply(&cascade(&db, &app));
+    asked.log_new_waits();
+    asked.log_new_waits();
+    assert_eq!(
+        waits(&asked),
+        vec![format!("waiting for approval: {db} (replacements)")]
+    );
+    let mut by_policy = live();
+    by_policy.apply(&cascade(&db, &app));
+    by_policy.apply(&EngineEvent::Decision {
+        cascade: 1,
+        approved: true,
+        by: Decider::Policy,
+        op: StepOp::Replace,
+        urn: db.clone(),
+    });
+    by_policy.log_new_waits();
+    assert!(waits(&by_policy).is_empty());
+}
+
+#[test]
+fn events_replayed_to_a_late_watcher_count_from_when_the_run_saw_them() {
+    let mut m = Model::new();
+    let u = urn("sim:index:Server", "a");
+    let at = |s| Some(Duration::from_secs(s));
+    m.apply_at(
+        &EngineEvent::Prelude {
+            operation: Operation::Update,
+            preview: false,
+            stack: "dev".into(),
+            project: "myproj".into(),
+            parallel: 4,
+            parallel_diff: false,
+        },
+        at(0),
+    );
+    m.apply_at(
+        &EngineEvent::StepStarted {
+            chain: 1,
+            op: StepOp::Create,
+            urn: u.clone(),
+            worker: 0,
+        },
+        at(2),
+    );
+    m.apply_at(&EngineEvent::Paused, at(3));
+    // The watcher attaches at 10s and catches up at once.
+    m.set_now(Duration::from_secs(10));
+    m.apply_at(&EngineEvent::Resumed, at(5));
+    assert_eq!(m.clock.paused_time(), Duration::from_secs(2));
+    assert_eq!(m.elapsed(), Duration::from_secs(8));
+    assert_eq!(
+        m.get(&u).unwrap().elapsed(m.clock.now()),
+        Some(Duration::from_secs(8))
+    );
+    let paused = m
+        .log
+        .entries()
+        .iter()
+        .find(|e| e.message.starts_with("paused"));
+    assert_eq!(paused.map(|e| e.at), at(3));
+}

@@ -107,24 +107,34 @@ impl Control {
 
     /// Holds every step that has not started; running steps finish.
     pub fn pause(&self) {
-        if !self.inner.paused.send_replace(true) {
-            self.inner.events.send(EngineEvent::Paused);
-        }
+        self.switch(true, EngineEvent::Paused);
     }
 
     pub fn resume(&self) {
         // Steps granted while paused and not taken lapse.
         let _ = self.inner.steps.forget_permits(usize::MAX);
-        if self.inner.paused.send_replace(false) {
-            self.inner.events.send(EngineEvent::Resumed);
-        }
+        self.switch(false, EngineEvent::Resumed);
+    }
+
+    /// Flips the pause switch to `paused`, announcing it with `event` while no worker can see
+    /// the switch yet: a step the change lets start is reported after its cause.
+    fn switch(&self, paused: bool, event: EngineEvent) {
+        self.inner.paused.send_if_modified(|now| {
+            let changed = *now != paused;
+            if changed {
+                self.inner.events.send(event);
+                *now = paused;
+            }
+            changed
+        });
     }
 
     /// While paused, lets exactly one waiting step start; the run stays paused after it.
     pub fn step_once(&self) {
         if self.is_paused() {
-            self.inner.steps.add_permits(1);
+            // Announced before the permit exists, so that the step it lets through comes after.
             self.inner.events.send(EngineEvent::Stepped);
+            self.inner.steps.add_permits(1);
         }
     }
 
@@ -203,6 +213,74 @@ impl Control {
             });
             // A paused executor must wake up to notice the cancellation.
             self.inner.paused.send_replace(false);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use super::*;
+
+    /// Runs `observe` on a thread that is already spinning when `act` runs, and returns what it
+    /// saw: the race between a worker seeing the switch and the event being sent, made likely.
+    fn observed<T: Send + 'static>(
+        observe: impl FnOnce() -> T + Send + 'static,
+        act: impl FnOnce(),
+    ) -> T {
+        let ready = Arc::new(AtomicBool::new(false));
+        let set = ready.clone();
+        let observer = std::thread::spawn(move || {
+            set.store(true, Ordering::SeqCst);
+            observe()
+        });
+        while !ready.load(Ordering::SeqCst) {
+            std::hint::spin_loop();
+        }
+        act();
+        observer.join().expect("the observer ends")
+    }
+
+    #[test]
+    fn a_resume_is_sent_before_any_worker_can_see_the_run_resumed() {
+        for _ in 0..200 {
+            let (sink, mut events) = EventSink::channel();
+            let (control, rx) = Control::new(sink);
+            control.pause();
+            assert_eq!(events.try_recv().ok(), Some(EngineEvent::Paused));
+            let paused = rx.paused;
+            let seen = observed(
+                move || {
+                    while *paused.borrow() {
+                        std::hint::spin_loop();
+                    }
+                    events.try_recv().ok()
+                },
+                || control.resume(),
+            );
+            assert_eq!(seen, Some(EngineEvent::Resumed));
+        }
+    }
+
+    #[test]
+    fn a_step_let_through_is_sent_before_its_permit_exists() {
+        for _ in 0..200 {
+            let (sink, mut events) = EventSink::channel();
+            let (control, rx) = Control::new(sink);
+            control.pause();
+            assert_eq!(events.try_recv().ok(), Some(EngineEvent::Paused));
+            let steps = rx.steps;
+            let seen = observed(
+                move || {
+                    while steps.try_acquire().is_err() {
+                        std::hint::spin_loop();
+                    }
+                    events.try_recv().ok()
+                },
+                || control.step_once(),
+            );
+            assert_eq!(seen, Some(EngineEvent::Stepped));
         }
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use prost::Message;
 use tokio::sync::mpsc::{self, UnboundedReceiver, UnboundedSender};
@@ -78,9 +78,13 @@ impl Interceptor for Bearer {
 /// A console protocol client that sends the token with every call.
 pub type Client = ConsoleClient<InterceptedService<Channel, Bearer>>;
 
+/// A served event and when the served run saw it, on this machine's clock; `None` for what
+/// this side says itself (a refused action, a lost connection), which happens now.
+pub type ServedEvent = (EngineEvent, Option<Instant>);
+
 /// The served deployment's events, and the way to act on it.
 pub struct Attached {
-    pub events: UnboundedReceiver<EngineEvent>,
+    pub events: UnboundedReceiver<ServedEvent>,
     pub actions: RemoteActions,
     /// Whether our token may act (a watch-only token's actions are refused).
     pub may_act: bool,
@@ -140,13 +144,14 @@ async fn channel(opts: &AttachOptions) -> Result<Channel, AttachError> {
     }
 }
 
-fn note(severity: Severity, message: String) -> EngineEvent {
-    EngineEvent::Diagnostic {
+fn note(severity: Severity, message: String) -> ServedEvent {
+    let note = EngineEvent::Diagnostic {
         urn: None,
         severity,
         message,
         ephemeral: false,
-    }
+    };
+    (note, None)
 }
 
 /// Connects (nothing is called yet, so the token is not checked).
@@ -185,10 +190,15 @@ pub async fn attach(opts: AttachOptions) -> Result<Attached, AttachError> {
     }
     let (events, rx) = mpsc::unbounded_channel();
     let paused = Arc::new(AtomicBool::new(false));
+    // The served run's first event, on our clock: what its events' stamps count from.
+    let elapsed = Duration::from_millis(hello.elapsed_ms);
+    let origin = Instant::now()
+        .checked_sub(elapsed)
+        .unwrap_or_else(Instant::now);
     tokio::spawn(pump(
         client.clone(),
         opts.clone(),
-        stream,
+        (stream, origin),
         events.clone(),
         paused.clone(),
     ));
@@ -222,8 +232,8 @@ const RECONNECTS: u32 = 30;
 async fn pump(
     client: Client,
     opts: AttachOptions,
-    mut stream: Streaming<pb::WatchReply>,
-    events: UnboundedSender<EngineEvent>,
+    (mut stream, origin): (Streaming<pb::WatchReply>, Instant),
+    events: UnboundedSender<ServedEvent>,
     paused: Arc<AtomicBool>,
 ) {
     let mut next: u64 = 0;
@@ -247,13 +257,17 @@ async fn pump(
                     let decoded = frame.map_err(|e| e.to_string()).and_then(|bytes| {
                         pb::Event::decode(bytes)
                             .map_err(|e| format!("an event that does not decode: {e}"))
-                            .and_then(|e| from_wire(&e, &known).map_err(|e| e.to_string()))
+                            .and_then(|e| {
+                                let at = origin + Duration::from_millis(e.at_ms);
+                                let event = from_wire(&e, &known).map_err(|e| e.to_string())?;
+                                Ok((event, Some(at)))
+                            })
                     });
                     let e = match decoded {
                         Ok(e) => e,
                         Err(e) => note(Severity::Error, e),
                     };
-                    match e {
+                    match e.0 {
                         EngineEvent::Summary { .. } => summarized = true,
                         EngineEvent::Paused => paused.store(true, Ordering::SeqCst),
                         EngineEvent::Resumed | EngineEvent::CancelRequested { .. } => {
@@ -306,7 +320,7 @@ async fn act(
     client: Client,
     name: String,
     mut actions: UnboundedReceiver<(pb::Action, CascadeId, String)>,
-    events: UnboundedSender<EngineEvent>,
+    events: UnboundedSender<ServedEvent>,
 ) {
     while let Some((action, cascade, kind)) = actions.recv().await {
         let req = pb::ActRequest {

@@ -15,8 +15,8 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use prost::Message;
 use prost::bytes::{Bytes, BytesMut};
@@ -38,6 +38,9 @@ pub struct EventHub {
     /// The position after the last event pushed, and whether the deployment ended.
     length: watch::Sender<(u64, bool)>,
     watchers: AtomicUsize,
+    /// When the first event was pushed: each event is stamped with the time since, so that a
+    /// late watcher counts what was running from when it began.
+    origin: OnceLock<Instant>,
 }
 
 /// Consecutive live events read from the hub.
@@ -316,6 +319,7 @@ impl EventHub {
             names: Mutex::new(NameTable::default()),
             length: watch::channel((0, false)).0,
             watchers: AtomicUsize::new(0),
+            origin: OnceLock::new(),
         })
     }
 
@@ -335,8 +339,10 @@ impl EventHub {
         let named = names.len();
         let mut frames = Vec::with_capacity(events.len() * 64);
         let mut ends = Vec::with_capacity(events.len());
+        let at_ms = self.origin.get_or_init(Instant::now).elapsed().as_millis();
         for e in events {
-            let wire = to_wire(e, &mut names);
+            let mut wire = to_wire(e, &mut names);
+            wire.at_ms = u64::try_from(at_ms).unwrap_or(u64::MAX);
             // A `Vec` grows as needed: encoding into it cannot fail.
             let _ = wire.encode_length_delimited(&mut frames);
             ends.push(frames.len());
@@ -398,6 +404,11 @@ impl EventHub {
     pub async fn started(&self) {
         let mut rx = self.length.subscribe();
         let _ = rx.wait_for(|(end, closed)| *end > 0 || *closed).await;
+    }
+
+    /// Time since the first event was pushed: the clock events are stamped on.
+    pub fn elapsed(&self) -> Duration {
+        self.origin.get().map_or(Duration::ZERO, Instant::elapsed)
     }
 
     /// The position after the last event pushed.

@@ -37,7 +37,7 @@ use crate::rpc::console_proto::console_server::{Console, ConsoleServer};
 /// The protocol version `Hello` announces (4: events travel in runs, each preceded by its
 /// length; 3: events refer to URNs, types and provider references by number, see
 /// `console_names`; 2 numbered URNs only).
-pub const PROTOCOL_VERSION: u32 = 4;
+pub const PROTOCOL_VERSION: u32 = 5;
 
 /// What the server allows, so that no watcher can make the deployment pay for it.
 #[derive(Clone, Copy, Debug)]
@@ -265,6 +265,7 @@ async fn feed(
         protocol: PROTOCOL_VERSION,
         may_act,
         config: config.unwrap_or_default().into_iter().collect(),
+        elapsed_ms: u64::try_from(served.hub.elapsed().as_millis()).unwrap_or(u64::MAX),
     });
     let mut item = Some(hello);
     let mut gather = false;
@@ -390,29 +391,30 @@ impl Console for ConsoleService {
                 .ok_or_else(|| Status::invalid_argument(format!("no cascade #{}", req.cascade)))
         };
         let remote = || Decider::Remote(by.clone());
-        let (note, act): (String, Box<dyn FnOnce() + Send + '_>) = match action {
+        // What the run's log records of the action, unless the decision it makes records
+        // itself (naming the watcher): a second line would say it twice.
+        let (note, act): (Option<String>, Box<dyn FnOnce() + Send + '_>) = match action {
             pb::Action::Unspecified => {
                 return Err(Status::invalid_argument("no action given"));
             }
             pb::Action::Pause => (
-                format!("{PAUSED_BY_NOTE}{by}"),
+                Some(format!("{PAUSED_BY_NOTE}{by}")),
                 Box::new(|| control.pause()),
             ),
             pb::Action::Resume => (
-                format!("deployment resumed by {by}"),
+                Some(format!("deployment resumed by {by}")),
                 Box::new(|| control.resume()),
             ),
             pb::Action::Approve | pb::Action::Decline => {
-                let root = cascade_name()?;
+                cascade_name()?;
                 let approve = action == pb::Action::Approve;
-                let verb = if approve { "approved" } else { "declined" };
                 (
-                    format!("{root} {verb} by {by}"),
+                    None,
                     Box::new(move || control.decide_as(req.cascade, approve, remote())),
                 )
             }
             pb::Action::ApproveAll => (
-                format!("every waiting gate approved by {by}"),
+                Some(format!("every waiting gate approved by {by}")),
                 Box::new(|| control.approve_all_as(remote())),
             ),
             pb::Action::ApproveKind | pb::Action::DeclineKind => {
@@ -423,26 +425,31 @@ impl Console for ConsoleService {
                 let approve = action == pb::Action::ApproveKind;
                 let verb = if approve { "approved" } else { "declined" };
                 (
-                    format!("every waiting gate of {} {verb} by {by}", kind.as_str()),
+                    Some(format!(
+                        "every waiting gate of {} {verb} by {by}",
+                        kind.as_str()
+                    )),
                     Box::new(move || control.decide_kind_as(kind, approve, remote())),
                 )
             }
             pb::Action::Step => (
-                format!("one step let through by {by}"),
+                Some(format!("one step let through by {by}")),
                 Box::new(|| control.step_once()),
             ),
             pb::Action::Cancel => (
-                format!("cancel requested by {by}"),
+                Some(format!("cancel requested by {by}")),
                 Box::new(|| control.cancel()),
             ),
             pb::Action::Terminate => (
-                format!("terminate requested by {by}"),
+                Some(format!("terminate requested by {by}")),
                 Box::new(|| control.terminate()),
             ),
         };
         // The note goes first: once the action is done the run may end at once, and a note
         // sent after its summary would reach no display.
-        notes.diag(None, Severity::Info, note);
+        if let Some(note) = note {
+            notes.diag(None, Severity::Info, note);
+        }
         act();
         Ok(Response::new(pb::ActReply {}))
     }

@@ -602,7 +602,10 @@ pub fn to_wire(e: &EngineEvent, t: &mut NameTable) -> pb::Event {
             policy_packs: policy_packs.clone().into_iter().collect(),
         }),
     };
-    pb::Event { kind: Some(kind) }
+    pb::Event {
+        kind: Some(kind),
+        at_ms: 0,
+    }
 }
 
 /// The engine event a protocol message carries.
@@ -1055,6 +1058,7 @@ mod tests {
     fn a_malformed_urn_names_its_field() {
         let wire = pb::Event {
             kind: Some(Kind::DiffQueued("not-a-urn".into())),
+            at_ms: 0,
         };
         assert_eq!(
             from_wire(&wire, &KnownNames::default()).unwrap_err().field,
@@ -1062,6 +1066,7 @@ mod tests {
         );
         let unnamed = pb::Event {
             kind: Some(Kind::DiffQueued("#0".into())),
+            at_ms: 0,
         };
         assert_eq!(
             from_wire(&unnamed, &KnownNames::default())
