@@ -4,6 +4,7 @@
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use stepdeck::app::keymap::Action;
 use stepdeck::app::model::Model;
 use stepdeck::app::ui_state::{UiState, ViewId};
 use stepdeck::app::{ConsoleMode, Title};
@@ -64,9 +65,8 @@ const SECOND: &str = "resources:
         fn::fileArchive: ./site
 ";
 
-/// The model of the preview of [`SECOND`] after an update of [`FIRST`], as the console
-/// reduces the preview's events.
-fn previewed() -> Model {
+/// The project updated with [`FIRST`], then changed to [`SECOND`].
+fn changed_project() -> Env {
     let env = Env::with_passphrase(FIRST);
     env.write("index.html", "<h1>v1</h1>");
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
@@ -77,6 +77,11 @@ fn previewed() -> Model {
     env.write("index.html", "<h1>v2</h1>");
     std::fs::create_dir_all(env.project().join("site")).unwrap();
     env.write("site/a.txt", "a");
+    env
+}
+
+/// The model of the preview of `env`'s program, as the console reduces the preview's events.
+fn previewed_in(env: &Env) -> Model {
     let log = env.root.path().join("preview.jsonl");
     env.ok(&[
         "preview",
@@ -93,6 +98,11 @@ fn previewed() -> Model {
         m.apply(&e.event);
     }
     m
+}
+
+/// The model of the preview of [`SECOND`] after an update of [`FIRST`].
+fn previewed() -> Model {
+    previewed_in(&changed_project())
 }
 
 fn preview_ui() -> UiState {
@@ -186,11 +196,12 @@ fn a_previewed_resource_s_details_say_not_run_and_name_no_worker() {
 }
 
 /// Assets and archives read as Pulumi prints them, by kind, short hash and source (a text
-/// asset by its first line), in the details and in view 6: they used to be the wire object
-/// with its signature key.
+/// asset by its first line), in the details, in view 6 and in `preview --diff`: they used
+/// to be the wire object with its signature key.
 #[test]
 fn assets_and_archives_read_by_kind_hash_and_source() {
-    let m = previewed();
+    let env = changed_project();
+    let m = previewed_in(&env);
     let mut u = preview_ui();
     select(&mut u, &m, "site");
     u.overlay.details = true;
@@ -214,4 +225,26 @@ fn assets_and_archives_read_by_kind_hash_and_source() {
         s.contains("+ archive: archive(file:3cea25a) { ./site }"),
         "{s}"
     );
+    let plain = env.ok(&["preview", "--stack", "dev", "--non-interactive", "--diff"]);
+    for text in [
+        "~ page: asset(file:c5484ff->3a6666d) { index.html }",
+        "+ archive: archive(file:3cea25a) { ./site }",
+    ] {
+        assert!(plain.contains(text), "{text} missing from --diff:\n{plain}");
+    }
+}
+
+/// View 6 scrolls over its lines: End shows the last change (it used to scroll only over the
+/// diffs running, none after a preview).
+#[test]
+fn view_6_scrolls_to_its_last_change() {
+    let m = previewed();
+    let mut u = preview_ui();
+    u.nav.focus = ViewId::Diffs;
+    let top = screen(&m, &mut u, 100, 12);
+    assert!(!top.contains("- keep: true"), "{top}");
+    crate::console_views::press(&m, &mut u, &[Action::End]);
+    let end = screen(&m, &mut u, 100, 12);
+    assert!(end.contains("- keep: true"), "{end}");
+    assert!(end.contains("│diffs ░░░"), "the gauge stays on top:\n{end}");
 }
