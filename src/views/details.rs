@@ -74,6 +74,39 @@ impl PathMarks<'_> {
     }
 }
 
+/// The path of `key` under `path` (`tags.owner`).
+fn child_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// How many lines [`diff_lines`] writes for two maps, counted without writing them: the
+/// Diffs view sizes its scroll over every changed resource and draws only those in view.
+pub fn diff_len(old: &PropertyMap, new: &PropertyMap, path: &str, marks: &PathMarks<'_>) -> usize {
+    let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    let mut n = 0;
+    for key in keys {
+        let full = child_path(path, key);
+        let listed = (marks.listed)(&full) && old.contains_key(key) && new.contains_key(key);
+        if (listed || old.get(key) != new.get(key)) && marks.hidden.covering(&full).is_some() {
+            n += 1;
+            continue;
+        }
+        n += match (old.get(key), new.get(key)) {
+            (Some(PropertyValue::Object(a)), Some(PropertyValue::Object(b))) if a != b => {
+                1 + diff_len(a, b, &full, marks)
+            }
+            (Some(a), Some(b)) if a == b && !listed => usize::from(marks.unchanged),
+            (None, None) => 0,
+            _ => 1,
+        };
+    }
+    n
+}
+
 /// Diff lines of two property maps, recursing into objects present on both sides.
 pub fn diff_lines(
     old: &PropertyMap,
@@ -87,11 +120,7 @@ pub fn diff_lines(
     let indent = "  ".repeat(depth + 1);
     let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for key in keys {
-        let full = if path.is_empty() {
-            key.clone()
-        } else {
-            format!("{path}.{key}")
-        };
+        let full = child_path(path, key);
         let listed = (marks.listed)(&full) && old.contains_key(key) && new.contains_key(key);
         if (listed || old.get(key) != new.get(key)) && marks.hidden.covering(&full).is_some() {
             out.push(Line::styled(
@@ -147,15 +176,14 @@ pub fn diff_lines(
     }
 }
 
-/// The diff of `r`'s inputs at `depth`: what its step changes, each change that forces a
-/// replacement marked; `unchanged` lists what it keeps too. A delete drops every input.
-pub fn input_diff_lines(
+/// Calls `f` with `r`'s old and new inputs and the marks of its diff: what forces a
+/// replacement, what the provider names as changed, what `hideDiffs` hides; `unchanged` lists
+/// what it keeps too. A delete drops every input.
+fn with_input_diff<T>(
     r: &Resource,
-    depth: usize,
     unchanged: bool,
-    t: Theme,
-    out: &mut Vec<Line<'static>>,
-) {
+    f: impl FnOnce(&PropertyMap, &PropertyMap, &PathMarks<'_>) -> T,
+) -> T {
     let changes = r.changes();
     let empty = PropertyMap::new();
     let old = changes.old_inputs.as_ref().unwrap_or(&empty);
@@ -179,7 +207,28 @@ pub fn input_diff_lines(
         hidden: HiddenDiffs::new(&changes.hide_diffs),
         unchanged,
     };
-    diff_lines(old, new, "", depth, &marks, t, out);
+    f(old, new, &marks)
+}
+
+/// The diff of `r`'s inputs at `depth`: what its step changes, each change that forces a
+/// replacement marked; `unchanged` lists what it keeps too. A delete drops every input.
+pub fn input_diff_lines(
+    r: &Resource,
+    depth: usize,
+    unchanged: bool,
+    t: Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    with_input_diff(r, unchanged, |old, new, marks| {
+        diff_lines(old, new, "", depth, marks, t, out);
+    });
+}
+
+/// How many lines [`input_diff_lines`] writes for `r`.
+pub fn input_diff_len(r: &Resource, unchanged: bool) -> usize {
+    with_input_diff(r, unchanged, |old, new, marks| {
+        diff_len(old, new, "", marks)
+    })
 }
 
 /// Every line of the details of `r`.

@@ -11,7 +11,7 @@ use crate::app::model::{Model, Resource};
 use crate::app::ui_state::Scroll;
 use crate::engine::{StepOp, Urn};
 
-use super::details::input_diff_lines;
+use super::details::{input_diff_len, input_diff_lines};
 use super::frame::frame;
 use super::text::width;
 use super::theme::Theme;
@@ -108,13 +108,15 @@ impl StatefulWidget for DiffsView<'_> {
         } else {
             "serial"
         };
-        let mut lines: Vec<Line<'static>> = Vec::new();
-        let mut changed = 0usize;
-        for r in m.resources().iter().filter(|r| changes_something(r)) {
-            changed += 1;
-            lines.push(head_line(r, self.selected == Some(&r.urn), t));
-            input_diff_lines(r, 1, false, t, &mut lines);
-        }
+        // Each changed resource's lines, counted without drawing them; drawn only in view.
+        let blocks: Vec<(&Resource, usize)> = m
+            .resources()
+            .iter()
+            .filter(|r| changes_something(r))
+            .map(|r| (&**r, 1 + input_diff_len(r, false)))
+            .collect();
+        let changed = blocks.len();
+        let total: usize = blocks.iter().map(|(_, n)| n).sum();
         let focus = t.border(self.focused);
         let title = format!(" Diffs · {changed} changed · diffs {mode} ");
         let inner = frame(area, buf, title, focus, focus);
@@ -126,7 +128,7 @@ impl StatefulWidget for DiffsView<'_> {
         if rows == 0 {
             return;
         }
-        if lines.is_empty() {
+        if total == 0 {
             let text = if m.run.summary.is_some() {
                 "no resource changes"
             } else {
@@ -134,9 +136,23 @@ impl StatefulWidget for DiffsView<'_> {
             };
             buf.set_string(inner.x, inner.y + 1, text, t.dim());
         }
-        scroll.fit(lines.len(), rows);
-        let shown = lines.into_iter().skip(scroll.offset()).take(rows);
-        for (y, line) in (inner.y + 1..).zip(shown) {
+        scroll.fit(total, rows);
+        let (first, last) = (scroll.offset(), scroll.offset() + rows);
+        let mut lines: Vec<Line<'static>> = Vec::new();
+        let mut at = 0;
+        for (r, n) in blocks {
+            if at + n > first && at < last {
+                let mut block = vec![head_line(r, self.selected == Some(&r.urn), t)];
+                input_diff_lines(r, 1, false, t, &mut block);
+                let skip = first.saturating_sub(at);
+                lines.extend(block.into_iter().skip(skip));
+            }
+            at += n;
+            if at >= last {
+                break;
+            }
+        }
+        for (y, line) in (inner.y + 1..).zip(lines.into_iter().take(rows)) {
             buf.set_line(inner.x, y, &line, inner.width);
         }
     }

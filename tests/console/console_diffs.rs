@@ -248,3 +248,27 @@ fn view_6_scrolls_to_its_last_change() {
     assert!(end.contains("- keep: true"), "{end}");
     assert!(end.contains("│diffs ░░░"), "the gauge stays on top:\n{end}");
 }
+
+/// View 6 sizes its scroll by counting each resource's diff lines without drawing them: the
+/// count is what the drawing writes, with and without the properties kept as they are.
+#[test]
+fn view_6_counts_the_lines_it_draws() {
+    use stepdeck::views::details::{input_diff_len, input_diff_lines};
+    let sample = {
+        let mut m = Model::new();
+        for (at, e) in stepdeck::app::sample::sample_timeline() {
+            m.set_now(at);
+            m.apply(&e);
+        }
+        m
+    };
+    for m in [previewed(), sample] {
+        for r in m.resources() {
+            for unchanged in [false, true] {
+                let mut lines = Vec::new();
+                input_diff_lines(r, 1, unchanged, Theme::colored(), &mut lines);
+                assert_eq!(input_diff_len(r, unchanged), lines.len(), "{}", r.name());
+            }
+        }
+    }
+}
