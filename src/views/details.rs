@@ -86,6 +86,10 @@ fn child_path(path: &str, key: &str) -> String {
 /// How many lines [`diff_lines`] writes for two maps, counted without writing them: the
 /// Diffs view sizes its scroll over every changed resource and draws only those in view.
 pub fn diff_len(old: &PropertyMap, new: &PropertyMap, path: &str, marks: &PathMarks<'_>) -> usize {
+    // A create or a delete: one line per input, added or dropped (or hidden).
+    if old.is_empty() || new.is_empty() {
+        return old.len() + new.len();
+    }
     let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     let mut n = 0;
     for key in keys {
