@@ -52,8 +52,8 @@ pub fn value_text(v: &PropertyValue) -> String {
 /// replacement, or that `hideDiffs` compacts it to `~ key (hidden)`.
 pub struct PathMarks<'a> {
     pub forces: &'a dyn Fn(&str) -> bool,
-    /// Paths the provider's diff names as changed: a change even when both sides read the
-    /// same (two secrets, masked in a recorded run).
+    /// Paths the provider's diff names as changed: a secret there is a change even when both
+    /// sides read the same (masked, as a recorded run carries them).
     pub listed: &'a dyn Fn(&str) -> bool,
     pub hidden: HiddenDiffs,
     /// Whether the properties kept as they are are listed too (the details list them, the
@@ -71,6 +71,15 @@ impl PathMarks<'_> {
             hidden,
             unchanged,
         }
+    }
+}
+
+/// Whether `v` is a secret, or the `[secret]` text a recorded run carries in its place.
+fn masked(v: &PropertyValue) -> bool {
+    match v {
+        PropertyValue::Secret(_) => true,
+        PropertyValue::String(s) => s == "[secret]",
+        _ => false,
     }
 }
 
@@ -94,7 +103,7 @@ pub fn diff_len(old: &PropertyMap, new: &PropertyMap, path: &str, marks: &PathMa
     let mut n = 0;
     for key in keys {
         let full = child_path(path, key);
-        let listed = (marks.listed)(&full) && old.contains_key(key) && new.contains_key(key);
+        let listed = (marks.listed)(&full) && old.get(key).is_some_and(masked);
         if (listed || old.get(key) != new.get(key)) && marks.hidden.covering(&full).is_some() {
             n += 1;
             continue;
@@ -125,7 +134,7 @@ pub fn diff_lines(
     let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for key in keys {
         let full = child_path(path, key);
-        let listed = (marks.listed)(&full) && old.contains_key(key) && new.contains_key(key);
+        let listed = (marks.listed)(&full) && old.get(key).is_some_and(masked);
         if (listed || old.get(key) != new.get(key)) && marks.hidden.covering(&full).is_some() {
             out.push(Line::styled(
                 format!("{indent}~ {key} (hidden)"),
