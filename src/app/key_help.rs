@@ -76,7 +76,7 @@ const KEYS: &[(u8, &str, &str)] = &[
     (
         ALL,
         "1-7",
-        "Resources, Graph, Chains, Pending, Log, Diffs, Summary",
+        "Resources, Graph, Chains, Pending, Log, Diffs (props), Summary",
     ),
     (D, "y", "apply the preview"),
     (

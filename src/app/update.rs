@@ -749,10 +749,7 @@ fn step(ui: &mut UiState, model: &Model, to: Move) {
             log.set_len(model.log.count_at_least(ui.nav.log_min_severity));
             log.go(to);
         }
-        ViewId::Diffs => {
-            ui.scroll.diffs.set_len(model.diffs.running.len());
-            ui.scroll.diffs.go(to);
-        }
+        ViewId::Diffs => ui.scroll.diffs.go(to),
         ViewId::Summary => ui.scroll.summary.go(to),
     }
 }

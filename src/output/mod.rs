@@ -12,4 +12,5 @@ pub mod plain;
 pub mod policies;
 pub mod property_diff;
 pub mod summary;
+pub mod value_text;
 pub mod visibility;

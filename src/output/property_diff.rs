@@ -9,6 +9,8 @@ use crate::engine::provider::DiffKind;
 use crate::engine::run::events::StepInfo;
 use crate::engine::{PropertyMap, PropertyValue, StepOp};
 
+use super::value_text::{asset_change, value_line};
+
 /// The value at a diff path (`a.b[0]`); a path that does not parse names a top-level key.
 fn lookup<'a>(map: &'a PropertyMap, path: &str) -> Option<&'a PropertyValue> {
     let Ok(PropertyPath(elems)) = PropertyPath::parse(path) else {
@@ -72,7 +74,7 @@ pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
     if let Some((sign, inputs)) = listed {
         return inputs
             .iter()
-            .map(|(k, v)| format!("{indent}{sign} {k}: {v}"))
+            .map(|(k, v)| format!("{indent}{sign} {k}: {}", value_line(v)))
             .collect();
     }
     let paths: Vec<(String, Option<DiffKind>)> = if info.detailed_diff.is_empty() {
@@ -119,7 +121,7 @@ pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
                 (_, None) => DiffKind::Delete,
                 _ => DiffKind::Update,
             });
-            let shown = |v: Option<&PropertyValue>| v.map_or("null".to_string(), |v| v.to_string());
+            let shown = |v: Option<&PropertyValue>| v.map_or("null".to_string(), value_line);
             match kind {
                 DiffKind::Add | DiffKind::AddReplace => {
                     format!("{indent}+ {path}: {}", shown(new))
@@ -128,7 +130,11 @@ pub fn lines(info: &StepInfo, indent: &str) -> Vec<String> {
                     format!("{indent}- {path}: {}", shown(old))
                 }
                 DiffKind::Update | DiffKind::UpdateReplace => {
-                    format!("{indent}~ {path}: {} => {}", shown(old), shown(new))
+                    let change = old
+                        .zip(new)
+                        .and_then(|(a, b)| asset_change(a, b))
+                        .unwrap_or_else(|| format!("{} => {}", shown(old), shown(new)));
+                    format!("{indent}~ {path}: {change}")
                 }
             }
         })

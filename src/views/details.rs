@@ -6,10 +6,11 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, StatefulWidget, Widget, Wrap};
 
-use crate::app::model::{Model, Resource};
+use crate::app::model::{Model, Resource, Status};
 use crate::app::ui_state::Scroll;
 use crate::engine::model::hidden_diffs::HiddenDiffs;
 use crate::engine::{PropertyMap, PropertyValue, StepOp};
+use crate::output::value_text::{asset_change, asset_text, value_line};
 
 use super::pending::reason_text;
 use super::resources::status_text;
@@ -26,14 +27,18 @@ pub struct DetailsView<'a> {
     pub blast: &'a [usize],
 }
 
-/// A value in one line: strings quoted, `[secret]`, `[unknown]`, containers compact.
+/// A value in one line: strings quoted, `[secret]`, `[unknown]`, assets and archives as
+/// Pulumi prints them, containers compact. A recorded run (an event log, a replay) carries a
+/// secret as the text `[secret]`, shown as a live secret is.
 pub fn value_text(v: &PropertyValue) -> String {
     match v {
         PropertyValue::Secret(_) => "[secret]".into(),
+        PropertyValue::String(s) if s == "[secret]" => "[secret]".into(),
         PropertyValue::Unknown => "[unknown]".into(),
         PropertyValue::String(s) => format!("{s:?}"),
+        PropertyValue::Asset(_) | PropertyValue::Archive(_) => asset_text(v).unwrap_or_default(),
         other => {
-            let s = other.to_display_json().to_string();
+            let s = value_line(other);
             if s.chars().count() > 60 {
                 format!("{}…", s.chars().take(59).collect::<String>())
             } else {
@@ -47,7 +52,72 @@ pub fn value_text(v: &PropertyValue) -> String {
 /// replacement, or that `hideDiffs` compacts it to `~ key (hidden)`.
 pub struct PathMarks<'a> {
     pub forces: &'a dyn Fn(&str) -> bool,
+    /// Paths the provider's diff names as changed: a secret there is a change even when both
+    /// sides read the same (masked, as a recorded run carries them).
+    pub listed: &'a dyn Fn(&str) -> bool,
     pub hidden: HiddenDiffs,
+    /// Whether the properties kept as they are are listed too (the details list them, the
+    /// Diffs view only the changes).
+    pub unchanged: bool,
+}
+
+impl PathMarks<'_> {
+    /// Marks that only say `hideDiffs` (a remediation, a drift): nothing forces a
+    /// replacement and only differing values are changes.
+    fn plain(hidden: HiddenDiffs, unchanged: bool) -> PathMarks<'static> {
+        PathMarks {
+            forces: &|_: &str| false,
+            listed: &|_: &str| false,
+            hidden,
+            unchanged,
+        }
+    }
+}
+
+/// Whether `v` is a secret, or the `[secret]` text a recorded run carries in its place.
+fn masked(v: &PropertyValue) -> bool {
+    match v {
+        PropertyValue::Secret(_) => true,
+        PropertyValue::String(s) => s == "[secret]",
+        _ => false,
+    }
+}
+
+/// The path of `key` under `path` (`tags.owner`).
+fn child_path(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// How many lines [`diff_lines`] writes for two maps, counted without writing them: the
+/// Diffs view sizes its scroll over every changed resource and draws only those in view.
+pub fn diff_len(old: &PropertyMap, new: &PropertyMap, path: &str, marks: &PathMarks<'_>) -> usize {
+    // A create or a delete: one line per input, added or dropped (or hidden).
+    if old.is_empty() || new.is_empty() {
+        return old.len() + new.len();
+    }
+    let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
+    let mut n = 0;
+    for key in keys {
+        let full = child_path(path, key);
+        let listed = (marks.listed)(&full) && old.get(key).is_some_and(masked);
+        if (listed || old.get(key) != new.get(key)) && marks.hidden.covering(&full).is_some() {
+            n += 1;
+            continue;
+        }
+        n += match (old.get(key), new.get(key)) {
+            (Some(PropertyValue::Object(a)), Some(PropertyValue::Object(b))) if a != b => {
+                1 + diff_len(a, b, &full, marks)
+            }
+            (Some(a), Some(b)) if a == b && !listed => usize::from(marks.unchanged),
+            (None, None) => 0,
+            _ => 1,
+        };
+    }
+    n
 }
 
 /// Diff lines of two property maps, recursing into objects present on both sides.
@@ -63,12 +133,9 @@ pub fn diff_lines(
     let indent = "  ".repeat(depth + 1);
     let keys: std::collections::BTreeSet<&String> = old.keys().chain(new.keys()).collect();
     for key in keys {
-        let full = if path.is_empty() {
-            key.clone()
-        } else {
-            format!("{path}.{key}")
-        };
-        if old.get(key) != new.get(key) && marks.hidden.covering(&full).is_some() {
+        let full = child_path(path, key);
+        let listed = (marks.listed)(&full) && old.get(key).is_some_and(masked);
+        if (listed || old.get(key) != new.get(key)) && marks.hidden.covering(&full).is_some() {
             out.push(Line::styled(
                 format!("{indent}~ {key} (hidden)"),
                 t.op(StepOp::Update),
@@ -88,11 +155,13 @@ pub fn diff_lines(
                 ));
                 diff_lines(a, b, &full, depth + 1, marks, t, out);
             }
-            (Some(a), Some(b)) if a == b => {
-                out.push(Line::styled(
-                    format!("{indent}  {key}: {}", value_text(a)),
-                    t.dim(),
-                ));
+            (Some(a), Some(b)) if a == b && !listed => {
+                if marks.unchanged {
+                    out.push(Line::styled(
+                        format!("{indent}  {key}: {}", value_text(a)),
+                        t.dim(),
+                    ));
+                }
             }
             (Some(a), Some(b)) => {
                 let op = if force.is_empty() {
@@ -100,12 +169,10 @@ pub fn diff_lines(
                 } else {
                     StepOp::Replace
                 };
+                let change = asset_change(a, b)
+                    .unwrap_or_else(|| format!("{} => {}", value_text(a), value_text(b)));
                 out.push(Line::styled(
-                    format!(
-                        "{indent}~ {key}: {} => {}{force}",
-                        value_text(a),
-                        value_text(b)
-                    ),
+                    format!("{indent}~ {key}: {change}{force}"),
                     t.op(op),
                 ));
             }
@@ -122,6 +189,61 @@ pub fn diff_lines(
     }
 }
 
+/// Calls `f` with `r`'s old and new inputs and the marks of its diff: what forces a
+/// replacement, what the provider names as changed, what `hideDiffs` hides; `unchanged` lists
+/// what it keeps too. A delete drops every input.
+fn with_input_diff<T>(
+    r: &Resource,
+    unchanged: bool,
+    f: impl FnOnce(&PropertyMap, &PropertyMap, &PathMarks<'_>) -> T,
+) -> T {
+    let changes = r.changes();
+    let empty = PropertyMap::new();
+    let old = changes.old_inputs.as_ref().unwrap_or(&empty);
+    let new = match r.op {
+        Some(StepOp::Delete | StepOp::DeleteReplaced) => &empty,
+        _ => r.new_inputs.as_ref().unwrap_or(old),
+    };
+    let forces = |path: &str| {
+        changes.replace_keys.iter().any(|k| k == path)
+            || changes
+                .detailed_diff
+                .get(path)
+                .is_some_and(|d| d.kind.is_replace())
+    };
+    let listed = |path: &str| {
+        changes.diffs.iter().any(|k| k == path) || changes.detailed_diff.contains_key(path)
+    };
+    let marks = PathMarks {
+        forces: &forces,
+        listed: &listed,
+        hidden: HiddenDiffs::new(&changes.hide_diffs),
+        unchanged,
+    };
+    f(old, new, &marks)
+}
+
+/// The diff of `r`'s inputs at `depth`: what its step changes, each change that forces a
+/// replacement marked; `unchanged` lists what it keeps too. A delete drops every input.
+pub fn input_diff_lines(
+    r: &Resource,
+    depth: usize,
+    unchanged: bool,
+    t: Theme,
+    out: &mut Vec<Line<'static>>,
+) {
+    with_input_diff(r, unchanged, |old, new, marks| {
+        diff_lines(old, new, "", depth, marks, t, out);
+    });
+}
+
+/// How many lines [`input_diff_lines`] writes for `r`.
+pub fn input_diff_len(r: &Resource, unchanged: bool) -> usize {
+    with_input_diff(r, unchanged, |old, new, marks| {
+        diff_len(old, new, "", marks)
+    })
+}
+
 /// Every line of the details of `r`.
 pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
@@ -134,7 +256,12 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         head.push(Span::styled(" (delete-before-replace)", t.op(op)));
     }
     head.push(Span::raw("   "));
-    head.push(Span::styled(status_text(r, m), t.status(r.status)));
+    let unrun = m.run.preview && matches!(r.status, Status::Planned | Status::Done);
+    if unrun {
+        head.push(Span::styled("not run (preview)", t.dim()));
+    } else {
+        head.push(Span::styled(status_text(r, m), t.status(r.status)));
+    }
     let changes = r.changes();
     if !changes.replace_keys.is_empty() {
         head.push(Span::raw(format!(
@@ -145,7 +272,7 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
     if r.protect {
         head.push(Span::styled("   protected", t.bold()));
     }
-    if let Some(w) = r.worker {
+    if let Some(w) = r.worker.filter(|_| !unrun) {
         head.push(Span::styled(format!("   worker {w}"), t.dim()));
     }
     out.push(Line::from(head));
@@ -153,23 +280,10 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         out.push(Line::styled(format!("error: {e}"), t.error()));
     }
     policy_lines(m, r, t, &mut out);
-    let empty = PropertyMap::new();
-    let old = changes.old_inputs.as_ref().unwrap_or(&empty);
-    let new = r.new_inputs.as_ref().unwrap_or(old);
-    if !old.is_empty() || !new.is_empty() {
+    let has_inputs = |m: Option<&PropertyMap>| m.is_some_and(|m| !m.is_empty());
+    if has_inputs(changes.old_inputs.as_ref()) || has_inputs(r.new_inputs.as_ref()) {
         out.push(Line::styled("inputs:", t.bold()));
-        let forces = |path: &str| {
-            changes.replace_keys.iter().any(|k| k == path)
-                || changes
-                    .detailed_diff
-                    .get(path)
-                    .is_some_and(|d| d.kind.is_replace())
-        };
-        let marks = PathMarks {
-            forces: &forces,
-            hidden: HiddenDiffs::new(&changes.hide_diffs),
-        };
-        diff_lines(old, new, "", 0, &marks, t, &mut out);
+        input_diff_lines(r, 0, true, t, &mut out);
     }
     // A refresh that found drift: what changed out of band, recorded outputs against read.
     if r.last_done_op == Some(StepOp::Refresh)
@@ -177,10 +291,7 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         && let (Some(old), Some(new)) = (changes.old_outputs.as_ref(), r.outputs.as_ref())
     {
         out.push(Line::styled("drift (read from the provider):", t.bold()));
-        let marks = PathMarks {
-            forces: &|_: &str| false,
-            hidden: HiddenDiffs::new(&changes.hide_diffs),
-        };
+        let marks = PathMarks::plain(HiddenDiffs::new(&changes.hide_diffs), true);
         diff_lines(old, new, "", 0, &marks, t, &mut out);
     }
     if let Some(outputs) = r.outputs.as_ref().or(changes.old_outputs.as_ref())
@@ -252,7 +363,6 @@ fn policy_lines(m: &Model, r: &Resource, t: Theme, out: &mut Vec<Line<'static>>)
             out.push(Line::raw(format!("      {line}")));
         }
     }
-    let no_replace = |_: &str| false;
     for rem in m.policies.remediations_of(&r.urn) {
         out.push(Line::styled(
             format!(
@@ -261,10 +371,7 @@ fn policy_lines(m: &Model, r: &Resource, t: Theme, out: &mut Vec<Line<'static>>)
             ),
             t.bold(),
         ));
-        let marks = PathMarks {
-            forces: &no_replace,
-            hidden: HiddenDiffs::new(&[]),
-        };
+        let marks = PathMarks::plain(HiddenDiffs::new(&[]), true);
         diff_lines(&rem.before, &rem.after, "", 1, &marks, t, out);
     }
 }

@@ -181,6 +181,7 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
             model,
             theme,
             focused,
+            selected: ui.nav.selected.as_ref(),
         }
         .render(area, buf, &mut ui.scroll.diffs),
         ViewId::Summary => SummaryView {

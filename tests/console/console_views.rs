@@ -475,7 +475,7 @@ fn details_compact_hidden_diffs() {
 }
 
 /// Moves the console as keys would, through `update`.
-fn press(m: &Model, u: &mut UiState, actions: &[Action]) {
+pub(crate) fn press(m: &Model, u: &mut UiState, actions: &[Action]) {
     let dir = tempfile::tempdir().unwrap();
     let control = idle_control(dir.path());
     for action in actions {

@@ -10,6 +10,7 @@ mod console_support;
 mod policy_support;
 
 mod console_clock;
+mod console_diffs;
 mod console_graph;
 mod console_header;
 mod console_operator_keys;
