@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::StatefulWidget;
 
-use crate::app::model::{Cascade, Chain, ChainState, Model};
+use crate::app::model::{Cascade, Chain, ChainState, Model, label};
 use crate::app::ui_state::Scroll;
 use crate::engine::StepOp;
 
@@ -80,10 +80,11 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     }
     for (k, (op, urn)) in c.steps.iter().enumerate().skip(first) {
         let sep = if k > first { " ▸ " } else { "" };
+        let op = &shown_step_op(m, *op, urn);
         let text = format!(
             "{}{}",
             op.prefix().trim_end(),
-            format_args!(" {}", urn.name())
+            format_args!(" {}", label(urn))
         );
         if used + width(sep) + width(&text) + 2 > room {
             steps.push(Span::styled(" …", t.dim()));
@@ -118,6 +119,15 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     }
     spans.extend(tail);
     Line::from(spans)
+}
+
+/// The op a lane shows for a step: a refresh's is what the refresh found (the row's `~ update`,
+/// `- delete` or same), as the tree, the details and the summaries show it.
+fn shown_step_op(m: &Model, op: StepOp, urn: &crate::engine::Urn) -> StepOp {
+    match m.get(urn).and_then(|r| r.op) {
+        Some(found) if op == StepOp::Refresh => found,
+        _ => op,
+    }
 }
 
 /// What a held gate will do once approved, labelled by its kind: a single step's gate as its

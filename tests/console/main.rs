@@ -12,6 +12,7 @@ mod policy_support;
 mod console_clock;
 mod console_graph;
 mod console_header;
+mod console_one_truth;
 mod console_operator_keys;
 mod console_plans;
 mod console_policy_packs;
