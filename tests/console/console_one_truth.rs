@@ -148,6 +148,10 @@ fn a_cascade_declined_in_the_preview_reads_kept_and_leaves_the_counts() {
         assert!(row.contains("declined: kept"), "{row}");
         assert!(!row.contains("+-"), "no replace sign: {row}");
     }
+    for lane in s.lines().filter(|l| l.contains('#') && l.contains(" db")) {
+        assert!(lane.contains("declined: kept"), "{lane}");
+        assert!(!lane.contains("+- db") && !lane.contains("-- db"), "{lane}");
+    }
     u.nav.focus = ViewId::Pending;
     insta::assert_snapshot!(
         "preview_declined_200x60",
