@@ -240,7 +240,9 @@ impl StatefulWidget for GraphView<'_> {
             {
                 let res = m.resource(i);
                 let mut style = match res.status {
-                    Status::Planned => res.op.map_or(t.dim(), |op| t.op(op)),
+                    Status::Planned => {
+                        super::resources::shown_op(res, m, ui).map_or(t.dim(), |op| t.op(op))
+                    }
                     s => t.status(s),
                 };
                 if sel == Some(i) {
