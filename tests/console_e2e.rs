@@ -128,6 +128,85 @@ fn approving_the_pending_cascade_replaces_the_database() {
 }
 
 #[test]
+fn what_the_preview_planned_behind_a_waiting_cascade_stays_in_the_tree_and_the_graph() {
+    // `backup` reads the database's ID without being in its cascade: the program registers it
+    // only once the database is replaced, after the decision.
+    let env = Env::new(&format!(
+        "{}  backup:\n    type: sim:index:Resource\n    properties:\n      database: ${{db.id}}\n",
+        cascade()
+    ));
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 150\n");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.ok(&["config", "set", "engine", "pg16", "--stack", "dev"]);
+    let t = Tmux::start(&env, 160, 45, &["up", "--stack", "dev"]);
+    let s = t.wait_for("PREVIEW — y apply");
+    assert!(s.contains("backup"), "{s}");
+    t.keys(&["y"]);
+    let s = t.wait_for("AWAITING APPROVAL");
+    let row = s
+        .lines()
+        .find(|l| l.contains("── backup"))
+        .unwrap_or_else(|| panic!("backup stays in the tree:\n{s}"));
+    assert!(row.contains("waiting for db"), "{row}");
+    assert!(row.trim_start_matches('│').starts_with('~'), "{row}");
+    assert!(s.contains("[~ backup]"), "and in the graph:\n{s}");
+    t.keys(&["a"]);
+    let s = t.wait_for("DONE");
+    let row = s.lines().find(|l| l.contains("── backup")).unwrap();
+    assert!(row.contains("updated"), "{row}");
+    t.quit_and_expect_restored(0);
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn a_refresh_shows_the_same_op_in_the_chains_as_in_the_tree() {
+    let env = Env::new(
+        "resources:\n  kept:\n    type: sim:index:Resource\n    properties:\n      tag: one\n  gone:\n    type: sim:index:Resource\n    properties:\n      v: 1\n",
+    );
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.world_path()).unwrap()).unwrap();
+    let resources = doc["resources"].as_object_mut().unwrap();
+    let id_of = |name: &str| {
+        resources
+            .iter()
+            .find(|(_, r)| r["name"] == name)
+            .unwrap()
+            .0
+            .clone()
+    };
+    let (kept, gone) = (id_of("kept"), id_of("gone"));
+    resources[&kept]["properties"]["tag"] = "drifted".into();
+    resources.remove(&gone);
+    std::fs::write(env.world_path(), doc.to_string()).unwrap();
+
+    let t = Tmux::start(&env, 160, 45, &["refresh", "--stack", "dev", "--yes"]);
+    let s = t.wait_for("DONE");
+    // The tree's sign, then the sign of the chains lane of the same resource.
+    let signs = |name: &str| {
+        let row = s
+            .lines()
+            .find(|l| l.contains(&format!("── {name} ")))
+            .unwrap();
+        let tree = row
+            .trim_start_matches('│')
+            .split_whitespace()
+            .next()
+            .unwrap();
+        let lane = s
+            .lines()
+            .find(|l| l.contains('#') && l.contains(&format!(" {name} ")))
+            .unwrap();
+        let lane = &lane[lane.find('#').unwrap()..];
+        let lane = &lane[..lane.find(&format!(" {name} ")).unwrap()];
+        (tree, lane.split_whitespace().last().unwrap())
+    };
+    assert_eq!(signs("gone"), ("-", "-"), "{s}");
+    assert_eq!(signs("kept"), ("~", "~"), "{s}");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
 fn declining_the_pending_cascade_keeps_the_old_database() {
     let env = cascade_project();
     let before = env.managed("dev");

@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::Urn;
+use crate::engine::{StepOp, Urn};
 
-use super::model::Cascade;
+use super::model::{Cascade, Model, PlannedBehind, Resource};
 use super::selection::{Resolved, Selection};
 
 /// One decision made in a preview.
@@ -31,6 +31,9 @@ pub struct Presets {
     /// The steps the preview planned, when its whole plan is applied: the apply's progress
     /// counts against them.
     pub expected_steps: Option<usize>,
+    /// What the preview planned behind each cascade, when its whole plan is applied: the
+    /// apply shows it while the cascade waits.
+    pub planned_behind: PlannedBehind,
 }
 
 fn members(c: &Cascade) -> Vec<Urn> {
@@ -67,6 +70,29 @@ impl Presets {
             return None;
         }
         self.decisions.remove(&c.root).map(|p| p.approve)
+    }
+
+    /// Whether the preview's operator declined the cascade `r` is in: the apply keeps it as it
+    /// is, so the preview shows it kept, not with the op it would have had.
+    pub fn keeps(&self, m: &Model, r: &Resource) -> bool {
+        m.run.preview
+            && r.cascade
+                .and_then(|id| m.approvals.get(id))
+                .is_some_and(|c| self.get(c) == Some(false))
+    }
+
+    /// How many rows of `op` the preview's declines keep as they are: they leave its counts.
+    pub fn kept(&self, m: &Model, op: StepOp) -> usize {
+        if !m.run.preview {
+            return 0;
+        }
+        m.approvals
+            .all()
+            .iter()
+            .filter(|c| self.get(c) == Some(false))
+            .flat_map(|c| std::iter::once(&c.root).chain(c.members.iter().map(|x| &x.urn)))
+            .filter(|urn| m.get(urn).is_some_and(|r| r.op == Some(op)))
+            .count()
     }
 
     /// Marks (or unmarks) the preview's `count` pending creates to be cleared by the apply.

@@ -10,7 +10,7 @@ use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::jump::Jump;
 use super::keymap::{Action, KeyContext};
-use super::model::{Cascade, Model, RunState};
+use super::model::{Cascade, Model, RunState, planned_behind};
 use super::steering::Steering;
 use super::ui_state::{CANCELLING_NOTICE, Confirm, Move, UiState, ViewId};
 
@@ -49,6 +49,9 @@ fn apply_preview(ui: &mut UiState, model: &Model) -> ConsoleExit {
         .applied_selection
         .is_none()
         .then(|| model.counts.previewed_steps());
+    if ui.presets.applied_selection.is_none() {
+        ui.presets.planned_behind = planned_behind(model);
+    }
     ConsoleExit::Apply
 }
 

@@ -250,6 +250,7 @@ where
     }
     if ui.mode == ConsoleMode::Live {
         model.expect_steps(ui.presets.expected_steps.take());
+        model.expect_behind(std::mem::take(&mut ui.presets.planned_behind));
     }
     if ui.mode == ConsoleMode::Live
         && let Some(count) = ui.presets.take_pending_creates_mark()

@@ -6,7 +6,8 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::StatefulWidget;
 
-use crate::app::model::{Cascade, Chain, ChainState, Model};
+use crate::app::model::{Cascade, Chain, ChainState, Model, label};
+use crate::app::preset::Presets;
 use crate::app::ui_state::Scroll;
 use crate::engine::StepOp;
 
@@ -21,6 +22,8 @@ pub struct ChainsView<'a> {
     pub focused: bool,
     /// Rows at the bottom left for the diff gauge.
     pub footer: u16,
+    /// The plan's decisions: a lane the operator declined there is kept, not run.
+    pub presets: &'a Presets,
 }
 
 fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
@@ -39,13 +42,24 @@ fn marker(c: &Chain, paused: bool) -> (&'static str, ChainState) {
 }
 
 /// One lane as a line `#7 w3  -- app ▸ -- db ▸ ++ db   ⚠ awaiting approval  2.1s`, fitted to `w`.
-pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
+pub fn lane(c: &Chain, (m, presets): (&Model, &Presets), t: Theme, w: usize) -> Line<'static> {
     // A preview runs nothing: its chains are plans, with no worker or time of their own.
     let worker = match c.worker {
         Some(w) if !m.run.preview => format!("w{w}"),
         _ => "  ".to_string(),
     };
+    // A lane of a cascade the operator declined in the plan: the apply keeps what it holds.
+    let kept = m.run.preview
+        && (c
+            .cascade
+            .and_then(|id| m.approvals.get(id))
+            .is_some_and(|x| presets.get(x) == Some(false))
+            || (!c.steps.is_empty()
+                && c.steps
+                    .iter()
+                    .all(|(_, u)| m.get(u).is_some_and(|r| presets.keeps(m, r)))));
     let (mark, mark_state) = match marker(c, m.run.paused) {
+        _ if kept => ("declined: kept", ChainState::Declined),
         (_, ChainState::Done) if m.run.preview => ("planned", ChainState::Queued),
         other => other,
     };
@@ -80,10 +94,15 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     }
     for (k, (op, urn)) in c.steps.iter().enumerate().skip(first) {
         let sep = if k > first { " ▸ " } else { "" };
+        let op = &if kept {
+            StepOp::Same
+        } else {
+            shown_step_op(m, *op, urn)
+        };
         let text = format!(
             "{}{}",
             op.prefix().trim_end(),
-            format_args!(" {}", urn.name())
+            format_args!(" {}", label(urn))
         );
         if used + width(sep) + width(&text) + 2 > room {
             steps.push(Span::styled(" …", t.dim()));
@@ -107,7 +126,13 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
         && let Some(cascade) = c.cascade.and_then(|id| m.approvals.get(id))
     {
         let (text, op) = held_text(cascade);
-        steps.push(Span::styled(fit_words(&text, room), t.op(op)));
+        let (text, style) = if kept {
+            let unsigned = text.trim_start_matches(op.prefix().trim()).trim_start();
+            (unsigned.to_string(), t.dim())
+        } else {
+            (text, t.op(op))
+        };
+        steps.push(Span::styled(fit_words(&text, room), style));
     }
     let mut spans = vec![head];
     spans.extend(steps);
@@ -118,6 +143,15 @@ pub fn lane(c: &Chain, m: &Model, t: Theme, w: usize) -> Line<'static> {
     }
     spans.extend(tail);
     Line::from(spans)
+}
+
+/// The op a lane shows for a step: a refresh's is what the refresh found (the row's `~ update`,
+/// `- delete` or same), as the tree, the details and the summaries show it.
+fn shown_step_op(m: &Model, op: StepOp, urn: &crate::engine::Urn) -> StepOp {
+    match m.get(urn).and_then(|r| r.op) {
+        Some(found) if op == StepOp::Refresh => found,
+        _ => op,
+    }
 }
 
 /// What a held gate will do once approved, labelled by its kind: a single step's gate as its
@@ -171,7 +205,7 @@ impl StatefulWidget for ChainsView<'_> {
             .take(h)
             .enumerate()
         {
-            let mut line = lane(c, m, t, inner.width as usize);
+            let mut line = lane(c, (m, self.presets), t, inner.width as usize);
             if self.focused && k == cursor {
                 line = line.patch_style(t.selected());
             }

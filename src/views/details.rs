@@ -384,7 +384,7 @@ impl StatefulWidget for DetailsView<'_> {
         let t = self.theme;
         let r = m.resource(self.idx);
         Clear.render(area, buf);
-        let fixed = format!(" {}  {}  ", r.name(), r.type_());
+        let fixed = format!(" {}  {}  ", r.label(), r.type_());
         let urn_room = (area.width as usize).saturating_sub(width(&fixed) + 4);
         let title = format!("{fixed}{} ", shorten_left(r.urn.as_str(), urn_room));
         let block = Block::default()

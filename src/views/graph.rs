@@ -185,7 +185,7 @@ impl StatefulWidget for GraphView<'_> {
                         }
                     }
                 };
-                let start = col_x[c] + width(&node_label(m, g, e.source, c, node_w)) - 1;
+                let start = col_x[c] + width(&node_label((m, ui), g, e.source, c, node_w)) - 1;
                 let x = lane_x + e.lane;
                 run(start, start + 1, e.out_row, UP | RIGHT);
                 run(start + 1, x, e.out_row, LEFT | RIGHT);
@@ -240,13 +240,21 @@ impl StatefulWidget for GraphView<'_> {
             {
                 let res = m.resource(i);
                 let mut style = match res.status {
-                    Status::Planned => res.op.map_or(t.dim(), |op| t.op(op)),
+                    Status::Planned => {
+                        super::resources::shown_op(res, m, ui).map_or(t.dim(), |op| t.op(op))
+                    }
                     s => t.status(s),
                 };
                 if sel == Some(i) {
                     style = style.patch(t.selected());
                 }
-                put(buf, col_x[c], 2 * r, &node_label(m, g, i, c, node_w), style);
+                put(
+                    buf,
+                    col_x[c],
+                    2 * r,
+                    &node_label((m, ui), g, i, c, node_w),
+                    style,
+                );
             }
         }
         if footer {
@@ -295,14 +303,20 @@ fn footer_text(m: &Model, selected: Option<(usize, &[usize])>) -> String {
 }
 
 /// `[+ name]`, prefixed with `⇠n` when n dependencies sit more than one layer to the left.
-fn node_label(m: &Model, g: &GraphLayout, i: usize, c: usize, node_w: usize) -> String {
+fn node_label(
+    (m, ui): (&Model, &UiState),
+    g: &GraphLayout,
+    i: usize,
+    c: usize,
+    node_w: usize,
+) -> String {
     let res = m.resource(i);
     let skipped = m
         .graph()
         .deps(i)
         .filter(|&d| g.place(d).is_some_and(|(dc, _)| dc + 1 < c))
         .count();
-    let sym = super::resources::shown_op(res).map_or("", |op| op.prefix().trim_end());
+    let sym = super::resources::shown_op(res, m, ui).map_or("", |op| op.prefix().trim_end());
     let sep = if sym.is_empty() { "" } else { " " };
     let mut label = format!("[{sym}{sep}{}]", res.name());
     if skipped > 0 {

@@ -54,7 +54,10 @@ fn entry_head(e: &LogEntry, t: Theme) -> Vec<Span<'static>> {
         ),
     ];
     if let Some(u) = &e.urn {
-        spans.push(Span::styled(format!("{}: ", u.name()), t.bold()));
+        spans.push(Span::styled(
+            format!("{}: ", crate::app::model::label(u)),
+            t.bold(),
+        ));
     }
     spans
 }

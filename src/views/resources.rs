@@ -51,6 +51,12 @@ pub fn status_text(r: &Resource, m: &Model) -> String {
             };
         }
     }
+    if !preview
+        && r.status == Status::Planned
+        && let Some(root) = m.behind.root_of(&r.urn)
+    {
+        return format!("waiting for {}", root.name());
+    }
     match r.status {
         Status::Running => format!(
             "{}…",
@@ -80,10 +86,14 @@ pub fn status_text(r: &Resource, m: &Model) -> String {
     }
 }
 
-/// The operation a row's sign shows: none for a skipped step, which changes nothing.
-pub(super) fn shown_op(r: &Resource) -> Option<StepOp> {
-    r.op.filter(|_| r.status != Status::Skipped)
+/// The operation a row's sign shows: none for a skipped step, which changes nothing, nor for
+/// a row the preview's operator declined (the apply keeps it as it is).
+pub(super) fn shown_op(r: &Resource, m: &Model, ui: &UiState) -> Option<StepOp> {
+    r.op.filter(|_| r.status != Status::Skipped && !ui.presets.keeps(m, r))
 }
+
+/// What a row the preview's operator declined reads: the apply keeps it as it is.
+const KEPT: &str = "declined: kept";
 
 /// An error on one line, its root cause first: a multi-line error whose first line introduces
 /// the rest (`command "…" failed with exit status 3:` over the command's `ERROR: disk full`)
@@ -172,7 +182,7 @@ impl Columns {
                 let r = m.resource(fr.idx);
                 let mark = ui.presets.selection.mark(&r.urn).map_or(0, |_| MARK_W);
                 let policy = policy_marker(m, r).map_or(0, |(p, _)| width(p));
-                2 * fr.depth as usize + 3 + mark + policy + width(r.name())
+                2 * fr.depth as usize + 3 + mark + policy + width(&r.label())
             })
             .max()
             .unwrap_or(0);
@@ -181,7 +191,13 @@ impl Columns {
             .max()
             .unwrap_or(0);
         let status = rows()
-            .map(|fr| width(&status_text(m.resource(fr.idx), m)) + 1)
+            .map(|fr| {
+                let r = m.resource(fr.idx);
+                match ui.presets.keeps(m, r) {
+                    true => width(KEPT) + 1,
+                    false => width(&status_text(r, m)) + 1,
+                }
+            })
             .max()
             .unwrap_or(0);
         Columns {
@@ -220,27 +236,30 @@ impl Columns {
 
 impl ResourcesView<'_> {
     /// The text right of a row's guides: name, type, status, elapsed time and info.
-    /// `mark`: how the operator marked the row in a preview (`space`, `x`).
+    /// `mark`: how the operator marked the row in a preview (`space`, `x`), and whether they
+    /// declined its cascade there (it is kept).
     fn row_text(
         &self,
         r: &Resource,
-        mark: Option<Mark>,
+        (mark, kept): (Option<Mark>, bool),
         depth: u16,
         cols: Columns,
         text_w: usize,
     ) -> Line<'static> {
         let t = self.theme;
         let m = self.model;
-        let op_style = shown_op(r).map_or(Style::new(), |op| t.op(op));
+        let op_style =
+            r.op.filter(|_| r.status != Status::Skipped && !kept)
+                .map_or(Style::new(), |op| t.op(op));
         // The widget puts the indent and the node symbol before this text.
         let indent = 2 * depth as usize + 2;
         let text_w = text_w.saturating_sub(indent);
         let name_w = cols.tree.saturating_sub(indent).max(8);
         let name = match mark {
-            Some(Mark::Selected) => format!("[✓] {}", r.name()),
-            Some(Mark::Excluded) => format!("[✗] {}", r.name()),
-            Some(Mark::Implied) => format!("[+] {}", r.name()),
-            None => r.name().to_string(),
+            Some(Mark::Selected) => format!("[✓] {}", r.label()),
+            Some(Mark::Excluded) => format!("[✗] {}", r.label()),
+            Some(Mark::Implied) => format!("[+] {}", r.label()),
+            None => r.label().into_owned(),
         };
         let mut spans = Vec::new();
         let mut name_w = name_w;
@@ -258,9 +277,13 @@ impl ResourcesView<'_> {
                 t.dim(),
             ));
         }
-        let status = status_text(r, m);
+        let status = if kept {
+            KEPT.to_string()
+        } else {
+            status_text(r, m)
+        };
         // Unchanged resources recede so that the changes stand out.
-        let status_style = if r.op == Some(StepOp::Same) {
+        let status_style = if r.op == Some(StepOp::Same) || kept {
             t.dim()
         } else {
             t.status(r.status)
@@ -342,7 +365,8 @@ impl ResourcesView<'_> {
                 state.select(path.clone());
             }
             let mark = ui.presets.selection.mark(&r.urn);
-            let text = self.row_text(r, mark, fr.depth, cols, text_w);
+            let kept = ui.presets.keeps(self.model, r);
+            let text = self.row_text(r, (mark, kept), fr.depth, cols, text_w);
             let item = TreeItem::new(fr.idx, text, children)
                 .expect("a collapsed node has one placeholder child");
             open.push((fr.depth, item));
@@ -429,7 +453,7 @@ impl StatefulWidget for ResourcesView<'_> {
             }
             let fr = ui.layout.tree.rows()[row];
             let r = m.resource(fr.idx);
-            let op = shown_op(r);
+            let op = shown_op(r, m, ui);
             let op_style = op.map_or(Style::new(), |op| t.op(op));
             let op = format!("{:<3}", op.map_or("", StepOp::prefix).trim_end());
             buf.set_stringn(inner.x, y, op, OP_W as usize, op_style);

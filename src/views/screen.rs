@@ -208,6 +208,7 @@ fn chains(
         theme,
         focused: ui.nav.focus == ViewId::Chains,
         footer,
+        presets: &ui.presets,
     }
     .render(area, buf, &mut ui.scroll.chains);
     let gauge = Rect::new(

@@ -133,6 +133,10 @@ impl StatusBar<'_> {
         if total > 0 && !m.run.preview {
             let done = done.min(total);
             let mut text = format!("{done}/{total} steps {}%", done * 100 / total);
+            let declined = m.counts.declined();
+            if declined > 0 {
+                text.push_str(&format!(" · {declined} declined"));
+            }
             let beyond = m.counts.beyond_preview();
             if beyond > 0 {
                 text.push_str(&format!(" (+{beyond} beyond the preview)"));
@@ -154,7 +158,8 @@ impl StatusBar<'_> {
                 5,
                 vec![Span::raw(format!(
                     "workers {}/{}",
-                    m.run.workers_busy, m.run.parallel
+                    m.workers_busy(),
+                    m.run.parallel
                 ))],
             ));
         }
@@ -167,6 +172,8 @@ impl StatusBar<'_> {
                 None if planned => m.counts.planned(op),
                 None => m.counts.done(op),
             };
+            // What the operator declined in the preview is kept: it leaves the counts.
+            let n = n.saturating_sub(self.ui.presets.kept(m, op));
             if n > 0 {
                 if !counts.is_empty() {
                     counts.push(Span::raw(" "));

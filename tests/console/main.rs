@@ -13,6 +13,7 @@ mod console_clock;
 mod console_diffs;
 mod console_graph;
 mod console_header;
+mod console_one_truth;
 mod console_operator_keys;
 mod console_plans;
 mod console_policy_packs;

@@ -60,8 +60,6 @@ impl Chain {
 /// How a chain ended, for what follows from it elsewhere.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct Ended {
-    /// It had started and not ended before: its worker is free again.
-    pub was_running: bool,
     /// One of its own steps failed.
     pub failed: bool,
 }
@@ -178,7 +176,6 @@ impl Chains {
             return None;
         }
         let ch = &mut self.chains[c];
-        let was_running = ch.started.is_some() && ch.ended.is_none();
         ch.ended = Some(now);
         ch.current = None;
         ch.step_started = None;
@@ -191,10 +188,7 @@ impl Chains {
             ChainState::Skipped
         };
         self.set_state(c, state);
-        Some(Ended {
-            was_running,
-            failed,
-        })
+        Some(Ended { failed })
     }
 
     /// The resources of the steps it has not finished.

@@ -20,6 +20,13 @@ pub struct Counts {
     /// Steps planned so far in a live run, and those settled (finished, failed or skipped).
     steps_total: usize,
     steps_settled: usize,
+    /// Steps a decline settled (they will never run), and the rows declined.
+    steps_declined: usize,
+    declined: usize,
+    /// The run ended: the total is what it planned.
+    over: bool,
+    /// Rows waiting at a gate or in a cascade for a decision: not done, whatever was planned.
+    waiting: usize,
     /// Steps a preview planned: what the apply after it expects to run.
     steps_previewed: usize,
     /// The steps the preview before this live run planned, when there was one.
@@ -47,14 +54,24 @@ impl Counts {
         self.skipped
     }
 
-    /// Steps settled and to run in a live run: the header's progress. The total is the
+    /// Steps done and to run in a live run: the header's progress. The total is the
     /// preview's when one came before (so it does not grow as registrations arrive), or what
-    /// was planned so far.
+    /// was planned so far; declined steps leave it (they never run), and each row waiting for
+    /// a decision keeps at least one step to do, so a run held at a gate never reads 100%.
     pub fn progress(&self) -> (usize, usize) {
-        let total = self
-            .expected
-            .map_or(self.steps_total, |e| e.max(self.steps_total));
+        let planned = match self.expected {
+            Some(e) if !self.over => e.max(self.steps_total),
+            _ => self.steps_total,
+        };
+        let total = planned
+            .saturating_sub(self.steps_declined)
+            .max(self.steps_settled + self.waiting);
         (self.steps_settled, total)
+    }
+
+    /// Rows declined (kept as they are): shown beside the progress, never counted done.
+    pub fn declined(&self) -> usize {
+        self.declined
     }
 
     /// Steps planned beyond what the preview before this run planned (the program registered
@@ -87,6 +104,12 @@ impl Counts {
         }
     }
 
+    /// A planned step of `op` will not run after all (a preview's decline keeps its row).
+    pub(super) fn unplan(&mut self, op: StepOp) {
+        let planned = &mut self.planned[op as usize];
+        *planned = planned.saturating_sub(1);
+    }
+
     /// A logical step of `op` finished.
     pub(super) fn done_step(&mut self, op: StepOp) {
         self.done[op as usize] += 1;
@@ -106,6 +129,27 @@ impl Counts {
     /// `steps` more steps settled in a live run.
     pub(super) fn settle(&mut self, steps: usize) {
         self.steps_settled += steps;
+    }
+
+    /// The run is over: its total is what it planned (a preview's steps of a declined or
+    /// unreached resource were never planned).
+    pub(super) fn over(&mut self) {
+        self.over = true;
+    }
+
+    /// A row was declined in a live run, with `steps` of its planned steps that never run.
+    pub(super) fn decline(&mut self, steps: usize) {
+        self.declined += 1;
+        self.steps_declined += steps;
+    }
+
+    /// A row started (`true`) or stopped waiting for a decision.
+    pub(super) fn wait(&mut self, waiting: bool) {
+        if waiting {
+            self.waiting += 1;
+        } else {
+            self.waiting = self.waiting.saturating_sub(1);
+        }
     }
 
     /// A step of row `row` failed.

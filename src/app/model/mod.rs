@@ -1,13 +1,15 @@
 //! The console's model: everything the screen shows, reduced from the engine's event stream so
 //! that the views stay pure functions of it. One struct per concern, each in its file: the
 //! resource rows (`resources`, the table every other concern points into), `chains`,
-//! `approvals` (cascades and gates), the `log`, `counts` and progress, `diffs`, the
+//! `approvals` (cascades and gates), what a preview planned `behind` a cascade (shown while it
+//! waits), the `log`, `counts` and progress, `diffs`, the
 //! `run_status`, the `clock` and the run's `policies`. `Model` composes them and reduces each event by telling every
 //! concern it touches what happened. Every event costs O(1) amortised (hash indexes into
 //! vectors, no scans over all resources), so a 100,000-resource deployment does not slow it
 //! down.
 
 mod approvals;
+mod behind;
 mod chains;
 mod clock;
 mod counts;
@@ -35,6 +37,7 @@ use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::{EngineEvent, Operation, Outcome, PropertyMap, Severity, StepOp, Urn};
 
 pub use approvals::{Approvals, Cascade};
+pub use behind::{Behind, Planned, PlannedBehind, planned_behind};
 pub use chains::{Chain, ChainState, Chains};
 pub use clock::Clock;
 pub use counts::Counts;
@@ -43,7 +46,7 @@ pub use graph_index::GraphIndex;
 pub use history::HistoryEntry;
 pub use log::{Log, LogEntry};
 pub use policies::{PackEntry, PolicyModel};
-pub use resource::{Changes, Resource, Status};
+pub use resource::{Changes, Resource, Status, label};
 pub use resources::Resources;
 pub use run_status::{CancelSeen, RunState, RunStatus, SummaryInfo};
 pub use timed::Timed;
@@ -64,6 +67,8 @@ pub struct Model {
     pub diffs: DiffProgress,
     /// The run's policy packs, their violations and remediations.
     pub policies: PolicyModel,
+    /// Rows the preview planned behind a cascade, shown until they register.
+    pub behind: Behind,
     /// The rows, read through the methods below.
     rows: Resources,
     /// Bumped by every event: the key of layouts that depend on statuses or times.
@@ -135,6 +140,15 @@ impl Model {
         }
     }
 
+    /// Workers running a step now: a chain paused between its steps (or held at a gate)
+    /// keeps its worker but busies it with nothing.
+    pub fn workers_busy(&self) -> usize {
+        if self.run.summary.is_some() {
+            return 0;
+        }
+        self.rows.running_count()
+    }
+
     /// Every resource row, indexable by the indexes the tree and the graph hold.
     pub fn resources(&self) -> &[Box<Resource>] {
         self.rows.all()
@@ -184,6 +198,12 @@ impl Model {
     /// The steps the preview before this run planned: the progress counts against them.
     pub fn expect_steps(&mut self, steps: Option<usize>) {
         self.counts.expected = steps;
+    }
+
+    /// What the preview before this run planned behind each cascade's root: shown while the
+    /// cascade waits, as the program registers them only after it.
+    pub fn expect_behind(&mut self, planned: PlannedBehind) {
+        self.behind.expect(planned);
     }
 
     /// An operator or console note in the log, stamped now.
@@ -236,6 +256,7 @@ impl Model {
                 ..
             } => {
                 let i = self.rows.ensure(urn);
+                self.arrived(i);
                 self.rows.set_parent(i, parent.as_ref());
                 self.rows.set_dependencies(i, dependencies);
                 self.rows.set_custom(i, *custom);
@@ -335,7 +356,6 @@ impl Model {
                 }
             }
             EngineEvent::ChainStarted { chain, worker } => {
-                self.run.workers_busy += 1;
                 self.chains.start(*chain, *worker, now);
             }
             EngineEvent::ChainFinished { chain, ok } => self.chain_finished(*chain, *ok, now),
@@ -405,8 +425,9 @@ impl Model {
             }
             EngineEvent::StepSkipped { op, urn, reason } => {
                 let i = self.rows.ensure(urn);
-                self.counts.skip(i);
-                self.rows.row_mut(i).skip_step(*op, reason, now);
+                if self.rows.row_mut(i).skip_step(*op, reason, now) {
+                    self.counts.skip(i);
+                }
             }
             EngineEvent::DiffQueued { urn } => {
                 self.diffs.queue();
@@ -551,13 +572,19 @@ impl Model {
     fn stop(&mut self, outcome: &Outcome) {
         let now = self.at;
         self.clock.resume(now);
-        self.run.workers_busy = 0;
+        self.counts.over();
         let why = match outcome {
             Outcome::Succeeded => "the deployment ended",
             Outcome::Failed(_) => "the deployment failed",
             Outcome::Cancelled | Outcome::Terminated => "the deployment was cancelled",
         };
         self.abandon_undecided(why);
+        for urn in self.behind.take_waiting() {
+            let i = self.rows.ensure(&urn);
+            if self.rows.row_mut(i).skip_unstarted(why, now) {
+                self.counts.skip(i);
+            }
+        }
         if !matches!(outcome, Outcome::Succeeded) {
             for i in self.rows.take_running() {
                 self.rows.row_mut(i).interrupt(now);
@@ -572,6 +599,7 @@ impl Model {
     fn step_planned(&mut self, info: &StepInfo) {
         let now = self.at;
         let i = self.rows.ensure(&info.urn);
+        self.arrived(i);
         let counted = !self.rows.row(i).is_default_provider();
         self.counts.plan(info.op, counted, !self.run.preview);
         self.rows.set_parent(i, info.parent.as_ref());
@@ -603,9 +631,6 @@ impl Model {
         let Some(ended) = self.chains.finish(chain, ok, now) else {
             return;
         };
-        if ended.was_running {
-            self.run.workers_busy = self.run.workers_busy.saturating_sub(1);
-        }
         if ok {
             return;
         }
@@ -637,7 +662,28 @@ impl Model {
         self.chains.hold(chain, cascade, preview);
         for urn in std::iter::once(root).chain(members.iter().map(|m| &m.urn)) {
             let i = self.rows.ensure(urn);
-            self.rows.row_mut(i).join_cascade(cascade, now, preview);
+            if self.rows.row_mut(i).join_cascade(cascade, now, preview) {
+                self.counts.wait(true);
+            }
+        }
+        for p in self.behind.take(root) {
+            if self.rows.index_of(&p.urn).is_some() {
+                continue;
+            }
+            let i = self.rows.ensure(&p.urn);
+            self.rows.set_parent(i, p.parent.as_ref());
+            self.rows.set_dependencies(i, &p.dependencies);
+            self.rows.set_custom(i, p.custom);
+            self.rows.row_mut(i).op = p.op;
+            self.behind.wait(p.urn, root.clone());
+        }
+    }
+
+    /// Row `i` registered: a row shown from the preview's plan drops the preview's op (its
+    /// steps now say what it does).
+    fn arrived(&mut self, i: usize) {
+        if self.behind.arrived(&self.rows.row(i).urn) {
+            self.rows.row_mut(i).op = None;
         }
     }
 
@@ -661,11 +707,23 @@ impl Model {
         let who = by.to_string();
         for urn in &urns {
             let i = self.rows.ensure(urn);
-            let settled = self
-                .rows
-                .row_mut(i)
-                .decided(approved, (what, &who), now, preview);
-            self.counts.settle(settled);
+            // A preview's decline (by policy) keeps the row: its op leaves the plan's counts.
+            if preview
+                && !approved
+                && let Some(op) = self.rows.row(i).op
+            {
+                self.counts.unplan(op);
+            }
+            let (settled, waited) =
+                self.rows
+                    .row_mut(i)
+                    .decided(approved, (what, &who), now, preview);
+            if waited {
+                self.counts.wait(false);
+            }
+            if waited && !approved {
+                self.counts.decline(settled);
+            }
         }
         let message = format!(
             "{what} of {}{} {} by {who}",
@@ -688,6 +746,7 @@ impl Model {
             for urn in urns {
                 let i = self.rows.ensure(&urn);
                 if self.rows.row_mut(i).abandon(why, now) {
+                    self.counts.wait(false);
                     self.counts.skip(i);
                 }
             }

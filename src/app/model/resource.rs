@@ -2,10 +2,12 @@
 //! row's own transitions live here; the table of rows (indexes, parents, dependencies) is
 //! `resources`.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::engine::model::provider_ref::provider_type_package;
 use crate::engine::model::resource::{is_default_provider_name, is_provider_type};
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::provider::PropertyDiff;
@@ -13,6 +15,19 @@ use crate::engine::run::events::{CascadeId, ChainId, StepInfo, WorkerId};
 use crate::engine::{PropertyMap, StepOp, Urn};
 
 use super::history::{HistoryEntry, HistoryLine};
+
+/// How the console names the resource of `urn`: a default provider with its package
+/// (`sim (default)`), since Pulumi names every package's default provider `default` (or
+/// `default_<version>`) and only the type tells them apart.
+pub fn label(urn: &Urn) -> Cow<'_, str> {
+    let name = urn.name();
+    match provider_type_package(urn.type_()) {
+        Some(package) if is_default_provider_name(name) => {
+            Cow::Owned(format!("{package} ({name})"))
+        }
+        _ => Cow::Borrowed(name),
+    }
+}
 
 /// Where a resource is in its lifecycle, as the operator needs to tell at a glance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -218,6 +233,11 @@ impl Resource {
         self.urn.name()
     }
 
+    /// Its name as the console shows it (see [`label`]).
+    pub fn label(&self) -> Cow<'_, str> {
+        label(&self.urn)
+    }
+
     /// What resources sort by name with: the name (its prefix first, so that most comparisons
     /// read no text), then the URN, which is unique and makes the order total.
     pub fn name_order(&self) -> (u64, &str, &str) {
@@ -366,33 +386,48 @@ impl Resource {
         self.message = None;
     }
 
-    /// One of its steps was skipped, for `reason`.
-    pub(super) fn skip_step(&mut self, op: StepOp, reason: &str, now: Duration) {
+    /// One of its steps was skipped, for `reason`: true when that makes it skipped (a
+    /// declined row stays declined: its decision is why the step does not run).
+    pub(super) fn skip_step(&mut self, op: StepOp, reason: &str, now: Duration) -> bool {
+        if self.status == Status::Declined {
+            self.log_text(now, format!("{} not run: {reason}", op.as_str()));
+            return false;
+        }
         self.op.get_or_insert(op);
         self.status = Status::Skipped;
         self.message = Some(reason.into());
         self.log_text(now, format!("{} skipped: {reason}", op.as_str()));
+        true
     }
 
-    /// It is part of `cascade`; in a live run it waits for the decision.
-    pub(super) fn join_cascade(&mut self, cascade: CascadeId, now: Duration, preview: bool) {
+    /// It is part of `cascade`; in a live run it waits for the decision. True when it starts
+    /// waiting now.
+    pub(super) fn join_cascade(
+        &mut self,
+        cascade: CascadeId,
+        now: Duration,
+        preview: bool,
+    ) -> bool {
         self.cascade = Some(cascade);
         if !preview && self.status != Status::WaitingForApproval {
             self.status = Status::WaitingForApproval;
             self.log(now, HistoryLine::AwaitingApproval);
+            return true;
         }
+        false
     }
 
     /// Its cascade (a `what`: replacement or gated step) was decided by `who`; the steps a
-    /// decline settles in a live run (they will never run).
+    /// decline settles in a live run (they will never run), and whether it was waiting.
     pub(super) fn decided(
         &mut self,
         approved: bool,
         (what, who): (&str, &str),
         now: Duration,
         preview: bool,
-    ) -> usize {
+    ) -> (usize, bool) {
         let mut settled = 0;
+        let waited = self.status == Status::WaitingForApproval;
         if !approved {
             // Its planned steps will never run: settled, so that a finished run reads 100%.
             if !preview {
@@ -415,7 +450,7 @@ impl Resource {
             let verb = if approved { "approved" } else { "declined" };
             self.log_text(now, format!("{verb} by {who}"));
         }
-        settled
+        (settled, waited)
     }
 
     /// The run stopped (`why`) before its cascade was decided: true when it was waiting and

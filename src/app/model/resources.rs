@@ -194,6 +194,11 @@ impl Resources {
         }
     }
 
+    /// How many rows have a step running now.
+    pub(super) fn running_count(&self) -> usize {
+        self.running.len()
+    }
+
     /// The rows that were running, now that the run stopped: they are running no more.
     pub(super) fn take_running(&mut self) -> Vec<usize> {
         self.running.drain().collect()

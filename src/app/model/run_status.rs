@@ -78,7 +78,6 @@ pub struct RunStatus {
     pub parallel_diff: bool,
     pub paused: bool,
     pub cancel: CancelSeen,
-    pub workers_busy: usize,
     /// Resources the preview changed that the operator's selection left out of this run, as
     /// (name, type): the summary lists them as skipped.
     pub deselected: Vec<(String, String)>,

@@ -32,7 +32,7 @@ fn sample_reduces_to_counts_statuses_and_workers() {
     assert_eq!(m.counts.planned(StepOp::Delete), 1);
     assert_eq!(m.counts.done(StepOp::Create), 2);
     assert_eq!(m.counts.failed(), 1);
-    assert_eq!(m.run.workers_busy, 2, "chains 4 and 5 still run");
+    assert_eq!(m.workers_busy(), 2, "chains 4 and 5 still run");
     let st = |n: &str, t: &str| m.get(&urn(t, n)).unwrap().status;
     assert_eq!(st("net", "sim:index:Network"), Status::Done);
     assert_eq!(st("subnet-b", "sim:index:Subnet"), Status::Running);
@@ -201,9 +201,10 @@ fn approving_requeues_the_cascade_and_declining_keeps_it() {
     assert!(steps > 0);
     assert_eq!(
         declined.counts.progress(),
-        (settled + steps, total),
-        "declined steps settle"
+        (settled, total - steps),
+        "declined steps leave the total and are never done"
     );
+    assert_eq!(declined.counts.declined(), 2, "db and app");
     declined.apply(&EngineEvent::ChainFinished {
         chain: 7,
         ok: false,
@@ -211,7 +212,7 @@ fn approving_requeues_the_cascade_and_declining_keeps_it() {
     assert_eq!(declined.chains.get(7).unwrap().state, ChainState::Declined);
     assert_eq!(
         declined.counts.progress(),
-        (settled + steps, total),
+        (settled, total - steps),
         "and only once"
     );
     assert_eq!(
@@ -342,7 +343,7 @@ fn a_failed_chain_skips_its_remaining_steps_and_a_declined_resource_stays_declin
     });
     assert_eq!(m.get(&a).unwrap().status, Status::Failed);
     assert_eq!(m.get(&b).unwrap().status, Status::Skipped);
-    assert_eq!(m.run.workers_busy, 0);
+    assert_eq!(m.workers_busy(), 0);
 
     let mut m = sample_model();
     m.apply(&EngineEvent::Decision {

@@ -1,0 +1,265 @@
+//! One truth across the console's panes, from real runs of the binary (their `--event-log`
+//! fed to the model): default providers are told apart by their package, a decline in the preview keeps its rows and
+//! leaves the counts, a declined cascade is counted declined rather than done, a cascade that
+//! waits keeps the progress short of 100%, and a paused run busies no worker.
+
+use std::sync::Arc;
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use stepdeck::app::keymap::Action;
+use stepdeck::app::model::Model;
+use stepdeck::app::sample::sample_urn;
+use stepdeck::app::ui_state::{UiState, ViewId};
+use stepdeck::app::update::update;
+use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::bench_support::builtin_factory;
+use stepdeck::engine::{
+    Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, PropertyMap, Snapshot,
+    StepOp,
+};
+use stepdeck::output::event_log_reader::{RecordedEvent, read_event_log};
+use stepdeck::views::{Theme, draw};
+
+use crate::cli_support::{Env, stderr};
+use crate::console_support::cascade_project;
+
+/// Runs `stepdeck <args> --event-log FILE` (exiting `status`) and reads back its events.
+fn recorded(env: &Env, args: &[&str], status: i32) -> Vec<RecordedEvent> {
+    let log = env.root.path().join("events.jsonl");
+    let log_arg = log.display().to_string();
+    let mut all = args.to_vec();
+    all.extend(["--event-log", &log_arg]);
+    let out = env.run(&all);
+    assert_eq!(out.status.code(), Some(status), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&log).unwrap();
+    read_event_log(&text, "events.jsonl").unwrap()
+}
+
+/// The model after every event up to (not including) the first `stop` matches.
+fn model_until(events: &[RecordedEvent], stop: impl Fn(&EngineEvent) -> bool) -> Model {
+    let mut m = Model::new();
+    for e in events.iter().take_while(|e| !stop(&e.event)) {
+        m.set_now(e.at);
+        m.apply(&e.event);
+    }
+    m
+}
+
+fn ui(mode: ConsoleMode, operation: &str) -> UiState {
+    let title = Title {
+        operation: operation.into(),
+        stack: "dev".into(),
+        project: "e2e".into(),
+        phase: None,
+    };
+    let mut ui = UiState::new(mode, title);
+    ui.overlay.notice = None;
+    ui
+}
+
+fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
+    ui.settle(m);
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| draw(f, m, ui, Theme::colored())).unwrap();
+    format!("{}", t.backend())
+}
+
+/// `screen` with its times (`1.2s`, `⏱ 00:01`) masked, for a snapshot of a real run.
+fn masked(s: &str) -> String {
+    let times = regex::Regex::new(r"\d+\.\ds|\d\d:\d\d").unwrap();
+    times
+        .replace_all(s, |c: &regex::Captures| {
+            c[0].replace(|d: char| d.is_ascii_digit(), "#")
+        })
+        .into_owned()
+}
+
+fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
+    s.lines()
+        .find(|l| l.contains(what))
+        .unwrap_or_else(|| panic!("no line holds {what:?}:\n{s}"))
+}
+
+#[test]
+fn default_providers_are_told_apart_by_their_package() {
+    let env = Env::new(
+        "resources:\n  box:\n    type: sim:index:Resource\n    properties:\n      v: 1\n  pet:\n    type: random:index:RandomPet\n",
+    );
+    let events = recorded(
+        &env,
+        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+        0,
+    );
+    let m = model_until(&events, |_| false);
+    let mut u = ui(ConsoleMode::Live, "up");
+    let s = screen(&m, &mut u, 200, 60);
+    assert!(
+        line_with(&s, "sim (default)").contains("pulumi:providers:sim"),
+        "{s}"
+    );
+    assert!(
+        line_with(&s, "random (default)").contains("pulumi:providers:random"),
+        "{s}"
+    );
+    for provider in ["sim (default)", "random (default)"] {
+        let lanes = s
+            .lines()
+            .filter(|l| l.contains('#') && l.contains(provider));
+        assert_eq!(lanes.count(), 1, "the lanes name {provider} too:\n{s}");
+    }
+    insta::assert_snapshot!("default_providers_200x60", masked(&s));
+}
+
+/// A deployment's control that nothing runs behind: keys act on the console only.
+fn idle_control(dir: &std::path::Path) -> stepdeck::engine::Control {
+    Deployment::new(
+        Options::default(),
+        Snapshot::default(),
+        builtin_factory(dir),
+        Box::new(NullJournal),
+        EventSink::none(),
+    )
+    .control()
+}
+
+#[test]
+fn a_cascade_declined_in_the_preview_reads_kept_and_leaves_the_counts() {
+    let env = cascade_project();
+    let events = recorded(&env, &["preview", "--stack", "dev"], 0);
+    let m = model_until(&events, |_| false);
+    let mut u = ui(
+        ConsoleMode::Preview {
+            awaiting_decision: true,
+        },
+        "up",
+    );
+    let before = screen(&m, &mut u, 200, 60);
+    assert!(before.lines().next().unwrap().contains("+-2"), "{before}");
+    assert!(line_with(&before, "── db").contains("│+-"), "{before}");
+
+    let dir = tempfile::tempdir().unwrap();
+    update(&mut u, &m, &idle_control(dir.path()), Action::Decline);
+    let s = screen(&m, &mut u, 200, 60);
+    let bar = s.lines().next().unwrap();
+    assert!(!bar.contains("+-"), "declined rows leave the counts: {bar}");
+    for name in ["── db", "── app"] {
+        let row = line_with(&s, name);
+        assert!(row.contains("declined: kept"), "{row}");
+        assert!(!row.contains("+-"), "no replace sign: {row}");
+    }
+    for lane in s.lines().filter(|l| l.contains('#') && l.contains(" db")) {
+        assert!(lane.contains("declined: kept"), "{lane}");
+        assert!(!lane.contains("+- db") && !lane.contains("-- db"), "{lane}");
+    }
+    u.nav.focus = ViewId::Pending;
+    insta::assert_snapshot!(
+        "preview_declined_200x60",
+        masked(&screen(&m, &mut u, 200, 60))
+    );
+}
+
+/// The header's `done/total steps N%`.
+fn progress(s: &str) -> (usize, usize) {
+    let bar = s.lines().next().unwrap();
+    let words: Vec<&str> = bar.split_whitespace().collect();
+    let at = words.iter().position(|w| *w == "steps").expect("progress");
+    let (done, total) = words[at - 1].split_once('/').unwrap();
+    (done.parse().unwrap(), total.parse().unwrap())
+}
+
+#[test]
+fn a_declined_cascade_is_counted_declined_and_a_waiting_one_keeps_the_run_short_of_done() {
+    let env = cascade_project();
+    env.write("decisions.yaml", "\"**\": decline\n");
+    let events = recorded(
+        &env,
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--non-interactive",
+            "--approve",
+            "replacements=ask",
+            "--decisions",
+            "decisions.yaml",
+        ],
+        0,
+    );
+    let waiting = model_until(&events, |e| matches!(e, EngineEvent::Decision { .. }));
+    let mut u = ui(ConsoleMode::Live, "up");
+    let s = screen(&waiting, &mut u, 200, 60);
+    assert!(s.contains("AWAITING APPROVAL"), "{s}");
+    let (done, total) = progress(&s);
+    assert!(done < total, "a waiting cascade is not done: {s}");
+
+    let m = model_until(&events, |_| false);
+    let s = screen(&m, &mut u, 200, 60);
+    let bar = s.lines().next().unwrap();
+    assert!(bar.contains("DONE"), "{bar}");
+    // The tree's rows of the cascade: each says it was declined (and kept).
+    let declined = s
+        .lines()
+        .filter(|l| l.contains("sim:index:") && l.contains("declined by decision file"))
+        .count();
+    assert_eq!(declined, 2, "db and app:\n{s}");
+    assert!(bar.contains("· 2 declined"), "{bar}");
+    let (done, total) = progress(&s);
+    let finished = events
+        .iter()
+        .filter(|e| matches!(e.event, EngineEvent::StepFinished { .. }))
+        .count();
+    assert_eq!((done, total), (finished, finished), "{bar}");
+    assert!(line_with(&s, " db ").contains("declined: kept"), "{s}");
+}
+
+#[test]
+fn a_paused_run_busies_no_worker_between_the_steps_of_a_chain() {
+    let urn = sample_urn("sim:index:Server", "app");
+    let mut m = Model::new();
+    for e in [
+        EngineEvent::Prelude {
+            operation: Operation::Update,
+            preview: false,
+            stack: "dev".into(),
+            project: "e2e".into(),
+            parallel: 8,
+            parallel_diff: true,
+        },
+        EngineEvent::ChainQueued {
+            chain: 1,
+            steps: Arc::from(vec![
+                (StepOp::CreateReplacement, urn.clone()),
+                (StepOp::Replace, urn.clone()),
+            ]),
+        },
+        EngineEvent::ChainStarted {
+            chain: 1,
+            worker: 0,
+        },
+        EngineEvent::StepStarted {
+            chain: 1,
+            op: StepOp::CreateReplacement,
+            urn: urn.clone(),
+            worker: 0,
+        },
+    ] {
+        m.apply(&e);
+    }
+    let mut u = ui(ConsoleMode::Live, "up");
+    assert!(screen(&m, &mut u, 200, 60).contains("workers 1/8"));
+    m.apply(&EngineEvent::Paused);
+    m.apply(&EngineEvent::StepFinished {
+        chain: 1,
+        op: StepOp::CreateReplacement,
+        urn,
+        id: Some("id-1".into()),
+        outputs: PropertyMap::default(),
+        duration: std::time::Duration::from_millis(10),
+    });
+    let s = screen(&m, &mut u, 200, 60);
+    let bar = s.lines().next().unwrap();
+    assert!(bar.contains("PAUSED"), "{bar}");
+    assert!(bar.contains("workers 0/8"), "{bar}");
+}
