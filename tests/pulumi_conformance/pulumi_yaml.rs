@@ -117,3 +117,29 @@ fn yaml_about() {
     assert!(out.status.success(), "{text}");
     assert!(!text.contains("unknown"), "{text}");
 }
+
+/// `TestTypeCheckError` (`ExpectFailure`): property values the package's schema refuses (a
+/// string for an integer, a number for a boolean) stop the run before anything registers, in
+/// pulumi-yaml's words.
+#[test]
+fn yaml_type_fail() {
+    let t = ProgramTest::new("yaml_type_fail");
+    let opts = Options {
+        expect_failure: true,
+        ..Options::default()
+    };
+    let mut seen = false;
+    t.lifecycle(&opts, |run| {
+        seen |= run.output.contains(
+            "Cannot assign '{length: string, lower: number}' to 'random:index/randomString:RandomString':
+
+  length: Cannot assign type 'string' to type 'integer'
+
+  lower: Cannot assign type 'number' to type 'boolean'
+",
+        );
+        let created = run.state["deployment"]["resources"].as_array().map_or(0, Vec::len);
+        assert!(created <= 1, "only the stack may exist: {}", run.state);
+    });
+    assert!(seen, "the failure does not give pulumi-yaml's reasons");
+}
