@@ -22,6 +22,7 @@ mod hooks;
 mod lifecycle;
 mod outputs;
 mod parameterized_packages;
+mod program_output;
 mod providers;
 mod pulumi_yaml;
 mod py_await;
