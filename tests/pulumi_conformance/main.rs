@@ -23,6 +23,7 @@ mod lifecycle;
 mod outputs;
 mod parameterized_packages;
 mod program_output;
+mod property_names;
 mod providers;
 mod pulumi_yaml;
 mod py_await;
