@@ -16,6 +16,8 @@ mod program_test;
 mod aliases;
 mod component_providers;
 mod config;
+mod enums;
+mod get_created;
 mod graph;
 mod hide_diffs;
 mod hooks;
