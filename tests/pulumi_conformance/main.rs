@@ -16,6 +16,7 @@ mod program_test;
 mod aliases;
 mod component_providers;
 mod config;
+mod deleted_with;
 mod enums;
 mod get_created;
 mod graph;
