@@ -25,6 +25,7 @@ mod hooks;
 mod lifecycle;
 mod outputs;
 mod parameterized_packages;
+mod program_error;
 mod program_output;
 mod property_names;
 mod providers;
