@@ -31,6 +31,7 @@ mod property_names;
 mod providers;
 mod pulumi_yaml;
 mod py_await;
+mod python_types;
 mod read_import;
 mod remote_components;
 mod sdk;
