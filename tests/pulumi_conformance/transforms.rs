@@ -1,5 +1,6 @@
 //! Pulumi's `transforms` tests (`tests/integration/transforms/{python,nodejs}/simple`, and
-//! Node.js's `single` and `async`) as programs of our own: stack transforms rewrite every registration (a tag in `keepers`), a
+//! Node.js's `single` and `async`) and `transformations/{python,nodejs}/simple` as programs of
+//! our own: stack transforms rewrite every registration (a tag in `keepers`), a
 //! component's transform reaches its child, a transform's alias keeps a renamed resource's
 //! identity, an invoke transform rewrites the invoke's arguments, and a transform that throws
 //! fails the registration with its message.
@@ -135,5 +136,33 @@ fn js_transforms_async() {
         let res = &all[2];
         assert!(res["urn"].as_str().unwrap().ends_with("::res"), "{res}");
         assert_eq!(res["inputs"]["length"], 12, "{res}");
+    });
+}
+
+/// `TestNodejsTransformations` (`transformations/nodejs/simple`, Quick; testprovider, `sim`
+/// standing in): Pulumi's `Validator`, resource by resource.
+#[test]
+fn js_transformations() {
+    let t = ProgramTest::new("js_transformations");
+    t.lifecycle(&quick(), |run| {
+        let res = |name| live(&run.state, name);
+        let secret = |name, key: &str| {
+            res(name)["additionalSecretOutputs"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(key))
+        };
+        let parent_type = |name| {
+            let parent = res(name)["parent"].as_str().unwrap().to_string();
+            parent.rsplit("::").nth(1).unwrap().to_string()
+        };
+        assert!(secret("res1", "result"), "{}", res("res1"));
+        assert!(secret("res2-child", "result") && secret("res2-child", "length"));
+        assert_eq!(parent_type("res2-child"), "my:component:MyComponent");
+        assert_eq!(res("res3")["inputs"]["prefix"], "stackDefault");
+        assert_eq!(res("res4-child")["inputs"]["prefix"], "stackDefault");
+        assert_eq!(parent_type("res4-child"), "my:component:MyComponent");
+        assert_eq!(parent_type("res5-child1"), "my:component:MyOtherComponent");
+        assert_eq!(res("res5-child1")["inputs"]["length"], 5);
     });
 }
