@@ -550,8 +550,8 @@ impl Provider for RandomProvider {
         TYPES.iter().map(|(t, _)| t.to_string()).collect()
     }
 
-    fn input_types(&self, token: &str) -> Option<ObjectType> {
-        Kind::of(token).map(|k| k.input_types(token))
+    async fn input_types(&self, token: &str) -> Result<Option<ObjectType>, ProviderError> {
+        Ok(Kind::of(token).map(|k| k.input_types(token)))
     }
 
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {

@@ -14,8 +14,9 @@ use super::error::{Pos, SourceError};
 
 /// Every resource whose type its provider does not declare (Pulumi YAML's "error resolving type
 /// of resource"), located at the resource, and every resource whose properties its provider's
-/// input types refuse; a provider that lists no types is trusted.
-pub(super) fn check_resource_types(
+/// input types (a built-in's, or a plugin's schema) refuse; a provider that lists no types is
+/// trusted with its types.
+pub(super) async fn check_resource_types(
     ast: &ProgramAst,
     components: &Components,
     monitor: &ResourceMonitor,
@@ -30,11 +31,11 @@ pub(super) fn check_resource_types(
         let version = r.options.version.as_deref();
         let problem = match monitor.resource_types(package, version) {
             Err(e) => e.to_string(),
-            Ok(declared) if declared.is_empty() => continue,
             Ok(declared) => {
                 let resolved = resolve_type(ty, &declared);
-                if declared.contains(&resolved) {
-                    if let Ok(Some(inputs)) = monitor.input_types(package, version, &resolved) {
+                if declared.is_empty() || declared.contains(&resolved) {
+                    if let Ok(Some(inputs)) = monitor.input_types(package, version, &resolved).await
+                    {
                         errors.extend(check_values(&ast.file, r, &inputs));
                     }
                     continue;

@@ -516,7 +516,7 @@ impl ResourceMonitor {
 
     /// The types the provider of a package gives a resource type's inputs, for checking a
     /// program's values before it registers anything.
-    pub fn input_types(
+    pub async fn input_types(
         &self,
         package: &str,
         version: Option<&str>,
@@ -525,7 +525,7 @@ impl ResourceMonitor {
         Option<crate::engine::provider::input_types::ObjectType>,
         crate::engine::provider::ProviderError,
     > {
-        self.registry.input_types(package, version, token)
+        self.registry.input_types(package, version, token).await
     }
 
     /// The component types the provider of a package declares in its schema.

@@ -376,8 +376,11 @@ pub trait Provider: Send + Sync {
 
     /// The types the provider's schema gives a resource type's inputs, for checking a program's
     /// values before it runs; `None` when it does not say (anything is then accepted).
-    fn input_types(&self, _token: &str) -> Option<input_types::ObjectType> {
-        None
+    async fn input_types(
+        &self,
+        _token: &str,
+    ) -> Result<Option<input_types::ObjectType>, ProviderError> {
+        Ok(None)
     }
 
     /// The resource types the provider's schema marks as components (`isComponent`), which a

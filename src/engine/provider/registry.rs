@@ -210,15 +210,14 @@ impl ProviderRegistry {
 
     /// The types a package's provider gives a resource type's inputs (`None` when it does not
     /// say), or why the provider cannot be loaded.
-    pub fn input_types(
+    pub async fn input_types(
         &self,
         package: &str,
         version: Option<&str>,
         token: &str,
     ) -> Result<Option<ObjectType>, ProviderError> {
-        Ok(self
-            .unconfigured_plugin(package, version)?
-            .input_types(token))
+        let provider = self.unconfigured_plugin(package, version)?;
+        provider.input_types(token).await
     }
 
     /// The component types a package's provider's schema declares, or why it cannot say.
