@@ -100,7 +100,10 @@ impl PreviewDigest {
                 self.duration_ns = duration.as_nanos();
             }
             other => {
-                if let Some(mut d) = diagnostic(other).filter(|d| d.get("ephemeral").is_none()) {
+                // Pulumi's `--json` shows neither ephemeral nor debug messages.
+                if let Some(mut d) = diagnostic(other)
+                    .filter(|d| d.get("ephemeral").is_none() && d["severity"] != "debug")
+                {
                     if let Some(o) = d.as_object_mut() {
                         o.remove("color");
                     }

@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::engine::model::property::{SECRET_SIG, SIG_KEY};
 use crate::engine::run::events::StepInfo;
-use crate::engine::{EngineEvent, PropertyMap, PropertyValue, Severity, StepOp};
+use crate::engine::{EngineEvent, PropertyMap, PropertyValue, StepOp};
 
 /// Properties as displays show them: secrets blinded as `[secret]`, unknowns as `[unknown]`.
 pub fn display(m: &PropertyMap) -> Value {
@@ -154,8 +154,8 @@ pub fn change_summary(counts: &BTreeMap<StepOp, usize>) -> Value {
     )
 }
 
-/// A diagnostic as Pulumi's `DiagnosticEvent` (uncoloured, newline-terminated), or `None`
-/// for other events and for debug messages, which Pulumi keeps out of its JSON.
+/// A diagnostic as Pulumi's `DiagnosticEvent` (uncoloured, newline-terminated), debug ones
+/// included (the event log keeps them; `--json` leaves them out), or `None` for other events.
 pub fn diagnostic(e: &EngineEvent) -> Option<Value> {
     let EngineEvent::Diagnostic {
         urn,
@@ -166,9 +166,6 @@ pub fn diagnostic(e: &EngineEvent) -> Option<Value> {
     else {
         return None;
     };
-    if *severity == Severity::Debug {
-        return None;
-    }
     let mut o = json!({
         "message": format!("{message}\n"),
         "color": "never",

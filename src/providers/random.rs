@@ -10,6 +10,7 @@ use super::input_fields::{
     FieldError, check_known, is_unknown, opt_bool, opt_count, opt_int, opt_str, opt_str_list,
 };
 use super::random_values::{IdEncodings, StringSpec, id_encodings, pet_name, seeded, shuffle};
+use crate::engine::provider::input_types::{InputProperty, InputType, ObjectType};
 use crate::engine::provider::{
     CheckFailure, CheckRequest, CheckResult, CreateRequest, CreateResult, DeleteRequest,
     DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
@@ -128,6 +129,34 @@ impl Kind {
 
     fn secret_outputs(self) -> bool {
         matches!(self, Kind::Password | Kind::Bytes)
+    }
+
+    /// The kind's inputs typed as pulumi-random's schema types them, under the given token.
+    fn input_types(self, token: &str) -> ObjectType {
+        let properties = self
+            .inputs()
+            .iter()
+            .map(|name| InputProperty {
+                name: name.to_string(),
+                type_: input_type(name),
+                required: self.required().contains(name),
+            })
+            .collect();
+        ObjectType {
+            token: Some(token.to_string()),
+            properties,
+        }
+    }
+}
+
+/// The schema's type of an input of any kind (each name has one type across the package).
+fn input_type(name: &str) -> InputType {
+    match name {
+        "keepers" => InputType::Map(Box::new(InputType::Any)),
+        "inputs" => InputType::Array(Box::new(InputType::String)),
+        "lower" | "upper" | "number" | "numeric" | "special" => InputType::Boolean,
+        "overrideSpecial" | "prefix" | "separator" | "seed" => InputType::String,
+        _ => InputType::Integer,
     }
 }
 
@@ -519,6 +548,10 @@ fn check_inputs(kind: Kind, news: &PropertyMap) -> Vec<CheckFailure> {
 impl Provider for RandomProvider {
     fn resource_types(&self) -> Vec<String> {
         TYPES.iter().map(|(t, _)| t.to_string()).collect()
+    }
+
+    async fn input_types(&self, token: &str) -> Result<Option<ObjectType>, ProviderError> {
+        Ok(Kind::of(token).map(|k| k.input_types(token)))
     }
 
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {

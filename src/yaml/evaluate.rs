@@ -326,7 +326,7 @@ impl YamlProgram {
             .config_values(&info.project, &info.config, &info.secret_keys)
             .and_then(|c| self.check_references(&c, &info.project).map(|()| c))
             .map_err(|e| ProgramError(e.to_string()))?;
-        let type_errors = check_resource_types(&self.ast, &self.components, &monitor);
+        let type_errors = check_resource_types(&self.ast, &self.components, &monitor).await;
         if !type_errors.is_empty() {
             let lines: Vec<String> = type_errors.iter().map(ToString::to_string).collect();
             return Err(ProgramError(lines.join("\n")));

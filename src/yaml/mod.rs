@@ -3,6 +3,7 @@
 //! dependencies, cycles) → `evaluate` (concurrent registration).
 
 pub mod analyze;
+mod assignable;
 pub use crate::engine::model::asset;
 pub mod ast;
 pub mod builtin;

@@ -169,3 +169,26 @@ fn a_python_provider_without_main_runs_the_package_its_pyproject_names() {
         serde_json::from_str(&env.ok(&["stack", "output", "--json", "--stack", "dev"])).unwrap();
     assert_eq!(out["message"], "HELLO, WORLD");
 }
+
+/// A YAML program's values are checked against the plugin's schema (`GetSchema`) before
+/// anything registers: a list for the string `who`, text for the integer `length`, and a
+/// property the component does not have fail the preview at their line.
+#[test]
+fn values_a_plugins_schema_refuses_fail_the_preview_at_their_line() {
+    let env = Env::new(
+        "plugins:\n  providers:\n    - name: greet\n      path: ./bin\nresources:\n  hi:\n    type: greet:index:Greeting\n    properties:\n      who: [world]\n      length: four\n      whom: world\n",
+    );
+    greet_plugin(&env);
+    env.ok(&["stack", "init", "dev"]);
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!out.status.success(), "{text}");
+    for expected in [
+        "Pulumi.yaml:11:12: greet:index:Greeting is not assignable from",
+        "who: Cannot assign 'List<string>' to 'string'",
+        "length: Cannot assign type 'string' to type 'integer'",
+        "Property whom does not exist on 'greet:index:Greeting'",
+    ] {
+        assert!(text.contains(expected), "{expected}\n---\n{text}");
+    }
+}

@@ -372,6 +372,16 @@ fn a_python_programs_log_carries_its_prints_components_and_outputs() {
             .any(|d| d["message"] == "hello from python\n" && d["severity"] == "info"),
         "{said:#?}"
     );
+    // Pulumi's event log and `up --json` keep the SDK's debug messages; the preview digest
+    // (`preview --json`) leaves them out.
+    assert!(said.iter().any(|d| d["severity"] == "debug"), "{said:#?}");
+    let digest: Value =
+        serde_json::from_str(&env.ok(&["preview", "--stack", "dev", "--json"])).unwrap();
+    let shown = digest["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(shown.iter().all(|d| d["severity"] != "debug"), "{digest:#}");
     let mut found = steps(&rows);
     found.sort();
     assert_eq!(

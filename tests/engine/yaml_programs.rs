@@ -544,3 +544,63 @@ fn replacement_trigger_and_replace_with_replace_through_the_binary() {
     assert_eq!(id(&before, "c"), id(&after, "c"));
     env.assert_no_leaks("dev");
 }
+
+/// pulumi-yaml's type check of property values against the package's schema: values the schema
+/// refuses fail the preview and the update at their line, naming each property, before any
+/// resource registers; coercions it allows (numbers to strings) and references pass.
+#[test]
+fn property_values_the_schema_refuses_fail_before_anything_registers() {
+    let env = Env::new(
+        r#"
+config:
+  flag:
+    type: boolean
+    default: true
+resources:
+  fine:
+    type: random:RandomString
+    properties:
+      length: 8
+      special: ${flag}
+      overrideSpecial: 5
+      keepers: {a: 1, b: [x]}
+  shuffled:
+    type: random:RandomShuffle
+    properties:
+      inputs: [a, 1]
+      resultCount: [1]
+      colour: red
+  bounded:
+    type: random:RandomInteger
+    properties:
+      min: 1
+"#,
+    );
+    for verb in [
+        &["preview", "--stack", "dev", "--non-interactive"][..],
+        &["up", "--stack", "dev", "--yes", "--non-interactive"][..],
+    ] {
+        let out = env.run(verb);
+        assert!(!out.status.success());
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        for expected in [
+            "Pulumi.yaml:20:20: random:index/randomShuffle:RandomShuffle is not assignable from \
+             {inputs: List<Union<string, number>>, resultCount: List<number>, colour: string}; \
+             Cannot assign '{inputs: List<Union<string, number>>, resultCount: List<number>, colour: string}' \
+             to 'random:index/randomShuffle:RandomShuffle':\n\n  \
+             resultCount: Cannot assign 'List<number>' to 'integer'\n\n  \
+             Property colour does not exist on 'random:index/randomShuffle:RandomShuffle'; Existing properties are: ",
+            "Pulumi.yaml:22:3: random:index/randomInteger:RandomInteger is not assignable from \
+             {min: number}; Cannot assign '{min: number}' to \
+             'random:index/randomInteger:RandomInteger':\n\n  max: Missing required property 'max'",
+        ] {
+            assert!(text.contains(expected), "{expected}\n---\n{text}");
+        }
+        assert!(!text.contains("fine"), "{text}");
+    }
+    let resources = &env.export("dev")["deployment"]["resources"];
+    assert!(
+        resources.as_array().is_none_or(Vec::is_empty),
+        "{resources}"
+    );
+}

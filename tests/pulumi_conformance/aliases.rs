@@ -131,7 +131,17 @@ fn py_alias_after_failed_update() {
 /// after its renamed parent), each aliased so that the edit changes nothing.
 #[test]
 fn py_aliases() {
-    let t = ProgramTest::new("py_aliases");
+    aliases("py_aliases");
+}
+
+/// `TestNodejsAliases` (Quick; step2 ExpectNoChanges): the same ten scenarios in JavaScript.
+#[test]
+fn js_aliases() {
+    aliases("js_aliases");
+}
+
+fn aliases(case: &str) {
+    let t = ProgramTest::new(case);
     let opts = Options {
         quick: true,
         edits: vec![Edit {

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 
+use super::cli_support::sdk::sdk_env;
 use super::harness::{ProgramTest, live, stack_outputs};
 use super::program_test::{Config, Options};
 
@@ -116,4 +117,65 @@ fn yaml_about() {
     );
     assert!(out.status.success(), "{text}");
     assert!(!text.contains("unknown"), "{text}");
+}
+
+/// `TestTypeCheckError` (`ExpectFailure`): property values the package's schema refuses (a
+/// string for an integer, a number for a boolean) stop the run before anything registers, in
+/// pulumi-yaml's words.
+#[test]
+fn yaml_type_fail() {
+    let t = ProgramTest::new("yaml_type_fail");
+    let opts = Options {
+        expect_failure: true,
+        ..Options::default()
+    };
+    let mut seen = false;
+    t.lifecycle(&opts, |run| {
+        seen |= run.output.contains(
+            "Cannot assign '{length: string, lower: number}' to 'random:index/randomString:RandomString':
+
+  length: Cannot assign type 'string' to type 'integer'
+
+  lower: Cannot assign type 'number' to type 'boolean'
+",
+        );
+        let created = run.state["deployment"]["resources"].as_array().map_or(0, Vec::len);
+        assert!(created <= 1, "only the stack may exist: {}", run.state);
+    });
+    assert!(seen, "the failure does not give pulumi-yaml's reasons");
+}
+
+/// `TestLocalPlugin` (`LocalProviders`): the program's provider is a plugin in a local directory
+/// (a Python one standing in for Pulumi's Go test provider, with its `venv`), which ProgramTest names in
+/// Pulumi.yaml's `plugins: providers:` by its absolute path; the whole lifecycle runs on it.
+#[test]
+fn yaml_local_plugin() {
+    let t = ProgramTest::new("yaml_local");
+    let project = t.env.project();
+    let file = project.join("Pulumi.yaml");
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&format!(
+        "plugins:\n  providers:\n    - name: testprovider\n      path: {}\n",
+        project.join("testprovider").display()
+    ));
+    std::fs::write(&file, text).unwrap();
+    // The plugin's own dependencies (the Python SDK), where Pulumi's Python plugin host looks.
+    std::os::unix::fs::symlink(
+        sdk_env().root.join("venv"),
+        project.join("testprovider").join("venv"),
+    )
+    .unwrap();
+    t.lifecycle(&Options::default(), |run| {
+        let random = live(&run.state, "first");
+        assert_eq!(
+            random["outputs"]["result"].as_str().map(str::len),
+            Some(10),
+            "{random}"
+        );
+        let echo = live(&run.state, "second");
+        assert!(
+            echo["provider"].as_str().unwrap().contains("testprovider"),
+            "{echo}"
+        );
+    });
 }

@@ -1,5 +1,6 @@
-//! Pulumi's `transforms` tests (`tests/integration/transforms/{python,nodejs}/simple`) as
-//! programs of our own: stack transforms rewrite every registration (a tag in `keepers`), a
+//! Pulumi's `transforms` tests (`tests/integration/transforms/{python,nodejs}/simple`, and
+//! Node.js's `single` and `async`) and `transformations/{python,nodejs}/simple` as programs of
+//! our own: stack transforms rewrite every registration (a tag in `keepers`), a
 //! component's transform reaches its child, a transform's alias keeps a renamed resource's
 //! identity, an invoke transform rewrites the invoke's arguments, and a transform that throws
 //! fails the registration with its message.
@@ -102,5 +103,66 @@ fn py_transformations() {
         );
         assert_eq!(parent_type("twins-one"), "my:component:Twins");
         assert_eq!(live(&run.state, "twins-one")["inputs"]["length"], 5);
+    });
+}
+
+fn quick() -> Options {
+    Options {
+        quick: true,
+        ..Options::default()
+    }
+}
+
+/// `TestNodejsSingleTransforms` (Quick; testprovider, `sim` standing in): a stack transform
+/// that returns nothing leaves a resource with a secret input as it was.
+#[test]
+fn js_transforms_single() {
+    let t = ProgramTest::new("js_transforms_single");
+    t.lifecycle(&quick(), |run| {
+        let res = live(&run.state, "res1");
+        assert!(res["inputs"]["length"]["ciphertext"].is_string(), "{res}");
+        assert!(run.output.contains("stack transform"), "{}", run.output);
+    });
+}
+
+/// `TestNodejsTransformsAsyncResource` (Quick; testprovider, `sim` standing in): a resource
+/// registered after the program returned still gets its transform (`length` 10 made 12), and
+/// is the third resource of the state.
+#[test]
+fn js_transforms_async() {
+    let t = ProgramTest::new("js_transforms_async");
+    t.lifecycle(&quick(), |run| {
+        let all = super::harness::resources(&run.state);
+        let res = &all[2];
+        assert!(res["urn"].as_str().unwrap().ends_with("::res"), "{res}");
+        assert_eq!(res["inputs"]["length"], 12, "{res}");
+    });
+}
+
+/// `TestNodejsTransformations` (`transformations/nodejs/simple`, Quick; testprovider, `sim`
+/// standing in): Pulumi's `Validator`, resource by resource.
+#[test]
+fn js_transformations() {
+    let t = ProgramTest::new("js_transformations");
+    t.lifecycle(&quick(), |run| {
+        let res = |name| live(&run.state, name);
+        let secret = |name, key: &str| {
+            res(name)["additionalSecretOutputs"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(key))
+        };
+        let parent_type = |name| {
+            let parent = res(name)["parent"].as_str().unwrap().to_string();
+            parent.rsplit("::").nth(1).unwrap().to_string()
+        };
+        assert!(secret("res1", "result"), "{}", res("res1"));
+        assert!(secret("res2-child", "result") && secret("res2-child", "length"));
+        assert_eq!(parent_type("res2-child"), "my:component:MyComponent");
+        assert_eq!(res("res3")["inputs"]["prefix"], "stackDefault");
+        assert_eq!(res("res4-child")["inputs"]["prefix"], "stackDefault");
+        assert_eq!(parent_type("res4-child"), "my:component:MyComponent");
+        assert_eq!(parent_type("res5-child1"), "my:component:MyOtherComponent");
+        assert_eq!(res("res5-child1")["inputs"]["length"], 5);
     });
 }

@@ -514,6 +514,20 @@ impl ResourceMonitor {
         self.registry.resource_types(package, version)
     }
 
+    /// The types the provider of a package gives a resource type's inputs, for checking a
+    /// program's values before it registers anything.
+    pub async fn input_types(
+        &self,
+        package: &str,
+        version: Option<&str>,
+        token: &str,
+    ) -> Result<
+        Option<crate::engine::provider::input_types::ObjectType>,
+        crate::engine::provider::ProviderError,
+    > {
+        self.registry.input_types(package, version, token).await
+    }
+
     /// The component types the provider of a package declares in its schema.
     pub async fn component_types(
         &self,

@@ -1,6 +1,7 @@
 //! The provider interface: what the engine asks of whoever manages a kind of resource, whether
 //! built in or a plugin over gRPC.
 
+pub mod input_types;
 pub mod parameterization;
 pub mod registry;
 pub mod stack_outputs;
@@ -379,6 +380,15 @@ pub trait Provider: Send + Sync {
     /// programs may use short forms (`random:RandomPet`); empty when it does not say.
     fn resource_types(&self) -> Vec<String> {
         Vec::new()
+    }
+
+    /// The types the provider's schema gives a resource type's inputs, for checking a program's
+    /// values before it runs; `None` when it does not say (anything is then accepted).
+    async fn input_types(
+        &self,
+        _token: &str,
+    ) -> Result<Option<input_types::ObjectType>, ProviderError> {
+        Ok(None)
     }
 
     /// The resource types the provider's schema marks as components (`isComponent`), which a

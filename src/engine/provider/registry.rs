@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
 
+use super::input_types::ObjectType;
 use super::parameterization::{PluginRequest, restore_internal, without_internal};
 use super::{CheckResult, ConfigureResult, DiffRequest, DiffResult, Provider, ProviderError};
 use crate::engine::model::property::PropertyMap;
@@ -205,6 +206,18 @@ impl ProviderRegistry {
     ) -> Result<Vec<String>, ProviderError> {
         let provider = self.unconfigured_plugin(package, version)?;
         Ok(provider.resource_types())
+    }
+
+    /// The types a package's provider gives a resource type's inputs (`None` when it does not
+    /// say), or why the provider cannot be loaded.
+    pub async fn input_types(
+        &self,
+        package: &str,
+        version: Option<&str>,
+        token: &str,
+    ) -> Result<Option<ObjectType>, ProviderError> {
+        let provider = self.unconfigured_plugin(package, version)?;
+        provider.input_types(token).await
     }
 
     /// The component types a package's provider's schema declares, or why it cannot say.

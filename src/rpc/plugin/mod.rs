@@ -5,6 +5,7 @@ pub mod cache;
 pub mod plugin_paths;
 pub mod provider_client;
 pub mod providers;
+pub mod schema_types;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -314,3 +315,5 @@ async fn relay(stream: impl AsyncRead + Unpin, events: EventSink, name: String) 
 
 #[cfg(test)]
 mod plugin_paths_tests;
+#[cfg(test)]
+mod schema_types_tests;

@@ -13,8 +13,10 @@ use prost::Message;
 use tokio::sync::OnceCell;
 use tonic::{Code, Status};
 
+use super::schema_types::resource_inputs;
 use super::{PluginCommand, PluginContext, PluginProcess};
 use crate::engine::model::property_path::PropertyPath;
+use crate::engine::provider::input_types::ObjectType;
 use crate::engine::provider::parameterization::Parameterization;
 use crate::engine::provider::{
     CallRequest, CallResult, CheckFailure, CheckRequest, CheckResult, ConfigureResult,
@@ -68,6 +70,8 @@ pub struct PluginProvider {
     connector: Connector,
     conn: OnceCell<Connection>,
     caps: Mutex<Capabilities>,
+    /// The package schema, asked for once (`None`: the plugin has no `GetSchema`).
+    schema: OnceCell<Option<serde_json::Value>>,
 }
 
 /// The `google.rpc.Status` carried in a gRPC error's details (Pulumi puts
@@ -131,11 +135,32 @@ impl PluginProvider {
             connector,
             conn: OnceCell::new(),
             caps: Mutex::new(Capabilities::default()),
+            schema: OnceCell::new(),
         }
     }
 
     fn caps(&self) -> Capabilities {
         *self.caps.lock()
+    }
+
+    /// The package schema `GetSchema` answers, asked for once; `None` when the plugin has no
+    /// `GetSchema`.
+    async fn schema(&self) -> Result<Option<&serde_json::Value>, ProviderError> {
+        let schema = self
+            .schema
+            .get_or_try_init(|| async {
+                let wire = pulumirpc::GetSchemaRequest::default();
+                let resp = match self.client().await?.get_schema(wire).await {
+                    Ok(resp) => resp.into_inner(),
+                    Err(s) if s.code() == Code::Unimplemented => return Ok(None),
+                    Err(s) => return Err(self.rpc_error("GetSchema", s).await),
+                };
+                serde_json::from_str(&resp.schema).map(Some).map_err(|e| {
+                    self.fail(format!("GetSchema answered a schema that is not JSON: {e}"))
+                })
+            })
+            .await?;
+        Ok(schema.as_ref())
     }
 
     /// What we send: secrets and resource references only if the plugin accepts them.
@@ -790,14 +815,9 @@ impl Provider for PluginProvider {
     }
 
     async fn component_types(&self) -> Result<Vec<String>, ProviderError> {
-        let wire = pulumirpc::GetSchemaRequest::default();
-        let resp = match self.client().await?.get_schema(wire).await {
-            Ok(resp) => resp.into_inner(),
-            Err(s) if s.code() == Code::Unimplemented => return Ok(Vec::new()),
-            Err(s) => return Err(self.rpc_error("GetSchema", s).await),
+        let Some(schema) = self.schema().await? else {
+            return Ok(Vec::new());
         };
-        let schema: serde_json::Value = serde_json::from_str(&resp.schema)
-            .map_err(|e| self.fail(format!("GetSchema answered a schema that is not JSON: {e}")))?;
         let Some(resources) = schema.get("resources").and_then(|r| r.as_object()) else {
             return Ok(Vec::new());
         };
@@ -806,6 +826,13 @@ impl Provider for PluginProvider {
             .filter(|(_, r)| r.get("isComponent") == Some(&serde_json::Value::Bool(true)))
             .map(|(token, _)| token.clone())
             .collect())
+    }
+
+    async fn input_types(&self, token: &str) -> Result<Option<ObjectType>, ProviderError> {
+        Ok(self
+            .schema()
+            .await?
+            .and_then(|schema| resource_inputs(schema, token)))
     }
 
     async fn cancel(&self) -> Result<(), ProviderError> {
