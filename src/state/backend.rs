@@ -43,6 +43,30 @@ pub struct StackSummary {
     pub lock: Option<LockInfo>,
 }
 
+impl StackSummary {
+    /// The summary of stack `name` whose checkpoint's `latest` deployment is `latest`.
+    pub(crate) fn of(
+        name: String,
+        current: bool,
+        latest: Option<&serde_json::Value>,
+        lock: Option<LockInfo>,
+    ) -> StackSummary {
+        StackSummary {
+            current,
+            resource_count: latest
+                .and_then(|l| l.get("resources"))
+                .and_then(serde_json::Value::as_array)
+                .map_or(0, Vec::len),
+            last_update: latest
+                .and_then(|l| l.pointer("/manifest/time"))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            lock,
+            name,
+        }
+    }
+}
+
 /// Where stacks' state lives. Writes take a [`StackLock`] from [`Backend::lock`]; reads need
 /// none (a compaction running meanwhile is never seen half done).
 pub trait Backend: Send + Sync {

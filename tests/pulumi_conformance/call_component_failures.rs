@@ -4,26 +4,18 @@
 //! failed: …`, not Pulumi's `call to function '<token>' failed: …`). Quick and
 //! `ExpectFailure`, as the Go test runs it.
 
-use super::local_components::{Provider, with_component};
-use super::program_test::Options;
-
-const EXPECTED: [&str; 2] = [
-    "call of testcomponent:index:Component/getMessage failed:",
-    "\t\t- property foo has a problem: the failure reason",
-];
+use super::local_components::{Provider, fails_with};
 
 fn fails_with_the_reason(lang: &str, provider: Provider) {
-    let t = with_component("call_component_failures", lang, provider);
-    let opts = Options {
-        quick: true,
-        expect_failure: true,
-        ..Options::default()
-    };
-    t.lifecycle(&opts, |run| {
-        for part in EXPECTED {
-            assert!(run.output.contains(part), "{part:?} in:\n{}", run.output);
-        }
-    });
+    fails_with(
+        "call_component_failures",
+        lang,
+        provider,
+        &[
+            "call of testcomponent:index:Component/getMessage failed:",
+            "\t\t- property foo has a problem: the failure reason",
+        ],
+    );
 }
 
 #[test]

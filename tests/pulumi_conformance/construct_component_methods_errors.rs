@@ -2,24 +2,15 @@
 //! Quick, ExpectFailure): the failures a method's provider answers with reach the program,
 //! whose SDK fails with them (`the failure reason (the failure property)`).
 
-use super::local_components::{Provider, with_component};
-use super::program_test::Options;
+use super::local_components::{Provider, fails_with};
 
-fn methods_errors(program: &str, provider: Provider) {
-    let t = with_component("construct_component_methods_errors", program, provider);
-    let opts = Options {
-        quick: true,
-        expect_failure: true,
-        ..Options::default()
-    };
-    t.lifecycle(&opts, |run| {
-        assert!(
-            run.output
-                .contains("the failure reason (the failure property)"),
-            "the method's failure, as the SDK words it:\n{}",
-            run.output
-        );
-    });
+fn methods_errors(lang: &str, provider: Provider) {
+    fails_with(
+        "construct_component_methods_errors",
+        lang,
+        provider,
+        &["the failure reason (the failure property)"],
+    );
 }
 
 #[test]

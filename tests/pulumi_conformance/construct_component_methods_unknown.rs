@@ -4,19 +4,10 @@
 //! applies on the argument in the provider and on the result in the program must not run
 //! (either exits if it does, which fails the preview).
 
-use super::local_components::{Provider, with_component};
-use super::program_test::Options;
+use super::local_components::{Provider, previews_only};
 
-fn methods_unknown(program: &str, provider: Provider) {
-    let t = with_component("construct_component_methods_unknown", program, provider);
-    let opts = Options {
-        skip_refresh: true,
-        skip_update: true,
-        skip_export_import: true,
-        skip_empty_preview_update: true,
-        ..Options::default()
-    };
-    t.lifecycle(&opts, |_| {});
+fn methods_unknown(lang: &str, provider: Provider) {
+    previews_only("construct_component_methods_unknown", lang, provider);
 }
 
 #[test]

@@ -3,19 +3,10 @@
 //! resource's id, unknown in preview, and the component provider's applies on them must not
 //! run (its provider exits if they do, which fails the preview).
 
-use super::local_components::{Provider, with_component};
-use super::program_test::Options;
+use super::local_components::{Provider, previews_only};
 
-fn unknown(program: &str, provider: Provider) {
-    let t = with_component("construct_component_unknown", program, provider);
-    let opts = Options {
-        skip_refresh: true,
-        skip_update: true,
-        skip_export_import: true,
-        skip_empty_preview_update: true,
-        ..Options::default()
-    };
-    t.lifecycle(&opts, |_| {});
+fn unknown(lang: &str, provider: Provider) {
+    previews_only("construct_component_unknown", lang, provider);
 }
 
 #[test]

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use super::cli_support::sdk::sdk_env;
 use super::harness::{ProgramTest, copy_files};
+use super::program_test::Options;
 
 /// Which SDK the component provider is written with (Pulumi's `componentDir`).
 #[derive(Clone, Copy, Debug)]
@@ -50,4 +51,34 @@ pub(crate) fn with_component(family: &str, lang: &str, provider: Provider) -> Pr
     ));
     std::fs::write(&project, text).unwrap();
     t
+}
+
+/// Runs the program as the Go tests of failing components do (Quick, `ExpectFailure`) and
+/// checks that its output holds each of `expected`.
+pub(crate) fn fails_with(family: &str, lang: &str, provider: Provider, expected: &[&str]) {
+    let t = with_component(family, lang, provider);
+    let opts = Options {
+        quick: true,
+        expect_failure: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        for part in expected {
+            assert!(run.output.contains(part), "{part:?} in:\n{}", run.output);
+        }
+    });
+}
+
+/// Runs the program as the Go tests of unknown values do: a preview only (no update, refresh,
+/// export/import or empty update), which fails if an apply that must not run runs.
+pub(crate) fn previews_only(family: &str, lang: &str, provider: Provider) {
+    let t = with_component(family, lang, provider);
+    let opts = Options {
+        skip_refresh: true,
+        skip_update: true,
+        skip_export_import: true,
+        skip_empty_preview_update: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |_| {});
 }

@@ -256,20 +256,10 @@ impl FileBackend {
             }
             let file = self.read_checkpoint(&stack)?;
             let latest = file.checkpoint.latest.as_ref();
-            out.push(StackSummary {
-                current: current.as_deref() == Some(name.as_str()),
-                resource_count: latest
-                    .and_then(|l| l.get("resources"))
-                    .and_then(Value::as_array)
-                    .map_or(0, Vec::len),
-                last_update: latest
-                    .and_then(|l| l.pointer("/manifest/time"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                // A corrupt lock file is reported by `lock` and `unlock`, not here.
-                lock: lock::read_lock(&self.stack_dir(&stack)).ok().flatten(),
-                name,
-            });
+            let current = current.as_deref() == Some(name.as_str());
+            // A corrupt lock file is reported by `lock` and `unlock`, not here.
+            let lock = lock::read_lock(&self.stack_dir(&stack)).ok().flatten();
+            out.push(StackSummary::of(name, current, latest, lock));
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)

@@ -5,7 +5,7 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use tokio_postgres::GenericClient;
+use tokio_postgres::{GenericClient, Row};
 
 use super::db::describe;
 
@@ -67,13 +67,7 @@ impl Bucket {
             )
             .await
             .map_err(|e| describe(&e))?;
-        rows.iter()
-            .map(|r| {
-                let key = self.relative(r.get(0));
-                let bytes = decode(&key, r.get::<_, Option<&str>>(1))?;
-                Ok((key, bytes))
-            })
-            .collect()
+        self.blobs(&rows)
     }
 
     /// The blobs directly under `dir` (a key ending in `/`) whose names end with `suffix`, by
@@ -100,6 +94,11 @@ impl Bucket {
             )
             .await
             .map_err(|e| describe(&e))?;
+        self.blobs(&rows)
+    }
+
+    /// Rows of `(key, data->>'data')` as relative keys and their decoded blobs.
+    fn blobs(&self, rows: &[Row]) -> Result<Vec<(String, Vec<u8>)>, String> {
         rows.iter()
             .map(|r| {
                 let key = self.relative(r.get(0));

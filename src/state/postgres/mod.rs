@@ -679,19 +679,8 @@ impl Backend for PgBackend {
             let lock = self
                 .run(lease::read(&self.db, &self.t, project, &name))?
                 .map(|(info, _)| info);
-            out.push(StackSummary {
-                current: current.as_deref() == Some(name.as_str()),
-                resource_count: latest
-                    .and_then(|l| l.get("resources"))
-                    .and_then(Value::as_array)
-                    .map_or(0, Vec::len),
-                last_update: latest
-                    .and_then(|l| l.pointer("/manifest/time"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                lock,
-                name,
-            });
+            let current = current.as_deref() == Some(name.as_str());
+            out.push(StackSummary::of(name, current, latest, lock));
         }
         out.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(out)
