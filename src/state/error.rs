@@ -20,6 +20,9 @@ pub enum StateError {
     /// schema version, permissions, a connection lost.
     #[error("{url}: {message}")]
     Database { url: String, message: String },
+    /// Pulumi's environment switches contradict each other.
+    #[error("{message}")]
+    BadEnvironment { message: String },
     #[error(transparent)]
     BadName(#[from] BadName),
     #[error("{}: {source}", path.display())]

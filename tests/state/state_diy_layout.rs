@@ -720,7 +720,7 @@ fn a_pulumi_stack_with_passphrase_secrets_is_read_and_updated_keeping_its_salt()
 }
 
 #[test]
-fn a_gzip_stack_file_pulumi_wrote_is_read_and_written_back_compressed() {
+fn a_gzip_stack_file_pulumi_wrote_is_read_and_written_as_pulumis_gzip_switch_says() {
     use std::io::{Read, Write};
     let env = Env::new(PROGRAM_V2);
     write_pulumi_backend(&env);
@@ -734,7 +734,16 @@ fn a_gzip_stack_file_pulumi_wrote_is_read_and_written_back_compressed() {
 
     let ls = env.ok(&["stack", "ls"]);
     assert!(ls.lines().any(|l| l.starts_with("dev")), "{ls}");
-    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let up = env
+        .command(&["up", "--stack", "dev", "--yes", "--non-interactive"])
+        .env("PULUMI_DIY_BACKEND_GZIP", "true")
+        .output()
+        .unwrap();
+    assert!(
+        up.status.success(),
+        "{}",
+        String::from_utf8_lossy(&up.stderr)
+    );
     assert_eq!(env.world()["a-pulumi"]["properties"]["v"], 2);
     assert_eq!(names(&stacks), ["dev.json.gz", "dev.json.gz.bak"]);
     let mut text = String::new();
@@ -746,10 +755,21 @@ fn a_gzip_stack_file_pulumi_wrote_is_read_and_written_back_compressed() {
     assert!(text.contains(r#""inputs":{"v":2}"#), "{text}");
     assert_eq!(pulumi_lists(&state(&env)), ["e2e/dev"]);
     let history = names(&state(&env).join(".pulumi/history/e2e/dev"));
-    assert!(
-        history.iter().any(|f| f.ends_with(".checkpoint.json.gz")),
-        "{history:?}"
-    );
+    for suffix in [".checkpoint.json.gz", ".history.json.gz"] {
+        assert!(
+            history.iter().any(|f| f.ends_with(suffix)),
+            "{suffix} in {history:?}"
+        );
+    }
+    let history: Value =
+        serde_json::from_str(&env.ok(&["stack", "history", "--stack", "dev", "--json"])).unwrap();
+    assert_eq!(history[0]["result"], "succeeded", "{history}");
+
+    // Without the switch the stack is written plain; the compressed file goes, kept as `.bak`.
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert_eq!(names(&stacks), ["dev.json", "dev.json.gz.bak"]);
+    let plain: Value = serde_json::from_slice(&fs::read(stacks.join("dev.json")).unwrap()).unwrap();
+    assert_eq!(plain["checkpoint"]["latest"]["resources"], json!([]));
 }
 
 #[test]

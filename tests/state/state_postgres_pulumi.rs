@@ -48,8 +48,33 @@ fn blob(server: &pg_support::Server, db: &str, key: &str) -> String {
     )
 }
 
+/// The bytes at `key`, gunzipped if `pulumi` (or stepdeck) wrote them compressed.
+fn blob_unzipped(server: &pg_support::Server, db: &str, key: &str) -> Value {
+    use base64::Engine as _;
+    let data = server.sql(
+        db,
+        &format!("SELECT data->>'data' FROM pulumi_state WHERE key = '{key}'"),
+    );
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data)
+        .unwrap();
+    assert_eq!(bytes[..2], [0x1f, 0x8b], "{key} is gzipped");
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut text)
+        .unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// `text` gzipped, as `pulumi` writes with `PULUMI_DIY_BACKEND_GZIP`.
+fn gzip(text: &str) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    gz.finish().unwrap()
+}
+
 /// Writes `bytes` at `key` as Pulumi's writer does: `{"data": base64}`.
-fn put(server: &pg_support::Server, db: &str, key: &str, bytes: &str) {
+fn put(server: &pg_support::Server, db: &str, key: &str, bytes: impl AsRef<[u8]>) {
     use base64::Engine as _;
     let data = json!({ "data": base64::engine::general_purpose::STANDARD.encode(bytes) });
     server.sql(
@@ -256,7 +281,7 @@ fn a_stack_pulumi_wrote_into_the_table_is_listed_updated_and_destroyed() {
         server,
         &db,
         &format!("{prefix}history/e2e/dev/dev-1714557600123456789.history.json"),
-        &json!({"kind": "update", "startTime": 1714557598, "message": "",
+        json!({"kind": "update", "startTime": 1714557598, "message": "",
                "environment": {"exec.kind": "cli"}, "config": {"e2e:region": "eu-west-1"},
                "version": 0, "result": "succeeded", "endTime": 1714557600,
                "resourceChanges": {"create": 3}})
@@ -526,11 +551,11 @@ fn the_lock_key_of_a_run_that_died_goes_with_its_lease_and_unlock_force_removes_
 }
 
 #[test]
-fn a_compressed_stack_key_is_refused_and_never_shadowed_by_a_new_stack() {
+fn a_zstd_stack_key_is_refused_and_never_shadowed_by_a_new_stack() {
     let server = server!();
     let (env, db) = pg_env(server, PROGRAM_V2);
     env.ok(&["stack", "ls"]);
-    let key = format!("{db}/.pulumi/stacks/e2e/dev.json.gz");
+    let key = format!("{db}/.pulumi/stacks/e2e/dev.json.zst");
     put(server, &db, &key, "not read");
     for args in [
         &["stack", "init", "dev"][..],
@@ -540,7 +565,7 @@ fn a_compressed_stack_key_is_refused_and_never_shadowed_by_a_new_stack() {
         let err = stderr(&out);
         assert!(!out.status.success(), "{args:?}: {err}");
         assert!(
-            err.contains("a compressed stack key") && err.contains(&key),
+            err.contains("a zstd-compressed stack file") && err.contains(&key),
             "{args:?}: {err}"
         );
     }
@@ -551,4 +576,155 @@ fn a_compressed_stack_key_is_refused_and_never_shadowed_by_a_new_stack() {
         ),
         "0"
     );
+}
+
+/// Runs `args` with `vars` set, insisting on success.
+fn ok_with(env: &Env, vars: &[(&str, &str)], args: &[&str]) {
+    let out = env
+        .command(args)
+        .envs(vars.iter().copied())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+}
+
+#[test]
+fn a_stack_pulumi_wrote_gzipped_is_updated_and_written_as_pulumis_gzip_switch_says() {
+    let server = server!();
+    let (env, db) = pg_env(server, PROGRAM_V2);
+    pulumi_table(server, &db);
+    let prefix = format!("{db}/.pulumi/");
+    put(server, &db, &format!("{prefix}meta.yaml"), "version: 1\n");
+    let stack = format!("{prefix}stacks/e2e/dev.json");
+    put(
+        server,
+        &db,
+        &format!("{stack}.gz"),
+        gzip(&pulumi_checkpoint().to_string()),
+    );
+    put(
+        server,
+        &db,
+        &format!("{prefix}history/e2e/dev/dev-1714557600123456789.history.json.gz"),
+        gzip(
+            &json!({"kind": "update", "startTime": 1714557598, "message": "",
+                   "environment": {}, "config": {}, "version": 0, "result": "succeeded",
+                   "endTime": 1714557600, "resourceChanges": {"create": 3}})
+            .to_string(),
+        ),
+    );
+    pulumi_world(&env);
+    let ls = env.ok(&["stack", "ls"]);
+    assert!(ls.lines().any(|l| l.starts_with("dev")), "{ls}");
+    let history: Value =
+        serde_json::from_str(&env.ok(&["stack", "history", "--stack", "dev", "--json"])).unwrap();
+    assert_eq!(history.as_array().unwrap().len(), 1, "{history}");
+
+    // With Pulumi's switch the stack stays gzipped, and so do its history and backups.
+    let gz = [("PULUMI_DIY_BACKEND_GZIP", "true")];
+    ok_with(
+        &env,
+        &gz,
+        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+    );
+    assert_eq!(env.world()["a-pulumi"]["properties"]["v"], 2);
+    let after = blob_unzipped(server, &db, &format!("{stack}.gz"));
+    assert!(
+        after["checkpoint"]["latest"]["resources"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "a-pulumi" && r["inputs"] == json!({"v": 2})),
+        "{after}"
+    );
+    let all: Vec<String> = keys(server, &db)
+        .iter()
+        .map(|k| nanos_as_n(k.strip_prefix(&prefix).unwrap()))
+        .collect();
+    for want in [
+        "stacks/e2e/dev.json.gz",
+        "stacks/e2e/dev.json.gz.bak",
+        "history/e2e/dev/dev-N.history.json.gz",
+        "history/e2e/dev/dev-N.checkpoint.json.gz",
+        "backups/e2e/dev/dev.N.json.gz",
+    ] {
+        assert!(all.iter().any(|k| k == want), "{want} in {all:?}");
+    }
+    assert!(!all.iter().any(|k| k == "stacks/e2e/dev.json"), "{all:?}");
+    let history: Value =
+        serde_json::from_str(&env.ok(&["stack", "history", "--stack", "dev", "--json"])).unwrap();
+    assert_eq!(history[0]["version"], 2, "{history}");
+
+    // Without it the stack is written plain, the gzipped key kept only as its `.bak`.
+    env.ok(&["destroy", "--stack", "dev", "--yes", "--non-interactive"]);
+    assert!(env.world().is_empty(), "{:?}", env.world());
+    let plain: Value = serde_json::from_str(&blob(server, &db, &stack)).unwrap();
+    assert_eq!(plain["checkpoint"]["latest"]["resources"], json!([]));
+    let all = keys(server, &db);
+    assert!(!all.contains(&format!("{stack}.gz")), "{all:?}");
+    assert!(all.contains(&format!("{stack}.gz.bak")), "{all:?}");
+}
+
+#[test]
+fn pulumis_retain_checkpoints_switch_keeps_every_checkpoint_beside_the_stack_key() {
+    let server = server!();
+    let (env, db) = pg_env(server, PROGRAM_V2);
+    let retain = [("PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS", "true")];
+    ok_with(
+        &env,
+        &retain,
+        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+    );
+    ok_with(
+        &env,
+        &retain,
+        &["destroy", "--stack", "dev", "--yes", "--non-interactive"],
+    );
+    let stack = format!("{db}/.pulumi/stacks/e2e/dev.json");
+    let kept: Vec<String> = keys(server, &db)
+        .into_iter()
+        .filter(|k| {
+            k.strip_prefix(&format!("{stack}."))
+                .is_some_and(|n| n.len() > 9 && n.bytes().all(|b| b.is_ascii_digit()))
+        })
+        .collect();
+    assert!(kept.len() >= 2, "{kept:?}");
+    let last: Value = serde_json::from_str(&blob(server, &db, kept.last().unwrap())).unwrap();
+    let current: Value = serde_json::from_str(&blob(server, &db, &stack)).unwrap();
+    assert_eq!(last["checkpoint"], current["checkpoint"]);
+    let first: Value = serde_json::from_str(&blob(server, &db, &kept[0])).unwrap();
+    assert_eq!(first["checkpoint"]["stack"], "organization/e2e/dev");
+}
+
+#[test]
+fn a_postgres_url_without_a_database_takes_libpqs_variables_and_no_key_prefix() {
+    let server = server!();
+    let (mut env, db) = pg_env(server, PROGRAM_V2);
+    env.backend = Some("postgres://".into());
+    let port = server.port.to_string();
+    let vars = [
+        ("PGHOST", "127.0.0.1"),
+        ("PGPORT", port.as_str()),
+        ("PGUSER", "postgres"),
+        ("PGPASSWORD", pg_support::PASSWORD),
+        ("PGDATABASE", db.as_str()),
+        ("PGSSLMODE", "disable"),
+    ];
+    ok_with(
+        &env,
+        &vars,
+        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+    );
+    // Pulumi prefixes keys with the URL's path, which `postgres://` has none of.
+    let all = keys(server, &db);
+    assert!(all.contains(&".pulumi/meta.yaml".to_string()), "{all:?}");
+    let doc: Value =
+        serde_json::from_str(&blob(server, &db, ".pulumi/stacks/e2e/dev.json")).unwrap();
+    assert_eq!(doc["checkpoint"]["stack"], "organization/e2e/dev");
+    ok_with(
+        &env,
+        &vars,
+        &["destroy", "--stack", "dev", "--yes", "--non-interactive"],
+    );
+    assert!(env.world().is_empty(), "{:?}", env.world());
 }

@@ -4,6 +4,7 @@
 //! module (the stack file, its history, tags and lock files, `meta.yaml`), so `pulumi` shares
 //! their stacks whichever stores them.
 
+pub mod compression;
 pub mod lock_file;
 pub mod tags_file;
 pub mod update_info;
@@ -44,16 +45,22 @@ pub fn user_tags(
 /// The stack's updates, newest first: stepdeck's and those `pulumi` recorded.
 pub fn history(b: &impl Bucket, stack: &StackRef) -> Result<Vec<UpdateRecord>, StateError> {
     let dir = history_dir(stack);
-    let files = b
-        .read_dir(&dir, update_info::SUFFIX)?
-        .into_iter()
-        .filter_map(|(key, bytes)| {
-            let nanos = history_nanos(key.strip_prefix(&dir)?)?;
-            Some((nanos, b.location(&key), bytes))
-        })
-        .collect();
+    let mut files = Vec::new();
+    for suffix in [update_info::SUFFIX, HISTORY_GZ_SUFFIX] {
+        for (key, bytes) in b.read_dir(&dir, suffix)? {
+            let Some(nanos) = key.strip_prefix(&dir).and_then(history_nanos) else {
+                continue;
+            };
+            let location = b.location(&key);
+            let bytes = compression::decode(&location, bytes)?;
+            files.push((nanos, location, bytes));
+        }
+    }
     update_info::records(files)
 }
+
+/// The suffix of a history file `pulumi` wrote gzipped (`PULUMI_DIY_BACKEND_GZIP`).
+const HISTORY_GZ_SUFFIX: &str = ".history.json.gz";
 
 /// Pulumi's bookkeeping directory, the first part of every key.
 pub const PULUMI_DIR: &str = ".pulumi";
@@ -74,9 +81,42 @@ pub fn stack_key(stack: &StackRef) -> String {
     format!("{}{}.json", stacks_dir(stack.project()), stack.stack())
 }
 
-/// `.pulumi/stacks/<project>/<stack>.json.bak`: the previous stack file, as Pulumi keeps it.
-pub fn backup_key(stack: &StackRef) -> String {
-    format!("{}.bak", stack_key(stack))
+/// The stack file's keys Pulumi reads, the newest of them: `<stack>.json`, `.json.gz` and
+/// `.json.zst`, in Pulumi's order.
+pub fn stack_keys(stack: &StackRef) -> [String; 3] {
+    compression::STACK_EXTS.map(|ext| format!("{}{ext}", stack_key(stack)))
+}
+
+/// Where the stack file of the next write goes: `<stack>.json`, with the suffix of the
+/// compression Pulumi's switches choose.
+pub fn stack_key_to_write(stack: &StackRef) -> Result<String, StateError> {
+    Ok(format!(
+        "{}{}",
+        stack_key(stack),
+        compression::Compression::from_env()?.ext()
+    ))
+}
+
+/// A history file of `record`, named `<base>.history.json` (`.gz` when compressed), and its bytes.
+pub fn history_file(base: &str, record: &UpdateRecord) -> Result<(String, Vec<u8>), StateError> {
+    let compression = compression::Compression::from_env()?;
+    Ok((
+        format!("{base}{}{}", update_info::SUFFIX, compression.ext()),
+        compression.encode(update_info::encode(record)),
+    ))
+}
+
+/// With `PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS` (or `PULUMI_RETAIN_CHECKPOINTS`), the key
+/// every checkpoint written to `key` is also kept at, as Pulumi keeps them: `<key>.<nanos>`.
+pub fn retained_key(key: &str) -> Option<String> {
+    pulumi_flag(&[
+        "PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS",
+        "PULUMI_RETAIN_CHECKPOINTS",
+    ])
+    .then(|| {
+        let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
+        format!("{key}.{nanos}")
+    })
 }
 
 /// `.pulumi/stacks/<project>/<stack>.pulumi-tags`: the user's tags.
@@ -171,6 +211,7 @@ pub fn legacy_layout(path: &Path) -> StateError {
 /// for any other file of the history directory.
 pub fn history_nanos(name: &str) -> Option<i128> {
     name.strip_suffix(update_info::SUFFIX)
+        .or_else(|| name.strip_suffix(HISTORY_GZ_SUFFIX))
         .and_then(|n| n.rsplit_once('-'))
         .and_then(|(_, n)| n.parse::<i128>().ok())
 }

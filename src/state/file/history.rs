@@ -10,7 +10,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::state::codec::update_events;
-use crate::state::diy::{self, update_info};
+use crate::state::diy;
 use crate::state::error::StateError;
 use crate::state::stack_lock::StackLock;
 use crate::state::stack_ref::StackRef;
@@ -36,8 +36,8 @@ impl FileBackend {
         record.version = self.history(stack)?.first().map_or(0, |r| r.version) + 1;
         let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
         let base = format!("{}-{nanos}", stack.stack());
-        let path = dir.join(format!("{base}{}", update_info::SUFFIX));
-        let text = update_info::encode(&record);
+        let (name, text) = diy::history_file(&base, &record)?;
+        let path = dir.join(name);
         let checkpoint = self.checkpoint_path(stack);
         let backups = diy::backups_enabled();
         // The copies keep the stack file's compression in their names, as Pulumi's do.

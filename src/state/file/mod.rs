@@ -13,7 +13,8 @@
 //!                             {"version": 3, "checkpoint": {"stack": "organization/<project>/<stack>",
 //!                              "latest": DeploymentV3}, "stepdeck": {"journalEpoch": E}}
 //!                             (rewritten atomically; the previous one kept as <stack>.json.bak;
-//!                              <stack>.json.gz, read and written compressed, if pulumi wrote that)
+//!                              <stack>.json.gz instead with PULUMI_DIY_BACKEND_GZIP, as pulumi
+//!                              writes it; the newest of the two is read)
 //!   stacks/<project>/<stack>.pulumi-tags   {"version": 1, "tags": {...}}: the user's stack tags
 //!   history/<project>/<stack>/<stack>-<nanos>.history.json     one per update (UpdateInfo)
 //!   history/<project>/<stack>/<stack>-<nanos>.checkpoint.json  the checkpoint it left
@@ -61,6 +62,7 @@ use crate::state::codec::document::{
     RawCheckpointFile, check_version, corrupt, decode_state, last_epoch, parse_checkpoint,
 };
 use crate::state::codec::update_events::Compressed;
+use crate::state::diy;
 use crate::state::error::StateError;
 use crate::state::lock_info::LockInfo;
 use crate::state::passphrase::Crypter;
@@ -144,14 +146,7 @@ impl FileBackend {
     /// there, a state that lost its checkpoint (starting over would create its resources twice).
     fn missing(&self, stack: &StackRef) -> StateError {
         if let Some(path) = self.compressed_path(stack) {
-            return StateError::Corrupt {
-                path,
-                line: None,
-                message: "a zstd-compressed stack file, which stepdeck does not read: unset \
-                          PULUMI_DIY_BACKEND_ZSTD and let `pulumi` write the stack again \
-                          (`pulumi stack export | pulumi stack import`)"
-                    .into(),
-            };
+            return diy::compression::zstd_refused(&path);
         }
         match self.journals(stack) {
             Ok(journals) if !journals.is_empty() => StateError::OrphanJournal {
@@ -476,8 +471,7 @@ impl FileBackend {
     fn checkpoint_bytes(&self, stack: &StackRef) -> Result<(PathBuf, Vec<u8>), StateError> {
         let path = self.checkpoint_path(stack);
         match fs::read(&path) {
-            Ok(b) if b.starts_with(&GZIP_MAGIC) => Ok((path.clone(), gunzip(&path, &b)?)),
-            Ok(b) => Ok((path, b)),
+            Ok(b) => Ok((path.clone(), diy::compression::decode(&path, b)?)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Err(self.missing(stack)),
             Err(e) => Err(StateError::io(&path)(e)),
         }
@@ -757,13 +751,14 @@ impl FileBackend {
     ) -> Result<(), StateError> {
         let stack = lock.stack();
         self.begun.lock().remove(stack);
-        let path = self.checkpoint_path(stack);
+        let existing = self.checkpoint_path(stack);
         check_encryptable(snapshot, crypter).map_err(|source| StateError::Secrets {
-            path: path.clone(),
+            path: existing.clone(),
             source,
         })?;
         let qualified = stack.qualified();
-        // A stack Pulumi wrote compressed (`PULUMI_DIY_BACKEND_GZIP`) stays compressed.
+        // Compressed as Pulumi's switch says (`PULUMI_DIY_BACKEND_GZIP`), as `pulumi` writes it.
+        let path = self.at(&diy::stack_key_to_write(stack)?);
         let gzip = path.extension().is_some_and(|e| e == "gz");
         let prepared = Prepared::write(&path, |out| {
             if !gzip {
@@ -777,6 +772,16 @@ impl FileBackend {
         lock::fenced(lock, &self.stack_dir(stack), || {
             self.keep_backup(stack)?;
             prepared.commit().map_err(StateError::io(&path))?;
+            // The stack file of the other compression goes once this one is whole, as
+            // Pulumi removes it (its `.bak` stays).
+            if existing != path {
+                match fs::remove_file(&existing) {
+                    Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                        return Err(StateError::io(&existing)(e));
+                    }
+                    _ => {}
+                }
+            }
             self.retain(&path)?;
             self.remove_stale_files(lock, epoch)
         })
@@ -804,15 +809,9 @@ impl FileBackend {
     /// With `PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS` (or `PULUMI_RETAIN_CHECKPOINTS`), every
     /// checkpoint is kept beside the stack file as `<stack>.json.<nanos>`, as Pulumi keeps them.
     fn retain(&self, path: &Path) -> Result<(), StateError> {
-        if !crate::state::diy::pulumi_flag(&[
-            "PULUMI_DIY_BACKEND_RETAIN_CHECKPOINTS",
-            "PULUMI_RETAIN_CHECKPOINTS",
-        ]) {
+        let Some(kept) = diy::retained_key(&path.to_string_lossy()) else {
             return Ok(());
-        }
-        let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
-        let mut kept = path.as_os_str().to_owned();
-        kept.push(format!(".{nanos}"));
+        };
         let kept = PathBuf::from(kept);
         fs::hard_link(path, &kept).map_err(StateError::io(&kept))
     }
@@ -864,27 +863,6 @@ impl FileBackend {
         }
         Ok(())
     }
-}
-
-/// The first bytes of a gzip stream, by which Pulumi too tells a compressed stack file.
-const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
-
-/// A gzip-compressed stack file's JSON, read up to the limit of a state document.
-fn gunzip(path: &Path, bytes: &[u8]) -> Result<Vec<u8>, StateError> {
-    let limit = crate::file_limits::STATE_DOCUMENT;
-    let mut out = Vec::new();
-    io::Read::read_to_end(
-        &mut io::Read::take(flate2::read::GzDecoder::new(bytes), limit.bytes + 1),
-        &mut out,
-    )
-    .map_err(|e| corrupt(path, format!("not a gzip stream: {e}")))?;
-    if out.len() as u64 > limit.bytes {
-        return Err(corrupt(
-            path,
-            format!("decompresses to more than {limit}, the most stepdeck reads"),
-        ));
-    }
-    Ok(out)
 }
 
 /// Whether a journal file holds an entry (its first line begins one; a journal of a run

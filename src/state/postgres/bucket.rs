@@ -53,6 +53,28 @@ impl Bucket {
             .transpose()
     }
 
+    /// Which of `keys` was written last (a tie going to the later key, as Pulumi's listing
+    /// decides it), if any is there.
+    pub(crate) async fn newest(
+        &self,
+        c: &impl GenericClient,
+        keys: &[String],
+    ) -> Result<Option<String>, String> {
+        let t = &self.table;
+        let full: Vec<String> = keys.iter().map(|k| self.full(k)).collect();
+        let row = c
+            .query_opt(
+                &format!(
+                    "SELECT key FROM {t} WHERE key = ANY($1) \
+                     ORDER BY updated_at DESC, key DESC LIMIT 1"
+                ),
+                &[&full],
+            )
+            .await
+            .map_err(|e| describe(&e))?;
+        Ok(row.map(|r| self.relative(r.get(0))))
+    }
+
     /// The blobs whose keys start with `prefix`, by key (relative, as given), in key order.
     pub(crate) async fn get_under(
         &self,

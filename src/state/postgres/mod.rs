@@ -5,9 +5,11 @@
 //!
 //! ```text
 //! pulumi_state (key, data, updated_at)   Pulumi's DIY table (`?table=NAME` names another),
-//!              keys "<db>/" + the DIY layout (`diy`): .pulumi/meta.yaml,
-//!              .pulumi/stacks/<project>/<stack>.json (the checkpoint, the file backend's
-//!              document), .json.bak, .pulumi-tags, .pulumi/history/..., .pulumi/backups/...,
+//!              keys "<db>/" (the URL's path, none in `postgres://`) + the DIY layout
+//!              (`diy`): .pulumi/meta.yaml, .pulumi/stacks/<project>/<stack>.json (the
+//!              checkpoint, the file backend's document; .json.gz with
+//!              PULUMI_DIY_BACKEND_GZIP), .json.bak, .json.<nanos> (retained checkpoints),
+//!              .pulumi-tags, .pulumi/history/..., .pulumi/backups/...,
 //!              .pulumi/locks/organization/<project>/<stack>/<id>.json; data {"data": base64}
 //! <p>_schema   (version)                                  the schema version, see `schema`
 //! <p>_journal  (project, stack, epoch, seq, entry)        one row per journal entry
@@ -55,7 +57,7 @@ use super::codec::checkpoint::{
 use super::codec::document::{corrupt, decode_state, last_epoch, parse_checkpoint};
 use super::codec::journal_reader::{JournalReader, JournalSummary};
 use super::codec::update_events;
-use super::diy::{self, lock_file, tags_file, update_info};
+use super::diy::{self, compression, lock_file, tags_file};
 use super::error::StateError;
 use super::lock_info::{self, LockInfo, StackLocked};
 use super::lock_lost::LostReason;
@@ -203,7 +205,7 @@ impl PgBackend {
         verify: bool,
     ) -> Result<Loaded, StateError> {
         let t = &self.t;
-        let key = diy::stack_key(stack);
+        let keys = diy::stack_keys(stack);
         let (checkpoint, mut journals) = self.run(async {
             let mut conn = self.db.get().await?;
             let tx = conn
@@ -213,7 +215,10 @@ impl PgBackend {
                 .start()
                 .await
                 .map_err(|e| describe(&e))?;
-            let Some(checkpoint) = self.bucket.get(&tx, &key).await? else {
+            let Some(key) = self.bucket.newest(&tx, &keys).await? else {
+                return Ok((None, BTreeMap::new()));
+            };
+            let Some(bytes) = self.bucket.get(&tx, &key).await? else {
                 return Ok((None, BTreeMap::new()));
             };
             // Rows are appended to their epoch's text as they arrive and dropped: a large
@@ -238,11 +243,12 @@ impl PgBackend {
                 lines.push(b'\n');
             }
             tx.commit().await.map_err(|e| describe(&e))?;
-            Ok((Some(checkpoint), journals))
+            Ok((Some((key, bytes)), journals))
         })?;
-        let Some(checkpoint) = checkpoint else {
-            return Err(self.missing(stack));
+        let Some((key, bytes)) = checkpoint else {
+            return Err(no_such_stack(stack));
         };
+        let checkpoint = self.decode_stack_file(&key, bytes)?;
         let location = self.location(stack);
         let journal = self.rows_location("journal", stack);
         let mut file = parse_checkpoint(&location, &checkpoint)?;
@@ -268,27 +274,33 @@ impl PgBackend {
         })
     }
 
-    /// The error for a stack without a stack key: no such stack, or one `pulumi` wrote
-    /// compressed (`PULUMI_DIY_BACKEND_GZIP`, `…_ZSTD`), which is refused rather than shadowed.
-    fn missing(&self, stack: &StackRef) -> StateError {
-        let plain = diy::stack_key(stack);
-        for ext in [".gz", ".zst"] {
-            let key = format!("{plain}{ext}");
-            if let Ok(Some(_)) = self.get(&key) {
-                return StateError::Corrupt {
-                    path: self.key_location(&key),
-                    line: None,
-                    message: "a compressed stack key, which stepdeck does not read on \
-                              postgres://: unset PULUMI_DIY_BACKEND_GZIP and \
-                              PULUMI_DIY_BACKEND_ZSTD and let `pulumi` write the stack again \
-                              (`pulumi stack export | pulumi stack import`)"
-                        .into(),
-                };
-            }
+    /// The key of the stack's file: the newest of its variants (`diy::stack_keys`), as
+    /// Pulumi picks it; `None`: no such stack.
+    fn stack_file_key(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
+        self.run(async {
+            let conn = self.db.get().await?;
+            self.bucket.newest(&*conn, &diy::stack_keys(stack)).await
+        })
+    }
+
+    /// The stack file's JSON, read from `key`: gunzipped if `pulumi` wrote it compressed; a
+    /// zstd-compressed one is refused (never shadowed by a new stack).
+    fn decode_stack_file(&self, key: &str, bytes: Vec<u8>) -> Result<Vec<u8>, StateError> {
+        let location = self.key_location(key);
+        if key.ends_with(compression::ZSTD_EXT) {
+            return Err(compression::zstd_refused(&location));
         }
-        StateError::NoSuchStack {
-            stack: stack.to_string(),
-        }
+        compression::decode(&location, bytes)
+    }
+
+    /// The stack file's key and JSON.
+    fn stack_file(&self, stack: &StackRef) -> Result<(String, Vec<u8>), StateError> {
+        let key = self
+            .stack_file_key(stack)?
+            .ok_or_else(|| no_such_stack(stack))?;
+        let bytes = self.get(&key)?.ok_or_else(|| no_such_stack(stack))?;
+        let bytes = self.decode_stack_file(&key, bytes)?;
+        Ok((key, bytes))
     }
 
     /// Where a stack's rows of `table` are, named in errors: URL, table, project and stack.
@@ -321,10 +333,8 @@ impl PgBackend {
     /// The stack's checkpoint document, as stored; one `pulumi` wrote gets the epoch after
     /// every journal row there is, so that none replays onto it.
     fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
-        let bytes = self
-            .get(&diy::stack_key(stack))?
-            .ok_or_else(|| self.missing(stack))?;
-        let location = self.location(stack);
+        let (key, bytes) = self.stack_file(stack)?;
+        let location = self.key_location(&key);
         parse_checkpoint(&location, &bytes)?;
         let mut doc: CheckpointFile =
             serde_json::from_slice(&bytes).map_err(|e| corrupt(&location, e.to_string()))?;
@@ -340,15 +350,16 @@ impl PgBackend {
         Ok(doc)
     }
 
-    /// The checkpoint document of `snapshot` at `epoch`, checked as the file backend checks it.
-    fn checkpoint_text(
+    /// The checkpoint document of `snapshot` at `epoch`, checked as the file backend checks
+    /// it, and the key it goes to: compressed as Pulumi's switch says, as `pulumi` writes it.
+    fn checkpoint_blob(
         &self,
         stack: &StackRef,
         snapshot: &Snapshot,
         epoch: u64,
         providers: Option<&SecretsProviderState>,
         crypter: Option<&Crypter>,
-    ) -> Result<String, StateError> {
+    ) -> Result<(String, Vec<u8>), StateError> {
         let location = self.location(stack);
         snapshot
             .verify_integrity()
@@ -370,12 +381,17 @@ impl PgBackend {
             crypter,
         )
         .map_err(|e| corrupt(&location, e.to_string()))?;
-        String::from_utf8(out).map_err(|e| corrupt(&location, e.to_string()))
+        let compression = compression::Compression::from_env()?;
+        Ok((
+            format!("{}{}", diy::stack_key(stack), compression.ext()),
+            compression.encode(out),
+        ))
     }
 
     /// Writes the checkpoint of `epoch` to the stack key (the previous one kept as `.json.bak`,
-    /// as Pulumi keeps it) and deletes the journal rows it absorbed, in one transaction of the
-    /// lock's holder. Rows of epochs older than the one folded in (written by hand, or by
+    /// the key of the other compression replaced, and with Pulumi's switch a copy retained at
+    /// `<key>.<nanos>`, all as Pulumi does) and deletes the journal rows it absorbed, in one
+    /// transaction of the lock's holder. Rows of epochs older than the one folded in (written by hand, or by
     /// another tool) are reported before they go.
     fn write_checkpoint(
         &self,
@@ -386,11 +402,12 @@ impl PgBackend {
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError> {
         let stack = lock.stack();
-        let text = self.checkpoint_text(stack, snapshot, epoch, providers, crypter)?;
+        let (key, bytes) = self.checkpoint_blob(stack, snapshot, epoch, providers, crypter)?;
         let epoch = epoch_sql(epoch)?;
         let t = &self.t;
         let b = &self.bucket;
-        let (key, bak) = (diy::stack_key(stack), diy::backup_key(stack));
+        let keys = diy::stack_keys(stack);
+        let retained = diy::retained_key(&key);
         let held = Held::of(lock);
         let older = self.fenced(lock, async {
             let mut conn = self.db.get().await?;
@@ -398,8 +415,17 @@ impl PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            b.copy(&tx, &key, &bak).await?;
-            b.put(&tx, &key, text.as_bytes()).await?;
+            let other = b.newest(&tx, &keys).await?.filter(|k| *k != key);
+            for k in std::iter::once(&key).chain(&other) {
+                b.copy(&tx, k, &format!("{k}.bak")).await?;
+            }
+            b.put(&tx, &key, &bytes).await?;
+            if let Some(other) = &other {
+                b.delete(&tx, other).await?;
+            }
+            if let Some(retained) = &retained {
+                b.put(&tx, retained, &bytes).await?;
+            }
             let older: i64 = tx
                 .query_one(
                     &format!(
@@ -578,6 +604,13 @@ impl diy::Bucket for PgBackend {
     }
 }
 
+/// The error of a stack without a stack file.
+fn no_such_stack(stack: &StackRef) -> StateError {
+    StateError::NoSuchStack {
+        stack: stack.to_string(),
+    }
+}
+
 /// The epoch of a checkpoint `pulumi` wrote: the one after the last journal row's (`last`).
 fn after_journals(last: Option<i64>, location: &std::path::Path) -> Result<u64, StateError> {
     match last {
@@ -615,19 +648,11 @@ impl Backend for PgBackend {
     }
 
     fn check_exists(&self, stack: &StackRef) -> Result<bool, StateError> {
-        let t = &self.bucket.table;
-        let found = !self
-            .query(
-                &format!("SELECT 1 FROM {t} WHERE key = $1"),
-                &[&format!("{}{}", self.bucket.prefix, diy::stack_key(stack))],
-            )?
-            .is_empty();
-        if found {
-            return Ok(true);
-        }
-        match self.missing(stack) {
-            StateError::NoSuchStack { .. } => Ok(false),
-            compressed => Err(compressed),
+        match self.stack_file_key(stack)? {
+            Some(key) if key.ends_with(compression::ZSTD_EXT) => {
+                Err(compression::zstd_refused(&self.key_location(&key)))
+            }
+            found => Ok(found.is_some()),
         }
     }
 
@@ -638,9 +663,9 @@ impl Backend for PgBackend {
     ) -> Result<(StackLock, bool), StateError> {
         self.check_exists(stack)?;
         let lock = self.take_lock(stack, operation)?;
-        let text = self.checkpoint_text(stack, &Snapshot::default(), 0, None, None)?;
+        let (key, bytes) = self.checkpoint_blob(stack, &Snapshot::default(), 0, None, None)?;
         let (t, b) = (&self.t, &self.bucket);
-        let key = diy::stack_key(stack);
+        let keys = diy::stack_keys(stack);
         let held = Held::of(&lock);
         let created = self.fenced(&lock, async {
             let mut conn = self.db.get().await?;
@@ -648,7 +673,8 @@ impl Backend for PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            let created = b.put_new(&tx, &key, text.as_bytes()).await?;
+            let created =
+                b.newest(&tx, &keys).await?.is_none() && b.put_new(&tx, &key, &bytes).await?;
             tx.commit().await.map_err(|e| describe(&e))?;
             Ok(Some(created))
         })?;
@@ -659,20 +685,28 @@ impl Backend for PgBackend {
         validate_name("project", project)?;
         let current = self.current_stack(project)?;
         let dir = diy::stacks_dir(project);
-        let files = diy::Bucket::read_dir(self, &dir, ".json")?;
+        let mut names: Vec<String> = self
+            .run(async {
+                let conn = self.db.get().await?;
+                self.bucket.list(&*conn, &dir).await
+            })?
+            .iter()
+            .filter_map(|key| {
+                let name = key.strip_prefix(&dir)?;
+                let name = name.strip_suffix(compression::GZIP_EXT).unwrap_or(name);
+                name.strip_suffix(".json")
+                    .filter(|n| !n.contains('/'))
+                    .map(str::to_string)
+            })
+            .collect();
+        names.sort();
+        names.dedup();
         let mut out = Vec::new();
-        for (key, bytes) in files {
-            let Some(name) = key
-                .strip_prefix(&dir)
-                .and_then(|n| n.strip_suffix(".json"))
-                .filter(|n| !n.contains('/'))
-                .map(str::to_string)
-            else {
+        for name in names {
+            let Ok(stack) = StackRef::new(project, &name) else {
                 continue;
             };
-            if StackRef::new(project, &name).is_err() {
-                continue;
-            }
+            let (key, bytes) = self.stack_file(&stack)?;
             let doc: Value = serde_json::from_slice(&bytes)
                 .map_err(|e| corrupt(&self.key_location(&key), e.to_string()))?;
             let latest = doc.pointer("/checkpoint/latest");
@@ -737,10 +771,11 @@ impl Backend for PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            // As Pulumi removes a stack: its file kept as `.json.bak`, its history and tags gone.
-            let key = diy::stack_key(stack);
-            b.copy(&tx, &key, &diy::backup_key(stack)).await?;
-            b.delete(&tx, &key).await?;
+            // As Pulumi removes a stack: its file kept as `.bak`, its history and tags gone.
+            if let Some(key) = b.newest(&tx, &diy::stack_keys(stack)).await? {
+                b.copy(&tx, &key, &format!("{key}.bak")).await?;
+                b.delete(&tx, &key).await?;
+            }
             b.delete(&tx, &diy::tags_key(stack)).await?;
             b.delete_under(&tx, &diy::history_dir(stack)).await?;
             for table in ["journal", "history", "current"] {
@@ -945,10 +980,10 @@ impl Backend for PgBackend {
         record.version = self.history(stack)?.first().map_or(0, |r| r.version) + 1;
         let nanos = chrono::Utc::now().timestamp_nanos_opt().unwrap_or_default();
         let base = format!("{}{}-{nanos}", diy::history_dir(stack), stack.stack());
-        let text = update_info::encode(&record);
-        let key = diy::stack_key(stack);
-        let backup = diy::backups_enabled()
-            .then(|| format!("{}{}.{nanos}.json", diy::backups_dir(stack), stack.stack()));
+        let (history, text) = diy::history_file(&base, &record)?;
+        let keys = diy::stack_keys(stack);
+        let plain = diy::stack_key(stack);
+        let backups = diy::backups_enabled();
         let (t, b) = (&self.t, &self.bucket);
         let held = Held::of(lock);
         self.fenced(lock, async {
@@ -957,12 +992,19 @@ impl Backend for PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            b.put(&tx, &format!("{base}{}", update_info::SUFFIX), &text)
+            b.put(&tx, &history, &text).await?;
+            // The copies keep the stack file's compression in their names, as Pulumi's do.
+            let key = b.newest(&tx, &keys).await?.unwrap_or_else(|| plain.clone());
+            let ext = key.strip_prefix(&plain).unwrap_or_default();
+            b.copy(&tx, &key, &format!("{base}.checkpoint.json{ext}"))
                 .await?;
-            b.copy(&tx, &key, &format!("{base}.checkpoint.json"))
-                .await?;
-            if let Some(backup) = &backup {
-                b.copy(&tx, &key, backup).await?;
+            if backups {
+                let backup = format!(
+                    "{}{}.{nanos}.json{ext}",
+                    diy::backups_dir(stack),
+                    stack.stack()
+                );
+                b.copy(&tx, &key, &backup).await?;
             }
             tx.commit().await.map_err(|e| describe(&e))?;
             Ok(Some(()))
@@ -1069,7 +1111,8 @@ impl Backend for PgBackend {
             .map(SecretsProviderState::passphrase)
             .or(state.secrets_providers);
         let epoch = next_epoch(state.epoch, &self.location(&old))?;
-        let text = self.checkpoint_text(new, &snapshot, epoch, providers.as_ref(), crypter)?;
+        let (new_key, bytes) =
+            self.checkpoint_blob(new, &snapshot, epoch, providers.as_ref(), crypter)?;
         let (t, b) = (&self.t, &self.bucket);
         let held = Held::of(&lock);
         let renamed = self.fenced(&lock, async {
@@ -1078,9 +1121,8 @@ impl Backend for PgBackend {
             if !still_held(&tx, t, &held).await? {
                 return Ok(None);
             }
-            if !b
-                .put_new(&tx, &diy::stack_key(new), text.as_bytes())
-                .await?
+            if b.newest(&tx, &diy::stack_keys(new)).await?.is_some()
+                || !b.put_new(&tx, &new_key, &bytes).await?
             {
                 return Ok(Some(false));
             }
@@ -1101,9 +1143,10 @@ impl Backend for PgBackend {
                 }
             }
             b.delete_under(&tx, &from).await?;
-            let key = diy::stack_key(&old);
-            b.copy(&tx, &key, &diy::backup_key(&old)).await?;
-            b.delete(&tx, &key).await?;
+            if let Some(key) = b.newest(&tx, &diy::stack_keys(&old)).await? {
+                b.copy(&tx, &key, &format!("{key}.bak")).await?;
+                b.delete(&tx, &key).await?;
+            }
             for table in ["history", "current"] {
                 tx.execute(
                     &format!("UPDATE {t}_{table} SET stack = $3 WHERE project = $1 AND stack = $2"),
