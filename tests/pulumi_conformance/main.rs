@@ -29,6 +29,7 @@ mod graph;
 mod hide_diffs;
 mod hooks;
 mod lifecycle;
+mod nodejs_entry_points;
 mod outputs;
 mod parameterized_packages;
 mod providers;
