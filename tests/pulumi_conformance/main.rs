@@ -30,6 +30,7 @@ mod hide_diffs;
 mod hooks;
 mod lifecycle;
 mod nodejs_entry_points;
+mod nodejs_exits;
 mod outputs;
 mod parameterized_packages;
 mod providers;
