@@ -124,3 +124,55 @@ fn ts_json_beside_project() {
         assert_eq!(stack_outputs(&run.state), json!({"bar": 3}));
     });
 }
+
+/// ProgramTest's `RunBuild`: the package's `build` script (`tsc`), with the TypeScript the
+/// project's node_modules holds.
+fn run_build(t: &ProgramTest) {
+    let project = t.env.project();
+    let out = std::process::Command::new("node")
+        .arg(project.join("node_modules/typescript/bin/tsc"))
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "tsc failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Pulumi's `TestCodePathsTSC` (Quick, RunBuild): a program compiled into `bin/`, Pulumi.yaml's
+/// `main`, finds its dependency one directory up.
+#[test]
+fn ts_codepaths_tsc() {
+    let t = ProgramTest::new("ts_codepaths_tsc");
+    run_build(&t);
+    t.lifecycle(
+        &Options {
+            quick: true,
+            ..Options::default()
+        },
+        |_| {},
+    );
+}
+
+/// Pulumi's `TestESMTSCompiled` (Quick, RunBuild): an ES module TypeScript program compiled by
+/// tsc runs from package.json's `main` directory with `typescript: false`.
+#[test]
+fn ts_esm_compiled() {
+    let t = ProgramTest::new("ts_esm_compiled");
+    run_build(&t);
+    t.lifecycle(
+        &Options {
+            quick: true,
+            ..Options::default()
+        },
+        |run| {
+            assert_eq!(
+                stack_outputs(&run.state),
+                json!({"project": project_file("ts_esm_compiled"), "fromOther": 42})
+            );
+        },
+    );
+}

@@ -164,3 +164,20 @@ fn ts_project_main_parent() {
     assert!(out.contains("running from foo, above Pulumi.yaml"), "{out}");
     env.ok_in(&bar, &["stack", "rm", "--yes"]);
 }
+
+/// Pulumi's `TestNodejsSourcemapProgramTypescript` (ExpectFailure): the thrown error's stack
+/// names the TypeScript source's line and column, through ts-node's source map.
+#[test]
+fn ts_sourcemap() {
+    let frame = regex::Regex::new(
+        r"Error: thrown from the TypeScript source\n.*at failHere .*index\.ts:6:15",
+    )
+    .unwrap();
+    ProgramTest::new("ts_sourcemap").lifecycle(
+        &Options {
+            expect_failure: true,
+            ..Options::default()
+        },
+        |run| assert!(frame.is_match(&run.output), "{}", run.output),
+    );
+}
