@@ -39,6 +39,8 @@ mod graph;
 mod hide_diffs;
 mod hooks;
 mod lifecycle;
+mod nodejs_entry_points;
+mod nodejs_exits;
 mod outputs;
 mod parameterized_packages;
 mod program_error;

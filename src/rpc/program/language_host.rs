@@ -302,6 +302,15 @@ impl SdkProgram {
         Ok(cmd)
     }
 
+    /// How the runtime's own language host words a failed exit: Node's says "Program", Python's
+    /// "program" (`pulumi-language-{nodejs,python}`), and tests match on either.
+    fn exit_subject(&self) -> &'static str {
+        match self.runtime {
+            Runtime::Python { .. } => "program",
+            Runtime::Nodejs(_) => "Program",
+        }
+    }
+
     fn runtime_name(&self) -> &'static str {
         match self.runtime {
             Runtime::Python { .. } => "python",
@@ -370,7 +379,10 @@ impl SdkProgram {
                 )))
             }
             Some(code) => Err(ProgramError(with_tail(
-                format!("program exited with non-zero exit code: {code}"),
+                format!(
+                    "{} exited with non-zero exit code: {code}",
+                    self.exit_subject()
+                ),
                 &tail,
             ))),
             None => Err(ProgramError(with_tail(

@@ -1,0 +1,1 @@
+export const picked = "chosen.js, named by Pulumi.yaml";

@@ -1,0 +1,1 @@
+export const picked = "index.js, named by package.json";
