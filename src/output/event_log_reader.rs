@@ -2,7 +2,7 @@
 //! `EngineEvent` lines and stepdeck's own `stepdeck…Event` kinds turned into the engine events
 //! a console reduces, each with the line it was read from and the time it was stamped at.
 //! The history's record also holds the detail lines of `replay_detail` (registrations, plans,
-//! chains, workers, measured durations, in milliseconds): read with them, a replay reduces what
+//! chains, workers, measured durations, times in milliseconds): read with them, a replay reduces what
 //! the live console did. Pulumi's stream alone names no chains, workers or dependencies, so
 //! there each step becomes a chain of its own on the lowest free worker.
 
@@ -601,6 +601,9 @@ impl Reader {
                     Some("canceled") => Outcome::Cancelled,
                     _ => Outcome::Succeeded,
                 };
+                // The history's record keeps the engine's duration; Pulumi's stream whole
+                // seconds, rounded up.
+                let measured = body.get("durationUs").and_then(Value::as_u64);
                 let seconds = body
                     .get("durationSeconds")
                     .and_then(Value::as_u64)
@@ -617,7 +620,10 @@ impl Reader {
                 self.push(EngineEvent::Summary {
                     counts,
                     declined: self.declined,
-                    duration: Duration::from_secs(seconds).max(self.at),
+                    duration: measured.map_or(
+                        Duration::from_secs(seconds).max(self.at),
+                        Duration::from_micros,
+                    ),
                     outcome,
                     preview: self.preview,
                     policy_packs,

@@ -339,7 +339,7 @@ impl EventWriter {
                 policy_packs,
                 ..
             } => {
-                let summary = json!({
+                let mut summary = json!({
                     "maybeCorrupt": *outcome == Outcome::Terminated,
                     "durationSeconds": duration.as_secs_f64().ceil() as u64,
                     "resourceChanges": change_summary(counts),
@@ -347,6 +347,11 @@ impl EventWriter {
                     "isPreview": preview,
                     "result": result(outcome),
                 });
+                if self.detail {
+                    summary["durationUs"] = u64::try_from(duration.as_micros())
+                        .unwrap_or(u64::MAX)
+                        .into();
+                }
                 vec![self.stamp("summaryEvent", summary).into()]
             }
             // stepdeck's own kinds (Pulumi has no per-step gates, cascades or pauses): named

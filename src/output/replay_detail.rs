@@ -1,7 +1,7 @@
 //! What a replay needs beyond Pulumi's engine-event stream, kept in the history's record of a
 //! run (never in `--json` or `--event-log`, which stay Pulumi's): every registration with its
 //! parent and dependencies, every planned step, the engine's chains and workers, each step's
-//! own start, end and measured duration, and skipped steps. With these lines a replay reduces
+//! own start, end and measured duration, skipped steps, and the provider diffs as they ran. With these lines a replay reduces
 //! the events the live console reduced, rather than guessing them from Pulumi's lines.
 
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::engine::provider::DiffChanges;
 use crate::engine::run::events::ChainId;
 use crate::engine::{EngineEvent, StepOp, Urn};
 
@@ -16,19 +17,29 @@ use super::event_fields::{op, properties, step_info, text, urn};
 use super::json::{display, step_metadata};
 
 /// The kinds this file writes: a stream holding any of them replays exactly.
-pub(super) const KINDS: [&str; 4] = [
+pub(super) const KINDS: [&str; 5] = [
     "stepdeckRegistrationEvent",
     "stepdeckPlanEvent",
     "stepdeckChainEvent",
     "stepdeckStepEvent",
+    "stepdeckDiffEvent",
 ];
+
+/// A diff's outcome as the detail line spells it.
+fn changes_name(c: DiffChanges) -> &'static str {
+    match c {
+        DiffChanges::Unknown => "unknown",
+        DiffChanges::None => "none",
+        DiffChanges::Some => "some",
+    }
+}
 
 fn urns(list: &[Urn]) -> Value {
     Value::Array(list.iter().map(|u| u.as_str().into()).collect())
 }
 
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+fn micros(d: Duration) -> u64 {
+    u64::try_from(d.as_micros()).unwrap_or(u64::MAX)
 }
 
 /// The detail line an engine event adds, if any; `outputs_follow` says whether a finished
@@ -99,7 +110,7 @@ pub(super) fn line(e: &EngineEvent, outputs_follow: bool) -> Option<(&'static st
                 "chain": chain,
                 "op": op.as_str(),
                 "urn": urn.as_str(),
-                "durationMs": millis(*duration),
+                "durationUs": micros(*duration),
                 "outputsFollow": outputs_follow,
             });
             if !outputs_follow {
@@ -121,13 +132,29 @@ pub(super) fn line(e: &EngineEvent, outputs_follow: bool) -> Option<(&'static st
                 "chain": chain,
                 "op": op.as_str(),
                 "urn": urn.as_str(),
-                "durationMs": millis(*duration),
+                "durationUs": micros(*duration),
                 "error": error,
             }),
         ),
         EngineEvent::StepSkipped { op, urn, reason } => (
             "stepdeckStepEvent",
             json!({"state": "skipped", "op": op.as_str(), "urn": urn.as_str(), "reason": reason}),
+        ),
+        EngineEvent::DiffQueued { urn } => (
+            "stepdeckDiffEvent",
+            json!({"state": "queued", "urn": urn.as_str()}),
+        ),
+        EngineEvent::DiffStarted { urn, worker } => (
+            "stepdeckDiffEvent",
+            json!({"state": "started", "urn": urn.as_str(), "worker": worker}),
+        ),
+        EngineEvent::DiffFinished {
+            urn,
+            changes,
+            replace,
+        } => (
+            "stepdeckDiffEvent",
+            json!({"state": "finished", "urn": urn.as_str(), "changes": changes_name(*changes), "replace": replace}),
         ),
         _ => return None,
     };
@@ -227,7 +254,7 @@ pub(super) fn read(kind: &str, o: &Map<String, Value>) -> Result<Read, String> {
         "stepdeckStepEvent" => {
             let (op, urn) = (op(o)?, urn(o, "urn")?);
             let chain = || number(o, "chain");
-            let duration = || number(o, "durationMs").map(Duration::from_millis);
+            let duration = || number(o, "durationUs").map(Duration::from_micros);
             match text(o, "state")? {
                 "started" => one(EngineEvent::StepStarted {
                     chain: chain()?,
@@ -265,6 +292,29 @@ pub(super) fn read(kind: &str, o: &Map<String, Value>) -> Result<Read, String> {
                     urn,
                     reason: text(o, "reason")?.to_string(),
                 }),
+                other => Err(format!("`state`: unknown `{other}`")),
+            }
+        }
+        "stepdeckDiffEvent" => {
+            let urn = urn(o, "urn")?;
+            match text(o, "state")? {
+                "queued" => one(EngineEvent::DiffQueued { urn }),
+                "started" => one(EngineEvent::DiffStarted {
+                    urn,
+                    worker: worker(o)?,
+                }),
+                "finished" => {
+                    let changes = text(o, "changes")?;
+                    let changes = [DiffChanges::Unknown, DiffChanges::None, DiffChanges::Some]
+                        .into_iter()
+                        .find(|c| changes_name(*c) == changes)
+                        .ok_or_else(|| format!("`changes`: unknown `{changes}`"))?;
+                    one(EngineEvent::DiffFinished {
+                        urn,
+                        changes,
+                        replace: o.get("replace") == Some(&Value::Bool(true)),
+                    })
+                }
                 other => Err(format!("`state`: unknown `{other}`")),
             }
         }

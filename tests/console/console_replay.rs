@@ -326,6 +326,10 @@ fn long_run(n: usize) -> String {
 }
 
 fn whole_screen(timeline: &Timeline) -> String {
+    whole_screen_of(timeline.model())
+}
+
+fn whole_screen_of(model: &stepdeck::app::model::Model) -> String {
     let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
     let title = stepdeck::app::Title {
         operation: "up".into(),
@@ -335,13 +339,7 @@ fn whole_screen(timeline: &Timeline) -> String {
     };
     let mut ui = stepdeck::app::ui_state::UiState::new(stepdeck::app::ConsoleMode::Live, title);
     t.draw(|f| {
-        stepdeck::views::render_screen(
-            f.area(),
-            f.buffer_mut(),
-            timeline.model(),
-            &mut ui,
-            Theme::colored(),
-        )
+        stepdeck::views::render_screen(f.area(), f.buffer_mut(), model, &mut ui, Theme::colored())
     })
     .unwrap();
     format!("{}", t.backend())
@@ -439,6 +437,12 @@ fn a_replay_from_the_history_ends_as_the_live_console_ended_with_its_edges_chain
         "live:\n{}\nreplayed:\n{end}",
         run.end
     );
+    // The top bar's time, steps and counts too.
+    let from_clock = |s: &str| {
+        let top = s.lines().next().unwrap_or_default();
+        top.split_once('⏱').map(|(_, r)| r.trim_end().to_string())
+    };
+    assert_eq!(from_clock(&end), from_clock(&run.end), "{end}");
     t.quit_and_expect_restored(0);
 }
 
@@ -527,4 +531,119 @@ fn the_timeline_counts_the_stream_s_lines_and_names_the_failure_s_line() {
     assert_eq!(tl.model().counts.failed(), 0);
     tl.step_forward();
     assert_eq!(tl.model().counts.failed(), 1);
+}
+
+/// A run of a generated DAG on four workers, reduced live into a console model as it runs
+/// and written as the history records it (and as `--event-log` writes it): the live model,
+/// the record and the event log.
+fn parallel_run() -> (stepdeck::app::model::Model, String, String) {
+    use stepdeck::bench_support::{DagProgram, DagSpec, GeneratedDag, builtin_factory};
+    use stepdeck::engine::{
+        Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot,
+    };
+    use stepdeck::output::event_stream::EventWriter;
+
+    let dir = tempfile::tempdir().unwrap();
+    let dag = std::sync::Arc::new(GeneratedDag::generate(&DagSpec::new(60)));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (sink, mut rx) = EventSink::channel();
+        let options = Options {
+            operation: Operation::Update,
+            parallel: 4,
+            ..Options::default()
+        };
+        let d = Deployment::new(
+            options,
+            Snapshot::default(),
+            builtin_factory(dir.path()),
+            Box::new(NullJournal),
+            sink,
+        );
+        let watch = tokio::spawn(async move {
+            let start = std::time::Instant::now();
+            let mut live = stepdeck::app::model::Model::new();
+            let (mut record, mut log) = (
+                EventWriter::recording(Default::default()),
+                EventWriter::new(Default::default()),
+            );
+            let (mut record_text, mut log_text) = (String::new(), String::new());
+            while let Some(e) = rx.recv().await {
+                live.set_now(start.elapsed());
+                live.apply(&e);
+                for (w, text) in [(&mut record, &mut record_text), (&mut log, &mut log_text)] {
+                    for v in w.event(&e) {
+                        text.push_str(&format!("{}\n", v.value));
+                    }
+                }
+                if matches!(e, EngineEvent::Summary { .. }) {
+                    break;
+                }
+            }
+            record_text.push_str(&format!("{}\n", record.finish()));
+            log_text.push_str(&format!("{}\n", log.finish()));
+            (live, record_text, log_text)
+        });
+        let r = d.run(Some(Box::new(DagProgram::new(dag, 16)))).await;
+        assert!(r.outcome.is_success());
+        watch.await.unwrap()
+    })
+}
+
+/// Each chain as the chains view knows it: id, worker, steps and state.
+fn chains(m: &stepdeck::app::model::Model) -> Vec<String> {
+    m.chains
+        .all()
+        .iter()
+        .map(|c| format!("#{} {:?} {:?} {:?}", c.id, c.worker, c.steps, c.state))
+        .collect()
+}
+
+/// Each row's parent and dependencies, by name.
+fn structure(m: &stepdeck::app::model::Model) -> Vec<String> {
+    let mut rows: Vec<String> = m
+        .resources()
+        .iter()
+        .map(|r| {
+            let parent = r.parent.map(|p| m.resource(p).urn.to_string());
+            format!("{} < {parent:?} deps {:?}", r.urn, r.dependencies)
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_parallel_run_s_record_replays_its_chains_workers_parents_dependencies_and_durations() {
+    let (live, record, log) = parallel_run();
+    let replayed = {
+        let mut tl = timeline(&record);
+        tl.seek(tl.len());
+        tl
+    };
+    let workers: std::collections::BTreeSet<_> =
+        live.chains.all().iter().filter_map(|c| c.worker).collect();
+    assert!(
+        workers.len() > 1,
+        "the run used several workers: {workers:?}"
+    );
+    assert_eq!(chains(replayed.model()), chains(&live));
+    assert_eq!(structure(replayed.model()), structure(&live));
+    let busy = |m: &stepdeck::app::model::Model| -> Vec<_> {
+        // Kept to the microsecond.
+        m.chains
+            .all()
+            .iter()
+            .map(|c| (c.id, c.busy.as_micros()))
+            .collect()
+    };
+    assert_eq!(busy(replayed.model()), busy(&live));
+    assert_eq!(whole_screen(&replayed), whole_screen_of(&live));
+    // Pulumi's stream alone (the event log) names no dependency.
+    let mut from_log = timeline(&log);
+    from_log.seek(from_log.len());
+    assert_ne!(structure(from_log.model()), structure(&live));
 }
