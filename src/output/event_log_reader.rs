@@ -2,9 +2,9 @@
 //! `EngineEvent` lines and stepdeck's own `stepdeck…Event` kinds turned into the engine events
 //! a console reduces, each with the line it was read from and the time it was stamped at.
 //! The history's record also holds the detail lines of `replay_detail` (registrations, plans,
-//! chains, workers, measured durations, times in milliseconds): read with them, a replay reduces what
-//! the live console did. Pulumi's stream alone names no chains, workers or dependencies, so
-//! there each step becomes a chain of its own on the lowest free worker.
+//! chains, workers, measured durations, times in milliseconds): read with them, a replay
+//! reduces what the live console did. Pulumi's stream alone names no chains, workers or
+//! dependencies, so there each step becomes a chain of its own on the lowest free worker.
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,8 +1,9 @@
 //! What a replay needs beyond Pulumi's engine-event stream, kept in the history's record of a
-//! run (never in `--json` or `--event-log`, which stay Pulumi's): every registration with its
-//! parent and dependencies, every planned step, the engine's chains and workers, each step's
-//! own start, end and measured duration, skipped steps, and the provider diffs as they ran. With these lines a replay reduces
-//! the events the live console reduced, rather than guessing them from Pulumi's lines.
+//! run (never in `--json` or `--event-log`, which stay Pulumi's, as the Automation API reads
+//! them): every registration with its parent and dependencies, every planned step, the
+//! engine's chains and workers, each step's own start, end and measured duration, skipped
+//! steps, and the provider diffs as they ran. With these lines a replay reduces the events the
+//! live console reduced, rather than guessing them from Pulumi's lines.
 
 use std::sync::Arc;
 use std::time::Duration;
