@@ -41,7 +41,7 @@ pub(super) fn tee(
     preview: bool,
 ) -> (UnboundedReceiver<EngineEvent>, Recording) {
     let recording = Recording(Arc::new(Mutex::new(Recorder {
-        writer: EventWriter::new(Default::default()),
+        writer: EventWriter::recording(Default::default()),
         stream: (!preview).then(Compressor::default),
     })));
     if preview {

@@ -8,11 +8,11 @@ use std::path::Path;
 use anyhow::{Context, Result, anyhow, bail};
 use stepdeck::app::ConsoleMode;
 use stepdeck::app::Title;
-use stepdeck::app::replay::Timeline;
+use stepdeck::app::replay::{Moment, Timeline};
 use stepdeck::console::Console;
 use stepdeck::engine::EngineEvent;
 use stepdeck::file_limits;
-use stepdeck::output::event_log_reader::{RecordedEvent, read_event_log};
+use stepdeck::output::event_log_reader::{RecordedRun, read_event_log};
 use stepdeck::state::codec::update_events;
 
 use super::errors;
@@ -24,8 +24,8 @@ pub(super) async fn replay_file(path: &Path, json: bool, non_interactive: bool) 
     let text = file_limits::read_to_string(path, file_limits::STATE_DOCUMENT)
         .map_err(|e| e.into_io())
         .with_context(|| format!("reading {}", path.display()))?;
-    let events = read_event_log(&text, &path.display().to_string())?;
-    show(events, "replay").await
+    let run = read_event_log(&text, &path.display().to_string())?;
+    show(run, "replay").await
 }
 
 /// `stack history --open N`: which update of which stack, and how the command was asked.
@@ -64,8 +64,8 @@ pub(super) async fn replay_update(dir: &Path, backend: Option<&str>, open: Open<
         )
     })?;
     let source = format!("update {version} of stack {}", stack.name);
-    let events = read_event_log(&text, &source)?;
-    show(events, &record.kind).await
+    let run = read_event_log(&text, &source)?;
+    show(run, &record.kind).await
 }
 
 /// A replay draws the console: without a terminal, or asked for JSON, there is nothing to show.
@@ -84,7 +84,8 @@ pub(super) fn require_terminal(json: bool, non_interactive: bool) -> Result<()> 
 }
 
 /// Shows recorded events in the console until the operator leaves it.
-pub(super) async fn show(events: Vec<RecordedEvent>, operation: &str) -> Result<()> {
+pub(super) async fn show(run: RecordedRun, operation: &str) -> Result<()> {
+    let RecordedRun { events, lines } = run;
     let preview = events
         .iter()
         .any(|e| matches!(e.event, EngineEvent::Prelude { preview: true, .. }));
@@ -108,7 +109,15 @@ pub(super) async fn show(events: Vec<RecordedEvent>, operation: &str) -> Result<
         project,
         phase: Some("replay".into()),
     };
-    let timeline = Timeline::new(events.into_iter().map(|e| (e.at, e.event)).collect());
+    let moments = events
+        .into_iter()
+        .map(|e| Moment {
+            at: e.at,
+            line: e.line,
+            event: e.event,
+        })
+        .collect();
+    let timeline = Timeline::new(moments, lines);
     let mut console = Console::enter()?;
     console.replay(timeline, mode, title).await?;
     Ok(())

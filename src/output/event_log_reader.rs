@@ -1,29 +1,44 @@
 //! An engine-event stream read back (`--event-log`, `--json`, the history's record): Pulumi's
 //! `EngineEvent` lines and stepdeck's own `stepdeck…Event` kinds turned into the engine events
-//! a console reduces, each with the time it was stamped at. Pulumi's stream names no chains
-//! or workers, so each step becomes a chain of its own on the lowest free worker.
+//! a console reduces, each with the line it was read from and the time it was stamped at.
+//! The history's record also holds the detail lines of `replay_detail` (registrations, plans,
+//! chains, workers, measured durations, times in milliseconds): read with them, a replay
+//! reduces what the live console did. Pulumi's stream alone names no chains, workers or
+//! dependencies, so there each step becomes a chain of its own on the lowest free worker.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Map, Value};
 
-use crate::engine::provider::PropertyDiff;
 use crate::engine::run::approval::ApprovalKind;
 use crate::engine::run::events::{
     CascadeId, CascadeMember, CascadeReason, ChainId, Decider, StepInfo, WorkerId,
 };
 use crate::engine::{
-    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, PropertyValue, ProviderRef,
-    RunFailure, Severity, StepOp, Urn,
+    EngineEvent, FailureCause, Operation, Outcome, PropertyMap, RunFailure, Severity, StepOp, Urn,
 };
 
-/// One engine event of a recorded run and when it happened, from the stream's first event.
+use super::event_fields::{
+    field, non_empty, object, op, properties, step_info, strings, text, urn,
+};
+use super::replay_detail::{self, AwaitingOutputs, Read};
+
+/// One engine event of a recorded run, when it happened (from the stream's first event) and
+/// the line of the stream it was read from (1-based, as `grep -n` counts).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordedEvent {
     pub at: Duration,
+    pub line: usize,
     pub event: EngineEvent,
+}
+
+/// A recorded run: its events, and how many lines the stream has (its last line's number).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedRun {
+    pub events: Vec<RecordedEvent>,
+    pub lines: usize,
 }
 
 /// A line of an event stream that does not read as one.
@@ -38,7 +53,7 @@ pub struct EventLogError {
 }
 
 /// Reads a whole stream; `source_name` names it in errors.
-pub fn read_event_log(text: &str, source_name: &str) -> Result<Vec<RecordedEvent>, EventLogError> {
+pub fn read_event_log(text: &str, source_name: &str) -> Result<RecordedRun, EventLogError> {
     let err = |line: usize, reason: String| EventLogError {
         source_name: source_name.to_string(),
         line,
@@ -63,18 +78,31 @@ pub fn read_event_log(text: &str, source_name: &str) -> Result<Vec<RecordedEvent
     if lines.is_empty() {
         return Err(err(0, "holds no engine events".into()));
     }
+    let last = lines.last().map_or(0, |(n, _)| *n);
     let mut reader = Reader::new(&lines);
     for (n, obj) in &lines {
+        reader.line_no = *n;
         reader.line(obj).map_err(|reason| err(*n, reason))?;
     }
     reader.flush_error();
-    Ok(reader.out)
+    reader.flush_awaiting();
+    Ok(RecordedRun {
+        events: reader.out,
+        lines: last,
+    })
 }
 
 /// What reading a stream keeps between lines.
 struct Reader {
+    /// The first line's time, in milliseconds since the epoch.
     first: Option<i64>,
     at: Duration,
+    /// The line being read.
+    line_no: usize,
+    /// The stream holds the detail lines: chains, steps and registrations come from them.
+    exact: bool,
+    /// A finished step (from a detail line) whose outputs are on the next line.
+    awaiting: Option<AwaitingOutputs>,
     preview: bool,
     operation: Operation,
     stack: String,
@@ -89,8 +117,9 @@ struct Reader {
     next_gate: CascadeId,
     /// The chain each undecided gate or cascade holds, by its decision's resource.
     held: HashMap<Urn, ChainId>,
-    /// An error diagnostic on a resource, held until the next line says whether its step failed.
-    error: Option<(Urn, String)>,
+    /// An error diagnostic on a resource and its line, held until the next line says whether
+    /// its step failed.
+    error: Option<(Urn, String, usize)>,
     /// The run's last error without a resource: a failed summary's message.
     run_error: Option<String>,
     declined: usize,
@@ -101,113 +130,6 @@ struct Open {
     worker: WorkerId,
     op: StepOp,
     since: Duration,
-}
-
-fn field<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a Value, String> {
-    o.get(key).ok_or_else(|| format!("`{key}` is missing"))
-}
-
-fn text<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a str, String> {
-    field(o, key)?
-        .as_str()
-        .ok_or_else(|| format!("`{key}` is not a string"))
-}
-
-fn urn(o: &Map<String, Value>, key: &str) -> Result<Urn, String> {
-    let s = text(o, key)?;
-    Urn::parse(s).map_err(|e| format!("`{key}`: {e}"))
-}
-
-fn op(o: &Map<String, Value>) -> Result<StepOp, String> {
-    let s = text(o, "op")?;
-    StepOp::parse(s).ok_or_else(|| format!("`op`: unknown step `{s}`"))
-}
-
-fn strings(o: &Map<String, Value>, key: &str) -> Vec<String> {
-    o.get(key)
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn object<'a>(o: &'a Map<String, Value>, key: &str) -> Result<&'a Map<String, Value>, String> {
-    field(o, key)?
-        .as_object()
-        .ok_or_else(|| format!("`{key}` is not an object"))
-}
-
-fn properties(v: Option<&Value>) -> Result<Option<PropertyMap>, String> {
-    let Some(Value::Object(m)) = v else {
-        return Ok(None);
-    };
-    m.iter()
-        .map(|(k, v)| {
-            PropertyValue::from_json(v)
-                .map(|p| (k.clone(), p))
-                .map_err(|e| format!("property `{k}`: {e}"))
-        })
-        .collect::<Result<PropertyMap, String>>()
-        .map(Some)
-}
-
-fn non_empty(o: &Map<String, Value>, key: &str) -> Option<String> {
-    o.get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
-}
-
-/// A step's metadata as the display saw it when the step was planned.
-fn step_info(m: &Map<String, Value>, chain: ChainId) -> Result<StepInfo, String> {
-    let old = m.get("old").and_then(Value::as_object);
-    let new = m.get("new").and_then(Value::as_object);
-    let side = new.or(old);
-    let detailed_diff = match m.get("detailedDiff") {
-        Some(Value::Object(d)) => d
-            .iter()
-            .map(|(path, v)| {
-                let mut v = v.clone();
-                if let Some(o) = v.as_object_mut()
-                    && let Some(kind) = o.remove("diffKind")
-                {
-                    o.insert("kind".into(), kind);
-                }
-                serde_json::from_value::<PropertyDiff>(v)
-                    .map(|d| (path.clone(), d))
-                    .map_err(|e| format!("`detailedDiff.{path}`: {e}"))
-            })
-            .collect::<Result<BTreeMap<_, _>, _>>()?,
-        _ => BTreeMap::new(),
-    };
-    Ok(StepInfo {
-        op: op(m)?,
-        urn: urn(m, "urn")?,
-        type_: text(m, "type")?.to_string(),
-        parent: side
-            .and_then(|s| non_empty(s, "parent"))
-            .and_then(|p| Urn::parse(&p).ok()),
-        custom: side.is_some_and(|s| s.get("custom") == Some(&Value::Bool(true))),
-        chain: Some(chain),
-        diffs: strings(m, "diffs"),
-        replace_keys: strings(m, "keys"),
-        detailed_diff,
-        old_inputs: properties(old.and_then(|o| o.get("inputs")))?,
-        old_outputs: properties(old.and_then(|o| o.get("outputs")))?,
-        old_id: old.and_then(|o| non_empty(o, "id")),
-        new_inputs: properties(new.and_then(|o| o.get("inputs")))?,
-        provider: non_empty(m, "provider")
-            .map(|p| ProviderRef::parse(&p).map_err(|e| format!("`provider`: {e}")))
-            .transpose()?,
-        delete_before_replace: false,
-        dependencies: Arc::from(Vec::new()),
-        protect: side.is_some_and(|s| s.get("protect") == Some(&Value::Bool(true))),
-        retain_on_delete: side.is_some_and(|s| s.get("retainOnDelete") == Some(&Value::Bool(true))),
-        hide_diffs: side.map(|s| strings(s, "hideDiffs")).unwrap_or_default(),
-    })
 }
 
 fn cascade_reason(r: &Map<String, Value>) -> Result<CascadeReason, String> {
@@ -251,7 +173,9 @@ impl Reader {
         let mut preview = false;
         let mut ops = Vec::new();
         let mut names = None;
+        let mut exact = false;
         for (_, o) in lines {
+            exact |= replay_detail::KINDS.iter().any(|k| o.contains_key(*k));
             if let Some(s) = o.get("summaryEvent").and_then(Value::as_object) {
                 preview |= s.get("isPreview") == Some(&Value::Bool(true));
             }
@@ -284,6 +208,9 @@ impl Reader {
         Reader {
             first: None,
             at: Duration::ZERO,
+            line_no: 0,
+            exact,
+            awaiting: None,
             preview,
             operation,
             stack,
@@ -302,18 +229,43 @@ impl Reader {
     }
 
     fn push(&mut self, event: EngineEvent) {
-        self.out.push(RecordedEvent { at: self.at, event });
+        self.push_at(self.line_no, event);
+    }
+
+    fn push_at(&mut self, line: usize, event: EngineEvent) {
+        self.out.push(RecordedEvent {
+            at: self.at,
+            line,
+            event,
+        });
+    }
+
+    /// A finished step whose outputs did not follow: it ends with none.
+    fn flush_awaiting(&mut self) {
+        if let Some(a) = self.awaiting.take() {
+            self.push(EngineEvent::StepFinished {
+                chain: a.chain,
+                op: a.op,
+                urn: a.urn,
+                id: None,
+                outputs: PropertyMap::default(),
+                duration: a.duration,
+            });
+        }
     }
 
     /// An error diagnostic held for a failure that did not follow: it was only a diagnostic.
     fn flush_error(&mut self) {
-        if let Some((urn, message)) = self.error.take() {
-            self.push(EngineEvent::Diagnostic {
-                urn: Some(urn),
-                severity: Severity::Error,
-                message,
-                ephemeral: false,
-            });
+        if let Some((urn, message, line)) = self.error.take() {
+            self.push_at(
+                line,
+                EngineEvent::Diagnostic {
+                    urn: Some(urn),
+                    severity: Severity::Error,
+                    message,
+                    ephemeral: false,
+                },
+            );
         }
     }
 
@@ -365,6 +317,23 @@ impl Reader {
         }
     }
 
+    /// The gate and chain a gate or cascade on `urn` holds: as the history's record names
+    /// them, else numbered here.
+    fn hold(&mut self, body: &Map<String, Value>, urn: &Urn) -> (CascadeId, ChainId) {
+        let recorded = |key: &str| body.get(key).and_then(Value::as_u64);
+        let gate = recorded("gate").unwrap_or_else(|| {
+            self.next_gate += 1;
+            self.next_gate - 1
+        });
+        let chain = recorded("chain").unwrap_or_else(|| {
+            self.next_chain += 1;
+            self.next_chain - 1
+        });
+        self.gates.insert(urn.clone(), gate);
+        self.held.insert(urn.clone(), chain);
+        (gate, chain)
+    }
+
     fn end_step(&mut self, urn: &Urn) -> Option<Open> {
         let open = self.open.remove(urn)?;
         if let Some(b) = self.busy.get_mut(open.worker) {
@@ -374,9 +343,17 @@ impl Reader {
     }
 
     fn line(&mut self, o: &Map<String, Value>) -> Result<(), String> {
-        let stamp = o.get("timestamp").and_then(Value::as_i64).unwrap_or(0);
+        // The history's record stamps milliseconds too; Pulumi's stream seconds only.
+        let stamp = match o.get("unixMs").and_then(Value::as_i64) {
+            Some(ms) => ms,
+            None => o
+                .get("timestamp")
+                .and_then(Value::as_i64)
+                .unwrap_or(0)
+                .saturating_mul(1000),
+        };
         let first = *self.first.get_or_insert(stamp);
-        self.at = self.at.max(Duration::from_secs(
+        self.at = self.at.max(Duration::from_millis(
             stamp.saturating_sub(first).max(0) as u64
         ));
         let Some((kind, body)) = o.iter().find(|(k, _)| k.ends_with("Event")) else {
@@ -388,15 +365,61 @@ impl Reader {
         if kind != "resOpFailedEvent" {
             self.flush_error();
         }
+        if kind != "resOutputsEvent" {
+            self.flush_awaiting();
+        }
+        if self.exact && replay_detail::KINDS.contains(&kind.as_str()) {
+            match replay_detail::read(kind, body)? {
+                Read::Events(events) => events.into_iter().for_each(|e| self.push(e)),
+                Read::Finished(step) => self.awaiting = Some(step),
+            }
+            return Ok(());
+        }
         match kind.as_str() {
             "preludeEvent" => self.push(EngineEvent::Prelude {
                 operation: self.operation,
                 preview: self.preview,
                 stack: self.stack.clone(),
                 project: self.project.clone(),
-                parallel: 0,
-                parallel_diff: false,
+                parallel: body
+                    .get("parallel")
+                    .and_then(Value::as_u64)
+                    .map_or(0, |n| n as usize),
+                parallel_diff: body.get("parallelDiff") == Some(&Value::Bool(true)),
             }),
+            // With the detail lines, a step starts from its own line.
+            "resourcePreEvent" if self.exact => {}
+            "resOutputsEvent" if self.exact => {
+                let m = object(body, "metadata")?;
+                let urn = urn(m, "urn")?;
+                let new = m.get("new").and_then(Value::as_object);
+                let outputs = properties(new.and_then(|n| n.get("outputs")))?.unwrap_or_default();
+                match self.awaiting.take() {
+                    Some(step) if step.urn == urn => self.push(EngineEvent::StepFinished {
+                        chain: step.chain,
+                        op: step.op,
+                        urn,
+                        id: new.and_then(|n| non_empty(n, "id")),
+                        outputs,
+                        duration: step.duration,
+                    }),
+                    other => {
+                        self.awaiting = other;
+                        self.flush_awaiting();
+                        self.push(EngineEvent::ResourceOutputs { urn, outputs });
+                    }
+                }
+            }
+            // With the detail lines, the failure came on its own line; its diagnostic was held
+            // for it and is dropped here.
+            "resOpFailedEvent" if self.exact => {
+                let m = object(body, "metadata")?;
+                let urn = urn(m, "urn")?;
+                if self.error.as_ref().is_some_and(|(u, _, _)| *u == urn) {
+                    self.error = None;
+                }
+                self.flush_error();
+            }
             "resourcePreEvent" => {
                 let info = step_info(object(body, "metadata")?, self.next_chain)?;
                 self.next_chain += 1;
@@ -429,7 +452,7 @@ impl Reader {
                 let m = object(body, "metadata")?;
                 let urn = urn(m, "urn")?;
                 let error = match self.error.take() {
-                    Some((u, message)) if u == urn => message,
+                    Some((u, message, _)) if u == urn => message,
                     held => {
                         self.error = held;
                         self.flush_error();
@@ -460,7 +483,7 @@ impl Reader {
                 };
                 let urn = non_empty(body, "urn").and_then(|u| Urn::parse(&u).ok());
                 match (severity, urn) {
-                    (Severity::Error, Some(urn)) => self.error = Some((urn, message)),
+                    (Severity::Error, Some(urn)) => self.error = Some((urn, message, self.line_no)),
                     (severity, urn) => {
                         if severity == Severity::Error {
                             self.run_error = Some(message.clone());
@@ -481,12 +504,7 @@ impl Reader {
                     .into_iter()
                     .find(|k| k.as_str() == kind)
                     .ok_or_else(|| format!("`kind`: unknown `{kind}`"))?;
-                let gate = self.next_gate;
-                self.next_gate += 1;
-                self.gates.insert(urn.clone(), gate);
-                let chain = self.next_chain;
-                self.next_chain += 1;
-                self.held.insert(urn.clone(), chain);
+                let (gate, chain) = self.hold(body, &urn);
                 self.push(EngineEvent::GateOpened {
                     gate,
                     chain,
@@ -511,12 +529,7 @@ impl Reader {
                         })
                     })
                     .collect::<Result<Vec<_>, String>>()?;
-                let cascade = self.next_gate;
-                self.next_gate += 1;
-                self.gates.insert(root.clone(), cascade);
-                let chain = self.next_chain;
-                self.next_chain += 1;
-                self.held.insert(root.clone(), chain);
+                let (cascade, chain) = self.hold(body, &root);
                 self.push(EngineEvent::PendingReplacement {
                     cascade,
                     chain,
@@ -533,14 +546,19 @@ impl Reader {
                 let by = body.get("by").and_then(Value::as_object);
                 let held = self.held.remove(&urn);
                 self.push(EngineEvent::Decision {
-                    cascade: self.gates.get(&urn).copied().unwrap_or_default(),
+                    cascade: body
+                        .get("cascade")
+                        .and_then(Value::as_u64)
+                        .or_else(|| self.gates.get(&urn).copied())
+                        .unwrap_or_default(),
                     op: op(body)?,
                     urn,
                     approved,
                     by: by.map_or(Decider::Policy, decider),
                 });
-                // The wait is over: an approved step runs on chains of its own here.
-                if let Some(chain) = held.filter(|_| approved) {
+                // The wait is over: without the detail lines, an approved step runs on chains
+                // of its own here.
+                if let Some(chain) = held.filter(|_| approved && !self.exact) {
                     self.push(EngineEvent::ChainFinished { chain, ok: true });
                 }
             }
@@ -583,6 +601,9 @@ impl Reader {
                     Some("canceled") => Outcome::Cancelled,
                     _ => Outcome::Succeeded,
                 };
+                // The history's record keeps the engine's duration; Pulumi's stream whole
+                // seconds, rounded up.
+                let measured = body.get("durationUs").and_then(Value::as_u64);
                 let seconds = body
                     .get("durationSeconds")
                     .and_then(Value::as_u64)
@@ -599,7 +620,10 @@ impl Reader {
                 self.push(EngineEvent::Summary {
                     counts,
                     declined: self.declined,
-                    duration: Duration::from_secs(seconds).max(self.at),
+                    duration: measured.map_or(
+                        Duration::from_secs(seconds).max(self.at),
+                        Duration::from_micros,
+                    ),
                     outcome,
                     preview: self.preview,
                     policy_packs,

@@ -12,6 +12,7 @@ use crate::engine::run::policy::PolicySeverity;
 use crate::engine::{EngineEvent, Outcome, StepOp, Urn};
 
 use super::json::{Applied, blinded, change_summary, diagnostic, step_metadata};
+use super::replay_detail;
 use super::visibility::is_internal;
 
 fn result(outcome: &Outcome) -> &'static str {
@@ -83,6 +84,8 @@ pub struct EventWriter {
     completed: usize,
     /// A failure already reported with its diagnostic; the engine's copy is skipped.
     reported: Option<(Urn, String)>,
+    /// Writing the history's record: with the detail lines a replay needs, and milliseconds.
+    detail: bool,
 }
 
 impl EventWriter {
@@ -96,15 +99,30 @@ impl EventWriter {
             last_op: UrnMap::default(),
             completed: 0,
             reported: None,
+            detail: false,
+        }
+    }
+
+    /// A writer for the history's record of a run: Pulumi's stream with, in between, the
+    /// `replay_detail` lines and each line's time in milliseconds (`unixMs`), so that a replay
+    /// shows what the live console showed.
+    pub fn recording(config: BTreeMap<String, String>) -> EventWriter {
+        EventWriter {
+            detail: true,
+            ..EventWriter::new(config)
         }
     }
 
     fn stamp(&mut self, key: &str, body: Value) -> Value {
-        let v = json!({
+        let now = chrono::Utc::now();
+        let mut v = json!({
             "sequence": self.sequence,
-            "timestamp": chrono::Utc::now().timestamp(),
+            "timestamp": now.timestamp(),
             key: body,
         });
+        if self.detail {
+            v["unixMs"] = now.timestamp_millis().into();
+        }
         self.sequence += 1;
         v
     }
@@ -140,13 +158,39 @@ impl EventWriter {
         Some(info)
     }
 
-    /// The objects an engine event becomes, in order (often none).
+    /// The objects an engine event becomes, in order (often none); for the history's record,
+    /// its detail line first.
     pub fn event(&mut self, e: &EngineEvent) -> Vec<Stamped> {
+        let pulumi = self.pulumi_event(e);
+        if !self.detail {
+            return pulumi;
+        }
+        let Some((key, body)) = replay_detail::line(e, !pulumi.is_empty()) else {
+            return pulumi;
+        };
+        let mut all = vec![Stamped {
+            value: self.stamp(key, body),
+            internal: true,
+        }];
+        all.extend(pulumi);
+        all
+    }
+
+    fn pulumi_event(&mut self, e: &EngineEvent) -> Vec<Stamped> {
         match e {
-            EngineEvent::Prelude { preview, .. } => {
+            EngineEvent::Prelude {
+                preview,
+                parallel,
+                parallel_diff,
+                ..
+            } => {
                 self.preview = *preview;
-                let config = json!({ "config": self.config });
-                vec![self.stamp("preludeEvent", config).into()]
+                let mut body = json!({ "config": self.config });
+                if self.detail {
+                    body["parallel"] = (*parallel).into();
+                    body["parallelDiff"] = (*parallel_diff).into();
+                }
+                vec![self.stamp("preludeEvent", body).into()]
             }
             EngineEvent::StepPlanned(info) => {
                 self.planned
@@ -295,7 +339,7 @@ impl EventWriter {
                 policy_packs,
                 ..
             } => {
-                let summary = json!({
+                let mut summary = json!({
                     "maybeCorrupt": *outcome == Outcome::Terminated,
                     "durationSeconds": duration.as_secs_f64().ceil() as u64,
                     "resourceChanges": change_summary(counts),
@@ -303,54 +347,77 @@ impl EventWriter {
                     "isPreview": preview,
                     "result": result(outcome),
                 });
+                if self.detail {
+                    summary["durationUs"] = u64::try_from(duration.as_micros())
+                        .unwrap_or(u64::MAX)
+                        .into();
+                }
                 vec![self.stamp("summaryEvent", summary).into()]
             }
             // stepdeck's own kinds (Pulumi has no per-step gates, cascades or pauses): named
             // `stepdeck…Event` so a consumer of Pulumi's stream can tell them apart and skip
             // them; `stepdeck replay` reads them back.
             EngineEvent::GateOpened {
+                gate: id,
+                chain,
                 op,
                 urn,
                 kind,
                 asked,
-                ..
             } => {
-                let gate = json!({
+                let mut gate = json!({
                     "urn": urn.as_str(),
                     "op": op.as_str(),
                     "kind": kind.as_str(),
                     "policy": if *asked { "ask" } else { "decline" },
                 });
+                if self.detail {
+                    gate["gate"] = (*id).into();
+                    gate["chain"] = (*chain).into();
+                }
                 vec![self.stamp("stepdeckGateEvent", gate).into()]
             }
-            // A step the policy let run is the default, not a decision worth an event.
+            // A step the policy let run is the default, not a decision worth an event (but the
+            // record keeps it: the replayed gate is decided as the live one was).
             EngineEvent::Decision {
                 approved: true,
                 by: Decider::Policy,
                 ..
-            } => vec![],
+            } if !self.detail => vec![],
             EngineEvent::Decision {
+                cascade,
                 op,
                 urn,
                 approved,
                 by,
-                ..
             } => {
                 let (by_kind, name) = by.parts();
-                let decision = json!({
+                let mut decision = json!({
                     "urn": urn.as_str(),
                     "op": op.as_str(),
                     "approved": approved,
                     "by": {"kind": by_kind, "name": name},
                 });
+                if self.detail {
+                    decision["cascade"] = (*cascade).into();
+                }
                 vec![self.stamp("stepdeckDecisionEvent", decision).into()]
             }
-            EngineEvent::PendingReplacement { root, members, .. } => {
+            EngineEvent::PendingReplacement {
+                cascade: id,
+                chain,
+                root,
+                members,
+            } => {
                 let members: Vec<Value> = members
                     .iter()
                     .map(|m| json!({"urn": m.urn.as_str(), "type": m.type_, "reason": reason(&m.reason)}))
                     .collect();
-                let cascade = json!({"root": root.as_str(), "members": members});
+                let mut cascade = json!({"root": root.as_str(), "members": members});
+                if self.detail {
+                    cascade["gate"] = (*id).into();
+                    cascade["chain"] = (*chain).into();
+                }
                 vec![self.stamp("stepdeckCascadeEvent", cascade).into()]
             }
             EngineEvent::Paused | EngineEvent::Resumed | EngineEvent::Stepped => {

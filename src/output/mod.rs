@@ -4,6 +4,7 @@
 
 pub mod checked_output;
 pub mod digest;
+mod event_fields;
 pub mod event_log_reader;
 pub mod event_stream;
 pub mod import_file;
@@ -11,6 +12,7 @@ pub mod json;
 pub mod plain;
 pub mod policies;
 pub mod property_diff;
+mod replay_detail;
 pub mod summary;
 pub mod value_text;
 pub mod visibility;

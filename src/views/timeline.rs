@@ -1,6 +1,8 @@
 //! The replay's timeline, two lines under the console: where the cursor stands in the run
-//! (events and time, a scrub bar with the first failure marked), play and speed, the
-//! read-only marker, and the timeline's keys.
+//! (the stream's line, as `grep -n` numbers it, and time; a scrub bar with the first failure
+//! marked), the playback (`▶ playing`, `paused playback`: never the run's own ⏸, which the
+//! console keeps for a run its operator paused, said here as `run paused by …`) and speed,
+//! the read-only marker, and the timeline's keys.
 
 use std::time::Duration;
 
@@ -62,25 +64,28 @@ impl Widget for TimelineBar<'_> {
     fn render(self, area: Rect, buf: &mut Buffer) {
         let (tl, t) = (self.timeline, self.theme);
         let state = if tl.playing {
-            format!("▶ {}", tl.speed.label())
+            format!("▶ playing {}", tl.speed.label())
         } else {
-            format!("⏸ {}", tl.speed.label())
+            format!("paused playback {}", tl.speed.label())
         };
-        let left = vec![
+        let mut left = vec![
             Span::styled(" REPLAY · read-only ", t.alert()),
             Span::raw(" "),
             Span::styled(state, t.bold()),
             Span::raw(format!(
-                "  event {}/{}  {} / {}  ",
+                "  line {}/{}  {} / {}  ",
                 tl.cursor(),
                 tl.len(),
                 clock(tl.position()),
                 clock(tl.total())
             )),
         ];
+        if let Some(by) = tl.model().run.paused_by() {
+            left.push(Span::styled(format!("run paused {by} "), t.alert()));
+        }
         let error = tl.first_error_at();
         let right = match error {
-            Some(n) => format!("  ✗ first failure: event {n} "),
+            Some(n) => format!("  ✗ first failure: line {n} "),
             None => "  no failure ".to_string(),
         };
         let used: usize = left.iter().map(|s| width(&s.content)).sum::<usize>() + width(&right);

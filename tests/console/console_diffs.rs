@@ -93,7 +93,7 @@ fn previewed_in(env: &Env) -> Model {
     ]);
     let text = std::fs::read_to_string(&log).unwrap();
     let mut m = Model::new();
-    for e in read_event_log(&text, "preview.jsonl").unwrap() {
+    for e in read_event_log(&text, "preview.jsonl").unwrap().events {
         m.set_now(e.at);
         m.apply(&e.event);
     }

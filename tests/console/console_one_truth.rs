@@ -33,7 +33,7 @@ fn recorded(env: &Env, args: &[&str], status: i32) -> Vec<RecordedEvent> {
     let out = env.run(&all);
     assert_eq!(out.status.code(), Some(status), "{}", stderr(&out));
     let text = std::fs::read_to_string(&log).unwrap();
-    read_event_log(&text, "events.jsonl").unwrap()
+    read_event_log(&text, "events.jsonl").unwrap().events
 }
 
 /// The model after every event up to (not including) the first `stop` matches.

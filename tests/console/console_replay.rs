@@ -1,13 +1,15 @@
 //! Replaying a finished run: a real run (a delete-before-replace cascade that waits for an
 //! approval, a failure after it, and in the console a pause) recorded by the binary, then
 //! opened with `stepdeck replay FILE` and `stack history --open N` in a real terminal and
-//! scrubbed to the start, the approval, the first failure and the end; the timeline drawn
-//! (insta); the refusals.
+//! scrubbed to the start, the approval, the first failure and the end; the replay of a console
+//! run compared with the live console at the gate and at the end (edges, chains, times, the
+//! gated resource under its stack); the timeline counting the stream's lines and telling its
+//! paused playback from the run's pause; the timeline drawn (insta); the refusals.
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::widgets::Widget;
-use stepdeck::app::replay::Timeline;
+use stepdeck::app::replay::{Moment, Timeline};
 use stepdeck::output::event_log_reader::read_event_log;
 use stepdeck::views::Theme;
 use stepdeck::views::timeline::TimelineBar;
@@ -29,10 +31,10 @@ fn failing_cascade() -> Env {
     env
 }
 
-/// The event number the timeline shows (`event N/M`).
+/// The line of the stream the timeline shows (`line N/M`).
 fn event_number(screen: &str) -> (usize, usize) {
-    let at = screen.find("event ").expect("the timeline is drawn");
-    let text = &screen[at + 6..];
+    let at = screen.find("  line ").expect("the timeline is drawn");
+    let text = &screen[at + 7..];
     let end = text.find(' ').unwrap();
     let (n, m) = text[..end].split_once('/').unwrap();
     (n.parse().unwrap(), m.parse().unwrap())
@@ -61,7 +63,7 @@ fn a_run_replays_from_its_event_log_at_the_start_the_approval_the_first_failure_
 
     let t = Tmux::start(&env, 140, 40, &["replay", &log_arg]);
     let s = t.wait("the start", |s| {
-        s.contains("REPLAY · read-only") && s.contains("event 0/")
+        s.contains("REPLAY · read-only") && s.contains("line 0/")
     });
     assert!(s.contains("waiting for the first resource"), "{s}");
     assert!(s.contains("WATCH ONLY"), "{s}");
@@ -92,7 +94,15 @@ fn a_run_replays_from_its_event_log_at_the_start_the_approval_the_first_failure_
         !s.contains("The update failed"),
         "the run is not over yet:\n{s}"
     );
-    assert!(s.contains(&format!("first failure: event {at}")), "{s}");
+    assert!(s.contains(&format!("first failure: line {at}")), "{s}");
+    // The timeline counts the file's lines: `line N` is the file's line N, here the failure.
+    let file = std::fs::read_to_string(&log).unwrap();
+    let failed = file.lines().nth(at - 1).unwrap();
+    assert!(
+        failed.contains("resOpFailedEvent") && failed.contains("::broken"),
+        "line {at} of the event log is the failure: {failed}"
+    );
+    assert_eq!(total, file.lines().count(), "{s}");
 
     t.keys(&[","]);
     let s = t.wait("one event before the failure", |s| {
@@ -106,15 +116,15 @@ fn a_run_replays_from_its_event_log_at_the_start_the_approval_the_first_failure_
     assert!(s.contains("FAILED"), "{s}");
 
     t.keys(&["0"]);
-    let s = t.wait("back at the start", |s| s.contains("event 0/"));
+    let s = t.wait("back at the start", |s| s.contains("line 0/"));
     assert!(s.contains("waiting for the first resource"), "{s}");
 
     // Played at the highest speed (one event a frame), the run goes by to its end and stops.
     t.keys(&["+", "+", "+"]);
-    t.wait_for("⏸ max");
+    t.wait_for("paused playback max");
     t.keys(&["Space"]);
     let s = t.wait("the end, played", |s| {
-        s.contains("⏸ max") && s.contains("The update failed")
+        s.contains("paused playback max") && s.contains("The update failed")
     });
     assert_eq!(event_number(&s), (total, total), "{s}");
     t.quit_and_expect_restored(0);
@@ -142,7 +152,7 @@ fn a_console_run_with_a_pause_replays_from_the_stack_history() {
         &["stack", "history", "--open", "2", "--stack", "dev"],
     );
     let s = t.wait("the start", |s| {
-        s.contains("REPLAY · read-only") && s.contains("event 0/")
+        s.contains("REPLAY · read-only") && s.contains("line 0/")
     });
     assert!(s.contains("waiting for the first resource"), "{s}");
     t.keys(&["]"]);
@@ -221,6 +231,21 @@ const SMALL_RUN: &str = r#"{"sequence":0,"timestamp":100,"preludeEvent":{"config
 {"sequence":7,"timestamp":104,"cancelEvent":{}}
 "#;
 
+/// The timeline of a recorded stream.
+fn timeline(text: &str) -> Timeline {
+    let run = read_event_log(text, "run.jsonl").unwrap();
+    let moments = run
+        .events
+        .into_iter()
+        .map(|e| Moment {
+            at: e.at,
+            line: e.line,
+            event: e.event,
+        })
+        .collect();
+    Timeline::new(moments, run.lines)
+}
+
 fn bar(timeline: &Timeline) -> String {
     let mut t = Terminal::new(TestBackend::new(110, 2)).unwrap();
     t.draw(|f| {
@@ -236,8 +261,7 @@ fn bar(timeline: &Timeline) -> String {
 
 #[test]
 fn the_timeline_shows_the_cursor_the_time_and_the_first_failure() {
-    let events = read_event_log(SMALL_RUN, "small.jsonl").unwrap();
-    let mut tl = Timeline::new(events.into_iter().map(|e| (e.at, e.event)).collect());
+    let mut tl = timeline(SMALL_RUN);
     insta::assert_snapshot!("timeline_start", bar(&tl));
     assert!(tl.first_error());
     assert!(tl.model().run_state() != stepdeck::app::model::RunState::Failed);
@@ -302,6 +326,10 @@ fn long_run(n: usize) -> String {
 }
 
 fn whole_screen(timeline: &Timeline) -> String {
+    whole_screen_of(timeline.model())
+}
+
+fn whole_screen_of(model: &stepdeck::app::model::Model) -> String {
     let mut t = Terminal::new(TestBackend::new(120, 30)).unwrap();
     let title = stepdeck::app::Title {
         operation: "up".into(),
@@ -311,13 +339,7 @@ fn whole_screen(timeline: &Timeline) -> String {
     };
     let mut ui = stepdeck::app::ui_state::UiState::new(stepdeck::app::ConsoleMode::Live, title);
     t.draw(|f| {
-        stepdeck::views::render_screen(
-            f.area(),
-            f.buffer_mut(),
-            timeline.model(),
-            &mut ui,
-            Theme::colored(),
-        )
+        stepdeck::views::render_screen(f.area(), f.buffer_mut(), model, &mut ui, Theme::colored())
     })
     .unwrap();
     format!("{}", t.backend())
@@ -325,28 +347,14 @@ fn whole_screen(timeline: &Timeline) -> String {
 
 #[test]
 fn a_jump_anywhere_shows_what_reducing_from_the_start_shows() {
-    let events: Vec<_> = read_event_log(&long_run(600), "long.jsonl")
-        .unwrap()
-        .into_iter()
-        .map(|e| (e.at, e.event))
-        .collect();
-    assert!(events.len() > 3 * stepdeck::app::replay::timeline::SNAPSHOT_EVERY);
-    let mut jumping = Timeline::new(events.clone());
+    let text = long_run(600);
+    let run = read_event_log(&text, "long.jsonl").unwrap();
+    assert!(run.events.len() > 3 * stepdeck::app::replay::timeline::SNAPSHOT_EVERY);
+    let mut jumping = timeline(&text);
     jumping.seek(jumping.len());
-    for at in [
-        events.len() - 1,
-        1600,
-        1025,
-        1024,
-        700,
-        513,
-        512,
-        3,
-        0,
-        2000,
-    ] {
+    for at in [run.lines - 1, 1200, 1025, 1024, 700, 513, 512, 3, 0, 1250] {
         jumping.seek(at);
-        let mut stepping = Timeline::new(events.clone());
+        let mut stepping = timeline(&text);
         for _ in 0..at {
             stepping.step_forward();
         }
@@ -357,4 +365,285 @@ fn a_jump_anywhere_shows_what_reducing_from_the_start_shows() {
             "at event {at}"
         );
     }
+}
+
+/// The console's panels (every row but the top bar and the Log line under them, and the
+/// timeline a replay adds), in a console of 40 rows.
+fn panels(screen: &str) -> String {
+    screen
+        .lines()
+        .skip(1)
+        .take(38)
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// A console run of the failing cascade, paused while the cascade waits, then approved, in a
+/// 140×40 terminal: the screens while it waits, while it is paused and at its end.
+struct LiveRun {
+    env: Env,
+    awaiting: String,
+    paused: String,
+    end: String,
+}
+
+fn live_run() -> LiveRun {
+    let env = failing_cascade();
+    let t = Tmux::start(&env, 140, 40, &["up", "--stack", "dev", "--yes"]);
+    let awaiting = t.wait_for("AWAITING APPROVAL");
+    t.keys(&["p"]);
+    let paused = t.wait_for("PAUSED");
+    t.keys(&["p"]);
+    t.wait("resumed", |s| !s.contains("PAUSED"));
+    t.keys(&["a"]);
+    let end = t.wait("the end", |s| {
+        s.contains("FAILED") && s.contains("The update failed")
+    });
+    t.quit_and_expect_restored(1);
+    LiveRun {
+        env,
+        awaiting,
+        paused,
+        end,
+    }
+}
+
+/// The live run's update (its second) opened from the history, in a terminal two rows taller
+/// than the live one so that the console above the timeline has the live one's size.
+fn replay_of(run: &LiveRun) -> Tmux {
+    let t = Tmux::start(
+        &run.env,
+        140,
+        42,
+        &["stack", "history", "--open", "2", "--stack", "dev"],
+    );
+    t.wait("the start", |s| s.contains("line 0/"));
+    t
+}
+
+#[test]
+fn a_replay_from_the_history_ends_as_the_live_console_ended_with_its_edges_chains_and_times() {
+    let run = live_run();
+    let t = replay_of(&run);
+    t.keys(&["$"]);
+    let end = t.wait_for("The update failed");
+    // The graph draws the dependencies (net ▶ db ▶ app ▶ broken), the chains are the
+    // engine's (ids, workers, steps) and every time is the one the run measured.
+    assert!(panels(&run.end).contains("┌─▶[+- db]"), "{}", run.end);
+    assert!(panels(&run.end).contains("+- app ▸ ++ app"), "{}", run.end);
+    assert_eq!(
+        panels(&end),
+        panels(&run.end),
+        "live:\n{}\nreplayed:\n{end}",
+        run.end
+    );
+    // The top bar's time, steps and counts too.
+    let from_clock = |s: &str| {
+        let top = s.lines().next().unwrap_or_default();
+        top.split_once('⏱').map(|(_, r)| r.trim_end().to_string())
+    };
+    assert_eq!(from_clock(&end), from_clock(&run.end), "{end}");
+    t.quit_and_expect_restored(0);
+}
+
+/// The tree's row of `name`, from its first cell to its name.
+fn tree_row<'a>(screen: &'a str, name: &str) -> &'a str {
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&format!(" {name} ")) && l.starts_with('│'))
+        .unwrap_or_else(|| panic!("no row {name}:\n{screen}"));
+    let end = row.find(&format!(" {name} ")).unwrap() + name.len() + 1;
+    &row[..end]
+}
+
+#[test]
+fn a_resource_waiting_at_its_gate_is_replayed_under_its_stack_as_the_live_tree_shows_it() {
+    let run = live_run();
+    assert!(
+        tree_row(&run.awaiting, "db").contains("├── db"),
+        "{}",
+        run.awaiting
+    );
+    let t = replay_of(&run);
+    t.keys(&["]"]);
+    let s = t.wait_for("AWAITING APPROVAL");
+    assert_eq!(
+        tree_row(&s, "db"),
+        tree_row(&run.awaiting, "db"),
+        "live:\n{}\nreplayed:\n{s}",
+        run.awaiting
+    );
+    t.quit_and_expect_restored(0);
+}
+
+/// The timeline's first line.
+fn timeline_line(screen: &str) -> &str {
+    screen
+        .lines()
+        .find(|l| l.contains("REPLAY · read-only"))
+        .expect("the timeline is drawn")
+}
+
+#[test]
+fn the_replay_tells_its_paused_playback_from_the_run_paused_by_its_operator() {
+    let run = live_run();
+    assert!(run.paused.contains("PAUSED"), "{}", run.paused);
+    let t = replay_of(&run);
+    let s = t.wait_for("paused playback");
+    assert!(!timeline_line(&s).contains('⏸'), "{s}");
+    assert!(!timeline_line(&s).contains("run paused"), "{s}");
+    t.keys(&["]", "]"]);
+    let s = t.wait_for("run paused by the operator");
+    assert!(
+        s.contains("PAUSED"),
+        "the run's own pause, as it was shown live:\n{s}"
+    );
+    let bar = timeline_line(&s);
+    assert!(bar.contains("paused playback"), "{bar}");
+    assert!(!bar.contains('⏸'), "{bar}");
+    t.keys(&["Space"]);
+    let s = t.wait_for("▶ playing");
+    assert!(!timeline_line(&s).contains('⏸'), "{s}");
+    t.keys(&["$"]);
+    let s = t.wait_for("The update failed");
+    assert!(!timeline_line(&s).contains("run paused"), "{s}");
+    t.quit_and_expect_restored(0);
+}
+
+#[test]
+fn the_timeline_counts_the_stream_s_lines_and_names_the_failure_s_line() {
+    let mut tl = timeline(SMALL_RUN);
+    assert_eq!(tl.len(), SMALL_RUN.lines().count());
+    assert_eq!(tl.first_error_at(), Some(6));
+    assert!(
+        SMALL_RUN
+            .lines()
+            .nth(5)
+            .unwrap()
+            .contains("resOpFailedEvent"),
+        "line 6 is the failure"
+    );
+    tl.seek(3);
+    assert_eq!(tl.cursor(), 3);
+    assert!(bar(&tl).contains("line 3/8"), "{}", bar(&tl));
+    // Line 5 is the failure's diagnostic: the step fails with line 6, not before.
+    tl.seek(5);
+    assert_eq!(tl.model().counts.failed(), 0);
+    tl.step_forward();
+    assert_eq!(tl.model().counts.failed(), 1);
+}
+
+/// A run of a generated DAG on four workers, reduced live into a console model as it runs
+/// and written as the history records it (and as `--event-log` writes it): the live model,
+/// the record and the event log.
+fn parallel_run() -> (stepdeck::app::model::Model, String, String) {
+    use stepdeck::bench_support::{DagProgram, DagSpec, GeneratedDag, builtin_factory};
+    use stepdeck::engine::{
+        Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot,
+    };
+    use stepdeck::output::event_stream::EventWriter;
+
+    let dir = tempfile::tempdir().unwrap();
+    let dag = std::sync::Arc::new(GeneratedDag::generate(&DagSpec::new(60)));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let (sink, mut rx) = EventSink::channel();
+        let options = Options {
+            operation: Operation::Update,
+            parallel: 4,
+            ..Options::default()
+        };
+        let d = Deployment::new(
+            options,
+            Snapshot::default(),
+            builtin_factory(dir.path()),
+            Box::new(NullJournal),
+            sink,
+        );
+        let watch = tokio::spawn(async move {
+            let start = std::time::Instant::now();
+            let mut live = stepdeck::app::model::Model::new();
+            let (mut record, mut log) = (
+                EventWriter::recording(Default::default()),
+                EventWriter::new(Default::default()),
+            );
+            let (mut record_text, mut log_text) = (String::new(), String::new());
+            while let Some(e) = rx.recv().await {
+                live.set_now(start.elapsed());
+                live.apply(&e);
+                for (w, text) in [(&mut record, &mut record_text), (&mut log, &mut log_text)] {
+                    for v in w.event(&e) {
+                        text.push_str(&format!("{}\n", v.value));
+                    }
+                }
+                if matches!(e, EngineEvent::Summary { .. }) {
+                    break;
+                }
+            }
+            record_text.push_str(&format!("{}\n", record.finish()));
+            log_text.push_str(&format!("{}\n", log.finish()));
+            (live, record_text, log_text)
+        });
+        let r = d.run(Some(Box::new(DagProgram::new(dag, 16)))).await;
+        assert!(r.outcome.is_success());
+        watch.await.unwrap()
+    })
+}
+
+/// Each chain as the chains view knows it: id, worker, steps and state.
+fn chains(m: &stepdeck::app::model::Model) -> Vec<String> {
+    m.chains
+        .all()
+        .iter()
+        .map(|c| format!("#{} {:?} {:?} {:?}", c.id, c.worker, c.steps, c.state))
+        .collect()
+}
+
+/// Each row's parent and dependencies, by name.
+fn structure(m: &stepdeck::app::model::Model) -> Vec<String> {
+    let mut rows: Vec<String> = m
+        .resources()
+        .iter()
+        .map(|r| {
+            let parent = r.parent.map(|p| m.resource(p).urn.to_string());
+            format!("{} < {parent:?} deps {:?}", r.urn, r.dependencies)
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_parallel_run_s_record_replays_its_chains_workers_parents_dependencies_and_durations() {
+    let (live, record, log) = parallel_run();
+    let replayed = {
+        let mut tl = timeline(&record);
+        tl.seek(tl.len());
+        tl
+    };
+    let workers: std::collections::BTreeSet<_> =
+        live.chains.all().iter().filter_map(|c| c.worker).collect();
+    assert!(
+        workers.len() > 1,
+        "the run used several workers: {workers:?}"
+    );
+    assert_eq!(chains(replayed.model()), chains(&live));
+    assert_eq!(structure(replayed.model()), structure(&live));
+    let busy = |m: &stepdeck::app::model::Model| -> Vec<_> {
+        // Kept to the microsecond.
+        m.chains
+            .all()
+            .iter()
+            .map(|c| (c.id, c.busy.as_micros()))
+            .collect()
+    };
+    assert_eq!(busy(replayed.model()), busy(&live));
+    assert_eq!(whole_screen(&replayed), whole_screen_of(&live));
+    // Pulumi's stream alone (the event log) names no dependency.
+    let mut from_log = timeline(&log);
+    from_log.seek(from_log.len());
+    assert_ne!(structure(from_log.model()), structure(&live));
 }

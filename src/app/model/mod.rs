@@ -502,6 +502,7 @@ impl Model {
                     .unwrap_or_else(|| "by the operator".to_string());
                 let message = format!("paused {by}: running steps finish, no new step starts");
                 self.noted(Severity::Warning, &message);
+                self.run.paused_by = Some(by);
             }
             EngineEvent::Resumed => {
                 self.run.paused = false;

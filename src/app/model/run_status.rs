@@ -87,12 +87,20 @@ pub struct RunStatus {
     /// Who or what asked for the pause about to be announced, when not the local operator:
     /// a breakpoint, or a watcher whose pause the serving side noted first.
     pub(super) pause_cause: Option<String>,
+    /// Who or what the pause in force was asked by (`by the operator`, `by <watcher>`, …).
+    pub(super) paused_by: Option<String>,
 }
 
 impl RunStatus {
     /// Pending creates the stack holds (none once the run cleared them).
     pub fn pending_creates(&self) -> &[PendingCreate] {
         &self.pending_creates
+    }
+
+    /// Who paused the run, while it is paused: a replay names the run's pause apart from its
+    /// own paused playback.
+    pub fn paused_by(&self) -> Option<&str> {
+        self.paused_by.as_deref().filter(|_| self.paused)
     }
 
     pub(super) fn set_pending_creates(&mut self, creates: &[PendingCreate]) {

@@ -10,9 +10,9 @@ use super::super::keymap::Action;
 pub enum ReplayKey {
     /// `space`: play from the cursor, or stop.
     PlayPause,
-    /// `.`: one event forward.
+    /// `.`: one line of the stream forward.
     StepForward,
-    /// `,`: one event back.
+    /// `,`: one line back.
     StepBack,
     /// `]`: to just after the next decision, pause or cancel.
     NextDecision,

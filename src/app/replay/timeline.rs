@@ -1,7 +1,9 @@
-//! A recorded run on a timeline: the console's model as it was after any number of its events,
-//! rebuilt by the model's own reducer. A copy of the model is kept every [`SNAPSHOT_EVERY`]
-//! events (further apart in a long run: at most [`SNAPSHOTS`] copies, fewer in a run of
-//! millions), so a jump anywhere reduces at most that many events.
+//! A recorded run on a timeline: the console's model as it was after any line of its stream,
+//! rebuilt by the model's own reducer. The cursor counts the stream's lines, as `grep -n` does
+//! (line 41 is the 41st line of the `--event-log` file), so an operator finds in the file what
+//! the timeline shows. A copy of the model is kept every [`SNAPSHOT_EVERY`] events (further
+//! apart in a long run: at most [`SNAPSHOTS`] copies, fewer in a run of millions), so a jump
+//! anywhere reduces at most that many events.
 
 use std::time::Duration;
 
@@ -29,7 +31,7 @@ pub enum Speed {
     X1,
     X4,
     X16,
-    /// No waiting between events: one event a frame.
+    /// No waiting between lines: one line of the stream a frame.
     Max,
 }
 
@@ -65,13 +67,29 @@ impl Speed {
     }
 }
 
-/// A recorded run, the cursor in it (how many events have happened) and the model there.
+/// One event of a recorded run: when it happened (from the run's start), the line of the
+/// stream it was read from, and the event.
+#[derive(Clone, Debug)]
+pub struct Moment {
+    pub at: Duration,
+    pub line: usize,
+    pub event: EngineEvent,
+}
+
+/// A recorded run, the cursor in it (the last line read) and the model there.
 pub struct Timeline {
     events: Vec<(Duration, EngineEvent)>,
+    /// The line of each event, in order.
+    event_lines: Vec<usize>,
+    /// The stream's lines: the cursor's end.
+    lines: usize,
     /// `snapshots[k]`: the model after `k * every` events.
     snapshots: Vec<Model>,
     every: usize,
     model: Model,
+    /// Events reduced into `model`.
+    applied: usize,
+    /// Lines read: every event of lines up to it is in the model.
     cursor: usize,
     /// Where play stands in the run's time (at or after the cursor's event).
     position: Duration,
@@ -110,9 +128,13 @@ fn is_error(e: &EngineEvent) -> bool {
 }
 
 impl Timeline {
-    /// The timeline of `events` (in order, each with its time from the run's start), its
-    /// cursor before the first.
-    pub fn new(events: Vec<(Duration, EngineEvent)>) -> Timeline {
+    /// The timeline of `moments` (in order) read from a stream of `lines` lines, its cursor
+    /// before the first.
+    pub fn new(moments: Vec<Moment>, lines: usize) -> Timeline {
+        let event_lines: Vec<usize> = moments.iter().map(|m| m.line).collect();
+        let lines = lines.max(event_lines.last().copied().unwrap_or(0));
+        let events: Vec<(Duration, EngineEvent)> =
+            moments.into_iter().map(|m| (m.at, m.event)).collect();
         let every = spacing(events.len());
         let mut snapshots = vec![Model::new()];
         let mut model = Model::new();
@@ -124,9 +146,12 @@ impl Timeline {
         }
         Timeline {
             events,
+            event_lines,
+            lines,
             snapshots,
             every,
             model: Model::new(),
+            applied: 0,
             cursor: 0,
             position: Duration::ZERO,
             playing: false,
@@ -139,17 +164,23 @@ impl Timeline {
         &self.model
     }
 
-    /// How many events have happened.
+    /// The stream's line the cursor stands after (0 before the first).
     pub fn cursor(&self) -> usize {
         self.cursor
     }
 
+    /// The stream's lines.
     pub fn len(&self) -> usize {
-        self.events.len()
+        self.lines
     }
 
     pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+        self.lines == 0
+    }
+
+    /// Events on lines up to `line`.
+    fn events_through(&self, line: usize) -> usize {
+        self.event_lines.partition_point(|l| *l <= line)
     }
 
     /// Where the cursor stands in the run's time.
@@ -162,33 +193,41 @@ impl Timeline {
         self.events.last().map_or(Duration::ZERO, |(at, _)| *at)
     }
 
-    fn time_of(&self, cursor: usize) -> Duration {
-        cursor
+    /// The time of the last of the first `applied` events.
+    fn time_of(&self, applied: usize) -> Duration {
+        applied
             .checked_sub(1)
             .and_then(|i| self.events.get(i))
             .map_or(Duration::ZERO, |(at, _)| *at)
     }
 
-    /// Moves the cursor to `cursor` events (clamped), rebuilding the model from the nearest
+    /// Moves the cursor to after line `line` (clamped), rebuilding the model from the nearest
     /// kept one at or before it; play stops at the end.
-    pub fn seek(&mut self, cursor: usize) {
-        let cursor = cursor.min(self.events.len());
-        let from = if cursor >= self.cursor && cursor - self.cursor < self.every {
-            self.cursor
+    pub fn seek(&mut self, line: usize) {
+        let line = line.min(self.lines);
+        let applied = self.events_through(line);
+        let from = if applied >= self.applied && applied - self.applied < self.every {
+            self.applied
         } else {
-            let k = (cursor / self.every).min(self.snapshots.len() - 1);
+            let k = (applied / self.every).min(self.snapshots.len() - 1);
             self.model = self.snapshots[k].clone();
             k * self.every
         };
-        for e in &self.events[from..cursor] {
+        for e in &self.events[from..applied] {
             reduce(&mut self.model, e);
         }
-        self.cursor = cursor;
-        self.position = self.time_of(cursor);
+        self.applied = applied;
+        self.cursor = line;
+        self.position = self.time_of(applied);
         self.model.set_now(self.position);
-        if cursor == self.events.len() {
+        if line == self.lines {
             self.playing = false;
         }
+    }
+
+    /// The line of event `i`.
+    fn line_of(&self, i: usize) -> usize {
+        self.event_lines.get(i).copied().unwrap_or(self.lines)
     }
 
     pub fn step_forward(&mut self) {
@@ -199,48 +238,51 @@ impl Timeline {
         self.seek(self.cursor.saturating_sub(1));
     }
 
-    /// To just after the first failure (a failed step or an error); false when there is none.
+    /// To just after the line of the first failure (a failed step or an error); false when
+    /// there is none.
     pub fn first_error(&mut self) -> bool {
-        match self.events.iter().position(|(_, e)| is_error(e)) {
-            Some(i) => {
-                self.seek(i + 1);
+        match self.first_error_at() {
+            Some(line) => {
+                self.seek(line);
                 true
             }
             None => false,
         }
     }
 
-    /// The cursor just after the first failure, if the run had one.
+    /// The line of the first failure, if the run had one.
     pub fn first_error_at(&self) -> Option<usize> {
         self.events
             .iter()
             .position(|(_, e)| is_error(e))
-            .map(|i| i + 1)
+            .map(|i| self.line_of(i))
     }
 
-    /// To just after the next decision, gate, pause or cancel; false when none follows.
+    /// To just after the line of the next decision, gate, pause or cancel; false when none
+    /// follows.
     pub fn next_decision(&mut self) -> bool {
-        let next = self.events[self.cursor..]
+        let next = self.events[self.applied..]
             .iter()
             .position(|(_, e)| is_decision(e));
         match next {
             Some(i) => {
-                self.seek(self.cursor + i + 1);
+                self.seek(self.line_of(self.applied + i));
                 true
             }
             None => false,
         }
     }
 
-    /// To just after the previous decision, gate, pause or cancel (before the cursor's own).
+    /// To just after the line of the previous decision, gate, pause or cancel (before the
+    /// cursor's own line).
     pub fn prev_decision(&mut self) -> bool {
-        let before = self.cursor.saturating_sub(1);
+        let before = self.events_through(self.cursor.saturating_sub(1));
         match self.events[..before]
             .iter()
             .rposition(|(_, e)| is_decision(e))
         {
             Some(i) => {
-                self.seek(i + 1);
+                self.seek(self.line_of(i));
                 true
             }
             None => {
@@ -252,7 +294,7 @@ impl Timeline {
 
     /// Play from the cursor (from the start once at the end), or stop.
     pub fn toggle_play(&mut self) {
-        if !self.playing && self.cursor == self.events.len() {
+        if !self.playing && self.cursor == self.lines {
             self.seek(0);
         }
         self.playing = !self.playing;
@@ -268,12 +310,17 @@ impl Timeline {
             return;
         };
         let position = self.position + elapsed * factor;
-        let due = self.cursor
-            + self.events[self.cursor..]
+        let due = self.applied
+            + self.events[self.applied..]
                 .iter()
                 .take_while(|(at, _)| *at <= position)
                 .count();
-        self.seek(due);
+        let line = if due == self.events.len() {
+            self.lines
+        } else {
+            self.line_of(due).saturating_sub(1).max(self.cursor)
+        };
+        self.seek(line);
         if self.playing {
             self.position = position;
             self.model.set_now(position);
