@@ -1158,3 +1158,44 @@ fn a_programs_failure_is_a_diagnostic_on_stdout_and_the_command_fails_on_stderr(
         stderr(&out)
     );
 }
+
+/// A Node program that throws has its error reported at once. The SDK formats the error with
+/// colors, which on Node 20.20 never ends for its source-mapped frames
+/// (`node_modules/@pulumi/resource.ts`): the string grew until V8 gave up, 20-50 s later. Under
+/// a small heap that loop kills `node` before the error is ever reported.
+#[test]
+fn a_throwing_node_program_reports_its_error_before_node_runs_out_of_heap() {
+    let env = Env::new("");
+    let project = env.sibling("jserr", "");
+    std::fs::write(
+        project.join("Pulumi.yaml"),
+        "name: jserr\nruntime:\n  name: nodejs\n  options:\n    nodeargs: --max-old-space-size=64\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("index.js"),
+        "exports.out = 1;\nthrow new Error(\"the program stops here\");\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("package.json"),
+        r#"{"name": "jserr", "main": "index.js"}"#,
+    )
+    .unwrap();
+    link_sdks(&project);
+    let out = env
+        .command_in(
+            &project,
+            &["up", "--stack", "dev", "--yes", "--non-interactive"],
+        )
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("failed with an unhandled exception:")
+            && stdout.contains("Error: the program stops here"),
+        "{stdout}\n{stderr}"
+    );
+    assert!(!stderr.contains("terminated by a signal"), "{stderr}");
+}

@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 use tokio::sync::watch;
 
-use super::launcher_file::write_python_launcher;
+use super::launcher_file::{write_node_preload, write_python_launcher};
 use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
 use crate::rpc::monitor::{DEFAULT_ORGANIZATION, serve};
 
@@ -27,7 +27,7 @@ pub const BAIL_MESSAGE: &str = "its error is reported above";
 pub const NODE_RUN_MODULE: &str = "@pulumi/pulumi/cmd/run/index.js";
 const STDERR_TAIL: usize = 20;
 /// How long a program may take to stop by itself after the engine refused one of its
-/// registrations (Node's error path can take tens of seconds; the program is killed then).
+/// registrations (the program is killed then).
 const REFUSED_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A `Pulumi.yaml` runtime stepdeck cannot host.
@@ -262,8 +262,14 @@ impl SdkProgram {
                         self.program_directory.display()
                     ))
                 })?;
+                let preload = write_node_preload().map_err(|e| {
+                    ProgramError(format!("cannot write the Node.js preload script: {e}"))
+                })?;
                 let mut cmd = Command::new("node");
-                cmd.args(&options.nodeargs).arg(run);
+                cmd.args(&options.nodeargs)
+                    .arg("--require")
+                    .arg(preload)
+                    .arg(run);
                 if options.typescript {
                     cmd.env("PULUMI_NODEJS_TYPESCRIPT", "true");
                 }

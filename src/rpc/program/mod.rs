@@ -1,5 +1,5 @@
 //! SDK programs: Python and Node.js programs run by their language hosts against our resource
-//! monitor, the Python launcher they start from, and inline programs an Automation API runs
+//! monitor, the scripts they start with (Python launcher, Node preload), and inline programs an Automation API runs
 //! in its own process (`client_program`).
 
 pub mod client_program;
