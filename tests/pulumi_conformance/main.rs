@@ -47,6 +47,7 @@ mod property_names;
 mod providers;
 mod pulumi_yaml;
 mod py_await;
+mod python;
 mod python_types;
 mod read_import;
 mod remote_components;
