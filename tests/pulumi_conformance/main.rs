@@ -33,6 +33,7 @@ mod construct_component_provider_propagation;
 mod construct_component_slow;
 mod construct_component_unknown;
 mod deleted_with;
+mod dynamic;
 mod enums;
 mod get_created;
 mod graph;
