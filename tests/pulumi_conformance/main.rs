@@ -52,6 +52,7 @@ mod python;
 mod python_types;
 mod read_import;
 mod remote_components;
+mod resource_hooks;
 mod sdk;
 mod stash;
 mod steps;
