@@ -53,6 +53,7 @@ mod python_types;
 mod read_import;
 mod remote_components;
 mod resource_hooks;
+mod resource_refs;
 mod sdk;
 mod stash;
 mod steps;
