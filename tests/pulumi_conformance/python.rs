@@ -2,6 +2,7 @@
 //! config getters, property-name translation and an excepthook regression, each driven as its
 //! Go test drives it.
 
+use super::cli_support::{stderr, stdout};
 use super::harness::ProgramTest;
 use super::program_test::{Options, Run};
 
@@ -50,4 +51,28 @@ fn py_excepthook() {
             run.output
         );
     });
+}
+
+/// `TestFailsOnImplicitDependencyCyclesPython` (manual lifecycle: initialize, then the preview
+/// must fail): the SDK names the resource in the cycle and says what to review.
+#[test]
+fn py_implicit_dependency_cycles() {
+    let t = ProgramTest::new("py_implicit_dependency_cycles");
+    let out = t.env.run(&["preview", "--non-interactive", "--diff"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "RuntimeError: We have detected a circular dependency involving a resource of type \
+             my:module:Child-1 named a-child-1."
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "Please review any `depends_on`, `parent` or other dependency relationships between \
+             your resources to ensure no cycles have been introduced in your program."
+        ),
+        "{text}"
+    );
 }
