@@ -76,3 +76,17 @@ fn py_implicit_dependency_cycles() {
         "{text}"
     );
 }
+
+/// `TestPythonResourceArgs` (Quick, with the SDK generated from its schema): every constructor
+/// overload of a generated resource registers the inputs the mocks expect.
+#[test]
+fn py_resource_args() {
+    let t = ProgramTest::new("py_resource_args");
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert!(!run.output.contains("Traceback"), "{}", run.output);
+    });
+}
