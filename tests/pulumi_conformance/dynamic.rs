@@ -31,9 +31,9 @@ fn random_after_no_change(case: &str, check_provider: impl Fn(&Value)) {
             return;
         }
         assert_eq!(val, *first.borrow());
-        let foo = live(&run.state, "foo");
-        check_provider(&foo["inputs"]["__provider"]);
-        check_provider(&foo["outputs"]["__provider"]);
+        let random = live(&run.state, "foo");
+        check_provider(&random["inputs"]["__provider"]);
+        check_provider(&random["outputs"]["__provider"]);
         for e in &run.events {
             let d = &e["diagnosticEvent"];
             if !d.is_null() {
