@@ -1,6 +1,6 @@
 //! Programs of Pulumi's `tests/integration/python/` family that check the Python SDK itself:
-//! config getters, property-name translation and an excepthook regression, each driven as its
-//! Go test drives it.
+//! config getters, property-name translation, generated constructors' overloads, a dependency
+//! cycle the SDK names, and an excepthook regression, each driven as its Go test drives it.
 
 use super::cli_support::{stderr, stdout};
 use super::harness::ProgramTest;
