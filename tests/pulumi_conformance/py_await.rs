@@ -2,7 +2,7 @@
 //! each subtest Quick): the run waits for every output, exported or not, before it finishes,
 //! and an apply that raises fails the update without waiting for the outputs after it.
 
-use super::harness::ProgramTest;
+use super::harness::{ProgramTest, name_of, resources};
 use super::program_test::{Options, Run};
 
 /// The case's lifecycle (Quick, with `expect_failure`), checking the diagnostics of its update.
@@ -70,5 +70,56 @@ fn py_await_failure_exported() {
         assert!(said.contains("alpha"), "{said}");
         assert!(said.contains("reached"), "{said}");
         assert!(!said.contains("too late"), "{said}");
+    });
+}
+
+/// `CreateInsideApply`: a dynamic resource created in an apply after the program's code ended
+/// is registered, and its printed URN is seen.
+#[test]
+fn py_await_create_inside_apply() {
+    awaited("py_await_create_inside_apply", false, |run, said| {
+        assert!(
+            said.contains("pulumi-python:dynamic:Resource::magic_string"),
+            "{said}"
+        );
+        let names: Vec<_> = resources(&run.state)
+            .iter()
+            .map(|r| name_of(r).to_string())
+            .collect();
+        assert!(names.contains(&"magic_string".to_string()), "{names:?}");
+    });
+}
+
+/// `FailureMultipleOutputs` (ExpectFailure): the prints due before the failing apply are seen,
+/// the one due after it is not.
+#[test]
+fn py_await_failure_multiple_unexported() {
+    awaited("py_await_failure_multiple_unexported", true, |run, said| {
+        assert!(
+            run.output.contains("IndexError: list index out of range"),
+            "{}",
+            run.output
+        );
+        assert!(said.contains("foo"), "{said}");
+        assert!(said.contains("printed"), "{said}");
+        assert!(!said.contains("not printed"), "{said}");
+    });
+}
+
+/// `AsyncioTasks`: the output computed on a thread is awaited and printed; the task that
+/// never ends is not awaited (the run finishes).
+#[test]
+fn py_await_asyncio_tasks() {
+    awaited("py_await_asyncio_tasks", false, |_, said| {
+        assert!(said.contains("PRINT: 42"), "{said}");
+    });
+}
+
+/// `OutputLeak`: the program's own loop ends once every output has resolved, which it only
+/// does if no future awaiting an output is left behind.
+#[test]
+fn py_await_output_leak() {
+    awaited("py_await_output_leak", false, |_, said| {
+        assert!(said.contains("PRINT: 42"), "{said}");
     });
 }

@@ -37,6 +37,9 @@ pub struct Transforms {
     by_resource: Mutex<HashMap<String, Vec<Callback>>>,
     /// Every registered resource's parent, to walk a registration's ancestors.
     parents: Mutex<HashMap<String, String>>,
+    /// A remote component's own transforms, kept (by `parent::type::name`) for the registration
+    /// of the component its provider makes while constructing it.
+    pending: Mutex<HashMap<String, Vec<Callback>>>,
 }
 
 impl Transforms {
@@ -60,6 +63,19 @@ impl Transforms {
         Callbacks::check(&callback)?;
         self.invoke.lock().push(callback);
         Ok(())
+    }
+
+    /// Pulumi's pending transforms (`source_eval.go`): the registration a component provider
+    /// makes of a remote component takes the transforms the program gave that component as its
+    /// own, so they run on it too and reach the children the provider registers under it.
+    pub fn adopt_pending(&self, req: &mut RegisterResourceRequest) {
+        let key = format!("{}::{}::{}", req.parent, req.r#type, req.name);
+        let mut pending = self.pending.lock();
+        if let Some(own) = pending.remove(&key) {
+            req.transforms = own;
+        } else if req.remote && !req.transforms.is_empty() {
+            pending.insert(key, req.transforms.clone());
+        }
     }
 
     /// The callbacks that apply to `req`, in the order they run.
@@ -308,6 +324,39 @@ mod tests {
             providers: [("random".to_string(), format!("{}::id", urn("prov")))].into(),
             ..RegisterResourceRequest::default()
         }
+    }
+
+    #[test]
+    fn a_remote_components_transforms_pass_to_its_providers_registration_of_it() {
+        let transforms = Transforms::default();
+        let callback = Callback {
+            target: "127.0.0.1:1".into(),
+            token: "t".into(),
+            accepts_byte_string: false,
+        };
+        let mut remote = RegisterResourceRequest {
+            r#type: "pkg:index:Component".into(),
+            name: "comp".into(),
+            parent: urn("stack"),
+            remote: true,
+            transforms: vec![callback.clone()],
+            ..RegisterResourceRequest::default()
+        };
+        transforms.adopt_pending(&mut remote);
+        assert_eq!(remote.transforms, std::slice::from_ref(&callback));
+        let mut from_provider = RegisterResourceRequest {
+            remote: false,
+            transforms: Vec::new(),
+            ..remote.clone()
+        };
+        transforms.adopt_pending(&mut from_provider);
+        assert_eq!(from_provider.transforms, [callback]);
+        let mut again = RegisterResourceRequest {
+            transforms: Vec::new(),
+            ..from_provider
+        };
+        transforms.adopt_pending(&mut again);
+        assert!(again.transforms.is_empty(), "taken once only");
     }
 
     #[test]

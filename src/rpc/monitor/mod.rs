@@ -718,6 +718,7 @@ impl MonitorRpc for MonitorService {
             req.accept_resources,
             req.supports_result_reporting,
         );
+        self.transforms.adopt_pending(&mut req);
         let own_transforms = req.transforms.clone();
         self.transforms
             .apply(&mut req)
