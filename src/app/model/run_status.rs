@@ -87,6 +87,9 @@ pub struct RunStatus {
     /// Who or what asked for the pause about to be announced, when not the local operator:
     /// a breakpoint, or a watcher whose pause the serving side noted first.
     pub(super) pause_cause: Option<String>,
+    /// The watcher who asked for the resume about to be announced (noted first by the serving
+    /// side); none when the local operator resumed.
+    pub(super) resume_cause: Option<String>,
 }
 
 impl RunStatus {

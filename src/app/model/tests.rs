@@ -619,7 +619,7 @@ fn the_run_leaves_paused_time_out_and_a_running_step_counts_wall_time() {
 }
 
 #[test]
-fn a_pause_is_credited_to_its_breakpoint_or_its_watcher_not_the_operator() {
+fn a_pause_or_resume_is_credited_to_its_breakpoint_or_its_watcher_not_the_operator() {
     let mut m = Model::new();
     let urn = sample_urn("sim:index:Resource", "db");
     m.apply(&EngineEvent::Breakpoint {
@@ -635,7 +635,22 @@ fn a_pause_is_credited_to_its_breakpoint_or_its_watcher_not_the_operator() {
         ephemeral: false,
     });
     m.apply(&EngineEvent::Paused);
+    m.apply(&EngineEvent::Diagnostic {
+        urn: None,
+        severity: Severity::Info,
+        message: "deployment resumed by alice@laptop".into(),
+        ephemeral: false,
+    });
+    m.apply(&EngineEvent::Resumed);
     let log: Vec<&str> = m.log.entries().iter().map(|e| e.message.as_str()).collect();
+    assert!(log.contains(&"resumed by alice@laptop"), "{log:?}");
+    assert_eq!(
+        log.iter()
+            .filter(|l| **l == "resumed by the operator")
+            .count(),
+        1,
+        "only the breakpoint's resume is the operator's: {log:?}"
+    );
     assert!(
         log.contains(
             &"paused at the breakpoint before db: running steps finish, no new step starts"
