@@ -155,8 +155,16 @@ fn summary_lines(m: &Model, presets: &Presets) -> Option<Vec<(Kind, String)>> {
         .map(str::to_string)
         .collect();
     if kept > 0 {
+        // After the ops' lines, before the totals (the first line that starts with a number).
+        let at = (1..block.len())
+            .find(|&i| {
+                block[i]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+            })
+            .unwrap_or(block.len());
         block.insert(
-            1,
+            at,
             format!("    {kept} kept as they are (declined in this preview)"),
         );
     }

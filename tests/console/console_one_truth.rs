@@ -186,6 +186,11 @@ fn a_cascade_declined_in_the_preview_is_kept_in_the_summary_and_the_details() {
         resources.contains("2 kept as they are (declined in this preview)"),
         "{resources}"
     );
+    let kept_at = resources.find("kept as they are").unwrap();
+    assert!(
+        resources.find("to update").is_none_or(|at| at < kept_at),
+        "the ops first, then what is kept: {resources}"
+    );
 
     let db = m
         .resources()
@@ -194,8 +199,11 @@ fn a_cascade_declined_in_the_preview_is_kept_in_the_summary_and_the_details() {
         .expect("db")
         .urn
         .clone();
-    u.nav.selected = Some(db);
-    u.overlay.details = true;
+    // Enter in the Pending pane opens the gate under its cursor (db), not the tree's row.
+    u.nav.focus = ViewId::Pending;
+    update(&mut u, &m, &idle_control(dir.path()), Action::OpenDetails);
+    assert_eq!(u.nav.selected, Some(db));
+    assert!(u.overlay.details);
     let s = screen(&m, &mut u, 200, 60);
     let head = line_with(&s, "not run (preview)");
     assert!(head.contains("declined: kept"), "{head}");
