@@ -929,3 +929,20 @@ fn events_replayed_to_a_late_watcher_count_from_when_the_run_saw_them() {
         .find(|e| e.message.starts_with("paused"));
     assert_eq!(paused.map(|e| e.at), at(3));
 }
+
+#[test]
+fn a_cascade_declined_in_the_preview_keeps_each_of_its_rows_once() {
+    // The engine lists a DBR cascade's root among its members too: counted once, not twice.
+    let mut m = started(true);
+    let db = urn("sim:index:Database", "db");
+    let app = urn("sim:index:Server", "app");
+    plan(
+        &mut m,
+        1,
+        &[(StepOp::Replace, &db), (StepOp::Replace, &app)],
+    );
+    m.apply(&cascade(&db, &app));
+    let mut presets = crate::app::preset::Presets::default();
+    presets.decide(m.approvals.all().first().expect("the cascade"), false);
+    assert_eq!(presets.kept(&m, StepOp::Replace), 2);
+}
