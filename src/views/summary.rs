@@ -88,7 +88,12 @@ fn summary_lines(m: &Model, presets: &Presets) -> Option<Vec<(Kind, String)>> {
     if !failed.is_empty() {
         out.push((Kind::Heading, "Failures:".into()));
         for r in failed {
+            // The line names the resource already: the provider's words, without the step's
+            // "creating <urn> failed:" in front of them.
             let error = r.error.as_deref().unwrap_or("failed");
+            let error = error
+                .split_once(&format!(" {} failed: ", r.urn.as_str()))
+                .map_or(error, |(_, cause)| cause);
             out.push((
                 Kind::Error,
                 format!("    {} ({}): {error}", r.name(), r.type_()),
