@@ -532,6 +532,10 @@ fn a_failed_run_leaves_its_error_once_after_exit() {
     let s = t.wait_for("TTY-");
     let errors = s.matches("failOn").count();
     assert_eq!(errors, 1, "the error is printed once, under Failures:\n{s}");
+    assert!(
+        s.contains("bad (sim:index:Resource): sim: create of bad"),
+        "the provider's words first, not the step's URN:\n{s}"
+    );
     let failures = s.find("Failures:").unwrap();
     let headline = s.find("The update failed").unwrap();
     assert!(headline < failures, "{s}");

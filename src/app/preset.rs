@@ -90,7 +90,7 @@ impl Presets {
             .all()
             .iter()
             .filter(|c| self.get(c) == Some(false))
-            .flat_map(|c| std::iter::once(&c.root).chain(c.members.iter().map(|x| &x.urn)))
+            .flat_map(members)
             .filter(|urn| m.get(urn).is_some_and(|r| r.op == Some(op)))
             .count()
     }

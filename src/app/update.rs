@@ -263,6 +263,12 @@ pub fn update(
             }
         }
         Action::OpenDetails => {
+            // In the Pending pane, Enter opens the gate under its cursor, not the tree's row.
+            if ui.nav.focus == ViewId::Pending
+                && let Some(c) = model.approvals.all().get(ui.scroll.pending.cursor())
+            {
+                ui.nav.selected = Some(c.root.clone());
+            }
             ui.ensure_selection(model);
             ui.overlay.details = ui.nav.selected.is_some();
             ui.scroll.details.go(Move::Home);

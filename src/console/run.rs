@@ -377,11 +377,11 @@ where
             }
         }
     };
-    *presets = std::mem::take(&mut ui.presets);
     let columns = terminal.size().map(|s| usize::from(s.width)).ok();
-    if let Some(text) = summary_text(&model, columns) {
+    if let Some(text) = summary_text(&model, &ui.presets, columns) {
         *report = Some(text);
     }
+    *presets = std::mem::take(&mut ui.presets);
     if !mouse {
         (ops.set_mouse)(terminal, true)?;
     }

@@ -25,6 +25,8 @@ pub struct DetailsView<'a> {
     pub idx: usize,
     /// What depends on the resource, transitively (nearest first).
     pub blast: &'a [usize],
+    /// The preview's operator declined its cascade: the apply keeps it as it is.
+    pub kept: bool,
 }
 
 /// A value in one line: strings quoted, `[secret]`, `[unknown]`, assets and archives as
@@ -245,14 +247,31 @@ pub fn input_diff_len(r: &Resource, unchanged: bool) -> usize {
 }
 
 /// Every line of the details of `r`.
-pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<Line<'static>> {
+/// `kept`: the preview's operator declined its cascade, so the head says so, not the op.
+pub fn details_lines(
+    m: &Model,
+    r: &Resource,
+    blast: &[usize],
+    kept: bool,
+    t: Theme,
+) -> Vec<Line<'static>> {
     let mut out: Vec<Line<'static>> = Vec::new();
     let op = r.op.unwrap_or(StepOp::Same);
-    let mut head = vec![Span::styled(
-        format!("{} {}", op.prefix().trim_end(), op.as_str()),
-        t.op(op),
-    )];
-    if r.delete_before_replace {
+    let mut head = if kept {
+        vec![
+            Span::styled("declined: kept", t.status(Status::Declined)),
+            Span::styled(
+                format!("   the apply leaves it as it is (no {})", op.as_str()),
+                t.dim(),
+            ),
+        ]
+    } else {
+        vec![Span::styled(
+            format!("{} {}", op.prefix().trim_end(), op.as_str()),
+            t.op(op),
+        )]
+    };
+    if r.delete_before_replace && !kept {
         head.push(Span::styled(" (delete-before-replace)", t.op(op)));
     }
     head.push(Span::raw("   "));
@@ -263,7 +282,7 @@ pub fn details_lines(m: &Model, r: &Resource, blast: &[usize], t: Theme) -> Vec<
         head.push(Span::styled(status_text(r, m), t.status(r.status)));
     }
     let changes = r.changes();
-    if !changes.replace_keys.is_empty() {
+    if !changes.replace_keys.is_empty() && !kept {
         head.push(Span::raw(format!(
             "   reasons: {}",
             changes.replace_keys.join(", ")
@@ -401,7 +420,8 @@ impl StatefulWidget for DetailsView<'_> {
             ));
         let inner = block.inner(area);
         block.render(area, buf);
-        let text = Paragraph::new(details_lines(m, r, self.blast, t)).wrap(Wrap { trim: false });
+        let text = Paragraph::new(details_lines(m, r, self.blast, self.kept, t))
+            .wrap(Wrap { trim: false });
         scroll.fit(text.line_count(inner.width), inner.height as usize);
         text.scroll((scroll_rows(scroll), 0)).render(inner, buf);
     }

@@ -186,6 +186,7 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
         .render(area, buf, &mut ui.scroll.diffs),
         ViewId::Summary => SummaryView {
             model,
+            presets: &ui.presets,
             theme,
             focused,
         }
@@ -246,6 +247,7 @@ fn overlays(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme
             model,
             theme,
             idx,
+            kept: ui.presets.keeps(model, model.resource(idx)),
             blast: &blast,
         }
         .render(area, buf, &mut ui.scroll.details);

@@ -8,6 +8,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, StatefulWidget, Widget, Wrap};
 
 use crate::app::model::{Model, Status};
+use crate::app::preset::Presets;
 use crate::app::ui_state::Scroll;
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::Decider;
@@ -29,7 +30,8 @@ enum Kind {
 }
 
 /// The summary's lines, once the run has ended (`None` before).
-fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
+/// `presets` are the preview's decisions: rows its operator declined are kept, not counted.
+fn summary_lines(m: &Model, presets: &Presets) -> Option<Vec<(Kind, String)>> {
     let s = m.run.summary.as_ref()?;
     let mut out = Vec::new();
     let what = m.run.operation.map_or("deployment", |o| match o.as_str() {
@@ -86,7 +88,12 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
     if !failed.is_empty() {
         out.push((Kind::Heading, "Failures:".into()));
         for r in failed {
+            // The line names the resource already: the provider's words, without the step's
+            // "creating <urn> failed:" in front of them.
             let error = r.error.as_deref().unwrap_or("failed");
+            let error = error
+                .split_once(&format!(" {} failed: ", r.urn.as_str()))
+                .map_or(error, |(_, cause)| cause);
             out.push((
                 Kind::Error,
                 format!("    {} ({}): {error}", r.name(), r.type_()),
@@ -140,13 +147,39 @@ fn summary_lines(m: &Model) -> Option<Vec<(Kind, String)>> {
         out.push((Kind::Plain, String::new()));
     }
     let duration = (!s.preview).then_some(m.elapsed());
-    for line in render(&s.counts, s.declined, duration, s.preview).lines() {
+    // What the operator declined in the preview is kept as it is: it leaves the counts.
+    let mut counts = s.counts.clone();
+    let mut kept = 0;
+    for (op, n) in counts.iter_mut() {
+        let k = presets.kept(m, *op).min(*n);
+        *n -= k;
+        kept += k;
+    }
+    let mut block: Vec<String> = render(&counts, s.declined, duration, s.preview)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    if kept > 0 {
+        // After the ops' lines, before the totals (the first line that starts with a number).
+        let at = (1..block.len())
+            .find(|&i| {
+                block[i]
+                    .trim_start()
+                    .starts_with(|c: char| c.is_ascii_digit())
+            })
+            .unwrap_or(block.len());
+        block.insert(
+            at,
+            format!("    {kept} kept as they are (declined in this preview)"),
+        );
+    }
+    for line in block {
         let kind = if line.ends_with(':') {
             Kind::Heading
         } else {
             Kind::Plain
         };
-        out.push((kind, line.to_string()));
+        out.push((kind, line));
     }
     if m.clock.paused_time() > std::time::Duration::ZERO && !s.preview {
         out.push((
@@ -217,8 +250,8 @@ fn policy_lines(m: &Model, out: &mut Vec<(Kind, String)>) {
 /// The summary as plain text, for the terminal after the console leaves. A line wider than
 /// `columns` is broken at spaces, never inside a quoted value, and goes on indented under its
 /// start (the terminal would break it anywhere, a URN or a quoted error in the middle).
-pub fn summary_text(m: &Model, columns: Option<usize>) -> Option<String> {
-    let lines = summary_lines(m)?;
+pub fn summary_text(m: &Model, presets: &Presets, columns: Option<usize>) -> Option<String> {
+    let lines = summary_lines(m, presets)?;
     let mut text = String::new();
     for (_, l) in lines {
         for part in l.split('\n') {
@@ -252,6 +285,8 @@ fn fit_to(line: &str, columns: Option<usize>) -> Vec<String> {
 /// The summary panel of a finished run; its state is its [`Scroll`] over the wrapped lines.
 pub struct SummaryView<'a> {
     pub model: &'a Model,
+    /// The preview's decisions: what its operator declined is kept, not counted.
+    pub presets: &'a Presets,
     pub theme: Theme,
     pub focused: bool,
 }
@@ -261,7 +296,7 @@ impl StatefulWidget for SummaryView<'_> {
 
     fn render(self, area: Rect, buf: &mut Buffer, scroll: &mut Scroll) {
         let t = self.theme;
-        let lines = summary_lines(self.model)
+        let lines = summary_lines(self.model, self.presets)
             .unwrap_or_else(|| vec![(Kind::Plain, "the summary appears when the run ends".into())]);
         let border = t.border(self.focused);
         let inner = frame(area, buf, " Summary ".into(), border, border);

@@ -159,6 +159,58 @@ fn a_cascade_declined_in_the_preview_reads_kept_and_leaves_the_counts() {
     );
 }
 
+#[test]
+fn a_cascade_declined_in_the_preview_is_kept_in_the_summary_and_the_details() {
+    let env = cascade_project();
+    let events = recorded(&env, &["preview", "--stack", "dev"], 0);
+    let m = model_until(&events, |_| false);
+    let mut u = ui(
+        ConsoleMode::Preview {
+            awaiting_decision: true,
+        },
+        "up",
+    );
+    let dir = tempfile::tempdir().unwrap();
+    update(&mut u, &m, &idle_control(dir.path()), Action::Decline);
+
+    u.nav.focus = ViewId::Summary;
+    let s = screen(&m, &mut u, 200, 60);
+    let resources = s
+        .lines()
+        .skip_while(|l| !l.contains("Resources:"))
+        .take(4)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(!resources.contains("to replace"), "{resources}");
+    assert!(
+        resources.contains("2 kept as they are (declined in this preview)"),
+        "{resources}"
+    );
+    let kept_at = resources.find("kept as they are").unwrap();
+    assert!(
+        resources.find("to update").is_none_or(|at| at < kept_at),
+        "the ops first, then what is kept: {resources}"
+    );
+
+    let db = m
+        .resources()
+        .iter()
+        .find(|r| r.name() == "db")
+        .expect("db")
+        .urn
+        .clone();
+    // Enter in the Pending pane opens the gate under its cursor (db), not the tree's row.
+    u.nav.focus = ViewId::Pending;
+    update(&mut u, &m, &idle_control(dir.path()), Action::OpenDetails);
+    assert_eq!(u.nav.selected, Some(db));
+    assert!(u.overlay.details);
+    let s = screen(&m, &mut u, 200, 60);
+    let head = line_with(&s, "not run (preview)");
+    assert!(head.contains("declined: kept"), "{head}");
+    assert!(!head.contains("+- replace"), "{head}");
+    assert!(!head.contains("delete-before-replace"), "{head}");
+}
+
 /// The header's `done/total steps N%`.
 fn progress(s: &str) -> (usize, usize) {
     let bar = s.lines().next().unwrap();

@@ -240,6 +240,11 @@ async fn a_late_joiner_sees_what_the_local_console_sees_mid_run_and_at_the_end()
     let log = |m: &Model| format!("{:?}", m.log.entries());
     assert!(log(&here).contains("deployment resumed by alice@laptop"));
     assert!(log(&there).contains("deployment resumed by alice@laptop"));
+    // Credited to the watcher once, not to the local operator as well.
+    for m in [&here, &there] {
+        assert!(log(m).contains("\"resumed by alice@laptop\""), "{}", log(m));
+        assert!(!log(m).contains("resumed by the operator"), "{}", log(m));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -526,7 +526,12 @@ fn home_and_page_up_in_the_log_stop_at_the_oldest_entry() {
 #[test]
 fn end_in_the_summary_stops_at_its_last_line() {
     let m = failed(sample_model());
-    let text = stepdeck::views::summary::summary_text(&m, None).unwrap();
+    let text = stepdeck::views::summary::summary_text(
+        &m,
+        &stepdeck::app::preset::Presets::default(),
+        None,
+    )
+    .unwrap();
     let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap();
     let mut u = ui(ConsoleMode::Live);
     u.nav.focus = ViewId::Summary;

@@ -31,7 +31,8 @@ use std::time::Duration;
 use crate::engine::refresh_result;
 use crate::engine::run::approval::ApprovalKind;
 use crate::engine::run::events::{
-    APPROVAL_TIMEOUT_NOTE, CascadeId, CascadeMember, ChainId, Decider, PAUSED_BY_NOTE, StepInfo,
+    APPROVAL_TIMEOUT_NOTE, CascadeId, CascadeMember, ChainId, Decider, PAUSED_BY_NOTE,
+    RESUMED_BY_NOTE, StepInfo,
 };
 use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::{EngineEvent, Operation, Outcome, PropertyMap, Severity, StepOp, Urn};
@@ -294,6 +295,9 @@ impl Model {
                 if let Some(who) = message.strip_prefix(PAUSED_BY_NOTE) {
                     self.run.pause_cause = Some(format!("by {who}"));
                 }
+                if let Some(who) = message.strip_prefix(RESUMED_BY_NOTE) {
+                    self.run.resume_cause = Some(who.to_string());
+                }
                 let timeout = message
                     .strip_prefix(APPROVAL_TIMEOUT_NOTE)
                     .and_then(|s| s.strip_suffix('s')?.parse().ok());
@@ -507,7 +511,12 @@ impl Model {
             EngineEvent::Resumed => {
                 self.run.paused = false;
                 self.clock.resume(now);
-                self.noted(Severity::Info, "resumed by the operator");
+                let by = self
+                    .run
+                    .resume_cause
+                    .take()
+                    .unwrap_or_else(|| "the operator".to_string());
+                self.noted(Severity::Info, &format!("resumed by {by}"));
             }
             EngineEvent::CancelRequested { terminate } => {
                 self.run.cancel = if *terminate {

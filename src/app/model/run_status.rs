@@ -89,6 +89,9 @@ pub struct RunStatus {
     pub(super) pause_cause: Option<String>,
     /// Who or what the pause in force was asked by (`by the operator`, `by <watcher>`, …).
     pub(super) paused_by: Option<String>,
+    /// The watcher who asked for the resume about to be announced (noted first by the serving
+    /// side); none when the local operator resumed.
+    pub(super) resume_cause: Option<String>,
 }
 
 impl RunStatus {

@@ -619,7 +619,7 @@ fn the_run_leaves_paused_time_out_and_a_running_step_counts_wall_time() {
 }
 
 #[test]
-fn a_pause_is_credited_to_its_breakpoint_or_its_watcher_not_the_operator() {
+fn a_pause_or_resume_is_credited_to_its_breakpoint_or_its_watcher_not_the_operator() {
     let mut m = Model::new();
     let urn = sample_urn("sim:index:Resource", "db");
     m.apply(&EngineEvent::Breakpoint {
@@ -635,7 +635,22 @@ fn a_pause_is_credited_to_its_breakpoint_or_its_watcher_not_the_operator() {
         ephemeral: false,
     });
     m.apply(&EngineEvent::Paused);
+    m.apply(&EngineEvent::Diagnostic {
+        urn: None,
+        severity: Severity::Info,
+        message: "deployment resumed by alice@laptop".into(),
+        ephemeral: false,
+    });
+    m.apply(&EngineEvent::Resumed);
     let log: Vec<&str> = m.log.entries().iter().map(|e| e.message.as_str()).collect();
+    assert!(log.contains(&"resumed by alice@laptop"), "{log:?}");
+    assert_eq!(
+        log.iter()
+            .filter(|l| **l == "resumed by the operator")
+            .count(),
+        1,
+        "only the breakpoint's resume is the operator's: {log:?}"
+    );
     assert!(
         log.contains(
             &"paused at the breakpoint before db: running steps finish, no new step starts"
@@ -913,4 +928,21 @@ fn events_replayed_to_a_late_watcher_count_from_when_the_run_saw_them() {
         .iter()
         .find(|e| e.message.starts_with("paused"));
     assert_eq!(paused.map(|e| e.at), at(3));
+}
+
+#[test]
+fn a_cascade_declined_in_the_preview_keeps_each_of_its_rows_once() {
+    // The engine lists a DBR cascade's root among its members too: counted once, not twice.
+    let mut m = started(true);
+    let db = urn("sim:index:Database", "db");
+    let app = urn("sim:index:Server", "app");
+    plan(
+        &mut m,
+        1,
+        &[(StepOp::Replace, &db), (StepOp::Replace, &app)],
+    );
+    m.apply(&cascade(&db, &app));
+    let mut presets = crate::app::preset::Presets::default();
+    presets.decide(m.approvals.all().first().expect("the cascade"), false);
+    assert_eq!(presets.kept(&m, StepOp::Replace), 2);
 }

@@ -226,6 +226,10 @@ pub struct PolicySummary {
 /// run's `Paused`: consoles credit the pause to that watcher.
 pub const PAUSED_BY_NOTE: &str = "deployment paused by ";
 
+/// How the serving side notes a watcher's resume, the watcher's name after it, just before the
+/// run's `Resumed`: consoles credit the resume to that watcher.
+pub const RESUMED_BY_NOTE: &str = "deployment resumed by ";
+
 /// How the serving side notes, on the gate's resource, that an approval timeout runs for a
 /// gate just announced, the seconds and `s` after it: consoles count down to the decline.
 pub const APPROVAL_TIMEOUT_NOTE: &str = "declined unless decided within ";

@@ -23,7 +23,7 @@ use tonic::transport::{Identity, Server, ServerTlsConfig};
 use tonic::{Request, Response, Status};
 
 use crate::engine::run::approval::{ApprovalKind, RuleError};
-use crate::engine::run::events::{Decider, PAUSED_BY_NOTE};
+use crate::engine::run::events::{Decider, PAUSED_BY_NOTE, RESUMED_BY_NOTE};
 use crate::engine::{Control, EventSink, Severity};
 
 use super::addr::ConsoleAddress;
@@ -402,7 +402,7 @@ impl Console for ConsoleService {
                 Box::new(|| control.pause()),
             ),
             pb::Action::Resume => (
-                Some(format!("deployment resumed by {by}")),
+                Some(format!("{RESUMED_BY_NOTE}{by}")),
                 Box::new(|| control.resume()),
             ),
             pb::Action::Approve | pb::Action::Decline => {
