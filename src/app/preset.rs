@@ -62,6 +62,14 @@ impl Presets {
         self.decisions.get(&c.root).map(|p| p.approve)
     }
 
+    /// Whether the preview decided the apply's cascade `c` (same root, same dependents): the
+    /// apply does not wait on it.
+    pub fn decides(&self, c: &Cascade) -> bool {
+        self.decisions
+            .get(&c.root)
+            .is_some_and(|p| p.members == members(c))
+    }
+
     /// The decision for the apply's cascade `c`, taken out so it is used once; None when the
     /// preview decided nothing about it or planned a different cascade.
     pub fn take_matching(&mut self, c: &Cascade) -> Option<bool> {

@@ -3,6 +3,7 @@
 //! end, when it should.
 
 use crate::engine::Severity;
+use crate::engine::model::provider_ref::provider_type_package;
 use crate::engine::run::approval::ApprovalKind;
 use crate::engine::run::events::CascadeId;
 
@@ -10,7 +11,7 @@ use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::jump::Jump;
 use super::keymap::{Action, KeyContext};
-use super::model::{Cascade, Model, RunState, planned_behind};
+use super::model::{Cascade, Model, RunState, label, planned_behind};
 use super::steering::Steering;
 use super::ui_state::{CANCELLING_NOTICE, Confirm, Move, UiState, ViewId};
 
@@ -459,8 +460,16 @@ fn mark_selection(ui: &mut UiState, model: &Model, action: Action) {
         ui.overlay.notice = Some("no resource is selected".into());
         return;
     };
+    let name = label(&urn).into_owned();
+    // Left out, a provider would take every resource it manages with it, and the plan would
+    // keep counting them: the operator excludes those resources instead.
+    if action == Action::ToggleExclude && provider_type_package(urn.type_()).is_some() {
+        ui.overlay.notice = Some(format!(
+            "{name} is a provider: it is not left out on its own; exclude (x) the resources it manages instead"
+        ));
+        return;
+    }
     let selection = &mut ui.presets.selection;
-    let name = urn.name().to_string();
     let marked = if action == Action::ToggleSelect {
         selection.toggle_selected(&urn)
     } else {

@@ -354,7 +354,8 @@ where
                         Err(_) => break,
                     }
                 }
-                model.log_new_waits();
+                let live = ui.mode == ConsoleMode::Live;
+                model.log_new_waits(|c| live && ui.presets.decides(c));
                 events_since_draw = true;
                 apply_presets(&mut ui, &model, control);
                 ui.settle(&model);

@@ -48,7 +48,7 @@ pub fn lane(c: &Chain, (m, presets): (&Model, &Presets), t: Theme, w: usize) -> 
         Some(w) if !m.run.preview => format!("w{w}"),
         _ => "  ".to_string(),
     };
-    // A lane of a cascade the operator declined in the plan: the apply keeps what it holds.
+    // A lane of a cascade declined (in the plan, or in the run): what it holds is kept.
     let kept = m.run.preview
         && (c
             .cascade
@@ -57,7 +57,8 @@ pub fn lane(c: &Chain, (m, presets): (&Model, &Presets), t: Theme, w: usize) -> 
             || (!c.steps.is_empty()
                 && c.steps
                     .iter()
-                    .all(|(_, u)| m.get(u).is_some_and(|r| presets.keeps(m, r)))));
+                    .all(|(_, u)| m.get(u).is_some_and(|r| presets.keeps(m, r)))))
+        || c.state == ChainState::Declined;
     let (mark, mark_state) = match marker(c, m.run.paused) {
         _ if kept => ("declined: kept", ChainState::Declined),
         (_, ChainState::Done) if m.run.preview => ("planned", ChainState::Queued),
@@ -93,30 +94,30 @@ pub fn lane(c: &Chain, (m, presets): (&Model, &Presets), t: Theme, w: usize) -> 
         used += 2;
     }
     for (k, (op, urn)) in c.steps.iter().enumerate().skip(first) {
+        // A kept lane changes nothing: each of its resources once, under the lane's mark.
+        if kept && c.steps[first..k].iter().any(|(_, u)| u == urn) {
+            continue;
+        }
         let sep = if k > first { " ▸ " } else { "" };
-        let op = &if kept {
-            StepOp::Same
+        let (op, text) = if kept {
+            (StepOp::Same, label(urn).into_owned())
         } else {
-            shown_step_op(m, *op, urn)
+            let op = shown_step_op(m, *op, urn);
+            (op, format!("{} {}", op.prefix().trim_end(), label(urn)))
         };
-        let text = format!(
-            "{}{}",
-            op.prefix().trim_end(),
-            format_args!(" {}", label(urn))
-        );
         if used + width(sep) + width(&text) + 2 > room {
             steps.push(Span::styled(" …", t.dim()));
             break;
         }
         used += width(sep) + width(&text);
         let style = if Some(k) == c.current {
-            t.op(*op).patch(t.bold()).patch(
+            t.op(op).patch(t.bold()).patch(
                 ratatui::style::Style::new().add_modifier(ratatui::style::Modifier::UNDERLINED),
             )
         } else if k < c.finished_steps {
             t.dim()
         } else {
-            t.op(*op)
+            t.op(op)
         };
         steps.push(Span::styled(sep, t.dim()));
         steps.push(Span::styled(text, style));

@@ -194,8 +194,8 @@ fn view(v: ViewId, area: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState
     }
 }
 
-/// The chains view, its list leaving `footer` rows below it, with the diff gauge on its second
-/// line from the bottom: one drawing for both layouts.
+/// The chains view, its list leaving `footer` rows below it, with the diff gauge (when there are
+/// diffs) on its second line from the bottom: one drawing for both layouts.
 fn chains(
     area: Rect,
     buf: &mut Buffer,
@@ -212,6 +212,10 @@ fn chains(
         presets: &ui.presets,
     }
     .render(area, buf, &mut ui.scroll.chains);
+    // A run with no provider diff (a destroy, a refresh) has no gauge to show.
+    if model.diffs.total() == 0 {
+        return;
+    }
     let gauge = Rect::new(
         area.x + 1,
         area.bottom().saturating_sub(2),

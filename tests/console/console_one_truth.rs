@@ -25,7 +25,7 @@ use crate::cli_support::{Env, stderr};
 use crate::console_support::cascade_project;
 
 /// Runs `stepdeck <args> --event-log FILE` (exiting `status`) and reads back its events.
-fn recorded(env: &Env, args: &[&str], status: i32) -> Vec<RecordedEvent> {
+pub(crate) fn recorded(env: &Env, args: &[&str], status: i32) -> Vec<RecordedEvent> {
     let log = env.root.path().join("events.jsonl");
     let log_arg = log.display().to_string();
     let mut all = args.to_vec();
@@ -37,7 +37,7 @@ fn recorded(env: &Env, args: &[&str], status: i32) -> Vec<RecordedEvent> {
 }
 
 /// The model after every event up to (not including) the first `stop` matches.
-fn model_until(events: &[RecordedEvent], stop: impl Fn(&EngineEvent) -> bool) -> Model {
+pub(crate) fn model_until(events: &[RecordedEvent], stop: impl Fn(&EngineEvent) -> bool) -> Model {
     let mut m = Model::new();
     for e in events.iter().take_while(|e| !stop(&e.event)) {
         m.set_now(e.at);
@@ -46,7 +46,7 @@ fn model_until(events: &[RecordedEvent], stop: impl Fn(&EngineEvent) -> bool) ->
     m
 }
 
-fn ui(mode: ConsoleMode, operation: &str) -> UiState {
+pub(crate) fn ui(mode: ConsoleMode, operation: &str) -> UiState {
     let title = Title {
         operation: operation.into(),
         stack: "dev".into(),
@@ -58,7 +58,7 @@ fn ui(mode: ConsoleMode, operation: &str) -> UiState {
     ui
 }
 
-fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
+pub(crate) fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
     ui.settle(m);
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
     t.draw(|f| draw(f, m, ui, Theme::colored())).unwrap();
@@ -66,7 +66,7 @@ fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
 }
 
 /// `screen` with its times (`1.2s`, `⏱ 00:01`) masked, for a snapshot of a real run.
-fn masked(s: &str) -> String {
+pub(crate) fn masked(s: &str) -> String {
     let times = regex::Regex::new(r"\d+\.\ds|\d\d:\d\d").unwrap();
     times
         .replace_all(s, |c: &regex::Captures| {
@@ -75,7 +75,7 @@ fn masked(s: &str) -> String {
         .into_owned()
 }
 
-fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
+pub(crate) fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
     s.lines()
         .find(|l| l.contains(what))
         .unwrap_or_else(|| panic!("no line holds {what:?}:\n{s}"))
@@ -112,7 +112,7 @@ fn default_providers_are_told_apart_by_their_package() {
 }
 
 /// A deployment's control that nothing runs behind: keys act on the console only.
-fn idle_control(dir: &std::path::Path) -> stepdeck::engine::Control {
+pub(crate) fn idle_control(dir: &std::path::Path) -> stepdeck::engine::Control {
     Deployment::new(
         Options::default(),
         Snapshot::default(),

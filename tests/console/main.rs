@@ -20,3 +20,4 @@ mod console_policy_packs;
 mod console_protocol;
 mod console_replay;
 mod console_views;
+mod console_walkthrough;

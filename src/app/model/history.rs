@@ -64,13 +64,26 @@ impl HistoryEntry {
             HistoryLine::Planned(op) => format!("planned {}", op.as_str()).into(),
             HistoryLine::DiffQueued => "diff queued".into(),
             HistoryLine::Diffed { replace: true, .. } => "diff: replace".into(),
-            HistoryLine::Diffed { changes, .. } => {
-                format!("diff: {changes:?} changes").to_lowercase().into()
-            }
+            HistoryLine::Diffed {
+                changes: DiffChanges::None,
+                ..
+            } => "diff: no changes".into(),
+            HistoryLine::Diffed {
+                changes: DiffChanges::Some,
+                ..
+            } => "diff: some changes".into(),
+            HistoryLine::Diffed {
+                changes: DiffChanges::Unknown,
+                ..
+            } => "diff: changes unknown".into(),
             HistoryLine::AwaitingApproval => "waiting for approval".into(),
             HistoryLine::OnWorker(op, worker) => {
                 format!("{} on worker {worker}", op.progressive()).into()
             }
+            HistoryLine::Finished {
+                op: StepOp::Same,
+                preview: true,
+            } => "would stay the same (preview: nothing ran)".into(),
             HistoryLine::Finished { op, preview: true } => {
                 format!("would {} (preview: nothing ran)", op.as_str()).into()
             }
@@ -99,9 +112,13 @@ mod tests {
                 text(HistoryLine::Planned(op)),
                 format!("planned {}", op.as_str())
             );
+            let would = match op {
+                StepOp::Same => "stay the same",
+                op => op.as_str(),
+            };
             assert_eq!(
                 text(HistoryLine::Finished { op, preview: true }),
-                format!("would {} (preview: nothing ran)", op.as_str())
+                format!("would {would} (preview: nothing ran)")
             );
             assert_eq!(
                 text(HistoryLine::Finished { op, preview: false }),
@@ -114,7 +131,8 @@ mod tests {
         }
         let diffed = |replace, changes| entry(HistoryLine::Diffed { replace, changes }).text();
         assert_eq!(diffed(true, DiffChanges::Some), "diff: replace");
-        assert_eq!(diffed(false, DiffChanges::None), "diff: none changes");
+        assert_eq!(diffed(false, DiffChanges::None), "diff: no changes");
         assert_eq!(diffed(false, DiffChanges::Some), "diff: some changes");
+        assert_eq!(diffed(false, DiffChanges::Unknown), "diff: changes unknown");
     }
 }

@@ -765,8 +765,9 @@ impl Model {
 
     /// Logs each gate opened since the last call that still waits for a decision, at the
     /// instant it opened. The console calls it after each batch of events, so a gate that its
-    /// policy or a decision file settled at once is not said to have waited.
-    pub fn log_new_waits(&mut self) {
+    /// policy or a decision file settled at once is not said to have waited; nor is one that
+    /// `decided_before` says was decided already (in the preview).
+    pub fn log_new_waits(&mut self, decided_before: impl Fn(&Cascade) -> bool) {
         let opened = self
             .approvals
             .all()
@@ -774,7 +775,7 @@ impl Model {
             .unwrap_or_default();
         let waiting: Vec<LogEntry> = opened
             .iter()
-            .filter(|c| c.waiting())
+            .filter(|c| c.waiting() && !decided_before(c))
             .map(|c| {
                 let kind = c.step.map_or(ApprovalKind::Replacements, |(_, k, _)| k);
                 LogEntry {

@@ -868,8 +868,8 @@ fn a_gate_is_logged_as_waiting_only_when_nothing_decided_it_at_once() {
     };
     let mut asked = live();
     asked.apply(&cascade(&db, &app));
-    asked.log_new_waits();
-    asked.log_new_waits();
+    asked.log_new_waits(|_| false);
+    asked.log_new_waits(|_| false);
     assert_eq!(
         waits(&asked),
         vec![format!("waiting for approval: {db} (replacements)")]
@@ -883,7 +883,7 @@ fn a_gate_is_logged_as_waiting_only_when_nothing_decided_it_at_once() {
         op: StepOp::Replace,
         urn: db.clone(),
     });
-    by_policy.log_new_waits();
+    by_policy.log_new_waits(|_| false);
     assert!(waits(&by_policy).is_empty());
 }
 
