@@ -267,4 +267,37 @@ mod tests {
             "+- cfg and 1 dependent (delete-before-replace)"
         );
     }
+
+    #[test]
+    fn a_declined_lane_names_each_resource_once_marked_kept() {
+        let urn = sample_urn("sim:index:Server", "server-5");
+        let chain = Chain {
+            id: 7,
+            steps: std::sync::Arc::from(vec![
+                (StepOp::CreateReplacement, urn.clone()),
+                (StepOp::Replace, urn.clone()),
+                (StepOp::DeleteReplaced, urn),
+            ]),
+            state: ChainState::Declined,
+            worker: None,
+            current: None,
+            finished_steps: 0,
+            started: None,
+            ended: None,
+            busy: Duration::ZERO,
+            step_started: None,
+            cascade: None,
+            failed: false,
+        };
+        let line = lane(
+            &chain,
+            (&Model::new(), &Presets::default()),
+            Theme::colored(),
+            80,
+        );
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        assert_eq!(text.matches("server-5").count(), 1, "{text}");
+        assert!(!text.contains('▸'), "{text}");
+        assert!(text.trim_end().ends_with("declined: kept"), "{text}");
+    }
 }

@@ -115,6 +115,38 @@ fn a_declined_lane_shows_each_resource_once_marked_kept() {
 }
 
 #[test]
+fn a_lane_declined_in_the_run_shows_each_resource_once_marked_kept() {
+    let env = cascade_project();
+    env.write("decisions.yaml", "\"**\": decline\n");
+    let mut all = UP.to_vec();
+    all.extend([
+        "--approve",
+        "replacements=ask",
+        "--decisions",
+        "decisions.yaml",
+    ]);
+    let events = recorded(&env, &all, 0);
+    let m = model_until(&events, |_| false);
+    let mut u = ui(ConsoleMode::Live, "up");
+    u.nav.focus = ViewId::Chains;
+    let s = screen(&m, &mut u, 160, 45);
+    let declined: Vec<&str> = s
+        .lines()
+        .map(|l| l.split("││").next().unwrap())
+        .filter(|l| l.contains('#') && l.contains("declined"))
+        .collect();
+    assert!(!declined.is_empty(), "{s}");
+    for lane in declined {
+        assert!(lane.contains("declined: kept"), "{lane}");
+        for name in ["db", "app"] {
+            assert!(lane.matches(name).count() <= 1, "{name} once: {lane}");
+        }
+        assert!(!lane.contains("+-") && !lane.contains("--"), "{lane}");
+    }
+    insta::assert_snapshot!("chains_declined_in_run_160x45", masked(&s));
+}
+
+#[test]
 fn a_destroy_has_no_diff_gauge() {
     let env = Env::new(ONE_BOX);
     env.ok(&UP);
