@@ -39,7 +39,8 @@ const FIRST: &str = "resources:
 ";
 
 /// The second program: the site's size, page, note, secret and tags change, the network's
-/// CIDR forces its replacement, `old` is gone and `fresh` is new.
+/// CIDR forces its replacement, `old` is gone and `fresh` is new. Each waits for the one before,
+/// so the steps (and view 6's blocks) come in one order.
 const SECOND: &str = "resources:
   site:
     type: sim:index:Resource
@@ -58,11 +59,17 @@ const SECOND: &str = "resources:
     type: sim:index:Network
     properties:
       cidr: 10.1.0.0/16
+    options:
+      dependsOn:
+        - ${site}
   fresh:
     type: sim:index:Resource
     properties:
       archive:
         fn::fileArchive: ./site
+    options:
+      dependsOn:
+        - ${net}
 ";
 
 /// The project updated with [`FIRST`], then changed to [`SECOND`].
