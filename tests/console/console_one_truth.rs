@@ -256,7 +256,17 @@ fn a_declined_cascade_is_counted_declined_and_a_waiting_one_keeps_the_run_short_
         .filter(|l| l.contains("sim:index:") && l.contains("declined by decision file"))
         .count();
     assert_eq!(declined, 2, "db and app:\n{s}");
-    assert!(bar.contains("· 2 declined"), "{bar}");
+    // One unit and wording in the header and the Summary: the cascade, with the rows it kept.
+    assert!(bar.contains("· 1 replacement declined (2 kept)"), "{bar}");
+    u.nav.focus = ViewId::Summary;
+    let summary = screen(&m, &mut u, 200, 60);
+    assert!(
+        summary
+            .lines()
+            .skip_while(|l| !l.contains("Resources:"))
+            .any(|l| l.contains("    1 replacement declined (2 kept)")),
+        "{summary}"
+    );
     let (done, total) = progress(&s);
     let finished = events
         .iter()

@@ -23,6 +23,8 @@ pub struct Counts {
     /// Steps a decline settled (they will never run), and the rows declined.
     steps_declined: usize,
     declined: usize,
+    /// Replacement cascades declined in a live run (what the summary counts).
+    cascades_declined: usize,
     /// The run ended: the total is what it planned.
     over: bool,
     /// Rows waiting at a gate or in a cascade for a decision: not done, whatever was planned.
@@ -72,6 +74,11 @@ impl Counts {
     /// Rows declined (kept as they are): shown beside the progress, never counted done.
     pub fn declined(&self) -> usize {
         self.declined
+    }
+
+    /// Replacement cascades declined: the unit the summary counts, the rows kept beside it.
+    pub fn cascades_declined(&self) -> usize {
+        self.cascades_declined
     }
 
     /// Steps planned beyond what the preview before this run planned (the program registered
@@ -141,6 +148,11 @@ impl Counts {
     pub(super) fn decline(&mut self, steps: usize) {
         self.declined += 1;
         self.steps_declined += steps;
+    }
+
+    /// A replacement cascade was declined in a live run.
+    pub(super) fn decline_cascade(&mut self) {
+        self.cascades_declined += 1;
     }
 
     /// A row started (`true`) or stopped waiting for a decision.

@@ -99,6 +99,15 @@ impl Model {
         }
     }
 
+    /// Wall time since the run started, pauses included (the header's clock, as the Log's):
+    /// the summary's duration once over.
+    pub fn wall_elapsed(&self) -> Duration {
+        match &self.run.summary {
+            Some(s) => s.duration,
+            None => self.clock.since_start_wall(),
+        }
+    }
+
     /// Estimated time left, from the pace so far (None until a step settled).
     pub fn eta(&self) -> Option<Duration> {
         let (done, total) = self.counts.progress();
@@ -714,6 +723,9 @@ impl Model {
             ChainState::Declined
         };
         self.chains.release(chain, state);
+        if !preview && !approved && c.step.is_none() {
+            self.counts.decline_cascade();
+        }
         let who = by.to_string();
         for urn in &urns {
             let i = self.rows.ensure(urn);
