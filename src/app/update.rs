@@ -51,6 +51,7 @@ fn apply_preview(ui: &mut UiState, model: &Model) -> ConsoleExit {
         .then(|| model.counts.previewed_steps());
     if ui.presets.applied_selection.is_none() {
         ui.presets.planned_behind = planned_behind(model);
+        ui.presets.expected_by_urn = model.counts.previewed_by_urn().clone();
     }
     ConsoleExit::Apply
 }

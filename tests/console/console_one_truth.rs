@@ -325,3 +325,52 @@ fn a_paused_run_busies_no_worker_between_the_steps_of_a_chain() {
     assert!(bar.contains("PAUSED"), "{bar}");
     assert!(bar.contains("workers 0/8"), "{bar}");
 }
+
+#[test]
+fn a_decline_in_the_apply_drops_the_preview_s_total_at_once() {
+    let env = cascade_project();
+    let preview = recorded(&env, &["preview", "--stack", "dev"], 0);
+    let previewed = model_until(&preview, |_| false).counts;
+    env.write("decisions.yaml", "\"**\": decline\n");
+    let events = recorded(
+        &env,
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--non-interactive",
+            "--approve",
+            "replacements=ask",
+            "--decisions",
+            "decisions.yaml",
+        ],
+        0,
+    );
+    let live = |stop: &dyn Fn(&EngineEvent) -> bool| {
+        let mut m = Model::new();
+        m.expect_steps(Some(previewed.previewed_steps()));
+        m.expect_steps_of(previewed.previewed_by_urn().clone());
+        for e in events.iter().take_while(|e| !stop(&e.event)) {
+            m.set_now(e.at);
+            m.apply(&e.event);
+        }
+        m
+    };
+    let mut u = ui(ConsoleMode::Live, "up");
+    let decided = events
+        .iter()
+        .position(|e| matches!(e.event, EngineEvent::Decision { .. }))
+        .unwrap();
+    let after = &events[decided + 1].event;
+    let m = live(&|e| std::ptr::eq(e, after));
+    let (_, total_then) = progress(&screen(&m, &mut u, 200, 60));
+    let m = live(&|_| false);
+    let s = screen(&m, &mut u, 200, 60);
+    let (done, total) = progress(&s);
+    assert_eq!(done, total, "{s}");
+    assert_eq!(
+        total_then, total,
+        "the decline drops the total when it is known: {s}"
+    );
+}
