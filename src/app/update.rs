@@ -144,8 +144,16 @@ pub fn update(
             }
         }
         Action::PreviewApply => match state {
-            // A whole-stack destroy applies once the stack's name is typed; a picked one on y.
-            RunState::Done if ui.name_to_apply.is_some() && ui.presets.selection.is_empty() => {
+            // A whole-stack destroy applies once the stack's name is typed, also when what was
+            // picked takes in every resource; one that leaves some alone applies on y.
+            RunState::Done
+                if ui.name_to_apply.is_some()
+                    && ui
+                        .presets
+                        .selection
+                        .resolve(model)
+                        .is_none_or(|r| r.skipped.is_empty()) =>
+            {
                 ui.overlay.typed_name = Some(String::new());
             }
             RunState::Done => return Some(apply_preview(ui, model)),

@@ -374,3 +374,38 @@ fn a_decline_in_the_apply_drops_the_preview_s_total_at_once() {
         "the decline drops the total when it is known: {s}"
     );
 }
+
+#[test]
+fn a_destroy_whose_picks_take_in_every_resource_still_asks_for_the_stack_s_name() {
+    let env = cascade_project();
+    let events = recorded(
+        &env,
+        &[
+            "destroy",
+            "--stack",
+            "dev",
+            "--preview-only",
+            "--non-interactive",
+        ],
+        0,
+    );
+    let m = model_until(&events, |_| false);
+    let mut u = ui(
+        ConsoleMode::Preview {
+            awaiting_decision: true,
+        },
+        "destroy",
+    );
+    u.name_to_apply = Some("dev".into());
+    for r in m.resources() {
+        u.presets.selection.toggle_selected(&r.urn);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exit = update(&mut u, &m, &idle_control(dir.path()), Action::PreviewApply);
+    assert_eq!(exit, None, "y alone destroys nothing");
+    assert_eq!(
+        u.overlay.typed_name.as_deref(),
+        Some(""),
+        "the name is asked"
+    );
+}
