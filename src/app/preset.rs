@@ -31,6 +31,8 @@ pub struct Presets {
     /// The steps the preview planned, when its whole plan is applied: the apply's progress
     /// counts against them.
     pub expected_steps: Option<usize>,
+    /// The same by resource: a decline in the apply takes its resources' steps out.
+    pub expected_by_urn: BTreeMap<Urn, usize>,
     /// What the preview planned behind each cascade, when its whole plan is applied: the
     /// apply shows it while the cascade waits.
     pub planned_behind: PlannedBehind,

@@ -52,6 +52,7 @@ fn apply_preview(ui: &mut UiState, model: &Model) -> ConsoleExit {
         .then(|| model.counts.previewed_steps());
     if ui.presets.applied_selection.is_none() {
         ui.presets.planned_behind = planned_behind(model);
+        ui.presets.expected_by_urn = model.counts.previewed_by_urn().clone();
     }
     ConsoleExit::Apply
 }
@@ -144,8 +145,16 @@ pub fn update(
             }
         }
         Action::PreviewApply => match state {
-            // A whole-stack destroy applies once the stack's name is typed; a picked one on y.
-            RunState::Done if ui.name_to_apply.is_some() && ui.presets.selection.is_empty() => {
+            // A whole-stack destroy applies once the stack's name is typed, also when what was
+            // picked takes in every resource; one that leaves some alone applies on y.
+            RunState::Done
+                if ui.name_to_apply.is_some()
+                    && ui
+                        .presets
+                        .selection
+                        .resolve(model)
+                        .is_none_or(|r| r.skipped.is_empty()) =>
+            {
                 ui.overlay.typed_name = Some(String::new());
             }
             RunState::Done => return Some(apply_preview(ui, model)),

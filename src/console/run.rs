@@ -250,6 +250,7 @@ where
     }
     if ui.mode == ConsoleMode::Live {
         model.expect_steps(ui.presets.expected_steps.take());
+        model.expect_steps_of(std::mem::take(&mut ui.presets.expected_by_urn));
         model.expect_behind(std::mem::take(&mut ui.presets.planned_behind));
     }
     if ui.mode == ConsoleMode::Live

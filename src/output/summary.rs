@@ -75,6 +75,16 @@ pub fn decision_line(
     )
 }
 
+/// Declined replacements, counted by cascade as the engine counts them, with the rows they
+/// kept when known: one wording for the console's header and every summary.
+pub fn declined_phrase(cascades: usize, kept: Option<usize>) -> String {
+    let plural = if cascades == 1 { "" } else { "s" };
+    match kept {
+        Some(rows) => format!("{cascades} replacement{plural} declined ({rows} kept)"),
+        None => format!("{cascades} replacement{plural} declined"),
+    }
+}
+
 /// The `Resources:` block and the duration line.
 pub fn render(
     counts: &BTreeMap<StepOp, usize>,
@@ -95,10 +105,7 @@ pub fn render(
         }
     }
     if declined > 0 {
-        out.push_str(&format!(
-            "    {declined} replacement{} declined\n",
-            if declined == 1 { "" } else { "s" }
-        ));
+        out.push_str(&format!("    {}\n", declined_phrase(declined, None)));
     }
     if kinds >= 2 {
         let total: usize = SUMMARY_OPS.iter().filter_map(|op| counts.get(op)).sum();

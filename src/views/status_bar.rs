@@ -10,6 +10,7 @@ use crate::app::console::ConsoleMode;
 use crate::app::model::{Model, RunState};
 use crate::app::ui_state::UiState;
 use crate::engine::StepOp;
+use crate::output::summary::declined_phrase;
 
 use super::text::{clock, fit_words, width};
 use super::theme::Theme;
@@ -128,13 +129,23 @@ impl StatusBar<'_> {
             state_spans.push(Span::styled(" WATCH ONLY ", t.dim()));
         }
         segs.push((0, state_spans));
-        segs.push((2, vec![Span::raw(format!("⏱ {}", clock(m.elapsed())))]));
+        // One clock with the Log's: wall time, the pauses in it said apart.
+        let mut time = format!("⏱ {}", clock(m.wall_elapsed()));
+        let paused = m.clock.paused_time();
+        if paused.as_secs() > 0 {
+            time.push_str(&format!(" ({} paused)", clock(paused)));
+        }
+        segs.push((2, vec![Span::raw(time)]));
         let (done, total) = m.counts.progress();
         if total > 0 && !m.run.preview {
             let done = done.min(total);
             let mut text = format!("{done}/{total} steps {}%", done * 100 / total);
             let declined = m.counts.declined();
-            if declined > 0 {
+            let cascades = m.counts.cascades_declined();
+            if cascades > 0 {
+                let phrase = declined_phrase(cascades, Some(declined));
+                text.push_str(&format!(" · {phrase}"));
+            } else if declined > 0 {
                 text.push_str(&format!(" · {declined} declined"));
             }
             let beyond = m.counts.beyond_preview();

@@ -14,7 +14,7 @@ use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::events::Decider;
 use crate::engine::run::policy::EnforcementLevel;
 use crate::engine::{Outcome, RunFailure, StepOp};
-use crate::output::summary::render;
+use crate::output::summary::{declined_phrase, render};
 
 use super::details::value_text;
 use super::frame::frame;
@@ -159,6 +159,14 @@ fn summary_lines(m: &Model, presets: &Presets) -> Option<Vec<(Kind, String)>> {
         .lines()
         .map(str::to_string)
         .collect();
+    // The console knows the rows a decline kept: the header's wording, in full.
+    let rows = m.counts.declined();
+    if s.declined > 0 && rows > 0 {
+        let short = declined_phrase(s.declined, None);
+        for line in block.iter_mut().filter(|l| l.trim() == short) {
+            *line = format!("    {}", declined_phrase(s.declined, Some(rows)));
+        }
+    }
     if kept > 0 {
         // After the ops' lines, before the totals (the first line that starts with a number).
         let at = (1..block.len())

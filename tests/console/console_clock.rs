@@ -10,6 +10,7 @@ use stepdeck::app::sample::sample_timeline;
 use stepdeck::app::ui_state::UiState;
 use stepdeck::app::{ConsoleMode, Title};
 use stepdeck::engine::EngineEvent;
+use stepdeck::views::text::offset;
 use stepdeck::views::{Theme, draw};
 
 fn screen(m: &Model) -> String {
@@ -70,4 +71,31 @@ fn a_late_watcher_sees_the_steps_times_as_they_ran() {
     }
     let s = screen(&m);
     assert_eq!(net_times(&s), ("1.2s".into(), "1.2s".into()), "{s}");
+}
+
+#[test]
+fn the_header_counts_the_log_s_wall_time_and_says_how_much_was_paused() {
+    let mut m = Model::new();
+    for (at, e) in sample_timeline() {
+        if matches!(e, EngineEvent::Summary { .. }) {
+            break;
+        }
+        m.set_now(at);
+        m.apply(&e);
+    }
+    m.set_now(Duration::from_secs(10));
+    m.apply(&EngineEvent::Paused);
+    m.set_now(Duration::from_secs(15));
+    m.apply(&EngineEvent::Resumed);
+    m.set_now(Duration::from_secs(17));
+    let s = screen(&m);
+    let bar = s.lines().next().unwrap();
+    // The Log stamps the resume +00:15 on the same wall clock: 00:17 is two seconds later.
+    let resumed = m.log.entries().last().unwrap();
+    assert!(
+        offset(resumed.at).starts_with("+00:15"),
+        "{}",
+        resumed.message
+    );
+    assert!(bar.contains("⏱ 00:17 (00:05 paused)"), "{bar}");
 }

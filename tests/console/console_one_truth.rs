@@ -256,7 +256,17 @@ fn a_declined_cascade_is_counted_declined_and_a_waiting_one_keeps_the_run_short_
         .filter(|l| l.contains("sim:index:") && l.contains("declined by decision file"))
         .count();
     assert_eq!(declined, 2, "db and app:\n{s}");
-    assert!(bar.contains("· 2 declined"), "{bar}");
+    // One unit and wording in the header and the Summary: the cascade, with the rows it kept.
+    assert!(bar.contains("· 1 replacement declined (2 kept)"), "{bar}");
+    u.nav.focus = ViewId::Summary;
+    let summary = screen(&m, &mut u, 200, 60);
+    assert!(
+        summary
+            .lines()
+            .skip_while(|l| !l.contains("Resources:"))
+            .any(|l| l.contains("    1 replacement declined (2 kept)")),
+        "{summary}"
+    );
     let (done, total) = progress(&s);
     let finished = events
         .iter()
@@ -314,4 +324,88 @@ fn a_paused_run_busies_no_worker_between_the_steps_of_a_chain() {
     let bar = s.lines().next().unwrap();
     assert!(bar.contains("PAUSED"), "{bar}");
     assert!(bar.contains("workers 0/8"), "{bar}");
+}
+
+#[test]
+fn a_decline_in_the_apply_drops_the_preview_s_total_at_once() {
+    let env = cascade_project();
+    let preview = recorded(&env, &["preview", "--stack", "dev"], 0);
+    let previewed = model_until(&preview, |_| false).counts;
+    env.write("decisions.yaml", "\"**\": decline\n");
+    let events = recorded(
+        &env,
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--non-interactive",
+            "--approve",
+            "replacements=ask",
+            "--decisions",
+            "decisions.yaml",
+        ],
+        0,
+    );
+    let live = |stop: &dyn Fn(&EngineEvent) -> bool| {
+        let mut m = Model::new();
+        m.expect_steps(Some(previewed.previewed_steps()));
+        m.expect_steps_of(previewed.previewed_by_urn().clone());
+        for e in events.iter().take_while(|e| !stop(&e.event)) {
+            m.set_now(e.at);
+            m.apply(&e.event);
+        }
+        m
+    };
+    let mut u = ui(ConsoleMode::Live, "up");
+    let decided = events
+        .iter()
+        .position(|e| matches!(e.event, EngineEvent::Decision { .. }))
+        .unwrap();
+    let after = &events[decided + 1].event;
+    let m = live(&|e| std::ptr::eq(e, after));
+    let (_, total_then) = progress(&screen(&m, &mut u, 200, 60));
+    let m = live(&|_| false);
+    let s = screen(&m, &mut u, 200, 60);
+    let (done, total) = progress(&s);
+    assert_eq!(done, total, "{s}");
+    assert_eq!(
+        total_then, total,
+        "the decline drops the total when it is known: {s}"
+    );
+}
+
+#[test]
+fn a_destroy_whose_picks_take_in_every_resource_still_asks_for_the_stack_s_name() {
+    let env = cascade_project();
+    let events = recorded(
+        &env,
+        &[
+            "destroy",
+            "--stack",
+            "dev",
+            "--preview-only",
+            "--non-interactive",
+        ],
+        0,
+    );
+    let m = model_until(&events, |_| false);
+    let mut u = ui(
+        ConsoleMode::Preview {
+            awaiting_decision: true,
+        },
+        "destroy",
+    );
+    u.name_to_apply = Some("dev".into());
+    for r in m.resources() {
+        u.presets.selection.toggle_selected(&r.urn);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let exit = update(&mut u, &m, &idle_control(dir.path()), Action::PreviewApply);
+    assert_eq!(exit, None, "y alone destroys nothing");
+    assert_eq!(
+        u.overlay.typed_name.as_deref(),
+        Some(""),
+        "the name is asked"
+    );
 }

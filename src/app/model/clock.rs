@@ -10,6 +10,8 @@ pub struct Clock {
     now: Duration,
     /// When the run started, on the active clock.
     started_at: Option<Duration>,
+    /// When the run started, on the console clock (what the Log's times count from).
+    started_wall: Option<Duration>,
     /// When the current pause began (console clock).
     paused_since: Option<Duration>,
     /// Time spent paused in earlier pauses.
@@ -49,6 +51,13 @@ impl Clock {
             .map_or(Duration::ZERO, |s| self.active_now().saturating_sub(s))
     }
 
+    /// Wall time since the run started, pauses included: the Log's clock, so the header and
+    /// the Log never disagree about when something happened.
+    pub fn since_start_wall(&self) -> Duration {
+        self.started_wall
+            .map_or(Duration::ZERO, |s| self.now.saturating_sub(s))
+    }
+
     /// Advances the clock; it never goes back.
     pub(super) fn set_now(&mut self, now: Duration) {
         self.now = self.now.max(now);
@@ -57,6 +66,7 @@ impl Clock {
     /// The run starts at `at` (console clock: a watcher learns it from the served run).
     pub(super) fn start(&mut self, at: Duration) {
         self.started_at = Some(self.active_at(at));
+        self.started_wall = Some(at);
     }
 
     /// A pause begins at `at` (unless one already runs).

@@ -1,9 +1,9 @@
 //! What the top bar and the summary count: steps planned and done per op, failures and skips
 //! (and which rows they were), and a live run's progress (steps planned against settled).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::engine::StepOp;
+use crate::engine::{StepOp, Urn};
 
 const OPS: usize = StepOp::ALL.len();
 
@@ -23,14 +23,20 @@ pub struct Counts {
     /// Steps a decline settled (they will never run), and the rows declined.
     steps_declined: usize,
     declined: usize,
+    /// Replacement cascades declined in a live run (what the summary counts).
+    cascades_declined: usize,
     /// The run ended: the total is what it planned.
     over: bool,
     /// Rows waiting at a gate or in a cascade for a decision: not done, whatever was planned.
     waiting: usize,
     /// Steps a preview planned: what the apply after it expects to run.
     steps_previewed: usize,
+    /// The same by resource: what a decline in the apply takes out of what it expects.
+    previewed_by_urn: BTreeMap<Urn, usize>,
     /// The steps the preview before this live run planned, when there was one.
     pub(super) expected: Option<usize>,
+    /// The same by resource (those a decline has not yet taken out).
+    pub(super) expected_by_urn: BTreeMap<Urn, usize>,
 }
 
 impl Counts {
@@ -74,6 +80,11 @@ impl Counts {
         self.declined
     }
 
+    /// Replacement cascades declined: the unit the summary counts, the rows kept beside it.
+    pub fn cascades_declined(&self) -> usize {
+        self.cascades_declined
+    }
+
     /// Steps planned beyond what the preview before this run planned (the program registered
     /// more than it did then).
     pub fn beyond_preview(&self) -> usize {
@@ -86,6 +97,11 @@ impl Counts {
         self.steps_previewed
     }
 
+    /// Steps this preview planned, by resource.
+    pub fn previewed_by_urn(&self) -> &BTreeMap<Urn, usize> {
+        &self.previewed_by_urn
+    }
+
     /// Rows ever failed or skipped, in index order.
     pub(super) fn troubled(&self) -> impl Iterator<Item = usize> + '_ {
         self.troubled.iter().copied()
@@ -93,7 +109,7 @@ impl Counts {
 
     /// A step of `op` was planned; `counted` unless its resource is a default provider, and
     /// one more step to settle in a live run.
-    pub(super) fn plan(&mut self, op: StepOp, counted: bool, live: bool) {
+    pub(super) fn plan(&mut self, op: StepOp, urn: &Urn, counted: bool, live: bool) {
         if counted {
             self.planned[op as usize] += 1;
         }
@@ -101,6 +117,7 @@ impl Counts {
             self.steps_total += 1;
         } else {
             self.steps_previewed += 1;
+            *self.previewed_by_urn.entry(urn.clone()).or_default() += 1;
         }
     }
 
@@ -141,6 +158,21 @@ impl Counts {
     pub(super) fn decline(&mut self, steps: usize) {
         self.declined += 1;
         self.steps_declined += steps;
+    }
+
+    /// A replacement cascade was declined in a live run.
+    pub(super) fn decline_cascade(&mut self) {
+        self.cascades_declined += 1;
+    }
+
+    /// A cascade of the apply was declined: the steps the preview planned for its rows will
+    /// not run, so the expected total drops now; a dependent still registers, as one same step.
+    pub(super) fn unexpect(&mut self, urn: &Urn, root: bool) {
+        if let (Some(expected), Some(steps)) =
+            (&mut self.expected, self.expected_by_urn.remove(urn))
+        {
+            *expected = expected.saturating_sub(steps) + usize::from(!root);
+        }
     }
 
     /// A row started (`true`) or stopped waiting for a decision.

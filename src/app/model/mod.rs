@@ -26,6 +26,7 @@ mod timed;
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::engine::refresh_result;
@@ -96,6 +97,15 @@ impl Model {
         match &self.run.summary {
             Some(s) => s.duration.saturating_sub(self.clock.paused_time()),
             None => self.clock.since_start(),
+        }
+    }
+
+    /// Wall time since the run started, pauses included (the header's clock, as the Log's):
+    /// the summary's duration once over.
+    pub fn wall_elapsed(&self) -> Duration {
+        match &self.run.summary {
+            Some(s) => s.duration,
+            None => self.clock.since_start_wall(),
         }
     }
 
@@ -199,6 +209,12 @@ impl Model {
     /// The steps the preview before this run planned: the progress counts against them.
     pub fn expect_steps(&mut self, steps: Option<usize>) {
         self.counts.expected = steps;
+    }
+
+    /// The steps the preview before this run planned by resource: a decline takes its
+    /// resources' steps out of the total at once.
+    pub fn expect_steps_of(&mut self, steps: BTreeMap<Urn, usize>) {
+        self.counts.expected_by_urn = steps;
     }
 
     /// What the preview before this run planned behind each cascade's root: shown while the
@@ -611,7 +627,8 @@ impl Model {
         let i = self.rows.ensure(&info.urn);
         self.arrived(i);
         let counted = !self.rows.row(i).is_default_provider();
-        self.counts.plan(info.op, counted, !self.run.preview);
+        self.counts
+            .plan(info.op, &info.urn, counted, !self.run.preview);
         self.rows.set_parent(i, info.parent.as_ref());
         self.rows.set_custom(i, info.custom);
         self.rows.row_mut(i).plan(info, now);
@@ -714,8 +731,15 @@ impl Model {
             ChainState::Declined
         };
         self.chains.release(chain, state);
+        let cascade_declined = !preview && !approved && c.step.is_none();
+        if cascade_declined {
+            self.counts.decline_cascade();
+        }
         let who = by.to_string();
         for urn in &urns {
+            if cascade_declined {
+                self.counts.unexpect(urn, *urn == root);
+            }
             let i = self.rows.ensure(urn);
             // A preview's decline (by policy) keeps the row: its op leaves the plan's counts.
             if preview
