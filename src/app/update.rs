@@ -11,7 +11,8 @@ use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::jump::Jump;
 use super::keymap::{Action, KeyContext};
-use super::model::{Cascade, Model, RunState, label, planned_behind};
+use super::model::{Cascade, Model, RunState, label};
+use super::preset::Expected;
 use super::steering::Steering;
 use super::ui_state::{CANCELLING_NOTICE, Confirm, Move, UiState, ViewId};
 
@@ -45,15 +46,11 @@ fn awaiting_decision(ui: &UiState) -> bool {
 /// counted against the preview's steps).
 fn apply_preview(ui: &mut UiState, model: &Model) -> ConsoleExit {
     ui.presets.applied_selection = ui.presets.selection.resolve(model);
-    ui.presets.expected_steps = ui
-        .presets
-        .applied_selection
-        .is_none()
-        .then(|| model.counts.previewed_steps());
-    if ui.presets.applied_selection.is_none() {
-        ui.presets.planned_behind = planned_behind(model);
-        ui.presets.expected_by_urn = model.counts.previewed_by_urn().clone();
-    }
+    ui.presets.expected = if ui.presets.applied_selection.is_none() {
+        Expected::from_preview(model)
+    } else {
+        Expected::default()
+    };
     ConsoleExit::Apply
 }
 
@@ -1097,7 +1094,7 @@ mod tests {
             Some(ConsoleExit::Apply)
         );
         assert_eq!(
-            ui.presets.expected_steps,
+            ui.presets.expected.steps,
             Some(m.counts.previewed_steps()),
             "the apply counts against the preview's steps"
         );

@@ -53,10 +53,11 @@ pub(super) async fn session(
     let notes = sink.clone();
     let served_options = run.options.clone();
     let exit = Mutex::new(None);
+    let expected = console.expected().clone();
     let result = execute(ws, stack, run, sink, &recording, |d, program| async {
         let control = d.control();
         let events = match serving {
-            Some(s) => s.consume((control.clone(), notes), &served_options, events),
+            Some(s) => s.consume((control.clone(), notes), &served_options, &expected, events),
             None => events,
         };
         // A SIGINT from outside (`cancel`; the terminal's own Ctrl-C is a key here) cancels

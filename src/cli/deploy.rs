@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result, anyhow};
+use stepdeck::app::preset::Expected;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
@@ -673,7 +674,12 @@ pub(super) async fn run(
     let unwritten = Mutex::new(Vec::new());
     let result = execute(ws, stack, run, sink, &recording, |d, p| {
         let events = match &serving {
-            Some(s) => s.consume((d.control(), notes), &served_options, events),
+            Some(s) => s.consume(
+                (d.control(), notes),
+                &served_options,
+                &Expected::default(),
+                events,
+            ),
             None => events,
         };
         async {
