@@ -1,5 +1,6 @@
-//! Pulumi's `resource_refs_get_resource/{python,nodejs}`: component outputs holding resource references,
-//! read back by URN (`pulumi:pulumi:getResource`) and rehydrated through a resource module.
+//! Pulumi's `resource_refs_get_resource/{python,nodejs}`: component outputs holding resource
+//! references, read back by URN (`pulumi:pulumi:getResource`) and rehydrated through a
+//! resource module.
 
 use super::harness::ProgramTest;
 use super::program_test::Options;

@@ -1,6 +1,6 @@
 // Two closures serialized by the SDK, each then loaded as a module of its own and run in this
-// process: one captures a Config made by the program, the other makes its own. Both must see
-// the stack's `value`.
+// process (then removed): one captures a Config made by the program, the other makes its own.
+// Both must see the stack's `value`.
 import * as assert from "assert";
 import * as crypto from "crypto";
 import * as fs from "fs";
@@ -31,7 +31,11 @@ async function main() {
     for (const [kind, fn] of [["outside", captured], ["inside", ownConfig]] as const) {
         const dir = freshDir(kind);
         fs.writeFileSync(path.join(dir, "index.js"), fn.text);
-        require(dir).handler();
+        try {
+            require(dir).handler();
+        } finally {
+            fs.rmSync(dir, { recursive: true });
+        }
     }
 }
 
