@@ -106,13 +106,14 @@ pub(super) struct Prepared {
 
 /// Loads the project's program (YAML in-process, or a Python/Node SDK program over gRPC) when
 /// `run_program`, and the provider factory: built-in providers first, then plugins found for
-/// the project. Without `run_program` the program is never read, as Pulumi's destroy and
+/// the project, each plugin given its package's part of the stack's `config`. Without `run_program` the program is never read, as Pulumi's destroy and
 /// refresh never evaluate it: a stack whose program no longer loads can still be destroyed.
 pub(super) fn prepare(
     ws: &Workspace,
     events: &EventSink,
     run_program: bool,
     client: Option<&str>,
+    config: &BTreeMap<String, String>,
 ) -> Result<Prepared> {
     let project = &ws.project;
     // The plugins named by path: the project's, and a YAML program's own `packages:`.
@@ -165,6 +166,7 @@ pub(super) fn prepare(
         };
     let mut ctx = PluginContext::new(dir, &project.name, python, events.clone());
     ctx.local = local_plugins(&listed)?;
+    ctx.config = config.clone();
     // A YAML program's components from plugins register their children through the monitor's
     // gRPC address, which an in-process program otherwise does not need.
     let program = match program {
@@ -758,7 +760,13 @@ where
         meta.run_program || matches!(opts.operation, Operation::Preview | Operation::Update);
     held_notices::release(&sink);
     let imports = meta.import.is_some();
-    let prepared = prepare(ws, &sink, runs_program && !imports, meta.client.as_deref())?;
+    let prepared = prepare(
+        ws,
+        &sink,
+        runs_program && !imports,
+        meta.client.as_deref(),
+        &opts.config,
+    )?;
     let program = match &meta.import {
         Some(plan) => {
             Some(Box::new(super::import::program::ImportProgram(plan.clone())) as Box<dyn Program>)
