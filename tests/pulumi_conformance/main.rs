@@ -51,6 +51,7 @@ mod providers;
 mod pulumi_yaml;
 mod py_await;
 mod python;
+mod python_event_loop;
 mod python_types;
 mod read_import;
 mod remote_components;
