@@ -55,6 +55,7 @@ mod pulumi_yaml;
 mod py_await;
 mod python;
 mod python_component_providers;
+mod python_event_loop;
 mod python_types;
 mod read_import;
 mod remote_components;

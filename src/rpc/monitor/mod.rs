@@ -136,6 +136,7 @@ impl MonitorService {
             ignore_changes: goal.ignore_changes,
             replace_on_changes: goal.replace_on_changes,
             retain_on_delete: goal.retain_on_delete,
+            hooks: goal.hooks,
             info: self.program_info(),
         };
         let reg = match self
