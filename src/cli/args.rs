@@ -27,6 +27,7 @@ pub(super) enum Command {
     /// Create or update the stack's resources.
     Up(DeployArgs),
     /// Delete every resource of the stack.
+    #[command(visible_aliases = ["down", "dn"])]
     Destroy(DeployArgs),
     /// Read every resource back from its provider and record what exists.
     Refresh(DeployArgs),

@@ -1,6 +1,7 @@
 //! Pulumi's deployment flags through the real binary: `--json` keeps stdout to JSON,
 //! `--expect-no-changes`, `--config KEY=VALUE` (saved to the stack's settings first, as Pulumi
-//! does), `--suppress-outputs`, and outputs that cannot be written (`--event-log`, stdout).
+//! does), `--suppress-outputs`, outputs that cannot be written (`--event-log`, stdout), and
+//! `destroy`'s aliases.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -694,4 +695,17 @@ fn the_grpc_event_log_gets_every_event_the_file_does_in_one_stream_before_the_co
     let got: Vec<serde_json::Value> = calls[0].iter().map(|l| comparable(l)).collect();
     assert_eq!(got, expected);
     assert!(got.last().unwrap().get("cancelEvent").is_some(), "{got:?}");
+}
+
+/// Pulumi's `destroy` also answers to `down` and `dn` (its command's aliases), as scripts and
+/// Pulumi's own tests call it.
+#[test]
+fn destroy_answers_to_down_and_dn() {
+    let env = Env::new(PROGRAM);
+    for alias in ["down", "dn"] {
+        deploy(&env, "up", &[]);
+        assert!(!env.managed("dev").is_empty());
+        env.ok(&[alias, "--stack", "dev", "--yes", "--non-interactive"]);
+        assert!(env.managed("dev").is_empty(), "{alias} left resources");
+    }
 }

@@ -1,6 +1,7 @@
 //! The provider interface: what the engine asks of whoever manages a kind of resource, whether
 //! built in or a plugin over gRPC.
 
+pub mod download_url;
 pub mod input_types;
 pub mod parameterization;
 pub mod registry;

@@ -496,6 +496,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         adopt_read: None,
         additional_secret_outputs: req.additional_secret_outputs,
         version: non_empty(req.version),
+        plugin_download_url: non_empty(req.plugin_download_url),
     })
 }
 
