@@ -14,6 +14,7 @@ mod integrity;
 mod local_components;
 mod program_test;
 
+mod about;
 mod aliases;
 mod call_component_failures;
 mod component_providers;
@@ -56,7 +57,10 @@ mod read_import;
 mod remote_components;
 mod resource_hooks;
 mod resource_refs;
+mod rotate_passphrase;
 mod sdk;
+mod single_resource;
 mod stash;
+mod state_rename_parent;
 mod steps;
 mod transforms;
