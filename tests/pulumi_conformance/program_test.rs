@@ -31,6 +31,8 @@ pub(crate) struct Options {
     pub preview_flags: Vec<&'static str>,
     pub refresh_flags: Vec<&'static str>,
     pub destroy_flags: Vec<&'static str>,
+    /// `Env`: variables every command gets.
+    pub env: Vec<(&'static str, &'static str)>,
 }
 
 /// The standard output of each command the lifecycle ran, by its verb (`preview`, `up`,
@@ -146,10 +148,13 @@ impl ProgramTest {
                 refresh.push("--expect-no-changes");
             }
             refresh.extend(&opts.refresh_flags);
-            stdouts.push(("refresh", self.must(&refresh)));
+            stdouts.push(("refresh", self.must(&refresh, &opts.env)));
             self.checked_export();
             if opts.require_empty_preview_after_refresh {
-                self.must(&["preview", "--non-interactive", "--expect-no-changes"]);
+                self.must(
+                    &["preview", "--non-interactive", "--expect-no-changes"],
+                    &opts.env,
+                );
             }
         }
         for (i, edit) in opts.edits.iter().enumerate() {
@@ -173,9 +178,9 @@ impl ProgramTest {
         }
         let mut destroy = vec!["destroy", "--non-interactive", "--yes", "--skip-preview"];
         destroy.extend(&opts.destroy_flags);
-        stdouts.push(("destroy", self.must(&destroy)));
+        stdouts.push(("destroy", self.must(&destroy, &opts.env)));
         self.nothing_left();
-        self.must(&["stack", "rm", "--yes"]);
+        self.must(&["stack", "rm", "--yes"], &opts.env);
         stdouts
     }
 
@@ -195,7 +200,7 @@ impl ProgramTest {
                 preview.push("--expect-no-changes");
             }
             preview.extend(&opts.preview_flags);
-            let (ok, out, stdout) = self.attempt_stdout(&preview);
+            let (ok, out, stdout) = self.attempt_stdout(&preview, &opts.env);
             stdouts.push(("preview", stdout));
             text.push_str(&out);
             if fail && !ok {
@@ -219,7 +224,7 @@ impl ProgramTest {
                 update.push("--expect-no-changes");
             }
             update.extend(&opts.update_flags);
-            let (ok, out, stdout) = self.attempt_stdout(&update);
+            let (ok, out, stdout) = self.attempt_stdout(&update, &opts.env);
             stdouts.push(("up", stdout));
             text.push_str(&out);
             self.checked_export();
@@ -259,8 +264,13 @@ impl ProgramTest {
     }
 
     /// Runs a command: whether it succeeded, its stdout and stderr together, its stdout.
-    fn attempt_stdout(&self, args: &[&str]) -> (bool, String, String) {
-        let out = self.env.run(args);
+    fn attempt_stdout(&self, args: &[&str], vars: &[(&str, &str)]) -> (bool, String, String) {
+        let out = self
+            .env
+            .command(args)
+            .envs(vars.iter().copied())
+            .output()
+            .expect("run stepdeck");
         (
             out.status.success(),
             format!("{}{}", stdout(&out), stderr(&out)),
@@ -269,8 +279,8 @@ impl ProgramTest {
     }
 
     /// A command that must succeed; returns its stdout.
-    fn must(&self, args: &[&str]) -> String {
-        let (ok, out, stdout) = self.attempt_stdout(args);
+    fn must(&self, args: &[&str], vars: &[(&str, &str)]) -> String {
+        let (ok, out, stdout) = self.attempt_stdout(args, vars);
         assert!(ok, "{}: `{}` failed:\n{out}", self.name(), args.join(" "));
         stdout
     }
