@@ -576,6 +576,16 @@ pub(super) struct OutputArgs {
     /// policy.
     #[arg(long)]
     pub show_policy_remediations: bool,
+    /// `json`: print only Pulumi's one-line summary of the run on standard output (the
+    /// progress goes to standard error).
+    #[arg(
+        long = "output",
+        id = "output_format",
+        value_name = "FORMAT",
+        value_parser = ["json"],
+        conflicts_with = "json"
+    )]
+    pub output_format: Option<String>,
 }
 
 /// Where `--event-log` sends the engine events.

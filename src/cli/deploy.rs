@@ -44,6 +44,7 @@ use super::held_notices;
 use super::recording::Recording;
 use super::serve::ServeSession;
 use super::stdout::outln;
+use super::summary_json::SummaryJson;
 use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message and
@@ -273,6 +274,8 @@ pub(super) struct Shown {
     pub policy_remediations: bool,
     /// `preview --import-file`: the creates, collected as the events go by.
     pub imports: Option<Arc<parking_lot::Mutex<ImportFileBuilder>>>,
+    /// `--output json`: the summary line standard output gets instead of the progress.
+    pub summary: Option<SummaryJson>,
 }
 
 impl Shown {
@@ -302,12 +305,19 @@ impl Shown {
             debug: false,
             policy_remediations: args.show_policy_remediations,
             imports: None,
+            summary: args
+                .output_format
+                .is_some()
+                .then(|| SummaryJson::new(args.show_sames)),
         })
     }
 
     /// Flags only the plain and JSON displays honour: the console is not opened with them.
     fn needs_plain(args: &OutputArgs) -> bool {
-        args.event_log.is_some() || args.diff || args.expect_no_changes
+        args.event_log.is_some()
+            || args.diff
+            || args.expect_no_changes
+            || args.output_format.is_some()
     }
 }
 
@@ -352,21 +362,30 @@ async fn print(
     } else {
         "the progress"
     };
+    let mut summary = shown.summary;
     let mut stdout = CheckedOutput::new("standard output", what, std::io::stdout());
+    // Under `--output json` the progress goes to standard error: stdout is the summary's.
+    let mut stderr = CheckedOutput::new("standard error", what, std::io::stderr());
     let mut log = shown.event_log;
     let server = match &shown.event_server {
         Some(address) => open_event_server(address).await,
         None => None,
     };
     // The engine-event stream is built only for a reader: the event log, or `--json`.
-    let mut writer =
-        (json || log.is_some() || server.is_some()).then(|| EventWriter::new(config.clone()));
+    let mut writer = (json || log.is_some() || server.is_some() || summary.is_some())
+        .then(|| EventWriter::new(config.clone()));
     let mut digest = PreviewDigest::new(shown.visibility);
     // One of the two writes to standard output, whichever the display is.
+    let mut summaries = Vec::new();
     let (mut printer, mut json_out) = if json {
         (None, Some(&mut stdout))
     } else {
-        let printer = ProgressPrinter::new(&mut stdout)
+        let progress: &mut (dyn std::io::Write + Send) = if summary.is_some() {
+            &mut stderr
+        } else {
+            &mut stdout
+        };
+        let printer = ProgressPrinter::new(progress)
             .with_display(shown.visibility, shown.diff)
             .with_debug(shown.debug)
             .with_policy_remediations(shown.policy_remediations);
@@ -383,6 +402,9 @@ async fn print(
         }
         if let Some(out) = json_out.as_mut().filter(|_| !preview && !v.internal) {
             out.line(&text);
+        }
+        if let Some(line) = summary.as_mut().and_then(|s| s.event(&v.value, v.internal)) {
+            summaries.push(line);
         }
     };
     while let Some(e) = events.recv().await {
@@ -418,8 +440,12 @@ async fn print(
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
         out.line(&text);
     }
+    drop(printer);
+    for line in &summaries {
+        stdout.line(line);
+    }
     let log = log.map(CheckedOutput::finish);
-    [log, Some(stdout.finish())]
+    [log, Some(stdout.finish()), Some(stderr.finish())]
         .into_iter()
         .flatten()
         .filter_map(Result::err)

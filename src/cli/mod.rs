@@ -41,6 +41,7 @@ mod state;
 mod state_move;
 mod state_save;
 mod stdout;
+mod summary_json;
 mod time_format;
 mod whoami;
 mod workspace;

@@ -12,12 +12,14 @@ mod json_support;
 mod policy_support;
 
 mod attach_e2e;
+mod cli_about;
 mod cli_approvals;
 mod cli_change_secrets;
 mod cli_commands;
 mod cli_deploy_flags;
 mod cli_e2e;
 mod cli_limits;
+mod cli_output_json;
 mod cli_plans;
 mod cli_policy_packs;
 mod cli_program_not_run;
