@@ -194,6 +194,7 @@ pub fn update(
             let approve = action == Action::Approve;
             match target_cascade(ui, model).and_then(|id| model.approvals.get(id)) {
                 Some(c) if ui.deciding_preview() => {
+                    let declined = ui.presets.declined_roots();
                     ui.presets.decide(c, approve);
                     ui.overlay.notice = Some(format!(
                         "the {} of {} will be {} when you apply (y)",
@@ -201,6 +202,14 @@ pub fn update(
                         c.root.name(),
                         if approve { "approved" } else { "declined" }
                     ));
+                    // What follows a declined cascade diffs against the outputs it keeps:
+                    // only the engine knows those, so the plan is previewed again.
+                    if ui.presets.declined_roots() != declined {
+                        if !state.is_over() {
+                            control.cancel();
+                        }
+                        return Some(ConsoleExit::Repreview);
+                    }
                 }
                 Some(c) if approve => control.approve(c.id),
                 Some(c) => control.decline(c.id),

@@ -755,7 +755,8 @@ impl Model {
             if waited {
                 self.counts.wait(false);
             }
-            if waited && !approved {
+            // A cascade a preview declines keeps its rows, as the apply's decline will.
+            if !approved && (waited || (preview && c.step.is_none())) {
                 self.counts.decline(settled);
             }
         }
