@@ -748,6 +748,9 @@ impl Model {
             {
                 self.counts.unplan(op);
             }
+            if preview && !approved && c.step.is_none() {
+                self.counts.unpreview(urn);
+            }
             let (settled, waited) =
                 self.rows
                     .row_mut(i)
