@@ -1146,3 +1146,24 @@ fn a_decline_in_the_plan_previews_it_again_and_the_apply_does_what_it_then_count
     assert_eq!(env.managed("dev"), before);
     env.assert_no_leaks("dev");
 }
+
+#[test]
+fn approving_a_cascade_declined_in_the_plan_previews_its_replacement_again() {
+    let env = followers_project();
+    let t = Tmux::start(&env, 200, 60, &["up", "--stack", "dev"]);
+    t.wait("the plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("will wait for approval")
+    });
+    t.keys(&["4", "x"]);
+    t.wait("the plan with db kept", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("declined by operator")
+    });
+    t.keys(&["4", "a"]);
+    let s = t.wait("the plan with db replaced", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("approved for the apply")
+    });
+    assert!(s.lines().next().unwrap().contains("~2 +-2"), "{s}");
+    t.keys(&["n"]);
+    let s = t.wait_for("TTY-");
+    assert!(s.contains("the update was aborted"), "{s}");
+}
