@@ -233,6 +233,13 @@ fn a_preview_under_a_declining_policy_counts_and_outputs_what_its_up_does() {
     let mut json = preview.clone();
     json.push("--json");
     let planned_json: Value = serde_json::from_str(&env.ok(&json)).unwrap();
+    let ops: Vec<&str> = planned_json["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["op"].as_str())
+        .collect();
+    assert!(ops.iter().all(|op| *op == "same"), "{planned_json}");
 
     let applied = up_ok(&env, &decline);
     assert!(applied.contains("dbEngine: \"pg15\""), "{applied}");
