@@ -241,6 +241,25 @@ fn a_preview_under_a_declining_policy_counts_and_outputs_what_its_up_does() {
         .collect();
     assert!(ops.iter().all(|op| *op == "same"), "{planned_json}");
 
+    // A decision file declining the cascade under `ask` is foretold the same way.
+    let decisions = env.project().join("decisions.yaml");
+    std::fs::write(&decisions, "\"**::db\": decline\n").unwrap();
+    let decisions = decisions.display().to_string();
+    let by_file = env.ok(&[
+        "preview",
+        "--stack",
+        "dev",
+        "--approve",
+        "replacements=ask",
+        "--decisions",
+        &decisions,
+    ]);
+    assert_eq!(
+        resources_block(&by_file),
+        resources_block(&planned),
+        "{by_file}"
+    );
+
     let applied = up_ok(&env, &decline);
     assert!(applied.contains("dbEngine: \"pg15\""), "{applied}");
     assert_eq!(
