@@ -90,6 +90,16 @@ impl Presets {
         );
     }
 
+    /// Roots of the cascades declined in the preview: a preview run again declines them as
+    /// the apply will.
+    pub fn declined_roots(&self) -> Vec<Urn> {
+        self.decisions
+            .iter()
+            .filter(|(_, p)| !p.approve)
+            .map(|(root, _)| root.clone())
+            .collect()
+    }
+
     /// The decision made on `c` in the preview, if any.
     pub fn get(&self, c: &Cascade) -> Option<bool> {
         self.decisions.get(&c.root).map(|p| p.approve)
@@ -130,7 +140,7 @@ impl Presets {
         m.approvals
             .all()
             .iter()
-            .filter(|c| self.get(c) == Some(false))
+            .filter(|c| c.decided.is_none() && self.get(c) == Some(false))
             .flat_map(members)
             .filter(|urn| m.get(urn).is_some_and(|r| r.op == Some(op)))
             .count()

@@ -54,6 +54,24 @@ fn apply_preview(ui: &mut UiState, model: &Model) -> ConsoleExit {
     ConsoleExit::Apply
 }
 
+/// When the plan's declines differ from `declined` (those before the key), the plan is
+/// previewed again: what follows a declined cascade diffs against the outputs it keeps, which
+/// only the engine knows.
+fn preview_again(
+    ui: &UiState,
+    state: RunState,
+    control: &dyn Steering,
+    declined: Vec<crate::engine::Urn>,
+) -> Option<ConsoleExit> {
+    if ui.presets.declined_roots() == declined {
+        return None;
+    }
+    if !state.is_over() {
+        control.cancel();
+    }
+    Some(ConsoleExit::Repreview)
+}
+
 /// Whether `a`/`x`/`A` may act on `c` now: a cascade the preview planned (decided for the
 /// apply), or one the live run holds for the operator.
 fn open_cascade(ui: &UiState, c: &Cascade) -> bool {
@@ -98,6 +116,7 @@ pub fn update(
                     return Some(ConsoleExit::Quit { cancelled: true });
                 }
                 Some(Confirm::ApproveAll) if ui.deciding_preview() => {
+                    let declined = ui.presets.declined_roots();
                     let planned: Vec<&Cascade> = model
                         .approvals
                         .all()
@@ -111,6 +130,7 @@ pub fn update(
                         "{} gate(s) will be approved when you apply (y)",
                         planned.len()
                     ));
+                    return preview_again(ui, state, control, declined);
                 }
                 Some(Confirm::ApproveAll) => control.approve_all(),
                 Some(Confirm::ApproveKind(kind)) => control.approve_kind(kind),
@@ -191,6 +211,7 @@ pub fn update(
             let approve = action == Action::Approve;
             match target_cascade(ui, model).and_then(|id| model.approvals.get(id)) {
                 Some(c) if ui.deciding_preview() => {
+                    let declined = ui.presets.declined_roots();
                     ui.presets.decide(c, approve);
                     ui.overlay.notice = Some(format!(
                         "the {} of {} will be {} when you apply (y)",
@@ -198,6 +219,7 @@ pub fn update(
                         c.root.name(),
                         if approve { "approved" } else { "declined" }
                     ));
+                    return preview_again(ui, state, control, declined);
                 }
                 Some(c) if approve => control.approve(c.id),
                 Some(c) => control.decline(c.id),
@@ -1302,7 +1324,9 @@ mod tests {
             m.apply(&crate::app::sample::as_preview(e));
         }
         assert_eq!(m.approvals.undecided(), 0, "a preview waits for nobody");
-        update(&mut ui, &m, &control, Action::Decline);
+        // A decline changes what the plan's dependents diff against: it is previewed again.
+        let exit = update(&mut ui, &m, &control, Action::Decline);
+        assert_eq!(exit, Some(ConsoleExit::Repreview));
         assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(false));
         assert!(
             rx.decisions.try_recv().is_err(),
@@ -1310,8 +1334,11 @@ mod tests {
         );
         update(&mut ui, &m, &control, Action::ApproveAll);
         assert_eq!(ui.overlay.confirm, Some(Confirm::ApproveAll));
-        update(&mut ui, &m, &control, Action::Confirm);
+        let exit = update(&mut ui, &m, &control, Action::Confirm);
+        assert_eq!(exit, Some(ConsoleExit::Repreview), "the decline is undone");
         assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(true));
+        let exit = update(&mut ui, &m, &control, Action::Approve);
+        assert_eq!(exit, None, "an approval changes nothing the plan shows");
     }
 
     #[test]

@@ -110,24 +110,33 @@ pub(super) async fn run(
             let asks = !read_only;
             // An update's preview records its plan: `y` applies under it.
             preview.record_plan |= operation == Operation::Update;
-            let (mut result, left) = session(
-                &mut console,
-                ws,
-                stack,
-                Run {
-                    options: preview,
-                    meta: meta.clone(),
-                },
-                Showing {
-                    mode: ConsoleMode::Preview {
-                        awaiting_decision: asks,
+            // A decline in the plan previews again with it declined: the plan then shows what
+            // the apply does (what followed the kept resource diffs against its outputs).
+            let (mut result, left) = loop {
+                let mut options = preview.clone();
+                options.preview_declines = console.preview_declines();
+                let (result, left) = session(
+                    &mut console,
+                    ws,
+                    stack,
+                    Run {
+                        options,
+                        meta: meta.clone(),
                     },
-                    leave_when_done: false,
-                    phase: plan_title.clone(),
-                },
-                None,
-            )
-            .await?;
+                    Showing {
+                        mode: ConsoleMode::Preview {
+                            awaiting_decision: asks,
+                        },
+                        leave_when_done: false,
+                        phase: plan_title.clone(),
+                    },
+                    None,
+                )
+                .await?;
+                if left != ConsoleExit::Repreview {
+                    break (result, left);
+                }
+            };
             if !asks {
                 // A read-only preview ends as it ended, left early or not: one quit while it
                 // ran was cancelled (`preview canceled`, Pulumi's exit code 8).

@@ -223,6 +223,7 @@ pub(super) fn options(
         continue_on_error: args.continue_on_error,
         approvals: gates.approvals,
         decisions: gates.decisions,
+        preview_declines: Vec::new(),
         unattended: gates.unattended,
         pause_before: args.pause_before.clone(),
         targets: args

@@ -21,7 +21,7 @@ use ratatui::backend::{Backend, CrosstermBackend};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
-use crate::engine::Severity;
+use crate::engine::{Severity, Urn};
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
@@ -72,6 +72,12 @@ impl Console {
     /// (its options carry `clear_pending_creates`); the apply's session logs it.
     pub fn pending_creates_marked(&self) -> Option<usize> {
         self.presets.pending_creates_marked()
+    }
+
+    /// Roots of the cascades the operator declined in the preview: previewed again, they are
+    /// declined as the apply will decline them.
+    pub fn preview_declines(&self) -> Vec<Urn> {
+        self.presets.declined_roots()
     }
 
     /// The preview's selection as the apply runs it (targets, exclusions, what is skipped);
