@@ -358,6 +358,10 @@ pub(super) struct DeployArgs {
     /// preview, which always run it. Default: PULUMI_RUN_PROGRAM.
     #[arg(long, env = "PULUMI_RUN_PROGRAM")]
     pub run_program: bool,
+    /// Run without checking the stack's config against the project's declarations (refresh
+    /// and destroy check it only with --run-program). Default: PULUMI_OPTION_SKIP_CONFIG_VALIDATION.
+    #[arg(long, env = "PULUMI_OPTION_SKIP_CONFIG_VALIDATION")]
+    pub skip_config_validation: bool,
     /// Refresh and destroy: only preview what they would do.
     #[arg(long)]
     pub preview_only: bool,

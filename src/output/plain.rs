@@ -350,6 +350,17 @@ impl<W: Write> ProgressPrinter<W> {
                     || self.stack_row.clone(),
                     |u| format!("{} ({})", u.type_(), u.name()),
                 );
+                // The resource's row with the message as its info, when it comes (as Pulumi's
+                // non-interactive display does), besides the summary's Diagnostics section.
+                let row = key.replacen(" (", " ", 1);
+                let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                writeln!(
+                    self.out,
+                    "    {} {}: {}",
+                    row.strip_suffix(')').unwrap_or(&row),
+                    severity.as_str(),
+                    line.trim_end()
+                )?;
                 self.diagnostics
                     .entry(key)
                     .or_default()

@@ -16,8 +16,10 @@ mod program_test;
 
 mod aliases;
 mod call_component_failures;
+mod cancel;
 mod component_providers;
 mod config;
+mod config_flags;
 mod construct_component_error_apply;
 mod construct_component_failures;
 mod construct_component_methods;
@@ -40,6 +42,7 @@ mod graph;
 mod hide_diffs;
 mod hooks;
 mod lifecycle;
+mod node_programs;
 mod nodejs_entry_points;
 mod nodejs_exits;
 mod outputs;
