@@ -75,9 +75,8 @@ pub(super) enum Command {
         #[arg(long, value_name = "N")]
         parallel: Option<usize>,
     },
-    /// Manage stacks.
-    #[command(subcommand)]
-    Stack(StackCommand),
+    /// Manage stacks (with no subcommand: show the current one).
+    Stack(StackArgs),
     /// Manage stack configuration (with no subcommand: list it).
     Config(ConfigArgs),
     /// Edit the stack's state directly (delete, protect, rename, taint resources; repair).
@@ -607,6 +606,29 @@ fn parse_parallel(text: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| (1..=MAX_PARALLEL).contains(n))
         .ok_or_else(|| format!("expected a number of workers from 1 to {MAX_PARALLEL}"))
+}
+
+/// `stack`: with no subcommand, the current stack's resources and outputs (Pulumi's
+/// `pulumi stack`).
+#[derive(Debug, Args)]
+pub(super) struct StackArgs {
+    /// The stack to show (default: the selected one).
+    #[arg(short, long, value_name = "NAME")]
+    pub stack: Option<String>,
+    /// Show each resource's URN beneath it.
+    #[arg(short = 'u', long)]
+    pub show_urns: bool,
+    /// Show each resource's ID beneath it.
+    #[arg(short = 'i', long)]
+    pub show_ids: bool,
+    /// Show secret outputs in plain text.
+    #[arg(long)]
+    pub show_secrets: bool,
+    /// Print only the stack's name.
+    #[arg(long)]
+    pub show_name: bool,
+    #[command(subcommand)]
+    pub command: Option<StackCommand>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -248,6 +248,7 @@ const TOP_LEVEL: &[&str] = &[
     "template",
     "plugins",
     "stackConfigDir",
+    "requiredPulumiVersion",
     "packages",
     "pulumi",
     "components",

@@ -37,6 +37,7 @@ mod construct_component_unknown;
 mod deleted_with;
 mod dynamic;
 mod enums;
+mod exclude_protected;
 mod get_created;
 mod graph;
 mod hide_diffs;
