@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
-use stepdeck::engine::model::resource::ResourceState;
+use stepdeck::engine::ResourceState;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 
 use super::args::StackArgs;
