@@ -609,8 +609,9 @@ fn parse_parallel(text: &str) -> Result<usize, String> {
 }
 
 /// `stack`: with no subcommand, the current stack's resources and outputs (Pulumi's
-/// `pulumi stack`).
+/// `pulumi stack`). Its flags are its own: a subcommand takes `--stack` after its name.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub(super) struct StackArgs {
     /// The stack to show (default: the selected one).
     #[arg(short, long, value_name = "NAME")]

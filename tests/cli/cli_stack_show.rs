@@ -48,6 +48,9 @@ fn stack_shows_the_resource_tree_with_urns_and_ids() {
     let plain = env.ok(&["stack"]);
     assert!(!plain.contains("URN: "), "{plain}");
     assert_eq!(env.ok(&["stack", "--show-name"]), "dev\n");
+    // `--stack` before a subcommand is refused, never silently left for the selected stack.
+    let out = env.run(&["stack", "--stack", "other", "output"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
 }
 
 #[test]
