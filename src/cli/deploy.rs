@@ -21,6 +21,7 @@ use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
 use stepdeck::policy::PackRequest;
 use stepdeck::project::LocalPlugin;
+use stepdeck::project::check_version_range;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::event_stream::EventStream;
@@ -210,7 +211,11 @@ pub(super) fn options(
     args: &DeployArgs,
     display: Display,
 ) -> Result<Options> {
-    let config = stack.resolve_config(&ws.project)?;
+    // As Pulumi's: the config is checked against the project's declarations only when the
+    // program runs, and never with --skip-config-validation.
+    let runs_program =
+        args.run_program || matches!(operation, Operation::Preview | Operation::Update);
+    let config = stack.resolve_config(&ws.project, runs_program && !args.skip_config_validation)?;
     let gates = approval_settings(ws, stack, args, display)?;
     Ok(Options {
         stack: stack.name.clone(),
@@ -341,9 +346,26 @@ pub(super) async fn drive(
     (result, failed)
 }
 
-/// Cancels the run on every SIGINT (Ctrl-C, or `cancel` from another process).
+/// Cancels the run on every SIGINT (Ctrl-C, or `cancel` from another process) and, as
+/// Pulumi's does, every SIGTERM.
 pub(super) async fn cancel_on_ctrl_c(control: Control) {
-    while tokio::signal::ctrl_c().await.is_ok() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).ok();
+    loop {
+        let terminated = async {
+            match term.as_mut() {
+                Some(t) => t.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            interrupted = tokio::signal::ctrl_c() => {
+                if interrupted.is_err() {
+                    return;
+                }
+            }
+            Some(()) = terminated => {}
+        }
         control.cancel();
     }
 }
@@ -589,6 +611,9 @@ pub(super) fn open(
         );
     }
     let ws = Workspace::open(dir, backend)?.with_config_file(args.config_file.clone());
+    if let Some(range) = &ws.project.required_pulumi_version {
+        check_version_range(range, super::about::VERSION)?;
+    }
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt()?;

@@ -36,6 +36,7 @@ mod stack_list;
 mod stack_name;
 mod stack_rename;
 mod stack_secrets;
+mod stack_show;
 mod stack_tag;
 mod state;
 mod state_move;
@@ -208,10 +209,14 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let name = stack::one_name(name, stack.stack)?;
             cancel::run(&dir, backend, name, yes).await
         }
-        Command::Stack(args::StackCommand::History {
-            stack,
-            json,
-            open: Some(version),
+        Command::Stack(args::StackArgs {
+            command:
+                Some(args::StackCommand::History {
+                    stack,
+                    json,
+                    open: Some(version),
+                    ..
+                }),
             ..
         }) => {
             let open = replay::Open {
@@ -222,7 +227,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             };
             replay::replay_update(&dir, backend, open).await
         }
-        Command::Stack(c) => stack::run(&dir, backend, c),
+        Command::Stack(args::StackArgs {
+            command: Some(c), ..
+        }) => stack::run(&dir, backend, c),
+        Command::Stack(a) => stack_show::run(&dir, backend, &a),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
         Command::Demo(_)

@@ -325,14 +325,19 @@ impl Loop {
                 if program_error.is_none() && !self.cancelled && !self.state.saw_error() {
                     self.analyze_stack().await;
                 }
+                let kind = if self.opts.is_preview() {
+                    "preview"
+                } else {
+                    "update"
+                };
                 if self.state.policy_failed() {
-                    let kind = if self.opts.is_preview() {
-                        "preview"
-                    } else {
-                        "update"
-                    };
                     self.events
                         .diag(None, Severity::Error, format!("{kind} failed"));
+                }
+                // As Pulumi's executor reports a cancellation, on the stack.
+                if self.cancelled {
+                    self.events
+                        .diag(None, Severity::Error, format!("{kind} canceled"));
                 }
                 let failed = self.cancelled || program_error.is_some() || self.state.has_error();
                 let program_error = match self.finalize_stack_outputs(failed) {

@@ -249,6 +249,7 @@ const TOP_LEVEL: &[&str] = &[
     "template",
     "plugins",
     "stackConfigDir",
+    "requiredPulumiVersion",
     "packages",
     "pulumi",
     "components",

@@ -27,6 +27,7 @@ mod cli_project_plugins;
 mod cli_secrets;
 mod cli_stack_history;
 mod cli_stack_rename;
+mod cli_stack_show;
 mod cli_stack_tags;
 mod cli_state;
 mod config_paths;
