@@ -39,6 +39,8 @@ mod journal;
 mod lease;
 mod load;
 mod lock_keys;
+mod removal;
+mod rename;
 mod schema;
 mod stack_list;
 pub(crate) mod url;
@@ -47,7 +49,6 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use serde_json::Value;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
@@ -64,7 +65,6 @@ use super::lock_info::LockInfo;
 use super::passphrase::Crypter;
 use super::stack_lock::StackLock;
 use super::stack_ref::{StackRef, validate_name};
-use super::stack_rename::rename_snapshot;
 use super::update_record::UpdateRecord;
 
 pub use journal::PgJournal;
@@ -335,52 +335,7 @@ impl Backend for PgBackend {
     }
 
     fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
-        let lock = self.lock(stack, "remove")?;
-        if !force {
-            let loaded = self.load_rows(stack, None, false);
-            let count = match &loaded {
-                Ok(l) => {
-                    l.state.snapshot.resources.len() + l.state.snapshot.pending_operations.len()
-                }
-                // Secrets this command cannot open: count from the stored document.
-                Err(_) => {
-                    let doc = self.checkpoint_doc(stack)?;
-                    let latest = doc.checkpoint.latest.unwrap_or(Value::Null);
-                    ["resources", "pending_operations"]
-                        .iter()
-                        .filter_map(|k| latest.get(k).and_then(Value::as_array))
-                        .map(Vec::len)
-                        .sum()
-                }
-            };
-            if count > 0 {
-                return Err(StateError::HasResources {
-                    stack: stack.to_string(),
-                    count,
-                });
-            }
-        }
-        let (t, b) = (&self.t, &self.bucket);
-        self.held_transaction(&lock, async |tx| {
-            // As Pulumi removes a stack: its file kept as `.bak`, its history and tags gone.
-            if let Some(key) = b.newest(tx, &diy::stack_keys(stack)).await? {
-                b.copy(tx, &key, &format!("{key}.bak")).await?;
-                b.delete(tx, &key).await?;
-            }
-            b.delete(tx, &diy::tags_key(stack)).await?;
-            b.delete_under(tx, &diy::history_dir(stack)).await?;
-            for table in ["journal", "history", "current"] {
-                tx.execute(
-                    &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
-                    &[&stack.project(), &stack.stack()],
-                )
-                .await
-                .map_err(|e| describe(&e))?;
-            }
-            Ok(())
-        })?;
-        drop(lock);
-        Ok(())
+        self.remove(stack, force)
     }
 
     fn current_stack(&self, project: &str) -> Result<Option<String>, StateError> {
@@ -636,67 +591,6 @@ impl Backend for PgBackend {
         new: &StackRef,
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError> {
-        let old = lock.stack().clone();
-        let state = self.load_rows(&old, crypter, true)?.state;
-        let mut snapshot = state.snapshot;
-        rename_snapshot(&mut snapshot, new.stack());
-        let providers = crypter
-            .map(SecretsProviderState::passphrase)
-            .or(state.secrets_providers);
-        let epoch = next_epoch(state.epoch, &self.location(&old))?;
-        let (new_key, bytes) =
-            self.checkpoint_blob(new, &snapshot, epoch, providers.as_ref(), crypter)?;
-        let (t, b) = (&self.t, &self.bucket);
-        let renamed = self.held_transaction(&lock, async |tx| {
-            if b.newest(tx, &diy::stack_keys(new)).await?.is_some()
-                || !b.put_new(tx, &new_key, &bytes).await?
-            {
-                return Ok(false);
-            }
-            // As Pulumi renames: tags and history move (each history file renamed for the new
-            // stack), the old stack file is kept as `.json.bak`.
-            let (old_tags, new_tags) = (diy::tags_key(&old), diy::tags_key(new));
-            b.copy(tx, &old_tags, &new_tags).await?;
-            b.delete(tx, &old_tags).await?;
-            let (from, to) = (diy::history_dir(&old), diy::history_dir(new));
-            let prefix = format!("{}-", old.stack());
-            for (key, bytes) in b.get_under(tx, &from).await? {
-                if let Some(rest) = key
-                    .strip_prefix(&from)
-                    .and_then(|n| n.strip_prefix(&prefix))
-                {
-                    b.put(tx, &format!("{to}{}-{rest}", new.stack()), &bytes)
-                        .await?;
-                }
-            }
-            b.delete_under(tx, &from).await?;
-            if let Some(key) = b.newest(tx, &diy::stack_keys(&old)).await? {
-                b.copy(tx, &key, &format!("{key}.bak")).await?;
-                b.delete(tx, &key).await?;
-            }
-            for table in ["history", "current"] {
-                tx.execute(
-                    &format!("UPDATE {t}_{table} SET stack = $3 WHERE project = $1 AND stack = $2"),
-                    &[&old.project(), &old.stack(), &new.stack()],
-                )
-                .await
-                .map_err(|e| describe(&e))?;
-            }
-            tx.execute(
-                &format!("DELETE FROM {t}_journal WHERE project = $1 AND stack = $2"),
-                &[&old.project(), &old.stack()],
-            )
-            .await
-            .map_err(|e| describe(&e))?;
-            Ok(true)
-        })?;
-        drop(lock);
-        if renamed {
-            Ok(())
-        } else {
-            Err(StateError::StackExists {
-                stack: new.to_string(),
-            })
-        }
+        self.rename(lock, new, crypter)
     }
 }
