@@ -367,6 +367,7 @@ async fn check_rejects_malformed_reserved_inputs() {
             olds: PropertyMap::new(),
             news,
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap();
@@ -383,6 +384,7 @@ async fn check_rejects_malformed_reserved_inputs() {
             olds: PropertyMap::new(),
             news: PropertyMap::new(),
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap();
@@ -395,6 +397,7 @@ async fn check_rejects_malformed_reserved_inputs() {
             olds: PropertyMap::new(),
             news: PropertyMap::new(),
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap_err();
