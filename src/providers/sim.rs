@@ -300,10 +300,11 @@ impl Provider for SimProvider {
             }
         }
         let mut inputs = req.news;
-        if ty.token == NAMED && !inputs.contains_key("name") {
-            if let Some(name) = auto_name(req.autonaming.as_ref()) {
-                inputs.insert("name".into(), PropertyValue::String(name));
-            }
+        if ty.token == NAMED
+            && !inputs.contains_key("name")
+            && let Some(name) = auto_name(req.autonaming.as_ref())
+        {
+            inputs.insert("name".into(), PropertyValue::String(name));
         }
         Ok(CheckResult { inputs, failures })
     }

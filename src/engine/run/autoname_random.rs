@@ -145,11 +145,14 @@ fn pick(stream: &mut ChaCha8Rand, chars: &[u8], n: usize) -> String {
         .collect()
 }
 
-static HEX: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{hex\((\d+)\)\}").unwrap());
+static HEX: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\$\{hex\((\d+)\)\}").expect("a fixed, valid regex"));
 static ALPHANUM: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\$\{alphanum\((\d+)\)\}").unwrap());
-static STRING: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{string\((\d+)\)\}").unwrap());
-static NUM: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"\$\{num\((\d+)\)\}").unwrap());
+    LazyLock::new(|| Regex::new(r"\$\{alphanum\((\d+)\)\}").expect("a fixed, valid regex"));
+static STRING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\$\{string\((\d+)\)\}").expect("a fixed, valid regex"));
+static NUM: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\$\{num\((\d+)\)\}").expect("a fixed, valid regex"));
 
 /// The name a pattern gives the resource `name` (stack-level parts already resolved), and
 /// whether it has a random part (a name without one cannot exist twice, so a replacement

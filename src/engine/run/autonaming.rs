@@ -188,7 +188,10 @@ impl Autonaming {
 }
 
 static CONFIG_REF: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\$\{config\.([^}]+)\}").unwrap());
+    LazyLock::new(|| Regex::new(r"\$\{config\.([^}]+)\}").expect("a fixed, valid regex"));
+
+/// A rule and whether the section set one, or what is wrong with it.
+type Rule = Result<(Naming, bool), NamingError>;
 
 /// Resolves a rule's stack-level parts.
 struct Resolver<'a> {
@@ -198,12 +201,7 @@ struct Resolver<'a> {
 
 impl Resolver<'_> {
     /// One rule and whether it was set at all; a structural fault is the outer error.
-    #[allow(clippy::type_complexity)]
-    fn rule(
-        &self,
-        section: &Map<String, Value>,
-        at: &str,
-    ) -> Result<Result<(Naming, bool), NamingError>, AutonamingError> {
+    fn rule(&self, section: &Map<String, Value>, at: &str) -> Result<Rule, AutonamingError> {
         let text = |key: &str| match section.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -231,7 +229,7 @@ impl Resolver<'_> {
         mode: Option<String>,
         pattern: Option<String>,
         enforce: Option<bool>,
-    ) -> Result<(Naming, bool), NamingError> {
+    ) -> Rule {
         if mode.is_some() && (pattern.is_some() || enforce.is_some()) {
             return Err(NamingError::ModeAndPattern);
         }
