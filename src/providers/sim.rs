@@ -205,10 +205,14 @@ fn inputs_of(ty: &SimType, properties: &PropertyMap) -> PropertyMap {
         .collect()
 }
 
-/// The name a `sim:index:Named` without a `name` input gets, as Pulumi's testprovider's
-/// `Named` gives it: its own default, or what the stack's autonaming config asks for (a
-/// proposal lower-cased, the provider's own rule; none when autonaming is disabled).
-fn auto_name(autonaming: Option<&AutonamingOptions>) -> Option<String> {
+/// The name a `sim:index:Named` without a `name` input gets: the one it already has (a
+/// cloud provider keeps an auto-name; each run's random seed is new), else, as Pulumi's
+/// testprovider's `Named` gives it, its own default or what the stack's autonaming config
+/// asks for (a proposal lower-cased, the provider's own rule; none when it is disabled).
+fn auto_name(olds: &PropertyMap, autonaming: Option<&AutonamingOptions>) -> Option<String> {
+    if let Some(PropertyValue::String(kept)) = olds.get("name") {
+        return Some(kept.clone());
+    }
     match autonaming {
         None => Some(NAMED_DEFAULT.to_string()),
         Some(a) => match a.mode {
@@ -302,7 +306,7 @@ impl Provider for SimProvider {
         let mut inputs = req.news;
         if ty.token == NAMED
             && !inputs.contains_key("name")
-            && let Some(name) = auto_name(req.autonaming.as_ref())
+            && let Some(name) = auto_name(&req.olds, req.autonaming.as_ref())
         {
             inputs.insert("name".into(), PropertyValue::String(name));
         }
