@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use anyhow::{Context, Result, anyhow};
 use stepdeck::app::preset::Expected;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
+use stepdeck::engine::run::autonaming::{Autonaming, StackContext as AutonamingContext};
 use stepdeck::engine::{
     Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
     Outcome, Program, ProviderFactory, Severity,
@@ -217,6 +218,21 @@ pub(super) fn options(
         args.run_program || matches!(operation, Operation::Preview | Operation::Update);
     let config = stack.resolve_config(&ws.project, runs_program && !args.skip_config_validation)?;
     let gates = approval_settings(ws, stack, args, display)?;
+    // Read once before the run, as Pulumi's `up` and `preview` read it (a DIY backend's
+    // organization is `organization`).
+    let autonaming = match operation {
+        Operation::Update | Operation::Preview => {
+            let ctx = AutonamingContext {
+                organization: "organization".into(),
+                project: ws.project.name.clone(),
+                stack: stack.name.clone(),
+            };
+            Autonaming::from_config(&config.values, &ctx)
+                .context("getting autonaming config")?
+                .map(Arc::new)
+        }
+        _ => None,
+    };
     Ok(Options {
         stack: stack.name.clone(),
         project: ws.project.name.clone(),
@@ -261,6 +277,7 @@ pub(super) fn options(
         },
         strict_plan: args.strict,
         record_plan: args.save_plan.is_some(),
+        autonaming,
     })
 }
 

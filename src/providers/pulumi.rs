@@ -248,6 +248,7 @@ mod tests {
                 olds: PropertyMap::new(),
                 news,
                 random_seed: Vec::new(),
+                autonaming: None,
             })
             .await
             .unwrap()

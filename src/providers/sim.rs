@@ -15,11 +15,12 @@ use async_trait::async_trait;
 
 use super::input_diff::{changed_inputs, diff_result};
 use super::input_fields::{FieldError, check_known, opt_bool, opt_count, opt_str_list};
-use super::sim_types::{SIM_TYPES, SimType, known_tokens, sim_type};
+use super::sim_types::{NAMED, SIM_TYPES, SimType, known_tokens, sim_type};
 use super::sim_world::{SimWorld, SimWorldError, WorldResource};
 use crate::engine::provider::{
-    CheckFailure, CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult,
-    DeleteRequest, DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    AutonamingMode, AutonamingOptions, CheckFailure, CheckRequest, CheckResult, ConfigureResult,
+    CreateRequest, CreateResult, DeleteRequest, DiffRequest, DiffResult, ProviderError,
+    ReadRequest, ReadResult, UpdateRequest,
 };
 use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
 
@@ -35,6 +36,8 @@ const FAIL_TIMES: &str = "failTimes";
 /// failure with its ID and outputs, as Pulumi's `ErrorResourceInitFailed`).
 const INIT_FAIL_ON: &str = "initFailOn";
 const OPERATIONS: [&str; 3] = ["create", "update", "delete"];
+/// The name a `sim:index:Named` gets when neither the program nor autonaming names it.
+const NAMED_DEFAULT: &str = "default-name";
 
 impl From<SimWorldError> for ProviderError {
     fn from(e: SimWorldError) -> ProviderError {
@@ -202,6 +205,24 @@ fn inputs_of(ty: &SimType, properties: &PropertyMap) -> PropertyMap {
         .collect()
 }
 
+/// The name a `sim:index:Named` without a `name` input gets: the one it already has (a
+/// cloud provider keeps an auto-name; each run's random seed is new), else, as Pulumi's
+/// testprovider's `Named` gives it, its own default or what the stack's autonaming config
+/// asks for (a proposal lower-cased, the provider's own rule; none when it is disabled).
+fn auto_name(olds: &PropertyMap, autonaming: Option<&AutonamingOptions>) -> Option<String> {
+    if let Some(PropertyValue::String(kept)) = olds.get("name") {
+        return Some(kept.clone());
+    }
+    match autonaming {
+        None => Some(NAMED_DEFAULT.to_string()),
+        Some(a) => match a.mode {
+            AutonamingMode::Disable => None,
+            AutonamingMode::Enforce => Some(a.proposed_name.clone()),
+            AutonamingMode::Propose => Some(a.proposed_name.to_lowercase()),
+        },
+    }
+}
+
 fn new_id(name: &str) -> String {
     let mut bytes = [0u8; 4];
     rand::Rng::fill(&mut rand::rng(), &mut bytes[..]);
@@ -236,7 +257,10 @@ impl Provider for SimProvider {
             ))
         })?;
         self.default_latency_ms.store(ms, Ordering::Relaxed);
-        Ok(ConfigureResult::default())
+        Ok(ConfigureResult {
+            supports_autonaming_configuration: true,
+            ..ConfigureResult::default()
+        })
     }
 
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
@@ -279,10 +303,14 @@ impl Provider for SimProvider {
                 });
             }
         }
-        Ok(CheckResult {
-            inputs: req.news,
-            failures,
-        })
+        let mut inputs = req.news;
+        if ty.token == NAMED
+            && !inputs.contains_key("name")
+            && let Some(name) = auto_name(&req.olds, req.autonaming.as_ref())
+        {
+            inputs.insert("name".into(), PropertyValue::String(name));
+        }
+        Ok(CheckResult { inputs, failures })
     }
 
     async fn diff(&self, req: DiffRequest) -> Result<DiffResult, ProviderError> {

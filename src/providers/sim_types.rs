@@ -85,6 +85,10 @@ pub(crate) struct SimType {
 /// The generic resource: free-form inputs, a `uid` new on every create.
 pub(crate) const GENERIC: &str = "sim:index:Resource";
 
+/// A resource that names itself (its `name` output) unless the program names it: by the
+/// stack's autonaming config when set, as Pulumi's testprovider's `Named` does.
+pub(crate) const NAMED: &str = "sim:index:Named";
+
 pub(crate) static SIM_TYPES: &[SimType] = &[
     SimType {
         token: GENERIC,
@@ -137,6 +141,13 @@ pub(crate) static SIM_TYPES: &[SimType] = &[
         delete_before_replace: true,
         required: &[],
         computed: &[("url", Computed::QueueUrl)],
+    },
+    SimType {
+        token: NAMED,
+        replace_on: &[],
+        delete_before_replace: false,
+        required: &[],
+        computed: &[],
     },
 ];
 

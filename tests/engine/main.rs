@@ -10,6 +10,7 @@ mod json_support;
 mod support;
 
 mod engine_approval;
+mod engine_autonaming;
 mod engine_conformance;
 mod engine_hooks;
 mod engine_operations;

@@ -16,6 +16,7 @@ mod program_test;
 
 mod about;
 mod aliases;
+mod autonaming;
 mod call_component_failures;
 mod cancel;
 mod component_providers;

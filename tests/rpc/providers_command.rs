@@ -293,6 +293,7 @@ async fn check_refuses_an_unknown_logging_value_naming_the_values_it_takes() {
         olds: PropertyMap::new(),
         news: props([("create", "true"), ("logging", logging)]),
         random_seed: Vec::new(),
+        autonaming: None,
     };
     let refused = p.check(check("loud")).await.unwrap();
     assert_eq!(refused.failures.len(), 1, "{:?}", refused.failures);

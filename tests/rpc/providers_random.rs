@@ -197,6 +197,7 @@ async fn random_bytes_are_secret_base64_and_hex() {
             olds: PropertyMap::new(),
             news: props([("length", n(0.0))]),
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap();
@@ -251,6 +252,7 @@ async fn check_names_bad_inputs() {
                 olds: PropertyMap::new(),
                 news,
                 random_seed: Vec::new(),
+                autonaming: None,
             })
             .await
             .unwrap()

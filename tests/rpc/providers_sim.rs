@@ -11,8 +11,8 @@ use tokio::time::Instant;
 
 use stepdeck::engine::model::property::props;
 use stepdeck::engine::provider::{
-    CheckRequest, CreateRequest, DeleteRequest, DiffChanges, DiffKind, DiffRequest, ReadRequest,
-    UpdateRequest,
+    AutonamingMode, AutonamingOptions, CheckRequest, CreateRequest, DeleteRequest, DiffChanges,
+    DiffKind, DiffRequest, ReadRequest, UpdateRequest,
 };
 use stepdeck::engine::{PropertyMap, PropertyValue, Provider, ProviderFactory, Urn};
 use stepdeck::providers::{BuiltinProviders, WorldResources, load_world_file};
@@ -367,6 +367,7 @@ async fn check_rejects_malformed_reserved_inputs() {
             olds: PropertyMap::new(),
             news,
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap();
@@ -383,6 +384,7 @@ async fn check_rejects_malformed_reserved_inputs() {
             olds: PropertyMap::new(),
             news: PropertyMap::new(),
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap();
@@ -395,6 +397,7 @@ async fn check_rejects_malformed_reserved_inputs() {
             olds: PropertyMap::new(),
             news: PropertyMap::new(),
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap_err();
@@ -555,4 +558,44 @@ async fn each_load_is_a_fresh_instance_sharing_one_world() {
             .unwrap()
             .starts_with("arn:sim:bucket:::logs-")
     );
+}
+
+/// `sim:index:Named` names itself as Pulumi's testprovider's `Named` does: its default, or
+/// what Check's autonaming options say (a proposal lower-cased, nothing when disabled), and
+/// keeps a name it already has; sim tells Configure it supports autonaming configuration.
+#[tokio::test]
+async fn named_takes_its_name_from_autonaming() {
+    let sim = Sim::new();
+    let configured = sim.provider.configure(&PropertyMap::new()).await.unwrap();
+    assert!(configured.supports_autonaming_configuration);
+    let name_of = |olds: PropertyMap, naming: Option<(&'static str, AutonamingMode)>| {
+        let provider = sim.provider.clone();
+        async move {
+            let r = provider
+                .check(CheckRequest {
+                    urn: urn("sim:index:Named", "Thing"),
+                    olds,
+                    news: PropertyMap::new(),
+                    random_seed: Vec::new(),
+                    autonaming: naming.map(|(n, mode)| AutonamingOptions {
+                        proposed_name: n.into(),
+                        mode,
+                        warn_if_no_support: false,
+                    }),
+                })
+                .await
+                .unwrap();
+            r.inputs.get("name").cloned()
+        }
+    };
+    let s = |v: &str| Some(PropertyValue::from(v));
+    assert_eq!(name_of(PropertyMap::new(), None).await, s("default-name"));
+    let propose = Some(("Dev-Thing", AutonamingMode::Propose));
+    assert_eq!(name_of(PropertyMap::new(), propose).await, s("dev-thing"));
+    let enforce = Some(("Dev-Thing", AutonamingMode::Enforce));
+    assert_eq!(name_of(PropertyMap::new(), enforce).await, s("Dev-Thing"));
+    let disable = Some(("", AutonamingMode::Disable));
+    assert_eq!(name_of(PropertyMap::new(), disable).await, None);
+    let kept = props([("name", "old-name")]);
+    assert_eq!(name_of(kept, propose).await, s("old-name"));
 }

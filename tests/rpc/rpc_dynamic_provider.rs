@@ -138,6 +138,7 @@ async fn python_dynamic_provider_lifecycle() {
             olds: PropertyMap::new(),
             news: news.clone(),
             random_seed: vec![1; 32],
+            autonaming: None,
         })
         .await
         .unwrap();
@@ -153,6 +154,7 @@ async fn python_dynamic_provider_lifecycle() {
             olds: PropertyMap::new(),
             news: missing,
             random_seed: Vec::new(),
+            autonaming: None,
         })
         .await
         .unwrap();

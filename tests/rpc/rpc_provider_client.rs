@@ -17,8 +17,8 @@ use stepdeck::engine::hooks::HookKind;
 use stepdeck::engine::model::property::{OUTPUT_SIG, SIG_KEY, props};
 use stepdeck::engine::provider::parameterization::Parameterization;
 use stepdeck::engine::provider::{
-    CallRequest, CheckFailure, ConstructRequest, CreateRequest, DiffChanges, DiffKind, DiffRequest,
-    ProviderError,
+    AutonamingMode, AutonamingOptions, CallRequest, CheckFailure, CheckRequest, ConstructRequest,
+    CreateRequest, DiffChanges, DiffKind, DiffRequest, ProviderError,
 };
 use stepdeck::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use stepdeck::rpc::MAX_MESSAGE_SIZE;
@@ -36,6 +36,7 @@ struct Seen {
     configure: Option<pulumirpc::ConfigureRequest>,
     create: Option<pulumirpc::CreateRequest>,
     construct: Option<pulumirpc::ConstructRequest>,
+    check: Option<pulumirpc::CheckRequest>,
 }
 
 struct Fake {
@@ -78,13 +79,19 @@ impl ResourceProvider for Fake {
             .as_ref()
             .and_then(|a| a.fields.get("components"))
             .is_some_and(|v| v.kind == Some(Kind::BoolValue(true)));
+        // Configured with `autonaming: true`, it honours autonaming configuration.
+        let autonaming = req
+            .args
+            .as_ref()
+            .and_then(|a| a.fields.get("autonaming"))
+            .is_some_and(|v| v.kind == Some(Kind::BoolValue(true)));
         self.seen.lock().unwrap().configure = Some(req);
         Ok(Response::new(pulumirpc::ConfigureResponse {
             accept_secrets: components,
             supports_preview: true,
             accept_resources: false,
             accept_outputs: components,
-            ..Default::default()
+            supports_autonaming_configuration: autonaming,
         }))
     }
     async fn invoke(
@@ -103,8 +110,10 @@ impl ResourceProvider for Fake {
         &self,
         req: Request<pulumirpc::CheckRequest>,
     ) -> Result<Response<pulumirpc::CheckResponse>, Status> {
+        let req = req.into_inner();
+        self.seen.lock().unwrap().check = Some(req.clone());
         Ok(Response::new(pulumirpc::CheckResponse {
-            inputs: req.into_inner().news,
+            inputs: req.news,
             failures: Vec::new(),
         }))
     }
@@ -634,4 +643,39 @@ async fn messages_larger_than_the_flow_control_windows_arrive_whole() {
 async fn component_types_are_what_the_schema_marks_as_components() {
     let (p, _seen, _server) = start().await;
     assert_eq!(p.component_types().await.unwrap(), ["fake:index:Cluster"]);
+}
+
+/// A provider that says in Configure it supports autonaming configuration is sent the name
+/// the stack's autonaming config asks for, with its mode, in Check.
+#[tokio::test]
+async fn check_sends_autonaming_to_a_provider_that_supports_it() {
+    let (p, seen, _server) = start().await;
+    let cfg = p
+        .configure(&props([("autonaming", PropertyValue::Bool(true))]))
+        .await
+        .unwrap();
+    assert!(cfg.supports_autonaming_configuration);
+    p.check(CheckRequest {
+        urn: urn(),
+        olds: PropertyMap::new(),
+        news: PropertyMap::new(),
+        random_seed: vec![7; 32],
+        autonaming: Some(AutonamingOptions {
+            proposed_name: "dev-vm".into(),
+            mode: AutonamingMode::Enforce,
+            warn_if_no_support: false,
+        }),
+    })
+    .await
+    .unwrap();
+    let sent = seen.lock().unwrap().check.clone().unwrap();
+    let naming = sent.autonaming.unwrap();
+    assert_eq!(naming.proposed_name, "dev-vm");
+    assert_eq!(
+        naming.mode,
+        pulumirpc::check_request::autonaming_options::Mode::Enforce as i32
+    );
+    let (other, _, _other_server) = start().await;
+    let cfg = other.configure(&PropertyMap::new()).await.unwrap();
+    assert!(!cfg.supports_autonaming_configuration);
 }

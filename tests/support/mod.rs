@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use async_trait::async_trait;
 use stepdeck::engine::journal::Replayer;
 use stepdeck::engine::provider::{
-    CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult, DeleteRequest,
-    DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
+    AutonamingOptions, CheckRequest, CheckResult, ConfigureResult, CreateRequest, CreateResult,
+    DeleteRequest, DiffRequest, DiffResult, ProviderError, ReadRequest, ReadResult, UpdateRequest,
 };
 use stepdeck::engine::{
     Deployment, DeploymentResult, EngineEvent, EventSink, Journal, JournalEntry, JournalError,
@@ -55,6 +55,10 @@ pub(crate) struct FakeProvider {
     pub world: Mutex<HashMap<String, PropertyMap>>,
     /// The configuration of every Configure call, in order.
     pub configures: Mutex<Vec<PropertyMap>>,
+    /// Configure answers that autonaming configuration is supported.
+    pub supports_autonaming: bool,
+    /// The autonaming options of every Check call, as (name, options) in order.
+    pub autonaming: Mutex<Vec<(String, Option<AutonamingOptions>)>>,
 }
 
 impl Default for FakeProvider {
@@ -71,6 +75,8 @@ impl Default for FakeProvider {
             seeds: Mutex::default(),
             world: Mutex::default(),
             configures: Mutex::default(),
+            supports_autonaming: false,
+            autonaming: Mutex::default(),
         }
     }
 }
@@ -194,7 +200,10 @@ impl Provider for FakeProvider {
 
     async fn configure(&self, inputs: &PropertyMap) -> Result<ConfigureResult, ProviderError> {
         self.configures.lock().unwrap().push(inputs.clone());
-        Ok(ConfigureResult::default())
+        Ok(ConfigureResult {
+            supports_autonaming_configuration: self.supports_autonaming,
+            ..ConfigureResult::default()
+        })
     }
 
     async fn check(&self, req: CheckRequest) -> Result<CheckResult, ProviderError> {
@@ -202,6 +211,10 @@ impl Provider for FakeProvider {
             .lock()
             .unwrap()
             .push((req.urn.name().to_string(), req.random_seed.clone()));
+        self.autonaming
+            .lock()
+            .unwrap()
+            .push((req.urn.name().to_string(), req.autonaming.clone()));
         self.checks
             .lock()
             .unwrap()

@@ -154,6 +154,32 @@ pub struct CheckRequest {
     pub olds: PropertyMap,
     pub news: PropertyMap,
     pub random_seed: Vec<u8>,
+    /// The name the stack's `pulumi:autonaming` config asks for, sent only to a provider that
+    /// said in Configure it supports autonaming configuration.
+    pub autonaming: Option<AutonamingOptions>,
+}
+
+/// How a provider is to treat [`AutonamingOptions::proposed_name`] (pulumirpc's
+/// `CheckRequest.AutonamingOptions.Mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutonamingMode {
+    /// The provider may adjust the name (its own casing or length rules).
+    Propose,
+    /// The provider must use the name as it is.
+    Enforce,
+    /// The provider must not name the resource itself: the program names it or it fails.
+    Disable,
+}
+
+/// What Check tells a provider about the resource's physical name (Pulumi's
+/// `plugin.AutonamingOptions`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AutonamingOptions {
+    pub proposed_name: String,
+    pub mode: AutonamingMode,
+    /// Warn when the provider does not support autonaming configuration: the setting was
+    /// specific to its package or type, or enforced, so ignoring it silently would mislead.
+    pub warn_if_no_support: bool,
 }
 
 /// Inputs to Diff.
@@ -291,6 +317,9 @@ pub struct DeleteRequest {
 pub struct ConfigureResult {
     pub accept_secrets: bool,
     pub accept_resources: bool,
+    /// The provider honours `CheckRequest.autonaming` (pulumirpc's
+    /// `supports_autonaming_configuration`).
+    pub supports_autonaming_configuration: bool,
 }
 
 impl Default for ConfigureResult {
@@ -298,6 +327,7 @@ impl Default for ConfigureResult {
         ConfigureResult {
             accept_secrets: true,
             accept_resources: true,
+            supports_autonaming_configuration: false,
         }
     }
 }

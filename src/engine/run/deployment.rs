@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::approval::Approvals;
+use super::autonaming::Autonaming;
 use super::control::{Control, ControlReceiver};
 use super::events::{EventSink, Operation, Outcome};
 use super::gate_decisions::GateDecisions;
@@ -76,6 +77,9 @@ pub struct Options {
     pub strict_plan: bool,
     /// Record what a preview decides as a plan ([`DeploymentResult::plan`]).
     pub record_plan: bool,
+    /// The stack's `pulumi:autonaming` strategy, parsed once; `None` leaves every name to
+    /// its provider.
+    pub autonaming: Option<Arc<Autonaming>>,
 }
 
 impl Default for Options {
@@ -106,6 +110,7 @@ impl Default for Options {
             plan: None,
             strict_plan: false,
             record_plan: false,
+            autonaming: None,
         }
     }
 }

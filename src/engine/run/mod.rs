@@ -5,6 +5,8 @@
 
 pub mod approval;
 mod approval_kind;
+pub mod autoname_random;
+pub mod autonaming;
 pub mod control;
 pub mod deployment;
 pub mod events;

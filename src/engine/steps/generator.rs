@@ -22,7 +22,9 @@ use crate::engine::program::register_error::{
 };
 use crate::engine::program::source::{RegisterError, RegisterStatus, Registered};
 use crate::engine::provider::registry::{LoadedProvider, ProviderRegistry};
-use crate::engine::provider::{CheckRequest, DiffChanges, DiffRequest, DiffResult, Provider};
+use crate::engine::provider::{
+    AutonamingOptions, CheckRequest, DiffChanges, DiffRequest, DiffResult,
+};
 use crate::engine::run::deployment::Options;
 use crate::engine::run::events::{CascadeId, EngineEvent, EventSink, Operation, Severity};
 use crate::engine::run::plan::Plan;
@@ -342,7 +344,7 @@ impl StepGenerator {
     /// preview reports without stopping.
     pub(in crate::engine) async fn generate(
         &mut self,
-        goal: Goal,
+        mut goal: Goal,
         run: &mut RunState,
     ) -> Result<Generated, RegisterError> {
         let urn = self.claim_urn(goal.parent.as_ref(), &goal.type_, &goal.name)?;
@@ -407,7 +409,10 @@ impl StepGenerator {
             let olds = old.as_ref().map(|o| &*o.state).filter(|_| !fresh);
             self.refuse_unplanned(&urn, old.is_some())?;
             let seed = self.seed_for(&urn);
-            new.inputs = self.check(&urn, &goal, olds, &new, seed.clone()).await?;
+            let naming = self.autonaming_for(&urn, &mut goal, &seed);
+            new.inputs = self
+                .check(&urn, &goal, olds, &new, seed.clone(), naming)
+                .await?;
             let old_state = old.as_ref().map(|o| &*o.state);
             self.check_goal(&urn, &goal, old_state, &new)?;
             self.record_goal(&goal, old_state, &new, seed);
@@ -704,6 +709,7 @@ impl StepGenerator {
         old: Option<&ResourceState>,
         new: &ResourceState,
         random_seed: Vec<u8>,
+        autonaming: Option<AutonamingOptions>,
     ) -> Result<crate::engine::model::property::PropertyMap, RegisterError> {
         let olds = old.map(|o| o.inputs.clone()).unwrap_or_default();
         // A provider may quote what it rejects: its messages are masked with these.
@@ -718,13 +724,32 @@ impl StepGenerator {
         } else if is_provider_type(&goal.type_) {
             self.registry.check(urn, &olds, &new.inputs).await
         } else {
-            let provider = self.provider_for(urn, new)?;
-            provider
+            let loaded = self.loaded_provider_for(urn, new)?;
+            // Only a provider that said it supports autonaming configuration is sent it
+            // (Pulumi's provider plugin); a specific or enforced setting it cannot honour is
+            // worth a warning.
+            let supported = loaded.configure.supports_autonaming_configuration;
+            if autonaming
+                .as_ref()
+                .is_some_and(|a| a.warn_if_no_support && !supported)
+            {
+                self.events.diag(
+                    Some(urn.clone()),
+                    Severity::Warning,
+                    format!(
+                        "{urn} resource has a custom autonaming setting but the provider does not \
+                         support autonaming configuration, consider upgrading to a newer version"
+                    ),
+                );
+            }
+            loaded
+                .provider
                 .check(CheckRequest {
                     urn: urn.clone(),
                     olds,
                     news: new.inputs.clone(),
                     random_seed,
+                    autonaming: autonaming.filter(|_| supported),
                 })
                 .await
         };
@@ -756,12 +781,30 @@ impl StepGenerator {
         Ok(result.inputs)
     }
 
-    fn provider_for(
+    /// The name the stack's autonaming strategy proposes for a custom resource (Pulumi's
+    /// `generateSteps`); a name with no random part makes a replacement delete first.
+    fn autonaming_for(
         &self,
         urn: &Urn,
-        state: &ResourceState,
-    ) -> Result<Arc<dyn Provider>, RegisterError> {
-        self.loaded_provider_for(urn, state).map(|l| l.provider)
+        goal: &mut Goal,
+        random_seed: &[u8],
+    ) -> Option<AutonamingOptions> {
+        let (options, delete_first) = self.autonaming_of(urn, goal, random_seed)?;
+        if delete_first {
+            goal.delete_before_replace = Some(true);
+        }
+        Some(options)
+    }
+
+    /// The proposed name, and whether it has no random part.
+    pub(super) fn autonaming_of(
+        &self,
+        urn: &Urn,
+        goal: &Goal,
+        random_seed: &[u8],
+    ) -> Option<(AutonamingOptions, bool)> {
+        let strategy = self.opts.autonaming.as_ref().filter(|_| goal.custom)?;
+        strategy.for_resource(urn, random_seed)
     }
 
     fn loaded_provider_for(
@@ -981,7 +1024,7 @@ impl StepGenerator {
     /// A goal that adopts what the read found (`pulumi import`) is done as imported.
     pub(in crate::engine) async fn continue_from_import(
         &mut self,
-        goal: Goal,
+        mut goal: Goal,
         imported: ResourceState,
     ) -> Result<Generated, RegisterError> {
         let urn = imported.urn.clone();
@@ -997,7 +1040,10 @@ impl StepGenerator {
         let mut new = state_from_goal(&urn, &goal);
         new.import_id = imported.import_id.clone();
         let seed = self.seed_for(&urn);
-        new.inputs = self.check(&urn, &goal, Some(&imported), &new, seed).await?;
+        let naming = self.autonaming_for(&urn, &mut goal, &seed);
+        new.inputs = self
+            .check(&urn, &goal, Some(&imported), &new, seed, naming)
+            .await?;
         let diff = self.diff_job(&goal, &imported, &new)?.run().await?;
         if diff.changes != DiffChanges::Some {
             return Ok(Generated::Done(Registered {

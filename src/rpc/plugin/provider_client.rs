@@ -20,10 +20,10 @@ use crate::engine::model::property_path::PropertyPath;
 use crate::engine::provider::input_types::ObjectType;
 use crate::engine::provider::parameterization::Parameterization;
 use crate::engine::provider::{
-    CallRequest, CallResult, CheckFailure, CheckRequest, CheckResult, ConfigureResult,
-    ConstructRequest, ConstructResult, CreateRequest, CreateResult, DeleteRequest, DiffChanges,
-    DiffKind, DiffRequest, DiffResult, PropertyDiff, ProviderError, ReadRequest, ReadResult,
-    UpdateRequest,
+    AutonamingMode, AutonamingOptions, CallRequest, CallResult, CheckFailure, CheckRequest,
+    CheckResult, ConfigureResult, ConstructRequest, ConstructResult, CreateRequest, CreateResult,
+    DeleteRequest, DiffChanges, DiffKind, DiffRequest, DiffResult, PropertyDiff, ProviderError,
+    ReadRequest, ReadResult, UpdateRequest,
 };
 use crate::engine::{PropertyMap, PropertyValue, Provider, Urn};
 use crate::rpc::MAX_MESSAGE_SIZE;
@@ -524,6 +524,7 @@ impl Provider for PluginProvider {
         Ok(ConfigureResult {
             accept_secrets: resp.accept_secrets,
             accept_resources: resp.accept_resources,
+            supports_autonaming_configuration: resp.supports_autonaming_configuration,
         })
     }
 
@@ -536,6 +537,7 @@ impl Provider for PluginProvider {
             random_seed: req.random_seed.clone(),
             name: req.urn.name().to_string(),
             r#type: req.urn.type_().to_string(),
+            autonaming: req.autonaming.as_ref().map(wire_autonaming),
             ..Default::default()
         };
         match self.client().await?.check(wire).await {
@@ -865,5 +867,19 @@ impl Provider for PluginProvider {
             Err(s) if s.code() == Code::Unimplemented => Ok(()),
             Err(s) => Err(self.rpc_error("Cancel", s).await),
         }
+    }
+}
+
+/// Check's autonaming options as pulumirpc carries them.
+fn wire_autonaming(a: &AutonamingOptions) -> pulumirpc::check_request::AutonamingOptions {
+    use pulumirpc::check_request::autonaming_options::Mode;
+    let mode = match a.mode {
+        AutonamingMode::Propose => Mode::Propose,
+        AutonamingMode::Enforce => Mode::Enforce,
+        AutonamingMode::Disable => Mode::Disable,
+    };
+    pulumirpc::check_request::AutonamingOptions {
+        proposed_name: a.proposed_name.clone(),
+        mode: mode as i32,
     }
 }

@@ -40,7 +40,8 @@ impl StepGenerator {
             ..new.clone()
         };
         let seed = self.seed_for(&urn);
-        new.inputs = self.check(&urn, goal, None, &fresh, seed).await?;
+        let naming = self.autonaming_of(&urn, goal, &seed).map(|(n, _)| n);
+        new.inputs = self.check(&urn, goal, None, &fresh, seed, naming).await?;
         let dependents = self.dependent_replacements(old.index).await?;
         let mut steps = Vec::new();
         let mut members = vec![CascadeMember {
