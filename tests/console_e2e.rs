@@ -1083,16 +1083,9 @@ fn a_replayed_event_log_draws_its_stack_s_dependencies_and_says_where_its_edges_
     let env = chain_project(3, 0);
     // The file away from the project: only the project the replay runs in names its stack.
     let away = tempfile::tempdir().unwrap();
-    let log = away.path().join("run.jsonl").display().to_string();
-    env.ok(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--event-log",
-        &log,
-    ]);
+    let log = away.path().join("run.jsonl");
+    assert!(env.up_with_event_log(&log).status.success());
+    let log = log.display().to_string();
 
     let t = Tmux::start(&env, 140, 40, &["replay", &log]);
     t.wait_for("line 0/");

@@ -32,32 +32,22 @@ fn kinds(log: &str) -> Vec<(String, u64)> {
 fn failed_update() -> (Env, String) {
     let env = Env::new(FAILS_AFTER_NET);
     let log = env.root.path().join("run.jsonl");
-    let out = env.run(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--event-log",
-        &log.display().to_string(),
-    ]);
+    let out = env.up_with_event_log(&log);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     (env, std::fs::read_to_string(&log).unwrap())
+}
+
+/// `stack history --export 1 FILE` on stack dev.
+fn export(env: &Env, file: &std::path::Path) -> std::process::Output {
+    let file = file.display().to_string();
+    env.run(&["stack", "history", "--stack", "dev", "--export", "1", &file])
 }
 
 #[test]
 fn an_exported_update_is_the_event_log_its_run_wrote_without_stepdeck_s_detail_lines() {
     let (env, log) = failed_update();
     let file = env.root.path().join("update-1.jsonl");
-    let out = env.run(&[
-        "stack",
-        "history",
-        "--stack",
-        "dev",
-        "--export",
-        "1",
-        &file.display().to_string(),
-    ]);
+    let out = export(&env, &file);
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(stdout(&out), "", "the events went to the file");
     let exported = std::fs::read_to_string(&file).unwrap();
@@ -80,15 +70,7 @@ fn an_exported_update_is_the_event_log_its_run_wrote_without_stepdeck_s_detail_l
 fn line_n_of_an_update_s_replay_is_line_n_of_its_export() {
     let (env, _) = failed_update();
     let file = env.root.path().join("update-1.jsonl");
-    env.ok(&[
-        "stack",
-        "history",
-        "--stack",
-        "dev",
-        "--export",
-        "1",
-        &file.display().to_string(),
-    ]);
+    assert!(export(&env, &file).status.success());
     let exported = std::fs::read_to_string(&file).unwrap();
 
     let t = Tmux::start(

@@ -643,15 +643,7 @@ fn a_parallel_run_s_record_replays_its_chains_workers_parents_dependencies_and_d
 fn chain_run() -> (Env, String, String) {
     let env = crate::console_support::chain_project(3, 0);
     let log = env.root.path().join("run.jsonl");
-    let out = env.run(&[
-        "up",
-        "--stack",
-        "dev",
-        "--yes",
-        "--non-interactive",
-        "--event-log",
-        &log.display().to_string(),
-    ]);
+    let out = env.up_with_event_log(&log);
     assert!(out.status.success(), "{}", stderr(&out));
     let json = env.run(&[
         "refresh",
