@@ -712,3 +712,20 @@ fn a_json_output_replays_with_the_dependencies_of_its_stack_s_state_and_says_so(
     assert!(run.add_dependencies("dev", &state_dependencies(&env)));
     insta::assert_snapshot!("json_with_state", replayed_screen(run));
 }
+
+#[test]
+fn a_record_counts_its_lines_as_its_event_log_and_keeps_its_own_dependencies() {
+    let (_, record, log) = parallel_run();
+    let mut run = read_event_log(&record, "record").unwrap();
+    assert_eq!(run.lines, log.lines().count());
+    let exported = stepdeck::output::event_log_export::pulumi_stream(&record, "record").unwrap();
+    assert_eq!(exported.lines().count(), log.lines().count());
+    // The record names its dependencies: a state's never replace them.
+    let urn = stepdeck::engine::Urn::parse("urn:pulumi:dev::p::sim:index:Resource::x").unwrap();
+    let state = std::iter::once((urn, std::sync::Arc::from(Vec::new()))).collect();
+    assert!(!run.add_dependencies("dev", &state));
+    assert_eq!(
+        run.edges,
+        stepdeck::output::event_log_reader::Edges::Recorded
+    );
+}
