@@ -738,7 +738,7 @@ pub(super) enum StackCommand {
         #[arg(long, value_name = "N")]
         open: Option<u64>,
         /// Write update N's events as an event log (Pulumi's stream, without stepdeck's detail
-        /// lines) to FILE or standard output: line N of it is the replay's `line N`.
+        /// lines) to FILE or standard output: the replay's `line 41` is its line 41.
         #[arg(long, value_name = "N", conflicts_with_all = ["open", "json"])]
         export: Option<u64>,
         /// Where `--export` writes.
