@@ -189,21 +189,25 @@ fn line_urn(o: &Map<String, Value>) -> Option<&str> {
 /// diagnostic and `resOpFailedEvent`); a detail line without them counts with the next of
 /// Pulumi's lines. Numbers never go back, so a line read after another is not shown before it.
 fn number_detail_lines(lines: &mut [(usize, usize, Map<String, Value>)], last: usize) {
+    // The number of the next of Pulumi's lines after each line, found in one pass back.
+    let mut next = vec![last; lines.len()];
+    for i in (0..lines.len().saturating_sub(1)).rev() {
+        next[i] = match lines[i + 1].1 {
+            0 => next[i + 1],
+            n => n,
+        };
+    }
     for i in 0..lines.len() {
         if lines[i].1 != 0 {
             continue;
         }
-        let next = lines[i + 1..]
-            .iter()
-            .find(|(_, n, _)| *n != 0)
-            .map_or(last, |(_, n, _)| *n);
         let urn = line_urn(&lines[i].2);
         let same = lines[i + 1..]
             .iter()
             .take_while(|(_, n, o)| *n != 0 && urn.is_some() && line_urn(o) == urn)
             .last()
             .map(|(_, n, _)| *n);
-        lines[i].1 = same.unwrap_or(next);
+        lines[i].1 = same.unwrap_or(next[i]);
     }
     let mut highest = 0;
     for line in lines.iter_mut() {
