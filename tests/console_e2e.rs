@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use cli_support::Env;
 use console_support::{
-    OPERATOR, Tmux, cascade, cascade_project, chain_project, world_engine_of_db,
+    OPERATOR, Tmux, cascade, cascade_project, chain_project, followers_project, world_engine_of_db,
 };
 
 #[test]
@@ -1103,4 +1103,94 @@ fn a_replayed_event_log_draws_its_stack_s_dependencies_and_says_where_its_edges_
     let s = t.wait_for("edges: none, this file records no dependencies");
     assert!(s.contains("[+ r2]") && !s.contains("─▶["), "{s}");
     t.quit_and_expect_restored(0);
+}
+
+/// The right pane's block of a 200-column screen opening with `heading`, to its blank line.
+fn right_block(s: &str, heading: &str) -> Vec<String> {
+    s.lines()
+        .map(|l| {
+            let pane = l.rsplit("││").next().unwrap_or(l);
+            pane.trim_matches(|c| c == '│' || c == ' ').to_string()
+        })
+        .skip_while(|l| l != heading)
+        .take_while(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn a_decline_in_the_plan_previews_it_again_and_the_apply_does_what_it_then_counts() {
+    let env = followers_project();
+    let before = env.managed("dev");
+    let (old_id, _) = world_engine_of_db(&env);
+    let t = Tmux::start(&env, 200, 60, &["up", "--stack", "dev"]);
+    let s = t.wait("the plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("will wait for approval")
+    });
+    // backup and report update only because the replaced database's outputs are unknown.
+    assert!(s.lines().next().unwrap().contains("~2 +-2"), "{s}");
+    t.keys(&["4", "x"]);
+    let s = t.wait("the plan again", |s| {
+        s.contains("PREVIEW — y apply · n abort")
+            && s.contains(&format!("declined by operator {OPERATOR}@"))
+    });
+    let bar = s.lines().next().unwrap();
+    assert!(!bar.contains('~') && !bar.contains("+-"), "{bar}");
+    for name in ["── backup ", "── report "] {
+        let row = s.lines().find(|l| l.contains(name)).unwrap();
+        assert!(row.contains(" same "), "{row}");
+    }
+    t.keys(&["7"]);
+    let s = t.wait_for("Preview of the update done");
+    let planned = right_block(&s, "Resources:");
+    assert_eq!(
+        planned,
+        vec![
+            "Resources:",
+            "1 replacement declined (2 kept)",
+            "5 unchanged"
+        ],
+        "{s}"
+    );
+    assert!(
+        right_block(&s, "Outputs:")
+            .iter()
+            .any(|l| l == "dbEngine: \"pg15\""),
+        "{s}"
+    );
+    t.keys(&["y"]);
+    let s = t.wait("the apply's end", |s| {
+        s.contains("DONE") || s.contains("AWAITING") || s.contains("FAILED")
+    });
+    let bar = s.lines().next().unwrap();
+    assert!(bar.contains("DONE"), "the apply asked again:\n{s}");
+    assert!(bar.contains("6/6 steps 100%"), "{bar}");
+    assert!(!bar.contains("beyond the preview"), "{bar}");
+    t.keys(&["7"]);
+    let s = t.wait_for("Duration:");
+    assert_eq!(right_block(&s, "Resources:"), planned, "{s}");
+    t.quit_and_expect_restored(0);
+    assert_eq!(world_engine_of_db(&env), (old_id, "pg15".to_string()));
+    assert_eq!(env.managed("dev"), before);
+    env.assert_no_leaks("dev");
+}
+
+#[test]
+fn approving_a_cascade_declined_in_the_plan_previews_its_replacement_again() {
+    let env = followers_project();
+    let t = Tmux::start(&env, 200, 60, &["up", "--stack", "dev"]);
+    t.wait("the plan", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("will wait for approval")
+    });
+    t.keys(&["4", "x"]);
+    t.wait("the plan with db kept", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("declined by operator")
+    });
+    t.keys(&["4", "a"]);
+    let s = t.wait("the plan with db replaced", |s| {
+        s.contains("PREVIEW — y apply · n abort") && s.contains("approved for the apply")
+    });
+    assert!(s.lines().next().unwrap().contains("~2 +-2"), "{s}");
+    t.keys(&["n"]);
+    let s = t.wait_for("TTY-");
+    assert!(s.contains("the update was aborted"), "{s}");
 }

@@ -27,6 +27,9 @@ pub enum ConsoleExit {
     Apply,
     /// Preview rejected: do not run it.
     Abort,
+    /// The operator changed which cascades the preview declines: preview again with them
+    /// declined, so the plan shows what the apply will do.
+    Repreview,
     /// The operator quit; `cancelled` when the deployment was still running and was cancelled.
     Quit { cancelled: bool },
     /// The deployment ended and the session was asked to leave by itself.

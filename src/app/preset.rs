@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 
 use crate::engine::{StepOp, Urn};
 
-use super::model::{Cascade, Model, PlannedBehind, Resource};
+use serde::{Deserialize, Serialize};
+
+use super::model::{Cascade, Model, PlannedBehind, Resource, planned_behind};
 use super::selection::{Resolved, Selection};
 
 /// One decision made in a preview.
@@ -28,14 +30,43 @@ pub struct Presets {
     pub selection: Selection,
     /// The selection as the apply runs it, resolved when the operator applied (`y`).
     pub applied_selection: Option<Resolved>,
-    /// The steps the preview planned, when its whole plan is applied: the apply's progress
-    /// counts against them.
-    pub expected_steps: Option<usize>,
-    /// The same by resource: a decline in the apply takes its resources' steps out.
-    pub expected_by_urn: BTreeMap<Urn, usize>,
-    /// What the preview planned behind each cascade, when its whole plan is applied: the
-    /// apply shows it while the cascade waits.
-    pub planned_behind: PlannedBehind,
+    /// What the apply expects from the preview, when its whole plan is applied.
+    pub expected: Expected,
+}
+
+/// What a preview tells the apply after it, in the operator's console and in every watcher's:
+/// the steps the apply's progress counts against (by resource too, so that a decline in the
+/// apply takes its resources' steps out) and what is planned behind each cascade (shown while
+/// the cascade waits).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Expected {
+    pub steps: Option<usize>,
+    pub by_urn: BTreeMap<Urn, usize>,
+    pub behind: PlannedBehind,
+}
+
+impl Expected {
+    /// The whole plan of the finished preview `m`.
+    pub fn from_preview(m: &Model) -> Expected {
+        Expected {
+            steps: Some(m.counts.previewed_steps()),
+            by_urn: m.counts.previewed_by_urn().clone(),
+            behind: planned_behind(m),
+        }
+    }
+
+    /// As served to watchers (`Hello.preview_plan`).
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// What a served run's `Hello` carried: nothing when it had no preview.
+    pub fn decode(bytes: &[u8]) -> Result<Expected, serde_json::Error> {
+        if bytes.is_empty() {
+            return Ok(Expected::default());
+        }
+        serde_json::from_slice(bytes)
+    }
 }
 
 fn members(c: &Cascade) -> Vec<Urn> {
@@ -57,6 +88,16 @@ impl Presets {
                 members: members(c),
             },
         );
+    }
+
+    /// Roots of the cascades declined in the preview: a preview run again declines them as
+    /// the apply will.
+    pub fn declined_roots(&self) -> Vec<Urn> {
+        self.decisions
+            .iter()
+            .filter(|(_, p)| !p.approve)
+            .map(|(root, _)| root.clone())
+            .collect()
     }
 
     /// The decision made on `c` in the preview, if any.
@@ -99,7 +140,7 @@ impl Presets {
         m.approvals
             .all()
             .iter()
-            .filter(|c| self.get(c) == Some(false))
+            .filter(|c| c.decided.is_none() && self.get(c) == Some(false))
             .flat_map(members)
             .filter(|urn| m.get(urn).is_some_and(|r| r.op == Some(op)))
             .count()

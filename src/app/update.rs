@@ -11,7 +11,8 @@ use super::console::{ConsoleExit, ConsoleMode};
 use super::filter::Filter;
 use super::jump::Jump;
 use super::keymap::{Action, KeyContext};
-use super::model::{Cascade, Model, RunState, label, planned_behind};
+use super::model::{Cascade, Model, RunState, label};
+use super::preset::Expected;
 use super::steering::Steering;
 use super::ui_state::{CANCELLING_NOTICE, Confirm, Move, UiState, ViewId};
 
@@ -45,16 +46,30 @@ fn awaiting_decision(ui: &UiState) -> bool {
 /// counted against the preview's steps).
 fn apply_preview(ui: &mut UiState, model: &Model) -> ConsoleExit {
     ui.presets.applied_selection = ui.presets.selection.resolve(model);
-    ui.presets.expected_steps = ui
-        .presets
-        .applied_selection
-        .is_none()
-        .then(|| model.counts.previewed_steps());
-    if ui.presets.applied_selection.is_none() {
-        ui.presets.planned_behind = planned_behind(model);
-        ui.presets.expected_by_urn = model.counts.previewed_by_urn().clone();
-    }
+    ui.presets.expected = if ui.presets.applied_selection.is_none() {
+        Expected::from_preview(model)
+    } else {
+        Expected::default()
+    };
     ConsoleExit::Apply
+}
+
+/// When the plan's declines differ from `declined` (those before the key), the plan is
+/// previewed again: what follows a declined cascade diffs against the outputs it keeps, which
+/// only the engine knows.
+fn preview_again(
+    ui: &UiState,
+    state: RunState,
+    control: &dyn Steering,
+    declined: Vec<crate::engine::Urn>,
+) -> Option<ConsoleExit> {
+    if ui.presets.declined_roots() == declined {
+        return None;
+    }
+    if !state.is_over() {
+        control.cancel();
+    }
+    Some(ConsoleExit::Repreview)
 }
 
 /// Whether `a`/`x`/`A` may act on `c` now: a cascade the preview planned (decided for the
@@ -101,6 +116,7 @@ pub fn update(
                     return Some(ConsoleExit::Quit { cancelled: true });
                 }
                 Some(Confirm::ApproveAll) if ui.deciding_preview() => {
+                    let declined = ui.presets.declined_roots();
                     let planned: Vec<&Cascade> = model
                         .approvals
                         .all()
@@ -114,6 +130,7 @@ pub fn update(
                         "{} gate(s) will be approved when you apply (y)",
                         planned.len()
                     ));
+                    return preview_again(ui, state, control, declined);
                 }
                 Some(Confirm::ApproveAll) => control.approve_all(),
                 Some(Confirm::ApproveKind(kind)) => control.approve_kind(kind),
@@ -194,6 +211,7 @@ pub fn update(
             let approve = action == Action::Approve;
             match target_cascade(ui, model).and_then(|id| model.approvals.get(id)) {
                 Some(c) if ui.deciding_preview() => {
+                    let declined = ui.presets.declined_roots();
                     ui.presets.decide(c, approve);
                     ui.overlay.notice = Some(format!(
                         "the {} of {} will be {} when you apply (y)",
@@ -201,6 +219,7 @@ pub fn update(
                         c.root.name(),
                         if approve { "approved" } else { "declined" }
                     ));
+                    return preview_again(ui, state, control, declined);
                 }
                 Some(c) if approve => control.approve(c.id),
                 Some(c) => control.decline(c.id),
@@ -1097,7 +1116,7 @@ mod tests {
             Some(ConsoleExit::Apply)
         );
         assert_eq!(
-            ui.presets.expected_steps,
+            ui.presets.expected.steps,
             Some(m.counts.previewed_steps()),
             "the apply counts against the preview's steps"
         );
@@ -1305,7 +1324,9 @@ mod tests {
             m.apply(&crate::app::sample::as_preview(e));
         }
         assert_eq!(m.approvals.undecided(), 0, "a preview waits for nobody");
-        update(&mut ui, &m, &control, Action::Decline);
+        // A decline changes what the plan's dependents diff against: it is previewed again.
+        let exit = update(&mut ui, &m, &control, Action::Decline);
+        assert_eq!(exit, Some(ConsoleExit::Repreview));
         assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(false));
         assert!(
             rx.decisions.try_recv().is_err(),
@@ -1313,8 +1334,11 @@ mod tests {
         );
         update(&mut ui, &m, &control, Action::ApproveAll);
         assert_eq!(ui.overlay.confirm, Some(Confirm::ApproveAll));
-        update(&mut ui, &m, &control, Action::Confirm);
+        let exit = update(&mut ui, &m, &control, Action::Confirm);
+        assert_eq!(exit, Some(ConsoleExit::Repreview), "the decline is undone");
         assert_eq!(ui.presets.get(&m.approvals.all()[0]), Some(true));
+        let exit = update(&mut ui, &m, &control, Action::Approve);
+        assert_eq!(exit, None, "an approval changes nothing the plan shows");
     }
 
     #[test]

@@ -1,14 +1,17 @@
 //! `version` and `about`. The version is that of the Pulumi CLI whose command line stepdeck
 //! implements, with stepdeck's own as semver build metadata (`v3.260.0+stepdeck.0.2.0`): the
 //! form every Automation API SDK parses, and checks its version gates against. `about` is
-//! Pulumi's `about` (`--json`: its `summaryAbout` shape) and says it is stepdeck.
+//! Pulumi's `about` (`--json`: its `summaryAbout` shape) and says it is stepdeck; for a
+//! Node.js or Python project it reports what that language host would: the language plugin,
+//! the runtime's executable and package manager, the program's dependencies.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use stepdeck::engine::PropertyValue;
+use stepdeck::rpc::program::language_host::{find_node_module, python_interpreter};
 use stepdeck::state::lock_info::hostname;
 
 use super::stdout::{out, outln};
@@ -96,11 +99,28 @@ fn describe_workspace(
     problems: &mut Vec<String>,
 ) {
     let runtime = &ws.project.runtime.name;
+    let language = language_about(ws);
     let mut about_runtime = json!({"language": runtime});
-    if let Some(v) = runtime_version(runtime) {
+    if let Some(lang) = &language {
+        about_runtime["executable"] = lang.executable.display().to_string().into();
+        for (key, value) in &lang.metadata {
+            about_runtime[*key] = value.clone().into();
+        }
+    }
+    if let Some(v) = runtime_version(runtime, language.as_ref()) {
         about_runtime["version"] = v.into();
     }
     doc["runtime"] = about_runtime;
+    if language.is_some() {
+        doc["plugins"] =
+            json!([{"name": runtime, "version": pulumi_version!(), "kind": "language"}]);
+        match program_dependencies(ws, language.as_ref()) {
+            Ok(deps) => doc["dependencies"] = Value::Array(deps),
+            Err(e) => problems.push(format!(
+                "Failed to get information about the Pulumi program's dependencies: {e}"
+            )),
+        }
+    }
     doc["backend"] = json!({
         "name": hostname(),
         "url": ws.backend.url().to_string(),
@@ -128,7 +148,9 @@ fn describe_workspace(
                 "resources": snap.resources.iter().map(|r| state(&r.type_, r.urn.as_str())).collect::<Vec<_>>(),
                 "pendingOps": snap.pending_operations.iter().map(|p| state(p.kind.as_str(), p.resource.urn.as_str())).collect::<Vec<_>>(),
             });
-            doc["plugins"] = Value::Array(plugins(&snap));
+            let mut all = doc["plugins"].as_array().cloned().unwrap_or_default();
+            all.extend(plugins(&snap));
+            doc["plugins"] = Value::Array(all);
         }
         Err(e) => problems.push(format!(
             "Failed to get information about the current stack: {e:#}"
@@ -156,11 +178,126 @@ fn plugins(snap: &stepdeck::engine::Snapshot) -> Vec<Value> {
     plugins
 }
 
-/// The language runtime's own `--version` (python3 or node); YAML runs in stepdeck.
-fn runtime_version(runtime: &str) -> Option<String> {
-    let program = match runtime {
-        "python" => "python3",
-        "nodejs" => "node",
+/// What a Node.js or Python language host tells `about` of the program's runtime: the
+/// executable it runs, and its package manager or toolchain.
+struct LanguageAbout {
+    executable: PathBuf,
+    metadata: Vec<(&'static str, String)>,
+}
+
+/// The runtime of a Node.js or Python project, as its language host finds it (Python: the
+/// project's virtualenv first); `None` for YAML, which runs in stepdeck.
+fn language_about(ws: &Workspace) -> Option<LanguageAbout> {
+    let project = &ws.project;
+    match project.runtime.name.as_str() {
+        "nodejs" => {
+            let mut metadata = vec![("packagemanager", "npm".to_string())];
+            if let Some(v) = command_version(Path::new("npm")) {
+                metadata.push(("packagemanagerVersion", v));
+            }
+            Some(LanguageAbout {
+                executable: on_path("node"),
+                metadata,
+            })
+        }
+        "python" => {
+            let virtualenv = project
+                .runtime
+                .options
+                .get("virtualenv")
+                .and_then(Value::as_str)
+                .map(Path::new);
+            Some(LanguageAbout {
+                executable: python_interpreter(&project.dir, virtualenv),
+                metadata: vec![("toolchain", "pip".to_string())],
+            })
+        }
+        _ => None,
+    }
+}
+
+/// `name` as found on PATH, else the bare name.
+fn on_path(name: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| PathBuf::from(name))
+}
+
+/// The program's direct dependencies as its language host lists them: for Node.js those of
+/// package.json with the versions installed in `node_modules`, for Python pip's packages
+/// that no other requires (`pip list --not-required`), names normalised as Pulumi does.
+fn program_dependencies(ws: &Workspace, language: Option<&LanguageAbout>) -> Result<Vec<Value>> {
+    let dir = ws.project.program_dir();
+    let dep = |name: &str, version: &str| json!({"name": name, "version": version});
+    match (ws.project.runtime.name.as_str(), language) {
+        ("nodejs", _) => {
+            let path = dir.join("package.json");
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            let manifest: Value = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not JSON", path.display()))?;
+            let mut deps = Vec::new();
+            for section in ["dependencies", "devDependencies"] {
+                for name in manifest[section]
+                    .as_object()
+                    .into_iter()
+                    .flat_map(|m| m.keys())
+                {
+                    let installed = find_node_module(&dir, &format!("{name}/package.json"))
+                        .and_then(|p| std::fs::read_to_string(p).ok())
+                        .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+                    let version = installed.as_ref().and_then(|m| m["version"].as_str());
+                    deps.push(dep(name, version.unwrap_or_default()));
+                }
+            }
+            Ok(deps)
+        }
+        (_, Some(python)) => {
+            let out = Command::new(&python.executable)
+                .args(["-m", "pip", "list", "--not-required", "--format", "json"])
+                .output()
+                .with_context(|| format!("running {}", python.executable.display()))?;
+            if !out.status.success() {
+                bail!(
+                    "`{} -m pip list` failed: {}",
+                    python.executable.display(),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+            let listed: Vec<Value> =
+                serde_json::from_slice(&out.stdout).context("pip list did not print JSON")?;
+            Ok(listed
+                .iter()
+                .map(|p| {
+                    let name = p["name"].as_str().unwrap_or_default();
+                    let name = name.to_lowercase().replace(['_', '.'], "-");
+                    dep(&name, p["version"].as_str().unwrap_or_default())
+                })
+                .collect())
+        }
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// A command's `--version`, trimmed.
+fn command_version(program: &Path) -> Option<String> {
+    let out = Command::new(program)
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|v| !v.is_empty())
+}
+
+/// The language runtime's own `--version` (the project's python, or node); YAML runs in
+/// stepdeck.
+fn runtime_version(runtime: &str, language: Option<&LanguageAbout>) -> Option<String> {
+    let program = match (runtime, language) {
+        ("python", Some(l)) => l.executable.clone(),
+        ("nodejs", _) => PathBuf::from("node"),
         _ => return Some(env!("CARGO_PKG_VERSION").to_string()),
     };
     let out = Command::new(program)
@@ -214,12 +351,22 @@ fn render(doc: &Value) -> String {
         text(&host["version"]),
         text(&host["arch"])
     );
-    let runtime = &doc["runtime"];
-    if !runtime.is_null() {
+    if let Value::Object(runtime) = &doc["runtime"] {
+        let mut params = Vec::new();
+        for key in ["executable", "version"] {
+            if let Some(v) = runtime.get(key) {
+                params.push(format!("{key}='{}'", text(v)));
+            }
+        }
+        for (key, v) in runtime {
+            if !["language", "executable", "version"].contains(&key.as_str()) {
+                params.push(format!("{key}='{}'", text(v)));
+            }
+        }
         out += &format!(
-            "This project is written in {}: version='{}'\n\n",
+            "This project is written in {}: {}\n\n",
             text(&runtime["language"]),
-            text(&runtime["version"])
+            params.join(" ")
         );
     }
     let stack = &doc["currentStack"];
@@ -241,6 +388,17 @@ fn render(doc: &Value) -> String {
             text(&backend["url"]),
             text(&backend["user"])
         );
+    }
+    if let Value::Array(deps) = &doc["dependencies"] {
+        if deps.is_empty() {
+            out += "No dependencies found\n\n";
+        } else {
+            out += "Dependencies:\nNAME                VERSION\n";
+            for d in deps {
+                out += &format!("{:<19} {}\n", text(&d["name"]), text(&d["version"]));
+            }
+            out += "\n";
+        }
     }
     out
 }

@@ -27,6 +27,7 @@ pub(super) enum Command {
     /// Create or update the stack's resources.
     Up(DeployArgs),
     /// Delete every resource of the stack.
+    #[command(visible_aliases = ["down", "dn"])]
     Destroy(DeployArgs),
     /// Read every resource back from its provider and record what exists.
     Refresh(DeployArgs),
@@ -75,9 +76,8 @@ pub(super) enum Command {
         #[arg(long, value_name = "N")]
         parallel: Option<usize>,
     },
-    /// Manage stacks.
-    #[command(subcommand)]
-    Stack(StackCommand),
+    /// Manage stacks (with no subcommand: show the current one).
+    Stack(StackArgs),
     /// Manage stack configuration (with no subcommand: list it).
     Config(ConfigArgs),
     /// Edit the stack's state directly (delete, protect, rename, taint resources; repair).
@@ -362,6 +362,10 @@ pub(super) struct DeployArgs {
     /// preview, which always run it. Default: PULUMI_RUN_PROGRAM.
     #[arg(long, env = "PULUMI_RUN_PROGRAM")]
     pub run_program: bool,
+    /// Run without checking the stack's config against the project's declarations (refresh
+    /// and destroy check it only with --run-program). Default: PULUMI_OPTION_SKIP_CONFIG_VALIDATION.
+    #[arg(long, env = "PULUMI_OPTION_SKIP_CONFIG_VALIDATION")]
+    pub skip_config_validation: bool,
     /// Refresh and destroy: only preview what they would do.
     #[arg(long)]
     pub preview_only: bool,
@@ -579,6 +583,16 @@ pub(super) struct OutputArgs {
     /// policy.
     #[arg(long)]
     pub show_policy_remediations: bool,
+    /// `json`: print only Pulumi's one-line summary of the run on standard output (the
+    /// progress goes to standard error).
+    #[arg(
+        long = "output",
+        id = "output_format",
+        value_name = "FORMAT",
+        value_parser = ["json"],
+        conflicts_with = "json"
+    )]
+    pub output_format: Option<String>,
 }
 
 /// Where `--event-log` sends the engine events.
@@ -607,6 +621,30 @@ fn parse_parallel(text: &str) -> Result<usize, String> {
         .ok()
         .filter(|n| (1..=MAX_PARALLEL).contains(n))
         .ok_or_else(|| format!("expected a number of workers from 1 to {MAX_PARALLEL}"))
+}
+
+/// `stack`: with no subcommand, the current stack's resources and outputs (Pulumi's
+/// `pulumi stack`). Its flags are its own: a subcommand takes `--stack` after its name.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub(super) struct StackArgs {
+    /// The stack to show (default: the selected one).
+    #[arg(short, long, value_name = "NAME")]
+    pub stack: Option<String>,
+    /// Show each resource's URN beneath it.
+    #[arg(short = 'u', long)]
+    pub show_urns: bool,
+    /// Show each resource's ID beneath it.
+    #[arg(short = 'i', long)]
+    pub show_ids: bool,
+    /// Show secret outputs in plain text.
+    #[arg(long)]
+    pub show_secrets: bool,
+    /// Print only the stack's name.
+    #[arg(long)]
+    pub show_name: bool,
+    #[command(subcommand)]
+    pub command: Option<StackCommand>,
 }
 
 #[derive(Debug, Subcommand)]

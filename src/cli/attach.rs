@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use anyhow::Result;
+use anyhow::{Result, anyhow};
+use stepdeck::app::preset::Expected;
 use stepdeck::app::{ConsoleMode, Steering, Title};
 use stepdeck::console::Console;
 use stepdeck::engine::EngineEvent;
@@ -114,14 +115,17 @@ pub(super) async fn run(args: AttachArgs) -> Result<()> {
     };
     if !args.json {
         // The first reply comes once the deployment has begun: say what we wait for.
-        eprintln!("waiting for the deployment at {address} to start…");
+        eprintln!("attaching to {address} (waiting for its run to start)…");
     }
     let attached = attach(opts).await?;
     if args.json {
         drop(attached.actions);
         return print_json(attached.events, attached.config).await;
     }
+    let expected = Expected::decode(&attached.preview_plan)
+        .map_err(|e| anyhow!("{address} sent a preview plan this stepdeck cannot read: {e}"))?;
     let mut console = Console::enter()?;
+    console.expect(expected);
     let title = Title {
         operation: "attach".into(),
         stack: address.to_string(),

@@ -53,10 +53,11 @@ pub(super) async fn session(
     let notes = sink.clone();
     let served_options = run.options.clone();
     let exit = Mutex::new(None);
+    let expected = console.expected().clone();
     let result = execute(ws, stack, run, sink, &recording, |d, program| async {
         let control = d.control();
         let events = match serving {
-            Some(s) => s.consume((control.clone(), notes), &served_options, events),
+            Some(s) => s.consume((control.clone(), notes), &served_options, &expected, events),
             None => events,
         };
         // A SIGINT from outside (`cancel`; the terminal's own Ctrl-C is a key here) cancels
@@ -109,24 +110,33 @@ pub(super) async fn run(
             let asks = !read_only;
             // An update's preview records its plan: `y` applies under it.
             preview.record_plan |= operation == Operation::Update;
-            let (mut result, left) = session(
-                &mut console,
-                ws,
-                stack,
-                Run {
-                    options: preview,
-                    meta: meta.clone(),
-                },
-                Showing {
-                    mode: ConsoleMode::Preview {
-                        awaiting_decision: asks,
+            // A decline in the plan previews again with it declined: the plan then shows what
+            // the apply does (what followed the kept resource diffs against its outputs).
+            let (mut result, left) = loop {
+                let mut options = preview.clone();
+                options.preview_declines = console.preview_declines();
+                let (result, left) = session(
+                    &mut console,
+                    ws,
+                    stack,
+                    Run {
+                        options,
+                        meta: meta.clone(),
                     },
-                    leave_when_done: false,
-                    phase: plan_title.clone(),
-                },
-                None,
-            )
-            .await?;
+                    Showing {
+                        mode: ConsoleMode::Preview {
+                            awaiting_decision: asks,
+                        },
+                        leave_when_done: false,
+                        phase: plan_title.clone(),
+                    },
+                    None,
+                )
+                .await?;
+                if left != ConsoleExit::Repreview {
+                    break (result, left);
+                }
+            };
             if !asks {
                 // A read-only preview ends as it ended, left early or not: one quit while it
                 // ran was cancelled (`preview canceled`, Pulumi's exit code 8).

@@ -111,24 +111,32 @@ pub(super) async fn run(args: DemoArgs) -> Result<()> {
             let stack = ws.stack(Some(STACK), true)?;
             let what = PHASES[phase - 1];
             let preview = options(&ws, &stack, Operation::Preview, &a, Display::Console)?;
-            let (result, left) = session(
-                &mut console,
-                &ws,
-                &stack,
-                Run {
-                    options: preview,
-                    meta: RunMeta::default(),
-                },
-                Showing {
-                    mode: ConsoleMode::Preview {
-                        awaiting_decision: true,
+            // A decline in the plan previews again with it declined, as `up` does.
+            let (result, left) = loop {
+                let mut options = preview.clone();
+                options.preview_declines = console.preview_declines();
+                let (result, left) = session(
+                    &mut console,
+                    &ws,
+                    &stack,
+                    Run {
+                        options,
+                        meta: RunMeta::default(),
                     },
-                    leave_when_done: false,
-                    phase: Some(format!("demo {phase}/2 {what}: plan (y applies)")),
-                },
-                None,
-            )
-            .await?;
+                    Showing {
+                        mode: ConsoleMode::Preview {
+                            awaiting_decision: true,
+                        },
+                        leave_when_done: false,
+                        phase: Some(format!("demo {phase}/2 {what}: plan (y applies)")),
+                    },
+                    None,
+                )
+                .await?;
+                if left != ConsoleExit::Repreview {
+                    break (result, left);
+                }
+            };
             conclude(&result, Operation::Preview)?;
             if left != ConsoleExit::Apply {
                 return Ok(());

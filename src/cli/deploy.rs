@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result, anyhow};
+use stepdeck::app::preset::Expected;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::{
     Control, Deployment, DeploymentResult, EngineEvent, EventSink, NullJournal, Operation, Options,
@@ -20,6 +21,7 @@ use stepdeck::output::summary::has_changes;
 use stepdeck::output::visibility::Visibility;
 use stepdeck::policy::PackRequest;
 use stepdeck::project::LocalPlugin;
+use stepdeck::project::check_version_range;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::event_stream::EventStream;
@@ -43,6 +45,7 @@ use super::held_notices;
 use super::recording::Recording;
 use super::serve::ServeSession;
 use super::stdout::outln;
+use super::summary_json::SummaryJson;
 use super::workspace::{Stack, Workspace, provider_factory, report_notices, warn_if_broke_stale};
 
 /// What a run records and loads beyond the engine's options: the history message and
@@ -105,13 +108,14 @@ pub(super) struct Prepared {
 
 /// Loads the project's program (YAML in-process, or a Python/Node SDK program over gRPC) when
 /// `run_program`, and the provider factory: built-in providers first, then plugins found for
-/// the project. Without `run_program` the program is never read, as Pulumi's destroy and
+/// the project, each plugin given its package's part of the stack's `config`. Without `run_program` the program is never read, as Pulumi's destroy and
 /// refresh never evaluate it: a stack whose program no longer loads can still be destroyed.
 pub(super) fn prepare(
     ws: &Workspace,
     events: &EventSink,
     run_program: bool,
     client: Option<&str>,
+    config: &BTreeMap<String, String>,
 ) -> Result<Prepared> {
     let project = &ws.project;
     // The plugins named by path: the project's, and a YAML program's own `packages:`.
@@ -164,6 +168,7 @@ pub(super) fn prepare(
         };
     let mut ctx = PluginContext::new(dir, &project.name, python, events.clone());
     ctx.local = local_plugins(&listed)?;
+    ctx.config = config.clone();
     // A YAML program's components from plugins register their children through the monitor's
     // gRPC address, which an in-process program otherwise does not need.
     let program = match program {
@@ -206,7 +211,11 @@ pub(super) fn options(
     args: &DeployArgs,
     display: Display,
 ) -> Result<Options> {
-    let config = stack.resolve_config(&ws.project)?;
+    // As Pulumi's: the config is checked against the project's declarations only when the
+    // program runs, and never with --skip-config-validation.
+    let runs_program =
+        args.run_program || matches!(operation, Operation::Preview | Operation::Update);
+    let config = stack.resolve_config(&ws.project, runs_program && !args.skip_config_validation)?;
     let gates = approval_settings(ws, stack, args, display)?;
     Ok(Options {
         stack: stack.name.clone(),
@@ -219,6 +228,7 @@ pub(super) fn options(
         continue_on_error: args.continue_on_error,
         approvals: gates.approvals,
         decisions: gates.decisions,
+        preview_declines: Vec::new(),
         unattended: gates.unattended,
         pause_before: args.pause_before.clone(),
         targets: args
@@ -270,6 +280,8 @@ pub(super) struct Shown {
     pub policy_remediations: bool,
     /// `preview --import-file`: the creates, collected as the events go by.
     pub imports: Option<Arc<parking_lot::Mutex<ImportFileBuilder>>>,
+    /// `--output json`: the summary line standard output gets instead of the progress.
+    pub summary: Option<SummaryJson>,
 }
 
 impl Shown {
@@ -299,12 +311,19 @@ impl Shown {
             debug: false,
             policy_remediations: args.show_policy_remediations,
             imports: None,
+            summary: args
+                .output_format
+                .is_some()
+                .then(|| SummaryJson::new(args.show_sames)),
         })
     }
 
     /// Flags only the plain and JSON displays honour: the console is not opened with them.
     fn needs_plain(args: &OutputArgs) -> bool {
-        args.event_log.is_some() || args.diff || args.expect_no_changes
+        args.event_log.is_some()
+            || args.diff
+            || args.expect_no_changes
+            || args.output_format.is_some()
     }
 }
 
@@ -327,9 +346,26 @@ pub(super) async fn drive(
     (result, failed)
 }
 
-/// Cancels the run on every SIGINT (Ctrl-C, or `cancel` from another process).
+/// Cancels the run on every SIGINT (Ctrl-C, or `cancel` from another process) and, as
+/// Pulumi's does, every SIGTERM.
 pub(super) async fn cancel_on_ctrl_c(control: Control) {
-    while tokio::signal::ctrl_c().await.is_ok() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).ok();
+    loop {
+        let terminated = async {
+            match term.as_mut() {
+                Some(t) => t.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            interrupted = tokio::signal::ctrl_c() => {
+                if interrupted.is_err() {
+                    return;
+                }
+            }
+            Some(()) = terminated => {}
+        }
         control.cancel();
     }
 }
@@ -349,21 +385,30 @@ async fn print(
     } else {
         "the progress"
     };
+    let mut summary = shown.summary;
     let mut stdout = CheckedOutput::new("standard output", what, std::io::stdout());
+    // Under `--output json` the progress goes to standard error: stdout is the summary's.
+    let mut stderr = CheckedOutput::new("standard error", what, std::io::stderr());
     let mut log = shown.event_log;
     let server = match &shown.event_server {
         Some(address) => open_event_server(address).await,
         None => None,
     };
     // The engine-event stream is built only for a reader: the event log, or `--json`.
-    let mut writer =
-        (json || log.is_some() || server.is_some()).then(|| EventWriter::new(config.clone()));
+    let mut writer = (json || log.is_some() || server.is_some() || summary.is_some())
+        .then(|| EventWriter::new(config.clone()));
     let mut digest = PreviewDigest::new(shown.visibility);
     // One of the two writes to standard output, whichever the display is.
+    let mut summaries = Vec::new();
     let (mut printer, mut json_out) = if json {
         (None, Some(&mut stdout))
     } else {
-        let printer = ProgressPrinter::new(&mut stdout)
+        let progress: &mut (dyn std::io::Write + Send) = if summary.is_some() {
+            &mut stderr
+        } else {
+            &mut stdout
+        };
+        let printer = ProgressPrinter::new(progress)
             .with_display(shown.visibility, shown.diff)
             .with_debug(shown.debug)
             .with_policy_remediations(shown.policy_remediations);
@@ -380,6 +425,9 @@ async fn print(
         }
         if let Some(out) = json_out.as_mut().filter(|_| !preview && !v.internal) {
             out.line(&text);
+        }
+        if let Some(line) = summary.as_mut().and_then(|s| s.event(&v.value, v.internal)) {
+            summaries.push(line);
         }
     };
     while let Some(e) = events.recv().await {
@@ -415,8 +463,12 @@ async fn print(
         let text = serde_json::to_string_pretty(&digest.to_json(&config)).unwrap_or_default();
         out.line(&text);
     }
+    drop(printer);
+    for line in &summaries {
+        stdout.line(line);
+    }
     let log = log.map(CheckedOutput::finish);
-    [log, Some(stdout.finish())]
+    [log, Some(stdout.finish()), Some(stderr.finish())]
         .into_iter()
         .flatten()
         .filter_map(Result::err)
@@ -559,6 +611,9 @@ pub(super) fn open(
         );
     }
     let ws = Workspace::open(dir, backend)?.with_config_file(args.config_file.clone());
+    if let Some(range) = &ws.project.required_pulumi_version {
+        check_version_range(range, super::about::VERSION)?;
+    }
     let creates = matches!(operation, Operation::Preview | Operation::Update);
     let mut stack = ws.stack(args.stack.stack.as_deref(), creates)?;
     stack.remember_salt()?;
@@ -673,7 +728,12 @@ pub(super) async fn run(
     let unwritten = Mutex::new(Vec::new());
     let result = execute(ws, stack, run, sink, &recording, |d, p| {
         let events = match &serving {
-            Some(s) => s.consume((d.control(), notes), &served_options, events),
+            Some(s) => s.consume(
+                (d.control(), notes),
+                &served_options,
+                &Expected::default(),
+                events,
+            ),
             None => events,
         };
         async {
@@ -752,7 +812,13 @@ where
         meta.run_program || matches!(opts.operation, Operation::Preview | Operation::Update);
     held_notices::release(&sink);
     let imports = meta.import.is_some();
-    let prepared = prepare(ws, &sink, runs_program && !imports, meta.client.as_deref())?;
+    let prepared = prepare(
+        ws,
+        &sink,
+        runs_program && !imports,
+        meta.client.as_deref(),
+        &opts.config,
+    )?;
     let program = match &meta.import {
         Some(plan) => {
             Some(Box::new(super::import::program::ImportProgram(plan.clone())) as Box<dyn Program>)

@@ -36,11 +36,13 @@ mod stack_list;
 mod stack_name;
 mod stack_rename;
 mod stack_secrets;
+mod stack_show;
 mod stack_tag;
 mod state;
 mod state_move;
 mod state_save;
 mod stdout;
+mod summary_json;
 mod time_format;
 mod whoami;
 mod workspace;
@@ -215,10 +217,14 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             let name = stack::one_name(name, stack.stack)?;
             cancel::run(&dir, backend, name, yes).await
         }
-        Command::Stack(args::StackCommand::History {
-            stack,
-            json,
-            open: Some(version),
+        Command::Stack(args::StackArgs {
+            command:
+                Some(args::StackCommand::History {
+                    stack,
+                    json,
+                    open: Some(version),
+                    ..
+                }),
             ..
         }) => {
             let open = replay::Open {
@@ -229,7 +235,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             };
             replay::replay_update(&dir, backend, open).await
         }
-        Command::Stack(c) => stack::run(&dir, backend, c),
+        Command::Stack(args::StackArgs {
+            command: Some(c), ..
+        }) => stack::run(&dir, backend, c),
+        Command::Stack(a) => stack_show::run(&dir, backend, &a),
         Command::Config(c) => config::run(&dir, backend, c),
         Command::State(c) => state::run(&dir, backend, c),
         Command::Demo(_)

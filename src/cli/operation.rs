@@ -54,7 +54,8 @@ pub(super) async fn run(
 /// After a successful destroy: Pulumi's closing sentence, or with `--remove` the stack and
 /// its settings file removed.
 fn finish_destroy(opened: &Opened, args: &DeployArgs, kept: usize) -> Result<()> {
-    let json = args.json;
+    // Under `--json` or `--output json`, standard output is the JSON's alone.
+    let json = args.json || args.output.output_format.is_some();
     let ws = &opened.ws;
     let name = StackName::new(&ws.project.name, &opened.stack.name);
     if kept > 0 {

@@ -7,10 +7,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
+use stepdeck::app::preset::Expected;
 use stepdeck::engine::{Control, EngineEvent, EventSink, Options};
 use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::rpc::console::addr::ConsoleAddress;
-use stepdeck::rpc::console::server::{Limits, Served, ServingConsole, TlsFiles, serve};
+use stepdeck::rpc::console::server::{Briefing, Limits, Served, ServingConsole, TlsFiles, serve};
 use stepdeck::rpc::console::tee::tee;
 use stepdeck::rpc::console::token::{Tokens, random_token};
 use tokio::sync::mpsc::UnboundedReceiver;
@@ -110,19 +111,23 @@ pub(super) async fn start(args: &ServeArgs) -> Result<Option<ServeSession>> {
 }
 
 impl ServeSession {
-    /// Serves the deployment behind `control` and `notes` run with `options`; returns the
-    /// local display's stream (see `console_tee::tee`).
+    /// Serves the deployment behind `control` and `notes` run with `options` (after a preview
+    /// that planned `expected`); returns the local display's stream (see `console_tee::tee`).
     pub(super) fn consume(
         &self,
         deployment: (Control, EventSink),
         options: &Options,
+        expected: &Expected,
         events: UnboundedReceiver<EngineEvent>,
     ) -> UnboundedReceiver<EngineEvent> {
-        let config = shown_config(options);
+        let briefing = Briefing {
+            config: shown_config(options),
+            preview_plan: expected.encode(),
+        };
         tee(
             &self.served,
             deployment,
-            config,
+            briefing,
             events,
             self.approval_timeout,
         )

@@ -292,12 +292,24 @@ impl Stack {
         Ok(())
     }
 
-    /// The configuration as the engine takes it.
-    pub(super) fn resolve_config(&self, project: &Project) -> Result<ResolvedConfig> {
+    /// The configuration as the engine takes it; with `validate`, checked against the
+    /// project's declarations first (failing in Pulumi's words, `validating stack config: …`).
+    pub(super) fn resolve_config(
+        &self,
+        project: &Project,
+        validate: bool,
+    ) -> Result<ResolvedConfig> {
         let secrets = self.crypter.clone().map(ConfigSecrets);
-        self.settings
-            .resolve(project, secrets.as_ref().map(|s| s as &dyn ConfigCrypter))
-            .map_err(|e| usage(e.to_string()))
+        let crypter = secrets.as_ref().map(|s| s as &dyn ConfigCrypter);
+        if validate {
+            self.settings
+                .resolve(project, crypter)
+                .map_err(|e| usage(format!("validating stack config: {e}")))
+        } else {
+            self.settings
+                .resolve_unvalidated(project, crypter)
+                .map_err(|e| usage(e.to_string()))
+        }
     }
 }
 

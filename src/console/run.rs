@@ -21,14 +21,14 @@ use ratatui::backend::{Backend, CrosstermBackend};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::time::MissedTickBehavior;
 
-use crate::engine::Severity;
+use crate::engine::{Severity, Urn};
 use crate::views::summary::summary_text;
 use crate::views::{Theme, draw};
 
 use crate::app::console::{ConsoleError, ConsoleExit, ConsoleMode, Title};
 use crate::app::keymap::{Action, as_typed, map_key, map_mouse};
 use crate::app::model::{Model, Timed};
-use crate::app::preset::Presets;
+use crate::app::preset::{Expected, Presets};
 use crate::app::selection::Resolved;
 use crate::app::steering::Steering;
 use crate::app::ui_state::UiState;
@@ -74,10 +74,27 @@ impl Console {
         self.presets.pending_creates_marked()
     }
 
+    /// Roots of the cascades the operator declined in the preview: previewed again, they are
+    /// declined as the apply will decline them.
+    pub fn preview_declines(&self) -> Vec<Urn> {
+        self.presets.declined_roots()
+    }
+
     /// The preview's selection as the apply runs it (targets, exclusions, what is skipped);
     /// none when the operator marked nothing.
     pub fn applied_selection(&self) -> Option<&Resolved> {
         self.presets.applied_selection.as_ref()
+    }
+
+    /// What the apply about to run expects from its preview, for the watchers of a served run.
+    pub fn expected(&self) -> &Expected {
+        &self.presets.expected
+    }
+
+    /// A served run's preview plan (`Expected::decode`): the watcher's console counts the run
+    /// as the operator's does.
+    pub fn expect(&mut self, expected: Expected) {
+        self.presets.expected = expected;
     }
 
     /// Plans shown from now on apply only once `stack`'s name is typed: a whole-stack destroy
@@ -249,9 +266,10 @@ where
         model.run.deselected = applied.skipped.clone();
     }
     if ui.mode == ConsoleMode::Live {
-        model.expect_steps(ui.presets.expected_steps.take());
-        model.expect_steps_of(std::mem::take(&mut ui.presets.expected_by_urn));
-        model.expect_behind(std::mem::take(&mut ui.presets.planned_behind));
+        let expected = std::mem::take(&mut ui.presets.expected);
+        model.expect_steps(expected.steps);
+        model.expect_steps_of(expected.by_urn);
+        model.expect_behind(expected.behind);
     }
     if ui.mode == ConsoleMode::Live
         && let Some(count) = ui.presets.take_pending_creates_mark()

@@ -22,7 +22,9 @@ use super::program::source::{
 };
 use super::provider::registry::ProviderRegistry;
 use super::run::approval::ApprovalKind;
-use super::run::control::{ApprovalPolicy, CancelLevel, ControlReceiver, Decision, DecisionScope};
+use super::run::control::{
+    ApprovalPolicy, CancelLevel, ControlReceiver, Decision, DecisionScope, local_operator,
+};
 use super::run::deployment::{Deployment, DeploymentResult, Options};
 use super::run::events::{
     ChainId, Decider, EngineEvent, EventSink, Operation, Outcome, Severity, StepInfo,
@@ -323,14 +325,19 @@ impl Loop {
                 if program_error.is_none() && !self.cancelled && !self.state.saw_error() {
                     self.analyze_stack().await;
                 }
+                let kind = if self.opts.is_preview() {
+                    "preview"
+                } else {
+                    "update"
+                };
                 if self.state.policy_failed() {
-                    let kind = if self.opts.is_preview() {
-                        "preview"
-                    } else {
-                        "update"
-                    };
                     self.events
                         .diag(None, Severity::Error, format!("{kind} failed"));
+                }
+                // As Pulumi's executor reports a cancellation, on the stack.
+                if self.cancelled {
+                    self.events
+                        .diag(None, Severity::Error, format!("{kind} canceled"));
                 }
                 let failed = self.cancelled || program_error.is_some() || self.state.has_error();
                 let program_error = match self.finalize_stack_outputs(failed) {
@@ -978,6 +985,12 @@ impl Loop {
         let policy = self.opts.approvals.policy(gate.kind(), gate.urn(), cascade);
         let parked = Parked { chain, gate };
         if self.opts.is_preview() {
+            // A cascade already declined (by its policy, a decision file or the operator's
+            // earlier preview) is declined here as the apply will: its dependents then diff
+            // against the outputs that stand, so the preview counts what the apply does.
+            if let Some(by) = self.declined_in_advance(&parked.gate, policy) {
+                return self.decline(parked, by);
+            }
             self.foretell(&parked, policy);
             return self.submit(parked.chain);
         }
@@ -1012,6 +1025,25 @@ impl Loop {
                     self.parked.insert(parked.gate.id(), parked);
                 }
             }
+        }
+    }
+
+    /// Who declined a preview's cascade before it opened, if anyone did: its policy says
+    /// `decline`, a decision file declines it under `ask`, or the operator did in an earlier
+    /// preview of the same update.
+    fn declined_in_advance(&self, gate: &Gate, policy: ApprovalPolicy) -> Option<Decider> {
+        let Gate::Cascade(cascade) = gate else {
+            return None;
+        };
+        match policy {
+            ApprovalPolicy::Decline => Some(Decider::Policy),
+            ApprovalPolicy::Auto => None,
+            ApprovalPolicy::Ask if self.opts.preview_declines.contains(&cascade.root) => {
+                Some(Decider::Operator(local_operator()))
+            }
+            ApprovalPolicy::Ask => self.opts.decisions.as_ref().and_then(|d| {
+                (d.decide(&cascade.root) == Some(false)).then(|| Decider::File(d.source.clone()))
+            }),
         }
     }
 

@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value, json};
 
-use crate::engine::run::events::StepInfo;
-use crate::engine::{EngineEvent, PropertyMap};
+use crate::engine::run::events::{CascadeId, StepInfo};
+use crate::engine::{EngineEvent, PropertyMap, Urn};
 
 use super::json::{change_summary, detailed_diff, diagnostic, display};
 use super::visibility::Visibility;
@@ -75,6 +75,8 @@ fn step(info: &StepInfo) -> Value {
 pub struct PreviewDigest {
     visibility: Visibility,
     steps: Vec<Value>,
+    /// Each replacement cascade's resources: a declined one's steps leave the digest.
+    cascades: BTreeMap<CascadeId, Vec<Urn>>,
     diagnostics: Vec<Value>,
     summary: Option<Value>,
     duration_ns: u128,
@@ -92,6 +94,24 @@ impl PreviewDigest {
         match e {
             EngineEvent::StepPlanned(info) if self.visibility.lists(info) => {
                 self.steps.push(step(info));
+            }
+            EngineEvent::PendingReplacement {
+                cascade, members, ..
+            } => {
+                let urns = members.iter().map(|m| m.urn.clone()).collect();
+                self.cascades.insert(*cascade, urns);
+            }
+            // A declined replacement keeps its resources: the apply runs none of its steps.
+            EngineEvent::Decision {
+                cascade,
+                approved: false,
+                ..
+            } => {
+                if let Some(urns) = self.cascades.remove(cascade) {
+                    self.steps.retain(|s| {
+                        !urns.iter().any(|u| s["urn"] == u.as_str()) || s["op"] == "same"
+                    });
+                }
             }
             EngineEvent::Summary {
                 counts, duration, ..

@@ -14,7 +14,8 @@ use super::property_diff;
 use super::summary::{decision_line, human_duration, render};
 use super::visibility::{Visibility, is_internal};
 
-/// Turns events into lines as they arrive; diagnostics and outputs are printed at the end.
+/// Turns events into lines as they arrive; diagnostics show on their resource's row as they
+/// come and again, with the outputs, at the end.
 pub struct ProgressPrinter<W: Write> {
     out: W,
     preview: bool,
@@ -35,6 +36,9 @@ pub struct ProgressPrinter<W: Write> {
     debug: bool,
     /// Policy packs started loading before the prelude.
     packs_loading: bool,
+    /// The prelude was printed: diagnostics from then on get their row as they come (notices
+    /// from before the run only appear at the end).
+    started: bool,
     /// The `Policies:` block, as violations and remediations arrive.
     policies: PolicySection,
     /// A standalone refresh: the recorded outputs of each resource being read, so that its
@@ -63,6 +67,7 @@ impl<W: Write> ProgressPrinter<W> {
             skipped: Vec::new(),
             debug: false,
             packs_loading: false,
+            started: false,
             policies: PolicySection::default(),
             refreshing: None,
             unread: HashSet::new(),
@@ -139,6 +144,7 @@ impl<W: Write> ProgressPrinter<W> {
                 ..
             } => {
                 self.preview = *preview;
+                self.started = true;
                 self.refreshing = (*operation == Operation::Refresh).then(HashMap::new);
                 self.stack_row = format!("{ROOT_STACK_TYPE} ({project}-{stack})");
                 let verb = match (operation, preview) {
@@ -350,6 +356,19 @@ impl<W: Write> ProgressPrinter<W> {
                     || self.stack_row.clone(),
                     |u| format!("{} ({})", u.type_(), u.name()),
                 );
+                // The resource's row with the message as its info, when it comes (as Pulumi's
+                // non-interactive display does), besides the summary's Diagnostics section.
+                if self.started {
+                    let row = key.replacen(" (", " ", 1);
+                    let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                    writeln!(
+                        self.out,
+                        "    {} {}: {}",
+                        row.strip_suffix(')').unwrap_or(&row),
+                        severity.as_str(),
+                        line.trim_end()
+                    )?;
+                }
                 self.diagnostics
                     .entry(key)
                     .or_default()

@@ -188,6 +188,26 @@ impl StackSettings {
         project: &Project,
         crypter: Option<&dyn ConfigCrypter>,
     ) -> Result<ResolvedConfig, ProjectError> {
+        self.resolve_checked(project, crypter, true)
+    }
+
+    /// As [`Self::resolve`] without checking the values against the project's declarations
+    /// (types, required keys), as Pulumi's refresh and destroy that do not run the program, and
+    /// `--skip-config-validation`, take the config.
+    pub fn resolve_unvalidated(
+        &self,
+        project: &Project,
+        crypter: Option<&dyn ConfigCrypter>,
+    ) -> Result<ResolvedConfig, ProjectError> {
+        self.resolve_checked(project, crypter, false)
+    }
+
+    fn resolve_checked(
+        &self,
+        project: &Project,
+        crypter: Option<&dyn ConfigCrypter>,
+        validate: bool,
+    ) -> Result<ResolvedConfig, ProjectError> {
         let mut out = ResolvedConfig::default();
         for (key, value) in &self.config {
             let plain = match value {
@@ -196,6 +216,7 @@ impl StackSettings {
             };
             let declared = project.config.iter().find(|d| &d.key == key);
             if let Some(ty) = declared.and_then(|d| d.type_.as_ref())
+                && validate
                 && let Err(why) = ty.coerce(&plain)
             {
                 let pos = self.positions.get(key).copied().unwrap_or_default();
@@ -223,7 +244,7 @@ impl StackSettings {
                         out.secret_keys.push(name);
                     }
                 }
-                None if decl.key.namespace == project.name => {
+                None if validate && decl.key.namespace == project.name => {
                     return Err(ProjectError::MissingRequired {
                         short: decl.key.name.clone(),
                         key: name,

@@ -10,6 +10,7 @@ pub mod policy_packs;
 pub mod project_file;
 pub mod runtime;
 pub mod stack_settings;
+pub mod version_range;
 mod yaml_text;
 
 pub use config::{
@@ -21,6 +22,7 @@ pub use local_plugins::LocalPlugin;
 pub use project_file::{PROJECT_FILE, Project};
 pub use runtime::Runtime;
 pub use stack_settings::{StackSettings, settings_file_name};
+pub use version_range::{VersionRangeError, check_version_range};
 
 #[cfg(test)]
 mod tests;

@@ -33,6 +33,8 @@ pub struct Project {
     /// Provider plugins named by path (`plugins.providers`, local `packages:`), looked up before
     /// installed ones.
     pub local_plugins: Vec<LocalPlugin>,
+    /// `requiredPulumiVersion`: the CLI versions the project accepts (a semver range).
+    pub required_pulumi_version: Option<String>,
 }
 
 impl Project {
@@ -103,6 +105,7 @@ impl Project {
             },
         };
         let local_plugins = parse_local_plugins(file, &doc, dir)?;
+        let required_pulumi_version = string_field(file, &doc, "requiredPulumiVersion")?;
         Ok(Project {
             dir: dir.to_path_buf(),
             name,
@@ -112,6 +115,7 @@ impl Project {
             config,
             backend_url,
             local_plugins,
+            required_pulumi_version,
         })
     }
 

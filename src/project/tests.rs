@@ -222,6 +222,14 @@ fn resolution_types_defaults_and_secrets() {
     let missing = StackSettings::parse("Pulumi.dev.yaml", "config: {}\n", "web").unwrap();
     let err = missing.resolve(&p, Some(&Reverse)).unwrap_err();
     assert!(matches!(err, ProjectError::MissingRequired { ref key, .. } if key == "web:password"));
+
+    // Unvalidated, as a refresh or destroy that does not run the program takes it: the bad
+    // value and the missing key pass, the defaults still fill in.
+    let r = bad.resolve_unvalidated(&p, Some(&Reverse)).unwrap();
+    assert_eq!(r.values["web:size"], "lots");
+    let r = missing.resolve_unvalidated(&p, Some(&Reverse)).unwrap();
+    assert_eq!(r.values["aws:region"], "us-east-1");
+    assert!(!r.values.contains_key("web:password"));
 }
 
 #[test]
@@ -454,4 +462,43 @@ fn a_plugin_directory_says_its_runtime_yaml_when_left_out() {
     std::fs::write(&manifest, "runtime: [python]\n").unwrap();
     let e = plugin.source_runtime().unwrap_err().to_string();
     assert!(e.contains("PulumiPlugin.yaml:1"), "{e}");
+}
+
+#[test]
+fn version_ranges_are_read_as_pulumi_reads_them() {
+    let cli = "3.260.0+stepdeck.0.2.0";
+    for ok in [
+        "",
+        ">=3.0.0",
+        "> 3.259.9",
+        "<4.0.0 >=3.260.0",
+        "!3.1.0",
+        "=3.260.0",
+        "3.260.0",
+        "<1.0.0 || >=3.200.0",
+    ] {
+        assert_eq!(check_version_range(ok, cli), Ok(()), "{ok}");
+    }
+    assert_eq!(
+        check_version_range("<1.0.0", cli).unwrap_err().to_string(),
+        "Pulumi CLI version 3.260.0+stepdeck.0.2.0 does not satisfy the version range \"<1.0.0\""
+    );
+    for refused in [
+        ">=3.260.1",
+        "!=3.260.0",
+        "<3.0.0 || >4.0.0",
+        ">=3.0.0 <3.260.0",
+    ] {
+        assert!(
+            matches!(
+                check_version_range(refused, cli),
+                Err(VersionRangeError::Unsatisfied { .. })
+            ),
+            "{refused}"
+        );
+    }
+    assert!(matches!(
+        check_version_range(">=three", cli),
+        Err(VersionRangeError::BadRange { .. })
+    ));
 }

@@ -115,13 +115,21 @@ fn wide(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Th
 
 fn narrow(body: Rect, buf: &mut Buffer, model: &Model, ui: &mut UiState, theme: Theme) {
     let [tabs, rest] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(body);
+    let name = |v: ViewId| match v {
+        ViewId::Pending => "Pending",
+        other => other.title(),
+    };
+    // Every tab named when they fit; else the focused one only, the others by their key;
+    // never a tab cut in half.
+    let full: usize = ViewId::ALL.iter().map(|&v| name(v).len() + 4).sum();
+    let named = |v: ViewId| full <= usize::from(tabs.width) || v == ui.nav.focus;
     let mut spans: Vec<Span> = Vec::new();
     for v in ViewId::ALL {
-        let name = match v {
-            ViewId::Pending => "Pending",
-            other => other.title(),
+        let text = if named(v) {
+            format!(" {} {} ", v.number(), name(v))
+        } else {
+            format!(" {} ", v.number())
         };
-        let text = format!(" {} {name} ", v.number());
         let style = if v == ui.nav.focus {
             theme.selected().patch(theme.bold())
         } else if v == ViewId::Pending && model.approvals.undecided() > 0 {

@@ -133,6 +133,7 @@ pub struct ResourceOptions {
     pub import: Option<Expr>,
     pub custom_timeouts: Option<CustomTimeouts>,
     pub version: Option<String>,
+    pub plugin_download_url: Option<String>,
 }
 
 impl ResourceOptions {
@@ -248,6 +249,7 @@ const TOP_LEVEL: &[&str] = &[
     "template",
     "plugins",
     "stackConfigDir",
+    "requiredPulumiVersion",
     "packages",
     "pulumi",
     "components",
@@ -673,10 +675,12 @@ impl Builder<'_> {
                 "import" => o.import = Some(self.expr(v)?),
                 "customTimeouts" => o.custom_timeouts = Some(self.timeouts(res, v)?),
                 "aliases" => o.aliases = self.aliases(res, v)?,
-                // Where plugins are downloaded from: stepdeck loads installed plugins only.
+                // Where plugins are downloaded from: recorded, though only installed ones load.
                 "pluginDownloadURL" => {
-                    v.scalar_text()
-                        .ok_or_else(|| self.wrong_type(res, opt, "a string", v))?;
+                    o.plugin_download_url = Some(
+                        v.scalar_text()
+                            .ok_or_else(|| self.wrong_type(res, opt, "a string", v))?,
+                    )
                 }
                 "hideDiffs" => o.hide_diffs = self.strings(res, opt, v)?,
                 "replaceWith" => o.replace_with = self.refs(res, opt, v)?,

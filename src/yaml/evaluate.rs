@@ -896,6 +896,7 @@ impl Shared {
             custom_timeouts: o.custom_timeouts.clone(),
             additional_secret_outputs: o.additional_secret_outputs.clone(),
             version: o.version.clone(),
+            plugin_download_url: o.plugin_download_url.clone(),
             source_position: Some(format!("{file}:{}", r.pos)),
             hooks: Default::default(),
         };

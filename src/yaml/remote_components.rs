@@ -80,6 +80,7 @@ pub async fn construct(
         ignore_changes: goal.ignore_changes,
         replace_on_changes: goal.replace_on_changes,
         retain_on_delete: goal.retain_on_delete,
+        hooks: goal.hooks,
         info: ProgramInfo {
             organization: "organization".to_string(),
             ..ProgramInfo::default()

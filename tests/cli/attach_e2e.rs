@@ -112,7 +112,7 @@ fn a_watcher_in_another_process_approves_the_served_cascade() {
     reader.quit_and_expect_restored(0);
     // Before the console opened, attaching said what it waited for.
     let s = reader.screen();
-    assert!(s.contains("waiting for the deployment at "), "{s}");
+    assert!(s.contains("(waiting for its run to start)"), "{s}");
     assert!(!socket(&env).exists(), "the socket is removed at the end");
     env.assert_no_leaks("dev");
 }
@@ -228,6 +228,36 @@ fn a_wrong_or_missing_token_is_refused_and_the_deployment_goes_on() {
 }
 
 #[test]
+fn attaching_where_nothing_serves_says_so_in_the_os_s_words_once() {
+    let env = chain_project(1, 0);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    for address in [
+        format!("127.0.0.1:{port}"),
+        format!("unix:{}", socket(&env).display()),
+    ] {
+        let out = env
+            .command(&["attach", "--json", &address])
+            .env("STEPDECK_TOKEN", WATCH)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("cannot connect to {address}")),
+            "{err}"
+        );
+        assert!(err.contains("nothing serves a console there"), "{err}");
+        assert!(
+            !err.contains("transport error"),
+            "the root cause only: {err}"
+        );
+    }
+}
+
+#[test]
 fn a_killed_and_a_stalled_watcher_neither_stop_nor_hold_the_deployment() {
     let env = chain_project(6, 200);
     let up = serve(&env, &["up"]);
@@ -289,6 +319,60 @@ fn a_run_in_the_local_console_is_served_too_and_its_watchers_get_the_summary() {
     assert!(json.contains("\"resourcePreEvent\""), "{json}");
     local.quit_and_expect_restored(0);
     assert_eq!(world_engine_of_db(&env).1, "pg16");
+}
+
+/// The `done/total steps` of a console's top bar.
+fn steps_total(screen: &str) -> Option<u64> {
+    let at = screen.find(" steps ")?;
+    let count = screen[..at].rsplit(' ').next()?;
+    count.split_once('/')?.1.parse().ok()
+}
+
+#[test]
+fn a_watcher_counts_the_run_against_the_operators_preview_and_shows_what_waits_behind_the_cascade()
+{
+    // `backup` reads the database's ID outside its cascade: the run registers it only after
+    // the decision, so only the preview's plan knows it while the cascade waits.
+    let env = Env::new(&format!(
+        "{}  backup:\n    type: sim:index:Resource\n    properties:\n      database: ${{db.id}}\n",
+        console_support::cascade()
+    ));
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 150\n");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.ok(&["config", "set", "engine", "pg16", "--stack", "dev"]);
+    let address = format!("unix:{}", socket(&env).display());
+    let local = Tmux::start_with(
+        &env,
+        160,
+        45,
+        &[
+            ("STEPDECK_SERVE_TOKEN", CONTROL),
+            ("STEPDECK_SERVE_WATCH_TOKEN", WATCH),
+        ],
+        &["up", "--stack", "dev", "--serve", &address],
+    );
+    local.wait_for("PREVIEW — y apply");
+    local.keys(&["y"]);
+    let operator = local.wait_for("AWAITING APPROVAL");
+    let watcher = attach_console(&env, WATCH, "bob@desk");
+    let seen = watcher.wait_for("AWAITING APPROVAL");
+    let total = steps_total(&operator).unwrap_or_else(|| panic!("no progress:\n{operator}"));
+    assert_eq!(
+        steps_total(&seen),
+        Some(total),
+        "one total for both:\n{seen}"
+    );
+    let row = seen
+        .lines()
+        .find(|l| l.contains("── backup"))
+        .unwrap_or_else(|| panic!("the watcher shows what waits behind the cascade:\n{seen}"));
+    assert!(row.contains("waiting for db"), "{row}");
+    local.keys(&["a"]);
+    local.wait_for("DONE");
+    watcher.wait_for("DONE");
+    watcher.quit_and_expect_restored(0);
+    local.quit_and_expect_restored(0);
+    env.assert_no_leaks("dev");
 }
 
 /// A JSON event stream without its timestamps (the only field that may differ between two
@@ -488,8 +572,11 @@ fn a_flood_of_idle_connections_leaves_the_run_and_its_watchers_alone(limit: u64,
         text.contains("create r30 (sim:index:Resource): approved by remote alice@laptop"),
         "{text}"
     );
+    // Once in the summary's diagnostics (a live row may show it too, as the run goes).
     assert_eq!(
-        text.matches("the console server is turning connections away")
+        text.lines()
+            .filter(|l| !l.starts_with("    pulumi:pulumi:Stack "))
+            .filter(|l| l.contains("the console server is turning connections away"))
             .count(),
         1,
         "{text}"

@@ -201,3 +201,82 @@ fn the_stack_settings_and_a_policy_file_set_rules_that_a_flag_overrides() {
         "{e}"
     );
 }
+
+/// The `Resources:` block of a summary (its lines up to the blank one or the duration).
+fn resources_block(out: &str) -> Vec<String> {
+    out.lines()
+        .skip_while(|l| !l.starts_with("Resources:"))
+        .skip(1)
+        .take_while(|l| !l.trim().is_empty() && !l.starts_with("Duration"))
+        .map(|l| l.trim().to_string())
+        .collect()
+}
+
+#[test]
+fn a_preview_under_a_declining_policy_counts_and_outputs_what_its_up_does() {
+    let env = crate::console_support::followers_project();
+    let decline = ["--approve", "replacements=decline"];
+    let mut preview = vec!["preview", "--stack", "dev"];
+    preview.extend(decline);
+    let planned = env.ok(&preview);
+    // What read the database's outputs diffs against the outputs it keeps: nothing changes.
+    for resource in ["backup", "report"] {
+        assert!(
+            !planned
+                .lines()
+                .any(|l| l.contains(resource) && l.contains("update")),
+            "{resource} follows the kept database:\n{planned}"
+        );
+    }
+    assert!(planned.contains("dbEngine: \"pg15\""), "{planned}");
+    assert!(!planned.contains("[unknown]"), "{planned}");
+    let mut json = preview.clone();
+    json.push("--json");
+    let planned_json: Value = serde_json::from_str(&env.ok(&json)).unwrap();
+    let ops: Vec<&str> = planned_json["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["op"].as_str())
+        .collect();
+    assert!(ops.iter().all(|op| *op == "same"), "{planned_json}");
+
+    // A decision file declining the cascade under `ask` is foretold the same way.
+    let decisions = env.project().join("decisions.yaml");
+    std::fs::write(&decisions, "\"**::db\": decline\n").unwrap();
+    let decisions = decisions.display().to_string();
+    let by_file = env.ok(&[
+        "preview",
+        "--stack",
+        "dev",
+        "--approve",
+        "replacements=ask",
+        "--decisions",
+        &decisions,
+    ]);
+    assert_eq!(
+        resources_block(&by_file),
+        resources_block(&planned),
+        "{by_file}"
+    );
+
+    let applied = up_ok(&env, &decline);
+    assert!(applied.contains("dbEngine: \"pg15\""), "{applied}");
+    assert_eq!(
+        resources_block(&planned),
+        vec!["1 replacement declined", "5 unchanged"],
+        "{planned}"
+    );
+    assert_eq!(
+        resources_block(&applied),
+        resources_block(&planned),
+        "{applied}"
+    );
+    let applied_json = json_lines(&up_ok(&env, &["--json", decline[0], decline[1]]));
+    let summary = applied_json
+        .iter()
+        .find_map(|e| e.pointer("/summaryEvent/resourceChanges"))
+        .expect("a summary event");
+    assert_eq!(&planned_json["changeSummary"], summary, "{planned_json}");
+    assert_eq!(crate::console_support::world_engine_of_db(&env).1, "pg15");
+}

@@ -1,6 +1,7 @@
 //! Pulumi's deployment flags through the real binary: `--json` keeps stdout to JSON,
 //! `--expect-no-changes`, `--config KEY=VALUE` (saved to the stack's settings first, as Pulumi
-//! does), `--suppress-outputs`, and outputs that cannot be written (`--event-log`, stdout).
+//! does), `--suppress-outputs`, outputs that cannot be written (`--event-log`, stdout), and
+//! `destroy`'s aliases.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -694,4 +695,75 @@ fn the_grpc_event_log_gets_every_event_the_file_does_in_one_stream_before_the_co
     let got: Vec<serde_json::Value> = calls[0].iter().map(|l| comparable(l)).collect();
     assert_eq!(got, expected);
     assert!(got.last().unwrap().get("cancelEvent").is_some(), "{got:?}");
+}
+
+/// Pulumi's `destroy` also answers to `down` and `dn` (its command's aliases), as scripts and
+/// Pulumi's own tests call it.
+#[test]
+fn destroy_answers_to_down_and_dn() {
+    let env = Env::new(PROGRAM);
+    for alias in ["down", "dn"] {
+        deploy(&env, "up", &[]);
+        assert!(!env.managed("dev").is_empty());
+        env.ok(&[alias, "--stack", "dev", "--yes", "--non-interactive"]);
+        assert!(env.managed("dev").is_empty(), "{alias} left resources");
+    }
+}
+
+const NEEDS_CONFIG: &str = "config:
+  needed:
+    type: string
+resources:
+  box:
+    type: sim:index:Resource
+    properties:
+      tag: ${needed}
+";
+
+/// As Pulumi's: the stack's config is checked against the project's declarations only when
+/// the program runs (preview, up, `--run-program`), and never with --skip-config-validation.
+#[test]
+fn refresh_and_destroy_check_config_only_when_they_run_the_program() {
+    let env = Env::new(NEEDS_CONFIG);
+    env.ok(&["stack", "init", "dev"]);
+    let out = deploy(&env, "up", &["--config", "needed=x"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    env.ok(&["config", "rm", "needed", "--stack", "dev"]);
+    assert_fails(
+        &deploy(&env, "preview", &[]),
+        2,
+        "validating stack config: missing required configuration value e2e:needed",
+    );
+    assert_fails(
+        &deploy(&env, "refresh", &["--yes", "--run-program"]),
+        2,
+        "validating stack config",
+    );
+    env.ok(&["refresh", "--yes", "--non-interactive"]);
+    env.ok(&["destroy", "--yes", "--non-interactive"]);
+    let skipped = deploy(&env, "preview", &["--skip-config-validation"]);
+    assert!(
+        !stderr(&skipped).contains("validating stack config"),
+        "{}",
+        stderr(&skipped)
+    );
+}
+
+/// `requiredPulumiVersion` is checked against the Pulumi version stepdeck implements, as
+/// Pulumi checks its own.
+#[test]
+fn required_pulumi_version_is_enforced() {
+    let env = Env::new("requiredPulumiVersion: \">=3.0.0 <4.0.0\"\n");
+    env.ok(&["stack", "init", "dev"]);
+    let out = deploy(&env, "preview", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    env.write(
+        "Pulumi.yaml",
+        "name: e2e\nruntime: yaml\nrequiredPulumiVersion: \"<1.0.0 || >=4.0.0\"\n",
+    );
+    assert_fails(
+        &deploy(&env, "preview", &[]),
+        1,
+        "does not satisfy the version range \"<1.0.0 || >=4.0.0\"",
+    );
 }

@@ -12,7 +12,7 @@ use stepdeck::app::model::Model;
 use stepdeck::app::sample::sample_urn;
 use stepdeck::app::ui_state::{UiState, ViewId};
 use stepdeck::app::update::update;
-use stepdeck::app::{ConsoleMode, Title};
+use stepdeck::app::{ConsoleExit, ConsoleMode, Title};
 use stepdeck::bench_support::builtin_factory;
 use stepdeck::engine::{
     Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, PropertyMap, Snapshot,
@@ -22,7 +22,7 @@ use stepdeck::output::event_log_reader::{RecordedEvent, read_event_log};
 use stepdeck::views::{Theme, draw};
 
 use crate::cli_support::{Env, stderr};
-use crate::console_support::cascade_project;
+use crate::console_support::{cascade_project, followers_project};
 
 /// Runs `stepdeck <args> --event-log FILE` (exiting `status`) and reads back its events.
 pub(crate) fn recorded(env: &Env, args: &[&str], status: i32) -> Vec<RecordedEvent> {
@@ -407,5 +407,108 @@ fn a_destroy_whose_picks_take_in_every_resource_still_asks_for_the_stack_s_name(
         u.overlay.typed_name.as_deref(),
         Some(""),
         "the name is asked"
+    );
+}
+
+/// The Summary pane's block that opens with `heading`, up to its blank line (the pane is the
+/// right one of a 200-column screen).
+fn block(s: &str, heading: &str) -> Vec<String> {
+    s.lines()
+        .map(|l| {
+            let pane = l.rsplit("││").next().unwrap_or(l);
+            let pane = pane.strip_suffix('"').unwrap_or(pane);
+            pane.trim_matches(|c| c == '│' || c == ' ').to_string()
+        })
+        .skip_while(|l| l != heading)
+        .take_while(|l| !l.is_empty())
+        .collect()
+}
+
+#[test]
+fn a_decline_in_the_plan_previews_again_and_the_plan_then_says_what_the_apply_does() {
+    let env = followers_project();
+    let first = model_until(&recorded(&env, &["preview", "--stack", "dev"], 0), |_| {
+        false
+    });
+    let mut u = ui(
+        ConsoleMode::Preview {
+            awaiting_decision: true,
+        },
+        "up",
+    );
+    let before = screen(&first, &mut u, 200, 60);
+    // backup and report update only because the replaced database's outputs are unknown.
+    assert!(
+        before.lines().next().unwrap().contains("~2 +-2"),
+        "{before}"
+    );
+    u.nav.focus = ViewId::Pending;
+    let dir = tempfile::tempdir().unwrap();
+    let exit = update(&mut u, &first, &idle_control(dir.path()), Action::Decline);
+    assert_eq!(
+        exit,
+        Some(ConsoleExit::Repreview),
+        "the plan is previewed again"
+    );
+    let db = first
+        .resources()
+        .iter()
+        .find(|r| r.name() == "db")
+        .unwrap()
+        .urn
+        .clone();
+    assert_eq!(u.presets.declined_roots(), vec![db]);
+
+    // The preview again declines the cascade as its apply will (the engine's path for an
+    // operator's decline and a policy's is one): what followed the kept database is the same.
+    let declined = ["--approve", "replacements=decline"];
+    let mut args = vec!["preview", "--stack", "dev"];
+    args.extend(declined);
+    let again = model_until(&recorded(&env, &args, 0), |_| false);
+    u.nav.focus = ViewId::Resources;
+    let s = screen(&again, &mut u, 200, 60);
+    let bar = s.lines().next().unwrap();
+    assert!(!bar.contains('~') && !bar.contains("+-"), "{bar}");
+    for name in ["── backup", "── report"] {
+        assert!(line_with(&s, name).contains(" same "), "{s}");
+    }
+    u.nav.focus = ViewId::Summary;
+    let summary = screen(&again, &mut u, 200, 60);
+    let outputs = block(&summary, "Outputs:").join("\n");
+    assert!(outputs.contains("dbId: \"db-"), "the kept value: {outputs}");
+    assert!(
+        outputs.contains("dbEngine: \"pg15\""),
+        "the kept value: {outputs}"
+    );
+    assert!(!outputs.contains("unknown"), "{outputs}");
+
+    let mut args = vec!["up", "--stack", "dev", "--yes", "--non-interactive"];
+    args.extend(declined);
+    let applied = model_until(&recorded(&env, &args, 0), |_| false);
+    let mut live = ui(ConsoleMode::Live, "up");
+    live.nav.focus = ViewId::Summary;
+    let done = screen(&applied, &mut live, 200, 60);
+    assert_eq!(
+        block(&summary, "Resources:"),
+        vec![
+            "Resources:",
+            "1 replacement declined (2 kept)",
+            "5 unchanged"
+        ],
+        "{summary}"
+    );
+    assert_eq!(
+        block(&summary, "Resources:"),
+        block(&done, "Resources:"),
+        "the apply did what the plan counted"
+    );
+    // The Summary pane (the chains beside it are in registration order, which varies).
+    let pane = ["Outputs:", "Decisions:", "Resources:"]
+        .map(|heading| block(&summary, heading).join("\n"))
+        .join("\n\n");
+    let ids = regex::Regex::new(r"db-[0-9a-f]{8}").unwrap();
+    insta::assert_snapshot!(
+        "preview_declined_again_summary",
+        ids.replace_all(&pane, "db-########")
     );
 }

@@ -78,6 +78,33 @@ fn every_view_at_200x60() {
 }
 
 #[test]
+fn tabs_too_wide_for_the_terminal_keep_every_key_and_name_the_focused_view() {
+    let m = sample_model();
+    for (width, focus) in [(60, ViewId::Summary), (40, ViewId::Pending)] {
+        let mut u = ui(ConsoleMode::Live);
+        u.nav.focus = focus;
+        let s = screen(&m, &mut u, width, 20);
+        let tabs = s.lines().nth(1).unwrap();
+        for v in ViewId::ALL {
+            assert!(tabs.contains(&format!(" {} ", v.number())), "{tabs}");
+        }
+        let name = if focus == ViewId::Pending {
+            "Pending"
+        } else {
+            focus.title()
+        };
+        assert!(
+            tabs.contains(&format!("{} {name} ", focus.number())),
+            "{tabs}"
+        );
+        assert!(
+            !tabs.contains("Resources"),
+            "the others by their key only: {tabs}"
+        );
+    }
+}
+
+#[test]
 fn details_help_and_confirm_overlays() {
     let m = sample_model();
     for (w, h) in [(80, 24), (200, 60)] {

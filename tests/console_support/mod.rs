@@ -230,3 +230,22 @@ pub(crate) fn world_engine_of_db(env: &Env) -> (String, String) {
         db["properties"]["engine"].as_str().unwrap().to_string(),
     )
 }
+
+/// [`cascade_project`] with two resources that read the database's outputs without being in
+/// its cascade (their preview updates only because the replacement's outputs are unknown), and
+/// stack outputs from the database: deployed, then the engine changed to `pg16`.
+pub(crate) fn followers_project() -> Env {
+    let env = Env::new(&format!(
+        "{}{}",
+        cascade(),
+        concat!(
+            "  backup:\n    type: sim:index:Resource\n    properties:\n      database: ${db.id}\n",
+            "  report:\n    type: sim:index:Resource\n    properties:\n      endpoint: ${db.endpoint}\n",
+            "outputs:\n  dbEngine: ${db.engine}\n  dbId: ${db.id}\n",
+        )
+    ));
+    env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 150\n");
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.ok(&["config", "set", "engine", "pg16", "--stack", "dev"]);
+    env
+}

@@ -604,3 +604,59 @@ resources:
         "{resources}"
     );
 }
+
+/// `pluginDownloadURL` as Pulumi's engine records it (`SetProviderURL`, `DefaultName`): a
+/// resource naming a URL gets a default provider of its own, `default_<url as a name>`, and an
+/// explicit provider keeps its URL; each URL is in its provider's `__internal` inputs only, and
+/// a second update changes nothing.
+#[test]
+fn plugin_download_urls_are_recorded_on_their_providers() {
+    let env = Env::new(
+        r#"
+resources:
+  plain:
+    type: sim:index:Resource
+  fetched:
+    type: sim:index:Resource
+    options:
+      pluginDownloadURL: https://get.example.test/plugins
+  explicit:
+    type: pulumi:providers:sim
+    options:
+      pluginDownloadURL: get.pulumi.test/providers
+  onExplicit:
+    type: sim:index:Resource
+    options:
+      provider: ${explicit}
+"#,
+    );
+    up(&env);
+    let url = |name: &str| {
+        let r = resource(&env, name);
+        assert!(r["outputs"].get("__internal").is_none(), "{r:#}");
+        r["inputs"]["__internal"]["pluginDownloadURL"].clone()
+    };
+    assert_eq!(url("default"), Value::Null);
+    assert_eq!(
+        url("default_https_/get.example.test/plugins"),
+        "https://get.example.test/plugins"
+    );
+    assert_eq!(url("explicit"), "get.pulumi.test/providers");
+    let fetched = resource(&env, "fetched");
+    assert!(
+        fetched["provider"]
+            .as_str()
+            .unwrap()
+            .contains("::default_https_/get.example.test/plugins::"),
+        "{fetched:#}"
+    );
+    assert!(fetched["inputs"].get("__internal").is_none(), "{fetched:#}");
+    env.ok(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--expect-no-changes",
+    ]);
+}

@@ -24,6 +24,8 @@ pub(crate) struct Server {
     /// The certificate of the test CA that signed the server's (for 127.0.0.1 and localhost),
     /// when `openssl` was there to make them.
     cert: Option<PathBuf>,
+    /// The server's log, where what it was told to log goes as it runs.
+    log: PathBuf,
 }
 
 /// The binaries' directory: Debian's versioned one, else whatever `initdb` is on PATH.
@@ -146,6 +148,11 @@ impl Server {
         (name, url)
     }
 
+    /// The server's log file.
+    pub(crate) fn log(&self) -> &Path {
+        &self.log
+    }
+
     /// The test CA's certificate, `None` when the server runs without TLS.
     pub(crate) fn ca_cert(&self) -> Option<&Path> {
         self.cert.as_deref()
@@ -247,6 +254,7 @@ fn start() -> Option<Server> {
         bin,
         run_as,
         cert: None,
+        log: dir.join("log"),
     };
     let init = server
         .command("initdb")
@@ -295,7 +303,7 @@ fn start() -> Option<Server> {
         .arg("-D")
         .arg(&data)
         .arg("-l")
-        .arg(dir.join("log"))
+        .arg(&server.log)
         .args(["-w", "-o", &options, "start"])
         .stdout(Stdio::null())
         .status()

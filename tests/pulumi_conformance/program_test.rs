@@ -27,7 +27,17 @@ pub(crate) struct Options {
     pub config: Vec<Config>,
     pub edits: Vec<Edit>,
     pub update_flags: Vec<&'static str>,
+    /// `PreviewCommandlineFlags`, `RefreshCommandlineFlags`, `DestroyCommandlineFlags`.
+    pub preview_flags: Vec<&'static str>,
+    pub refresh_flags: Vec<&'static str>,
+    pub destroy_flags: Vec<&'static str>,
+    /// `Env`: variables every command gets.
+    pub env: Vec<(&'static str, &'static str)>,
 }
+
+/// The standard output of each command the lifecycle ran, by its verb (`preview`, `up`,
+/// `refresh`, `destroy`), in order: what ProgramTest's `Stdout` writer sees.
+pub(crate) type Stdouts = Vec<(&'static str, String)>;
 
 /// One config value as ProgramTest sets it (`config set [--secret] [--path] KEY VALUE`).
 pub(crate) struct Config {
@@ -80,7 +90,17 @@ impl Config {
 impl ProgramTest {
     /// Runs the case through ProgramTest's lifecycle; `validate` is its `ExtraRuntimeValidation`
     /// (initial and per edit). Ends with destroy and `stack rm`.
-    pub(crate) fn lifecycle(&self, opts: &Options, mut validate: impl FnMut(&Run)) {
+    pub(crate) fn lifecycle(&self, opts: &Options, validate: impl FnMut(&Run)) {
+        self.lifecycle_stdouts(opts, validate);
+    }
+
+    /// As `lifecycle`; returns the standard output of each command by its verb.
+    pub(crate) fn lifecycle_stdouts(
+        &self,
+        opts: &Options,
+        mut validate: impl FnMut(&Run),
+    ) -> Stdouts {
+        let mut stdouts = Stdouts::new();
         for c in &opts.config {
             let mut args = vec!["config", "set"];
             if c.secret {
@@ -93,7 +113,12 @@ impl ProgramTest {
             self.env.ok(&args);
         }
         let skip_preview = opts.skip_preview || opts.quick;
-        let output = self.preview_and_update(opts, skip_preview, opts.expect_failure, false, false);
+        let output = self.preview_and_update(
+            opts,
+            skip_preview,
+            (opts.expect_failure, false, false),
+            &mut stdouts,
+        );
         if !(opts.quick || opts.skip_export_import) {
             self.env.ok(&["stack", "export", "--file", "stack.json"]);
             self.env.ok(&["stack", "import", "--file", "stack.json"]);
@@ -103,9 +128,12 @@ impl ProgramTest {
             self.preview_and_update(
                 opts,
                 skip_preview,
-                opts.expect_failure,
-                !opts.allow_empty_preview_changes,
-                !opts.allow_empty_update_changes,
+                (
+                    opts.expect_failure,
+                    !opts.allow_empty_preview_changes,
+                    !opts.allow_empty_update_changes,
+                ),
+                &mut stdouts,
             );
         }
         validate(&Run {
@@ -119,10 +147,14 @@ impl ProgramTest {
             if !opts.expect_refresh_changes {
                 refresh.push("--expect-no-changes");
             }
-            self.must(&refresh);
+            refresh.extend(&opts.refresh_flags);
+            stdouts.push(("refresh", self.must(&refresh, &opts.env)));
             self.checked_export();
             if opts.require_empty_preview_after_refresh {
-                self.must(&["preview", "--non-interactive", "--expect-no-changes"]);
+                self.must(
+                    &["preview", "--non-interactive", "--expect-no-changes"],
+                    &opts.env,
+                );
             }
         }
         for (i, edit) in opts.edits.iter().enumerate() {
@@ -130,9 +162,12 @@ impl ProgramTest {
             let output = self.preview_and_update(
                 opts,
                 skip_preview,
-                edit.expect_failure,
-                edit.expect_no_changes,
-                edit.expect_no_changes,
+                (
+                    edit.expect_failure,
+                    edit.expect_no_changes,
+                    edit.expect_no_changes,
+                ),
+                &mut stdouts,
             );
             validate(&Run {
                 edit: Some(i),
@@ -141,20 +176,22 @@ impl ProgramTest {
                 events: self.events(),
             });
         }
-        self.must(&["destroy", "--non-interactive", "--yes", "--skip-preview"]);
+        let mut destroy = vec!["destroy", "--non-interactive", "--yes", "--skip-preview"];
+        destroy.extend(&opts.destroy_flags);
+        stdouts.push(("destroy", self.must(&destroy, &opts.env)));
         self.nothing_left();
-        self.must(&["stack", "rm", "--yes"]);
+        self.must(&["stack", "rm", "--yes"], &opts.env);
+        stdouts
     }
 
     /// ProgramTest's `PreviewAndUpdate`: with `fail`, the preview or else the update must fail
-    /// (a failed preview skips the update).
+    /// (a failed preview skips the update); `nop_preview` and `nop_update` expect no changes.
     fn preview_and_update(
         &self,
         opts: &Options,
         skip_preview: bool,
-        fail: bool,
-        nop_preview: bool,
-        nop_update: bool,
+        (fail, nop_preview, nop_update): (bool, bool, bool),
+        stdouts: &mut Stdouts,
     ) -> String {
         let mut text = String::new();
         if !skip_preview {
@@ -162,7 +199,9 @@ impl ProgramTest {
             if nop_preview {
                 preview.push("--expect-no-changes");
             }
-            let (ok, out) = self.attempt(&preview);
+            preview.extend(&opts.preview_flags);
+            let (ok, out, stdout) = self.attempt_stdout(&preview, &opts.env);
+            stdouts.push(("preview", stdout));
             text.push_str(&out);
             if fail && !ok {
                 self.checked_export();
@@ -185,7 +224,8 @@ impl ProgramTest {
                 update.push("--expect-no-changes");
             }
             update.extend(&opts.update_flags);
-            let (ok, out) = self.attempt(&update);
+            let (ok, out, stdout) = self.attempt_stdout(&update, &opts.env);
+            stdouts.push(("up", stdout));
             text.push_str(&out);
             self.checked_export();
             if fail && !ok {
@@ -223,16 +263,25 @@ impl ProgramTest {
             .collect()
     }
 
-    fn attempt(&self, args: &[&str]) -> (bool, String) {
-        let out = self.env.run(args);
+    /// Runs a command: whether it succeeded, its stdout and stderr together, its stdout.
+    fn attempt_stdout(&self, args: &[&str], vars: &[(&str, &str)]) -> (bool, String, String) {
+        let out = self
+            .env
+            .command(args)
+            .envs(vars.iter().copied())
+            .output()
+            .expect("run stepdeck");
         (
             out.status.success(),
             format!("{}{}", stdout(&out), stderr(&out)),
+            stdout(&out),
         )
     }
 
-    fn must(&self, args: &[&str]) {
-        let (ok, out) = self.attempt(args);
+    /// A command that must succeed; returns its stdout.
+    fn must(&self, args: &[&str], vars: &[(&str, &str)]) -> String {
+        let (ok, out, stdout) = self.attempt_stdout(args, vars);
         assert!(ok, "{}: `{}` failed:\n{out}", self.name(), args.join(" "));
+        stdout
     }
 }

@@ -1,10 +1,13 @@
-//! Pulumi's `tests/integration/resource_hooks/` Python programs beyond the basic one: a hook
-//! seeing a secret input, and hooks declared by decorator (one of them run in previews too).
-//! `sim` stands in for the testprovider's resources.
+//! Pulumi's `tests/integration/resource_hooks/` programs beyond the basic ones: a hook seeing a
+//! secret input (Python, Node.js), hooks declared by decorator (one of them run in previews
+//! too), and hooks a transform binds to a resource, a remote component and its child (Python,
+//! Node.js). `sim` stands in for the testprovider's resources; a Python component provider
+//! (`testcomponent`) for its remote `Component`.
 
 use serde_json::Value;
 
 use super::harness::ProgramTest;
+use super::local_components::{Provider, with_component};
 use super::program_test::Options;
 
 /// `testutil.RequirePrinted`: some diagnostic event of `severity` contains `text`.
@@ -59,4 +62,57 @@ fn py_hook_decorator() {
             run.events
         );
     });
+}
+
+/// `TestNodejsResourceHooksSecrets` (Quick): as `py_hooks_secret`, with the Node.js SDK.
+#[test]
+fn js_hooks_secret() {
+    let t = ProgramTest::new("js_hooks_secret");
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        assert!(
+            printed(&run.events, "info", "hook called"),
+            "{:?}",
+            run.events
+        );
+    });
+}
+
+/// `Test{Python,Nodejs}ResourceHooksTransform` (Quick): the transform's anonymous after-create
+/// hook runs for the resource, for the component (seeing its child's ID) and for the child its
+/// provider registers. The transform runs twice on the component (the program's registration
+/// and its provider's), each time adding a hook; the second finds the first bound (Construct
+/// passes the component's hooks on) and so takes the next name.
+fn hooks_set_by_a_transform(lang: &str) {
+    let t = with_component("resource_hooks_transform", lang, Provider::Python);
+    let opts = Options {
+        quick: true,
+        ..Options::default()
+    };
+    t.lifecycle(&opts, |run| {
+        for text in [
+            "fun was called with length = 10",
+            "fun_comp was called with child",
+            "fun_child was called with length = 7",
+        ] {
+            assert!(
+                printed(&run.events, "info", text),
+                "{text:?} in {:?}",
+                run.events
+            );
+        }
+    });
+}
+
+#[test]
+fn py_hooks_transform() {
+    hooks_set_by_a_transform("python");
+}
+
+#[test]
+fn js_hooks_transform() {
+    hooks_set_by_a_transform("nodejs");
 }

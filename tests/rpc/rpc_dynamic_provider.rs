@@ -310,8 +310,9 @@ const provider = {
 sc.serializeFunction(() => provider, { allowSecrets: true }).then((sf) => process.stdout.write(sf.text));
 "#;
 
-#[tokio::test(flavor = "multi_thread")]
-async fn node_dynamic_provider_creates() {
+/// A directory with the SDK's node_modules and `js` (a script printing a serialized provider)
+/// run in it; returns the directory and what the script printed.
+fn serialized_node_provider(js: &str) -> (tempfile::TempDir, String) {
     let env = rpc_support::sdk_env();
     let dir = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(
@@ -319,7 +320,7 @@ async fn node_dynamic_provider_creates() {
         dir.path().join("node_modules"),
     )
     .unwrap();
-    std::fs::write(dir.path().join("make_provider.js"), NODE_PROVIDER_JS).unwrap();
+    std::fs::write(dir.path().join("make_provider.js"), js).unwrap();
     let out = std::process::Command::new("node")
         .arg("make_provider.js")
         .current_dir(dir.path())
@@ -330,8 +331,13 @@ async fn node_dynamic_provider_creates() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let serialized = String::from_utf8(out.stdout).unwrap();
+    (dir, String::from_utf8(out.stdout).unwrap())
+}
 
+#[tokio::test(flavor = "multi_thread")]
+async fn node_dynamic_provider_creates() {
+    let env = rpc_support::sdk_env();
+    let (dir, serialized) = serialized_node_provider(NODE_PROVIDER_JS);
     let ctx = PluginContext::new(dir.path(), "proj", env.python, EventSink::none());
     let factory = PluginProviders::new(Arc::new(NoBuiltins), ctx);
     let p = factory.load("pulumi-nodejs", None).unwrap();
@@ -353,4 +359,48 @@ async fn node_dynamic_provider_creates() {
         .unwrap();
     assert_eq!(created.id, "n-node");
     assert_eq!(created.outputs["message"], "hi, node".into());
+}
+
+const NODE_CONFIG_PROVIDER_JS: &str = r#"
+const sc = require("@pulumi/pulumi/runtime/closure/serializeClosure");
+const provider = {
+    async create() {
+        const config = JSON.parse(process.env.PULUMI_CONFIG);
+        return { id: config.id, outs: { seen: Object.keys(config).sort().join(",") } };
+    },
+};
+sc.serializeFunction(() => provider, { allowSecrets: true }).then((sf) => process.stdout.write(sf.text));
+"#;
+
+/// Pulumi's plugin host hands each provider plugin its package's config in `PULUMI_CONFIG`
+/// (`TestPulumiConfig` reads `pulumi-nodejs:id` there): the keys without their namespace, and
+/// no other package's.
+#[tokio::test(flavor = "multi_thread")]
+async fn node_dynamic_provider_sees_its_package_config_in_the_environment() {
+    let env = rpc_support::sdk_env();
+    let (dir, serialized) = serialized_node_provider(NODE_CONFIG_PROVIDER_JS);
+    let mut ctx = PluginContext::new(dir.path(), "proj", env.python, EventSink::none());
+    ctx.config = [
+        ("pulumi-nodejs:id", "testing123"),
+        ("pulumi-nodejs:region", "north"),
+        ("proj:id", "not this one"),
+        ("pulumi-python:id", "nor this"),
+    ]
+    .into_iter()
+    .map(|(k, v)| (k.to_string(), v.to_string()))
+    .collect();
+    let factory = PluginProviders::new(Arc::new(NoBuiltins), ctx);
+    let p = factory.load("pulumi-nodejs", None).unwrap();
+    p.configure(&PropertyMap::new()).await.unwrap();
+    let created = p
+        .create(CreateRequest {
+            urn: Urn::parse("urn:pulumi:dev::proj::pulumi-nodejs:dynamic:Resource::c").unwrap(),
+            inputs: props([("__provider", PropertyValue::String(serialized))]),
+            timeout: 0.0,
+            preview: false,
+        })
+        .await
+        .unwrap();
+    assert_eq!(created.id, "testing123");
+    assert_eq!(created.outputs["seen"], "id,region".into());
 }

@@ -2,8 +2,8 @@
 //! what it sends to a provider that does not accept secrets, how it maps DiffResponse, and
 //! how `ErrorResourceInitFailed` details become a partial failure; that a method's check
 //! failures come back as its answer; what a component provider that accepts output values gets
-//! in Construct, and how the `InputPropertiesError` details of a failed Construct or Call are
-//! reported.
+//! in Construct (the component's hook names among it), and how the `InputPropertiesError`
+//! details of a failed Construct or Call are reported.
 
 #![allow(clippy::unwrap_used, clippy::panic)]
 
@@ -13,6 +13,7 @@ use prost::Message;
 use prost_types::value::Kind;
 use tonic::{Request, Response, Status};
 
+use stepdeck::engine::hooks::HookKind;
 use stepdeck::engine::model::property::{OUTPUT_SIG, SIG_KEY, props};
 use stepdeck::engine::provider::parameterization::Parameterization;
 use stepdeck::engine::provider::{
@@ -499,6 +500,38 @@ async fn init_failures_become_partial_failures_and_errors_keep_the_message() {
         .await
         .unwrap_err();
     assert!(err.to_string().contains("region: unknown region"), "{err}");
+}
+
+/// Construct names the hooks the program bound to the component (Pulumi's `resource_hooks`), so
+/// the provider's own registration of it binds them too and a transform run again there sees
+/// them (an anonymous hook it adds then takes the next free name, not a taken one).
+#[tokio::test]
+async fn construct_sends_the_components_hook_names() {
+    let (p, seen, _server) = start().await;
+    let hooks = [
+        (
+            HookKind::AfterCreate,
+            vec!["comp_after_create_0".to_string()],
+        ),
+        (HookKind::BeforeDelete, vec!["cleanup".to_string()]),
+    ];
+    p.construct(ConstructRequest {
+        type_: "fake:index:Cluster".into(),
+        name: "comp".into(),
+        hooks: hooks.into_iter().collect(),
+        ..ConstructRequest::default()
+    })
+    .await
+    .unwrap_err();
+    let sent = seen.lock().unwrap().construct.clone().unwrap();
+    assert_eq!(
+        sent.resource_hooks,
+        Some(pulumirpc::construct_request::ResourceHooksBinding {
+            after_create: vec!["comp_after_create_0".into()],
+            before_delete: vec!["cleanup".into()],
+            ..Default::default()
+        })
+    );
 }
 
 /// A component provider that accepts output values gets a secret nested in an input object as

@@ -22,6 +22,7 @@ mod state_backend;
 mod state_diy_layout;
 mod state_postgres;
 mod state_postgres_pulumi;
+mod state_postgres_stack_list;
 mod state_races;
 mod state_refusals;
 mod state_update_events;

@@ -39,15 +39,21 @@ impl Cascade {
     }
 
     /// Whether the operator may decide it in the preview for the apply: planned, and not
-    /// decided already by its policy.
+    /// decided already by its policy (one the operator declined in an earlier preview may be
+    /// approved again).
     pub fn to_decide(&self) -> bool {
-        self.planned && self.decided.is_none()
+        self.planned && matches!(self.decided, None | Some((false, Decider::Operator(_))))
     }
 
-    /// The root, then the members (as the engine lists them).
+    /// The root, then the other members (as the engine lists them; it lists the root too).
     pub(super) fn urns(&self) -> Vec<Urn> {
         std::iter::once(self.root.clone())
-            .chain(self.members.iter().map(|m| m.urn.clone()))
+            .chain(
+                self.members
+                    .iter()
+                    .filter(|m| m.urn != self.root)
+                    .map(|m| m.urn.clone()),
+            )
             .collect()
     }
 }

@@ -7,13 +7,15 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
+
 use crate::engine::{StepOp, Urn};
 
 use super::Model;
 
 /// A resource a preview planned behind a cascade's root, as the apply shows it until it
 /// registers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Planned {
     pub urn: Urn,
     pub parent: Option<Urn>,

@@ -88,8 +88,11 @@ impl Counts {
     /// Steps planned beyond what the preview before this run planned (the program registered
     /// more than it did then).
     pub fn beyond_preview(&self) -> usize {
-        self.expected
-            .map_or(0, |e| self.steps_total.saturating_sub(e))
+        self.expected.map_or(0, |e| {
+            self.steps_total
+                .saturating_sub(self.steps_declined)
+                .saturating_sub(e)
+        })
     }
 
     /// Steps this preview planned.
@@ -125,6 +128,14 @@ impl Counts {
     pub(super) fn unplan(&mut self, op: StepOp) {
         let planned = &mut self.planned[op as usize];
         *planned = planned.saturating_sub(1);
+    }
+
+    /// A preview's cascade was declined: the steps it planned for `urn` will not run in the
+    /// apply (a dependent that still registers plans its own step afterwards).
+    pub(super) fn unpreview(&mut self, urn: &Urn) {
+        if let Some(steps) = self.previewed_by_urn.remove(urn) {
+            self.steps_previewed = self.steps_previewed.saturating_sub(steps);
+        }
     }
 
     /// A logical step of `op` finished.

@@ -748,6 +748,9 @@ impl Model {
             {
                 self.counts.unplan(op);
             }
+            if preview && !approved && c.step.is_none() {
+                self.counts.unpreview(urn);
+            }
             let (settled, waited) =
                 self.rows
                     .row_mut(i)
@@ -755,7 +758,8 @@ impl Model {
             if waited {
                 self.counts.wait(false);
             }
-            if waited && !approved {
+            // A cascade a preview declines keeps its rows, as the apply's decline will.
+            if !approved && (waited || (preview && c.step.is_none())) {
                 self.counts.decline(settled);
             }
         }

@@ -56,6 +56,9 @@ pub struct Goal {
     pub custom_timeouts: Option<CustomTimeouts>,
     pub additional_secret_outputs: Vec<String>,
     pub version: Option<String>,
+    /// Where the provider's plugin comes from (`pluginDownloadURL`): recorded in a provider's
+    /// inputs, and a default provider of its own for a custom resource.
+    pub plugin_download_url: Option<String>,
     pub source_position: Option<String>,
     /// Resource hooks bound by name to lifecycle points.
     pub hooks: super::hook_binding::HookBindings,

@@ -21,6 +21,7 @@ use crate::engine::model::property::PropertyMap;
 use crate::engine::model::provider_ref::ProviderRef;
 use crate::engine::model::resource::{is_provider_type, provider_type, provider_type_package};
 use crate::engine::model::urn::{ROOT_STACK_TYPE, Urn, UrnMap, UrnSet};
+use crate::engine::provider::download_url::{qualified_name, set_download_url};
 use crate::engine::provider::parameterization::ParameterizedPackage;
 use crate::engine::provider::registry::ProviderRegistry;
 use crate::engine::provider::{CallRequest, CallResult, ConstructRequest, ProgramInfo, Provider};
@@ -86,8 +87,42 @@ impl Inherited {
 
 type DefaultProvider = Shared<BoxFuture<'static, Result<ProviderRef, RegisterError>>>;
 
-/// Default providers registered so far, by package and requested version.
-type DefaultProviders = HashMap<(String, Option<String>), DefaultProvider>;
+/// Default providers registered so far, by what was asked of them.
+type DefaultProviders = HashMap<DefaultRequest, DefaultProvider>;
+
+/// What a default provider serves (Pulumi's `ProviderRequest`): a package, the version asked
+/// for, and where its plugin comes from; each different request has its own default provider.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct DefaultRequest {
+    package: String,
+    version: Option<String>,
+    download_url: Option<String>,
+}
+
+impl DefaultRequest {
+    fn new(package: &str, version: Option<String>, download_url: Option<String>) -> DefaultRequest {
+        // Pulumi trims a trailing `/` from the URL when a version is given (`parseProviderRequest`).
+        let download_url = match (&version, download_url) {
+            (Some(_), Some(url)) => Some(url.trim_end_matches('/').to_string()),
+            (_, url) => url,
+        };
+        DefaultRequest {
+            package: package.to_string(),
+            version,
+            download_url: download_url.filter(|u| !u.is_empty()),
+        }
+    }
+
+    /// The default provider's name (Pulumi's `DefaultName`): `default`, the version's parts
+    /// and the download URL as a qualified name (`default_1_2_3_get.example.test`).
+    fn name(&self) -> String {
+        let base = default_provider_name(self.version.as_deref());
+        match &self.download_url {
+            Some(url) => format!("{base}_{}", qualified_name(url)),
+            None => base,
+        }
+    }
+}
 
 /// The stack config key listing packages whose default providers are denied.
 const DISABLE_DEFAULT_PROVIDERS: &str = "pulumi:disable-default-providers";
@@ -300,12 +335,17 @@ impl ResourceMonitor {
                         self.urn(goal.parent.as_ref(), &goal.type_, &goal.name)
                             .to_string()
                     };
-                    Some(
-                        self.default_provider(&pkg, goal.version.clone(), user)
-                            .await?,
-                    )
+                    let request = DefaultRequest::new(
+                        &pkg,
+                        goal.version.clone(),
+                        goal.plugin_download_url.clone(),
+                    );
+                    Some(self.default_provider(request, user).await?)
                 }
             };
+        }
+        if is_provider && let Some(url) = &goal.plugin_download_url {
+            set_download_url(&mut goal.properties, url);
         }
         let mut providers = parent.providers.clone();
         if !goal.custom
@@ -376,10 +416,8 @@ impl ResourceMonitor {
                 self.urn(goal.parent.as_ref(), &goal.type_, &goal.name)
                     .to_string()
             };
-            goal.provider = Some(
-                self.default_provider(&pkg, goal.version.clone(), user)
-                    .await?,
-            );
+            let request = DefaultRequest::new(&pkg, goal.version.clone(), None);
+            goal.provider = Some(self.default_provider(request, user).await?);
         }
         let provider = goal.provider.clone();
         let reg = self.send(|reply| SourceEvent::Read { goal, reply }).await?;
@@ -480,8 +518,8 @@ impl ResourceMonitor {
         let reference = match provider {
             Some(p) => p,
             None => {
-                self.default_provider(package_of(token), version, || token.to_string())
-                    .await?
+                let request = DefaultRequest::new(package_of(token), version, None);
+                self.default_provider(request, || token.to_string()).await?
             }
         };
         self.registry
@@ -553,21 +591,20 @@ impl ResourceMonitor {
         rx.await.map_err(|_| RegisterError::Cancelled)?
     }
 
-    /// Registers (once per package and version) the default provider
-    /// `pulumi:providers:<pkg>::default[_X_Y_Z]`, configured from the stack's `<pkg>:*` config
+    /// Registers (once per package, version and download URL) the default provider
+    /// `pulumi:providers:<pkg>::default[_X_Y_Z][_<url>]`, configured from the stack's `<pkg>:*` config
     /// (and, for a parameterized package the program registered at that version, its base
     /// plugin and value under `__internal`), and returns its reference. `user` names what
     /// needs it, for the error when the stack's `pulumi:disable-default-providers` config
     /// denies default providers for the package (made only then: every registration asks).
     async fn default_provider(
         &self,
-        pkg: &str,
-        version: Option<String>,
+        request: DefaultRequest,
         user: impl FnOnce() -> String,
     ) -> Result<ProviderRef, RegisterError> {
-        if self.default_provider_denied(pkg)? {
+        if self.default_provider_denied(&request.package)? {
             return Err(ProviderRefError::DefaultDisabled {
-                package: pkg.to_string(),
+                package: request.package,
                 user: user(),
             }
             .into());
@@ -575,10 +612,15 @@ impl ResourceMonitor {
         let fut = {
             let mut defaults = self.defaults.lock();
             defaults
-                .entry((pkg.to_string(), version.clone()))
+                .entry(request.clone())
                 .or_insert_with(|| {
                     let this = self.clone();
-                    let pkg = pkg.to_string();
+                    let name = request.name();
+                    let DefaultRequest {
+                        package: pkg,
+                        version,
+                        download_url,
+                    } = request;
                     async move {
                         let mut inputs = this.provider_config(&pkg);
                         if let Some(v) = &version {
@@ -595,9 +637,12 @@ impl ResourceMonitor {
                                 inputs = package.provider_inputs(inputs);
                             }
                         }
-                        let name = default_provider_name(version.as_deref());
+                        if let Some(url) = &download_url {
+                            set_download_url(&mut inputs, url);
+                        }
                         let mut goal = Goal::custom(&provider_type(&pkg), &name, inputs);
                         goal.version = version;
+                        goal.plugin_download_url = download_url;
                         let urn = this.urn(None, &goal.type_, &goal.name);
                         let reg = this
                             .send(|reply| SourceEvent::Register {

@@ -1,6 +1,7 @@
 //! The provider interface: what the engine asks of whoever manages a kind of resource, whether
 //! built in or a plugin over gRPC.
 
+pub mod download_url;
 pub mod input_types;
 pub mod parameterization;
 pub mod registry;
@@ -11,6 +12,7 @@ use std::collections::BTreeMap;
 use async_trait::async_trait;
 
 use self::parameterization::{InternalInputsError, Parameterization};
+use super::model::hook_binding::HookBindings;
 use super::model::property::PropertyMap;
 use super::model::provider_ref::ProviderRef;
 use super::model::resource::PropertyDependencies;
@@ -208,6 +210,9 @@ pub struct ConstructRequest {
     pub ignore_changes: Vec<String>,
     pub replace_on_changes: Vec<String>,
     pub retain_on_delete: Option<bool>,
+    /// The hooks the program bound to the component, which its provider's own registration of
+    /// the component carries (so a transform re-run there sees them, as in Pulumi).
+    pub hooks: HookBindings,
     pub info: ProgramInfo,
 }
 

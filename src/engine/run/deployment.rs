@@ -15,6 +15,7 @@ use crate::engine::journal::Journal;
 use crate::engine::model::clock::Clock;
 use crate::engine::model::property::PropertyMap;
 use crate::engine::model::snapshot::Snapshot;
+use crate::engine::model::urn::Urn;
 use crate::engine::provider::registry::ProviderFactory;
 use crate::engine::step::StepOp;
 
@@ -34,6 +35,9 @@ pub struct Options {
     pub approvals: Approvals,
     /// Decisions written before the run (`--decisions`), answering gates as they open.
     pub decisions: Option<GateDecisions>,
+    /// Roots of the cascades the console's operator declined in an earlier preview of this
+    /// update: a preview declines them as its apply will, so its plan is what the apply does.
+    pub preview_declines: Vec<Urn>,
     /// No one can decide (no console, no watcher): a gate no decision answers is declined.
     pub unattended: bool,
     /// URN globs to pause before (`--pause-before`): breakpoints.
@@ -85,6 +89,7 @@ impl Default for Options {
             continue_on_error: false,
             approvals: Approvals::default(),
             decisions: None,
+            preview_declines: Vec::new(),
             unattended: false,
             pause_before: Vec::new(),
             targets: Vec::new(),

@@ -44,10 +44,11 @@ pub struct AttachOptions {
 /// Why attaching failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AttachError {
-    #[error("cannot connect to {address}: {source}")]
+    /// Said in the OS's words once (the transport's layers are not a source chain to print).
+    #[error("cannot connect to {address}: {}{}", root_cause(.error), hint(.error))]
     Connect {
         address: String,
-        source: tonic::transport::Error,
+        error: tonic::transport::Error,
     },
     #[error("{path}: cannot read the CA certificate: {source}")]
     Ca {
@@ -62,6 +63,32 @@ pub enum AttachError {
     Version { address: String, got: u32 },
     #[error("{address} ended the stream before saying hello")]
     NoHello { address: String },
+}
+
+/// The innermost error (the OS's words), not each layer's prefix over it.
+fn root_cause(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut e = e;
+    while let Some(source) = e.source() {
+        e = source;
+    }
+    e.to_string()
+}
+
+/// What a refused connection means here: no run serves a console at that address (yet).
+fn hint(e: &(dyn std::error::Error + 'static)) -> &'static str {
+    let mut e = Some(e);
+    while let Some(cause) = e {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>()
+            && matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionRefused | std::io::ErrorKind::NotFound
+            )
+        {
+            return " (nothing serves a console there: start the run with `--serve` first)";
+        }
+        e = cause.source();
+    }
+    ""
 }
 
 /// Adds `authorization: Bearer <token>` to every call.
@@ -90,6 +117,8 @@ pub struct Attached {
     pub may_act: bool,
     /// The deployment's configuration as displays show it (for the JSON prelude).
     pub config: BTreeMap<String, String>,
+    /// The preview's plan the served run is counted against (empty without a preview).
+    pub preview_plan: Vec<u8>,
 }
 
 /// Sends actions without waiting; a refused one comes back as a warning in the events.
@@ -116,9 +145,9 @@ impl RemoteActions {
 }
 
 async fn channel(opts: &AttachOptions) -> Result<Channel, AttachError> {
-    let connect_error = |source| AttachError::Connect {
+    let connect_error = |error| AttachError::Connect {
         address: opts.address.to_string(),
-        source,
+        error,
     };
     match (&opts.address, &opts.tls_ca) {
         (ConsoleAddress::Tcp(addr), Some(ca)) => {
@@ -209,6 +238,7 @@ pub async fn attach(opts: AttachOptions) -> Result<Attached, AttachError> {
         actions: RemoteActions { tx, paused },
         may_act: hello.may_act,
         config: hello.config.into_iter().collect(),
+        preview_plan: hello.preview_plan,
     })
 }
 

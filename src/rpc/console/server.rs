@@ -34,10 +34,11 @@ use crate::file_limits::{self, SMALL_FILE};
 use crate::rpc::console_proto as pb;
 use crate::rpc::console_proto::console_server::{Console, ConsoleServer};
 
-/// The protocol version `Hello` announces (4: events travel in runs, each preceded by its
+/// The protocol version `Hello` announces (6: `Hello` carries the preview's plan; 5: events
+/// carry their times; 4: events travel in runs, each preceded by its
 /// length; 3: events refer to URNs, types and provider references by number, see
 /// `console_names`; 2 numbered URNs only).
-pub const PROTOCOL_VERSION: u32 = 5;
+pub const PROTOCOL_VERSION: u32 = 6;
 
 /// What the server allows, so that no watcher can make the deployment pay for it.
 #[derive(Clone, Copy, Debug)]
@@ -129,8 +130,17 @@ struct Begun {
     /// Where who-did-what notes go: its own event stream, so that every display and every
     /// watcher records them.
     notes: EventSink,
-    /// Its configuration as displays show it.
-    config: BTreeMap<String, String>,
+    briefing: Briefing,
+}
+
+/// What every watcher is told before the events.
+#[derive(Clone, Debug, Default)]
+pub struct Briefing {
+    /// The configuration as displays show it.
+    pub config: BTreeMap<String, String>,
+    /// The preview's plan the operator's console counts the run against, in the console's own
+    /// encoding (see `Hello.preview_plan`), so that every watcher counts alike.
+    pub preview_plan: Vec<u8>,
 }
 
 impl Served {
@@ -145,11 +155,11 @@ impl Served {
     }
 
     /// The running deployment's control, event sink and shown configuration; set once.
-    pub fn begin(&self, control: Control, notes: EventSink, config: BTreeMap<String, String>) {
+    pub fn begin(&self, control: Control, notes: EventSink, briefing: Briefing) {
         let _ = self.deployment.set(Begun {
             control,
             notes,
-            config,
+            briefing,
         });
         self.note_turning_away();
     }
@@ -260,12 +270,17 @@ async fn feed(
 ) {
     use pb::watch_reply::Item;
     served.hub.started().await;
-    let config = served.deployment.get().map(|d| d.config.clone());
+    let briefing = served
+        .deployment
+        .get()
+        .map(|d| d.briefing.clone())
+        .unwrap_or_default();
     let hello = Item::Hello(pb::Hello {
         protocol: PROTOCOL_VERSION,
         may_act,
-        config: config.unwrap_or_default().into_iter().collect(),
+        config: briefing.config.into_iter().collect(),
         elapsed_ms: u64::try_from(served.hub.elapsed().as_millis()).unwrap_or(u64::MAX),
+        preview_plan: briefing.preview_plan,
     });
     let mut item = Some(hello);
     let mut gather = false;

@@ -3,7 +3,7 @@
 //! With an approval timeout it also declines, through `Control`, a cascade that no one
 //! decided in time.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -13,23 +13,23 @@ use crate::engine::run::events::{APPROVAL_TIMEOUT_NOTE, CascadeId};
 use crate::engine::{Control, EngineEvent, EventSink, Severity, Urn};
 
 use super::hub::announced_gate;
-use super::server::Served;
+use super::server::{Briefing, Served};
 
 /// Most events the tee takes from the engine at once: the hub encodes them and wakes its
 /// watchers once per batch, not once per event.
 const TEE_BATCH: usize = 256;
 
-/// Serves the deployment behind `control` and `notes` (its event sink), whose displays show
-/// `config`: every event from `events` goes to the watchers, then on to the returned
+/// Serves the deployment behind `control` and `notes` (its event sink), telling each watcher
+/// `briefing` first: every event from `events` goes to the watchers, then on to the returned
 /// receiver, which ends after the deployment's summary.
 pub fn tee(
     served: &Arc<Served>,
     (control, notes): (Control, EventSink),
-    config: BTreeMap<String, String>,
+    briefing: Briefing,
     mut events: UnboundedReceiver<EngineEvent>,
     approval_timeout: Option<Duration>,
 ) -> UnboundedReceiver<EngineEvent> {
-    served.begin(control.clone(), notes.clone(), config);
+    served.begin(control.clone(), notes.clone(), briefing);
     let hub = served.hub.clone();
     let (tx, rx) = unbounded_channel();
     tokio::spawn(async move {

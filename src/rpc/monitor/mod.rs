@@ -136,6 +136,7 @@ impl MonitorService {
             ignore_changes: goal.ignore_changes,
             replace_on_changes: goal.replace_on_changes,
             retain_on_delete: goal.retain_on_delete,
+            hooks: goal.hooks,
             info: self.program_info(),
         };
         let reg = match self
@@ -495,6 +496,7 @@ pub fn goal_of(req: RegisterResourceRequest) -> Result<Goal, Status> {
         adopt_read: None,
         additional_secret_outputs: req.additional_secret_outputs,
         version: non_empty(req.version),
+        plugin_download_url: non_empty(req.plugin_download_url),
     })
 }
 

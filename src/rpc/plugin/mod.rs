@@ -7,6 +7,7 @@ pub mod provider_client;
 pub mod providers;
 pub mod schema_types;
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -47,6 +48,9 @@ pub struct PluginContext {
     pub local: Vec<PluginPath>,
     /// Where plugin output goes, as diagnostics.
     pub events: EventSink,
+    /// The stack's configuration (`<namespace>:<key>` to plaintext): each plugin finds its own
+    /// package's keys in `PULUMI_CONFIG`, as Pulumi's plugin host hands them over.
+    pub config: BTreeMap<String, String>,
 }
 
 impl PluginContext {
@@ -65,6 +69,7 @@ impl PluginContext {
             plugin_dirs: cache::plugin_dir().into_iter().collect(),
             local: Vec::new(),
             events,
+            config: BTreeMap::new(),
         }
     }
 }
@@ -89,7 +94,13 @@ pub fn resolve(
     ctx: &PluginContext,
 ) -> Result<PluginCommand, PluginError> {
     let name = format!("pulumi-resource-{package}");
-    let mut env = vec![("PULUMI_PROJECT".to_string(), ctx.project.clone())];
+    let mut env = vec![
+        ("PULUMI_PROJECT".to_string(), ctx.project.clone()),
+        (
+            "PULUMI_CONFIG".to_string(),
+            package_config(package, &ctx.config),
+        ),
+    ];
     if let Some(local) = ctx.local.iter().find(|p| p.package == package) {
         let cmd = local.command(ctx)?;
         env.extend(cmd.env);
@@ -127,6 +138,20 @@ pub fn resolve(
         cwd: ctx.program_directory.clone(),
         env,
     })
+}
+
+/// The JSON object of `package`'s keys in `config`, without their namespace (Pulumi's
+/// `defaultHost.Provider`): what a plugin (a dynamic provider's code, say) reads from
+/// `PULUMI_CONFIG`.
+fn package_config(package: &str, config: &BTreeMap<String, String>) -> String {
+    let own: serde_json::Map<String, serde_json::Value> = config
+        .iter()
+        .filter_map(|(key, value)| {
+            let (namespace, name) = key.split_once(':')?;
+            (namespace == package).then(|| (name.to_string(), value.clone().into()))
+        })
+        .collect();
+    serde_json::Value::Object(own).to_string()
 }
 
 fn find_executable(

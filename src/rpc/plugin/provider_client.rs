@@ -15,6 +15,7 @@ use tonic::{Code, Status};
 
 use super::schema_types::resource_inputs;
 use super::{PluginCommand, PluginContext, PluginProcess};
+use crate::engine::hooks::{HookBindings, HookKind};
 use crate::engine::model::property_path::PropertyPath;
 use crate::engine::provider::input_types::ObjectType;
 use crate::engine::provider::parameterization::Parameterization;
@@ -284,6 +285,25 @@ fn refused_arguments(
         "{what} of {token} failed: {}",
         reasons.join("; ")
     )))
+}
+
+/// The component's hook names as Construct carries them; none bound, none sent.
+fn construct_hooks(
+    hooks: &HookBindings,
+) -> Option<pulumirpc::construct_request::ResourceHooksBinding> {
+    if hooks.is_empty() {
+        return None;
+    }
+    let names = |kind| hooks.get(&kind).cloned().unwrap_or_default();
+    Some(pulumirpc::construct_request::ResourceHooksBinding {
+        before_create: names(HookKind::BeforeCreate),
+        after_create: names(HookKind::AfterCreate),
+        before_update: names(HookKind::BeforeUpdate),
+        after_update: names(HookKind::AfterUpdate),
+        before_delete: names(HookKind::BeforeDelete),
+        after_delete: names(HookKind::AfterDelete),
+        on_error: names(HookKind::OnError),
+    })
 }
 
 fn partial_failure(status: &Status) -> Option<ProviderError> {
@@ -719,6 +739,7 @@ impl Provider for PluginProvider {
             replace_on_changes: req.replace_on_changes,
             retain_on_delete: req.retain_on_delete,
             accepts_output_values: false,
+            resource_hooks: construct_hooks(&req.hooks),
             replace_with: Vec::new(),
         };
         let resp = match self.client().await?.construct(wire).await {

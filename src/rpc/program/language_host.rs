@@ -14,6 +14,7 @@ use tokio::process::Command;
 use tokio::sync::watch;
 
 use super::launcher_file::{write_node_preload, write_python_launcher};
+use super::out_of_memory::{OUT_OF_MEMORY_ADVICE, OutOfMemory};
 use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
 use crate::rpc::monitor::{DEFAULT_ORGANIZATION, serve};
 
@@ -341,16 +342,18 @@ impl SdkProgram {
             ))
         })?;
         let tail = Arc::new(Mutex::new(VecDeque::new()));
+        let oom = Arc::new(OutOfMemory::default());
         let out = child
             .stdout
             .take()
-            .map(|s| tokio::spawn(forward(s, self.events.clone(), Severity::Info, None)));
+            .map(|s| tokio::spawn(forward(s, self.events.clone(), Severity::Info, None, None)));
         let err = child.stderr.take().map(|s| {
             tokio::spawn(forward(
                 s,
                 self.events.clone(),
                 Severity::Warning,
                 Some(tail.clone()),
+                Some(oom.clone()),
             ))
         });
         let mut refusal = refused.subscribe();
@@ -376,6 +379,13 @@ impl SdkProgram {
             return Ok(());
         }
         let tail: Vec<String> = tail.lock().drain(..).collect();
+        if matches!(self.runtime, Runtime::Nodejs(_)) && !status.success() && oom.detected() {
+            // Pulumi's Node.js host: its stderr was shown already; a signal's exit code is -1.
+            return Err(ProgramError(format!(
+                "Program exited with non-zero exit code: {}. {OUT_OF_MEMORY_ADVICE}",
+                status.code().unwrap_or(-1)
+            )));
+        }
         match status.code() {
             Some(0) => Ok(()),
             Some(EXIT_REPORTED) => Err(ProgramError(BAIL_MESSAGE.into())),
@@ -407,15 +417,20 @@ fn with_tail(msg: String, tail: &[String]) -> String {
     }
 }
 
-/// Sends each line of a program's output as a diagnostic, keeping the last lines if asked.
+/// Sends each line of a program's output as a diagnostic, keeping the last lines and watching
+/// for an out-of-memory report if asked.
 async fn forward(
     stream: impl AsyncRead + Unpin,
     events: EventSink,
     severity: Severity,
     tail: Option<Arc<Mutex<VecDeque<String>>>>,
+    oom: Option<Arc<OutOfMemory>>,
 ) {
     let mut lines = BufReader::new(stream).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        if let Some(oom) = &oom {
+            oom.observe(&line);
+        }
         if let Some(tail) = &tail {
             let mut tail = tail.lock();
             if tail.len() == STDERR_TAIL {

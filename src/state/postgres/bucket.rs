@@ -5,9 +5,14 @@
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
+use futures::{Stream, StreamExt};
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{GenericClient, Row};
 
 use super::db::describe;
+
+/// The end of a stack file's key: `.json`, `.json.gz` or `.json.zst` (`diy::stack_keys`).
+const STACK_FILE: &str = r"\.json(\.gz|\.zst)?$";
 
 /// Pulumi's `schema.sql`, `{table}` its name: created when missing, by either program.
 const SCHEMA: &str = "
@@ -117,6 +122,42 @@ impl Bucket {
             .await
             .map_err(|e| describe(&e))?;
         self.blobs(&rows)
+    }
+
+    /// The stack files directly under `dir` (a project's folder), the newest of each stack's
+    /// variants as [`Bucket::newest`] picks it, streamed in key order; a stack with only a
+    /// `.zst` file is not among them, as it is not in Pulumi's listing.
+    pub(crate) async fn newest_stack_files<'a>(
+        &'a self,
+        c: &'a impl GenericClient,
+        dir: &str,
+    ) -> Result<impl Stream<Item = Result<(String, Vec<u8>), String>> + 'a, String> {
+        let t = &self.table;
+        let dir = escape(&self.full(dir));
+        let (under, deeper) = (format!("{dir}%"), format!("{dir}%/%"));
+        let params: [&(dyn ToSql + Sync); 3] = [&under, &deeper, &STACK_FILE];
+        let rows = c
+            .query_raw(
+                &format!(
+                    "SELECT key, data->>'data' FROM (
+                        SELECT key, data,
+                               row_number() OVER (PARTITION BY stem
+                                   ORDER BY updated_at DESC, key DESC) AS nth,
+                               bool_or(key NOT LIKE '%.zst') OVER (PARTITION BY stem) AS listed
+                        FROM (SELECT key, data, updated_at, regexp_replace(key, $3, '') AS stem
+                              FROM {t} WHERE key LIKE $1 AND key NOT LIKE $2 AND key ~ $3) AS files
+                     ) AS newest WHERE nth = 1 AND listed ORDER BY key"
+                ),
+                params,
+            )
+            .await
+            .map_err(|e| describe(&e))?;
+        Ok(rows.map(move |row| {
+            let row = row.map_err(|e| describe(&e))?;
+            let key = self.relative(row.get(0));
+            let bytes = decode(&key, row.get::<_, Option<&str>>(1))?;
+            Ok((key, bytes))
+        }))
     }
 
     /// Rows of `(key, data->>'data')` as relative keys and their decoded blobs.

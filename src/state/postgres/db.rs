@@ -9,7 +9,7 @@ use parking_lot::Mutex;
 use std::time::Duration;
 
 use tokio::runtime::{Handle, Runtime};
-use tokio_postgres::Client;
+use tokio_postgres::{Client, IsolationLevel, Transaction};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::url::{PgUrl, SslMode};
@@ -181,6 +181,17 @@ impl Db {
             .map_err(|e| format!("the database runtime stopped: {e}"))?;
         connected.map_err(|e: tokio_postgres::Error| describe(&e))
     }
+}
+
+/// A read-only repeatable-read transaction on `conn`: reads that see one moment of the
+/// database, never a compaction or a removal half done.
+pub(crate) async fn read_only(conn: &mut Conn) -> Result<Transaction<'_>, String> {
+    conn.build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await
+        .map_err(|e| describe(&e))
 }
 
 /// With `verify`, trusts `sslrootcert` when given, else the built-in web roots; without,

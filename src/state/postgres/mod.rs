@@ -31,40 +31,40 @@
 //! refuses the stack; a Pulumi lock key stepdeck did not write refuses stepdeck.
 
 mod bucket;
+mod checkpoint;
 mod db;
+mod epoch;
+mod held_transaction;
 mod journal;
 mod lease;
+mod load;
+mod lock_keys;
+mod removal;
+mod rename;
 mod schema;
+mod stack_list;
 pub(crate) mod url;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use futures::StreamExt;
-use serde_json::Value;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use crate::engine::{Journal, Snapshot};
-use crate::fault::{FaultPoint, reached};
 
 use super::backend::{Backend, StackState, StackSummary};
 use super::backend_url::{BackendUrl, Scheme};
-use super::codec::checkpoint::{
-    CheckpointFile, SecretsProviderState, check_encryptable, write_checkpoint_file,
-};
-use super::codec::document::{corrupt, decode_state, last_epoch, parse_checkpoint};
-use super::codec::journal_reader::{JournalReader, JournalSummary};
+use super::codec::checkpoint::SecretsProviderState;
+use super::codec::document::corrupt;
 use super::codec::update_events;
-use super::diy::{self, compression, lock_file, tags_file};
+use super::diy::{self, compression, tags_file};
 use super::error::StateError;
-use super::lock_info::{self, LockInfo, StackLocked};
-use super::lock_lost::LostReason;
+use super::lock_info::LockInfo;
 use super::passphrase::Crypter;
 use super::stack_lock::StackLock;
 use super::stack_ref::{StackRef, validate_name};
-use super::stack_rename::rename_snapshot;
 use super::update_record::UpdateRecord;
 
 pub use journal::PgJournal;
@@ -72,7 +72,8 @@ pub use url::{DEFAULT_PREFIX, DEFAULT_TABLE, PgUrl, SslMode};
 
 use bucket::Bucket;
 use db::{Db, describe};
-use lease::{Held, PgRecord, Taken, still_held};
+use epoch::{epoch_sql, next_epoch};
+use lease::Held;
 
 /// A `postgres://` backend.
 pub struct PgBackend {
@@ -82,15 +83,6 @@ pub struct PgBackend {
     t: String,
     /// Pulumi's table, where the state is.
     bucket: Bucket,
-}
-
-/// A stack's state as read, with what the journal rows replayed into it held.
-struct Loaded {
-    state: StackState,
-    journal: JournalSummary,
-    /// The checkpoint has no epoch of ours (`pulumi` wrote it): no journal may continue it
-    /// until it is given one.
-    foreign: bool,
 }
 
 impl PgBackend {
@@ -198,82 +190,6 @@ impl PgBackend {
         }
     }
 
-    fn load_rows(
-        &self,
-        stack: &StackRef,
-        crypter: Option<&Crypter>,
-        verify: bool,
-    ) -> Result<Loaded, StateError> {
-        let t = &self.t;
-        let keys = diy::stack_keys(stack);
-        let (checkpoint, mut journals) = self.run(async {
-            let mut conn = self.db.get().await?;
-            let tx = conn
-                .build_transaction()
-                .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
-                .read_only(true)
-                .start()
-                .await
-                .map_err(|e| describe(&e))?;
-            let Some(key) = self.bucket.newest(&tx, &keys).await? else {
-                return Ok((None, BTreeMap::new()));
-            };
-            let Some(bytes) = self.bucket.get(&tx, &key).await? else {
-                return Ok((None, BTreeMap::new()));
-            };
-            // Rows are appended to their epoch's text as they arrive and dropped: a large
-            // journal is in memory once, not as rows and again as text. Only the checkpoint's
-            // epoch is replayed; rows of others are stale, removed by the next compaction.
-            let params: [&(dyn ToSql + Sync); 2] = [&stack.project(), &stack.stack()];
-            let rows = tx
-                .query_raw(
-                    &format!(
-                        "SELECT epoch, entry FROM {t}_journal WHERE project = $1 AND stack = $2 ORDER BY epoch, seq"
-                    ),
-                    params,
-                )
-                .await
-                .map_err(|e| describe(&e))?;
-            let mut rows = std::pin::pin!(rows);
-            let mut journals: BTreeMap<i64, Vec<u8>> = BTreeMap::new();
-            while let Some(r) = rows.next().await {
-                let r = r.map_err(|e| describe(&e))?;
-                let lines = journals.entry(r.get(0)).or_default();
-                lines.extend_from_slice(r.get::<_, &str>(1).as_bytes());
-                lines.push(b'\n');
-            }
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok((Some((key, bytes)), journals))
-        })?;
-        let Some((key, bytes)) = checkpoint else {
-            return Err(no_such_stack(stack));
-        };
-        let checkpoint = self.decode_stack_file(&key, bytes)?;
-        let location = self.location(stack);
-        let journal = self.rows_location("journal", stack);
-        let mut file = parse_checkpoint(&location, &checkpoint)?;
-        let foreign = file.stepdeck.foreign;
-        if foreign {
-            file.stepdeck.journal_epoch =
-                after_journals(journals.keys().next_back().copied(), &location)?;
-        }
-        let lines = journals
-            .remove(&epoch_sql(file.stepdeck.journal_epoch)?)
-            .unwrap_or_default();
-        let (state, journal) = decode_state(
-            &location,
-            &file,
-            |c| Ok(JournalReader::new(&journal, &lines[..], c.cloned())),
-            crypter,
-            verify,
-        )?;
-        Ok(Loaded {
-            state,
-            journal,
-            foreign,
-        })
-    }
-
     /// The key of the stack's file: the newest of its variants (`diy::stack_keys`), as
     /// Pulumi picks it; `None`: no such stack.
     fn stack_file_key(&self, stack: &StackRef) -> Result<Option<String>, StateError> {
@@ -329,261 +245,6 @@ impl PgBackend {
             self.bucket.get(&*conn, key).await
         })
     }
-
-    /// The stack's checkpoint document, as stored; one `pulumi` wrote gets the epoch after
-    /// every journal row there is, so that none replays onto it.
-    fn checkpoint_doc(&self, stack: &StackRef) -> Result<CheckpointFile, StateError> {
-        let (key, bytes) = self.stack_file(stack)?;
-        let location = self.key_location(&key);
-        parse_checkpoint(&location, &bytes)?;
-        let mut doc: CheckpointFile =
-            serde_json::from_slice(&bytes).map_err(|e| corrupt(&location, e.to_string()))?;
-        if doc.stepdeck.foreign {
-            let t = &self.t;
-            let last: Option<i64> = self.query(
-                &format!("SELECT max(epoch) FROM {t}_journal WHERE project = $1 AND stack = $2"),
-                &[&stack.project(), &stack.stack()],
-            )?[0]
-                .get(0);
-            doc.stepdeck.journal_epoch = after_journals(last, &location)?;
-        }
-        Ok(doc)
-    }
-
-    /// The checkpoint document of `snapshot` at `epoch`, checked as the file backend checks
-    /// it, and the key it goes to: compressed as Pulumi's switch says, as `pulumi` writes it.
-    fn checkpoint_blob(
-        &self,
-        stack: &StackRef,
-        snapshot: &Snapshot,
-        epoch: u64,
-        providers: Option<&SecretsProviderState>,
-        crypter: Option<&Crypter>,
-    ) -> Result<(String, Vec<u8>), StateError> {
-        let location = self.location(stack);
-        snapshot
-            .verify_integrity()
-            .map_err(|source| StateError::Integrity {
-                path: location.clone(),
-                source,
-            })?;
-        check_encryptable(snapshot, crypter).map_err(|source| StateError::Secrets {
-            path: location.clone(),
-            source,
-        })?;
-        let mut out = Vec::new();
-        write_checkpoint_file(
-            &mut out,
-            &stack.qualified(),
-            snapshot,
-            epoch,
-            providers,
-            crypter,
-        )
-        .map_err(|e| corrupt(&location, e.to_string()))?;
-        let compression = compression::Compression::from_env()?;
-        Ok((
-            format!("{}{}", diy::stack_key(stack), compression.ext()),
-            compression.encode(out),
-        ))
-    }
-
-    /// Writes the checkpoint of `epoch` to the stack key (the previous one kept as `.json.bak`,
-    /// the key of the other compression replaced, and with Pulumi's switch a copy retained at
-    /// `<key>.<nanos>`, all as Pulumi does) and deletes the journal rows it absorbed, in one
-    /// transaction of the lock's holder. Rows of epochs older than the one folded in (written by hand, or by
-    /// another tool) are reported before they go.
-    fn write_checkpoint(
-        &self,
-        lock: &StackLock,
-        snapshot: &Snapshot,
-        epoch: u64,
-        providers: Option<&SecretsProviderState>,
-        crypter: Option<&Crypter>,
-    ) -> Result<(), StateError> {
-        let stack = lock.stack();
-        let (key, bytes) = self.checkpoint_blob(stack, snapshot, epoch, providers, crypter)?;
-        let epoch = epoch_sql(epoch)?;
-        let t = &self.t;
-        let b = &self.bucket;
-        let keys = diy::stack_keys(stack);
-        let retained = diy::retained_key(&key);
-        let held = Held::of(lock);
-        let older = self.fenced(lock, async {
-            let mut conn = self.db.get().await?;
-            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            if !still_held(&tx, t, &held).await? {
-                return Ok(None);
-            }
-            let other = b.newest(&tx, &keys).await?.filter(|k| *k != key);
-            for k in std::iter::once(&key).chain(&other) {
-                b.copy(&tx, k, &format!("{k}.bak")).await?;
-            }
-            b.put(&tx, &key, &bytes).await?;
-            if let Some(other) = &other {
-                b.delete(&tx, other).await?;
-            }
-            if let Some(retained) = &retained {
-                b.put(&tx, retained, &bytes).await?;
-            }
-            let older: i64 = tx
-                .query_one(
-                    &format!(
-                        "WITH gone AS (DELETE FROM {t}_journal
-                           WHERE project = $1 AND stack = $2 AND epoch < $3 RETURNING epoch)
-                         SELECT count(*) FILTER (WHERE epoch < $3 - 1) FROM gone"
-                    ),
-                    &[&stack.project(), &stack.stack(), &epoch],
-                )
-                .await
-                .map_err(|e| describe(&e))?
-                .get(0);
-            reached(FaultPoint::InCheckpointWrite);
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(Some(older))
-        })?;
-        if older > 0 {
-            lock.notify(format!(
-                "removed {older} row(s) of {} of epochs older than {}, which the checkpoint does \
-                 not replay",
-                self.rows_location("journal", stack).display(),
-                epoch - 1
-            ));
-        }
-        Ok(())
-    }
-
-    /// Runs a transaction of the lock's holder: `work` returns `None` when [`still_held`]
-    /// found the lock row no longer this holder's, which is refused as the lock lost.
-    fn fenced<T>(
-        &self,
-        lock: &StackLock,
-        work: impl std::future::Future<Output = Result<Option<T>, String>>,
-    ) -> Result<T, StateError> {
-        match self.run(work)? {
-            Some(done) => Ok(done),
-            None => Err(self.lost(lock)),
-        }
-    }
-
-    /// Runs one statement in a transaction of the lock's holder; returns the rows it changed.
-    fn execute_held(
-        &self,
-        lock: &StackLock,
-        sql: &str,
-        params: &[&(dyn ToSql + Sync)],
-    ) -> Result<u64, StateError> {
-        let t = &self.t;
-        let held = Held::of(lock);
-        self.fenced(lock, async {
-            let mut conn = self.db.get().await?;
-            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            if !still_held(&tx, t, &held).await? {
-                return Ok(None);
-            }
-            let changed = tx.execute(sql, params).await.map_err(|e| describe(&e))?;
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(Some(changed))
-        })
-    }
-
-    /// The error of a holder whose write found the lock row not its own.
-    fn lost(&self, lock: &StackLock) -> StateError {
-        match lock.fence().verify() {
-            Err(lost) => lost.into(),
-            Ok(()) => lock
-                .fence()
-                .lose(LostReason::TakenOver, lock.fence().successor())
-                .into(),
-        }
-    }
-
-    fn compact(
-        &self,
-        lock: &StackLock,
-        crypter: Option<&Crypter>,
-    ) -> Result<StackState, StateError> {
-        let stack = lock.stack();
-        let mut state = self.load_rows(stack, crypter, true)?.state;
-        let providers = crypter
-            .map(SecretsProviderState::passphrase)
-            .or(state.secrets_providers.take());
-        state.epoch = next_epoch(state.epoch, &self.location(stack))?;
-        self.write_checkpoint(
-            lock,
-            &state.snapshot,
-            state.epoch,
-            providers.as_ref(),
-            crypter,
-        )?;
-        state.secrets_providers = providers;
-        Ok(state)
-    }
-
-    /// Takes the stack's lock: stepdeck's fenced lease, then Pulumi's lock key written beside
-    /// it, as Pulumi locks: its own key written, then a look for any other (a `pulumi` that
-    /// holds the stack), which refuses the stack in Pulumi's words and releases the lease. The
-    /// key of a holder whose lease was taken over is its leftover, removed.
-    fn take_lock(&self, stack: &StackRef, operation: &str) -> Result<StackLock, StateError> {
-        let lease = lock_info::lease()?;
-        let taken = self.run(lease::acquire(
-            &self.db,
-            &self.t,
-            stack.project(),
-            stack.stack(),
-            operation,
-            lease,
-        ))?;
-        let (info, broke, taken) = match taken {
-            Taken::Held(held) => *held,
-            Taken::Refused(info) => {
-                return Err(Box::new(StackLocked {
-                    stack: stack.to_string(),
-                    info,
-                })
-                .into());
-            }
-        };
-        let dir = diy::lock_dir(stack);
-        let key = |id: &str| format!("{dir}{id}.json");
-        let ours = key(&info.id);
-        let before = broke.as_ref().map(|b| key(&b.id));
-        let record = PgRecord {
-            db: self.db.clone(),
-            table: self.t.clone(),
-            held: Held {
-                project: stack.project().to_string(),
-                stack: stack.stack().to_string(),
-                id: info.id.clone(),
-                generation: i64::try_from(info.generation).unwrap_or(i64::MAX),
-            },
-            bucket: self.bucket.clone(),
-            pulumi_lock: ours.clone(),
-        };
-        let held = StackLock::hold(stack.clone(), info, broke, lease, taken, Box::new(record))?;
-        let b = &self.bucket;
-        let others = self.run(async {
-            let conn = self.db.get().await?;
-            b.put(&*conn, &ours, &lock_file::ours()).await?;
-            let mut others = b.get_under(&*conn, &dir).await?;
-            others.retain(|(k, _)| *k != ours && Some(k) != before.as_ref());
-            if others.is_empty()
-                && let Some(before) = &before
-            {
-                b.delete(&*conn, before).await?;
-            }
-            Ok(others)
-        })?;
-        if others.is_empty() {
-            return Ok(held);
-        }
-        let found: Vec<(String, Option<Vec<u8>>)> = others
-            .into_iter()
-            .map(|(k, bytes)| (self.key_location(&k).display().to_string(), Some(bytes)))
-            .collect();
-        drop(held);
-        Err(lock_file::locked(&found))
-    }
 }
 
 /// Pulumi's table as the bucket of the DIY keys.
@@ -609,29 +270,6 @@ fn no_such_stack(stack: &StackRef) -> StateError {
     StateError::NoSuchStack {
         stack: stack.to_string(),
     }
-}
-
-/// The epoch of a checkpoint `pulumi` wrote: the one after the last journal row's (`last`).
-fn after_journals(last: Option<i64>, location: &std::path::Path) -> Result<u64, StateError> {
-    match last {
-        None => Ok(0),
-        Some(e) => next_epoch(u64::try_from(e).unwrap_or(0), location),
-    }
-}
-
-fn epoch_sql(epoch: u64) -> Result<i64, StateError> {
-    i64::try_from(epoch).map_err(|_| StateError::Database {
-        url: String::new(),
-        message: format!("epoch {epoch} does not fit the epoch column"),
-    })
-}
-
-/// The epoch after `epoch`; it must fit the epoch column.
-fn next_epoch(epoch: u64, location: &std::path::Path) -> Result<u64, StateError> {
-    epoch
-        .checked_add(1)
-        .filter(|e| i64::try_from(*e).is_ok())
-        .ok_or_else(|| last_epoch(location, epoch))
 }
 
 impl Backend for PgBackend {
@@ -664,60 +302,19 @@ impl Backend for PgBackend {
         self.check_exists(stack)?;
         let lock = self.take_lock(stack, operation)?;
         let (key, bytes) = self.checkpoint_blob(stack, &Snapshot::default(), 0, None, None)?;
-        let (t, b) = (&self.t, &self.bucket);
+        let b = &self.bucket;
         let keys = diy::stack_keys(stack);
-        let held = Held::of(&lock);
-        let created = self.fenced(&lock, async {
-            let mut conn = self.db.get().await?;
-            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            if !still_held(&tx, t, &held).await? {
-                return Ok(None);
-            }
+        let created = self.held_transaction(&lock, async |tx| {
             let created =
-                b.newest(&tx, &keys).await?.is_none() && b.put_new(&tx, &key, &bytes).await?;
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(Some(created))
+                b.newest(tx, &keys).await?.is_none() && b.put_new(tx, &key, &bytes).await?;
+            Ok(created)
         })?;
         Ok((lock, created))
     }
 
     fn list_stacks(&self, project: &str) -> Result<Vec<StackSummary>, StateError> {
         validate_name("project", project)?;
-        let current = self.current_stack(project)?;
-        let dir = diy::stacks_dir(project);
-        let mut names: Vec<String> = self
-            .run(async {
-                let conn = self.db.get().await?;
-                self.bucket.list(&*conn, &dir).await
-            })?
-            .iter()
-            .filter_map(|key| {
-                let name = key.strip_prefix(&dir)?;
-                let name = name.strip_suffix(compression::GZIP_EXT).unwrap_or(name);
-                name.strip_suffix(".json")
-                    .filter(|n| !n.contains('/'))
-                    .map(str::to_string)
-            })
-            .collect();
-        names.sort();
-        names.dedup();
-        let mut out = Vec::new();
-        for name in names {
-            let Ok(stack) = StackRef::new(project, &name) else {
-                continue;
-            };
-            let (key, bytes) = self.stack_file(&stack)?;
-            let doc: Value = serde_json::from_slice(&bytes)
-                .map_err(|e| corrupt(&self.key_location(&key), e.to_string()))?;
-            let latest = doc.pointer("/checkpoint/latest");
-            let lock = self
-                .run(lease::read(&self.db, &self.t, project, &name))?
-                .map(|(info, _)| info);
-            let current = current.as_deref() == Some(name.as_str());
-            out.push(StackSummary::of(name, current, latest, lock));
-        }
-        out.sort_by(|a, b| a.name.cmp(&b.name));
-        Ok(out)
+        self.stack_summaries(project)
     }
 
     fn projects(&self) -> Result<Vec<String>, StateError> {
@@ -738,59 +335,7 @@ impl Backend for PgBackend {
     }
 
     fn remove_stack(&self, stack: &StackRef, force: bool) -> Result<(), StateError> {
-        let lock = self.lock(stack, "remove")?;
-        if !force {
-            let loaded = self.load_rows(stack, None, false);
-            let count = match &loaded {
-                Ok(l) => {
-                    l.state.snapshot.resources.len() + l.state.snapshot.pending_operations.len()
-                }
-                // Secrets this command cannot open: count from the stored document.
-                Err(_) => {
-                    let doc = self.checkpoint_doc(stack)?;
-                    let latest = doc.checkpoint.latest.unwrap_or(Value::Null);
-                    ["resources", "pending_operations"]
-                        .iter()
-                        .filter_map(|k| latest.get(k).and_then(Value::as_array))
-                        .map(Vec::len)
-                        .sum()
-                }
-            };
-            if count > 0 {
-                return Err(StateError::HasResources {
-                    stack: stack.to_string(),
-                    count,
-                });
-            }
-        }
-        let (t, b) = (&self.t, &self.bucket);
-        let held = Held::of(&lock);
-        self.fenced(&lock, async {
-            let mut conn = self.db.get().await?;
-            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            if !still_held(&tx, t, &held).await? {
-                return Ok(None);
-            }
-            // As Pulumi removes a stack: its file kept as `.bak`, its history and tags gone.
-            if let Some(key) = b.newest(&tx, &diy::stack_keys(stack)).await? {
-                b.copy(&tx, &key, &format!("{key}.bak")).await?;
-                b.delete(&tx, &key).await?;
-            }
-            b.delete(&tx, &diy::tags_key(stack)).await?;
-            b.delete_under(&tx, &diy::history_dir(stack)).await?;
-            for table in ["journal", "history", "current"] {
-                tx.execute(
-                    &format!("DELETE FROM {t}_{table} WHERE project = $1 AND stack = $2"),
-                    &[&stack.project(), &stack.stack()],
-                )
-                .await
-                .map_err(|e| describe(&e))?;
-            }
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(Some(()))
-        })?;
-        drop(lock);
-        Ok(())
+        self.remove(stack, force)
     }
 
     fn current_stack(&self, project: &str) -> Result<Option<String>, StateError> {
@@ -830,50 +375,7 @@ impl Backend for PgBackend {
 
     fn unlock(&self, stack: &StackRef, force: bool) -> Result<Option<LockInfo>, StateError> {
         self.require(stack)?;
-        let ours = self
-            .run(lease::unlock(
-                &self.db,
-                &self.t,
-                stack.project(),
-                stack.stack(),
-                force,
-            ))?
-            .map_err(|held| StateError::LockHeldByLiveProcess {
-                stack: stack.to_string(),
-                pid: held.pid,
-                host: held.hostname,
-            })?;
-        // Pulumi's lock keys too: the removed holder's, and those a `pulumi` that died left.
-        let dir = diy::lock_dir(stack);
-        let b = &self.bucket;
-        let mut found = self.run(async {
-            let conn = self.db.get().await?;
-            if let Some(ours) = &ours {
-                b.delete(&*conn, &format!("{dir}{}.json", ours.id)).await?;
-            }
-            b.get_under(&*conn, &dir).await
-        })?;
-        let mut theirs = None;
-        for (key, bytes) in found.drain(..) {
-            let id = key
-                .strip_prefix(&dir)
-                .and_then(|n| n.strip_suffix(".json"))
-                .unwrap_or(&key);
-            let (info, readable) = lock_file::info(id, Some(&bytes));
-            if !force && (!readable || !info.pid_gone_here()) {
-                return Err(StateError::LockHeldByLiveProcess {
-                    stack: stack.to_string(),
-                    pid: info.pid,
-                    host: info.hostname,
-                });
-            }
-            self.run(async {
-                let conn = self.db.get().await?;
-                b.delete(&*conn, &key).await
-            })?;
-            theirs = Some(info);
-        }
-        Ok(ours.or(theirs))
+        self.break_lock(stack, force)
     }
 
     fn lock_holder(&self, stack: &StackRef) -> Result<Option<LockInfo>, StateError> {
@@ -984,19 +486,13 @@ impl Backend for PgBackend {
         let keys = diy::stack_keys(stack);
         let plain = diy::stack_key(stack);
         let backups = diy::backups_enabled();
-        let (t, b) = (&self.t, &self.bucket);
-        let held = Held::of(lock);
-        self.fenced(lock, async {
-            let mut conn = self.db.get().await?;
-            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            if !still_held(&tx, t, &held).await? {
-                return Ok(None);
-            }
-            b.put(&tx, &history, &text).await?;
+        let b = &self.bucket;
+        self.held_transaction(lock, async |tx| {
+            b.put(tx, &history, &text).await?;
             // The copies keep the stack file's compression in their names, as Pulumi's do.
-            let key = b.newest(&tx, &keys).await?.unwrap_or_else(|| plain.clone());
+            let key = b.newest(tx, &keys).await?.unwrap_or_else(|| plain.clone());
             let ext = key.strip_prefix(&plain).unwrap_or_default();
-            b.copy(&tx, &key, &format!("{base}.checkpoint.json{ext}"))
+            b.copy(tx, &key, &format!("{base}.checkpoint.json{ext}"))
                 .await?;
             if backups {
                 let backup = format!(
@@ -1004,10 +500,9 @@ impl Backend for PgBackend {
                     diy::backups_dir(stack),
                     stack.stack()
                 );
-                b.copy(&tx, &key, &backup).await?;
+                b.copy(tx, &key, &backup).await?;
             }
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(Some(()))
+            Ok(())
         })?;
         Ok(record)
     }
@@ -1079,21 +574,14 @@ impl Backend for PgBackend {
     ) -> Result<(), StateError> {
         let key = diy::tags_key(lock.stack());
         let text = tags_file::encode(tags);
-        let (t, b) = (&self.t, &self.bucket);
-        let held = Held::of(lock);
-        self.fenced(lock, async {
-            let mut conn = self.db.get().await?;
-            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            if !still_held(&tx, t, &held).await? {
-                return Ok(None);
-            }
+        let b = &self.bucket;
+        self.held_transaction(lock, async |tx| {
             if tags.is_empty() {
-                b.delete(&tx, &key).await?;
+                b.delete(tx, &key).await?;
             } else {
-                b.put(&tx, &key, &text).await?;
+                b.put(tx, &key, &text).await?;
             }
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(Some(()))
+            Ok(())
         })
     }
 
@@ -1103,74 +591,6 @@ impl Backend for PgBackend {
         new: &StackRef,
         crypter: Option<&Crypter>,
     ) -> Result<(), StateError> {
-        let old = lock.stack().clone();
-        let state = self.load_rows(&old, crypter, true)?.state;
-        let mut snapshot = state.snapshot;
-        rename_snapshot(&mut snapshot, new.stack());
-        let providers = crypter
-            .map(SecretsProviderState::passphrase)
-            .or(state.secrets_providers);
-        let epoch = next_epoch(state.epoch, &self.location(&old))?;
-        let (new_key, bytes) =
-            self.checkpoint_blob(new, &snapshot, epoch, providers.as_ref(), crypter)?;
-        let (t, b) = (&self.t, &self.bucket);
-        let held = Held::of(&lock);
-        let renamed = self.fenced(&lock, async {
-            let mut conn = self.db.get().await?;
-            let tx = conn.transaction().await.map_err(|e| describe(&e))?;
-            if !still_held(&tx, t, &held).await? {
-                return Ok(None);
-            }
-            if b.newest(&tx, &diy::stack_keys(new)).await?.is_some()
-                || !b.put_new(&tx, &new_key, &bytes).await?
-            {
-                return Ok(Some(false));
-            }
-            // As Pulumi renames: tags and history move (each history file renamed for the new
-            // stack), the old stack file is kept as `.json.bak`.
-            let (old_tags, new_tags) = (diy::tags_key(&old), diy::tags_key(new));
-            b.copy(&tx, &old_tags, &new_tags).await?;
-            b.delete(&tx, &old_tags).await?;
-            let (from, to) = (diy::history_dir(&old), diy::history_dir(new));
-            let prefix = format!("{}-", old.stack());
-            for (key, bytes) in b.get_under(&tx, &from).await? {
-                if let Some(rest) = key
-                    .strip_prefix(&from)
-                    .and_then(|n| n.strip_prefix(&prefix))
-                {
-                    b.put(&tx, &format!("{to}{}-{rest}", new.stack()), &bytes)
-                        .await?;
-                }
-            }
-            b.delete_under(&tx, &from).await?;
-            if let Some(key) = b.newest(&tx, &diy::stack_keys(&old)).await? {
-                b.copy(&tx, &key, &format!("{key}.bak")).await?;
-                b.delete(&tx, &key).await?;
-            }
-            for table in ["history", "current"] {
-                tx.execute(
-                    &format!("UPDATE {t}_{table} SET stack = $3 WHERE project = $1 AND stack = $2"),
-                    &[&old.project(), &old.stack(), &new.stack()],
-                )
-                .await
-                .map_err(|e| describe(&e))?;
-            }
-            tx.execute(
-                &format!("DELETE FROM {t}_journal WHERE project = $1 AND stack = $2"),
-                &[&old.project(), &old.stack()],
-            )
-            .await
-            .map_err(|e| describe(&e))?;
-            tx.commit().await.map_err(|e| describe(&e))?;
-            Ok(Some(true))
-        })?;
-        drop(lock);
-        if renamed {
-            Ok(())
-        } else {
-            Err(StateError::StackExists {
-                stack: new.to_string(),
-            })
-        }
+        self.rename(lock, new, crypter)
     }
 }
