@@ -9,12 +9,12 @@
 use std::sync::{Arc, OnceLock};
 
 use divan::Bencher;
-use stepdeck::app::replay::{Moment, Timeline};
+use stepdeck::app::replay::Timeline;
 use stepdeck::bench_support::{DagProgram, DagSpec, GeneratedDag, builtin_factory};
 use stepdeck::engine::{
     Deployment, EngineEvent, EventSink, NullJournal, Operation, Options, Snapshot,
 };
-use stepdeck::output::event_log_reader::{RecordedRun, read_event_log};
+use stepdeck::output::event_log_reader::read_event_log;
 use stepdeck::output::event_stream::EventWriter;
 use stepdeck::state::codec::update_events;
 
@@ -95,20 +95,6 @@ fn record(n: usize) -> String {
     text
 }
 
-/// The timeline of a run read back, as `stack history --open` builds it.
-fn timeline(run: RecordedRun) -> Timeline {
-    let moments = run
-        .events
-        .into_iter()
-        .map(|e| Moment {
-            at: e.at,
-            line: e.line,
-            event: e.event,
-        })
-        .collect();
-    Timeline::new(moments, run.lines)
-}
-
 /// Opening a recorded run: decompressing what the history kept, reading it back into engine
 /// events and reducing them once into the timeline.
 #[divan::bench(args = SIZES, sample_count = 10)]
@@ -116,14 +102,14 @@ fn open(b: Bencher, n: usize) {
     let kept = update_events::compress(recorded(n).as_bytes());
     b.bench(|| {
         let text = String::from_utf8(update_events::decompress(&kept).unwrap()).unwrap();
-        timeline(read_event_log(&text, "bench").unwrap())
+        Timeline::new(read_event_log(&text, "bench").unwrap())
     });
 }
 
 /// A jump from the end back to the middle of the run.
 #[divan::bench(args = SIZES, sample_count = 10)]
 fn seek_back_to_the_middle(b: Bencher, n: usize) {
-    let mut timeline = timeline(read_event_log(recorded(n), "bench").unwrap());
+    let mut timeline = Timeline::new(read_event_log(recorded(n), "bench").unwrap());
     b.bench_local(|| {
         timeline.seek(timeline.len());
         timeline.seek(timeline.len() / 2);

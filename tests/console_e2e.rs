@@ -1078,6 +1078,33 @@ fn a_step_gate_approved_in_the_plan_runs_in_the_apply_without_asking() {
     t.quit_and_expect_restored(0);
 }
 
+#[test]
+fn a_replayed_event_log_draws_its_stack_s_dependencies_and_says_where_its_edges_came_from() {
+    let env = chain_project(3, 0);
+    // The file away from the project: only the project the replay runs in names its stack.
+    let away = tempfile::tempdir().unwrap();
+    let log = away.path().join("run.jsonl");
+    assert!(env.up_with_event_log(&log).status.success());
+    let log = log.display().to_string();
+
+    let t = Tmux::start(&env, 140, 40, &["replay", &log]);
+    t.wait_for("line 0/");
+    t.keys(&["$"]);
+    let s = t.wait_for("edges: dependencies from stack dev's state");
+    assert!(s.contains("┌─▶[+ r2]") && s.contains("┌─▶[+ r3]"), "{s}");
+    t.quit_and_expect_restored(0);
+
+    // Run from where no project has the stack, the file alone records no dependencies: no
+    // edge is drawn, and the timeline says why.
+    let elsewhere = away.path().display().to_string();
+    let t = Tmux::start(&env, 140, 40, &["--cwd", &elsewhere, "replay", &log]);
+    t.wait_for("line 0/");
+    t.keys(&["$"]);
+    let s = t.wait_for("edges: none, this file records no dependencies");
+    assert!(s.contains("[+ r2]") && !s.contains("─▶["), "{s}");
+    t.quit_and_expect_restored(0);
+}
+
 /// The right pane's block of a 200-column screen opening with `heading`, to its blank line.
 fn right_block(s: &str, heading: &str) -> Vec<String> {
     s.lines()

@@ -94,6 +94,10 @@ pub(super) enum Command {
         /// The engine-event stream, one JSON object a line.
         #[arg(value_name = "FILE")]
         file: PathBuf,
+        /// The stack whose state gives the run's dependencies (the file records none); else
+        /// the stack the file names, if the project here or beside the file has it.
+        #[arg(short, long)]
+        stack: Option<String>,
         /// Refused: a replay opens the console.
         #[arg(short, long)]
         json: bool,
@@ -771,6 +775,13 @@ pub(super) enum StackCommand {
         /// Open update N (its version, as listed) in the console to replay it, read-only.
         #[arg(long, value_name = "N")]
         open: Option<u64>,
+        /// Write update N's events as an event log (Pulumi's stream, without stepdeck's detail
+        /// lines) to FILE or standard output: the replay's `line 41` is its line 41.
+        #[arg(long, value_name = "N", conflicts_with_all = ["open", "json"])]
+        export: Option<u64>,
+        /// Where `--export` writes.
+        #[arg(value_name = "FILE", requires = "export")]
+        file: Option<PathBuf>,
     },
     /// Rename the stack: its state (every URN rewritten), settings file, history and tags.
     Rename {

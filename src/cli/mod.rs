@@ -144,8 +144,16 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             return demo::run(args).await;
         }
         Command::Attach(args) => return attach::run(args).await,
-        Command::Replay { file, json } => {
-            return replay::replay_file(&file, json, global.non_interactive).await;
+        Command::Replay { file, stack, json } => {
+            let file = replay::File {
+                path: &file,
+                stack: stack.as_deref(),
+                backend,
+                cwd: global.cwd.as_deref(),
+                json,
+                non_interactive: global.non_interactive,
+            };
+            return replay::replay_file(file).await;
         }
         Command::Version => {
             return about::version();

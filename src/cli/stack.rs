@@ -236,6 +236,8 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             page,
             full_dates: _,
             open: _,
+            export: None,
+            file: _,
         } => {
             let shown = super::stack_history::Shown {
                 json,
@@ -245,6 +247,12 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
             };
             super::stack_history::run(&ws, stack.stack.as_deref(), &shown)?;
         }
+        StackCommand::History {
+            stack,
+            export: Some(version),
+            file,
+            ..
+        } => super::replay::export(&ws, stack.stack.as_deref(), version, file.as_deref())?,
         StackCommand::Tag(cmd) => super::stack_tag::run(&ws, cmd)?,
         StackCommand::Rename { stack, new_name } => {
             super::stack_rename::run(&ws, stack.stack.as_deref(), &new_name)?;

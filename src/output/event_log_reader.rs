@@ -4,7 +4,11 @@
 //! The history's record also holds the detail lines of `replay_detail` (registrations, plans,
 //! chains, workers, measured durations, times in milliseconds): read with them, a replay
 //! reduces what the live console did. Pulumi's stream alone names no chains, workers or
-//! dependencies, so there each step becomes a chain of its own on the lowest free worker.
+//! dependencies, so there each step becomes a chain of its own on the lowest free worker, and
+//! its dependencies are only those a stack's state holds ([`RecordedRun::add_dependencies`]).
+//! Lines are numbered as in Pulumi's stream alone (the record's detail lines left out, as
+//! `stack history --export` writes it): a detail line's events count with Pulumi's line its
+//! engine event wrote last.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -34,11 +38,72 @@ pub struct RecordedEvent {
     pub event: EngineEvent,
 }
 
-/// A recorded run: its events, and how many lines the stream has (its last line's number).
+/// A recorded run: its events, how many lines the stream has (its last line's number) and
+/// where its dependency edges come from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecordedRun {
     pub events: Vec<RecordedEvent>,
     pub lines: usize,
+    pub edges: Edges,
+}
+
+/// Where a replay's dependency edges come from, said on screen: a replay never invents them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Edges {
+    /// The history's record names every registration's dependencies.
+    Recorded,
+    /// Pulumi's stream names none; these are the ones the named stack's state holds.
+    FromState { stack: String },
+    /// Nothing names them: the graph has no edges, the tree shows parents.
+    Unknown,
+}
+
+impl Edges {
+    /// The sentence the replay shows about its edges.
+    pub fn note(&self) -> String {
+        match self {
+            Edges::Recorded => "dependencies the run recorded".into(),
+            Edges::FromState { stack } => format!("dependencies from stack {stack}'s state"),
+            Edges::Unknown => "none, this file records no dependencies".into(),
+        }
+    }
+}
+
+/// The dependencies a stack's state holds, by resource.
+pub type StateDependencies = HashMap<Urn, Arc<[Urn]>>;
+
+impl RecordedRun {
+    /// The stack the run's prelude names (from its URNs).
+    pub fn stack(&self) -> Option<&str> {
+        self.events.iter().find_map(|e| match &e.event {
+            EngineEvent::Prelude { stack, .. } if !stack.is_empty() => Some(stack.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Gives each step of a run that recorded no dependencies those `state` (the state of
+    /// stack `stack`) holds for its resource; `false`, and nothing changed, when the run
+    /// recorded its own or the state holds none of its resources.
+    pub fn add_dependencies(&mut self, stack: &str, state: &StateDependencies) -> bool {
+        if self.edges != Edges::Unknown {
+            return false;
+        }
+        let mut found = false;
+        for e in &mut self.events {
+            if let EngineEvent::StepPlanned(info) = &mut e.event
+                && let Some(deps) = state.get(&info.urn)
+            {
+                found = true;
+                info.dependencies = deps.clone();
+            }
+        }
+        if found {
+            self.edges = Edges::FromState {
+                stack: stack.to_string(),
+            };
+        }
+        found
+    }
 }
 
 /// A line of an event stream that does not read as one.
@@ -60,6 +125,9 @@ pub fn read_event_log(text: &str, source_name: &str) -> Result<RecordedRun, Even
         reason,
     };
     let mut lines = Vec::new();
+    // Detail lines so far: a line's number leaves them out.
+    let mut details = 0;
+    let mut last = 0;
     for (i, raw) in text.lines().enumerate() {
         if raw.trim().is_empty() {
             continue;
@@ -73,23 +141,79 @@ pub fn read_event_log(text: &str, source_name: &str) -> Result<RecordedRun, Even
                     .into(),
             ));
         };
-        lines.push((i + 1, obj.clone()));
+        let number = if replay_detail::KINDS.iter().any(|k| obj.contains_key(*k)) {
+            details += 1;
+            0
+        } else {
+            last = i + 1 - details;
+            last
+        };
+        lines.push((i + 1, number, obj.clone()));
     }
+    number_detail_lines(&mut lines, last);
     if lines.is_empty() {
         return Err(err(0, "holds no engine events".into()));
     }
-    let last = lines.last().map_or(0, |(n, _)| *n);
     let mut reader = Reader::new(&lines);
-    for (n, obj) in &lines {
+    for (raw, n, obj) in &lines {
         reader.line_no = *n;
-        reader.line(obj).map_err(|reason| err(*n, reason))?;
+        reader.line(obj).map_err(|reason| err(*raw, reason))?;
     }
     reader.flush_error();
     reader.flush_awaiting();
     Ok(RecordedRun {
         events: reader.out,
         lines: last,
+        edges: if reader.exact {
+            Edges::Recorded
+        } else {
+            Edges::Unknown
+        },
     })
+}
+
+/// The resource a line is about, if any.
+fn line_urn(o: &Map<String, Value>) -> Option<&str> {
+    let (_, body) = o.iter().find(|(k, _)| k.ends_with("Event"))?;
+    let body = body.as_object()?;
+    let urn = body.get("urn").or_else(|| {
+        body.get("metadata")
+            .and_then(Value::as_object)
+            .and_then(|m| m.get("urn"))
+    });
+    urn.and_then(Value::as_str)
+}
+
+/// Numbers each detail line (numbered 0 so far) as Pulumi's line its engine event wrote last:
+/// the detail line comes first, then the Pulumi lines on the same resource (a failed step's
+/// diagnostic and `resOpFailedEvent`); a detail line without them counts with the next of
+/// Pulumi's lines. Numbers never go back, so a line read after another is not shown before it.
+fn number_detail_lines(lines: &mut [(usize, usize, Map<String, Value>)], last: usize) {
+    // The number of the next of Pulumi's lines after each line, found in one pass back.
+    let mut next = vec![last; lines.len()];
+    for i in (0..lines.len().saturating_sub(1)).rev() {
+        next[i] = match lines[i + 1].1 {
+            0 => next[i + 1],
+            n => n,
+        };
+    }
+    for i in 0..lines.len() {
+        if lines[i].1 != 0 {
+            continue;
+        }
+        let urn = line_urn(&lines[i].2);
+        let same = lines[i + 1..]
+            .iter()
+            .take_while(|(_, n, o)| *n != 0 && urn.is_some() && line_urn(o) == urn)
+            .last()
+            .map(|(_, n, _)| *n);
+        lines[i].1 = same.unwrap_or(next[i]);
+    }
+    let mut highest = 0;
+    for line in lines.iter_mut() {
+        highest = highest.max(line.1);
+        line.1 = highest;
+    }
 }
 
 /// What reading a stream keeps between lines.
@@ -132,6 +256,17 @@ struct Open {
     since: Duration,
 }
 
+/// The state a finished step's `resOutputsEvent` leaves: its new state, else (a refresh that
+/// found the resource unchanged, which Pulumi reports as `same` with no new state) its old
+/// one.
+fn found(m: &Map<String, Value>) -> Result<Option<&Map<String, Value>>, String> {
+    let side = |key: &str| m.get(key).and_then(Value::as_object);
+    Ok(match op(m)? {
+        StepOp::Same | StepOp::Refresh => side("new").or_else(|| side("old")),
+        _ => side("new"),
+    })
+}
+
 fn cascade_reason(r: &Map<String, Value>) -> Result<CascadeReason, String> {
     Ok(match text(r, "kind")? {
         "root" => CascadeReason::Root {
@@ -169,12 +304,12 @@ fn decider(by: &Map<String, Value>) -> Decider {
 impl Reader {
     /// A reader that knows, from the whole stream, what Pulumi's prelude does not say: whether
     /// it was a preview, which operation, and the stack's names (from its URNs).
-    fn new(lines: &[(usize, Map<String, Value>)]) -> Reader {
+    fn new(lines: &[(usize, usize, Map<String, Value>)]) -> Reader {
         let mut preview = false;
         let mut ops = Vec::new();
         let mut names = None;
         let mut exact = false;
-        for (_, o) in lines {
+        for (_, _, o) in lines {
             exact |= replay_detail::KINDS.iter().any(|k| o.contains_key(*k));
             if let Some(s) = o.get("summaryEvent").and_then(Value::as_object) {
                 preview |= s.get("isPreview") == Some(&Value::Bool(true));
@@ -392,7 +527,7 @@ impl Reader {
             "resOutputsEvent" if self.exact => {
                 let m = object(body, "metadata")?;
                 let urn = urn(m, "urn")?;
-                let new = m.get("new").and_then(Value::as_object);
+                let new = found(m)?;
                 let outputs = properties(new.and_then(|n| n.get("outputs")))?.unwrap_or_default();
                 match self.awaiting.take() {
                     Some(step) if step.urn == urn => self.push(EngineEvent::StepFinished {
@@ -428,7 +563,7 @@ impl Reader {
             "resOutputsEvent" => {
                 let m = object(body, "metadata")?;
                 let urn = urn(m, "urn")?;
-                let new = m.get("new").and_then(Value::as_object);
+                let new = found(m)?;
                 let outputs = properties(new.and_then(|n| n.get("outputs")))?.unwrap_or_default();
                 match self.end_step(&urn) {
                     Some(open) => {

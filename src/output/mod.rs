@@ -5,6 +5,7 @@
 pub mod checked_output;
 pub mod digest;
 mod event_fields;
+pub mod event_log_export;
 pub mod event_log_reader;
 pub mod event_stream;
 pub mod import_file;

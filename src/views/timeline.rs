@@ -1,6 +1,6 @@
 //! The replay's timeline, two lines under the console: where the cursor stands in the run
 //! (the stream's line, as `grep -n` numbers it, and time; a scrub bar with the first failure
-//! marked), the playback (`▶ playing`, `paused playback`: never the run's own ⏸, which the
+//! marked), where the graph's edges come from, the playback (`▶ playing`, `paused playback`: never the run's own ⏸, which the
 //! console keeps for a run its operator paused, said here as `run paused by …`) and speed,
 //! the read-only marker, and the timeline's keys.
 
@@ -100,8 +100,14 @@ impl Widget for TimelineBar<'_> {
         spans.push(Span::styled(right, t.dim()));
         buf.set_line(area.x, area.y, &Line::from(spans), area.width);
         if area.height > 1 {
-            let keys = " space play/stop · , . step · [ ] decisions · ! first failure · - + speed · 0 $ start/end · q quit";
-            buf.set_line(area.x, area.y + 1, &Line::styled(keys, t.dim()), area.width);
+            let keys = Line::from(vec![
+                Span::styled(format!(" edges: {} ", tl.edges().note()), t.bold()),
+                Span::styled(
+                    "· space play/stop · , . step · [ ] decisions · ! first failure · - + speed · 0 $ start/end · q quit",
+                    t.dim(),
+                ),
+            ]);
+            buf.set_line(area.x, area.y + 1, &keys, area.width);
         }
     }
 }

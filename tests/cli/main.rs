@@ -19,6 +19,7 @@ mod cli_change_secrets;
 mod cli_commands;
 mod cli_deploy_flags;
 mod cli_e2e;
+mod cli_history_export;
 mod cli_limits;
 mod cli_output_json;
 mod cli_plans;

@@ -147,6 +147,13 @@ impl Env {
         self.command(args).output().expect("run stepdeck")
     }
 
+    /// `up --stack dev --yes --non-interactive --event-log LOG`: a real run and its event log.
+    pub(crate) fn up_with_event_log(&self, log: &Path) -> Output {
+        let log = log.display().to_string();
+        let args = ["--yes", "--non-interactive", "--event-log", &log];
+        self.run(&[&["up", "--stack", "dev"][..], &args].concat())
+    }
+
     /// Runs and insists on success.
     pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);

@@ -9,7 +9,7 @@
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::widgets::Widget;
-use stepdeck::app::replay::{Moment, Timeline};
+use stepdeck::app::replay::Timeline;
 use stepdeck::output::event_log_reader::read_event_log;
 use stepdeck::views::Theme;
 use stepdeck::views::timeline::TimelineBar;
@@ -233,17 +233,7 @@ const SMALL_RUN: &str = r#"{"sequence":0,"timestamp":100,"preludeEvent":{"config
 
 /// The timeline of a recorded stream.
 fn timeline(text: &str) -> Timeline {
-    let run = read_event_log(text, "run.jsonl").unwrap();
-    let moments = run
-        .events
-        .into_iter()
-        .map(|e| Moment {
-            at: e.at,
-            line: e.line,
-            event: e.event,
-        })
-        .collect();
-    Timeline::new(moments, run.lines)
+    Timeline::new(read_event_log(text, "run.jsonl").unwrap())
 }
 
 fn bar(timeline: &Timeline) -> String {
@@ -646,4 +636,96 @@ fn a_parallel_run_s_record_replays_its_chains_workers_parents_dependencies_and_d
     let mut from_log = timeline(&log);
     from_log.seek(from_log.len());
     assert_ne!(structure(from_log.model()), structure(&live));
+}
+
+/// A real run of three resources in a line (r1 ◀ r2 ◀ r3), with its `--event-log` file and
+/// its `--json` output.
+fn chain_run() -> (Env, String, String) {
+    let env = crate::console_support::chain_project(3, 0);
+    let log = env.root.path().join("run.jsonl");
+    let out = env.up_with_event_log(&log);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let json = env.run(&[
+        "refresh",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--json",
+    ]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let json = String::from_utf8(json.stdout).unwrap();
+    (env, std::fs::read_to_string(&log).unwrap(), json)
+}
+
+/// The dependencies each resource of the stack's state holds, from `stack export`.
+fn state_dependencies(
+    env: &Env,
+) -> std::collections::HashMap<stepdeck::engine::Urn, std::sync::Arc<[stepdeck::engine::Urn]>> {
+    let doc = env.export("dev");
+    let parse = |v: &serde_json::Value| stepdeck::engine::Urn::parse(v.as_str().unwrap()).unwrap();
+    doc["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let deps: Vec<_> = r["dependencies"]
+                .as_array()
+                .map(|d| d.iter().map(parse).collect())
+                .unwrap_or_default();
+            (parse(&r["urn"]), std::sync::Arc::from(deps))
+        })
+        .collect()
+}
+
+/// The replay's resources and graph at the end of its run (the panels without a time: a
+/// real run's times vary), and what the timeline says of its edges.
+fn replayed_screen(run: stepdeck::output::event_log_reader::RecordedRun) -> String {
+    let mut tl = Timeline::new(run);
+    tl.seek(tl.len());
+    let screen = whole_screen(&tl);
+    let bar = bar(&tl);
+    let edges = bar
+        .lines()
+        .find_map(|l| l.split_once(" · space"))
+        .map(|(note, _)| note)
+        .unwrap();
+    let panels: Vec<&str> = screen.lines().skip(1).take(17).collect();
+    format!("{}\n{edges}", panels.join("\n"))
+}
+
+#[test]
+fn an_event_log_replays_with_the_dependencies_of_its_stack_s_state_and_says_so() {
+    let (env, log, _) = chain_run();
+    let run = read_event_log(&log, "run.jsonl").unwrap();
+    insta::assert_snapshot!("event_log_without_state", replayed_screen(run.clone()));
+    let mut with_state = run;
+    assert!(with_state.add_dependencies("dev", &state_dependencies(&env)));
+    insta::assert_snapshot!("event_log_with_state", replayed_screen(with_state));
+}
+
+#[test]
+fn a_json_output_replays_with_the_dependencies_of_its_stack_s_state_and_says_so() {
+    let (env, _, json) = chain_run();
+    let mut run = read_event_log(&json, "refresh.json").unwrap();
+    insta::assert_snapshot!("json_without_state", replayed_screen(run.clone()));
+    assert!(run.add_dependencies("dev", &state_dependencies(&env)));
+    insta::assert_snapshot!("json_with_state", replayed_screen(run));
+}
+
+#[test]
+fn a_record_counts_its_lines_as_its_event_log_and_keeps_its_own_dependencies() {
+    let (_, record, log) = parallel_run();
+    let mut run = read_event_log(&record, "record").unwrap();
+    assert_eq!(run.lines, log.lines().count());
+    let exported = stepdeck::output::event_log_export::pulumi_stream(&record, "record").unwrap();
+    assert_eq!(exported.lines().count(), log.lines().count());
+    // The record names its dependencies: a state's never replace them.
+    let urn = stepdeck::engine::Urn::parse("urn:pulumi:dev::p::sim:index:Resource::x").unwrap();
+    let state = std::iter::once((urn, std::sync::Arc::from(Vec::new()))).collect();
+    assert!(!run.add_dependencies("dev", &state));
+    assert_eq!(
+        run.edges,
+        stepdeck::output::event_log_reader::Edges::Recorded
+    );
 }

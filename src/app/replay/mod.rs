@@ -7,4 +7,4 @@ pub mod timeline;
 
 pub use keys::{ReplayKey, map_replay_key};
 pub use read_only::ReadOnly;
-pub use timeline::{Moment, Speed, Timeline};
+pub use timeline::{Speed, Timeline};

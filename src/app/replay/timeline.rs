@@ -8,6 +8,7 @@
 use std::time::Duration;
 
 use crate::engine::{EngineEvent, Severity};
+use crate::output::event_log_reader::{Edges, RecordedRun};
 
 use super::super::model::Model;
 
@@ -67,15 +68,6 @@ impl Speed {
     }
 }
 
-/// One event of a recorded run: when it happened (from the run's start), the line of the
-/// stream it was read from, and the event.
-#[derive(Clone, Debug)]
-pub struct Moment {
-    pub at: Duration,
-    pub line: usize,
-    pub event: EngineEvent,
-}
-
 /// A recorded run, the cursor in it (the last line read) and the model there.
 pub struct Timeline {
     events: Vec<(Duration, EngineEvent)>,
@@ -95,6 +87,8 @@ pub struct Timeline {
     position: Duration,
     pub playing: bool,
     pub speed: Speed,
+    /// Where the graph's edges come from.
+    edges: Edges,
 }
 
 fn reduce(model: &mut Model, (at, e): &(Duration, EngineEvent)) {
@@ -128,13 +122,18 @@ fn is_error(e: &EngineEvent) -> bool {
 }
 
 impl Timeline {
-    /// The timeline of `moments` (in order) read from a stream of `lines` lines, its cursor
-    /// before the first.
-    pub fn new(moments: Vec<Moment>, lines: usize) -> Timeline {
-        let event_lines: Vec<usize> = moments.iter().map(|m| m.line).collect();
+    /// The timeline of a recorded run (`replay FILE`, `stack history --open`, the benchmark
+    /// and the tests build it here alike), its cursor before the first line.
+    pub fn new(run: RecordedRun) -> Timeline {
+        let RecordedRun {
+            events: recorded,
+            lines,
+            edges,
+        } = run;
+        let event_lines: Vec<usize> = recorded.iter().map(|e| e.line).collect();
         let lines = lines.max(event_lines.last().copied().unwrap_or(0));
         let events: Vec<(Duration, EngineEvent)> =
-            moments.into_iter().map(|m| (m.at, m.event)).collect();
+            recorded.into_iter().map(|e| (e.at, e.event)).collect();
         let every = spacing(events.len());
         let mut snapshots = vec![Model::new()];
         let mut model = Model::new();
@@ -156,7 +155,13 @@ impl Timeline {
             position: Duration::ZERO,
             playing: false,
             speed: Speed::X1,
+            edges,
         }
+    }
+
+    /// Where the graph's edges come from, as the timeline says it.
+    pub fn edges(&self) -> &Edges {
+        &self.edges
     }
 
     /// The model after the events up to the cursor.
