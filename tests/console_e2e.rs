@@ -1090,7 +1090,7 @@ fn a_replayed_event_log_draws_its_stack_s_dependencies_and_says_where_its_edges_
     let t = Tmux::start(&env, 140, 40, &["replay", &log]);
     t.wait_for("line 0/");
     t.keys(&["$"]);
-    let s = t.wait_for("edges: dependencies from stack dev's state");
+    let s = t.wait_for("edges: from stack dev's state");
     assert!(s.contains("┌─▶[+ r2]") && s.contains("┌─▶[+ r3]"), "{s}");
     t.quit_and_expect_restored(0);
 
@@ -1100,7 +1100,7 @@ fn a_replayed_event_log_draws_its_stack_s_dependencies_and_says_where_its_edges_
     let t = Tmux::start(&env, 140, 40, &["--cwd", &elsewhere, "replay", &log]);
     t.wait_for("line 0/");
     t.keys(&["$"]);
-    let s = t.wait_for("edges: none, this file records no dependencies");
+    let s = t.wait_for("edges: none, not in this file");
     assert!(s.contains("[+ r2]") && !s.contains("─▶["), "{s}");
     t.quit_and_expect_restored(0);
 }

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
-use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::file_limits::{self, STATE_DOCUMENT, check_write};
 use stepdeck::project::settings_file_name;
 use stepdeck::state::secrets::{decrypt_secrets, has_ciphertext};
@@ -176,12 +175,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, cmd: StackCommand) -> Resul
                 .backend
                 .load(&stack.reference, stack.crypter.as_ref())?
                 .snapshot;
-            let outputs = snap
-                .resources
-                .iter()
-                .find(|r| r.type_ == ROOT_STACK_TYPE && !r.delete)
-                .map(|r| r.outputs.clone())
-                .unwrap_or_default();
+            let outputs = snap.stack_outputs();
             let render = |v: &stepdeck::engine::PropertyValue| {
                 if show_secrets {
                     v.reveal().to_display_json()

@@ -42,12 +42,7 @@ pub(super) fn run(dir: &Path, backend: Option<&str>, args: &StackArgs) -> Result
                 outln!("{line}")?;
             }
         }
-        let outputs = snap
-            .resources
-            .iter()
-            .find(|r| r.type_ == ROOT_STACK_TYPE && !r.delete)
-            .map(|r| r.outputs.clone())
-            .unwrap_or_default();
+        let outputs = snap.stack_outputs();
         outln!("")?;
         outln!("Current stack outputs ({}):", outputs.len())?;
         if outputs.is_empty() {

@@ -381,12 +381,7 @@ impl Loop {
         let outputs = if preview {
             self.stack_outputs
         } else {
-            snapshot
-                .resources
-                .iter()
-                .find(|r| r.type_ == ROOT_STACK_TYPE && !r.delete)
-                .map(|r| r.outputs.clone())
-                .unwrap_or_default()
+            snapshot.stack_outputs()
         };
         DeploymentResult {
             outcome,

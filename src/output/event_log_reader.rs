@@ -62,9 +62,9 @@ impl Edges {
     /// The sentence the replay shows about its edges.
     pub fn note(&self) -> String {
         match self {
-            Edges::Recorded => "dependencies the run recorded".into(),
-            Edges::FromState { stack } => format!("dependencies from stack {stack}'s state"),
-            Edges::Unknown => "none, this file records no dependencies".into(),
+            Edges::Recorded => "as the run recorded".into(),
+            Edges::FromState { stack } => format!("from stack {stack}'s state"),
+            Edges::Unknown => "none, not in this file".into(),
         }
     }
 }

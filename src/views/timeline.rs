@@ -100,12 +100,13 @@ impl Widget for TimelineBar<'_> {
         spans.push(Span::styled(right, t.dim()));
         buf.set_line(area.x, area.y, &Line::from(spans), area.width);
         if area.height > 1 {
+            // The keys first: a narrow terminal cuts the note on the edges, not the keys.
             let keys = Line::from(vec![
-                Span::styled(format!(" edges: {} ", tl.edges().note()), t.bold()),
                 Span::styled(
-                    "· space play/stop · , . step · [ ] decisions · ! first failure · - + speed · 0 $ start/end · q quit",
+                    " space play/stop · , . step · [ ] decisions · ! first failure · - + speed · 0 $ start/end · q quit · ",
                     t.dim(),
                 ),
+                Span::styled(format!("edges: {}", tl.edges().note()), t.bold()),
             ]);
             buf.set_line(area.x, area.y + 1, &keys, area.width);
         }

@@ -57,6 +57,23 @@ fn attach_console(env: &Env, token: &str, name: &str) -> Tmux {
     )
 }
 
+/// `up` in the local console (in tmux), served with the test tokens.
+fn serve_in_console(env: &Env, extra: &[&str]) -> Tmux {
+    let address = format!("unix:{}", socket(env).display());
+    let mut args = vec!["up", "--stack", "dev", "--serve", &address];
+    args.extend_from_slice(extra);
+    Tmux::start_with(
+        env,
+        160,
+        45,
+        &[
+            ("STEPDECK_SERVE_TOKEN", CONTROL),
+            ("STEPDECK_SERVE_WATCH_TOKEN", WATCH),
+        ],
+        &args,
+    )
+}
+
 /// `attach --json` as a process.
 fn attach_json(env: &Env, token: &str) -> Child {
     let address = format!("unix:{}", socket(env).display());
@@ -297,17 +314,7 @@ fn signal(pid: u32, signal: &str) {
 #[test]
 fn a_run_in_the_local_console_is_served_too_and_its_watchers_get_the_summary() {
     let env = cascade_project();
-    let address = format!("unix:{}", socket(&env).display());
-    let local = Tmux::start_with(
-        &env,
-        160,
-        45,
-        &[
-            ("STEPDECK_SERVE_TOKEN", CONTROL),
-            ("STEPDECK_SERVE_WATCH_TOKEN", WATCH),
-        ],
-        &["up", "--stack", "dev", "--yes", "--serve", &address],
-    );
+    let local = serve_in_console(&env, &["--yes"]);
     local.wait_for("AWAITING APPROVAL");
     let watcher = attach_json(&env, WATCH);
     local.keys(&["a"]);
@@ -340,17 +347,7 @@ fn a_watcher_counts_the_run_against_the_operators_preview_and_shows_what_waits_b
     env.write("Pulumi.dev.yaml", "config:\n  sim:latencyMs: 150\n");
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
     env.ok(&["config", "set", "engine", "pg16", "--stack", "dev"]);
-    let address = format!("unix:{}", socket(&env).display());
-    let local = Tmux::start_with(
-        &env,
-        160,
-        45,
-        &[
-            ("STEPDECK_SERVE_TOKEN", CONTROL),
-            ("STEPDECK_SERVE_WATCH_TOKEN", WATCH),
-        ],
-        &["up", "--stack", "dev", "--serve", &address],
-    );
+    let local = serve_in_console(&env, &[]);
     local.wait_for("PREVIEW — y apply");
     local.keys(&["y"]);
     let operator = local.wait_for("AWAITING APPROVAL");

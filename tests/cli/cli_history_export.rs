@@ -99,7 +99,7 @@ fn line_n_of_an_update_s_replay_is_line_n_of_its_export() {
     );
     t.keys(&["$"]);
     let s = t.wait_for("The update failed");
-    assert!(s.contains("edges: dependencies the run recorded"), "{s}");
+    assert!(s.contains("edges: as the run recorded"), "{s}");
     t.quit_and_expect_restored(0);
 }
 

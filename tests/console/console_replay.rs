@@ -237,7 +237,7 @@ fn timeline(text: &str) -> Timeline {
 }
 
 fn bar(timeline: &Timeline) -> String {
-    let mut t = Terminal::new(TestBackend::new(110, 2)).unwrap();
+    let mut t = Terminal::new(TestBackend::new(160, 2)).unwrap();
     t.draw(|f| {
         TimelineBar {
             timeline,
@@ -687,8 +687,10 @@ fn replayed_screen(run: stepdeck::output::event_log_reader::RecordedRun) -> Stri
     let bar = bar(&tl);
     let edges = bar
         .lines()
-        .find_map(|l| l.split_once(" · space"))
-        .map(|(note, _)| note)
+        .find_map(|l| {
+            l.find("edges: ")
+                .map(|at| l[at..].trim_end_matches('"').trim_end())
+        })
         .unwrap();
     let panels: Vec<&str> = screen.lines().skip(1).take(17).collect();
     format!("{}\n{edges}", panels.join("\n"))

@@ -76,7 +76,13 @@ fn py_dynamic_resource_type_name() {
 /// `configure()` of a provider defined in another module.
 #[test]
 fn py_dynamic_config_separate_module() {
-    let t = ProgramTest::new("py_dynamic_config_separate_module");
+    secret_config_reaches_configure("py_dynamic_config_separate_module");
+}
+
+/// The project's secret `password` and another namespace's secret `colors:banana` reach the
+/// dynamic provider's `configure()`, which answers with them as outputs.
+pub(super) fn secret_config_reaches_configure(program: &str) {
+    let t = ProgramTest::new(program);
     let secret = |key, value| Config {
         secret: true,
         ..Config::plain(key, value)

@@ -20,23 +20,7 @@ fn failed_ops(events: &[Value]) -> Vec<String> {
 /// namespace's `colors:banana`) reaches the provider's `configure()`.
 #[test]
 fn ts_dynamic_config() {
-    let t = ProgramTest::new("ts_dynamic_config");
-    let secret = |key, value| Config {
-        secret: true,
-        ..Config::plain(key, value)
-    };
-    let opts = Options {
-        config: vec![
-            secret("password", "s3cret"),
-            secret("colors:banana", "yellow"),
-        ],
-        ..Options::default()
-    };
-    t.lifecycle(&opts, |run| {
-        let outputs = stack_outputs(&run.state);
-        assert_eq!(outputs["authenticated"], "200", "{outputs:#}");
-        assert_eq!(outputs["color"], "yellow", "{outputs:#}");
-    });
+    super::dynamic::secret_config_reaches_configure("ts_dynamic_config");
 }
 
 /// `TestErrorCreateDynamicNode` (ExpectFailure): the update fails, and its events say the

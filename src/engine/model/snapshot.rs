@@ -8,8 +8,9 @@ use foldhash::fast::RandomState as FastHash;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use super::property::PropertyMap;
 use super::resource::{PendingOperation, ResourceState};
-use super::urn::Urn;
+use super::urn::{ROOT_STACK_TYPE, Urn};
 
 /// URNs borrowed from the snapshot being checked.
 type UrnRefs<'a> = HashSet<&'a Urn, FastHash>;
@@ -92,6 +93,15 @@ pub enum IntegrityError {
 }
 
 impl Snapshot {
+    /// The stack's outputs: those of its live root stack resource (none without one).
+    pub fn stack_outputs(&self) -> PropertyMap {
+        self.resources
+            .iter()
+            .find(|r| r.type_ == ROOT_STACK_TYPE && !r.delete)
+            .map(|r| r.outputs.clone())
+            .unwrap_or_default()
+    }
+
     /// Checks the rules of Pulumi's `VerifyIntegrity`: identity, provider references, and every
     /// parent, provider, dependency, deletedWith and replaceWith target appearing earlier than its
     /// dependent.
