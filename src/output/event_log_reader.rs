@@ -16,6 +16,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::run::approval::ApprovalKind;
 use crate::engine::run::events::{
     CascadeId, CascadeMember, CascadeReason, ChainId, Decider, StepInfo, WorkerId,
@@ -90,11 +91,16 @@ impl RecordedRun {
         }
         let mut found = false;
         for e in &mut self.events {
-            if let EngineEvent::StepPlanned(info) = &mut e.event
-                && let Some(deps) = state.get(&info.urn)
-            {
+            let (urn, dependencies) = match &mut e.event {
+                EngineEvent::StepPlanned(info) => (&info.urn, &mut info.dependencies),
+                EngineEvent::RegistrationReceived {
+                    urn, dependencies, ..
+                } => (&*urn, dependencies),
+                _ => continue,
+            };
+            if let Some(deps) = state.get(urn) {
                 found = true;
-                info.dependencies = deps.clone();
+                *dependencies = deps.clone();
             }
         }
         if found {
@@ -241,6 +247,9 @@ struct Reader {
     next_gate: CascadeId,
     /// The chain each undecided gate or cascade holds, by its decision's resource.
     held: HashMap<Urn, ChainId>,
+    /// The resources a step of the stream named, by qualified type: the parents a cascade's
+    /// root, which Pulumi's stream names no parent of, is placed under.
+    stepped: HashMap<String, Vec<Urn>>,
     /// An error diagnostic on a resource and its line, held until the next line says whether
     /// its step failed.
     error: Option<(Urn, String, usize)>,
@@ -357,6 +366,7 @@ impl Reader {
             gates: HashMap::new(),
             next_gate: 1,
             held: HashMap::new(),
+            stepped: HashMap::new(),
             error: None,
             run_error: None,
             declined: 0,
@@ -469,6 +479,49 @@ impl Reader {
         (gate, chain)
     }
 
+    /// The parent a resource's URN names, as Pulumi builds it: the resource of the type before
+    /// its own type's `$` when the stream stepped exactly one, else the stack's root (a default
+    /// provider has none).
+    fn parent_from_urn(&self, urn: &Urn) -> Option<Urn> {
+        let parent_type = match urn.qualified_type().rsplit_once('$') {
+            Some((parent, _)) => parent,
+            None if urn.type_().starts_with("pulumi:providers:")
+                && urn.name().starts_with("default") =>
+            {
+                return None;
+            }
+            None => ROOT_STACK_TYPE,
+        };
+        match self.stepped.get(parent_type).map(Vec::as_slice) {
+            Some([only]) => Some(only.clone()),
+            _ => None,
+        }
+    }
+
+    /// A cascade's root as the engine registered it, under its parent: Pulumi's stream has no
+    /// line for a root whose replacement was declined (nothing ran on it), so without this its
+    /// row would have no parent and show outside its stack.
+    fn register_root(&mut self, root: &Urn, members: &[CascadeMember]) {
+        let stepped = self
+            .stepped
+            .get(root.qualified_type())
+            .is_some_and(|u| u.contains(root));
+        if self.exact || stepped {
+            return;
+        }
+        let type_ = members
+            .iter()
+            .find(|m| m.urn == *root)
+            .map_or_else(|| root.type_().to_string(), |m| m.type_.clone());
+        self.push(EngineEvent::RegistrationReceived {
+            urn: root.clone(),
+            type_,
+            parent: self.parent_from_urn(root),
+            custom: true,
+            dependencies: Arc::from(Vec::new()),
+        });
+    }
+
     fn end_step(&mut self, urn: &Urn) -> Option<Open> {
         let open = self.open.remove(urn)?;
         if let Some(b) = self.busy.get_mut(open.worker) {
@@ -558,6 +611,13 @@ impl Reader {
             "resourcePreEvent" => {
                 let info = step_info(object(body, "metadata")?, self.next_chain)?;
                 self.next_chain += 1;
+                let same_type = self
+                    .stepped
+                    .entry(info.urn.qualified_type().to_string())
+                    .or_default();
+                if !same_type.contains(&info.urn) {
+                    same_type.push(info.urn.clone());
+                }
                 self.start_step(info);
             }
             "resOutputsEvent" => {
@@ -664,6 +724,7 @@ impl Reader {
                         })
                     })
                     .collect::<Result<Vec<_>, String>>()?;
+                self.register_root(&root, &members);
                 let (cascade, chain) = self.hold(body, &root);
                 self.push(EngineEvent::PendingReplacement {
                     cascade,

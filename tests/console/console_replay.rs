@@ -4,7 +4,9 @@
 //! scrubbed to the start, the approval, the first failure and the end; the replay of a console
 //! run compared with the live console at the gate and at the end (edges, chains, times, the
 //! gated resource under its stack); the timeline counting the stream's lines and telling its
-//! paused playback from the run's pause; the timeline drawn (insta); the refusals.
+//! paused playback from the run's pause; the timeline drawn (insta); the refusals; the
+//! parents of an event log's declined cascade root, `same` and `read` steps and a refresh's
+//! deleted resource (insta).
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
@@ -730,4 +732,84 @@ fn a_record_counts_its_lines_as_its_event_log_and_keeps_its_own_dependencies() {
         run.edges,
         stepdeck::output::event_log_reader::Edges::Recorded
     );
+}
+
+/// Each resource's row and its parent's, by name, once the whole run is replayed.
+fn parents(run: stepdeck::output::event_log_reader::RecordedRun) -> Vec<String> {
+    let mut tl = Timeline::new(run);
+    tl.seek(tl.len());
+    let m = tl.model();
+    let mut rows: Vec<String> = m
+        .resources()
+        .iter()
+        .map(|r| {
+            let parent = r.parent.map(|p| m.resource(p).urn.name().to_string());
+            format!("{} < {}", r.urn.name(), parent.unwrap_or_default())
+        })
+        .collect();
+    rows.sort();
+    rows
+}
+
+/// The replay of the `--event-log` file a run of `args` wrote.
+fn replayed_log(env: &Env, args: &[&str]) -> stepdeck::output::event_log_reader::RecordedRun {
+    let log = env.root.path().join("run.jsonl");
+    let log_arg = log.display().to_string();
+    let args = [
+        args,
+        &["--yes", "--non-interactive", "--event-log", &log_arg],
+    ]
+    .concat();
+    let out = env.run(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    read_event_log(&std::fs::read_to_string(&log).unwrap(), "run.jsonl").unwrap()
+}
+
+#[test]
+fn a_declined_cascade_replays_with_its_root_under_its_stack() {
+    let env = cascade_project();
+    let run = replayed_log(
+        &env,
+        &["up", "--stack", "dev", "--approve", "replacements=decline"],
+    );
+    assert!(
+        parents(run.clone()).contains(&"db < e2e-dev".to_string()),
+        "{:?}",
+        parents(run)
+    );
+    insta::assert_snapshot!("declined_cascade", replayed_screen(run.clone()));
+    let mut with_state = run;
+    assert!(with_state.add_dependencies("dev", &state_dependencies(&env)));
+    insta::assert_snapshot!("declined_cascade_with_state", replayed_screen(with_state));
+}
+
+#[test]
+fn same_read_and_refreshed_away_resources_replay_under_their_stack() {
+    let env = Env::new(concat!(
+        "resources:\n",
+        "  kept:\n    type: sim:index:Resource\n    properties:\n      step: 1\n",
+        "  gone:\n    type: sim:index:Resource\n    properties:\n      step: 2\n",
+        "  seen:\n    type: sim:index:Resource\n    get:\n      id: ${kept.id}\n",
+    ));
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    let again = replayed_log(&env, &["up", "--stack", "dev"]);
+    let under_stack = ["gone < e2e-dev", "kept < e2e-dev", "seen < e2e-dev"];
+    let rows = parents(again);
+    for row in under_stack {
+        assert!(rows.contains(&row.to_string()), "{row}: {rows:?}");
+    }
+
+    let mut world: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(env.world_path()).unwrap()).unwrap();
+    let resources = world["resources"].as_object_mut().unwrap();
+    let gone = resources
+        .iter()
+        .find(|(_, r)| r["name"] == "gone")
+        .map(|(id, _)| id.clone())
+        .expect("gone is in the world");
+    resources.remove(&gone);
+    std::fs::write(env.world_path(), world.to_string()).unwrap();
+    let refresh = replayed_log(&env, &["refresh", "--stack", "dev"]);
+    let rows = parents(refresh);
+    assert!(rows.contains(&"gone < e2e-dev".to_string()), "{rows:?}");
 }
