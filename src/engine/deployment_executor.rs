@@ -980,10 +980,12 @@ impl Loop {
         let policy = self.opts.approvals.policy(gate.kind(), gate.urn(), cascade);
         let parked = Parked { chain, gate };
         if self.opts.is_preview() {
-            // A cascade already declined (by its policy, a decision file or the operator's
-            // earlier preview) is declined here as the apply will: its dependents then diff
-            // against the outputs that stand, so the preview counts what the apply does.
+            // A cascade or step already declined (by its policy, a decision file or the
+            // operator's earlier preview) is announced and declined here as the apply will:
+            // its dependents then diff against the outputs that stand, or are skipped, so the
+            // preview counts what the apply does.
             if let Some(by) = self.declined_in_advance(&parked.gate, policy) {
+                self.announce_gate(&parked, policy);
                 return self.decline(parked, by);
             }
             self.foretell(&parked, policy);
@@ -1023,21 +1025,19 @@ impl Loop {
         }
     }
 
-    /// Who declined a preview's cascade before it opened, if anyone did: its policy says
-    /// `decline`, a decision file declines it under `ask`, or the operator did in an earlier
-    /// preview of the same update.
+    /// Who declined a preview's cascade or step before its gate opened, if anyone did: its
+    /// policy says `decline`, a decision file declines it under `ask`, or the operator did in
+    /// an earlier preview of the same update.
     fn declined_in_advance(&self, gate: &Gate, policy: ApprovalPolicy) -> Option<Decider> {
-        let Gate::Cascade(cascade) = gate else {
-            return None;
-        };
+        let urn = gate.urn();
         match policy {
             ApprovalPolicy::Decline => Some(Decider::Policy),
             ApprovalPolicy::Auto => None,
-            ApprovalPolicy::Ask if self.opts.preview_declines.contains(&cascade.root) => {
+            ApprovalPolicy::Ask if self.opts.preview_declines.contains(urn) => {
                 Some(Decider::Operator(local_operator()))
             }
             ApprovalPolicy::Ask => self.opts.decisions.as_ref().and_then(|d| {
-                (d.decide(&cascade.root) == Some(false)).then(|| Decider::File(d.source.clone()))
+                (d.decide(urn) == Some(false)).then(|| Decider::File(d.source.clone()))
             }),
         }
     }
@@ -1230,12 +1230,18 @@ impl Loop {
                 .sg
                 .deletions()
                 .target_deleted(std::slice::from_ref(&step));
-            let gate =
-                (step.op() == StepOp::Delete && !self.opts.is_preview()).then(|| Gate::Step {
+            // A preview gates only the deletes declined already, which the apply will skip
+            // and keep what they depend on.
+            let gate = (step.op() == StepOp::Delete)
+                .then(|| Gate::Step {
                     id: self.sg.next_gate(),
                     op: StepOp::Delete,
                     urn: step.urn().clone(),
                     kind: ApprovalKind::Deletes,
+                })
+                .filter(|g| {
+                    let policy = self.opts.approvals.policy(g.kind(), g.urn(), false);
+                    !self.opts.is_preview() || self.declined_in_advance(g, policy).is_some()
                 });
             let chain = Chain {
                 id,

@@ -101,17 +101,20 @@ impl PreviewDigest {
                 let urns = members.iter().map(|m| m.urn.clone()).collect();
                 self.cascades.insert(*cascade, urns);
             }
-            // A declined replacement keeps its resources: the apply runs none of its steps.
+            // A declined replacement keeps its resources, a declined step its resource: the
+            // apply runs none of their steps.
             EngineEvent::Decision {
                 cascade,
+                urn,
                 approved: false,
                 ..
             } => {
-                if let Some(urns) = self.cascades.remove(cascade) {
-                    self.steps.retain(|s| {
-                        !urns.iter().any(|u| s["urn"] == u.as_str()) || s["op"] == "same"
-                    });
-                }
+                let urns = self
+                    .cascades
+                    .remove(cascade)
+                    .unwrap_or_else(|| vec![urn.clone()]);
+                self.steps
+                    .retain(|s| !urns.iter().any(|u| s["urn"] == u.as_str()) || s["op"] == "same");
             }
             EngineEvent::Summary {
                 counts, duration, ..

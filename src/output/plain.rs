@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use crate::engine::model::urn::ROOT_STACK_TYPE;
 use crate::engine::refresh_result;
-use crate::engine::run::events::{Decider, StepInfo};
+use crate::engine::run::events::{ChainId, Decider, StepInfo};
 use crate::engine::{EngineEvent, Operation, PropertyMap, Severity, StepOp, Urn};
 
 use super::policies::PolicySection;
@@ -46,6 +46,16 @@ pub struct ProgressPrinter<W: Write> {
     refreshing: Option<HashMap<Urn, PropertyMap>>,
     /// Refresh steps with nothing to read (the stack, components): they end as `same`.
     unread: HashSet<Urn>,
+    /// A preview's lines for the chain planned last, held until its gate lets it through.
+    held: HeldChain,
+}
+
+/// The rows of the chain a preview planned last, each marked whether it stays when the chain
+/// is declined at its gate at once: the apply shows no row for a step it never runs.
+#[derive(Default)]
+struct HeldChain {
+    chain: Option<ChainId>,
+    lines: Vec<(String, bool)>,
 }
 
 fn row(op: StepOp, urn: &Urn, status: &str) -> String {
@@ -71,6 +81,7 @@ impl<W: Write> ProgressPrinter<W> {
             policies: PolicySection::default(),
             refreshing: None,
             unread: HashSet::new(),
+            held: HeldChain::default(),
         }
     }
 
@@ -120,11 +131,29 @@ impl<W: Write> ProgressPrinter<W> {
     }
 
     fn property_lines(&mut self, op: StepOp, urn: &Urn) -> io::Result<()> {
-        let Some(info) = self.diff.as_ref().and_then(|d| d.get(&(urn.clone(), op))) else {
-            return Ok(());
-        };
-        for line in property_diff::lines(info, "        ") {
+        for line in self.property_text(op, urn) {
             writeln!(self.out, "{line}")?;
+        }
+        Ok(())
+    }
+
+    /// `--diff`: the property lines under a planned step's row.
+    fn property_text(&self, op: StepOp, urn: &Urn) -> Vec<String> {
+        self.diff
+            .as_ref()
+            .and_then(|d| d.get(&(urn.clone(), op)))
+            .map(|info| property_diff::lines(info, "        "))
+            .unwrap_or_default()
+    }
+
+    /// Prints the held lines of a chain its gate let through (or had no gate); a declined
+    /// chain keeps only the lines that say so.
+    fn release(&mut self, declined: bool) -> io::Result<()> {
+        self.held.chain = None;
+        for (line, stays) in std::mem::take(&mut self.held.lines) {
+            if stays || !declined {
+                writeln!(self.out, "{line}")?;
+            }
         }
         Ok(())
     }
@@ -133,8 +162,26 @@ impl<W: Write> ProgressPrinter<W> {
         self.out
     }
 
-    /// Prints what an event calls for.
+    /// Prints what an event calls for. A preview holds a chain's rows until the next event
+    /// that is not of its planning: a decline then shows none of them, as the apply does.
     pub fn event(&mut self, e: &EngineEvent) -> io::Result<()> {
+        match e {
+            EngineEvent::StepPlanned(info) if info.chain != self.held.chain => {
+                self.release(false)?;
+                self.held.chain = info.chain;
+            }
+            EngineEvent::StepPlanned(_)
+            | EngineEvent::PendingReplacement { .. }
+            | EngineEvent::GateOpened { .. } => {}
+            EngineEvent::Decision {
+                approved: false, ..
+            } => self.release(true)?,
+            _ => self.release(false)?,
+        }
+        self.show(e)
+    }
+
+    fn show(&mut self, e: &EngineEvent) -> io::Result<()> {
         match e {
             EngineEvent::Prelude {
                 operation,
@@ -188,8 +235,10 @@ impl<W: Write> ProgressPrinter<W> {
                     } else {
                         info.op.as_str()
                     };
-                    writeln!(self.out, "{}", row(info.op, &info.urn, status))?;
-                    self.property_lines(info.op, &info.urn)?;
+                    let lines = std::iter::once(row(info.op, &info.urn, status))
+                        .chain(self.property_text(info.op, &info.urn))
+                        .map(|l| (l, false));
+                    self.held.lines.extend(lines.collect::<Vec<_>>());
                 }
             }
             EngineEvent::StepFinished {
@@ -272,19 +321,17 @@ impl<W: Write> ProgressPrinter<W> {
                 asked: true,
                 ..
             } => {
-                writeln!(
-                    self.out,
-                    "{}",
-                    row(
-                        *op,
-                        urn,
-                        &format!(
-                            "{} for a decision ({}=ask)",
-                            if self.preview { "will wait" } else { "waiting" },
-                            kind.as_str()
-                        )
-                    )
-                )?;
+                let wait = if self.preview { "will wait" } else { "waiting" };
+                let line = row(
+                    *op,
+                    urn,
+                    &format!("{wait} for a decision ({}=ask)", kind.as_str()),
+                );
+                if self.preview {
+                    self.held.lines.push((line, true));
+                } else {
+                    writeln!(self.out, "{line}")?;
+                }
             }
             EngineEvent::Breakpoint { op, urn } => {
                 writeln!(
@@ -307,11 +354,12 @@ impl<W: Write> ProgressPrinter<W> {
                 } else {
                     format!(" with {}", others.join(", "))
                 };
-                writeln!(
-                    self.out,
-                    "    delete-before-replace of {}{with}",
-                    root.name()
-                )?;
+                let line = format!("    delete-before-replace of {}{with}", root.name());
+                if self.preview {
+                    self.held.lines.push((line, true));
+                } else {
+                    writeln!(self.out, "{line}")?;
+                }
             }
             EngineEvent::Decision {
                 cascade,

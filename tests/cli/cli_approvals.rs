@@ -8,6 +8,7 @@ use crate::json_support;
 use cli_support::*;
 use json_support::*;
 use serde_json::Value;
+use std::collections::BTreeSet;
 
 const THREE: &str = "resources:
   keep:
@@ -279,4 +280,116 @@ fn a_preview_under_a_declining_policy_counts_and_outputs_what_its_up_does() {
         .expect("a summary event");
     assert_eq!(&planned_json["changeSummary"], summary, "{planned_json}");
     assert_eq!(crate::console_support::world_engine_of_db(&env).1, "pg15");
+}
+
+/// `base` and `top`, which reads `base`'s value.
+const BASE_TOP: &str = "resources:
+  base:
+    type: sim:index:Resource
+    properties:
+      v: 1
+  top:
+    type: sim:index:Resource
+    properties:
+      from: ${base.v}
+";
+
+/// An environment deployed with `before`, whose program is now `after`.
+fn changed(before: &str, after: &str) -> Env {
+    let env = Env::new(before);
+    up_ok(&env, &["--non-interactive"]);
+    env.write("Pulumi.yaml", &format!("name: e2e\nruntime: yaml\n{after}"));
+    env
+}
+
+/// What a run's plain output says of each resource, preview or apply alike: each row's
+/// symbol, type and name (a preview's planned step and an apply's start and end are one
+/// row), and each line saying a step was declined or skipped, whole.
+fn rows(out: &str) -> BTreeSet<String> {
+    out.lines()
+        .take_while(|l| !l.starts_with("Resources:") && !l.starts_with("Outputs:"))
+        .filter(|l| l.starts_with(' '))
+        .map(|l| {
+            if l.contains("declined") || l.contains("skipped") {
+                return l.trim().to_string();
+            }
+            let words: Vec<&str> = l.split_whitespace().collect();
+            words[..words.len().min(3)].join(" ")
+        })
+        .collect()
+}
+
+/// Previews `make()`'s environment under `approve` (plain and `--json`), runs `up` on it and on
+/// another such environment (`--json`), and insists that the preview's rows, counts and
+/// summary are the up's, and that its `--json` lists no step changing the resources `kept`.
+fn preview_tells_what_up_does(make: impl Fn() -> Env, approve: &[&str], kept: &[&str]) -> String {
+    let env = make();
+    let preview = [&["preview", "--stack", "dev"][..], approve].concat();
+    let planned = env.ok(&preview);
+    let planned_json: Value =
+        serde_json::from_str(&env.ok(&[&preview[..], &["--json"]].concat())).unwrap();
+    let applied = up_ok(&env, approve);
+    assert_eq!(rows(&planned), rows(&applied), "{planned}\n{applied}");
+    let done = |line: String| {
+        ["create", "update", "delete", "replace"]
+            .iter()
+            .fold(line, |l, op| {
+                l.replace(&format!("to {op}"), &format!("{op}d"))
+            })
+    };
+    let counted: Vec<String> = resources_block(&planned).into_iter().map(done).collect();
+    assert_eq!(counted, resources_block(&applied), "{planned}\n{applied}");
+    let steps = planned_json["steps"].as_array().unwrap();
+    assert!(
+        steps.iter().all(|s| s["op"] == "same"
+            || !kept
+                .iter()
+                .any(|k| s["urn"].as_str().unwrap().ends_with(&format!("::{k}")))),
+        "{planned_json}"
+    );
+    let applied_json = json_lines(&up_ok(&make(), &[&["--json"][..], approve].concat()));
+    let summary = applied_json
+        .iter()
+        .find_map(|e| e.pointer("/summaryEvent/resourceChanges"))
+        .expect("a summary event");
+    assert_eq!(&planned_json["changeSummary"], summary, "{planned_json}");
+    planned
+}
+
+#[test]
+fn a_preview_under_a_declining_policy_skips_what_the_up_skips_for_every_kind() {
+    let updated = BASE_TOP.replace("v: 1", "v: 2");
+    let planned = preview_tells_what_up_does(
+        || changed(BASE_TOP, &updated),
+        &["--approve", "updates=decline"],
+        &["base", "top"],
+    );
+    assert!(planned.contains("top skipped: it depends on"), "{planned}");
+
+    let added = format!("{ONE}{}", BASE_TOP.trim_start_matches("resources:\n"));
+    let planned = preview_tells_what_up_does(
+        || changed(ONE, &added),
+        &["--approve", "creates=decline"],
+        &["base", "top"],
+    );
+    assert!(planned.contains("top skipped: it depends on"), "{planned}");
+
+    // A decision file declining the delete of `top` under `ask`: `base`, which it needs, stays.
+    let env_dir = tempfile::tempdir().unwrap();
+    let decisions = env_dir.path().join("decisions.yaml");
+    std::fs::write(&decisions, "\"**::top\": decline\n").unwrap();
+    let decisions = decisions.display().to_string();
+    let planned = preview_tells_what_up_does(
+        || changed(BASE_TOP, ONE),
+        &["--approve", "deletes=ask", "--decisions", &decisions],
+        &["base", "top"],
+    );
+    assert!(!planned.contains("base delete"), "{planned}");
+
+    let planned = preview_tells_what_up_does(
+        crate::console_support::followers_project,
+        &["--approve", "replacements=decline"],
+        &["db", "app", "backup", "report"],
+    );
+    assert!(!planned.contains("db replace"), "{planned}");
 }
