@@ -10,7 +10,7 @@
 //! `stack history --export` writes it): a detail line's events count with Pulumi's line its
 //! engine event wrote last.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -250,6 +250,8 @@ struct Reader {
     /// The resources a step of the stream named, by qualified type: the parents a cascade's
     /// root, which Pulumi's stream names no parent of, is placed under.
     stepped: HashMap<String, Vec<Urn>>,
+    /// The resources registered from a cascade's event (each once).
+    registered: HashSet<Urn>,
     /// An error diagnostic on a resource and its line, held until the next line says whether
     /// its step failed.
     error: Option<(Urn, String, usize)>,
@@ -367,6 +369,7 @@ impl Reader {
             next_gate: 1,
             held: HashMap::new(),
             stepped: HashMap::new(),
+            registered: HashSet::new(),
             error: None,
             run_error: None,
             declined: 0,
@@ -498,28 +501,40 @@ impl Reader {
         }
     }
 
-    /// A cascade's root as the engine registered it, under its parent: Pulumi's stream has no
-    /// line for a root whose replacement was declined (nothing ran on it), so without this its
-    /// row would have no parent and show outside its stack.
-    fn register_root(&mut self, root: &Urn, members: &[CascadeMember]) {
-        let stepped = self
-            .stepped
-            .get(root.qualified_type())
-            .is_some_and(|u| u.contains(root));
-        if self.exact || stepped {
+    /// A cascade's root and members as the engine registered them, under their parents:
+    /// Pulumi's stream has no line for a resource whose replacement was declined or waits
+    /// (nothing ran on it), so without this its row would have no parent and show outside its
+    /// stack.
+    fn register_cascade(&mut self, root: &Urn, members: &[CascadeMember]) {
+        if self.exact {
             return;
         }
-        let type_ = members
-            .iter()
-            .find(|m| m.urn == *root)
-            .map_or_else(|| root.type_().to_string(), |m| m.type_.clone());
-        self.push(EngineEvent::RegistrationReceived {
-            urn: root.clone(),
-            type_,
-            parent: self.parent_from_urn(root),
-            custom: true,
-            dependencies: Arc::from(Vec::new()),
-        });
+        let mut urns: Vec<(&Urn, Option<&str>)> = vec![(root, None)];
+        urns.extend(members.iter().map(|m| (&m.urn, Some(m.type_.as_str()))));
+        for (urn, type_) in urns {
+            let stepped = self
+                .stepped
+                .get(urn.qualified_type())
+                .is_some_and(|u| u.contains(urn));
+            if stepped || !self.registered.insert(urn.clone()) {
+                continue;
+            }
+            let type_ = type_
+                .or_else(|| {
+                    members
+                        .iter()
+                        .find(|m| m.urn == *urn)
+                        .map(|m| m.type_.as_str())
+                })
+                .map_or_else(|| urn.type_().to_string(), str::to_string);
+            self.push(EngineEvent::RegistrationReceived {
+                urn: urn.clone(),
+                type_,
+                parent: self.parent_from_urn(urn),
+                custom: true,
+                dependencies: Arc::from(Vec::new()),
+            });
+        }
     }
 
     fn end_step(&mut self, urn: &Urn) -> Option<Open> {
@@ -724,7 +739,7 @@ impl Reader {
                         })
                     })
                     .collect::<Result<Vec<_>, String>>()?;
-                self.register_root(&root, &members);
+                self.register_cascade(&root, &members);
                 let (cascade, chain) = self.hold(body, &root);
                 self.push(EngineEvent::PendingReplacement {
                     cascade,
