@@ -965,6 +965,40 @@ fn the_preview_lists_the_steps_a_policy_will_hold_and_each_gate_reads_as_its_kin
 }
 
 #[test]
+fn the_preview_lists_a_delete_its_policy_will_hold() {
+    let env = Env::new(
+        "resources:\n  kept:\n    type: sim:index:Resource\n    properties:\n      n: 1\n  gone:\n    type: sim:index:Resource\n    properties:\n      n: 2\n",
+    );
+    env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
+    env.write(
+        "Pulumi.yaml",
+        "name: e2e\nruntime: yaml\nresources:\n  kept:\n    type: sim:index:Resource\n    properties:\n      n: 1\n",
+    );
+    let t = Tmux::start(
+        &env,
+        160,
+        45,
+        &["up", "--stack", "dev", "--approve", "deletes=ask"],
+    );
+    let s = t.wait("the delete's gate listed in the preview", |s| {
+        s.contains("PREVIEW — y apply") && s.contains("Pending approvals")
+    });
+    let gate = last_line_with(&s, "delete  deletes=ask");
+    assert!(
+        gate.contains("gone") && gate.contains("will wait for approval"),
+        "{s}"
+    );
+    t.keys(&["y"]);
+    t.wait("the apply at the delete's gate", |s| {
+        s.contains("AWAITING APPROVAL") && s.contains("gone")
+    });
+    t.keys(&["a"]);
+    t.wait_for("DONE");
+    t.quit_and_expect_restored(0);
+    assert_eq!(env.world().len(), 1, "the approved delete ran");
+}
+
+#[test]
 fn a_cascade_the_policy_approves_is_not_left_to_decide_in_the_preview() {
     let env = cascade_project();
     let t = Tmux::start(

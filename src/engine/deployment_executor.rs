@@ -1230,19 +1230,14 @@ impl Loop {
                 .sg
                 .deletions()
                 .target_deleted(std::slice::from_ref(&step));
-            // A preview gates only the deletes declined already, which the apply will skip
-            // and keep what they depend on.
-            let gate = (step.op() == StepOp::Delete)
-                .then(|| Gate::Step {
-                    id: self.sg.next_gate(),
-                    op: StepOp::Delete,
-                    urn: step.urn().clone(),
-                    kind: ApprovalKind::Deletes,
-                })
-                .filter(|g| {
-                    let policy = self.opts.approvals.policy(g.kind(), g.urn(), false);
-                    !self.opts.is_preview() || self.declined_in_advance(g, policy).is_some()
-                });
+            // In a preview the gate foretells what the apply's will do (a delete that will
+            // wait, or one declined already, which the apply skips, keeping what it needs).
+            let gate = (step.op() == StepOp::Delete).then(|| Gate::Step {
+                id: self.sg.next_gate(),
+                op: StepOp::Delete,
+                urn: step.urn().clone(),
+                kind: ApprovalKind::Deletes,
+            });
             let chain = Chain {
                 id,
                 steps: vec![step],
