@@ -19,8 +19,9 @@ use super::visibility::{Visibility, is_internal};
 pub struct ProgressPrinter<W: Write> {
     out: W,
     preview: bool,
-    /// Where diagnostics without a resource belong: the stack's row, as Pulumi shows them.
-    stack_row: String,
+    /// Where diagnostics without a resource belong: the stack's row (`<project>-<stack>`, once
+    /// the prelude named it), as Pulumi shows them.
+    stack_name: Option<String>,
     diagnostics: BTreeMap<String, Vec<(Severity, String)>>,
     outputs: Option<PropertyMap>,
     visibility: Visibility,
@@ -67,7 +68,7 @@ impl<W: Write> ProgressPrinter<W> {
         ProgressPrinter {
             out,
             preview: false,
-            stack_row: ROOT_STACK_TYPE.to_string(),
+            stack_name: None,
             diagnostics: BTreeMap::new(),
             outputs: None,
             visibility: Visibility::default(),
@@ -193,7 +194,7 @@ impl<W: Write> ProgressPrinter<W> {
                 self.preview = *preview;
                 self.started = true;
                 self.refreshing = (*operation == Operation::Refresh).then(HashMap::new);
-                self.stack_row = format!("{ROOT_STACK_TYPE} ({project}-{stack})");
+                self.stack_name = Some(format!("{project}-{stack}"));
                 let verb = match (operation, preview) {
                     (Operation::Preview, _) => "Previewing update",
                     (Operation::Update, _) => "Updating",
@@ -400,19 +401,19 @@ impl<W: Write> ProgressPrinter<W> {
                 message,
                 ephemeral: false,
             } if *severity > Severity::Debug || self.debug => {
-                let key = urn.as_ref().map_or_else(
-                    || self.stack_row.clone(),
-                    |u| format!("{} ({})", u.type_(), u.name()),
-                );
+                let (type_, name) = match urn {
+                    Some(u) => (u.type_(), Some(u.name())),
+                    None => (ROOT_STACK_TYPE, self.stack_name.as_deref()),
+                };
+                let key = name.map_or_else(|| type_.to_string(), |n| format!("{type_} ({n})"));
                 // The resource's row with the message as its info, when it comes (as Pulumi's
                 // non-interactive display does), besides the summary's Diagnostics section.
                 if self.started {
-                    let row = key.replacen(" (", " ", 1);
+                    let row = name.map_or_else(|| type_.to_string(), |n| format!("{type_} {n}"));
                     let line = message.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
                     writeln!(
                         self.out,
-                        "    {} {}: {}",
-                        row.strip_suffix(')').unwrap_or(&row),
+                        "    {row} {}: {}",
                         severity.as_str(),
                         line.trim_end()
                     )?;
