@@ -53,11 +53,17 @@ pub(super) async fn session(
     let notes = sink.clone();
     let served_options = run.options.clone();
     let exit = Mutex::new(None);
-    let expected = console.expected().clone();
+    // Encoded for the watchers only when the run is served: the plan is as large as the stack.
+    let preview_plan = serving.map(|_| console.expected().encode());
     let result = execute(ws, stack, run, sink, &recording, |d, program| async {
         let control = d.control();
         let events = match serving {
-            Some(s) => s.consume((control.clone(), notes), &served_options, &expected, events),
+            Some(s) => s.consume(
+                (control.clone(), notes),
+                &served_options,
+                preview_plan.unwrap_or_default(),
+                events,
+            ),
             None => events,
         };
         // A SIGINT from outside (`cancel`; the terminal's own Ctrl-C is a key here) cancels

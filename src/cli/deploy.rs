@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result, anyhow};
-use stepdeck::app::preset::Expected;
 use stepdeck::engine::model::urn::ROOT_STACK_TYPE;
 use stepdeck::engine::run::autonaming::{Autonaming, StackContext as AutonamingContext};
 use stepdeck::engine::{
@@ -745,12 +744,7 @@ pub(super) async fn run(
     let unwritten = Mutex::new(Vec::new());
     let result = execute(ws, stack, run, sink, &recording, |d, p| {
         let events = match &serving {
-            Some(s) => s.consume(
-                (d.control(), notes),
-                &served_options,
-                &Expected::default(),
-                events,
-            ),
+            Some(s) => s.consume((d.control(), notes), &served_options, Vec::new(), events),
             None => events,
         };
         async {

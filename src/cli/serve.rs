@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
-use stepdeck::app::preset::Expected;
 use stepdeck::engine::{Control, EngineEvent, EventSink, Options};
 use stepdeck::file_limits::{self, SMALL_FILE};
 use stepdeck::rpc::console::addr::ConsoleAddress;
@@ -112,17 +111,18 @@ pub(super) async fn start(args: &ServeArgs) -> Result<Option<ServeSession>> {
 
 impl ServeSession {
     /// Serves the deployment behind `control` and `notes` run with `options` (after a preview
-    /// that planned `expected`); returns the local display's stream (see `console_tee::tee`).
+    /// that planned `preview_plan`, `Expected::encode`d; empty without one); returns the local
+    /// display's stream (see `console_tee::tee`).
     pub(super) fn consume(
         &self,
         deployment: (Control, EventSink),
         options: &Options,
-        expected: &Expected,
+        preview_plan: Vec<u8>,
         events: UnboundedReceiver<EngineEvent>,
     ) -> UnboundedReceiver<EngineEvent> {
         let briefing = Briefing {
             config: shown_config(options),
-            preview_plan: expected.encode(),
+            preview_plan,
         };
         tee(
             &self.served,
