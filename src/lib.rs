@@ -15,6 +15,7 @@ pub mod private_dir;
 pub mod project;
 pub mod providers;
 pub mod rpc;
+pub mod sdkgen;
 pub mod state;
 pub mod views;
 pub mod yaml;
