@@ -6,6 +6,7 @@ use clap::builder::BoolishValueParser;
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 use super::pulumi_flags::GlobalArgs;
+use stepdeck::rpc::debugger::targets::DebugTargets;
 
 /// stepdeck: a deployment engine in the Pulumi model with a live operator's console.
 #[derive(Debug, Parser)]
@@ -395,10 +396,13 @@ pub(super) struct DeployArgs {
         value_delimiter = ','
     )]
     pub policy_pack_configs: Vec<PathBuf>,
-    /// Wait for a debugger to attach to the program (accepted; the program runs without one).
+    /// Start the program (`program`, the default), every plugin started from source
+    /// (`plugins`), one plugin (`plugin:<name>`) or all of them (`all`) under its language's
+    /// debugger, waiting for one to attach (repeatable).
     #[arg(long, value_name = "WHAT", num_args = 0..=1, require_equals = true,
-          default_missing_value = "program")]
-    pub attach_debugger: Option<String>,
+          default_missing_value = "program", action = ArgAction::Append,
+          value_parser = parse_debug_target)]
+    pub attach_debugger: Vec<String>,
     /// Do not print progress dots (accepted; stepdeck prints none).
     #[arg(long)]
     pub suppress_progress: bool,
@@ -602,6 +606,12 @@ pub(super) enum EventLogTarget {
     File(PathBuf),
     /// The Automation API's `pulumirpc.Events` server at `host:port` (`tcp://host:port`).
     Grpc(String),
+}
+
+fn parse_debug_target(text: &str) -> Result<String, String> {
+    DebugTargets::parse(&[text.to_string()])
+        .map(|_| text.to_string())
+        .map_err(|e| e.to_string())
 }
 
 fn parse_event_log(text: &str) -> Result<EventLogTarget, String> {

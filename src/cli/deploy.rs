@@ -24,6 +24,7 @@ use stepdeck::project::LocalPlugin;
 use stepdeck::project::check_version_range;
 use stepdeck::project::config::value_text;
 use stepdeck::project::{ConfigValue, NewConfigValue};
+use stepdeck::rpc::debugger::targets::DebugTargets;
 use stepdeck::rpc::event_stream::EventStream;
 use stepdeck::rpc::plugin::PluginContext;
 use stepdeck::rpc::plugin::plugin_paths::PluginPath;
@@ -63,6 +64,8 @@ pub(super) struct RunMeta {
     /// `import`: the run imports these resources instead of running the project's program,
     /// and is recorded as an `import`.
     pub import: Option<Arc<super::import::program::ImportPlan>>,
+    /// `--attach-debugger`: what runs under a debugger.
+    pub debug: DebugTargets,
 }
 
 /// A deployment as the command line runs it: the engine's options and what the CLI adds.
@@ -96,6 +99,8 @@ impl RunMeta {
             environment,
             policy_packs: super::policy_packs::pairs(args),
             import: args.import.clone(),
+            // Each value was checked as the flag was parsed.
+            debug: DebugTargets::parse(&args.attach_debugger).unwrap_or_default(),
         }
     }
 }
@@ -116,59 +121,71 @@ pub(super) fn prepare(
     run_program: bool,
     client: Option<&str>,
     config: &BTreeMap<String, String>,
+    debug: &DebugTargets,
 ) -> Result<Prepared> {
     let project = &ws.project;
     // The plugins named by path: the project's, and a YAML program's own `packages:`.
     let mut listed = project.local_plugins.clone();
-    let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) =
-        match project.runtime.name.as_str() {
-            // As Pulumi's, `--client` replaces the project's runtime: the program is the
-            // Automation API's, served at the address; no process is started.
-            _ if let Some(address) = client => {
-                let program: Option<Box<dyn Program>> = run_program.then(|| {
-                    Box::new(ClientProgram::new(address, &project.dir, events.clone())) as _
-                });
-                (program, PathBuf::from("python3"), project.dir.clone())
-            }
-            "yaml" => {
-                let program: Option<Box<dyn Program>> = if run_program {
-                    let yaml = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
-                    listed = (*yaml.local_plugins).clone();
-                    Some(Box::new(yaml))
-                } else {
-                    None
-                };
-                let python = python_interpreter(&project.dir, None);
-                (program, python, project.program_dir())
-            }
-            name @ ("python" | "nodejs") => {
-                let options: serde_json::Map<String, serde_json::Value> = project
-                    .runtime
-                    .options
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                let runtime =
-                    Runtime::from_project(name, &options).map_err(|e| usage(e.to_string()))?;
-                let mut sdk = SdkProgram::new(runtime, &project.dir, events.clone());
-                if let Some(main) = &project.main {
-                    sdk = sdk.with_main(main);
+    let (program, python, dir): (Option<Box<dyn Program>>, PathBuf, PathBuf) = match project
+        .runtime
+        .name
+        .as_str()
+    {
+        // As Pulumi's, `--client` replaces the project's runtime: the program is the
+        // Automation API's, served at the address; no process is started.
+        _ if let Some(address) = client => {
+            let program: Option<Box<dyn Program>> = run_program
+                .then(|| Box::new(ClientProgram::new(address, &project.dir, events.clone())) as _);
+            (program, PathBuf::from("python3"), project.dir.clone())
+        }
+        "yaml" => {
+            let program: Option<Box<dyn Program>> = if run_program {
+                let yaml = YamlProgram::load(project).map_err(|e| usage(e.to_string()))?;
+                listed = (*yaml.local_plugins).clone();
+                if debug.program() {
+                    events.diag(
+                            None,
+                            Severity::Warning,
+                            "--attach-debugger: a YAML program runs inside stepdeck; there is no program process to attach a debugger to",
+                        );
                 }
-                let python = sdk.python();
-                let dir = sdk.program_directory().to_path_buf();
-                let program: Option<Box<dyn Program>> = run_program.then(|| Box::new(sdk) as _);
-                (program, python, dir)
+                Some(Box::new(yaml))
+            } else {
+                None
+            };
+            let python = python_interpreter(&project.dir, None);
+            (program, python, project.program_dir())
+        }
+        name @ ("python" | "nodejs") => {
+            let options: serde_json::Map<String, serde_json::Value> = project
+                .runtime
+                .options
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            let runtime =
+                Runtime::from_project(name, &options).map_err(|e| usage(e.to_string()))?;
+            let mut sdk = SdkProgram::new(runtime, &project.dir, events.clone())
+                .with_debugger(debug.program());
+            if let Some(main) = &project.main {
+                sdk = sdk.with_main(main);
             }
-            other => {
-                return Err(usage(format!(
-                    "{}: runtime `{other}` is not supported (supported: yaml, python, nodejs)",
-                    project.dir.join("Pulumi.yaml").display()
-                )));
-            }
-        };
+            let python = sdk.python();
+            let dir = sdk.program_directory().to_path_buf();
+            let program: Option<Box<dyn Program>> = run_program.then(|| Box::new(sdk) as _);
+            (program, python, dir)
+        }
+        other => {
+            return Err(usage(format!(
+                "{}: runtime `{other}` is not supported (supported: yaml, python, nodejs)",
+                project.dir.join("Pulumi.yaml").display()
+            )));
+        }
+    };
     let mut ctx = PluginContext::new(dir, &project.name, python, events.clone());
     ctx.local = local_plugins(&listed)?;
     ctx.config = config.clone();
+    ctx.debug = debug.clone();
     // A YAML program's components from plugins register their children through the monitor's
     // gRPC address, which an in-process program otherwise does not need.
     let program = match program {
@@ -618,14 +635,6 @@ pub(super) fn open(
     if display == Display::Console {
         held_notices::hold();
     }
-    if let Some(what) = &args.attach_debugger {
-        held_notices::notice(
-            Severity::Warning,
-            format!(
-                "--attach-debugger={what}: stepdeck cannot attach a debugger; the program runs without one"
-            ),
-        );
-    }
     let ws = Workspace::open(dir, backend)?.with_config_file(args.config_file.clone());
     if let Some(range) = &ws.project.required_pulumi_version {
         check_version_range(range, super::about::VERSION)?;
@@ -829,6 +838,7 @@ where
         runs_program && !imports,
         meta.client.as_deref(),
         &opts.config,
+        &meta.debug,
     )?;
     let program = match &meta.import {
         Some(plan) => {

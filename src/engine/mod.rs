@@ -40,7 +40,7 @@ pub use provider::registry::{ProviderFactory, ProviderRegistry};
 pub use provider::stack_outputs::{StackOutputsSource, StackReadError};
 pub use run::control::{ApprovalPolicy, CancelLevel, Control};
 pub use run::deployment::{Deployment, DeploymentResult, Options};
-pub use run::events::{EngineEvent, EventSink, Operation, Outcome, Severity};
+pub use run::events::{EngineEvent, EventSink, Operation, Outcome, Severity, waiting_for_debugger};
 pub use run::run_failure::{FailureCause, RunFailure};
 pub use step::StepOp;
 pub use step_error::{ProviderCall, StepError};

@@ -276,6 +276,12 @@ impl EventWriter {
                 vec![]
             }
             EngineEvent::PolicyLoad { .. } => vec![self.stamp("policyLoadEvent", json!({})).into()],
+            EngineEvent::StartDebugging { config, .. } => {
+                vec![
+                    self.stamp("startDebuggingEvent", json!({ "config": config }))
+                        .into(),
+                ]
+            }
             EngineEvent::PolicyViolation(v) => {
                 let mut body = json!({
                     "resourceUrn": v.urn.as_str(),

@@ -212,6 +212,9 @@ impl<W: Write> ProgressPrinter<W> {
                 }
             }
             EngineEvent::PolicyLoad { .. } => self.packs_loading = true,
+            EngineEvent::StartDebugging { message, .. } => {
+                writeln!(self.out, "{}", crate::engine::waiting_for_debugger(message))?;
+            }
             EngineEvent::PolicyViolation(v) => self.policies.violation(v),
             EngineEvent::PolicyRemediation(r) => self.policies.remediation(r),
             EngineEvent::StepPlanned(info) => {

@@ -7,6 +7,7 @@
 pub mod callbacks;
 pub mod codec;
 pub mod console;
+pub mod debugger;
 pub mod event_stream;
 pub mod marshal;
 pub mod monitor;

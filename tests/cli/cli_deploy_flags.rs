@@ -210,9 +210,9 @@ fn the_automation_apis_run_flags_are_recorded_as_pulumi_records_them() {
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("--attach-debugger=program: stepdeck cannot attach a debugger"),
+        stdout(&out).contains("--attach-debugger: a YAML program runs inside stepdeck"),
         "{}",
-        stderr(&out)
+        stdout(&out)
     );
     let second = latest(&env);
     assert_eq!(second["environment"]["exec.kind"], "auto.inline");

@@ -14,6 +14,7 @@ mod policy_support;
 mod attach_e2e;
 mod cli_about;
 mod cli_approvals;
+mod cli_attach_debugger;
 mod cli_autonaming;
 mod cli_change_secrets;
 mod cli_commands;

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+pub(crate) mod debugger_clients;
 #[path = "../rpc_support/mod.rs"]
 pub(crate) mod sdk;
 use std::process::{Child, Command, Output, Stdio};

@@ -37,6 +37,7 @@ mod construct_component_provider_explicit;
 mod construct_component_provider_propagation;
 mod construct_component_slow;
 mod construct_component_unknown;
+mod debugger;
 mod deleted_with;
 mod dynamic;
 mod dynamic_nodejs;

@@ -324,6 +324,12 @@ impl Model {
                 }
                 self.diagnostic(urn.as_ref(), *severity, message, *ephemeral);
             }
+            EngineEvent::StartDebugging { message, .. } => {
+                self.noted(
+                    Severity::Info,
+                    &crate::engine::waiting_for_debugger(message),
+                );
+            }
             EngineEvent::Summary {
                 counts,
                 declined,

@@ -366,6 +366,13 @@ pub enum EngineEvent {
         urn: Urn,
         outputs: PropertyMap,
     },
+    /// A program or plugin was started under a debugger and waits for one to attach (Pulumi's
+    /// `StartDebuggingEvent`): `config` is the launch configuration an editor attaches with,
+    /// `message` tells the operator where.
+    StartDebugging {
+        config: serde_json::Map<String, serde_json::Value>,
+        message: String,
+    },
     PolicyViolation(Box<PolicyViolation>),
     PolicyRemediation(Box<PolicyRemediation>),
     PolicySummary(Box<PolicySummary>),
@@ -379,6 +386,12 @@ pub enum EngineEvent {
         /// (Pulumi's `PolicyPacks`).
         policy_packs: BTreeMap<String, String>,
     },
+}
+
+/// What displays say for a `StartDebugging` event: Pulumi's status line, with the event's
+/// `message` saying where to attach.
+pub fn waiting_for_debugger(message: &str) -> String {
+    format!("Waiting for debugger to attach ({message})...")
 }
 
 /// Sends events without waiting; a dropped receiver is not an error. Messages are masked

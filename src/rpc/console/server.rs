@@ -34,11 +34,11 @@ use crate::file_limits::{self, SMALL_FILE};
 use crate::rpc::console_proto as pb;
 use crate::rpc::console_proto::console_server::{Console, ConsoleServer};
 
-/// The protocol version `Hello` announces (6: `Hello` carries the preview's plan; 5: events
+/// The protocol version `Hello` announces (7: a debugger's wait, `start_debugging`; 6: `Hello` carries the preview's plan; 5: events
 /// carry their times; 4: events travel in runs, each preceded by its
 /// length; 3: events refer to URNs, types and provider references by number, see
 /// `console_names`; 2 numbered URNs only).
-pub const PROTOCOL_VERSION: u32 = 6;
+pub const PROTOCOL_VERSION: u32 = 7;
 
 /// What the server allows, so that no watcher can make the deployment pay for it.
 #[derive(Clone, Copy, Debug)]

@@ -558,6 +558,12 @@ pub fn to_wire(e: &EngineEvent, t: &mut NameTable) -> pb::Event {
             })
         }
         EngineEvent::PolicyLoad { path } => Kind::PolicyLoad(pb::PolicyLoad { path: path.clone() }),
+        EngineEvent::StartDebugging { config, message } => {
+            Kind::StartDebugging(pb::StartDebugging {
+                config_json: serde_json::Value::Object(config.clone()).to_string(),
+                message: message.clone(),
+            })
+        }
         EngineEvent::PolicyViolation(v) => Kind::PolicyViolation(pb::PolicyViolation {
             urn: t.refer(v.urn.as_str()),
             policy: v.policy_name.clone(),
@@ -773,6 +779,11 @@ pub fn from_wire(e: &pb::Event, k: &KnownNames) -> Result<EngineEvent, WireError
         Kind::PolicyLoad(p) => EngineEvent::PolicyLoad {
             path: p.path.clone(),
         },
+        Kind::StartDebugging(d) => EngineEvent::StartDebugging {
+            config: serde_json::from_str(&d.config_json)
+                .map_err(|e| bad("config_json", format!("not a JSON object: {e}")))?,
+            message: d.message.clone(),
+        },
         Kind::PolicyViolation(v) => EngineEvent::PolicyViolation(Box::new(PolicyViolation {
             urn: urn(k, &v.urn, "urn")?,
             policy_name: v.policy.clone(),
@@ -981,6 +992,13 @@ mod tests {
         for e in [
             EngineEvent::PolicyLoad {
                 path: "./policy".into(),
+            },
+            EngineEvent::StartDebugging {
+                config: serde_json::json!({"type": "python", "connect": {"port": 58791}})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+                message: "debugpy on 127.0.0.1:58791".into(),
             },
             violation,
             summary,

@@ -1,5 +1,5 @@
-//! The `pulumirpc.Engine` service: where programs and plugins send log messages, and where the
-//! Node SDK records the root stack resource.
+//! The `pulumirpc.Engine` service: where programs and plugins send log messages and announce a
+//! debugger's wait, and where the Node SDK records the root stack resource.
 
 use tonic::{Request, Response, Status};
 
@@ -94,13 +94,23 @@ impl Engine for EngineService {
         Ok(Response::new(SetRootResourceResponse {}))
     }
 
+    /// A program or plugin started under a debugger by its own launcher announces where to
+    /// attach (Pulumi's host server: a status line and a `StartDebuggingEvent`).
     async fn start_debugging(
         &self,
-        _req: Request<StartDebuggingRequest>,
+        req: Request<StartDebuggingRequest>,
     ) -> Result<Response<()>, Status> {
-        Err(Status::unimplemented(
-            "stepdeck does not support attaching debuggers",
-        ))
+        let req = req.into_inner();
+        let config = req
+            .config
+            .as_ref()
+            .map(crate::rpc::marshal::struct_to_json)
+            .unwrap_or_default();
+        self.events.send(EngineEvent::StartDebugging {
+            config,
+            message: req.message,
+        });
+        Ok(Response::new(()))
     }
 
     async fn require_pulumi_version(

@@ -17,6 +17,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::Command;
 use tokio::sync::{oneshot, watch};
 
+use super::debugger::debugpy::Debugpy;
+use super::debugger::node_inspector::{InspectorOutput, NodeInspector};
+use super::debugger::targets::DebugTargets;
 use super::program::language_host::find_node_module;
 use crate::engine::{EventSink, Severity};
 use plugin_paths::PluginPath;
@@ -51,6 +54,8 @@ pub struct PluginContext {
     /// The stack's configuration (`<namespace>:<key>` to plaintext): each plugin finds its own
     /// package's keys in `PULUMI_CONFIG`, as Pulumi's plugin host hands them over.
     pub config: BTreeMap<String, String>,
+    /// `--attach-debugger`: the plugins started from source that wait for a debugger.
+    pub debug: DebugTargets,
 }
 
 impl PluginContext {
@@ -70,6 +75,7 @@ impl PluginContext {
             local: Vec::new(),
             events,
             config: BTreeMap::new(),
+            debug: DebugTargets::default(),
         }
     }
 }
@@ -83,6 +89,27 @@ pub struct PluginCommand {
     pub args: Vec<OsString>,
     pub cwd: PathBuf,
     pub env: Vec<(String, String)>,
+    /// The debugger the plugin waits for, when `--attach-debugger` names it.
+    pub debug: Option<DebugLaunch>,
+}
+
+/// How a plugin started from source runs under its language's debugger.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DebugLaunch {
+    pub language: DebugLanguage,
+    /// Where the debugger's arguments go among the plugin's (after the interpreter's own).
+    pub at: usize,
+    /// The session's name in an editor (Pulumi's `Pulumi: Plugin (<package>)`).
+    pub name: String,
+}
+
+/// The languages whose plugins run under a debugger.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebugLanguage {
+    /// debugpy.
+    Python,
+    /// Node's inspector.
+    Nodejs,
 }
 
 /// Finds the plugin for a package: one at a path the project names, the dynamic provider
@@ -104,12 +131,21 @@ pub fn resolve(
     if let Some(local) = ctx.local.iter().find(|p| p.package == package) {
         let cmd = local.command(ctx)?;
         env.extend(cmd.env);
+        let debug = cmd
+            .debug
+            .filter(|_| ctx.debug.plugin(package))
+            .map(|(language, at)| DebugLaunch {
+                language,
+                at,
+                name: format!("Pulumi: Plugin ({package})"),
+            });
         return Ok(PluginCommand {
             name,
             program: cmd.program,
             args: cmd.args,
             cwd: ctx.program_directory.clone(),
             env,
+            debug,
         });
     }
     let (program, args) = match package {
@@ -137,6 +173,7 @@ pub fn resolve(
         args,
         cwd: ctx.program_directory.clone(),
         env,
+        debug: None,
     })
 }
 
@@ -228,11 +265,14 @@ pub struct PluginProcess {
     port: u16,
     kill: Option<oneshot::Sender<()>>,
     exited: watch::Receiver<Option<String>>,
+    /// Kept while the plugin runs: its log directory goes with it.
+    _debugpy: Option<Debugpy>,
 }
 
 impl PluginProcess {
     /// Starts the plugin with `engine_address` as its argument and waits for the port it prints
-    /// on its first line of stdout.
+    /// on its first line of stdout; a plugin under a debugger is announced once its debugger
+    /// listens, and may take as long as the operator does to print its port.
     pub async fn start(
         cmd: &PluginCommand,
         engine_address: &str,
@@ -242,8 +282,28 @@ impl PluginProcess {
             plugin: cmd.name.clone(),
             detail,
         };
+        let mut args = cmd.args.clone();
+        let (debugpy, inspector) = match &cmd.debug {
+            Some(launch) => {
+                let at = launch.at.min(args.len());
+                match launch.language {
+                    DebugLanguage::Python => {
+                        let debugpy =
+                            Debugpy::new(&launch.name).map_err(|e| start_err(e.to_string()))?;
+                        args.splice(at..at, debugpy.args());
+                        (Some(debugpy), None)
+                    }
+                    DebugLanguage::Nodejs => {
+                        let inspector = NodeInspector::new(&launch.name);
+                        args.insert(at, inspector.arg().into());
+                        (None, Some(inspector))
+                    }
+                }
+            }
+            None => (None, None),
+        };
         let mut child = Command::new(&cmd.program)
-            .args(&cmd.args)
+            .args(&args)
             .arg(engine_address)
             .current_dir(&cmd.cwd)
             .envs(cmd.env.iter().map(|(k, v)| (k, v)))
@@ -255,10 +315,30 @@ impl PluginProcess {
             .map_err(|e| start_err(format!("{}: {e}", cmd.program.display())))?;
         let stdout = child.stdout.take().expect("piped stdout");
         let stderr = child.stderr.take().expect("piped stderr");
-        tokio::spawn(relay(stderr, events.clone(), cmd.name.clone()));
+        let pid = child.id();
+        let inspector = inspector.map(|i| i.output(pid, events.clone()));
+        tokio::spawn(relay(stderr, events.clone(), cmd.name.clone(), inspector));
+        if let (Some(debugpy), Some(pid)) = (&debugpy, pid) {
+            tokio::select! {
+                ready = debugpy.ready(pid) => {
+                    ready.map_err(|e| start_err(e.to_string()))?;
+                    events.send(debugpy.announcement());
+                }
+                status = child.wait() => {
+                    let status = status.map(|s| s.to_string()).unwrap_or_default();
+                    return Err(start_err(format!("it exited before debugpy listened ({status})")));
+                }
+            }
+        }
         let mut stdout = BufReader::new(stdout);
         let mut first = String::new();
-        let read = tokio::time::timeout(STARTUP_TIMEOUT, stdout.read_line(&mut first)).await;
+        // A debugger's operator takes their time: no bound while one is awaited.
+        let timeout = if cmd.debug.is_some() {
+            Duration::MAX
+        } else {
+            STARTUP_TIMEOUT
+        };
+        let read = tokio::time::timeout(timeout, stdout.read_line(&mut first)).await;
         let port = match read {
             Err(_) => Err(format!("it printed no port within {STARTUP_TIMEOUT:?}")),
             Ok(Err(e)) => Err(format!("reading its port failed: {e}")),
@@ -278,7 +358,7 @@ impl PluginProcess {
                 .ok_or_else(|| format!("its first line {:?} is not a port", first.trim())),
         }
         .map_err(start_err)?;
-        tokio::spawn(relay(stdout.into_inner(), events, cmd.name.clone()));
+        tokio::spawn(relay(stdout.into_inner(), events, cmd.name.clone(), None));
         let (kill, killed) = oneshot::channel();
         let (exit_tx, exited) = watch::channel(None);
         tokio::spawn(async move {
@@ -301,6 +381,7 @@ impl PluginProcess {
             port,
             kill: Some(kill),
             exited,
+            _debugpy: debugpy,
         })
     }
 
@@ -330,10 +411,19 @@ impl Drop for PluginProcess {
     }
 }
 
-/// Relays a plugin's output lines as diagnostics naming the plugin.
-async fn relay(stream: impl AsyncRead + Unpin, events: EventSink, name: String) {
+/// Relays a plugin's output lines as diagnostics naming the plugin; the inspector's own lines
+/// announce a debugger's wait instead.
+async fn relay(
+    stream: impl AsyncRead + Unpin,
+    events: EventSink,
+    name: String,
+    inspector: Option<InspectorOutput>,
+) {
     let mut lines = BufReader::new(stream).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        if inspector.as_ref().is_some_and(|i| i.consumes(&line)) {
+            continue;
+        }
         events.diag(None, Severity::Info, format!("{name}: {line}"));
     }
 }

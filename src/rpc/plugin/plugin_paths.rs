@@ -8,7 +8,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use super::{PluginContext, PluginError, is_executable};
+use super::{DebugLanguage, PluginContext, PluginError, is_executable};
 use crate::rpc::program::language_host::{Runtime, find_node_module, python_interpreter};
 
 /// The Node SDK's plugin runner, resolved from the plugin's directory (or the program's).
@@ -33,6 +33,8 @@ pub(super) struct PathCommand {
     pub program: PathBuf,
     pub args: Vec<OsString>,
     pub env: Vec<(String, String)>,
+    /// A plugin from source: its language's debugger, and where its arguments go.
+    pub debug: Option<(DebugLanguage, usize)>,
 }
 
 impl PluginPath {
@@ -50,6 +52,7 @@ impl PluginPath {
                     program,
                     args: Vec::new(),
                     env: Vec::new(),
+                    debug: None,
                 });
         };
         let runtime = Runtime::from_project(name, options).map_err(|e| {
@@ -78,6 +81,8 @@ impl PluginPath {
                     program: self.python(virtualenv.as_deref(), ctx),
                     args,
                     env: Vec::new(),
+                    // After `-u`, before the script or `-m`.
+                    debug: Some((DebugLanguage::Python, 1)),
                 })
             }
             Runtime::Nodejs(options) => {
@@ -105,6 +110,7 @@ impl PluginPath {
                     program: PathBuf::from("node"),
                     args,
                     env,
+                    debug: Some((DebugLanguage::Nodejs, 0)),
                 })
             }
         }

@@ -16,6 +16,8 @@ use tokio::sync::watch;
 use super::launcher_file::{write_node_preload, write_python_launcher};
 use super::out_of_memory::{OUT_OF_MEMORY_ADVICE, OutOfMemory};
 use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
+use crate::rpc::debugger::debugpy::Debugpy;
+use crate::rpc::debugger::node_inspector::{InspectorOutput, NodeInspector};
 use crate::rpc::monitor::{DEFAULT_ORGANIZATION, serve};
 
 /// Exit code of an SDK program whose error was already reported through `Engine.Log`.
@@ -173,7 +175,15 @@ pub struct SdkProgram {
     entry_point: String,
     organization: String,
     args: Vec<String>,
+    /// `--attach-debugger`: the program waits for a debugger before its first line.
+    debug: bool,
     events: EventSink,
+}
+
+/// The debugger an SDK program is started under.
+enum ProgramDebugger {
+    Debugpy(Debugpy),
+    Inspector(NodeInspector),
 }
 
 impl SdkProgram {
@@ -191,8 +201,16 @@ impl SdkProgram {
             entry_point: ".".into(),
             organization: DEFAULT_ORGANIZATION.into(),
             args: Vec::new(),
+            debug: false,
             events,
         }
+    }
+
+    /// Starts the program under its language's debugger (debugpy, Node's inspector), waiting
+    /// for one to attach, when `debug`.
+    pub fn with_debugger(mut self, debug: bool) -> SdkProgram {
+        self.debug = debug;
+        self
     }
 
     /// Applies `Pulumi.yaml`'s `main`: a directory becomes the program directory, a file the
@@ -238,7 +256,12 @@ impl SdkProgram {
         &self.program_directory
     }
 
-    fn command(&self, monitor: &ResourceMonitor, addr: &str) -> Result<Command, ProgramError> {
+    fn command(
+        &self,
+        monitor: &ResourceMonitor,
+        addr: &str,
+        debugger: Option<&ProgramDebugger>,
+    ) -> Result<Command, ProgramError> {
         let info = monitor.info();
         let mut cmd = match &self.runtime {
             Runtime::Python { .. } => {
@@ -246,7 +269,11 @@ impl SdkProgram {
                     ProgramError(format!("cannot write the Python launcher script: {e}"))
                 })?;
                 let mut cmd = Command::new(self.python());
-                cmd.arg("-u").arg(launcher);
+                cmd.arg("-u");
+                if let Some(ProgramDebugger::Debugpy(debugpy)) = debugger {
+                    cmd.args(debugpy.args());
+                }
+                cmd.arg(launcher);
                 cmd.args(["--monitor", addr, "--engine", addr]);
                 cmd.args(["--project", &info.project, "--stack", &info.stack]);
                 cmd.args(["--organization", &self.organization]);
@@ -267,10 +294,11 @@ impl SdkProgram {
                     ProgramError(format!("cannot write the Node.js preload script: {e}"))
                 })?;
                 let mut cmd = Command::new("node");
-                cmd.args(&options.nodeargs)
-                    .arg("--require")
-                    .arg(preload)
-                    .arg(run);
+                cmd.args(&options.nodeargs);
+                if let Some(ProgramDebugger::Inspector(inspector)) = debugger {
+                    cmd.arg(inspector.arg());
+                }
+                cmd.arg("--require").arg(preload).arg(run);
                 if options.typescript {
                     cmd.env("PULUMI_NODEJS_TYPESCRIPT", "true");
                 }
@@ -309,6 +337,23 @@ impl SdkProgram {
         Ok(cmd)
     }
 
+    /// The debugger `--attach-debugger` starts the program under, named as Pulumi's hosts name
+    /// the session.
+    fn debugger(&self) -> Result<Option<ProgramDebugger>, ProgramError> {
+        if !self.debug {
+            return Ok(None);
+        }
+        Ok(Some(match self.runtime {
+            Runtime::Python { .. } => ProgramDebugger::Debugpy(
+                Debugpy::new("Pulumi: Program (Python)")
+                    .map_err(|e| ProgramError(e.to_string()))?,
+            ),
+            Runtime::Nodejs(_) => {
+                ProgramDebugger::Inspector(NodeInspector::new("Pulumi: Program (nodejs)"))
+            }
+        }))
+    }
+
     /// How the runtime's own language host words a failed exit: Node's says "Program", Python's
     /// "program" (`pulumi-language-{nodejs,python}`), and tests match on either.
     fn exit_subject(&self) -> &'static str {
@@ -333,7 +378,8 @@ impl SdkProgram {
         addr: &str,
         refused: &watch::Sender<bool>,
     ) -> Result<(), ProgramError> {
-        let mut cmd = self.command(monitor, addr)?;
+        let debugger = self.debugger()?;
+        let mut cmd = self.command(monitor, addr, debugger.as_ref())?;
         let program = cmd.as_std().get_program().to_string_lossy().into_owned();
         let mut child = cmd.spawn().map_err(|e| {
             ProgramError(format!(
@@ -341,12 +387,24 @@ impl SdkProgram {
                 self.runtime_name()
             ))
         })?;
+        let pid = child.id();
+        let (debugpy, inspector) = match debugger {
+            Some(ProgramDebugger::Debugpy(d)) => (Some(d), None),
+            Some(ProgramDebugger::Inspector(i)) => (None, Some(i.output(pid, self.events.clone()))),
+            None => (None, None),
+        };
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let oom = Arc::new(OutOfMemory::default());
-        let out = child
-            .stdout
-            .take()
-            .map(|s| tokio::spawn(forward(s, self.events.clone(), Severity::Info, None, None)));
+        let out = child.stdout.take().map(|s| {
+            tokio::spawn(forward(
+                s,
+                self.events.clone(),
+                Severity::Info,
+                None,
+                None,
+                None,
+            ))
+        });
         let err = child.stderr.take().map(|s| {
             tokio::spawn(forward(
                 s,
@@ -354,12 +412,14 @@ impl SdkProgram {
                 Severity::Warning,
                 Some(tail.clone()),
                 Some(oom.clone()),
+                inspector,
             ))
         });
         let mut refusal = refused.subscribe();
         let exited = tokio::select! {
             status = child.wait() => Some(status),
             _ = refusal.wait_for(|r| *r) => None,
+            never = announce_debugpy(debugpy.as_ref(), pid, &self.events) => match never {},
         };
         let status = match exited {
             Some(status) => status,
@@ -417,17 +477,38 @@ fn with_tail(msg: String, tail: &[String]) -> String {
     }
 }
 
+/// Announces the wait for a debugger once debugpy listens (an error if it never does), then
+/// keeps its log directory until the program ends (the caller drops this with the debugpy).
+async fn announce_debugpy(
+    debugpy: Option<&Debugpy>,
+    pid: Option<u32>,
+    events: &EventSink,
+) -> std::convert::Infallible {
+    if let (Some(debugpy), Some(pid)) = (debugpy, pid) {
+        match debugpy.ready(pid).await {
+            Ok(()) => events.send(debugpy.announcement()),
+            Err(e) => events.diag(None, Severity::Error, e.to_string()),
+        }
+    }
+    std::future::pending().await
+}
+
 /// Sends each line of a program's output as a diagnostic, keeping the last lines and watching
-/// for an out-of-memory report if asked.
+/// for an out-of-memory report if asked; the inspector's own lines announce a debugger's wait
+/// instead.
 async fn forward(
     stream: impl AsyncRead + Unpin,
     events: EventSink,
     severity: Severity,
     tail: Option<Arc<Mutex<VecDeque<String>>>>,
     oom: Option<Arc<OutOfMemory>>,
+    inspector: Option<InspectorOutput>,
 ) {
     let mut lines = BufReader::new(stream).lines();
     while let Ok(Some(line)) = lines.next_line().await {
+        if inspector.as_ref().is_some_and(|i| i.consumes(&line)) {
+            continue;
+        }
         if let Some(oom) = &oom {
             oom.observe(&line);
         }
