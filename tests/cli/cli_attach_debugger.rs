@@ -50,6 +50,8 @@ fn a_python_program_waits_for_debugpy_and_runs_once_attached() {
     let mut dap = DapClient::connect(u16::try_from(port).unwrap());
     dap.attach(&event["config"]);
     assert!(dap.until_terminated(), "{:?}", dap.events);
+    // The editor leaves, as Pulumi's test closes its connection.
+    drop(dap);
     let (ok, out) = run.finish();
     assert!(ok, "{out}");
     assert_eq!(env.ok(&["stack", "output", "answer"]).trim(), "42");
@@ -60,7 +62,7 @@ fn an_unknown_attach_debugger_value_is_a_usage_error() {
     let env = Env::new("");
     env.ok(&["stack", "init", "dev"]);
     let out = env.run(&["preview", "--attach-debugger=plugin"]);
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(!out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("invalid --attach-debugger flag value: plugin"),
         "{}",

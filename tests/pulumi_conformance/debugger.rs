@@ -47,7 +47,8 @@ fn js_debugger_attach() {
 /// `TestPluginDebuggerAttachPython`: `preview --attach-debugger=plugins` on a YAML program
 /// whose package is a Python plugin from source (`../python-plugin`, `PulumiPlugin.yaml`, its
 /// `.venv` as installing its dependencies leaves it); a DAP client attaches with the announced
-/// configuration; the plugin then serves, and the preview fails on its unimplemented `Check`.
+/// configuration; the plugin then serves, and the preview fails on its unimplemented `Check`
+/// with the plugin's message (on the stack's row, where Pulumi shows it on the resource's).
 #[test]
 fn py_plugin_debugger_attach() {
     let case = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -55,6 +56,7 @@ fn py_plugin_debugger_attach() {
     let env = Env::new("");
     copy_files(&case.join("program"), &env.project());
     let plugin = env.root.path().join("python-plugin");
+    std::fs::create_dir(&plugin).unwrap();
     copy_files(&case.join("python-plugin"), &plugin);
     std::os::unix::fs::symlink(sdk::sdk_env().root.join("venv"), plugin.join(".venv")).unwrap();
     // What `pulumi package add ../python-plugin` records for it.
@@ -95,11 +97,13 @@ fn py_plugin_debugger_attach() {
         "{:?}",
         dap.events
     );
+    // The editor leaves, as Pulumi's test closes its connection.
+    drop(dap);
     let (ok, out) = run.finish();
     assert!(!ok, "the plugin implements no Check:\n{out}");
     assert!(
         out.contains(
-            "debugplugin:index:MyDebugResource debugResource error: Unexpected <class 'NotImplementedError'>: Method not implemented!"
+            "debugplugin:index:MyDebugResource::debugResource: Unexpected <class 'NotImplementedError'>: Method not implemented!"
         ),
         "{out}"
     );

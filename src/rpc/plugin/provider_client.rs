@@ -542,6 +542,11 @@ impl Provider for PluginProvider {
         };
         match self.client().await?.check(wire).await {
             Ok(resp) => check_result(self, resp.into_inner(), &req.news),
+            // A resource's Check has no fallback: the provider's own words say why (the Python
+            // SDK's `Unexpected <class 'NotImplementedError'>: Method not implemented!`).
+            Err(s) if s.code() == Code::Unimplemented && !s.message().is_empty() => {
+                Err(ProviderError::Failed(s.message().to_string()))
+            }
             Err(s) => Err(self.rpc_error("Check", s).await),
         }
     }

@@ -5,6 +5,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -31,7 +32,9 @@ pub const NODE_RUN_MODULE: &str = "@pulumi/pulumi/cmd/run/index.js";
 const STDERR_TAIL: usize = 20;
 /// How long a program may take to stop by itself after the engine refused one of its
 /// registrations (the program is killed then).
-const REFUSED_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+const REFUSED_GRACE: Duration = Duration::from_secs(2);
+/// How long a program run under debugpy may still write after it exited.
+const DEBUGPY_OUTPUT_GRACE: Duration = Duration::from_secs(2);
 
 /// A `Pulumi.yaml` runtime stepdeck cannot host.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -432,9 +435,17 @@ impl SdkProgram {
             },
         }
         .map_err(|e| ProgramError(format!("waiting for the program failed: {e}")))?;
+        // debugpy's adapter outlives the program holding its output pipes until the editor
+        // disconnects: the program's output is not awaited past its end then.
+        let drain = if debugpy.is_some() {
+            DEBUGPY_OUTPUT_GRACE
+        } else {
+            Duration::MAX
+        };
         for task in [out, err].into_iter().flatten() {
-            let _ = task.await;
+            let _ = tokio::time::timeout(drain, task).await;
         }
+        drop(debugpy);
         if *refused.borrow() {
             return Ok(());
         }
