@@ -15,7 +15,8 @@ use crate::cli_support::{Env, stdout};
 
 /// A component with every property kind the conformance programs use (numbers, optional
 /// strings, booleans, nested object types, an enum, arrays, maps, another package's
-/// resource), a custom resource with a method, a function and the provider's config.
+/// resource), a custom resource with a method and assets, a resource in a module of its own,
+/// a function and the provider's config.
 fn components_schema() -> Value {
     json!({
         "name": "comps",
@@ -74,8 +75,16 @@ fn components_schema() -> Value {
             },
             "comps:index:Echo": {
                 "inputProperties": {"echo": {"type": "string"}, "file": {"$ref": "pulumi.json#/Asset"}},
-                "properties": {"echo": {"type": "string"}, "archive": {"$ref": "pulumi.json#/Archive"}},
+                "properties": {
+                    "echo": {"type": "string"},
+                    "archive": {"$ref": "pulumi.json#/Archive"},
+                    "bucket": {"$ref": "#/resources/comps:storage:Bucket"}
+                },
                 "methods": {"doEchoMethod": "comps:index:Echo/doEchoMethod"}
+            },
+            "comps:storage:Bucket": {
+                "inputProperties": {"class": {"type": "string"}},
+                "properties": {"class": {"type": "string"}}
             }
         },
         "functions": {
@@ -186,6 +195,8 @@ assert "a_number" in comps.ComplexArgsDict.__annotations__
 complex = rpc.translate_output_properties({"aNumber": 4, "nestedComplexType": {"aNumber": 5}}, lambda n: n, comps.outputs.Complex)
 assert complex.a_number == 4 and complex.nested_complex_type.a_number == 5
 assert _types.output_type_types(comps.Echo.DoEchoMethodResult) == {"echo": str}
+assert _types.resource_types(comps.Echo)["bucket"] is comps.storage.Bucket, "a resource of another module"
+assert _types.input_type_py_to_pulumi_names(comps.storage.BucketArgs) == {"class_": "class"}
 assert _types.output_type_types(comps.DoEchoResult) == {"echo": str}
 assert callable(comps.Echo.get) and callable(comps.do_echo) and callable(comps.do_echo_output)
 assert not hasattr(comps, "echo_do_echo_method"), "a method is not a function of the module"

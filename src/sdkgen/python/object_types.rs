@@ -80,7 +80,7 @@ pub(super) fn inputs(pkg: &Package) -> String {
         let _ = writeln!(body, "\nclass {class}ArgsDict(TypedDict):");
         body.push_str(&docstring("    ", doc));
         for (name, prop, required) in &props {
-            let t = type_hints::field(pkg, prop, Side::Dict, &mut imports);
+            let t = type_hints::element(pkg, prop, Side::Dict, &mut imports);
             let hint = if *required {
                 format!("pulumi.Input[{t}]")
             } else {
@@ -96,7 +96,7 @@ pub(super) fn inputs(pkg: &Package) -> String {
         let _ = writeln!(body, "\n@pulumi.input_type\nclass {class}Args:");
         write_init(&mut body, pkg, &props, &mut imports, doc);
         for (name, prop, required) in &props {
-            let t = type_hints::field(pkg, prop, Side::Input, &mut imports);
+            let t = type_hints::element(pkg, prop, Side::Input, &mut imports);
             let hint = type_hints::input(&t, *required);
             write_accessors(&mut body, name, &hint, description(prop), true);
         }
@@ -148,7 +148,7 @@ pub(super) fn write_output_class_body(
     let mut sets = String::new();
     for (name, prop, required) in props {
         let py = snake_case(name);
-        let t = type_hints::field(pkg, prop, Side::Output, imports);
+        let t = type_hints::element(pkg, prop, Side::Output, imports);
         let hint = type_hints::plain(&t, *required);
         params.push(format!("{py}: {hint} = None"));
         let _ = writeln!(sets, "        pulumi.set(__self__, {}, {py})", py_str(&py));
@@ -160,7 +160,7 @@ pub(super) fn write_output_class_body(
         &sets
     });
     for (name, prop, required) in props {
-        let t = type_hints::field(pkg, prop, Side::Output, imports);
+        let t = type_hints::element(pkg, prop, Side::Output, imports);
         let hint = type_hints::plain(&t, *required);
         write_accessors(body, name, &hint, description(prop), false);
     }
@@ -181,7 +181,7 @@ fn write_init(
     let mut sets = String::new();
     for (name, prop, required) in props {
         let py = snake_case(name);
-        let t = type_hints::field(pkg, prop, Side::Input, imports);
+        let t = type_hints::element(pkg, prop, Side::Input, imports);
         let hint = type_hints::input(&t, *required);
         if *required {
             params.push(format!("{py}: {hint}"));

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::names::{class_name, module_of};
+use super::names::{class_name, module_of, token_module};
 use super::package::Package;
 
 /// Which side of a resource the type is for.
@@ -24,8 +24,14 @@ pub(super) enum Side {
 enum Target {
     Object(String),
     Enum(String),
-    OwnResource(String),
-    ForeignResource { module: String, class: String },
+    OwnResource {
+        module: Option<String>,
+        class: String,
+    },
+    ForeignResource {
+        module: String,
+        class: String,
+    },
     Asset,
     Archive,
     Any,
@@ -49,9 +55,15 @@ pub(super) fn element(pkg: &Package, prop: &Value, side: Side, imports: &mut Imp
                 Side::Output => format!("'outputs.{class}'"),
             },
             Target::Enum(class) => format!("'{class}'"),
-            // Object types live in their own files; a resource there is left untyped so the
-            // files need not import each other.
-            Target::OwnResource(class) => format!("'{class}'"),
+            // Named through the package's root, imported as a whole: the hint is read after
+            // every module has loaded, so modules need not import each other.
+            Target::OwnResource { module, class } => {
+                imports.insert(pkg.module.clone());
+                match module {
+                    Some(m) => format!("'{}.{m}.{class}'", pkg.module),
+                    None => format!("'{}.{class}'", pkg.module),
+                }
+            }
             Target::ForeignResource { module, class } => {
                 let hint = format!("'{module}.{class}'");
                 imports.insert(module);
@@ -77,16 +89,6 @@ pub(super) fn element(pkg: &Package, prop: &Value, side: Side, imports: &mut Imp
         },
         _ => "Any".into(),
     }
-}
-
-/// `element`, for a field of an object type, where a resource of this package stays `Any`.
-pub(super) fn field(pkg: &Package, prop: &Value, side: Side, imports: &mut Imports) -> String {
-    if let Some(r) = prop.get("$ref").and_then(Value::as_str)
-        && matches!(resolve(pkg, r), Target::OwnResource(_))
-    {
-        return "Any".into();
-    }
-    element(pkg, prop, side, imports)
 }
 
 /// An input parameter's annotation: `Optional[pulumi.Input[T]]` or `pulumi.Input[T]`.
@@ -137,11 +139,17 @@ fn resolve(pkg: &Package, reference: &str) -> Target {
         };
     }
     match kind {
-        "resources" => Target::OwnResource(class),
+        "resources" => Target::OwnResource {
+            module: token_module(&token),
+            class,
+        },
         "types" => match pkg.type_def(&token) {
             Some(def) if def.get("enum").is_some() => Target::Enum(class),
             Some(_) => Target::Object(class),
-            None if pkg.resource_def(&token).is_some() => Target::OwnResource(class),
+            None if pkg.resource_def(&token).is_some() => Target::OwnResource {
+                module: token_module(&token),
+                class,
+            },
             None => Target::Any,
         },
         _ => Target::Any,
