@@ -234,11 +234,7 @@ pub(super) struct PackageSource {
     #[arg(value_name = "SOURCE")]
     pub source: String,
     /// Parameters for a parameterized provider (after `--` when they start with a dash).
-    #[arg(
-        value_name = "PROVIDER-PARAMETER",
-        trailing_var_arg = true,
-        allow_hyphen_values = true
-    )]
+    #[arg(value_name = "PROVIDER-PARAMETER")]
     pub args: Vec<String>,
 }
 

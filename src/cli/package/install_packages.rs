@@ -16,12 +16,13 @@ use crate::cli::errors::usage;
 /// Installs the packages of `target`, those its local plugins need first.
 pub(in crate::cli) async fn install_packages(target: &Target) -> Result<()> {
     let root = canonical(&target.root);
-    check_cycles(&root, &target.file, &mut Vec::new())?;
+    // A plugin's own directory is where its cycle would close.
+    check_cycles(&root, &target.file, &mut vec![root.clone()])?;
     install(target).await
 }
 
 /// Refuses a cycle among local plugin directories (`a` needs `b` needs `a`), named from
-/// `root` as Pulumi names it: `cycle found: ../a -> ../b -> ../a`.
+/// `root` as Pulumi names it: `cycle found: ../a -> ../b -> ../a` (`.` is `root` itself).
 fn check_cycles(root: &Path, file: &Path, stack: &mut Vec<PathBuf>) -> Result<()> {
     let dir = file.parent().unwrap_or(Path::new("."));
     for (_, spec) in read_packages(file).map_err(|e| usage(e.to_string()))? {

@@ -280,7 +280,7 @@ fn stderr_sink() -> (EventSink, impl Future<Output = ()>) {
     })
 }
 
-/// The directory a relative path of `from` names, for messages: `to` relative to `from`.
+/// `to` relative to `from`, for messages (`.` when they are the same).
 pub(super) fn relative(from: &Path, to: &Path) -> PathBuf {
     let from: Vec<_> = from.components().collect();
     let to_parts: Vec<_> = to.components().collect();
@@ -291,6 +291,9 @@ pub(super) fn relative(from: &Path, to: &Path) -> PathBuf {
         .count();
     if common == 0 {
         return to.to_path_buf();
+    }
+    if common == from.len() && common == to_parts.len() {
+        return PathBuf::from(".");
     }
     let mut out = PathBuf::new();
     for _ in common..from.len() {
