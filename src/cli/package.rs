@@ -95,7 +95,8 @@ async fn add(wd: &Path, source: PackageSource, language: Option<String>) -> Resu
     install_sdk(&root, &runtime, &fetched)?;
     if let (Some(mut spec), Some(file)) = (fetched.spec.clone(), file) {
         if spec.is_local() && wd != root {
-            spec.source = source::relative(&root, &wd.join(&spec.source))
+            let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+            spec.source = source::relative(&canonical(&root), &canonical(&wd.join(&spec.source)))
                 .display()
                 .to_string();
         }

@@ -372,3 +372,22 @@ fn gen_sdk_refuses_a_language_it_cannot_generate() {
     );
     assert!(!root.path().join("sdk").exists());
 }
+
+#[test]
+fn package_add_in_a_plugin_directory_records_it_in_pulumiplugin_yaml() {
+    let root = tempfile::tempdir().unwrap();
+    yaml_component_package(&root.path().join("provider"));
+    let plugin = root.path().join("outer");
+    write(
+        &plugin.join("PulumiPlugin.yaml"),
+        "name: outer\nruntime: yaml\n",
+    );
+    // From a subdirectory: the enclosing plugin is found upward, the path recorded from it.
+    let sub = plugin.join("src");
+    std::fs::create_dir_all(&sub).unwrap();
+    ok_in(&sub, None, &["package", "add", "../../provider"]);
+    assert_eq!(
+        std::fs::read_to_string(plugin.join("PulumiPlugin.yaml")).unwrap(),
+        "name: outer\nruntime: yaml\npackages:\n  random-plugin-component: ../provider\n"
+    );
+}

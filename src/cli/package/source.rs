@@ -94,7 +94,8 @@ pub(super) async fn fetch_schema(
         };
         return Ok(FetchedSchema { schema, spec: None });
     }
-    let local = is_local_source(source) || wd.join(source).exists();
+    // A bare name is a plugin's even where a directory of that name exists, as in Pulumi.
+    let local = is_local_source(source) || (source.contains('/') && wd.join(source).exists());
     let (name, version, plugin_path) = if local {
         let path = wd.join(source);
         if !path.exists() {
