@@ -48,6 +48,11 @@ pub fn component_package_schema(dir: &Path) -> Result<Value, YamlError> {
         "name": name,
         "version": field("version").filter(|v| !v.is_empty()).unwrap_or_else(|| "0.0.0".into()),
         "resources": resources,
+        // The generated SDKs carry the package's own version, as pulumi-yaml asks.
+        "language": {
+            "nodejs": {"respectSchemaVersion": true},
+            "python": {"respectSchemaVersion": true},
+        },
     });
     for key in ["description", "namespace"] {
         if let Some(v) = field(key) {
