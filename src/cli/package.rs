@@ -1,11 +1,12 @@
 //! `package get-schema|add|gen-sdk`: a provider's schema, read from a schema file or asked of
 //! the plugin (parameterized with the arguments after the source), and the SDK generated from
 //! it for the project's language, linked into the project and recorded in its `packages:`, as
-//! Pulumi's `packagecmd` does. A YAML project needs no SDK: the package is only recorded.
+//! Pulumi's `packagecmd` does; a YAML project gets pulumi-yaml's package declaration file.
 
 mod install_packages;
 mod source;
 pub(super) mod target;
+mod yaml_lock;
 
 use std::path::Path;
 
@@ -107,10 +108,18 @@ async fn add(wd: &Path, source: PackageSource, language: Option<String>) -> Resu
 }
 
 /// Generates the package's SDK into `<root>/sdks/`, links it into the project and prints how
-/// to import it; nothing for a YAML project, which uses a package as it is.
+/// to import it; a YAML project gets the package's declaration file there instead.
 fn install_sdk(root: &Path, runtime: &Runtime, fetched: &FetchedSchema) -> Result<()> {
+    let name = fetched.name()?;
+    let sdks = root.join("sdks");
+    let out = sdks.join(fetched.sdk_dir_name()?);
     let Some(language) = SdkLanguage::of_runtime(&runtime.name) else {
         if runtime.name == "yaml" {
+            yaml_lock::write_package_decl(&fetched.schema, &out)?;
+            outln!(
+                "Successfully generated an SDK for the {name} package at {}",
+                sdks.display()
+            )?;
             return Ok(());
         }
         return Err(usage(format!(
@@ -118,9 +127,6 @@ fn install_sdk(root: &Path, runtime: &Runtime, fetched: &FetchedSchema) -> Resul
             runtime.name
         )));
     };
-    let name = fetched.name()?;
-    let sdks = root.join("sdks");
-    let out = sdks.join(fetched.sdk_dir_name()?);
     let sdk = sdkgen::generate(&fetched.schema, language, &out, &SdkOptions { local: true })
         .map_err(|e| anyhow!("failed to generate SDK: {e}"))?;
     outln!(

@@ -146,11 +146,16 @@ fn package_add_records_a_yaml_component_package_keeping_the_file() {
     let recorded = format!("{original}packages:\n  random-plugin-component: ../provider\n");
     let text = std::fs::read_to_string(project.join("Pulumi.yaml")).unwrap();
     assert_eq!(text, recorded);
-    // Added again: the same entry, not a second one; no SDK for a YAML project.
+    // Added again: the same entry, not a second one.
     ok_in(&project, None, &["package", "add", "../provider"]);
     let again = std::fs::read_to_string(project.join("Pulumi.yaml")).unwrap();
     assert_eq!(again, recorded);
-    assert!(!project.join("sdks").exists());
+    // In place of an SDK, pulumi-yaml's package declaration.
+    let decl = project.join("sdks/random-plugin-component/random-plugin-component-0.0.0.yaml");
+    assert_eq!(
+        std::fs::read_to_string(decl).unwrap(),
+        "packageDeclarationVersion: 1\nname: random-plugin-component\nversion: 0.0.0\n"
+    );
 }
 
 #[test]
@@ -241,7 +246,7 @@ class Tables(Provider):
             "version": request.subpackage_version,
             "parameterization": {
                 "baseProvider": {"name": "tables", "version": "1.0.0"},
-                "parameter": "",
+                "parameter": "Mw==",
             },
         }))
 
@@ -300,6 +305,11 @@ fn a_plugin_is_parameterized_with_the_arguments_after_the_source() {
     assert_eq!(
         text,
         "name: p\nruntime: yaml\npackages:\n  rows-3:\n    parameters:\n      - --rows\n      - \"3\"\n    source: tables\n    version: 1.0.0\n"
+    );
+    let decl = project.join("sdks/rows-3/rows-3-3.0.0.yaml");
+    assert_eq!(
+        std::fs::read_to_string(decl).unwrap(),
+        "packageDeclarationVersion: 1\nname: tables\nversion: 1.0.0\nparameterization:\n    name: rows-3\n    version: 3.0.0\n    value: Mw==\n"
     );
 }
 

@@ -1,7 +1,8 @@
 //! `install` of the `packages:` a project or plugin names, as Pulumi's
 //! `InstallPackagesFromProject` does: a local plugin directory's own `packages:` (in its
 //! `PulumiPlugin.yaml`) first, a cycle among them refused before anything runs; then each
-//! package's SDK generated and linked for the project's language (none for YAML).
+//! package's SDK generated and linked for the project's language (for YAML, its declaration
+//! file).
 
 use std::path::{Path, PathBuf};
 
@@ -64,9 +65,6 @@ async fn install(target: &Target) -> Result<()> {
             && let Some(plugin) = at_plugin(&plugin_dir)?
         {
             Box::pin(install(&plugin)).await?;
-        }
-        if target.runtime.name == "yaml" {
-            continue;
         }
         let source = match &spec.version {
             Some(v) if !spec.is_local() => format!("{}@{v}", spec.source),
