@@ -306,6 +306,14 @@ fn a_plugin_is_parameterized_with_the_arguments_after_the_source() {
         text,
         "name: p\nruntime: yaml\npackages:\n  rows-3:\n    parameters:\n      - --rows\n      - \"3\"\n    source: tables\n    version: 1.0.0\n"
     );
+    // By the executable's path: recorded by the plugin's name and version.
+    let exe = bin.join("pulumi-resource-tables");
+    ok_in(&project, None, &["package", "add", exe.to_str().unwrap()]);
+    let text = std::fs::read_to_string(project.join("Pulumi.yaml")).unwrap();
+    assert!(
+        text.ends_with("  tables:\n    source: tables\n    version: 1.0.0\n"),
+        "{text}"
+    );
     let decl = project.join("sdks/rows-3/rows-3-3.0.0.yaml");
     assert_eq!(
         std::fs::read_to_string(decl).unwrap(),
