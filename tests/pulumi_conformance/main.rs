@@ -54,6 +54,7 @@ mod nodejs_entry_points;
 mod nodejs_exits;
 mod nodejs_failures;
 mod outputs;
+mod packages;
 mod parameterized_packages;
 mod policy_packs;
 mod program_error;
