@@ -76,7 +76,7 @@ fn components_schema() -> Value {
             "comps:index:Echo": {
                 "inputProperties": {"echo": {"type": "string"}, "file": {"$ref": "pulumi.json#/Asset"}},
                 "properties": {
-                    "echo": {"type": "string"},
+                    "echo": {"type": "string", "replaceOnChanges": true},
                     "archive": {"$ref": "pulumi.json#/Archive"},
                     "bucket": {"$ref": "#/resources/comps:storage:Bucket"}
                 },
@@ -207,6 +207,11 @@ print("ok")
 "#,
     );
     assert_eq!(out.trim(), "ok");
+    let echo = std::fs::read_to_string(dir.path().join("comps/pulumi_comps/echo.py")).unwrap();
+    assert!(
+        echo.contains("pulumi.ResourceOptions(replace_on_changes=[\"echo\"])"),
+        "a property the schema replaces on: {echo}"
+    );
 }
 
 /// A parameterized package's schema, as Pulumi's Python test provider answers for `pkg`.

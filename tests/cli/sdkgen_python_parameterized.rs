@@ -43,10 +43,10 @@ def schema(name):
         "name": name,
         "version": VERSION,
         "description": "A test provider.",
-        "provider": {"type": "object", "inputProperties": {}},
+        "provider": {"type": "object", "inputProperties": {"seed": {"type": "integer"}}},
         "resources": {
             tok("Random"): {
-                "properties": {**random_props, "result": {"type": "string"}},
+                "properties": {**random_props, "result": {"type": "string", "secret": True}},
                 "inputProperties": random_props,
             },
             tok("Echo"): {
@@ -151,6 +151,9 @@ res5 = res4.do_echo_method(echo="hello")
 # Reading a Random gives its inputs back, so this works though it was never created.
 res6 = pkg.Random.get("res6", "banana")
 
+explicit = pkg.Provider("explicit", seed=3)
+res7 = pkg.Echo("echo2", echo="through explicit", opts=pulumi.ResourceOptions(provider=explicit))
+
 pulumi.export("result", res1.result)
 pulumi.export("invoked", res2.echo)
 pulumi.export("invokedOutput", res3.echo)
@@ -218,7 +221,7 @@ fn project_venv(dir: &Path) -> std::path::PathBuf {
 
 #[test]
 fn a_parameterized_packages_generated_sdk_creates_invokes_calls_and_reads_through_it() {
-    let env = Env::new("");
+    let env = Env::with_passphrase("");
     let provider = env.root.path().join("testprovider-py");
     std::fs::create_dir_all(&provider).unwrap();
     std::fs::write(provider.join("__main__.py"), TEST_PROVIDER).unwrap();
@@ -272,8 +275,15 @@ fn a_parameterized_packages_generated_sdk_creates_invokes_calls_and_reads_throug
 
     env.ok(&["stack", "init", "dev"]);
     env.ok(&["up", "--stack", "dev", "--yes", "--non-interactive"]);
-    let out: Value =
-        serde_json::from_str(&env.ok(&["stack", "output", "--json", "--stack", "dev"])).unwrap();
+    let out: Value = serde_json::from_str(&env.ok(&[
+        "stack",
+        "output",
+        "--json",
+        "--show-secrets",
+        "--stack",
+        "dev",
+    ]))
+    .unwrap();
     assert_eq!(out["result"].as_str().map(str::len), Some(5), "{out}");
     assert_eq!(out["invoked"], "hello");
     assert_eq!(out["invokedOutput"], "hello");
@@ -283,7 +293,28 @@ fn a_parameterized_packages_generated_sdk_creates_invokes_calls_and_reads_throug
     let resources = state["deployment"]["resources"].as_array().unwrap();
     let of_type = |t: &str| resources.iter().filter(|r| r["type"] == t).count();
     assert_eq!(of_type("pkg:index:Random"), 2, "res1 and the read res6");
-    assert_eq!(of_type("pkg:index:Echo"), 1);
+    assert_eq!(of_type("pkg:index:Echo"), 2);
+    let res1 = resources
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with("::res1"))
+        .unwrap();
+    assert!(
+        res1["outputs"]["result"].is_object(),
+        "the schema's secret output is kept secret in the state: {res1}"
+    );
+    let explicit = resources
+        .iter()
+        .find(|r| {
+            r["urn"]
+                .as_str()
+                .unwrap()
+                .ends_with("pulumi:providers:pkg::explicit")
+        })
+        .unwrap();
+    assert_eq!(
+        explicit["inputs"]["seed"], "3",
+        "a provider's configuration is sent as JSON strings"
+    );
     let provider = resources
         .iter()
         .find(|r| r["type"] == "pulumi:providers:pkg")

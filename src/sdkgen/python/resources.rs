@@ -192,16 +192,27 @@ fn write_internal_init(
         fill,
         "if __props__ is not None:\n    raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')\n__props__ = {class}Args.__new__({class}Args)"
     );
-    for ((py, _, wire), (_, _, required)) in params.iter().zip(inputs) {
+    for ((py, _, wire), (_, prop, required)) in params.iter().zip(inputs) {
         if *required {
             let _ = writeln!(
                 fill,
                 "if {py} is None and not opts.urn:\n    raise TypeError(\"Missing required property '{wire}'\")"
             );
         }
+        // A provider's configuration reaches it as strings: other values as their JSON.
+        let plain_string = prop.get("type").and_then(Value::as_str) == Some("string");
+        let value = if spec.kind == Kind::Provider && !plain_string {
+            format!(
+                "pulumi.Output.from_input({py}).apply(pulumi.runtime.to_json) if {py} is not None else None"
+            )
+        } else if is_secret(prop) {
+            format!("None if {py} is None else pulumi.Output.secret({py})")
+        } else {
+            py.clone()
+        };
         let _ = writeln!(
             fill,
-            "__props__.__dict__[{}] = {py}",
+            "__props__.__dict__[{}] = {value}",
             py_str(&snake_case(wire))
         );
     }
@@ -240,7 +251,50 @@ fn write_internal_init(
     for line in fill.lines() {
         let _ = writeln!(body, "{indent}{line}");
     }
+    write_option_merges(body, inputs, outputs);
     let _ = writeln!(body, "        {register}\n");
+}
+
+/// The options a schema asks for every instance: its secret properties kept secret in the
+/// state (`additional_secret_outputs`), and the properties whose change replaces it.
+fn write_option_merges(
+    body: &mut String,
+    inputs: &[(&str, &Value, bool)],
+    outputs: &[(&str, &Value, bool)],
+) {
+    let names = |keep: &dyn Fn(&Value) -> bool| -> Vec<String> {
+        let mut names: Vec<String> = outputs
+            .iter()
+            .chain(inputs)
+            .filter(|(_, prop, _)| keep(prop))
+            .map(|(name, _, _)| name.to_string())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    let secrets = names(&is_secret);
+    if !secrets.is_empty() {
+        let _ = writeln!(
+            body,
+            "        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(additional_secret_outputs=[{}]))",
+            quoted(&secrets)
+        );
+    }
+    let replaces =
+        names(&|p: &Value| p.get("replaceOnChanges").and_then(Value::as_bool) == Some(true));
+    if !replaces.is_empty() {
+        let _ = writeln!(
+            body,
+            "        opts = pulumi.ResourceOptions.merge(opts, pulumi.ResourceOptions(replace_on_changes=[{}]))",
+            quoted(&replaces)
+        );
+    }
+}
+
+/// Whether the schema marks a property secret.
+fn is_secret(prop: &Value) -> bool {
+    prop.get("secret").and_then(Value::as_bool) == Some(true)
 }
 
 /// `X.get(name, id, opts)`: reads an existing resource of this type.
