@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
-use super::names::{docstring, init_param, py_str, snake_case};
+use super::names::{class_name, docstring, init_param, py_str, snake_case};
 use super::object_types::{
     description, file_head, quoted, write_accessors, write_output_class_body,
 };
@@ -345,10 +345,10 @@ fn write_method(
         .map(|o| properties(o, "properties", "required"))
         .filter(|o| !o.is_empty());
     let py = snake_case(name);
-    let result = format!("{}Result", super::names::class_name(name));
+    let result = format!("{}Result", class_name(name));
     if let Some(outputs) = &outputs {
         let mut nested = String::new();
-        let _ = writeln!(nested, "@pulumi.output_type\nclass {result}(dict):");
+        let _ = writeln!(nested, "\n@pulumi.output_type\nclass {result}(dict):");
         write_output_class_body(&mut nested, pkg, outputs, imports);
         for line in nested.lines() {
             if line.is_empty() {
@@ -357,8 +357,8 @@ fn write_method(
                 let _ = writeln!(body, "    {line}");
             }
         }
-        body.push('\n');
     }
+    body.push('\n');
     let mut params = vec!["__self__".to_string()];
     if !inputs.is_empty() {
         params.push("*".into());
