@@ -45,8 +45,8 @@ fn js_debugger_attach() {
 }
 
 /// `TestPluginDebuggerAttachPython`: `preview --attach-debugger=plugins` on a YAML program
-/// whose package is a Python plugin from source (`../python-plugin`, `PulumiPlugin.yaml`, its
-/// `.venv` as installing its dependencies leaves it); a DAP client attaches with the announced
+/// whose package is a Python plugin from source (`package add ../python-plugin`: its
+/// `PulumiPlugin.yaml`, its `.venv` as installing its dependencies leaves it); a DAP client attaches with the announced
 /// configuration; the plugin then serves, and the preview fails on its unimplemented `Check`
 /// with the plugin's message (on the stack's row, where Pulumi shows it on the resource's).
 #[test]
@@ -59,12 +59,7 @@ fn py_plugin_debugger_attach() {
     std::fs::create_dir(&plugin).unwrap();
     copy_files(&case.join("python-plugin"), &plugin);
     std::os::unix::fs::symlink(sdk::sdk_env().root.join("venv"), plugin.join(".venv")).unwrap();
-    // What `pulumi package add ../python-plugin` records for it.
-    let program = std::fs::read_to_string(env.project().join("Pulumi.yaml")).unwrap();
-    env.write(
-        "Pulumi.yaml",
-        &format!("{program}packages:\n  debugplugin: ../python-plugin\n"),
-    );
+    env.ok(&["package", "add", "../python-plugin"]);
     env.ok(&["stack", "init", "plugin-debugger-test"]);
     let log = env.root.path().join("plugin_debugger.log");
     let log_arg = log.display().to_string();
