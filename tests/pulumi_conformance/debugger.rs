@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::cli_support::debugger_clients::{DapClient, WaitingRun, cdp_run_if_waiting};
-use super::cli_support::{Env, sdk};
+use super::cli_support::{Env, link_sdks, sdk};
 use super::harness::{ProgramTest, copy_files};
 
 /// `TestDebuggerAttachNodejs`: `preview --attach-debugger --event-log`; the inspector's port
@@ -102,4 +102,36 @@ fn py_plugin_debugger_attach() {
         ),
         "{out}"
     );
+}
+
+/// Beyond Pulumi's tests: a Node.js plugin from source (the TypeScript component provider of
+/// `js_component_provider`) under `--attach-debugger=plugin:greet` waits in Node's inspector
+/// until a CDP client lets it run; the preview then plans the component.
+#[test]
+fn js_plugin_debugger_attach() {
+    let t = ProgramTest::new("js_component_provider");
+    link_sdks(&t.env.project());
+    let log = t.env.root.path().join("plugin_debugger.log");
+    let log_arg = log.display().to_string();
+    let child = t.env.spawn(&[
+        "preview",
+        "--attach-debugger=plugin:greet",
+        "--event-log",
+        &log_arg,
+    ]);
+    let (run, event) = WaitingRun::start(child, &log);
+    let config = &event["config"];
+    assert_eq!(config["type"], "node", "{event}");
+    assert_eq!(config["name"], "Pulumi: Plugin (greet)", "{event}");
+    let port = config["port"]
+        .as_u64()
+        .map_or(9229, |p| u16::try_from(p).unwrap());
+    let reply = cdp_run_if_waiting(port);
+    assert!(reply.get("error").is_none(), "{reply}");
+    let (ok, out) = run.finish();
+    assert!(
+        ok,
+        "the preview completes once the debugger let the plugin run:\n{out}"
+    );
+    assert!(out.contains("greet:index:Greeting"), "{out}");
 }
