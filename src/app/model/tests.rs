@@ -946,3 +946,17 @@ fn a_cascade_declined_in_the_preview_keeps_each_of_its_rows_once() {
     presets.decide(m.approvals.all().first().expect("the cascade"), false);
     assert_eq!(presets.kept(&m, StepOp::Replace), 2);
 }
+
+#[test]
+fn a_program_waiting_for_a_debugger_says_where_in_the_log() {
+    let mut m = live();
+    m.apply(&EngineEvent::StartDebugging {
+        config: serde_json::Map::new(),
+        message: "debugpy on 127.0.0.1:58791".into(),
+    });
+    let log: Vec<&str> = m.log.entries().iter().map(|e| e.message.as_str()).collect();
+    assert!(
+        log.contains(&"Waiting for debugger to attach (debugpy on 127.0.0.1:58791)..."),
+        "{log:?}"
+    );
+}
