@@ -9,6 +9,7 @@ mod providers_command;
 mod providers_random;
 mod providers_sim;
 mod rpc_dynamic_provider;
+mod rpc_engine_start_debugging;
 mod rpc_marshal;
 mod rpc_monitor_validation;
 mod rpc_provider_client;
