@@ -58,6 +58,23 @@ fn a_python_program_waits_for_debugpy_and_runs_once_attached() {
 }
 
 #[test]
+fn a_python_without_debugpy_is_named_with_how_to_install_it() {
+    let env = Env::new("");
+    // No virtualenv: the program runs with python3 from PATH, which has no debugpy.
+    env.write("Pulumi.yaml", "name: debugged\nruntime: python\n");
+    env.write("__main__.py", "import pulumi\n");
+    env.ok(&["stack", "init", "dev"]);
+    let out = env.run(&["preview", "--attach-debugger"]);
+    assert!(!out.status.success(), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("debugpy is not installed for python3 (--attach-debugger): install it with `python3 -m pip install debugpy`"),
+        "{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
+
+#[test]
 fn an_unknown_attach_debugger_value_is_a_usage_error() {
     let env = Env::new("");
     env.ok(&["stack", "init", "dev"]);

@@ -445,6 +445,7 @@ impl SdkProgram {
         for task in [out, err].into_iter().flatten() {
             let _ = tokio::time::timeout(drain, task).await;
         }
+        let under_debugpy = debugpy.is_some();
         drop(debugpy);
         if *refused.borrow() {
             return Ok(());
@@ -463,6 +464,13 @@ impl SdkProgram {
             Some(EXIT_NO_PYTHON_SDK) if matches!(self.runtime, Runtime::Python { .. }) => {
                 Err(ProgramError(format!(
                     "the Pulumi Python SDK is not installed for {program}: install it with `{program} -m pip install pulumi` or set runtime.options.virtualenv in Pulumi.yaml"
+                )))
+            }
+            Some(_)
+                if under_debugpy && tail.iter().any(|l| l.ends_with("No module named debugpy")) =>
+            {
+                Err(ProgramError(format!(
+                    "debugpy is not installed for {program} (--attach-debugger): install it with `{program} -m pip install debugpy`"
                 )))
             }
             Some(code) => Err(ProgramError(with_tail(
