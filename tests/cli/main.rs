@@ -34,3 +34,5 @@ mod cli_stack_show;
 mod cli_stack_tags;
 mod cli_state;
 mod config_paths;
+mod sdkgen_python;
+mod sdkgen_python_parameterized;
