@@ -409,3 +409,16 @@ fn package_add_in_a_plugin_directory_records_it_in_pulumiplugin_yaml() {
         "name: outer\nruntime: yaml\npackages:\n  random-plugin-component: ../provider\n"
     );
 }
+
+#[test]
+fn a_local_source_may_carry_a_version_after_an_at_sign() {
+    let root = tempfile::tempdir().unwrap();
+    yaml_component_package(&root.path().join("provider"));
+    let out = ok_in(
+        root.path(),
+        None,
+        &["package", "get-schema", "./provider@0.0.0"],
+    );
+    let schema: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(schema["name"], "random-plugin-component");
+}
