@@ -67,6 +67,14 @@ impl WaitingRun {
     }
 }
 
+/// Held by a test whose Node.js process listens for a debugger: each takes the first free port
+/// from 9229, so two started at the same moment would pick the same one.
+pub(crate) fn inspector_port_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Lets a Node.js process stopped by `--inspect-brk` at `port` run, as Pulumi's
 /// `TestDebuggerAttachNodejs` does: the inspector's target list (`/json`), its WebSocket, the
 /// CDP `Runtime.runIfWaitingForDebugger`, whose reply is returned; then the WebSocket is closed.

@@ -6,7 +6,9 @@
 
 use serde_json::Value;
 
-use super::cli_support::debugger_clients::{DapClient, WaitingRun, cdp_run_if_waiting};
+use super::cli_support::debugger_clients::{
+    DapClient, WaitingRun, cdp_run_if_waiting, inspector_port_lock,
+};
 use super::cli_support::{Env, link_sdks, sdk};
 use super::harness::{ProgramTest, copy_files};
 
@@ -16,6 +18,7 @@ use super::harness::{ProgramTest, copy_files};
 #[test]
 fn js_debugger_attach() {
     let t = ProgramTest::new("js_debugger");
+    let _port = inspector_port_lock();
     let log = t.env.root.path().join("debugger.log");
     let log_arg = log.display().to_string();
     let child = t
@@ -111,6 +114,7 @@ fn py_plugin_debugger_attach() {
 fn js_plugin_debugger_attach() {
     let t = ProgramTest::new("js_component_provider");
     link_sdks(&t.env.project());
+    let _port = inspector_port_lock();
     let log = t.env.root.path().join("plugin_debugger.log");
     let log_arg = log.display().to_string();
     let child = t.env.spawn(&[
