@@ -333,12 +333,11 @@ impl PluginProcess {
         let mut stdout = BufReader::new(stdout);
         let mut first = String::new();
         // A debugger's operator takes their time: no bound while one is awaited.
-        let timeout = if cmd.debug.is_some() {
-            Duration::MAX
+        let read = if cmd.debug.is_some() {
+            Ok(stdout.read_line(&mut first).await)
         } else {
-            STARTUP_TIMEOUT
+            tokio::time::timeout(STARTUP_TIMEOUT, stdout.read_line(&mut first)).await
         };
-        let read = tokio::time::timeout(timeout, stdout.read_line(&mut first)).await;
         let port = match read {
             Err(_) => Err(format!("it printed no port within {STARTUP_TIMEOUT:?}")),
             Ok(Err(e)) => Err(format!("reading its port failed: {e}")),

@@ -437,13 +437,12 @@ impl SdkProgram {
         .map_err(|e| ProgramError(format!("waiting for the program failed: {e}")))?;
         // debugpy's adapter outlives the program holding its output pipes until the editor
         // disconnects: the program's output is not awaited past its end then.
-        let drain = if debugpy.is_some() {
-            DEBUGPY_OUTPUT_GRACE
-        } else {
-            Duration::MAX
-        };
         for task in [out, err].into_iter().flatten() {
-            let _ = tokio::time::timeout(drain, task).await;
+            if debugpy.is_some() {
+                let _ = tokio::time::timeout(DEBUGPY_OUTPUT_GRACE, task).await;
+            } else {
+                let _ = task.await;
+            }
         }
         let under_debugpy = debugpy.is_some();
         drop(debugpy);
