@@ -33,3 +33,4 @@ mod cli_stack_show;
 mod cli_stack_tags;
 mod cli_state;
 mod config_paths;
+mod sdkgen_nodejs;
