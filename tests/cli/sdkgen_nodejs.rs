@@ -4,6 +4,7 @@
 //! component of a real Node.js component provider with every kind of property; a namespaced
 //! and a parameterized package; and linking into a project's package.json.
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -242,4 +243,164 @@ fn a_component_of_every_property_kind_runs_through_its_generated_sdk() {
         "--non-interactive",
         "--skip-preview",
     ]);
+}
+
+/// A parameterized package under a namespace: `gadgets` 2.0.0, served by the `widgets` plugin
+/// given the value `blue` (the Python plugin of the conformance case `py_parameterized_package`).
+fn gadgets_schema() -> Value {
+    json!({
+        "name": "gadgets",
+        "namespace": "acme",
+        "version": "2.0.0",
+        "parameterization": {
+            "baseProvider": {"name": "widgets", "version": "1.0.0"},
+            "parameter": "Ymx1ZQ=="
+        },
+        "provider": {"description": "The gadgets provider."},
+        "resources": {
+            "gadgets:index:Gadget": {
+                "inputProperties": {"size": {"type": "integer"}},
+                "requiredInputs": ["size"],
+                "properties": {"size": {"type": "integer"}, "shade": {"type": "string"}},
+                "required": ["size", "shade"]
+            }
+        },
+        "functions": {
+            "gadgets:index:getShade": {
+                "description": "The shade the package was parameterized with.",
+                "outputs": {"properties": {"shade": {"type": "string"}}, "required": ["shade"]}
+            }
+        }
+    })
+}
+
+#[test]
+fn a_parameterized_package_registers_itself_and_its_resources_carry_the_reference() {
+    let mut env = Env::new("");
+    let project = env.project();
+    env.write("Pulumi.yaml", "name: gadgetprogram\nruntime: nodejs\n");
+    env.write(
+        "package.json",
+        r#"{"name": "gadgetprogram", "main": "index.ts", "private": true}"#,
+    );
+    std::fs::copy(
+        Path::new(FILES).join("gadgets.ts"),
+        project.join("index.ts"),
+    )
+    .unwrap();
+    let bin = env.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let plugin = bin.join("pulumi-resource-widgets");
+    let provider = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/pulumi_conformance/programs/py_parameterized_package/provider/__main__.py");
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/sh\nWIDGETS_LOG=/dev/null exec {} -u {} \"$@\"\n",
+            sdk_env().python.display(),
+            provider.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&plugin, std::fs::Permissions::from_mode(0o755)).unwrap();
+    env.plugins = Some(bin);
+
+    let sdk = generate(&gadgets_schema(), &project.join("sdks/acme-gadgets"));
+    assert_eq!(sdk.package, "@acme/gadgets");
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(sdk.dir.join("package.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        manifest["pulumi"],
+        json!({"resource": true, "name": "widgets", "version": "1.0.0",
+               "parameterization": {"name": "gadgets", "version": "2.0.0", "value": "Ymx1ZQ=="}})
+    );
+    node_modules(&project, &[&sdk]);
+    postinstall(&project, &sdk);
+
+    env.ok(&["stack", "init", "dev"]);
+    env.ok(&[
+        "up",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--skip-preview",
+    ]);
+    let out: Value =
+        serde_json::from_str(&env.ok(&["stack", "output", "--json", "--stack", "dev"])).unwrap();
+    assert_eq!(out["shade"], "blue", "the plugin was parameterized: {out}");
+    assert_eq!(out["explicitShade"], "blue");
+    assert_eq!(
+        out["invoked"], "blue",
+        "the invoke went through the package"
+    );
+    assert_eq!(out["promised"], "blue");
+    assert_eq!(out["instances"], json!([true, true]));
+    let state = env.export("dev");
+    let resources = state["deployment"]["resources"].as_array().unwrap();
+    let provider_of = |name: &str| {
+        resources
+            .iter()
+            .find(|r| r["urn"].as_str().unwrap().ends_with(&format!("::{name}")))
+            .and_then(|r| r["provider"].as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert!(
+        provider_of("g1").contains("::pulumi:providers:gadgets::default_2_0_0::"),
+        "{state}"
+    );
+    assert!(provider_of("g2").contains("::pulumi:providers:gadgets::explicit::"));
+    env.ok(&[
+        "destroy",
+        "--stack",
+        "dev",
+        "--yes",
+        "--non-interactive",
+        "--skip-preview",
+    ]);
+}
+
+#[test]
+fn linking_adds_the_sdk_to_package_json_allows_its_postinstall_and_tells_how_to_import_it() {
+    let env = Env::new("");
+    let project = env.project();
+    env.write("package.json", r#"{"name": "linked", "private": true}"#);
+    let sdk = generate(&gadgets_schema(), &project.join("sdks/acme-gadgets"));
+    let runtime = stepdeck::project::runtime::Runtime {
+        name: "nodejs".into(),
+        options: [("packagemanager".to_string(), json!("npm"))].into(),
+    };
+    // npm installs the SDK offline from what the project links: its dependencies resolve to
+    // the installed SDKs' directories.
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(sdk.dir.join("package.json")).unwrap())
+            .unwrap();
+    let installed = sdk_env().root.join("node_modules");
+    manifest["dependencies"] = json!({
+        "@pulumi/pulumi": format!("file:{}", installed.join("@pulumi/pulumi").display()),
+        "typescript": format!("file:{}", installed.join("typescript").display()),
+        "@types/node": format!("file:{}", installed.join("@types/node").display()),
+    });
+    std::fs::write(sdk.dir.join("package.json"), manifest.to_string()).unwrap();
+
+    sdkgen::link(&project, &runtime, &sdk).unwrap();
+    let linked: Value =
+        serde_json::from_str(&std::fs::read_to_string(project.join("package.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        linked["dependencies"]["@acme/gadgets"],
+        "file:sdks/acme-gadgets"
+    );
+    assert_eq!(linked["allowScripts"]["file:sdks/acme-gadgets"], true);
+    assert!(
+        sdk.dir.join("bin/index.js").exists(),
+        "npm ran the SDK's postinstall, which compiled it"
+    );
+    assert!(project.join("node_modules/@acme/gadgets").exists());
+    assert_eq!(
+        sdkgen::usage(&sdk, "gadgets"),
+        "You can import the SDK in your TypeScript code with:\n\n  import * as gadgets from \"@acme/gadgets\";\n"
+    );
 }
