@@ -54,6 +54,9 @@ pub(super) enum Command {
     /// Pulumi's plugin cache (`$PULUMI_HOME/plugins`), installed from local files only.
     #[command(subcommand)]
     Plugin(PluginCommand),
+    /// Work with packages: their schemas, and SDKs generated from them.
+    #[command(subcommand)]
+    Package(PackageCommand),
     /// Create a project from a local template directory (and its first stack).
     New(NewArgs),
     /// Install the project's dependencies.
@@ -189,6 +192,52 @@ pub(super) struct NewArgs {
 }
 
 /// `plugin`: Pulumi's plugin commands.
+/// `package`: a provider's schema, and the SDK a program uses it through.
+#[derive(Debug, Subcommand)]
+pub(super) enum PackageCommand {
+    /// Print the schema of a package: a plugin directory, executable or installed plugin
+    /// (parameterized with the arguments after it), or a schema file.
+    GetSchema(PackageSource),
+    /// Generate a package's SDK into `sdks/`, link it into the project and record the package
+    /// in Pulumi.yaml (or PulumiPlugin.yaml).
+    Add {
+        #[command(flatten)]
+        source: PackageSource,
+        /// Run outside a Pulumi project or plugin: the language to generate for.
+        #[arg(long, value_name = "LANG")]
+        language: Option<String>,
+    },
+    /// Generate a package's SDKs, one directory per language under `--out`.
+    GenSdk {
+        #[command(flatten)]
+        source: PackageSource,
+        /// The language to generate: nodejs, python, or all.
+        #[arg(long, value_name = "LANG", default_value = "all")]
+        language: String,
+        /// Where the SDKs are written.
+        #[arg(short, long, value_name = "DIR", default_value = "./sdk")]
+        out: PathBuf,
+        /// Generate an SDK to link from a local directory rather than to publish.
+        #[arg(long)]
+        local: bool,
+        /// The version the SDK carries, instead of the schema's.
+        #[arg(long, value_name = "VERSION")]
+        version: Option<String>,
+    },
+}
+
+/// A package source and what to parameterize its provider with.
+#[derive(Debug, Args)]
+pub(super) struct PackageSource {
+    /// A plugin directory or executable, an installed plugin (`NAME[@VERSION]`), or a schema
+    /// file (`.json`, `.yaml`).
+    #[arg(value_name = "SOURCE")]
+    pub source: String,
+    /// Parameters for a parameterized provider (after `--` when they start with a dash).
+    #[arg(value_name = "PROVIDER-PARAMETER")]
+    pub args: Vec<String>,
+}
+
 #[derive(Debug, Subcommand)]
 pub(super) enum PluginCommand {
     /// List the installed plugins, the providers built into stepdeck and the provider

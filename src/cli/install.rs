@@ -1,26 +1,41 @@
-//! `install`: the project's dependencies, installed as Pulumi's language hosts install them:
-//! Python into its virtualenv (`runtime.options.virtualenv`, created when missing) with the
-//! `toolchain` the project names (pip, or poetry/uv when on PATH), Node.js with its
-//! `packagemanager`, YAML needing nothing. Plugins are not downloaded.
+//! `install`: the `packages:` of the project (or of the plugin, in a `PulumiPlugin.yaml`
+//! directory), their SDKs generated and linked, then the dependencies, installed as Pulumi's
+//! language hosts install them: Python into its virtualenv (`runtime.options.virtualenv`,
+//! created when missing) with the `toolchain` the project names (pip, or poetry/uv when on
+//! PATH), Node.js with its `packagemanager`, YAML needing nothing. Plugins are not downloaded.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
-use stepdeck::project::Project;
 
 use super::errors::usage;
+use super::package::install_packages;
+use super::package::target;
 use super::stdout::outln;
 
-pub(super) fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
-    let project = Project::load(dir).map_err(|e| usage(e.to_string()))?;
+pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
+    let target = target::at(dir)?.ok_or_else(|| {
+        usage(format!(
+            "no Pulumi.yaml project file found in {}; pass --cwd DIR or run from a project directory",
+            dir.display()
+        ))
+    })?;
+    let file = target
+        .file
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    install_packages(&target)
+        .await
+        .with_context(|| format!("installing `packages` from {file}"))?;
     if no_dependencies {
         return Ok(());
     }
-    let option = |key: &str| project.runtime.options.get(key).and_then(Value::as_str);
-    let root = &project.dir;
-    match project.runtime.name.as_str() {
+    let option = |key: &str| target.runtime.options.get(key).and_then(Value::as_str);
+    let root = &target.root;
+    match target.runtime.name.as_str() {
         "yaml" => Ok(()),
         "python" => match option("toolchain").unwrap_or("pip") {
             "pip" => python_pip(root, option("virtualenv")),
@@ -37,7 +52,7 @@ pub(super) fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
             }
             other => Err(usage(format!(
                 "{}: runtime option toolchain: {other:?} is not pip, poetry or uv",
-                root.join("Pulumi.yaml").display()
+                target.file.display()
             ))),
         },
         "nodejs" => {
@@ -52,7 +67,7 @@ pub(super) fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
         }
         other => Err(usage(format!(
             "{}: runtime `{other}` is not supported (supported: yaml, python, nodejs)",
-            root.join("Pulumi.yaml").display()
+            target.file.display()
         ))),
     }
 }

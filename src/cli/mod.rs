@@ -23,6 +23,7 @@ mod login;
 mod new;
 mod operation;
 mod org;
+mod package;
 mod plan;
 mod plugin;
 mod policy_packs;
@@ -168,8 +169,15 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
             return about::about(dir.as_deref(), backend, stack.stack.as_deref(), json);
         }
         Command::Org(c) => return org::run(c, backend),
+        Command::Package(c) => {
+            let wd = match global.cwd.as_deref() {
+                Some(d) => std::path::absolute(d).context("resolving --cwd")?,
+                None => std::env::current_dir().context("reading the current directory")?,
+            };
+            return package::run(&wd, c).await;
+        }
         Command::Plugin(c) => return plugin::run(c),
-        Command::New(a) => return new::run(global.cwd.as_deref(), backend, a),
+        Command::New(a) => return new::run(global.cwd.as_deref(), backend, a).await,
         Command::Login { url, local } => {
             let dir = workspace::project_dir(global.cwd.as_deref()).ok();
             return login::login(dir.as_deref(), backend, url, local);
@@ -185,8 +193,12 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         }
         _ => {}
     }
-    let dir = std::path::absolute(workspace::project_dir(global.cwd.as_deref())?)
-        .context("resolving the project directory")?;
+    let dir = std::path::absolute(match &command {
+        // A plugin's directory installs its own `packages:` and dependencies.
+        Command::Install { .. } => workspace::project_or_plugin_dir(global.cwd.as_deref())?,
+        _ => workspace::project_dir(global.cwd.as_deref())?,
+    })
+    .context("resolving the project directory")?;
     // As Pulumi does, run in the project directory (`--cwd` changes to it): built-in providers
     // such as `command` run their commands there, as Pulumi's plugins do.
     std::env::set_current_dir(&dir)
@@ -211,7 +223,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
                     "--use-language-version-tools is not supported: it downloads language toolchains",
                 ));
             }
-            install::run(&dir, no_dependencies)
+            install::run(&dir, no_dependencies).await
         }
         Command::Cancel { name, stack, yes } => {
             let name = stack::one_name(name, stack.stack)?;
@@ -247,6 +259,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         | Command::Version
         | Command::About { .. }
         | Command::Org(_)
+        | Command::Package(_)
         | Command::Plugin(_)
         | Command::New(_)
         | Command::Login { .. }

@@ -19,7 +19,7 @@ use super::workspace::Workspace;
 /// Entries a directory may hold and still count as empty (Pulumi's).
 const INVISIBLE: [&str; 3] = [".git", ".hg", ".bzr"];
 
-pub(super) fn run(cwd: Option<&Path>, backend: Option<&str>, args: NewArgs) -> Result<()> {
+pub(super) async fn run(cwd: Option<&Path>, backend: Option<&str>, args: NewArgs) -> Result<()> {
     let base = match cwd {
         Some(d) => std::path::absolute(d).context("resolving --cwd")?,
         None => std::env::current_dir().context("reading the working directory")?,
@@ -101,7 +101,7 @@ pub(super) fn run(cwd: Option<&Path>, backend: Option<&str>, args: NewArgs) -> R
     if !values.is_empty() {
         super::config::set_values(&ws, &mut stack, &values, args.config_path)?;
     }
-    super::install::run(&dest, false)?;
+    super::install::run(&dest, false).await?;
     outln!(
         "Your new project is ready to go!\n\nTo perform an initial deployment, run `{} up`",
         super::program_name()

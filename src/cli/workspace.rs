@@ -367,6 +367,18 @@ pub(super) fn chosen_backend(
     parsed.map(Some).map_err(|e| usage(e.to_string()))
 }
 
+/// The project directory, or a plugin's (`PulumiPlugin.yaml`) where there is no project.
+pub(super) fn project_or_plugin_dir(cwd: Option<&Path>) -> Result<PathBuf> {
+    let dir = match cwd {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    if dir.join("PulumiPlugin.yaml").is_file() && !dir.join("Pulumi.yaml").exists() {
+        return Ok(dir);
+    }
+    project_dir(Some(&dir))
+}
+
 pub(super) fn project_dir(cwd: Option<&Path>) -> Result<PathBuf> {
     let dir = match cwd {
         Some(d) => d.to_path_buf(),

@@ -6,6 +6,7 @@ pub mod config_path;
 pub mod config_resolve;
 pub mod error;
 pub mod local_plugins;
+pub mod packages;
 pub mod policy_packs;
 pub mod project_file;
 pub mod runtime;

@@ -10,6 +10,7 @@ pub mod builtin;
 mod builtin_call;
 pub mod compiler;
 pub mod component;
+pub mod component_schema;
 pub mod error;
 pub mod evaluate;
 pub mod functions;

@@ -22,6 +22,7 @@ mod cli_e2e;
 mod cli_history_export;
 mod cli_limits;
 mod cli_output_json;
+mod cli_packages;
 mod cli_plans;
 mod cli_policy_packs;
 mod cli_program_not_run;

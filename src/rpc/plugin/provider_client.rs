@@ -140,6 +140,46 @@ impl PluginProvider {
         }
     }
 
+    /// Parameterizes the plugin from command-line arguments (`package add <source> [args]`):
+    /// answers the package it now serves, its name and version.
+    pub async fn parameterize_with_args(
+        &self,
+        args: Vec<String>,
+    ) -> Result<(String, String), ProviderError> {
+        use pulumirpc::parameterize_request::{Parameters, ParametersArgs};
+        let wire = pulumirpc::ParameterizeRequest {
+            parameters: Some(Parameters::Args(ParametersArgs { args })),
+        };
+        match self.client().await?.parameterize(wire).await {
+            Ok(resp) => {
+                let resp = resp.into_inner();
+                Ok((resp.name, resp.version))
+            }
+            Err(s) => Err(self.rpc_error("Parameterize", s).await),
+        }
+    }
+
+    /// The schema `GetSchema` answers for the plugin's own package, or for the package a
+    /// parameterization made it serve (`subpackage`: its name and version), as `package
+    /// get-schema` asks for it.
+    pub async fn package_schema(
+        &self,
+        subpackage: Option<(String, String)>,
+    ) -> Result<serde_json::Value, ProviderError> {
+        let (subpackage_name, subpackage_version) = subpackage.unwrap_or_default();
+        let wire = pulumirpc::GetSchemaRequest {
+            version: 0,
+            subpackage_name,
+            subpackage_version,
+        };
+        let resp = match self.client().await?.get_schema(wire).await {
+            Ok(resp) => resp.into_inner(),
+            Err(s) => return Err(self.rpc_error("GetSchema", s).await),
+        };
+        serde_json::from_str(&resp.schema)
+            .map_err(|e| self.fail(format!("GetSchema answered a schema that is not JSON: {e}")))
+    }
+
     fn caps(&self) -> Capabilities {
         *self.caps.lock()
     }
