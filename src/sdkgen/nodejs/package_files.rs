@@ -150,23 +150,25 @@ pub(super) fn tsconfig(ts_files: &[String]) -> String {
     )
 }
 
-/// `scripts/postinstall.js`: a local SDK is compiled where it is installed, by the `tsc` its
-/// own dependencies bring (the package manager puts their `.bin` first on PATH), against the
+/// `scripts/postinstall.js`: a local SDK is compiled where it is installed, by the TypeScript
+/// its own dependencies bring (resolved from the SDK's directory, so neither another `tsc` on
+/// PATH nor a package manager that hoists it elsewhere changes which one runs), against the
 /// `@types` packages it depends on only; `bin/package.json` lets `getVersion` read the version.
 pub(super) const POSTINSTALL: &str = r#"// Compiles this SDK into ./bin when a package manager installs it.
 const fs = require("node:fs");
 const path = require("node:path");
-const { execSync } = require("node:child_process");
+const { execFileSync } = require("node:child_process");
 
 const root = path.join(__dirname, "..");
 const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"));
 const declared = Object.keys(manifest.dependencies || {}).concat(Object.keys(manifest.devDependencies || {}));
 const types = declared.filter((d) => d.startsWith("@types/")).map((d) => d.slice("@types/".length));
-const typesFlag = types.length > 0 ? " --types " + types.join(",") : "";
+const tsc = require.resolve("typescript/bin/tsc", { paths: [root] });
+const args = [tsc].concat(types.length > 0 ? ["--types", types.join(",")] : []);
 try {
-    execSync("tsc" + typesFlag, { cwd: root });
+    execFileSync(process.execPath, args, { cwd: root, stdio: "pipe" });
 } catch (error) {
-    console.error("Compiling the SDK with 'tsc' failed", {
+    console.error("Compiling the SDK with " + tsc + " failed", {
         stdout: String(error.stdout || ""),
         stderr: String(error.stderr || ""),
     });
