@@ -23,6 +23,7 @@ use stepdeck::policy::PackRequest;
 use stepdeck::project::LocalPlugin;
 use stepdeck::project::check_version_range;
 use stepdeck::project::config::value_text;
+use stepdeck::project::local_plugins::with_nested_packages;
 use stepdeck::project::{ConfigValue, NewConfigValue};
 use stepdeck::rpc::event_stream::EventStream;
 use stepdeck::rpc::plugin::PluginContext;
@@ -188,7 +189,8 @@ pub(super) fn prepare(
 /// (the YAML program evaluates them itself).
 fn local_plugins(listed: &[LocalPlugin]) -> Result<Vec<PluginPath>> {
     let mut out = Vec::new();
-    for p in listed {
+    let listed = with_nested_packages(listed).map_err(|e| usage(e.to_string()))?;
+    for p in &listed {
         let runtime = p.source_runtime().map_err(|e| usage(e.to_string()))?;
         if runtime.as_ref().is_some_and(|r| r.name == "yaml") {
             continue;

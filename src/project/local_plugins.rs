@@ -9,6 +9,7 @@ use crate::file_limits::{self, YAML_FILE};
 use crate::located_yaml::{Node, NodeKind, SourceError, parse_document};
 
 use super::error::ProjectError;
+use super::packages::split_version;
 use super::runtime::{Runtime, parse_runtime};
 
 /// The file that makes a directory a plugin's source (Pulumi's `PulumiPlugin.yaml`).
@@ -48,6 +49,32 @@ impl LocalPlugin {
     }
 }
 
+/// The plugins `listed` names, then, recursively, the local packages each plugin source
+/// directory's own `PulumiPlugin.yaml` names (Pulumi's `collectPluginsFromPackages`): a
+/// component provider's component may register a component of another local provider. A
+/// package named twice is served by its first entry.
+pub fn with_nested_packages(listed: &[LocalPlugin]) -> Result<Vec<LocalPlugin>, ProjectError> {
+    let mut out = listed.to_vec();
+    let mut next = 0;
+    while next < out.len() {
+        let dir = out[next].path.clone();
+        next += 1;
+        let file = dir.join(PLUGIN_FILE);
+        if !file.is_file() {
+            continue;
+        }
+        let text = file_limits::read_to_string(&file, YAML_FILE)?;
+        let shown = file.display().to_string();
+        let doc = parse_document(&shown, &text)?;
+        for plugin in parse_local_plugins(&shown, &doc, &dir)? {
+            if !out.iter().any(|p| p.name == plugin.name) {
+                out.push(plugin);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Reads `plugins.providers` and the `packages:` entries whose source is a local path, in
 /// that order (a package named in both is served by its `plugins:` entry, as in Pulumi).
 pub fn parse_local_plugins(
@@ -78,7 +105,7 @@ pub fn parse_local_plugins(
         })?;
         for (key, spec) in entries {
             let source = match &spec.kind {
-                NodeKind::String(s) => Some(s.as_str()),
+                NodeKind::String(s) => Some(split_version(s).0),
                 NodeKind::Map(_) => spec.get("source").and_then(Node::as_str),
                 _ => None,
             };

@@ -53,6 +53,15 @@ pub fn is_local_source(source: &str) -> bool {
     source.starts_with('.') || source.starts_with('/') || source.starts_with('~')
 }
 
+/// A string entry's source and version, split at its first `@` as Pulumi splits it, for paths
+/// too (`../provider@0.0.0`).
+pub fn split_version(text: &str) -> (&str, Option<&str>) {
+    match text.split_once('@') {
+        Some((source, version)) => (source, Some(version)),
+        None => (text, None),
+    }
+}
+
 /// The `packages:` entries of a project or plugin file, in file order.
 pub fn read_packages(file: &Path) -> Result<Vec<(String, PackageSpec)>, ProjectError> {
     let text = file_limits::read_to_string(file, YAML_FILE)?;
@@ -75,9 +84,11 @@ pub fn parse_packages(file: &str, text: &str) -> Result<Vec<(String, PackageSpec
 }
 
 fn entry(file: &str, name: &str, spec: &Node) -> Result<PackageSpec, SourceError> {
-    if let NodeKind::String(source) = &spec.kind {
+    if let NodeKind::String(text) = &spec.kind {
+        let (source, version) = split_version(text);
         return Ok(PackageSpec {
-            source: source.clone(),
+            source: source.to_string(),
+            version: version.map(str::to_string),
             ..PackageSpec::default()
         });
     }
@@ -307,6 +318,27 @@ mod tests {
         assert_eq!(out, "packages:\n  c: ./c\nname: p\n");
         let e = with_package("f", "packages: {a: ./a}\n", "c", &spec("./c")).unwrap_err();
         assert!(e.to_string().contains("written inline"), "{e}");
+    }
+
+    #[test]
+    fn a_string_entry_splits_its_version_off_at_the_first_at_sign() {
+        let specs = parse_packages(
+            "Pulumi.yaml",
+            "packages:\n  provider: ../provider@0.0.0\n  random: random@4.16.0\n  plain: ./plain\n",
+        )
+        .unwrap();
+        let got: Vec<(&str, &str, Option<&str>)> = specs
+            .iter()
+            .map(|(n, s)| (n.as_str(), s.source.as_str(), s.version.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("provider", "../provider", Some("0.0.0")),
+                ("random", "random", Some("4.16.0")),
+                ("plain", "./plain", None),
+            ]
+        );
     }
 
     #[test]

@@ -382,7 +382,7 @@ fn backend_url_is_read_and_a_bad_one_named_by_line() {
 fn local_plugins_come_from_plugins_providers_then_local_packages() {
     let p = Project::parse(
         Path::new("/p"),
-        "name: x\nruntime: yaml\nplugins:\n  providers:\n    - name: greet\n      path: ./bin\n      version: 1.2.0\npackages:\n  greet: ./elsewhere\n  pets: ../pets\n  random: random@4.16.0\n  aws:\n    source: aws\n    version: 6.0.0\n  local:\n    source: /abs/local\n",
+        "name: x\nruntime: yaml\nplugins:\n  providers:\n    - name: greet\n      path: ./bin\n      version: 1.2.0\npackages:\n  greet: ./elsewhere\n  pets: ../pets@0.0.0\n  random: random@4.16.0\n  aws:\n    source: aws\n    version: 6.0.0\n  local:\n    source: /abs/local\n",
     )
     .unwrap();
     let got: Vec<_> = p
@@ -501,4 +501,52 @@ fn version_ranges_are_read_as_pulumi_reads_them() {
         check_version_range(">=three", cli),
         Err(VersionRangeError::BadRange { .. })
     ));
+}
+
+#[test]
+fn a_local_plugins_own_packages_are_served_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "provider/PulumiPlugin.yaml",
+        "runtime: python\npackages:\n  nested: ../nested@0.0.0\n  outer: ../elsewhere\n",
+    );
+    write(
+        "nested/PulumiPlugin.yaml",
+        "runtime: python\npackages:\n  deepest: ./deepest\n",
+    );
+    let listed = [
+        LocalPlugin {
+            name: "provider".into(),
+            path: dir.path().join("provider"),
+            version: None,
+        },
+        LocalPlugin {
+            name: "outer".into(),
+            path: dir.path().join("outer"),
+            version: None,
+        },
+    ];
+    let got: Vec<(String, std::path::PathBuf)> = local_plugins::with_nested_packages(&listed)
+        .unwrap()
+        .into_iter()
+        .map(|p| (p.name, p.path))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("provider".to_string(), dir.path().join("provider")),
+            ("outer".to_string(), dir.path().join("outer")),
+            ("nested".to_string(), dir.path().join("provider/../nested")),
+            (
+                "deepest".to_string(),
+                dir.path().join("provider/../nested/./deepest")
+            ),
+        ],
+        "the project's own entry for `outer` wins"
+    );
 }

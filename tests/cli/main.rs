@@ -35,3 +35,5 @@ mod cli_stack_tags;
 mod cli_state;
 mod config_paths;
 mod sdkgen_nodejs;
+mod sdkgen_python;
+mod sdkgen_python_parameterized;

@@ -69,6 +69,7 @@ mod python;
 mod python_component_providers;
 mod python_dynamic_provider;
 mod python_event_loop;
+mod python_generated_sdks;
 mod python_types;
 mod read_import;
 mod remote_components;

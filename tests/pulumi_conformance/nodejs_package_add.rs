@@ -160,10 +160,8 @@ fn ts_packageadd_types() {
 }
 
 /// `TestInstallLocalPlugin`: `install` generates the SDK of `packages: provider:
-/// ../provider@0.0.0`, then `up`. Fails for now (the README's row): `install` takes
-/// `../provider@0.0.0` for a path where Pulumi splits the version off.
+/// ../provider@0.0.0`, then `up`.
 #[test]
-#[ignore = "fails until install splits the version off a local package source: cargo test --test pulumi_conformance ts_packages_install_local -- --ignored"]
 fn ts_packages_install_local() {
     let t = node_project("ts_packages_install_local", "example");
     t.env.ok(&["install"]);
