@@ -17,10 +17,18 @@ use super::cli_support::sdk::sdk_env;
 use super::harness::ProgramTest;
 
 /// The project `programs/<case>/<program>/` with its siblings beside it, its dependencies
-/// linked to the installed SDKs, and each sibling Node.js provider's `node_modules` the
-/// installed SDKs (what `ptesting.InstallDependencies` leaves in it).
+/// linked to the installed SDKs, each sibling provider's dependencies the installed SDKs (what
+/// `ptesting.InstallDependencies` leaves in it), and the package managers installed with the
+/// SDKs on PATH (in the case's `bin/`, beside anything the case put there).
 pub(crate) fn node_project(case: &str, program: &str) -> ProgramTest {
-    let t = ProgramTest::in_work_dir(case, program);
+    let mut t = ProgramTest::in_work_dir(case, program);
+    let bin = t.env.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["pnpm", "yarn", "bun"] {
+        let installed = sdk_env().root.join("node_modules/.bin").join(tool);
+        std::os::unix::fs::symlink(installed, bin.join(tool)).unwrap();
+    }
+    t.env.plugins = Some(bin);
     let project = std::fs::read_to_string(t.env.project().join("Pulumi.yaml")).unwrap();
     // npm links a `file:` directory; pnpm and yarn copy one (and install its dependencies),
     // so they get `link:`.
@@ -106,16 +114,10 @@ fn component_urns(state: &Value) -> Vec<String> {
         .collect()
 }
 
-/// `TestNodePackageAddTSC`: a failing `tsc` first on PATH; the SDK compiles with its own. The
-/// package managers installed with the SDKs are on PATH beside it.
+/// `TestNodePackageAddTSC`: a failing `tsc` first on PATH (the case's `bin/`); the SDK
+/// compiles with its own.
 fn package_add_tsc(pm: &str) {
-    let mut t = node_project("ts_packageadd_tsc", &format!("program-{pm}"));
-    let bin = t.env.root.path().join("bin");
-    for tool in ["pnpm", "yarn", "bun"] {
-        let installed = sdk_env().root.join("node_modules/.bin").join(tool);
-        std::os::unix::fs::symlink(installed, bin.join(tool)).unwrap();
-    }
-    t.env.plugins = Some(bin);
+    let t = node_project("ts_packageadd_tsc", &format!("program-{pm}"));
     let provider = t.env.root.path().join("provider");
     t.env.ok(&["package", "add", provider.to_str().unwrap()]);
     t.env.ok(&["install"]);

@@ -1,6 +1,6 @@
 //! Component providers used from TypeScript through the SDK `package add ../provider`
 //! generates from their schema, as Pulumi's `TestPythonComponentProviderRun` (nodejs) and
-//! `TestNodejsComponentProviderRun` (nodejs-npm) drive them: ProgramTest's whole lifecycle,
+//! `TestNodejsComponentProviderRun` (nodejs-npm, nodejs-pnpm) drive them: ProgramTest's whole lifecycle,
 //! with the component under a parent, its outputs of every kind read through the SDK's typed
 //! properties, and (Node.js) a resource reference to the component's random child.
 
@@ -49,7 +49,16 @@ fn ts_python_component_provider() {
 
 #[test]
 fn ts_nodejs_component_provider_npm() {
-    let t = added("ts_nodejs_component_provider", "nodejs-npm", true);
+    nodejs_component_provider("nodejs-npm");
+}
+
+#[test]
+fn ts_nodejs_component_provider_pnpm() {
+    nodejs_component_provider("nodejs-pnpm");
+}
+
+fn nodejs_component_provider(program: &str) {
+    let t = added("ts_nodejs_component_provider", program, true);
     t.lifecycle(&Options::default(), |run| {
         let out = stack_outputs(&run.state);
         let urn = out["urn"].as_str().unwrap();
