@@ -400,3 +400,89 @@ fn linking_adds_the_sdk_to_package_json_allows_its_postinstall_and_tells_how_to_
         "You can import the SDK in your TypeScript code with:\n\n  import * as gadgets from \"@acme/gadgets\";\n"
     );
 }
+
+/// Members outside the root module, as `meta.moduleFormat` places them (`pets:zoo/cage:Cage` is
+/// module `zoo`): their files in `zoo/`, their types in `types.input.zoo`, the module exported
+/// from the package's index; a program reaching each compiles with the SDK.
+#[test]
+fn members_of_other_modules_live_in_their_directories_and_compile() {
+    let env = Env::new("");
+    let project = env.project();
+    let schema = json!({
+        "name": "pets",
+        "version": "0.1.0",
+        "meta": {"moduleFormat": "(.*)(?:/[^/]*)"},
+        "resources": {
+            "pets:zoo/cage:Cage": {
+                "inputProperties": {
+                    "size": {"$ref": "#/types/pets:zoo/size:Size"},
+                    "kind": {"$ref": "#/types/pets:zoo/kind:Kind"},
+                    "plain-name": {"type": "string", "plain": true}
+                },
+                "properties": {
+                    "size": {"$ref": "#/types/pets:zoo/size:Size"},
+                    "keeper": {"$ref": "#/resources/pets:index/keeper:Keeper"}
+                },
+                "required": ["size"]
+            },
+            "pets:index/keeper:Keeper": {
+                "inputProperties": {"cages": {"type": "array", "items": {"$ref": "#/resources/pets:zoo/cage:Cage"}}},
+                "properties": {"count": {"type": "integer", "secret": true}}
+            }
+        },
+        "functions": {
+            "pets:zoo/listCages:listCages": {
+                "inputs": {"properties": {"kind": {"$ref": "#/types/pets:zoo/kind:Kind"}}, "required": ["kind"]},
+                "outputs": {"properties": {"names": {"type": "array", "items": {"type": "string"}}}, "required": ["names"]}
+            }
+        },
+        "types": {
+            "pets:zoo/size:Size": {"type": "object", "properties": {"meters": {"type": "number"}}, "required": ["meters"]},
+            "pets:zoo/kind:Kind": {"type": "integer", "enum": [{"value": 1, "name": "big cat"}, {"value": 2}]}
+        }
+    });
+    let sdk = generate(&schema, &project.join("sdks/pets"));
+    for file in [
+        "zoo/cage.ts",
+        "zoo/listCages.ts",
+        "zoo/index.ts",
+        "keeper.ts",
+        "index.ts",
+    ] {
+        assert!(sdk.dir.join(file).exists(), "{file}");
+    }
+    node_modules(&project, &[&sdk]);
+    postinstall(&sdk);
+    std::fs::write(
+        project.join("index.ts"),
+        r#"import * as pets from "@pulumi/pets";
+const cage = new pets.zoo.Cage("c", { size: { meters: 2 }, kind: pets.types.enums.zoo.Kind.BigCat, "plain-name": "x" });
+const keeper = new pets.Keeper("k", { cages: [cage] });
+const kind: pets.types.enums.zoo.Kind = pets.types.enums.zoo.Kind.Value2;
+const size: pets.types.input.zoo.SizeArgs = { meters: 1 };
+export const names = pets.zoo.listCagesOutput({ kind }).names;
+export const meters = cage.size.apply((s: pets.types.output.zoo.Size) => s.meters + 1);
+export const sizeArg = size;
+export const count = keeper.count;
+export const isCage = pets.zoo.Cage.isInstance(cage);
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("tsconfig.json"),
+        r#"{"compilerOptions": {"strict": true, "noEmit": true, "module": "commonjs", "target": "es2020", "types": ["node"]}, "files": ["index.ts"]}"#,
+    )
+    .unwrap();
+    let tsc = sdk_env().root.join("node_modules/typescript/bin/tsc");
+    let out = Command::new("node")
+        .arg(tsc)
+        .current_dir(&project)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "the program compiles against the SDK:\n{}{}",
+        stdout(&out),
+        stderr(&out)
+    );
+}
