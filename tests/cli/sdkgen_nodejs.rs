@@ -252,7 +252,10 @@ fn gadgets_schema() -> Value {
             "baseProvider": {"name": "widgets", "version": "1.0.0"},
             "parameter": "Ymx1ZQ=="
         },
-        "provider": {"description": "The gadgets provider."},
+        "provider": {
+            "description": "The gadgets provider.",
+            "inputProperties": {"shelf": {"type": "integer"}, "label": {"type": "string"}}
+        },
         "resources": {
             "gadgets:index:Gadget": {
                 "inputProperties": {"size": {"type": "integer"}},
@@ -348,6 +351,15 @@ fn a_parameterized_package_registers_itself_and_its_resources_carry_the_referenc
         "{state}"
     );
     assert!(provider_of("g2").contains("::pulumi:providers:gadgets::explicit::"));
+    let explicit = resources
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with("::explicit"))
+        .unwrap();
+    assert_eq!(
+        (&explicit["inputs"]["shelf"], &explicit["inputs"]["label"]),
+        (&json!("3"), &json!("top")),
+        "a provider's configuration travels as strings, JSON for a number: {explicit}"
+    );
     env.ok(&[
         "destroy",
         "--stack",

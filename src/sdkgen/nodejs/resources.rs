@@ -107,6 +107,13 @@ pub(super) fn resource_file(
                 access("args", name)
             );
         }
+        if kind == Kind::Provider && !is_string(pkg, prop) {
+            // A provider's configuration travels as strings: anything else as its JSON.
+            value = format!("pulumi.output({value}).apply(JSON.stringify)");
+        }
+        if let Some(constant) = prop.get("const") {
+            value = constant.to_string();
+        }
         body.push_str(&format!(
             "            resourceInputs[{}] = {value};\n",
             quoted(name)
@@ -186,6 +193,20 @@ pub(super) fn resource_file(
     body.push_str("}\n");
 
     format!("{}{}\n{body}", super::HEADER, tw.imports())
+}
+
+/// Whether a property holds a string: `type: string`, or an enum of this package whose
+/// values are strings.
+fn is_string(pkg: &Package, prop: &Value) -> bool {
+    let token = prop
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/types/"));
+    let spec = match token {
+        Some(t) => pkg.type_spec(t).unwrap_or(&Value::Null),
+        None => prop,
+    };
+    spec.get("type").and_then(Value::as_str) == Some("string")
 }
 
 /// `obj.name` or `obj["na-me"]` (`args?` gives the optional chain `args?.name`).

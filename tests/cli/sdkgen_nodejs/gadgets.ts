@@ -5,7 +5,7 @@
 import * as gadgets from "@acme/gadgets";
 
 const g1 = new gadgets.Gadget("g1", { size: 3 });
-const explicit = new gadgets.Provider("explicit");
+const explicit = new gadgets.Provider("explicit", { shelf: 3, label: "top" });
 const g2 = new gadgets.Gadget("g2", { size: 4 }, { provider: explicit });
 
 export const shade = g1.shade;
