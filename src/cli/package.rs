@@ -8,7 +8,7 @@ mod source;
 pub(super) mod target;
 mod yaml_lock;
 
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
 
 use anyhow::{Result, anyhow};
 use serde_json::Value;
@@ -50,18 +50,25 @@ pub(super) async fn run(wd: &Path, command: PackageCommand) -> Result<()> {
                 "all" => vec![SdkLanguage::Nodejs, SdkLanguage::Python],
                 one => vec![language_named(one)?],
             };
-            let out = wd.join(out);
+            // Shown as given, without `./` (Go's `filepath.Join` cleans it away).
+            let shown: PathBuf = out
+                .components()
+                .filter(|c| *c != Component::CurDir)
+                .collect();
             for &lang in &languages {
                 sdkgen::generate(
                     &fetched.schema,
                     lang,
-                    &out.join(lang.name()),
+                    &wd.join(&shown).join(lang.name()),
                     &SdkOptions { local },
                 )?;
             }
             match languages.as_slice() {
-                [one] => eprintln!("SDK has been written to {}", out.join(one.name()).display()),
-                _ => eprintln!("SDKs have been written to {}", out.display()),
+                [one] => eprintln!(
+                    "SDK has been written to {}",
+                    shown.join(one.name()).display()
+                ),
+                _ => eprintln!("SDKs have been written to {}", shown.display()),
             }
             Ok(())
         }

@@ -14,7 +14,7 @@ use stepdeck::engine::EngineEvent;
 use stepdeck::engine::EventSink;
 use stepdeck::located_yaml::parse_document;
 use stepdeck::project::LocalPlugin;
-use stepdeck::project::packages::{PackageSpec, is_local_source};
+use stepdeck::project::packages::{PackageSpec, is_local_source, split_version};
 use stepdeck::rpc::monitor::engine_service::serve_engine;
 use stepdeck::rpc::plugin::plugin_paths::PluginPath;
 use stepdeck::rpc::plugin::provider_client::{PluginProvider, SharedEngine};
@@ -97,7 +97,15 @@ pub(super) async fn fetch_schema(
     // A bare name is a plugin's even where a directory of that name exists, as in Pulumi.
     let local = is_local_source(source) || (source.contains('/') && wd.join(source).exists());
     let (name, version, plugin_path) = if local {
-        let path = wd.join(source);
+        // `../provider@0.0.0`: the version is split off a path too, as Pulumi splits it.
+        let source = match split_version(source) {
+            (path, Some(_)) if !wd.join(source).exists() => path,
+            _ => source,
+        };
+        let path = match source.strip_prefix("~/") {
+            Some(rest) => std::env::home_dir().unwrap_or_default().join(rest),
+            None => wd.join(source),
+        };
         if !path.exists() {
             return Err(usage(format!(
                 "unable to install {source}: {} does not exist",
