@@ -5,7 +5,8 @@
 #   target/sdk-env/node_modules  @pulumi/pulumi, @pulumi/random, @pulumi/command, @pulumi/policy,
 #                                typescript and @types/node for TypeScript programs (typescript
 #                                5.x, the major Pulumi's templates use: 6 rejects their tsconfig's
-#                                moduleResolution)
+#                                moduleResolution); pnpm, yarn (classic) and bun, the package
+#                                managers a Node.js project may name (their bins in .bin)
 # Tests find them through STEPDECK_SDK_ENV (default: <repo>/target/sdk-env).
 set -euo pipefail
 
@@ -27,11 +28,14 @@ if [ ! -f "$env_dir/node_modules/@pulumi/pulumi/cmd/run/index.js" ] \
   || [ ! -d "$env_dir/node_modules/@pulumi/command" ] \
   || [ ! -d "$env_dir/node_modules/@pulumi/policy" ] \
   || [ ! -d "$env_dir/node_modules/typescript" ] \
-  || [ ! -d "$env_dir/node_modules/@types/node" ]; then
+  || [ ! -d "$env_dir/node_modules/@types/node" ] \
+  || [ ! -e "$env_dir/node_modules/.bin/pnpm" ] \
+  || [ ! -e "$env_dir/node_modules/.bin/yarn" ] \
+  || [ ! -e "$env_dir/node_modules/.bin/bun" ]; then
   if [ ! -f "$env_dir/package.json" ]; then
     printf '{"name":"stepdeck-sdk-env","private":true}\n' >"$env_dir/package.json"
   fi
-  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random @pulumi/command @pulumi/policy typescript@^5 @types/node)
+  (cd "$env_dir" && npm install --silent --no-audit --no-fund @pulumi/pulumi @pulumi/random @pulumi/command @pulumi/policy typescript@^5 @types/node pnpm yarn@^1 bun)
 fi
 
 echo "SDKs ready in $env_dir"

@@ -35,5 +35,6 @@ mod cli_stack_show;
 mod cli_stack_tags;
 mod cli_state;
 mod config_paths;
+mod sdkgen_nodejs;
 mod sdkgen_python;
 mod sdkgen_python_parameterized;

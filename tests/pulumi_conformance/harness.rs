@@ -48,6 +48,32 @@ impl ProgramTest {
         ProgramTest { env, case: dir }
     }
 
+    /// The project of `programs/<case>/<program>/` with the case's other directories copied
+    /// beside it (ProgramTest copies `Dir` and runs in `RelativeWorkDir`), on a new `dev` stack
+    /// with a passphrase, and no SDKs linked in: its package manager installs what it needs.
+    pub(crate) fn in_work_dir(case: &str, program: &str) -> ProgramTest {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/pulumi_conformance/programs")
+            .join(case);
+        let mut env = Env::new("");
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name();
+            let to = if name == program {
+                env.project()
+            } else {
+                env.root.path().join(&name)
+            };
+            std::fs::create_dir_all(&to).unwrap();
+            copy_files(&dir.join(&name), &to);
+        }
+        env.passphrase = true;
+        env.ok(&["stack", "init", "dev"]);
+        ProgramTest {
+            env,
+            case: dir.join(program),
+        }
+    }
+
     /// Copies edit step `stepN/` over the project.
     pub(crate) fn edit(&self, step: &str) {
         copy_files(&self.case.join(step), &self.env.project());

@@ -54,6 +54,8 @@ mod node_programs;
 mod nodejs_entry_points;
 mod nodejs_exits;
 mod nodejs_failures;
+mod nodejs_package_add;
+mod nodejs_sdk_component_providers;
 mod outputs;
 mod packages;
 mod parameterized_packages;

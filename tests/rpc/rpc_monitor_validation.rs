@@ -1144,3 +1144,45 @@ async fn a_failed_function_call_gets_its_code_from_the_kind_of_error() {
     })
     .await;
 }
+
+/// A local component's outputs may reference resources registered after it; registered again
+/// (a `same` step keeping its old outputs), it answers none, as Pulumi's monitor does, so the
+/// SDK never tries to rehydrate a reference to a resource this run has not registered yet.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_local_component_registered_again_answers_no_outputs() {
+    let stack = new_stack();
+    let (first, snap) = deploy(&stack, component_with_outputs).await;
+    assert!(first.is_empty());
+    let comp = snap
+        .resources
+        .iter()
+        .find(|r| r.urn.to_string() == COMP)
+        .unwrap();
+    assert!(
+        comp.outputs.contains_key("n"),
+        "the component's outputs are kept"
+    );
+    let (second, _) = deploy(&stack, component_with_outputs).await;
+    assert!(second.is_empty(), "no outputs for a component: {second:?}");
+}
+
+/// Registers the stack and the component `comp` with the output `n`; answers the outputs the
+/// component's registration answered.
+async fn component_with_outputs(addr: String) -> std::collections::BTreeMap<String, Value> {
+    let mut m = client(&addr).await;
+    m.register_resource(stack_request()).await.unwrap();
+    let answer = m
+        .register_resource(component("my:c:C", "comp"))
+        .await
+        .unwrap()
+        .into_inner();
+    m.register_resource_outputs(RegisterResourceOutputsRequest {
+        urn: COMP.into(),
+        outputs: Some(Struct {
+            fields: [("n".to_string(), number(1.0))].into_iter().collect(),
+        }),
+    })
+    .await
+    .unwrap();
+    answer.object.unwrap_or_default().fields
+}

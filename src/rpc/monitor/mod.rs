@@ -737,6 +737,7 @@ impl MonitorRpc for MonitorService {
         if req.remote {
             return self.construct(req).await;
         }
+        let custom = req.custom;
         let mut goal = goal_of(req)?;
         if let Some(package) = parameterized
             && is_provider_type(&goal.type_)
@@ -758,15 +759,18 @@ impl MonitorRpc for MonitorService {
                 reg.urn
             )));
         }
+        // A local component's outputs are its previous run's (a `same` step keeps them) and
+        // may reference resources this run has not registered yet, which the SDK could not
+        // rehydrate: Pulumi answers a local component with no outputs (`source_eval.go`).
+        let object = if custom {
+            outputs_struct(&reg, &secret_outputs, accept_secrets, accept_resources)
+        } else {
+            prost_types::Struct::default()
+        };
         Ok(Response::new(RegisterResourceResponse {
             urn: reg.urn.to_string(),
             id: reg.id.clone().unwrap_or_default(),
-            object: Some(outputs_struct(
-                &reg,
-                &secret_outputs,
-                accept_secrets,
-                accept_resources,
-            )),
+            object: Some(object),
             stable: false,
             stables: Vec::new(),
             property_dependencies: Default::default(),
