@@ -9,6 +9,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
+use stepdeck::project::Project;
 
 use super::errors::usage;
 use super::package::install_packages;
@@ -39,14 +40,21 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
         "yaml" => Ok(()),
         "python" => match option("toolchain").unwrap_or("pip") {
             "pip" => python_pip(root, option("virtualenv")),
-            tool @ ("poetry" | "uv") => {
-                let args: &[&str] = if tool == "poetry" {
-                    &["install", "--no-root"]
-                } else {
-                    &["sync"]
-                };
+            "poetry" => {
                 outln!("Installing dependencies...\n")?;
-                run_tool(tool, args, root, "toolchain")?;
+                let dir = program_directory(root);
+                run_tool("poetry", &["install", "--no-ansi"], &dir, &[], "toolchain")?;
+                outln!("Finished installing dependencies")?;
+                Ok(())
+            }
+            "uv" => {
+                outln!("Installing dependencies...\n")?;
+                let venv = uv_virtualenv(root, option("virtualenv"));
+                let env = [("UV_PROJECT_ENVIRONMENT", venv.as_os_str())];
+                if search_up(root, "uv.lock").is_none() {
+                    uv_convert_requirements(root, &env)?;
+                }
+                run_tool("uv", &["sync"], root, &env, "toolchain")?;
                 outln!("Finished installing dependencies")?;
                 Ok(())
             }
@@ -61,7 +69,7 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
                 pm => pm,
             };
             outln!("Installing dependencies...\n")?;
-            run_tool(pm, &["install"], root, "packagemanager")?;
+            run_tool(pm, &["install"], root, &[], "packagemanager")?;
             outln!("Finished installing dependencies")?;
             Ok(())
         }
@@ -136,8 +144,19 @@ fn python_pip(root: &Path, virtualenv: Option<&str>) -> Result<()> {
 
 /// Runs `tool args` in the project; a tool not on PATH is refused naming the option that
 /// chose it.
-fn run_tool(tool: &str, args: &[&str], root: &Path, option: &str) -> Result<()> {
-    let status = match Command::new(tool).args(args).current_dir(root).status() {
+fn run_tool(
+    tool: &str,
+    args: &[&str],
+    root: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+    option: &str,
+) -> Result<()> {
+    let status = match Command::new(tool)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root)
+        .status()
+    {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(usage(format!(
@@ -152,6 +171,68 @@ fn run_tool(tool: &str, args: &[&str], root: &Path, option: &str) -> Result<()> 
             "installing dependencies via '{tool} {}': {status}",
             args.join(" ")
         ));
+    }
+    Ok(())
+}
+
+/// The directory the program runs in (`main` when it names a directory), where Pulumi runs
+/// poetry so that the program's own `pyproject.toml` is the one found.
+fn program_directory(root: &Path) -> PathBuf {
+    match Project::load(root).ok().and_then(|p| p.main) {
+        Some(main) if root.join(&main).is_dir() => root.join(main),
+        _ => root.to_path_buf(),
+    }
+}
+
+/// The first of `start` and its ancestors holding `file`.
+fn search_up(start: &Path, file: &str) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join(file).is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Where uv puts the project's virtualenv, as Pulumi's uv toolchain chooses it: the
+/// `virtualenv` option (relative to the project), else `.venv` beside the nearest `uv.lock`,
+/// else beside the nearest `pyproject.toml`, else in the project.
+fn uv_virtualenv(root: &Path, virtualenv: Option<&str>) -> PathBuf {
+    match virtualenv {
+        Some(v) => root.join(v),
+        None => search_up(root, "uv.lock")
+            .or_else(|| search_up(root, "pyproject.toml"))
+            .unwrap_or_else(|| root.to_path_buf())
+            .join(".venv"),
+    }
+}
+
+/// A project without a `pyproject.toml` becomes a uv project: `uv init` where its nearest
+/// `requirements.txt` is (else in the project), whose requirements are added and which is then
+/// deleted, as Pulumi's uv toolchain converts it.
+fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Result<()> {
+    if search_up(root, "pyproject.toml").is_some() {
+        return Ok(());
+    }
+    let name = Project::load(root).ok().map(|p| p.name);
+    let requirements = search_up(root, "requirements.txt");
+    let dir = requirements.clone().unwrap_or_else(|| root.to_path_buf());
+    let mut init = vec!["init", "--bare", "--no-package", "--no-pin-python"];
+    if let Some(name) = &name {
+        init.extend(["--name", name]);
+    }
+    run_tool("uv", &init, &dir, env, "toolchain")?;
+    if let Some(dir) = requirements {
+        run_tool(
+            "uv",
+            &["add", "--no-sync", "-r", "requirements.txt"],
+            &dir,
+            env,
+            "toolchain",
+        )?;
+        std::fs::remove_file(dir.join("requirements.txt"))
+            .with_context(|| format!("removing {}", dir.join("requirements.txt").display()))?;
+        outln!(
+            "Deleted requirements.txt, dependencies for this project are tracked in pyproject.toml"
+        )?;
     }
     Ok(())
 }

@@ -296,3 +296,15 @@ pub(crate) fn stack_outputs(state: &Value) -> Value {
         .map(|r| r["outputs"].clone())
         .unwrap_or(Value::Null)
 }
+
+/// The directory holding the uv and poetry CLIs that `.ci/install-sdks.sh` installs, put on the
+/// PATH of programs whose `runtime.options.toolchain` names one.
+pub(crate) fn python_tools() -> PathBuf {
+    let bin = super::cli_support::sdk::sdk_env().root.join("tools/bin");
+    assert!(
+        bin.join("uv").exists() && bin.join("poetry").exists(),
+        "uv and poetry are not installed in {}: run `bash .ci/install-sdks.sh`",
+        bin.display()
+    );
+    bin
+}
