@@ -149,8 +149,13 @@ pub(super) fn prepare(
                     .iter()
                     .map(|(k, v)| (k.clone(), v.clone()))
                     .collect();
-                let runtime =
+                let mut runtime =
                     Runtime::from_project(name, &options).map_err(|e| usage(e.to_string()))?;
+                if let Runtime::Python { virtualenv } = &mut runtime
+                    && options.get("toolchain").and_then(|t| t.as_str()) == Some("poetry")
+                {
+                    *virtualenv = Some(super::install::poetry_virtualenv(&project.program_dir())?);
+                }
                 let mut sdk = SdkProgram::new(runtime, &project.dir, events.clone());
                 if let Some(main) = &project.main {
                     sdk = sdk.with_main(main);

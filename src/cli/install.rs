@@ -236,3 +236,53 @@ fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Res
     }
     Ok(())
 }
+
+/// The virtualenv of a poetry project, as `poetry env info --path` in the program's directory
+/// names it; when it has none yet, `poetry install` makes it first, as Pulumi's Python host
+/// does before it runs the program.
+pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
+    let info = || {
+        Command::new("poetry")
+            .args(["env", "info", "--path"])
+            .current_dir(program_dir)
+            .output()
+    };
+    let found = |out: &std::process::Output| {
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
+    };
+    let out = match info() {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(usage(format!(
+                "poetry is not on PATH: install it, or choose another toolchain in {}",
+                program_dir.join("Pulumi.yaml").display()
+            )));
+        }
+        Err(e) => return Err(e).context("running `poetry env info --path`"),
+    };
+    if let Some(venv) = found(&out) {
+        return Ok(venv);
+    }
+    let install = Command::new("poetry")
+        .args(["install", "--no-ansi"])
+        .current_dir(program_dir)
+        .output()
+        .context("running `poetry install`")?;
+    if !install.status.success() {
+        return Err(anyhow!(
+            "installing dependencies via 'poetry install --no-ansi' in {}: {}\n{}",
+            program_dir.display(),
+            install.status,
+            String::from_utf8_lossy(&install.stderr)
+        ));
+    }
+    let out = info().context("running `poetry env info --path`")?;
+    found(&out).ok_or_else(|| {
+        anyhow!(
+            "poetry made no virtualenv for {}: {}",
+            program_dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}

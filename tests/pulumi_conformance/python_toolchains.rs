@@ -146,3 +146,35 @@ fn path_with_tools() -> std::ffi::OsString {
     std::env::join_paths(std::iter::once(python_tools()).chain(std::env::split_paths(&path)))
         .unwrap()
 }
+
+#[test]
+fn py_poetry() {
+    // TestAutomaticVenvCreationPoetry: no install; the preview, run from a subdirectory of the
+    // project, makes the virtualenv.
+    let case = Imported::new("py_poetry", "subdir");
+    case.ok(&["stack", "init", "teststack"]);
+    case.ok(&["preview", "--stack", "teststack"]);
+    case.assert_venv(".venv");
+}
+
+#[test]
+fn py_poetry_parent() {
+    let case = Imported::new("py_poetry_parent", "subfolder");
+    case.ok(&["install"]);
+    case.assert_venv(".venv");
+}
+
+#[test]
+fn py_poetry_main() {
+    let case = Imported::new("py_poetry_main", "");
+    case.ok(&["install"]);
+    case.assert_venv(".venv");
+}
+
+#[test]
+fn py_poetry_main_and_parent() {
+    // The main directory's own pyproject.toml is poetry's, not the empty one of the project.
+    let case = Imported::new("py_poetry_main_and_parent", "");
+    case.ok(&["install"]);
+    case.assert_venv("src/.venv");
+}
