@@ -43,6 +43,7 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
             "poetry" => {
                 outln!("Installing dependencies...\n")?;
                 let dir = program_directory(root);
+                poetry_convert_requirements(&dir)?;
                 run_tool("poetry", &["install", "--no-ansi"], &dir, &[], "toolchain")?;
                 outln!("Finished installing dependencies")?;
                 Ok(())
@@ -285,4 +286,59 @@ pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
             String::from_utf8_lossy(&out.stderr)
         )
     })
+}
+
+/// A poetry project without a `pyproject.toml` gets one, where its nearest `requirements.txt`
+/// is (which is then deleted; else in the program's directory), naming those requirements as
+/// poetry dependencies, as Pulumi's poetry toolchain converts it.
+fn poetry_convert_requirements(dir: &Path) -> Result<()> {
+    if search_up(dir, "pyproject.toml").is_some() {
+        return Ok(());
+    }
+    let requirements = search_up(dir, "requirements.txt");
+    let mut deps = vec![("python".to_string(), "^3.10".to_string())];
+    if let Some(at) = &requirements {
+        let file = at.join("requirements.txt");
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
+        deps.extend(text.lines().filter_map(requirement));
+    }
+    let name = Project::load(dir)
+        .ok()
+        .map(|p| format!("[project]\nname = {:?}\n\n", p.name))
+        .unwrap_or_default();
+    let deps: String = deps
+        .iter()
+        .map(|(k, v)| format!("{k:?} = {v:?}\n"))
+        .collect();
+    let text = format!(
+        "{name}[build-system]\nrequires = [\"poetry-core\"]\nbuild-backend = \"poetry.core.masonry.api\"\n\n\
+         [tool.poetry]\npackage-mode = false\n\n[tool.poetry.dependencies]\n{deps}"
+    );
+    let at = requirements.clone().unwrap_or_else(|| dir.to_path_buf());
+    std::fs::write(at.join("pyproject.toml"), text)
+        .with_context(|| format!("writing {}", at.join("pyproject.toml").display()))?;
+    if let Some(at) = requirements {
+        std::fs::remove_file(at.join("requirements.txt"))
+            .with_context(|| format!("removing {}", at.join("requirements.txt").display()))?;
+        outln!(
+            "Deleted requirements.txt, dependencies for this project are tracked in pyproject.toml"
+        )?;
+    }
+    Ok(())
+}
+
+/// A requirements line as a poetry dependency: `pulumi>=3.0,<4` is `pulumi = ">=3.0,<4"`, a
+/// bare name any version, `==` dropped from an exact one.
+fn requirement(line: &str) -> Option<(String, String)> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    if line.is_empty() {
+        return None;
+    }
+    let at = line.find(['<', '>', '=']).unwrap_or(line.len());
+    let (name, version) = line.split_at(at);
+    let version = version.trim();
+    let version = version.strip_prefix("==").unwrap_or(version).trim();
+    let version = if version.is_empty() { "*" } else { version };
+    Some((name.trim().to_string(), version.to_string()))
 }
