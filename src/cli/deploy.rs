@@ -151,6 +151,8 @@ pub(super) fn prepare(
                     .collect();
                 let mut runtime =
                     Runtime::from_project(name, &options).map_err(|e| usage(e.to_string()))?;
+                // A uv program runs in the virtualenv `install` made (Pulumi's host also runs
+                // `uv sync --inexact` first; here a linked `venv` may stand in for it).
                 if let Runtime::Python { virtualenv } = &mut runtime
                     && options.get("toolchain").and_then(|t| t.as_str()) == Some("poetry")
                 {

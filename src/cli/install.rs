@@ -196,7 +196,7 @@ fn search_up(start: &Path, file: &str) -> Option<PathBuf> {
 /// Where uv puts the project's virtualenv, as Pulumi's uv toolchain chooses it: the
 /// `virtualenv` option (relative to the project), else `.venv` beside the nearest `uv.lock`,
 /// else beside the nearest `pyproject.toml`, else in the project.
-fn uv_virtualenv(root: &Path, virtualenv: Option<&str>) -> PathBuf {
+pub(super) fn uv_virtualenv(root: &Path, virtualenv: Option<&str>) -> PathBuf {
     match virtualenv {
         Some(v) => root.join(v),
         None => search_up(root, "uv.lock")
@@ -341,4 +341,36 @@ fn requirement(line: &str) -> Option<(String, String)> {
     let version = version.strip_prefix("==").unwrap_or(version).trim();
     let version = if version.is_empty() { "*" } else { version };
     Some((name.trim().to_string(), version.to_string()))
+}
+
+/// `uv sync --inexact` in the project, as Pulumi's uv toolchain runs it before it asks the
+/// project's Python anything (`about`): the virtualenv made and its dependencies added when the
+/// project has a `pyproject.toml`; returns the virtualenv.
+pub(super) fn uv_synced(root: &Path, virtualenv: Option<&str>) -> Result<PathBuf> {
+    let venv = uv_virtualenv(root, virtualenv);
+    if search_up(root, "pyproject.toml").is_some() {
+        let out = Command::new("uv")
+            .args(["sync", "--inexact"])
+            .env("UV_PROJECT_ENVIRONMENT", &venv)
+            .current_dir(root)
+            .output();
+        let out = match out {
+            Ok(out) => out,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(usage(format!(
+                    "uv is not on PATH: install it, or choose another toolchain in {}",
+                    root.join("Pulumi.yaml").display()
+                )));
+            }
+            Err(e) => return Err(e).context("running `uv sync --inexact`"),
+        };
+        if !out.status.success() {
+            return Err(anyhow!(
+                "error creating virtual environment via 'uv sync --inexact' in {}: {}",
+                root.display(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    Ok(venv)
 }

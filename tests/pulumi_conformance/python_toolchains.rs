@@ -178,3 +178,18 @@ fn py_poetry_main_and_parent() {
     case.ok(&["install"]);
     case.assert_venv("src/.venv");
 }
+
+#[test]
+fn py_get_language_runtime_metadata() {
+    // TestGetLanguageRuntimeMetadata asks the Python host about the uv program without an
+    // install; `about --json` reports what the host answers.
+    let case = Imported::new("py_uv", "");
+    let about: serde_json::Value = serde_json::from_str(&case.ok(&["about", "--json"])).unwrap();
+    let runtime = &about["runtime"];
+    assert_eq!(runtime["language"], "python", "{about:#}");
+    assert!(runtime["version"].is_string(), "{about:#}");
+    assert!(runtime["executable"].is_string(), "{about:#}");
+    assert_eq!(runtime["toolchain"], "Uv", "{about:#}");
+    assert_eq!(runtime["typechecker"], "None", "{about:#}");
+    assert!(runtime["toolchainVersion"].is_string(), "{about:#}");
+}
