@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::cli_support::Env;
-use super::harness::{copy_files, python_tools};
+use super::cli_support::sdk::sdk_env;
+use super::harness::{ProgramTest, copy_files, live, python_tools, resources};
 
 /// A case's directory imported into a fresh environment, its commands run in `cwd` below it.
 struct Imported {
@@ -192,4 +193,42 @@ fn py_get_language_runtime_metadata() {
     assert_eq!(runtime["toolchain"], "Uv", "{about:#}");
     assert_eq!(runtime["typechecker"], "None", "{about:#}");
     assert!(runtime["toolchainVersion"].is_string(), "{about:#}");
+}
+
+#[test]
+fn py_parameterized() {
+    // TestParameterizedPython: `package gen-sdk` of the parameterizable Python test provider
+    // (beside the project, as `../testprovider-py`), ProgramTest on uv, and the project's
+    // `test.py` under unittest in its virtualenv after the preparation.
+    let t = ProgramTest::on_uv("py_parameterized", |env| {
+        let provider = env.root.path().join("testprovider-py");
+        std::fs::create_dir_all(&provider).unwrap();
+        copy_files(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/pulumi_conformance/programs/testprovider_py"),
+            &provider,
+        );
+        std::os::unix::fs::symlink(sdk_env().root.join("venv"), provider.join("venv")).unwrap();
+        let args = ["package", "gen-sdk", "../testprovider-py", "pkg"];
+        env.ok(&[&args[..], &["--language", "python", "--local"]].concat());
+    });
+    let out = Command::new(t.env.project().join(".venv/bin/python"))
+        .args(["-m", "unittest", "test.py"])
+        .current_dir(t.env.project())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "test.py:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let state = t.up();
+    assert!(
+        live(&state, "res1")["outputs"]["result"].is_object(),
+        "a secret result"
+    );
+    assert_eq!(live(&state, "res6")["id"], "banana");
+    assert_eq!(live(&state, "echo")["type"], "pkg:index:Echo");
+    t.destroy();
+    assert!(resources(&t.checked_export()).is_empty());
 }
