@@ -374,3 +374,42 @@ pub(super) fn uv_synced(root: &Path, virtualenv: Option<&str>) -> Result<PathBuf
     }
     Ok(venv)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requirements_become_poetry_dependencies_as_pulumi_converts_them() {
+        let dep = |line: &str| requirement(line).map(|(n, v)| format!("{n} = {v}"));
+        assert_eq!(
+            dep("pulumi>=3.0.0,<4.0.0").as_deref(),
+            Some("pulumi = >=3.0.0,<4.0.0")
+        );
+        assert_eq!(
+            dep("pulumi-random==4.16.7  # pinned").as_deref(),
+            Some("pulumi-random = 4.16.7")
+        );
+        assert_eq!(dep("requests").as_deref(), Some("requests = *"));
+        assert_eq!(dep("  # a comment"), None);
+        assert_eq!(dep(""), None);
+    }
+
+    #[test]
+    fn uvs_virtualenv_is_the_option_else_beside_the_lock_else_beside_pyproject() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("infra/projects/app");
+        std::fs::create_dir_all(&project).unwrap();
+        assert_eq!(
+            uv_virtualenv(&project, Some("my-venv")),
+            project.join("my-venv")
+        );
+        std::fs::write(dir.path().join("infra/pyproject.toml"), "").unwrap();
+        assert_eq!(
+            uv_virtualenv(&project, None),
+            dir.path().join("infra/.venv")
+        );
+        std::fs::write(dir.path().join("uv.lock"), "").unwrap();
+        assert_eq!(uv_virtualenv(&project, None), dir.path().join(".venv"));
+    }
+}
