@@ -2,6 +2,9 @@
 # Installs the Pulumi SDKs the rpc tests drive into target/sdk-env/ (idempotent):
 #   target/sdk-env/venv          Python virtualenv with pulumi, pulumi-random, pulumi-command and
 #                                pulumi_policy (policy packs)
+#   target/sdk-env/tools         virtualenv holding the uv and poetry CLIs (Python projects whose
+#                                runtime.options.toolchain is uv or poetry); tests put its bin/
+#                                on the programs' PATH
 #   target/sdk-env/node_modules  @pulumi/pulumi, @pulumi/random, @pulumi/command, @pulumi/policy,
 #                                typescript and @types/node for TypeScript programs (typescript
 #                                5.x, the major Pulumi's templates use: 6 rejects their tsconfig's
@@ -21,6 +24,13 @@ fi
 if ! "$env_dir/venv/bin/python" -c 'import pulumi, pulumi_random, pulumi_command, pulumi_policy' 2>/dev/null; then
   "$env_dir/venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     pulumi pulumi-random pulumi-command pulumi_policy
+fi
+
+if [ ! -x "$env_dir/tools/bin/python" ]; then
+  "$python" -m venv "$env_dir/tools"
+fi
+if [ ! -x "$env_dir/tools/bin/uv" ] || [ ! -x "$env_dir/tools/bin/poetry" ]; then
+  "$env_dir/tools/bin/python" -m pip install --quiet --disable-pip-version-check uv poetry
 fi
 
 if [ ! -f "$env_dir/node_modules/@pulumi/pulumi/cmd/run/index.js" ] \

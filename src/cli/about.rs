@@ -14,6 +14,7 @@ use stepdeck::engine::PropertyValue;
 use stepdeck::rpc::program::language_host::{find_node_module, python_interpreter};
 use stepdeck::state::lock_info::hostname;
 
+use super::install::{poetry_virtualenv, uv_synced};
 use super::stdout::{out, outln};
 use super::workspace::Workspace;
 
@@ -201,19 +202,66 @@ fn language_about(ws: &Workspace) -> Option<LanguageAbout> {
             })
         }
         "python" => {
-            let virtualenv = project
-                .runtime
-                .options
-                .get("virtualenv")
-                .and_then(Value::as_str)
-                .map(Path::new);
+            let option = |key: &str| project.runtime.options.get(key).and_then(Value::as_str);
+            let virtualenv = option("virtualenv");
+            let (toolchain, executable, tool_version) = match option("toolchain") {
+                Some("uv") => {
+                    let venv = uv_synced(&project.dir, virtualenv).ok();
+                    let python = venv.map_or_else(
+                        || python_interpreter(&project.dir, virtualenv.map(Path::new)),
+                        |v| v.join("bin").join("python"),
+                    );
+                    (
+                        "Uv",
+                        python,
+                        command_version(Path::new("uv")).and_then(last_word),
+                    )
+                }
+                Some("poetry") => {
+                    let python = poetry_virtualenv(&project.program_dir()).map_or_else(
+                        |_| python_interpreter(&project.dir, None),
+                        |v| v.join("bin").join("python"),
+                    );
+                    let version = command_version(Path::new("poetry"))
+                        .and_then(|v| last_word(v.trim_end_matches(')').to_string()));
+                    ("Poetry", python, version)
+                }
+                _ => {
+                    let python = python_interpreter(&project.dir, virtualenv.map(Path::new));
+                    let version = Command::new(&python)
+                        .args(["-m", "pip", "--version"])
+                        .output()
+                        .ok()
+                        .filter(|o| o.status.success())
+                        .and_then(|o| {
+                            let text = String::from_utf8_lossy(&o.stdout).into_owned();
+                            text.split_whitespace().nth(1).map(str::to_string)
+                        });
+                    ("Pip", python, version)
+                }
+            };
+            let typechecker = match option("typechecker") {
+                Some("mypy") => "Mypy",
+                Some("pyright") => "Pyright",
+                _ => "None",
+            };
+            let mut metadata = vec![("toolchain", toolchain.to_string())];
+            if let Some(v) = tool_version {
+                metadata.push(("toolchainVersion", v));
+            }
+            metadata.push(("typechecker", typechecker.to_string()));
             Some(LanguageAbout {
-                executable: python_interpreter(&project.dir, virtualenv),
-                metadata: vec![("toolchain", "pip".to_string())],
+                executable,
+                metadata,
             })
         }
         _ => None,
     }
+}
+
+/// The last word of a tool's `--version` line (`uv 0.4.26`, `Poetry (version 1.8.3`).
+fn last_word(line: String) -> Option<String> {
+    line.split_whitespace().last().map(str::to_string)
 }
 
 /// `name` as found on PATH, else the bare name.

@@ -164,8 +164,16 @@ pub(super) fn prepare(
                 .iter()
                 .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
-            let runtime =
+            let mut runtime =
                 Runtime::from_project(name, &options).map_err(|e| usage(e.to_string()))?;
+            // A poetry program runs in the virtualenv poetry made for it (a uv program in the
+            // one `install` made: Pulumi's host also runs `uv sync --inexact` first; here a
+            // linked `venv` may stand in for it).
+            if let Runtime::Python { virtualenv } = &mut runtime
+                && options.get("toolchain").and_then(|t| t.as_str()) == Some("poetry")
+            {
+                *virtualenv = Some(super::install::poetry_virtualenv(&project.program_dir())?);
+            }
             let mut sdk = SdkProgram::new(runtime, &project.dir, events.clone())
                 .with_debugger(debug.program());
             if let Some(main) = &project.main {

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
+use stepdeck::project::Project;
 
 use super::errors::usage;
 use super::package::install_packages;
@@ -39,14 +40,22 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
         "yaml" => Ok(()),
         "python" => match option("toolchain").unwrap_or("pip") {
             "pip" => python_pip(root, option("virtualenv")),
-            tool @ ("poetry" | "uv") => {
-                let args: &[&str] = if tool == "poetry" {
-                    &["install", "--no-root"]
-                } else {
-                    &["sync"]
-                };
+            "poetry" => {
                 outln!("Installing dependencies...\n")?;
-                run_tool(tool, args, root, "toolchain")?;
+                let dir = program_directory(root);
+                poetry_convert_requirements(&dir)?;
+                run_tool("poetry", &["install", "--no-ansi"], &dir, &[], "toolchain")?;
+                outln!("Finished installing dependencies")?;
+                Ok(())
+            }
+            "uv" => {
+                outln!("Installing dependencies...\n")?;
+                let venv = uv_virtualenv(root, option("virtualenv"));
+                let env = [("UV_PROJECT_ENVIRONMENT", venv.as_os_str())];
+                if search_up(root, "uv.lock").is_none() {
+                    uv_convert_requirements(root, &env)?;
+                }
+                run_tool("uv", &["sync"], root, &env, "toolchain")?;
                 outln!("Finished installing dependencies")?;
                 Ok(())
             }
@@ -61,7 +70,7 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
                 pm => pm,
             };
             outln!("Installing dependencies...\n")?;
-            run_tool(pm, &["install"], root, "packagemanager")?;
+            run_tool(pm, &["install"], root, &[], "packagemanager")?;
             outln!("Finished installing dependencies")?;
             Ok(())
         }
@@ -136,8 +145,19 @@ fn python_pip(root: &Path, virtualenv: Option<&str>) -> Result<()> {
 
 /// Runs `tool args` in the project; a tool not on PATH is refused naming the option that
 /// chose it.
-fn run_tool(tool: &str, args: &[&str], root: &Path, option: &str) -> Result<()> {
-    let status = match Command::new(tool).args(args).current_dir(root).status() {
+fn run_tool(
+    tool: &str,
+    args: &[&str],
+    root: &Path,
+    env: &[(&str, &std::ffi::OsStr)],
+    option: &str,
+) -> Result<()> {
+    let status = match Command::new(tool)
+        .args(args)
+        .envs(env.iter().copied())
+        .current_dir(root)
+        .status()
+    {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(usage(format!(
@@ -154,4 +174,242 @@ fn run_tool(tool: &str, args: &[&str], root: &Path, option: &str) -> Result<()> 
         ));
     }
     Ok(())
+}
+
+/// The directory the program runs in (`main` when it names a directory), where Pulumi runs
+/// poetry so that the program's own `pyproject.toml` is the one found.
+fn program_directory(root: &Path) -> PathBuf {
+    match Project::load(root).ok().and_then(|p| p.main) {
+        Some(main) if root.join(&main).is_dir() => root.join(main),
+        _ => root.to_path_buf(),
+    }
+}
+
+/// The first of `start` and its ancestors holding `file`.
+fn search_up(start: &Path, file: &str) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join(file).is_file())
+        .map(Path::to_path_buf)
+}
+
+/// Where uv puts the project's virtualenv, as Pulumi's uv toolchain chooses it: the
+/// `virtualenv` option (relative to the project), else `.venv` beside the nearest `uv.lock`,
+/// else beside the nearest `pyproject.toml`, else in the project.
+pub(super) fn uv_virtualenv(root: &Path, virtualenv: Option<&str>) -> PathBuf {
+    match virtualenv {
+        Some(v) => root.join(v),
+        None => search_up(root, "uv.lock")
+            .or_else(|| search_up(root, "pyproject.toml"))
+            .unwrap_or_else(|| root.to_path_buf())
+            .join(".venv"),
+    }
+}
+
+/// A project without a `pyproject.toml` becomes a uv project: `uv init` where its nearest
+/// `requirements.txt` is (else in the project), whose requirements are added and which is then
+/// deleted, as Pulumi's uv toolchain converts it.
+fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Result<()> {
+    if search_up(root, "pyproject.toml").is_some() {
+        return Ok(());
+    }
+    let name = Project::load(root).ok().map(|p| p.name);
+    let requirements = search_up(root, "requirements.txt");
+    let dir = requirements.clone().unwrap_or_else(|| root.to_path_buf());
+    let mut init = vec!["init", "--bare", "--no-package", "--no-pin-python"];
+    if let Some(name) = &name {
+        init.extend(["--name", name]);
+    }
+    run_tool("uv", &init, &dir, env, "toolchain")?;
+    if let Some(dir) = requirements {
+        run_tool(
+            "uv",
+            &["add", "--no-sync", "-r", "requirements.txt"],
+            &dir,
+            env,
+            "toolchain",
+        )?;
+        std::fs::remove_file(dir.join("requirements.txt"))
+            .with_context(|| format!("removing {}", dir.join("requirements.txt").display()))?;
+        outln!(
+            "Deleted requirements.txt, dependencies for this project are tracked in pyproject.toml"
+        )?;
+    }
+    Ok(())
+}
+
+/// The virtualenv of a poetry project, as `poetry env info --path` in the program's directory
+/// names it; when it has none yet, `poetry install` makes it first, as Pulumi's Python host
+/// does before it runs the program.
+pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
+    let info = || {
+        Command::new("poetry")
+            .args(["env", "info", "--path"])
+            .current_dir(program_dir)
+            .output()
+    };
+    let found = |out: &std::process::Output| {
+        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
+    };
+    let out = match info() {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(usage(format!(
+                "poetry is not on PATH: install it, or choose another toolchain in {}",
+                program_dir.join("Pulumi.yaml").display()
+            )));
+        }
+        Err(e) => return Err(e).context("running `poetry env info --path`"),
+    };
+    if let Some(venv) = found(&out) {
+        return Ok(venv);
+    }
+    let install = Command::new("poetry")
+        .args(["install", "--no-ansi"])
+        .current_dir(program_dir)
+        .output()
+        .context("running `poetry install`")?;
+    if !install.status.success() {
+        return Err(anyhow!(
+            "installing dependencies via 'poetry install --no-ansi' in {}: {}\n{}",
+            program_dir.display(),
+            install.status,
+            String::from_utf8_lossy(&install.stderr)
+        ));
+    }
+    let out = info().context("running `poetry env info --path`")?;
+    found(&out).ok_or_else(|| {
+        anyhow!(
+            "poetry made no virtualenv for {}: {}",
+            program_dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+/// A poetry project without a `pyproject.toml` gets one, where its nearest `requirements.txt`
+/// is (which is then deleted; else in the program's directory), naming those requirements as
+/// poetry dependencies, as Pulumi's poetry toolchain converts it.
+fn poetry_convert_requirements(dir: &Path) -> Result<()> {
+    if search_up(dir, "pyproject.toml").is_some() {
+        return Ok(());
+    }
+    let requirements = search_up(dir, "requirements.txt");
+    let mut deps = vec![("python".to_string(), "^3.10".to_string())];
+    if let Some(at) = &requirements {
+        let file = at.join("requirements.txt");
+        let text = std::fs::read_to_string(&file)
+            .with_context(|| format!("reading {}", file.display()))?;
+        deps.extend(text.lines().filter_map(requirement));
+    }
+    let name = Project::load(dir)
+        .ok()
+        .map(|p| format!("[project]\nname = {:?}\n\n", p.name))
+        .unwrap_or_default();
+    let deps: String = deps
+        .iter()
+        .map(|(k, v)| format!("{k:?} = {v:?}\n"))
+        .collect();
+    let text = format!(
+        "{name}[build-system]\nrequires = [\"poetry-core\"]\nbuild-backend = \"poetry.core.masonry.api\"\n\n\
+         [tool.poetry]\npackage-mode = false\n\n[tool.poetry.dependencies]\n{deps}"
+    );
+    let at = requirements.clone().unwrap_or_else(|| dir.to_path_buf());
+    std::fs::write(at.join("pyproject.toml"), text)
+        .with_context(|| format!("writing {}", at.join("pyproject.toml").display()))?;
+    if let Some(at) = requirements {
+        std::fs::remove_file(at.join("requirements.txt"))
+            .with_context(|| format!("removing {}", at.join("requirements.txt").display()))?;
+        outln!(
+            "Deleted requirements.txt, dependencies for this project are tracked in pyproject.toml"
+        )?;
+    }
+    Ok(())
+}
+
+/// A requirements line as a poetry dependency: `pulumi>=3.0,<4` is `pulumi = ">=3.0,<4"`, a
+/// bare name any version, `==` dropped from an exact one.
+fn requirement(line: &str) -> Option<(String, String)> {
+    let line = line.split('#').next().unwrap_or("").trim();
+    if line.is_empty() {
+        return None;
+    }
+    let at = line.find(['<', '>', '=']).unwrap_or(line.len());
+    let (name, version) = line.split_at(at);
+    let version = version.trim();
+    let version = version.strip_prefix("==").unwrap_or(version).trim();
+    let version = if version.is_empty() { "*" } else { version };
+    Some((name.trim().to_string(), version.to_string()))
+}
+
+/// `uv sync --inexact` in the project, as Pulumi's uv toolchain runs it before it asks the
+/// project's Python anything (`about`): the virtualenv made and its dependencies added when the
+/// project has a `pyproject.toml`; returns the virtualenv.
+pub(super) fn uv_synced(root: &Path, virtualenv: Option<&str>) -> Result<PathBuf> {
+    let venv = uv_virtualenv(root, virtualenv);
+    if search_up(root, "pyproject.toml").is_some() {
+        let out = Command::new("uv")
+            .args(["sync", "--inexact"])
+            .env("UV_PROJECT_ENVIRONMENT", &venv)
+            .current_dir(root)
+            .output();
+        let out = match out {
+            Ok(out) => out,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(usage(format!(
+                    "uv is not on PATH: install it, or choose another toolchain in {}",
+                    root.join("Pulumi.yaml").display()
+                )));
+            }
+            Err(e) => return Err(e).context("running `uv sync --inexact`"),
+        };
+        if !out.status.success() {
+            return Err(anyhow!(
+                "error creating virtual environment via 'uv sync --inexact' in {}: {}",
+                root.display(),
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+    }
+    Ok(venv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requirements_become_poetry_dependencies_as_pulumi_converts_them() {
+        let dep = |line: &str| requirement(line).map(|(n, v)| format!("{n} = {v}"));
+        assert_eq!(
+            dep("pulumi>=3.0.0,<4.0.0").as_deref(),
+            Some("pulumi = >=3.0.0,<4.0.0")
+        );
+        assert_eq!(
+            dep("pulumi-random==4.16.7  # pinned").as_deref(),
+            Some("pulumi-random = 4.16.7")
+        );
+        assert_eq!(dep("requests").as_deref(), Some("requests = *"));
+        assert_eq!(dep("  # a comment"), None);
+        assert_eq!(dep(""), None);
+    }
+
+    #[test]
+    fn uvs_virtualenv_is_the_option_else_beside_the_lock_else_beside_pyproject() {
+        let dir = tempfile::tempdir().unwrap();
+        let project = dir.path().join("infra/projects/app");
+        std::fs::create_dir_all(&project).unwrap();
+        assert_eq!(
+            uv_virtualenv(&project, Some("my-venv")),
+            project.join("my-venv")
+        );
+        std::fs::write(dir.path().join("infra/pyproject.toml"), "").unwrap();
+        assert_eq!(
+            uv_virtualenv(&project, None),
+            dir.path().join("infra/.venv")
+        );
+        std::fs::write(dir.path().join("uv.lock"), "").unwrap();
+        assert_eq!(uv_virtualenv(&project, None), dir.path().join(".venv"));
+    }
 }

@@ -379,16 +379,20 @@ pub(super) fn project_or_plugin_dir(cwd: Option<&Path>) -> Result<PathBuf> {
     project_dir(Some(&dir))
 }
 
+/// The project a command works on: the nearest `Pulumi.yaml` from the working directory up.
 pub(super) fn project_dir(cwd: Option<&Path>) -> Result<PathBuf> {
     let dir = match cwd {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir().context("reading the current directory")?,
     };
-    if !dir.join("Pulumi.yaml").exists() && !dir.join("Pulumi.yml").exists() {
-        return Err(usage(format!(
-            "no Pulumi.yaml project file found in {}; pass --cwd DIR or run from a project directory",
-            dir.display()
-        )));
-    }
-    Ok(dir)
+    // As Pulumi's `DetectProjectPathFrom`, the nearest project from the directory upward.
+    dir.ancestors()
+        .find(|d| d.join("Pulumi.yaml").exists() || d.join("Pulumi.yml").exists())
+        .map(Path::to_path_buf)
+        .ok_or_else(|| {
+            usage(format!(
+                "no Pulumi.yaml project file found in {} or above it; pass --cwd DIR or run from a project directory",
+                dir.display()
+            ))
+        })
 }

@@ -707,3 +707,20 @@ fn import_keeps_only_the_properties_named() {
 fn the_node_automation_api_imports_resources_and_lists_plugins() {
     run_automation_script(std::path::Path::new("node"), "commands.js");
 }
+
+/// As Pulumi's, a command run in a subdirectory of a project works on that project.
+#[test]
+fn commands_find_the_project_above_the_working_directory() {
+    let env = Env::new("outputs:\n  greeting: hi\n");
+    let sub = env.project().join("nested/deeper");
+    std::fs::create_dir_all(&sub).unwrap();
+    env.ok_in(&sub, &["stack", "init", "dev"]);
+    env.ok_in(
+        &sub,
+        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+    );
+    assert_eq!(
+        env.export("dev")["deployment"]["resources"][0]["outputs"]["greeting"],
+        "hi"
+    );
+}

@@ -74,6 +74,44 @@ impl ProgramTest {
         }
     }
 
+    /// A Python program on uv as ProgramTest prepares one (`preparePythonProjectWithUv`): no
+    /// SDK linked, uv and poetry on PATH; `prepare` (the Go test's own steps) runs, then
+    /// `uv sync` makes the project's `.venv`, which its `virtualenv` option then names.
+    pub(crate) fn on_uv(case: &str, prepare: impl FnOnce(&Env)) -> ProgramTest {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/pulumi_conformance/programs")
+            .join(case);
+        let mut env = Env::new("");
+        copy_files(&dir, &env.project());
+        env.passphrase = true;
+        env.plugins = Some(python_tools());
+        prepare(&env);
+        let out = std::process::Command::new(python_tools().join("uv"))
+            .arg("sync")
+            .current_dir(env.project())
+            .output()
+            .expect("run uv");
+        assert!(
+            out.status.success(),
+            "{case}: uv sync failed:\n{}",
+            stderr(&out)
+        );
+        let file = env.project().join("Pulumi.yaml");
+        let project = std::fs::read_to_string(&file).unwrap();
+        let venv = format!(
+            "    virtualenv: {}\n",
+            env.project().join(".venv").display()
+        );
+        let project = project.replacen(
+            "    toolchain: uv\n",
+            &format!("    toolchain: uv\n{venv}"),
+            1,
+        );
+        std::fs::write(&file, project).unwrap();
+        env.ok(&["stack", "init", "dev"]);
+        ProgramTest { env, case: dir }
+    }
+
     /// Copies edit step `stepN/` over the project.
     pub(crate) fn edit(&self, step: &str) {
         copy_files(&self.case.join(step), &self.env.project());
@@ -321,4 +359,16 @@ pub(crate) fn stack_outputs(state: &Value) -> Value {
         .find(|r| r["type"] == "pulumi:pulumi:Stack")
         .map(|r| r["outputs"].clone())
         .unwrap_or(Value::Null)
+}
+
+/// The directory holding the uv and poetry CLIs that `.ci/install-sdks.sh` installs, put on the
+/// PATH of programs whose `runtime.options.toolchain` names one.
+pub(crate) fn python_tools() -> PathBuf {
+    let bin = super::cli_support::sdk::sdk_env().root.join("tools/bin");
+    assert!(
+        bin.join("uv").exists() && bin.join("poetry").exists(),
+        "uv and poetry are not installed in {}: run `bash .ci/install-sdks.sh`",
+        bin.display()
+    );
+    bin
 }

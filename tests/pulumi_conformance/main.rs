@@ -71,6 +71,7 @@ mod python_component_providers;
 mod python_dynamic_provider;
 mod python_event_loop;
 mod python_generated_sdks;
+mod python_toolchains;
 mod python_types;
 mod read_import;
 mod remote_components;

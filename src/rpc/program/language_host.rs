@@ -147,11 +147,25 @@ impl Runtime {
 }
 
 /// The Python interpreter for a project: its virtualenv (`runtime.options.virtualenv`, else a
-/// `venv` or `.venv` directory in the project), else `python3` from PATH.
+/// `venv` or `.venv` directory in the project, else the `.venv` a uv or poetry project keeps
+/// beside its `uv.lock` or `pyproject.toml` further up), else `python3` from PATH.
 pub fn python_interpreter(root: &Path, virtualenv: Option<&Path>) -> PathBuf {
+    python_interpreter_from(root, root, virtualenv)
+}
+
+/// As [`python_interpreter`], the toolchain's `.venv` searched for from `program_dir` (a
+/// `main` directory may hold its own `pyproject.toml`, as Pulumi's poetry toolchain finds it).
+pub fn python_interpreter_from(
+    root: &Path,
+    program_dir: &Path,
+    virtualenv: Option<&Path>,
+) -> PathBuf {
     let candidates: Vec<PathBuf> = match virtualenv {
         Some(v) => vec![root.join(v)],
-        None => vec![root.join("venv"), root.join(".venv")],
+        None => [root.join("venv"), root.join(".venv")]
+            .into_iter()
+            .chain(toolchain_venv(program_dir))
+            .collect(),
     };
     candidates
         .iter()
@@ -159,6 +173,15 @@ pub fn python_interpreter(root: &Path, virtualenv: Option<&Path>) -> PathBuf {
         .find(|p| p.exists())
         .or_else(|| virtualenv.map(|v| root.join(v).join("bin").join("python")))
         .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+/// The `.venv` beside the nearest `uv.lock` (a uv workspace's root), else beside the nearest
+/// `pyproject.toml`, from `start` upward: where uv and an in-project poetry put it.
+fn toolchain_venv(start: &Path) -> Option<PathBuf> {
+    let near = |file: &str| start.ancestors().find(|d| d.join(file).is_file());
+    near("uv.lock")
+        .or_else(|| near("pyproject.toml"))
+        .map(|d| d.join(".venv"))
 }
 
 /// Finds `node_modules/<rel>` from `start` upward, as Node's `require.resolve` would.
@@ -247,9 +270,11 @@ impl SdkProgram {
     /// The interpreter Python programs and Python dynamic providers of this project run with.
     pub fn python(&self) -> PathBuf {
         match &self.runtime {
-            Runtime::Python { virtualenv } => {
-                python_interpreter(&self.root_directory, virtualenv.as_deref())
-            }
+            Runtime::Python { virtualenv } => python_interpreter_from(
+                &self.root_directory,
+                &self.program_directory,
+                virtualenv.as_deref(),
+            ),
             Runtime::Nodejs(_) => python_interpreter(&self.root_directory, None),
         }
     }

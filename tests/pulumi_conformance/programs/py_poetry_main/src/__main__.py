@@ -1,0 +1,3 @@
+import pulumi
+
+pulumi.export("foo", "bar")

@@ -1,0 +1,4 @@
+import pulumi
+import some_package
+
+pulumi.export("foo", some_package.double(3))

@@ -1,0 +1,2 @@
+def double(a: int) -> int:
+    return a * 2
