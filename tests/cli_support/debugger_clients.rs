@@ -5,14 +5,21 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, ChildStdout};
+use std::process::Child;
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-/// A command started in the background, read line by line until the run waits for a debugger.
+/// How long a run may go without a line of output before the test gives up on it (a run
+/// left waiting for a debugger must fail the test, never hang it).
+const QUIET_LIMIT: Duration = Duration::from_secs(120);
+
+/// A command started in the background, its standard output read line by line (on a thread,
+/// so every wait is bounded) until the run waits for a debugger.
 pub(crate) struct WaitingRun {
     pub child: Child,
-    lines: std::io::Lines<BufReader<ChildStdout>>,
+    lines: Receiver<String>,
     /// Standard output so far.
     pub out: String,
 }
@@ -21,14 +28,27 @@ impl WaitingRun {
     /// Reads `child`'s standard output until the display says it waits for a debugger; the
     /// event log (written before the display) then holds the announcement, which is returned.
     pub(crate) fn start(mut child: Child, event_log: &Path) -> (WaitingRun, Value) {
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let mut run = WaitingRun {
             child,
             lines,
             out: String::new(),
         };
-        let waiting = run.read_until("Waiting for debugger to attach (");
-        assert!(waiting, "the run never waited for a debugger:\n{}", run.out);
+        while !run.out.contains("Waiting for debugger to attach (") {
+            assert!(
+                run.next_line(QUIET_LIMIT).is_some(),
+                "the run never waited for a debugger:\n{}",
+                run.out
+            );
+        }
         let log = std::fs::read_to_string(event_log).unwrap();
         let event = log
             .lines()
@@ -38,26 +58,51 @@ impl WaitingRun {
         (run, event)
     }
 
-    /// Reads lines until one contains `text` (true) or the output ends (false).
-    fn read_until(&mut self, text: &str) -> bool {
-        for line in self.lines.by_ref() {
-            let line = line.unwrap();
-            self.out.push_str(&line);
-            self.out.push('\n');
-            if line.contains(text) {
-                return true;
+    /// The next line of output within `limit` (kept in `out`); `None` when the output ended.
+    /// A run silent for longer is killed and the test fails with what it printed.
+    fn next_line(&mut self, limit: Duration) -> Option<String> {
+        match self.lines.recv_timeout(limit) {
+            Ok(line) => {
+                self.out.push_str(&line);
+                self.out.push('\n');
+                Some(line)
+            }
+            Err(RecvTimeoutError::Disconnected) => None,
+            Err(RecvTimeoutError::Timeout) if limit < QUIET_LIMIT => Some(String::new()),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                panic!("the run printed nothing for {limit:?}:\n{}", self.out)
             }
         }
-        false
+    }
+
+    /// Lets the Node.js process waiting in its inspector at `port` run, as an editor's
+    /// "continue" does, until the run prints again. Node answers a `runIfWaitingForDebugger`
+    /// that reaches it before its main thread starts waiting and then waits on, so an editor
+    /// (and this client) asks again while the program has not gone on.
+    pub(crate) fn let_node_run(&mut self, port: u16) {
+        for _ in 0..30 {
+            let reply = cdp_run_if_waiting(port);
+            assert!(reply.get("error").is_none(), "{reply}");
+            // The inspector's own lines (each client's "Debugger ending on") are not progress.
+            loop {
+                match self.next_line(Duration::from_secs(2)) {
+                    Some(line) if line.is_empty() => break,
+                    Some(line) if line.contains("Debugger ") => continue,
+                    _ => return,
+                }
+            }
+        }
+        panic!(
+            "the program never went on after its debugger let it run:\n{}",
+            self.out
+        );
     }
 
     /// Waits for the command to end: whether it succeeded, and all its standard output and
     /// standard error.
     pub(crate) fn finish(mut self) -> (bool, String) {
-        for line in self.lines.by_ref() {
-            self.out.push_str(&line.unwrap());
-            self.out.push('\n');
-        }
+        while self.next_line(QUIET_LIMIT).is_some() {}
         let mut err = String::new();
         if let Some(mut e) = self.child.stderr.take() {
             e.read_to_string(&mut err).unwrap();
@@ -78,7 +123,7 @@ pub(crate) fn inspector_port_lock() -> std::sync::MutexGuard<'static, ()> {
 /// Lets a Node.js process stopped by `--inspect-brk` at `port` run, as Pulumi's
 /// `TestDebuggerAttachNodejs` does: the inspector's target list (`/json`), its WebSocket, the
 /// CDP `Runtime.runIfWaitingForDebugger`, whose reply is returned; then the WebSocket is closed.
-pub(crate) fn cdp_run_if_waiting(port: u16) -> Value {
+fn cdp_run_if_waiting(port: u16) -> Value {
     let list = http_get(port, "/json");
     let targets: Value = serde_json::from_str(&list).unwrap();
     let url = targets[0]["webSocketDebuggerUrl"]

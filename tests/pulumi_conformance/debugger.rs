@@ -6,9 +6,7 @@
 
 use serde_json::Value;
 
-use super::cli_support::debugger_clients::{
-    DapClient, WaitingRun, cdp_run_if_waiting, inspector_port_lock,
-};
+use super::cli_support::debugger_clients::{DapClient, WaitingRun, inspector_port_lock};
 use super::cli_support::{Env, link_sdks, sdk};
 use super::harness::{ProgramTest, copy_files};
 
@@ -24,7 +22,7 @@ fn js_debugger_attach() {
     let child = t
         .env
         .spawn(&["preview", "--attach-debugger", "--event-log", &log_arg]);
-    let (run, event) = WaitingRun::start(child, &log);
+    let (mut run, event) = WaitingRun::start(child, &log);
     let config = &event["config"];
     assert_eq!(config["type"], "node", "{event}");
     assert_eq!(config["request"], "attach", "{event}");
@@ -33,8 +31,7 @@ fn js_debugger_attach() {
     let port = config["port"]
         .as_u64()
         .map_or(9229, |p| u16::try_from(p).unwrap());
-    let reply = cdp_run_if_waiting(port);
-    assert!(reply.get("error").is_none(), "{reply}");
+    run.let_node_run(port);
     let (ok, out) = run.finish();
     assert!(
         ok,
@@ -123,15 +120,14 @@ fn js_plugin_debugger_attach() {
         "--event-log",
         &log_arg,
     ]);
-    let (run, event) = WaitingRun::start(child, &log);
+    let (mut run, event) = WaitingRun::start(child, &log);
     let config = &event["config"];
     assert_eq!(config["type"], "node", "{event}");
     assert_eq!(config["name"], "Pulumi: Plugin (greet)", "{event}");
     let port = config["port"]
         .as_u64()
         .map_or(9229, |p| u16::try_from(p).unwrap());
-    let reply = cdp_run_if_waiting(port);
-    assert!(reply.get("error").is_none(), "{reply}");
+    run.let_node_run(port);
     let (ok, out) = run.finish();
     assert!(
         ok,
