@@ -174,6 +174,16 @@ pub(super) fn prepare(
             {
                 *virtualenv = Some(super::install::poetry_virtualenv(&project.program_dir())?);
             }
+            if let Runtime::Python {
+                virtualenv: Some(venv),
+            } = &runtime
+                && options
+                    .get("toolchain")
+                    .and_then(|t| t.as_str())
+                    .is_none_or(|t| t == "pip")
+            {
+                super::install::ensure_pip_virtualenv(&project.dir, &venv.to_string_lossy())?;
+            }
             let mut sdk = SdkProgram::new(runtime, &project.dir, events.clone())
                 .with_debugger(debug.program());
             if let Some(main) = &project.main {

@@ -39,7 +39,7 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
     match target.runtime.name.as_str() {
         "yaml" => Ok(()),
         "python" => match option("toolchain").unwrap_or("pip") {
-            "pip" => python_pip(root, option("virtualenv")),
+            "pip" => python_pip(root, &program_directory(root), option("virtualenv")),
             "poetry" => {
                 outln!("Installing dependencies...\n")?;
                 let dir = program_directory(root);
@@ -94,11 +94,11 @@ fn detect_package_manager(root: &Path) -> &'static str {
     .map_or("npm", |(_, pm)| pm)
 }
 
-/// Python with pip: the virtualenv created when it has no interpreter yet, then
-/// `pip install -r requirements.txt` in it (or, without a virtualenv, for `python3`).
-/// Pulumi also upgrades pip, setuptools and wheel first; that needs the network, and is left
-/// out.
-fn python_pip(root: &Path, virtualenv: Option<&str>) -> Result<()> {
+/// Python with pip: the virtualenv created when it has no interpreter yet (with pip,
+/// setuptools and wheel upgraded in it, as Pulumi's pip toolchain does), then
+/// `pip install -r requirements.txt` from the program directory in it (or, without a
+/// virtualenv, for `python3`).
+fn python_pip(root: &Path, program_dir: &Path, virtualenv: Option<&str>) -> Result<()> {
     let python = match virtualenv {
         Some(v) => {
             let venv = root.join(v);
@@ -119,28 +119,52 @@ fn python_pip(root: &Path, virtualenv: Option<&str>) -> Result<()> {
                     ));
                 }
                 outln!("Finished creating virtual environment")?;
+                outln!("Updating pip, setuptools, and wheel in virtual environment...")?;
+                pip(
+                    &python,
+                    &["install", "--upgrade", "pip", "setuptools", "wheel"],
+                    program_dir,
+                )?;
+                outln!("Finished updating")?;
             }
             python
         }
         None => PathBuf::from("python3"),
     };
-    if !root.join("requirements.txt").exists() {
+    if !program_dir.join("requirements.txt").exists() {
         return Ok(());
     }
     outln!("Installing dependencies in virtual environment...")?;
-    let status = Command::new(&python)
-        .args(["-m", "pip", "install", "-r", "requirements.txt"])
-        .current_dir(root)
+    pip(&python, &["install", "-r", "requirements.txt"], program_dir)?;
+    outln!("Finished installing dependencies")?;
+    Ok(())
+}
+
+/// `python -m pip args` in `dir`, which must succeed.
+fn pip(python: &Path, args: &[&str], dir: &Path) -> Result<()> {
+    let status = Command::new(python)
+        .args(["-m", "pip"])
+        .args(args)
+        .current_dir(dir)
         .status()
         .map_err(|e| anyhow!("running `{} -m pip`: {e}", python.display()))?;
     if !status.success() {
         return Err(anyhow!(
-            "installing dependencies via '{} -m pip install -r requirements.txt': {status}",
-            python.display()
+            "installing dependencies via '{} -m pip {}': {status}",
+            python.display(),
+            args.join(" ")
         ));
     }
-    outln!("Finished installing dependencies")?;
     Ok(())
+}
+
+/// As Pulumi's pip toolchain's `EnsureVenv` before a program runs: a `virtualenv` option
+/// naming no virtualenv yet gets one, with the program's `requirements.txt` installed in it.
+pub(super) fn ensure_pip_virtualenv(root: &Path, virtualenv: &str) -> Result<()> {
+    if root.join(virtualenv).join("pyvenv.cfg").is_file() {
+        return Ok(());
+    }
+    python_pip(root, &program_directory(root), Some(virtualenv))
 }
 
 /// Runs `tool args` in the project; a tool not on PATH is refused naming the option that

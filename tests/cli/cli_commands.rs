@@ -637,6 +637,30 @@ fn install_creates_the_virtualenv_and_installs_the_requirements_with_pip() {
     install_needs_on_path(&env, "uv");
 }
 
+#[test]
+fn a_preview_creates_the_missing_virtualenv_and_installs_the_programs_requirements() {
+    let env = Env::new("");
+    env.write(
+        "Pulumi.yaml",
+        "name: py\nruntime:\n  name: python\n  options:\n    virtualenv: venv\nmain: infra\n",
+    );
+    // The program directory's requirements are installed (a bad one fails the preview).
+    std::fs::create_dir(env.project().join("infra")).unwrap();
+    env.write("infra/requirements.txt", "this is not a requirement!\n");
+    env.ok(&["stack", "init", "dev"]);
+    let out = env.run(&["preview", "--stack", "dev"]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        stderr(&out).contains("pip install -r requirements.txt"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        exists(&env.project().join("venv/pyvenv.cfg")),
+        "the virtualenv was made"
+    );
+}
+
 /// `install` with nothing on PATH is refused naming the toolchain the project asks for.
 fn install_needs_on_path(env: &Env, tool: &str) {
     let out = env

@@ -73,6 +73,7 @@ mod python_event_loop;
 mod python_generated_sdks;
 mod python_toolchains;
 mod python_types;
+mod python_venvs;
 mod read_import;
 mod remote_components;
 mod resource_hooks;

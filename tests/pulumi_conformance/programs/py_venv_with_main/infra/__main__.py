@@ -1,0 +1,5 @@
+"""Exports one value; runs only in the virtualenv the preview makes."""
+
+import pulumi
+
+pulumi.export("foo", "bar")
