@@ -32,6 +32,14 @@ fn installed(case: &str) -> ProgramTest {
     t
 }
 
+/// `programs/<case>/project/` after `ptesting`'s `InstallDependencies`: a plain `npm install`,
+/// `@pulumi/pulumi` (a peer or plain dependency) included, from npm.
+fn registry_installed(case: &str) -> ProgramTest {
+    let t = ProgramTest::in_work_dir(case, "project");
+    npm_install(&t.env.project());
+    t
+}
+
 fn npm_install(dir: &Path) {
     let out = std::process::Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--prefer-offline"])
@@ -135,7 +143,7 @@ fn up_export_destroy(t: &ProgramTest, destroy: &[&str]) -> Value {
 /// error through ts-node 10.
 #[test]
 fn reg_tsconfig_no_check() {
-    let t = installed("reg_tsconfig_no_check");
+    let t = registry_installed("reg_tsconfig_no_check");
     up_export_destroy(&t, &["--refresh=true"]);
 }
 
@@ -143,7 +151,7 @@ fn reg_tsconfig_no_check() {
 /// @swc/core, letting a type error through.
 #[test]
 fn reg_swc() {
-    let t = installed("reg_swc");
+    let t = registry_installed("reg_swc");
     up_export_destroy(&t, &["--refresh=true"]);
 }
 
@@ -151,7 +159,7 @@ fn reg_swc() {
 /// ts-node ES module loader with no `--loader` in `nodeargs`.
 #[test]
 fn reg_esm_ts_auto() {
-    let t = installed("reg_esm_ts_auto");
+    let t = registry_installed("reg_esm_ts_auto");
     let state = up_export_destroy(&t, &[]);
     let outputs = stack_outputs(&state);
     assert_eq!(outputs["otherx"], 42);
@@ -167,7 +175,7 @@ fn reg_esm_ts_auto() {
 /// the compiler words it.
 #[test]
 fn reg_esm_ts_auto_typecheck() {
-    let t = installed("reg_esm_ts_auto_typecheck");
+    let t = registry_installed("reg_esm_ts_auto_typecheck");
     let out = t
         .env
         .run(&["up", "--yes", "--stack", "dev", "--non-interactive"]);
@@ -197,7 +205,7 @@ fn reg_esm_ts_auto_typecheck() {
 /// check), even with ts-node installed beside it.
 #[test]
 fn reg_esm_tsx() {
-    let t = installed("reg_esm_tsx");
+    let t = registry_installed("reg_esm_tsx");
     let state = up_export_destroy(&t, &[]);
     let outputs = stack_outputs(&state);
     assert_eq!(outputs["otherx"], 42);
