@@ -1199,3 +1199,33 @@ fn a_throwing_node_program_reports_its_error_before_node_runs_out_of_heap() {
     );
     assert!(!stderr.contains("terminated by a signal"), "{stderr}");
 }
+
+/// A Node program's `process.execArgv` holds no bare `--require`: the SDK's runner reads one as
+/// a user's loader and then leaves its automatic ES module mode for TypeScript (ts-node 10's
+/// loader) off, so stepdeck's preload goes in as one `--require=<path>` argument.
+#[test]
+fn a_node_program_sees_no_bare_require_in_its_exec_argv() {
+    let env = Env::new("");
+    let project = env.sibling("argv", "");
+    std::fs::write(project.join("Pulumi.yaml"), "name: argv\nruntime: nodejs\n").unwrap();
+    std::fs::write(
+        project.join("index.js"),
+        "exports.bareRequire = process.execArgv.includes(\"--require\");\n",
+    )
+    .unwrap();
+    std::fs::write(
+        project.join("package.json"),
+        r#"{"name": "argv", "main": "index.js"}"#,
+    )
+    .unwrap();
+    link_sdks(&project);
+    env.ok_in(
+        &project,
+        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+    );
+    let out = env.ok_in(
+        &project,
+        &["stack", "output", "bareRequire", "--stack", "dev"],
+    );
+    assert_eq!(out.trim(), "false");
+}

@@ -55,6 +55,7 @@ mod nodejs_entry_points;
 mod nodejs_exits;
 mod nodejs_failures;
 mod nodejs_package_add;
+mod nodejs_registry_programs;
 mod nodejs_sdk_component_providers;
 mod outputs;
 mod packages;

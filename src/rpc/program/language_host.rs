@@ -326,7 +326,12 @@ impl SdkProgram {
                 if let Some(ProgramDebugger::Inspector(inspector)) = debugger {
                     cmd.arg(inspector.arg());
                 }
-                cmd.arg("--require").arg(preload).arg(run);
+                // One `--require=<path>` argument: the SDK's runner takes a bare `--require`
+                // in its execArgv for a user's loader and then turns its automatic ES module
+                // mode for TypeScript off.
+                let mut require = std::ffi::OsString::from("--require=");
+                require.push(preload);
+                cmd.arg(require).arg(run);
                 if options.typescript {
                     cmd.env("PULUMI_NODEJS_TYPESCRIPT", "true");
                 }

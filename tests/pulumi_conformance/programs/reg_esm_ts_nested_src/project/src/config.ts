@@ -1,0 +1,3 @@
+import { Config } from "@pulumi/pulumi";
+
+export const testVar = new Config().require("test");

@@ -1,0 +1,3 @@
+import * as config from "./config.js";
+
+export const test = config.testVar;

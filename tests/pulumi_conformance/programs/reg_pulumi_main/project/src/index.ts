@@ -1,0 +1,1 @@
+import * as pulumi from "@pulumi/pulumi";
