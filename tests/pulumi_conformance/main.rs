@@ -56,6 +56,7 @@ mod nodejs_exits;
 mod nodejs_failures;
 mod nodejs_package_add;
 mod nodejs_sdk_component_providers;
+mod nodejs_workspaces;
 mod outputs;
 mod packages;
 mod parameterized_packages;
