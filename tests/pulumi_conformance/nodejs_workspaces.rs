@@ -15,14 +15,30 @@ fn quick() -> Options {
     }
 }
 
+/// `programs/<case>/` copied whole, run in `<program>/` under its own name (which the parent's
+/// package.json and workspaces name): the harness's `project` is a link to it, so commands'
+/// working directory is the program's real one; pnpm, yarn and bun (installed with the SDKs)
+/// on PATH.
+fn in_own_dir(case: &str, program: &str) -> ProgramTest {
+    let mut t = ProgramTest::in_work_dir(case, program);
+    let own = t.env.root.path().join(program);
+    std::fs::rename(t.env.project(), &own).unwrap();
+    std::os::unix::fs::symlink(&own, t.env.project()).unwrap();
+    let bin = t.env.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    for tool in ["pnpm", "yarn", "bun"] {
+        let installed = sdk_env().root.join("node_modules/.bin").join(tool);
+        std::os::unix::fs::symlink(installed, bin.join(tool)).unwrap();
+    }
+    t.env.plugins = Some(bin);
+    t
+}
+
 /// ProgramTest with `Dependencies: ["@pulumi/pulumi"]` and `RelativeWorkDir: <program>`: the
 /// case copied whole, the program run in `<program>/`, the SDK linked beside the package.json
 /// one directory up.
 fn in_parent(case: &str, program: &str) {
-    let t = ProgramTest::in_work_dir(case, program);
-    // The harness's project directory is `project/`; the parent's package.json names the
-    // program's own directory.
-    std::os::unix::fs::symlink(t.env.project(), t.env.root.path().join(program)).unwrap();
+    let t = in_own_dir(case, program);
     std::os::unix::fs::symlink(
         sdk_env().root.join("node_modules"),
         t.env.root.path().join("node_modules"),
@@ -63,4 +79,57 @@ fn ts_package_json_in_parent_no_main() {
 #[test]
 fn ts_codepaths_nested() {
     in_parent("ts_codepaths_nested", "nested");
+}
+
+/// `install` in the program directory (the Go tests' `RunPulumiCommand("install")`, with no
+/// SDK linked: `PrepareProject` does nothing), then ProgramTest's lifecycle (Quick).
+fn install_then_lifecycle(t: &ProgramTest) {
+    t.env.ok(&["install"]);
+    t.lifecycle(&quick(), |_| {});
+}
+
+/// Pulumi's `TestNpmWorkspace`: `install` installs the npm workspace from its root; the
+/// program imports the workspace package `my-random`.
+#[test]
+fn ts_npm_workspace() {
+    let t = in_own_dir("ts_npm_workspace", "infra");
+    install_then_lifecycle(&t);
+}
+
+/// Pulumi's `TestNestedPackageJSON`: `infra/` is not one of the parent's workspaces, so
+/// `install` installs it alone: node_modules in `infra/`, none in the parent.
+#[test]
+fn ts_npm_not_a_workspace() {
+    let t = in_own_dir("ts_npm_not_a_workspace", "infra");
+    t.env.ok(&["install"]);
+    t.lifecycle(&quick(), |_| {});
+    assert!(!t.env.root.path().join("node_modules").exists());
+    assert!(t.env.root.path().join("infra/node_modules").exists());
+}
+
+/// Pulumi's `TestPnpmWorkspace`: pnpm's workspace root gets `node_modules/.pnpm`.
+#[test]
+fn ts_pnpm_workspace() {
+    let t = in_own_dir("ts_pnpm_workspace", "infra");
+    t.env.ok(&["install"]);
+    assert!(t.env.root.path().join("node_modules/.pnpm").is_dir());
+    t.lifecycle(&quick(), |_| {});
+}
+
+/// Pulumi's `TestBunWorkspace`: `packagemanager: bun`; the lock file at the workspace root.
+#[test]
+fn ts_bun_workspace() {
+    let t = in_own_dir("ts_bun_workspace", "infra");
+    t.env.ok(&["install"]);
+    assert!(t.env.root.path().join("bun.lock").exists());
+    t.lifecycle(&quick(), |_| {});
+}
+
+/// Pulumi's `TestBunNotAWorkspace`: bun installs `infra/` alone, its lock file there.
+#[test]
+fn ts_bun_not_a_workspace() {
+    let t = in_own_dir("ts_bun_not_a_workspace", "infra");
+    t.env.ok(&["install"]);
+    assert!(t.env.root.path().join("infra/bun.lock").exists());
+    t.lifecycle(&quick(), |_| {});
 }
