@@ -12,6 +12,7 @@ use serde_json::Value;
 use stepdeck::project::Project;
 
 use super::errors::usage;
+use super::node_workspace::workspace_root;
 use super::package::install_packages;
 use super::package::target;
 use super::stdout::outln;
@@ -70,7 +71,8 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
                 pm => pm,
             };
             outln!("Installing dependencies...\n")?;
-            run_tool(pm, &["install"], root, &[], "packagemanager")?;
+            let dir = workspace_root(root).unwrap_or_else(|| root.clone());
+            run_tool(pm, &["install"], &dir, &[], "packagemanager")?;
             outln!("Finished installing dependencies")?;
             Ok(())
         }

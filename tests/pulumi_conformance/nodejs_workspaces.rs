@@ -133,3 +133,40 @@ fn ts_bun_not_a_workspace() {
     assert!(t.env.root.path().join("infra/bun.lock").exists());
     t.lifecycle(&quick(), |_| {});
 }
+
+/// `PULUMI_PREFER_YARN=true` (the Go tests' `t.Setenv`) for `install` and the lifecycle.
+fn with_yarn(case: &str) {
+    let t = in_own_dir(case, "infra");
+    let out = t
+        .env
+        .command(&["install"])
+        .env("PULUMI_PREFER_YARN", "true")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "install failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    t.lifecycle(
+        &Options {
+            quick: true,
+            env: vec![("PULUMI_PREFER_YARN", "true")],
+            ..Options::default()
+        },
+        |_| {},
+    );
+}
+
+/// Pulumi's `TestYarnWorkspace`: yarn installs the workspace from its root.
+#[test]
+fn ts_yarn_workspace() {
+    with_yarn("ts_yarn_workspace");
+}
+
+/// Pulumi's `TestYarnWorkspaceNoHoist`: the same with `nohoist`.
+#[test]
+fn ts_yarn_workspace_nohoist() {
+    with_yarn("ts_yarn_workspace_nohoist");
+}
