@@ -170,3 +170,24 @@ fn ts_yarn_workspace() {
 fn ts_yarn_workspace_nohoist() {
     with_yarn("ts_yarn_workspace_nohoist");
 }
+
+/// Pulumi's `TestCodePathsWorkspace` (Quick): ProgramTest's Node.js prepare (`yarn install` at
+/// the workspace root, through the lock file the Go test ships too, which pins the
+/// `@pulumi/pulumi` of the installed SDKs), then the lifecycle; the program checks its code
+/// paths, and a dynamic provider from a workspace package is serialized with them.
+#[test]
+fn ts_codepaths_workspaces() {
+    let t = in_own_dir("ts_codepaths_workspaces", "infra");
+    let out = std::process::Command::new(sdk_env().root.join("node_modules/.bin/yarn"))
+        .arg("install")
+        .current_dir(t.env.root.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "yarn install failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    t.lifecycle(&quick(), |_| {});
+}
