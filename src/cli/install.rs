@@ -12,6 +12,7 @@ use serde_json::Value;
 use stepdeck::project::Project;
 
 use super::errors::usage;
+use super::node_workspace::workspace_root;
 use super::package::install_packages;
 use super::package::target;
 use super::stdout::outln;
@@ -70,7 +71,8 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
                 pm => pm,
             };
             outln!("Installing dependencies...\n")?;
-            run_tool(pm, &["install"], root, &[], "packagemanager")?;
+            let dir = workspace_root(root).unwrap_or_else(|| root.clone());
+            run_tool(pm, &["install"], &dir, &[], "packagemanager")?;
             outln!("Finished installing dependencies")?;
             Ok(())
         }
@@ -81,16 +83,22 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
     }
 }
 
-/// The package manager whose lock file the project holds (Pulumi's `auto`), else npm.
+/// Pulumi's `auto` package manager: yarn when `PULUMI_PREFER_YARN` is true, else the one whose
+/// lock file is in the project or a directory above it (a workspace's root holds it), else npm.
 fn detect_package_manager(root: &Path) -> &'static str {
+    let prefer_yarn = std::env::var("PULUMI_PREFER_YARN")
+        .is_ok_and(|v| ["1", "true", "yes"].contains(&v.to_ascii_lowercase().as_str()));
+    if prefer_yarn {
+        return "yarn";
+    }
     [
         ("yarn.lock", "yarn"),
         ("pnpm-lock.yaml", "pnpm"),
-        ("bun.lockb", "bun"),
         ("bun.lock", "bun"),
+        ("bun.lockb", "bun"),
     ]
     .into_iter()
-    .find(|(file, _)| root.join(file).exists())
+    .find(|(file, _)| search_up(root, file).is_some())
     .map_or("npm", |(_, pm)| pm)
 }
 

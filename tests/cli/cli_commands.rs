@@ -700,6 +700,32 @@ fn install_runs_the_projects_package_manager_and_yaml_needs_nothing() {
     install_needs_on_path(&env, "pnpm");
 }
 
+/// Pulumi's `auto` package manager: a lock file in a parent directory (a workspace's root)
+/// picks its package manager, and `PULUMI_PREFER_YARN` picks yarn before any.
+#[test]
+fn install_finds_the_lock_file_of_a_workspace_root_and_prefers_yarn_when_asked() {
+    let env = Env::new("");
+    env.write("Pulumi.yaml", "name: nd\nruntime: nodejs\n");
+    env.write("package.json", r#"{"name": "nd", "version": "1.0.0"}"#);
+    std::fs::write(
+        env.root.path().join("pnpm-lock.yaml"),
+        "lockfileVersion: '9.0'\n",
+    )
+    .unwrap();
+    install_needs_on_path(&env, "pnpm");
+    let out = env
+        .command(&["install"])
+        .env("PATH", "/nonexistent")
+        .env("PULUMI_PREFER_YARN", "true")
+        .output()
+        .unwrap();
+    assert!(
+        stderr(&out).contains("yarn is not on PATH"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 #[test]
 fn import_keeps_only_the_properties_named() {
     let env = Env::new(NET_AND_DB);

@@ -48,8 +48,8 @@ impl ProgramTest {
         ProgramTest { env, case: dir }
     }
 
-    /// The project of `programs/<case>/<program>/` with the case's other directories copied
-    /// beside it (ProgramTest copies `Dir` and runs in `RelativeWorkDir`), on a new `dev` stack
+    /// The project of `programs/<case>/<program>/` with the case's other files and directories
+    /// copied beside it (ProgramTest copies `Dir` and runs in `RelativeWorkDir`), on a new `dev` stack
     /// with a passphrase, and no SDKs linked in: its package manager installs what it needs.
     pub(crate) fn in_work_dir(case: &str, program: &str) -> ProgramTest {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -57,7 +57,12 @@ impl ProgramTest {
             .join(case);
         let mut env = Env::new("");
         for entry in std::fs::read_dir(&dir).unwrap() {
-            let name = entry.unwrap().file_name();
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            if entry.file_type().unwrap().is_file() {
+                std::fs::copy(entry.path(), env.root.path().join(&name)).unwrap();
+                continue;
+            }
             let to = if name == program {
                 env.project()
             } else {

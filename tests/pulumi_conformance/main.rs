@@ -57,6 +57,7 @@ mod nodejs_failures;
 mod nodejs_package_add;
 mod nodejs_registry_programs;
 mod nodejs_sdk_component_providers;
+mod nodejs_workspaces;
 mod outputs;
 mod packages;
 mod parameterized_packages;

@@ -1,0 +1,3 @@
+import * as pulumi from "@pulumi/pulumi";
+
+export const project = pulumi.getProject();
