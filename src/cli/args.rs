@@ -190,9 +190,13 @@ pub(super) struct NewArgs {
     /// The secrets provider (`default` or `passphrase`).
     #[arg(long, value_name = "PROVIDER")]
     pub secrets_provider: Option<String>,
+    /// Options for the language runtime, written into Pulumi.yaml's `runtime.options`
+    /// (`KEY=VALUE`, comma-separated or repeated): a Python project's `toolchain` then
+    /// decides how its dependencies are recorded.
+    #[arg(long, value_name = "KEY=VALUE", value_delimiter = ',')]
+    pub runtime_options: Vec<String>,
 }
 
-/// `plugin`: Pulumi's plugin commands.
 /// `package`: a provider's schema, and the SDK a program uses it through.
 #[derive(Debug, Subcommand)]
 pub(super) enum PackageCommand {
@@ -239,6 +243,7 @@ pub(super) struct PackageSource {
     pub args: Vec<String>,
 }
 
+/// `plugin`: Pulumi's plugin commands.
 #[derive(Debug, Subcommand)]
 pub(super) enum PluginCommand {
     /// List the installed plugins, the providers built into stepdeck and the provider

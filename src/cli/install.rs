@@ -241,7 +241,7 @@ pub(super) fn uv_virtualenv(root: &Path, virtualenv: Option<&str>) -> PathBuf {
 /// A project without a `pyproject.toml` becomes a uv project: `uv init` where its nearest
 /// `requirements.txt` is (else in the project), whose requirements are added and which is then
 /// deleted, as Pulumi's uv toolchain converts it.
-fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Result<()> {
+pub(super) fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Result<()> {
     if search_up(root, "pyproject.toml").is_some() {
         return Ok(());
     }
@@ -323,7 +323,7 @@ pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
 /// A poetry project without a `pyproject.toml` gets one, where its nearest `requirements.txt`
 /// is (which is then deleted; else in the program's directory), naming those requirements as
 /// poetry dependencies, as Pulumi's poetry toolchain converts it.
-fn poetry_convert_requirements(dir: &Path) -> Result<()> {
+pub(super) fn poetry_convert_requirements(dir: &Path) -> Result<()> {
     if search_up(dir, "pyproject.toml").is_some() {
         return Ok(());
     }

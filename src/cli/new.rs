@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
-use stepdeck::project::NewConfigValue;
+use stepdeck::project::{NewConfigValue, Project};
 
 use super::args::NewArgs;
 use super::errors::usage;
@@ -61,6 +61,10 @@ pub(super) async fn run(cwd: Option<&Path>, backend: Option<&str>, args: NewArgs
     });
     copy_template(&template, &dest, args.force, &name, &description)?;
     drop_template_section(&dest.join("Pulumi.yaml"))?;
+    if !args.runtime_options.is_empty() {
+        set_runtime_options(&dest.join("Pulumi.yaml"), &args.runtime_options)?;
+        prepare_for_toolchain(&dest)?;
+    }
     outln!("Created project '{name}'\n")?;
     if args.generate_only {
         return Ok(());
@@ -245,6 +249,80 @@ fn copy_template(from: &Path, to: &Path, force: bool, name: &str, description: &
 
 /// Removes the top-level `template:` section of the new project's `Pulumi.yaml`, as Pulumi
 /// drops it when it saves the project.
+/// Writes `--runtime-options` into the project file's `runtime.options`, its runtime's name
+/// kept (a `runtime: python` becomes the mapping form).
+fn set_runtime_options(path: &Path, options: &[String]) -> Result<()> {
+    let mut lines = Vec::new();
+    for option in options {
+        let (key, value) = option.split_once('=').ok_or_else(|| {
+            usage(format!(
+                "--runtime-options: {option:?} is not KEY=VALUE (e.g. toolchain=uv)"
+            ))
+        })?;
+        lines.push(format!(
+            "    {}: {}\n",
+            key.trim(),
+            serde_json::json!(value.trim())
+        ));
+    }
+    let options: String = lines.concat();
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = String::new();
+    let mut in_runtime = false;
+    let mut written = false;
+    for line in text.split_inclusive('\n') {
+        let top_level = !line.starts_with([' ', '\t', '#']) && !line.trim().is_empty();
+        if top_level && in_runtime && !written {
+            out.push_str("  options:\n");
+            out.push_str(&options);
+            written = true;
+        }
+        if top_level {
+            in_runtime = line.starts_with("runtime:");
+        }
+        match line.strip_prefix("runtime:").map(str::trim) {
+            Some(name) if top_level && !name.is_empty() => {
+                out.push_str(&format!("runtime:\n  name: {name}\n  options:\n{options}"));
+                written = true;
+            }
+            _ if in_runtime && !written && line.trim_end() == "  options:" => {
+                out.push_str(line);
+                out.push_str(&options);
+                written = true;
+            }
+            _ => out.push_str(line),
+        }
+    }
+    if in_runtime && !written {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str("  options:\n");
+        out.push_str(&options);
+    }
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))
+}
+
+/// A Python project on uv or poetry gets its `pyproject.toml` from the template's
+/// `requirements.txt` at once, as Pulumi's Python host prepares a new project for its toolchain.
+fn prepare_for_toolchain(dest: &Path) -> Result<()> {
+    let project = Project::load(dest).map_err(|e| usage(e.to_string()))?;
+    if project.runtime.name != "python" {
+        return Ok(());
+    }
+    match project
+        .runtime
+        .options
+        .get("toolchain")
+        .and_then(|t| t.as_str())
+    {
+        Some("uv") => super::install::uv_convert_requirements(dest, &[]),
+        Some("poetry") => super::install::poetry_convert_requirements(&project.program_dir()),
+        _ => Ok(()),
+    }
+}
+
 fn drop_template_section(path: &Path) -> Result<()> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -268,6 +346,31 @@ fn drop_template_section(path: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runtime_options_join_the_runtime_in_either_form() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("Pulumi.yaml");
+        let opts = ["toolchain=uv".to_string()];
+        std::fs::write(&p, "name: a\nruntime: python\ndescription: d\n").unwrap();
+        set_runtime_options(&p, &opts).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "name: a\nruntime:\n  name: python\n  options:\n    toolchain: \"uv\"\ndescription: d\n"
+        );
+        std::fs::write(
+            &p,
+            "name: a\nruntime:\n  name: python\n  options:\n    virtualenv: venv\n",
+        )
+        .unwrap();
+        set_runtime_options(&p, &opts).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "name: a\nruntime:\n  name: python\n  options:\n    toolchain: \"uv\"\n    virtualenv: venv\n"
+        );
+        let bad = set_runtime_options(&p, &["toolchain".to_string()]).unwrap_err();
+        assert!(bad.to_string().contains("is not KEY=VALUE"), "{bad}");
+    }
 
     #[test]
     fn the_template_section_is_dropped_and_the_rest_kept() {

@@ -232,3 +232,75 @@ fn py_parameterized() {
     t.destroy();
     assert!(resources(&t.checked_export()).is_empty());
 }
+
+/// `TestPulumiNewPython`'s uv and poetry subtests: `new <template> --generate-only
+/// --runtime-options toolchain=<tc>` records the toolchain and turns the template's
+/// `requirements.txt` into a `pyproject.toml` named for the project, in the toolchain's form.
+#[test]
+fn py_new_with_toolchain() {
+    let template = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/pulumi_conformance/programs/new_python_random");
+    let template = template.display().to_string();
+    for toolchain in ["uv", "poetry"] {
+        let mut env = Env::new("");
+        env.plugins = Some(python_tools());
+        let dir = env.root.path().join(toolchain);
+        std::fs::create_dir(&dir).unwrap();
+        let name = format!("python-{toolchain}");
+        let option = format!("toolchain={toolchain}");
+        let out = env
+            .command_in(
+                &dir,
+                &[
+                    "new",
+                    &template,
+                    "--generate-only",
+                    "--yes",
+                    "--name",
+                    &name,
+                    "--runtime-options",
+                    &option,
+                ],
+            )
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert!(!dir.join("requirements.txt").exists(), "{toolchain}");
+        let pyproject = read_toml(&dir.join("pyproject.toml"));
+        assert_eq!(pyproject["project"]["name"].as_str(), Some(name.as_str()));
+        if toolchain == "uv" {
+            let deps: Vec<&str> = pyproject["project"]["dependencies"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|d| d.as_str())
+                .collect();
+            assert!(deps.contains(&"pulumi>=3.0.0,<4.0.0"), "{deps:?}");
+            assert!(deps.contains(&"pulumi-random>=4.0.0,<5.0.0"), "{deps:?}");
+        } else {
+            let deps = &pyproject["tool"]["poetry"]["dependencies"];
+            assert_eq!(deps["pulumi"].as_str(), Some(">=3.0.0,<4.0.0"));
+            assert_eq!(deps["pulumi-random"].as_str(), Some(">=4.0.0,<5.0.0"));
+        }
+        let project = std::fs::read_to_string(dir.join("Pulumi.yaml")).unwrap();
+        assert!(
+            project.contains("runtime:\n  name: python\n  options:\n    toolchain: \"")
+                && project.contains(toolchain),
+            "{project}"
+        );
+    }
+}
+
+/// A TOML file as JSON, read by Python's own `tomllib`.
+fn read_toml(file: &Path) -> serde_json::Value {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import json, sys, tomllib; print(json.dumps(tomllib.load(open(sys.argv[1], 'rb'))))",
+        ])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
