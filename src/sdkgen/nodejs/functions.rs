@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::names::{doc, member, pascal, quoted};
+use super::names::{doc, pascal, quoted};
 use super::package::{Package, required};
 use super::resources::access;
 use super::types::{Side, TypeWriter};
@@ -76,18 +76,7 @@ pub(super) fn function_file(
         body.push_str(&format!(
             "/**\n * The arguments of {name}{suffix}.\n */\nexport interface {args_type} {{\n"
         ));
-        for (k, prop) in inputs {
-            body.push_str(&doc(
-                prop.get("description").and_then(Value::as_str),
-                "    ",
-            ));
-            let ty = match side {
-                Side::Input => tw.property(prop, Side::Input),
-                Side::Output => tw.property(prop, Side::Output),
-            };
-            let optional = if required_inputs.contains(k) { "" } else { "?" };
-            body.push_str(&format!("    {}{optional}: {ty};\n", member(k)));
-        }
+        body.push_str(&tw.members(inputs, &required_inputs, side, false));
         body.push_str("}\n\n");
     }
     if has_result {
@@ -95,22 +84,12 @@ pub(super) fn function_file(
         body.push_str(&format!(
             "/**\n * What {name} answers.\n */\nexport interface {class}Result {{\n"
         ));
-        for (k, prop) in pkg.properties(outputs_spec, "properties") {
-            body.push_str(&doc(
-                prop.get("description").and_then(Value::as_str),
-                "    ",
-            ));
-            let optional = if required_outputs.contains(k) {
-                ""
-            } else {
-                "?"
-            };
-            body.push_str(&format!(
-                "    readonly {}{optional}: {};\n",
-                member(k),
-                tw.property(prop, Side::Output)
-            ));
-        }
+        body.push_str(&tw.members(
+            pkg.properties(outputs_spec, "properties"),
+            &required_outputs,
+            Side::Output,
+            true,
+        ));
         body.push_str("}\n");
     }
     format!("{}{}\n{body}", super::HEADER, tw.imports())

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::names::{Token, doc, member, module_path, pascal, quoted};
+use super::names::{Token, doc, module_path, pascal, quoted};
 use super::package::{Package, bad, required};
 use super::types::{Side, TypeWriter};
 use crate::sdkgen::SdkGenError;
@@ -94,23 +94,12 @@ fn object_decl(tw: &TypeWriter, token: &Token, spec: &Value, side: Side) -> Stri
     let required = required(spec, "required");
     let mut out = doc(spec.get("description").and_then(Value::as_str), "");
     out.push_str(&format!("export interface {name} {{\n"));
-    for (k, prop) in tw.pkg.properties(spec, "properties") {
-        out.push_str(&doc(
-            prop.get("description").and_then(Value::as_str),
-            "    ",
-        ));
-        let optional = if required.contains(k) { "" } else { "?" };
-        let readonly = if side == Side::Output {
-            "readonly "
-        } else {
-            ""
-        };
-        out.push_str(&format!(
-            "    {readonly}{}{optional}: {};\n",
-            member(k),
-            tw.property(prop, side)
-        ));
-    }
+    out.push_str(&tw.members(
+        tw.pkg.properties(spec, "properties"),
+        &required,
+        side,
+        side == Side::Output,
+    ));
     out.push_str("}\n\n");
     out
 }

@@ -174,22 +174,7 @@ pub(super) fn resource_file(
     body.push_str(&format!(
         "/**\n * The arguments a {class} is constructed with.\n */\nexport interface {class}Args {{\n"
     ));
-    for (name, prop) in inputs {
-        body.push_str(&doc(
-            prop.get("description").and_then(Value::as_str),
-            "    ",
-        ));
-        let optional = if required_inputs.contains(name) {
-            ""
-        } else {
-            "?"
-        };
-        body.push_str(&format!(
-            "    {}{optional}: {};\n",
-            member(name),
-            tw.property(prop, Side::Input)
-        ));
-    }
+    body.push_str(&tw.members(inputs, &required_inputs, Side::Input, false));
     body.push_str("}\n");
 
     format!("{}{}\n{body}", super::HEADER, tw.imports())

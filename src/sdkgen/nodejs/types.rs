@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::names::{ModuleFormat, camel, module_dir, module_path, pascal, to_root};
+use super::names::{ModuleFormat, camel, doc, member, module_dir, module_path, pascal, to_root};
 use super::package::Package;
 
 /// Which side of a resource a type is written for.
@@ -55,6 +55,32 @@ impl<'p, 'a> TypeWriter<'p, 'a> {
         out.push_str(&format!(
             "import * as inputs from \"{r}types/input\";\nimport * as outputs from \"{r}types/output\";\nimport * as enums from \"{r}types/enums\";\nimport * as utilities from \"{r}utilities\";\n"
         ));
+        out
+    }
+
+    /// An interface's members over `props`: each documented, `?` unless required, `readonly`
+    /// when asked (results and output types), typed for `side`.
+    pub(super) fn members(
+        &self,
+        props: &serde_json::Map<String, Value>,
+        required: &[String],
+        side: Side,
+        readonly: bool,
+    ) -> String {
+        let mut out = String::new();
+        for (k, prop) in props {
+            out.push_str(&doc(
+                prop.get("description").and_then(Value::as_str),
+                "    ",
+            ));
+            let optional = if required.contains(k) { "" } else { "?" };
+            let readonly = if readonly { "readonly " } else { "" };
+            out.push_str(&format!(
+                "    {readonly}{}{optional}: {};\n",
+                member(k),
+                self.property(prop, side)
+            ));
+        }
         out
     }
 

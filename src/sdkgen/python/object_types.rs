@@ -166,8 +166,9 @@ pub(super) fn write_output_class_body(
     }
 }
 
-/// An input class's keyword-only `__init__`.
-fn write_init(
+/// An input class's (or a resource's args class's) keyword-only `__init__`: required
+/// properties without a default.
+pub(super) fn write_init(
     body: &mut String,
     pkg: &Package,
     props: &[(&str, &Value, bool)],

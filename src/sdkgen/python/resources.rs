@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::names::{class_name, docstring, init_param, py_str, snake_case};
 use super::object_types::{
-    description, file_head, quoted, write_accessors, write_output_class_body,
+    description, file_head, quoted, write_accessors, write_init, write_output_class_body,
 };
 use super::package::{Package, properties};
 use super::type_hints::{self, Imports, Side};
@@ -42,7 +42,8 @@ pub(super) fn module(pkg: &Package, spec: &ResourceSpec, rel: &str) -> String {
     let doc = description(spec.def);
 
     let _ = writeln!(body, "\n@pulumi.input_type\nclass {class}Args:");
-    write_args_init(&mut body, pkg, &inputs, &mut imports, class);
+    let args_doc = format!("The set of arguments for constructing a {class} resource.");
+    write_init(&mut body, pkg, &inputs, &mut imports, Some(&args_doc));
     for (name, prop, required) in &inputs {
         let t = type_hints::element(pkg, prop, Side::Input, &mut imports);
         let hint = type_hints::input(&t, *required);
@@ -89,49 +90,6 @@ pub(super) fn module(pkg: &Package, spec: &ResourceSpec, rel: &str) -> String {
         quoted(&[format!("{class}Args"), class.clone()]),
         rel = rel,
     )
-}
-
-/// The args class's `__init__`: keyword-only, required inputs without a default.
-fn write_args_init(
-    body: &mut String,
-    pkg: &Package,
-    inputs: &[(&str, &Value, bool)],
-    imports: &mut Imports,
-    class: &str,
-) {
-    let mut params = vec!["__self__".to_string()];
-    if !inputs.is_empty() {
-        params.push("*".into());
-    }
-    let mut sets = String::new();
-    for (name, prop, required) in inputs {
-        let py = snake_case(name);
-        let t = type_hints::element(pkg, prop, Side::Input, imports);
-        let hint = type_hints::input(&t, *required);
-        if *required {
-            params.push(format!("{py}: {hint}"));
-            let _ = writeln!(sets, "        pulumi.set(__self__, {}, {py})", py_str(&py));
-        } else {
-            params.push(format!("{py}: {hint} = None"));
-            let _ = writeln!(
-                sets,
-                "        if {py} is not None:\n            pulumi.set(__self__, {}, {py})",
-                py_str(&py)
-            );
-        }
-    }
-    let _ = writeln!(body, "    def __init__({}):", params.join(", "));
-    body.push_str(&docstring(
-        "        ",
-        Some(&format!(
-            "The set of arguments for constructing a {class} resource."
-        )),
-    ));
-    body.push_str(if sets.is_empty() {
-        "        pass\n"
-    } else {
-        &sets
-    });
 }
 
 /// The two typed overloads and the `__init__` that tells them apart.
