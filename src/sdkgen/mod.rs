@@ -100,3 +100,26 @@ pub fn usage(sdk: &GeneratedSdk, schema_name: &str) -> String {
         SdkLanguage::Python => python::usage(sdk, schema_name),
     }
 }
+
+/// Replaces `out` with `files` (paths relative to it), as each language's generator leaves
+/// an SDK: nothing of an older generation stays behind.
+fn write_tree<P: AsRef<Path>>(
+    out: &Path,
+    files: impl IntoIterator<Item = (P, String)>,
+) -> Result<(), SdkGenError> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| SdkGenError::Io { path, source }
+    };
+    if out.exists() {
+        std::fs::remove_dir_all(out).map_err(io(out))?;
+    }
+    for (rel, text) in files {
+        let path = out.join(rel);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(io(parent))?;
+        }
+        std::fs::write(&path, text).map_err(io(&path))?;
+    }
+    Ok(())
+}

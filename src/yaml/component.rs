@@ -4,7 +4,7 @@
 //! `<package>:index:<component>` registers the component and evaluates its body as children.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::file_limits::{self, YAML_FILE};
@@ -48,17 +48,7 @@ impl Components {
             if !manifest.is_file() || !is_yaml_package(&manifest)? {
                 continue;
             }
-            let mut files: Vec<_> = std::fs::read_dir(&pkg_dir)
-                .map_err(|source| YamlError::Io {
-                    path: pkg_dir.clone(),
-                    source,
-                })?
-                .filter_map(Result::ok)
-                .map(|e| e.path())
-                .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
-                .collect();
-            files.sort();
-            for path in files {
+            for path in yaml_files(&pkg_dir)? {
                 let text = file_limits::read_to_string(&path, YAML_FILE)?;
                 let shown = Path::new(file)
                     .parent()
@@ -91,6 +81,22 @@ impl Components {
         }
         Ok(())
     }
+}
+
+/// The `.yaml`/`.yml` files of a YAML component package's directory, in name order (the
+/// order its components are read in, at run time and for its schema).
+pub(super) fn yaml_files(dir: &Path) -> Result<Vec<PathBuf>, YamlError> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|source| YamlError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// Whether a package's `PulumiPlugin.yaml` declares the `yaml` runtime (or none); a Python or

@@ -9,6 +9,7 @@ use serde_json::{Map, Value, json};
 
 use crate::file_limits::{self, YAML_FILE};
 
+use super::component::yaml_files;
 use super::error::{SourceError, YamlError};
 use super::node::{Node, parse_document};
 
@@ -21,18 +22,8 @@ pub fn component_package_schema(dir: &Path) -> Result<Value, YamlError> {
     let field = |key: &str| doc.get(key).and_then(Node::as_str).map(str::to_string);
     let name = field("name")
         .ok_or_else(|| doc.error(&shown, "a YAML component package needs a `name`"))?;
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|source| YamlError::Io {
-            path: dir.to_path_buf(),
-            source,
-        })?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml")))
-        .collect();
-    files.sort();
     let mut resources = Map::new();
-    for path in files {
+    for path in yaml_files(dir)? {
         let file = path.display().to_string();
         let text = file_limits::read_to_string(&path, YAML_FILE)?;
         let doc = parse_document(&file, &text)?;

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{GeneratedSdk, SdkGenError, SdkLanguage, SdkOptions};
+use super::{GeneratedSdk, SdkGenError, SdkLanguage, SdkOptions, write_tree};
 use modules::Layout;
 use names::pascal;
 use package::{Package, bad};
@@ -37,16 +37,7 @@ pub fn generate(
 ) -> Result<GeneratedSdk, SdkGenError> {
     let pkg = Package::read(schema)?;
     let files = sdk_files(&pkg, options)?;
-    if out.exists() {
-        std::fs::remove_dir_all(out).map_err(|source| io(out, source))?;
-    }
-    for (path, text) in &files {
-        let path = out.join(path);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| io(dir, source))?;
-        }
-        std::fs::write(&path, text).map_err(|source| io(&path, source))?;
-    }
+    write_tree(out, files)?;
     Ok(GeneratedSdk {
         language: SdkLanguage::Nodejs,
         dir: out.to_path_buf(),
@@ -117,11 +108,4 @@ fn sdk_files(pkg: &Package, options: &SdkOptions) -> Result<Vec<(String, String)
         ));
     }
     Ok(files)
-}
-
-fn io(path: &Path, source: std::io::Error) -> SdkGenError {
-    SdkGenError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
 }

@@ -17,7 +17,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use super::{GeneratedSdk, SdkGenError, SdkLanguage, SdkOptions};
+use super::{GeneratedSdk, SdkGenError, SdkLanguage, SdkOptions, write_tree};
 use names::{class_name, snake_case, token_module};
 use package::Package;
 use package_files::InitFile;
@@ -133,7 +133,7 @@ pub fn generate(
     );
     files.insert("README.md".into(), package_files::readme(&pkg));
 
-    write_tree(out, &files)?;
+    write_tree(out, files)?;
     Ok(GeneratedSdk {
         language: SdkLanguage::Python,
         dir: out.to_path_buf(),
@@ -153,23 +153,4 @@ fn module_path(root: &str, module: &Option<String>, file: &str) -> String {
         Some(m) => format!("{root}/{m}/{file}"),
         None => format!("{root}/{file}"),
     }
-}
-
-/// Replaces `out` with exactly `files`.
-fn write_tree(out: &Path, files: &BTreeMap<String, String>) -> Result<(), SdkGenError> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| SdkGenError::Io { path, source }
-    };
-    if out.exists() {
-        std::fs::remove_dir_all(out).map_err(io(out))?;
-    }
-    for (rel, text) in files {
-        let path = out.join(rel);
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent).map_err(io(parent))?;
-        }
-        std::fs::write(&path, text).map_err(io(&path))?;
-    }
-    Ok(())
 }
