@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use stepdeck::project::runtime::Runtime;
 use stepdeck::sdkgen::{self, GeneratedSdk, SdkLanguage, SdkOptions};
 
-use crate::cli_support::sdk::sdk_env;
+use crate::cli_support::sdk::{sdk_env, venv_on_shared_sdks};
 use crate::cli_support::{Env, stdout};
 
 /// A component with every property kind the conformance programs use (numbers, optional
@@ -446,27 +446,7 @@ pulumi.export("byArgs", by_args.an_optional_string_output)
 
 /// A virtualenv of the project's own, seeing the shared SDK environment's packages.
 fn project_venv(dir: &Path) {
-    let venv = dir.join("venv");
-    let status = Command::new(sdk_env().python)
-        .args(["-m", "venv", "--without-pip"])
-        .arg(&venv)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let shared = Command::new(sdk_env().python)
-        .args([
-            "-c",
-            "import pulumi, os; print(os.path.dirname(os.path.dirname(pulumi.__file__)))",
-        ])
-        .output()
-        .unwrap();
-    let site = std::fs::read_dir(venv.join("lib"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path();
-    std::fs::write(site.join("site-packages/sdk-env.pth"), stdout(&shared)).unwrap();
+    venv_on_shared_sdks(&dir.join("venv"));
 }
 
 #[test]

@@ -13,7 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 use stepdeck::sdkgen::{self, GeneratedSdk, SdkLanguage};
 
-use crate::cli_support::sdk::sdk_env;
+use crate::cli_support::sdk::{sdk_env, venv_on_shared_sdks};
 use crate::cli_support::{Env, stderr, stdout};
 
 /// A provider (shared with the conformance suite's `py_parameterized`) whose `testprovider`
@@ -74,32 +74,7 @@ class TestPackage(unittest.IsolatedAsyncioTestCase):
 /// A virtualenv of the project's own, seeing the shared SDK environment's packages.
 fn project_venv(dir: &Path) -> std::path::PathBuf {
     let venv = dir.join("venv");
-    let status = Command::new(sdk_env().python)
-        .args(["-m", "venv", "--without-pip"])
-        .arg(&venv)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let site = std::fs::read_dir(venv.join("lib"))
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap()
-        .path()
-        .join("site-packages");
-    let shared = sdk_env()
-        .root
-        .join("venv/lib")
-        .read_dir()
-        .unwrap()
-        .next()
-        .unwrap()
-        .unwrap();
-    std::fs::write(
-        site.join("sdk-env.pth"),
-        format!("{}\n", shared.path().join("site-packages").display()),
-    )
-    .unwrap();
+    venv_on_shared_sdks(&venv);
     venv.join("bin/python")
 }
 

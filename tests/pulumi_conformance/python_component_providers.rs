@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::cli_support::sdk::sdk_env;
+use super::cli_support::sdk::venv_on_shared_sdks;
 use super::harness::{ProgramTest, copy_files, stack_outputs};
 use super::program_test::Options;
 
@@ -33,28 +33,11 @@ fn with_provider(case: &str) -> ProgramTest {
 /// What `uv add <sdk>` leaves in a Python project: a `.venv` where the SDK imports, and the
 /// project's own package too when it is one (`src/`, installed editable, as a `.pth` file).
 fn install_dependencies(provider: &Path) {
-    let venv = provider.join(".venv");
-    let made = std::process::Command::new(sdk_env().python)
-        .args(["-m", "venv", "--without-pip"])
-        .arg(&venv)
-        .status()
-        .unwrap();
-    assert!(made.success(), "python -m venv {}", venv.display());
-    let site = |root: &Path| {
-        std::fs::read_dir(root.join("lib"))
-            .unwrap()
-            .map(|e| e.unwrap().path().join("site-packages"))
-            .find(|p| p.is_dir())
-            .unwrap()
-    };
-    let mut pth = format!(
-        "import site; site.addsitedir({:?})\n",
-        site(&sdk_env().root.join("venv"))
-    );
+    let site = venv_on_shared_sdks(&provider.join(".venv"));
     if provider.join("src").is_dir() {
-        pth.push_str(&format!("{}\n", provider.join("src").display()));
+        let pth = format!("{}\n", provider.join("src").display());
+        std::fs::write(site.join("project-src.pth"), pth).unwrap();
     }
-    std::fs::write(site(&venv).join("sdk.pth"), pth).unwrap();
 }
 
 /// The URN output names a component of `component_type` called `comp`, at the stack's top.

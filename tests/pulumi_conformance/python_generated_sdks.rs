@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::cli_support::sdk::sdk_env;
+use super::cli_support::sdk::{sdk_env, venv_on_shared_sdks};
 use super::cli_support::{Env, stderr, stdout};
 use super::harness::{ProgramTest, copy_files, stack_outputs};
 use super::program_test::Options;
@@ -35,24 +35,7 @@ fn python_dependencies(dir: &Path) {
     if venv.is_symlink() {
         std::fs::remove_file(&venv).unwrap();
     }
-    let made = std::process::Command::new(sdk_env().python)
-        .args(["-m", "venv", "--without-pip"])
-        .arg(&venv)
-        .status()
-        .unwrap();
-    assert!(made.success(), "python -m venv {}", venv.display());
-    let site = |root: &Path| {
-        std::fs::read_dir(root.join("lib"))
-            .unwrap()
-            .map(|e| e.unwrap().path().join("site-packages"))
-            .find(|p| p.is_dir())
-            .unwrap()
-    };
-    let pth = format!(
-        "import site; site.addsitedir({:?})\n",
-        site(&sdk_env().root.join("venv"))
-    );
-    std::fs::write(site(&venv).join("sdk.pth"), pth).unwrap();
+    venv_on_shared_sdks(&venv);
 }
 
 /// `ptesting.InstallDependencies` of a Node.js directory: the installed SDKs linked in.

@@ -36,3 +36,29 @@ pub(crate) fn sdk_env() -> SdkEnv {
         root,
     }
 }
+
+/// A virtualenv of its own at `venv` (no pip) where the installed SDKs import, as a project's
+/// installed dependencies would: its site-packages names the shared one. Returns its
+/// site-packages, for more `.pth` lines.
+pub(crate) fn venv_on_shared_sdks(venv: &std::path::Path) -> PathBuf {
+    let made = std::process::Command::new(sdk_env().python)
+        .args(["-m", "venv", "--without-pip"])
+        .arg(venv)
+        .status()
+        .unwrap();
+    assert!(made.success(), "python -m venv {}", venv.display());
+    let site = |root: &std::path::Path| {
+        std::fs::read_dir(root.join("lib"))
+            .unwrap()
+            .map(|e| e.unwrap().path().join("site-packages"))
+            .find(|p| p.is_dir())
+            .unwrap()
+    };
+    let own = site(venv);
+    let pth = format!(
+        "import site; site.addsitedir({:?})\n",
+        site(&sdk_env().root.join("venv"))
+    );
+    std::fs::write(own.join("sdk-env.pth"), pth).unwrap();
+    own
+}
