@@ -65,9 +65,9 @@ pub(crate) fn screen(m: &Model, ui: &mut UiState, w: u16, h: u16) -> String {
     format!("{}", t.backend())
 }
 
-/// `screen` with its times (`1.2s`, `⏱ 00:01`) masked, for a snapshot of a real run.
+/// `screen` with its times (`1.2s`, `⏱ 00:01`, `Duration: 1s`) masked, for a snapshot of a real run.
 pub(crate) fn masked(s: &str) -> String {
-    let times = regex::Regex::new(r"\d+\.\ds|\d\d:\d\d").unwrap();
+    let times = regex::Regex::new(r"\d+\.\ds|\d\d:\d\d|Duration: \d+s").unwrap();
     times
         .replace_all(s, |c: &regex::Captures| {
             c[0].replace(|d: char| d.is_ascii_digit(), "#")
@@ -84,11 +84,19 @@ pub(crate) fn line_with<'a>(s: &'a str, what: &str) -> &'a str {
 #[test]
 fn default_providers_are_told_apart_by_their_package() {
     let env = Env::new(
-        "resources:\n  box:\n    type: sim:index:Resource\n    properties:\n      v: 1\n  pet:\n    type: random:index:RandomPet\n",
+        "resources:\n  box:\n    type: sim:index:Resource\n    properties:\n      v: 1\n  pet:\n    type: random:index:RandomPet\n    options:\n      dependsOn:\n        - ${box}\n",
     );
     let events = recorded(
         &env,
-        &["up", "--stack", "dev", "--yes", "--non-interactive"],
+        &[
+            "up",
+            "--stack",
+            "dev",
+            "--yes",
+            "--non-interactive",
+            "--parallel",
+            "1",
+        ],
         0,
     );
     let m = model_until(&events, |_| false);
