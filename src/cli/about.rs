@@ -2,8 +2,8 @@
 //! implements, with stepdeck's own as semver build metadata (`v3.260.0+stepdeck.0.2.0`): the
 //! form every Automation API SDK parses, and checks its version gates against. `about` is
 //! Pulumi's `about` (`--json`: its `summaryAbout` shape) and says it is stepdeck; for a
-//! Node.js or Python project it reports what that language host would: the language plugin,
-//! the runtime's executable and package manager, the program's dependencies.
+//! Node.js, bun or Python project it reports what that language host would: the language
+//! plugin, the runtime's executable and package manager, the program's dependencies.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -191,13 +191,19 @@ struct LanguageAbout {
 fn language_about(ws: &Workspace) -> Option<LanguageAbout> {
     let project = &ws.project;
     match project.runtime.name.as_str() {
-        "nodejs" => {
-            let mut metadata = vec![("packagemanager", "npm".to_string())];
-            if let Some(v) = command_version(Path::new("npm")) {
+        // Pulumi's host in bun mode: bun runs the program and is its package manager.
+        name @ ("nodejs" | "bun") => {
+            let (runtime, pm) = if name == "bun" {
+                ("bun", "bun")
+            } else {
+                ("node", "npm")
+            };
+            let mut metadata = vec![("packagemanager", pm.to_string())];
+            if let Some(v) = command_version(Path::new(pm)) {
                 metadata.push(("packagemanagerVersion", v));
             }
             Some(LanguageAbout {
-                executable: on_path("node"),
+                executable: on_path(runtime),
                 metadata,
             })
         }
@@ -281,7 +287,7 @@ fn program_dependencies(ws: &Workspace, language: Option<&LanguageAbout>) -> Res
     let dir = ws.project.program_dir();
     let dep = |name: &str, version: &str| json!({"name": name, "version": version});
     match (ws.project.runtime.name.as_str(), language) {
-        ("nodejs", _) => {
+        ("nodejs" | "bun", _) => {
             let path = dir.join("package.json");
             let text = std::fs::read_to_string(&path)
                 .with_context(|| format!("reading {}", path.display()))?;
@@ -340,12 +346,13 @@ fn command_version(program: &Path) -> Option<String> {
     Some(String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|v| !v.is_empty())
 }
 
-/// The language runtime's own `--version` (the project's python, or node); YAML runs in
+/// The language runtime's own `--version` (the project's python, node or bun); YAML runs in
 /// stepdeck.
 fn runtime_version(runtime: &str, language: Option<&LanguageAbout>) -> Option<String> {
     let program = match (runtime, language) {
         ("python", Some(l)) => l.executable.clone(),
         ("nodejs", _) => PathBuf::from("node"),
+        ("bun", _) => PathBuf::from("bun"),
         _ => return Some(env!("CARGO_PKG_VERSION").to_string()),
     };
     let out = Command::new(program)

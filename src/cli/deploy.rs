@@ -157,7 +157,7 @@ pub(super) fn prepare(
             let python = python_interpreter(&project.dir, None);
             (program, python, project.program_dir())
         }
-        name @ ("python" | "nodejs") => {
+        name @ ("python" | "nodejs" | "bun") => {
             let options: serde_json::Map<String, serde_json::Value> = project
                 .runtime
                 .options
@@ -196,7 +196,7 @@ pub(super) fn prepare(
         }
         other => {
             return Err(usage(format!(
-                "{}: runtime `{other}` is not supported (supported: yaml, python, nodejs)",
+                "{}: runtime `{other}` is not supported (supported: yaml, python, nodejs, bun)",
                 project.dir.join("Pulumi.yaml").display()
             )));
         }

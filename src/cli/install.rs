@@ -65,10 +65,12 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
                 target.file.display()
             ))),
         },
-        "nodejs" => {
-            let pm = match option("packagemanager").unwrap_or("auto") {
-                "auto" => detect_package_manager(root),
-                pm => pm,
+        name @ ("nodejs" | "bun") => {
+            // Pulumi's host in bun mode installs with bun whatever `packagemanager` says.
+            let pm = match (name, option("packagemanager").unwrap_or("auto")) {
+                ("bun", _) => "bun",
+                (_, "auto") => detect_package_manager(root),
+                (_, pm) => pm,
             };
             outln!("Installing dependencies...\n")?;
             let dir = workspace_root(root).unwrap_or_else(|| root.clone());
@@ -77,7 +79,7 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
             Ok(())
         }
         other => Err(usage(format!(
-            "{}: runtime `{other}` is not supported (supported: yaml, python, nodejs)",
+            "{}: runtime `{other}` is not supported (supported: yaml, python, nodejs, bun)",
             target.file.display()
         ))),
     }

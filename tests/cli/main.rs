@@ -16,6 +16,7 @@ mod cli_about;
 mod cli_approvals;
 mod cli_attach_debugger;
 mod cli_autonaming;
+mod cli_bun;
 mod cli_change_secrets;
 mod cli_commands;
 mod cli_deploy_flags;

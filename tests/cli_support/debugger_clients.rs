@@ -1,6 +1,7 @@
-//! The two debugger protocols `--attach-debugger` serves, spoken as an editor speaks them: a
+//! The debugger protocols `--attach-debugger` serves, spoken as an editor speaks them: a
 //! run started under a debugger, the `startDebuggingEvent` it announced, Node's inspector
-//! (Chrome DevTools Protocol over a WebSocket) and debugpy (the Debug Adapter Protocol over TCP).
+//! (Chrome DevTools Protocol over a WebSocket), bun's (WebKit's inspector protocol, likewise)
+//! and debugpy (the Debug Adapter Protocol over TCP).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -153,6 +154,46 @@ fn cdp_run_if_waiting(port: u16) -> Value {
     };
     ws.write_all(&masked_frame(0x8, &[])).unwrap();
     reply
+}
+
+/// Lets a bun program waiting in its inspector at `url` (`ws://127.0.0.1:<port>`) run, as
+/// Pulumi's `TestDebuggerAttachBun` does: `Runtime.enable`, then WebKit's `Inspector.initialized`,
+/// read until bun answers it (closing before would leave the program waiting); the messages
+/// received are returned.
+pub(crate) fn bun_inspector_initialized(url: &str) -> Vec<Value> {
+    let rest = url
+        .strip_prefix("ws://")
+        .unwrap_or_else(|| panic!("{url} is not a ws:// address"));
+    let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let mut ws = TcpStream::connect(host).unwrap();
+    ws.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    write!(
+        ws,
+        "GET /{path} HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    .unwrap();
+    let head = read_head(&mut ws);
+    assert!(head.starts_with("HTTP/1.1 101"), "no WebSocket: {head}");
+    for request in [
+        json!({"id": 1, "method": "Runtime.enable"}),
+        json!({"id": 2, "method": "Inspector.initialized"}),
+    ] {
+        ws.write_all(&masked_frame(0x1, request.to_string().as_bytes()))
+            .unwrap();
+    }
+    let mut received = Vec::new();
+    loop {
+        let (opcode, payload) = read_frame(&mut ws);
+        assert_eq!(opcode, 0x1, "a text frame from the inspector: {received:?}");
+        let message: Value = serde_json::from_slice(&payload).unwrap();
+        let done = message["id"] == 2;
+        received.push(message);
+        if done {
+            break;
+        }
+    }
+    ws.write_all(&masked_frame(0x8, &[])).unwrap();
+    received
 }
 
 fn http_get(port: u16, path: &str) -> String {

@@ -17,6 +17,7 @@ mod program_test;
 mod about;
 mod aliases;
 mod autonaming;
+mod bun;
 mod call_component_failures;
 mod cancel;
 mod component_providers;

@@ -9,7 +9,9 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::{DebugLanguage, PluginContext, PluginError, is_executable};
-use crate::rpc::program::language_host::{Runtime, find_node_module, python_interpreter};
+use crate::rpc::program::language_host::{
+    NodeEngine, NodeOptions, Runtime, find_node_module, python_interpreter,
+};
 
 /// The Node SDK's plugin runner, resolved from the plugin's directory (or the program's).
 pub const NODE_RUN_PLUGIN_MODULE: &str = "@pulumi/pulumi/cmd/run-plugin/index.js";
@@ -85,6 +87,13 @@ impl PluginPath {
                     debug: Some((DebugLanguage::Python, 1)),
                 })
             }
+            Runtime::Nodejs(NodeOptions {
+                engine: NodeEngine::Bun,
+                ..
+            }) => Err(not_found(format!(
+                "{}: a plugin on runtime bun is not supported (its runtime may be nodejs or python)",
+                self.path.join("PulumiPlugin.yaml").display()
+            ))),
             Runtime::Nodejs(options) => {
                 let run = find_node_module(&self.path, NODE_RUN_PLUGIN_MODULE)
                     .or_else(|| find_node_module(&ctx.program_directory, NODE_RUN_PLUGIN_MODULE))

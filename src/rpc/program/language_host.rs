@@ -1,5 +1,6 @@
 //! Language hosts: running a Python or Node.js Pulumi program as a child process against our
-//! resource monitor, with the flags, environment and exit codes the SDKs expect.
+//! resource monitor, with the flags, environment and exit codes the SDKs expect. A `bun`
+//! project is a Node.js one run by bun, as Pulumi's Node.js host does in its bun mode.
 
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use tokio::sync::watch;
 use super::launcher_file::{write_node_preload, write_python_launcher};
 use super::out_of_memory::{OUT_OF_MEMORY_ADVICE, OutOfMemory};
 use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
+use crate::rpc::debugger::bun_inspector::BunInspector;
 use crate::rpc::debugger::debugpy::Debugpy;
 use crate::rpc::debugger::node_inspector::{InspectorOutput, NodeInspector};
 use crate::rpc::monitor::{DEFAULT_ORGANIZATION, serve};
@@ -40,7 +42,7 @@ const DEBUGPY_OUTPUT_GRACE: Duration = Duration::from_secs(2);
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum LanguageHostError {
     #[error(
-        "Pulumi.yaml: runtime {0:?} is not supported (stepdeck hosts python and nodejs programs)"
+        "Pulumi.yaml: runtime {0:?} is not supported (stepdeck hosts python, nodejs and bun programs)"
     )]
     UnsupportedRuntime(String),
     #[error("Pulumi.yaml: runtime.options.{option} must be {expected}")]
@@ -69,6 +71,17 @@ pub struct NodeOptions {
     pub tsconfig: Option<String>,
     /// Extra arguments for `node` itself (`nodeargs`, split as a shell would).
     pub nodeargs: Vec<String>,
+    /// What runs the program: node, or bun (`runtime: bun`).
+    pub engine: NodeEngine,
+}
+
+/// The JavaScript runtime a Node.js program runs in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NodeEngine {
+    #[default]
+    Node,
+    /// bun: TypeScript and tsconfig its own, no `nodeargs`, bun its package manager.
+    Bun,
 }
 
 impl Default for NodeOptions {
@@ -77,6 +90,7 @@ impl Default for NodeOptions {
             typescript: true,
             tsconfig: None,
             nodeargs: Vec::new(),
+            engine: NodeEngine::Node,
         }
     }
 }
@@ -116,6 +130,21 @@ impl NodeOptions {
             typescript,
             tsconfig: string("tsconfig")?,
             nodeargs,
+            engine: NodeEngine::Node,
+        })
+    }
+
+    /// As Pulumi's host in bun mode: the options are checked as for Node.js, then `typescript`,
+    /// `tsconfig` and `nodeargs` are ignored (bun compiles TypeScript and reads tsconfig itself).
+    fn for_bun(
+        options: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<NodeOptions, LanguageHostError> {
+        NodeOptions::from_options(options)?;
+        Ok(NodeOptions {
+            typescript: false,
+            tsconfig: None,
+            nodeargs: Vec::new(),
+            engine: NodeEngine::Bun,
         })
     }
 }
@@ -141,6 +170,7 @@ impl Runtime {
                 Ok(Runtime::Python { virtualenv })
             }
             "nodejs" => Ok(Runtime::Nodejs(NodeOptions::from_options(options)?)),
+            "bun" => Ok(Runtime::Nodejs(NodeOptions::for_bun(options)?)),
             other => Err(LanguageHostError::UnsupportedRuntime(other.to_string())),
         }
     }
@@ -210,6 +240,7 @@ pub struct SdkProgram {
 enum ProgramDebugger {
     Debugpy(Debugpy),
     Inspector(NodeInspector),
+    Bun(BunInspector),
 }
 
 impl SdkProgram {
@@ -318,20 +349,34 @@ impl SdkProgram {
                         self.program_directory.display()
                     ))
                 })?;
-                let preload = write_node_preload().map_err(|e| {
-                    ProgramError(format!("cannot write the Node.js preload script: {e}"))
-                })?;
-                let mut cmd = Command::new("node");
-                cmd.args(&options.nodeargs);
-                if let Some(ProgramDebugger::Inspector(inspector)) = debugger {
-                    cmd.arg(inspector.arg());
-                }
-                // One `--require=<path>` argument: the SDK's runner takes a bare `--require`
-                // in its execArgv for a user's loader and then turns its automatic ES module
-                // mode for TypeScript off.
-                let mut require = std::ffi::OsString::from("--require=");
-                require.push(preload);
-                cmd.arg(require).arg(run);
+                let mut cmd = match options.engine {
+                    NodeEngine::Node => {
+                        let preload = write_node_preload().map_err(|e| {
+                            ProgramError(format!("cannot write the Node.js preload script: {e}"))
+                        })?;
+                        let mut cmd = Command::new("node");
+                        cmd.args(&options.nodeargs);
+                        if let Some(ProgramDebugger::Inspector(inspector)) = debugger {
+                            cmd.arg(inspector.arg());
+                        }
+                        // One `--require=<path>` argument: the SDK's runner takes a bare
+                        // `--require` in its execArgv for a user's loader and then turns its
+                        // automatic ES module mode for TypeScript off.
+                        let mut require = std::ffi::OsString::from("--require=");
+                        require.push(preload);
+                        cmd.arg(require);
+                        cmd
+                    }
+                    NodeEngine::Bun => {
+                        let mut cmd = Command::new("bun");
+                        cmd.arg("run");
+                        if let Some(ProgramDebugger::Bun(inspector)) = debugger {
+                            cmd.envs(inspector.env().map_err(|e| ProgramError(e.to_string()))?);
+                        }
+                        cmd
+                    }
+                };
+                cmd.arg(run);
                 if options.typescript {
                     cmd.env("PULUMI_NODEJS_TYPESCRIPT", "true");
                 }
@@ -381,9 +426,17 @@ impl SdkProgram {
                 Debugpy::new("Pulumi: Program (Python)")
                     .map_err(|e| ProgramError(e.to_string()))?,
             ),
-            Runtime::Nodejs(_) => {
-                ProgramDebugger::Inspector(NodeInspector::new("Pulumi: Program (nodejs)"))
-            }
+            Runtime::Nodejs(NodeOptions {
+                engine: NodeEngine::Node,
+                ..
+            }) => ProgramDebugger::Inspector(NodeInspector::new("Pulumi: Program (nodejs)")),
+            Runtime::Nodejs(NodeOptions {
+                engine: NodeEngine::Bun,
+                ..
+            }) => ProgramDebugger::Bun(
+                BunInspector::new("Pulumi: Program (bun)")
+                    .map_err(|e| ProgramError(e.to_string()))?,
+            ),
         }))
     }
 
@@ -397,9 +450,12 @@ impl SdkProgram {
     }
 
     fn runtime_name(&self) -> &'static str {
-        match self.runtime {
+        match &self.runtime {
             Runtime::Python { .. } => "python",
-            Runtime::Nodejs(_) => "nodejs",
+            Runtime::Nodejs(options) => match options.engine {
+                NodeEngine::Node => "nodejs",
+                NodeEngine::Bun => "bun",
+            },
         }
     }
 
@@ -421,10 +477,13 @@ impl SdkProgram {
             ))
         })?;
         let pid = child.id();
-        let (debugpy, inspector) = match debugger {
-            Some(ProgramDebugger::Debugpy(d)) => (Some(d), None),
-            Some(ProgramDebugger::Inspector(i)) => (None, Some(i.output(pid, self.events.clone()))),
-            None => (None, None),
+        let (debugpy, inspector, bun) = match debugger {
+            Some(ProgramDebugger::Debugpy(d)) => (Some(d), None, None),
+            Some(ProgramDebugger::Inspector(i)) => {
+                (None, Some(i.output(pid, self.events.clone())), None)
+            }
+            Some(ProgramDebugger::Bun(b)) => (None, None, Some(b)),
+            None => (None, None, None),
         };
         let tail = Arc::new(Mutex::new(VecDeque::new()));
         let oom = Arc::new(OutOfMemory::default());
@@ -453,6 +512,7 @@ impl SdkProgram {
             status = child.wait() => Some(status),
             _ = refusal.wait_for(|r| *r) => None,
             never = announce_debugpy(debugpy.as_ref(), pid, &self.events) => match never {},
+            never = announce_bun(bun.as_ref(), pid, &self.events) => match never {},
         };
         let status = match exited {
             Some(status) => status,
@@ -535,6 +595,22 @@ async fn announce_debugpy(
     if let (Some(debugpy), Some(pid)) = (debugpy, pid) {
         match debugpy.ready(pid).await {
             Ok(()) => events.send(debugpy.announcement()),
+            Err(e) => events.diag(None, Severity::Error, e.to_string()),
+        }
+    }
+    std::future::pending().await
+}
+
+/// Announces the wait for a debugger once bun's inspector listens (an error if it never says
+/// so), as Pulumi's host in bun mode waits for bun's notification before it announces.
+async fn announce_bun(
+    bun: Option<&BunInspector>,
+    pid: Option<u32>,
+    events: &EventSink,
+) -> std::convert::Infallible {
+    if let Some(bun) = bun {
+        match bun.ready().await {
+            Ok(()) => events.send(bun.announcement(pid)),
             Err(e) => events.diag(None, Severity::Error, e.to_string()),
         }
     }

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::mpsc;
 
-use super::language_host::{BAIL_MESSAGE, NodeOptions, Runtime, SdkProgram};
+use super::language_host::{BAIL_MESSAGE, NodeEngine, NodeOptions, Runtime, SdkProgram};
 use crate::engine::program::source::{DeploymentInfo, SourceEvent};
 use crate::engine::provider::ProviderError;
 use crate::engine::{
@@ -524,6 +524,7 @@ fn node_runtime_options_are_read_as_pulumis_node_host_reads_them() {
             typescript: true,
             tsconfig: None,
             nodeargs: Vec::new(),
+            engine: NodeEngine::Node,
         })
     );
     assert_eq!(
@@ -542,6 +543,7 @@ fn node_runtime_options_are_read_as_pulumis_node_host_reads_them() {
                 "./pre load.js".into(),
                 "--inspect".into()
             ],
+            engine: NodeEngine::Node,
         })
     );
     for (options, message) in [
@@ -561,4 +563,31 @@ fn node_runtime_options_are_read_as_pulumis_node_host_reads_them() {
         let err = node_options(options).unwrap_err().to_string();
         assert!(err.contains(message), "{err}");
     }
+}
+
+#[test]
+fn a_bun_project_is_a_nodejs_one_run_by_bun_without_nodes_options() {
+    let options = serde_json::json!({
+        "typescript": true,
+        "tsconfig": "tsconfig.pulumi.json",
+        "nodeargs": "--inspect",
+        "packagemanager": "npm",
+    });
+    assert_eq!(
+        Runtime::from_project("bun", options.as_object().unwrap()).unwrap(),
+        Runtime::Nodejs(NodeOptions {
+            typescript: false,
+            tsconfig: None,
+            nodeargs: Vec::new(),
+            engine: NodeEngine::Bun,
+        })
+    );
+    let bad = serde_json::json!({"nodeargs": 3});
+    let err = Runtime::from_project("bun", bad.as_object().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("runtime.options.nodeargs must be a string"),
+        "{err}"
+    );
 }

@@ -1,0 +1,4 @@
+import * as pulumi from "@pulumi/pulumi";
+
+// `about` reads the project, never runs it.
+const label = "about-name";
