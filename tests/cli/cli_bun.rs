@@ -128,3 +128,45 @@ fn a_bun_program_waits_in_buns_inspector_until_a_debugger_initializes() {
     );
     assert!(out.contains("message: \"hello\""), "{out}");
 }
+
+#[test]
+fn a_bun_project_refuses_a_node_sdk_older_than_bun_needs() {
+    let env = bun_project(PROGRAM, "    packagemanager: bun\n");
+    std::fs::remove_file(env.project().join("node_modules")).unwrap();
+    let sdk = env.project().join("node_modules/@pulumi/pulumi");
+    std::fs::create_dir_all(sdk.join("cmd/run")).unwrap();
+    std::fs::write(
+        sdk.join("package.json"),
+        r#"{"name": "@pulumi/pulumi", "version": "3.200.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(sdk.join("cmd/run/index.js"), "process.exit(0);\n").unwrap();
+    env.ok(&["stack", "init", "dev"]);
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "the bun runtime requires @pulumi/pulumi >= 3.226.0, but 3.200.0 is installed"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_provider_plugin_on_runtime_bun_is_refused_by_name() {
+    let env = Env::new(
+        "plugins:\n  providers:\n    - name: greet\n      path: ./greet\nresources:\n  g:\n    type: greet:index:Greeting\n",
+    );
+    let plugin = env.project().join("greet");
+    std::fs::create_dir_all(&plugin).unwrap();
+    std::fs::write(plugin.join("PulumiPlugin.yaml"), "runtime: bun\n").unwrap();
+    env.ok(&["stack", "init", "dev"]);
+    let out = env.run(&["preview", "--stack", "dev", "--non-interactive"]);
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    assert!(!out.status.success(), "{text}");
+    assert!(
+        text.contains("PulumiPlugin.yaml: a plugin on runtime bun is not supported"),
+        "{text}"
+    );
+}

@@ -32,6 +32,8 @@ pub const BAIL_MESSAGE: &str = "its error is reported above";
 /// The Node SDK's program runner, resolved from the program directory.
 pub const NODE_RUN_MODULE: &str = "@pulumi/pulumi/cmd/run/index.js";
 const STDERR_TAIL: usize = 20;
+/// The oldest Node SDK that runs under bun (Pulumi's host in bun mode refuses older ones).
+const MIN_BUN_SDK: semver::Version = semver::Version::new(3, 226, 0);
 /// How long a program may take to stop by itself after the engine refused one of its
 /// registrations (the program is killed then).
 const REFUSED_GRACE: Duration = Duration::from_secs(2);
@@ -368,6 +370,7 @@ impl SdkProgram {
                         cmd
                     }
                     NodeEngine::Bun => {
+                        check_sdk_for_bun(&run)?;
                         let mut cmd = Command::new("bun");
                         cmd.arg("run");
                         if let Some(ProgramDebugger::Bun(inspector)) = debugger {
@@ -574,6 +577,27 @@ impl SdkProgram {
                 &tail,
             ))),
         }
+    }
+}
+
+/// Refuses a Node SDK too old for bun, named by its runner's package (`version` of the
+/// `@pulumi/pulumi` holding `cmd/run/index.js`); an unreadable version is let through, as
+/// Pulumi's check skips what it cannot read.
+fn check_sdk_for_bun(run: &Path) -> Result<(), ProgramError> {
+    let Some(manifest) = run.ancestors().nth(3).map(|sdk| sdk.join("package.json")) else {
+        return Ok(());
+    };
+    let version = std::fs::read_to_string(&manifest)
+        .ok()
+        .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .and_then(|m| m["version"].as_str().map(str::to_string))
+        .and_then(|v| semver::Version::parse(&v).ok());
+    match version {
+        Some(v) if v < MIN_BUN_SDK => Err(ProgramError(format!(
+            "the bun runtime requires @pulumi/pulumi >= {MIN_BUN_SDK}, but {v} is installed ({}); update it and re-run `install`",
+            manifest.display()
+        ))),
+        _ => Ok(()),
     }
 }
 
