@@ -34,6 +34,7 @@ use stepdeck::rpc::program::client_program::ClientProgram;
 use stepdeck::rpc::program::language_host::python_interpreter;
 use stepdeck::rpc::program::language_host::{Runtime, SdkProgram};
 use stepdeck::rpc::program::served_program::ServedProgram;
+use stepdeck::rpc::program::typechecker::Typechecker;
 use stepdeck::state::secrets::encrypt_secrets;
 use stepdeck::state::{RecordedConfig, UpdateRecord};
 use stepdeck::yaml::YamlProgram;
@@ -184,8 +185,14 @@ pub(super) fn prepare(
             {
                 super::install::ensure_pip_virtualenv(&project.dir, &venv.to_string_lossy())?;
             }
+            let typechecker = if name == "python" {
+                Typechecker::from_options(&options).map_err(|e| usage(e.to_string()))?
+            } else {
+                None
+            };
             let mut sdk = SdkProgram::new(runtime, &project.dir, events.clone())
-                .with_debugger(debug.program());
+                .with_debugger(debug.program())
+                .with_typechecker(typechecker);
             if let Some(main) = &project.main {
                 sdk = sdk.with_main(main);
             }

@@ -29,6 +29,7 @@ mod cli_plans;
 mod cli_policy_packs;
 mod cli_program_not_run;
 mod cli_project_plugins;
+mod cli_python_typechecker;
 mod cli_secrets;
 mod cli_stack_history;
 mod cli_stack_rename;

@@ -75,6 +75,7 @@ mod python_dynamic_provider;
 mod python_event_loop;
 mod python_generated_sdks;
 mod python_toolchains;
+mod python_typecheckers;
 mod python_types;
 mod python_venvs;
 mod read_import;

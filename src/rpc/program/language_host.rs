@@ -17,6 +17,7 @@ use tokio::sync::watch;
 
 use super::launcher_file::{write_node_preload, write_python_launcher};
 use super::out_of_memory::{OUT_OF_MEMORY_ADVICE, OutOfMemory};
+use super::typechecker::Typechecker;
 use crate::engine::{EventSink, Program, ProgramError, ResourceMonitor, Severity};
 use crate::rpc::debugger::bun_inspector::BunInspector;
 use crate::rpc::debugger::debugpy::Debugpy;
@@ -235,6 +236,8 @@ pub struct SdkProgram {
     args: Vec<String>,
     /// `--attach-debugger`: the program waits for a debugger before its first line.
     debug: bool,
+    /// A Python program's checker, run over it before each run.
+    typechecker: Option<Typechecker>,
     events: EventSink,
 }
 
@@ -261,8 +264,15 @@ impl SdkProgram {
             organization: DEFAULT_ORGANIZATION.into(),
             args: Vec::new(),
             debug: false,
+            typechecker: None,
             events,
         }
+    }
+
+    /// Checks a Python program with `typechecker` before each run (`runtime.options.typechecker`).
+    pub fn with_typechecker(mut self, typechecker: Option<Typechecker>) -> SdkProgram {
+        self.typechecker = typechecker;
+        self
     }
 
     /// Starts the program under its language's debugger (debugpy, Node's inspector), waiting
@@ -470,6 +480,11 @@ impl SdkProgram {
         addr: &str,
         refused: &watch::Sender<bool>,
     ) -> Result<(), ProgramError> {
+        if let (Runtime::Python { .. }, Some(typechecker)) = (&self.runtime, &self.typechecker) {
+            typechecker
+                .check(&self.python(), &self.program_directory, &self.events)
+                .await?;
+        }
         let debugger = self.debugger()?;
         let mut cmd = self.command(monitor, addr, debugger.as_ref())?;
         let program = cmd.as_std().get_program().to_string_lossy().into_owned();

@@ -9,3 +9,4 @@ mod out_of_memory;
 #[cfg(test)]
 mod sdk_program_tests;
 pub mod served_program;
+pub mod typechecker;
