@@ -12,6 +12,7 @@ use serde_json::Value;
 use stepdeck::project::Project;
 
 use super::errors::usage;
+use super::node_package_manager::detect_package_manager;
 use super::node_workspace::workspace_root;
 use super::package::install_packages;
 use super::package::target;
@@ -83,25 +84,6 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
             target.file.display()
         ))),
     }
-}
-
-/// Pulumi's `auto` package manager: yarn when `PULUMI_PREFER_YARN` is true, else the one whose
-/// lock file is in the project or a directory above it (a workspace's root holds it), else npm.
-fn detect_package_manager(root: &Path) -> &'static str {
-    let prefer_yarn = std::env::var("PULUMI_PREFER_YARN")
-        .is_ok_and(|v| ["1", "true", "yes"].contains(&v.to_ascii_lowercase().as_str()));
-    if prefer_yarn {
-        return "yarn";
-    }
-    [
-        ("yarn.lock", "yarn"),
-        ("pnpm-lock.yaml", "pnpm"),
-        ("bun.lock", "bun"),
-        ("bun.lockb", "bun"),
-    ]
-    .into_iter()
-    .find(|(file, _)| search_up(root, file).is_some())
-    .map_or("npm", |(_, pm)| pm)
 }
 
 /// Python with pip: the virtualenv created when it has no interpreter yet (with pip,

@@ -21,6 +21,7 @@ mod import;
 mod install;
 mod login;
 mod new;
+mod node_package_manager;
 mod node_workspace;
 mod operation;
 mod org;

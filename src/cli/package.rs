@@ -4,6 +4,7 @@
 //! Pulumi's `packagecmd` does; a YAML project gets pulumi-yaml's package declaration file.
 
 mod install_packages;
+mod plugin_dependencies;
 mod source;
 pub(super) mod target;
 mod yaml_lock;

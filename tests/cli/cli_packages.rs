@@ -422,3 +422,33 @@ fn a_local_source_may_carry_a_version_after_an_at_sign() {
     let schema: Value = serde_json::from_str(&stdout(&out)).unwrap();
     assert_eq!(schema["name"], "random-plugin-component");
 }
+
+/// A Node.js plugin source directory whose dependencies are not installed gets them (its package
+/// manager's `install` there) before it is asked for its schema, as Pulumi's `InstallPluginAt`
+/// runs the language host's install first; what npm prints stays off stdout, the schema's.
+#[test]
+fn a_node_plugins_dependencies_are_installed_before_it_is_asked_for_its_schema() {
+    let root = tempfile::tempdir().unwrap();
+    let plugin = root.path().join("provider");
+    write(&plugin.join("PulumiPlugin.yaml"), "runtime: nodejs\n");
+    let sdk = sdk_env().root.join("node_modules/@pulumi/pulumi");
+    let manifest = json!({
+        "name": "provider",
+        "dependencies": {"@pulumi/pulumi": format!("file:{}", sdk.display())},
+    });
+    write(&plugin.join("package.json"), &manifest.to_string());
+    write(
+        &plugin.join("index.ts"),
+        "import * as pulumi from \"@pulumi/pulumi\";\n\nexport interface MyComponentArgs {}\n\n\
+         export class MyComponent extends pulumi.ComponentResource {\n    \
+         constructor(name: string, args: MyComponentArgs, opts?: pulumi.ComponentResourceOptions) {\n        \
+         super(\"provider:index:MyComponent\", name, args, opts);\n    }\n}\n",
+    );
+    let out = ok_in(root.path(), None, &["package", "get-schema", "./provider"]);
+    let schema: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(
+        schema["resources"]["provider:index:MyComponent"]["isComponent"],
+        true
+    );
+    assert!(plugin.join("node_modules/@pulumi/pulumi").exists());
+}

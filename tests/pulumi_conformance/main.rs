@@ -51,6 +51,7 @@ mod graph;
 mod hide_diffs;
 mod hooks;
 mod lifecycle;
+mod new_templates;
 mod node_programs;
 mod nodejs_entry_points;
 mod nodejs_exits;

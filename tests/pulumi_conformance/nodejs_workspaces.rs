@@ -2,7 +2,8 @@
 //! (`tests/integration/nodejs/*-package-json-in-parent-dir*`, `codepaths-nested`) and programs
 //! in npm, yarn, pnpm and bun workspaces, each driven as its Go test drives it: ProgramTest
 //! with `RelativeWorkDir`, and for the workspaces `install` (which installs from the npm
-//! registry through the package manager's cache) before the lifecycle.
+//! registry through the package manager's cache) before the lifecycle; one is compiled by its
+//! members' `tsc` first (ProgramTest's `RunBuild`).
 
 use super::cli_support::sdk::sdk_env;
 use super::harness::ProgramTest;
@@ -189,5 +190,35 @@ fn ts_codepaths_workspaces() {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
+    t.lifecycle(&quick(), |_| {});
+}
+
+/// Pulumi's `TestCodePathsWorkspaceTSC` (Quick, `RunBuild`): ProgramTest's yarn prepare at the
+/// workspace root (`yarn install` through a lock file pinning the installed SDKs'
+/// `@pulumi/pulumi`, as in `ts_codepaths_workspaces`), then `yarn run build` there (`yarn
+/// workspaces run build`: each member's `tsc`, TypeScript 3.9 from the workspace's own
+/// package.json, against the SDK's declarations as they are), then the lifecycle of the
+/// program `main: bin/index.js` names, tsc's output.
+#[test]
+fn ts_codepaths_workspaces_tsc() {
+    let t = in_own_dir("ts_codepaths_workspaces_tsc", "infra");
+    let bin = t.env.plugins.clone().unwrap();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path =
+        std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).unwrap();
+    for args in [&["install"][..], &["run", "build"]] {
+        let out = std::process::Command::new(sdk_env().root.join("node_modules/.bin/yarn"))
+            .args(args)
+            .env("PATH", &path)
+            .current_dir(t.env.root.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "yarn {args:?} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     t.lifecycle(&quick(), |_| {});
 }

@@ -1,8 +1,9 @@
 //! A package source resolved and asked for its schema, as Pulumi's `SchemaFromSchemaSource`
 //! does: a schema file is read; a YAML component package is read from its files; a plugin
 //! directory (`PulumiPlugin.yaml`, or holding `pulumi-resource-<dir>`), a plugin executable or
-//! an installed plugin (`NAME[@VERSION]`) is started, parameterized with the arguments when
-//! there are any, and asked `GetSchema`. What the plugin prints goes to stderr.
+//! an installed plugin (`NAME[@VERSION]`) is started (a Node.js source directory's
+//! dependencies installed first when missing), parameterized with the arguments when there are
+//! any, and asked `GetSchema`. What the plugin prints goes to stderr.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,6 +24,7 @@ use stepdeck::rpc::program::language_host::python_interpreter;
 use stepdeck::yaml::component_schema::component_package_schema;
 use tokio::sync::OnceCell;
 
+use super::plugin_dependencies::install_plugin_dependencies;
 use crate::cli::errors::usage;
 
 /// How long the plugin's last output may take to be printed once it is done with.
@@ -120,6 +122,9 @@ pub(super) async fn fetch_schema(
         }
         .source_runtime()
         .map_err(|e| usage(e.to_string()))?;
+        if let Some(runtime) = &runtime {
+            install_plugin_dependencies(&path, runtime)?;
+        }
         if runtime.as_ref().is_some_and(|r| r.name == "yaml") {
             let schema = component_package_schema(&path).map_err(|e| usage(e.to_string()))?;
             let spec = PackageSpec {

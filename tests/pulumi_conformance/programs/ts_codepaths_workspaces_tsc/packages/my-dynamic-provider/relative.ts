@@ -1,0 +1,3 @@
+const magic = 42;
+
+export const fun = () => magic;
