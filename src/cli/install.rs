@@ -1,5 +1,6 @@
 //! `install`: the `packages:` of the project (or of the plugin, in a `PulumiPlugin.yaml`
-//! directory), their SDKs generated and linked, then the dependencies, installed as Pulumi's
+//! directory), their SDKs generated and linked, then the dependencies (a policy pack's, in a
+//! `PulumiPolicy.yaml` directory, which has no `packages:`), installed as Pulumi's
 //! language hosts install them: Python into its virtualenv (`runtime.options.virtualenv`,
 //! created when missing) with the `toolchain` the project names (pip, or poetry/uv when on
 //! PATH), Node.js with its `packagemanager`, YAML needing nothing. Plugins are not downloaded.
@@ -9,30 +10,37 @@ use std::process::Command;
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
-use stepdeck::project::Project;
+use stepdeck::policy::pack_file::{PACK_FILE, PackProject};
+use stepdeck::project::{Project, Runtime};
 
 use super::errors::usage;
 use super::node_package_manager::detect_package_manager;
 use super::node_workspace::workspace_root;
 use super::package::install_packages;
-use super::package::target;
+use super::package::target::{self, Target};
 use super::stdout::outln;
 
 pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
-    let target = target::at(dir)?.ok_or_else(|| {
-        usage(format!(
-            "no Pulumi.yaml project file found in {}; pass --cwd DIR or run from a project directory",
-            dir.display()
-        ))
-    })?;
-    let file = target
-        .file
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    install_packages(&target)
-        .await
-        .with_context(|| format!("installing `packages` from {file}"))?;
+    let target = match policy_pack_at(dir)? {
+        Some(pack) => pack,
+        None => {
+            let target = target::at(dir)?.ok_or_else(|| {
+                usage(format!(
+                    "no Pulumi.yaml project file found in {}; pass --cwd DIR or run from a project directory",
+                    dir.display()
+                ))
+            })?;
+            let file = target
+                .file
+                .file_name()
+                .map(|f| f.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            install_packages(&target)
+                .await
+                .with_context(|| format!("installing `packages` from {file}"))?;
+            target
+        }
+    };
     if no_dependencies {
         return Ok(());
     }
@@ -84,6 +92,29 @@ pub(super) async fn run(dir: &Path, no_dependencies: bool) -> Result<()> {
             target.file.display()
         ))),
     }
+}
+
+/// The policy pack whose `PulumiPolicy.yaml` is in `dir`, as a target whose dependencies are
+/// installed as a program's of its runtime are (Pulumi's `InstallPluginDependencies`).
+fn policy_pack_at(dir: &Path) -> Result<Option<Target>> {
+    let file = dir.join(PACK_FILE);
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let pack = PackProject::load(dir).map_err(|e| {
+        usage(format!(
+            "failed to load Pulumi policy project located at {:?}: {e}",
+            file.display().to_string()
+        ))
+    })?;
+    Ok(Some(Target {
+        root: dir.to_path_buf(),
+        file,
+        runtime: Runtime {
+            name: pack.runtime.name,
+            options: pack.runtime.options,
+        },
+    }))
 }
 
 /// Python with pip: the virtualenv created when it has no interpreter yet (with pip,

@@ -196,8 +196,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<()> {
         _ => {}
     }
     let dir = std::path::absolute(match &command {
-        // A plugin's directory installs its own `packages:` and dependencies.
-        Command::Install { .. } => workspace::project_or_plugin_dir(global.cwd.as_deref())?,
+        // A policy pack's or a plugin's directory installs its own dependencies.
+        Command::Install { .. } => workspace::install_dir(global.cwd.as_deref())?,
         _ => workspace::project_dir(global.cwd.as_deref())?,
     })
     .context("resolving the project directory")?;

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use stepdeck::engine::{EventSink, ProviderFactory, Severity};
+use stepdeck::policy::pack_file::PACK_FILE;
 use stepdeck::project::{
     ConfigCrypter, CryptError, PROJECT_FILE, Project, ProjectError, ResolvedConfig, StackSettings,
     settings_file_name,
@@ -367,12 +368,22 @@ pub(super) fn chosen_backend(
     parsed.map(Some).map_err(|e| usage(e.to_string()))
 }
 
-/// The project directory, or a plugin's (`PulumiPlugin.yaml`) where there is no project.
-pub(super) fn project_or_plugin_dir(cwd: Option<&Path>) -> Result<PathBuf> {
+/// Where `install` works, as Pulumi's `install` chooses: the nearest policy pack
+/// (`PulumiPolicy.yaml` from the working directory up) unless it holds the nearest project,
+/// else a plugin's directory (`PulumiPlugin.yaml`) where there is no project, else the project.
+pub(super) fn install_dir(cwd: Option<&Path>) -> Result<PathBuf> {
     let dir = match cwd {
         Some(d) => d.to_path_buf(),
         None => std::env::current_dir().context("reading the current directory")?,
     };
+    let project = project_dir(Some(&dir)).ok();
+    let pack = dir
+        .ancestors()
+        .find(|d| d.join(PACK_FILE).is_file())
+        .filter(|pack| project.as_ref().is_none_or(|p| pack.starts_with(p)));
+    if let Some(pack) = pack {
+        return Ok(pack.to_path_buf());
+    }
     if dir.join("PulumiPlugin.yaml").is_file() && !dir.join("Pulumi.yaml").exists() {
         return Ok(dir);
     }

@@ -726,6 +726,46 @@ fn install_finds_the_lock_file_of_a_workspace_root_and_prefers_yarn_when_asked()
     );
 }
 
+/// As Pulumi's `install`: from inside a policy pack nested in a project it installs the pack
+/// alone; from a project nested in a pack, the project alone.
+#[test]
+fn install_in_a_policy_pack_installs_the_pack_and_not_the_project_around_it() {
+    let env = Env::new("");
+    env.write("Pulumi.yaml", "name: outer\nruntime: nodejs\n");
+    env.write("package.json", r#"{"name": "outer", "version": "1.0.0"}"#);
+    let pack = env.project().join("pack");
+    std::fs::create_dir_all(pack.join("src")).unwrap();
+    std::fs::write(pack.join("PulumiPolicy.yaml"), "runtime: nodejs\n").unwrap();
+    std::fs::write(
+        pack.join("package.json"),
+        r#"{"name": "pack", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    let out = env.ok_in(&pack.join("src"), &["install"]);
+    assert!(out.contains("Finished installing dependencies"), "{out}");
+    assert!(
+        exists(&pack.join("package-lock.json")),
+        "npm ran in the pack"
+    );
+    assert!(!exists(&env.project().join("package-lock.json")));
+
+    let inner = pack.join("app");
+    std::fs::create_dir(&inner).unwrap();
+    std::fs::write(inner.join("Pulumi.yaml"), "name: inner\nruntime: nodejs\n").unwrap();
+    std::fs::write(
+        inner.join("package.json"),
+        r#"{"name": "inner", "version": "1.0.0"}"#,
+    )
+    .unwrap();
+    std::fs::remove_file(pack.join("package-lock.json")).unwrap();
+    env.ok_in(&inner, &["install"]);
+    assert!(
+        exists(&inner.join("package-lock.json")),
+        "npm ran in the project"
+    );
+    assert!(!exists(&pack.join("package-lock.json")));
+}
+
 #[test]
 fn import_keeps_only_the_properties_named() {
     let env = Env::new(NET_AND_DB);

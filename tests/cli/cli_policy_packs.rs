@@ -742,3 +742,48 @@ fn a_mandatory_stack_policy_fails_the_update_at_its_end_and_what_was_created_sta
     let managed: Vec<String> = env.managed("dev").into_iter().map(|(n, _)| n).collect();
     assert_eq!(managed, ["db", "net"], "the state keeps what was created");
 }
+
+/// A `runtime: bun` pack: its TypeScript run by bun (the SDK's pack runner under `bun run`), as
+/// Pulumi's Node.js host starts a pack in its bun mode.
+#[test]
+fn a_bun_pack_runs_its_typescript_with_bun() {
+    let mut env = env();
+    let pack = env.root.path().join("bun_pack");
+    std::fs::create_dir(&pack).unwrap();
+    std::fs::write(pack.join("PulumiPolicy.yaml"), "runtime: bun\n").unwrap();
+    std::fs::write(
+        pack.join("package.json"),
+        r#"{"name": "bun-pack", "version": "0.1.0"}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        pack.join("index.ts"),
+        r#"import { PolicyPack } from "@pulumi/policy";
+const runner: string = process.versions.bun !== undefined ? "bun" : "node";
+new PolicyPack("bun-pack", {
+    policies: [{
+        name: "runner",
+        description: "Says what ran the pack",
+        enforcementLevel: "advisory",
+        validateStack: (_stack, reportViolation) => reportViolation(`run by ${runner}`),
+    }],
+});
+"#,
+    )
+    .unwrap();
+    link_sdks(&pack);
+    let bin = env.root.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(
+        sdk::sdk_env().root.join("node_modules/.bin/bun"),
+        bin.join("bun"),
+    )
+    .unwrap();
+    env.plugins = Some(bin);
+    let out = env.ok(&["preview", "--stack", "dev", "--policy-pack", "../bun_pack"]);
+    assert!(
+        policies(&out).contains("⚠️ bun-pack@v0.1.0 (local: ../bun_pack)"),
+        "{out}"
+    );
+    assert!(out.contains("run by bun"), "{out}");
+}

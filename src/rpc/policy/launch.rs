@@ -1,7 +1,8 @@
 //! The command that starts a policy pack, as Pulumi's language hosts build it for `RunPlugin`
 //! with kind `analyzer`: a Python pack runs `python -u -m pulumi.policy <engine> <dir>` in its
 //! virtualenv, a Node pack runs its own `node_modules`' `run-policy-pack` with the same two
-//! arguments, an executable file runs as a binary analyzer. The working directory is the
+//! arguments (a `runtime: bun` pack under `bun run`, as Pulumi's Node.js host in its bun mode
+//! starts one), an executable file runs as a binary analyzer. The working directory is the
 //! pack's, and the stack's identity and decrypted configuration are in the environment, which
 //! the SDKs read when the pack's module loads.
 
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::rpc::program::language_host::find_node_module;
+use crate::rpc::program::language_host::{find_node_module, sdk_too_old_for_bun};
 
 /// The Node SDK's policy pack runner, resolved from the pack's directory.
 pub const RUN_POLICY_PACK_MODULE: &str = "@pulumi/pulumi/cmd/run-policy-pack/index.js";
@@ -53,9 +54,12 @@ pub enum LaunchError {
         expected: &'static str,
     },
     #[error(
-        "PulumiPolicy.yaml: runtime {0:?} is not supported (stepdeck runs python and nodejs policy packs)"
+        "PulumiPolicy.yaml: runtime {0:?} is not supported (stepdeck runs python, nodejs and bun policy packs)"
     )]
     UnsupportedRuntime(String),
+    /// A bun pack whose `@pulumi/pulumi` is older than bun needs.
+    #[error("{0}")]
+    SdkTooOldForBun(String),
     #[error(
         "PulumiPolicy.yaml: the {0} toolchain is not supported for policy packs (use pip or uv with a virtualenv)"
     )]
@@ -128,6 +132,7 @@ pub fn command(
     match runtime.name.as_str() {
         "python" => python(dir, &runtime.options, identity, engine_address),
         "nodejs" => node(dir, &runtime.options, identity, engine_address),
+        "bun" => bun(dir, identity, engine_address),
         other => Err(LaunchError::UnsupportedRuntime(other.to_string())),
     }
 }
@@ -213,6 +218,33 @@ fn node(
     })
 }
 
+/// A `runtime: bun` pack: the SDK's runner under `bun run`, which compiles the pack's
+/// TypeScript itself; `nodeargs` (and the TypeScript options) are ignored, as Pulumi's host in
+/// bun mode ignores them.
+fn bun(
+    dir: &Path,
+    identity: &StackIdentity,
+    engine_address: &str,
+) -> Result<PackCommand, LaunchError> {
+    let module = find_node_module(dir, RUN_POLICY_PACK_MODULE)
+        .ok_or_else(|| LaunchError::NodeDependencies(dir.display().to_string()))?;
+    if let Some(refused) = sdk_too_old_for_bun(&module) {
+        return Err(LaunchError::SdkTooOldForBun(refused));
+    }
+    Ok(PackCommand {
+        program: PathBuf::from("bun"),
+        args: vec![
+            "run".into(),
+            module.into_os_string(),
+            engine_address.into(),
+            dir.into(),
+        ],
+        cwd: dir.to_path_buf(),
+        env: identity_env(identity, &["PULUMI_NODEJS_", "PULUMI_"]),
+        env_remove: Vec::new(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,5 +317,35 @@ mod tests {
         };
         let e = command(dir.path(), Some(&go), &identity(), "x").unwrap_err();
         assert_eq!(e, LaunchError::UnsupportedRuntime("go".into()));
+    }
+
+    #[test]
+    fn a_bun_pack_runs_the_sdks_runner_under_bun_run_if_its_sdk_is_new_enough() {
+        let dir = tempfile::tempdir().unwrap();
+        let sdk = dir.path().join("node_modules/@pulumi/pulumi");
+        std::fs::create_dir_all(sdk.join("cmd/run-policy-pack")).unwrap();
+        std::fs::write(sdk.join("cmd/run-policy-pack/index.js"), "").unwrap();
+        let bun = PackRuntime {
+            name: "bun".into(),
+            options: [("nodeargs".to_string(), Value::from("--inspect"))].into(),
+        };
+        std::fs::write(sdk.join("package.json"), r#"{"version": "3.226.0"}"#).unwrap();
+        let cmd = command(dir.path(), Some(&bun), &identity(), "127.0.0.1:1").unwrap();
+        assert_eq!(cmd.program, PathBuf::from("bun"));
+        let runner = sdk.join("cmd/run-policy-pack/index.js");
+        let expected: Vec<OsString> = vec![
+            "run".into(),
+            runner.into(),
+            "127.0.0.1:1".into(),
+            dir.path().into(),
+        ];
+        assert_eq!(cmd.args, expected);
+        assert_eq!(cmd.cwd, dir.path());
+        std::fs::write(sdk.join("package.json"), r#"{"version": "3.225.9"}"#).unwrap();
+        let e = command(dir.path(), Some(&bun), &identity(), "x").unwrap_err();
+        assert!(
+            e.to_string().contains("requires @pulumi/pulumi >= 3.226.0"),
+            "{e}"
+        );
     }
 }

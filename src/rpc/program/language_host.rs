@@ -380,7 +380,9 @@ impl SdkProgram {
                         cmd
                     }
                     NodeEngine::Bun => {
-                        check_sdk_for_bun(&run)?;
+                        if let Some(refused) = sdk_too_old_for_bun(&run) {
+                            return Err(ProgramError(refused));
+                        }
                         let mut cmd = Command::new("bun");
                         cmd.arg("run");
                         if let Some(ProgramDebugger::Bun(inspector)) = debugger {
@@ -595,25 +597,23 @@ impl SdkProgram {
     }
 }
 
-/// Refuses a Node SDK too old for bun, named by its runner's package (`version` of the
-/// `@pulumi/pulumi` holding `cmd/run/index.js`); an unreadable version is let through, as
-/// Pulumi's check skips what it cannot read.
-fn check_sdk_for_bun(run: &Path) -> Result<(), ProgramError> {
-    let Some(manifest) = run.ancestors().nth(3).map(|sdk| sdk.join("package.json")) else {
-        return Ok(());
-    };
+/// Why the Node SDK holding `runner` (a script two directories into `@pulumi/pulumi`, such as
+/// `cmd/run/index.js`) cannot run under bun: older than bun needs (Pulumi's host in bun mode
+/// checks it before it runs a program or a policy pack); `None` when it can or its version
+/// is unreadable.
+pub fn sdk_too_old_for_bun(runner: &Path) -> Option<String> {
+    let manifest = runner.ancestors().nth(3)?.join("package.json");
     let version = std::fs::read_to_string(&manifest)
         .ok()
         .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
         .and_then(|m| m["version"].as_str().map(str::to_string))
-        .and_then(|v| semver::Version::parse(&v).ok());
-    match version {
-        Some(v) if v < MIN_BUN_SDK => Err(ProgramError(format!(
-            "the bun runtime requires @pulumi/pulumi >= {MIN_BUN_SDK}, but {v} is installed ({}); update it and re-run `install`",
+        .and_then(|v| semver::Version::parse(&v).ok())?;
+    (version < MIN_BUN_SDK).then(|| {
+        format!(
+            "the bun runtime requires @pulumi/pulumi >= {MIN_BUN_SDK}, but {version} is installed ({}); update it and re-run `install`",
             manifest.display()
-        ))),
-        _ => Ok(()),
-    }
+        )
+    })
 }
 
 fn with_tail(msg: String, tail: &[String]) -> String {
