@@ -196,10 +196,23 @@ fn imported(case: &str) -> Env {
     env
 }
 
-/// `install` in `dir`, which must succeed and say it finished.
+/// `install` in `dir`, which must succeed and say it finished; npm takes what its cache has
+/// without asking the registry again.
 fn install_in(env: &Env, dir: &Path) {
-    let out = env.ok_in(dir, &["install"]);
-    assert!(out.contains("Finished installing dependencies"), "{out}");
+    let out = env
+        .command_in(dir, &["install"])
+        .env("npm_config_prefer_offline", "true")
+        .env("npm_config_audit", "false")
+        .env("npm_config_fund", "false")
+        .output()
+        .unwrap();
+    let (text, err) = (stdout(&out), stderr(&out));
+    assert!(
+        out.status.success(),
+        "install in {}: {text}{err}",
+        dir.display()
+    );
+    assert!(text.contains("Finished installing dependencies"), "{text}");
 }
 
 /// `TestProjectInstallDependencies`: `install` runs npm install in the project.
