@@ -142,7 +142,7 @@ fn install_sdk(root: &Path, runtime: &Runtime, fetched: &FetchedSchema) -> Resul
         sdks.display()
     )?;
     sdkgen::link(root, runtime, &sdk).map_err(|e| anyhow!("linking package: {e}"))?;
-    outln!("{}", sdkgen::usage(&sdk, name))?;
+    outln!("{}", sdkgen::usage(&sdk, name, root, runtime))?;
     Ok(())
 }
 

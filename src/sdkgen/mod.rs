@@ -93,10 +93,10 @@ pub fn link(root: &Path, runtime: &Runtime, sdk: &GeneratedSdk) -> Result<(), Sd
     }
 }
 
-/// What `package add` prints after linking: how the program imports the SDK.
-pub fn usage(sdk: &GeneratedSdk, schema_name: &str) -> String {
+/// What `package add` prints after linking: how the program at `root` imports the SDK.
+pub fn usage(sdk: &GeneratedSdk, schema_name: &str, root: &Path, runtime: &Runtime) -> String {
     match sdk.language {
-        SdkLanguage::Nodejs => nodejs::usage(sdk, schema_name),
+        SdkLanguage::Nodejs => nodejs::usage(sdk, schema_name, root, runtime),
         SdkLanguage::Python => python::usage(sdk, schema_name),
     }
 }

@@ -408,9 +408,36 @@ fn linking_adds_the_sdk_to_package_json_allows_its_postinstall_and_tells_how_to_
     );
     assert!(project.join("node_modules/@acme/gadgets").exists());
     assert_eq!(
-        sdkgen::usage(&sdk, "gadgets"),
+        sdkgen::usage(&sdk, "gadgets", &project, &runtime),
         "You can import the SDK in your TypeScript code with:\n\n  import * as gadgets from \"@acme/gadgets\";\n"
     );
+}
+
+/// Pulumi's Node host words the hint by the project: `typescript: false` is JavaScript with
+/// `require`, unless its package.json makes it an ES module (or a tsconfig.json makes it
+/// TypeScript after all).
+#[test]
+fn the_import_hint_follows_the_projects_language_and_module_syntax() {
+    let env = Env::new("");
+    let project = env.project();
+    let sdk = generate(&gadgets_schema(), &project.join("sdks/acme-gadgets"));
+    let javascript = stepdeck::project::runtime::Runtime {
+        name: "nodejs".into(),
+        options: [("typescript".to_string(), json!(false))].into(),
+    };
+    let hint = |runtime| sdkgen::usage(&sdk, "gadgets", &project, runtime);
+    env.write("package.json", r#"{"name": "js"}"#);
+    assert_eq!(
+        hint(&javascript),
+        "You can import the SDK in your JavaScript code with:\n\n  const gadgets = require(\"@acme/gadgets\");\n"
+    );
+    env.write("package.json", r#"{"name": "js", "type": "module"}"#);
+    assert_eq!(
+        hint(&javascript),
+        "You can import the SDK in your JavaScript code with:\n\n  import * as gadgets from \"@acme/gadgets\";\n"
+    );
+    env.write("tsconfig.json", "{}");
+    assert!(hint(&javascript).starts_with("You can import the SDK in your TypeScript code"));
 }
 
 /// Members outside the root module, as `meta.moduleFormat` places them (`pets:zoo/cage:Cage` is

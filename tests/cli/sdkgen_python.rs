@@ -158,7 +158,15 @@ fn the_sdk_names_its_distribution_and_module_from_the_schema() {
             .exists()
     );
     assert_eq!(
-        sdkgen::usage(&sdk, "my-pkg"),
+        sdkgen::usage(
+            &sdk,
+            "my-pkg",
+            dir.path(),
+            &stepdeck::project::runtime::Runtime {
+                name: "python".into(),
+                options: Default::default()
+            }
+        ),
         "You can import the SDK in your Python code with:\n\n  import my_namespace_my_pkg as my_pkg\n"
     );
 

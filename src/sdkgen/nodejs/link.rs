@@ -103,14 +103,36 @@ pub fn link(root: &Path, runtime: &Runtime, sdk: &GeneratedSdk) -> Result<(), Sd
     run(root, pm.command(), &["install"])
 }
 
-/// The package's name Pulumi's import instructions give: `import * as <camel name> from
-/// "<npm name>"`.
-pub fn usage(sdk: &GeneratedSdk, schema_name: &str) -> String {
-    format!(
-        "You can import the SDK in your TypeScript code with:\n\n  import * as {} from \"{}\";\n",
-        super::names::camel(schema_name),
-        sdk.import
-    )
+/// How the program at `root` imports the SDK, in Pulumi's Node host's words: a TypeScript
+/// project (the `typescript` option unless false, a `tsconfig` option or a `tsconfig.json` at or
+/// above it) or an ES module package gets `import`, other JavaScript `require`.
+pub fn usage(sdk: &GeneratedSdk, schema_name: &str, root: &Path, runtime: &Runtime) -> String {
+    let option = |key: &str| runtime.options.get(key);
+    let typescript = option("typescript").and_then(Value::as_bool) != Some(false)
+        || option("tsconfig").is_some_and(Value::is_string)
+        || nearest(root, "tsconfig.json").is_some();
+    let module = typescript
+        || nearest(root, "package.json")
+            .and_then(|p| std::fs::read_to_string(p).ok())
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .is_some_and(|manifest| manifest["type"] == "module");
+    let name = super::names::camel(schema_name);
+    let language = if typescript {
+        "TypeScript"
+    } else {
+        "JavaScript"
+    };
+    let import = if module {
+        format!("import * as {name} from \"{}\";", sdk.import)
+    } else {
+        format!("const {name} = require(\"{}\");", sdk.import)
+    };
+    format!("You can import the SDK in your {language} code with:\n\n  {import}\n")
+}
+
+/// `file` in `dir` or the nearest directory above it that has one.
+fn nearest(dir: &Path, file: &str) -> Option<PathBuf> {
+    dir.ancestors().map(|d| d.join(file)).find(|p| p.is_file())
 }
 
 /// pnpm runs a dependency's build scripts only when the project allows them: pnpm 11 under
