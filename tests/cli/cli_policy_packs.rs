@@ -787,3 +787,68 @@ new PolicyPack("bun-pack", {
     );
     assert!(out.contains("run by bun"), "{out}");
 }
+
+/// A Python pack on the uv toolchain, as Pulumi's host starts one: `uv sync --inexact` makes
+/// its `virtualenv` from its `pyproject.toml` when the pack loads, and the pack runs in it;
+/// without uv on PATH the load fails naming the pack's file.
+#[test]
+fn a_uv_pack_is_synced_into_its_virtualenv_when_it_loads() {
+    let mut env = env();
+    let pack = env.root.path().join("uv_pack");
+    std::fs::create_dir(&pack).unwrap();
+    std::fs::write(
+        pack.join("PulumiPolicy.yaml"),
+        "runtime:\n  name: python\n  options:\n    toolchain: uv\n    virtualenv: venv\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pack.join("pyproject.toml"),
+        "[project]\nname = \"uv-pack\"\nversion = \"0.1.0\"\nrequires-python = \">=3.10\"\n\
+         dependencies = [\"pulumi-policy>=1.3.0,<2.0.0\"]\n",
+    )
+    .unwrap();
+    std::fs::write(
+        pack.join("__main__.py"),
+        r#"import sys
+from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy
+
+PolicyPack(
+    name="uv-pack",
+    enforcement_level=EnforcementLevel.ADVISORY,
+    policies=[
+        StackValidationPolicy(
+            name="interpreter",
+            description="Says which Python ran the pack",
+            validate=lambda args, report: report("run by " + sys.prefix),
+        ),
+    ],
+)
+"#,
+    )
+    .unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let out = env
+        .command_in(&env.project(), &["preview", "--policy-pack", "../uv_pack"])
+        .env("PATH", empty.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", stdout(&out));
+    let text = format!("{}{}", stdout(&out), stderr(&out));
+    let file = pack.join("PulumiPolicy.yaml");
+    assert!(
+        text.contains(&format!(
+            "uv is not on PATH: install it, or choose another toolchain in {}",
+            file.display()
+        )),
+        "{text}"
+    );
+    env.plugins = Some(sdk::sdk_env().root.join("tools/bin"));
+    let out = env.ok(&["preview", "--policy-pack", "../uv_pack"]);
+    assert!(
+        policies(&out).contains("⚠️ uv-pack@v0.0.1 (local: ../uv_pack)"),
+        "{out}"
+    );
+    let venv = pack.join("venv");
+    assert!(venv.join("pyvenv.cfg").is_file(), "no virtualenv made");
+    assert!(out.contains(&format!("run by {}", venv.display())), "{out}");
+}

@@ -13,6 +13,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::rpc::program::language_host::{find_node_module, sdk_too_old_for_bun};
+use crate::rpc::program::uv::uv_synced;
+
+/// The file in a pack's directory that says how it runs (read by `policy::pack_file`).
+pub const PACK_FILE: &str = "PulumiPolicy.yaml";
 
 /// The Node SDK's policy pack runner, resolved from the pack's directory.
 pub const RUN_POLICY_PACK_MODULE: &str = "@pulumi/pulumi/cmd/run-policy-pack/index.js";
@@ -64,6 +68,9 @@ pub enum LaunchError {
         "PulumiPolicy.yaml: the {0} toolchain is not supported for policy packs (use pip or uv with a virtualenv)"
     )]
     UnsupportedToolchain(String),
+    /// A uv pack whose virtualenv could not be synced.
+    #[error("{0}")]
+    Uv(String),
 }
 
 /// A pack's process as it is to be started.
@@ -144,12 +151,18 @@ fn python(
     engine_address: &str,
 ) -> Result<PackCommand, LaunchError> {
     let toolchain = string_option(options, "toolchain")?;
-    let virtualenv = match (string_option(options, "virtualenv")?, toolchain.as_deref()) {
+    let option = string_option(options, "virtualenv")?;
+    let virtualenv = match (option, toolchain.as_deref()) {
         (_, Some(t @ "poetry")) => return Err(LaunchError::UnsupportedToolchain(t.into())),
+        // As Pulumi's uv toolchain starts any Python: the pack's `pyproject.toml` synced into
+        // the virtualenv first.
+        (option, Some("uv")) => Some(
+            uv_synced(dir, option.as_deref(), &dir.join(PACK_FILE))
+                .map_err(|e| LaunchError::Uv(e.to_string()))?,
+        ),
         (Some(v), _) => Some(dir.join(v)),
-        // uv keeps its environment in `.venv`; pip without the option runs the ambient Python
-        // (Pulumi gives analyzers no default virtualenv).
-        (None, Some("uv")) => Some(dir.join(".venv")),
+        // pip without the option runs the ambient Python (Pulumi gives analyzers no default
+        // virtualenv).
         (None, _) => None,
     };
     let mut env = identity_env(identity, &["PULUMI_"]);

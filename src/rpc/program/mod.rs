@@ -10,3 +10,4 @@ mod out_of_memory;
 mod sdk_program_tests;
 pub mod served_program;
 pub mod typechecker;
+pub mod uv;
