@@ -12,6 +12,7 @@ use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
 use stepdeck::policy::pack_file::{PACK_FILE, PackProject};
 use stepdeck::project::{Project, Runtime};
+use stepdeck::rpc::program::poetry::{PoetryError, poetry_env_path};
 use stepdeck::rpc::program::uv::{search_up, uv_virtualenv};
 
 use super::errors::usage;
@@ -272,27 +273,14 @@ pub(super) fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsSt
 /// names it; when it has none yet, `poetry install` makes it first, as Pulumi's Python host
 /// does before it runs the program.
 pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
+    let file = program_dir.join("Pulumi.yaml");
     let info = || {
-        Command::new("poetry")
-            .args(["env", "info", "--path"])
-            .current_dir(program_dir)
-            .output()
+        poetry_env_path(program_dir, &file).map_err(|e| match e {
+            PoetryError::NotOnPath { .. } => usage(e.to_string()),
+            e => anyhow!(e),
+        })
     };
-    let found = |out: &std::process::Output| {
-        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
-    };
-    let out = match info() {
-        Ok(out) => out,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(usage(format!(
-                "poetry is not on PATH: install it, or choose another toolchain in {}",
-                program_dir.join("Pulumi.yaml").display()
-            )));
-        }
-        Err(e) => return Err(e).context("running `poetry env info --path`"),
-    };
-    if let Some(venv) = found(&out) {
+    if let Some(venv) = info()? {
         return Ok(venv);
     }
     let install = Command::new("poetry")
@@ -308,14 +296,7 @@ pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
             String::from_utf8_lossy(&install.stderr)
         ));
     }
-    let out = info().context("running `poetry env info --path`")?;
-    found(&out).ok_or_else(|| {
-        anyhow!(
-            "poetry made no virtualenv for {}: {}",
-            program_dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    info()?.ok_or_else(|| anyhow!("poetry made no virtualenv for {}", program_dir.display()))
 }
 
 /// A poetry project without a `pyproject.toml` gets one, where its nearest `requirements.txt`
