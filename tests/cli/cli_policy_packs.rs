@@ -856,7 +856,7 @@ fn a_poetry_pack_runs_in_the_virtualenv_poetry_keeps_for_it() {
 
 /// A Python pack on the uv toolchain, as Pulumi's host starts one: `uv sync --inexact` makes
 /// its `virtualenv` from its `pyproject.toml` when the pack loads, and the pack runs in it;
-/// without uv on PATH the load fails naming the pack's file.
+/// without uv on PATH the load (and `install` in the pack) fails naming the pack's file.
 #[test]
 fn a_uv_pack_is_synced_into_its_virtualenv_when_it_loads() {
     let mut env = env();
@@ -867,21 +867,26 @@ fn a_uv_pack_is_synced_into_its_virtualenv_when_it_loads() {
          dependencies = [\"pulumi-policy>=1.3.0,<2.0.0\"]\n",
     );
     let empty = tempfile::tempdir().unwrap();
-    let out = env
-        .command_in(&env.project(), &["preview", "--policy-pack", "../uv_pack"])
-        .env("PATH", empty.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success(), "{}", stdout(&out));
-    let text = format!("{}{}", stdout(&out), stderr(&out));
-    let file = pack.join("PulumiPolicy.yaml");
-    assert!(
-        text.contains(&format!(
-            "uv is not on PATH: install it, or choose another toolchain in {}",
-            file.display()
-        )),
-        "{text}"
+    let missing = format!(
+        "uv is not on PATH: install it, or choose another toolchain in {}",
+        pack.join("PulumiPolicy.yaml").display()
     );
+    for (dir, args) in [
+        (
+            env.project(),
+            &["preview", "--policy-pack", "../uv_pack"][..],
+        ),
+        (pack.clone(), &["install"][..]),
+    ] {
+        let out = env
+            .command_in(&dir, args)
+            .env("PATH", empty.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}: {}", stdout(&out));
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(text.contains(&missing), "{args:?}: {text}");
+    }
     env.plugins = Some(sdk::sdk_env().root.join("tools/bin"));
     let out = env.ok(&["preview", "--policy-pack", "../uv_pack"]);
     assert!(
