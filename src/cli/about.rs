@@ -12,9 +12,10 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 use stepdeck::engine::PropertyValue;
 use stepdeck::rpc::program::language_host::{find_node_module, python_interpreter};
+use stepdeck::rpc::program::uv::uv_synced;
 use stepdeck::state::lock_info::hostname;
 
-use super::install::{poetry_virtualenv, uv_synced};
+use super::install::poetry_virtualenv;
 use super::stdout::{out, outln};
 use super::workspace::Workspace;
 
@@ -212,7 +213,8 @@ fn language_about(ws: &Workspace) -> Option<LanguageAbout> {
             let virtualenv = option("virtualenv");
             let (toolchain, executable, tool_version) = match option("toolchain") {
                 Some("uv") => {
-                    let venv = uv_synced(&project.dir, virtualenv).ok();
+                    let venv =
+                        uv_synced(&project.dir, virtualenv, &project.dir.join("Pulumi.yaml")).ok();
                     let python = venv.map_or_else(
                         || python_interpreter(&project.dir, virtualenv.map(Path::new)),
                         |v| v.join("bin").join("python"),

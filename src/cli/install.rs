@@ -12,6 +12,8 @@ use anyhow::{Context, Result, anyhow};
 use serde_json::Value;
 use stepdeck::policy::pack_file::{PACK_FILE, PackProject};
 use stepdeck::project::{Project, Runtime};
+use stepdeck::rpc::program::poetry::{PoetryError, poetry_env_path};
+use stepdeck::rpc::program::uv::{search_up, uv_virtualenv};
 
 use super::errors::usage;
 use super::node_package_manager::detect_package_manager;
@@ -207,9 +209,12 @@ fn run_tool(
     {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let file = Some(root.join(PACK_FILE))
+                .filter(|f| f.is_file())
+                .unwrap_or_else(|| root.join("Pulumi.yaml"));
             return Err(usage(format!(
                 "{tool} is not on PATH: install it, or choose another {option} in {}",
-                root.join("Pulumi.yaml").display()
+                file.display()
             )));
         }
         Err(e) => return Err(e).with_context(|| format!("running `{tool}`")),
@@ -229,27 +234,6 @@ fn program_directory(root: &Path) -> PathBuf {
     match Project::load(root).ok().and_then(|p| p.main) {
         Some(main) if root.join(&main).is_dir() => root.join(main),
         _ => root.to_path_buf(),
-    }
-}
-
-/// The first of `start` and its ancestors holding `file`.
-fn search_up(start: &Path, file: &str) -> Option<PathBuf> {
-    start
-        .ancestors()
-        .find(|d| d.join(file).is_file())
-        .map(Path::to_path_buf)
-}
-
-/// Where uv puts the project's virtualenv, as Pulumi's uv toolchain chooses it: the
-/// `virtualenv` option (relative to the project), else `.venv` beside the nearest `uv.lock`,
-/// else beside the nearest `pyproject.toml`, else in the project.
-pub(super) fn uv_virtualenv(root: &Path, virtualenv: Option<&str>) -> PathBuf {
-    match virtualenv {
-        Some(v) => root.join(v),
-        None => search_up(root, "uv.lock")
-            .or_else(|| search_up(root, "pyproject.toml"))
-            .unwrap_or_else(|| root.to_path_buf())
-            .join(".venv"),
     }
 }
 
@@ -289,27 +273,14 @@ pub(super) fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsSt
 /// names it; when it has none yet, `poetry install` makes it first, as Pulumi's Python host
 /// does before it runs the program.
 pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
+    let file = program_dir.join("Pulumi.yaml");
     let info = || {
-        Command::new("poetry")
-            .args(["env", "info", "--path"])
-            .current_dir(program_dir)
-            .output()
+        poetry_env_path(program_dir, &file).map_err(|e| match e {
+            PoetryError::NotOnPath { .. } => usage(e.to_string()),
+            e => anyhow!(e),
+        })
     };
-    let found = |out: &std::process::Output| {
-        let path = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        (out.status.success() && !path.is_empty()).then(|| PathBuf::from(path))
-    };
-    let out = match info() {
-        Ok(out) => out,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(usage(format!(
-                "poetry is not on PATH: install it, or choose another toolchain in {}",
-                program_dir.join("Pulumi.yaml").display()
-            )));
-        }
-        Err(e) => return Err(e).context("running `poetry env info --path`"),
-    };
-    if let Some(venv) = found(&out) {
+    if let Some(venv) = info()? {
         return Ok(venv);
     }
     let install = Command::new("poetry")
@@ -325,14 +296,7 @@ pub(super) fn poetry_virtualenv(program_dir: &Path) -> Result<PathBuf> {
             String::from_utf8_lossy(&install.stderr)
         ));
     }
-    let out = info().context("running `poetry env info --path`")?;
-    found(&out).ok_or_else(|| {
-        anyhow!(
-            "poetry made no virtualenv for {}: {}",
-            program_dir.display(),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
+    info()?.ok_or_else(|| anyhow!("poetry made no virtualenv for {}", program_dir.display()))
 }
 
 /// A poetry project without a `pyproject.toml` gets one, where its nearest `requirements.txt`
@@ -390,38 +354,6 @@ fn requirement(line: &str) -> Option<(String, String)> {
     Some((name.trim().to_string(), version.to_string()))
 }
 
-/// `uv sync --inexact` in the project, as Pulumi's uv toolchain runs it before it asks the
-/// project's Python anything (`about`): the virtualenv made and its dependencies added when the
-/// project has a `pyproject.toml`; returns the virtualenv.
-pub(super) fn uv_synced(root: &Path, virtualenv: Option<&str>) -> Result<PathBuf> {
-    let venv = uv_virtualenv(root, virtualenv);
-    if search_up(root, "pyproject.toml").is_some() {
-        let out = Command::new("uv")
-            .args(["sync", "--inexact"])
-            .env("UV_PROJECT_ENVIRONMENT", &venv)
-            .current_dir(root)
-            .output();
-        let out = match out {
-            Ok(out) => out,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(usage(format!(
-                    "uv is not on PATH: install it, or choose another toolchain in {}",
-                    root.join("Pulumi.yaml").display()
-                )));
-            }
-            Err(e) => return Err(e).context("running `uv sync --inexact`"),
-        };
-        if !out.status.success() {
-            return Err(anyhow!(
-                "error creating virtual environment via 'uv sync --inexact' in {}: {}",
-                root.display(),
-                String::from_utf8_lossy(&out.stderr)
-            ));
-        }
-    }
-    Ok(venv)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -440,23 +372,5 @@ mod tests {
         assert_eq!(dep("requests").as_deref(), Some("requests = *"));
         assert_eq!(dep("  # a comment"), None);
         assert_eq!(dep(""), None);
-    }
-
-    #[test]
-    fn uvs_virtualenv_is_the_option_else_beside_the_lock_else_beside_pyproject() {
-        let dir = tempfile::tempdir().unwrap();
-        let project = dir.path().join("infra/projects/app");
-        std::fs::create_dir_all(&project).unwrap();
-        assert_eq!(
-            uv_virtualenv(&project, Some("my-venv")),
-            project.join("my-venv")
-        );
-        std::fs::write(dir.path().join("infra/pyproject.toml"), "").unwrap();
-        assert_eq!(
-            uv_virtualenv(&project, None),
-            dir.path().join("infra/.venv")
-        );
-        std::fs::write(dir.path().join("uv.lock"), "").unwrap();
-        assert_eq!(uv_virtualenv(&project, None), dir.path().join(".venv"));
     }
 }

@@ -9,8 +9,7 @@ use crate::project::project_file::string_field;
 use crate::project::runtime::parse_runtime;
 use crate::rpc::policy::launch::PackRuntime;
 
-/// The file's name in a pack's directory.
-pub const PACK_FILE: &str = "PulumiPolicy.yaml";
+pub use crate::rpc::policy::launch::PACK_FILE;
 
 /// A loaded `PulumiPolicy.yaml`.
 #[derive(Clone, Debug, Default, PartialEq)]

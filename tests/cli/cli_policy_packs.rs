@@ -787,3 +787,113 @@ new PolicyPack("bun-pack", {
     );
     assert!(out.contains("run by bun"), "{out}");
 }
+
+/// The pack of the uv and poetry tests: `PulumiPolicy.yaml` on `toolchain`, the
+/// `pyproject.toml` given, and one advisory policy reporting which Python ran the pack.
+fn python_toolchain_pack(env: &Env, toolchain: &str, pyproject: &str) -> PathBuf {
+    let pack = env.root.path().join(format!("{toolchain}_pack"));
+    std::fs::create_dir(&pack).unwrap();
+    std::fs::write(
+        pack.join("PulumiPolicy.yaml"),
+        format!("runtime:\n  name: python\n  options:\n    toolchain: {toolchain}\n    virtualenv: venv\n"),
+    )
+    .unwrap();
+    std::fs::write(pack.join("pyproject.toml"), pyproject).unwrap();
+    std::fs::write(
+        pack.join("__main__.py"),
+        format!(
+            r#"import sys
+from pulumi_policy import EnforcementLevel, PolicyPack, StackValidationPolicy
+
+PolicyPack(
+    name="{toolchain}-pack",
+    enforcement_level=EnforcementLevel.ADVISORY,
+    policies=[
+        StackValidationPolicy(
+            name="interpreter",
+            description="Says which Python ran the pack",
+            validate=lambda args, report: report("run by " + sys.prefix),
+        ),
+    ],
+)
+"#
+        ),
+    )
+    .unwrap();
+    pack
+}
+
+/// A Python pack on the poetry toolchain runs in the virtualenv poetry keeps for it (which
+/// `install` in the pack made), as Pulumi's host asks poetry for it.
+#[test]
+fn a_poetry_pack_runs_in_the_virtualenv_poetry_keeps_for_it() {
+    let mut env = env();
+    let pack = python_toolchain_pack(
+        &env,
+        "poetry",
+        "[tool.poetry]\nname = \"poetry-pack\"\nversion = \"0.1.0\"\npackage-mode = false\n\n\
+         [tool.poetry.dependencies]\npython = \"^3.10\"\npulumi-policy = \">=1.3.0,<2.0.0\"\n\n\
+         [build-system]\nrequires = [\"poetry-core\"]\nbuild-backend = \"poetry.core.masonry.api\"\n",
+    );
+    std::fs::write(
+        pack.join("poetry.toml"),
+        "[virtualenvs]\nin-project = true\n",
+    )
+    .unwrap();
+    env.plugins = Some(sdk::sdk_env().root.join("tools/bin"));
+    let out = env.command_in(&pack, &["install"]).output().unwrap();
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let out = env.ok(&["preview", "--policy-pack", "../poetry_pack"]);
+    assert!(
+        policies(&out).contains("⚠️ poetry-pack@v0.0.1 (local: ../poetry_pack)"),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("run by {}", pack.join(".venv").display())),
+        "{out}"
+    );
+}
+
+/// A Python pack on the uv toolchain, as Pulumi's host starts one: `uv sync --inexact` makes
+/// its `virtualenv` from its `pyproject.toml` when the pack loads, and the pack runs in it;
+/// without uv on PATH the load (and `install` in the pack) fails naming the pack's file.
+#[test]
+fn a_uv_pack_is_synced_into_its_virtualenv_when_it_loads() {
+    let mut env = env();
+    let pack = python_toolchain_pack(
+        &env,
+        "uv",
+        "[project]\nname = \"uv-pack\"\nversion = \"0.1.0\"\nrequires-python = \">=3.10\"\n\
+         dependencies = [\"pulumi-policy>=1.3.0,<2.0.0\"]\n",
+    );
+    let empty = tempfile::tempdir().unwrap();
+    let missing = format!(
+        "uv is not on PATH: install it, or choose another toolchain in {}",
+        pack.join("PulumiPolicy.yaml").display()
+    );
+    for (dir, args) in [
+        (
+            env.project(),
+            &["preview", "--policy-pack", "../uv_pack"][..],
+        ),
+        (pack.clone(), &["install"][..]),
+    ] {
+        let out = env
+            .command_in(&dir, args)
+            .env("PATH", empty.path())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?}: {}", stdout(&out));
+        let text = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(text.contains(&missing), "{args:?}: {text}");
+    }
+    env.plugins = Some(sdk::sdk_env().root.join("tools/bin"));
+    let out = env.ok(&["preview", "--policy-pack", "../uv_pack"]);
+    assert!(
+        policies(&out).contains("⚠️ uv-pack@v0.0.1 (local: ../uv_pack)"),
+        "{out}"
+    );
+    let venv = pack.join("venv");
+    assert!(venv.join("pyvenv.cfg").is_file(), "no virtualenv made");
+    assert!(out.contains(&format!("run by {}", venv.display())), "{out}");
+}

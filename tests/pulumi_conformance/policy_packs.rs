@@ -2,15 +2,16 @@
 //! `TestMandatoryPolicyPack`, `TestBunMandatoryPolicyPack`, `TestMultiplePolicyPacks`,
 //! `TestPolicyPluginExtraArguments`): the packs of `programs/policy/` are copied into the
 //! project directory beside the program, as the Go tests import both, with their SDKs
-//! installed, and `--policy-pack DIR` names them. Pulumi's Python pack asks for the uv
-//! toolchain; ours uses its `venv` with pip's SDKs. The bun pack gets `bun install` as its Go
+//! installed, and `--policy-pack DIR` names them. The Python pack asks for the uv toolchain,
+//! as Pulumi's does (uv from the SDK environment's tools, packages through its cache). The bun pack gets `bun install` as its Go
 //! test runs it: `@pulumi/policy` from npm, `@pulumi/pulumi` the installed SDK through
 //! `bun link` (which Pulumi's CI runs in its SDK).
 //!
 //! And `install` where its Go tests run it (`TestProjectInstallDependencies`,
 //! `TestPolicyPackInstallDependencies`, `TestInstallDependenciesForPolicyPackWithParentProject`,
 //! `TestInstallDependenciesProjectWithParentPolicyPack`): the real install, npm and pip from
-//! the registries, in the project or the pack the working directory chooses.
+//! the registries (uv for the Python pack), in the project or the pack the working directory
+//! chooses.
 
 use std::path::Path;
 
@@ -18,7 +19,7 @@ use std::process::Command;
 
 use super::cli_support::sdk::sdk_env;
 use super::cli_support::{Env, link_sdks, stderr, stdout};
-use super::harness::{ProgramTest, copy_files};
+use super::harness::{ProgramTest, copy_files, python_tools};
 
 /// `programs/<case>`.
 fn program(case: &str) -> std::path::PathBuf {
@@ -27,15 +28,12 @@ fn program(case: &str) -> std::path::PathBuf {
         .join(case)
 }
 
-/// The project with the policy packs beside its program, their dependencies installed.
+/// The project with the policy packs beside its program, the Node packs' dependencies
+/// installed.
 fn project_with_packs() -> ProgramTest {
     let t = ProgramTest::new("single_resource");
     copy_files(&program("policy"), &t.env.project());
-    for pack in [
-        "advisory_policy_pack",
-        "mandatory_policy_pack",
-        "python_policy_pack",
-    ] {
+    for pack in ["advisory_policy_pack", "mandatory_policy_pack"] {
         link_sdks(&t.env.project().join(pack));
     }
     t
@@ -116,9 +114,33 @@ fn js_multiple_policy_packs() {
 }
 
 /// Pulumi's logging and tracing flags before and after the command, around a Python pack.
+/// As the Go test, the pack's `venv` is made by pip from its `requirements.txt` (the SDK from
+/// PyPI, where the Go test installs its checkout over it); the pack asks for uv, which syncs
+/// its `pyproject.toml` into that `venv` when the pack loads.
 #[test]
 fn py_policy_plugin_extra_arguments() {
-    let t = project_with_packs();
+    let mut t = project_with_packs();
+    t.env.plugins = Some(python_tools());
+    let pack = t.env.project().join("python_policy_pack");
+    let in_pack = |program: &Path, args: &[&str]| {
+        let out = Command::new(program)
+            .args(args)
+            .current_dir(&pack)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{} {args:?}: {}{}",
+            program.display(),
+            stdout(&out),
+            stderr(&out)
+        );
+    };
+    in_pack(Path::new("python3"), &["-m", "venv", "venv"]);
+    in_pack(
+        &pack.join("venv/bin/python"),
+        &["-m", "pip", "install", "-q", "-r", "requirements.txt"],
+    );
     let (ok, out, err) = run(
         &t,
         &[
@@ -224,11 +246,12 @@ fn js_project_install_dependencies() {
     assert!(env.project().join("node_modules/@pulumi/pulumi").is_dir());
 }
 
-/// `TestPolicyPackInstallDependencies`: `install` in a Python pack makes its `venv` with the
-/// pack's requirements.
+/// `TestPolicyPackInstallDependencies`: `install` in the Python pack (`toolchain: uv`) makes
+/// its `venv` with `uv sync` from the pack's `pyproject.toml`.
 #[test]
 fn py_policy_pack_install_dependencies() {
-    let env = imported("policy/python_policy_pack");
+    let mut env = imported("policy/python_policy_pack");
+    env.plugins = Some(python_tools());
     assert!(!env.project().join("venv").exists());
     install_in(&env, &env.project());
     let python = env.project().join("venv/bin/python");

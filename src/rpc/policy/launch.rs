@@ -1,6 +1,7 @@
 //! The command that starts a policy pack, as Pulumi's language hosts build it for `RunPlugin`
 //! with kind `analyzer`: a Python pack runs `python -u -m pulumi.policy <engine> <dir>` in its
-//! virtualenv, a Node pack runs its own `node_modules`' `run-policy-pack` with the same two
+//! virtualenv (on `toolchain: uv` synced first, on poetry the one poetry keeps for the pack,
+//! as the program toolchains of `rpc::program` find them), a Node pack runs its own `node_modules`' `run-policy-pack` with the same two
 //! arguments (a `runtime: bun` pack under `bun run`, as Pulumi's Node.js host in its bun mode
 //! starts one), an executable file runs as a binary analyzer. The working directory is the
 //! pack's, and the stack's identity and decrypted configuration are in the environment, which
@@ -13,6 +14,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::rpc::program::language_host::{find_node_module, sdk_too_old_for_bun};
+use crate::rpc::program::poetry::poetry_env_path;
+use crate::rpc::program::uv::uv_synced;
+
+/// The file in a pack's directory that says how it runs (read by `policy::pack_file`).
+pub const PACK_FILE: &str = "PulumiPolicy.yaml";
 
 /// The Node SDK's policy pack runner, resolved from the pack's directory.
 pub const RUN_POLICY_PACK_MODULE: &str = "@pulumi/pulumi/cmd/run-policy-pack/index.js";
@@ -60,10 +66,16 @@ pub enum LaunchError {
     /// A bun pack whose `@pulumi/pulumi` is older than bun needs.
     #[error("{0}")]
     SdkTooOldForBun(String),
+    /// A poetry pack for which poetry could not be asked.
+    #[error("{0}")]
+    Poetry(String),
     #[error(
-        "PulumiPolicy.yaml: the {0} toolchain is not supported for policy packs (use pip or uv with a virtualenv)"
+        "poetry has no virtualenv for the policy pack in {0}: run `stepdeck install` in the pack"
     )]
-    UnsupportedToolchain(String),
+    NoPoetryVirtualenv(String),
+    /// A uv pack whose virtualenv could not be synced.
+    #[error("{0}")]
+    Uv(String),
 }
 
 /// A pack's process as it is to be started.
@@ -144,12 +156,23 @@ fn python(
     engine_address: &str,
 ) -> Result<PackCommand, LaunchError> {
     let toolchain = string_option(options, "toolchain")?;
-    let virtualenv = match (string_option(options, "virtualenv")?, toolchain.as_deref()) {
-        (_, Some(t @ "poetry")) => return Err(LaunchError::UnsupportedToolchain(t.into())),
+    let option = string_option(options, "virtualenv")?;
+    let virtualenv = match (option, toolchain.as_deref()) {
+        // The virtualenv poetry keeps for the pack (`install` in the pack makes it).
+        (_, Some("poetry")) => Some(
+            poetry_env_path(dir, &dir.join(PACK_FILE))
+                .map_err(|e| LaunchError::Poetry(e.to_string()))?
+                .ok_or_else(|| LaunchError::NoPoetryVirtualenv(dir.display().to_string()))?,
+        ),
+        // As Pulumi's uv toolchain starts any Python: the pack's `pyproject.toml` synced into
+        // the virtualenv first.
+        (option, Some("uv")) => Some(
+            uv_synced(dir, option.as_deref(), &dir.join(PACK_FILE))
+                .map_err(|e| LaunchError::Uv(e.to_string()))?,
+        ),
         (Some(v), _) => Some(dir.join(v)),
-        // uv keeps its environment in `.venv`; pip without the option runs the ambient Python
-        // (Pulumi gives analyzers no default virtualenv).
-        (None, Some("uv")) => Some(dir.join(".venv")),
+        // pip without the option runs the ambient Python (Pulumi gives analyzers no default
+        // virtualenv).
         (None, _) => None,
     };
     let mut env = identity_env(identity, &["PULUMI_"]);

@@ -6,7 +6,9 @@ pub mod client_program;
 pub mod language_host;
 mod launcher_file;
 mod out_of_memory;
+pub mod poetry;
 #[cfg(test)]
 mod sdk_program_tests;
 pub mod served_program;
 pub mod typechecker;
+pub mod uv;
