@@ -179,17 +179,7 @@ fn ts_yarn_workspace_nohoist() {
 #[test]
 fn ts_codepaths_workspaces() {
     let t = in_own_dir("ts_codepaths_workspaces", "infra");
-    let out = std::process::Command::new(sdk_env().root.join("node_modules/.bin/yarn"))
-        .arg("install")
-        .current_dir(t.env.root.path())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "yarn install failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    yarn_at_root(&t, &["install"]);
     t.lifecycle(&quick(), |_| {});
 }
 
@@ -202,23 +192,27 @@ fn ts_codepaths_workspaces() {
 #[test]
 fn ts_codepaths_workspaces_tsc() {
     let t = in_own_dir("ts_codepaths_workspaces_tsc", "infra");
+    yarn_at_root(&t, &["install"]);
+    yarn_at_root(&t, &["run", "build"]);
+    t.lifecycle(&quick(), |_| {});
+}
+
+/// Runs the installed yarn at the workspace's root, the case's tools first on PATH.
+fn yarn_at_root(t: &ProgramTest, args: &[&str]) {
     let bin = t.env.plugins.clone().unwrap();
     let path = std::env::var_os("PATH").unwrap_or_default();
     let path =
         std::env::join_paths(std::iter::once(bin).chain(std::env::split_paths(&path))).unwrap();
-    for args in [&["install"][..], &["run", "build"]] {
-        let out = std::process::Command::new(sdk_env().root.join("node_modules/.bin/yarn"))
-            .args(args)
-            .env("PATH", &path)
-            .current_dir(t.env.root.path())
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "yarn {args:?} failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    t.lifecycle(&quick(), |_| {});
+    let out = std::process::Command::new(sdk_env().root.join("node_modules/.bin/yarn"))
+        .args(args)
+        .env("PATH", &path)
+        .current_dir(t.env.root.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "yarn {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

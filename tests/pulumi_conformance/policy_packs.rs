@@ -68,22 +68,7 @@ fn js_advisory_policy_pack() {
 #[test]
 fn js_mandatory_policy_pack() {
     let t = project_with_packs();
-    let (ok, out, err) = run(
-        &t,
-        &[
-            "up",
-            "--skip-preview",
-            "--yes",
-            "--policy-pack",
-            "mandatory_policy_pack",
-        ],
-    );
-    assert!(!ok, "{out}{err}");
-    assert!(out.contains("error: update failed"), "{out}");
-    assert!(
-        out.contains("❌ typescript@v0.0.1 (local: mandatory_policy_pack)"),
-        "{out}"
-    );
+    up_fails_on_its_mandatory_policy(&t, "mandatory_policy_pack", "typescript@v0.0.1");
 }
 
 #[test]
@@ -192,22 +177,15 @@ fn bun_mandatory_policy_pack() {
         &t.env.project().join("bun_mandatory_policy_pack"),
         &["install"],
     );
-    let (ok, out, err) = run(
-        &t,
-        &[
-            "up",
-            "--skip-preview",
-            "--yes",
-            "--policy-pack",
-            "bun_mandatory_policy_pack",
-        ],
-    );
+    up_fails_on_its_mandatory_policy(&t, "bun_mandatory_policy_pack", "bun@v0.0.1");
+}
+
+/// `up --policy-pack <pack>` fails, its stdout naming the pack (`<name@version>`) as violated.
+fn up_fails_on_its_mandatory_policy(t: &ProgramTest, pack: &str, name: &str) {
+    let (ok, out, err) = run(t, &["up", "--skip-preview", "--yes", "--policy-pack", pack]);
     assert!(!ok, "{out}{err}");
     assert!(out.contains("error: update failed"), "{out}");
-    assert!(
-        out.contains("❌ bun@v0.0.1 (local: bun_mandatory_policy_pack)"),
-        "{out}"
-    );
+    assert!(out.contains(&format!("❌ {name} (local: {pack})")), "{out}");
 }
 
 /// A fresh directory holding `programs/<case>` (no SDKs linked: `install` installs them).
