@@ -25,15 +25,27 @@ pub fn search_up(start: &Path, file: &str) -> Option<PathBuf> {
 }
 
 /// Where uv puts the project's virtualenv, as Pulumi's uv toolchain chooses it: the
-/// `virtualenv` option (relative to the project), else `.venv` beside the nearest `uv.lock`,
-/// else beside the nearest `pyproject.toml`, else in the project.
+/// `virtualenv` option (relative to the project), else `UV_PROJECT_ENVIRONMENT` or `.venv`
+/// beside the nearest `uv.lock`, else beside the nearest `pyproject.toml`, else in the project.
 pub fn uv_virtualenv(root: &Path, virtualenv: Option<&str>) -> PathBuf {
+    virtualenv_for(
+        root,
+        virtualenv,
+        std::env::var_os("UV_PROJECT_ENVIRONMENT").filter(|v| !v.is_empty()),
+    )
+}
+
+fn virtualenv_for(
+    root: &Path,
+    virtualenv: Option<&str>,
+    project_environment: Option<std::ffi::OsString>,
+) -> PathBuf {
     match virtualenv {
         Some(v) => root.join(v),
         None => search_up(root, "uv.lock")
             .or_else(|| search_up(root, "pyproject.toml"))
             .unwrap_or_else(|| root.to_path_buf())
-            .join(".venv"),
+            .join(project_environment.unwrap_or_else(|| ".venv".into())),
     }
 }
 
@@ -89,5 +101,24 @@ mod tests {
         );
         std::fs::write(dir.path().join("uv.lock"), "").unwrap();
         assert_eq!(uv_virtualenv(&project, None), dir.path().join(".venv"));
+    }
+
+    #[test]
+    fn uv_project_environment_places_the_virtualenv_the_option_does_not_name() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("uv.lock"), "").unwrap();
+        let env = |v: &str| Some(std::ffi::OsString::from(v));
+        assert_eq!(
+            virtualenv_for(dir.path(), None, env("envs/dev")),
+            dir.path().join("envs/dev")
+        );
+        assert_eq!(
+            virtualenv_for(dir.path(), None, env("/opt/venv")),
+            Path::new("/opt/venv")
+        );
+        assert_eq!(
+            virtualenv_for(dir.path(), Some("venv"), env("/opt/venv")),
+            dir.path().join("venv")
+        );
     }
 }
