@@ -260,11 +260,7 @@ pub(super) fn uv_convert_requirements(root: &Path, env: &[(&str, &std::ffi::OsSt
             env,
             "toolchain",
         )?;
-        std::fs::remove_file(dir.join("requirements.txt"))
-            .with_context(|| format!("removing {}", dir.join("requirements.txt").display()))?;
-        outln!(
-            "Deleted requirements.txt, dependencies for this project are tracked in pyproject.toml"
-        )?;
+        requirements_converted(&dir)?;
     }
     Ok(())
 }
@@ -330,12 +326,20 @@ pub(super) fn poetry_convert_requirements(dir: &Path) -> Result<()> {
     std::fs::write(at.join("pyproject.toml"), text)
         .with_context(|| format!("writing {}", at.join("pyproject.toml").display()))?;
     if let Some(at) = requirements {
-        std::fs::remove_file(at.join("requirements.txt"))
-            .with_context(|| format!("removing {}", at.join("requirements.txt").display()))?;
-        outln!(
-            "Deleted requirements.txt, dependencies for this project are tracked in pyproject.toml"
-        )?;
+        requirements_converted(&at)?;
     }
+    Ok(())
+}
+
+/// Removes `dir`'s requirements.txt once pyproject.toml holds its dependencies, and says so
+/// in Pulumi's words.
+fn requirements_converted(dir: &Path) -> Result<()> {
+    let requirements = dir.join("requirements.txt");
+    std::fs::remove_file(&requirements)
+        .with_context(|| format!("removing {}", requirements.display()))?;
+    outln!(
+        "Deleted requirements.txt, dependencies for this project are tracked in pyproject.toml"
+    )?;
     Ok(())
 }
 

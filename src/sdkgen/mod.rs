@@ -101,6 +101,20 @@ pub fn usage(sdk: &GeneratedSdk, schema_name: &str, root: &Path, runtime: &Runti
     }
 }
 
+/// The schema's `name`, which every generated SDK is named after; a schema without one is
+/// refused.
+fn package_name(schema: &Value) -> Result<String, SdkGenError> {
+    schema
+        .get("name")
+        .and_then(Value::as_str)
+        .filter(|n| !n.is_empty())
+        .map(str::to_string)
+        .ok_or_else(|| SdkGenError::Schema {
+            field: "name".into(),
+            message: "a package schema needs a name".into(),
+        })
+}
+
 /// Replaces `out` with `files` (paths relative to it), as each language's generator leaves
 /// an SDK: nothing of an older generation stays behind.
 fn write_tree<P: AsRef<Path>>(

@@ -21,12 +21,7 @@ pub(super) struct Package<'a> {
 impl<'a> Package<'a> {
     /// Reads the package's name, namespace and module format.
     pub(super) fn read(schema: &'a Value) -> Result<Package<'a>, SdkGenError> {
-        let name = schema
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|n| !n.is_empty())
-            .ok_or_else(|| bad("name", "a package schema needs a name"))?
-            .to_string();
+        let name = crate::sdkgen::package_name(schema)?;
         let nodejs = schema.pointer("/language/nodejs");
         let npm_name = match nodejs
             .and_then(|n| n.get("packageName"))

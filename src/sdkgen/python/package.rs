@@ -21,15 +21,7 @@ pub(super) struct Package<'a> {
 impl<'a> Package<'a> {
     /// Reads the names; a schema without a `name` is refused.
     pub(super) fn read(schema: &'a Value) -> Result<Package<'a>, SdkGenError> {
-        let name = schema
-            .get("name")
-            .and_then(Value::as_str)
-            .filter(|n| !n.is_empty())
-            .ok_or_else(|| SdkGenError::Schema {
-                field: "name".into(),
-                message: "the package needs a name".into(),
-            })?
-            .to_string();
+        let name = crate::sdkgen::package_name(schema)?;
         let namespace = schema.get("namespace").and_then(Value::as_str);
         let override_name = schema
             .pointer("/language/python/packageName")
